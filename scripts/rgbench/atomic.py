@@ -1,0 +1,46 @@
+"""Atomic file writes: a crash or an error never leaves a half-written file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+
+    Readers see either the old content or the new one, never a mix. The parent
+    folder is created when missing.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` as UTF-8 with the line endings it already has (use ``\\n``)."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_many_atomic(files: dict[Path, bytes]) -> None:
+    """Write several files, each atomically, in sorted path order.
+
+    Call it only once every output is fully computed, so that a failure in the
+    computation leaves all previous results untouched.
+    """
+    for path in sorted(files, key=str):
+        write_bytes_atomic(path, files[path])

@@ -1,0 +1,105 @@
+"""Per-run derivation: from a scoring, its response and its gold to one row of per_run.csv."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .records import Gold, Response, Scoring, Tree
+from .spec import Spec
+
+PASS, CONDITIONAL, FAIL = "Pass", "Conditional", "Fail"
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One scored (subject, case, run, reviewer): the columns of per_run.csv, exact."""
+
+    subject_id: str
+    subject_version: str
+    case_id: str
+    run_id: str
+    reviewer_id: str
+    family: str
+    raw_score: int
+    rubric_floor: int
+    rubric_ceiling: int
+    clipped_score: int
+    has_critical_fail: bool
+    has_recoverable_fail: bool
+    classification: str
+    reported_confidence: int
+    confidence_unit: Fraction
+    correctness: Fraction
+
+    @property
+    def sort_key(self) -> tuple[str, str, str, str]:
+        return (self.subject_id, self.case_id, self.run_id, self.reviewer_id)
+
+
+def classify(*, has_critical: bool, has_recoverable: bool, clipped: int, floor: int,
+             pass_threshold: int, conditional_threshold: int) -> str:
+    """The rubric's classification, first matching rule wins.
+
+    1. a critical fail -> Fail; 2. a recoverable fail -> Conditional;
+    3. clipped < floor -> Fail; 4. clipped >= pass_threshold (10) -> Pass;
+    5. clipped >= conditional_threshold (7) -> Conditional; 6. otherwise Fail.
+    """
+    if has_critical:
+        return FAIL
+    if has_recoverable:
+        return CONDITIONAL
+    if clipped < floor:
+        return FAIL
+    if clipped >= pass_threshold:
+        return PASS
+    if clipped >= conditional_threshold:
+        return CONDITIONAL
+    return FAIL
+
+
+def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> RunRow:
+    """Per-run values of aggregate_metrics.md: raw and clipped score, fail flags, classification.
+
+    raw_score is the sum of the criteria (0..max_score); clipped_score is
+    min(raw_score, rubric_ceiling); confidence_unit is confidence/100 exactly.
+    """
+    raw = sum(score for _, score in scoring.criterion_scores)
+    clipped = min(raw, gold.rubric_ceiling)
+    severities = {severity for _, severity in scoring.fails}
+    critical = "critical" in severities
+    recoverable = "recoverable" in severities
+    return RunRow(
+        subject_id=scoring.subject_id,
+        subject_version=scoring.subject_version,
+        case_id=scoring.case_id,
+        run_id=scoring.run_id,
+        reviewer_id=scoring.reviewer_id,
+        family=gold.family,
+        raw_score=raw,
+        rubric_floor=gold.rubric_floor,
+        rubric_ceiling=gold.rubric_ceiling,
+        clipped_score=clipped,
+        has_critical_fail=critical,
+        has_recoverable_fail=recoverable,
+        classification=classify(
+            has_critical=critical,
+            has_recoverable=recoverable,
+            clipped=clipped,
+            floor=gold.rubric_floor,
+            pass_threshold=spec.pass_threshold,
+            conditional_threshold=spec.conditional_threshold,
+        ),
+        reported_confidence=response.confidence,
+        confidence_unit=Fraction(response.confidence, 100),
+        correctness=scoring.correctness,
+    )
+
+
+def derive_runs(tree: Tree, spec: Spec) -> list[RunRow]:
+    """Every scored run of a validated tree, sorted by (subject_id, case_id, run_id, reviewer_id)."""
+    rows = [
+        derive_run(s, tree.responses[s.run_key], tree.golds[s.case_id], spec)
+        for s in tree.scorings
+    ]
+    return sorted(rows, key=lambda row: row.sort_key)

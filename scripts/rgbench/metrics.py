@@ -1,0 +1,161 @@
+"""Aggregate metrics of aggregate_metrics.md, as pure functions over per-run rows.
+
+All values are exact (``Fraction``); rounding happens only in the writers.
+Every function takes the scored runs R of one subject (or one family) and
+returns ``None`` where the metric is undefined (N = 0).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+from .derive import PASS, RunRow
+
+
+def pass_rate(rows: Sequence[RunRow]) -> Fraction | None:
+    """P = #Pass / N, in [0, 1], higher is better. Conditional is not a pass; None when N = 0."""
+    if not rows:
+        return None
+    return Fraction(sum(1 for row in rows if row.classification == PASS), len(rows))
+
+
+def mean_clipped_score(rows: Sequence[RunRow]) -> Fraction | None:
+    """s_bar = mean clipped_score, in [0, max_score], higher is better; None when N = 0."""
+    if not rows:
+        return None
+    return Fraction(sum(row.clipped_score for row in rows), len(rows))
+
+
+def brier_score(rows: Sequence[RunRow]) -> Fraction | None:
+    """Soft Brier BS = mean (confidence_unit - correctness)^2, in [0, 1], lower is better; None when N = 0."""
+    if not rows:
+        return None
+    return sum(((row.confidence_unit - row.correctness) ** 2 for row in rows), Fraction(0)) / len(rows)
+
+
+def confidence_bin(confidence: int, bins: int) -> int:
+    """Bin index 0..bins-1 of an integer percentage: floor(c * bins / 100), with 100 in the last bin.
+
+    Integer arithmetic only, so 30 falls in [0.3, 0.4) exactly (bin 3 of 10).
+    """
+    if not 0 <= confidence <= 100:
+        raise ValueError(f"confidence {confidence} outside 0..100")
+    return min(confidence * bins // 100, bins - 1)
+
+
+@dataclass(frozen=True)
+class CalibrationBin:
+    """One non-empty confidence bin: count and exact sums of confidence_unit and correctness."""
+
+    index: int
+    count: int
+    confidence_sum: Fraction
+    correctness_sum: Fraction
+
+    @property
+    def mean_confidence(self) -> Fraction:
+        return self.confidence_sum / self.count
+
+    @property
+    def mean_correctness(self) -> Fraction:
+        return self.correctness_sum / self.count
+
+
+def calibration_bins(rows: Sequence[RunRow], bins: int) -> list[CalibrationBin]:
+    """The non-empty fixed-width confidence bins, by index; empty bins are omitted."""
+    count: dict[int, int] = defaultdict(int)
+    conf: dict[int, Fraction] = defaultdict(Fraction)
+    corr: dict[int, Fraction] = defaultdict(Fraction)
+    for row in rows:
+        index = confidence_bin(row.reported_confidence, bins)
+        count[index] += 1
+        conf[index] += row.confidence_unit
+        corr[index] += row.correctness
+    return [CalibrationBin(i, count[i], conf[i], corr[i]) for i in sorted(count)]
+
+
+def expected_calibration_error(rows: Sequence[RunRow], bins: int) -> Fraction | None:
+    """ECE = sum over non-empty bins of |B|/N * |conf(B) - acc(B)|, in [0, 1], lower is better.
+
+    Equal to (1/N) * sum |sum conf - sum acc| per bin, which is how it is
+    computed (no division inside bins). Empty bins contribute nothing; None when N = 0.
+    """
+    if not rows:
+        return None
+    total = sum((abs(b.confidence_sum - b.correctness_sum) for b in calibration_bins(rows, bins)), Fraction(0))
+    return total / len(rows)
+
+
+def q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, max_score: int) -> Fraction | None:
+    """Q_final = alpha * P + (1 - alpha) * s_bar / max_score, in [0, 1], higher is better; None if P or s_bar is."""
+    if p is None or s_bar is None:
+        return None
+    return alpha * p + (1 - alpha) * s_bar / max_score
+
+
+def critical_gate(rows: Sequence[RunRow]) -> tuple[bool, int]:
+    """(disqualified, n_critical): disqualified when any scored run has a critical fail; (False, 0) when N = 0."""
+    n_critical = sum(1 for row in rows if row.has_critical_fail)
+    return n_critical > 0, n_critical
+
+
+@dataclass(frozen=True)
+class SubjectMetrics:
+    subject_id: str
+    subject_version: str
+    n: int
+    n_unscored: int
+    p: Fraction | None
+    s_bar: Fraction | None
+    bs: Fraction | None
+    ece: Fraction | None
+    q_final: Fraction | None
+    alpha: Fraction
+    disqualified: bool
+    n_critical: int
+
+
+def subject_metrics(subject_id: str, subject_version: str, rows: Sequence[RunRow], n_unscored: int,
+                    *, alpha: Fraction, bins: int, max_score: int) -> SubjectMetrics:
+    """All per-subject metrics of one subject's scored runs."""
+    p = pass_rate(rows)
+    s_bar = mean_clipped_score(rows)
+    disqualified, n_critical = critical_gate(rows)
+    return SubjectMetrics(
+        subject_id=subject_id,
+        subject_version=subject_version,
+        n=len(rows),
+        n_unscored=n_unscored,
+        p=p,
+        s_bar=s_bar,
+        bs=brier_score(rows),
+        ece=expected_calibration_error(rows, bins),
+        q_final=q_final(p, s_bar, alpha, max_score),
+        alpha=alpha,
+        disqualified=disqualified,
+        n_critical=n_critical,
+    )
+
+
+@dataclass(frozen=True)
+class FamilyMetrics:
+    subject_id: str
+    subject_version: str
+    family: str
+    n_family: int
+    p_family: Fraction
+    s_bar_family: Fraction
+
+
+def family_metrics(rows: Sequence[RunRow]) -> list[FamilyMetrics]:
+    """P_family and s_bar_family for every (subject, family) with n_family > 0, sorted by (subject_id, family)."""
+    groups: dict[tuple[str, str, str], list[RunRow]] = defaultdict(list)
+    for row in rows:
+        groups[(row.subject_id, row.subject_version, row.family)].append(row)
+    return [
+        FamilyMetrics(sid, version, family, len(group), pass_rate(group), mean_clipped_score(group))
+        for (sid, version, family), group in sorted(groups.items())
+    ]

@@ -1,0 +1,71 @@
+"""Typed records of the validated inputs. Loaders build them; everything downstream reads them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Gold:
+    """The metric-relevant part of a case's gold file."""
+
+    case_id: str
+    family: str
+    case_type: str
+    rubric_floor: int
+    rubric_ceiling: int
+    difficulty: int
+    path: str
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A registered leaderboard slot and the version being scored; ``extra`` keeps the other registry fields."""
+
+    subject_id: str
+    subject_version: str
+    extra: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Response:
+    """One subject's answer to one case in one run (the text itself is not needed by the metrics)."""
+
+    subject_id: str
+    subject_version: str
+    case_id: str
+    run_id: str
+    confidence: int
+    path: str
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """One reviewer's grade of one response."""
+
+    subject_id: str
+    subject_version: str
+    case_id: str
+    run_id: str
+    reviewer_id: str
+    criterion_scores: tuple[tuple[str, int], ...]
+    fails: tuple[tuple[str, str], ...]  # (code, severity), sorted
+    correctness: Fraction
+    path: str
+
+    @property
+    def run_key(self) -> tuple[str, str, str]:
+        return (self.subject_id, self.case_id, self.run_id)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A fully validated benchmark tree."""
+
+    subjects: dict[str, Subject]
+    golds: dict[str, Gold]
+    responses: dict[tuple[str, str, str], Response]  # (subject_id, case_id, run_id)
+    scorings: tuple[Scoring, ...]
+    inputs: dict[str, str]  # relative path -> sha256 of its bytes

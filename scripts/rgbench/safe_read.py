@@ -1,0 +1,140 @@
+"""Safe reading of a benchmark tree: regular files only, no symbolic links anywhere on the way.
+
+A symbolic link in a pull request could make the validator read a file outside
+the tree (or a different file than the one reviewed), so every path component
+below the tree root is checked with ``lstat`` and files are opened with
+``O_NOFOLLOW``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .problems import Problem
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A regular file found under the tree, by its POSIX path relative to the root."""
+
+    rel: str
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.rel).name
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        return PurePosixPath(self.rel).parts
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def check_dir_chain(root: Path, rel_dir: str) -> list[Problem]:
+    """Problems if any component of ``rel_dir`` below ``root`` is a symlink or not a directory.
+
+    A missing folder is not a problem here (an empty benchmark has none).
+    """
+    problems = []
+    current = Path(root)
+    walked = PurePosixPath()
+    for part in PurePosixPath(rel_dir).parts:
+        current = current / part
+        walked = walked / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            return problems
+        if not stat.S_ISDIR(mode):
+            problems.append(Problem(str(walked), f"is {_kind(mode)}; expected a plain directory (replace it by a real folder)"))
+            return problems
+    return problems
+
+
+def walk_files(root: Path, rel_dir: str) -> tuple[list[Entry], list[Problem]]:
+    """List every regular file under ``root/rel_dir`` (recursively), sorted by path.
+
+    Symbolic links (to files or directories) and special files are reported as
+    problems and never followed. Files named ``.gitkeep`` are ignored.
+    """
+    problems = check_dir_chain(root, rel_dir)
+    if problems or not (Path(root) / rel_dir).is_dir():
+        return [], problems
+    entries: list[Entry] = []
+    stack = [PurePosixPath(rel_dir)]
+    while stack:
+        current = stack.pop()
+        with os.scandir(Path(root) / current) as iterator:
+            children = sorted(iterator, key=lambda item: item.name)
+        for child in children:
+            rel = current / child.name
+            mode = child.stat(follow_symlinks=False).st_mode
+            if stat.S_ISDIR(mode):
+                stack.append(rel)
+            elif stat.S_ISREG(mode):
+                if child.name != ".gitkeep":
+                    entries.append(Entry(str(rel)))
+            else:
+                problems.append(Problem(str(rel), f"is {_kind(mode)}; only regular files are read (replace it by a real file)"))
+    entries.sort(key=lambda entry: entry.rel)
+    return entries, problems
+
+
+def read_bytes(root: Path, rel: str) -> bytes:
+    """Read a file without following a symbolic link at its last component.
+
+    Callers obtain ``rel`` from :func:`walk_files` or have checked the chain with
+    :func:`check_dir_chain`. Raises OSError on failure.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(Path(root) / rel, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{rel} is not a regular file")
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_single_file(root: Path, rel: str) -> tuple[bytes | None, list[Problem]]:
+    """Read one expected file (e.g. the registry), checking every component for links.
+
+    Returns (None, problems) when it is missing, a link, or not a regular file.
+    """
+    parent = str(PurePosixPath(rel).parent)
+    problems = check_dir_chain(root, parent) if parent != "." else []
+    if problems:
+        return None, problems
+    path = Path(root) / rel
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None, [Problem(rel, "missing (this file is required)")]
+    if not stat.S_ISREG(mode):
+        return None, [Problem(rel, f"is {_kind(mode)}; expected a regular file")]
+    try:
+        return read_bytes(root, rel), []
+    except OSError as exc:
+        return None, [Problem(rel, f"cannot be read: {exc.strerror or exc}")]

@@ -1,0 +1,203 @@
+"""The benchmark's own definition, read from ``system/``: ids, families, rubric, thresholds, alpha.
+
+Nothing benchmark-specific is a constant in the code: another reviewer-graded
+benchmark adopts the toolkit by editing ``system/``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from .parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
+from .problems import Problem
+from .safe_read import read_single_file
+
+BENCHMARK_FILE = "system/benchmark.yaml"
+SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Everything the pipeline needs to know about the benchmark it runs on."""
+
+    benchmark_version: str
+    case_id_re: re.Pattern[str]
+    families: dict[str, str]
+    criteria: tuple[str, ...]
+    criterion_min: int
+    criterion_max: int
+    pass_threshold: int
+    conditional_threshold: int
+    alpha: Fraction
+    ece_bins: int
+    catalog: dict[str, str]  # fail code -> severity
+    validators: dict[str, Any] = field(repr=False, compare=False)
+
+    @property
+    def version_dir(self) -> str:
+        """Folder name of this version's data, e.g. ``v1.0``."""
+        return f"v{self.benchmark_version}"
+
+    @property
+    def max_score(self) -> int:
+        """Highest possible raw score: criteria count x criterion maximum (12 in v1.0)."""
+        return len(self.criteria) * self.criterion_max
+
+    def schema_path(self, kind: str) -> str:
+        return f"system/schemas/{self.version_dir}/{kind}.schema.json"
+
+    @property
+    def catalog_path(self) -> str:
+        return f"system/rubric/{self.version_dir}/automatic_fails.yaml"
+
+    @property
+    def config_path(self) -> str:
+        return f"system/metrics/{self.version_dir}/config.yaml"
+
+
+def schema_errors(validator: Any, document: Any) -> list[str]:
+    """Every schema violation as ``$.json.path: message``, sorted, so one run reports them all."""
+    found = [f"{error.json_path}: {error.message}" for error in validator.iter_errors(document)]
+    return sorted(set(found))
+
+
+def parse_alpha(value: Any) -> Fraction:
+    """Read alpha exactly (``0.5`` -> 1/2, ``"0.3"`` -> 3/10); ValueError unless it lies in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"alpha must be a number between 0 and 1, got {value!r}")
+    try:
+        alpha = Fraction(str(value).strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"alpha must be a number between 0 and 1, got {value!r}") from None
+    if not 0 <= alpha <= 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {value}")
+    return alpha
+
+
+def _load_yaml(root: Path, rel: str, problems: list[Problem]) -> Any:
+    data, read_problems = read_single_file(root, rel)
+    problems.extend(read_problems)
+    if data is None:
+        return None
+    try:
+        return loads_yaml_strict(decode_utf8(data))
+    except ParseError as exc:
+        problems.append(Problem(rel, str(exc)))
+        return None
+
+
+def _load_validator(root: Path, rel: str, problems: list[Problem]) -> Any:
+    data, read_problems = read_single_file(root, rel)
+    problems.extend(read_problems)
+    if data is None:
+        return None
+    try:
+        schema = loads_json_strict(decode_utf8(data))
+        Draft202012Validator.check_schema(schema)
+    except ParseError as exc:
+        problems.append(Problem(rel, str(exc)))
+        return None
+    except SchemaError as exc:
+        problems.append(Problem(rel, f"not a valid draft 2020-12 schema: {exc.message}"))
+        return None
+    return Draft202012Validator(schema)
+
+
+def _require(mapping: dict, key: str, kind: type | tuple, rel: str, problems: list[Problem]) -> Any:
+    value = mapping.get(key)
+    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+        problems.append(Problem(rel, f"$.{key}: required, of type {getattr(kind, '__name__', kind)}"))
+        return None
+    return value
+
+
+def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | None, list[Problem]]:
+    """Read ``system/`` under ``root``. Returns (spec, []) or (None, problems)."""
+    problems: list[Problem] = []
+    bench = _load_yaml(root, BENCHMARK_FILE, problems)
+    if not isinstance(bench, dict):
+        if bench is not None:
+            problems.append(Problem(BENCHMARK_FILE, "expected a mapping"))
+        return None, problems
+    rel = BENCHMARK_FILE
+    version = _require(bench, "benchmark_version", str, rel, problems)
+    pattern = _require(bench, "case_id_pattern", str, rel, problems)
+    families = _require(bench, "families", dict, rel, problems)
+    criteria = _require(bench, "criteria", list, rel, problems)
+    low = _require(bench, "criterion_min", int, rel, problems)
+    high = _require(bench, "criterion_max", int, rel, problems)
+    pass_t = _require(bench, "pass_threshold", int, rel, problems)
+    cond_t = _require(bench, "conditional_threshold", int, rel, problems)
+    case_re = None
+    if pattern is not None:
+        try:
+            case_re = re.compile(pattern)
+            if "family" not in case_re.groupindex:
+                problems.append(Problem(rel, "$.case_id_pattern: needs a named group (?P<family>...)"))
+        except re.error as exc:
+            problems.append(Problem(rel, f"$.case_id_pattern: not a valid regular expression ({exc})"))
+    if problems:
+        return None, problems
+
+    version_dir = f"v{version}"
+    config_rel = f"system/metrics/{version_dir}/config.yaml"
+    config = _load_yaml(root, config_rel, problems)
+    alpha = Fraction(0)
+    ece_bins = 0
+    if isinstance(config, dict):
+        try:
+            alpha = parse_alpha(config.get("alpha"))
+        except ValueError as exc:
+            problems.append(Problem(config_rel, f"$.alpha: {exc}"))
+        ece_bins = config.get("ece_bins")
+        if isinstance(ece_bins, bool) or not isinstance(ece_bins, int) or ece_bins < 1 or 100 % ece_bins:
+            problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {ece_bins!r}"))
+    elif config is not None:
+        problems.append(Problem(config_rel, "expected a mapping with alpha and ece_bins"))
+    if alpha_override is not None:
+        try:
+            alpha = parse_alpha(alpha_override)
+        except ValueError as exc:
+            problems.append(Problem("--alpha", str(exc)))
+
+    validators = {}
+    for kind in SCHEMA_KINDS:
+        validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
+        if validator is not None:
+            validators[kind] = validator
+
+    catalog_rel = f"system/rubric/{version_dir}/automatic_fails.yaml"
+    catalog: dict[str, str] = {}
+    raw_catalog = _load_yaml(root, catalog_rel, problems)
+    if raw_catalog is not None and "catalog" in validators:
+        errors = schema_errors(validators["catalog"], raw_catalog)
+        problems.extend(Problem(catalog_rel, error) for error in errors)
+        if not errors:
+            for index, entry in enumerate(raw_catalog["automatic_fails"]):
+                if entry["code"] in catalog:
+                    problems.append(Problem(catalog_rel, f"$.automatic_fails[{index}].code: duplicate code {entry['code']!r}"))
+                catalog[entry["code"]] = entry["severity"]
+    if problems:
+        return None, problems
+    spec = Spec(
+        benchmark_version=version,
+        case_id_re=case_re,
+        families={str(code): str(name) for code, name in families.items()},
+        criteria=tuple(str(name) for name in criteria),
+        criterion_min=low,
+        criterion_max=high,
+        pass_threshold=pass_t,
+        conditional_threshold=cond_t,
+        alpha=alpha,
+        ece_bins=ece_bins,
+        catalog=catalog,
+        validators=validators,
+    )
+    return spec, []

@@ -1,0 +1,130 @@
+"""Build small benchmark trees in a temporary folder for tests.
+
+The tree gets a copy of the repository's real ``system/`` folder, so tests run
+against the shipped schemas, rubric catalog and config.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+CRITERIA = ("diagnosis", "evidence", "causal_reasoning", "action_plan", "safety", "communication")
+
+
+def canonical(document: Any) -> str:
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def scores_summing_to(total: int) -> dict[str, int]:
+    """Criterion scores (each 0-2) whose sum is ``total`` (0-12), filled from the first criterion."""
+    scores = {}
+    for name in CRITERIA:
+        take = min(2, total)
+        scores[name] = take
+        total -= take
+    return scores
+
+
+class MiniTree:
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        shutil.copytree(REPO / "system", self.root / "system")
+        self.subjects: list[dict] = []
+        self.write_registry()
+
+    # --- writers ---------------------------------------------------------
+    def write(self, rel: str, text: str | bytes) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8", newline="\n")
+        return path
+
+    def write_registry(self) -> None:
+        lines = ["subjects:"] if self.subjects else ["subjects: []"]
+        for subject in self.subjects:
+            lines.append(f"  - subject_id: \"{subject['subject_id']}\"")
+            for key, value in subject.items():
+                if key != "subject_id":
+                    lines.append(f"    {key}: {json.dumps(value)}")
+        self.write("subjects/registry.yaml", "\n".join(lines) + "\n")
+
+    def add_subject(self, subject_id: str, version: str = "1.0", **extra: Any) -> None:
+        self.subjects.append({"subject_id": subject_id, "subject_version": version, **extra})
+        self.write_registry()
+
+    def gold_text(self, case_id: str, **fields: Any) -> str:
+        meta = {
+            "schema_version": "1.0", "case_id": case_id, "family": case_id.split("-")[1],
+            "case_type": "Closed", "rubric_floor": 0, "rubric_ceiling": 12, "difficulty": 2,
+        }
+        meta.update(fields)
+        return f"# {case_id}\n\n## Scenario\n\nA test case.\n\n```json\n{json.dumps(meta, indent=2)}\n```\n"
+
+    def add_gold(self, case_id: str, **fields: Any) -> Path:
+        return self.write(f"golds/v1.0/{case_id}_gold.md", self.gold_text(case_id, **fields))
+
+    def response_doc(self, subject_id: str, case_id: str, run_id: str = "r1", confidence: int = 50, **fields: Any) -> dict:
+        version = next(s["subject_version"] for s in self.subjects if s["subject_id"] == subject_id)
+        doc = {
+            "schema_version": "1.0", "subject_id": subject_id, "subject_version": version,
+            "case_id": case_id, "run_id": run_id, "confidence": confidence,
+            "response_text": f"Answer of {subject_id} to {case_id} ({run_id}).",
+        }
+        doc.update(fields)
+        return doc
+
+    def add_response(self, subject_id: str, case_id: str, run_id: str = "r1", confidence: int = 50, **fields: Any) -> Path:
+        doc = self.response_doc(subject_id, case_id, run_id, confidence, **fields)
+        return self.write(f"responses/v1.0/{subject_id}/{case_id}__{run_id}.json", canonical(doc))
+
+    def scoring_doc(self, subject_id: str, case_id: str, run_id: str = "r1", reviewer_id: str = "rev-a", *,
+                    raw: int = 10, correctness: float = 1, fails: list | None = None, **fields: Any) -> dict:
+        version = next(s["subject_version"] for s in self.subjects if s["subject_id"] == subject_id)
+        doc = {
+            "schema_version": "1.0", "subject_id": subject_id, "subject_version": version,
+            "case_id": case_id, "run_id": run_id, "reviewer_id": reviewer_id,
+            "criterion_scores": scores_summing_to(raw),
+            "automatic_fails_triggered": [{"code": c, "severity": s} for c, s in (fails or [])],
+            "correctness": correctness,
+        }
+        doc.update(fields)
+        return doc
+
+    def add_scoring(self, subject_id: str, case_id: str, run_id: str = "r1", reviewer_id: str = "rev-a", **kw: Any) -> Path:
+        doc = self.scoring_doc(subject_id, case_id, run_id, reviewer_id, **kw)
+        return self.write(f"scoring/v1.0/{subject_id}/{case_id}__{run_id}__eval-{reviewer_id}.json", canonical(doc))
+
+    def add_run(self, subject_id: str, case_id: str, run_id: str = "r1", *, confidence: int = 50,
+                reviewer_id: str = "rev-a", **scoring: Any) -> None:
+        """A response and its scoring."""
+        self.add_response(subject_id, case_id, run_id, confidence)
+        self.add_scoring(subject_id, case_id, run_id, reviewer_id, **scoring)
+
+    def sha256(self, rel: str) -> str:
+        return hashlib.sha256((self.root / rel).read_bytes()).hexdigest()
+
+
+def small_tree(root: Path) -> MiniTree:
+    """Two subjects, three cases, a handful of runs: a valid tree with every classification."""
+    tree = MiniTree(root)
+    tree.add_subject("alpha-model", "2.0", display_name="Alpha")
+    tree.add_subject("beta-model", "1.1")
+    tree.add_gold("RO-FOUL-001", rubric_floor=4)
+    tree.add_gold("RO-SCAL-001", case_type="Ambiguous", rubric_floor=3, rubric_ceiling=10)
+    tree.add_gold("RO-MEMB-001", rubric_floor=6)
+    tree.add_run("alpha-model", "RO-FOUL-001", "r1", confidence=90, raw=12, correctness=1)
+    tree.add_run("alpha-model", "RO-SCAL-001", "r1", confidence=70, raw=12, correctness=0.5)
+    tree.add_run("alpha-model", "RO-MEMB-001", "r1", confidence=30, raw=8, correctness=0, reviewer_id="rev-b")
+    tree.add_response("alpha-model", "RO-MEMB-001", "r2", 60)  # unscored
+    tree.add_run("beta-model", "RO-FOUL-001", "r1", confidence=100, raw=11, correctness=0,
+                 fails=[("AF-CHLORINE-EXPOSURE", "critical")])
+    tree.add_run("beta-model", "RO-SCAL-001", "r1", confidence=0, raw=5, correctness=0)
+    return tree

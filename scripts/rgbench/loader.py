@@ -29,6 +29,11 @@ class _Collector:
         self.root = Path(root)
         self.problems: list[Problem] = []
         self.inputs: dict[str, str] = {}
+        self.blocked: set[str] = set()  # links and special files already reported
+
+    def is_blocked(self, rel: str) -> bool:
+        """True when ``rel`` or a folder above it was refused as a link or special file."""
+        return any(rel == b or rel.startswith(b + "/") for b in self.blocked)
 
     def add(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))
@@ -45,6 +50,7 @@ class _Collector:
     def walk(self, rel_dir: str) -> list[Entry]:
         entries, problems = walk_files(self.root, rel_dir)
         self.problems.extend(problems)
+        self.blocked.update(problem.path for problem in problems)
         return entries
 
     def parse_json(self, rel: str, validator: Any) -> dict | None:
@@ -72,22 +78,24 @@ def _check_ids(col: _Collector, rel: str, document: dict, expected: dict[str, st
     return ok
 
 
-def _load_registry(col: _Collector, spec: Spec) -> dict[str, Subject]:
+def _load_registry(col: _Collector, spec: Spec) -> dict[str, Subject] | None:
+    """Registered subjects, or None when the registry itself is unusable (its problems are recorded)."""
     data, problems = read_single_file(col.root, REGISTRY_FILE)
     col.problems.extend(problems)
     if data is None:
-        return {}
+        return None
     col.inputs[REGISTRY_FILE] = hashlib.sha256(data).hexdigest()
     try:
         document = loads_yaml_strict(decode_utf8(data))
     except ParseError as exc:
         col.add(REGISTRY_FILE, str(exc))
-        return {}
+        return None
     errors = schema_errors(spec.validators["registry"], document)
     for error in errors:
-        col.add(REGISTRY_FILE, error)
+        hint = " (quote the value in YAML so it stays text, e.g. \"1.10\")" if error.endswith("is not of type 'string'") else ""
+        col.add(REGISTRY_FILE, error + hint)
     if errors:
-        return {}
+        return None
     subjects: dict[str, Subject] = {}
     first_seen: dict[str, int] = {}
     for index, item in enumerate(document["subjects"]):
@@ -101,8 +109,10 @@ def _load_registry(col: _Collector, spec: Spec) -> dict[str, Subject]:
     return subjects
 
 
-def _load_golds(col: _Collector, spec: Spec) -> dict[str, Gold]:
+def _load_golds(col: _Collector, spec: Spec) -> tuple[dict[str, Gold], set[str]]:
+    """Valid golds by case id, and the case ids that have a gold file at all (valid or not)."""
     golds: dict[str, Gold] = {}
+    present: set[str] = set()
     base = f"golds/{spec.version_dir}"
     for entry in col.walk(base):
         rel = entry.rel
@@ -110,6 +120,7 @@ def _load_golds(col: _Collector, spec: Spec) -> dict[str, Gold]:
         if len(entry.parts) != 3 or case_from_name is None or not spec.case_id_re.match(case_from_name):
             col.add(rel, f"unexpected file: golds are named {base}/<case_id>_gold.md with case ids like RO-FOUL-001")
             continue
+        present.add(case_from_name)
         data = col.read(rel)
         if data is None:
             continue
@@ -148,23 +159,51 @@ def _load_golds(col: _Collector, spec: Spec) -> dict[str, Gold]:
                 difficulty=document["difficulty"],
                 path=rel,
             )
-    return golds
+    return golds, present
 
 
-def _subject_folders(col: _Collector, entries: list[Entry], base: str, subjects: dict[str, Subject]) -> list[Entry]:
-    """Keep entries at <base>/<registered subject>/<file>; report the rest once per folder."""
+def _subject_folders(col: _Collector, entries: list[Entry], base: str, subjects: dict[str, Subject] | None) -> list[Entry]:
+    """Keep entries at <base>/<registered subject>/<file>; report the rest once per folder.
+
+    With an unusable registry (None) every folder is kept, so that the files'
+    own problems are still reported, and registration is not judged.
+    """
     kept = []
     unregistered = set()
     for entry in entries:
         if len(entry.parts) != 4:
             col.add(entry.rel, f"unexpected location: files go in {base}/<subject_id>/")
-        elif entry.parts[2] not in subjects:
+        elif subjects is not None and entry.parts[2] not in subjects:
             unregistered.add(entry.parts[2])
         else:
             kept.append(entry)
     for folder in sorted(unregistered):
         col.add(f"{base}/{folder}", f"subject folder {folder!r} is not registered in {REGISTRY_FILE} (register it or remove the folder)")
     return kept
+
+
+def _check_case_and_version(col: _Collector, spec: Spec, rel: str, document: dict, subjects, golds) -> bool:
+    # golds is (valid golds by case id, case ids with a gold file)
+    """The case must have a gold and the version must be the registered one.
+
+    A gold file that exists but is invalid, or an unusable registry, already has
+    its own problem; the files that depend on it are not blamed twice.
+    """
+    golds, gold_files = golds
+    ok = True
+    case_id, sid = document["case_id"], document["subject_id"]
+    if case_id not in golds:
+        ok = False
+        gold_rel = f"golds/{spec.version_dir}/{case_id}_gold.md"
+        if case_id not in gold_files and not col.is_blocked(gold_rel):
+            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected golds/{spec.version_dir}/{case_id}_gold.md)")
+    if subjects is None:
+        return False
+    registered = subjects[sid].subject_version
+    if document["subject_version"] != registered:
+        col.add(rel, f"$.subject_version: {document['subject_version']!r} but {REGISTRY_FILE} registers {sid!r} at {registered!r} {_STALE_HINT}")
+        ok = False
+    return ok
 
 
 def _load_responses(col, spec, subjects, golds) -> tuple[dict, dict[tuple[str, str, str], str]]:
@@ -187,16 +226,9 @@ def _load_responses(col, spec, subjects, golds) -> tuple[dict, dict[tuple[str, s
             continue
         if not _check_ids(col, rel, document, {"subject_id": sid, "case_id": case_id, "run_id": run_id}):
             continue
-        ok = True
-        if case_id not in golds:
-            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected golds/{spec.version_dir}/{case_id}_gold.md)")
-            ok = False
-        registered = subjects[sid].subject_version
-        if document["subject_version"] != registered:
-            col.add(rel, f"$.subject_version: {document['subject_version']!r} but {REGISTRY_FILE} registers {sid!r} at {registered!r} {_STALE_HINT}")
-            ok = False
-        if ok:
-            responses[(sid, case_id, run_id)] = Response(sid, registered, case_id, run_id, int(document["confidence"]), rel)
+        if _check_case_and_version(col, spec, rel, document, subjects, golds):
+            version = document["subject_version"]
+            responses[(sid, case_id, run_id)] = Response(sid, version, case_id, run_id, int(document["confidence"]), rel)
     return responses, present
 
 
@@ -238,18 +270,12 @@ def _load_scorings(col, spec, subjects, golds, responses, present) -> list[Scori
         expected = {"subject_id": sid, "case_id": case_id, "run_id": run_id, "reviewer_id": reviewer_id}
         if not _check_ids(col, rel, document, expected):
             continue
-        ok = True
         key = (sid, case_id, run_id)
-        if case_id not in golds:
-            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected golds/{spec.version_dir}/{case_id}_gold.md)")
-            ok = False
-        registered = subjects[sid].subject_version
-        if document["subject_version"] != registered:
-            col.add(rel, f"$.subject_version: {document['subject_version']!r} but {REGISTRY_FILE} registers {sid!r} at {registered!r} {_STALE_HINT}")
-            ok = False
+        ok = _check_case_and_version(col, spec, rel, document, subjects, golds)
         response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
         if key not in present:
-            col.add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
+            if not col.is_blocked(response_rel):
+                col.add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
             ok = False
         elif "response_sha256" in document and document["response_sha256"] != present[key]:
             col.add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({present[key]}); the response changed after grading, so re-grade it")
@@ -260,7 +286,7 @@ def _load_scorings(col, spec, subjects, golds, responses, present) -> list[Scori
             scores = document["criterion_scores"]
             scorings.append(Scoring(
                 subject_id=sid,
-                subject_version=registered,
+                subject_version=document["subject_version"],
                 case_id=case_id,
                 run_id=run_id,
                 reviewer_id=reviewer_id,
@@ -283,10 +309,10 @@ def load_tree(root: Path, spec: Spec) -> tuple[Tree | None, list[Problem]]:
     for entry in col.walk("system"):
         col.read(entry.rel)  # every system file is an input of the digest
     subjects = _load_registry(col, spec)
-    golds = _load_golds(col, spec)
-    responses, present = _load_responses(col, spec, subjects, golds)
-    scorings = _load_scorings(col, spec, subjects, golds, responses, present)
-    if col.problems:
+    golds, gold_files = _load_golds(col, spec)
+    responses, present = _load_responses(col, spec, subjects, (golds, gold_files))
+    scorings = _load_scorings(col, spec, subjects, (golds, gold_files), responses, present)
+    if col.problems or subjects is None:
         return None, sorted(set(col.problems))
     tree = Tree(
         subjects=dict(sorted(subjects.items())),

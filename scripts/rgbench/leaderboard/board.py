@@ -1,0 +1,145 @@
+"""The leaderboard as one value: every row with its standing, registry metadata, reliability and evidence.
+
+:func:`build_board` is pure: it takes the loaded inputs and returns a
+:class:`Board`; the CSV, Markdown and HTML writers only format a Board.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+from ..derive import RunRow
+from ..metrics import CalibrationBin, FamilyMetrics, SubjectMetrics, calibration_bins
+from .critical_fails import CriticalFail
+from .inputs import LeaderboardInputs
+from .ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
+from .registry import RegisteredSubject
+from .reliability import distinct_cases, family_label, subject_labels
+
+
+@dataclass(frozen=True)
+class FamilyCell:
+    """One (subject, family) figure: n_family runs over n_cases distinct cases, with its reliability."""
+
+    family: str
+    n_family: int
+    n_cases: int
+    p_family: Fraction
+    s_bar_family: Fraction
+    reliability: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One leaderboard row."""
+
+    standing: Standing
+    subject: RegisteredSubject
+    n_cases: int
+    reliability: dict[str, str]
+    critical_fails: tuple[CriticalFail, ...]
+    families: dict[str, FamilyCell]
+    bins: tuple[CalibrationBin, ...]
+
+    @property
+    def metrics(self) -> SubjectMetrics:
+        return self.standing.metrics
+
+    @property
+    def rank(self) -> int | None:
+        return self.standing.rank
+
+    @property
+    def status(self) -> str:
+        return self.standing.status
+
+    @property
+    def name(self) -> str:
+        """display_name from the registry, else the subject_id."""
+        return self.subject.name
+
+
+@dataclass(frozen=True)
+class Board:
+    """Everything the writers show. ``families`` is code -> name in system/benchmark.yaml's order."""
+
+    title: str
+    benchmark_version: str
+    alpha_text: str
+    input_digest: str
+    families: dict[str, str]
+    fail_titles: dict[str, str]
+    ece_bins: int
+    max_score: int
+    entries: tuple[Entry, ...]
+
+    def with_status(self, status: str) -> tuple[Entry, ...]:
+        """The entries of one status, in leaderboard order."""
+        return tuple(entry for entry in self.entries if entry.status == status)
+
+    @property
+    def ranked(self) -> tuple[Entry, ...]:
+        return self.with_status(RANKED)
+
+    @property
+    def disqualified(self) -> tuple[Entry, ...]:
+        return self.with_status(DISQUALIFIED)
+
+    @property
+    def unscored(self) -> tuple[Entry, ...]:
+        return self.with_status(UNSCORED)
+
+    @property
+    def scored(self) -> tuple[Entry, ...]:
+        """Ranked then Disqualified entries: those with metrics (N > 0)."""
+        return self.ranked + self.disqualified
+
+
+def family_cells(families: Sequence[FamilyMetrics], runs: Sequence[RunRow]) -> dict[str, dict[str, FamilyCell]]:
+    """subject_id -> family code -> FamilyCell, with distinct cases counted from the per-run rows."""
+    cases: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for row in runs:
+        cases[(row.subject_id, row.family)].add(row.case_id)
+    cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)
+    for f in families:
+        n_cases = distinct_cases(cases[(f.subject_id, f.family)])
+        cells[f.subject_id][f.family] = FamilyCell(
+            f.family, f.n_family, n_cases, f.p_family, f.s_bar_family, family_label(n_cases))
+    return cells
+
+
+def build_board(inputs: LeaderboardInputs) -> Board:
+    """Rank the subjects and attach to each its registry entry, reliability labels, fails, families and bins."""
+    spec, tables = inputs.spec, inputs.tables
+    runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
+    for row in tables.runs:
+        runs_by_subject[row.subject_id].append(row)
+    cells = family_cells(tables.families, tables.runs)
+    entries = []
+    for standing in rank_subjects(tables.subjects):
+        sid = standing.metrics.subject_id
+        runs = runs_by_subject.get(sid, [])
+        n_cases = distinct_cases(row.case_id for row in runs)
+        entries.append(Entry(
+            standing=standing,
+            subject=inputs.registry.subjects[sid],
+            n_cases=n_cases,
+            reliability=subject_labels(n_cases),
+            critical_fails=inputs.critical_fails.get(sid, ()),
+            families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
+            bins=tuple(calibration_bins(runs, spec.ece_bins)),
+        ))
+    return Board(
+        title=inputs.title,
+        benchmark_version=inputs.manifest.benchmark_version,
+        alpha_text=inputs.manifest.alpha_text,
+        input_digest=inputs.manifest.input_digest,
+        families=dict(spec.families),
+        fail_titles=dict(inputs.fail_titles),
+        ece_bins=spec.ece_bins,
+        max_score=spec.max_score,
+        entries=tuple(entries),
+    )

@@ -1,0 +1,136 @@
+"""Cross-checks between the result tables, the registry, the manifest and ``system/``.
+
+The leaderboard publishes numbers; it must never publish numbers the committed
+per-run table does not support, or show a name the registry no longer gives to
+that version. Each function returns problems (``path: line N: message``) and
+never raises. The per-subject and per-family figures are recomputed from
+per_run.csv with the pipeline's own formulas (:mod:`rgbench.metrics`) and
+compared at the committed precision (6 decimals).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Sequence
+
+from ..derive import RunRow
+from ..metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
+from ..numfmt import fmt_bool, fmt_fixed
+from ..problems import Problem
+from ..spec import Spec
+from .manifest import MANIFEST_PATH, Manifest
+from .registry import REGISTRY_PATH, RegisteredSubject
+from .results_tables import FAMILY_PATH, PER_RUN_PATH, SUBJECT_PATH, ResultTables
+
+_RERUN = "the results are out of step; run `make metrics`"
+
+# (CSV column, SubjectMetrics attribute, formatter) compared between the table and the recomputation.
+_SUBJECT_FIELDS = (
+    ("N", "n", str), ("P", "p", fmt_fixed), ("s_bar", "s_bar", fmt_fixed), ("BS", "bs", fmt_fixed),
+    ("ECE", "ece", fmt_fixed), ("Q_final", "q_final", fmt_fixed),
+    ("disqualified", "disqualified", fmt_bool), ("n_critical", "n_critical", str),
+)
+
+
+def check_registry(tables: ResultTables, registered: dict[str, RegisteredSubject]) -> list[Problem]:
+    """Every registered subject has a metrics row at the registered version, and every row is registered."""
+    problems = []
+    rows = {m.subject_id: m for m in tables.subjects}
+    for sid, subject in sorted(registered.items()):
+        if sid not in rows:
+            problems.append(Problem(SUBJECT_PATH, f"no row for {sid!r}, which {REGISTRY_PATH} registers ({_RERUN})"))
+        elif rows[sid].subject_version != subject.subject_version:
+            line = tables.subject_lines[sid]
+            problems.append(Problem(SUBJECT_PATH, f"line {line}: {sid!r} has version {rows[sid].subject_version!r} but "
+                                                  f"{REGISTRY_PATH} registers {subject.subject_version!r} ({_RERUN})"))
+    for sid in sorted(set(rows) - set(registered)):
+        problems.append(Problem(SUBJECT_PATH, f"line {tables.subject_lines[sid]}: {sid!r} is not registered in "
+                                              f"{REGISTRY_PATH} ({_RERUN})"))
+    return problems
+
+
+def check_manifest(tables: ResultTables, manifest: Manifest, spec: Spec) -> list[Problem]:
+    """The manifest's alpha is every row's alpha; its benchmark version is system/'s."""
+    problems = []
+    if manifest.benchmark_version != spec.benchmark_version:
+        problems.append(Problem(MANIFEST_PATH, f"$.benchmark_version: {manifest.benchmark_version!r} but "
+                                               f"system/benchmark.yaml says {spec.benchmark_version!r} ({_RERUN})"))
+    for m in tables.subjects:
+        if m.alpha != manifest.alpha:
+            problems.append(Problem(SUBJECT_PATH, f"line {tables.subject_lines[m.subject_id]}: alpha {fmt_fixed(m.alpha)} "
+                                                  f"but {MANIFEST_PATH} records {manifest.alpha_text} ({_RERUN})"))
+    return problems
+
+
+def _runs_by_subject(runs: Sequence[RunRow]) -> dict[str, list[RunRow]]:
+    grouped: dict[str, list[RunRow]] = defaultdict(list)
+    for row in runs:
+        grouped[row.subject_id].append(row)
+    return grouped
+
+
+def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
+    """Each per-run row belongs to a subject row of the same version and to a family system/ declares."""
+    problems = []
+    versions = {m.subject_id: m.subject_version for m in tables.subjects}
+    bad_subjects: set[tuple[str, str]] = set()
+    for row in tables.runs:
+        if versions.get(row.subject_id) != row.subject_version:
+            bad_subjects.add((row.subject_id, row.subject_version))
+        if row.family not in spec.families:
+            problems.append(Problem(PER_RUN_PATH, f"family {row.family!r} of {row.case_id} is not declared in "
+                                                  f"system/benchmark.yaml ({_RERUN})"))
+    for sid, version in sorted(bad_subjects):
+        problems.append(Problem(PER_RUN_PATH, f"rows for ({sid}, {version}) have no matching row in {SUBJECT_PATH} ({_RERUN})"))
+    return sorted(set(problems))
+
+
+def check_subject_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
+    """Each subject row equals what the pipeline's formulas give on that subject's per-run rows."""
+    problems = []
+    runs = _runs_by_subject(tables.runs)
+    for m in tables.subjects:
+        line = tables.subject_lines[m.subject_id]
+        expected: SubjectMetrics = subject_metrics(
+            m.subject_id, m.subject_version, runs.get(m.subject_id, []), m.n_unscored,
+            alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score,
+        )
+        for column, attribute, fmt in _SUBJECT_FIELDS:
+            have, want = fmt(getattr(m, attribute)), fmt(getattr(expected, attribute))
+            if have != want:
+                problems.append(Problem(SUBJECT_PATH, f"line {line}: {column} of {m.subject_id!r} is {have or 'empty'} but "
+                                                      f"{PER_RUN_PATH} gives {want or 'empty'} ({_RERUN})"))
+    return problems
+
+
+def check_family_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
+    """The family table is exactly what the pipeline's formulas give on per_run.csv, families declared."""
+    problems = []
+    expected: dict[tuple[str, str], FamilyMetrics] = {(f.subject_id, f.family): f for f in family_metrics(tables.runs)}
+    for f in tables.families:
+        key = (f.subject_id, f.family)
+        line = tables.family_lines[key]
+        if f.family not in spec.families:
+            problems.append(Problem(FAMILY_PATH, f"line {line}: family {f.family!r} is not declared in system/benchmark.yaml"))
+        want = expected.get(key)
+        if want is None:
+            problems.append(Problem(FAMILY_PATH, f"line {line}: ({f.subject_id}, {f.family}) has no runs in {PER_RUN_PATH} ({_RERUN})"))
+            continue
+        for column, have, should in (
+            ("subject_version", f.subject_version, want.subject_version),
+            ("n_family", str(f.n_family), str(want.n_family)),
+            ("P_family", fmt_fixed(f.p_family), fmt_fixed(want.p_family)),
+            ("s_bar_family", fmt_fixed(f.s_bar_family), fmt_fixed(want.s_bar_family)),
+        ):
+            if have != should:
+                problems.append(Problem(FAMILY_PATH, f"line {line}: {column} of ({f.subject_id}, {f.family}) is {have} but "
+                                                     f"{PER_RUN_PATH} gives {should} ({_RERUN})"))
+    for key in sorted(set(expected) - set(tables.family_lines)):
+        problems.append(Problem(FAMILY_PATH, f"no row for ({key[0]}, {key[1]}), which has runs in {PER_RUN_PATH} ({_RERUN})"))
+    return problems
+
+
+def check_all(tables: ResultTables, registered: dict[str, RegisteredSubject], manifest: Manifest, spec: Spec) -> list[Problem]:
+    """Every cross-check above, in one list."""
+    return (check_registry(tables, registered) + check_manifest(tables, manifest, spec) + check_runs(tables, spec)
+            + check_subject_figures(tables, spec) + check_family_figures(tables, spec))

@@ -1,0 +1,98 @@
+"""The critical fails behind a disqualification: which case, which run, which catalog codes.
+
+per_run.csv only says *that* a run has a critical fail; the codes live in the
+scoring file that graded the run. This module reads exactly those scoring files
+(and the catalog, for the codes' titles), so the Disqualified section can show
+the evidence. The files read are returned with their sha256, so the caller can
+check them against the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..derive import RunRow
+from ..parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
+from ..problems import Problem
+from ..safe_read import read_single_file
+from ..spec import Spec, schema_errors
+
+CRITICAL = "critical"
+
+
+@dataclass(frozen=True)
+class CriticalFail:
+    """One run with a critical fail: its case, run, reviewer and the critical codes flagged (sorted)."""
+
+    case_id: str
+    run_id: str
+    reviewer_id: str
+    codes: tuple[str, ...]
+
+
+def scoring_path(spec: Spec, row: RunRow) -> str:
+    """Where the scoring behind a per-run row lives (the layout of issue 2)."""
+    return f"scoring/{spec.version_dir}/{row.subject_id}/{row.case_id}__{row.run_id}__eval-{row.reviewer_id}.json"
+
+
+def critical_codes(document: dict) -> tuple[str, ...]:
+    """Sorted codes of the fails whose severity is critical."""
+    return tuple(sorted({f["code"] for f in document["automatic_fails_triggered"] if f["severity"] == CRITICAL}))
+
+
+def read_critical_fails(root: Path, spec: Spec, runs: Sequence[RunRow]
+                        ) -> tuple[dict[str, tuple[CriticalFail, ...]], dict[str, str], list[Problem]]:
+    """For every run flagged ``has_critical_fail``, read its scoring and list the critical codes.
+
+    Returns (fails by subject_id in per_run order, {scoring path: sha256}, problems).
+    A scoring that is missing, invalid, or lists no critical code although
+    per_run.csv says it has one is a problem (the results are stale).
+    """
+    fails: dict[str, list[CriticalFail]] = defaultdict(list)
+    digests: dict[str, str] = {}
+    problems: list[Problem] = []
+    for row in runs:
+        if not row.has_critical_fail:
+            continue
+        rel = scoring_path(spec, row)
+        data, read_problems = read_single_file(root, rel)
+        if data is None:
+            problems += [Problem(p.path, f"{p.message}; results/per_run.csv lists a critical fail graded "
+                                         "in it (run `make metrics`)") for p in read_problems]
+            continue
+        digests[rel] = hashlib.sha256(data).hexdigest()
+        try:
+            document = loads_json_strict(decode_utf8(data))
+        except ParseError as exc:
+            problems.append(Problem(rel, str(exc)))
+            continue
+        errors = schema_errors(spec.validators["evaluation"], document)
+        if errors:
+            problems += [Problem(rel, error) for error in errors]
+            continue
+        codes = critical_codes(document)
+        if not codes:
+            problems.append(Problem(rel, "flags no critical fail, but results/per_run.csv says this run has one "
+                                         "(run `make metrics`)"))
+            continue
+        fails[row.subject_id].append(CriticalFail(row.case_id, row.run_id, row.reviewer_id, codes))
+    return {sid: tuple(items) for sid, items in fails.items()}, digests, problems
+
+
+def read_fail_titles(root: Path, spec: Spec) -> tuple[dict[str, str], list[Problem]]:
+    """Catalog code -> one-line title, from ``system/rubric/<version>/automatic_fails.yaml``."""
+    data, problems = read_single_file(root, spec.catalog_path)
+    if data is None:
+        return {}, problems
+    try:
+        document = loads_yaml_strict(decode_utf8(data))
+    except ParseError as exc:
+        return {}, [Problem(spec.catalog_path, str(exc))]
+    errors = schema_errors(spec.validators["catalog"], document)
+    if errors:
+        return {}, [Problem(spec.catalog_path, error) for error in errors]
+    return {entry["code"]: entry["title"] for entry in document["automatic_fails"]}, []

@@ -1,0 +1,72 @@
+"""Everything the leaderboard reads, loaded and cross-checked in one call.
+
+Reads ``system/`` (through :func:`rgbench.spec.load_spec`), the three result
+tables, ``results/manifest.json``, ``subjects/registry.yaml`` and, for runs with
+a critical fail, their scoring files. Returns (inputs, []) or (None, problems)
+with every problem found, so one broken file never hides another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..parsing import ParseError, decode_utf8, loads_yaml_strict
+from ..problems import Problem
+from ..safe_read import read_single_file
+from ..spec import BENCHMARK_FILE, Spec, load_spec
+from .consistency import check_all
+from .critical_fails import CriticalFail, read_critical_fails, read_fail_titles
+from .manifest import Manifest, read_manifest, stale_inputs
+from .registry import REGISTRY_PATH, Registry, read_registry
+from .results_tables import ResultTables, read_result_tables
+
+DEFAULT_TITLE = "Reviewer-graded benchmark"
+
+
+@dataclass(frozen=True)
+class LeaderboardInputs:
+    """The validated inputs of one leaderboard build."""
+
+    spec: Spec
+    title: str
+    tables: ResultTables
+    registry: Registry
+    manifest: Manifest
+    critical_fails: dict[str, tuple[CriticalFail, ...]]
+    fail_titles: dict[str, str]
+
+
+def read_title(root: Path) -> str:
+    """The optional ``title`` of system/benchmark.yaml (already validated by load_spec), else a generic one."""
+    data, _ = read_single_file(root, BENCHMARK_FILE)
+    try:
+        document = loads_yaml_strict(decode_utf8(data or b""))
+    except ParseError:
+        return DEFAULT_TITLE
+    title = document.get("title") if isinstance(document, dict) else None
+    return title.strip() if isinstance(title, str) and title.strip() else DEFAULT_TITLE
+
+
+def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
+    """Load and cross-check every input of the leaderboard under ``root``."""
+    root = Path(root)
+    spec, problems = load_spec(root)
+    if spec is None:
+        return None, problems
+    tables, problems = read_result_tables(root)
+    registry, more = read_registry(root, spec)
+    problems += more
+    manifest, more = read_manifest(root)
+    problems += more
+    if tables is None or registry is None or manifest is None:
+        return None, problems
+    problems += check_all(tables, registry.subjects, manifest, spec)
+    fails, digests, more = read_critical_fails(root, spec, tables.runs)
+    problems += more
+    titles, more = read_fail_titles(root, spec)
+    problems += more
+    problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **digests})
+    if problems:
+        return None, problems
+    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, fails, titles), []

@@ -1,0 +1,90 @@
+"""``results/manifest.json``: the provenance the leaderboard's footer quotes.
+
+The manifest is checked for internal consistency (its ``input_digest`` must be
+the digest of its ``inputs`` listing, computed the way compute_metrics computes
+it), and :func:`stale_inputs` tells whether a file read now still has the
+digest it had when the metrics were computed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from ..parsing import ParseError, decode_utf8, loads_json_strict
+from ..problems import Problem
+from ..safe_read import read_single_file
+from ..tables import MANIFEST_FILE, input_digest
+
+MANIFEST_PATH = f"results/{MANIFEST_FILE}"
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_FIXED = re.compile(r"^[0-9]+\.[0-9]{6}$")
+_RERUN = "run `make metrics`"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The fields the leaderboard uses. ``alpha_text`` is the committed 6-decimal string."""
+
+    alpha: Fraction
+    alpha_text: str
+    benchmark_version: str
+    input_digest: str
+    inputs: dict[str, str]
+
+
+def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
+    """A Manifest from the parsed JSON, or messages (``$.key: what is wrong``)."""
+    if not isinstance(document, dict):
+        return None, ["expected a JSON object"]
+    messages = []
+    alpha = document.get("alpha")
+    if not isinstance(alpha, str) or not _FIXED.match(alpha) or Fraction(alpha) > 1:
+        messages.append(f"$.alpha: expected a string with 6 decimals between 0 and 1, got {alpha!r}")
+    version = document.get("benchmark_version")
+    if not isinstance(version, str) or not version:
+        messages.append(f"$.benchmark_version: expected a non-empty string, got {version!r}")
+    digest = document.get("input_digest")
+    if not isinstance(digest, str) or not _SHA256.match(digest):
+        messages.append(f"$.input_digest: expected a lowercase sha256 hex digest, got {digest!r}")
+    if not isinstance(document.get("counts"), dict):
+        messages.append("$.counts: expected an object")
+    inputs = document.get("inputs")
+    if not isinstance(inputs, dict):
+        messages.append("$.inputs: expected an object mapping relative paths to sha256 digests")
+    else:
+        for path, value in sorted(inputs.items()):
+            if not isinstance(value, str) or not _SHA256.match(value):
+                messages.append(f"$.inputs[{path!r}]: expected a sha256 hex digest, got {value!r}")
+    if messages:
+        return None, messages
+    if input_digest(inputs) != digest:
+        return None, [f"$.input_digest: does not match the digest of $.inputs (the manifest was edited by hand; {_RERUN})"]
+    return Manifest(Fraction(alpha), alpha, version, digest, dict(sorted(inputs.items()))), []
+
+
+def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:
+    """Read and check ``results/manifest.json``; (manifest, []) or (None, problems)."""
+    data, problems = read_single_file(root, MANIFEST_PATH)
+    if data is None:
+        return None, [Problem(p.path, f"{p.message}; {_RERUN} to regenerate it") for p in problems]
+    try:
+        document = loads_json_strict(decode_utf8(data))
+    except ParseError as exc:
+        return None, [Problem(MANIFEST_PATH, str(exc))]
+    manifest, messages = parse_manifest(document)
+    return manifest, [Problem(MANIFEST_PATH, message) for message in messages]
+
+
+def stale_inputs(manifest: Manifest, digests: dict[str, str]) -> list[Problem]:
+    """A problem for each file (path -> sha256 of its bytes now) that differs from, or is absent in, the manifest."""
+    problems = []
+    for path, digest in sorted(digests.items()):
+        recorded = manifest.inputs.get(path)
+        if recorded is None:
+            problems.append(Problem(path, f"not listed in {MANIFEST_PATH} inputs (the results predate it; {_RERUN})"))
+        elif recorded != digest:
+            problems.append(Problem(path, f"changed since the results were computed ({MANIFEST_PATH} records another sha256; {_RERUN})"))
+    return problems

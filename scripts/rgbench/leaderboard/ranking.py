@@ -1,0 +1,86 @@
+"""Leaderboard order, status and competition rank: pure functions over subject metric rows.
+
+Rules (issue 3):
+
+* status: ``Unscored`` when N = 0; else ``Disqualified`` when the subject
+  version has any critical fail; else ``Ranked``.
+* Ranked rows first, by Q_final descending, then P descending, s_bar
+  descending, BS ascending, subject_id ascending (code-point order).
+* rank is competition ranking ("1, 2, 2, 4"): rows equal on (Q_final, P,
+  s_bar, BS) share the rank of the first of them, and the next distinct row
+  takes its position. subject_id only orders tied rows; it never breaks a tie.
+* Disqualified rows follow, in the same order, with no rank.
+* Unscored rows come last, by subject_id, with no rank.
+
+Values are compared exactly (``Fraction`` parsed from the committed
+six-decimal strings), never as rounded text or floats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable, Sequence
+
+from ..metrics import SubjectMetrics
+
+RANKED, DISQUALIFIED, UNSCORED = "Ranked", "Disqualified", "Unscored"
+STATUSES = (RANKED, DISQUALIFIED, UNSCORED)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A subject's place on the leaderboard: rank (None unless Ranked), status and its metrics."""
+
+    rank: int | None
+    status: str
+    metrics: SubjectMetrics
+
+
+def status_of(m: SubjectMetrics) -> str:
+    """``Unscored`` if N = 0, else ``Disqualified`` if disqualified, else ``Ranked``."""
+    if m.n == 0:
+        return UNSCORED
+    return DISQUALIFIED if m.disqualified else RANKED
+
+
+def tie_key(m: SubjectMetrics) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """The values two rows must share to tie: (Q_final, P, s_bar, BS). Requires N > 0."""
+    if m.q_final is None or m.p is None or m.s_bar is None or m.bs is None:
+        raise ValueError(f"{m.subject_id}: a scored subject needs Q_final, P, s_bar and BS")
+    return (m.q_final, m.p, m.s_bar, m.bs)
+
+
+def order_key(m: SubjectMetrics) -> tuple[Fraction, Fraction, Fraction, Fraction, str]:
+    """Sort key, best first: Q_final desc, P desc, s_bar desc, BS asc, then subject_id asc."""
+    q, p, s_bar, bs = tie_key(m)
+    return (-q, -p, -s_bar, bs, m.subject_id)
+
+
+def competition_ranks(keys: Sequence[object]) -> list[int]:
+    """Ranks for keys already in leaderboard order: equal consecutive keys share a rank ("1, 2, 2, 4").
+
+    ``competition_ranks(["a", "b", "b", "c"]) == [1, 2, 2, 4]``; an empty list gives [].
+    """
+    ranks: list[int] = []
+    for position, key in enumerate(keys, start=1):
+        ranks.append(ranks[-1] if ranks and key == keys[position - 2] else position)
+    return ranks
+
+
+def rank_subjects(rows: Iterable[SubjectMetrics]) -> list[Standing]:
+    """Ranked rows (with competition ranks), then Disqualified, then Unscored, as the module docstring says.
+
+    The input order does not matter; the output is a total order (subject_id
+    is unique), so the same rows always give the same list.
+    """
+    rows = list(rows)
+    ranked = sorted((m for m in rows if status_of(m) == RANKED), key=order_key)
+    disqualified = sorted((m for m in rows if status_of(m) == DISQUALIFIED), key=order_key)
+    unscored = sorted((m for m in rows if status_of(m) == UNSCORED), key=lambda m: m.subject_id)
+    ranks = competition_ranks([tie_key(m) for m in ranked])
+    return (
+        [Standing(rank, RANKED, m) for rank, m in zip(ranks, ranked)]
+        + [Standing(None, DISQUALIFIED, m) for m in disqualified]
+        + [Standing(None, UNSCORED, m) for m in unscored]
+    )

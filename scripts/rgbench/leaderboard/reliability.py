@@ -1,0 +1,87 @@
+"""Reliability labels: how much weight a figure can bear, from the number of distinct cases behind it.
+
+Counted in distinct cases, not runs: repeated runs of one case are not
+independent evidence about the subject. The thresholds are the seed's table
+(issue 3):
+
+* P, s_bar: "reasonable" below 80 cases, "stable" below 300, "robust" from 300;
+* BS, ECE, Q_final: "indicative" below 80 cases, "stable" below 300, "robust" from 300;
+* P_family, s_bar_family: "indicative" below 10 cases, "reasonable" below 50, "stable" from 50.
+
+A figure backed by zero cases is undefined and gets the empty label ``""``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+INDICATIVE, REASONABLE, STABLE, ROBUST = "indicative", "reasonable", "stable", "robust"
+LABELS = (INDICATIVE, REASONABLE, STABLE, ROBUST)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Labels for one group of figures: ``labels[i]`` applies below ``bounds[i]``, the last one from ``bounds[-1]``."""
+
+    figures: tuple[str, ...]
+    bounds: tuple[int, ...]
+    labels: tuple[str, ...]
+
+    def label(self, n_cases: int) -> str:
+        """The label for ``n_cases`` distinct cases; ``""`` when there are none."""
+        if n_cases < 0:
+            raise ValueError(f"n_cases must be >= 0, got {n_cases}")
+        if n_cases == 0:
+            return ""
+        for bound, label in zip(self.bounds, self.labels):
+            if n_cases < bound:
+                return label
+        return self.labels[-1]
+
+    def describe(self) -> str:
+        """E.g. ``P, s_bar: reasonable below 80 cases, stable below 300, robust from 300``."""
+        parts = [f"{self.labels[0]} below {self.bounds[0]} cases"]
+        parts += [f"{label} below {bound}" for bound, label in zip(self.bounds[1:], self.labels[1:])]
+        parts.append(f"{self.labels[-1]} from {self.bounds[-1]}")
+        return f"{', '.join(self.figures)}: {', '.join(parts)}"
+
+
+CORE = Scale(("P", "s_bar"), (80, 300), (REASONABLE, STABLE, ROBUST))
+CALIBRATION = Scale(("BS", "ECE", "Q_final"), (80, 300), (INDICATIVE, STABLE, ROBUST))
+FAMILY = Scale(("P_family", "s_bar_family"), (10, 50), (INDICATIVE, REASONABLE, STABLE))
+SCALES = (CORE, CALIBRATION, FAMILY)
+
+# The subject-level figures that carry a reliability column, in the CSV's order.
+SUBJECT_FIGURES = ("P", "s_bar", "Q_final", "BS", "ECE")
+
+# One sentence per label, for the page footer and the Markdown notes.
+EXPLANATIONS = {
+    INDICATIVE: "a hint, not a measurement: too few distinct cases for small differences between subjects to mean much.",
+    REASONABLE: "a usable estimate, but differences of a few points between subjects are within sampling noise.",
+    STABLE: "enough distinct cases that another sample of similar cases would move the figure little.",
+    ROBUST: "enough distinct cases for fine-grained comparisons between subjects.",
+}
+
+
+def scale_for(figure: str) -> Scale:
+    """The scale that labels ``figure`` (a subject-level or family-level column name)."""
+    for scale in SCALES:
+        if figure in scale.figures:
+            return scale
+    raise KeyError(f"no reliability scale for {figure!r}")
+
+
+def subject_labels(n_cases: int) -> dict[str, str]:
+    """Label of each subject-level figure (SUBJECT_FIGURES) for a subject with ``n_cases`` distinct cases."""
+    return {figure: scale_for(figure).label(n_cases) for figure in SUBJECT_FIGURES}
+
+
+def family_label(n_cases: int) -> str:
+    """Label of P_family and s_bar_family for a (subject, family) pair with ``n_cases`` distinct cases."""
+    return FAMILY.label(n_cases)
+
+
+def distinct_cases(case_ids: Iterable[str]) -> int:
+    """Number of distinct case ids (repeated runs of a case count once)."""
+    return len(set(case_ids))

@@ -1,0 +1,204 @@
+"""Read the three result tables written by compute_metrics back into exact records.
+
+The CSVs are the committed values, so they are parsed strictly: the header must
+be exactly the one issue 2 fixes (``rgbench.tables.*_COLUMNS``), integers are
+plain digits, fractions have exactly six decimals (parsed to ``Fraction``, so
+ties compare the committed values exactly), booleans are ``true``/``false``.
+Every problem of every file is returned; nothing is raised.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Callable
+
+from ..derive import RunRow
+from ..metrics import FamilyMetrics, SubjectMetrics
+from ..parsing import ParseError, decode_utf8
+from ..problems import Problem
+from ..safe_read import read_single_file
+from ..tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
+
+RESULTS_DIR = "results"
+PER_RUN_PATH = f"{RESULTS_DIR}/{PER_RUN_FILE}"
+SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
+FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
+_REGENERATE = "run `make metrics` to regenerate it"
+
+_INT = re.compile(r"^(0|[1-9][0-9]*)$")
+_FIXED = re.compile(r"^-?[0-9]+\.[0-9]{6}$")
+
+
+class _Bad(ValueError):
+    """A cell that does not parse; the message says what was expected."""
+
+
+def _text(cell: str) -> str:
+    if not cell:
+        raise _Bad("is empty")
+    return cell
+
+
+def _int(cell: str) -> int:
+    if not _INT.match(cell):
+        raise _Bad(f"{cell!r} is not a non-negative integer")
+    return int(cell)
+
+
+def _fixed(cell: str) -> Fraction:
+    if not _FIXED.match(cell):
+        raise _Bad(f"{cell!r} is not a number with exactly 6 decimals (e.g. 0.500000)")
+    return Fraction(cell)
+
+
+def _fixed_or_empty(cell: str) -> Fraction | None:
+    return None if cell == "" else _fixed(cell)
+
+
+def _bool(cell: str) -> bool:
+    if cell not in ("true", "false"):
+        raise _Bad(f"{cell!r} is not a boolean (true or false)")
+    return cell == "true"
+
+
+Parser = Callable[[str], object]
+
+PER_RUN_TYPES: dict[str, Parser] = {
+    "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
+    "reviewer_id": _text, "family": _text, "raw_score": _int, "rubric_floor": _int,
+    "rubric_ceiling": _int, "clipped_score": _int, "has_critical_fail": _bool,
+    "has_recoverable_fail": _bool, "classification": _text, "reported_confidence": _int,
+    "confidence_unit": _fixed, "correctness": _fixed,
+}
+SUBJECT_TYPES: dict[str, Parser] = {
+    "subject_id": _text, "subject_version": _text, "N": _int, "n_unscored": _int,
+    "P": _fixed_or_empty, "s_bar": _fixed_or_empty, "BS": _fixed_or_empty, "ECE": _fixed_or_empty,
+    "Q_final": _fixed_or_empty, "alpha": _fixed, "disqualified": _bool, "n_critical": _int,
+}
+FAMILY_TYPES: dict[str, Parser] = {
+    "subject_id": _text, "subject_version": _text, "family": _text, "n_family": _int,
+    "P_family": _fixed, "s_bar_family": _fixed,
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One parsed data row: its line number in the file (header = line 1) and typed values."""
+
+    line: int
+    values: dict[str, object]
+
+
+def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Parser]) -> tuple[list[Row], list[Problem]]:
+    """Parse ``text`` as a CSV whose header must equal ``columns``; every bad cell is a problem."""
+    problems: list[Problem] = []
+    rows: list[Row] = []
+    if not text:
+        return [], [Problem(rel, f"empty file (expected a header row: {','.join(columns)}); {_REGENERATE}")]
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader)
+        if tuple(header) != columns:
+            return [], [Problem(rel, f"line 1: header is {','.join(header)!r}, expected {','.join(columns)!r}; {_REGENERATE}")]
+        for record in reader:
+            line = reader.line_num
+            if len(record) != len(columns):
+                problems.append(Problem(rel, f"line {line}: {len(record)} fields, expected {len(columns)}"))
+                continue
+            values: dict[str, object] = {}
+            for name, cell in zip(columns, record):
+                try:
+                    values[name] = types[name](cell)
+                except _Bad as exc:
+                    problems.append(Problem(rel, f"line {line}: {name}: {exc}"))
+            if len(values) == len(columns):
+                rows.append(Row(line, values))
+    except csv.Error as exc:
+        problems.append(Problem(rel, f"line {reader.line_num}: malformed CSV ({exc})"))
+    return rows, problems
+
+
+def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Parser]) -> tuple[list[Row], list[Problem]]:
+    """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`."""
+    data, problems = read_single_file(root, rel)
+    if data is None:
+        return [], [Problem(p.path, f"{p.message}; {_REGENERATE}") for p in problems]
+    try:
+        text = decode_utf8(data)
+    except ParseError as exc:
+        return [], [Problem(rel, str(exc))]
+    return parse_csv(rel, text, columns, types)
+
+
+def _run_row(values: dict[str, object]) -> RunRow:
+    return RunRow(**values)  # type: ignore[arg-type]  # the column names are RunRow's fields
+
+
+def _subject_row(values: dict[str, object]) -> SubjectMetrics:
+    v = values
+    return SubjectMetrics(
+        subject_id=v["subject_id"], subject_version=v["subject_version"], n=v["N"],
+        n_unscored=v["n_unscored"], p=v["P"], s_bar=v["s_bar"], bs=v["BS"], ece=v["ECE"],
+        q_final=v["Q_final"], alpha=v["alpha"], disqualified=v["disqualified"], n_critical=v["n_critical"],
+    )  # type: ignore[arg-type]
+
+
+def _family_row(values: dict[str, object]) -> FamilyMetrics:
+    v = values
+    return FamilyMetrics(
+        subject_id=v["subject_id"], subject_version=v["subject_version"], family=v["family"],
+        n_family=v["n_family"], p_family=v["P_family"], s_bar_family=v["s_bar_family"],
+    )  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class ResultTables:
+    """The three tables, exact; ``*_lines`` map a row's key to its line for messages."""
+
+    runs: list[RunRow]
+    subjects: list[SubjectMetrics]
+    families: list[FamilyMetrics]
+    subject_lines: dict[str, int]
+    family_lines: dict[tuple[str, str], int]
+
+
+def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
+    """Read per_run.csv, metrics_per_subject.csv and metrics_per_family.csv under ``root/results``.
+
+    Returns (tables, []) or (None, problems). Duplicate keys (a subject twice,
+    a (subject, family) pair twice) are problems too.
+    """
+    run_rows, problems = read_csv(root, PER_RUN_PATH, PER_RUN_COLUMNS, PER_RUN_TYPES)
+    subject_rows, more = read_csv(root, SUBJECT_PATH, SUBJECT_COLUMNS, SUBJECT_TYPES)
+    problems += more
+    family_rows, more = read_csv(root, FAMILY_PATH, FAMILY_COLUMNS, FAMILY_TYPES)
+    problems += more
+
+    subject_lines: dict[str, int] = {}
+    for row in subject_rows:
+        sid = str(row.values["subject_id"])
+        if sid in subject_lines:
+            problems.append(Problem(SUBJECT_PATH, f"line {row.line}: subject {sid!r} repeats line {subject_lines[sid]}"))
+        else:
+            subject_lines[sid] = row.line
+    family_lines: dict[tuple[str, str], int] = {}
+    for row in family_rows:
+        key = (str(row.values["subject_id"]), str(row.values["family"]))
+        if key in family_lines:
+            problems.append(Problem(FAMILY_PATH, f"line {row.line}: ({key[0]}, {key[1]}) repeats line {family_lines[key]}"))
+        else:
+            family_lines[key] = row.line
+    if problems:
+        return None, problems
+    return ResultTables(
+        runs=[_run_row(r.values) for r in run_rows],
+        subjects=[_subject_row(r.values) for r in subject_rows],
+        families=[_family_row(r.values) for r in family_rows],
+        subject_lines=subject_lines,
+        family_lines=family_lines,
+    ), []

@@ -1,0 +1,147 @@
+"""Every refusal of the core issue, as data: tests/fixtures/invalid/<case>/ holds
+
+- ``tree/``: files laid over a valid base tree (treebuilder.small_tree);
+- ``remove.txt`` (optional): paths of the base tree to delete;
+- ``expected.txt``: the exact problem lines compute_metrics must print.
+
+A new bad case is a new folder. Cases a folder cannot hold (symbolic links,
+named pipes) are tests below. Every refusal must exit 1, print no traceback
+and leave results/ byte-for-byte as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import compute_metrics
+import validate
+from treebuilder import small_tree
+
+FIXTURES = Path(__file__).parent / "fixtures" / "invalid"
+CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+
+
+def build_case(root: Path, case: str) -> Path:
+    tree = small_tree(root)
+    folder = FIXTURES / case
+    remove = folder / "remove.txt"
+    if remove.exists():
+        for rel in remove.read_text().split():
+            (tree.root / rel).unlink()
+    overlay = folder / "tree"
+    if overlay.exists():
+        shutil.copytree(overlay, tree.root, dirs_exist_ok=True)
+    return tree.root
+
+
+def results_snapshot(root: Path) -> dict[str, bytes]:
+    base = root / "results"
+    return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
+
+
+def problem_lines(stderr: str) -> list[str]:
+    lines = stderr.splitlines()
+    assert lines and lines[-1].endswith("problem(s) found; nothing was written."), stderr
+    assert "Traceback" not in stderr
+    return lines[:-1]
+
+
+def test_there_are_fixtures():
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_refusal(case, tmp_path, capsys):
+    root = build_case(tmp_path / "tree", case)
+    # Results from the valid base tree must survive the refused run untouched.
+    (root / "results").mkdir()
+    (root / "results" / "per_run.csv").write_bytes(b"previous results\n")
+    before = results_snapshot(root)
+    assert compute_metrics.main(["--root", str(root)]) == 1
+    lines = problem_lines(capsys.readouterr().err)
+    expected = (FIXTURES / case / "expected.txt").read_text(encoding="utf-8").splitlines()
+    assert lines == expected
+    assert results_snapshot(root) == before
+    # validate.py reports exactly the same problems.
+    assert validate.main(["--root", str(root)]) == 1
+    assert problem_lines(capsys.readouterr().err) == expected
+
+
+def test_the_base_tree_is_valid(tmp_path, capsys):
+    root = small_tree(tmp_path / "tree").root
+    assert validate.main(["--root", str(root)]) == 0
+    assert "valid: 3 golds, 6 responses, 5 scorings, 2 subjects" in capsys.readouterr().out
+
+
+def run_refused(root: Path, capsys) -> list[str]:
+    assert compute_metrics.main(["--root", str(root)]) == 1
+    assert not (root / "results").exists()
+    return problem_lines(capsys.readouterr().err)
+
+
+def test_symlinked_file_is_refused(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    rel = "responses/v1.0/alpha-model/RO-FOUL-001__r1.json"
+    target = tmp_path / "elsewhere.json"
+    os.replace(tree.root / rel, target)
+    os.symlink(target, tree.root / rel)
+    assert run_refused(tree.root, capsys) == [
+        f"{rel}: is a symbolic link; only regular files are read (replace it by a real file)",
+    ]
+
+
+def test_symlinked_directory_on_the_way_is_refused(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    real = tmp_path / "real-beta"
+    os.replace(tree.root / "scoring/v1.0/beta-model", real)
+    os.symlink(real, tree.root / "scoring/v1.0/beta-model")
+    assert run_refused(tree.root, capsys) == [
+        "scoring/v1.0/beta-model: is a symbolic link; only regular files are read (replace it by a real file)",
+    ]
+
+
+def test_symlinked_data_root_is_refused(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    real = tmp_path / "real-golds"
+    os.replace(tree.root / "golds", real)
+    os.symlink(real, tree.root / "golds")
+    assert run_refused(tree.root, capsys) == [
+        "golds: is a symbolic link; expected a plain directory (replace it by a real folder)",
+    ]
+
+
+def test_symlinked_registry_is_refused(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    real = tmp_path / "registry.yaml"
+    os.replace(tree.root / "subjects/registry.yaml", real)
+    os.symlink(real, tree.root / "subjects/registry.yaml")
+    assert run_refused(tree.root, capsys) == [
+        "subjects/registry.yaml: is a symbolic link; expected a regular file",
+    ]
+
+
+def test_named_pipe_is_refused(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    os.mkfifo(tree.root / "responses/v1.0/beta-model/RO-MEMB-001__r1.json")
+    assert run_refused(tree.root, capsys) == [
+        "responses/v1.0/beta-model/RO-MEMB-001__r1.json: is a named pipe; only regular files are read (replace it by a real file)",
+    ]
+
+
+def test_missing_registry(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    (tree.root / "subjects/registry.yaml").unlink()
+    lines = run_refused(tree.root, capsys)
+    assert lines == ["subjects/registry.yaml: missing (this file is required)"]
+
+
+def test_bad_alpha_option(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    assert compute_metrics.main(["--root", str(tree.root), "--alpha", "1.5"]) == 1
+    assert problem_lines(capsys.readouterr().err) == ["--alpha: alpha must be between 0 and 1, got 1.5"]
+    assert compute_metrics.main(["--root", str(tree.root), "--alpha", "half"]) == 1
+    assert problem_lines(capsys.readouterr().err) == ["--alpha: alpha must be a number between 0 and 1, got 'half'"]

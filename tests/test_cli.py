@@ -1,0 +1,212 @@
+"""The scripts end to end on temporary trees: outputs, determinism, atomicity, check and fmt."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import check_results
+import compute_metrics
+import fmt_json
+import rgbench.safe_read as safe_read
+from treebuilder import REPO, canonical, small_tree
+
+SCRIPTS = REPO / "scripts"
+OUTPUTS = ("manifest.json", "metrics_per_family.csv", "metrics_per_subject.csv", "per_run.csv")
+
+
+def outputs(root: Path) -> dict[str, bytes]:
+    return {name: (root / "results" / name).read_bytes() for name in OUTPUTS}
+
+
+def run_script(script: str, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPTS / script), *args], capture_output=True, text=True,
+                          env=env, cwd=cwd)
+
+
+def test_small_tree_end_to_end(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    out = outputs(root)
+    # alpha-model: runs at confidence 90/70/30, correctness 1/0.5/0, clipped 12/10/8 (12 clipped to ceiling 10
+    # on the Ambiguous case), classes Pass/Pass/Conditional; its r2 on RO-MEMB-001 is unscored.
+    #   P = 2/3; s_bar = 30/3 = 10; BS = (0.01 + 0.04 + 0.09)/3 = 0.046667; ECE = (0.1 + 0.2 + 0.3)/3 = 0.2;
+    #   Q = 0.5*2/3 + 0.5*10/12 = 0.333333 + 0.416667 = 0.75.
+    # beta-model: a critical fail at confidence 100 (correct 0) and raw 5 at confidence 0 (correct 0).
+    #   P = 0; s_bar = (11 + 5)/2 = 8; BS = (1 + 0)/2 = 0.5; ECE = (|1-0| + |0-0|)/2 = 0.5; Q = 0 + 0.5*8/12 = 0.333333.
+    assert out["metrics_per_subject.csv"].decode() == (
+        "subject_id,subject_version,N,n_unscored,P,s_bar,BS,ECE,Q_final,alpha,disqualified,n_critical\n"
+        "alpha-model,2.0,3,1,0.666667,10.000000,0.046667,0.200000,0.750000,0.500000,false,0\n"
+        "beta-model,1.1,2,0,0.000000,8.000000,0.500000,0.500000,0.333333,0.500000,true,1\n"
+    )
+    assert out["per_run.csv"].decode().splitlines()[:4] == [
+        "subject_id,subject_version,case_id,run_id,reviewer_id,family,raw_score,rubric_floor,rubric_ceiling,"
+        "clipped_score,has_critical_fail,has_recoverable_fail,classification,reported_confidence,confidence_unit,correctness",
+        "alpha-model,2.0,RO-FOUL-001,r1,rev-a,FOUL,12,4,12,12,false,false,Pass,90,0.900000,1.000000",
+        "alpha-model,2.0,RO-MEMB-001,r1,rev-b,MEMB,8,6,12,8,false,false,Conditional,30,0.300000,0.000000",
+        "alpha-model,2.0,RO-SCAL-001,r1,rev-a,SCAL,12,3,10,10,false,false,Pass,70,0.700000,0.500000",
+    ]
+    assert out["metrics_per_family.csv"].decode() == (
+        "subject_id,subject_version,family,n_family,P_family,s_bar_family\n"
+        "alpha-model,2.0,FOUL,1,1.000000,12.000000\n"
+        "alpha-model,2.0,MEMB,1,0.000000,8.000000\n"
+        "alpha-model,2.0,SCAL,1,1.000000,10.000000\n"
+        "beta-model,1.1,FOUL,1,0.000000,11.000000\n"
+        "beta-model,1.1,SCAL,1,0.000000,5.000000\n"
+    )
+    for data in out.values():
+        assert b"\r" not in data and data.endswith(b"\n")
+    manifest = json.loads(out["manifest.json"])
+    assert manifest["alpha"] == "0.500000" and manifest["benchmark_version"] == "1.0"
+    assert manifest["counts"] == {"golds": 3, "responses": 6, "scorings": 5, "scored_runs": 5, "subjects": 2,
+                                  "unscored_responses": 1}
+    assert "subjects/registry.yaml" in manifest["inputs"] and "system/benchmark.yaml" in manifest["inputs"]
+    assert all(not os.path.isabs(path) for path in manifest["inputs"])
+    assert str(tmp_path) not in out["manifest.json"].decode()
+
+
+def test_subject_without_scored_runs_keeps_its_row(tmp_path):
+    tree = small_tree(tmp_path / "tree")
+    tree.add_subject("gamma-model", "0.1")
+    tree.add_response("gamma-model", "RO-FOUL-001", "r1", 40)
+    tree.add_response("gamma-model", "RO-FOUL-001", "r2", 40)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    rows = (tree.root / "results/metrics_per_subject.csv").read_text().splitlines()
+    assert rows[-1] == "gamma-model,0.1,0,2,,,,,,0.500000,false,0"
+    families = (tree.root / "results/metrics_per_family.csv").read_text()
+    assert "gamma-model" not in families  # no row for n_family = 0
+
+
+def test_alpha_override_is_exact_and_recorded(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root), "--alpha", "0.3"]) == 0
+    rows = (root / "results/metrics_per_subject.csv").read_text().splitlines()
+    # alpha-model: 0.3 * 2/3 + 0.7 * 10/12 = 0.2 + 0.583333 = 0.783333
+    assert rows[1].split(",")[8:10] == ["0.783333", "0.300000"]
+    assert json.loads((root / "results/manifest.json").read_text())["alpha"] == "0.300000"
+
+
+def test_same_bytes_whatever_the_enumeration_order(tmp_path, monkeypatch):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    reference = outputs(root)
+    real_scandir = os.scandir
+    rng = random.Random(7)
+
+    class ShuffledScandir:
+        def __init__(self, path):
+            self.entries = list(real_scandir(path))
+            rng.shuffle(self.entries)
+
+        def __enter__(self):
+            return iter(self.entries)
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(safe_read.os, "scandir", ShuffledScandir)
+    for _ in range(3):
+        assert compute_metrics.main(["--root", str(root)]) == 0
+        assert outputs(root) == reference
+
+
+def test_same_bytes_in_another_place_with_another_hash_seed_locale_and_time_zone(tmp_path):
+    first = small_tree(tmp_path / "one").root
+    assert run_script("compute_metrics.py", "--root", str(first)).returncode == 0
+    second = tmp_path / "elsewhere" / "deeper" / "copy"
+    shutil.copytree(first, second)
+    shutil.rmtree(second / "results")
+    env = dict(os.environ, PYTHONHASHSEED="12345", TZ="Pacific/Kiritimati", LC_ALL="C", LANG="C")
+    done = run_script("compute_metrics.py", "--root", str(second), env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert outputs(second) == outputs(first)
+
+
+def test_a_failed_write_leaves_previous_results_intact(tmp_path, monkeypatch):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    before = outputs(root)
+    (root / "responses/v1.0/alpha-model/RO-MEMB-001__r2.json").unlink()  # a real change of input
+    import rgbench.atomic as atomic
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(atomic.os, "replace", crash)
+    with pytest.raises(OSError):
+        compute_metrics.main(["--root", str(root)])
+    assert outputs(root) == before
+    assert sorted(p.name for p in (root / "results").iterdir()) == sorted(OUTPUTS)  # no temporary files left
+
+
+def test_help_of_every_script():
+    for script in ("compute_metrics.py", "validate.py", "check_results.py", "fmt_json.py"):
+        done = run_script(script, "--help")
+        assert done.returncode == 0 and "usage:" in done.stdout, script
+
+
+def test_root_that_is_not_a_directory(tmp_path):
+    done = run_script("compute_metrics.py", "--root", str(tmp_path / "nowhere"))
+    assert done.returncode == 1 and "not a directory" in done.stderr and "Traceback" not in done.stderr
+
+
+# --- make check ---------------------------------------------------------------
+
+def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    (root / "results/README.md").write_text("documentation is not generated\n")
+    assert check_results.main(["--root", str(root)]) == 0
+    capsys.readouterr()
+    # A reviewer adds a scoring but does not regenerate the results.
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    assert check_results.main(["--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    for name in OUTPUTS:
+        assert f"results/{name}: differs from what the committed inputs produce" in err
+    # A hand-made file in results/ is named too; a missing one as well.
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    (root / "results/extra.csv").write_text("x\n")
+    (root / "results/per_run.csv").unlink()
+    assert check_results.main(["--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "results/extra.csv: committed but no step produces it" in err
+    assert "results/per_run.csv: missing from the committed results" in err
+
+
+def test_check_reports_invalid_inputs(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    (tree.root / "responses/v1.0/alpha-model/RO-FOUL-001__r1.json").write_text("{")
+    assert check_results.main(["--root", str(tree.root)]) == 1
+    assert "responses/v1.0/alpha-model/RO-FOUL-001__r1.json: invalid JSON" in capsys.readouterr().err
+
+
+# --- make fmt -----------------------------------------------------------------
+
+def test_fmt_rewrites_to_canonical_form_without_changing_content(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    rel = "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
+    document = json.loads((tree.root / rel).read_text())
+    (tree.root / rel).write_text(json.dumps(document, indent=4, ensure_ascii=True), encoding="utf-8")
+    assert fmt_json.main(["--root", str(tree.root), "--check"]) == 1
+    assert f"{rel}: not canonical" in capsys.readouterr().out
+    assert fmt_json.main(["--root", str(tree.root)]) == 0
+    assert (tree.root / rel).read_text() == canonical(document)
+    assert fmt_json.main(["--root", str(tree.root), "--check"]) == 0
+
+
+def test_fmt_leaves_unparsable_files_alone(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    rel = "responses/v1.0/beta-model/RO-SCAL-001__r1.json"
+    (tree.root / rel).write_text('{"a": 1, "a": 2}')
+    assert fmt_json.main(["--root", str(tree.root)]) == 1
+    assert (tree.root / rel).read_text() == '{"a": 1, "a": 2}'
+    assert f"{rel}: invalid JSON: duplicate key 'a'" in capsys.readouterr().err

@@ -210,3 +210,15 @@ def test_fmt_leaves_unparsable_files_alone(tmp_path, capsys):
     assert fmt_json.main(["--root", str(tree.root)]) == 1
     assert (tree.root / rel).read_text() == '{"a": 1, "a": 2}'
     assert f"{rel}: invalid JSON: duplicate key 'a'" in capsys.readouterr().err
+
+
+def test_input_digest_can_be_recomputed_with_shell_tools(tmp_path):
+    # results/README.md documents this command; it must give the manifest's digest.
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    manifest = json.loads((root / "results/manifest.json").read_text())
+    command = ("find system golds responses scoring subjects/registry.yaml -type f ! -name .gitkeep"
+               " | LC_ALL=C sort | xargs sha256sum | sha256sum")
+    assert command in (REPO / "results/README.md").read_text()
+    done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, check=True)
+    assert done.stdout.split()[0] == manifest["input_digest"]

@@ -26,10 +26,16 @@ NOT_GENERATED_DIRS = {"historico"}
 
 
 def regenerate(root: Path, work: Path) -> int:
+    """Copy the inputs of ``root`` into ``work`` and run every step there; 0 on success."""
     for name in INPUT_DIRS:
         source = root / name
         if source.is_dir():
             shutil.copytree(source, work / name, symlinks=True)
+    return run_steps(work)
+
+
+def run_steps(work: Path) -> int:
+    """Run every result-producing step on the tree ``work``; print their problems and return 1 if one fails."""
     for step in STEPS:
         script = Path(__file__).resolve().parent / step
         if not script.exists():

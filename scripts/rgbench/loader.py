@@ -16,7 +16,7 @@ from .parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_stri
 from .problems import Problem
 from .records import Gold, Response, Scoring, Subject, Tree
 from .safe_read import Entry, read_bytes, read_single_file, walk_files
-from .spec import Spec, schema_errors
+from .spec import Spec, document_errors, schema_errors
 
 REGISTRY_FILE = "subjects/registry.yaml"
 _STALE_HINT = "(stale file: register the new version or remove it; history lives in results/historico/)"
@@ -53,7 +53,7 @@ class _Collector:
         self.blocked.update(problem.path for problem in problems)
         return entries
 
-    def parse_json(self, rel: str, validator: Any) -> dict | None:
+    def parse_json(self, rel: str, spec: Spec, kind: str) -> dict | None:
         """Read, decode, parse and validate one JSON file; None if anything is wrong."""
         data = self.read(rel)
         if data is None:
@@ -63,7 +63,7 @@ class _Collector:
         except ParseError as exc:
             self.add(rel, str(exc))
             return None
-        errors = schema_errors(validator, document)
+        errors = document_errors(spec, kind, document)
         for error in errors:
             self.add(rel, error)
         return None if errors else document
@@ -129,7 +129,7 @@ def _load_golds(col: _Collector, spec: Spec) -> tuple[dict[str, Gold], set[str]]
         except ParseError as exc:
             col.add(rel, str(exc))
             continue
-        errors = schema_errors(spec.validators["gold"], document)
+        errors = document_errors(spec, "gold", document)
         for error in errors:
             col.add(rel, error)
         if errors or not _check_ids(col, rel, document, {"case_id": case_from_name}):
@@ -219,7 +219,7 @@ def _load_responses(col, spec, subjects, golds) -> tuple[dict, dict[tuple[str, s
             col.add(rel, "unexpected file name: responses are named <case_id>__<run_id>.json")
             continue
         case_id, run_id = parts
-        document = col.parse_json(rel, spec.validators["response"])
+        document = col.parse_json(rel, spec, "response")
         if rel in col.inputs:
             present[(sid, case_id, run_id)] = col.inputs[rel]
         if document is None:
@@ -264,7 +264,7 @@ def _load_scorings(col, spec, subjects, golds, responses, present) -> list[Scori
             continue
         case_id, run_id, reviewer_id = parts[0], parts[1], parts[2][len("eval-"):]
         files_per_run[(sid, case_id, run_id)].append(rel)
-        document = col.parse_json(rel, spec.validators["evaluation"])
+        document = col.parse_json(rel, spec, "evaluation")
         if document is None:
             continue
         expected = {"subject_id": sid, "case_id": case_id, "run_id": run_id, "reviewer_id": reviewer_id}

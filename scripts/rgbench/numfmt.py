@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from fractions import Fraction
 
 DECIMALS = 6
@@ -19,12 +18,10 @@ def fmt_fixed(value: Fraction | int | None, decimals: int = DECIMALS) -> str:
         return ""
     if isinstance(value, float):
         raise TypeError("fmt_fixed takes exact values (int or Fraction), not float")
-    rounded = round(Fraction(value), decimals)  # Fraction rounds half to even
-    scaled = rounded * 10**decimals
-    if scaled.denominator != 1:  # pragma: no cover - round() guarantees this
-        raise AssertionError("rounding did not give a whole number of units")
-    text = str(Decimal(scaled.numerator).scaleb(-decimals).quantize(Decimal(1).scaleb(-decimals)))
-    return "0." + "0" * decimals if text.startswith("-") and Fraction(text) == 0 else text
+    units = round(Fraction(value) * 10**decimals)  # an int; Fraction.__round__ rounds half to even
+    sign = "-" if units < 0 else ""
+    digits = str(abs(units)).rjust(decimals + 1, "0")
+    return f"{sign}{digits[:-decimals]}.{digits[-decimals:]}" if decimals else f"{sign}{digits}"
 
 
 def fmt_bool(value: bool) -> str:

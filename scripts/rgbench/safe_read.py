@@ -16,19 +16,27 @@ from pathlib import Path, PurePosixPath
 from .problems import Problem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
-    """A regular file found under the tree, by its POSIX path relative to the root."""
+    """A regular file found under the tree: POSIX path relative to the root, and its ``lstat`` facts.
+
+    ``size``, ``mtime_ns``, ``ctime_ns`` and ``inode`` let a cache recognise an
+    unchanged file without reading it.
+    """
 
     rel: str
+    size: int = -1
+    mtime_ns: int = -1
+    ctime_ns: int = -1
+    inode: int = -1
 
     @property
     def name(self) -> str:
-        return PurePosixPath(self.rel).name
+        return self.rel.rpartition("/")[2]
 
     @property
     def parts(self) -> tuple[str, ...]:
-        return PurePosixPath(self.rel).parts
+        return tuple(self.rel.split("/"))
 
 
 def _kind(mode: int) -> str:
@@ -76,21 +84,23 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[Entry], list[Problem]]:
     if problems or not (Path(root) / rel_dir).is_dir():
         return [], problems
     entries: list[Entry] = []
-    stack = [PurePosixPath(rel_dir)]
+    root_text = os.fspath(root)
+    stack = [str(PurePosixPath(rel_dir))]
     while stack:
         current = stack.pop()
-        with os.scandir(Path(root) / current) as iterator:
+        with os.scandir(os.path.join(root_text, current)) as iterator:
             children = sorted(iterator, key=lambda item: item.name)
         for child in children:
-            rel = current / child.name
-            mode = child.stat(follow_symlinks=False).st_mode
+            rel = f"{current}/{child.name}"
+            info = child.stat(follow_symlinks=False)
+            mode = info.st_mode
             if stat.S_ISDIR(mode):
                 stack.append(rel)
             elif stat.S_ISREG(mode):
                 if child.name != ".gitkeep":
-                    entries.append(Entry(str(rel)))
+                    entries.append(Entry(rel, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
             else:
-                problems.append(Problem(str(rel), f"is {_kind(mode)}; only regular files are read (replace it by a real file)"))
+                problems.append(Problem(rel, f"is {_kind(mode)}; only regular files are read (replace it by a real file)"))
     entries.sort(key=lambda entry: entry.rel)
     return entries, problems
 
@@ -102,18 +112,19 @@ def read_bytes(root: Path, rel: str) -> bytes:
     :func:`check_dir_chain`. Raises OSError on failure.
     """
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(Path(root) / rel, flags)
+    fd = os.open(os.path.join(os.fspath(root), rel), flags)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{rel} is not a regular file")
         chunks = []
+        size = max(info.st_size, 0) + 1  # one read for the whole file, one more to see the end
         while True:
-            chunk = os.read(fd, 1 << 20)
+            chunk = os.read(fd, size)
             if not chunk:
                 break
             chunks.append(chunk)
-        return b"".join(chunks)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
 

@@ -12,6 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
@@ -39,6 +40,7 @@ class Spec:
     ece_bins: int
     catalog: dict[str, str]  # fail code -> severity
     validators: dict[str, Any] = field(repr=False, compare=False)
+    fast_validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def version_dir(self) -> str:
@@ -68,6 +70,20 @@ def schema_errors(validator: Any, document: Any) -> list[str]:
     return sorted(set(found))
 
 
+def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
+    """Schema violations of one document of ``kind`` (response, evaluation, gold, ...).
+
+    Valid documents take the fast path (jsonschema-rs, compiled once); a document
+    it rejects is re-checked by python-jsonschema, whose messages are the ones
+    reported, so the wording never depends on the fast path. Tests prove both
+    validators agree on every fixture.
+    """
+    fast = spec.fast_validators.get(kind)
+    if fast is not None and fast.is_valid(document):
+        return []
+    return schema_errors(spec.validators[kind], document)
+
+
 def parse_alpha(value: Any) -> Fraction:
     """Read alpha exactly (``0.5`` -> 1/2, ``"0.3"`` -> 3/10); ValueError unless it lies in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
@@ -93,7 +109,8 @@ def _load_yaml(root: Path, rel: str, problems: list[Problem]) -> Any:
         return None
 
 
-def _load_validator(root: Path, rel: str, problems: list[Problem]) -> Any:
+def _load_validator(root: Path, rel: str, problems: list[Problem]) -> tuple[Any, Any] | None:
+    """(python-jsonschema validator, jsonschema-rs validator) of one schema file, each built once."""
     data, read_problems = read_single_file(root, rel)
     problems.extend(read_problems)
     if data is None:
@@ -107,7 +124,7 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> Any:
     except SchemaError as exc:
         problems.append(Problem(rel, f"not a valid draft 2020-12 schema: {exc.message}"))
         return None
-    return Draft202012Validator(schema)
+    return Draft202012Validator(schema), jsonschema_rs.validator_for(schema)
 
 
 def _require(mapping: dict, key: str, kind: type | tuple, rel: str, problems: list[Problem]) -> Any:
@@ -167,11 +184,11 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         except ValueError as exc:
             problems.append(Problem("--alpha", str(exc)))
 
-    validators = {}
+    validators, fast_validators = {}, {}
     for kind in SCHEMA_KINDS:
-        validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
-        if validator is not None:
-            validators[kind] = validator
+        pair = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
+        if pair is not None:
+            validators[kind], fast_validators[kind] = pair
 
     catalog_rel = f"system/rubric/{version_dir}/automatic_fails.yaml"
     catalog: dict[str, str] = {}
@@ -199,5 +216,6 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         ece_bins=ece_bins,
         catalog=catalog,
         validators=validators,
+        fast_validators=fast_validators,
     )
     return spec, []

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Write a valid synthetic benchmark tree of any size, reproducibly from a seed, for benchmarks and tests.
+
+The tree copies this repository's system/ folder, registers S subjects, writes C
+golds spread over the declared families, R responses per (subject, case) with
+answer texts of realistic size (about 1-2 KB), and a scoring for most of them:
+about 3% of responses stay unscored, about 2% of scorings flag a recoverable
+fail and a few subjects carry a critical fail. Same arguments, same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import shutil
+import sys
+from pathlib import Path
+
+from rgbench.spec import load_spec
+from rgbench.problems import report
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+WORDS = (
+    "feed permeate concentrate pressure differential flux normalized salt passage conductivity membrane element "
+    "vessel stage train antiscalant bisulfite chlorine ORP pH temperature recovery fouling scaling biofilm silica "
+    "carbonate sulfate iron cartridge filter SDI turbidity cleaning alkaline acid caustic citric EDTA trend data "
+    "operator shift alarm transmitter calibration probe flowmeter pump valve setpoint increase decrease stable "
+    "because therefore indicates suggests confirms rules out first then after before inspect verify sample"
+).split()
+
+
+def _dump(document: dict) -> bytes:
+    return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _text(rng: random.Random) -> str:
+    count = rng.randint(180, 320)
+    words = rng.choices(WORDS, k=count)
+    sentences = [" ".join(words[i:i + 14]).capitalize() + "." for i in range(0, count, 14)]
+    return " ".join(sentences)
+
+
+def build(out: Path, subjects: int, cases: int, runs: int, seed: int) -> dict[str, int]:
+    spec, problems = load_spec(REPO_ROOT)
+    if spec is None:
+        raise SystemExit(report(problems))
+    rng = random.Random(seed)
+    shutil.copytree(REPO_ROOT / "system", out / "system")
+    version_dir = spec.version_dir
+    families = sorted(spec.families)
+    critical = sorted(code for code, sev in spec.catalog.items() if sev == "critical")
+    recoverable = sorted(code for code, sev in spec.catalog.items() if sev == "recoverable")
+
+    case_ids, golds = [], {}
+    for index in range(cases):
+        family = families[index % len(families)]
+        case_id = f"RO-{family}-{index // len(families) + 1:03d}"
+        case_type = rng.choice(("Closed", "Closed", "Open", "Ambiguous"))
+        ceiling = rng.choice((10, 11)) if case_type == "Ambiguous" else 12
+        meta = {"schema_version": "1.0", "case_id": case_id, "family": family, "case_type": case_type,
+                "rubric_floor": rng.randint(0, 6), "rubric_ceiling": ceiling, "difficulty": rng.randint(1, 5)}
+        golds[case_id] = meta
+        case_ids.append(case_id)
+        path = out / "golds" / version_dir / f"{case_id}_gold.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = f"# {case_id}\n\n## Scenario\n\n{_text(rng)}\n\n```json\n{json.dumps(meta, indent=2)}\n```\n"
+        path.write_text(body, encoding="utf-8")
+
+    registry = ["subjects:"]
+    counts = {"responses": 0, "scorings": 0}
+    for s in range(subjects):
+        sid, version = f"synth-{s:03d}", f"1.{s % 7}"
+        registry += [f'  - subject_id: "{sid}"', f'    subject_version: "{version}"', '    kind: "llm"']
+        skill = rng.random()
+        has_critical = s % 10 == 3
+        response_dir = out / "responses" / version_dir / sid
+        scoring_dir = out / "scoring" / version_dir / sid
+        response_dir.mkdir(parents=True)
+        scoring_dir.mkdir(parents=True)
+        for case_id in case_ids:
+            for r in range(1, runs + 1):
+                run_id = f"r{r}"
+                confidence = max(0, min(100, int(rng.gauss(40 + 50 * skill, 20))))
+                response = {"schema_version": "1.0", "subject_id": sid, "subject_version": version,
+                            "case_id": case_id, "run_id": run_id, "confidence": confidence,
+                            "response_text": _text(rng)}
+                data = _dump(response)
+                (response_dir / f"{case_id}__{run_id}.json").write_bytes(data)
+                counts["responses"] += 1
+                if rng.random() < 0.03:
+                    continue  # unscored
+                scores = {name: min(2, max(0, int(rng.random() * 1.4 + skill * 1.3))) for name in spec.criteria}
+                fails = []
+                if has_critical and rng.random() < 0.01:
+                    fails.append({"code": rng.choice(critical), "severity": "critical"})
+                elif rng.random() < 0.02:
+                    fails.append({"code": rng.choice(recoverable), "severity": "recoverable"})
+                reviewer = f"rev-{rng.randint(1, 6)}"
+                scoring = {"schema_version": "1.0", "subject_id": sid, "subject_version": version,
+                           "case_id": case_id, "run_id": run_id, "reviewer_id": reviewer,
+                           "criterion_scores": scores, "automatic_fails_triggered": fails,
+                           "correctness": rng.choice((0, 0.5, 1, 1) if skill > 0.5 else (0, 0, 0.5, 1)),
+                           "response_sha256": hashlib.sha256(data).hexdigest(),
+                           "comments": "Synthetic grade."}
+                (scoring_dir / f"{case_id}__{run_id}__eval-{reviewer}.json").write_bytes(_dump(scoring))
+                counts["scorings"] += 1
+    (out / "subjects").mkdir()
+    (out / "subjects" / "registry.yaml").write_text("\n".join(registry) + "\n", encoding="utf-8")
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--subjects", type=int, required=True, help="number of subjects")
+    parser.add_argument("--cases", type=int, required=True, help="number of cases (golds)")
+    parser.add_argument("--runs", type=int, required=True, help="runs per (subject, case)")
+    parser.add_argument("--out", type=Path, required=True, help="folder to create (must not exist or be empty)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    args = parser.parse_args(argv)
+    if args.subjects < 1 or args.cases < 1 or args.runs < 1:
+        print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
+        return 1
+    if args.cases > 999 * 5:
+        print("--cases: at most 999 cases per family", file=sys.stderr)
+        return 1
+    if args.out.exists() and any(args.out.iterdir()):
+        print(f"{args.out}: exists and is not empty (choose a new folder)", file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    counts = build(args.out, args.subjects, args.cases, args.runs, args.seed)
+    print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "
+          f"{args.subjects} subjects")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,6 +1,10 @@
 """Load a benchmark tree: read safely, parse strictly, validate, cross-check, return records and problems.
 
-Every problem of every file is collected; nothing is raised across layers.
+Two phases. Per file (extract.py, parallel and cached): strict parsing and
+schema validation, independent of every other file. Across files (here): ids
+against paths, golds, registry, versions, catalog, response digests and the
+one-scoring-per-run rule. Every problem of every file is collected; nothing is
+raised across layers.
 """
 
 from __future__ import annotations
@@ -9,27 +13,30 @@ import hashlib
 from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Callable
 
-from .gold_markdown import extract_gold_json
-from .parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
+from .extract import EVALUATION, GOLD, RESPONSE
+from .filecache import FileCache
+from .parallel import extract_files
+from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from .problems import Problem
 from .records import Gold, Response, Scoring, Subject, Tree
 from .safe_read import Entry, read_bytes, read_single_file, walk_files
-from .spec import Spec, document_errors, schema_errors
+from .spec import Spec, schema_errors
 
 REGISTRY_FILE = "subjects/registry.yaml"
 _STALE_HINT = "(stale file: register the new version or remove it; history lives in results/historico/)"
+_CORRECTNESS = {"0": Fraction(0), "1/2": Fraction(1, 2), "1": Fraction(1)}
 
 
 class _Collector:
-    """Reads files once, records their digests and the problems met along the way."""
+    """Problems met along the way, input digests, and the paths refused as links or special files."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
         self.problems: list[Problem] = []
         self.inputs: dict[str, str] = {}
-        self.blocked: set[str] = set()  # links and special files already reported
+        self.blocked: set[str] = set()
 
     def is_blocked(self, rel: str) -> bool:
         """True when ``rel`` or a folder above it was refused as a link or special file."""
@@ -38,44 +45,25 @@ class _Collector:
     def add(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))
 
-    def read(self, rel: str) -> bytes | None:
-        try:
-            data = read_bytes(self.root, rel)
-        except OSError as exc:
-            self.add(rel, f"cannot be read: {exc.strerror or exc}")
-            return None
-        self.inputs[rel] = hashlib.sha256(data).hexdigest()
-        return data
-
     def walk(self, rel_dir: str) -> list[Entry]:
         entries, problems = walk_files(self.root, rel_dir)
         self.problems.extend(problems)
         self.blocked.update(problem.path for problem in problems)
         return entries
 
-    def parse_json(self, rel: str, spec: Spec, kind: str) -> dict | None:
-        """Read, decode, parse and validate one JSON file; None if anything is wrong."""
-        data = self.read(rel)
-        if data is None:
-            return None
+
+def _read_system(col: _Collector) -> str:
+    """Hash every file under system/ (inputs of the digest); return their combined digest."""
+    listing = []
+    for entry in col.walk("system"):
         try:
-            document = loads_json_strict(decode_utf8(data))
-        except ParseError as exc:
-            self.add(rel, str(exc))
-            return None
-        errors = document_errors(spec, kind, document)
-        for error in errors:
-            self.add(rel, error)
-        return None if errors else document
-
-
-def _check_ids(col: _Collector, rel: str, document: dict, expected: dict[str, str]) -> bool:
-    ok = True
-    for key, value in expected.items():
-        if document[key] != value:
-            col.add(rel, f"$.{key}: {document[key]!r} does not match the file's path ({value!r}); fix the id or rename the file")
-            ok = False
-    return ok
+            digest = hashlib.sha256(read_bytes(col.root, entry.rel)).hexdigest()
+        except OSError as exc:
+            col.add(entry.rel, f"cannot be read: {exc.strerror or exc}")
+            continue
+        col.inputs[entry.rel] = digest
+        listing.append(f"{digest}  {entry.rel}\n")
+    return hashlib.sha256("".join(listing).encode("utf-8")).hexdigest()
 
 
 def _load_registry(col: _Collector, spec: Spec) -> dict[str, Subject] | None:
@@ -109,134 +97,155 @@ def _load_registry(col: _Collector, spec: Spec) -> dict[str, Subject] | None:
     return subjects
 
 
-def _load_golds(col: _Collector, spec: Spec) -> tuple[dict[str, Gold], set[str]]:
+# --- phase 0: which files, of which kind, with names that parse ---------------------------
+
+def _gold_jobs(col: _Collector, spec: Spec) -> list[tuple[Entry, str, str]]:
+    base = f"golds/{spec.version_dir}"
+    jobs = []
+    for entry in col.walk(base):
+        name = entry.name
+        case_id = name[: -len("_gold.md")] if name.endswith("_gold.md") else None
+        if entry.rel.count("/") != 2 or case_id is None or not spec.case_id_re.match(case_id):
+            col.add(entry.rel, f"unexpected file: golds are named {base}/<case_id>_gold.md with case ids like RO-FOUL-001")
+            continue
+        jobs.append((entry, GOLD, case_id))
+    return jobs
+
+
+def _subject_jobs(col: _Collector, spec: Spec, folder: str, kind: str,
+                  subjects: dict[str, Subject] | None) -> list[tuple[Entry, str, tuple[str, ...]]]:
+    """Files at <folder>/<version>/<registered subject>/<name>, with the ids their path declares.
+
+    With an unusable registry (None) every subject folder is kept, so that the
+    files' own problems are still reported, and registration is not judged.
+    """
+    base = f"{folder}/{spec.version_dir}"
+    jobs = []
+    unregistered = set()
+    for entry in col.walk(base):
+        parts = entry.rel.split("/")
+        if len(parts) != 4:
+            col.add(entry.rel, f"unexpected location: files go in {base}/<subject_id>/")
+            continue
+        sid, name = parts[2], parts[3]
+        if subjects is not None and sid not in subjects:
+            unregistered.add(sid)
+            continue
+        stem = name[:-5] if name.endswith(".json") else ""
+        pieces = stem.split("__")
+        if kind == RESPONSE:
+            if len(pieces) != 2 or not all(pieces):
+                col.add(entry.rel, "unexpected file name: responses are named <case_id>__<run_id>.json")
+                continue
+            ids = (sid, pieces[0], pieces[1])
+        else:
+            if len(pieces) != 3 or not all(pieces) or not pieces[2].startswith("eval-") or pieces[2] == "eval-":
+                col.add(entry.rel, "unexpected file name: scorings are named <case_id>__<run_id>__eval-<reviewer_id>.json")
+                continue
+            ids = (sid, pieces[0], pieces[1], pieces[2][len("eval-"):])
+        jobs.append((entry, kind, ids))
+    for folder_name in sorted(unregistered):
+        col.add(f"{base}/{folder_name}", f"subject folder {folder_name!r} is not registered in {REGISTRY_FILE} (register it or remove the folder)")
+    return jobs
+
+
+# --- phase 2: checks across files -----------------------------------------------------------
+
+_ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
+
+
+def _ids_match(col: _Collector, rel: str, found: tuple, expected: tuple) -> bool:
+    ok = True
+    for key, got, want in zip(_ID_KEYS, found, expected):
+        if got != want:
+            col.add(rel, f"$.{key}: {got!r} does not match the file's path ({want!r}); fix the id or rename the file")
+            ok = False
+    return ok
+
+
+def _build_golds(col: _Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, Gold], set[str]]:
     """Valid golds by case id, and the case ids that have a gold file at all (valid or not)."""
     golds: dict[str, Gold] = {}
     present: set[str] = set()
-    base = f"golds/{spec.version_dir}"
-    for entry in col.walk(base):
+    for entry, _, case_from_name in jobs:
         rel = entry.rel
-        case_from_name = entry.name[: -len("_gold.md")] if entry.name.endswith("_gold.md") else None
-        if len(entry.parts) != 3 or case_from_name is None or not spec.case_id_re.match(case_from_name):
-            col.add(rel, f"unexpected file: golds are named {base}/<case_id>_gold.md with case ids like RO-FOUL-001")
-            continue
         present.add(case_from_name)
-        data = col.read(rel)
-        if data is None:
-            continue
-        try:
-            document = extract_gold_json(decode_utf8(data))
-        except ParseError as exc:
-            col.add(rel, str(exc))
-            continue
-        errors = document_errors(spec, "gold", document)
+        _, errors, fields = extracted[rel]
         for error in errors:
             col.add(rel, error)
-        if errors or not _check_ids(col, rel, document, {"case_id": case_from_name}):
+        if fields is None:
             continue
-        family = spec.case_id_re.match(document["case_id"]).group("family")
+        case_id, family_field, case_type, floor, ceiling, difficulty = fields
+        if case_id != case_from_name:
+            col.add(rel, f"$.case_id: {case_id!r} does not match the file's path ({case_from_name!r}); fix the id or rename the file")
+            continue
+        family = spec.case_id_re.match(case_id).group("family")
         bad = False
-        if document["family"] != family:
-            col.add(rel, f"$.family: {document['family']!r} does not match the case id's family {family!r}")
+        if family_field != family:
+            col.add(rel, f"$.family: {family_field!r} does not match the case id's family {family!r}")
             bad = True
         elif family not in spec.families:
             known = ", ".join(sorted(spec.families))
             col.add(rel, f"$.family: {family!r} is not declared in system/benchmark.yaml (known: {known})")
             bad = True
-        if document["rubric_floor"] > document["rubric_ceiling"]:
-            col.add(rel, f"$.rubric_floor: {document['rubric_floor']} is greater than rubric_ceiling {document['rubric_ceiling']}")
+        if floor > ceiling:
+            col.add(rel, f"$.rubric_floor: {floor} is greater than rubric_ceiling {ceiling}")
             bad = True
-        if document["rubric_ceiling"] > spec.max_score:
-            col.add(rel, f"$.rubric_ceiling: {document['rubric_ceiling']} is above the maximum score {spec.max_score}")
+        if ceiling > spec.max_score:
+            col.add(rel, f"$.rubric_ceiling: {ceiling} is above the maximum score {spec.max_score}")
             bad = True
         if not bad:
-            golds[case_from_name] = Gold(
-                case_id=case_from_name,
-                family=family,
-                case_type=document["case_type"],
-                rubric_floor=document["rubric_floor"],
-                rubric_ceiling=document["rubric_ceiling"],
-                difficulty=document["difficulty"],
-                path=rel,
-            )
+            golds[case_id] = Gold(case_id, family, case_type, floor, ceiling, difficulty, rel)
     return golds, present
 
 
-def _subject_folders(col: _Collector, entries: list[Entry], base: str, subjects: dict[str, Subject] | None) -> list[Entry]:
-    """Keep entries at <base>/<registered subject>/<file>; report the rest once per folder.
-
-    With an unusable registry (None) every folder is kept, so that the files'
-    own problems are still reported, and registration is not judged.
-    """
-    kept = []
-    unregistered = set()
-    for entry in entries:
-        if len(entry.parts) != 4:
-            col.add(entry.rel, f"unexpected location: files go in {base}/<subject_id>/")
-        elif subjects is not None and entry.parts[2] not in subjects:
-            unregistered.add(entry.parts[2])
-        else:
-            kept.append(entry)
-    for folder in sorted(unregistered):
-        col.add(f"{base}/{folder}", f"subject folder {folder!r} is not registered in {REGISTRY_FILE} (register it or remove the folder)")
-    return kept
-
-
-def _check_case_and_version(col: _Collector, spec: Spec, rel: str, document: dict, subjects, golds) -> bool:
-    # golds is (valid golds by case id, case ids with a gold file)
+def _case_and_version_ok(col: _Collector, spec: Spec, rel: str, sid: str, version: str, case_id: str,
+                         subjects: dict[str, Subject] | None, golds: dict[str, Gold], gold_files: set[str]) -> bool:
     """The case must have a gold and the version must be the registered one.
 
     A gold file that exists but is invalid, or an unusable registry, already has
     its own problem; the files that depend on it are not blamed twice.
     """
-    golds, gold_files = golds
     ok = True
-    case_id, sid = document["case_id"], document["subject_id"]
     if case_id not in golds:
         ok = False
         gold_rel = f"golds/{spec.version_dir}/{case_id}_gold.md"
         if case_id not in gold_files and not col.is_blocked(gold_rel):
-            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected golds/{spec.version_dir}/{case_id}_gold.md)")
+            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected {gold_rel})")
     if subjects is None:
         return False
     registered = subjects[sid].subject_version
-    if document["subject_version"] != registered:
-        col.add(rel, f"$.subject_version: {document['subject_version']!r} but {REGISTRY_FILE} registers {sid!r} at {registered!r} {_STALE_HINT}")
+    if version != registered:
+        col.add(rel, f"$.subject_version: {version!r} but {REGISTRY_FILE} registers {sid!r} at {registered!r} {_STALE_HINT}")
         ok = False
     return ok
 
 
-def _load_responses(col, spec, subjects, golds) -> tuple[dict, dict[tuple[str, str, str], str]]:
-    """Return (valid responses by run key, every response file's sha256 by run key)."""
-    base = f"responses/{spec.version_dir}"
+def _build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
+    """(valid responses by run key, sha256 of every readable response file by run key)."""
     responses: dict[tuple[str, str, str], Response] = {}
     present: dict[tuple[str, str, str], str] = {}
-    for entry in _subject_folders(col, col.walk(base), base, subjects):
-        rel, sid = entry.rel, entry.parts[2]
-        stem = entry.name[:-5] if entry.name.endswith(".json") else ""
-        parts = stem.split("__")
-        if len(parts) != 2 or not all(parts):
-            col.add(rel, "unexpected file name: responses are named <case_id>__<run_id>.json")
+    for entry, _, ids in jobs:
+        rel = entry.rel
+        digest, errors, fields = extracted[rel]
+        if digest:
+            present[ids] = digest
+        for error in errors:
+            col.add(rel, error)
+        if fields is None:
             continue
-        case_id, run_id = parts
-        document = col.parse_json(rel, spec, "response")
-        if rel in col.inputs:
-            present[(sid, case_id, run_id)] = col.inputs[rel]
-        if document is None:
+        sid, version, case_id, run_id, confidence = fields
+        if not _ids_match(col, rel, (sid, case_id, run_id), ids):
             continue
-        if not _check_ids(col, rel, document, {"subject_id": sid, "case_id": case_id, "run_id": run_id}):
-            continue
-        if _check_case_and_version(col, spec, rel, document, subjects, golds):
-            version = document["subject_version"]
-            responses[(sid, case_id, run_id)] = Response(sid, version, case_id, run_id, int(document["confidence"]), rel)
+        if _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files):
+            responses[ids] = Response(sid, version, case_id, run_id, confidence, rel)
     return responses, present
 
 
-def _check_fails(col: _Collector, spec: Spec, rel: str, fails: list[dict]) -> bool:
+def _fails_ok(col: _Collector, spec: Spec, rel: str, fails: tuple) -> bool:
     ok = True
     seen = set()
-    for index, fail in enumerate(fails):
-        code, severity = fail["code"], fail["severity"]
+    for index, (code, severity) in enumerate(fails):
         where = f"$.automatic_fails_triggered[{index}]"
         if code in seen:
             col.add(rel, f"{where}.code: {code!r} is listed twice (list each fail once)")
@@ -251,49 +260,37 @@ def _check_fails(col: _Collector, spec: Spec, rel: str, fails: list[dict]) -> bo
     return ok
 
 
-def _load_scorings(col, spec, subjects, golds, responses, present) -> list[Scoring]:
-    base = f"scoring/{spec.version_dir}"
+def _build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, responses, present) -> list[Scoring]:
     scorings: list[Scoring] = []
     files_per_run: dict[tuple[str, str, str], list[str]] = defaultdict(list)
-    for entry in _subject_folders(col, col.walk(base), base, subjects):
-        rel, sid = entry.rel, entry.parts[2]
-        stem = entry.name[:-5] if entry.name.endswith(".json") else ""
-        parts = stem.split("__")
-        if len(parts) != 3 or not all(parts) or not parts[2].startswith("eval-") or parts[2] == "eval-":
-            col.add(rel, "unexpected file name: scorings are named <case_id>__<run_id>__eval-<reviewer_id>.json")
+    for entry, _, ids in jobs:
+        rel = entry.rel
+        key = ids[:3]
+        files_per_run[key].append(rel)
+        _, errors, fields = extracted[rel]
+        for error in errors:
+            col.add(rel, error)
+        if fields is None:
             continue
-        case_id, run_id, reviewer_id = parts[0], parts[1], parts[2][len("eval-"):]
-        files_per_run[(sid, case_id, run_id)].append(rel)
-        document = col.parse_json(rel, spec, "evaluation")
-        if document is None:
+        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha = fields
+        if not _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids):
             continue
-        expected = {"subject_id": sid, "case_id": case_id, "run_id": run_id, "reviewer_id": reviewer_id}
-        if not _check_ids(col, rel, document, expected):
-            continue
-        key = (sid, case_id, run_id)
-        ok = _check_case_and_version(col, spec, rel, document, subjects, golds)
+        ok = _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
         response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
         if key not in present:
             if not col.is_blocked(response_rel):
                 col.add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
             ok = False
-        elif "response_sha256" in document and document["response_sha256"] != present[key]:
+        elif response_sha is not None and response_sha != present[key]:
             col.add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({present[key]}); the response changed after grading, so re-grade it")
             ok = False
-        if not _check_fails(col, spec, rel, document["automatic_fails_triggered"]):
+        if not _fails_ok(col, spec, rel, fails):
             ok = False
         if ok and key in responses:
-            scores = document["criterion_scores"]
             scorings.append(Scoring(
-                subject_id=sid,
-                subject_version=document["subject_version"],
-                case_id=case_id,
-                run_id=run_id,
-                reviewer_id=reviewer_id,
-                criterion_scores=tuple((name, int(scores[name])) for name in spec.criteria),
-                fails=tuple(sorted((f["code"], f["severity"]) for f in document["automatic_fails_triggered"])),
-                correctness=Fraction(str(document["correctness"])),
-                path=rel,
+                subject_id=sid, subject_version=version, case_id=case_id, run_id=run_id, reviewer_id=reviewer_id,
+                criterion_scores=tuple(zip(spec.criteria, scores)), fails=tuple(sorted(fails)),
+                correctness=_CORRECTNESS[correctness], path=rel,
             ))
     for (sid, case_id, run_id), files in files_per_run.items():
         if len(files) > 1:
@@ -303,15 +300,32 @@ def _load_scorings(col, spec, subjects, golds, responses, present) -> list[Scori
     return scorings
 
 
-def load_tree(root: Path, spec: Spec) -> tuple[Tree | None, list[Problem]]:
-    """Load and cross-check every input under ``root``. Returns (tree, []) or (None, problems)."""
+def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
+              progress: Callable[[int, int], None] | None = None) -> tuple[Tree | None, list[Problem]]:
+    """Load and cross-check every input under ``root``. Returns (tree, []) or (None, problems).
+
+    ``use_cache`` reuses per-file results from ``root/.cache`` (see filecache.py);
+    results are identical either way. ``progress(done, total)`` is called as files are processed.
+    """
     col = _Collector(root)
-    for entry in col.walk("system"):
-        col.read(entry.rel)  # every system file is an input of the digest
+    system_digest = _read_system(col)
     subjects = _load_registry(col, spec)
-    golds, gold_files = _load_golds(col, spec)
-    responses, present = _load_responses(col, spec, subjects, (golds, gold_files))
-    scorings = _load_scorings(col, spec, subjects, (golds, gold_files), responses, present)
+    gold_jobs = _gold_jobs(col, spec)
+    response_jobs = _subject_jobs(col, spec, "responses", RESPONSE, subjects)
+    scoring_jobs = _subject_jobs(col, spec, "scoring", EVALUATION, subjects)
+    jobs = [(entry, kind) for entry, kind, _ in gold_jobs + response_jobs + scoring_jobs]
+    cache = FileCache(root, system_digest, enabled=use_cache)
+    report = (lambda done: progress(done, len(jobs))) if progress else None
+    extracted = extract_files(root, spec, jobs, cache, report)
+    cache.prune({entry.rel for entry, _ in jobs})
+    cache.save()
+    for entry, _ in jobs:
+        digest = extracted[entry.rel][0]
+        if digest:
+            col.inputs[entry.rel] = digest
+    golds, gold_files = _build_golds(col, spec, gold_jobs, extracted)
+    responses, present = _build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
+    scorings = _build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present)
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
     tree = Tree(

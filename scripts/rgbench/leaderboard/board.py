@@ -15,6 +15,7 @@ from ..derive import RunRow
 from ..metrics import CalibrationBin, FamilyMetrics, SubjectMetrics, calibration_bins
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
+from .intervals import Interval, family_interval, method_note, subject_intervals
 from .ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .registry import RegisteredSubject
 from .reliability import distinct_cases, family_label, subject_labels
@@ -30,6 +31,7 @@ class FamilyCell:
     p_family: Fraction
     s_bar_family: Fraction
     reliability: str
+    p_interval: Interval | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Entry:
     critical_fails: tuple[CriticalFail, ...]
     families: dict[str, FamilyCell]
     bins: tuple[CalibrationBin, ...]
+    intervals: dict[str, Interval]
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -75,6 +78,7 @@ class Board:
     ece_bins: int
     max_score: int
     entries: tuple[Entry, ...]
+    interval_note: str = ""  # what the intervals are; "" when the results carry none
 
     def with_status(self, status: str) -> tuple[Entry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -98,16 +102,19 @@ class Board:
         return self.ranked + self.disqualified
 
 
-def family_cells(families: Sequence[FamilyMetrics], runs: Sequence[RunRow]) -> dict[str, dict[str, FamilyCell]]:
+def family_cells(families: Sequence[FamilyMetrics], runs: Sequence[RunRow],
+                 extras: dict[tuple[str, str], dict[str, object]] | None = None) -> dict[str, dict[str, FamilyCell]]:
     """subject_id -> family code -> FamilyCell, with distinct cases counted from the per-run rows."""
+    extras = extras or {}
     cases: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in runs:
         cases[(row.subject_id, row.family)].add(row.case_id)
     cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)
     for f in families:
         n_cases = distinct_cases(cases[(f.subject_id, f.family)])
+        interval = family_interval(extras.get((f.subject_id, f.family), {}))[0]
         cells[f.subject_id][f.family] = FamilyCell(
-            f.family, f.n_family, n_cases, f.p_family, f.s_bar_family, family_label(n_cases))
+            f.family, f.n_family, n_cases, f.p_family, f.s_bar_family, family_label(n_cases), interval)
     return cells
 
 
@@ -117,7 +124,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
     for row in tables.runs:
         runs_by_subject[row.subject_id].append(row)
-    cells = family_cells(tables.families, tables.runs)
+    cells = family_cells(tables.families, tables.runs, tables.family_extras)
     entries = []
     for standing in rank_subjects(tables.subjects):
         sid = standing.metrics.subject_id
@@ -131,7 +138,10 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
+            intervals=subject_intervals(tables.subject_extras.get(sid, {}))[0],
         ))
+    has_intervals = any(entry.intervals for entry in entries)
+    manifest = inputs.manifest
     return Board(
         title=inputs.title,
         benchmark_version=inputs.manifest.benchmark_version,
@@ -142,4 +152,5 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         ece_bins=spec.ece_bins,
         max_score=spec.max_score,
         entries=tuple(entries),
+        interval_note=method_note(manifest.confidence_level, manifest.bootstrap_resamples) if has_intervals else "",
     )

@@ -18,6 +18,7 @@ from ..metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_met
 from ..numfmt import fmt_bool, fmt_fixed
 from ..problems import Problem
 from ..spec import Spec
+from .intervals import family_interval, subject_intervals
 from .manifest import MANIFEST_PATH, Manifest
 from .registry import REGISTRY_PATH, RegisteredSubject
 from .results_tables import FAMILY_PATH, PER_RUN_PATH, SUBJECT_PATH, ResultTables
@@ -130,7 +131,26 @@ def check_family_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
     return problems
 
 
+def check_statistics(tables: ResultTables) -> list[Problem]:
+    """Optional statistics columns: intervals complete and ordered, n_cases equal to per_run.csv's distinct cases."""
+    problems = []
+    cases: dict[str, set[str]] = defaultdict(set)
+    for row in tables.runs:
+        cases[row.subject_id].add(row.case_id)
+    for sid, extras in sorted(tables.subject_extras.items()):
+        line = tables.subject_lines[sid]
+        problems += [Problem(SUBJECT_PATH, f"line {line}: {message} ({_RERUN})") for message in subject_intervals(extras)[1]]
+        if "n_cases" in extras and extras["n_cases"] != len(cases[sid]):
+            problems.append(Problem(SUBJECT_PATH, f"line {line}: n_cases of {sid!r} is {extras['n_cases']} but "
+                                                  f"{PER_RUN_PATH} has {len(cases[sid])} distinct cases ({_RERUN})"))
+    for key, extras in sorted(tables.family_extras.items()):
+        message = family_interval(extras)[1]
+        if message:
+            problems.append(Problem(FAMILY_PATH, f"line {tables.family_lines[key]}: {message} ({_RERUN})"))
+    return problems
+
+
 def check_all(tables: ResultTables, registered: dict[str, RegisteredSubject], manifest: Manifest, spec: Spec) -> list[Problem]:
     """Every cross-check above, in one list."""
     return (check_registry(tables, registered) + check_manifest(tables, manifest, spec) + check_runs(tables, spec)
-            + check_subject_figures(tables, spec) + check_family_figures(tables, spec))
+            + check_subject_figures(tables, spec) + check_family_figures(tables, spec) + check_statistics(tables))

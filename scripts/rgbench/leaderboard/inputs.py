@@ -17,7 +17,7 @@ from ..safe_read import read_single_file
 from ..spec import BENCHMARK_FILE, Spec, load_spec
 from .consistency import check_all
 from .critical_fails import CriticalFail, read_critical_fails, read_fail_titles
-from .manifest import Manifest, read_manifest, stale_inputs
+from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
 from .registry import REGISTRY_PATH, Registry, read_registry
 from .results_tables import ResultTables, read_result_tables
 
@@ -67,6 +67,7 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     titles, more = read_fail_titles(root, spec)
     problems += more
     problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **digests})
+    problems += stale_outputs(manifest, tables.digests)
     if problems:
         return None, problems
     return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, fails, titles), []

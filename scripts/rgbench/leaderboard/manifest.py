@@ -33,6 +33,9 @@ class Manifest:
     benchmark_version: str
     input_digest: str
     inputs: dict[str, str]
+    outputs: dict[str, str]
+    confidence_level: str | None = None
+    bootstrap_resamples: int | None = None
 
 
 def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
@@ -58,11 +61,21 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
         for path, value in sorted(inputs.items()):
             if not isinstance(value, str) or not _SHA256.match(value):
                 messages.append(f"$.inputs[{path!r}]: expected a sha256 hex digest, got {value!r}")
+    outputs = document.get("outputs", {})
+    if not isinstance(outputs, dict) or not all(isinstance(v, str) and _SHA256.match(v) for v in outputs.values()):
+        messages.append("$.outputs: expected an object mapping result file names to sha256 digests")
+    statistics = document.get("statistics", {})
+    level = statistics.get("confidence_level") if isinstance(statistics, dict) else None
+    resamples = statistics.get("bootstrap_resamples") if isinstance(statistics, dict) else None
+    if not isinstance(statistics, dict) or (level is not None and not (isinstance(level, str) and _FIXED.match(level))) \
+            or (resamples is not None and (isinstance(resamples, bool) or not isinstance(resamples, int))):
+        messages.append("$.statistics: expected an object with a 6-decimal confidence_level and an integer bootstrap_resamples")
     if messages:
         return None, messages
     if input_digest(inputs) != digest:
         return None, [f"$.input_digest: does not match the digest of $.inputs (the manifest was edited by hand; {_RERUN})"]
-    return Manifest(Fraction(alpha), alpha, version, digest, dict(sorted(inputs.items()))), []
+    return Manifest(Fraction(alpha), alpha, version, digest, dict(sorted(inputs.items())), dict(outputs),
+                    level, resamples), []
 
 
 def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:
@@ -76,6 +89,20 @@ def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:
         return None, [Problem(MANIFEST_PATH, str(exc))]
     manifest, messages = parse_manifest(document)
     return manifest, [Problem(MANIFEST_PATH, message) for message in messages]
+
+
+def stale_outputs(manifest: Manifest, digests: dict[str, str]) -> list[Problem]:
+    """A problem for each result file (``results/<name>`` -> sha256 now) that the manifest records otherwise.
+
+    Files the manifest does not list (an older manifest without ``outputs``) are not checked.
+    """
+    problems = []
+    for path, digest in sorted(digests.items()):
+        recorded = manifest.outputs.get(path.removeprefix("results/"))
+        if recorded is not None and recorded != digest:
+            problems.append(Problem(path, f"differs from the file compute_metrics wrote ({MANIFEST_PATH} records another "
+                                          f"sha256; do not edit results by hand, {_RERUN})"))
+    return problems
 
 
 def stale_inputs(manifest: Manifest, digests: dict[str, str]) -> list[Problem]:

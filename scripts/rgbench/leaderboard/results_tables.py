@@ -1,15 +1,18 @@
 """Read the three result tables written by compute_metrics back into exact records.
 
 The CSVs are the committed values, so they are parsed strictly: the header must
-be exactly the one issue 2 fixes (``rgbench.tables.*_COLUMNS``), integers are
-plain digits, fractions have exactly six decimals (parsed to ``Fraction``, so
-ties compare the committed values exactly), booleans are ``true``/``false``.
-Every problem of every file is returned; nothing is raised.
+start with the columns issue 2 fixes (``rgbench.tables.*_COLUMNS``), integers
+are plain digits, fractions have exactly six decimals (parsed to ``Fraction``,
+so ties compare the committed values exactly), booleans are ``true``/``false``.
+Columns after those are allowed (the statistics add some); the ones the
+leaderboard shows (intervals, ``n_cases``) are parsed as strictly, the others
+are ignored. Every problem of every file is returned; nothing is raised.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
 from dataclasses import dataclass
@@ -85,17 +88,35 @@ FAMILY_TYPES: dict[str, Parser] = {
     "P_family": _fixed, "s_bar_family": _fixed,
 }
 
+# Optional columns after the required ones that the leaderboard uses when present:
+# metric -> (low column, high column) of its interval, as compute_metrics' statistics write them.
+SUBJECT_INTERVALS = {
+    "P": ("P_wilson_low", "P_wilson_high"), "s_bar": ("s_bar_low", "s_bar_high"),
+    "Q_final": ("Q_final_low", "Q_final_high"), "BS": ("BS_low", "BS_high"), "ECE": ("ECE_low", "ECE_high"),
+}
+FAMILY_INTERVAL = ("P_family_wilson_low", "P_family_wilson_high")
+SUBJECT_EXTRA_TYPES: dict[str, Parser] = {
+    **{column: _fixed_or_empty for pair in SUBJECT_INTERVALS.values() for column in pair}, "n_cases": _int,
+}
+FAMILY_EXTRA_TYPES: dict[str, Parser] = {column: _fixed_or_empty for column in FAMILY_INTERVAL}
+
 
 @dataclass(frozen=True)
 class Row:
-    """One parsed data row: its line number in the file (header = line 1) and typed values."""
+    """One parsed data row: its line number (header = line 1), required values and known extra values."""
 
     line: int
     values: dict[str, object]
+    extras: dict[str, object]
 
 
-def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Parser]) -> tuple[list[Row], list[Problem]]:
-    """Parse ``text`` as a CSV whose header must equal ``columns``; every bad cell is a problem."""
+def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Parser],
+              extra_types: dict[str, Parser] | None = None) -> tuple[list[Row], list[Problem]]:
+    """Parse ``text`` as a CSV whose header starts with ``columns``; every bad cell is a problem.
+
+    Columns after ``columns`` are parsed with ``extra_types`` when named there, else ignored.
+    """
+    extra_types = extra_types or {}
     problems: list[Problem] = []
     rows: list[Row] = []
     if not text:
@@ -103,36 +124,50 @@ def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Pa
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader)
-        if tuple(header) != columns:
-            return [], [Problem(rel, f"line 1: header is {','.join(header)!r}, expected {','.join(columns)!r}; {_REGENERATE}")]
+        if tuple(header[: len(columns)]) != columns or len(set(header)) != len(header):
+            return [], [Problem(rel, f"line 1: header is {','.join(header)!r}, expected it to start with "
+                                     f"{','.join(columns)!r} (and name each column once); {_REGENERATE}")]
         for record in reader:
             line = reader.line_num
-            if len(record) != len(columns):
-                problems.append(Problem(rel, f"line {line}: {len(record)} fields, expected {len(columns)}"))
+            if len(record) != len(header):
+                problems.append(Problem(rel, f"line {line}: {len(record)} fields, expected {len(header)}"))
                 continue
             values: dict[str, object] = {}
-            for name, cell in zip(columns, record):
+            extras: dict[str, object] = {}
+            bad = False
+            for name, cell in zip(header, record):
+                parser = types[name] if name in columns else extra_types.get(name)
+                if parser is None:
+                    continue
                 try:
-                    values[name] = types[name](cell)
+                    (values if name in columns else extras)[name] = parser(cell)
                 except _Bad as exc:
                     problems.append(Problem(rel, f"line {line}: {name}: {exc}"))
-            if len(values) == len(columns):
-                rows.append(Row(line, values))
+                    bad = True
+            if not bad:
+                rows.append(Row(line, values, extras))
     except csv.Error as exc:
         problems.append(Problem(rel, f"line {reader.line_num}: malformed CSV ({exc})"))
     return rows, problems
 
 
-def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Parser]) -> tuple[list[Row], list[Problem]]:
-    """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`."""
+def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Parser],
+             extra_types: dict[str, Parser] | None = None, digests: dict[str, str] | None = None
+             ) -> tuple[list[Row], list[Problem]]:
+    """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`.
+
+    The sha256 of the bytes read is stored in ``digests[rel]`` when a dict is given.
+    """
     data, problems = read_single_file(root, rel)
     if data is None:
         return [], [Problem(p.path, f"{p.message}; {_REGENERATE}") for p in problems]
+    if digests is not None:
+        digests[rel] = hashlib.sha256(data).hexdigest()
     try:
         text = decode_utf8(data)
     except ParseError as exc:
         return [], [Problem(rel, str(exc))]
-    return parse_csv(rel, text, columns, types)
+    return parse_csv(rel, text, columns, types, extra_types)
 
 
 def _run_row(values: dict[str, object]) -> RunRow:
@@ -158,13 +193,21 @@ def _family_row(values: dict[str, object]) -> FamilyMetrics:
 
 @dataclass(frozen=True)
 class ResultTables:
-    """The three tables, exact; ``*_lines`` map a row's key to its line for messages."""
+    """The three tables, exact; ``*_lines`` map a row's key to its line for messages.
+
+    ``subject_extras`` / ``family_extras`` hold the optional columns that were
+    present (see SUBJECT_EXTRA_TYPES, FAMILY_EXTRA_TYPES), by subject_id and by
+    (subject_id, family).
+    """
 
     runs: list[RunRow]
     subjects: list[SubjectMetrics]
     families: list[FamilyMetrics]
     subject_lines: dict[str, int]
     family_lines: dict[tuple[str, str], int]
+    subject_extras: dict[str, dict[str, object]]
+    family_extras: dict[tuple[str, str], dict[str, object]]
+    digests: dict[str, str]
 
 
 def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
@@ -173,10 +216,11 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
     Returns (tables, []) or (None, problems). Duplicate keys (a subject twice,
     a (subject, family) pair twice) are problems too.
     """
-    run_rows, problems = read_csv(root, PER_RUN_PATH, PER_RUN_COLUMNS, PER_RUN_TYPES)
-    subject_rows, more = read_csv(root, SUBJECT_PATH, SUBJECT_COLUMNS, SUBJECT_TYPES)
+    digests: dict[str, str] = {}
+    run_rows, problems = read_csv(root, PER_RUN_PATH, PER_RUN_COLUMNS, PER_RUN_TYPES, digests=digests)
+    subject_rows, more = read_csv(root, SUBJECT_PATH, SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES, digests)
     problems += more
-    family_rows, more = read_csv(root, FAMILY_PATH, FAMILY_COLUMNS, FAMILY_TYPES)
+    family_rows, more = read_csv(root, FAMILY_PATH, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES, digests)
     problems += more
 
     subject_lines: dict[str, int] = {}
@@ -201,4 +245,7 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
         families=[_family_row(r.values) for r in family_rows],
         subject_lines=subject_lines,
         family_lines=family_lines,
+        subject_extras={str(r.values["subject_id"]): r.extras for r in subject_rows},
+        family_extras={(str(r.values["subject_id"]), str(r.values["family"])): r.extras for r in family_rows},
+        digests=digests,
     ), []

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Build the public leaderboard from the committed result tables.
+
+Reads results/per_run.csv, metrics_per_subject.csv, metrics_per_family.csv,
+results/manifest.json, subjects/registry.yaml and system/ under --root, and
+writes results/leaderboard.csv (the reference table), results/leaderboard.html
+(a self-contained page with charts) and results/leaderboard.md (a Markdown
+table for the README and pull requests), byte-deterministically.
+
+Ranked subjects come first (Q_final, then P, s_bar descending, BS ascending;
+competition ranks, "1, 2, 2, 4"), then disqualified subject versions (any
+critical fail) without a rank, then unscored subjects (N = 0).
+
+On any problem in the inputs, prints each as `path: message` on stderr, exits 1
+and writes nothing. With --readme, also replaces the block between
+<!-- leaderboard:start --> and <!-- leaderboard:end --> in README.md by
+results/leaderboard.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rgbench.atomic import write_many_atomic
+from rgbench.leaderboard.board import build_board
+from rgbench.leaderboard.build import render
+from rgbench.leaderboard.inputs import load_inputs
+from rgbench.leaderboard.markdown import MARKDOWN_FILE
+from rgbench.leaderboard.readme import README_FILE, embed_in_readme, readme_problem
+from rgbench.problems import report
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=REPO_ROOT,
+                        help="benchmark tree holding results/, subjects/ and system/ (default: this repository)")
+    parser.add_argument("--readme", action="store_true",
+                        help=f"also embed results/{MARKDOWN_FILE} in {README_FILE} between its leaderboard markers")
+    args = parser.parse_args(argv)
+    root: Path = args.root
+    if not root.is_dir():
+        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+        return 1
+    problem = readme_problem(root) if args.readme else None
+    inputs, problems = load_inputs(root)
+    if inputs is None or problem is not None:
+        return report(problems + ([problem] if problem else []))
+    board = build_board(inputs)
+    files = render(board)
+    outputs = {root / "results" / name: data for name, data in files.items()}
+    if args.readme:
+        readme, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8"))
+        if problem is not None:
+            return report([problem])
+        if readme is not None:
+            outputs[root / README_FILE] = readme
+    write_many_atomic(outputs)
+    print(f"leaderboard: {len(board.ranked)} ranked, {len(board.disqualified)} disqualified, "
+          f"{len(board.unscored)} unscored -> {root.name or root}/results/leaderboard.{{csv,html,md}}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

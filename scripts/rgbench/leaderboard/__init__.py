@@ -1,0 +1,15 @@
+"""The leaderboard: results tables -> leaderboard.csv, leaderboard.html, leaderboard.md.
+
+One concept per module, in the order data flows:
+
+* ``results_tables`` reads per_run.csv, metrics_per_subject.csv and metrics_per_family.csv exactly;
+* ``registry``, ``manifest`` and ``critical_fails`` read the registry, the provenance and the
+  evidence behind each disqualification; ``consistency`` cross-checks them all; ``inputs`` ties
+  the reading together and returns every problem at once;
+* ``ranking`` (status, order, competition rank), ``reliability`` (labels from distinct cases) and
+  ``intervals`` (optional uncertainty columns) are pure rules; ``board`` assembles one
+  :class:`~rgbench.leaderboard.board.Board`;
+* ``leaderboard_csv``, ``markdown``, ``html_tables`` + ``html_page`` (with ``page.css``,
+  ``page.js``), ``charts`` + ``svg`` and ``display`` format a Board; ``build`` renders them all;
+  ``readme`` embeds the Markdown table in README.md between two markers.
+"""

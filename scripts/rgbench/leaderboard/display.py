@@ -1,0 +1,36 @@
+"""Numbers for human readers (HTML and Markdown): as few decimals as honesty allows.
+
+The CSV keeps the committed six decimals. The page and the Markdown table show
+three, unless two different values of a column would then look equal, in which
+case they show as many as are needed to tell them apart (at most six, the
+committed precision). So a reader never sees two rows that look tied on
+Q_final but carry different ranks.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Iterable
+
+from ..numfmt import DECIMALS, fmt_fixed
+
+MIN_DECIMALS = 3
+
+
+def display_decimals(values: Iterable[Fraction | None], minimum: int = MIN_DECIMALS) -> int:
+    """The fewest decimals (``minimum``..6) at which the distinct 6-decimal values stay distinct.
+
+    ``None`` values are ignored. E.g. {0.741000, 0.742000} -> 3; {0.7421, 0.7424} -> 4.
+    """
+    committed = {fmt_fixed(v) for v in values if v is not None}
+    for decimals in range(minimum, DECIMALS):
+        if len({fmt_fixed(Fraction(text), decimals) for text in committed}) == len(committed):
+            return decimals
+    return DECIMALS
+
+
+def shown(value: Fraction | None, decimals: int) -> str:
+    """``value`` rounded (half to even, from its committed 6-decimal form) to ``decimals``; ``""`` for None."""
+    if value is None:
+        return ""
+    return fmt_fixed(Fraction(fmt_fixed(value)), decimals)

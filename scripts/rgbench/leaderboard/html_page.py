@@ -1,0 +1,149 @@
+"""``results/leaderboard.html``: one self-contained page (inline CSS, inline SVG charts, a little inline JS).
+
+It opens from disk with no network. A Content-Security-Policy allows no
+source at all except the page's own styles and its one script (by hash), so
+even a string that escaped escaping could not run or load anything. No
+timestamps: the same Board always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+
+from .board import Board
+from .charts import family_heatmap, q_final_chart, reliability_diagram
+from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
+from .reliability import EXPLANATIONS, LABELS, SCALES
+
+HTML_FILE = "leaderboard.html"
+_ASSETS = Path(__file__).resolve().parent
+CSS = (_ASSETS / "page.css").read_text(encoding="utf-8")
+JS = (_ASSETS / "page.js").read_text(encoding="utf-8")
+
+
+def content_security_policy(script: str) -> str:
+    """Nothing may load; inline styles are allowed; the only script allowed is ``script`` (by sha256)."""
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+
+
+def _figure(svg: str | None, caption: str, empty: str) -> str:
+    if svg is None:
+        return f'<p class="empty">{esc(empty)}</p>'
+    return f"<figure>\n{svg}<figcaption>{caption}</figcaption>\n</figure>"
+
+
+def summary(board: Board) -> str:
+    counts = [(len(board.ranked), "ranked"), (len(board.disqualified), "disqualified"), (len(board.unscored), "unscored")]
+    items = "".join(f"<li><strong>{n}</strong> {label}</li>" for n, label in counts)
+    return f'<ul class="summary" aria-label="subjects by status">{items}</ul>'
+
+
+def charts_section(board: Board) -> str:
+    """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
+    scored = board.scored
+    diagrams = [reliability_diagram(entry, index, board.ece_bins) for index, entry in enumerate(scored)]
+    calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams if svg is not None)
+    calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
+    whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
+    bars = _figure(q_final_chart(scored), "Q_final per scored subject in leaderboard order; hatched grey bars are "
+                   "disqualified subject versions, shown for transparency and not ranked." + esc(whiskers),
+                   "No scored subject yet.")
+    heatmap = _figure(family_heatmap(board, scored), "P_family per subject and family; n counts runs, cases count "
+                      "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")
+    return f"""<section class="card" id="charts">
+<h2>Q_final</h2>
+{bars}
+<h2 id="calibration">Calibration</h2>
+<p>Accuracy (mean reviewer correctness) against reported confidence, in {board.ece_bins} fixed-width bins; the
+numbers above the plot count the runs in each bin, the dots mark each bin's mean confidence and the dashed diagonal
+is perfect calibration. ECE weighs each bin's gap by its share of the runs.</p>
+{calibration}
+<h2 id="families">Families</h2>
+{heatmap}
+<details><summary>Family figures as a table</summary>
+{family_table(board)}
+</details>
+</section>"""
+
+
+def intervals_note(board: Board) -> str:
+    """Below the ranked table: what the small ranges under each value are, or that there are none yet."""
+    if not board.interval_note:
+        return '<p class="note">These results carry no uncertainty intervals yet.</p>'
+    return (f'<p class="note">Under each value: its interval. {esc(board.interval_note)} Where two subjects\' '
+            "intervals overlap widely, their order may be noise.</p>")
+
+
+def footer(board: Board) -> str:
+    """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
+    per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)
+    labels = "".join(f"<dt>{esc(label)}</dt><dd>{esc(EXPLANATIONS[label])}</dd>" for label in LABELS)
+    scales = "".join(f"<li>{esc(scale.describe())}</li>" for scale in SCALES)
+    return f"""<footer>
+<dl>
+<dt>Benchmark version</dt><dd>{esc(board.benchmark_version)}</dd>
+<dt>alpha</dt><dd>{esc(board.alpha_text)} (Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score})</dd>
+<dt>Input digest</dt><dd><code>sha256:{esc(board.input_digest)}</code> (results/manifest.json)</dd>
+<dt>Scored runs</dt><dd>{per_subject or "none"}</dd>
+<dt>Intervals</dt><dd>{esc(board.interval_note) or "none in these results"}</dd>
+</dl>
+<p><strong>Reliability labels</strong>, from the number of distinct cases behind a figure (repeated runs of a case
+are not independent evidence):</p>
+<dl>{labels}</dl>
+<ul>{scales}</ul>
+<p>Ranks use the exact committed values; rows equal on Q_final, P, s\u0304 and BS share a rank. The reference
+table is <code>results/leaderboard.csv</code>; this page is generated from it by
+<code>scripts/build_leaderboard.py</code>.</p>
+</footer>"""
+
+
+def leaderboard_html(board: Board) -> str:
+    """The whole page as text (``\\n`` line endings)."""
+    title = f"{board.title} \u2014 leaderboard"
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{esc(content_security_policy(JS))}">
+<meta name="referrer" content="no-referrer">
+<title>{esc(title)}</title>
+<style>
+{CSS}</style>
+</head>
+<body>
+<header>
+<h1>{esc(board.title)}</h1>
+<p class="lede">Leaderboard of benchmark version {esc(board.benchmark_version)}. Subjects are ranked by
+Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score} (alpha = {esc(board.alpha_text)}), then P, s\u0304
+and BS. A single critical fail disqualifies a subject version. Every figure carries a reliability label: with few
+distinct cases, small differences are noise.</p>
+{summary(board)}
+</header>
+<main>
+<section class="card" id="ranked">
+<h2>Ranked</h2>
+{ranked_table(board)}
+{intervals_note(board)}
+</section>
+<section class="card disqualified" id="disqualified">
+<h2>Disqualified</h2>
+<p>At least one run of these subject versions recommended an action the rubric judges critical (irreversible
+damage or a safety hazard). They are not ranked; their figures stay visible so that their makers can see the
+rest of the record. A new registered version starts with a clean record.</p>
+{disqualified_table(board)}
+</section>
+<section class="card" id="unscored">
+<h2>Unscored</h2>
+{unscored_table(board)}
+</section>
+{charts_section(board)}
+</main>
+{footer(board)}
+<script>{JS}</script>
+</body>
+</html>
+"""

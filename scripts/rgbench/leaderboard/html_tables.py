@@ -1,0 +1,201 @@
+"""The HTML tables of the page: Ranked, Disqualified, Unscored and the family figures.
+
+Every string that comes from the registry or the data goes through :func:`esc`
+(``html.escape`` with quotes), in text and in attributes alike.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+from ..numfmt import fmt_fixed
+from .board import Board, Entry
+from .display import display_decimals, shown
+from .reliability import EXPLANATIONS
+
+# (column heading, SubjectMetrics attribute, reliability key, higher is better)
+METRICS = (
+    ("Q_final", "q_final", "Q_final", True),
+    ("P", "p", "P", True),
+    ("s\u0304", "s_bar", "s_bar", True),
+    ("BS", "bs", "BS", False),
+    ("ECE", "ece", "ECE", False),
+)
+META_HEADING = "Registered"
+META_LABELS = ("provider", "parameters", "evaluated")
+DASH = "\u2014"
+
+
+def esc(value: object) -> str:
+    """HTML-escape any value for text or a quoted attribute."""
+    return html.escape(str(value), quote=True)
+
+
+def column_decimals(entries: Sequence[Entry]) -> dict[str, int]:
+    """Decimals to show per metric so that distinct values stay distinct (see display.py)."""
+    return {attr: display_decimals(getattr(e.metrics, attr) for e in entries) for _, attr, _, _ in METRICS}
+
+
+def sortable_head(label: str, *, numeric: bool = False, first_desc: bool = False, title: str = "") -> str:
+    """A ``<th>`` whose button sorts its column (page.js); numeric columns are right-aligned."""
+    attrs = ' class="num" data-type="number"' if numeric else ""
+    attrs += ' data-first="desc"' if first_desc else ""
+    attrs += f' title="{esc(title)}"' if title else ""
+    return f'<th scope="col"{attrs}><button type="button">{esc(label)}</button></th>'
+
+
+def metric_heads() -> str:
+    return "".join(
+        sortable_head(label, numeric=True, first_desc=higher,
+                      title=f"{label}: {'higher' if higher else 'lower'} is better")
+        for label, _, _, higher in METRICS)
+
+
+def rel_tag(label: str) -> str:
+    """A small reliability label with its one-sentence explanation as a tooltip."""
+    if not label:
+        return ""
+    return f'<span class="rel rel-{esc(label)}" title="{esc(label)}: {esc(EXPLANATIONS[label])}">{esc(label)}</span>'
+
+
+def interval_text(interval: tuple | None, decimals: int) -> str:
+    """``low–high`` at the column's display precision, or ``""``."""
+    if interval is None:
+        return ""
+    return f"{shown(interval[0], decimals)}\u2013{shown(interval[1], decimals)}"
+
+
+def metric_cells(entry: Entry, decimals: dict[str, int]) -> str:
+    """Value, interval (when the statistics give one) and reliability label of each metric."""
+    cells = []
+    for label, attr, key, _ in METRICS:
+        value = getattr(entry.metrics, attr)
+        exact = fmt_fixed(value)
+        interval = entry.intervals.get(key)
+        tip = f"{label} = {exact}" + (f", interval {fmt_fixed(interval[0])} to {fmt_fixed(interval[1])}" if interval else "")
+        ci = f'<span class="ci">{esc(interval_text(interval, decimals[attr]))}</span>' if interval else ""
+        cells.append(f'<td class="num" data-sort="{esc(exact)}" title="{esc(tip)}">'
+                     f'<span class="value">{esc(shown(value, decimals[attr]))}</span>{ci}{rel_tag(entry.reliability[key])}</td>')
+    return "".join(cells)
+
+
+def subject_cell(entry: Entry) -> str:
+    """Display name, a kind tag, ``subject_id · version`` and the registry notes."""
+    s = entry.subject
+    kind = {"human": "human baseline", "llm": "LLM"}.get(s.kind, s.kind)
+    tag = f'<span class="tag">{esc(kind)}</span>' if kind else ""
+    notes = f'<span class="notes">{esc(s.notes)}</span>' if s.notes else ""
+    return (f'<td class="subject" data-sort="{esc(entry.name.casefold())}"><span class="name">{esc(entry.name)}</span>{tag}'
+            f'<span class="ident mono">{esc(s.subject_id)} \u00b7 {esc(s.subject_version)}</span>{notes}</td>')
+
+
+def count_cells(entry: Entry) -> str:
+    """Scored runs (with the responses still awaiting a scoring, if any) and distinct cases."""
+    m = entry.metrics
+    waiting = f'<span class="ci" title="responses not scored yet">+{m.n_unscored} unscored</span>' if m.n_unscored else ""
+    return (f'<td class="num" data-sort="{m.n}">{m.n}{waiting}</td>'
+            f'<td class="num" data-sort="{entry.n_cases}">{entry.n_cases}</td>')
+
+
+def meta_cells(entry: Entry) -> str:
+    """One cell with the registered provider, parameters and evaluation date (a dash when none is given)."""
+    s = entry.subject
+    parts = [(label, value) for label, value in zip(META_LABELS, (s.provider, s.parameters, s.evaluation_date)) if value]
+    text = "".join(f'<span class="meta-line"><span class="meta-key">{esc(label)}</span> {esc(value)}</span>'
+                   for label, value in parts)
+    return f'<td class="meta" data-sort="{esc(s.provider.casefold())}">{text or DASH}</td>'
+
+
+def meta_heads() -> str:
+    return sortable_head(META_HEADING, title="as registered in subjects/registry.yaml")
+
+
+def ranked_table(board: Board) -> str:
+    """The main table: rank, subject, the five metrics with reliability, runs, cases, registry metadata."""
+    if not board.ranked:
+        return '<p class="empty">No subject is ranked yet.</p>'
+    decimals = column_decimals(board.scored)
+    rows = []
+    for order, entry in enumerate(board.ranked):
+        rows.append(f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
+                    f'<td class="rank num" data-sort="{entry.rank}">{entry.rank}</td>{subject_cell(entry)}'
+                    f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
+    head = (sortable_head("Rank", numeric=True) + sortable_head("Subject") + metric_heads()
+            + sortable_head("Runs", numeric=True, first_desc=True, title="N: scored runs")
+            + sortable_head("Cases", numeric=True, first_desc=True, title="distinct cases behind the figures")
+            + meta_heads())
+    return (f'<div class="scroll"><table class="board sortable" id="ranked-table">'
+            f'<thead><tr>{head}</tr></thead><tbody>\n' + "\n".join(rows) + "\n</tbody></table></div>")
+
+
+def fail_list(board: Board, entry: Entry) -> str:
+    """The runs with a critical fail: case, run, reviewer, codes and their catalog titles."""
+    items = []
+    for fail in entry.critical_fails:
+        codes = "; ".join(
+            f'<code>{esc(code)}</code>' + (f' <span class="fail-title">{esc(board.fail_titles[code])}</span>'
+                                          if code in board.fail_titles else "")
+            for code in fail.codes)
+        items.append(f'<li><code>{esc(fail.case_id)}</code> run <code>{esc(fail.run_id)}</code> '
+                     f'(reviewer <code>{esc(fail.reviewer_id)}</code>): {codes}</li>')
+    return '<ul class="fails">' + "".join(items) + "</ul>"
+
+
+def disqualified_table(board: Board) -> str:
+    """Disqualified subject versions, with the badge, n_critical, the evidence and every metric."""
+    if not board.disqualified:
+        return '<p class="empty">No subject version is disqualified.</p>'
+    decimals = column_decimals(board.scored)
+    rows = []
+    for order, entry in enumerate(board.disqualified):
+        m = entry.metrics
+        rows.append(f'<tr data-order="{order}" data-subject="{esc(m.subject_id)}">{subject_cell(entry)}'
+                    f'<td><span class="badge badge-dq">Disqualified</span>'
+                    f'<span class="status-note">{m.n_critical} critical run{"" if m.n_critical == 1 else "s"}</span></td>'
+                    f'<td class="fail-cell">{fail_list(board, entry)}</td>'
+                    f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
+    head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
+            '<th scope="col">Critical fails (case, run, code)</th>'
+            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in METRICS)
+            + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
+            + f'<th scope="col">{META_HEADING}</th>')
+    return (f'<div class="scroll"><table class="board" id="disqualified-table"><thead><tr>{head}</tr></thead><tbody>\n'
+            + "\n".join(rows) + "\n</tbody></table></div>")
+
+
+def unscored_table(board: Board) -> str:
+    """Registered subjects with no scored run yet, and how many of their responses await a review."""
+    if not board.unscored:
+        return '<p class="empty">Every registered subject has scored runs.</p>'
+    rows = []
+    for order, entry in enumerate(board.unscored):
+        rows.append(f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">{subject_cell(entry)}'
+                    f'<td class="num">{entry.metrics.n_unscored}</td>{meta_cells(entry)}</tr>')
+    head = ('<th scope="col">Subject</th><th scope="col" class="num">Responses awaiting a scoring</th>'
+            + f'<th scope="col">{META_HEADING}</th>')
+    return (f'<div class="scroll"><table class="board" id="unscored-table"><thead><tr>{head}</tr></thead><tbody>\n'
+            + "\n".join(rows) + "\n</tbody></table></div>")
+
+
+def family_table(board: Board) -> str:
+    """P_family and s_bar_family per scored subject and family, with runs, cases and reliability."""
+    codes = [code for code in board.families if any(code in e.families for e in board.scored)]
+    if not codes:
+        return '<p class="empty">No family figures yet.</p>'
+    head = '<th scope="col">Subject</th>' + "".join(f'<th scope="col">{esc(board.families[c])}</th>' for c in codes)
+    rows = []
+    for entry in board.scored:
+        cells = []
+        for code in codes:
+            cell = entry.families.get(code)
+            if cell is None:
+                cells.append('<td class="empty">\u2014</td>')
+                continue
+            ci = f' <span class="ci-inline">({esc(interval_text(cell.p_interval, 3))})</span>' if cell.p_interval else ""
+            cells.append(f'<td>P {esc(shown(cell.p_family, 3))}{ci} \u00b7 s\u0304 {esc(shown(cell.s_bar_family, 2))}'
+                         f'<span class="ident">{cell.n_family} runs, {cell.n_cases} cases</span>'
+                         f'{rel_tag(cell.reliability)}</td>')
+        rows.append(f'<tr><td><span class="name">{esc(entry.name)}</span></td>{"".join(cells)}</tr>')
+    return (f'<div class="scroll"><table id="family-table"><thead><tr>{head}</tr></thead><tbody>\n'
+            + "\n".join(rows) + "\n</tbody></table></div>")

@@ -1,0 +1,63 @@
+"""Uncertainty intervals, when compute_metrics' statistics provide them.
+
+metrics_per_subject.csv may carry, after its required columns, an interval per
+metric (Wilson for P, a case-resampling bootstrap for s_bar, BS, ECE and
+Q_final) and metrics_per_family.csv a Wilson interval for P_family. This module
+turns those optional cells into ``(low, high)`` pairs, says what is wrong with
+them (one bound without the other, low above high), and describes the method
+for readers from the manifest's ``statistics`` record. Results without them are
+valid: the leaderboard then shows no intervals.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..numfmt import fmt_fixed
+from .results_tables import FAMILY_INTERVAL, SUBJECT_INTERVALS
+
+Interval = tuple[Fraction, Fraction]
+
+
+def _pair(extras: dict[str, object], low: str, high: str) -> tuple[Interval | None, str | None]:
+    """(interval, None), (None, None) when both cells are absent or empty, or (None, message)."""
+    lo, hi = extras.get(low), extras.get(high)
+    if lo is None and hi is None:
+        return None, None
+    if lo is None or hi is None:
+        return None, f"{low} and {high} must both be given or both be empty"
+    if lo > hi:  # type: ignore[operator]
+        return None, f"{low} {fmt_fixed(lo)} is above {high} {fmt_fixed(hi)}"  # type: ignore[arg-type]
+    return (lo, hi), None  # type: ignore[return-value]
+
+
+def subject_intervals(extras: dict[str, object]) -> tuple[dict[str, Interval], list[str]]:
+    """Metric name (P, s_bar, Q_final, BS, ECE) -> interval, for the metrics whose bounds are present."""
+    found: dict[str, Interval] = {}
+    messages = []
+    for metric, (low, high) in SUBJECT_INTERVALS.items():
+        interval, message = _pair(extras, low, high)
+        if message:
+            messages.append(message)
+        elif interval is not None:
+            found[metric] = interval
+    return found, messages
+
+
+def family_interval(extras: dict[str, object]) -> tuple[Interval | None, str | None]:
+    """The Wilson interval of P_family, when present."""
+    return _pair(extras, *FAMILY_INTERVAL)
+
+
+def percent(level: str) -> str:
+    """``"0.950000"`` -> ``"95%"``, ``"0.975000"`` -> ``"97.5%"`` (exact, trailing zeros dropped)."""
+    text = fmt_fixed(Fraction(level) * 100, 4).rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def method_note(confidence_level: str | None, resamples: int | None) -> str:
+    """One sentence saying what the intervals are, from the manifest's statistics record."""
+    level = percent(confidence_level) if confidence_level else "The"
+    method = f"a bootstrap over cases ({resamples} resamples)" if resamples else "a bootstrap over cases"
+    return (f"{level} intervals: Wilson score intervals for P and P_family, {method} for s\u0304, BS, ECE "
+            "and Q_final.")

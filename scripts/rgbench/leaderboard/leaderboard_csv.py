@@ -1,0 +1,77 @@
+"""``results/leaderboard.csv``: the ranked table in the committed result format.
+
+Columns start with the twelve issue 3 fixes (REQUIRED_COLUMNS); the ones after
+them (EXTRA_COLUMNS) add the distinct-case count, one reliability label per
+metric, the metric's interval when the statistics provide one (same column
+names as metrics_per_subject.csv; empty otherwise), the unscored responses, the
+critical-fail evidence and the registry metadata. The label columns are named
+``<metric>_reliability_label`` so they are never mistaken for the Brier
+decomposition's numeric ``BS_reliability`` of metrics_per_subject.csv. Same format as the other result files: UTF-8, ``\\n``, minimal
+quoting, 6-decimal fractions, empty cells where a value is undefined.
+"""
+
+from __future__ import annotations
+
+from ..numfmt import fmt_fixed
+from ..tables import csv_text
+from .board import Board, Entry
+from .critical_fails import CriticalFail
+from .registry import METADATA_FIELDS
+from .reliability import SUBJECT_FIGURES
+from .results_tables import SUBJECT_INTERVALS
+
+LEADERBOARD_FILE = "leaderboard.csv"
+REQUIRED_COLUMNS = (
+    "rank", "subject_id", "subject_version", "display_name", "leaderboard_status",
+    "N", "P", "s_bar", "Q_final", "BS", "ECE", "n_critical",
+)
+RELIABILITY_COLUMNS = tuple(f"{figure}_reliability_label" for figure in SUBJECT_FIGURES)
+INTERVAL_COLUMNS = tuple(column for figure in SUBJECT_FIGURES for column in SUBJECT_INTERVALS[figure])
+EXTRA_COLUMNS = ("n_cases", *RELIABILITY_COLUMNS, *INTERVAL_COLUMNS, "n_unscored", "critical_fails", *METADATA_FIELDS)
+COLUMNS = REQUIRED_COLUMNS + EXTRA_COLUMNS
+
+
+def fail_cell(fails: tuple[CriticalFail, ...]) -> str:
+    """``case_id/run_id:CODE[+CODE]`` per run with a critical fail, joined by ``;`` (per_run order)."""
+    return ";".join(f"{f.case_id}/{f.run_id}:{'+'.join(f.codes)}" for f in fails)
+
+
+def interval_cells(entry: Entry) -> dict[str, str]:
+    """The INTERVAL_COLUMNS of one entry: bounds with 6 decimals, empty where there is no interval."""
+    cells = {}
+    for figure in SUBJECT_FIGURES:
+        low, high = SUBJECT_INTERVALS[figure]
+        interval = entry.intervals.get(figure)
+        cells[low], cells[high] = (fmt_fixed(interval[0]), fmt_fixed(interval[1])) if interval else ("", "")
+    return cells
+
+
+def csv_row(entry: Entry) -> tuple[str, ...]:
+    """One entry as the cells of COLUMNS."""
+    m = entry.metrics
+    values = {
+        "rank": "" if entry.rank is None else str(entry.rank),
+        "subject_id": m.subject_id,
+        "subject_version": m.subject_version,
+        "display_name": entry.name,
+        "leaderboard_status": entry.status,
+        "N": str(m.n),
+        "P": fmt_fixed(m.p),
+        "s_bar": fmt_fixed(m.s_bar),
+        "Q_final": fmt_fixed(m.q_final),
+        "BS": fmt_fixed(m.bs),
+        "ECE": fmt_fixed(m.ece),
+        "n_critical": str(m.n_critical),
+        "n_cases": str(entry.n_cases),
+        **{f"{figure}_reliability_label": entry.reliability[figure] for figure in SUBJECT_FIGURES},
+        **interval_cells(entry),
+        "n_unscored": str(m.n_unscored),
+        "critical_fails": fail_cell(entry.critical_fails),
+        **entry.subject.metadata(),
+    }
+    return tuple(values[column] for column in COLUMNS)
+
+
+def leaderboard_csv(board: Board) -> str:
+    """The whole file: header, then one row per entry in leaderboard order."""
+    return csv_text(COLUMNS, (csv_row(entry) for entry in board.entries))

@@ -1,0 +1,251 @@
+"""The leaderboard page in a real browser: headless Chromium, driven over the DevTools protocol.
+
+What a person would see on tests/fixtures/leaderboard/basic: the first ranked
+row is the expected subject, the Disqualified badge is on screen, every chart
+has a size, the hostile display name reads as text, no script from the data
+ran (no alert, no changed title, no injected element or attribute), nothing
+was fetched, and the page's own sorting script works under its
+Content-Security-Policy.
+
+The protocol runs over ``--remote-debugging-pipe`` (file descriptors 3 and 4,
+NUL-terminated JSON), so the test needs nothing beyond the standard library.
+Skipped, saying how to install it, when Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import build_leaderboard
+
+FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
+REPO = Path(__file__).resolve().parent.parent
+EVIL_NAME = "<script>alert(1)</script>"
+TIMEOUT = 20.0
+
+
+def chromium_binary() -> str | None:
+    found = shutil.which("chromium")
+    if found:
+        return found
+    return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
+
+
+CHROMIUM = chromium_binary()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium not found; install it with `apt-get install -y chromium` to run the browser test")
+
+
+class DevTools:
+    """A minimal DevTools-protocol client over the pipe Chromium opens on fds 3 (in) and 4 (out)."""
+
+    def __init__(self, binary: str, profile: Path):
+        to_browser_r, to_browser_w = os.pipe()
+        from_browser_r, from_browser_w = os.pipe()
+        # Move the child's ends above 4 so that dup2 onto 3 and 4 cannot clobber one another.
+        child_in = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD_CLOEXEC, 10)
+        child_out = fcntl.fcntl(from_browser_w, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+
+        def wire_fds() -> None:  # runs in the child between fork and exec
+            os.dup2(child_in, 3)
+            os.dup2(child_out, 4)
+
+        self.process = subprocess.Popen(
+            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-dev-shm-usage", "--window-size=1280,900", f"--user-data-dir={profile}",
+             "--remote-debugging-pipe", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            close_fds=False, preexec_fn=wire_fds,
+        )
+        os.close(child_in)
+        os.close(child_out)
+        self.writer, self.reader = to_browser_w, from_browser_r
+        self.buffer = b""
+        self.next_id = 0
+        self.events: list[dict] = []
+        self.deadline = time.monotonic() + TIMEOUT
+
+    def _message(self) -> dict:
+        while b"\0" not in self.buffer:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or not select.select([self.reader], [], [], left)[0]:
+                raise TimeoutError("Chromium did not answer in time")
+            chunk = os.read(self.reader, 1 << 16)
+            if not chunk:
+                raise ConnectionError("Chromium closed the DevTools pipe")
+            self.buffer += chunk
+        raw, _, self.buffer = self.buffer.partition(b"\0")
+        return json.loads(raw)
+
+    def send(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
+        """Call a method and return its result, keeping the events that arrive meanwhile."""
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.writer, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._message()
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+            self.events.append(reply)
+
+    def wait_for(self, method: str) -> dict:
+        while True:
+            for index, event in enumerate(self.events):
+                if event.get("method") == method:
+                    return self.events.pop(index)
+            self.events.append(self._message())
+
+    def evaluate(self, session: str, expression: str):
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def close(self) -> None:
+        try:
+            if self.process.poll() is None:
+                self.send("Browser.close")
+                self.process.wait(timeout=5)
+        except Exception:  # noqa: BLE001 - teardown must not hide the test's own failure
+            pass
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            os.close(self.writer)
+            os.close(self.reader)
+
+
+# Everything a person would look at, measured in the page after it loaded.
+PROBE = r"""JSON.stringify((() => {
+  const box = (el) => {
+    if (!el) return null;
+    el.scrollIntoView({block: "center"});
+    const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return {width: r.width, height: r.height, shown: s.visibility !== "hidden" && s.display !== "none"
+            && parseFloat(s.opacity) > 0, onTop: !!hit && (hit === el || el.contains(hit))};
+  };
+  const first = document.querySelector("#ranked-table tbody tr");
+  const badge = document.querySelector("#disqualified .badge-dq");
+  return {
+    title: document.title,
+    firstSubject: first && first.getAttribute("data-subject"),
+    firstRank: first && first.cells[0].textContent.trim(),
+    firstName: first && first.querySelector(".name").textContent,
+    ranked: [...document.querySelectorAll("#ranked-table tbody tr")].map(r => [r.cells[0].textContent.trim(), r.getAttribute("data-subject")]),
+    disqualified: [...document.querySelectorAll("#disqualified-table tbody tr")].map(r => r.getAttribute("data-subject")),
+    unscored: [...document.querySelectorAll("#unscored-table tbody tr")].map(r => r.getAttribute("data-subject")),
+    badgeText: badge && badge.textContent, badge: box(badge),
+    charts: [...document.querySelectorAll("svg.chart")].map(box),
+    names: [...document.querySelectorAll("#ranked-table .name")].map(e => e.textContent),
+    bodyHasEvilText: document.body.innerText.includes("<script>alert(1)</script>"),
+    scripts: document.scripts.length, images: document.images.length,
+    pwnedAttribute: document.body.hasAttribute("data-pwned"),
+    resources: performance.getEntriesByType("resource").map(e => e.name),
+    alerts: window.__alerts,
+  };
+})())"""
+
+SORT_BY = r"""JSON.stringify((() => {
+  const heads = [...document.querySelectorAll("#ranked-table thead th")];
+  heads.find(th => th.textContent.trim().startsWith(%s)).querySelector("button").click();
+  return [...document.querySelectorAll("#ranked-table tbody tr")].map(r => r.getAttribute("data-subject"));
+})())"""
+
+
+def open_page(client: DevTools, html: Path) -> str:
+    """Open ``html`` in a new tab, wait for it to load; return the DevTools session of that tab."""
+    target = client.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = client.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    client.send("Page.enable", session=session)
+    # Record (instead of showing) any dialog a script from the data might open.
+    client.send("Page.addScriptToEvaluateOnNewDocument", {
+        "source": "window.__alerts = []; window.alert = (m) => window.__alerts.push(String(m));"}, session)
+    client.send("Page.navigate", {"url": html.as_uri()}, session)
+    client.wait_for("Page.loadEventFired")
+    return session
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    client = DevTools(CHROMIUM, tmp_path_factory.mktemp("profile"))
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory):
+    """The built fixture page, loaded in Chromium; yields (client, session id)."""
+    root = tmp_path_factory.mktemp("browser") / "tree"
+    shutil.copytree(FIXTURES / "basic" / "tree", root)
+    shutil.copytree(REPO / "system", root / "system")
+    assert build_leaderboard.main(["--root", str(root)]) == 0
+    return browser, open_page(browser, root / "results" / "leaderboard.html")
+
+
+def test_what_a_reader_sees(page):
+    client, session = page
+    seen = json.loads(client.evaluate(session, PROBE))
+    assert seen["title"].endswith("\u2014 leaderboard")                 # not changed by an injected script
+    assert (seen["firstRank"], seen["firstSubject"], seen["firstName"]) == ("1", "atlas", "Atlas 2")
+    assert seen["ranked"] == [["1", "atlas"], ["2", "borealis"], ["2", "cirrus"], ["4", "dune"], ["5", "evil"]]
+    assert seen["disqualified"] == ["fathom"] and seen["unscored"] == ["glacier"]
+    assert seen["badgeText"] == "Disqualified"
+    badge = seen["badge"]
+    assert badge["width"] > 0 and badge["height"] > 0 and badge["shown"] and badge["onTop"]
+    assert len(seen["charts"]) == 8
+    assert all(c["width"] > 100 and c["height"] > 100 and c["shown"] for c in seen["charts"])
+    assert EVIL_NAME in seen["names"] and seen["bodyHasEvilText"]  # the hostile name reads as text
+    assert seen["scripts"] == 1 and seen["images"] == 0              # only our own script; no injected <img>
+    assert seen["pwnedAttribute"] is False and seen["alerts"] == []
+    assert seen["resources"] == []                                    # nothing fetched: the page is self-contained
+    assert not [e for e in client.events if e.get("method") == "Page.javascriptDialogOpening"]
+
+
+def test_sorting_script_runs_under_the_content_security_policy(page):
+    client, session = page
+    # Subject, ascending by case-folded name: "<script>…" ('<' sorts before letters), "atlas 2", "borealis", ...
+    assert json.loads(client.evaluate(session, SORT_BY % json.dumps("Subject"))) == [
+        "evil", "atlas", "borealis", "cirrus", "dune"]
+    # Q_final, higher first on the first click; the borealis/cirrus tie keeps leaderboard order.
+    assert json.loads(client.evaluate(session, SORT_BY % json.dumps("Q_final"))) == [
+        "atlas", "borealis", "cirrus", "dune", "evil"]
+    # A second click reverses it (ties still in leaderboard order).
+    assert json.loads(client.evaluate(session, SORT_BY % json.dumps("Q_final"))) == [
+        "evil", "borealis", "cirrus", "dune", "atlas"]
+
+
+def test_the_committed_page(browser):
+    """The repository's own results/leaderboard.html shows its leaderboard.csv's first row on top."""
+    html, table = REPO / "results" / "leaderboard.html", REPO / "results" / "leaderboard.csv"
+    if not html.exists() or not table.exists():
+        pytest.skip("results/leaderboard.html is not committed yet (run `make metrics`)")
+    rows = list(csv.DictReader(table.read_text(encoding="utf-8").splitlines()))
+    session = open_page(browser, html)
+    seen = json.loads(browser.evaluate(session, PROBE))
+    ranked = [r for r in rows if r["leaderboard_status"] == "Ranked"]
+    if ranked:
+        assert (seen["firstRank"], seen["firstSubject"]) == ("1", ranked[0]["subject_id"])
+    assert seen["disqualified"] == [r["subject_id"] for r in rows if r["leaderboard_status"] == "Disqualified"]
+    assert all(c["width"] > 100 and c["height"] > 100 for c in seen["charts"])
+    assert seen["resources"] == [] and seen["alerts"] == [] and seen["scripts"] == 1

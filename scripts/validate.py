@@ -2,6 +2,13 @@
 """Validate every input of a benchmark tree (schemas, ids, cross-file rules) without writing anything.
 
 Prints each problem as `path: message` on stderr and exits 1 if there is any.
+
+With --changed BASE, reports only the problems of the files changed since the
+git revision BASE (working tree and untracked files included), of the files
+they reference and of the files that reference them (see rgbench/changeset.py);
+the whole tree is still read, so nothing a change breaks elsewhere is missed.
+With --format github, problems are printed on stdout as GitHub Actions
+annotations (`::error file=PATH,line=N::message`).
 """
 
 from __future__ import annotations
@@ -10,8 +17,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from rgbench.annotations import github_line
+from rgbench.changeset import select
+from rgbench.gitio import GitError, changed_since
 from rgbench.loader import load_tree
-from rgbench.problems import report
+from rgbench.problems import Problem, report
+from rgbench.safe_read import read_single_file
 from rgbench.spec import load_spec
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -20,19 +31,54 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser.add_argument("--changed", metavar="BASE",
+                        help="report only problems of files changed since git revision BASE and their references")
+    parser.add_argument("--format", choices=("text", "github"), default="text",
+                        help="text: `path: message` lines on stderr (default); github: annotations on stdout")
     args = parser.parse_args(argv)
     if not args.root.is_dir():
         print(f"{args.root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
         return 1
+    changed = None
+    if args.changed is not None:
+        try:
+            changed = changed_since(args.root, args.changed)
+        except GitError as exc:
+            print(f"--changed: {exc}", file=sys.stderr)
+            return 1
+    emit = report if args.format == "text" else (lambda found: annotate(args.root, found))
     spec, problems = load_spec(args.root)
     if spec is None:
-        return report(problems)
+        return emit(problems)
     tree, problems = load_tree(args.root, spec)
+    left_out = 0
+    if changed is not None:
+        problems, left_out = select(problems, changed, spec)
+        if left_out:
+            print(f"{left_out} problem(s) in files unrelated to the change were not reported "
+                  "(run without --changed to see them)", file=sys.stderr)
+    if problems:
+        return emit(problems)
     if tree is None:
-        return report(problems)
+        print(f"valid: the {len(changed or ())} changed path(s) since {args.changed} and their references")
+        return 0
+    scope = f" ({len(changed)} changed path(s) since {args.changed})" if changed is not None else ""
     print(f"valid: {len(tree.golds)} golds, {len(tree.responses)} responses, "
-          f"{len(tree.scorings)} scorings, {len(tree.subjects)} subjects")
+          f"{len(tree.scorings)} scorings, {len(tree.subjects)} subjects{scope}")
     return 0
+
+
+def annotate(root: Path, problems: list[Problem]) -> int:
+    """Print each problem as a GitHub annotation on stdout (a count on stderr); return the exit status."""
+    texts: dict[str, str | None] = {}
+    for problem in sorted(set(problems)):
+        if problem.path not in texts:
+            data, _ = read_single_file(root, problem.path)
+            texts[problem.path] = data.decode("utf-8", "replace") if data is not None else None
+        print(github_line(problem, texts[problem.path]))
+    if problems:
+        print(f"{len(set(problems))} problem(s) found; nothing was written.", file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

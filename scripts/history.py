@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Print a subject's metrics across the dated snapshots of results/historico/.
+
+One row per snapshot holding the subject, every version included (a
+disqualified version stays visible after a new one is registered), then the
+current results/ as `current`, then the registry's record of earlier
+versions. Without --subject, prints every subject that appears anywhere.
+Markdown by default; --format csv for a table to process further.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rgbench.history import SERIES_COLUMNS, current_snapshot, load_snapshots, markdown_series, subject_series
+from rgbench.problems import report
+from rgbench.registry_history import entries, read_registry
+from rgbench.spec import load_spec
+from rgbench.tables import csv_text
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser.add_argument("--subject", help="subject_id to follow (default: every subject)")
+    parser.add_argument("--format", choices=("markdown", "csv"), default="markdown", help="output format (default: markdown)")
+    parser.add_argument("--no-current", action="store_true", help="leave out the current results/")
+    args = parser.parse_args(argv)
+    root: Path = args.root
+    if not root.is_dir():
+        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+        return 1
+    snapshots, problems = load_snapshots(root)
+    if problems:
+        return report(problems)
+    spec, problems = load_spec(root)
+    if spec is None:
+        return report(problems)
+    registry, problems = read_registry(root, spec)
+    if registry is None:
+        return report(problems)
+    series_of = list(snapshots)
+    current = None if args.no_current else current_snapshot(root)
+    if current is not None:
+        series_of.append(current)
+    known = sorted({sid for s in series_of for sid in s.subjects} | set(entries(registry)))
+    if args.subject is not None and args.subject not in known:
+        print(f"--subject: {args.subject!r} is in no snapshot and not registered (known: {', '.join(known) or 'none'})",
+              file=sys.stderr)
+        return 1
+    wanted = [args.subject] if args.subject else known
+    if args.format == "csv":
+        rows = [(sid, *(row[c] for c in SERIES_COLUMNS)) for sid in wanted for row in subject_series(series_of, sid)]
+        sys.stdout.write(csv_text(("subject_id", *SERIES_COLUMNS), rows))
+        return 0
+    blocks = []
+    for sid in wanted:
+        history = entries(registry).get(sid, (0, {}))[1].get("history", [])
+        blocks.append(markdown_series(sid, subject_series(series_of, sid), history))
+    sys.stdout.write("\n".join(blocks))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

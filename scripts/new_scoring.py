@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Write a reviewer's scoring template for one response, then say what to read first.
+
+    python scripts/new_scoring.py --subject S --case C --run R --reviewer ID
+
+creates scoring/<version>/S/C__R__eval-ID.json with the ids, the registered
+subject_version and the response's sha256 filled in, every rubric criterion
+listed with a null score and a null correctness. Those nulls fail validation
+until the reviewer replaces them, so an unfilled template cannot be merged.
+Refuses (exit 1, nothing written) when the subject is not registered, the case
+has no gold, the response does not exist, an id is malformed, or a scoring of
+this run already exists (v1.0 takes one per run). Prints the gold's path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+
+from rgbench.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
+from rgbench.problems import Problem, report
+from rgbench.registry_history import REGISTRY_FILE, entries, read_registry
+from rgbench.safe_read import read_single_file, walk_files
+from rgbench.scoring_template import gold_rel, id_errors, response_rel, scoring_rel, template
+from rgbench.spec import load_spec
+from rgbench.write_once import write_new_file
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def existing_scorings(root: Path, folder: str, case_id: str, run_id: str) -> list[str]:
+    entries_, _ = walk_files(root, folder)
+    prefix = f"{case_id}__{run_id}__eval-"
+    return [e.rel for e in entries_ if e.name.startswith(prefix) and len(e.parts) == 4]
+
+
+def response_problems(rel: str, data: bytes, registered_version: str) -> list[Problem]:
+    """A response that does not parse, or carries another version than the registered one, is not graded."""
+    try:
+        document = loads_json_strict(decode_utf8(data))
+    except ParseError as exc:
+        return [Problem(rel, f"{exc} (the response must be valid before it is graded)")]
+    version = document.get("subject_version") if isinstance(document, dict) else None
+    if version != registered_version:
+        return [Problem(rel, f"$.subject_version: {version!r} but the registry scores version "
+                             f"{registered_version!r}; a stale response is not graded")]
+    return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser.add_argument("--subject", required=True, help="subject_id (a folder of responses/<version>/)")
+    parser.add_argument("--case", required=True, help="case_id, e.g. RO-FOUL-001")
+    parser.add_argument("--run", required=True, help="run_id of the response to grade")
+    parser.add_argument("--reviewer", required=True, help="your reviewer_id (lowercase letters, digits, '-')")
+    args = parser.parse_args(argv)
+    root: Path = args.root
+    if not root.is_dir():
+        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+        return 1
+    spec, problems = load_spec(root)
+    if spec is None:
+        return report(problems)
+    registry, problems = read_registry(root, spec)
+    if registry is None:
+        return report(problems)
+
+    target = scoring_rel(spec, args.subject, args.case, args.run, args.reviewer)
+    registered = entries(registry).get(args.subject)
+    if registered is None:
+        known = ", ".join(sorted(entries(registry))) or "none"
+        return report([Problem(REGISTRY_FILE, f"subject {args.subject!r} is not registered (registered: {known})")])
+    document = template(spec, subject_id=args.subject, subject_version=registered[1]["subject_version"],
+                        case_id=args.case, run_id=args.run, reviewer_id=args.reviewer, response_sha256="0" * 64)
+    problems = [Problem(target, error) for error in id_errors(spec, document)]
+    if problems:
+        return report(problems)
+
+    gold = gold_rel(spec, args.case)
+    if read_single_file(root, gold)[0] is None:
+        problems.append(Problem(gold, f"no gold for case {args.case!r}: check the case id"))
+    response = response_rel(spec, args.subject, args.case, args.run)
+    data, read_problems = read_single_file(root, response)
+    if data is None:
+        problems += [Problem(p.path, f"{p.message}; there is no response to grade for run {args.run!r}") for p in read_problems]
+    else:
+        problems += response_problems(response, data, document["subject_version"])
+    others = existing_scorings(root, f"scoring/{spec.version_dir}/{args.subject}", args.case, args.run)
+    for other in others:
+        what = "already exists; it is never overwritten" if other == target else \
+            "already grades this run; v1.0 takes one scoring per run"
+        problems.append(Problem(other, f"{what} (edit that file instead, or grade another run)"))
+    if problems:
+        return report(problems)
+
+    document["response_sha256"] = hashlib.sha256(data).hexdigest()
+    try:
+        write_new_file(root / target, dumps_json_canonical(document).encode("utf-8"))
+    except FileExistsError:
+        return report([Problem(target, "already exists; it is never overwritten")])
+    rubric = f"system/rubric/{spec.version_dir}/generic_rubric.md"
+    print(f"1. Read the gold first: {gold}")
+    print(f"   and the rubric: {rubric}; the fail catalog: {spec.catalog_path}")
+    print(f"2. Read the response: {response}")
+    print(f"3. Fill in {target}:")
+    print(f"   criterion_scores ({', '.join(spec.criteria)}: {spec.criterion_min}-{spec.criterion_max} each), "
+          "correctness (0, 0.5 or 1), automatic_fails_triggered, comments")
+    print("4. make fmt validate, then make metrics, and commit the scoring with the regenerated results/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

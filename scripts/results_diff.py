@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Show what a change does to the leaderboard, as Markdown: rank moves, metric deltas, newly
+disqualified subjects, and implausible jumps.
+
+Compares results/metrics_per_subject.csv (and results/leaderboard.csv when
+both sides have it) at git revision --base with the working tree. A subject
+whose Q_final moves by more than the threshold in one change, at the same
+version, is flagged: --max-jump, else `q_final_jump_threshold` in
+system/metrics/<version>/config.yaml, else 0.10. Prints the Markdown on
+stdout, or appends it to --summary FILE (e.g. "$GITHUB_STEP_SUMMARY") and
+prints GitHub warnings for the flags. Exit 0, or 1 with --fail-on-jump when a
+jump is flagged; 1 on unreadable tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+from rgbench.gitio import GitError, read_blob, resolve
+from rgbench.parsing import ParseError, decode_utf8, loads_yaml_strict
+from rgbench.results_csv import TableError, read_table
+from rgbench.results_diff import (CONFIG_KEY, DEFAULT_MAX_JUMP, SUBJECT_REQUIRED, board_ranks, computed_ranks, diff,
+                                  github_warnings, markdown, parse_threshold)
+from rgbench.safe_read import read_single_file
+from rgbench.spec import load_spec
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SUBJECT_FILE = "results/metrics_per_subject.csv"
+BOARD_FILE = "results/leaderboard.csv"
+
+
+def configured_threshold(root: Path) -> tuple[Fraction | None, str | None]:
+    """The threshold from the metrics config (DEFAULT_MAX_JUMP when the key is absent), or a message."""
+    spec, problems = load_spec(root)
+    if spec is None:
+        return None, "; ".join(str(p) for p in problems)
+    data, problems = read_single_file(root, spec.config_path)
+    if data is None:
+        return None, "; ".join(str(p) for p in problems)
+    try:
+        config = loads_yaml_strict(decode_utf8(data))
+    except ParseError as exc:
+        return None, f"{spec.config_path}: {exc}"
+    if not isinstance(config, dict) or CONFIG_KEY not in config:
+        return DEFAULT_MAX_JUMP, None
+    try:
+        return parse_threshold(config[CONFIG_KEY]), None
+    except ValueError as exc:
+        return None, f"{spec.config_path}: $.{CONFIG_KEY}: {exc}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree inside a git repository (default: this repository)")
+    parser.add_argument("--base", required=True, help="git revision to compare with (e.g. the pull request's base)")
+    parser.add_argument("--max-jump", help=f"Q_final move that is flagged as implausible (default: config or {DEFAULT_MAX_JUMP})")
+    parser.add_argument("--summary", type=Path, help="append the Markdown to this file instead of printing it")
+    parser.add_argument("--fail-on-jump", action="store_true", help="exit 1 when an implausible jump is flagged")
+    args = parser.parse_args(argv)
+    root: Path = args.root
+    if not root.is_dir():
+        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+        return 1
+    if args.max_jump is not None:
+        try:
+            threshold: Fraction | None = parse_threshold(args.max_jump)
+        except ValueError as exc:
+            print(f"--max-jump: {exc}", file=sys.stderr)
+            return 1
+    else:
+        threshold, message = configured_threshold(root)
+        if threshold is None:
+            print(message, file=sys.stderr)
+            return 1
+    try:
+        base = resolve(root, args.base)
+        old_subjects = read_blob(root, base, SUBJECT_FILE)
+        old_board = read_blob(root, base, BOARD_FILE)
+    except GitError as exc:
+        print(f"--base: {exc}", file=sys.stderr)
+        return 1
+    new_subjects, problems = read_single_file(root, SUBJECT_FILE)
+    if new_subjects is None:
+        for problem in problems:
+            print(f"{problem} (run `make metrics`)", file=sys.stderr)
+        return 1
+    new_board, _ = read_single_file(root, BOARD_FILE)
+    try:
+        where = f"{SUBJECT_FILE} at {args.base}"
+        old = read_table(old_subjects, SUBJECT_REQUIRED) if old_subjects is not None else {}
+        where = SUBJECT_FILE
+        new = read_table(new_subjects, SUBJECT_REQUIRED)
+        if old_board is not None and new_board is not None:
+            where = f"{BOARD_FILE} at {args.base}"
+            old_ranks = board_ranks(read_table(old_board, ("subject_id", "rank")))
+            where = BOARD_FILE
+            new_ranks = board_ranks(read_table(new_board, ("subject_id", "rank")))
+        else:
+            where = SUBJECT_FILE
+            old_ranks, new_ranks = computed_ranks(old), computed_ranks(new)
+        result = diff(old, new, old_ranks=old_ranks, new_ranks=new_ranks, max_jump=threshold)
+    except TableError as exc:
+        print(f"{where}: {exc}", file=sys.stderr)
+        return 1
+    text = markdown(result, base_label=f"{args.base} ({base[:12]})")
+    if args.summary is not None:
+        with open(args.summary, "a", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        for line in github_warnings(result):
+            print(line)
+    else:
+        sys.stdout.write(text)
+    if args.fail_on_jump and any(s.implausible for s in result.subjects):
+        print("implausible Q_final jump(s) flagged; see the diff", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,233 @@
+"""Git plumbing through ``subprocess`` with list arguments: no shell, no text pasted into a command line.
+
+Every path git prints is read NUL-separated (``-z``), so names with spaces,
+quotes or newlines cannot be mistaken for something else. Paths are returned
+relative to the benchmark tree (``--root``), which may be the repository's top
+folder or a folder inside it; paths outside the tree are dropped.
+
+Only read-only commands are used here: the toolkit never changes a
+repository's state.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree object
+MODE_SYMLINK = "120000"
+MODE_SUBMODULE = "160000"
+
+
+class GitError(Exception):
+    """A git command failed; ``str(error)`` is a one-line message for the user."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file changed between two trees, as ``git diff --raw`` reports it.
+
+    ``status`` is one letter: A (added), M (modified), D (deleted), R (renamed),
+    C (copied), T (type changed). ``path`` is the new path (the old one for D);
+    ``old_path`` differs from it only for R and C. Modes are git's six-digit
+    octal strings ("000000" when absent); ``new_blob`` is the new content's id.
+    """
+
+    status: str
+    path: str
+    old_path: str
+    old_mode: str
+    new_mode: str
+    new_blob: str
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat"})
+    return env
+
+
+def git(root: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
+    """Run ``git -C root args...`` and return its stdout; raise GitError with git's message on failure."""
+    command = ["git", "-C", str(root), "-c", "core.quotePath=false", *args]
+    try:
+        done = subprocess.run(command, input=input_bytes, capture_output=True, env=_env(), check=False)
+    except FileNotFoundError:
+        raise GitError("git is not installed (it is needed to compare revisions)") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(message[-1] if message else f"git {args[0]} failed with status {done.returncode}")
+    return done.stdout
+
+
+def _split_z(data: bytes) -> list[str]:
+    return [item.decode("utf-8", "surrogateescape") for item in data.split(b"\0") if item]
+
+
+def prefix(root: Path) -> str:
+    """The tree's folder inside its repository, ``""`` or ``"sub/dir/"``; GitError if not in a repository."""
+    try:
+        return git(root, "rev-parse", "--show-prefix").decode("utf-8", "surrogateescape").strip()
+    except GitError:
+        raise GitError(f"{root}: not inside a git repository") from None
+
+
+def resolve(root: Path, rev: str) -> str:
+    """The full commit id that ``rev`` names; GitError when it names no commit."""
+    if not rev or rev.startswith("-"):
+        raise GitError(f"{rev!r} is not a revision")
+    try:
+        out = git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+    except GitError:
+        prefix(root)  # raises "not inside a git repository" when that is the reason
+        raise GitError(f"{rev!r} is not a commit of this repository (fetch it first, e.g. `git fetch origin main`)") from None
+    return out.decode().strip()
+
+
+def commits_between(root: Path, base: str, head: str = "HEAD") -> list[str]:
+    """Commits reachable from ``head`` but not from ``base``, oldest first."""
+    out = git(root, "rev-list", "--reverse", "--topo-order", f"{resolve(root, base)}..{resolve(root, head)}")
+    return out.decode().split()
+
+
+def parents(root: Path, commit: str) -> list[str]:
+    """Parent commit ids (none for a root commit, two or more for a merge)."""
+    return git(root, "rev-list", "--parents", "-n", "1", commit).decode().split()[1:]
+
+
+def commit_subject(root: Path, commit: str) -> str:
+    """The first line of the commit message."""
+    return git(root, "log", "-1", "--format=%s", commit).decode("utf-8", "replace").strip()
+
+
+def _relative(path: str, pfx: str) -> str | None:
+    if not pfx:
+        return path
+    return path[len(pfx):] if path.startswith(pfx) else None
+
+
+def parse_raw_diff(data: bytes, pfx: str = "") -> list[Change]:
+    """Parse ``git diff --raw -z`` output into Changes (paths made relative to the tree)."""
+    items = data.split(b"\0")
+    changes: list[Change] = []
+    index = 0
+    while index < len(items):
+        head = items[index].decode("ascii", "replace")
+        index += 1
+        if not head.startswith(":"):
+            continue
+        old_mode, new_mode, _old_blob, new_blob, status = head[1:].split(" ")
+        letter = status[0]
+        first = items[index].decode("utf-8", "surrogateescape")
+        index += 1
+        second = first
+        if letter in "RC":
+            second = items[index].decode("utf-8", "surrogateescape")
+            index += 1
+        new_path, old_path = _relative(second, pfx), _relative(first, pfx)
+        if new_path is None and old_path is None:
+            continue
+        changes.append(Change(letter, new_path or old_path or "", old_path or new_path or "", old_mode, new_mode, new_blob))
+    return changes
+
+
+def diff_trees(root: Path, old: str, new: str, *, renames: bool = True) -> list[Change]:
+    """Files that differ between two commits (or trees), with rename detection unless ``renames`` is False."""
+    flags = ["-M"] if renames else ["--no-renames"]
+    out = git(root, "diff-tree", "-r", "-z", "--raw", "--no-ext-diff", "--no-textconv", *flags, old, new)
+    return parse_raw_diff(out, prefix(root))
+
+
+def commit_changes(root: Path, commit: str) -> list[Change]:
+    """What ``commit`` itself changed.
+
+    A root commit is compared with the empty tree. A merge is compared with
+    each parent and only the files it changes with respect to *every* parent
+    are kept (what ``git show --cc`` shows): the merged branches' own commits
+    are inspected one by one, and a hand edit made while merging still shows.
+    """
+    parent_ids = parents(root, commit)
+    if not parent_ids:
+        return diff_trees(root, EMPTY_TREE, commit)
+    if len(parent_ids) == 1:
+        return diff_trees(root, parent_ids[0], commit)
+    per_parent = [{c.path: c for c in diff_trees(root, p, commit, renames=False)} for p in parent_ids]
+    common = set.intersection(*(set(d) for d in per_parent))
+    return [per_parent[0][path] for path in sorted(common)]
+
+
+def changed_since(root: Path, base: str) -> set[str]:
+    """Paths (relative to the tree) that differ between ``base`` and the working tree, untracked files included.
+
+    A renamed file counts as its old path (gone) and its new path (added).
+    """
+    commit = resolve(root, base)
+    pfx = prefix(root)
+    tracked = git(root, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", commit, "--")
+    paths = {p for p in (_relative(item, pfx) for item in _split_z(tracked)) if p}
+    untracked = git(root, "ls-files", "-z", "--others", "--exclude-standard", "--full-name")
+    paths |= {p for p in (_relative(item, pfx) for item in _split_z(untracked)) if p}
+    return paths
+
+
+def read_blob(root: Path, rev: str, rel: str) -> bytes | None:
+    """Bytes of ``rel`` (relative to the tree) at ``rev``; None when the file does not exist there."""
+    spec = f"{resolve(root, rev)}:{prefix(root)}{rel}"
+    try:
+        kind = git(root, "cat-file", "-t", spec).decode().strip()
+    except GitError:
+        return None
+    if kind != "blob":
+        return None
+    return git(root, "cat-file", "blob", spec)
+
+
+def tree_listing(root: Path, rev: str, rel_dir: str) -> list[tuple[str, str]]:
+    """``(mode, path)`` of every file under ``rel_dir`` at ``rev``, recursively; empty when absent."""
+    pfx = prefix(root)
+    out = git(root, "ls-tree", "-r", "-z", "--full-tree", resolve(root, rev), "--", f"{pfx}{rel_dir}")
+    listing = []
+    for item in _split_z(out):
+        meta, _, path = item.partition("\t")
+        rel = _relative(path, pfx)
+        if rel is not None:
+            listing.append((meta.split(" ")[0], rel))
+    return listing
+
+
+def blob_sizes(root: Path, blobs: list[str]) -> dict[str, int]:
+    """Size in bytes of each blob id, read from git's object store (no file is opened)."""
+    wanted = sorted(set(blobs))
+    if not wanted:
+        return {}
+    out = git(root, "cat-file", "--batch-check=%(objectname) %(objectsize)", input_bytes=("\n".join(wanted) + "\n").encode())
+    sizes = {}
+    for line in out.decode().splitlines():
+        name, _, size = line.partition(" ")
+        if size.isdigit():
+            sizes[name] = int(size)
+    return sizes
+
+
+def dirty_paths(root: Path, rel_dirs: tuple[str, ...]) -> list[str]:
+    """Paths under ``rel_dirs`` whose working copy differs from HEAD (modified, staged or untracked)."""
+    pfx = prefix(root)
+    out = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--",
+              *(f"{pfx}{d}" for d in rel_dirs))
+    paths = []
+    for item in _split_z(out):
+        rel = _relative(item[3:], pfx)
+        if rel is not None:
+            paths.append(rel)
+    return sorted(paths)
+
+
+def merge_base(root: Path, a: str, b: str) -> str:
+    """The best common ancestor of two commits (what ``a...b`` diffs from); GitError when there is none."""
+    first, second = resolve(root, a), resolve(root, b)
+    try:
+        return git(root, "merge-base", first, second).decode().strip()
+    except GitError:
+        raise GitError(f"{a!r} and {b!r} have no common history (fetch the full history, e.g. fetch-depth: 0)") from None

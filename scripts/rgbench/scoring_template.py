@@ -1,0 +1,62 @@
+"""A reviewer's scoring template: ids, version and response hash filled in, grades left for the reviewer.
+
+The grades are placeholders that the evaluation schema refuses (``null``
+criterion scores and correctness), so an unfilled template fails
+``make validate`` and CI and cannot be merged by mistake. Pure functions:
+the script checks the tree and writes the file once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .spec import Spec, schema_errors
+
+# The fields a reviewer fills in; a schema error there is expected in a fresh template.
+PLACEHOLDER_PATHS = ("$.criterion_scores.", "$.correctness")
+
+
+def scoring_rel(spec: Spec, subject_id: str, case_id: str, run_id: str, reviewer_id: str) -> str:
+    """Where the scoring lives: ``scoring/<v>/<subject>/<case>__<run>__eval-<reviewer>.json``."""
+    return f"scoring/{spec.version_dir}/{subject_id}/{case_id}__{run_id}__eval-{reviewer_id}.json"
+
+
+def response_rel(spec: Spec, subject_id: str, case_id: str, run_id: str) -> str:
+    return f"responses/{spec.version_dir}/{subject_id}/{case_id}__{run_id}.json"
+
+
+def gold_rel(spec: Spec, case_id: str) -> str:
+    return f"golds/{spec.version_dir}/{case_id}_gold.md"
+
+
+def template(spec: Spec, *, subject_id: str, subject_version: str, case_id: str, run_id: str,
+             reviewer_id: str, response_sha256: str) -> dict[str, Any]:
+    """The template document: every criterion of ``system/benchmark.yaml`` listed with a null score."""
+    return {
+        "automatic_fails_triggered": [],
+        "case_id": case_id,
+        "comments": "",
+        "correctness": None,
+        "criterion_scores": {name: None for name in spec.criteria},
+        "response_sha256": response_sha256,
+        "reviewer_id": reviewer_id,
+        "run_id": run_id,
+        "schema_version": spec.benchmark_version,
+        "subject_id": subject_id,
+        "subject_version": subject_version,
+    }
+
+
+def id_errors(spec: Spec, document: dict[str, Any]) -> list[str]:
+    """Schema errors of a template other than its placeholders: a bad id or version shows here."""
+    return [error for error in schema_errors(spec.validators["evaluation"], document)
+            if not error.startswith(PLACEHOLDER_PATHS)]
+
+
+def placeholders_left(spec: Spec, document: dict[str, Any]) -> list[str]:
+    """The grades still missing (null) in a scoring document, as ``$.path`` strings."""
+    left = [f"$.criterion_scores.{name}" for name in spec.criteria
+            if document.get("criterion_scores", {}).get(name) is None]
+    if document.get("correctness") is None:
+        left.append("$.correctness")
+    return left

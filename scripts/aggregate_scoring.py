@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Several reviewers per run (the v2.0 path): agreement report and consolidated scorings.
+
+Reads the tree (scoring/ holds one grade per run, as v1.0 requires) and the
+further grades in scoring_multi/<version>/<subject_id>/:
+  <case_id>__<run_id>__eval-<reviewer_id>.json          one more reviewer's grade
+  <case_id>__<run_id>__adjudication-<reviewer_id>.json  an adjudicator's final grade
+(same format and schema as scoring/). Writes
+  results/agreement.csv                       Krippendorff's alpha, weighted kappa, percent
+                                              agreement, reviewer leniency (results/README.md)
+  scoring_consolidated/<version>/<subject_id>/<case_id>__<run_id>__eval-<reviewer_id>.json
+                                              one grade per run by the declared policy
+                                              (median-v1) or the adjudication; each names its
+                                              sources and their sha256 in `comments`
+The originals are never modified. The consolidated folder is regenerated whole (files
+no longer produced are removed) and is read only by
+`compute_metrics.py --scoring-dir scoring_consolidated`.
+
+On any invalid input, prints every problem as `path: message` on stderr, exits 1
+and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from rgbench.atomic import write_many_atomic
+from rgbench.loader import load_tree
+from rgbench.problems import report
+from rgbench.spec import load_spec
+from rgbench.stats.agreement_outputs import (
+    AGREEMENT_COLUMNS, AGREEMENT_FILE, agreement_csv_rows, agreement_table, consolidated_files,
+)
+from rgbench.stats.consolidate import consolidate_all
+from rgbench.stats.multi_scoring import MULTI_DIR, load_multi
+from rgbench.tables import csv_text
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+CONSOLIDATED_DIR = "scoring_consolidated"
+PROTECTED = {"scoring", "responses", "golds", "subjects", "system", "results", "tests", "scripts"}
+
+
+def stale_files(root: Path, base: str, keep: set[str]) -> list[Path]:
+    """Regular .json files under ``root/base`` (two levels: subject/file) that this run no longer produces."""
+    folder = root / base
+    if not folder.is_dir():
+        return []
+    return sorted(path for path in folder.glob("*/*.json")
+                  if path.is_file() and not path.is_symlink() and path.relative_to(root).as_posix() not in keep)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser.add_argument("--multi-dir", default=MULTI_DIR, metavar="NAME",
+                        help=f"folder of the further grades and adjudications (default: {MULTI_DIR})")
+    parser.add_argument("--output-dir", default=CONSOLIDATED_DIR, metavar="NAME",
+                        help=f"folder to write the consolidated scorings to (default: {CONSOLIDATED_DIR})")
+    args = parser.parse_args(argv)
+    root = args.root
+    if not root.is_dir():
+        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+        return 1
+    for option, value in (("--multi-dir", args.multi_dir), ("--output-dir", args.output_dir)):
+        if not FOLDER_NAME.match(value):
+            print(f"{option}: {value!r} is not a folder name inside the tree (letters, digits, '_', '-', '.'; no '/')",
+                  file=sys.stderr)
+            return 1
+    if args.output_dir in PROTECTED | {args.multi_dir}:
+        print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",
+              file=sys.stderr)
+        return 1
+    spec, problems = load_spec(root)
+    if spec is None:
+        return report(problems)
+    tree, problems = load_tree(root, spec)
+    if tree is None:
+        return report(problems)
+    multi, problems = load_multi(root, spec, tree, args.multi_dir)
+    if multi is None:
+        return report(problems)
+
+    grades = tuple(tree.scorings) + multi.extra
+    rows = agreement_table(grades, tree, spec)
+    consolidated = consolidate_all(grades, multi.adjudications)
+    digests = {**tree.inputs, **multi.inputs}
+    files = consolidated_files(consolidated, tree, spec, args.output_dir, digests)
+    outputs = {root / rel: data for rel, data in files.items()}
+    outputs[root / "results" / AGREEMENT_FILE] = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
+    write_many_atomic(outputs)
+    base = f"{args.output_dir}/{spec.version_dir}"
+    for path in stale_files(root, base, set(files)):
+        path.unlink()
+    several = sum(1 for item in consolidated if len(item.sources) > 1)
+    print(f"{len(grades)} grades of {len(consolidated)} runs ({several} with several grades or an adjudication) -> "
+          f"results/{AGREEMENT_FILE}, {base}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+"""Statistics on top of the core metrics (issue 5): one concept per module, pure functions, exact where rational.
+
+- ``config``: the statistics parameters of ``config.yaml`` (confidence level, resamples, weights).
+- ``wilson``: Wilson score interval for P and P_family.
+- ``bootstrap``: seeds from the input digest, case resampling, exact percentile intervals.
+- ``brier_decomposition``: reliability, resolution, uncertainty (and the within-bin term).
+- ``pairwise``: exact McNemar, Holm, paired bootstrap of the Q_final difference, rank ranges.
+- ``pass_at_k``: unbiased pass@k and pass^k over repeated runs.
+- ``difficulty``: pass rate per difficulty, difficulty-weighted P, monotonicity check.
+- ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
+- ``agreement``: Krippendorff's alpha, weighted kappa, percent agreement, reviewer deviation.
+- ``consolidate``: one scoring per run from several, by a declared policy or an adjudicator.
+- ``multi_scoring``: reading the several-reviewers folder (``scoring_multi/``).
+- ``outputs`` / ``agreement_outputs``: the tables and file bytes these produce.
+
+The formulas are stated in ``system/metrics/v1.0/aggregate_metrics.md``, a section per function.
+"""

@@ -1,0 +1,145 @@
+"""What scripts/aggregate_scoring.py writes: results/agreement.csv and the consolidated scorings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Hashable, Sequence
+
+from ..derive import derive_run
+from ..numfmt import fmt_fixed
+from ..parsing import dumps_json_canonical
+from ..records import Scoring, Tree
+from ..spec import Spec
+from .agreement import (
+    Unit, cohen_weighted_kappa, krippendorff_alpha, mean_deviation, pair_ratings, pairable, percent_agreement,
+)
+from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
+
+AGREEMENT_FILE = "agreement.csv"
+AGREEMENT_COLUMNS = ("statistic", "target", "value", "reviewer_a", "reviewer_b", "n_units", "note")
+NOMINAL_TARGETS = ("classification", "correctness", "has_critical_fail")
+DEVIATION_TARGETS = ("raw_score", "correctness")
+
+
+def ordinal_targets(spec: Spec) -> tuple[str, ...]:
+    """raw_score, then each criterion in the rubric's order."""
+    return ("raw_score",) + spec.criteria
+
+
+def rating_values(scoring: Scoring, tree: Tree, spec: Spec) -> dict[str, Hashable]:
+    """Every agreement target's value in one grade: raw_score, criteria, classification, correctness, critical flag."""
+    row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec)
+    values: dict[str, Hashable] = {"raw_score": row.raw_score}
+    values.update(dict(scoring.criterion_scores))
+    values.update(classification=row.classification, correctness=row.correctness, has_critical_fail=row.has_critical_fail)
+    return values
+
+
+def units_by_target(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> dict[str, list[Unit]]:
+    """target -> one unit per graded run (sorted by run key): reviewer_id -> value."""
+    per_run: dict[tuple[str, str, str], dict[str, dict[str, Hashable]]] = {}
+    for scoring in scorings:
+        per_run.setdefault(scoring.run_key, {})[scoring.reviewer_id] = rating_values(scoring, tree, spec)
+    targets = ordinal_targets(spec) + NOMINAL_TARGETS
+    return {
+        target: [{reviewer: values[target] for reviewer, values in sorted(per_run[key].items())} for key in sorted(per_run)]
+        for target in targets
+    }
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """One row of agreement.csv; value None (empty cell) when undefined, ``note`` says why."""
+
+    statistic: str
+    target: str
+    value: Fraction | None
+    reviewer_a: str
+    reviewer_b: str
+    n_units: int
+    note: str
+
+
+def _alpha_row(statistic: str, target: str, units: list[Unit], metric: str) -> AgreementRow:
+    value = krippendorff_alpha(units, metric)
+    n = len(pairable(units))
+    note = "" if value is not None else ("no run has two ratings" if n == 0 else "no variation: all ratings equal")
+    return AgreementRow(statistic, target, value, "", "", n, note)
+
+
+def agreement_rows(units: dict[str, list[Unit]], spec: Spec) -> list[AgreementRow]:
+    """Every agreement statistic, in a fixed order (see results/README.md)."""
+    rows = [_alpha_row("krippendorff_alpha_ordinal", t, units[t], "ordinal") for t in ordinal_targets(spec)]
+    rows += [_alpha_row("krippendorff_alpha_nominal", t, units[t], "nominal") for t in NOMINAL_TARGETS]
+    for target in ordinal_targets(spec) + NOMINAL_TARGETS:
+        value = percent_agreement(units[target])
+        rows.append(AgreementRow("percent_agreement", target, value, "", "", len(pairable(units[target])),
+                                 "" if value is not None else "no run has two ratings"))
+    reviewers = sorted({reviewer for unit in units["raw_score"] for reviewer in unit})
+    for i, a in enumerate(reviewers):
+        for b in reviewers[i + 1:]:
+            for target in ordinal_targets(spec):
+                pairs = pair_ratings(units[target], a, b)
+                value = cohen_weighted_kappa(pairs)
+                note = "" if value is not None else (
+                    "no run graded by both" if not pairs else "no variation: both gave one and the same value")
+                rows.append(AgreementRow("cohen_kappa_quadratic", target, value, a, b, len(pairs), note))
+    for reviewer in reviewers:
+        for target in DEVIATION_TARGETS:
+            value, n = mean_deviation(units[target], reviewer)
+            note = ("no run shared with another reviewer" if value is None else
+                    "lenient" if value > 0 else "severe" if value < 0 else "neutral")
+            rows.append(AgreementRow("mean_deviation", target, value, reviewer, "", n, note))
+    return rows
+
+
+def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list[AgreementRow]:
+    """agreement_rows over every grade (scoring/ and the extra reviewers; adjudications are not ratings)."""
+    return agreement_rows(units_by_target(scorings, tree, spec), spec)
+
+
+def agreement_csv_rows(rows: Sequence[AgreementRow]):
+    for r in rows:
+        yield (r.statistic, r.target, fmt_fixed(r.value), r.reviewer_a, r.reviewer_b, str(r.n_units), r.note)
+
+
+# --- consolidated scorings ------------------------------------------------------------
+
+def _json_correctness(value: Fraction) -> int | float:
+    return int(value) if value.denominator == 1 else float(value)
+
+
+def consolidated_document(item: Consolidated, tree: Tree, digests: dict[str, str]) -> dict:
+    """The evaluation-schema document of one consolidated scoring; ``comments`` names its sources and their sha256."""
+    s = item.scoring
+    response = tree.responses[s.run_key]
+    sources = "; ".join(f"{path} (sha256 {digests[path]})" for path in item.sources)
+    how = {
+        SINGLE: "the only grade of this run, carried over unchanged",
+        ADJUDICATED: "the adjudicator's grade, which wins over the other grades",
+    }.get(item.method, f"the grades combined by policy {POLICY} ({POLICY_TEXT})")
+    return {
+        "automatic_fails_triggered": [{"code": code, "severity": severity} for code, severity in s.fails],
+        "case_id": s.case_id,
+        "comments": f"Consolidated by scripts/aggregate_scoring.py: {how}. Sources: {sources}.",
+        "correctness": _json_correctness(s.correctness),
+        "criterion_scores": dict(s.criterion_scores),
+        "response_sha256": digests[response.path],
+        "reviewer_id": s.reviewer_id,
+        "run_id": s.run_id,
+        "schema_version": "1.0",
+        "subject_id": s.subject_id,
+        "subject_version": s.subject_version,
+    }
+
+
+def consolidated_files(items: Sequence[Consolidated], tree: Tree, spec: Spec, out_dir: str,
+                       digests: dict[str, str]) -> dict[str, bytes]:
+    """Relative path -> canonical JSON bytes of every consolidated scoring, under ``<out_dir>/<version>/``."""
+    files = {}
+    for item in items:
+        s = item.scoring
+        rel = f"{out_dir}/{spec.version_dir}/{s.subject_id}/{s.case_id}__{s.run_id}__eval-{s.reviewer_id}.json"
+        files[rel] = dumps_json_canonical(consolidated_document(item, tree, digests)).encode("utf-8")
+    return files

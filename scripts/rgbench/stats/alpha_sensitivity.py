@@ -1,0 +1,74 @@
+"""How Q_final and the ranking move with alpha, the only free weight of the formulas."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable, Sequence
+
+from ..metrics import SubjectMetrics, q_final
+
+ALPHA_GRID = tuple(Fraction(i, 10) for i in range(11))  # 0, 0.1, ..., 1
+
+
+@dataclass(frozen=True)
+class AlphaRow:
+    """One row of alpha_sensitivity.csv: Q_final at ``alpha`` and the leaderboard rank it gives (None if unranked)."""
+
+    subject_id: str
+    subject_version: str
+    alpha: Fraction
+    q_final: Fraction | None
+    rank: int | None
+
+
+def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int) -> list[tuple[int, str]]:
+    """(rank, subject_id) of the ranked subjects (N > 0, not disqualified) when Q_final uses ``alpha``.
+
+    The leaderboard's rule: Q_final descending, then P descending, s_bar
+    descending, BS ascending; subjects equal on all four share a competition
+    rank ("1, 2, 2, 4"); subject_id only orders tied rows.
+    """
+    keyed = []
+    for m in subjects:
+        if m.n and not m.disqualified:
+            q = q_final(m.p, m.s_bar, alpha, max_score)
+            keyed.append(((-q, -m.p, -m.s_bar, m.bs), m.subject_id))
+    keyed.sort()
+    out: list[tuple[int, str]] = []
+    for position, (key, sid) in enumerate(keyed, start=1):
+        rank = out[-1][0] if out and key == keyed[position - 2][0] else position
+        out.append((rank, sid))
+    return out
+
+
+def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
+                      grid: Sequence[Fraction] = ALPHA_GRID) -> list[AlphaRow]:
+    """Q_final and rank of every registered subject at each alpha of ``grid``, sorted by (subject_id, alpha).
+
+    Q_final(alpha) = alpha · P + (1 − alpha) · s_bar / max_score is linear in
+    alpha: at 0 it is s_bar / max_score, at 1 it is P. Disqualified subjects
+    keep their Q_final but get no rank; subjects with N = 0 have neither.
+    """
+    ranks = {alpha: dict((sid, rank) for rank, sid in ranked_order(subjects, alpha, max_score)) for alpha in grid}
+    return [
+        AlphaRow(m.subject_id, m.subject_version, alpha, q_final(m.p, m.s_bar, alpha, max_score),
+                 ranks[alpha].get(m.subject_id))
+        for m in sorted(subjects, key=lambda m: m.subject_id)
+        for alpha in grid
+    ]
+
+
+def top_ranks_by_alpha(rows: Iterable[AlphaRow], top: int = 3) -> dict[Fraction, tuple[tuple[int, str], ...]]:
+    """For each alpha, the (rank, subject_id) pairs with rank <= top, best first."""
+    out: dict[Fraction, list[tuple[int, str]]] = {}
+    for row in rows:
+        out.setdefault(row.alpha, [])
+        if row.rank is not None and row.rank <= top:
+            out[row.alpha].append((row.rank, row.subject_id))
+    return {alpha: tuple(sorted(pairs)) for alpha, pairs in sorted(out.items())}
+
+
+def top_ranks_depend_on_alpha(rows: Iterable[AlphaRow], top: int = 3) -> bool:
+    """True when the subjects holding ranks 1..top (and their ranks) differ between two alphas of the grid."""
+    return len(set(top_ranks_by_alpha(rows, top).values())) > 1

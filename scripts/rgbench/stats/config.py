@@ -1,0 +1,104 @@
+"""The statistics parameters of ``system/metrics/<version>/config.yaml``, read exactly and validated.
+
+Every key is optional; a missing key takes the default below. A present key
+that is invalid is a problem (``$.key: message``), like ``alpha`` and ``ece_bins``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+DEFAULT_CONFIDENCE = Fraction(95, 100)
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SIGNIFICANCE = Fraction(5, 100)
+DEFAULT_WEIGHTS = {1: Fraction(1), 2: Fraction(5, 4), 3: Fraction(3, 2), 4: Fraction(2), 5: Fraction(5, 2)}
+MAX_RESAMPLES = 100_000
+
+
+@dataclass(frozen=True)
+class StatsConfig:
+    """confidence_level of every interval, bootstrap_resamples, significance_level of rank ranges,
+    difficulty_weights (gold difficulty -> positive weight) of the weighted pass rate."""
+
+    confidence_level: Fraction = DEFAULT_CONFIDENCE
+    bootstrap_resamples: int = DEFAULT_RESAMPLES
+    significance_level: Fraction = DEFAULT_SIGNIFICANCE
+    difficulty_weights: dict[int, Fraction] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+
+
+def _exact(value: Any) -> Fraction:
+    """A YAML number (or numeric string) as the exact decimal it is written as; ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError
+    try:
+        return Fraction(str(value).strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError from None
+
+
+def _open_unit(config: dict, key: str, default: Fraction, messages: list[str]) -> Fraction:
+    if key not in config:
+        return default
+    try:
+        value = _exact(config[key])
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < 1:
+        messages.append(f"$.{key}: must be a number strictly between 0 and 1, got {config[key]!r}")
+        return default
+    return value
+
+
+def _weights(config: dict, difficulties: range | None, messages: list[str]) -> dict[int, Fraction]:
+    if "difficulty_weights" not in config:
+        return dict(DEFAULT_WEIGHTS)
+    raw = config["difficulty_weights"]
+    if not isinstance(raw, dict) or not raw:
+        messages.append(f"$.difficulty_weights: must be a mapping from difficulty (integer) to a positive weight, got {raw!r}")
+        return dict(DEFAULT_WEIGHTS)
+    weights: dict[int, Fraction] = {}
+    for key, value in raw.items():
+        if isinstance(key, bool) or not isinstance(key, int):
+            messages.append(f"$.difficulty_weights: key {key!r} is not an integer difficulty")
+            continue
+        try:
+            weight = _exact(value)
+        except ValueError:
+            weight = None
+        if weight is None or weight <= 0:
+            messages.append(f"$.difficulty_weights.{key}: must be a positive number, got {value!r}")
+            continue
+        weights[key] = weight
+    if difficulties is not None:
+        missing = [d for d in difficulties if d not in raw]
+        if missing:
+            messages.append(f"$.difficulty_weights: no weight for difficulty {', '.join(map(str, missing))} "
+                            f"(the gold schema allows {difficulties.start}-{difficulties.stop - 1})")
+    return dict(sorted(weights.items()))
+
+
+def parse_stats_config(config: dict, difficulties: range | None = None) -> tuple[StatsConfig, list[str]]:
+    """(StatsConfig, messages) from the parsed config mapping; messages are ``$.key: what is wrong``.
+
+    ``difficulties`` is the range of gold difficulties the schema allows; each needs a weight.
+    """
+    messages: list[str] = []
+    confidence = _open_unit(config, "confidence_level", DEFAULT_CONFIDENCE, messages)
+    significance = _open_unit(config, "significance_level", DEFAULT_SIGNIFICANCE, messages)
+    resamples = config.get("bootstrap_resamples", DEFAULT_RESAMPLES)
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or not 1 <= resamples <= MAX_RESAMPLES:
+        messages.append(f"$.bootstrap_resamples: must be an integer from 1 to {MAX_RESAMPLES}, got {resamples!r}")
+        resamples = DEFAULT_RESAMPLES
+    weights = _weights(config, difficulties, messages)
+    return StatsConfig(confidence, resamples, significance, weights), messages
+
+
+def schema_difficulty_range(gold_schema: Any) -> range | None:
+    """The integer range of ``difficulty`` that a gold JSON Schema allows, or None when it states none."""
+    try:
+        prop = gold_schema["properties"]["difficulty"]
+        return range(int(prop["minimum"]), int(prop["maximum"]) + 1)
+    except (KeyError, TypeError, ValueError):
+        return None

@@ -1,0 +1,213 @@
+"""The statistics compute_metrics adds: computed from the exact tables, rendered to the new columns and files.
+
+``rgbench.tables`` calls :func:`compute_statistics` from ``compute_results`` and
+:func:`statistics_files` / :func:`subject_stats_cells` / :func:`family_stats_cells`
+from its writers; this module holds the column tuples and file names.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Sequence
+
+from ..derive import PASS, RunRow
+from ..metrics import FamilyMetrics, SubjectMetrics, calibration_bins
+from ..numfmt import fmt_bool, fmt_fixed
+from ..records import Tree
+from ..spec import Spec
+from .alpha_sensitivity import AlphaRow, alpha_sensitivity
+from .bootstrap import bootstrap_seed, generator
+from .brier_decomposition import BrierDecomposition, brier_decomposition
+from .config import StatsConfig
+from .difficulty import DifficultyRow, difficulty_table, monotonicity_warnings, weighted_pass_rate
+from .intervals import SubjectIntervals, subject_intervals
+from .pairwise import PairwiseRow, pairwise_table, significantly_better
+from .pass_at_k import PassAtK, pass_at_k_table
+from .wilson import wilson_interval
+
+SUBJECT_STATS_COLUMNS = (
+    "P_wilson_low", "P_wilson_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
+    "Q_final_low", "Q_final_high", "BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin",
+    "P_weighted", "n_cases",
+)
+FAMILY_STATS_COLUMNS = ("P_family_wilson_low", "P_family_wilson_high")
+CALIBRATION_COLUMNS = ("subject_id", "subject_version", "bin", "bin_low", "bin_high", "count",
+                       "mean_confidence", "mean_correctness")
+PAIRWISE_COLUMNS = ("subject_a", "subject_b", "n_pairs", "a_pass_b_not", "b_pass_a_not", "mcnemar_p", "q_diff",
+                    "q_diff_low", "q_diff_high", "p_holm", "n_cases", "significantly_better")
+PASS_AT_K_COLUMNS = ("subject_id", "k", "pass_at_k", "pass_hat_k", "n_cases")
+DIFFICULTY_COLUMNS = ("subject_id", "difficulty", "weight", "n_cases", "n_runs", "n_pass", "P_difficulty",
+                      "P_difficulty_low", "P_difficulty_high", "monotone_violation")
+ALPHA_COLUMNS = ("subject_id", "subject_version", "alpha", "Q_final", "rank")
+
+CALIBRATION_FILE = "calibration_bins.csv"
+PAIRWISE_FILE = "pairwise.csv"
+PASS_AT_K_FILE = "pass_at_k.csv"
+DIFFICULTY_FILE = "metrics_per_difficulty.csv"
+ALPHA_FILE = "alpha_sensitivity.csv"
+
+# Every (file, columns) this module writes in full; the two core files gain the *_STATS_COLUMNS.
+STATS_TABLES = {
+    CALIBRATION_FILE: CALIBRATION_COLUMNS,
+    PAIRWISE_FILE: PAIRWISE_COLUMNS,
+    PASS_AT_K_FILE: PASS_AT_K_COLUMNS,
+    DIFFICULTY_FILE: DIFFICULTY_COLUMNS,
+    ALPHA_FILE: ALPHA_COLUMNS,
+}
+
+
+@dataclass(frozen=True)
+class SubjectStats:
+    """The statistics of one registered subject (all None / 0 when it has no scored run)."""
+
+    wilson: tuple[float, float] | None
+    intervals: SubjectIntervals
+    decomposition: BrierDecomposition | None
+    p_weighted: Fraction | None
+    n_cases: int
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """Everything the statistics add to one computation, exact except the Wilson bounds."""
+
+    seed: int
+    config: StatsConfig
+    bins: int
+    subjects: dict[str, SubjectStats]
+    families: dict[tuple[str, str], tuple[float, float] | None]
+    calibration: list[tuple[SubjectMetrics, list]] = field(default_factory=list)
+    pairwise: list[PairwiseRow] = field(default_factory=list)
+    pass_at_k: list[PassAtK] = field(default_factory=list)
+    difficulty: list[DifficultyRow] = field(default_factory=list)
+    alpha: list[AlphaRow] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def compute_statistics(tree: Tree, spec: Spec, runs: Sequence[RunRow], subjects: Sequence[SubjectMetrics],
+                       families: Sequence[FamilyMetrics], digest: str) -> Statistics:
+    """All statistics of issue 5 from the derived runs and core metrics; ``digest`` is the manifest's input_digest."""
+    config: StatsConfig = spec.stats
+    seed = bootstrap_seed(digest)
+    by_subject: dict[str, list[RunRow]] = defaultdict(list)
+    for row in runs:
+        by_subject[row.subject_id].append(row)
+    difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
+    per_subject = {}
+    for m in subjects:
+        rows = by_subject.get(m.subject_id, [])
+        passes = sum(1 for row in rows if row.classification == PASS)
+        per_subject[m.subject_id] = SubjectStats(
+            wilson=wilson_interval(passes, len(rows), config.confidence_level),
+            intervals=subject_intervals(
+                rows, bins=spec.ece_bins, alpha=spec.alpha, max_score=spec.max_score,
+                rng=generator(seed, f"subject:{m.subject_id}"), resamples=config.bootstrap_resamples,
+                confidence=config.confidence_level,
+            ),
+            decomposition=brier_decomposition(rows, spec.ece_bins),
+            p_weighted=weighted_pass_rate(rows, difficulty_of, config.difficulty_weights),
+            n_cases=len({row.case_id for row in rows}),
+        )
+    family_wilson = {}
+    for f in families:
+        passes = f.p_family * f.n_family
+        family_wilson[(f.subject_id, f.family)] = wilson_interval(int(passes), f.n_family, config.confidence_level)
+    scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
+    difficulty = difficulty_table({sid: rows for sid, rows in scored.items() if rows}, difficulty_of,
+                                  config.difficulty_weights, config.confidence_level)
+    return Statistics(
+        seed=seed,
+        config=config,
+        bins=spec.ece_bins,
+        subjects=per_subject,
+        families=family_wilson,
+        calibration=[(m, calibration_bins(by_subject.get(m.subject_id, []), spec.ece_bins)) for m in subjects],
+        pairwise=pairwise_table(scored, alpha=spec.alpha, max_score=spec.max_score, seed=seed,
+                                resamples=config.bootstrap_resamples, confidence=config.confidence_level),
+        pass_at_k=pass_at_k_table(scored),
+        difficulty=difficulty,
+        alpha=alpha_sensitivity(subjects, spec.max_score),
+        warnings=monotonicity_warnings(difficulty),
+    )
+
+
+# --- rendering ------------------------------------------------------------------------
+
+def fmt_float(value: float | None) -> str:
+    """A float (Wilson bound) with 6 decimals, rounded half to even from its exact binary value; None -> ""."""
+    return "" if value is None else fmt_fixed(Fraction(value))
+
+
+def _interval(pair: tuple | None, fmt=fmt_fixed) -> tuple[str, str]:
+    return ("", "") if pair is None else (fmt(pair[0]), fmt(pair[1]))
+
+
+def _int(value: int | None) -> str:
+    return "" if value is None else str(value)
+
+
+def subject_stats_cells(statistics: Statistics, subject_id: str) -> tuple[str, ...]:
+    """The SUBJECT_STATS_COLUMNS cells of one subject's row in metrics_per_subject.csv."""
+    s = statistics.subjects[subject_id]
+    d = s.decomposition
+    i = s.intervals
+    return (
+        *_interval(s.wilson, fmt_float), *_interval(i.s_bar), *_interval(i.bs), *_interval(i.ece), *_interval(i.q_final),
+        *(("", "", "", "") if d is None else
+          (fmt_fixed(d.reliability), fmt_fixed(d.resolution), fmt_fixed(d.uncertainty), fmt_fixed(d.within_bin))),
+        fmt_fixed(s.p_weighted), str(s.n_cases),
+    )
+
+
+def family_stats_cells(statistics: Statistics, subject_id: str, family: str) -> tuple[str, ...]:
+    """The FAMILY_STATS_COLUMNS cells of one row of metrics_per_family.csv."""
+    return _interval(statistics.families[(subject_id, family)], fmt_float)
+
+
+def _calibration_rows(statistics: Statistics):
+    m_bins = statistics.bins
+    for m, bins in sorted(statistics.calibration, key=lambda item: item[0].subject_id):
+        for b in bins:
+            yield (m.subject_id, m.subject_version, str(b.index + 1), fmt_fixed(Fraction(b.index, m_bins)),
+                   fmt_fixed(Fraction(b.index + 1, m_bins)), str(b.count), fmt_fixed(b.mean_confidence),
+                   fmt_fixed(b.mean_correctness))
+
+
+def _pairwise_rows(statistics: Statistics):
+    level = statistics.config.significance_level
+    for r in statistics.pairwise:
+        yield (r.subject_a, r.subject_b, str(r.n_pairs), str(r.a_pass_b_not), str(r.b_pass_a_not),
+               fmt_fixed(r.mcnemar_p), fmt_fixed(r.q_diff), fmt_fixed(r.q_diff_low), fmt_fixed(r.q_diff_high),
+               fmt_fixed(r.p_holm), str(r.n_cases), significantly_better(r, level) or "")
+
+
+def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
+    """File name (inside results/) -> bytes of the five new CSV files; ``csv_text`` is the core writer."""
+    tables = {
+        CALIBRATION_FILE: _calibration_rows(statistics),
+        PAIRWISE_FILE: _pairwise_rows(statistics),
+        PASS_AT_K_FILE: ((r.subject_id, str(r.k), fmt_fixed(r.pass_at_k), fmt_fixed(r.pass_hat_k), str(r.n_cases))
+                         for r in statistics.pass_at_k),
+        DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fmt_fixed(r.weight), str(r.n_cases), str(r.n_runs),
+                           str(r.n_pass), fmt_fixed(r.p), fmt_float(r.p_low), fmt_float(r.p_high),
+                           fmt_bool(r.monotone_violation)) for r in statistics.difficulty),
+        ALPHA_FILE: ((r.subject_id, r.subject_version, fmt_fixed(r.alpha), fmt_fixed(r.q_final), _int(r.rank))
+                     for r in statistics.alpha),
+    }
+    return {name: csv_text(STATS_TABLES[name], rows).encode("utf-8") for name, rows in tables.items()}
+
+
+def statistics_manifest(statistics: Statistics) -> dict:
+    """The ``statistics`` entry of manifest.json: how to redo every interval bit for bit."""
+    c = statistics.config
+    return {
+        "bootstrap_resamples": c.bootstrap_resamples,
+        "bootstrap_seed": str(statistics.seed),
+        "bootstrap_streams": "numpy Generator(PCG64(SeedSequence([bootstrap_seed, label_key]))), "
+                             "label 'subject:<subject_id>' or 'pair:<subject_a>:<subject_b>'",
+        "confidence_level": fmt_fixed(c.confidence_level),
+        "difficulty_weights": {str(d): fmt_fixed(w) for d, w in sorted(c.difficulty_weights.items())},
+        "significance_level": fmt_fixed(c.significance_level),
+    }

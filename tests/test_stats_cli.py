@@ -1,0 +1,191 @@
+"""compute_metrics' statistics end to end on small trees: the new columns and files by hand, the seed in
+the manifest, and bad statistics configuration refused with nothing written."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction as F
+from pathlib import Path
+
+import compute_metrics
+from rgbench.loader import load_tree
+from rgbench.numfmt import fmt_fixed
+from rgbench.spec import load_spec
+from rgbench.stats.bootstrap import bootstrap_seed, generator
+from rgbench.stats.intervals import subject_intervals
+from rgbench.tables import SUBJECT_COLUMNS, compute_results
+from treebuilder import small_tree
+
+CONFIG = "system/metrics/v1.0/config.yaml"
+
+
+def results(root: Path, name: str) -> list[str]:
+    return (root / "results" / name).read_text().splitlines()
+
+
+def set_config(root: Path, old: str, new: str) -> None:
+    path = root / CONFIG
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_subject_statistics_columns_by_hand(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    # 20000 resamples: every extreme below has probability >= 1/27 per replicate, so each 2.5% / 97.5%
+    # quantile is that extreme whatever the seed (with 2000 it still is, for this digest).
+    set_config(root, "bootstrap_resamples: 2000", "bootstrap_resamples: 20000")
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    header, alpha, beta = results(root, "metrics_per_subject.csv")
+    assert header.split(",")[: len(SUBJECT_COLUMNS)] == list(SUBJECT_COLUMNS)
+    stats = dict(zip(header.split(","), alpha.split(",")))
+    # alpha-model: 2 Pass of 3 -> Wilson [0.207660, 0.938508] (statsmodels agrees, test_stats_formulas.py)
+    assert (stats["P_wilson_low"], stats["P_wilson_high"]) == ("0.207660", "0.938508")
+    # three cases, one run each: clipped 12 (FOUL), 8 (MEMB), 10 (SCAL). A replicate is the mean of 3 draws,
+    # so its extremes are all-8 and all-12 (probability 1/27 each, above 2.5%): [8, 12]
+    assert (stats["s_bar_low"], stats["s_bar_high"]) == ("8.000000", "12.000000")
+    # per-case Brier 0.01, 0.09, 0.04 -> [0.01, 0.09]; per-case |gap| 0.1, 0.3, 0.2 in distinct bins -> [0.1, 0.3]
+    assert (stats["BS_low"], stats["BS_high"], stats["ECE_low"], stats["ECE_high"]) == \
+        ("0.010000", "0.090000", "0.100000", "0.300000")
+    # per-case Q = 0.5·[Pass] + 0.5·clipped/12: FOUL 1, MEMB 1/3, SCAL 11/12 -> [1/3, 1]
+    assert (stats["Q_final_low"], stats["Q_final_high"]) == ("0.333333", "1.000000")
+    # one run per bin: reliability = BS = 0.046667; correctness 0, 1/2, 1 (mean 1/2):
+    # resolution = uncertainty = (1/4 + 0 + 1/4)/3 = 1/6; within_bin = 0
+    assert [stats[c] for c in ("BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin")] == \
+        ["0.046667", "0.166667", "0.166667", "0.000000"]
+    # every case has difficulty 2, so the weighted pass rate is P
+    assert (stats["P_weighted"], stats["n_cases"]) == ("0.666667", "3")
+    # beta-model: FOUL (critical, clipped 11, confidence 100, correct 0) and SCAL (5, 0, 0)
+    stats = dict(zip(header.split(","), beta.split(",")))
+    assert [stats[c] for c in ("P_wilson_low", "P_wilson_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high",
+                               "Q_final_low", "Q_final_high", "BS_reliability", "BS_resolution")] == \
+        ["0.000000", "0.657620", "5.000000", "11.000000", "0.000000", "1.000000", "0.208333", "0.458333",
+         "0.500000", "0.000000"]
+
+
+def test_new_result_files_by_hand(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert results(root, "metrics_per_family.csv")[:3] == [
+        "subject_id,subject_version,family,n_family,P_family,s_bar_family,P_family_wilson_low,P_family_wilson_high",
+        "alpha-model,2.0,FOUL,1,1.000000,12.000000,0.206549,1.000000",   # 1 of 1: [z²/(1 + z²), 1]
+        "alpha-model,2.0,MEMB,1,0.000000,8.000000,0.000000,0.793451",    # 0 of 1: [0, 1/(1 + z²)]
+    ]
+    assert results(root, "calibration_bins.csv") == [
+        "subject_id,subject_version,bin,bin_low,bin_high,count,mean_confidence,mean_correctness",
+        "alpha-model,2.0,4,0.300000,0.400000,1,0.300000,0.000000",
+        "alpha-model,2.0,8,0.700000,0.800000,1,0.700000,0.500000",
+        "alpha-model,2.0,10,0.900000,1.000000,1,0.900000,1.000000",
+        "beta-model,1.1,1,0.000000,0.100000,1,0.000000,0.000000",
+        "beta-model,1.1,10,0.900000,1.000000,1,1.000000,0.000000",
+    ]
+    # shared items FOUL r1 and SCAL r1: alpha passes both, beta neither -> 2 to 0, p = 2·1/4 = 1/2 (one pair: Holm
+    # leaves it). Item Q: alpha 1 and 11/12, beta 11/24 and 5/24: differences 13/24 and 17/24, mean 15/24 = 0.625.
+    # Replicates are 13/24 (both draws FOUL), 15/24 or 17/24, the extremes with probability 1/4 each.
+    assert results(root, "pairwise.csv") == [
+        "subject_a,subject_b,n_pairs,a_pass_b_not,b_pass_a_not,mcnemar_p,q_diff,q_diff_low,q_diff_high,p_holm,"
+        "n_cases,significantly_better",
+        "alpha-model,beta-model,2,2,0,0.500000,0.625000,0.541667,0.708333,0.500000,2,",
+    ]
+    assert results(root, "pass_at_k.csv") == [
+        "subject_id,k,pass_at_k,pass_hat_k,n_cases",
+        "alpha-model,1,0.666667,0.666667,3",
+        "beta-model,1,0.000000,0.000000,2",
+    ]
+    assert results(root, "metrics_per_difficulty.csv") == [
+        "subject_id,difficulty,weight,n_cases,n_runs,n_pass,P_difficulty,P_difficulty_low,P_difficulty_high,"
+        "monotone_violation",
+        "ALL,2,1.250000,3,5,2,0.400000,0.117621,0.769276,false",
+        "alpha-model,2,1.250000,3,3,2,0.666667,0.207660,0.938508,false",
+        "beta-model,2,1.250000,2,2,0,0.000000,0.000000,0.657620,false",
+    ]
+    alpha_rows = results(root, "alpha_sensitivity.csv")
+    assert alpha_rows[0] == "subject_id,subject_version,alpha,Q_final,rank"
+    # alpha-model at 0: s_bar/12 = 10/12; at 1: P = 2/3; beta-model is disqualified: Q_final but no rank
+    assert alpha_rows[1] == "alpha-model,2.0,0.000000,0.833333,1"
+    assert alpha_rows[11] == "alpha-model,2.0,1.000000,0.666667,1"
+    assert alpha_rows[12] == "beta-model,1.1,0.000000,0.666667,"
+    assert len(alpha_rows) == 1 + 2 * 11
+
+
+def test_repeated_runs_and_difficulty_warning(tmp_path, capsys):
+    tree = small_tree(tmp_path / "tree")
+    tree.add_gold("RO-INST-001", difficulty=5)
+    tree.add_run("alpha-model", "RO-INST-001", "r1", raw=12)
+    tree.add_run("alpha-model", "RO-INST-001", "r2", raw=12)
+    tree.add_run("alpha-model", "RO-INST-001", "r3", raw=4, correctness=0)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    # INST (difficulty 5): 2 of 3 Pass = 0.666667 > 0.4 at difficulty 2 -> flagged and warned
+    assert "ALL,5,2.500000,1,3,2,0.666667," in "\n".join(results(tree.root, "metrics_per_difficulty.csv"))
+    assert "warning: pass rate over all subjects is higher at difficulty 5 (0.666667, 1 cases) than at difficulty 2 " \
+           "(0.400000, 3 cases)" in capsys.readouterr().err
+    rows = results(tree.root, "pass_at_k.csv")
+    # k = 2: only INST has 2+ runs (n = 3, c = 2): pass@2 = 1 - C(1,2)/C(3,2) = 1, pass^2 = C(2,2)/3 = 1/3
+    # k = 3: pass@3 = 1, pass^3 = 0; beta-model has no case with 2 runs
+    assert rows[2:4] == ["alpha-model,2,1.000000,0.333333,1", "alpha-model,3,1.000000,0.000000,1"]
+    assert rows[5:] == ["beta-model,2,,,0", "beta-model,3,,,0"]
+    # P_weighted: runs weigh 1.25 (x3, 2 Pass) and 2.5 (x3, 2 Pass): (2.5 + 5)/(3.75 + 7.5) = 2/3
+    header, alpha, _ = results(tree.root, "metrics_per_subject.csv")
+    assert dict(zip(header.split(","), alpha.split(",")))["P_weighted"] == "0.666667"
+
+
+def test_manifest_records_the_seed_and_the_intervals_can_be_redone_from_it(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    manifest = json.loads((root / "results/manifest.json").read_text())
+    stats = manifest["statistics"]
+    assert stats["bootstrap_seed"] == str(int(manifest["input_digest"][:16], 16))
+    assert (stats["bootstrap_resamples"], stats["confidence_level"], stats["significance_level"]) == \
+        (2000, "0.950000", "0.050000")
+    assert stats["difficulty_weights"] == {"1": "1.000000", "2": "1.250000", "3": "1.500000", "4": "2.000000",
+                                           "5": "2.500000"}
+    assert set(manifest["outputs"]) >= {"calibration_bins.csv", "pairwise.csv", "pass_at_k.csv",
+                                        "metrics_per_difficulty.csv", "alpha_sensitivity.csv"}
+    # redo alpha-model's Q_final interval from the recorded seed alone
+    spec, _ = load_spec(root)
+    tree, _ = load_tree(root, spec, use_cache=False)
+    runs = [r for r in compute_results(tree, spec).runs if r.subject_id == "alpha-model"]
+    redone = subject_intervals(runs, bins=10, alpha=F(1, 2), max_score=12, resamples=2000, confidence=F(95, 100),
+                               rng=generator(int(stats["bootstrap_seed"]), "subject:alpha-model"))
+    header, alpha, _ = results(root, "metrics_per_subject.csv")
+    row = dict(zip(header.split(","), alpha.split(",")))
+    assert (row["Q_final_low"], row["Q_final_high"]) == (fmt_fixed(redone.q_final[0]), fmt_fixed(redone.q_final[1]))
+    assert bootstrap_seed(manifest["input_digest"]) == int(stats["bootstrap_seed"])
+
+
+def test_the_seed_follows_the_inputs(tmp_path):
+    first = small_tree(tmp_path / "one").root
+    second = small_tree(tmp_path / "two")
+    second.add_response("beta-model", "RO-MEMB-001", "r1", 10)   # an unscored response: no rate or score moves
+    for root in (first, second.root):
+        assert compute_metrics.main(["--root", str(root)]) == 0
+    seeds = [json.loads((r / "results/manifest.json").read_text())["statistics"]["bootstrap_seed"]
+             for r in (first, second.root)]
+    assert seeds[0] != seeds[1]
+
+
+def test_bad_statistics_configuration_is_refused_and_nothing_written(tmp_path, capsys):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    before = {p.name: p.read_bytes() for p in (root / "results").iterdir()}
+    capsys.readouterr()
+    set_config(root, "bootstrap_resamples: 2000", "bootstrap_resamples: 0")
+    set_config(root, "confidence_level: 0.95", "confidence_level: 95")
+    set_config(root, "  5: 2.5\n", "")
+    assert compute_metrics.main(["--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert f"{CONFIG}: $.bootstrap_resamples: must be an integer from 1 to 100000, got 0" in err
+    assert f"{CONFIG}: $.confidence_level: must be a number strictly between 0 and 1, got 95" in err
+    assert f"{CONFIG}: $.difficulty_weights: no weight for difficulty 5 (the gold schema allows 1-5)" in err
+    assert "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in (root / "results").iterdir()} == before
+
+
+def test_scoring_and_results_dir_options_are_checked(tmp_path, capsys):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root), "--scoring-dir", "missing"]) == 1
+    assert "missing/v1.0: no such folder in the tree" in capsys.readouterr().err
+    assert compute_metrics.main(["--root", str(root), "--results-dir", "/tmp/x"]) == 1
+    assert re.search(r"--results-dir: '/tmp/x' is not a folder name", capsys.readouterr().err)
+    assert not (root / "results").exists()

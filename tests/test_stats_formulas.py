@@ -1,0 +1,520 @@
+"""Every statistics formula of aggregate_metrics.md §17-§24 on hand-computed values (arithmetic in the
+comments), its degenerate cases by name, and cross-checks against statsmodels and numpy."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
+
+from rgbench.derive import CONDITIONAL, FAIL, PASS
+from rgbench.metrics import brier_score, expected_calibration_error, mean_clipped_score, q_final, subject_metrics
+from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
+from rgbench.stats.bootstrap import (
+    Replicates, abs_sum_replicates, bootstrap_seed, draw_counts, generator, order_statistics, percentile_interval,
+    ratio_replicates,
+)
+from rgbench.stats.brier_decomposition import brier_decomposition
+from rgbench.stats.config import DEFAULT_WEIGHTS, parse_stats_config
+from rgbench.stats.difficulty import ALL_SUBJECTS, difficulty_table, monotonicity_warnings, weighted_pass_rate
+from rgbench.stats.intervals import case_sums, correctness_scale, subject_intervals
+from rgbench.stats.pairwise import (
+    PairwiseRow, compare_pair, holm, mcnemar_exact_p, pairwise_table, rank_ranges, significantly_better,
+)
+from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_table, pass_hat_k
+from rgbench.stats.wilson import wilson_interval, z_value
+from test_metrics import row
+
+HALF = F(1, 2)
+
+
+# --- Wilson (§17) -------------------------------------------------------------------------
+
+def test_z_value_for_95_percent():
+    # the two-sided 95% standard-normal quantile, Φ^-1(0.975) = 1.959964
+    assert z_value(F(95, 100)) == pytest.approx(1.959963984540054, abs=1e-12)
+
+
+def test_wilson_hand_computed_zero_of_four():
+    # z² = 3.841459; centre = (0 + z²/8) / (1 + z²/4) = 0.480182 / 1.960365;
+    # half = z·sqrt(0 + z²/64) / 1.960365 = (z²/8) / 1.960365 = centre
+    # -> [0, 2·centre] = [0, (z²/4) / (1 + z²/4)] = [0, 0.960365 / 1.960365] = [0, 0.489891]
+    low, high = wilson_interval(0, 4)
+    assert low == 0.0
+    assert high == pytest.approx(0.489891, abs=1e-6)
+
+
+def test_wilson_hand_computed_two_of_three():
+    # p = 2/3, z²/n = 1.280486; centre = (0.666667 + 0.640243) / 2.280486 = 0.573084;
+    # half = z·sqrt(0.074074 + 0.106708) / 2.280486 = 1.959964·0.425184 / 2.280486 = 0.365424
+    # -> [0.207660, 0.938508]
+    low, high = wilson_interval(2, 3)
+    assert (round(low, 6), round(high, 6)) == (0.20766, 0.938508)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 10, 29, 30, 90])
+def test_wilson_matches_statsmodels(n):
+    for successes in range(n + 1):
+        low, high = wilson_interval(successes, n)
+        ref_low, ref_high = proportion_confint(successes, n, alpha=0.05, method="wilson")
+        assert low == pytest.approx(ref_low, abs=1e-12) and high == pytest.approx(ref_high, abs=1e-12)
+
+
+def test_wilson_degenerate_cases():
+    assert wilson_interval(0, 0) is None                          # n = 0: no interval
+    assert wilson_interval(0, 30)[0] == 0.0                       # P = 0: low is exactly 0 ...
+    assert wilson_interval(0, 30)[1] == pytest.approx(0.113513, abs=1e-6)  # ... and the interval is not empty
+    assert wilson_interval(30, 30)[1] == 1.0                      # P = 1: high is exactly 1
+    assert wilson_interval(1, 1) == pytest.approx((0.206549, 1.0), abs=1e-6)
+    with pytest.raises(ValueError):
+        wilson_interval(4, 3)
+
+
+def test_wilson_is_symmetric_and_contains_p():
+    for n in (5, 12):
+        for s in range(n + 1):
+            low, high = wilson_interval(s, n)
+            low2, high2 = wilson_interval(n - s, n)
+            assert low == pytest.approx(1 - high2, abs=1e-12) and high == pytest.approx(1 - low2, abs=1e-12)
+            assert 0 <= low <= s / n <= high <= 1
+
+
+def test_wider_confidence_gives_a_wider_interval():
+    narrow, wide = wilson_interval(5, 10, F(80, 100)), wilson_interval(5, 10, F(99, 100))
+    assert wide[0] < narrow[0] and wide[1] > narrow[1]
+
+
+# --- bootstrap machinery (§18) --------------------------------------------------------------
+
+def replicates(values):
+    fractions = [F(v) for v in values]
+    common = math.lcm(*(f.denominator for f in fractions))
+    return Replicates(np.array([int(f * common) for f in fractions], dtype=np.int64),
+                      np.full(len(fractions), common, dtype=np.int64), F(1))
+
+
+def test_percentile_interpolates_exactly_like_numpy_type_7():
+    reps = replicates([5, 1, 4, 2, 3])
+    # B = 5, sorted 1..5. Confidence 0.5: q = 0.25 -> h = 4·0.25 = 1 -> x_(1) = 2; q = 0.75 -> h = 3 -> 4.
+    assert percentile_interval(reps, F(1, 2)) == (2, 4)
+    # Confidence 0.9: q = 0.05 -> h = 0.2 -> 1 + 0.2·(2 - 1) = 1.2; q = 0.95 -> h = 3.8 -> 4 + 0.8 = 4.8
+    assert percentile_interval(reps, F(9, 10)) == (F(6, 5), F(24, 5))
+    values = np.random.default_rng(3).integers(0, 1000, 2000)
+    low, high = percentile_interval(replicates(values), F(95, 100))
+    assert [float(low), float(high)] == pytest.approx(np.percentile(values, [2.5, 97.5]), abs=1e-9)
+
+
+def test_order_statistics_are_exact_where_floats_tie():
+    # 3333333333333333/10^16 < 1/3, but both are the same float 0.3333333333333333
+    y = F(3333333333333333, 10**16)
+    assert float(y) == float(F(1, 3))
+    reps = Replicates(np.array([1, 3333333333333333], dtype=np.int64), np.array([3, 10**16], dtype=np.int64), F(1))
+    assert order_statistics(reps, [0, 1]) == [y, F(1, 3)]
+
+
+def test_draw_counts_rows_sum_to_the_number_of_cases_and_are_seeded():
+    counts = draw_counts(generator(7, "subject:x"), 30, 2000)
+    assert counts.shape == (2000, 30) and (counts.sum(axis=1) == 30).all()
+    assert (counts == draw_counts(generator(7, "subject:x"), 30, 2000)).all()       # same seed, same draws
+    assert not (counts == draw_counts(generator(7, "subject:y"), 30, 2000)).all()   # another label, another stream
+    assert not (counts == draw_counts(generator(8, "subject:x"), 30, 2000)).all()   # another seed, another stream
+
+
+def test_bootstrap_seed_is_the_first_64_bits_of_the_digest():
+    assert bootstrap_seed("00000000000000ff" + "0" * 48) == 255
+    assert bootstrap_seed("f" * 64) == 2**64 - 1
+
+
+def subject_rows():
+    return [
+        row(PASS, clipped=12, confidence=90, correctness=1, case="RO-FOUL-001", run="r1"),
+        row(PASS, clipped=12, confidence=80, correctness=1, case="RO-FOUL-001", run="r2"),
+        row(FAIL, clipped=6, confidence=70, correctness=0, case="RO-SCAL-001", run="r1"),
+        row(CONDITIONAL, clipped=8, confidence=35, correctness=HALF, case="RO-MEMB-001", run="r1"),
+        row(PASS, clipped=11, confidence=100, correctness=HALF, case="RO-MEMB-001", run="r2"),
+    ]
+
+
+def test_drawing_every_case_once_reproduces_each_metric_exactly():
+    rows = subject_rows()
+    scale = correctness_scale(rows)   # correctness in halves: L = 2
+    cases = case_sums(rows, 10)
+    once = np.ones((1, len(cases)), dtype=np.int64)
+    n = [c.n for c in cases]
+    alpha = F(1, 2)
+    assert ratio_replicates(once, [c.clipped for c in cases], n).value(0) == mean_clipped_score(rows)
+    assert ratio_replicates(once, [c.brier for c in cases], n, F(1, (100 * scale) ** 2)).value(0) == brier_score(rows)
+    assert abs_sum_replicates(once, [c.gaps for c in cases], n, F(1, 100 * scale)).value(0) == \
+        expected_calibration_error(rows, 10)
+    q = [alpha * c.passes + (1 - alpha) * F(c.clipped, 12) for c in cases]   # Fractions: the general path
+    m = subject_metrics("s", "1", rows, 0, alpha=alpha, bins=10, max_score=12)
+    assert ratio_replicates(once, q, n).value(0) == m.q_final == q_final(m.p, m.s_bar, alpha, 12)
+    # the integer gaps: (0.9 - 1)·200 = -20, (0.8 - 1)·200 = -40 for the first case (bins 10 and 9)
+    assert cases[0].case_id == "RO-FOUL-001" and cases[0].gaps[8:] == (-40, -20) and cases[0].brier == 400 + 1600
+
+
+def test_a_cases_runs_move_together():
+    # Case A: two runs clipped 12 and 12; case B: one run clipped 6. The drawn pairs give only
+    # AA -> 48/4 = 12, AB or BA -> 30/3 = 10, BB -> 12/2 = 6: never 8 or 9, which resampling runs would give.
+    rows = [row(clipped=12, case="RO-FOUL-001", run="r1"), row(clipped=12, case="RO-FOUL-001", run="r2"),
+            row(clipped=6, case="RO-SCAL-001", run="r1")]
+    cases = case_sums(rows, 10)
+    counts = draw_counts(generator(1, "t"), 2, 2000)
+    reps = ratio_replicates(counts, [c.clipped for c in cases], [c.n for c in cases])
+    assert {reps.value(i) for i in range(2000)} == {12, 10, 6}
+    # P(BB) = P(AA) = 1/4, far above 2.5%: the 95% interval is [6, 12]
+    assert percentile_interval(reps, F(95, 100)) == (6, 12)
+
+
+def test_subject_intervals_contain_the_estimate_and_are_deterministic():
+    rows = subject_rows()
+    kwargs = dict(bins=10, alpha=F(1, 2), max_score=12, resamples=500, confidence=F(95, 100))
+    first = subject_intervals(rows, rng=generator(42, "subject:s"), **kwargs)
+    again = subject_intervals(rows, rng=generator(42, "subject:s"), **kwargs)
+    assert first == again
+    m = subject_metrics("s", "1", rows, 0, alpha=F(1, 2), bins=10, max_score=12)
+    for (low, high), estimate in ((first.s_bar, m.s_bar), (first.bs, m.bs), (first.ece, m.ece), (first.q_final, m.q_final)):
+        assert low <= estimate <= high
+        assert isinstance(low, F) and isinstance(high, F)
+
+
+def test_subject_intervals_degenerate_cases():
+    kwargs = dict(bins=10, alpha=F(1, 2), max_score=12, resamples=200, confidence=F(95, 100))
+    # no scored run: nothing to resample
+    none = subject_intervals([], rng=generator(1, "x"), **kwargs)
+    assert none.s_bar is none.bs is none.ece is none.q_final is None
+    # one case (two runs): every replicate is that case, so each interval is the point estimate
+    rows = [row(clipped=12, confidence=90, correctness=1, run="r1"), row(clipped=6, confidence=20, correctness=0, run="r2")]
+    one = subject_intervals(rows, rng=generator(1, "x"), **kwargs)
+    assert one.s_bar == (9, 9)                      # (12 + 6)/2
+    assert one.bs == (F(5, 200), F(5, 200))         # ((0.1)² + (0.2)²)/2 = 0.05/2 = 0.025
+    assert one.ece == (F(3, 20), F(3, 20))          # bins 9 and 2: (|0.9 - 1| + |0.2 - 0|)/2 = 0.15
+
+
+# --- Brier decomposition (§19) --------------------------------------------------------------
+
+def test_brier_decomposition_hand_computed():
+    rows = [row(confidence=90, correctness=1), row(confidence=90, correctness=0),
+            row(confidence=20, correctness=0), row(confidence=20, correctness=0)]
+    d = brier_decomposition(rows, 10)
+    # bin 10: f = 0.9, o = 0.5; bin 3: f = 0.2, o = 0; overall o = 1/4
+    # reliability = (2·0.4² + 2·0.2²)/4 = (0.32 + 0.08)/4 = 0.1
+    # resolution  = (2·0.25² + 2·0.25²)/4 = 0.0625
+    # uncertainty = variance of [1, 0, 0, 0] = 0.25·0.75 = 0.1875; within_bin = 0 (one confidence per bin)
+    # BS = (0.01 + 0.81 + 0.04 + 0.04)/4 = 0.225 = 0.1 - 0.0625 + 0.1875
+    assert (d.reliability, d.resolution, d.uncertainty, d.within_bin) == (F(1, 10), F(1, 16), F(3, 16), 0)
+    assert brier_score(rows) == F(9, 40) == d.reliability - d.resolution + d.uncertainty
+
+
+def test_brier_decomposition_within_bin_term():
+    rows = [row(confidence=90, correctness=1), row(confidence=100, correctness=0)]
+    d = brier_decomposition(rows, 10)
+    # one bin: f = 0.95, o = 0.5. reliability = 0.45² = 0.2025; resolution = 0; uncertainty = 0.25;
+    # within = [(0.05² + 2·0.05·0.5) + (0.05² + 2·0.05·0.5)]/2 = (0.0525 + 0.0525)/2 = 0.0525
+    # BS = (0.01 + 1)/2 = 0.505 = 0.2025 - 0 + 0.25 + 0.0525
+    assert (d.reliability, d.resolution, d.uncertainty, d.within_bin) == (F(81, 400), 0, F(1, 4), F(21, 400))
+    assert brier_score(rows) == F(101, 200)
+
+
+def test_brier_decomposition_identity_and_bounds_on_random_runs():
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        rows = [row(confidence=int(c), correctness=F(int(h), 2)) for c, h in
+                zip(rng.integers(0, 101, 20), rng.integers(0, 3, 20))]
+        d = brier_decomposition(rows, 10)
+        assert d.reliability - d.resolution + d.uncertainty + d.within_bin == brier_score(rows)
+        assert 0 <= d.reliability <= 1 and 0 <= d.resolution <= F(1, 4) and 0 <= d.uncertainty <= F(1, 4)
+
+
+def test_brier_decomposition_degenerate_cases():
+    assert brier_decomposition([], 10) is None
+    same = brier_decomposition([row(confidence=70, correctness=1)] * 3, 10)
+    # all correct: no uncertainty and no resolution; reliability (0.7 - 1)² = 0.09 is all of BS
+    assert (same.uncertainty, same.resolution, same.reliability) == (0, 0, F(9, 100))
+
+
+# --- pairwise (§20-§21) ---------------------------------------------------------------------
+
+def test_mcnemar_hand_computed():
+    # n = 5 + 1 = 6 discordant, k = 1: 2·(C(6,0) + C(6,1))/2^6 = 2·7/64 = 7/32 = 0.21875
+    assert mcnemar_exact_p(5, 1) == F(7, 32)
+    # n = 2, k = 0: 2·1/4 = 1/2
+    assert mcnemar_exact_p(2, 0) == F(1, 2)
+    # 10 to 0: 2/1024 = 1/512
+    assert mcnemar_exact_p(0, 10) == F(1, 512)
+
+
+def test_mcnemar_degenerate_cases():
+    assert mcnemar_exact_p(0, 0) == 1      # identical subjects: nothing discordant
+    assert mcnemar_exact_p(3, 3) == 1      # balanced: 2·(sum of half the mass and more) is capped at 1
+
+
+@pytest.mark.parametrize("b", range(0, 16, 3))
+def test_mcnemar_matches_statsmodels_exact(b):
+    for c in range(16):
+        ref = mcnemar([[7, b], [c, 4]], exact=True).pvalue
+        assert float(mcnemar_exact_p(b, c)) == pytest.approx(ref, abs=1e-12)
+
+
+def test_holm_hand_computed_and_against_statsmodels():
+    # sorted 0.01, 0.03, 0.04 -> 3·0.01 = 0.03; 2·0.03 = 0.06; max(0.06, 1·0.04) = 0.06
+    assert holm([F(1, 100), F(4, 100), F(3, 100)]) == [F(3, 100), F(6, 100), F(6, 100)]
+    assert holm([]) == []
+    assert holm([F(1, 2), F(9, 10)]) == [1, 1]   # capped at 1
+    rng = np.random.default_rng(2)
+    values = [F(int(x), 1000) for x in rng.integers(0, 1001, 12)]
+    ref = multipletests([float(v) for v in values], method="holm")[1]
+    assert [float(v) for v in holm(values)] == pytest.approx(list(ref), abs=1e-12)
+
+
+def test_holm_gives_ties_the_same_value():
+    assert holm([F(1, 100), F(1, 100)]) == [F(2, 100), F(2, 100)]
+
+
+def pair_kwargs(**extra):
+    return dict(alpha=F(1, 2), max_score=12, seed=3, resamples=400, confidence=F(95, 100), **extra)
+
+
+def test_compare_pair_hand_computed():
+    a = [row(PASS, clipped=12, case="RO-FOUL-001"), row(PASS, clipped=10, case="RO-SCAL-001"),
+         row(FAIL, clipped=4, case="RO-MEMB-001"), row(PASS, clipped=12, case="RO-CHEM-001")]  # CHEM not shared
+    b = [row(FAIL, clipped=6, case="RO-FOUL-001"), row(PASS, clipped=10, case="RO-SCAL-001"),
+         row(PASS, clipped=11, case="RO-MEMB-001")]
+    r = compare_pair("a", a, "b", b, **pair_kwargs())
+    # shared: FOUL (a only), SCAL (both), MEMB (b only) -> 1 and 1, p = 1
+    assert (r.n_pairs, r.n_cases, r.a_pass_b_not, r.b_pass_a_not, r.mcnemar_p) == (3, 3, 1, 1, 1)
+    # item Q = 0.5·[Pass] + 0.5·clipped/12: a: 1, 0.916667, 0.166667; b: 0.25, 0.916667, 0.958333
+    # q_diff = (0.75 + 0 - 0.791667)/3 = -0.041667/3 = -1/72
+    assert r.q_diff == F(-1, 72)
+    assert r.q_diff_low <= r.q_diff <= r.q_diff_high
+
+
+def test_identical_subjects_do_not_differ():
+    rows = subject_rows()
+    r = compare_pair("a", rows, "b", rows, **pair_kwargs())
+    assert (r.a_pass_b_not, r.b_pass_a_not, r.mcnemar_p, r.q_diff, r.q_diff_low, r.q_diff_high) == (0, 0, 1, 0, 0, 0)
+    assert significantly_better(r) is None
+
+
+def test_pairs_without_shared_items_have_no_row():
+    a = [row(case="RO-FOUL-001")]
+    b = [row(case="RO-SCAL-001")]
+    assert compare_pair("a", a, "b", b, **pair_kwargs()) is None
+    assert pairwise_table({"a": a, "b": b, "c": []}, **pair_kwargs()) == []
+
+
+def test_pairwise_table_adjusts_across_pairs():
+    strong = [row(PASS, clipped=12, case=f"RO-FOUL-{i:03d}") for i in range(1, 13)]
+    weak = [row(FAIL, clipped=3, case=f"RO-FOUL-{i:03d}") for i in range(1, 13)]
+    table = pairwise_table({"s": strong, "w": weak, "w2": weak}, **pair_kwargs())
+    assert [(r.subject_a, r.subject_b) for r in table] == [("s", "w"), ("s", "w2"), ("w", "w2")]
+    # s vs w: 12 to 0 -> p = 2/4096 = 1/2048; the three p-values 1/2048, 1/2048, 1
+    # Holm: 3/2048, max(3/2048, 2/2048) = 3/2048, max(3/2048, 1) = 1
+    assert [r.mcnemar_p for r in table] == [F(1, 2048), F(1, 2048), 1]
+    assert [r.p_holm for r in table] == [F(3, 2048), F(3, 2048), 1]
+    assert [significantly_better(r) for r in table] == ["s", "s", None]
+
+
+def pr(a, b, a_not_b, b_not_a, q_diff, p_holm):
+    return PairwiseRow(a, b, 30, a_not_b, b_not_a, p_holm, F(q_diff), F(q_diff), F(q_diff), F(p_holm), 30)
+
+
+def test_rank_ranges_hand_computed():
+    pairs = [pr("a", "b", 9, 1, F(1, 5), F(1, 100)),   # a significantly better than b
+             pr("a", "c", 5, 3, F(1, 10), F(1, 2)),    # not significant
+             pr("b", "c", 2, 4, F(-1, 10), F(1, 2))]   # not significant
+    # a: 0 above, 1 below -> 1..2; b: 1 above -> 2..3; c: 1..3
+    assert rank_ranges(["a", "b", "c"], pairs) == {"a": (1, 2), "b": (2, 3), "c": (1, 3)}
+    # only the ranked subjects count: without b, a and c span 1..2
+    assert rank_ranges(["a", "c"], pairs) == {"a": (1, 2), "c": (1, 2)}
+    # no significant difference: every subject spans 1..N
+    assert rank_ranges(["a", "b"], []) == {"a": (1, 2), "b": (1, 2)}
+
+
+def test_significance_needs_pass_counts_and_q_diff_to_agree():
+    assert significantly_better(pr("a", "b", 9, 1, F(1, 5), F(1, 100))) == "a"
+    assert significantly_better(pr("a", "b", 1, 9, F(-1, 5), F(1, 100))) == "b"
+    assert significantly_better(pr("a", "b", 9, 1, F(-1, 5), F(1, 100))) is None   # conflict: conservative
+    assert significantly_better(pr("a", "b", 9, 1, F(1, 5), F(5, 100))) is None    # p_holm must be < 0.05
+    assert significantly_better(pr("a", "b", 9, 1, F(1, 5), F(5, 100)), level=F(1, 10)) == "a"
+
+
+def test_rank_ranges_bounds_property():
+    rng = np.random.default_rng(9)
+    ids = [f"s{i}" for i in range(6)]
+    for _ in range(20):
+        pairs = [pr(a, b, int(rng.integers(0, 10)), int(rng.integers(0, 10)), F(int(rng.integers(-5, 6)), 10),
+                    F(int(rng.integers(0, 10)), 100)) for i, a in enumerate(ids) for b in ids[i + 1:]]
+        for best, worst in rank_ranges(ids, pairs).values():
+            assert 1 <= best <= worst <= len(ids)
+
+
+# --- pass@k (§22) --------------------------------------------------------------------------
+
+def test_pass_at_k_and_pass_hat_k_hand_computed():
+    # n = 3, c = 1, k = 2: pass@2 = 1 - C(2,2)/C(3,2) = 1 - 1/3 = 2/3; pass^2 = C(1,2)/C(3,2) = 0
+    assert (pass_at_k(3, 1, 2), pass_hat_k(3, 1, 2)) == (F(2, 3), 0)
+    # n = 3, c = 2, k = 2: pass@2 = 1 - C(1,2)/3 = 1; pass^2 = C(2,2)/3 = 1/3
+    assert (pass_at_k(3, 2, 2), pass_hat_k(3, 2, 2)) == (1, F(1, 3))
+    # k = 1 is the pass rate: 2/3 both ways
+    assert pass_at_k(3, 2, 1) == pass_hat_k(3, 2, 1) == F(2, 3)
+    # k = n: pass@n = [c > 0], pass^n = [c = n]
+    assert (pass_at_k(3, 1, 3), pass_hat_k(3, 1, 3), pass_hat_k(3, 3, 3)) == (1, 0, 1)
+    with pytest.raises(ValueError):
+        pass_at_k(2, 1, 3)
+
+
+def test_pass_at_k_ordering_property():
+    for n in range(1, 7):
+        for c in range(n + 1):
+            for k in range(1, n + 1):
+                assert pass_hat_k(n, c, k) <= F(c, n) <= pass_at_k(n, c, k)
+
+
+def test_pass_at_k_table_hand_computed():
+    runs = {
+        "a": [row(PASS, case="RO-FOUL-001", run="r1"), row(FAIL, case="RO-FOUL-001", run="r2"),
+              row(PASS, case="RO-FOUL-001", run="r3"), row(PASS, case="RO-SCAL-001", run="r1")],
+        "b": [],
+    }
+    table = {(r.subject_id, r.k): r for r in pass_at_k_table(runs)}
+    # k = 1: FOUL 2/3, SCAL 1/1 -> mean (2/3 + 1)/2 = 5/6, over 2 cases
+    assert (table["a", 1].pass_at_k, table["a", 1].pass_hat_k, table["a", 1].n_cases) == (F(5, 6), F(5, 6), 2)
+    # k = 2: FOUL only (n = 3, c = 2): pass@2 = 1, pass^2 = 1/3
+    assert (table["a", 2].pass_at_k, table["a", 2].pass_hat_k, table["a", 2].n_cases) == (1, F(1, 3), 1)
+    # k = 3: pass@3 = 1, pass^3 = 0
+    assert (table["a", 3].pass_at_k, table["a", 3].pass_hat_k) == (1, 0)
+    # a subject without scored runs still has its rows, empty
+    assert [(r.k, r.pass_at_k, r.n_cases) for r in pass_at_k_table(runs) if r.subject_id == "b"] == \
+        [(1, None, 0), (2, None, 0), (3, None, 0)]
+
+
+# --- difficulty (§23) ----------------------------------------------------------------------
+
+DIFFICULTY = {"RO-FOUL-001": 1, "RO-FOUL-002": 1, "RO-SCAL-001": 2, "RO-SCAL-002": 2, "RO-MEMB-001": 3}
+
+
+def difficulty_rows():
+    return [row(PASS, case="RO-FOUL-001"), row(PASS, case="RO-FOUL-002"), row(PASS, case="RO-SCAL-001"),
+            row(FAIL, case="RO-SCAL-002"), row(PASS, case="RO-MEMB-001")]
+
+
+def test_weighted_pass_rate_hand_computed():
+    # weights 1, 1.25, 1.5: passes weigh 1 + 1 + 1.25 + 1.5 = 4.75, all runs 1 + 1 + 1.25 + 1.25 + 1.5 = 6
+    # -> 4.75 / 6 = 19/24 (P is 4/5)
+    assert weighted_pass_rate(difficulty_rows(), DIFFICULTY, DEFAULT_WEIGHTS) == F(19, 24)
+    equal = {d: F(1) for d in DEFAULT_WEIGHTS}
+    assert weighted_pass_rate(difficulty_rows(), DIFFICULTY, equal) == F(4, 5)   # equal weights give P
+    assert weighted_pass_rate([], DIFFICULTY, DEFAULT_WEIGHTS) is None
+    with pytest.raises(ValueError):
+        weighted_pass_rate(difficulty_rows(), DIFFICULTY, {1: F(1)})
+
+
+def test_difficulty_table_and_monotonicity_warning():
+    table = difficulty_table({"a": difficulty_rows(), "b": [row(FAIL, case="RO-FOUL-001")]}, DIFFICULTY,
+                             DEFAULT_WEIGHTS, F(95, 100))
+    got = [(r.subject_id, r.difficulty, r.n_runs, r.n_pass, r.p, r.monotone_violation) for r in table]
+    # ALL pools a and b: difficulty 1 has 3 runs (2 Pass), 2 has 2 (1 Pass), 3 has 1 (1 Pass: 1 > 1/2, flagged)
+    assert got == [
+        (ALL_SUBJECTS, 1, 3, 2, F(2, 3), False), (ALL_SUBJECTS, 2, 2, 1, F(1, 2), False),
+        (ALL_SUBJECTS, 3, 1, 1, 1, True),
+        ("a", 1, 2, 2, 1, False), ("a", 2, 2, 1, F(1, 2), False), ("a", 3, 1, 1, 1, True),
+        ("b", 1, 1, 0, 0, False),
+    ]
+    assert table[0].weight == 1 and table[2].weight == F(3, 2)
+    assert (table[2].p_low, table[2].p_high) == pytest.approx(proportion_confint(1, 1, method="wilson"))
+    warnings = monotonicity_warnings(table)
+    assert warnings == ["pass rate over all subjects is higher at difficulty 3 (1.000000, 1 cases) than at "
+                        "difficulty 2 (0.500000, 2 cases); review the difficulty labels of those golds"]
+
+
+def test_monotone_difficulty_gives_no_warning():
+    rows = [row(PASS, case="RO-FOUL-001"), row(FAIL, case="RO-SCAL-001")]
+    assert monotonicity_warnings(difficulty_table({"a": rows}, DIFFICULTY, DEFAULT_WEIGHTS, F(95, 100))) == []
+
+
+# --- alpha sensitivity (§24) ---------------------------------------------------------------
+
+def metrics_of(sid, p, s_bar, bs=F(1, 10), n=10, disqualified=False):
+    from rgbench.metrics import SubjectMetrics
+    return SubjectMetrics(sid, "1", n, 0, p, s_bar, bs, F(0), None, F(1, 2), disqualified, int(disqualified))
+
+
+def test_alpha_sensitivity_hand_computed():
+    x = metrics_of("x", F(1), F(6))        # Q = α + (1 - α)·0.5 = 0.5 + 0.5α
+    y = metrics_of("y", F(1, 2), F(12))    # Q = 0.5α + (1 - α) = 1 - 0.5α
+    z = metrics_of("z", F(1), F(12), disqualified=True)
+    empty = metrics_of("e", None, None, bs=None, n=0)
+    rows = alpha_sensitivity([y, x, z, empty], 12)
+    by = {(r.subject_id, r.alpha): r for r in rows}
+    assert len(rows) == 4 * 11 and [r.alpha for r in rows[:11]] == [F(i, 10) for i in range(11)]
+    # α = 0: y 1.0, x 0.5 -> y first; α = 1: x 1.0, y 0.5 -> x first
+    assert (by["y", 0].q_final, by["y", 0].rank, by["x", 0].rank) == (1, 1, 2)
+    assert (by["x", 1].q_final, by["x", 1].rank, by["y", 1].rank) == (1, 1, 2)
+    # α = 0.5: both 0.75; not a tie, P breaks it (x has P = 1)
+    assert by["x", F(1, 2)].q_final == by["y", F(1, 2)].q_final == F(3, 4)
+    assert (by["x", F(1, 2)].rank, by["y", F(1, 2)].rank) == (1, 2)
+    # disqualified: Q_final but no rank; N = 0: neither
+    assert (by["z", F(1, 2)].q_final, by["z", F(1, 2)].rank) == (1, None)
+    assert (by["e", F(1, 2)].q_final, by["e", F(1, 2)].rank) == (None, None)
+    assert top_ranks_depend_on_alpha(rows, top=1)
+    assert top_ranks_by_alpha(rows, top=1)[F(0)] == ((1, "y"),)
+
+
+def test_alpha_sensitivity_stable_top_and_shared_ranks():
+    a = metrics_of("a", F(1), F(12))
+    b = metrics_of("b", F(1, 2), F(6))
+    b2 = metrics_of("b2", F(1, 2), F(6))   # equal to b on Q, P, s_bar and BS: the same rank
+    rows = alpha_sensitivity([a, b, b2], 12)
+    assert not top_ranks_depend_on_alpha(rows, top=3)
+    assert ranked_order([a, b, b2], F(1, 2), 12) == [(1, "a"), (2, "b"), (2, "b2")]
+
+
+# --- configuration -------------------------------------------------------------------------
+
+def test_stats_config_defaults_and_validation():
+    config, messages = parse_stats_config({}, range(1, 6))
+    assert messages == [] and config.bootstrap_resamples == 2000 and config.confidence_level == F(95, 100)
+    config, messages = parse_stats_config({"confidence_level": 0.9, "bootstrap_resamples": 100,
+                                           "significance_level": "0.01", "difficulty_weights": {1: 1, 2: 2.5}},
+                                          range(1, 3))
+    assert messages == [] and config.confidence_level == F(9, 10) and config.difficulty_weights == {1: 1, 2: F(5, 2)}
+    _, messages = parse_stats_config({"confidence_level": 1, "bootstrap_resamples": True,
+                                      "difficulty_weights": {1: 0, "x": 1}}, range(1, 3))
+    assert messages == [
+        "$.confidence_level: must be a number strictly between 0 and 1, got 1",
+        "$.bootstrap_resamples: must be an integer from 1 to 100000, got True",
+        "$.difficulty_weights.1: must be a positive number, got 0",
+        "$.difficulty_weights: key 'x' is not an integer difficulty",
+        "$.difficulty_weights: no weight for difficulty 2 (the gold schema allows 1-2)",
+    ]
+
+
+# --- the formulas document names every statistics function ----------------------------------
+
+def test_every_statistics_section_names_an_existing_function():
+    import importlib
+    import pkgutil
+    import re
+
+    import rgbench.stats
+    from treebuilder import REPO
+
+    doc = (REPO / "system/metrics/v1.0/aggregate_metrics.md").read_text(encoding="utf-8")
+    statistics_part = doc[doc.index("# Statistics"):]
+    headings = re.findall(r"^## \d+\. (.*)$", statistics_part, flags=re.M)
+    named = {name for heading in headings for name in re.findall(r"`([a-z_]+)`", heading.split(" — ")[0])}
+    functions = set()
+    for info in pkgutil.iter_modules(rgbench.stats.__path__):
+        module = importlib.import_module(f"rgbench.stats.{info.name}")
+        functions |= {name for name in dir(module) if callable(getattr(module, name))}
+    assert len(headings) == 10 and named and named <= functions, sorted(named - functions)
+    for name in ("wilson_interval", "subject_intervals", "brier_decomposition", "mcnemar_exact_p", "holm", "rank_ranges",
+                 "pass_at_k", "pass_hat_k", "weighted_pass_rate", "alpha_sensitivity", "krippendorff_alpha",
+                 "cohen_weighted_kappa", "consolidate_run"):
+        assert name in named

@@ -17,9 +17,9 @@ import tempfile
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-INPUT_DIRS = ("system", "golds", "responses", "scoring", "subjects")
+INPUT_DIRS = ("system", "golds", "responses", "scoring", "scoring_multi", "subjects")
 # Steps that write results/, in order; each takes --root.
-STEPS = ("compute_metrics.py", "build_leaderboard.py")
+STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
 # Files in results/ that no step produces and that the check leaves alone.
 NOT_GENERATED = {"README.md"}
 NOT_GENERATED_DIRS = {"historico"}

@@ -1,6 +1,13 @@
 #!/usr/bin/env python3
 """Validate a benchmark tree and write results/per_run.csv, metrics_per_subject.csv,
-metrics_per_family.csv and manifest.json, byte-deterministically.
+metrics_per_family.csv and manifest.json, byte-deterministically, with the statistics
+(intervals, Brier decomposition, calibration_bins.csv, pairwise.csv, pass_at_k.csv,
+metrics_per_difficulty.csv, alpha_sensitivity.csv; see results/README.md).
+
+v1.0 reads one scoring per run from scoring/. `--scoring-dir scoring_consolidated`
+reads the consolidated scorings that scripts/aggregate_scoring.py writes instead
+(the several-reviewers path); `--results-dir` keeps such a computation apart from
+the committed results/.
 
 On any invalid input, prints every problem as `path: message` on stderr, exits 1
 and leaves results/ untouched.
@@ -9,16 +16,19 @@ and leaves results/ untouched.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 from rgbench.atomic import write_many_atomic
 from rgbench.loader import load_tree
 from rgbench.problems import report
+from rgbench.progress import Progress
 from rgbench.spec import load_spec
 from rgbench.tables import compute_results, render_results
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,22 +36,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=REPO_ROOT,
                         help="benchmark tree holding system/, golds/, responses/, scoring/, subjects/ (default: this repository)")
     parser.add_argument("--alpha", help="weight of P in Q_final, 0..1 (default: system/metrics/<version>/config.yaml)")
+    parser.add_argument("--scoring-dir", default="scoring", metavar="NAME",
+                        help="folder of the tree to read scorings from, e.g. scoring_consolidated (default: scoring)")
+    parser.add_argument("--results-dir", default="results", metavar="NAME",
+                        help="folder of the tree to write to (default: results)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the per-file cache in DIR/.cache/ (results are identical either way)")
     args = parser.parse_args(argv)
     root = args.root
+    for option, value in (("--scoring-dir", args.scoring_dir), ("--results-dir", args.results_dir)):
+        if not FOLDER_NAME.match(value):
+            print(f"{option}: {value!r} is not a folder name inside the tree (letters, digits, '_', '-', '.'; no '/')",
+                  file=sys.stderr)
+            return 1
     if not root.is_dir():
         print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
         return 1
     spec, problems = load_spec(root, alpha_override=args.alpha)
     if spec is None:
         return report(problems)
-    tree, problems = load_tree(root, spec)
+    if args.scoring_dir != "scoring" and not (root / args.scoring_dir / spec.version_dir).is_dir():
+        print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
+              "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)", file=sys.stderr)
+        return 1
+    progress = Progress()
+    tree, problems = load_tree(root, spec, scoring_dir=args.scoring_dir, use_cache=not args.no_cache,
+                               progress=lambda done, total: progress.update("reading", done, total))
+    progress.close()
     if tree is None:
         return report(problems)
     results = compute_results(tree, spec)
     outputs = render_results(tree, spec, results)
-    write_many_atomic({root / "results" / name: data for name, data in outputs.items()})
+    write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()})
+    for warning in results.statistics.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     ranked = sum(1 for m in results.subjects if m.n)
-    print(f"{len(results.runs)} scored runs of {len(tree.subjects)} subjects ({ranked} with scores) -> {root.name or root}/results/")
+    print(f"{len(results.runs)} scored runs of {len(tree.subjects)} subjects ({ranked} with scores) -> {root.name or root}/{args.results_dir}/")
     return 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from rgbench.stats.agreement_outputs import AGREEMENT_COLUMNS
+from rgbench.stats.outputs import FAMILY_STATS_COLUMNS, STATS_TABLES, SUBJECT_STATS_COLUMNS
 from rgbench.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 from treebuilder import REPO
 
@@ -28,6 +30,8 @@ def test_every_script_is_in_the_readme():
 
 def test_every_result_column_is_in_results_readme():
     columns = set(PER_RUN_COLUMNS) | set(SUBJECT_COLUMNS) | set(FAMILY_COLUMNS)
+    columns |= set(SUBJECT_STATS_COLUMNS) | set(FAMILY_STATS_COLUMNS) | set(AGREEMENT_COLUMNS)
+    columns |= {column for table in STATS_TABLES.values() for column in table}
     missing = [c for c in sorted(columns) if f"`{c}`" not in RESULTS_README]
     assert missing == []
 
@@ -35,3 +39,9 @@ def test_every_result_column_is_in_results_readme():
 def test_readme_gives_the_two_fresh_machine_commands():
     assert "make metrics" in README and "make test" in README
     assert "sample data" in README.lower()
+
+
+def test_every_statistics_file_has_its_section_in_results_readme():
+    from rgbench.stats.agreement_outputs import AGREEMENT_FILE
+    for name in list(STATS_TABLES) + [AGREEMENT_FILE]:
+        assert f"## {name}" in RESULTS_README

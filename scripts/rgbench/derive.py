@@ -9,6 +9,8 @@ from .records import Gold, Response, Scoring, Tree
 from .spec import Spec
 
 PASS, CONDITIONAL, FAIL = "Pass", "Conditional", "Fail"
+# confidence c -> c/100, built once: 101 shared exact values instead of one Fraction per run.
+_CONFIDENCE_UNIT = tuple(Fraction(c, 100) for c in range(101))
 
 
 @dataclass(frozen=True)
@@ -64,11 +66,14 @@ def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> 
     raw_score is the sum of the criteria (0..max_score); clipped_score is
     min(raw_score, rubric_ceiling); confidence_unit is confidence/100 exactly.
     """
-    raw = sum(score for _, score in scoring.criterion_scores)
-    clipped = min(raw, gold.rubric_ceiling)
-    severities = {severity for _, severity in scoring.fails}
-    critical = "critical" in severities
-    recoverable = "recoverable" in severities
+    raw = 0
+    for _, score in scoring.criterion_scores:
+        raw += score
+    clipped = raw if raw < gold.rubric_ceiling else gold.rubric_ceiling
+    critical = recoverable = False
+    for _, severity in scoring.fails:
+        critical = critical or severity == "critical"
+        recoverable = recoverable or severity == "recoverable"
     return RunRow(
         subject_id=scoring.subject_id,
         subject_version=scoring.subject_version,
@@ -91,7 +96,7 @@ def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> 
             conditional_threshold=spec.conditional_threshold,
         ),
         reported_confidence=response.confidence,
-        confidence_unit=Fraction(response.confidence, 100),
+        confidence_unit=_CONFIDENCE_UNIT[response.confidence],
         correctness=scoring.correctness,
     )
 

@@ -301,18 +301,21 @@ def _build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, res
 
 
 def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
-              progress: Callable[[int, int], None] | None = None) -> tuple[Tree | None, list[Problem]]:
+              progress: Callable[[int, int], None] | None = None,
+              scoring_dir: str = "scoring") -> tuple[Tree | None, list[Problem]]:
     """Load and cross-check every input under ``root``. Returns (tree, []) or (None, problems).
 
     ``use_cache`` reuses per-file results from ``root/.cache`` (see filecache.py);
     results are identical either way. ``progress(done, total)`` is called as files are processed.
+    ``scoring_dir`` reads the scorings from ``<scoring_dir>/<version>/`` instead of ``scoring/`` (e.g. the
+    consolidated scorings of scripts/aggregate_scoring.py).
     """
     col = _Collector(root)
     system_digest = _read_system(col)
     subjects = _load_registry(col, spec)
     gold_jobs = _gold_jobs(col, spec)
     response_jobs = _subject_jobs(col, spec, "responses", RESPONSE, subjects)
-    scoring_jobs = _subject_jobs(col, spec, "scoring", EVALUATION, subjects)
+    scoring_jobs = _subject_jobs(col, spec, scoring_dir, EVALUATION, subjects)
     jobs = [(entry, kind) for entry, kind, _ in gold_jobs + response_jobs + scoring_jobs]
     cache = FileCache(root, system_digest, enabled=use_cache)
     report = (lambda done: progress(done, len(jobs))) if progress else None

@@ -29,11 +29,25 @@ def mean_clipped_score(rows: Sequence[RunRow]) -> Fraction | None:
     return Fraction(sum(row.clipped_score for row in rows), len(rows))
 
 
+def _correctness_halves(row: RunRow) -> int:
+    """correctness x 2 as an integer (0, 1 or 2): sums stay in integers, exact and fast."""
+    value = row.correctness
+    return value.numerator * 2 // value.denominator
+
+
 def brier_score(rows: Sequence[RunRow]) -> Fraction | None:
-    """Soft Brier BS = mean (confidence_unit - correctness)^2, in [0, 1], lower is better; None when N = 0."""
+    """Soft Brier BS = mean (confidence_unit - correctness)^2, in [0, 1], lower is better; None when N = 0.
+
+    Computed in integers: (c/100 - h/2)^2 = (2c - 100h)^2 / 40000, with c the
+    integer confidence and h the correctness in halves.
+    """
     if not rows:
         return None
-    return sum(((row.confidence_unit - row.correctness) ** 2 for row in rows), Fraction(0)) / len(rows)
+    total = 0
+    for row in rows:
+        diff = 2 * row.reported_confidence - 100 * _correctness_halves(row)
+        total += diff * diff
+    return Fraction(total, 40000 * len(rows))
 
 
 def confidence_bin(confidence: int, bins: int) -> int:
@@ -67,14 +81,14 @@ class CalibrationBin:
 def calibration_bins(rows: Sequence[RunRow], bins: int) -> list[CalibrationBin]:
     """The non-empty fixed-width confidence bins, by index; empty bins are omitted."""
     count: dict[int, int] = defaultdict(int)
-    conf: dict[int, Fraction] = defaultdict(Fraction)
-    corr: dict[int, Fraction] = defaultdict(Fraction)
+    conf: dict[int, int] = defaultdict(int)   # sum of integer confidences
+    corr: dict[int, int] = defaultdict(int)   # sum of correctness in halves
     for row in rows:
         index = confidence_bin(row.reported_confidence, bins)
         count[index] += 1
-        conf[index] += row.confidence_unit
-        corr[index] += row.correctness
-    return [CalibrationBin(i, count[i], conf[i], corr[i]) for i in sorted(count)]
+        conf[index] += row.reported_confidence
+        corr[index] += _correctness_halves(row)
+    return [CalibrationBin(i, count[i], Fraction(conf[i], 100), Fraction(corr[i], 2)) for i in sorted(count)]
 
 
 def expected_calibration_error(rows: Sequence[RunRow], bins: int) -> Fraction | None:

@@ -19,6 +19,7 @@ from jsonschema.exceptions import SchemaError
 from .parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
 from .problems import Problem
 from .safe_read import read_single_file
+from .stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
 
 BENCHMARK_FILE = "system/benchmark.yaml"
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
@@ -41,6 +42,7 @@ class Spec:
     catalog: dict[str, str]  # fail code -> severity
     validators: dict[str, Any] = field(repr=False, compare=False)
     fast_validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    stats: StatsConfig = field(default_factory=StatsConfig)  # confidence level, resamples, weights (config.yaml)
 
     @property
     def version_dir(self) -> str:
@@ -201,6 +203,11 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
                 if entry["code"] in catalog:
                     problems.append(Problem(catalog_rel, f"$.automatic_fails[{index}].code: duplicate code {entry['code']!r}"))
                 catalog[entry["code"]] = entry["severity"]
+    stats = StatsConfig()
+    if isinstance(config, dict):
+        gold_schema = validators["gold"].schema if "gold" in validators else None
+        stats, messages = parse_stats_config(config, schema_difficulty_range(gold_schema))
+        problems.extend(Problem(config_rel, message) for message in messages)
     if problems:
         return None, problems
     spec = Spec(
@@ -217,5 +224,6 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         catalog=catalog,
         validators=validators,
         fast_validators=fast_validators,
+        stats=stats,
     )
     return spec, []

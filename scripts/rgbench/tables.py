@@ -5,7 +5,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Iterable, Sequence
 
 from .derive import RunRow, derive_runs
@@ -14,6 +16,10 @@ from .numfmt import fmt_bool, fmt_fixed
 from .parsing import dumps_json_canonical
 from .records import Tree
 from .spec import Spec
+from .stats.outputs import (
+    FAMILY_STATS_COLUMNS, SUBJECT_STATS_COLUMNS, Statistics, compute_statistics, family_stats_cells,
+    statistics_files, statistics_manifest, subject_stats_cells,
+)
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",
@@ -40,6 +46,7 @@ class Results:
     subjects: list[SubjectMetrics]
     families: list[FamilyMetrics]
     alpha: object
+    statistics: Statistics | None = None  # intervals, pairwise, pass@k, ... (rgbench.stats)
 
 
 def compute_results(tree: Tree, spec: Spec) -> Results:
@@ -60,7 +67,9 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
         )
         for sid, subject in sorted(tree.subjects.items())
     ]
-    return Results(runs=runs, subjects=subjects, families=family_metrics(runs), alpha=spec.alpha)
+    families = family_metrics(runs)
+    statistics = compute_statistics(tree, spec, runs, subjects, families, input_digest(tree.inputs))
+    return Results(runs=runs, subjects=subjects, families=families, alpha=spec.alpha, statistics=statistics)
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -73,27 +82,34 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 
 def per_run_csv(runs: Sequence[RunRow]) -> str:
-    return csv_text(PER_RUN_COLUMNS, (
-        (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family,
-         str(r.raw_score), str(r.rubric_floor), str(r.rubric_ceiling), str(r.clipped_score),
-         fmt_bool(r.has_critical_fail), fmt_bool(r.has_recoverable_fail), r.classification,
-         str(r.reported_confidence), fmt_fixed(r.confidence_unit), fmt_fixed(r.correctness))
-        for r in runs
-    ))
+    # confidence_unit and correctness take few distinct values: format each once.
+    unit_text = [fmt_fixed(Fraction(c, 100)) for c in range(101)]
+    correctness_text: dict[Fraction, str] = {}
+    rows = []
+    for r in runs:
+        correctness = correctness_text.get(r.correctness)
+        if correctness is None:
+            correctness = correctness_text[r.correctness] = fmt_fixed(r.correctness)
+        rows.append((r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family,
+                     r.raw_score, r.rubric_floor, r.rubric_ceiling, r.clipped_score,
+                     "true" if r.has_critical_fail else "false", "true" if r.has_recoverable_fail else "false",
+                     r.classification, r.reported_confidence, unit_text[r.reported_confidence], correctness))
+    return csv_text(PER_RUN_COLUMNS, rows)
 
 
-def subject_csv(subjects: Sequence[SubjectMetrics]) -> str:
-    return csv_text(SUBJECT_COLUMNS, (
+def subject_csv(subjects: Sequence[SubjectMetrics], statistics: Statistics) -> str:
+    return csv_text(SUBJECT_COLUMNS + SUBJECT_STATS_COLUMNS, (
         (m.subject_id, m.subject_version, str(m.n), str(m.n_unscored), fmt_fixed(m.p), fmt_fixed(m.s_bar),
          fmt_fixed(m.bs), fmt_fixed(m.ece), fmt_fixed(m.q_final), fmt_fixed(m.alpha),
-         fmt_bool(m.disqualified), str(m.n_critical))
+         fmt_bool(m.disqualified), str(m.n_critical)) + subject_stats_cells(statistics, m.subject_id)
         for m in subjects
     ))
 
 
-def family_csv(families: Sequence[FamilyMetrics]) -> str:
-    return csv_text(FAMILY_COLUMNS, (
+def family_csv(families: Sequence[FamilyMetrics], statistics: Statistics) -> str:
+    return csv_text(FAMILY_COLUMNS + FAMILY_STATS_COLUMNS, (
         (f.subject_id, f.subject_version, f.family, str(f.n_family), fmt_fixed(f.p_family), fmt_fixed(f.s_bar_family))
+        + family_stats_cells(statistics, f.subject_id, f.family)
         for f in families
     ))
 
@@ -121,6 +137,7 @@ def manifest_json(tree: Tree, spec: Spec, results: Results, outputs: dict[str, b
         "input_digest": input_digest(tree.inputs),
         "inputs": dict(sorted(tree.inputs.items())),
         "outputs": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(outputs.items())},
+        "statistics": statistics_manifest(results.statistics),
     }
     return dumps_json_canonical(manifest)
 
@@ -129,8 +146,9 @@ def render_results(tree: Tree, spec: Spec, results: Results) -> dict[str, bytes]
     """File name (inside results/) -> exact bytes of every file compute_metrics writes."""
     outputs = {
         PER_RUN_FILE: per_run_csv(results.runs).encode("utf-8"),
-        SUBJECT_FILE: subject_csv(results.subjects).encode("utf-8"),
-        FAMILY_FILE: family_csv(results.families).encode("utf-8"),
+        SUBJECT_FILE: subject_csv(results.subjects, results.statistics).encode("utf-8"),
+        FAMILY_FILE: family_csv(results.families, results.statistics).encode("utf-8"),
+        **statistics_files(results.statistics, csv_text),
     }
     outputs[MANIFEST_FILE] = manifest_json(tree, spec, results, outputs).encode("utf-8")
     return outputs

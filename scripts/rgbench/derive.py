@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 from fractions import Fraction
 
 from .records import Gold, Response, Scoring, Tree
@@ -13,8 +13,7 @@ PASS, CONDITIONAL, FAIL = "Pass", "Conditional", "Fail"
 _CONFIDENCE_UNIT = tuple(Fraction(c, 100) for c in range(101))
 
 
-@dataclass(frozen=True)
-class RunRow:
+class RunRow(NamedTuple):
     """One scored (subject, case, run, reviewer): the columns of per_run.csv, exact."""
 
     subject_id: str

@@ -155,6 +155,8 @@ _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
 
 
 def _ids_match(col: _Collector, rel: str, found: tuple, expected: tuple) -> bool:
+    if found == expected:
+        return True
     ok = True
     for key, got, want in zip(_ID_KEYS, found, expected):
         if got != want:
@@ -289,7 +291,7 @@ def _build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, res
         if ok and key in responses:
             scorings.append(Scoring(
                 subject_id=sid, subject_version=version, case_id=case_id, run_id=run_id, reviewer_id=reviewer_id,
-                criterion_scores=tuple(zip(spec.criteria, scores)), fails=tuple(sorted(fails)),
+                criterion_scores=tuple(zip(spec.criteria, scores)), fails=tuple(sorted(fails)) if len(fails) > 1 else fails,
                 correctness=_CORRECTNESS[correctness], path=rel,
             ))
     for (sid, case_id, run_id), files in files_per_run.items():

@@ -1,14 +1,17 @@
-"""Typed records of the validated inputs. Loaders build them; everything downstream reads them."""
+"""Typed records of the validated inputs. Loaders build them; everything downstream reads them.
+
+The per-file records are immutable named tuples: a large tree holds hundreds of
+thousands of them, and they build about twice as fast as frozen dataclasses.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class Gold:
+class Gold(NamedTuple):
     """The metric-relevant part of a case's gold file."""
 
     case_id: str
@@ -29,8 +32,7 @@ class Subject:
     extra: tuple[tuple[str, Any], ...] = ()
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     """One subject's answer to one case in one run (the text itself is not needed by the metrics)."""
 
     subject_id: str
@@ -41,8 +43,7 @@ class Response:
     path: str
 
 
-@dataclass(frozen=True)
-class Scoring:
+class Scoring(NamedTuple):
     """One reviewer's grade of one response."""
 
     subject_id: str

@@ -2,14 +2,17 @@
 """Build the public leaderboard from the committed result tables.
 
 Reads results/per_run.csv, metrics_per_subject.csv, metrics_per_family.csv,
-results/manifest.json, subjects/registry.yaml and system/ under --root, and
+pairwise.csv, alpha_sensitivity.csv, results/manifest.json, subjects/registry.yaml
+and system/ under --root, and
 writes results/leaderboard.csv (the reference table), results/leaderboard.html
 (a self-contained page with charts) and results/leaderboard.md (a Markdown
 table for the README and pull requests), byte-deterministically.
 
 Ranked subjects come first (Q_final, then P, s_bar descending, BS ascending;
-competition ranks, "1, 2, 2, 4"), then disqualified subject versions (any
-critical fail) without a rank, then unscored subjects (N = 0).
+competition ranks, "1, 2, 2, 4", each with its rank range: the best and worst
+rank consistent with the significant paired differences), then disqualified
+subject versions (any critical fail) without a rank, then unscored subjects
+(N = 0). The Markdown and the page also say whether the top 3 depend on alpha.
 
 On any problem in the inputs, prints each as `path: message` on stderr, exits 1
 and writes nothing. With --readme, also replaces the block between

@@ -1,7 +1,8 @@
 """The leaderboard page in a real browser: headless Chromium, driven over the DevTools protocol.
 
 What a person would see on tests/fixtures/leaderboard/basic: the first ranked
-row is the expected subject, the Disqualified badge is on screen, every chart
+row is the expected subject, the Disqualified badge is on screen, the rank
+ranges show under the ranks with their notes below the table, every chart
 has a size, the hostile display name reads as text, no script from the data
 ran (no alert, no changed title, no injected element or attribute), nothing
 was fetched, and the page's own sorting script works under its
@@ -148,9 +149,12 @@ PROBE = r"""JSON.stringify((() => {
   return {
     title: document.title,
     firstSubject: first && first.getAttribute("data-subject"),
-    firstRank: first && first.cells[0].textContent.trim(),
+    firstRank: first && first.querySelector(".rank-value").textContent.trim(),
+    rankRanges: [...document.querySelectorAll("#ranked-table .rank-range")].map(e => [e.textContent, box(e)]),
+    rankNote: (document.getElementById("rank-ranges") || {}).textContent || null,
+    alphaNote: (document.getElementById("alpha-sensitivity") || {}).textContent || null,
     firstName: first && first.querySelector(".name").textContent,
-    ranked: [...document.querySelectorAll("#ranked-table tbody tr")].map(r => [r.cells[0].textContent.trim(), r.getAttribute("data-subject")]),
+    ranked: [...document.querySelectorAll("#ranked-table tbody tr")].map(r => [r.querySelector(".rank-value").textContent, r.getAttribute("data-subject")]),
     disqualified: [...document.querySelectorAll("#disqualified-table tbody tr")].map(r => r.getAttribute("data-subject")),
     unscored: [...document.querySelectorAll("#unscored-table tbody tr")].map(r => r.getAttribute("data-subject")),
     badgeText: badge && badge.textContent, badge: box(badge),
@@ -211,6 +215,11 @@ def test_what_a_reader_sees(page):
     assert seen["ranked"] == [["1", "atlas"], ["2", "borealis"], ["2", "cirrus"], ["4", "dune"], ["5", "evil"]]
     assert seen["disqualified"] == ["fathom"] and seen["unscored"] == ["glacier"]
     assert seen["badgeText"] == "Disqualified"
+    # Rank ranges under the ranks, visible; with 4 shared runs per pair nothing is significant: all 1-5.
+    assert [text for text, _ in seen["rankRanges"]] == ["(1\u20135)"] * 5
+    assert all(b["width"] > 0 and b["height"] > 0 and b["shown"] for _, b in seen["rankRanges"])
+    assert "ranks within a range are not statistically established" in seen["rankNote"]
+    assert seen["alphaNote"].startswith("The top 3 (#1 Atlas 2, #2 Borealis, #2 cirrus) are the same for every alpha")
     badge = seen["badge"]
     assert badge["width"] > 0 and badge["height"] > 0 and badge["shown"] and badge["onTop"]
     assert len(seen["charts"]) == 8
@@ -246,6 +255,8 @@ def test_the_committed_page(browser):
     ranked = [r for r in rows if r["leaderboard_status"] == "Ranked"]
     if ranked:
         assert (seen["firstRank"], seen["firstSubject"]) == ("1", ranked[0]["subject_id"])
+        if ranked[0]["rank_best"]:
+            assert seen["rankRanges"][0][0] == f"({ranked[0]['rank_best']}\u2013{ranked[0]['rank_worst']})"
     assert seen["disqualified"] == [r["subject_id"] for r in rows if r["leaderboard_status"] == "Disqualified"]
     assert all(c["width"] > 100 and c["height"] > 100 for c in seen["charts"])
     assert seen["resources"] == [] and seen["alerts"] == [] and seen["scripts"] == 1

@@ -16,6 +16,20 @@ Q_final = P/2 + s_bar/24), four runs on three cases per scored subject:
             fail (AF-CHLORINE-EXPOSURE on RO-MEMB-001 r1): Disqualified, no rank, metrics still shown.
 * glacier : N = 0 (2 responses awaiting a scoring): Unscored, empty metrics, last.
 
+pairwise.csv (15 pairs of the six scored subjects; every pair shares the same 4 runs on 3 cases): Pass flags per
+run (FOUL r1, FOUL r2, MEMB r1, SCAL r1) are atlas 1101, borealis = cirrus = dune 1001, evil 0100, fathom 1101.
+The most discordant pairs are atlas-evil and evil-fathom, (2, 0): McNemar p = 2 * 1/2^2 = 0.5; every other pair
+has p = 1; Holm over 15 pairs gives 1 everywhere. With 4 shared runs no pair can ever be significant (the
+smallest possible p, 4 discordant runs all one way, is 2/16 = 0.125), so every ranked subject's rank range is
+1-5 ("1 (1-5)"). q_diff is the difference of Q_final (all runs shared), e.g. atlas - borealis = 0.802083 -
+0.645833 = 0.15625; the q_diff bounds come from the paired bootstrap (rgbench.stats.pairwise.pairwise_table,
+seed from the manifest's input digest, 2000 resamples), which the build does not redo.
+
+alpha_sensitivity.csv: Q_final(alpha) = alpha * P + (1 - alpha) * s_bar / 12 for alpha = 0, 0.1, ..., 1. atlas
+has both the higher P and the higher s_bar than borealis/cirrus/dune, and they than evil, so the order (and the
+BS tie-break, dune 4th) is the same at every alpha: "The top 3 (#1 Atlas 2, #2 Borealis, #2 cirrus) are the
+same for every alpha". fathom keeps its Q_final without a rank; glacier has neither.
+
 The build recomputes these tables from per_run.csv with the pipeline's formulas
 and refuses them if they disagree, so a passing build also checks the arithmetic.
 """
@@ -99,6 +113,7 @@ def test_csv_columns_start_with_the_required_ones(built):
         "rank", "subject_id", "subject_version", "display_name", "leaderboard_status",
         "N", "P", "s_bar", "Q_final", "BS", "ECE", "n_critical")
     assert tuple(header) == COLUMNS
+    assert header[len(REQUIRED_COLUMNS): len(REQUIRED_COLUMNS) + 2] == ["rank_best", "rank_worst"]
 
 
 def test_csv_order_ranks_and_statuses(built):
@@ -125,6 +140,8 @@ def test_csv_rows_show_everything_a_lab_needs(built):
     unscored = rows["glacier"]
     assert [unscored[c] for c in ("N", "P", "s_bar", "Q_final", "BS", "ECE", "n_unscored")] == ["0", "", "", "", "", "", "2"]
     assert unscored["kind"] == "human" and unscored["P_reliability_label"] == ""
+    # Rank ranges: Ranked rows only; with 4 shared runs per pair nothing is significant, so 1-5 for all five.
+    assert [(r["rank_best"], r["rank_worst"]) for r in rows.values()] == [("1", "5")] * 5 + [("", "")] * 2
     atlas = rows["atlas"]
     assert (atlas["provider"], atlas["parameters"], atlas["evaluation_date"], atlas["kind"]) == (
         "Example Labs", "70B, temperature 0", "2025-05-01", "llm")
@@ -377,12 +394,18 @@ def test_nobody_scored_yet(tmp_path):
     rows = [subjects[0]] + [
         f"{line.split(',')[0]},{line.split(',')[1]},0,1,,,,,,0.500000,false,0" for line in subjects[1:]]
     (results / "metrics_per_subject.csv").write_text("\n".join(rows) + "\n")
+    # No shared run: no pair; every (subject, alpha) row has neither Q_final nor rank.
+    (results / "pairwise.csv").write_text((results / "pairwise.csv").read_text().splitlines()[0] + "\n")
+    alpha = (results / "alpha_sensitivity.csv").read_text().splitlines()
+    (results / "alpha_sensitivity.csv").write_text(
+        "\n".join([alpha[0]] + [",".join(line.split(",")[:3]) + ",," for line in alpha[1:]]) + "\n")
     refresh_manifest(root)
     files, board, problems = build(root)
     assert problems == []
     assert [(e.rank, e.status) for e in board.entries] == [(None, "Unscored")] * 7
     page = files["leaderboard.html"].decode()
     assert "No subject is ranked yet." in page and "<svg" not in page
+    assert 'id="rank-ranges"' not in page and 'id="alpha-sensitivity"' not in page   # nothing ranked: no notes
     assert [r["leaderboard_status"] for r in csv_rows(files["leaderboard.csv"])] == ["Unscored"] * 7
 
 

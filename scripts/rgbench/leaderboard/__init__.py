@@ -3,13 +3,15 @@
 One concept per module, in the order data flows:
 
 * ``results_tables`` reads per_run.csv, metrics_per_subject.csv and metrics_per_family.csv exactly;
+  ``stats_tables`` reads pairwise.csv and alpha_sensitivity.csv;
 * ``registry``, ``manifest`` and ``critical_fails`` read the registry, the provenance and the
-  evidence behind each disqualification; ``consistency`` cross-checks them all; ``inputs`` ties
-  the reading together and returns every problem at once;
-* ``ranking`` (status, order, competition rank), ``reliability`` (labels from distinct cases) and
-  ``intervals`` (optional uncertainty columns) are pure rules; ``board`` assembles one
-  :class:`~rgbench.leaderboard.board.Board`;
+  evidence behind each disqualification; ``consistency`` and ``stats_consistency`` cross-check them
+  all against per_run.csv; ``inputs`` ties the reading together and returns every problem at once;
+* ``ranking`` (status, order, competition rank), ``reliability`` (labels from distinct cases),
+  ``intervals`` (optional uncertainty columns) and ``rank_ranges`` (rank ranges, alpha statement)
+  are pure rules; ``board`` assembles one :class:`~rgbench.leaderboard.board.Board`;
 * ``leaderboard_csv``, ``markdown``, ``html_tables`` + ``html_page`` (with ``page.css``,
-  ``page.js``), ``charts`` + ``svg`` and ``display`` format a Board; ``build`` renders them all;
+  ``page.js``), ``charts`` + ``svg``, ``display`` and ``significance_text`` format a Board;
+  ``build`` renders them all;
   ``readme`` embeds the Markdown table in README.md between two markers.
 """

@@ -16,6 +16,7 @@ from ..metrics import CalibrationBin, FamilyMetrics, SubjectMetrics, calibration
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
 from .intervals import Interval, family_interval, method_note, subject_intervals
+from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
 from .ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .registry import RegisteredSubject
 from .reliability import distinct_cases, family_label, subject_labels
@@ -46,6 +47,7 @@ class Entry:
     families: dict[str, FamilyCell]
     bins: tuple[CalibrationBin, ...]
     intervals: dict[str, Interval]
+    rank_range: tuple[int, int] | None = None  # (best, worst) for Ranked entries when pairwise.csv exists
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -79,6 +81,9 @@ class Board:
     max_score: int
     entries: tuple[Entry, ...]
     interval_note: str = ""  # what the intervals are; "" when the results carry none
+    significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
+    alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
+    alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
 
     def with_status(self, status: str) -> tuple[Entry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -119,14 +124,18 @@ def family_cells(families: Sequence[FamilyMetrics], runs: Sequence[RunRow],
 
 
 def build_board(inputs: LeaderboardInputs) -> Board:
-    """Rank the subjects and attach to each its registry entry, reliability labels, fails, families and bins."""
+    """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
+    and rank range; summarise the significant differences and the alpha sensitivity."""
     spec, tables = inputs.spec, inputs.tables
     runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
     for row in tables.runs:
         runs_by_subject[row.subject_id].append(row)
     cells = family_cells(tables.families, tables.runs, tables.family_extras)
+    standings = rank_subjects(tables.subjects)
+    ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
+    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
     entries = []
-    for standing in rank_subjects(tables.subjects):
+    for standing in standings:
         sid = standing.metrics.subject_id
         runs = runs_by_subject.get(sid, [])
         n_cases = distinct_cases(row.case_id for row in runs)
@@ -139,6 +148,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
             intervals=subject_intervals(tables.subject_extras.get(sid, {}))[0],
+            rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
@@ -153,4 +163,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         max_score=spec.max_score,
         entries=tuple(entries),
         interval_note=method_note(manifest.confidence_level, manifest.bootstrap_resamples) if has_intervals else "",
+        significance=sig,
+        alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
+        alpha=manifest.alpha,
     )

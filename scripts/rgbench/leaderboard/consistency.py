@@ -86,16 +86,18 @@ def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
     return sorted(set(problems))
 
 
+def recomputed_subjects(tables: ResultTables, spec: Spec) -> list[SubjectMetrics]:
+    """Each subject row's metrics recomputed exactly from its per-run rows (same order, each row's alpha)."""
+    runs = _runs_by_subject(tables.runs)
+    return [subject_metrics(m.subject_id, m.subject_version, runs.get(m.subject_id, []), m.n_unscored,
+                            alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score) for m in tables.subjects]
+
+
 def check_subject_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
     """Each subject row equals what the pipeline's formulas give on that subject's per-run rows."""
     problems = []
-    runs = _runs_by_subject(tables.runs)
-    for m in tables.subjects:
+    for m, expected in zip(tables.subjects, recomputed_subjects(tables, spec)):
         line = tables.subject_lines[m.subject_id]
-        expected: SubjectMetrics = subject_metrics(
-            m.subject_id, m.subject_version, runs.get(m.subject_id, []), m.n_unscored,
-            alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score,
-        )
         for column, attribute, fmt in _SUBJECT_FIELDS:
             have, want = fmt(getattr(m, attribute)), fmt(getattr(expected, attribute))
             if have != want:

@@ -16,6 +16,7 @@ from .board import Board
 from .charts import family_heatmap, q_final_chart, reliability_diagram
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS, SCALES
+from .significance_text import alpha_sentence, outside_note, rank_range_method, significant_differences
 
 HTML_FILE = "leaderboard.html"
 _ASSETS = Path(__file__).resolve().parent
@@ -77,6 +78,26 @@ def intervals_note(board: Board) -> str:
             "intervals overlap widely, their order may be noise.</p>")
 
 
+def ranks_note(board: Board) -> str:
+    """Below the ranked table: what the rank ranges rest on, the significant differences, and whether the
+    top ranks depend on alpha; ``""`` when the results carry neither pairwise.csv nor alpha_sensitivity.csv."""
+    names = {entry.metrics.subject_id: entry.name for entry in board.entries}
+
+    def name(sid: str) -> str:
+        return f'<span class="name-ref">{esc(names[sid])}</span>'
+
+    paragraphs = []
+    if board.significance is not None and board.ranked:
+        paragraphs.append(f'<p class="note" id="rank-ranges">{rank_range_method(board.significance, esc)}</p>')
+        differences = significant_differences(board.significance, name, esc)
+        outside = outside_note(board, name, esc)
+        paragraphs.append(f'<p class="note">{differences}{" " + outside if outside else ""}</p>')
+    if board.alpha_statement is not None:
+        paragraphs.append(f'<p class="note" id="alpha-sensitivity">'
+                          f'{alpha_sentence(board.alpha_statement, board.alpha, name, esc)}</p>')
+    return "\n".join(paragraphs)
+
+
 def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
     per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)
@@ -128,6 +149,7 @@ distinct cases, small differences are noise.</p>
 <h2>Ranked</h2>
 {ranked_table(board)}
 {intervals_note(board)}
+{ranks_note(board)}
 </section>
 <section class="card disqualified" id="disqualified">
 <h2>Disqualified</h2>

@@ -13,6 +13,7 @@ from ..numfmt import fmt_fixed
 from .board import Board, Entry
 from .display import display_decimals, shown
 from .reliability import EXPLANATIONS
+from .significance_text import range_text
 
 # (column heading, SubjectMetrics attribute, reliability key, higher is better)
 METRICS = (
@@ -111,6 +112,19 @@ def meta_heads() -> str:
     return sortable_head(META_HEADING, title="as registered in subjects/registry.yaml")
 
 
+RANK_TITLE = "rank; under it, in parentheses, the best and worst rank consistent with the significant differences"
+
+
+def rank_cell(entry: Entry) -> str:
+    """The rank, and under it its range when the results carry pairwise comparisons."""
+    span = ""
+    if entry.rank_range is not None:
+        best, worst = entry.rank_range
+        tip = f"ranks {best} to {worst} are consistent with the significant differences"
+        span = f'<span class="rank-range" title="{esc(tip)}">({esc(range_text(entry.rank_range))})</span>'
+    return f'<td class="rank num" data-sort="{entry.rank}"><span class="rank-value">{entry.rank}</span>{span}</td>'
+
+
 def ranked_table(board: Board) -> str:
     """The main table: rank, subject, the five metrics with reliability, runs, cases, registry metadata."""
     if not board.ranked:
@@ -119,9 +133,10 @@ def ranked_table(board: Board) -> str:
     rows = []
     for order, entry in enumerate(board.ranked):
         rows.append(f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
-                    f'<td class="rank num" data-sort="{entry.rank}">{entry.rank}</td>{subject_cell(entry)}'
+                    f'{rank_cell(entry)}{subject_cell(entry)}'
                     f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
-    head = (sortable_head("Rank", numeric=True) + sortable_head("Subject") + metric_heads()
+    rank_title = RANK_TITLE if board.significance is not None else ""
+    head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject") + metric_heads()
             + sortable_head("Runs", numeric=True, first_desc=True, title="N: scored runs")
             + sortable_head("Cases", numeric=True, first_desc=True, title="distinct cases behind the figures")
             + meta_heads())

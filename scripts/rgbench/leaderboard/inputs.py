@@ -1,25 +1,32 @@
 """Everything the leaderboard reads, loaded and cross-checked in one call.
 
 Reads ``system/`` (through :func:`rgbench.spec.load_spec`), the three result
-tables, ``results/manifest.json``, ``subjects/registry.yaml`` and, for runs with
-a critical fail, their scoring files. Returns (inputs, []) or (None, problems)
-with every problem found, so one broken file never hides another.
+tables, ``results/pairwise.csv`` and ``results/alpha_sensitivity.csv`` (when the
+manifest lists them or they exist), ``results/manifest.json``,
+``subjects/registry.yaml`` and, for runs with a critical fail, their scoring
+files. Returns (inputs, []) or (None, problems) with every problem found, so one
+broken file never hides another.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from ..parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..problems import Problem
 from ..safe_read import read_single_file
 from ..spec import BENCHMARK_FILE, Spec, load_spec
+from ..stats.alpha_sensitivity import AlphaRow
+from ..stats.pairwise import PairwiseRow
 from .consistency import check_all
 from .critical_fails import CriticalFail, read_critical_fails, read_fail_titles
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
 from .registry import REGISTRY_PATH, Registry, read_registry
 from .results_tables import ResultTables, read_result_tables
+from .stats_consistency import check_stats_tables
+from .stats_tables import read_stats_tables
 
 DEFAULT_TITLE = "Reviewer-graded benchmark"
 
@@ -35,6 +42,9 @@ class LeaderboardInputs:
     manifest: Manifest
     critical_fails: dict[str, tuple[CriticalFail, ...]]
     fail_titles: dict[str, str]
+    pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
+    alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
+    significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the rank ranges
 
 
 def read_title(root: Path) -> str:
@@ -61,13 +71,22 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     problems += more
     if tables is None or registry is None or manifest is None:
         return None, problems
-    problems += check_all(tables, registry.subjects, manifest, spec)
+    core = check_all(tables, registry.subjects, manifest, spec)
+    problems += core
+    stats, more = read_stats_tables(root, manifest)
+    problems += more
+    pairwise = alpha_rows = None
+    level = spec.stats.significance_level
+    if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
+        pairwise, alpha_rows, level, more = check_stats_tables(stats, tables, manifest, spec)
+        problems += more
     fails, digests, more = read_critical_fails(root, spec, tables.runs)
     problems += more
     titles, more = read_fail_titles(root, spec)
     problems += more
     problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **digests})
-    problems += stale_outputs(manifest, tables.digests)
+    problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})
     if problems:
         return None, problems
-    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, fails, titles), []
+    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, fails, titles,
+                             pairwise, alpha_rows, level), []

@@ -36,6 +36,7 @@ class Manifest:
     outputs: dict[str, str]
     confidence_level: str | None = None
     bootstrap_resamples: int | None = None
+    significance_level: str | None = None
 
 
 def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
@@ -67,15 +68,18 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
     statistics = document.get("statistics", {})
     level = statistics.get("confidence_level") if isinstance(statistics, dict) else None
     resamples = statistics.get("bootstrap_resamples") if isinstance(statistics, dict) else None
-    if not isinstance(statistics, dict) or (level is not None and not (isinstance(level, str) and _FIXED.match(level))) \
+    significance = statistics.get("significance_level") if isinstance(statistics, dict) else None
+    if not isinstance(statistics, dict) or any(value is not None and not (isinstance(value, str) and _FIXED.match(value))
+                                               for value in (level, significance)) \
             or (resamples is not None and (isinstance(resamples, bool) or not isinstance(resamples, int))):
-        messages.append("$.statistics: expected an object with a 6-decimal confidence_level and an integer bootstrap_resamples")
+        messages.append("$.statistics: expected an object with a 6-decimal confidence_level and significance_level "
+                        "and an integer bootstrap_resamples")
     if messages:
         return None, messages
     if input_digest(inputs) != digest:
         return None, [f"$.input_digest: does not match the digest of $.inputs (the manifest was edited by hand; {_RERUN})"]
     return Manifest(Fraction(alpha), alpha, version, digest, dict(sorted(inputs.items())), dict(outputs),
-                    level, resamples), []
+                    level, resamples, significance), []
 
 
 def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:

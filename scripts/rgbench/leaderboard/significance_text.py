@@ -1,0 +1,109 @@
+"""The sentences that explain rank ranges and the alpha sensitivity, shared by the Markdown and the page.
+
+Each function takes ``name`` (subject_id -> the subject's display name, already
+escaped for the target format) and ``esc`` (escapes the fixed text for the
+target format: identity for Markdown, ``html.escape`` for the page), so the
+wording is written once and every data string is escaped by its writer.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Sequence
+
+from ..numfmt import fmt_fixed
+from .board import Board
+from .rank_ranges import AlphaSpan, AlphaStatement, Significance, outside_range
+
+Text = Callable[[str], str]
+ALPHA_FILE_NAME = "results/alpha_sensitivity.csv"
+
+
+def short_decimal(value: Fraction) -> str:
+    """An exact value with at most six decimals and no trailing zeros: 0.05, 0.1, 0, 1."""
+    text = fmt_fixed(value)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def range_text(rank_range: tuple[int, int]) -> str:
+    """``(best, worst)`` -> ``"best–worst"`` (an en dash; ``"4–4"`` when the rank is established)."""
+    return f"{rank_range[0]}\u2013{rank_range[1]}"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _names(ids: Sequence[str], name: Text) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    names = [name(sid) for sid in ids]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def rank_range_method(sig: Significance, esc: Text) -> str:
+    """What a rank range is and what it rests on (one paragraph)."""
+    level = short_decimal(sig.level)
+    if sig.n_pairs == 0:
+        tested = "no two ranked subjects share a scored run, so no difference between them is established"
+    else:
+        tested = (f"exact McNemar test on Pass vs not Pass over the runs both subjects share, Holm-adjusted over the "
+                  f"{_plural(sig.n_pairs, 'pair')} of ranked subjects, p < {level}, with the paired difference of "
+                  "Q_final on those runs pointing the same way")
+    return esc(f"Rank range (in parentheses with each rank): the best and worst rank consistent with the "
+               f"significant differences between ranked subjects ({tested}). A subject's best rank is 1 plus the "
+               "number of subjects significantly above it, its worst rank the number of ranked subjects minus those "
+               "it is significantly above; ranks within a range are not statistically established.")
+
+
+def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
+    """``Significantly above: A above B and C; D above E.`` in leaderboard order, or that there is none."""
+    if not sig.above:
+        return esc("No ranked subject is significantly above another.")
+    groups: dict[str, list[str]] = {}
+    for better, worse in sig.above:
+        groups.setdefault(better, []).append(worse)
+    parts = [f"{name(better)}{esc(' above ')}{_names(worse, name)}" for better, worse in groups.items()]
+    return esc("Significant differences: ") + esc("; ").join(parts) + esc(".")
+
+
+def outside_note(board: Board, name: Text, esc: Text) -> str:
+    """A sentence for ranked subjects whose rank lies outside their range (unequal run sets), else ``""``."""
+    odd = [e.metrics.subject_id for e in board.ranked if outside_range(e.rank, e.rank_range)]
+    if not odd:
+        return ""
+    verb = "lies" if len(odd) == 1 else "lie"
+    return (esc("The rank of ") + _names(odd, name) + esc(f" {verb} outside the range: the ranking uses every scored "
+                                                        "run, the paired tests only the runs two subjects share, and "
+                                                        "here they disagree."))
+
+
+def _leaders(top: Sequence[tuple[int, str]], name: Text, esc: Text) -> str:
+    return esc(", ").join(esc(f"#{rank} ") + name(sid) for rank, sid in top)
+
+
+def _grid_text(grid: Sequence[Fraction]) -> str:
+    """``from 0 to 1 in steps of 0.1`` for an even grid, else the alphas listed."""
+    steps = {b - a for a, b in zip(grid, grid[1:])}
+    if len(grid) > 2 and len(steps) == 1:
+        return f"from {short_decimal(grid[0])} to {short_decimal(grid[-1])} in steps of {short_decimal(steps.pop())}"
+    return "of " + ", ".join(short_decimal(a) for a in grid)
+
+
+def _span_text(span: AlphaSpan) -> str:
+    first, last = short_decimal(span.alphas[0]), short_decimal(span.alphas[-1])
+    return f"alpha {first}" if len(span.alphas) == 1 else f"alpha {first} to {last}"
+
+
+def alpha_sentence(statement: AlphaStatement, alpha: Fraction | None, name: Text, esc: Text) -> str:
+    """Whether ranks 1..top depend on alpha; the subjects holding them, per stretch of the alpha grid when they
+    do (with the ``alpha`` these results use, when given)."""
+    subject = "The first place" if statement.top == 1 else f"The top {statement.top}"
+    if not statement.depends:
+        verb = "is" if statement.top == 1 else "are"
+        return (esc(f"{subject} (") + _leaders(statement.spans[0].top, name, esc)
+                + esc(f") {verb} the same for every alpha {_grid_text(statement.grid)} ({ALPHA_FILE_NAME})."))
+    verb = "depends" if statement.top == 1 else "depend"
+    stretches = esc("; ").join(_leaders(span.top, name, esc) + esc(f" for {_span_text(span)}")
+                               for span in statement.spans)
+    used = "" if alpha is None else f"; this leaderboard uses alpha {short_decimal(alpha)}"
+    return esc(f"{subject} {verb} on alpha ({ALPHA_FILE_NAME}{used}): ") + stretches + esc(".")

@@ -27,10 +27,9 @@ import re
 import sys
 from pathlib import Path
 
+from rgbench.cli import load_valid_tree, not_a_tree
 from rgbench.atomic import write_many_atomic
-from rgbench.loader import load_tree
 from rgbench.problems import report
-from rgbench.spec import load_spec
 from rgbench.stats.agreement_outputs import (
     AGREEMENT_COLUMNS, AGREEMENT_FILE, agreement_csv_rows, agreement_table, consolidated_files,
 )
@@ -62,8 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"folder to write the consolidated scorings to (default: {CONSOLIDATED_DIR})")
     args = parser.parse_args(argv)
     root = args.root
-    if not root.is_dir():
-        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(root):
         return 1
     for option, value in (("--multi-dir", args.multi_dir), ("--output-dir", args.output_dir)):
         if not FOLDER_NAME.match(value):
@@ -74,12 +72,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",
               file=sys.stderr)
         return 1
-    spec, problems = load_spec(root)
-    if spec is None:
-        return report(problems)
-    tree, problems = load_tree(root, spec)
-    if tree is None:
-        return report(problems)
+    loaded = load_valid_tree(root)
+    if loaded is None:
+        return 1
+    spec, tree = loaded
     multi, problems = load_multi(root, spec, tree, args.multi_dir)
     if multi is None:
         return report(problems)

@@ -26,6 +26,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from rgbench.cli import not_a_tree
 from rgbench.atomic import write_many_atomic
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.build import render
@@ -45,8 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"also embed results/{MARKDOWN_FILE} in {README_FILE} between its leaderboard markers")
     args = parser.parse_args(argv)
     root: Path = args.root
-    if not root.is_dir():
-        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(root):
         return 1
     problem = readme_problem(root) if args.readme else None
     inputs, problems = load_inputs(root)

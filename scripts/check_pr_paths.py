@@ -16,6 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from rgbench.cli import not_a_tree
 from rgbench.annotations import github_line
 from rgbench.gitio import GitError, blob_sizes, diff_trees, merge_base, resolve
 from rgbench.pr_paths import DEFAULT_MAX_BYTES, check_changes
@@ -32,8 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allow-outside-data", action="store_true", help="report paths outside the data folders as notices only")
     parser.add_argument("--format", choices=("text", "github"), default="text", help="text (default) or GitHub annotations")
     args = parser.parse_args(argv)
-    if not args.root.is_dir():
-        print(f"{args.root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(args.root):
         return 1
     try:
         head = resolve(args.root, args.head)

@@ -27,6 +27,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from rgbench.cli import not_a_tree
 from rgbench.gitio import GitError, commit_changes, commit_subject, commits_between, parents, read_blob, resolve, tree_listing
 from rgbench.history import load_snapshots
 from rgbench.problems import Problem
@@ -65,8 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--head", default="HEAD", help="last commit to inspect (default: HEAD)")
     args = parser.parse_args(argv)
     root: Path = args.root
-    if not root.is_dir():
-        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(root):
         return 1
     try:
         base, head = resolve(root, args.base), resolve(root, args.head)

@@ -20,11 +20,9 @@ import re
 import sys
 from pathlib import Path
 
+from rgbench.cli import load_valid_tree, not_a_tree
 from rgbench.atomic import write_many_atomic
-from rgbench.loader import load_tree
-from rgbench.problems import report
 from rgbench.progress import Progress
-from rgbench.spec import load_spec
 from rgbench.tables import compute_results, render_results
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -49,22 +47,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{option}: {value!r} is not a folder name inside the tree (letters, digits, '_', '-', '.'; no '/')",
                   file=sys.stderr)
             return 1
-    if not root.is_dir():
-        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(root):
         return 1
-    spec, problems = load_spec(root, alpha_override=args.alpha)
-    if spec is None:
-        return report(problems)
+    progress = Progress()
+    loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir, use_cache=not args.no_cache,
+                             progress=lambda done, total: progress.update("reading", done, total))
+    progress.close()
+    if loaded is None:
+        return 1
+    spec, tree = loaded
     if args.scoring_dir != "scoring" and not (root / args.scoring_dir / spec.version_dir).is_dir():
         print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
               "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)", file=sys.stderr)
         return 1
-    progress = Progress()
-    tree, problems = load_tree(root, spec, scoring_dir=args.scoring_dir, use_cache=not args.no_cache,
-                               progress=lambda done, total: progress.update("reading", done, total))
-    progress.close()
-    if tree is None:
-        return report(problems)
     results = compute_results(tree, spec)
     outputs = render_results(tree, spec, results)
     write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()})

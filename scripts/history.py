@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from rgbench.cli import not_a_tree
 from rgbench.history import SERIES_COLUMNS, current_snapshot, load_snapshots, markdown_series, subject_series
 from rgbench.problems import report
 from rgbench.registry_history import entries, read_registry
@@ -31,8 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-current", action="store_true", help="leave out the current results/")
     args = parser.parse_args(argv)
     root: Path = args.root
-    if not root.is_dir():
-        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(root):
         return 1
     snapshots, problems = load_snapshots(root)
     if problems:

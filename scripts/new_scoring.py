@@ -19,6 +19,7 @@ import hashlib
 import sys
 from pathlib import Path
 
+from rgbench.cli import not_a_tree
 from rgbench.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.problems import Problem, report
 from rgbench.registry_history import REGISTRY_FILE, entries, read_registry
@@ -58,8 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reviewer", required=True, help="your reviewer_id (lowercase letters, digits, '-')")
     args = parser.parse_args(argv)
     root: Path = args.root
-    if not root.is_dir():
-        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(root):
         return 1
     spec, problems = load_spec(root)
     if spec is None:

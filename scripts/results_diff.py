@@ -19,6 +19,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+from rgbench.cli import not_a_tree
 from rgbench.gitio import GitError, read_blob, resolve
 from rgbench.parsing import ParseError, decode_utf8, loads_yaml_strict
 from rgbench.results_csv import TableError, read_table
@@ -61,8 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fail-on-jump", action="store_true", help="exit 1 when an implausible jump is flagged")
     args = parser.parse_args(argv)
     root: Path = args.root
-    if not root.is_dir():
-        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(root):
         return 1
     if args.max_jump is not None:
         try:

@@ -20,16 +20,15 @@ import datetime as dt
 import sys
 from pathlib import Path
 
+from rgbench.cli import load_valid_tree, not_a_tree
 from rgbench.gitio import GitError, dirty_paths, resolve
 from rgbench.history import read_folders
-from rgbench.loader import load_tree
 from rgbench.parsing import ParseError, decode_utf8, loads_json_strict
 from rgbench.problems import Problem, report
 from rgbench.provenance import DEFINITION_DIRS, GENERATED_DIRS, INPUT_DIRS, is_generated_result
 from rgbench.safe_read import read_bytes, walk_files
 from rgbench.snapshot import (HISTORY_DIR, MANIFEST_FILE, differing_files, folder_contents, parse_date,
                               sha256_hex, snapshot_document)
-from rgbench.spec import load_spec
 from rgbench.tables import input_digest
 from rgbench.write_once import publish_new_folder
 
@@ -73,8 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--date", help="snapshot date YYYY-MM-DD (default: today, UTC)")
     args = parser.parse_args(argv)
     root: Path = args.root
-    if not root.is_dir():
-        print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(root):
         return 1
     today = dt.datetime.now(dt.timezone.utc).date()
     date, message = parse_date(args.date or today.isoformat(), today)
@@ -82,12 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--date: {message}", file=sys.stderr)
         return 1
 
-    spec, problems = load_spec(root)
-    if spec is None:
-        return report(problems)
-    tree, problems = load_tree(root, spec)
-    if tree is None:
-        return report(problems)
+    loaded = load_valid_tree(root)
+    if loaded is None:
+        return 1
+    spec, tree = loaded
     files, problems = current_results(root)
     if problems:
         return report(problems)

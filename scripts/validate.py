@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from rgbench.cli import not_a_tree
 from rgbench.annotations import github_line
 from rgbench.changeset import select
 from rgbench.gitio import GitError, changed_since
@@ -36,8 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=("text", "github"), default="text",
                         help="text: `path: message` lines on stderr (default); github: annotations on stdout")
     args = parser.parse_args(argv)
-    if not args.root.is_dir():
-        print(f"{args.root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    if not_a_tree(args.root):
         return 1
     changed = None
     if args.changed is not None:

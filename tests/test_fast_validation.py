@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import json
 
-import pytest
 
 from rgbench.gold_markdown import extract_gold_json
 from rgbench.parsing import ParseError, loads_json_strict

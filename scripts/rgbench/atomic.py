@@ -7,11 +7,10 @@ import tempfile
 from pathlib import Path
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+def write_temp_beside(path: Path, data: bytes) -> str:
+    """Write ``data`` to a new, fsynced temporary file in ``path``'s folder (created if missing); return its name.
 
-    Readers see either the old content or the new one, never a mix. The parent
-    folder is created when missing.
+    The caller moves it into place (rename or link) and removes it on failure.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -22,6 +21,20 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+
+    Readers see either the old content or the new one, never a mix. The parent
+    folder is created when missing.
+    """
+    tmp = write_temp_beside(path, data)
+    try:
         os.replace(tmp, path)
     except BaseException:
         try:

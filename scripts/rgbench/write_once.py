@@ -12,6 +12,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from .atomic import write_temp_beside
+
 
 def write_new_file(path: Path, data: bytes) -> None:
     """Create ``path`` with ``data``; FileExistsError if it exists (nothing is written then).
@@ -21,16 +23,10 @@ def write_new_file(path: Path, data: bytes) -> None:
     appears meanwhile is not replaced either.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if os.path.lexists(path):
         raise FileExistsError(str(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = write_temp_beside(path, data)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
         os.link(tmp, path)
     finally:
         os.unlink(tmp)

@@ -1,0 +1,36 @@
+"""What every script's main() shares: the tree root check and loading a valid tree or reporting why not."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from .loader import load_tree
+from .problems import report
+from .records import Tree
+from .spec import Spec, load_spec
+
+
+def not_a_tree(root: Path) -> bool:
+    """Print the standard message and return True when ``root`` is not a directory."""
+    if Path(root).is_dir():
+        return False
+    print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
+    return True
+
+
+def load_valid_tree(root: Path, *, alpha_override: str | None = None, **options: Any) -> tuple[Spec, Tree] | None:
+    """(spec, tree) of a fully valid tree; otherwise print every problem (``path: message``) and return None.
+
+    ``options`` go to :func:`rgbench.loader.load_tree` (use_cache, progress, scoring_dir).
+    """
+    spec, problems = load_spec(root, alpha_override=alpha_override)
+    if spec is None:
+        report(problems)
+        return None
+    tree, problems = load_tree(root, spec, **options)
+    if tree is None:
+        report(problems)
+        return None
+    return spec, tree

@@ -127,3 +127,18 @@ def test_metrics_doc_names_every_formula_function():
         assert f"`{fn}`" in doc
         assert hasattr(metrics, fn) or hasattr(derive, fn)
     assert re.search(r"alpha", doc)
+
+
+@pytest.mark.parametrize(("rel", "line", "message"), [
+    ("system/benchmark.yaml", "pass_treshold: 9\n", "system/benchmark.yaml: $.pass_treshold: unknown key"),
+    ("system/metrics/v1.0/config.yaml", "bootstrap_resample: 10\n",
+     "system/metrics/v1.0/config.yaml: $.bootstrap_resample: unknown key"),
+])
+def test_a_typo_in_a_system_file_is_refused(tmp_path, rel, line, message):
+    import shutil
+    shutil.copytree(REPO / "system", tmp_path / "system")
+    with (tmp_path / rel).open("a") as handle:
+        handle.write(line)
+    spec, problems = load_spec(tmp_path)
+    assert spec is None
+    assert [str(p) for p in problems if message in str(p)] != [], problems

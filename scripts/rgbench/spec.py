@@ -22,6 +22,17 @@ from .safe_read import read_single_file
 from .stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
 
 BENCHMARK_FILE = "system/benchmark.yaml"
+BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",
+                  "criterion_max", "pass_threshold", "conditional_threshold"}
+# Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
+CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
+               "difficulty_weights", "q_final_jump_threshold"}
+
+
+def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:
+    """A typo in a system file must not pass silently as 'use the default'."""
+    return [Problem(rel, f"$.{key}: unknown key (known: {', '.join(sorted(known))})")
+            for key in sorted(map(str, mapping)) if key not in known]
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 
 
@@ -146,6 +157,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(BENCHMARK_FILE, "expected a mapping"))
         return None, problems
     rel = BENCHMARK_FILE
+    problems.extend(unknown_key_problems(rel, bench, BENCHMARK_KEYS))
     version = _require(bench, "benchmark_version", str, rel, problems)
     pattern = _require(bench, "case_id_pattern", str, rel, problems)
     families = _require(bench, "families", dict, rel, problems)
@@ -171,6 +183,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     alpha = Fraction(0)
     ece_bins = 0
     if isinstance(config, dict):
+        problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
         try:
             alpha = parse_alpha(config.get("alpha"))
         except ValueError as exc:

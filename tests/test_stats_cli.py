@@ -12,7 +12,8 @@ import compute_metrics
 from rgbench.loader import load_tree
 from rgbench.numfmt import fmt_fixed
 from rgbench.spec import load_spec
-from rgbench.stats.bootstrap import bootstrap_seed, generator
+from rgbench.stats.bootstrap import bootstrap_seed
+from rgbench.stats.case_draws import CaseDraws
 from rgbench.stats.intervals import subject_intervals
 from rgbench.tables import SUBJECT_COLUMNS, compute_results
 from treebuilder import small_tree
@@ -142,12 +143,15 @@ def test_manifest_records_the_seed_and_the_intervals_can_be_redone_from_it(tmp_p
                                            "5": "2.500000"}
     assert set(manifest["outputs"]) >= {"calibration_bins.csv", "pairwise.csv", "pass_at_k.csv",
                                         "metrics_per_difficulty.csv", "alpha_sensitivity.csv"}
-    # redo alpha-model's Q_final interval from the recorded seed alone
+    # redo alpha-model's Q_final interval from the recorded seed alone: the draws over every case of
+    # per_run.csv, and alpha-model's case set drawn from them (aggregate_metrics.md §18)
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec, use_cache=False)
-    runs = [r for r in compute_results(tree, spec).runs if r.subject_id == "alpha-model"]
-    redone = subject_intervals(runs, bins=10, alpha=F(1, 2), max_score=12, resamples=2000, confidence=F(95, 100),
-                               rng=generator(int(stats["bootstrap_seed"]), "subject:alpha-model"))
+    every = compute_results(tree, spec).runs
+    runs = [r for r in every if r.subject_id == "alpha-model"]
+    draws = CaseDraws(int(stats["bootstrap_seed"]), {r.case_id for r in every}, 2000)
+    redone = subject_intervals(runs, bins=10, alpha=F(1, 2), max_score=12, confidence=F(95, 100),
+                               counts=draws.counts(draws.member({r.case_id for r in runs})))
     header, alpha, _ = results(root, "metrics_per_subject.csv")
     row = dict(zip(header.split(","), alpha.split(",")))
     assert (row["Q_final_low"], row["Q_final_high"]) == (fmt_fixed(redone.q_final[0]), fmt_fixed(redone.q_final[1]))

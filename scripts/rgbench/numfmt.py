@@ -18,7 +18,17 @@ def fmt_fixed(value: Fraction | int | None, decimals: int = DECIMALS) -> str:
         return ""
     if isinstance(value, float):
         raise TypeError("fmt_fixed takes exact values (int or Fraction), not float")
-    units = round(Fraction(value) * 10**decimals)  # an int; Fraction.__round__ rounds half to even
+    if isinstance(value, Fraction):
+        numerator, denominator = value.numerator, value.denominator
+    elif isinstance(value, int):
+        numerator, denominator = value, 1
+    else:
+        exact = Fraction(value)
+        numerator, denominator = exact.numerator, exact.denominator
+    # round half to even on integers (what Fraction.__round__ does, without building Fractions)
+    units, remainder = divmod(numerator * 10**decimals, denominator)
+    if 2 * remainder > denominator or (2 * remainder == denominator and units % 2):
+        units += 1
     sign = "-" if units < 0 else ""
     digits = str(abs(units)).rjust(decimals + 1, "0")
     return f"{sign}{digits[:-decimals]}.{digits[-decimals:]}" if decimals else f"{sign}{digits}"

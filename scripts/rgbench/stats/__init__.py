@@ -2,9 +2,14 @@
 
 - ``config``: the statistics parameters of ``config.yaml`` (confidence level, resamples, weights).
 - ``wilson``: Wilson score interval for P and P_family.
-- ``bootstrap``: seeds from the input digest, case resampling, exact percentile intervals.
+- ``bootstrap``: seeds from the input digest, case resampling, exact percentile intervals (one quantity).
+- ``case_draws``: the master stream of case picks and each case set's draw from it (shared draws).
+- ``exact_products`` / ``batch_percentiles``: exact integer products and percentiles of many quantities at once.
+- ``run_columns``: the scored runs read once into integer arrays, for the tables below.
+- ``intervals`` / ``intervals_table``: bootstrap intervals of one subject / of every subject at once.
 - ``brier_decomposition``: reliability, resolution, uncertainty (and the within-bin term).
-- ``pairwise``: exact McNemar, Holm, paired bootstrap of the Q_final difference, rank ranges.
+- ``pairwise`` / ``pairwise_batch``: exact McNemar, Holm, paired bootstrap of the Q_final difference, rank
+  ranges; one pair at a time / every pair at once.
 - ``pass_at_k``: unbiased pass@k and pass^k over repeated runs.
 - ``difficulty``: pass rate per difficulty, difficulty-weighted P, monotonicity check.
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.

@@ -7,10 +7,15 @@ drawn cases divided by another), so a replicate is computed from a (B x K)
 matrix of draw counts times per-case integer columns: vectorised, and exact.
 
 Seeds: ``bootstrap_seed`` takes the first 64 bits of results/manifest.json's
-``input_digest``; each resampled quantity (a subject, a pair of subjects) gets
-its own stream ``PCG64(SeedSequence([seed, label_key(label)]))``, so the draws
-of one subject do not depend on which other subjects exist or in what order they
-are computed. The same inputs give the same draws, hence the same bytes.
+``input_digest``; a stream is ``PCG64(SeedSequence([seed, label_key(label)]))``
+(:func:`generator`). compute_metrics uses one stream per computation, labelled
+by its case list, and gives each case set its draw from it
+(:mod:`.case_draws`); :func:`draw_counts` draws from any stream directly. The
+same inputs give the same draws, hence the same bytes.
+
+This module is the straightforward, exact path (one quantity at a time); the
+tables of all subjects and pairs use :mod:`.batch_percentiles` and are tested
+equal to it.
 """
 
 from __future__ import annotations
@@ -128,6 +133,20 @@ def order_statistics(replicates: Replicates, ranks: Sequence[int]) -> list[Fract
     return out
 
 
+def quantile_positions(resamples: int, confidence: Fraction) -> tuple[tuple[int, Fraction], tuple[int, Fraction]]:
+    """((lo, frac), (lo, frac)) of the (1-c)/2 and (1+c)/2 quantiles of B sorted replicates (Hyndman-Fan type 7).
+
+    h = (B - 1) * q, lo = floor(h), frac = h - lo in [0, 1): the quantile is
+    x_(lo) + frac * (x_(lo+1) - x_(lo)), and x_(lo+1) is needed only when frac > 0.
+    """
+    out = []
+    for q in ((1 - confidence) / 2, (1 + confidence) / 2):
+        h = (resamples - 1) * Fraction(q)
+        lo = math.floor(h)
+        out.append((lo, h - lo))
+    return out[0], out[1]
+
+
 def percentile_interval(replicates: Replicates, confidence: Fraction) -> tuple[Fraction, Fraction]:
     """(low, high): the (1-c)/2 and (1+c)/2 quantiles of the replicates, exactly.
 
@@ -135,12 +154,8 @@ def percentile_interval(replicates: Replicates, confidence: Fraction) -> tuple[F
     h = (B - 1) * q (Hyndman-Fan type 7, numpy's and R's default): with
     x_(0) <= ... <= x_(B-1), quantile(q) = x_(floor h) + (h - floor h)(x_(floor h + 1) - x_(floor h)).
     """
-    b = len(replicates.num)
     result = []
-    for q in ((1 - confidence) / 2, (1 + confidence) / 2):
-        h = (b - 1) * Fraction(q)
-        lo = math.floor(h)
-        frac = h - lo
+    for lo, frac in quantile_positions(len(replicates.num), confidence):
         if frac == 0:
             result.append(order_statistics(replicates, [lo])[0])
         else:

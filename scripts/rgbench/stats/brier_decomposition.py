@@ -6,10 +6,14 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import Iterable, Sequence
+
+import numpy as np
 
 from ..derive import RunRow
 from ..metrics import confidence_bin
+from .exact_products import exact_bincount
+from .run_columns import RunColumns
 
 
 @dataclass(frozen=True)
@@ -46,12 +50,11 @@ def brier_decomposition(rows: Sequence[RunRow], bins: int) -> BrierDecomposition
     """
     if not rows:
         return None
-    L = math.lcm(1, *(row.correctness.denominator for row in rows))
-    # per bin, integer sums of c (confidence %) and k = correctness · L: f = c/100, o = k/L
+    scale = math.lcm(1, *(row.correctness.denominator for row in rows))
     sums: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])  # n, Σc, Σk, Σc², Σk², Σck
     for row in rows:
         c = row.reported_confidence
-        k = row.correctness.numerator * (L // row.correctness.denominator)
+        k = row.correctness.numerator * (scale // row.correctness.denominator)
         acc = sums[confidence_bin(c, bins)]
         acc[0] += 1
         acc[1] += c
@@ -59,11 +62,21 @@ def brier_decomposition(rows: Sequence[RunRow], bins: int) -> BrierDecomposition
         acc[3] += c * c
         acc[4] += k * k
         acc[5] += c * k
-    n = len(rows)
-    o_total = Fraction(sum(acc[2] for acc in sums.values()), L)
-    o_squares = Fraction(sum(acc[4] for acc in sums.values()), L * L)
+    return decompose(sums.values(), scale)
+
+
+def decompose(bin_sums: Iterable[Sequence[int]], scale: int) -> BrierDecomposition | None:
+    """The decomposition from integer sums per non-empty bin: (n, Σc, Σk, Σc², Σk², Σck) with c the
+    confidence in percent and k = correctness · ``scale``; None when there is no run. Any order of bins."""
+    L = scale
+    sums = [acc for acc in bin_sums if acc[0]]
+    if not sums:
+        return None
+    n = sum(acc[0] for acc in sums)
+    o_total = Fraction(sum(acc[2] for acc in sums), L)
+    o_squares = Fraction(sum(acc[4] for acc in sums), L * L)
     reliability = resolution = within = Fraction(0)
-    for count, sc, sk, scc, _, sck in sums.values():
+    for count, sc, sk, scc, _, sck in sums:
         f_sum, o_sum = Fraction(sc, 100), Fraction(sk, L)
         reliability += (f_sum - o_sum) ** 2 / count                      # n_k (f_k − o_k)²
         resolution += o_sum ** 2 / count                                 # n_k o_k², minus N o² below
@@ -72,3 +85,16 @@ def brier_decomposition(rows: Sequence[RunRow], bins: int) -> BrierDecomposition
     resolution -= o_total ** 2 / n
     uncertainty = o_squares - o_total ** 2 / n                          # Σ (o − o_mean)²
     return BrierDecomposition(reliability / n, resolution / n, uncertainty / n, within / n)
+
+
+def brier_decompositions(columns: RunColumns, bins: int) -> dict[str, BrierDecomposition | None]:
+    """``brier_decomposition`` of every subject of ``columns`` at once: the per-bin sums as exact bincounts."""
+    c, k = columns.confidence, columns.correctness
+    if c.size and not 0 <= int(c.min()) <= int(c.max()) <= 100:
+        raise ValueError("confidence outside 0..100")
+    bin_of = np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)
+    cell = columns.subject * bins + bin_of[c]
+    size = len(columns.subjects) * bins
+    table = np.stack([exact_bincount(cell, w, size) for w in (np.ones_like(c), c, k, c * c, k * k, c * k)], axis=1)
+    per_subject = table.reshape(len(columns.subjects), bins, 6).tolist()
+    return {sid: decompose(per_subject[i], columns.scale) for i, sid in enumerate(columns.subjects)}

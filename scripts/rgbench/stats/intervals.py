@@ -3,7 +3,7 @@
 Each metric of metrics.py is a ratio of per-case sums, so it is resampled
 with :mod:`.bootstrap`; drawing every case once reproduces the metric exactly
 (a test proves it). The per-case sums are kept as integers over fixed scales
-(see :func:`run_scales`), so resampling is integer arithmetic.
+(see :func:`correctness_scale` and :func:`gap`), so resampling is integer arithmetic.
 """
 
 from __future__ import annotations
@@ -78,20 +78,33 @@ class SubjectIntervals:
     q_final: Interval | None = None
 
 
-def subject_intervals(rows: Sequence[RunRow], *, bins: int, alpha: Fraction, max_score: int,
-                      rng: np.random.Generator, resamples: int, confidence: Fraction) -> SubjectIntervals:
+def subject_intervals(rows: Sequence[RunRow], *, bins: int, alpha: Fraction, max_score: int, confidence: Fraction,
+                      counts: np.ndarray | None = None, rng: np.random.Generator | None = None,
+                      resamples: int | None = None) -> SubjectIntervals:
     """Bootstrap intervals of s_bar, BS, ECE and Q_final for one subject's scored runs.
 
-    Resamples the subject's K distinct cases with replacement, ``resamples``
-    times; a drawn case brings all its runs. Degenerate cases: no scored run ->
-    all None; a single case -> every replicate equals the estimate, so each
-    interval is [estimate, estimate] (no case-level variation can be measured).
+    Resamples the subject's K distinct cases with replacement; a drawn case
+    brings all its runs. ``counts`` is the draw, (B x K) with columns in case_id
+    order (compute_metrics uses the draw of the subject's case set,
+    :meth:`.case_draws.CaseDraws.counts`); or ``rng`` and ``resamples`` draw one
+    with :func:`.bootstrap.draw_counts`. Degenerate cases: no scored run -> all
+    None; a single case -> every replicate equals the estimate, so each interval
+    is [estimate, estimate] (no case-level variation can be measured).
+
+    This is the straightforward path, one subject at a time;
+    :func:`.intervals_table.subject_intervals_table` computes the same for all
+    subjects at once.
     """
     scale = correctness_scale(rows)
     cases = case_sums(rows, bins, scale)
     if not cases:
         return SubjectIntervals()
-    counts = draw_counts(rng, len(cases), resamples)
+    if counts is None:
+        if rng is None or resamples is None:
+            raise ValueError("give the draw (counts) or a generator and the number of resamples")
+        counts = draw_counts(rng, len(cases), resamples)
+    if counts.shape[1] != len(cases):
+        raise ValueError(f"the draw has {counts.shape[1]} cases, the runs {len(cases)}")
     n = [c.n for c in cases]
     # Q_final per case = (a · max_score · passes + (d − a) · clipped) / (d · max_score), alpha = a/d
     a, d = alpha.numerator, alpha.denominator

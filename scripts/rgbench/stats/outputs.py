@@ -12,19 +12,26 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
 
-from ..derive import PASS, RunRow
-from ..metrics import FamilyMetrics, SubjectMetrics, calibration_bins
+import numpy as np
+
+from ..derive import RunRow
+from ..metrics import FamilyMetrics, SubjectMetrics
 from ..numfmt import fmt_bool, fmt_fixed
 from ..records import Tree
 from ..spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
-from .bootstrap import bootstrap_seed, generator
-from .brier_decomposition import BrierDecomposition, brier_decomposition
+from .bootstrap import bootstrap_seed
+from .brier_decomposition import BrierDecomposition, brier_decompositions
+from .calibration import calibration_tables
+from .case_draws import CaseDraws
 from .config import StatsConfig
-from .difficulty import DifficultyRow, difficulty_table, monotonicity_warnings, weighted_pass_rate
-from .intervals import SubjectIntervals, subject_intervals
+from .difficulty import DifficultyRow, difficulty_from_columns, monotonicity_warnings
+from .exact_products import exact_bincount
+from .intervals import SubjectIntervals
+from .intervals_table import subject_intervals_table
 from .pairwise import PairwiseRow, pairwise_table, significantly_better
-from .pass_at_k import PassAtK, pass_at_k_table
+from .pass_at_k import PassAtK, pass_at_k_from_columns
+from .run_columns import RunColumns
 from .wilson import wilson_interval
 
 SUBJECT_STATS_COLUMNS = (
@@ -95,38 +102,46 @@ def compute_statistics(tree: Tree, spec: Spec, runs: Sequence[RunRow], subjects:
     for row in runs:
         by_subject[row.subject_id].append(row)
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
+    scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
+    columns = RunColumns.of(scored)
+    draws = CaseDraws(seed, columns.cases, config.bootstrap_resamples) if columns.cases else None
+    intervals = subject_intervals_table(
+        columns, bins=spec.ece_bins, alpha=spec.alpha, max_score=spec.max_score, draws=draws,
+        confidence=config.confidence_level,
+    ) if draws is not None else {}
+    decompositions = brier_decompositions(columns, spec.ece_bins)
+    calibration = calibration_tables(columns, spec.ece_bins)
+    difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
+                                                   config.confidence_level)
+    index = {sid: s for s, sid in enumerate(columns.subjects)}
+    n_runs = np.bincount(columns.subject, minlength=len(columns.subjects)).tolist()
+    n_passes = exact_bincount(columns.subject, columns.passed, len(columns.subjects)).tolist()
+    n_cases = (columns.per_subject_case(np.ones_like(columns.subject)) > 0).sum(axis=1).tolist()
     per_subject = {}
     for m in subjects:
-        rows = by_subject.get(m.subject_id, [])
-        passes = sum(1 for row in rows if row.classification == PASS)
+        s = index[m.subject_id]
         per_subject[m.subject_id] = SubjectStats(
-            wilson=wilson_interval(passes, len(rows), config.confidence_level),
-            intervals=subject_intervals(
-                rows, bins=spec.ece_bins, alpha=spec.alpha, max_score=spec.max_score,
-                rng=generator(seed, f"subject:{m.subject_id}"), resamples=config.bootstrap_resamples,
-                confidence=config.confidence_level,
-            ),
-            decomposition=brier_decomposition(rows, spec.ece_bins),
-            p_weighted=weighted_pass_rate(rows, difficulty_of, config.difficulty_weights),
-            n_cases=len({row.case_id for row in rows}),
+            wilson=wilson_interval(n_passes[s], n_runs[s], config.confidence_level),
+            intervals=intervals.get(m.subject_id, SubjectIntervals()),
+            decomposition=decompositions[m.subject_id],
+            p_weighted=weighted[m.subject_id],
+            n_cases=n_cases[s],
         )
     family_wilson = {}
     for f in families:
         passes = f.p_family * f.n_family
         family_wilson[(f.subject_id, f.family)] = wilson_interval(int(passes), f.n_family, config.confidence_level)
-    scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
-    difficulty = difficulty_table({sid: rows for sid, rows in scored.items() if rows}, difficulty_of,
-                                  config.difficulty_weights, config.confidence_level)
     return Statistics(
         seed=seed,
         config=config,
         bins=spec.ece_bins,
         subjects=per_subject,
         families=family_wilson,
-        calibration=[(m, calibration_bins(by_subject.get(m.subject_id, []), spec.ece_bins)) for m in subjects],
+        calibration=[(m, calibration[m.subject_id]) for m in subjects],
         pairwise=pairwise_table(scored, alpha=spec.alpha, max_score=spec.max_score, seed=seed,
-                                resamples=config.bootstrap_resamples, confidence=config.confidence_level),
-        pass_at_k=pass_at_k_table(scored),
+                                resamples=config.bootstrap_resamples, confidence=config.confidence_level,
+                                draws=draws, columns=columns) if draws is not None else [],
+        pass_at_k=pass_at_k_from_columns(columns),
         difficulty=difficulty,
         alpha=alpha_sensitivity(subjects, spec.max_score),
         warnings=monotonicity_warnings(difficulty),
@@ -205,8 +220,11 @@ def statistics_manifest(statistics: Statistics) -> dict:
     return {
         "bootstrap_resamples": c.bootstrap_resamples,
         "bootstrap_seed": str(statistics.seed),
-        "bootstrap_streams": "numpy Generator(PCG64(SeedSequence([bootstrap_seed, label_key]))), "
-                             "label 'subject:<subject_id>' or 'pair:<subject_a>:<subject_b>'",
+        "bootstrap_streams": "one master stream numpy Generator(PCG64(SeedSequence([bootstrap_seed, "
+                             "label_key('cases:' + hex sha256 of the sorted distinct case_id of per_run.csv joined by "
+                             "newlines)]))), read in blocks integers(0, K, size=(B, K), dtype=int32); the case set "
+                             "S of a subject (its cases) or a pair (its shared cases) keeps, per replicate, the first |S| "
+                             "picks that fall in S (aggregate_metrics.md, section 18)",
         "confidence_level": fmt_fixed(c.confidence_level),
         "difficulty_weights": {str(d): fmt_fixed(w) for d, w in sorted(c.difficulty_weights.items())},
         "significance_level": fmt_fixed(c.significance_level),

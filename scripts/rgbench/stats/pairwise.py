@@ -6,14 +6,17 @@ scored (case_id, run_id) items, not as independent proportions.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from ..derive import PASS, RunRow
-from .bootstrap import draw_counts, generator, percentile_interval, ratio_replicates
+from .bootstrap import percentile_interval, ratio_replicates
+from .case_draws import CaseDraws
+from .pairwise_batch import pair_statistics
+from .run_columns import RunColumns
 
 
 def mcnemar_exact_p(a_not_b: int, b_not_a: int) -> Fraction:
@@ -33,8 +36,49 @@ def mcnemar_exact_p(a_not_b: int, b_not_a: int) -> Fraction:
         raise ValueError("discordant counts must be non-negative")
     n = a_not_b + b_not_a
     k = min(a_not_b, b_not_a)
-    tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(Fraction(1), Fraction(2 * tail, 2 ** n))
+    doubled = 2 * binomial_tail(n, k)
+    return _ONE if doubled >= 1 << n else Fraction(doubled, 1 << n)
+
+
+_ONE = Fraction(1)
+
+
+_ROW_LIMIT = 2048   # prefix rows of n up to this are kept (at most ~256 KB each)
+
+
+def binomial_tail(n: int, k: int) -> int:
+    """Σ_{i=0..k} C(n, i) for 0 <= k <= n // 2 (the tails McNemar needs), exact and memoised.
+
+    Prefix sums of row n are computed once per n (O(n) big-integer steps) and
+    shared by every pair with that many discordant items, so the p-values of all
+    pairs cost O(distinct n · n), not O(pairs · k).
+    """
+    if not 0 <= k <= n // 2:
+        raise ValueError(f"need 0 <= k <= n // 2, got n={n}, k={k}")
+    if n <= _ROW_LIMIT:
+        return _prefix_row(n)[k]
+    return _tail_direct(n, k)
+
+
+@lru_cache(maxsize=512)
+def _prefix_row(n: int) -> tuple[int, ...]:
+    """(Σ_{i<=0} C(n, i), ..., Σ_{i<=n//2} C(n, i)), by C(n, i) = C(n, i-1) · (n-i+1) / i."""
+    sums, term, total = [], 1, 0
+    for i in range(n // 2 + 1):
+        if i:
+            term = term * (n - i + 1) // i
+        total += term
+        sums.append(total)
+    return tuple(sums)
+
+
+@lru_cache(maxsize=4096)
+def _tail_direct(n: int, k: int) -> int:
+    term, total = 1, 1
+    for i in range(1, k + 1):
+        term = term * (n - i + 1) // i
+        total += term
+    return total
 
 
 def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
@@ -46,13 +90,38 @@ def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
     adjusted value whatever their order; an empty list gives [].
     """
     m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted: list[Fraction] = [Fraction(0)] * m
-    running = Fraction(0)
+    values = [Fraction(p) for p in p_values]
+    order = _exact_order(values)
+    adjusted: list[Fraction] = [_ONE] * m
+    running, running_num, running_den = Fraction(0), 0, 1      # running max, also as integers
     for position, index in enumerate(order):
-        running = max(running, min(Fraction(1), (m - position) * Fraction(p_values[index])))
+        value = values[index]
+        num, den = (m - position) * value.numerator, value.denominator
+        if num >= den:                                        # capped at 1
+            num, den = 1, 1
+        if num * running_den > running_num * den:             # a new maximum: the only Fraction made
+            running, running_num, running_den = Fraction(num, den), num, den
         adjusted[index] = running
     return adjusted
+
+
+def _exact_order(values: Sequence[Fraction]) -> list[int]:
+    """Indices of ``values`` in ascending exact order, ties in input order (a stable sort).
+
+    Sorted by float first (float() is monotone, so this is the exact order
+    except inside runs of equal floats), then each such run is re-sorted exactly.
+    """
+    floats = [float(v) for v in values]
+    order = sorted(range(len(values)), key=floats.__getitem__)
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and floats[order[end]] == floats[order[start]]:
+            end += 1
+        if end - start > 1:
+            order[start:end] = sorted(order[start:end], key=values.__getitem__)
+        start = end
+    return order
 
 
 @dataclass(frozen=True)
@@ -75,7 +144,7 @@ class PairwiseRow:
 Items = dict[tuple[str, str], tuple[bool, int]]  # (case_id, run_id) -> (is Pass, Q numerator)
 
 
-def _items(rows: Sequence[RunRow], alpha: Fraction, max_score: int) -> Items:
+def pair_items(rows: Sequence[RunRow], alpha: Fraction, max_score: int) -> Items:
     """Each run's Pass flag and its share of Q_final as an integer numerator over d · max_score (alpha = a/d):
     alpha · [Pass] + (1 − alpha) · clipped / max_score = (a · max_score · [Pass] + (d − a) · clipped) / (d · max_score).
     """
@@ -85,21 +154,31 @@ def _items(rows: Sequence[RunRow], alpha: Fraction, max_score: int) -> Items:
 
 
 def compare_pair(a: str, rows_a: Sequence[RunRow], b: str, rows_b: Sequence[RunRow], *, alpha: Fraction,
-                 max_score: int, seed: int, resamples: int, confidence: Fraction) -> PairwiseRow | None:
+                 max_score: int, seed: int, resamples: int, confidence: Fraction,
+                 draws: CaseDraws | None = None) -> PairwiseRow | None:
     """The paired comparison of a and b on their shared (case_id, run_id) items; None when they share none.
 
     q_diff = Q_final(a) − Q_final(b), both computed on the shared items only (it
     equals the difference of the published Q_final when both have the same
     scored items), in [−1, 1]. Its interval resamples the shared cases (a case's
-    shared runs move together, the same draw for both subjects), with the
-    stream ``pair:<a>:<b>``. p_holm is left equal to mcnemar_p; ``pairwise_table``
-    adjusts it across all pairs.
+    shared runs move together, the same draw for both subjects) with the draw of
+    that case set from ``draws`` (:mod:`.case_draws`; by default the draws of
+    ``seed`` over the cases of a and b). p_holm is left equal to mcnemar_p;
+    ``pairwise_table`` adjusts it across all pairs.
+
+    This is the straightforward path, one pair at a time; ``pairwise_table``
+    computes every pair at once and gives the same rows (tests prove it).
     """
-    return _compare(a, _items(rows_a, alpha, max_score), b, _items(rows_b, alpha, max_score), scale=alpha.denominator
-                    * max_score, seed=seed, resamples=resamples, confidence=confidence)
+    if draws is None:
+        cases = {r.case_id for r in rows_a} | {r.case_id for r in rows_b}
+        if not cases:
+            return None
+        draws = CaseDraws(seed, cases, resamples)
+    return _compare(a, pair_items(rows_a, alpha, max_score), b, pair_items(rows_b, alpha, max_score),
+                    scale=alpha.denominator * max_score, draws=draws, confidence=confidence)
 
 
-def _compare(a: str, items_a: Items, b: str, items_b: Items, *, scale: int, seed: int, resamples: int,
+def _compare(a: str, items_a: Items, b: str, items_b: Items, *, scale: int, draws: CaseDraws,
              confidence: Fraction) -> PairwiseRow | None:
     diff_by_case: dict[str, int] = defaultdict(int)
     size_by_case: dict[str, int] = defaultdict(int)
@@ -119,26 +198,33 @@ def _compare(a: str, items_a: Items, b: str, items_b: Items, *, scale: int, seed
     diffs = [diff_by_case[c] for c in cases]
     sizes = [size_by_case[c] for c in cases]
     n_pairs = sum(sizes)
-    counts = draw_counts(generator(seed, f"pair:{a}:{b}"), len(cases), resamples)
+    counts = draws.counts(draws.member(cases))
     low, high = percentile_interval(ratio_replicates(counts, diffs, sizes, Fraction(1, scale)), confidence)
     p = mcnemar_exact_p(a_only, b_only)
     return PairwiseRow(a, b, n_pairs, a_only, b_only, p, Fraction(sum(diffs), scale * n_pairs), low, high, p, len(cases))
 
 
 def pairwise_table(runs_by_subject: Mapping[str, Sequence[RunRow]], *, alpha: Fraction, max_score: int, seed: int,
-                   resamples: int, confidence: Fraction) -> list[PairwiseRow]:
-    """Every pair (a < b in code-point order) sharing at least one scored item, with Holm across all of them."""
-    ids = sorted(runs_by_subject)
-    items = {sid: _items(runs_by_subject[sid], alpha, max_score) for sid in ids}
-    rows = []
-    for i, a in enumerate(ids):
-        for b in ids[i + 1:]:
-            row = _compare(a, items[a], b, items[b], scale=alpha.denominator * max_score, seed=seed,
-                           resamples=resamples, confidence=confidence)
-            if row is not None:
-                rows.append(row)
-    adjusted = holm([row.mcnemar_p for row in rows])
-    return [replace(row, p_holm=p) for row, p in zip(rows, adjusted)]
+                   resamples: int, confidence: Fraction, draws: CaseDraws | None = None,
+                   columns: RunColumns | None = None) -> list[PairwiseRow]:
+    """Every pair (a < b in code-point order) sharing at least one scored item, with Holm across all of them.
+
+    The rows equal ``compare_pair`` on each pair with the same ``draws`` (by
+    default the draws of ``seed`` over every case of the runs), computed for all
+    pairs at once (:mod:`.pairwise_batch`): O(pairs) work with small constants
+    besides the matrix products. ``columns`` may pass the runs already read
+    (``RunColumns.of(runs_by_subject)``).
+    """
+    columns = columns if columns is not None else RunColumns.of(runs_by_subject)
+    if not columns.cases:
+        return []
+    draws = draws if draws is not None else CaseDraws(seed, columns.cases, resamples)
+    scale = alpha.denominator * max_score
+    stats = pair_statistics(columns, alpha=alpha, max_score=max_score, draws=draws, confidence=confidence)
+    p_values = [mcnemar_exact_p(s.a_pass_b_not, s.b_pass_a_not) for s in stats]
+    return [PairwiseRow(s.subject_a, s.subject_b, s.n_pairs, s.a_pass_b_not, s.b_pass_a_not, p,
+                        Fraction(s.q_diff_num, scale * s.n_pairs), s.low, s.high, adjusted, s.n_cases)
+            for s, p, adjusted in zip(stats, p_values, holm(p_values))]
 
 
 def significantly_better(row: PairwiseRow, level: Fraction = Fraction(5, 100)) -> str | None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 from typing import Sequence
 
+import numpy as np
+
 from ..derive import PASS, RunRow
+from .run_columns import RunColumns
 
 
 def pass_at_k(n: int, c: int, k: int) -> Fraction:
@@ -57,22 +60,42 @@ def pass_at_k_table(runs_by_subject: dict[str, Sequence[RunRow]]) -> list[PassAt
     pass@1 over all cases equals the mean per-case pass rate, which differs from
     P when cases have different run counts (P weights runs, this weights cases).
     """
-    per_subject: dict[str, list[tuple[int, int]]] = {}
-    k_max = 0
+    per_subject: dict[str, Counter[tuple[int, int]]] = {}
     for sid, rows in runs_by_subject.items():
-        cases: dict[str, list[RunRow]] = defaultdict(list)
+        runs: dict[str, int] = defaultdict(int)
+        passes: dict[str, int] = defaultdict(int)
         for row in rows:
-            cases[row.case_id].append(row)
-        per_subject[sid] = [(len(g), sum(1 for r in g if r.classification == PASS)) for _, g in sorted(cases.items())]
-        k_max = max([k_max] + [n for n, _ in per_subject[sid]])
+            runs[row.case_id] += 1
+            passes[row.case_id] += row.classification == PASS
+        per_subject[sid] = Counter((n, passes[case_id]) for case_id, n in runs.items())
+    return _table(per_subject)
+
+
+def pass_at_k_from_columns(columns: RunColumns) -> list[PassAtK]:
+    """``pass_at_k_table`` for every subject of ``columns`` at once, from exact per-(subject, case) counts."""
+    runs = columns.per_subject_case(np.ones_like(columns.subject))
+    passes = columns.per_subject_case(columns.passed)
+    per_subject: dict[str, Counter[tuple[int, int]]] = {}
+    for s, sid in enumerate(columns.subjects):
+        taken = runs[s] > 0
+        pairs, times = np.unique(np.stack([runs[s][taken], passes[s][taken]], axis=1), axis=0, return_counts=True)
+        per_subject[sid] = Counter({(int(n), int(c)): int(t) for (n, c), t in zip(pairs.tolist(), times.tolist())})
+    return _table(per_subject)
+
+
+def _table(per_subject: dict[str, Counter[tuple[int, int]]]) -> list[PassAtK]:
+    """The rows from each subject's count of cases per (n runs, c passes): cases with the same (n, c) have the
+    same pass@k, so each distinct pair is evaluated once and weighted by its count."""
+    k_max = max((n for counts in per_subject.values() for n, _ in counts), default=0)
     out = []
     for sid in sorted(per_subject):
         for k in range(1, k_max + 1):
-            eligible = [(n, c) for n, c in per_subject[sid] if n >= k]
+            eligible = [(n, c, times) for (n, c), times in sorted(per_subject[sid].items()) if n >= k]
+            n_cases = sum(times for _, _, times in eligible)
             if eligible:
-                at = sum((pass_at_k(n, c, k) for n, c in eligible), Fraction(0)) / len(eligible)
-                hat = sum((pass_hat_k(n, c, k) for n, c in eligible), Fraction(0)) / len(eligible)
-                out.append(PassAtK(sid, k, at, hat, len(eligible)))
+                at = sum((times * pass_at_k(n, c, k) for n, c, times in eligible), Fraction(0)) / n_cases
+                hat = sum((times * pass_hat_k(n, c, k) for n, c, times in eligible), Fraction(0)) / n_cases
+                out.append(PassAtK(sid, k, at, hat, n_cases))
             else:
                 out.append(PassAtK(sid, k, None, None, 0))
     return out

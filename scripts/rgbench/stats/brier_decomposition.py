@@ -12,6 +12,7 @@ import numpy as np
 
 from ..derive import RunRow
 from ..metrics import confidence_bin
+from .calibration import bin_cells
 from .exact_products import exact_bincount
 from .run_columns import RunColumns
 
@@ -90,11 +91,7 @@ def decompose(bin_sums: Iterable[Sequence[int]], scale: int) -> BrierDecompositi
 def brier_decompositions(columns: RunColumns, bins: int) -> dict[str, BrierDecomposition | None]:
     """``brier_decomposition`` of every subject of ``columns`` at once: the per-bin sums as exact bincounts."""
     c, k = columns.confidence, columns.correctness
-    if c.size and not 0 <= int(c.min()) <= int(c.max()) <= 100:
-        raise ValueError("confidence outside 0..100")
-    bin_of = np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)
-    cell = columns.subject * bins + bin_of[c]
-    size = len(columns.subjects) * bins
+    cell, size = bin_cells(columns, bins)
     table = np.stack([exact_bincount(cell, w, size) for w in (np.ones_like(c), c, k, c * c, k * k, c * k)], axis=1)
     per_subject = table.reshape(len(columns.subjects), bins, 6).tolist()
     return {sid: decompose(per_subject[i], columns.scale) for i, sid in enumerate(columns.subjects)}

@@ -11,6 +11,18 @@ from .exact_products import exact_bincount
 from .run_columns import RunColumns
 
 
+def bin_cells(columns: RunColumns, bins: int) -> tuple[np.ndarray, int]:
+    """Each run's (subject, confidence bin) cell index, subject * bins + bin, and the number of cells.
+
+    Bins are ``metrics.confidence_bin`` of the integer confidence; ValueError outside 0..100.
+    """
+    c = columns.confidence
+    if c.size and not 0 <= int(c.min()) <= int(c.max()) <= 100:
+        raise ValueError("confidence outside 0..100")
+    bin_of = np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)
+    return columns.subject * bins + bin_of[c], len(columns.subjects) * bins
+
+
 def calibration_tables(columns: RunColumns, bins: int) -> dict[str, list[CalibrationBin]]:
     """Subject id -> ``metrics.calibration_bins`` of its runs: the non-empty bins by index, exact.
 
@@ -18,11 +30,7 @@ def calibration_tables(columns: RunColumns, bins: int) -> dict[str, list[Calibra
     are exact bincounts per (subject, bin); a subject without runs has no bin.
     """
     c, k = columns.confidence, columns.correctness
-    if c.size and not 0 <= int(c.min()) <= int(c.max()) <= 100:
-        raise ValueError("confidence outside 0..100")
-    bin_of = np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)
-    cell = columns.subject * bins + bin_of[c]
-    size = len(columns.subjects) * bins
+    cell, size = bin_cells(columns, bins)
     counts, confidence, correctness = (exact_bincount(cell, w, size).reshape(len(columns.subjects), bins).tolist()
                                        for w in (np.ones_like(c), c, k))
     scale = columns.scale

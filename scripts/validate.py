@@ -2,6 +2,7 @@
 """Validate every input of a benchmark tree (schemas, ids, cross-file rules) without writing anything.
 
 Prints each problem as `path: message` on stderr and exits 1 if there is any.
+Further reviewers' grades in scoring_multi/ are checked too, once the rest is valid.
 
 With --changed BASE, reports only the problems of the files changed since the
 git revision BASE (working tree and untracked files included), of the files
@@ -25,6 +26,7 @@ from rgbench.loader import load_tree
 from rgbench.problems import Problem, report
 from rgbench.safe_read import read_single_file
 from rgbench.spec import load_spec
+from rgbench.stats.multi_scoring import load_multi
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     if spec is None:
         return emit(problems)
     tree, problems = load_tree(args.root, spec)
+    multi = None
+    if tree is not None:  # further reviewers' grades (scoring_multi/) are judged against the valid tree
+        multi, problems = load_multi(args.root, spec, tree)
     left_out = 0
     if changed is not None:
         problems, left_out = select(problems, changed, spec)
@@ -63,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"valid: the {len(changed or ())} changed path(s) since {args.changed} and their references")
         return 0
     scope = f" ({len(changed)} changed path(s) since {args.changed})" if changed is not None else ""
+    extra = f", {len(multi.extra)} further grades" if multi is not None and multi.extra else ""
     print(f"valid: {len(tree.golds)} golds, {len(tree.responses)} responses, "
-          f"{len(tree.scorings)} scorings, {len(tree.subjects)} subjects{scope}")
+          f"{len(tree.scorings)} scorings{extra}, {len(tree.subjects)} subjects{scope}")
     return 0
 
 

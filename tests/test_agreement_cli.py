@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import aggregate_scoring
+import validate
 import check_results
 import compute_metrics
 from treebuilder import canonical, small_tree
@@ -173,6 +174,11 @@ def refused(tmp_path, capsys, change, *expected: str, args=()):
         assert line in err, err
     assert "Traceback" not in err and "nothing was written" in err
     assert not (tree.root / "results/agreement.csv").exists()
+    if not args:  # validate.py (make validate, the PR judge) reports the same problems of scoring_multi/
+        assert validate.main(["--root", str(tree.root)]) == 1
+        validated = capsys.readouterr().err
+        for line in expected:
+            assert line in validated, validated
     assert not (tree.root / "scoring_consolidated").exists()
     return err
 

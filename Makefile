@@ -34,7 +34,7 @@ check: $(VENV)/.installed  ## fail when committed results/ differ from what the 
 test: $(VENV)/.installed  ## run the test suite
 	$(PY) -m pytest -q
 
-fmt: $(VENV)/.installed  ## rewrite responses/ and scoring/ JSON in canonical form
+fmt: $(VENV)/.installed  ## rewrite responses/, scoring/ and scoring_multi/ JSON in canonical form
 	$(PY) scripts/fmt_json.py --root $(ROOT)
 
 fmt-check: $(VENV)/.installed  ## fail when a JSON input is not in canonical form

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rewrite the JSON inputs of a benchmark tree (responses, scoring) into canonical form:
+"""Rewrite the JSON inputs of a benchmark tree (responses, scoring, scoring_multi) into canonical form:
 sorted keys, 2-space indent, UTF-8, final newline. Files that do not parse are
 reported and left untouched. With --check, only lists the files that would change.
 """
@@ -16,7 +16,7 @@ from rgbench.problems import Problem, report
 from rgbench.safe_read import read_bytes, walk_files
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("responses", "scoring")
+FOLDERS = ("responses", "scoring", "scoring_multi")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,7 +45,7 @@ class Results:
     runs: list[RunRow]
     subjects: list[SubjectMetrics]
     families: list[FamilyMetrics]
-    alpha: object
+    alpha: Fraction
     statistics: Statistics | None = None  # intervals, pairwise, pass@k, ... (rgbench.stats)
 
 

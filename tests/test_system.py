@@ -142,3 +142,11 @@ def test_a_typo_in_a_system_file_is_refused(tmp_path, rel, line, message):
     spec, problems = load_spec(tmp_path)
     assert spec is None
     assert [str(p) for p in problems if message in str(p)] != [], problems
+
+
+@pytest.mark.parametrize("name", ["=HYPERLINK(\"http://x\")", "+1", "-1", "@SUM(A1)", "\tx"])
+def test_registry_text_that_a_spreadsheet_would_run_as_a_formula_is_refused(name):
+    registry = {"subjects": [{"subject_id": "m", "subject_version": "1", "display_name": name}]}
+    assert list(Draft202012Validator(SCHEMAS["registry"]).iter_errors(registry)) != []
+    fine = {"subjects": [{"subject_id": "m", "subject_version": "1", "display_name": "Model (v1) = best"}]}
+    assert list(Draft202012Validator(SCHEMAS["registry"]).iter_errors(fine)) == []

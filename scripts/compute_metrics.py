@@ -52,17 +52,21 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress()
     loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir, use_cache=not args.no_cache,
                              progress=lambda done, total: progress.update("reading", done, total))
-    progress.close()
     if loaded is None:
+        progress.close()
         return 1
     spec, tree = loaded
     if args.scoring_dir != "scoring" and not (root / args.scoring_dir / spec.version_dir).is_dir():
+        progress.close()
         print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
               "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)", file=sys.stderr)
         return 1
+    progress.update("computing", 1, 3, force=True)
     results = compute_results(tree, spec)
+    progress.update("writing", 2, 3, force=True)
     outputs = render_results(tree, spec, results)
     write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()})
+    progress.close()
     for warning in results.statistics.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     ranked = sum(1 for m in results.subjects if m.n)

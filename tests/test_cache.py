@@ -167,5 +167,10 @@ def test_progress_is_silent_off_a_terminal_and_draws_on_one():
     shown = Tty()
     progress = Progress(shown, delay=0, enabled=True)
     progress.update("reading", 5, 10)
+    progress.update("reading", 6, 10)      # throttled: within 0.1 s of the last draw
+    progress.update("computing", 1, 3, force=True)
     progress.close()
-    assert "reading" in shown.getvalue() and "[###############---------------] 5/10" in shown.getvalue()
+    text = shown.getvalue()
+    assert "reading" in text and "[###############---------------] 5/10" in text and "6/10" not in text
+    assert "computing  [##########--------------------] 1/3" in text
+    assert text.endswith("\r" + " " * 70 + "\r")  # the line is erased at the end

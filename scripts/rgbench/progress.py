@@ -25,11 +25,12 @@ class Progress:
         self.shown = False
         self._last = 0.0
 
-    def update(self, stage: str, done: int, total: int) -> None:
+    def update(self, stage: str, done: int, total: int, force: bool = False) -> None:
+        """Redraw ``stage [####----] done/total``; throttled to 10 per second unless ``force`` (a new stage)."""
         if not self.enabled:
             return
         now = time.monotonic()
-        if now - self.start < self.delay or (now - self._last < 0.1 and done < total):
+        if now - self.start < self.delay or (now - self._last < 0.1 and done < total and not force):
             return
         self._last = now
         width = 30

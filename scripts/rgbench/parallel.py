@@ -51,7 +51,7 @@ def extract_files(root: Path, spec: Spec, jobs: Sequence[tuple[Entry, str]], cac
     misses: list[tuple[Entry, str]] = []
     for entry, kind in jobs:
         digest = cache.known_digest(entry)
-        cached = cache.result(kind, digest) if digest else None
+        cached = cache.result(kind, digest, entry.rel) if digest else None
         if cached is not None:
             results[entry.rel] = (digest, *cached)
         else:

@@ -35,7 +35,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from .atomic import write_bytes_atomic
 from .extract import EXTRACT_FORMAT
@@ -75,7 +75,7 @@ def _stat_key(entry: Entry, device: int) -> tuple[int, int, int, int, int]:
 class _Shard:
     """One folder's index and results, the time its file was written, and whether it must be rewritten."""
 
-    __slots__ = ("folder", "index", "results", "written_ns", "racy_ns", "dirty")
+    __slots__ = ("folder", "index", "results", "written_ns", "racy_ns", "dirty", "hits")
 
     def __init__(self, folder: str, index: dict | None = None, results: dict | None = None, written_ns: int = 0):
         self.folder = folder
@@ -84,6 +84,7 @@ class _Shard:
         self.written_ns = written_ns
         self.racy_ns = written_ns - RACY_NS
         self.dirty = False
+        self.hits = 0  # paths of this shard that ``split`` served unchanged
 
 
 class FileCache:
@@ -182,6 +183,49 @@ class FileCache:
             return None
         return cached[5]
 
+    def split(self, jobs: Sequence[tuple[Entry, str]]) -> tuple[dict[str, tuple], list[tuple[Entry, str]]]:
+        """(hits, misses) of (entry, kind) jobs: hits map a path to ``(sha256, *result)``.
+
+        Equivalent to ``known_digest`` then ``result`` for every job, in one pass
+        (jobs come sorted, so consecutive paths share a shard).
+        """
+        hits: dict[str, tuple] = {}
+        misses: list[tuple[Entry, str]] = []
+        if not self.enabled:
+            return hits, list(jobs)
+        device = self.device
+        shards = self.shards
+        for shard in shards.values():
+            shard.hits = 0
+        folder = shard = index = results = None
+        racy_ns = 0
+        for job in jobs:
+            entry, kind = job
+            rel, size, mtime_ns, ctime_ns, inode = entry
+            here = rel.rpartition("/")[0]
+            if here != folder:
+                folder = here
+                shard = shards.get(here)
+                if shard is not None:
+                    index, results, racy_ns = shard.index, shard.results, shard.racy_ns
+            cached = index.get(rel) if shard is not None else None
+            if (cached is None or cached[0] != device or cached[1] != inode or cached[2] != size
+                    or cached[3] != mtime_ns or cached[4] != ctime_ns):
+                misses.append(job)
+                continue
+            if mtime_ns >= racy_ns or ctime_ns >= racy_ns:
+                shard.dirty = True  # rewrite later so that the next run can trust it
+                misses.append(job)
+                continue
+            digest = cached[5]
+            result = results.get((kind, digest))
+            if result is None:
+                misses.append(job)
+            else:
+                hits[rel] = (digest, *result)
+                shard.hits += 1
+        return hits, misses
+
     def result(self, kind: str, digest: str, rel: str) -> tuple | None:
         """The cached result for content ``digest`` read as ``kind``, from the shard of ``rel``."""
         if not self.enabled:
@@ -206,6 +250,8 @@ class FileCache:
         if not self.enabled:
             return
         for folder, shard in list(self.shards.items()):
+            if not shard.dirty and shard.hits == len(shard.index):
+                continue  # every indexed path was just served unchanged, and nothing was added
             gone = [rel for rel in shard.index if rel not in live]
             for rel in gone:
                 del shard.index[rel]

@@ -35,7 +35,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Container, Sequence
 
 from .atomic import write_bytes_atomic
 from .extract import EXTRACT_FORMAT
@@ -245,7 +245,7 @@ class FileCache:
             shard.results[(kind, digest)] = result
             shard.dirty = True
 
-    def prune(self, live: set[str]) -> None:
+    def prune(self, live: Container[str]) -> None:
         """Forget paths that no longer exist, results no live path points to, and empty shards."""
         if not self.enabled:
             return

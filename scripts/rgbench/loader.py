@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from fractions import Fraction
+from operator import itemgetter
 from pathlib import Path
 from typing import Callable
 
@@ -155,6 +156,7 @@ def _subject_jobs(col: _Collector, spec: Spec, folder: str, kind: str,
 # --- phase 2: checks across files -----------------------------------------------------------
 
 _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
+_SCORING_ORDER = itemgetter(0, 2, 3, 4)  # (subject_id, case_id, run_id, reviewer_id) of a Scoring
 
 
 def _ids_match(col: _Collector, rel: str, found: tuple, expected: tuple) -> bool:
@@ -338,12 +340,12 @@ def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
     cache = FileCache(root, system_digest, enabled=use_cache)
     report = (lambda done: progress(done, len(jobs))) if progress else None
     extracted = extract_files(root, spec, jobs, cache, report)
-    cache.prune({entry.rel for entry, _ in jobs})
+    cache.prune(extracted.keys())  # every job's path, and only those
     cache.save()
-    for entry, _ in jobs:
-        digest = extracted[entry.rel][0]
+    inputs = col.inputs
+    for rel, (digest, _, _) in extracted.items():
         if digest:
-            col.inputs[entry.rel] = digest
+            inputs[rel] = digest
     golds, gold_files = _build_golds(col, spec, gold_jobs, extracted)
     responses, present = _build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
     scorings = _build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present)
@@ -353,7 +355,7 @@ def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
         subjects=dict(sorted(subjects.items())),
         golds=dict(sorted(golds.items())),
         responses=dict(sorted(responses.items())),
-        scorings=tuple(sorted(scorings, key=lambda s: (s.subject_id, s.case_id, s.run_id, s.reviewer_id))),
+        scorings=tuple(sorted(scorings, key=_SCORING_ORDER)),
         inputs=dict(sorted(col.inputs.items())),
     )
     return tree, []

@@ -9,7 +9,7 @@ import pytest
 
 import compute_metrics
 import rgbench.parallel as parallel
-from rgbench.filecache import CACHE_FILE, FileCache
+from rgbench.filecache import CACHE_DIR, LEGACY_CACHE_FILE, FileCache, shard_name
 from rgbench.loader import load_tree
 from rgbench.progress import Progress
 from rgbench.spec import load_spec
@@ -22,14 +22,23 @@ def outputs(root: Path) -> dict[str, bytes]:
     return {name: (root / "results" / name).read_bytes() for name in OUTPUTS}
 
 
+def shard_files(root: Path) -> list[Path]:
+    folder = root / CACHE_DIR
+    return sorted(folder.glob("*.bin")) if folder.is_dir() else []
+
+
+def shard_of(root: Path, folder: str) -> Path:
+    return root / CACHE_DIR / shard_name(folder)
+
+
 def age_cache(root: Path) -> None:
-    """Pretend the cache was written long after the files (it only trusts files older than itself)."""
-    path = root / CACHE_FILE
-    head, _, payload = path.read_bytes().partition(b"\n")
+    """Pretend every shard was written long after the files (a shard only trusts files older than itself)."""
     import json
-    header = json.loads(head)
-    header["written_ns"] += 10**12
-    path.write_bytes(json.dumps(header, sort_keys=True).encode() + b"\n" + payload)
+    for path in shard_files(root):
+        head, _, payload = path.read_bytes().partition(b"\n")
+        header = json.loads(head)
+        header["written_ns"] += 10**12
+        path.write_bytes(json.dumps(header, sort_keys=True).encode() + b"\n" + payload)
 
 
 def count_parses(monkeypatch) -> list[str]:
@@ -48,10 +57,10 @@ def test_results_identical_with_and_without_cache(tmp_path):
     tree = small_tree(tmp_path / "tree")
     root = tree.root
     assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
-    assert not (root / CACHE_FILE).exists()
+    assert shard_files(root) == []
     reference = outputs(root)
     assert compute_metrics.main(["--root", str(root)]) == 0  # builds the cache
-    assert (root / CACHE_FILE).exists()
+    assert shard_of(root, "golds/v1.0").exists() and shard_of(root, "scoring/v1.0/alpha-model").exists()
     assert outputs(root) == reference
     age_cache(root)
     assert compute_metrics.main(["--root", str(root)]) == 0  # served from the cache
@@ -98,7 +107,7 @@ def test_corrupted_or_foreign_cache_is_detected_and_rebuilt(tmp_path, damage):
     assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
     reference = outputs(root)
     assert compute_metrics.main(["--root", str(root)]) == 0
-    path = root / CACHE_FILE
+    path = shard_of(root, "scoring/v1.0/alpha-model")
     data = path.read_bytes()
     if damage == "truncate":
         path.write_bytes(data[: len(data) // 2])
@@ -109,15 +118,63 @@ def test_corrupted_or_foreign_cache_is_detected_and_rebuilt(tmp_path, damage):
     elif damage == "empty":
         path.write_bytes(b"")
     else:  # a cache built for another system/ (other schemas) must not be used
-        spec, _ = load_spec(root)
-        cache = FileCache(root, "0" * 64)
-        cache.dirty = True
-        cache.save()
+        import json
+        head, _, payload = data.partition(b"\n")
+        header = json.loads(head)
+        header["system"] = "0" * 64
+        path.write_bytes(json.dumps(header, sort_keys=True).encode() + b"\n" + payload)
     status = FileCache(root, _system_digest(root)).status
     assert status in {"corrupt", "stale", "empty"}
     assert compute_metrics.main(["--root", str(root)]) == 0
     assert outputs(root) == reference
     assert FileCache(root, _system_digest(root)).status == "loaded"  # rebuilt
+
+
+def test_a_change_rewrites_only_its_shard_and_vanished_folders_lose_theirs(tmp_path, monkeypatch):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    spec, _ = load_spec(root)
+    load_tree(root, spec)
+    age_cache(root)
+    before = {path.name: path.read_bytes() for path in shard_files(root)}
+    assert len(before) > 3
+    rel = root / "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
+    rel.write_text(rel.read_text().replace('"correctness": 1', '"correctness": 0'))
+    written = []
+    real_save = FileCache.save
+
+    def spy(self):
+        real_save(self)
+        written.extend(self.written)
+
+    monkeypatch.setattr(FileCache, "save", spy)
+    load_tree(root, spec)
+    assert written == ["scoring/v1.0/alpha-model"]
+    after = {path.name: path.read_bytes() for path in shard_files(root)}
+    changed = {name for name in before if before[name] != after.get(name)}
+    assert changed == {shard_name("scoring/v1.0/alpha-model")}
+    # A vanished subject folder takes its shard with it; the legacy single-file cache is removed.
+    import shutil
+    (root / LEGACY_CACHE_FILE).write_bytes(b"old cache")
+    shutil.rmtree(root / "scoring/v1.0/beta-model")
+    age_cache(root)  # the changed file is recent, so its shard would rightly be rewritten once more
+    written.clear()
+    load_tree(root, spec)
+    assert written == []
+    assert not shard_of(root, "scoring/v1.0/beta-model").exists()
+    assert shard_of(root, "responses/v1.0/beta-model").exists()
+    assert not (root / LEGACY_CACHE_FILE).exists()
+
+
+def test_a_shard_moved_to_another_folders_name_is_refused(tmp_path):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    source = shard_of(root, "scoring/v1.0/alpha-model")
+    target = shard_of(root, "scoring/v1.0/beta-model")
+    target.write_bytes(source.read_bytes())
+    cache = FileCache(root, _system_digest(root))
+    assert cache.status == "corrupt" and "scoring/v1.0/beta-model" not in cache.shards
 
 
 def _system_digest(root: Path) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from fractions import Fraction
+from operator import itemgetter
 from pathlib import Path
 from typing import Callable
 
@@ -121,29 +122,32 @@ def _subject_jobs(col: _Collector, spec: Spec, folder: str, kind: str,
     """
     base = f"{folder}/{spec.version_dir}"
     jobs = []
+    append = jobs.append
+    add = col.add
     unregistered = set()
+    is_response = kind == RESPONSE
+    location = f"unexpected location: files go in {base}/<subject_id>/"
     for entry in col.walk(base):
-        parts = entry.rel.split("/")
+        rel = entry.rel
+        parts = rel.split("/")
         if len(parts) != 4:
-            col.add(entry.rel, f"unexpected location: files go in {base}/<subject_id>/")
+            add(rel, location)
             continue
         sid, name = parts[2], parts[3]
         if subjects is not None and sid not in subjects:
             unregistered.add(sid)
             continue
-        stem = name[:-5] if name.endswith(".json") else ""
-        pieces = stem.split("__")
-        if kind == RESPONSE:
-            if len(pieces) != 2 or not all(pieces):
-                col.add(entry.rel, "unexpected file name: responses are named <case_id>__<run_id>.json")
+        pieces = name[:-5].split("__") if name.endswith(".json") else [""]
+        if is_response:
+            if len(pieces) != 2 or not pieces[0] or not pieces[1]:
+                add(rel, "unexpected file name: responses are named <case_id>__<run_id>.json")
                 continue
-            ids = (sid, pieces[0], pieces[1])
+            append((entry, kind, (sid, pieces[0], pieces[1])))
         else:
-            if len(pieces) != 3 or not all(pieces) or not pieces[2].startswith("eval-") or pieces[2] == "eval-":
-                col.add(entry.rel, "unexpected file name: scorings are named <case_id>__<run_id>__eval-<reviewer_id>.json")
+            if len(pieces) != 3 or not pieces[0] or not pieces[1] or not pieces[2].startswith("eval-") or pieces[2] == "eval-":
+                add(rel, "unexpected file name: scorings are named <case_id>__<run_id>__eval-<reviewer_id>.json")
                 continue
-            ids = (sid, pieces[0], pieces[1], pieces[2][len("eval-"):])
-        jobs.append((entry, kind, ids))
+            append((entry, kind, (sid, pieces[0], pieces[1], pieces[2][5:])))
     for folder_name in sorted(unregistered):
         col.add(f"{base}/{folder_name}", f"subject folder {folder_name!r} is not registered in {REGISTRY_FILE} (register it or remove the folder)")
     return jobs
@@ -152,6 +156,7 @@ def _subject_jobs(col: _Collector, spec: Spec, folder: str, kind: str,
 # --- phase 2: checks across files -----------------------------------------------------------
 
 _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
+_SCORING_ORDER = itemgetter(0, 2, 3, 4)  # (subject_id, case_id, run_id, reviewer_id) of a Scoring
 
 
 def _ids_match(col: _Collector, rel: str, found: tuple, expected: tuple) -> bool:
@@ -227,19 +232,24 @@ def _build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
     """(valid responses by run key, sha256 of every readable response file by run key)."""
     responses: dict[tuple[str, str, str], Response] = {}
     present: dict[tuple[str, str, str], str] = {}
+    add = col.add
+    versions = {sid: subject.subject_version for sid, subject in subjects.items()} if subjects is not None else {}
     for entry, _, ids in jobs:
         rel = entry.rel
         digest, errors, fields = extracted[rel]
         if digest:
             present[ids] = digest
         for error in errors:
-            col.add(rel, error)
+            add(rel, error)
         if fields is None:
             continue
         sid, version, case_id, run_id, confidence = fields
-        if not _ids_match(col, rel, (sid, case_id, run_id), ids):
+        if (sid, case_id, run_id) != ids:
+            _ids_match(col, rel, (sid, case_id, run_id), ids)
             continue
-        if _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files):
+        # Fast path for the common case; otherwise the checks that report why.
+        if (subjects is not None and case_id in golds and versions[sid] == version) or \
+                _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files):
             responses[ids] = Response(sid, version, case_id, run_id, confidence, rel)
     return responses, present
 
@@ -265,40 +275,48 @@ def _fails_ok(col: _Collector, spec: Spec, rel: str, fails: tuple) -> bool:
 def _build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, responses, present) -> list[Scoring]:
     scorings: list[Scoring] = []
     files_per_run: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    add = col.add
+    criteria = spec.criteria
+    versions = {sid: subject.subject_version for sid, subject in subjects.items()} if subjects is not None else {}
     for entry, _, ids in jobs:
         rel = entry.rel
         key = ids[:3]
         files_per_run[key].append(rel)
         _, errors, fields = extracted[rel]
         for error in errors:
-            col.add(rel, error)
+            add(rel, error)
         if fields is None:
             continue
         sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha = fields
-        if not _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids):
+        if (sid, case_id, run_id, reviewer_id) != ids:
+            _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
             continue
-        ok = _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
-        response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
-        if key not in present:
+        # Fast path for the common case (checked in the same order as the slow path below).
+        ok = (subjects is not None and case_id in golds and versions[sid] == version) or \
+            _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
+        response_digest = present.get(key)
+        if response_digest is None:
+            response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
             if not col.is_blocked(response_rel):
-                col.add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
+                add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
             ok = False
-        elif response_sha is not None and response_sha != present[key]:
-            col.add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({present[key]}); the response changed after grading, so re-grade it")
+        elif response_sha is not None and response_sha != response_digest:
+            response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
+            add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({response_digest}); the response changed after grading, so re-grade it")
             ok = False
-        if not _fails_ok(col, spec, rel, fails):
+        if fails and not _fails_ok(col, spec, rel, fails):
             ok = False
         if ok and key in responses:
             scorings.append(Scoring(
-                subject_id=sid, subject_version=version, case_id=case_id, run_id=run_id, reviewer_id=reviewer_id,
-                criterion_scores=tuple(zip(spec.criteria, scores)), fails=tuple(sorted(fails)) if len(fails) > 1 else fails,
-                correctness=_CORRECTNESS[correctness], path=rel,
+                sid, version, case_id, run_id, reviewer_id,
+                tuple(zip(criteria, scores)), tuple(sorted(fails)) if len(fails) > 1 else fails,
+                _CORRECTNESS[correctness], rel,
             ))
     for (sid, case_id, run_id), files in files_per_run.items():
         if len(files) > 1:
             listed = ", ".join(sorted(files))
             for rel in files:
-                col.add(rel, f"more than one scoring for ({sid}, {case_id}, {run_id}): {listed}; v1.0 takes one reviewer per run (keep one, or consolidate with scripts/aggregate_scoring.py)")
+                add(rel, f"more than one scoring for ({sid}, {case_id}, {run_id}): {listed}; v1.0 takes one reviewer per run (keep one, or consolidate with scripts/aggregate_scoring.py)")
     return scorings
 
 
@@ -322,12 +340,12 @@ def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
     cache = FileCache(root, system_digest, enabled=use_cache)
     report = (lambda done: progress(done, len(jobs))) if progress else None
     extracted = extract_files(root, spec, jobs, cache, report)
-    cache.prune({entry.rel for entry, _ in jobs})
+    cache.prune(extracted.keys())  # every job's path, and only those
     cache.save()
-    for entry, _ in jobs:
-        digest = extracted[entry.rel][0]
+    inputs = col.inputs
+    for rel, (digest, _, _) in extracted.items():
         if digest:
-            col.inputs[entry.rel] = digest
+            inputs[rel] = digest
     golds, gold_files = _build_golds(col, spec, gold_jobs, extracted)
     responses, present = _build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
     scorings = _build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present)
@@ -337,7 +355,7 @@ def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
         subjects=dict(sorted(subjects.items())),
         golds=dict(sorted(golds.items())),
         responses=dict(sorted(responses.items())),
-        scorings=tuple(sorted(scorings, key=lambda s: (s.subject_id, s.case_id, s.run_id, s.reviewer_id))),
+        scorings=tuple(sorted(scorings, key=_SCORING_ORDER)),
         inputs=dict(sorted(col.inputs.items())),
     )
     return tree, []

@@ -47,15 +47,7 @@ def worker_count() -> int:
 def extract_files(root: Path, spec: Spec, jobs: Sequence[tuple[Entry, str]], cache: FileCache,
                   progress: Callable[[int], None] | None = None) -> dict[str, Extracted]:
     """Extracted result of every (entry, kind), by path; results equal what a serial, uncached run gives."""
-    results: dict[str, Extracted] = {}
-    misses: list[tuple[Entry, str]] = []
-    for entry, kind in jobs:
-        digest = cache.known_digest(entry)
-        cached = cache.result(kind, digest) if digest else None
-        if cached is not None:
-            results[entry.rel] = (digest, *cached)
-        else:
-            misses.append((entry, kind))
+    results, misses = cache.split(jobs)
     if progress:
         progress(len(results))
     root_text = os.fspath(root)

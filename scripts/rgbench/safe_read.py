@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from .problems import Problem
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """A regular file found under the tree: POSIX path relative to the root, and its ``lstat`` facts.
 
     ``size``, ``mtime_ns``, ``ctime_ns`` and ``inode`` let a cache recognise an
-    unchanged file without reading it.
+    unchanged file without reading it. (A named tuple: one is built per file, so it must be cheap.)
     """
 
     rel: str
@@ -79,30 +79,43 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[Entry], list[Problem]]:
 
     Symbolic links (to files or directories) and special files are reported as
     problems and never followed. Files named ``.gitkeep`` are ignored.
+    Problems come folder by folder (depth first, the last subfolder first), in
+    name order within a folder; files are sorted once at the end, not per folder.
     """
     problems = check_dir_chain(root, rel_dir)
     if problems or not (Path(root) / rel_dir).is_dir():
         return [], problems
     entries: list[Entry] = []
+    append = entries.append
     root_text = os.fspath(root)
     stack = [str(PurePosixPath(rel_dir))]
+    S_ISDIR, S_ISREG = stat.S_ISDIR, stat.S_ISREG
     while stack:
         current = stack.pop()
+        prefix = current + "/"
+        subdirs = []
+        odd = []
         with os.scandir(os.path.join(root_text, current)) as iterator:
-            children = sorted(iterator, key=lambda item: item.name)
-        for child in children:
-            rel = f"{current}/{child.name}"
-            info = child.stat(follow_symlinks=False)
-            mode = info.st_mode
-            if stat.S_ISDIR(mode):
-                stack.append(rel)
-            elif stat.S_ISREG(mode):
-                if child.name != ".gitkeep":
-                    entries.append(Entry(rel, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
-            else:
-                problems.append(Problem(rel, f"is {_kind(mode)}; only regular files are read (replace it by a real file)"))
-    entries.sort(key=lambda entry: entry.rel)
+            for child in iterator:
+                info = child.stat(follow_symlinks=False)
+                mode = info.st_mode
+                if S_ISREG(mode):
+                    name = child.name
+                    if name != ".gitkeep":
+                        append(Entry(prefix + name, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
+                elif S_ISDIR(mode):
+                    subdirs.append(child.name)
+                else:
+                    odd.append((child.name, mode))
+        for name, mode in sorted(odd):
+            problems.append(Problem(prefix + name, f"is {_kind(mode)}; only regular files are read (replace it by a real file)"))
+        subdirs.sort()
+        stack.extend(prefix + name for name in subdirs)
+    entries.sort(key=_REL)
     return entries, problems
+
+
+_REL = attrgetter("rel")
 
 
 def read_bytes(root: Path, rel: str) -> bytes:

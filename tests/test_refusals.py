@@ -83,45 +83,24 @@ def run_refused(root: Path, capsys) -> list[str]:
     return problem_lines(capsys.readouterr().err)
 
 
-def test_symlinked_file_is_refused(tmp_path, capsys):
+@pytest.mark.parametrize(("rel", "message"), [
+    # a file
+    ("responses/v1.0/alpha-model/RO-FOUL-001__r1.json",
+     "is a symbolic link; only regular files are read (replace it by a real file)"),
+    # a directory on the way to files
+    ("scoring/v1.0/beta-model", "is a symbolic link; only regular files are read (replace it by a real file)"),
+    # a data root
+    ("golds", "is a symbolic link; expected a plain directory (replace it by a real folder)"),
+    # the registry
+    ("subjects/registry.yaml", "is a symbolic link; expected a regular file"),
+])
+def test_symbolic_links_are_refused_and_never_followed(tmp_path, capsys, rel, message):
+    # The link points at the very content that was there, so only the link itself is wrong.
     tree = small_tree(tmp_path / "tree")
-    rel = "responses/v1.0/alpha-model/RO-FOUL-001__r1.json"
-    target = tmp_path / "elsewhere.json"
-    os.replace(tree.root / rel, target)
-    os.symlink(target, tree.root / rel)
-    assert run_refused(tree.root, capsys) == [
-        f"{rel}: is a symbolic link; only regular files are read (replace it by a real file)",
-    ]
-
-
-def test_symlinked_directory_on_the_way_is_refused(tmp_path, capsys):
-    tree = small_tree(tmp_path / "tree")
-    real = tmp_path / "real-beta"
-    os.replace(tree.root / "scoring/v1.0/beta-model", real)
-    os.symlink(real, tree.root / "scoring/v1.0/beta-model")
-    assert run_refused(tree.root, capsys) == [
-        "scoring/v1.0/beta-model: is a symbolic link; only regular files are read (replace it by a real file)",
-    ]
-
-
-def test_symlinked_data_root_is_refused(tmp_path, capsys):
-    tree = small_tree(tmp_path / "tree")
-    real = tmp_path / "real-golds"
-    os.replace(tree.root / "golds", real)
-    os.symlink(real, tree.root / "golds")
-    assert run_refused(tree.root, capsys) == [
-        "golds: is a symbolic link; expected a plain directory (replace it by a real folder)",
-    ]
-
-
-def test_symlinked_registry_is_refused(tmp_path, capsys):
-    tree = small_tree(tmp_path / "tree")
-    real = tmp_path / "registry.yaml"
-    os.replace(tree.root / "subjects/registry.yaml", real)
-    os.symlink(real, tree.root / "subjects/registry.yaml")
-    assert run_refused(tree.root, capsys) == [
-        "subjects/registry.yaml: is a symbolic link; expected a regular file",
-    ]
+    real = tmp_path / "elsewhere"
+    os.replace(tree.root / rel, real)
+    os.symlink(real, tree.root / rel)
+    assert run_refused(tree.root, capsys) == [f"{rel}: {message}"]
 
 
 def test_named_pipe_is_refused(tmp_path, capsys):

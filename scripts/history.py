@@ -14,11 +14,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from rgbench.cli import not_a_tree
+from rgbench.cli import load_spec_and_registry, not_a_tree
 from rgbench.history import SERIES_COLUMNS, current_snapshot, load_snapshots, markdown_series, subject_series
 from rgbench.problems import report
-from rgbench.registry_history import entries, read_registry
-from rgbench.spec import load_spec
+from rgbench.registry_history import entries
 from rgbench.tables import csv_text
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -37,12 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     snapshots, problems = load_snapshots(root)
     if problems:
         return report(problems)
-    spec, problems = load_spec(root)
-    if spec is None:
-        return report(problems)
-    registry, problems = read_registry(root, spec)
-    if registry is None:
-        return report(problems)
+    loaded = load_spec_and_registry(root)
+    if loaded is None:
+        return 1
+    spec, registry = loaded
     series_of = list(snapshots)
     current = None if args.no_current else current_snapshot(root)
     if current is not None:

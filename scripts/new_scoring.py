@@ -19,13 +19,12 @@ import hashlib
 import sys
 from pathlib import Path
 
-from rgbench.cli import not_a_tree
+from rgbench.cli import load_spec_and_registry, not_a_tree
 from rgbench.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.problems import Problem, report
-from rgbench.registry_history import REGISTRY_FILE, entries, read_registry
+from rgbench.registry_history import REGISTRY_FILE, entries
 from rgbench.safe_read import read_single_file, walk_files
 from rgbench.scoring_template import gold_rel, id_errors, response_rel, scoring_rel, template
-from rgbench.spec import load_spec
 from rgbench.write_once import write_new_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -61,12 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
-    spec, problems = load_spec(root)
-    if spec is None:
-        return report(problems)
-    registry, problems = read_registry(root, spec)
-    if registry is None:
-        return report(problems)
+    loaded = load_spec_and_registry(root)
+    if loaded is None:
+        return 1
+    spec, registry = loaded
 
     target = scoring_rel(spec, args.subject, args.case, args.run, args.reviewer)
     registered = entries(registry).get(args.subject)

@@ -10,6 +10,7 @@ from typing import Any
 from .loader import load_tree
 from .problems import report
 from .records import Tree
+from .registry_history import read_registry
 from .spec import Spec, load_spec
 
 
@@ -44,3 +45,17 @@ def load_valid_tree(root: Path, *, alpha_override: str | None = None, **options:
         report(problems)
         return None
     return spec, tree
+
+
+def load_spec_and_registry(root: Path) -> tuple[Spec, dict[str, Any]] | None:
+    """(spec, registry document) for scripts that need the registry but not the whole tree;
+    otherwise print every problem and return None."""
+    spec, problems = load_spec(root)
+    if spec is None:
+        report(problems)
+        return None
+    registry, problems = read_registry(root, spec)
+    if registry is None:
+        report(problems)
+        return None
+    return spec, registry

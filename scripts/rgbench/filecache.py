@@ -167,22 +167,6 @@ class FileCache:
             shard = self.shards[folder] = _Shard(folder)
         return shard
 
-    def known_digest(self, entry: Entry) -> str | None:
-        """The file's sha256 when its facts match the index and it is not racily recent; else None."""
-        if not self.enabled:
-            return None
-        rel = entry.rel
-        shard = self.shards.get(rel.rpartition("/")[0])
-        if shard is None:
-            return None
-        cached = shard.index.get(rel)
-        if cached is None or cached[:5] != (self.device, entry.inode, entry.size, entry.mtime_ns, entry.ctime_ns):
-            return None
-        if entry.mtime_ns >= shard.racy_ns or entry.ctime_ns >= shard.racy_ns:
-            shard.dirty = True  # rewrite later so that the next run can trust it
-            return None
-        return cached[5]
-
     def split(self, jobs: Sequence[tuple[Entry, str]]) -> tuple[dict[str, tuple], list[tuple[Entry, str]]]:
         """(hits, misses) of (entry, kind) jobs: hits map a path to ``(sha256, *result)``.
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .parsing import ParseError, decode_utf8, loads_json_strict
+from .parsing import decode_utf8, loads_json_strict
 from .problems import Problem
 from .results_csv import TableError, read_table
 from .safe_read import check_dir_chain, read_bytes, read_single_file, walk_files
@@ -146,14 +146,3 @@ def markdown_series(subject_id: str, series: list[dict[str, str]], registry_hist
             last = item.get("last_snapshot", "")
             lines.append(f"- {item['subject_version']}: {item['status']}" + (f", last snapshot {last}" if last else ""))
     return "\n".join(lines) + "\n"
-
-
-def read_json(root: Path, rel: str) -> tuple[Any, str | None]:
-    """(document, None) or (None, message) for a JSON file read safely."""
-    data, problems = read_single_file(root, rel)
-    if data is None:
-        return None, problems[0].message
-    try:
-        return loads_json_strict(decode_utf8(data)), None
-    except ParseError as exc:
-        return None, str(exc)

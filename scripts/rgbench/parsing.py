@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 from typing import Any
 
 import yaml
@@ -75,6 +76,21 @@ def loads_json_strict(text: str) -> Any:
 def dumps_json_canonical(value: Any) -> str:
     """The one canonical form of a JSON file: sorted keys, 2-space indent, UTF-8 text, final newline."""
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def exact_decimal(value: Any) -> Fraction:
+    """A number from YAML or the command line as the exact decimal it is written as.
+
+    ``0.1`` (a YAML float) and ``"0.1"`` both give 1/10, because the float's
+    shortest repr is what the file said. Booleans, None, containers and text that
+    is not a number raise ValueError.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"not a number: {value!r}")
+    try:
+        return Fraction(str(value).strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"not a number: {value!r}") from None
 
 
 # --- YAML -------------------------------------------------------------------

@@ -23,14 +23,6 @@ class Problem:
         return f"{self.path}: {self.message}"
 
 
-class ProblemsFound(Exception):
-    """Raised by high-level entry points when inputs are invalid; carries every problem."""
-
-    def __init__(self, problems: Iterable[Problem]):
-        self.problems = sorted(set(problems))
-        super().__init__(f"{len(self.problems)} problem(s) in the inputs")
-
-
 def report(problems: Iterable[Problem], stream: TextIO | None = None) -> int:
     """Print problems sorted, one per line, with a count; return the exit status (1 if any)."""
     stream = stream or sys.stderr

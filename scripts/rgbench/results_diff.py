@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from .annotations import escape_data
 from .numfmt import fmt_fixed
+from .parsing import exact_decimal
 from .results_csv import exact
 
 METRICS = ("Q_final", "P", "s_bar", "BS", "ECE")
@@ -217,11 +218,9 @@ def github_warnings(result: Diff) -> list[str]:
 
 def parse_threshold(value: object) -> Fraction:
     """A jump threshold from config or the command line: a number in (0, 1]; ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValueError(f"{CONFIG_KEY} must be a number between 0 and 1, got {value!r}")
     try:
-        threshold = Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
+        threshold = exact_decimal(value)
+    except ValueError:
         raise ValueError(f"{CONFIG_KEY} must be a number between 0 and 1, got {value!r}") from None
     if not 0 < threshold <= 1:
         raise ValueError(f"{CONFIG_KEY} must be in (0, 1], got {value}")

@@ -51,12 +51,3 @@ def id_errors(spec: Spec, document: dict[str, Any]) -> list[str]:
     """Schema errors of a template other than its placeholders: a bad id or version shows here."""
     return [error for error in schema_errors(spec.validators["evaluation"], document)
             if not error.startswith(PLACEHOLDER_PATHS)]
-
-
-def placeholders_left(spec: Spec, document: dict[str, Any]) -> list[str]:
-    """The grades still missing (null) in a scoring document, as ``$.path`` strings."""
-    left = [f"$.criterion_scores.{name}" for name in spec.criteria
-            if document.get("criterion_scores", {}).get(name) is None]
-    if document.get("correctness") is None:
-        left.append("$.correctness")
-    return left

@@ -16,7 +16,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from .parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
+from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
 from .problems import Problem
 from .safe_read import read_single_file
 from .stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
@@ -65,9 +65,6 @@ class Spec:
         """Highest possible raw score: criteria count x criterion maximum (12 in v1.0)."""
         return len(self.criteria) * self.criterion_max
 
-    def schema_path(self, kind: str) -> str:
-        return f"system/schemas/{self.version_dir}/{kind}.schema.json"
-
     @property
     def catalog_path(self) -> str:
         return f"system/rubric/{self.version_dir}/automatic_fails.yaml"
@@ -99,11 +96,9 @@ def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
 
 def parse_alpha(value: Any) -> Fraction:
     """Read alpha exactly (``0.5`` -> 1/2, ``"0.3"`` -> 3/10); ValueError unless it lies in [0, 1]."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValueError(f"alpha must be a number between 0 and 1, got {value!r}")
     try:
-        alpha = Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
+        alpha = exact_decimal(value)
+    except ValueError:
         raise ValueError(f"alpha must be a number between 0 and 1, got {value!r}") from None
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must be between 0 and 1, got {value}")

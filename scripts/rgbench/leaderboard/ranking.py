@@ -25,7 +25,6 @@ from typing import Iterable, Sequence
 from ..metrics import SubjectMetrics
 
 RANKED, DISQUALIFIED, UNSCORED = "Ranked", "Disqualified", "Unscored"
-STATUSES = (RANKED, DISQUALIFIED, UNSCORED)
 
 
 @dataclass(frozen=True)

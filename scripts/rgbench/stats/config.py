@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ..parsing import exact_decimal
+
 DEFAULT_CONFIDENCE = Fraction(95, 100)
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SIGNIFICANCE = Fraction(5, 100)
@@ -28,21 +30,11 @@ class StatsConfig:
     difficulty_weights: dict[int, Fraction] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
 
 
-def _exact(value: Any) -> Fraction:
-    """A YAML number (or numeric string) as the exact decimal it is written as; ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValueError
-    try:
-        return Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
-        raise ValueError from None
-
-
 def _open_unit(config: dict, key: str, default: Fraction, messages: list[str]) -> Fraction:
     if key not in config:
         return default
     try:
-        value = _exact(config[key])
+        value = exact_decimal(config[key])
     except ValueError:
         value = None
     if value is None or not 0 < value < 1:
@@ -64,7 +56,7 @@ def _weights(config: dict, difficulties: range | None, messages: list[str]) -> d
             messages.append(f"$.difficulty_weights: key {key!r} is not an integer difficulty")
             continue
         try:
-            weight = _exact(value)
+            weight = exact_decimal(value)
         except ValueError:
             weight = None
         if weight is None or weight <= 0:

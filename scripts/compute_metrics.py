@@ -20,10 +20,10 @@ import re
 import sys
 from pathlib import Path
 
-from rgbench.cli import load_valid_tree, not_a_tree
+from rgbench.cli import load_valid_results, not_a_tree
 from rgbench.atomic import write_many_atomic
 from rgbench.progress import Progress
-from rgbench.tables import compute_results, render_results
+from rgbench.tables import render_results
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -50,27 +50,26 @@ def main(argv: list[str] | None = None) -> int:
     if not_a_tree(root):
         return 1
     progress = Progress()
-    loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir, use_cache=not args.no_cache,
-                             progress=lambda done, total: progress.update("reading", done, total))
+    loaded = load_valid_results(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir,
+                                use_cache=not args.no_cache,
+                                progress=lambda done, total: progress.update("reading", done, total))
     if loaded is None:
         progress.close()
         return 1
-    spec, tree = loaded
+    spec, results = loaded
     if args.scoring_dir != "scoring" and not (root / args.scoring_dir / spec.version_dir).is_dir():
         progress.close()
         print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
               "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)", file=sys.stderr)
         return 1
-    progress.update("computing", 1, 3, force=True)
-    results = compute_results(tree, spec)
     progress.update("writing", 2, 3, force=True)
-    outputs = render_results(tree, spec, results)
+    outputs = render_results(spec, results)
     write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()})
     progress.close()
     for warning in results.statistics.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     ranked = sum(1 for m in results.subjects if m.n)
-    print(f"{len(results.runs)} scored runs of {len(tree.subjects)} subjects ({ranked} with scores) -> {root.name or root}/{args.results_dir}/")
+    print(f"{results.n_runs} scored runs of {len(results.slices)} subjects ({ranked} with scores) -> {root.name or root}/{args.results_dir}/")
     return 0
 
 

@@ -338,7 +338,7 @@ def test_compute_metrics_intervals_can_be_redone_one_by_one_from_the_manifest(tm
     from rgbench.loader import load_tree
     from rgbench.numfmt import fmt_fixed
     from rgbench.spec import load_spec
-    from rgbench.tables import compute_results
+    from rgbench.derive import derive_runs
 
     root = synthetic_tree(tmp_path / "tree")
     assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
@@ -346,7 +346,7 @@ def test_compute_metrics_intervals_can_be_redone_one_by_one_from_the_manifest(tm
     seed = int(manifest["statistics"]["bootstrap_seed"])
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec, use_cache=False)
-    runs = defaultdict_list(compute_results(tree, spec).runs)
+    runs = defaultdict_list(derive_runs(tree, spec))
     draws = CaseDraws(seed, {r.case_id for rows in runs.values() for r in rows}, 2000)
     kwargs = dict(bins=10, alpha=spec.alpha, max_score=12, confidence=CONFIDENCE)
     with open(root / "results/metrics_per_subject.csv", newline="") as handle:

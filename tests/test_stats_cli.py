@@ -15,7 +15,8 @@ from rgbench.spec import load_spec
 from rgbench.stats.bootstrap import bootstrap_seed
 from rgbench.stats.case_draws import CaseDraws
 from rgbench.stats.intervals import subject_intervals
-from rgbench.tables import SUBJECT_COLUMNS, compute_results
+from rgbench.derive import derive_runs
+from rgbench.tables import SUBJECT_COLUMNS
 from treebuilder import small_tree
 
 CONFIG = "system/metrics/v1.0/config.yaml"
@@ -147,7 +148,7 @@ def test_manifest_records_the_seed_and_the_intervals_can_be_redone_from_it(tmp_p
     # per_run.csv, and alpha-model's case set drawn from them (aggregate_metrics.md §18)
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec, use_cache=False)
-    every = compute_results(tree, spec).runs
+    every = derive_runs(tree, spec)
     runs = [r for r in every if r.subject_id == "alpha-model"]
     draws = CaseDraws(int(stats["bootstrap_seed"]), {r.case_id for r in every}, 2000)
     redone = subject_intervals(runs, bins=10, alpha=F(1, 2), max_score=12, confidence=F(95, 100),

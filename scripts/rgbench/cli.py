@@ -47,6 +47,31 @@ def load_valid_tree(root: Path, *, alpha_override: str | None = None, **options:
     return spec, tree
 
 
+def load_valid_results(root: Path, *, alpha_override: str | None = None,
+                       **options: Any) -> tuple[Spec, "Results"] | None:
+    """(spec, results) of compute_metrics for a fully valid tree, by the incremental path
+    (:mod:`rgbench.incremental`); otherwise print every problem and return None.
+
+    ``options`` go to :func:`rgbench.incremental.load_results` (scoring_dir, use_cache, progress).
+    """
+    from .incremental import load_results
+
+    spec, problems = load_spec(root, alpha_override=alpha_override)
+    if spec is None:
+        report(problems)
+        return None
+    gc.disable()
+    try:
+        results, problems = load_results(root, spec, **options)
+    finally:
+        gc.freeze()
+        gc.enable()
+    if results is None:
+        report(problems)
+        return None
+    return spec, results
+
+
 def load_spec_and_registry(root: Path) -> tuple[Spec, dict[str, Any]] | None:
     """(spec, registry document) for scripts that need the registry but not the whole tree;
     otherwise print every problem and return None."""

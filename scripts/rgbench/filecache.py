@@ -35,7 +35,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Container, Sequence
+from typing import Any, Container, Iterable, Sequence
 
 from .atomic import write_bytes_atomic
 from .extract import EXTRACT_FORMAT
@@ -46,6 +46,7 @@ LEGACY_CACHE_FILE = ".cache/rgbench-files.bin"
 RACY_NS = 2_000_000_000
 _FORMAT = f"rgbench-files/{EXTRACT_FORMAT}/sharded"
 _SUFFIX = ".bin"
+_SEVERITY = {"disabled": 0, "empty": 0, "loaded": 1, "stale": 2, "corrupt": 3}
 
 
 def _header_base(system_digest: str, folder: str) -> dict[str, Any]:
@@ -95,8 +96,10 @@ class FileCache:
     ``corrupt`` (some shard unreadable); unusable shards are simply rebuilt.
     """
 
-    def __init__(self, root: Path, system_digest: str, enabled: bool = True):
+    def __init__(self, root: Path, system_digest: str, enabled: bool = True, lazy: bool = False):
         self.root = Path(root)
+        self.lazy = lazy  # load a folder's shard when a path of that folder is first looked up
+        self._tried: set[str] = set()
         self.dir = self.root / CACHE_DIR
         self.system_digest = system_digest
         self.enabled = enabled
@@ -104,7 +107,7 @@ class FileCache:
         self.status = "disabled" if not enabled else "empty"
         self.device = os.stat(root).st_dev
         self.written: list[str] = []  # folders whose shard the last save wrote
-        if enabled:
+        if enabled and not lazy:
             self._load()
 
     @property
@@ -160,9 +163,22 @@ class FileCache:
         except (ValueError, KeyError, TypeError, EOFError, AttributeError):
             return "corrupt"
 
+    def _loaded(self, folder: str) -> _Shard | None:
+        """The shard of ``folder`` if there is one (read from disk on first use in lazy mode)."""
+        shard = self.shards.get(folder)
+        if shard is None and self.lazy and folder not in self._tried:
+            self._tried.add(folder)
+            name = shard_name(folder)
+            if (self.dir / name).is_file():
+                state = self._load_shard(name)
+                if _SEVERITY[state] > _SEVERITY[self.status]:
+                    self.status = state
+            shard = self.shards.get(folder)
+        return shard
+
     def _shard(self, rel: str) -> _Shard:
         folder = shard_folder(rel)
-        shard = self.shards.get(folder)
+        shard = self._loaded(folder)
         if shard is None:
             shard = self.shards[folder] = _Shard(folder)
         return shard
@@ -189,7 +205,7 @@ class FileCache:
             here = rel.rpartition("/")[0]
             if here != folder:
                 folder = here
-                shard = shards.get(here)
+                shard = self._loaded(here)
                 if shard is not None:
                     index, results, racy_ns = shard.index, shard.results, shard.racy_ns
             cached = index.get(rel) if shard is not None else None
@@ -214,7 +230,7 @@ class FileCache:
         """The cached result for content ``digest`` read as ``kind``, from the shard of ``rel``."""
         if not self.enabled:
             return None
-        shard = self.shards.get(shard_folder(rel))
+        shard = self._loaded(shard_folder(rel))
         return shard.results.get((kind, digest)) if shard is not None else None
 
     def remember(self, entry: Entry, kind: str, digest: str, result: tuple) -> None:
@@ -249,8 +265,12 @@ class FileCache:
             if gone or stale:
                 shard.dirty = True
 
-    def save(self) -> None:
-        """Write every dirty shard; delete shard files that hold no live folder, and the legacy file."""
+    def save(self, live_folders: Iterable[str] = ()) -> None:
+        """Write every dirty shard; delete shard files that hold no live folder, and the legacy file.
+
+        In lazy mode the shards never looked at are kept when their folder is in
+        ``live_folders`` (and deleted otherwise).
+        """
         self.written = []
         if not self.enabled:
             return
@@ -268,6 +288,8 @@ class FileCache:
                 shard.dirty = False
                 self.written.append(folder)
             keep = {shard_name(folder) for folder in self.shards}
+            if self.lazy:
+                keep.update(shard_name(folder) for folder in live_folders)
             for name in os.listdir(self.dir) if self.dir.is_dir() else ():
                 if name.endswith(_SUFFIX) and name not in keep:
                     os.unlink(self.dir / name)

@@ -114,11 +114,12 @@ def _gold_jobs(col: _Collector, spec: Spec) -> list[tuple[Entry, str, str]]:
 
 
 def _subject_jobs(col: _Collector, spec: Spec, folder: str, kind: str,
-                  subjects: dict[str, Subject] | None) -> list[tuple[Entry, str, tuple[str, ...]]]:
+                  subjects: dict[str, Subject] | None, subject_id: str | None = None) -> list[tuple[Entry, str, tuple[str, ...]]]:
     """Files at <folder>/<version>/<registered subject>/<name>, with the ids their path declares.
 
     With an unusable registry (None) every subject folder is kept, so that the
     files' own problems are still reported, and registration is not judged.
+    With ``subject_id``, only that subject's folder is walked.
     """
     base = f"{folder}/{spec.version_dir}"
     jobs = []
@@ -127,7 +128,7 @@ def _subject_jobs(col: _Collector, spec: Spec, folder: str, kind: str,
     unregistered = set()
     is_response = kind == RESPONSE
     location = f"unexpected location: files go in {base}/<subject_id>/"
-    for entry in col.walk(base):
+    for entry in col.walk(base if subject_id is None else f"{base}/{subject_id}"):
         rel = entry.rel
         parts = rel.split("/")
         if len(parts) != 4:

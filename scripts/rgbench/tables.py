@@ -8,18 +8,20 @@ import io
 import json
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from .derive import RunRow, derive_runs
-from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
+from .derive import RunRow
+from .metrics import FamilyMetrics, SubjectMetrics
 from .numfmt import fmt_bool, fmt_fixed
 from .parsing import dumps_json_canonical
-from .records import Tree
+from .records import Gold, Tree
 from .spec import Spec
 from .stats.outputs import (
-    FAMILY_STATS_COLUMNS, SUBJECT_STATS_COLUMNS, Statistics, compute_statistics, family_stats_cells,
+    FAMILY_STATS_COLUMNS, SUBJECT_STATS_COLUMNS, Statistics, compute_statistics_from_columns, family_stats_cells,
     statistics_files, statistics_manifest, subject_stats_cells,
 )
+from .stats.run_columns import RunColumns
+from .subject_slice import InputBlock, SubjectSlice, build_slice, input_block, per_run_rows_text
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",
@@ -40,36 +42,93 @@ MANIFEST_FILE = "manifest.json"
 
 @dataclass(frozen=True)
 class Results:
-    """Everything compute_metrics produces, still exact."""
+    """Everything compute_metrics produces, still exact: the subjects' slices and what is computed across them."""
 
-    runs: list[RunRow]
+    slices: tuple[SubjectSlice, ...]  # every registered subject, by subject_id
     subjects: list[SubjectMetrics]
     families: list[FamilyMetrics]
     alpha: Fraction
+    n_golds: int
+    inputs: "InputListing"
     statistics: Statistics | None = None  # intervals, pairwise, pass@k, ... (rgbench.stats)
 
+    @property
+    def n_runs(self) -> int:
+        return sum(s.n_runs for s in self.slices)
 
-def compute_results(tree: Tree, spec: Spec) -> Results:
+
+class InputListing(NamedTuple):
+    """Every input file's sha256 in path order, as the two texts of the manifest, and its digest."""
+
+    count: int
+    listing: str
+    json: str
+
+    @property
+    def digest(self) -> str:
+        """sha256 over ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``)."""
+        return hashlib.sha256(self.listing.encode("utf-8")).hexdigest()
+
+
+def input_listing(loose: Mapping[str, str], blocks: Iterable[InputBlock]) -> InputListing:
+    """The listing of ``loose`` files (path -> sha256) and of folder ``blocks``, merged in path order.
+
+    Paths sharing a block's prefix form one run in sorted order, so sorting the
+    blocks by prefix among the loose paths sorts every path (no loose path may
+    start with a block's prefix).
+    """
+    units = [(path, input_block(path, [(path, digest)])) for path, digest in loose.items()]
+    units += [(block.prefix, block) for block in blocks if block.count]
+    units.sort(key=lambda unit: unit[0])
+    ordered = [block for _, block in units]
+    return InputListing(sum(b.count for b in ordered), "".join(b.listing for b in ordered),
+                        ",\n".join(b.json for b in ordered))
+
+
+def slices_of_tree(tree: Tree, spec: Spec, scoring_dir: str = "scoring") -> tuple[tuple[SubjectSlice, ...], dict[str, str]]:
+    """Every registered subject's slice from a validated tree, and the inputs outside subject folders."""
+    responses: dict[str, dict] = {sid: {} for sid in tree.subjects}
+    for key, response in tree.responses.items():
+        responses[key[0]][key] = response
+    scorings: dict[str, list] = {sid: [] for sid in tree.subjects}
+    for scoring in tree.scorings:
+        scorings[scoring.subject_id].append(scoring)
+    folders = {f"{top}/{spec.version_dir}/": top for top in ("responses", scoring_dir)}
+    per_folder: dict[str, list[tuple[str, str]]] = {}
+    loose: dict[str, str] = {}
+    for path, digest in tree.inputs.items():
+        parts = path.split("/")
+        head = f"{parts[0]}/{parts[1]}/" if len(parts) == 4 else None
+        if head in folders:
+            per_folder.setdefault(f"{head}{parts[2]}/", []).append((path, digest))
+        else:
+            loose[path] = digest
+    slices = []
+    for sid, subject in sorted(tree.subjects.items()):
+        prefixes = [f"{head}{sid}/" for head in folders]
+        blocks = [input_block(prefix, per_folder.get(prefix, ())) for prefix in prefixes]
+        slices.append(build_slice(subject, responses[sid], scorings[sid], tree.golds, spec, blocks))
+    return tuple(slices), loose
+
+
+def merge_slices(slices: Sequence[SubjectSlice], golds: Mapping[str, Gold], spec: Spec,
+                 loose_inputs: Mapping[str, str]) -> Results:
+    """Results of every subject's slice (sorted by subject_id) plus the statistics across subjects."""
+    slices = tuple(sorted(slices, key=lambda s: s.subject_id))
+    subjects = [s.metrics for s in slices]
+    families = [f for s in slices for f in s.families]
+    inputs = input_listing(loose_inputs, (block for s in slices for block in s.blocks))
+    columns = RunColumns.from_parts({s.subject_id: s.columns for s in slices})
+    difficulty_of = {case_id: gold.difficulty for case_id, gold in golds.items()}
+    statistics = compute_statistics_from_columns(columns, difficulty_of, spec, subjects, families, inputs.digest)
+    return Results(slices=slices, subjects=subjects, families=families, alpha=spec.alpha, n_golds=len(golds),
+                   inputs=inputs, statistics=statistics)
+
+
+def compute_results(tree: Tree, spec: Spec, scoring_dir: str = "scoring") -> Results:
     """Derive per-run rows and aggregate them per registered subject and per (subject, family)."""
-    runs = derive_runs(tree, spec)
-    by_subject: dict[str, list[RunRow]] = {sid: [] for sid in tree.subjects}
-    for row in runs:
-        by_subject[row.subject_id].append(row)
-    scored = {(row.subject_id, row.case_id, row.run_id) for row in runs}
-    unscored = {sid: 0 for sid in tree.subjects}
-    for key in tree.responses:
-        if key not in scored:
-            unscored[key[0]] += 1
-    subjects = [
-        subject_metrics(
-            sid, subject.subject_version, by_subject[sid], unscored[sid],
-            alpha=spec.alpha, bins=spec.ece_bins, max_score=spec.max_score,
-        )
-        for sid, subject in sorted(tree.subjects.items())
-    ]
-    families = family_metrics(runs)
-    statistics = compute_statistics(tree, spec, runs, subjects, families, input_digest(tree.inputs))
-    return Results(runs=runs, subjects=subjects, families=families, alpha=spec.alpha, statistics=statistics)
+    slices, loose = slices_of_tree(tree, spec, scoring_dir)
+    return merge_slices(slices, tree.golds, spec, loose)
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -81,20 +140,9 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return buffer.getvalue()
 
 
-def per_run_csv(runs: Sequence[RunRow]) -> str:
-    # confidence_unit and correctness take few distinct values: format each once.
-    unit_text = [fmt_fixed(Fraction(c, 100)) for c in range(101)]
-    correctness_text: dict[Fraction, str] = {}
-    rows = []
-    for r in runs:
-        correctness = correctness_text.get(r.correctness)
-        if correctness is None:
-            correctness = correctness_text[r.correctness] = fmt_fixed(r.correctness)
-        rows.append((r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family,
-                     r.raw_score, r.rubric_floor, r.rubric_ceiling, r.clipped_score,
-                     "true" if r.has_critical_fail else "false", "true" if r.has_recoverable_fail else "false",
-                     r.classification, r.reported_confidence, unit_text[r.reported_confidence], correctness))
-    return csv_text(PER_RUN_COLUMNS, rows)
+def per_run_csv(slices: Sequence[SubjectSlice]) -> str:
+    """per_run.csv: the header, then every subject's rows (slices in subject_id order)."""
+    return csv_text(PER_RUN_COLUMNS, ()) + "".join(s.per_run_rows for s in slices)
 
 
 def subject_csv(subjects: Sequence[SubjectMetrics], statistics: Statistics) -> str:
@@ -120,50 +168,46 @@ def input_digest(inputs: dict[str, str]) -> str:
     return hashlib.sha256(listing.encode("utf-8")).hexdigest()
 
 
-def manifest_json(tree: Tree, spec: Spec, results: Results, outputs: dict[str, bytes]) -> str:
+def manifest_json(spec: Spec, results: Results, outputs: dict[str, bytes]) -> str:
     """Provenance of one computation: alpha, version, counts, input digests and output digests; no clock."""
     manifest = {
         "alpha": fmt_fixed(spec.alpha),
         "benchmark_version": spec.benchmark_version,
         "counts": {
-            "golds": len(tree.golds),
-            "responses": len(tree.responses),
-            "scorings": len(tree.scorings),
-            "scored_runs": len(results.runs),
-            "subjects": len(tree.subjects),
+            "golds": results.n_golds,
+            "responses": sum(s.n_responses for s in results.slices),
+            "scorings": sum(s.n_scorings for s in results.slices),
+            "scored_runs": results.n_runs,
+            "subjects": len(results.slices),
             "unscored_responses": sum(m.n_unscored for m in results.subjects),
         },
         "generator": "scripts/compute_metrics.py",
-        "input_digest": input_digest(tree.inputs),
+        "input_digest": results.inputs.digest,
         "inputs": _INPUTS_PLACEHOLDER,
         "outputs": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(outputs.items())},
         "statistics": statistics_manifest(results.statistics),
     }
     # The inputs map can hold 180,000 entries; json's indenting encoder is pure Python, so that
-    # block is rendered line by line with the C string encoder, in exactly the canonical layout.
+    # block is pasted in from the listing, in exactly the canonical layout (2-space indent, sorted).
     text = dumps_json_canonical(manifest)
-    return text.replace(json.dumps(_INPUTS_PLACEHOLDER), _inputs_block(tree.inputs), 1)
+    return text.replace(json.dumps(_INPUTS_PLACEHOLDER), inputs_block(results.inputs), 1)
+
+
+def inputs_block(inputs: InputListing) -> str:
+    """``{path: sha256}`` as dumps_json_canonical would write it at nesting depth 1 (sorted, 2-space indent)."""
+    return "{\n" + inputs.json + "\n  }" if inputs.count else "{}"
 
 
 _INPUTS_PLACEHOLDER = "\u0000inputs\u0000"
 
 
-def _inputs_block(inputs: dict[str, str]) -> str:
-    """``{path: sha256}`` as dumps_json_canonical would write it at nesting depth 1 (sorted, 2-space indent)."""
-    if not inputs:
-        return "{}"
-    encode = json.encoder.encode_basestring
-    lines = ",\n".join(f"    {encode(path)}: {encode(digest)}" for path, digest in sorted(inputs.items()))
-    return "{\n" + lines + "\n  }"
-
-
-def render_results(tree: Tree, spec: Spec, results: Results) -> dict[str, bytes]:
+def render_results(spec: Spec, results: Results) -> dict[str, bytes]:
     """File name (inside results/) -> exact bytes of every file compute_metrics writes."""
     outputs = {
-        PER_RUN_FILE: per_run_csv(results.runs).encode("utf-8"),
+        PER_RUN_FILE: per_run_csv(results.slices).encode("utf-8"),
         SUBJECT_FILE: subject_csv(results.subjects, results.statistics).encode("utf-8"),
         FAMILY_FILE: family_csv(results.families, results.statistics).encode("utf-8"),
         **statistics_files(results.statistics, csv_text),
     }
-    outputs[MANIFEST_FILE] = manifest_json(tree, spec, results, outputs).encode("utf-8")
+    outputs[MANIFEST_FILE] = manifest_json(spec, results, outputs).encode("utf-8")
     return outputs

@@ -96,14 +96,21 @@ class Statistics:
 def compute_statistics(tree: Tree, spec: Spec, runs: Sequence[RunRow], subjects: Sequence[SubjectMetrics],
                        families: Sequence[FamilyMetrics], digest: str) -> Statistics:
     """All statistics of issue 5 from the derived runs and core metrics; ``digest`` is the manifest's input_digest."""
-    config: StatsConfig = spec.stats
-    seed = bootstrap_seed(digest)
     by_subject: dict[str, list[RunRow]] = defaultdict(list)
     for row in runs:
         by_subject[row.subject_id].append(row)
-    difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
-    columns = RunColumns.of(scored)
+    difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
+    return compute_statistics_from_columns(RunColumns.of(scored), difficulty_of, spec, subjects, families, digest)
+
+
+def compute_statistics_from_columns(columns: RunColumns, difficulty_of: dict[str, int], spec: Spec,
+                                    subjects: Sequence[SubjectMetrics], families: Sequence[FamilyMetrics],
+                                    digest: str) -> Statistics:
+    """:func:`compute_statistics` from the runs already in columns (every registered subject, sorted)."""
+    config: StatsConfig = spec.stats
+    seed = bootstrap_seed(digest)
+    scored: dict[str, list] = {}
     draws = CaseDraws(seed, columns.cases, config.bootstrap_resamples) if columns.cases else None
     intervals = subject_intervals_table(
         columns, bins=spec.ece_bins, alpha=spec.alpha, max_score=spec.max_score, draws=draws,

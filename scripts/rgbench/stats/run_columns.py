@@ -43,34 +43,34 @@ class RunColumns:
     @staticmethod
     def of(runs_by_subject: Mapping[str, Sequence[RunRow]]) -> "RunColumns":
         """The columns of ``runs_by_subject`` (runs in subject order, then in the order given)."""
-        subjects = tuple(sorted(runs_by_subject))
-        rows = [row for sid in subjects for row in runs_by_subject[sid]]
-        n = len(rows)
-        subject = np.repeat(np.arange(len(subjects), dtype=np.int64),
-                            [len(runs_by_subject[sid]) for sid in subjects])
-        if not n:
+        return RunColumns.from_parts({sid: SubjectColumns.of(rows) for sid, rows in runs_by_subject.items()})
+
+    @staticmethod
+    def from_parts(parts: Mapping[str, "SubjectColumns"]) -> "RunColumns":
+        """The columns of every subject's :class:`SubjectColumns` (subjects sorted; runs in each part's order).
+
+        Equal to :meth:`of` on the same runs: items and cases are the sorted union
+        of the parts', and correctness is rescaled to the least common denominator.
+        """
+        subjects = tuple(sorted(parts))
+        ordered = [parts[sid] for sid in subjects]
+        counts = [len(part.item) for part in ordered]
+        subject = np.repeat(np.arange(len(subjects), dtype=np.int64), counts)
+        if not sum(counts):
             empty = np.zeros(0, dtype=np.int64)
             return RunColumns(subjects, (), (), subject, empty, empty, empty, empty, empty, empty, 1)
-        # one list per field and nested dicts for the items: no tuple per run, so no garbage-collector churn
-        case_ids = [row.case_id for row in rows]
-        run_ids = [row.run_id for row in rows]
-        runs_of: dict[str, dict[str, int]] = {}
-        for case_id, run_id in zip(case_ids, run_ids):
-            runs_of.setdefault(case_id, {})[run_id] = 0
-        cases = tuple(sorted(runs_of))
-        items_list, item_case_list = [], []
-        for c, case_id in enumerate(cases):
-            per_case = runs_of[case_id]
-            for run_id in sorted(per_case):
-                per_case[run_id] = len(items_list)
-                items_list.append((case_id, run_id))
-                item_case_list.append(c)
-        items = tuple(items_list)
-        item = np.array([runs_of[case_id][run_id] for case_id, run_id in zip(case_ids, run_ids)], dtype=np.int64)
-        item_case = np.array(item_case_list, dtype=np.int64)
-        correctness = [row.correctness for row in rows]
-        denominators = [value.denominator for value in correctness]   # (hashing Fractions is slow: ints only)
-        scale = math.lcm(1, *set(denominators))
+        items = tuple(sorted(set().union(*(part.items for part in ordered))))
+        position = {pair: index for index, pair in enumerate(items)}
+        cases = tuple(dict.fromkeys(case_id for case_id, _ in items))
+        case_position = {case_id: index for index, case_id in enumerate(cases)}
+        item_case = np.array([case_position[case_id] for case_id, _ in items], dtype=np.int64)
+        item = np.concatenate([
+            np.array([position[pair] for pair in part.items], dtype=np.int64)[part.item] for part in ordered if part.items
+        ])
+        denominators = set()
+        for part in ordered:
+            denominators.update(np.unique(part.correctness_den).tolist())
+        scale = math.lcm(1, *denominators)
         return RunColumns(
             subjects=subjects,
             cases=cases,
@@ -78,11 +78,10 @@ class RunColumns:
             subject=subject,
             case=item_case[item],
             item=item,
-            passed=np.array([row.classification == PASS for row in rows], dtype=np.int64),
-            clipped=np.array([row.clipped_score for row in rows], dtype=np.int64),
-            confidence=np.array([row.reported_confidence for row in rows], dtype=np.int64),
-            correctness=np.array([value.numerator for value in correctness], dtype=np.int64)
-            * (scale // np.array(denominators, dtype=np.int64)),
+            passed=np.concatenate([part.passed for part in ordered]),
+            clipped=np.concatenate([part.clipped for part in ordered]),
+            confidence=np.concatenate([part.confidence for part in ordered]),
+            correctness=np.concatenate([part.correctness_num * (scale // part.correctness_den) for part in ordered]),
             scale=scale,
         )
 
@@ -95,3 +94,59 @@ class RunColumns:
             width = len(universe)
         return exact_bincount(self.subject * width + case, weights, len(self.subjects) * width).reshape(
             len(self.subjects), width)
+
+
+_INT64 = np.dtype(np.int64)
+
+
+@dataclass(frozen=True)
+class SubjectColumns:
+    """One subject's scored runs as integer columns, in the order given: the part of :class:`RunColumns`
+    that depends on this subject alone (so it can be kept between runs and merged).
+
+    ``items`` are the sorted distinct (case_id, run_id) of these runs and
+    ``item`` indexes them; correctness is ``correctness_num / correctness_den``.
+    """
+
+    items: tuple[tuple[str, str], ...]
+    item: np.ndarray
+    passed: np.ndarray
+    clipped: np.ndarray
+    confidence: np.ndarray
+    correctness_num: np.ndarray
+    correctness_den: np.ndarray
+
+    @staticmethod
+    def of(rows: Sequence[RunRow]) -> "SubjectColumns":
+        items = tuple(sorted({(row.case_id, row.run_id) for row in rows}))
+        position = {pair: index for index, pair in enumerate(items)}
+        correctness = [row.correctness for row in rows]
+        return SubjectColumns(
+            items=items,
+            item=np.array([position[(row.case_id, row.run_id)] for row in rows], dtype=np.int64),
+            passed=np.array([row.classification == PASS for row in rows], dtype=np.int64),
+            clipped=np.array([row.clipped_score for row in rows], dtype=np.int64),
+            confidence=np.array([row.reported_confidence for row in rows], dtype=np.int64),
+            correctness_num=np.array([value.numerator for value in correctness], dtype=np.int64),
+            correctness_den=np.array([value.denominator for value in correctness], dtype=np.int64),
+        )
+
+    def to_plain(self) -> tuple:
+        """Builtin values only (for marshal): items, then each column's int64 bytes."""
+        return (self.items, *(column.astype(_INT64, copy=False).tobytes() for column in self._columns()))
+
+    @staticmethod
+    def from_plain(plain: tuple) -> "SubjectColumns":
+        """Inverse of :meth:`to_plain`; ValueError when it does not hold seven fields of equal length."""
+        if not isinstance(plain, tuple) or len(plain) != 7:
+            raise ValueError("subject columns: expected 7 fields")
+        items = tuple(tuple(pair) for pair in plain[0])
+        columns = [np.frombuffer(data, dtype=_INT64) for data in plain[1:]]
+        if len({len(column) for column in columns}) != 1:
+            raise ValueError("subject columns: columns of different lengths")
+        if len(columns[0]) and (columns[0].min() < 0 or columns[0].max() >= len(items)):
+            raise ValueError("subject columns: item index out of range")
+        return SubjectColumns(items, *columns)
+
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        return (self.item, self.passed, self.clipped, self.confidence, self.correctness_num, self.correctness_den)

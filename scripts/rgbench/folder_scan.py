@@ -1,0 +1,160 @@
+"""Fingerprints of subject folders from their files' ``lstat`` facts, so a rerun can tell which folders changed
+without opening a file.
+
+A folder's fingerprint is the sha256 of one line per file (ctime, inode, size,
+device, name). A file's content cannot change without its ctime changing (even
+``touch -d`` sets the ctime to now), and replacing it changes its inode, so an
+equal fingerprint means the same files with the same bytes, with one exception
+that git also meets: a change within the clock's resolution after the facts
+were taken. A folder holding a file whose ctime is less than ``RACY_NS`` before
+the scan is therefore *racy*: its fingerprint is returned as ``None`` and the
+caller must not trust it (it reads the folder as if it had changed).
+
+GNU find does the ``lstat`` calls in C, on two processes (about 0.2 s for
+180,000 files, where a Python loop takes 0.7 s); without GNU find, a Python
+scan gives the same answers, more slowly. The two methods' fingerprints are
+tagged and never compare equal.
+
+Anything unusual (a symbolic link, a special file, a subfolder inside a subject
+folder, a file directly in the top folder, a name that is not UTF-8) makes
+:func:`scan_subject_folders` return ``None``: the caller then takes the full,
+file-by-file path, which reports such things with their exact messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+import time
+from pathlib import Path
+from typing import Sequence
+
+RACY_NS = 2_000_000_000
+IGNORED_NAMES = frozenset({".gitkeep"})  # as safe_read.walk_files
+_RECORD = "%C@ %i %s %D %f\\0"
+
+
+def subject_folders(root: Path, top: str) -> list[str] | None:
+    """Names of the subfolders of ``root/top`` (sorted); [] when ``top`` is missing; None when anything
+    there is unusual (``top`` or a component above it not a plain folder, an entry that is not a plain folder)."""
+    current = Path(root)
+    for part in top.split("/"):
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            return []
+        if not stat.S_ISDIR(mode):
+            return None
+    names = []
+    try:
+        with os.scandir(current) as iterator:
+            for child in iterator:
+                if child.is_dir(follow_symlinks=False):
+                    names.append(child.name)
+                elif child.name not in IGNORED_NAMES or not child.is_file(follow_symlinks=False):
+                    return None
+    except OSError:
+        return None
+    names.sort()
+    return names
+
+
+def _find_command(folders: Sequence[str], since_ns: int) -> list[str]:
+    since = f"@{since_ns // 1_000_000_000}.{since_ns % 1_000_000_000:09d}"
+    return ["find", *folders, "-maxdepth", "1",
+            "(", "-type", "d", "-printf", "\\1%d %p\\0", ")", "-o",
+            "(", "-type", "f", "-printf", _RECORD, "(", "-newerct", since, "-printf", "\\3", "-o", "-true", ")", ")",
+            "-o", "-printf", "\\2%y %p\\0"]
+
+
+def _parse_find(output: bytes, folders: Sequence[str]) -> dict[str, bytes | None] | None:
+    expected = set(folders)
+    found: dict[str, bytes | None] = {}
+    chunks = output.split(b"\x01")
+    if chunks[0]:
+        return None
+    for chunk in chunks[1:]:
+        header, _, body = chunk.partition(b"\0")
+        if not header.startswith(b"0 ") or b"\x02" in body:
+            return None  # a subfolder, a link or a special file inside a subject folder
+        try:
+            folder = header[2:].decode("utf-8")
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if folder not in expected or folder in found:
+            return None
+        if b"\x03" in body:
+            found[folder] = None
+        else:
+            found[folder] = b"find:" + hashlib.sha256(body).digest()
+    if len(found) != len(expected):
+        return None
+    return found
+
+
+def _scan_with_find(root: Path, folders: Sequence[str], since_ns: int) -> dict[str, bytes | None] | None:
+    """Fingerprints by GNU find on two processes; None when find is missing, not GNU, or fails."""
+    half = (len(folders) + 1) // 2
+    parts = [part for part in (folders[:half], folders[half:]) if part]
+    env = dict(os.environ, LC_ALL="C", TZ="UTC")
+    try:
+        processes = [subprocess.Popen(_find_command(part, since_ns), cwd=root, env=env, stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) for part in parts]
+    except OSError:
+        return None
+    results: dict[str, bytes | None] = {}
+    ok = True
+    for process, part in zip(processes, parts):
+        output, _ = process.communicate()
+        if process.returncode != 0:
+            ok = False
+            continue
+        found = _parse_find(output, part)
+        if found is None:
+            ok = False
+            continue
+        results.update(found)
+    return results if ok else None
+
+
+def _scan_with_python(root: Path, folders: Sequence[str], since_ns: int) -> dict[str, bytes | None] | None:
+    """The same answers as :func:`_scan_with_find`, from ``os.scandir``."""
+    results: dict[str, bytes | None] = {}
+    for folder in folders:
+        lines = []
+        racy = False
+        try:
+            with os.scandir(os.path.join(root, folder)) as iterator:
+                for child in iterator:
+                    info = child.stat(follow_symlinks=False)
+                    if not stat.S_ISREG(info.st_mode):
+                        return None
+                    name = child.name
+                    try:
+                        name.encode("utf-8")
+                    except UnicodeEncodeError:
+                        return None
+                    racy = racy or info.st_ctime_ns >= since_ns
+                    lines.append(f"{info.st_ctime_ns} {info.st_ino} {info.st_size} {info.st_dev} {name}")
+        except OSError:
+            return None
+        lines.sort()
+        results[folder] = None if racy else b"py:" + hashlib.sha256("\0".join(lines).encode("utf-8")).digest()
+    return results
+
+
+def scan_subject_folders(root: Path, folders: Sequence[str], *, use_find: bool = True) -> dict[str, bytes | None] | None:
+    """Fingerprint of every folder in ``folders`` (paths relative to ``root``), None for a racy folder;
+    None overall when a folder holds anything but regular files (see the module docstring)."""
+    if not folders:
+        return {}
+    since_ns = time.time_ns() - RACY_NS
+    if use_find:
+        found = _scan_with_find(root, folders, since_ns)
+        if found is not None:
+            return found
+    return _scan_with_python(root, folders, since_ns)

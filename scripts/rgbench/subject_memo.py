@@ -1,0 +1,186 @@
+"""Per-subject memo of compute_metrics: each subject's :class:`SubjectSlice`, kept between runs.
+
+A slice is a pure function of the subject's input files, its registered
+version, the golds, ``system/``, alpha, the scoring folder and this code. The
+memo stores it under two keys:
+
+- ``context``: a digest of everything global it depends on (:func:`context_digest`:
+  the code of ``rgbench``, ``system/``, alpha, the folders, every gold's sha256);
+  an entry built under another context is never used;
+- ``content``: a digest of the context, the subject, its version and the
+  sha256 of each of its files (:func:`content_digest`): a slice is reused when
+  the content is the same;
+- ``fingerprints``: the ``lstat`` fingerprints of its two folders
+  (:mod:`rgbench.folder_scan`) when the entry was written; when today's scan
+  gives the same fingerprints (and neither is racy), the files are the same and
+  the slice is reused without reading a file.
+
+One file per subject, ``<tree>/.cache/rgbench/subjects/<scoring folder>/<sha256 of the subject id>.bin``:
+a JSON header line (format, Python and marshal versions, subject, keys, sha256
+of the payload), then the slice as marshal data. A file that does not decode,
+whose checksum fails, or that belongs to another subject or context is ignored
+and rewritten. Like the file cache, the memo is local, git-ignored and can never
+change a result: results with and without it are byte-identical (tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import os
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .atomic import write_bytes_atomic
+from .subject_slice import SubjectSlice
+
+MEMO_DIR = ".cache/rgbench/subjects"
+_FORMAT = "rgbench-subject-slice/1"
+_SUFFIX = ".bin"
+_PACKAGE = Path(__file__).resolve().parent
+_code_digest: str | None = None
+
+
+def code_digest() -> str:
+    """sha256 over every ``.py`` file of the rgbench package (path and bytes): a code change voids the memo."""
+    global _code_digest
+    if _code_digest is None:
+        digest = hashlib.sha256()
+        for path in sorted(_PACKAGE.rglob("*.py")):
+            digest.update(path.relative_to(_PACKAGE).as_posix().encode("utf-8") + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        _code_digest = digest.hexdigest()
+    return _code_digest
+
+
+def context_digest(*, system_digest: str, alpha: str, version_dir: str, scoring_dir: str,
+                   golds: Iterable[tuple[str, str]]) -> str:
+    """Digest of everything global a slice depends on; ``golds`` are (path, sha256) of every gold file."""
+    lines = [_FORMAT, code_digest(), system_digest, alpha, version_dir, scoring_dir]
+    lines += [f"{digest}  {path}" for path, digest in sorted(golds)]
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def content_digest(context: str, subject_id: str, subject_version: str, files: Iterable[tuple[str, str]]) -> str:
+    """Digest of a subject's inputs: the context, its id and version, and (path, sha256) of its files."""
+    lines = [context, subject_id, subject_version]
+    lines += [f"{digest}  {path}" for path, digest in sorted(files)]
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def _fingerprint_text(fingerprints: Sequence[bytes | None]) -> list[str | None]:
+    return [None if fp is None else fp.hex() for fp in fingerprints]
+
+
+class _Entry:
+    __slots__ = ("header", "payload")
+
+    def __init__(self, header: dict, payload: bytes):
+        self.header = header
+        self.payload = payload
+
+
+class SubjectMemo:
+    """The memo of one tree and scoring folder under one context; ``enabled=False`` makes every lookup miss."""
+
+    def __init__(self, root: Path, scoring_dir: str, context: str, enabled: bool = True):
+        self.dir = Path(root) / MEMO_DIR / scoring_dir
+        self.context = context
+        self.enabled = enabled
+        self._entries: dict[str, _Entry | None] = {}
+        self.written: list[str] = []  # subjects whose entry the last put wrote
+
+    def _path(self, subject_id: str) -> Path:
+        return self.dir / (hashlib.sha256(subject_id.encode("utf-8")).hexdigest()[:32] + _SUFFIX)
+
+    def _entry(self, subject_id: str) -> _Entry | None:
+        if subject_id in self._entries:
+            return self._entries[subject_id]
+        entry = None
+        if self.enabled:
+            try:
+                with open(self._path(subject_id), "rb") as handle:
+                    header = json.loads(handle.readline())
+                    payload = handle.read()
+                if (isinstance(header, dict) and header.get("format") == _FORMAT
+                        and header.get("python") == list(sys.version_info[:2])
+                        and header.get("marshal") == marshal.version and header.get("context") == self.context
+                        and header.get("subject") == subject_id):
+                    entry = _Entry(header, payload)
+            except (OSError, ValueError):
+                entry = None
+        self._entries[subject_id] = entry
+        return entry
+
+    def _slice(self, entry: _Entry, subject_id: str, subject_version: str) -> SubjectSlice | None:
+        if hashlib.sha256(entry.payload).hexdigest() != entry.header.get("sha256"):
+            return None
+        try:
+            found = SubjectSlice.from_plain(marshal.loads(entry.payload))
+        except (ValueError, TypeError, EOFError, KeyError):
+            return None
+        if found.subject_id != subject_id or found.subject_version != subject_version:
+            return None
+        return found
+
+    def by_fingerprints(self, subject_id: str, subject_version: str,
+                        fingerprints: Sequence[bytes | None]) -> SubjectSlice | None:
+        """The stored slice when its folders' fingerprints equal ``fingerprints`` (none of them racy)."""
+        if any(fp is None for fp in fingerprints):
+            return None
+        entry = self._entry(subject_id)
+        if entry is None or entry.header.get("fingerprints") != _fingerprint_text(fingerprints) \
+                or entry.header.get("version") != subject_version:
+            return None
+        return self._slice(entry, subject_id, subject_version)
+
+    def by_content(self, subject_id: str, subject_version: str, content: str) -> SubjectSlice | None:
+        """The stored slice when it was built from the same inputs (``content``)."""
+        entry = self._entry(subject_id)
+        if entry is None or entry.header.get("content") != content:
+            return None
+        return self._slice(entry, subject_id, subject_version)
+
+    def put(self, found: SubjectSlice, content: str, fingerprints: Sequence[bytes | None]) -> None:
+        """Store ``found`` unless the same entry is already there; a read-only tree just keeps no memo."""
+        if not self.enabled:
+            return
+        sid = found.subject_id
+        entry = self._entry(sid)
+        fingerprint_text = _fingerprint_text(fingerprints)
+        if entry is not None and entry.header.get("content") == content \
+                and entry.header.get("fingerprints") == fingerprint_text:
+            return
+        payload = marshal.dumps(found.to_plain())
+        header = {
+            "content": content,
+            "context": self.context,
+            "fingerprints": fingerprint_text,
+            "format": _FORMAT,
+            "marshal": marshal.version,
+            "python": list(sys.version_info[:2]),
+            "sha256": hashlib.sha256(payload).hexdigest(),
+            "subject": sid,
+            "version": found.subject_version,
+        }
+        line = json.dumps(header, sort_keys=True).encode("utf-8") + b"\n"
+        try:
+            write_bytes_atomic(self._path(sid), line + payload)
+        except OSError:
+            return
+        self._entries[sid] = _Entry(header, payload)
+        self.written.append(sid)
+
+    def prune(self, subject_ids: Iterable[str]) -> None:
+        """Delete the entries of subjects not in ``subject_ids``."""
+        if not self.enabled:
+            return
+        keep = {self._path(sid).name for sid in subject_ids}
+        try:
+            for name in os.listdir(self.dir):
+                if name.endswith(_SUFFIX) and name not in keep:
+                    os.unlink(self.dir / name)
+        except OSError:
+            pass

@@ -147,12 +147,14 @@ def _scan_with_python(root: Path, folders: Sequence[str], since_ns: int) -> dict
     return results
 
 
-def scan_subject_folders(root: Path, folders: Sequence[str], *, use_find: bool = True) -> dict[str, bytes | None] | None:
-    """Fingerprint of every folder in ``folders`` (paths relative to ``root``), None for a racy folder;
-    None overall when a folder holds anything but regular files (see the module docstring)."""
+def scan_subject_folders(root: Path, folders: Sequence[str], *, use_find: bool = True,
+                         racy_ns: int | None = None) -> dict[str, bytes | None] | None:
+    """Fingerprint of every folder in ``folders`` (paths relative to ``root``), None for a racy folder
+    (a file changed less than ``racy_ns``, by default ``RACY_NS``, ago); None overall when a folder holds anything but regular
+    files (see the module docstring)."""
     if not folders:
         return {}
-    since_ns = time.time_ns() - RACY_NS
+    since_ns = time.time_ns() - (RACY_NS if racy_ns is None else racy_ns)
     if use_find:
         found = _scan_with_find(root, folders, since_ns)
         if found is not None:

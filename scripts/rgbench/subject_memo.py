@@ -115,13 +115,16 @@ class SubjectMemo:
         return entry
 
     def _slice(self, entry: _Entry, subject_id: str, subject_version: str) -> SubjectSlice | None:
-        if hashlib.sha256(entry.payload).hexdigest() != entry.header.get("sha256"):
-            return None
-        try:
-            found = SubjectSlice.from_plain(marshal.loads(entry.payload))
-        except (ValueError, TypeError, EOFError, KeyError):
-            return None
-        if found.subject_id != subject_id or found.subject_version != subject_version:
+        """The entry's slice; an entry that fails its checksum or holds another subject is forgotten
+        (so that :meth:`put` rewrites it)."""
+        found = None
+        if hashlib.sha256(entry.payload).hexdigest() == entry.header.get("sha256"):
+            try:
+                found = SubjectSlice.from_plain(marshal.loads(entry.payload))
+            except (ValueError, TypeError, EOFError, KeyError):
+                found = None
+        if found is None or found.subject_id != subject_id or found.subject_version != subject_version:
+            self._entries[subject_id] = None
             return None
         return found
 

@@ -1,0 +1,309 @@
+"""The incremental path of compute_metrics (folder fingerprints, per-subject slices and their memo) can
+never change a result: after any change, results equal a cold ``--no-cache`` run byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import compute_metrics
+import rgbench.folder_scan as folder_scan
+import rgbench.parallel as parallel
+import rgbench.subject_memo as subject_memo
+from rgbench.folder_scan import scan_subject_folders, subject_folders
+from rgbench.loader import load_tree
+from rgbench.spec import load_spec
+from rgbench.stats.run_columns import RunColumns, SubjectColumns
+from rgbench.subject_memo import MEMO_DIR, SubjectMemo
+from rgbench.subject_slice import SubjectSlice
+from rgbench.tables import input_digest, input_listing, slices_of_tree
+from test_cache import age_cache
+from treebuilder import small_tree
+
+REPO = Path(__file__).resolve().parent.parent
+METHODS = pytest.mark.parametrize("use_find", [True, False], ids=["find", "python"])
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Write through a new file and a rename: a new inode, so the change is visible however fast it comes."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+# --- folder fingerprints ----------------------------------------------------------------------
+
+def make_folders(root: Path) -> list[str]:
+    for sid in ("a", "b"):
+        for name in ("x.json", "y.json"):
+            (root / "top" / sid).mkdir(parents=True, exist_ok=True)
+            (root / "top" / sid / name).write_text(f"{sid}/{name}")
+    return ["top/a", "top/b"]
+
+
+@METHODS
+def test_fingerprints_are_stable_and_see_every_change(tmp_path, use_find):
+    folders = make_folders(tmp_path)
+    first = scan_subject_folders(tmp_path, folders, use_find=use_find, racy_ns=0)
+    assert set(first) == set(folders) and all(first.values())
+    assert first["top/a"] != first["top/b"]
+    assert scan_subject_folders(tmp_path, folders, use_find=use_find, racy_ns=0) == first
+    replace_file(tmp_path / "top/a/x.json", "a/x.jsoN")  # same size, new content
+    changed = scan_subject_folders(tmp_path, folders, use_find=use_find, racy_ns=0)
+    assert changed["top/a"] != first["top/a"] and changed["top/b"] == first["top/b"]
+    (tmp_path / "top/b/z.json").write_text("new")
+    added = scan_subject_folders(tmp_path, folders, use_find=use_find, racy_ns=0)
+    assert added["top/b"] != first["top/b"] and added["top/a"] == changed["top/a"]
+    (tmp_path / "top/b/z.json").unlink()
+    assert scan_subject_folders(tmp_path, folders, use_find=use_find, racy_ns=0)["top/b"] == first["top/b"]
+    # every file was written just now: with the default 2 s window every folder is racy (untrusted)
+    assert scan_subject_folders(tmp_path, folders, use_find=use_find) == {"top/a": None, "top/b": None}
+
+
+@METHODS
+@pytest.mark.parametrize("odd", ["symlink", "subfolder", "fifo", "symlinked-folder"])
+def test_anything_but_regular_files_sends_the_run_to_the_full_path(tmp_path, use_find, odd):
+    folders = make_folders(tmp_path)
+    if odd == "symlink":
+        (tmp_path / "top/a/link.json").symlink_to(tmp_path / "top/a/x.json")
+    elif odd == "subfolder":
+        (tmp_path / "top/a/deeper").mkdir()
+    elif odd == "fifo":
+        os.mkfifo(tmp_path / "top/b/pipe.json")
+    else:
+        shutil.rmtree(tmp_path / "top/b")
+        (tmp_path / "top/b").symlink_to(tmp_path / "top/a")
+        assert subject_folders(tmp_path, "top") is None
+        return
+    assert scan_subject_folders(tmp_path, folders, use_find=use_find, racy_ns=0) is None
+
+
+def test_subject_folders_lists_plain_folders_only(tmp_path):
+    assert subject_folders(tmp_path, "missing/v1.0") == []
+    make_folders(tmp_path)
+    (tmp_path / "top/.gitkeep").write_text("")
+    assert subject_folders(tmp_path, "top") == ["a", "b"]
+    (tmp_path / "top/stray.json").write_text("{}")
+    assert subject_folders(tmp_path, "top") is None
+    (tmp_path / "file").write_text("")
+    assert subject_folders(tmp_path, "file/v1.0") is None
+
+
+def test_without_gnu_find_the_python_scan_answers(tmp_path, monkeypatch):
+    folders = make_folders(tmp_path)
+    empty = tmp_path / "no-tools"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    found = scan_subject_folders(tmp_path, folders, racy_ns=0)
+    assert set(found) == set(folders) and all(fp.startswith(b"py:") for fp in found.values())
+
+
+# --- slices, columns and listings --------------------------------------------------------------
+
+def test_a_slice_survives_its_round_trip_through_builtin_values():
+    spec, _ = load_spec(REPO)
+    tree, problems = load_tree(REPO, spec, use_cache=False)
+    assert problems == []
+    slices, loose = slices_of_tree(tree, spec)
+    assert [s.subject_id for s in slices] == sorted(tree.subjects)
+    for original in slices:
+        plain = original.to_plain()
+        back = SubjectSlice.from_plain(plain)
+        assert back.to_plain() == plain
+        assert back.metrics == original.metrics and back.families == original.families
+    # the listing merged from loose files and per-folder blocks is the sorted listing of every input
+    merged = input_listing(loose, (block for s in slices for block in s.blocks))
+    assert merged.digest == input_digest(tree.inputs) and merged.count == len(tree.inputs)
+    with pytest.raises(ValueError):
+        SubjectColumns.from_plain(((("c", "r"),), np.array([1], dtype=np.int64).tobytes(), *[b""] * 5))
+
+
+def test_blocks_sort_as_units_even_when_ids_share_a_prefix():
+    # "a-b/" sorts before "a/" ('-' < '/') although subject "a" sorts before "a-b": the listing is by path.
+    from rgbench.subject_slice import input_block
+    files = {"r/a/x": "1" * 64, "r/a-b/x": "2" * 64, "r/a/y": "3" * 64, "q": "4" * 64, "s": "5" * 64}
+    blocks = [input_block("r/a/", [("r/a/y", "3" * 64), ("r/a/x", "1" * 64)]), input_block("r/a-b/", [("r/a-b/x", "2" * 64)])]
+    merged = input_listing({"q": "4" * 64, "s": "5" * 64}, blocks)
+    assert merged.listing.splitlines() == [f"{d}  {p}" for p, d in sorted(files.items())]
+    assert merged.digest == input_digest(files)
+
+
+def test_columns_from_parts_equal_a_direct_construction():
+    rng = np.random.default_rng(7)
+    parts = {}
+    for sid in ("s2", "s1", "s3"):
+        n = int(rng.integers(0, 6))
+        items = tuple(sorted({(f"C{int(rng.integers(0, 4))}", f"r{int(rng.integers(0, 2))}") for _ in range(n)}))
+        runs = len(items) and int(rng.integers(1, 8))
+        parts[sid] = SubjectColumns(items, rng.integers(0, max(len(items), 1), runs) if items else np.zeros(0, np.int64),
+                                    *(rng.integers(0, 3, runs) for _ in range(3)),
+                                    rng.integers(0, 2, runs), rng.choice([1, 2], runs))
+    columns = RunColumns.from_parts(parts)
+    assert columns.subjects == ("s1", "s2", "s3")
+    items = sorted({pair for part in parts.values() for pair in part.items})
+    assert list(columns.items) == items and list(columns.cases) == sorted({c for c, _ in items})
+    expected_items = [items.index(parts[sid].items[i]) for sid in columns.subjects for i in parts[sid].item]
+    assert columns.item.tolist() == expected_items
+    assert columns.case.tolist() == [columns.cases.index(items[i][0]) for i in expected_items]
+    expected = [int(num) * columns.scale // int(den) for sid in columns.subjects
+                for num, den in zip(parts[sid].correctness_num, parts[sid].correctness_den)]
+    assert columns.correctness.tolist() == expected
+
+
+# --- the memo never changes a result -----------------------------------------------------------
+
+def results_of(root: Path, folder: str = "results") -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root / folder).iterdir())}
+
+
+def run_both(root: Path, capsys, *extra: str) -> tuple[int, dict, str]:
+    """compute_metrics with the cache and memo, and cold into another folder: same status, output and stderr."""
+    capsys.readouterr()
+    warm = compute_metrics.main(["--root", str(root), *extra])
+    warm_err = capsys.readouterr().err
+    cold = compute_metrics.main(["--root", str(root), "--no-cache", "--results-dir", "cold", *extra])
+    cold_err = capsys.readouterr().err
+    assert (warm, warm_err) == (cold, cold_err)
+    if warm == 0:
+        assert results_of(root) == results_of(root, "cold")
+    return warm, results_of(root) if warm == 0 else {}, warm_err
+
+
+@pytest.fixture
+def trusting(monkeypatch):
+    """Fingerprints are trusted at once (no 2 s racy window); every change below is made through a
+    rename, which changes the inode, so it is seen whatever the clock resolution."""
+    monkeypatch.setattr(folder_scan, "RACY_NS", 0)
+    rebuilt: list[str] = []
+    real = SubjectMemo.put
+
+    def spy(self, found, content, fingerprints):
+        before = list(self.written)
+        real(self, found, content, fingerprints)
+        rebuilt.extend(sid for sid in self.written if sid not in before)
+
+    monkeypatch.setattr(SubjectMemo, "put", spy)
+    return rebuilt
+
+
+def test_every_kind_of_change_gives_the_cold_results(tmp_path, capsys, trusting):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    assert run_both(root, capsys)[0] == 0
+    assert sorted(trusting) == ["alpha-model", "beta-model"]
+    trusting.clear()
+    assert run_both(root, capsys)[0] == 0
+    assert trusting == []  # nothing changed: both subjects came from the memo
+    scoring = root / "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
+    replace_file(scoring, scoring.read_text().replace('"correctness": 1', '"correctness": 0'))
+    status, results, _ = run_both(root, capsys)
+    assert status == 0 and trusting == ["alpha-model"]
+    assert "alpha-model,2.0,RO-FOUL-001,r1,rev-a,FOUL,12,4,12,12,false,false,Pass,90,0.900000,0.000000" in \
+        results["per_run.csv"].decode()
+    trusting.clear()
+    tree.add_run("beta-model", "RO-MEMB-001", "r1", confidence=40, raw=9, correctness=1)
+    assert run_both(root, capsys)[0] == 0 and trusting == ["beta-model"]
+    gold = root / "golds/v1.0/RO-SCAL-001_gold.md"
+    replace_file(gold, gold.read_text().replace('"rubric_floor": 3', '"rubric_floor": 9'))
+    assert run_both(root, capsys)[0] == 0  # a gold is global: every subject is rebuilt
+    assert run_both(root, capsys, "--alpha", "0.25")[0] == 0
+    tree.add_subject("gamma-model", "0.1")
+    tree.add_run("gamma-model", "RO-FOUL-001", "r1", confidence=10, raw=3, correctness=0)
+    assert run_both(root, capsys)[0] == 0
+    shutil.rmtree(root / "responses/v1.0/gamma-model")  # its scoring now grades nothing: refused
+    status, _, err = run_both(root, capsys)
+    assert status == 1 and "no matching response" in err
+    shutil.rmtree(root / "scoring/v1.0/gamma-model")
+    assert run_both(root, capsys)[0] == 0  # a registered subject with no folder at all
+    (root / "scoring/v1.0/beta-model/RO-SCAL-001__r1__eval-rev-a.json").unlink()
+    assert run_both(root, capsys)[0] == 0  # an unscored response
+
+
+def test_a_registry_change_and_an_odd_file_take_the_full_path_with_the_same_messages(tmp_path, capsys, trusting):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    assert run_both(root, capsys)[0] == 0
+    registry = root / "subjects/registry.yaml"
+    replace_file(registry, registry.read_text().replace('"1.1"', '"1.2"'))
+    status, _, err = run_both(root, capsys)
+    assert status == 1 and "registers 'beta-model' at '1.2'" in err
+    replace_file(registry, registry.read_text().replace('"1.2"', '"1.1"'))
+    (root / "responses/v1.0/alpha-model/link.json").symlink_to(root / "subjects/registry.yaml")
+    status, _, err = run_both(root, capsys)
+    assert status == 1 and "link.json: is a symbolic link" in err
+
+
+def test_only_the_changed_subject_is_read(tmp_path, capsys, trusting, monkeypatch):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    age_cache(root)  # the per-file cache trusts files older than its shards
+    parsed: list[str] = []
+    real = parallel._read_and_extract
+    monkeypatch.setattr(parallel, "_read_and_extract", lambda *a: parsed.append(a[1]) or real(*a))
+    scoring = root / "scoring/v1.0/beta-model/RO-SCAL-001__r1__eval-rev-a.json"
+    replace_file(scoring, scoring.read_text().replace('"correctness": 0', '"correctness": 1'))
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert parsed == ["scoring/v1.0/beta-model/RO-SCAL-001__r1__eval-rev-a.json"]
+
+
+def memo_file(root: Path, sid: str) -> Path:
+    return SubjectMemo(root, "scoring", "")._path(sid)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty", "other-subject", "other-context",
+                                    "payload-of-another-subject"])
+def test_a_damaged_or_foreign_memo_entry_is_ignored_and_rewritten(tmp_path, capsys, trusting, damage):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    status, reference, _ = run_both(root, capsys)
+    path, other = memo_file(root, "alpha-model"), memo_file(root, "beta-model")
+    data = path.read_bytes()
+    head, _, payload = data.partition(b"\n")
+    header = json.loads(head)
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "flip":
+        path.write_bytes(data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:])
+    elif damage == "garbage":
+        path.write_bytes(b"\x00\xff not a memo")
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "other-subject":
+        path.write_bytes(other.read_bytes())
+    elif damage == "other-context":
+        header["context"] = "0" * 64
+        path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
+    else:  # a valid header over another subject's (consistent) payload
+        other_payload = other.read_bytes().partition(b"\n")[2]
+        import hashlib
+        header["sha256"] = hashlib.sha256(other_payload).hexdigest()
+        path.write_bytes(json.dumps(header).encode() + b"\n" + other_payload)
+    trusting.clear()
+    assert run_both(root, capsys) == (0, reference, "")
+    assert trusting == ["alpha-model"] and path.read_bytes() == data
+
+
+def test_a_code_change_voids_the_memo(tmp_path, capsys, trusting, monkeypatch):
+    tree = small_tree(tmp_path / "tree")
+    assert run_both(tree.root, capsys)[0] == 0
+    trusting.clear()
+    monkeypatch.setattr(subject_memo, "_code_digest", "f" * 64)
+    assert run_both(tree.root, capsys)[0] == 0
+    assert sorted(trusting) == ["alpha-model", "beta-model"]
+
+
+def test_memo_entries_of_unregistered_subjects_are_deleted(tmp_path, capsys, trusting):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    stray = root / MEMO_DIR / "scoring" / "0123.bin"
+    stray.write_bytes(b"old")
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert not stray.exists() and memo_file(root, "alpha-model").exists()
+    assert compute_metrics.main(["--root", str(root), "--no-cache", "--results-dir", "cold"]) == 0

@@ -3,9 +3,11 @@ never change a result: after any change, results equal a cold ``--no-cache`` run
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -112,9 +114,11 @@ def test_a_slice_survives_its_round_trip_through_builtin_values():
     slices, loose = slices_of_tree(tree, spec)
     assert [s.subject_id for s in slices] == sorted(tree.subjects)
     for original in slices:
-        plain = original.to_plain()
-        back = SubjectSlice.from_plain(plain)
-        assert back.to_plain() == plain
+        blobs: list = []
+        plain = original.to_plain(blobs)
+        back = SubjectSlice.from_plain(plain, blobs)
+        again: list = []
+        assert back.to_plain(again) == plain and again == blobs
         assert back.metrics == original.metrics and back.families == original.families
     # the listing merged from loose files and per-folder blocks is the sorted listing of every input
     merged = input_listing(loose, (block for s in slices for block in s.blocks))
@@ -129,8 +133,9 @@ def test_blocks_sort_as_units_even_when_ids_share_a_prefix():
     files = {"r/a/x": "1" * 64, "r/a-b/x": "2" * 64, "r/a/y": "3" * 64, "q": "4" * 64, "s": "5" * 64}
     blocks = [input_block("r/a/", [("r/a/y", "3" * 64), ("r/a/x", "1" * 64)]), input_block("r/a-b/", [("r/a-b/x", "2" * 64)])]
     merged = input_listing({"q": "4" * 64, "s": "5" * 64}, blocks)
-    assert merged.listing.splitlines() == [f"{d}  {p}" for p, d in sorted(files.items())]
-    assert merged.digest == input_digest(files)
+    listing = "".join(f"{d}  {p}\n" for p, d in sorted(files.items()))
+    assert merged.digest == input_digest(files) == hashlib.sha256(listing.encode()).hexdigest()
+    assert merged.json.decode().split(",\n") == [f'    "{p}": "{d}"' for p, d in sorted(files.items())]
 
 
 def test_columns_from_parts_equal_a_direct_construction():
@@ -280,9 +285,8 @@ def test_a_damaged_or_foreign_memo_entry_is_ignored_and_rewritten(tmp_path, caps
         header["context"] = "0" * 64
         path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
     else:  # a valid header over another subject's (consistent) payload
-        other_payload = other.read_bytes().partition(b"\n")[2]
-        import hashlib
-        header["sha256"] = hashlib.sha256(other_payload).hexdigest()
+        other_head, _, other_payload = other.read_bytes().partition(b"\n")
+        header["crc32"], header["meta"] = zlib.crc32(other_payload), json.loads(other_head)["meta"]
         path.write_bytes(json.dumps(header).encode() + b"\n" + other_payload)
     trusting.clear()
     assert run_both(root, capsys) == (0, reference, "")

@@ -7,10 +7,11 @@ import tempfile
 from pathlib import Path
 
 
-def write_temp_beside(path: Path, data: bytes) -> str:
-    """Write ``data`` to a new, fsynced temporary file in ``path``'s folder (created if missing); return its name.
+def write_temp_beside(path: Path, data: bytes, durable: bool = True) -> str:
+    """Write ``data`` to a new temporary file in ``path``'s folder (created if missing); return its name.
 
-    The caller moves it into place (rename or link) and removes it on failure.
+    ``durable`` fsyncs it (results); a rebuildable cache skips that. The caller
+    moves it into place (rename or link) and removes it on failure.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -18,8 +19,9 @@ def write_temp_beside(path: Path, data: bytes) -> str:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
     except BaseException:
         os.unlink(tmp)
@@ -27,13 +29,13 @@ def write_temp_beside(path: Path, data: bytes) -> str:
     return tmp
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
+def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
 
     Readers see either the old content or the new one, never a mix. The parent
-    folder is created when missing.
+    folder is created when missing. ``durable=False`` skips the fsync (caches).
     """
-    tmp = write_temp_beside(path, data)
+    tmp = write_temp_beside(path, data, durable)
     try:
         os.replace(tmp, path)
     except BaseException:

@@ -284,7 +284,7 @@ class FileCache:
                 header["written_ns"] = time.time_ns()
                 header["sha256"] = hashlib.sha256(payload).hexdigest()
                 line = json.dumps(header, sort_keys=True).encode("utf-8") + b"\n"
-                write_bytes_atomic(self.dir / shard_name(folder), line + payload)
+                write_bytes_atomic(self.dir / shard_name(folder), line + payload, durable=False)
                 shard.dirty = False
                 self.written.append(folder)
             keep = {shard_name(folder) for folder in self.shards}

@@ -3,9 +3,10 @@
 A :class:`SubjectSlice` is a pure function of the subject's validated records,
 the golds and ``system/``; :func:`rgbench.tables.merge_slices` combines the
 slices of every registered subject with the global parts (statistics across
-subjects, the manifest). A slice round-trips through builtin values
+subjects, the manifest). A slice round-trips through builtin values and a list of byte blobs
 (:meth:`SubjectSlice.to_plain`), which is how ``rgbench.subject_memo`` keeps it
-between runs.
+between runs. Its texts are UTF-8 bytes (or read-only views of the memo file),
+ready to be joined into the output files without decoding.
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ class InputBlock(NamedTuple):
     ``prefix`` is the folder path with a trailing ``/``: every path of the
     block starts with it, so the block sorts as a unit among other paths.
     ``listing`` holds ``<sha256>  <path>\\n`` lines (input_digest); ``json``
-    the manifest's ``    "<path>": "<sha256>"`` lines joined by ``,\\n``.
+    the manifest's ``    "<path>": "<sha256>"`` lines joined by ``,\\n``; both UTF-8.
     """
 
     prefix: str
     count: int
-    listing: str
-    json: str
+    listing: bytes
+    json: bytes
 
 
 def input_block(prefix: str, inputs: Sequence[tuple[str, str]]) -> InputBlock:
@@ -46,8 +47,8 @@ def input_block(prefix: str, inputs: Sequence[tuple[str, str]]) -> InputBlock:
     return InputBlock(
         prefix,
         len(ordered),
-        "".join(f"{digest}  {path}\n" for path, digest in ordered),
-        ",\n".join(f"    {encode(path)}: {encode(digest)}" for path, digest in ordered),
+        "".join(f"{digest}  {path}\n" for path, digest in ordered).encode("utf-8"),
+        ",\n".join(f"    {encode(path)}: {encode(digest)}" for path, digest in ordered).encode("utf-8"),
     )
 
 
@@ -60,7 +61,7 @@ class SubjectSlice(NamedTuple):
     n_scorings: int
     metrics: SubjectMetrics
     families: tuple[FamilyMetrics, ...]
-    per_run_rows: str  # this subject's rows of per_run.csv, without the header
+    per_run_rows: bytes  # this subject's rows of per_run.csv (UTF-8), without the header
     columns: SubjectColumns
     blocks: tuple[InputBlock, ...]
 
@@ -68,22 +69,28 @@ class SubjectSlice(NamedTuple):
     def n_runs(self) -> int:
         return self.metrics.n
 
-    def to_plain(self) -> tuple:
-        """Builtin values only (str, int, tuple, bytes), for marshal."""
+    def to_plain(self, blobs: list) -> tuple:
+        """Builtin values only (str, int, tuple, bytes), for marshal; the large texts are appended to
+        ``blobs`` and stand in the tuple as their index there."""
         m = self.metrics
+
+        def blob(data: bytes) -> int:
+            blobs.append(data)
+            return len(blobs) - 1
+
         return (
             self.subject_id, self.subject_version, self.n_responses, self.n_scorings,
             (m.n, m.n_unscored, _frac(m.p), _frac(m.s_bar), _frac(m.bs), _frac(m.ece), _frac(m.q_final),
              _frac(m.alpha), m.disqualified, m.n_critical),
             tuple((f.family, f.n_family, _frac(f.p_family), _frac(f.s_bar_family)) for f in self.families),
-            self.per_run_rows,
+            blob(self.per_run_rows),
             self.columns.to_plain(),
-            tuple(tuple(block) for block in self.blocks),
+            tuple((b.prefix, b.count, blob(b.listing), blob(b.json)) for b in self.blocks),
         )
 
     @staticmethod
-    def from_plain(plain: tuple) -> "SubjectSlice":
-        """Inverse of :meth:`to_plain`; ValueError (or TypeError) on anything malformed."""
+    def from_plain(plain: tuple, blobs: Sequence[bytes]) -> "SubjectSlice":
+        """Inverse of :meth:`to_plain`; ValueError, TypeError or IndexError on anything malformed."""
         sid, version, n_responses, n_scorings, m, families, rows, columns, blocks = plain
         n, n_unscored, p, s_bar, bs, ece, q, alpha, disqualified, n_critical = m
         metrics = SubjectMetrics(sid, version, n, n_unscored, _unfrac(p), _unfrac(s_bar), _unfrac(bs), _unfrac(ece),
@@ -92,7 +99,8 @@ class SubjectSlice(NamedTuple):
             sid, version, n_responses, n_scorings, metrics,
             tuple(FamilyMetrics(sid, version, family, count, _unfrac(pf), _unfrac(sf))
                   for family, count, pf, sf in families),
-            rows, SubjectColumns.from_plain(columns), tuple(InputBlock(*block) for block in blocks),
+            blobs[rows], SubjectColumns.from_plain(columns),
+            tuple(InputBlock(prefix, count, blobs[listing], blobs[text]) for prefix, count, listing, text in blocks),
         )
 
 
@@ -104,8 +112,8 @@ def _unfrac(value: tuple[int, int] | None) -> Fraction | None:
     return None if value is None else Fraction(*value)
 
 
-def per_run_rows_text(runs: Sequence[RunRow]) -> str:
-    """Rows of per_run.csv for ``runs``, in the order given, without the header."""
+def per_run_rows_text(runs: Sequence[RunRow]) -> bytes:
+    """Rows of per_run.csv for ``runs`` (UTF-8), in the order given, without the header."""
     # confidence_unit and correctness take few distinct values: format each once.
     correctness_text: dict[Fraction, str] = {}
     rows = []
@@ -119,7 +127,7 @@ def per_run_rows_text(runs: Sequence[RunRow]) -> str:
                      r.classification, r.reported_confidence, _UNIT_TEXT[r.reported_confidence], correctness))
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(rows)
-    return buffer.getvalue()
+    return buffer.getvalue().encode("utf-8")
 
 
 _UNIT_TEXT = tuple(fmt_fixed(Fraction(c, 100)) for c in range(101))

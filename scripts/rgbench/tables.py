@@ -58,16 +58,12 @@ class Results:
 
 
 class InputListing(NamedTuple):
-    """Every input file's sha256 in path order, as the two texts of the manifest, and its digest."""
+    """Every input file's sha256 in path order: the manifest's ``inputs`` lines (UTF-8) and the input digest,
+    sha256 over ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``)."""
 
     count: int
-    listing: str
-    json: str
-
-    @property
-    def digest(self) -> str:
-        """sha256 over ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``)."""
-        return hashlib.sha256(self.listing.encode("utf-8")).hexdigest()
+    json: bytes
+    digest: str
 
 
 def input_listing(loose: Mapping[str, str], blocks: Iterable[InputBlock]) -> InputListing:
@@ -81,8 +77,10 @@ def input_listing(loose: Mapping[str, str], blocks: Iterable[InputBlock]) -> Inp
     units += [(block.prefix, block) for block in blocks if block.count]
     units.sort(key=lambda unit: unit[0])
     ordered = [block for _, block in units]
-    return InputListing(sum(b.count for b in ordered), "".join(b.listing for b in ordered),
-                        ",\n".join(b.json for b in ordered))
+    digest = hashlib.sha256()
+    for block in ordered:
+        digest.update(block.listing)
+    return InputListing(sum(b.count for b in ordered), b",\n".join(b.json for b in ordered), digest.hexdigest())
 
 
 def slices_of_tree(tree: Tree, spec: Spec, scoring_dir: str = "scoring") -> tuple[tuple[SubjectSlice, ...], dict[str, str]]:
@@ -140,9 +138,9 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return buffer.getvalue()
 
 
-def per_run_csv(slices: Sequence[SubjectSlice]) -> str:
+def per_run_csv(slices: Sequence[SubjectSlice]) -> bytes:
     """per_run.csv: the header, then every subject's rows (slices in subject_id order)."""
-    return csv_text(PER_RUN_COLUMNS, ()) + "".join(s.per_run_rows for s in slices)
+    return csv_text(PER_RUN_COLUMNS, ()).encode("utf-8") + b"".join(s.per_run_rows for s in slices)
 
 
 def subject_csv(subjects: Sequence[SubjectMetrics], statistics: Statistics) -> str:
@@ -168,7 +166,7 @@ def input_digest(inputs: dict[str, str]) -> str:
     return hashlib.sha256(listing.encode("utf-8")).hexdigest()
 
 
-def manifest_json(spec: Spec, results: Results, outputs: dict[str, bytes]) -> str:
+def manifest_json(spec: Spec, results: Results, outputs: dict[str, bytes]) -> bytes:
     """Provenance of one computation: alpha, version, counts, input digests and output digests; no clock."""
     manifest = {
         "alpha": fmt_fixed(spec.alpha),
@@ -189,13 +187,14 @@ def manifest_json(spec: Spec, results: Results, outputs: dict[str, bytes]) -> st
     }
     # The inputs map can hold 180,000 entries; json's indenting encoder is pure Python, so that
     # block is pasted in from the listing, in exactly the canonical layout (2-space indent, sorted).
-    text = dumps_json_canonical(manifest)
-    return text.replace(json.dumps(_INPUTS_PLACEHOLDER), inputs_block(results.inputs), 1)
+    before, placeholder, after = dumps_json_canonical(manifest).partition(json.dumps(_INPUTS_PLACEHOLDER))
+    assert placeholder, "the inputs placeholder is in the manifest"
+    return b"".join((before.encode("utf-8"), inputs_block(results.inputs), after.encode("utf-8")))
 
 
-def inputs_block(inputs: InputListing) -> str:
+def inputs_block(inputs: InputListing) -> bytes:
     """``{path: sha256}`` as dumps_json_canonical would write it at nesting depth 1 (sorted, 2-space indent)."""
-    return "{\n" + inputs.json + "\n  }" if inputs.count else "{}"
+    return b"".join((b"{\n", inputs.json, b"\n  }")) if inputs.count else b"{}"
 
 
 _INPUTS_PLACEHOLDER = "\u0000inputs\u0000"
@@ -204,10 +203,10 @@ _INPUTS_PLACEHOLDER = "\u0000inputs\u0000"
 def render_results(spec: Spec, results: Results) -> dict[str, bytes]:
     """File name (inside results/) -> exact bytes of every file compute_metrics writes."""
     outputs = {
-        PER_RUN_FILE: per_run_csv(results.slices).encode("utf-8"),
+        PER_RUN_FILE: per_run_csv(results.slices),
         SUBJECT_FILE: subject_csv(results.subjects, results.statistics).encode("utf-8"),
         FAMILY_FILE: family_csv(results.families, results.statistics).encode("utf-8"),
         **statistics_files(results.statistics, csv_text),
     }
-    outputs[MANIFEST_FILE] = manifest_json(spec, results, outputs).encode("utf-8")
+    outputs[MANIFEST_FILE] = manifest_json(spec, results, outputs)
     return outputs

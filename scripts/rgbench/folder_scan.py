@@ -64,7 +64,8 @@ def subject_folders(root: Path, top: str) -> list[str] | None:
 
 def _find_command(folders: Sequence[str], since_ns: int) -> list[str]:
     since = f"@{since_ns // 1_000_000_000}.{since_ns % 1_000_000_000:09d}"
-    return ["find", *folders, "-maxdepth", "1",
+    # "./" keeps a folder named like an option ("-x") a path
+    return ["find", *(f"./{folder}" for folder in folders), "-maxdepth", "1",
             "(", "-type", "d", "-printf", "\\1%d %p\\0", ")", "-o",
             "(", "-type", "f", "-printf", _RECORD, "(", "-newerct", since, "-printf", "\\3", "-o", "-true", ")", ")",
             "-o", "-printf", "\\2%y %p\\0"]
@@ -81,7 +82,7 @@ def _parse_find(output: bytes, folders: Sequence[str]) -> dict[str, bytes | None
         if not header.startswith(b"0 ") or b"\x02" in body:
             return None  # a subfolder, a link or a special file inside a subject folder
         try:
-            folder = header[2:].decode("utf-8")
+            folder = header[4:].decode("utf-8") if header.startswith(b"0 ./") else ""
             body.decode("utf-8")
         except UnicodeDecodeError:
             return None

@@ -15,15 +15,22 @@ and leaves results/ untouched.
 
 from __future__ import annotations
 
-import argparse
-import re
-import sys
-from pathlib import Path
+import time
 
-from rgbench.cli import load_valid_results, not_a_tree
-from rgbench.atomic import write_many_atomic
-from rgbench.progress import Progress
-from rgbench.tables import render_results
+_STARTED = time.perf_counter()
+
+import argparse  # noqa: E402  (the imports below are timed as the start-up stage)
+import re  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from rgbench.cli import load_valid_results, not_a_tree  # noqa: E402
+from rgbench.atomic import write_many_atomic  # noqa: E402
+from rgbench.progress import Progress  # noqa: E402
+from rgbench.tables import render_results  # noqa: E402
+from rgbench.timings import STAGES  # noqa: E402
+
+_IMPORTED = time.perf_counter()
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -38,9 +45,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder of the tree to read scorings from, e.g. scoring_consolidated (default: scoring)")
     parser.add_argument("--results-dir", default="results", metavar="NAME",
                         help="folder of the tree to write to (default: results)")
+    parser.add_argument("--timings", action="store_true",
+                        help="print the wall time of each stage on stderr (for make bench; never in results)")
     parser.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the per-file cache in DIR/.cache/ (results are identical either way)")
     args = parser.parse_args(argv)
+    STAGES.seconds.clear()
+    STAGES.add("start-up (imports)", _IMPORTED - _STARTED if argv is None else 0.0)
     root = args.root
     for option, value in (("--scoring-dir", args.scoring_dir), ("--results-dir", args.results_dir)):
         if not FOLDER_NAME.match(value):
@@ -63,11 +74,15 @@ def main(argv: list[str] | None = None) -> int:
               "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)", file=sys.stderr)
         return 1
     progress.update("writing", 2, 3, force=True)
-    outputs = render_results(spec, results)
-    write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()})
+    with STAGES.stage("render"):
+        outputs = render_results(spec, results)
+    with STAGES.stage("write results"):
+        write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()})
     progress.close()
     for warning in results.statistics.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if args.timings:
+        STAGES.report(sys.stderr)
     ranked = sum(1 for m in results.subjects if m.n)
     print(f"{results.n_runs} scored runs of {len(results.slices)} subjects ({ranked} with scores) -> {root.name or root}/{args.results_dir}/")
     return 0

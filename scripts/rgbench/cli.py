@@ -55,8 +55,10 @@ def load_valid_results(root: Path, *, alpha_override: str | None = None,
     ``options`` go to :func:`rgbench.incremental.load_results` (scoring_dir, use_cache, progress).
     """
     from .incremental import load_results
+    from .timings import STAGES
 
-    spec, problems = load_spec(root, alpha_override=alpha_override)
+    with STAGES.stage("spec"):
+        spec, problems = load_spec(root, alpha_override=alpha_override)
     if spec is None:
         report(problems)
         return None

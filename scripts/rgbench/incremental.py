@@ -36,6 +36,7 @@ from .spec import Spec
 from .subject_memo import SubjectMemo, content_digest, context_digest
 from .subject_slice import SubjectSlice, build_slice, input_block
 from .tables import Results, compute_results, merge_slices
+from .timings import STAGES
 
 ABSENT = b"absent"  # fingerprint of a subject folder that does not exist
 
@@ -58,9 +59,10 @@ def load_results(root: Path, spec: Spec, *, scoring_dir: str = "scoring", use_ca
 def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
                  progress: Callable[[int, int], None] | None) -> Results | None:
     """Results by the incremental path, or None when the tree needs the full path (see the module docstring)."""
-    col = _Collector(root)
-    system_digest = _read_system(col)
-    subjects = _load_registry(col, spec)
+    with STAGES.stage("system/, registry"):
+        col = _Collector(root)
+        system_digest = _read_system(col)
+        subjects = _load_registry(col, spec)
     if subjects is None or col.problems:
         return None
     tops = (f"responses/{spec.version_dir}", f"{scoring_dir}/{spec.version_dir}")
@@ -74,13 +76,15 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
     if col.problems:
         return None
     folders = [f"{top}/{sid}" for top in tops for sid in sorted(present[top])]
-    fingerprints = scan_subject_folders(root, folders) if use_cache else {}
+    with STAGES.stage("scan subject folders"):
+        fingerprints = scan_subject_folders(root, folders) if use_cache else {}
     if fingerprints is None:
         return None
 
-    cache = FileCache(root, system_digest, enabled=use_cache, lazy=True)
-    golds_read = extract_files(root, spec, [(entry, kind) for entry, kind, _ in gold_jobs], cache)
-    golds, gold_files = _build_golds(col, spec, gold_jobs, golds_read)
+    with STAGES.stage("golds"):
+        cache = FileCache(root, system_digest, enabled=use_cache, lazy=True)
+        golds_read = extract_files(root, spec, [(entry, kind) for entry, kind, _ in gold_jobs], cache)
+        golds, gold_files = _build_golds(col, spec, gold_jobs, golds_read)
     if col.problems:
         return None
     gold_inputs = {entry.rel: golds_read[entry.rel][0] for entry, _, _ in gold_jobs}
@@ -91,33 +95,48 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
     slices: dict[str, SubjectSlice] = {}
     folder_prints: dict[str, tuple] = {}
     stale: list[str] = []
-    for sid, subject in sorted(subjects.items()):
-        prints = tuple(fingerprints.get(f"{top}/{sid}") if sid in present[top] else ABSENT for top in tops)
-        folder_prints[sid] = prints
-        found = memo.by_fingerprints(sid, subject.subject_version, prints)
-        if found is None:
-            stale.append(sid)
-        else:
-            slices[sid] = found
+    with STAGES.stage("memo of unchanged subjects"):
+        for sid, subject in sorted(subjects.items()):
+            prints = tuple(fingerprints.get(f"{top}/{sid}") if sid in present[top] else ABSENT for top in tops)
+            folder_prints[sid] = prints
+            found = memo.by_fingerprints(sid, subject.subject_version, prints)
+            if found is None:
+                stale.append(sid)
+            else:
+                slices[sid] = found
 
-    jobs = {sid: (_subject_jobs(col, spec, "responses", RESPONSE, subjects, sid) if sid in present[tops[0]] else [],
-                  _subject_jobs(col, spec, scoring_dir, EVALUATION, subjects, sid) if sid in present[tops[1]] else [])
-            for sid in stale}
-    if col.problems:
-        return None
-    every_job = [(entry, kind) for sid in stale for part in jobs[sid] for entry, kind, _ in part]
-    report = (lambda done: progress(done, len(every_job))) if progress else None
-    extracted = extract_files(root, spec, every_job, cache, report)
-    cache.prune(set(extracted) | set(golds_read))
-    cache.save(live_folders=[f"golds/{spec.version_dir}", *folders])
+    with STAGES.stage("read changed subjects"):
+        jobs = {sid: (_subject_jobs(col, spec, "responses", RESPONSE, subjects, sid) if sid in present[tops[0]] else [],
+                      _subject_jobs(col, spec, scoring_dir, EVALUATION, subjects, sid) if sid in present[tops[1]] else [])
+                for sid in stale}
+        if col.problems:
+            return None
+        every_job = [(entry, kind) for sid in stale for part in jobs[sid] for entry, kind, _ in part]
+        report = (lambda done: progress(done, len(every_job))) if progress else None
+        extracted = extract_files(root, spec, every_job, cache, report)
+        cache.prune(set(extracted) | set(golds_read))
+        cache.save(live_folders=[f"golds/{spec.version_dir}", *folders])
+    with STAGES.stage("check and slice them"):
+        if not _rebuild(stale, jobs, extracted, col, spec, subjects, golds, gold_files, context, memo,
+                        folder_prints, tops, slices):
+            return None
+        memo.prune(subjects)
+    loose = dict(col.inputs)
+    loose.update(gold_inputs)
+    return merge_slices(list(slices.values()), golds, spec, loose)
 
+
+def _rebuild(stale, jobs, extracted, col, spec, subjects, golds, gold_files, context, memo, folder_prints, tops,
+             slices) -> bool:
+    """Cross-check each stale subject's records and put its slice (rebuilt, or found by content) in
+    ``slices``; False at the first problem."""
     for sid in stale:
         subject = subjects[sid]
         response_jobs, scoring_jobs = jobs[sid]
         responses, digests = _build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
         scorings = _build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, digests)
         if col.problems:
-            return None
+            return False
         files = [(entry.rel, extracted[entry.rel][0]) for part in jobs[sid] for entry, _, _ in part]
         content = content_digest(context, sid, subject.subject_version, files)
         found = memo.by_content(sid, subject.subject_version, content)
@@ -127,7 +146,4 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
             found = build_slice(subject, responses, scorings, golds, spec, blocks)
         memo.put(found, content, folder_prints[sid])
         slices[sid] = found
-    memo.prune(subjects)
-    loose = dict(col.inputs)
-    loose.update(gold_inputs)
-    return merge_slices(list(slices.values()), golds, spec, loose)
+    return True

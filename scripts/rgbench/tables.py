@@ -21,6 +21,7 @@ from .stats.outputs import (
     statistics_files, statistics_manifest, subject_stats_cells,
 )
 from .stats.run_columns import RunColumns
+from .timings import STAGES
 from .subject_slice import InputBlock, SubjectSlice, build_slice, input_block, per_run_rows_text
 
 PER_RUN_COLUMNS = (
@@ -112,13 +113,15 @@ def slices_of_tree(tree: Tree, spec: Spec, scoring_dir: str = "scoring") -> tupl
 def merge_slices(slices: Sequence[SubjectSlice], golds: Mapping[str, Gold], spec: Spec,
                  loose_inputs: Mapping[str, str]) -> Results:
     """Results of every subject's slice (sorted by subject_id) plus the statistics across subjects."""
-    slices = tuple(sorted(slices, key=lambda s: s.subject_id))
-    subjects = [s.metrics for s in slices]
-    families = [f for s in slices for f in s.families]
-    inputs = input_listing(loose_inputs, (block for s in slices for block in s.blocks))
-    columns = RunColumns.from_parts({s.subject_id: s.columns for s in slices})
-    difficulty_of = {case_id: gold.difficulty for case_id, gold in golds.items()}
-    statistics = compute_statistics_from_columns(columns, difficulty_of, spec, subjects, families, inputs.digest)
+    with STAGES.stage("merge subjects"):
+        slices = tuple(sorted(slices, key=lambda s: s.subject_id))
+        subjects = [s.metrics for s in slices]
+        families = [f for s in slices for f in s.families]
+        inputs = input_listing(loose_inputs, (block for s in slices for block in s.blocks))
+        columns = RunColumns.from_parts({s.subject_id: s.columns for s in slices})
+        difficulty_of = {case_id: gold.difficulty for case_id, gold in golds.items()}
+    with STAGES.stage("statistics"):
+        statistics = compute_statistics_from_columns(columns, difficulty_of, spec, subjects, families, inputs.digest)
     return Results(slices=slices, subjects=subjects, families=families, alpha=spec.alpha, n_golds=len(golds),
                    inputs=inputs, statistics=statistics)
 

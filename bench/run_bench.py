@@ -10,7 +10,8 @@ fresh process, best of --repeat runs:
 - warm: compute_metrics.py after one scoring changed, with the cache primed.
 
 Wall time and peak resident memory (the child's ru_maxrss) are reported, with
-the ratio to the floor. Timings live here, never in tests.
+the ratio to the floor; then, from one more cold and one more warm run with
+``--timings``, where the time goes stage by stage. Timings live here, never in tests.
 """
 
 from __future__ import annotations
@@ -60,6 +61,18 @@ def touch_one_scoring(tree: Path) -> None:
     path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
 
 
+def stage_times(command: list[str]) -> dict[str, float]:
+    """Stage -> seconds from one run with --timings (its ``timing:`` lines on stderr)."""
+    done = subprocess.run(command + ["--timings"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          check=True)
+    stages = {}
+    for line in done.stderr.splitlines():
+        if line.startswith("timing: "):
+            name, _, seconds = line[len("timing: "):].rpartition(" s")[0].rpartition(" ")
+            stages[name.strip()] = float(seconds)
+    return stages
+
+
 def file_count(tree: Path) -> int:
     return sum(1 for top in ("responses", "scoring") for _ in (tree / top).rglob("*.json"))
 
@@ -86,7 +99,10 @@ def main() -> int:
         time.sleep(2.1)  # let the cache trust the files (racy-mtime window)
         measure(compute)
         warm = best(compute, args.repeat, before=lambda: touch_one_scoring(tree))
-        rows.append((size, files, floor, cold, warm))
+        cold_stages = stage_times(compute + ["--no-cache"])
+        touch_one_scoring(tree)
+        warm_stages = stage_times(compute)
+        rows.append((size, files, floor, cold, warm, cold_stages, warm_stages))
         print(f"{size}: {files} files, floor {floor[0]:.2f}s, cold {cold[0]:.2f}s, warm {warm[0]:.2f}s", flush=True)
     lines = [
         "# Benchmark: compute_metrics against the read-and-parse floor",
@@ -98,12 +114,21 @@ def main() -> int:
         "| warm / floor | peak MiB cold | peak MiB warm |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for size, files, floor, cold, warm in rows:
+    for size, files, floor, cold, warm, _, _ in rows:
         lines.append(f"| {size} | {files} | {floor[0]:.2f} | {cold[0]:.2f} | {cold[0] / floor[0]:.1f}x | "
                      f"{warm[0]:.2f} | {warm[0] / floor[0]:.1f}x | {cold[1]:.0f} | {warm[1]:.0f} |")
     lines += ["", "floor: `bench/floor.py` (read every input once, `json.loads` the JSON files), in its own process.",
               "cold: `compute_metrics.py --no-cache`: strict parsing, full validation, every output and statistic.",
-              "warm: `compute_metrics.py` with a primed `.cache/` after one scoring changed.", ""]
+              "warm: `compute_metrics.py` with a primed `.cache/` after one scoring changed.", "",
+              "## Where the time goes (seconds, one run each with `--timings`; the interpreter's own start is not "
+              "in these)", ""]
+    names = list(dict.fromkeys(name for row in rows for stages in row[5:] for name in stages))
+    header = [f"{row[0]} {kind}" for row in rows for kind in ("cold", "warm")]
+    lines += ["| stage | " + " | ".join(header) + " |", "|---|" + "---:|" * len(header)]
+    for name in names:
+        cells = [f"{stages[name]:.3f}" if name in stages else "" for row in rows for stages in row[5:]]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("")
     args.out.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

@@ -73,6 +73,17 @@ def stage_times(command: list[str]) -> dict[str, float]:
     return stages
 
 
+def same_as_cold(tree: Path, compute: list[str]) -> None:
+    """The warm run's results must equal a cold run's, byte for byte (a check at scale, besides the tests)."""
+    subprocess.run(compute + ["--no-cache", "--results-dir", "bench-cold"], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+    warm, cold = tree / "results", tree / "bench-cold"
+    names = sorted(path.name for path in warm.iterdir())
+    if names != sorted(path.name for path in cold.iterdir()) or \
+            any((warm / name).read_bytes() != (cold / name).read_bytes() for name in names):
+        raise SystemExit(f"{tree}: the warm results differ from a cold run's")
+
+
 def file_count(tree: Path) -> int:
     return sum(1 for top in ("responses", "scoring") for _ in (tree / top).rglob("*.json"))
 
@@ -102,6 +113,7 @@ def main() -> int:
         cold_stages = stage_times(compute + ["--no-cache"])
         touch_one_scoring(tree)
         warm_stages = stage_times(compute)
+        same_as_cold(tree, compute)
         rows.append((size, files, floor, cold, warm, cold_stages, warm_stages))
         print(f"{size}: {files} files, floor {floor[0]:.2f}s, cold {cold[0]:.2f}s, warm {warm[0]:.2f}s", flush=True)
     lines = [

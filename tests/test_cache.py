@@ -178,8 +178,8 @@ def test_a_shard_moved_to_another_folders_name_is_refused(tmp_path):
 
 
 def _system_digest(root: Path) -> str:
-    from rgbench.loader import _Collector, _read_system
-    return _read_system(_Collector(root))
+    from rgbench.loader import Collector, read_system
+    return read_system(Collector(root))
 
 
 def test_cache_is_not_shared_through_a_copy_of_the_tree(tmp_path):

@@ -26,8 +26,8 @@ from .extract import EVALUATION, GOLD, RESPONSE
 from .filecache import FileCache
 from .folder_scan import scan_subject_folders, subject_folders
 from .loader import (
-    _build_golds, _build_responses, _build_scorings, _Collector, _gold_jobs, _load_registry, _read_system,
-    _subject_jobs, load_tree,
+    build_golds, build_responses, build_scorings, Collector, list_golds, load_registry, read_system,
+    list_subject_files, load_tree,
 )
 from .numfmt import fmt_fixed
 from .parallel import extract_files
@@ -60,9 +60,9 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
                  progress: Callable[[int, int], None] | None) -> Results | None:
     """Results by the incremental path, or None when the tree needs the full path (see the module docstring)."""
     with STAGES.stage("system/, registry"):
-        col = _Collector(root)
-        system_digest = _read_system(col)
-        subjects = _load_registry(col, spec)
+        col = Collector(root)
+        system_digest = read_system(col)
+        subjects = load_registry(col, spec)
     if subjects is None or col.problems:
         return None
     tops = (f"responses/{spec.version_dir}", f"{scoring_dir}/{spec.version_dir}")
@@ -72,7 +72,7 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
         if names is None or not set(names) <= subjects.keys():
             return None
         present[top] = set(names)
-    gold_jobs = _gold_jobs(col, spec)
+    gold_jobs = list_golds(col, spec)
     if col.problems:
         return None
     folders = [f"{top}/{sid}" for top in tops for sid in sorted(present[top])]
@@ -84,7 +84,7 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
     with STAGES.stage("golds"):
         cache = FileCache(root, system_digest, enabled=use_cache, lazy=True)
         golds_read = extract_files(root, spec, [(entry, kind) for entry, kind, _ in gold_jobs], cache)
-        golds, gold_files = _build_golds(col, spec, gold_jobs, golds_read)
+        golds, gold_files = build_golds(col, spec, gold_jobs, golds_read)
     if col.problems:
         return None
     gold_inputs = {entry.rel: golds_read[entry.rel][0] for entry, _, _ in gold_jobs}
@@ -106,8 +106,8 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
                 slices[sid] = found
 
     with STAGES.stage("read changed subjects"):
-        jobs = {sid: (_subject_jobs(col, spec, "responses", RESPONSE, subjects, sid) if sid in present[tops[0]] else [],
-                      _subject_jobs(col, spec, scoring_dir, EVALUATION, subjects, sid) if sid in present[tops[1]] else [])
+        jobs = {sid: (list_subject_files(col, spec, "responses", RESPONSE, subjects, sid) if sid in present[tops[0]] else [],
+                      list_subject_files(col, spec, scoring_dir, EVALUATION, subjects, sid) if sid in present[tops[1]] else [])
                 for sid in stale}
         if col.problems:
             return None
@@ -133,8 +133,8 @@ def _rebuild(stale, jobs, extracted, col, spec, subjects, golds, gold_files, con
     for sid in stale:
         subject = subjects[sid]
         response_jobs, scoring_jobs = jobs[sid]
-        responses, digests = _build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
-        scorings = _build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, digests)
+        responses, digests = build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
+        scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, digests)
         if col.problems:
             return False
         files = [(entry.rel, extracted[entry.rel][0]) for part in jobs[sid] for entry, _, _ in part]

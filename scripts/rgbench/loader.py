@@ -5,6 +5,12 @@ schema validation, independent of every other file. Across files (here): ids
 against paths, golds, registry, versions, catalog, response digests and the
 one-scoring-per-run rule. Every problem of every file is collected; nothing is
 raised across layers.
+
+:func:`load_tree` reads the whole tree. Its steps (``read_system``,
+``load_registry``, ``list_golds``, ``list_subject_files``, ``build_golds``,
+``build_responses``, ``build_scorings``) are also what ``rgbench.incremental``
+runs subject by subject; the cross-file checks never look beyond one subject's
+folders, the golds and the registry, which is what makes that split exact.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ _STALE_HINT = "(stale file: register the new version or remove it; history lives
 _CORRECTNESS = {"0": Fraction(0), "1/2": Fraction(1, 2), "1": Fraction(1)}
 
 
-class _Collector:
+class Collector:
     """Problems met along the way, input digests, and the paths refused as links or special files."""
 
     def __init__(self, root: Path):
@@ -53,7 +59,7 @@ class _Collector:
         return entries
 
 
-def _read_system(col: _Collector) -> str:
+def read_system(col: Collector) -> str:
     """Hash every file under system/ (inputs of the digest); return their combined digest."""
     listing = []
     for entry in col.walk("system"):
@@ -67,7 +73,7 @@ def _read_system(col: _Collector) -> str:
     return hashlib.sha256("".join(listing).encode("utf-8")).hexdigest()
 
 
-def _load_registry(col: _Collector, spec: Spec) -> dict[str, Subject] | None:
+def load_registry(col: Collector, spec: Spec) -> dict[str, Subject] | None:
     """Registered subjects, or None when the registry itself is unusable (its problems are recorded)."""
     data, problems = read_single_file(col.root, REGISTRY_FILE)
     col.problems.extend(problems)
@@ -100,7 +106,7 @@ def _load_registry(col: _Collector, spec: Spec) -> dict[str, Subject] | None:
 
 # --- phase 0: which files, of which kind, with names that parse ---------------------------
 
-def _gold_jobs(col: _Collector, spec: Spec) -> list[tuple[Entry, str, str]]:
+def list_golds(col: Collector, spec: Spec) -> list[tuple[Entry, str, str]]:
     base = f"golds/{spec.version_dir}"
     jobs = []
     for entry in col.walk(base):
@@ -113,7 +119,7 @@ def _gold_jobs(col: _Collector, spec: Spec) -> list[tuple[Entry, str, str]]:
     return jobs
 
 
-def _subject_jobs(col: _Collector, spec: Spec, folder: str, kind: str,
+def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
                   subjects: dict[str, Subject] | None, subject_id: str | None = None) -> list[tuple[Entry, str, tuple[str, ...]]]:
     """Files at <folder>/<version>/<registered subject>/<name>, with the ids their path declares.
 
@@ -160,7 +166,7 @@ _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
 _SCORING_ORDER = itemgetter(0, 2, 3, 4)  # (subject_id, case_id, run_id, reviewer_id) of a Scoring
 
 
-def _ids_match(col: _Collector, rel: str, found: tuple, expected: tuple) -> bool:
+def _ids_match(col: Collector, rel: str, found: tuple, expected: tuple) -> bool:
     if found == expected:
         return True
     ok = True
@@ -171,7 +177,7 @@ def _ids_match(col: _Collector, rel: str, found: tuple, expected: tuple) -> bool
     return ok
 
 
-def _build_golds(col: _Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, Gold], set[str]]:
+def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, Gold], set[str]]:
     """Valid golds by case id, and the case ids that have a gold file at all (valid or not)."""
     golds: dict[str, Gold] = {}
     present: set[str] = set()
@@ -207,7 +213,7 @@ def _build_golds(col: _Collector, spec: Spec, jobs, extracted) -> tuple[dict[str
     return golds, present
 
 
-def _case_and_version_ok(col: _Collector, spec: Spec, rel: str, sid: str, version: str, case_id: str,
+def _case_and_version_ok(col: Collector, spec: Spec, rel: str, sid: str, version: str, case_id: str,
                          subjects: dict[str, Subject] | None, golds: dict[str, Gold], gold_files: set[str]) -> bool:
     """The case must have a gold and the version must be the registered one.
 
@@ -229,7 +235,7 @@ def _case_and_version_ok(col: _Collector, spec: Spec, rel: str, sid: str, versio
     return ok
 
 
-def _build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
+def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
     """(valid responses by run key, sha256 of every readable response file by run key)."""
     responses: dict[tuple[str, str, str], Response] = {}
     present: dict[tuple[str, str, str], str] = {}
@@ -255,7 +261,7 @@ def _build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
     return responses, present
 
 
-def _fails_ok(col: _Collector, spec: Spec, rel: str, fails: tuple) -> bool:
+def _fails_ok(col: Collector, spec: Spec, rel: str, fails: tuple) -> bool:
     ok = True
     seen = set()
     for index, (code, severity) in enumerate(fails):
@@ -273,7 +279,7 @@ def _fails_ok(col: _Collector, spec: Spec, rel: str, fails: tuple) -> bool:
     return ok
 
 
-def _build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, responses, present) -> list[Scoring]:
+def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, responses, present) -> list[Scoring]:
     scorings: list[Scoring] = []
     files_per_run: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     add = col.add
@@ -331,12 +337,12 @@ def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
     ``scoring_dir`` reads the scorings from ``<scoring_dir>/<version>/`` instead of ``scoring/`` (e.g. the
     consolidated scorings of scripts/aggregate_scoring.py).
     """
-    col = _Collector(root)
-    system_digest = _read_system(col)
-    subjects = _load_registry(col, spec)
-    gold_jobs = _gold_jobs(col, spec)
-    response_jobs = _subject_jobs(col, spec, "responses", RESPONSE, subjects)
-    scoring_jobs = _subject_jobs(col, spec, scoring_dir, EVALUATION, subjects)
+    col = Collector(root)
+    system_digest = read_system(col)
+    subjects = load_registry(col, spec)
+    gold_jobs = list_golds(col, spec)
+    response_jobs = list_subject_files(col, spec, "responses", RESPONSE, subjects)
+    scoring_jobs = list_subject_files(col, spec, scoring_dir, EVALUATION, subjects)
     jobs = [(entry, kind) for entry, kind, _ in gold_jobs + response_jobs + scoring_jobs]
     cache = FileCache(root, system_digest, enabled=use_cache)
     report = (lambda done: progress(done, len(jobs))) if progress else None
@@ -347,9 +353,9 @@ def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
     for rel, (digest, _, _) in extracted.items():
         if digest:
             inputs[rel] = digest
-    golds, gold_files = _build_golds(col, spec, gold_jobs, extracted)
-    responses, present = _build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
-    scorings = _build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present)
+    golds, gold_files = build_golds(col, spec, gold_jobs, extracted)
+    responses, present = build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
+    scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present)
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
     tree = Tree(

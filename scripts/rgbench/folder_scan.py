@@ -27,6 +27,7 @@ import hashlib
 import os
 import stat
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Sequence
@@ -97,29 +98,53 @@ def _parse_find(output: bytes, folders: Sequence[str]) -> dict[str, bytes | None
     return found
 
 
-def _scan_with_find(root: Path, folders: Sequence[str], since_ns: int) -> dict[str, bytes | None] | None:
-    """Fingerprints by GNU find on two processes; None when find is missing, not GNU, or fails."""
-    half = (len(folders) + 1) // 2
-    parts = [part for part in (folders[:half], folders[half:]) if part]
-    env = dict(os.environ, LC_ALL="C", TZ="UTC")
-    try:
-        processes = [subprocess.Popen(_find_command(part, since_ns), cwd=root, env=env, stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) for part in parts]
-    except OSError:
-        return None
-    results: dict[str, bytes | None] = {}
-    ok = True
-    for process, part in zip(processes, parts):
-        output, _ = process.communicate()
-        if process.returncode != 0:
-            ok = False
-            continue
-        found = _parse_find(output, part)
-        if found is None:
-            ok = False
-            continue
-        results.update(found)
-    return results if ok else None
+class _FindRun:
+    """GNU find over ``folders`` in two background processes writing to unnamed temporary files (so
+    they never wait for this process to read a pipe); :meth:`result` waits and parses."""
+
+    def __init__(self, root: Path, folders: Sequence[str], since_ns: int):
+        half = (len(folders) + 1) // 2
+        self.parts = [part for part in (folders[:half], folders[half:]) if part]
+        self.runs: list[tuple[subprocess.Popen, object]] = []
+        env = dict(os.environ, LC_ALL="C", TZ="UTC")
+        try:
+            for part in self.parts:
+                output = tempfile.TemporaryFile()
+                try:
+                    process = subprocess.Popen(_find_command(part, since_ns), cwd=root, env=env,
+                                               stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.DEVNULL)
+                except OSError:
+                    output.close()
+                    raise
+                self.runs.append((process, output))
+        except OSError:  # no find on this machine
+            self.close()
+            self.runs = []
+
+    def close(self) -> None:
+        for process, output in self.runs:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            output.close()
+
+    def result(self) -> dict[str, bytes | None] | None:
+        """Fingerprints, or None when find is missing, not GNU, failed, or met anything unusual."""
+        if not self.runs:
+            return None
+        results: dict[str, bytes | None] = {}
+        try:
+            for (process, output), part in zip(self.runs, self.parts):
+                if process.wait() != 0:
+                    return None
+                output.seek(0)
+                found = _parse_find(output.read(), part)
+                if found is None:
+                    return None
+                results.update(found)
+            return results
+        finally:
+            self.close()
 
 
 def _scan_with_python(root: Path, folders: Sequence[str], since_ns: int) -> dict[str, bytes | None] | None:
@@ -148,16 +173,37 @@ def _scan_with_python(root: Path, folders: Sequence[str], since_ns: int) -> dict
     return results
 
 
+class Scan:
+    """A scan under way (:func:`start_scan`); :meth:`result` gives what :func:`scan_subject_folders` gives."""
+
+    def __init__(self, root: Path, folders: Sequence[str], use_find: bool, racy_ns: int | None):
+        self.root, self.folders = root, list(folders)
+        self.since_ns = time.time_ns() - (RACY_NS if racy_ns is None else racy_ns)
+        self.find = _FindRun(root, self.folders, self.since_ns) if use_find and self.folders else None
+
+    def close(self) -> None:
+        """Stop the scan if it still runs (callers that give up early)."""
+        if self.find is not None:
+            self.find.close()
+
+    def result(self) -> dict[str, bytes | None] | None:
+        if not self.folders:
+            return {}
+        if self.find is not None:
+            found = self.find.result()
+            if found is not None:
+                return found
+        return _scan_with_python(self.root, self.folders, self.since_ns)
+
+
+def start_scan(root: Path, folders: Sequence[str], *, use_find: bool = True, racy_ns: int | None = None) -> Scan:
+    """Start fingerprinting ``folders`` in the background (the find processes run while this one works)."""
+    return Scan(Path(root), folders, use_find, racy_ns)
+
+
 def scan_subject_folders(root: Path, folders: Sequence[str], *, use_find: bool = True,
                          racy_ns: int | None = None) -> dict[str, bytes | None] | None:
     """Fingerprint of every folder in ``folders`` (paths relative to ``root``), None for a racy folder
-    (a file changed less than ``racy_ns``, by default ``RACY_NS``, ago); None overall when a folder holds anything but regular
-    files (see the module docstring)."""
-    if not folders:
-        return {}
-    since_ns = time.time_ns() - (RACY_NS if racy_ns is None else racy_ns)
-    if use_find:
-        found = _scan_with_find(root, folders, since_ns)
-        if found is not None:
-            return found
-    return _scan_with_python(root, folders, since_ns)
+    (a file changed less than ``racy_ns``, by default ``RACY_NS``, ago); None overall when a folder holds
+    anything but regular files (see the module docstring)."""
+    return start_scan(root, folders, use_find=use_find, racy_ns=racy_ns).result()

@@ -24,7 +24,7 @@ from typing import Callable
 
 from .extract import EVALUATION, GOLD, RESPONSE
 from .filecache import FileCache
-from .folder_scan import scan_subject_folders, subject_folders
+from .folder_scan import start_scan, subject_folders
 from .loader import (
     build_golds, build_responses, build_scorings, Collector, list_golds, load_registry, read_system,
     list_subject_files, load_tree,
@@ -76,11 +76,18 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
     if col.problems:
         return None
     folders = [f"{top}/{sid}" for top in tops for sid in sorted(present[top])]
-    with STAGES.stage("scan subject folders"):
-        fingerprints = scan_subject_folders(root, folders) if use_cache else {}
-    if fingerprints is None:
-        return None
+    # The scan runs in other processes while this one reads the golds and the memo.
+    scan = start_scan(root, folders) if use_cache else None
+    try:
+        return _with_scan(root, spec, scoring_dir, use_cache, progress, col, system_digest, subjects, tops, present,
+                          gold_jobs, folders, scan)
+    finally:
+        if scan is not None:
+            scan.close()
 
+
+def _with_scan(root, spec, scoring_dir, use_cache, progress, col, system_digest, subjects, tops, present, gold_jobs,
+               folders, scan) -> Results | None:
     with STAGES.stage("golds"):
         cache = FileCache(root, system_digest, enabled=use_cache, lazy=True)
         golds_read = extract_files(root, spec, [(entry, kind) for entry, kind, _ in gold_jobs], cache)
@@ -91,11 +98,17 @@ def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
     context = context_digest(system_digest=system_digest, alpha=fmt_fixed(spec.alpha) + f" {spec.alpha}",
                              version_dir=spec.version_dir, scoring_dir=scoring_dir, golds=gold_inputs.items())
     memo = SubjectMemo(root, scoring_dir, context, enabled=use_cache)
+    with STAGES.stage("read the memo"):
+        memo.preload(sorted(subjects))
+    with STAGES.stage("wait for the scan"):
+        fingerprints = scan.result() if scan is not None else {}
+    if fingerprints is None:
+        return None
 
     slices: dict[str, SubjectSlice] = {}
     folder_prints: dict[str, tuple] = {}
     stale: list[str] = []
-    with STAGES.stage("memo of unchanged subjects"):
+    with STAGES.stage("unchanged subjects"):
         for sid, subject in sorted(subjects.items()):
             prints = tuple(fingerprints.get(f"{top}/{sid}") if sid in present[top] else ABSENT for top in tops)
             folder_prints[sid] = prints

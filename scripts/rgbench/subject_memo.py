@@ -121,6 +121,11 @@ class SubjectMemo:
         self._entries[subject_id] = entry
         return entry
 
+    def preload(self, subject_ids: Iterable[str]) -> None:
+        """Read the entries of ``subject_ids`` now (e.g. while a folder scan runs elsewhere)."""
+        for sid in subject_ids:
+            self._entry(sid)
+
     def _slice(self, entry: _Entry, subject_id: str, subject_version: str) -> SubjectSlice | None:
         """The entry's slice; an entry that fails its checksum or holds another subject is forgotten
         (so that :meth:`put` rewrites it)."""

@@ -156,9 +156,16 @@ def test_libyaml_returns_only_what_the_python_loader_returns():
 
 
 @pytest.mark.parametrize("text", ["a: 1\n\tb: 2\n", "a:\tb\n", "{a:\tb}\n", "a: x\ufeffy\n", "a: !\n", "[!x a]\n",
-                                  "%YAML 1.1\n---\na: 1\n"])
+                                  "a: {b 1?b: 2}\n", "a: |#c\n", "a: >2#c\n", "%YAML 1.1\n---\na: 1\n"])
 def test_texts_libyaml_reads_differently_take_the_python_loader(text):
     assert parsing._load_all_with_libyaml(text) is None
+
+
+@pytest.mark.parametrize("rel", ["subjects/registry.yaml", "system/metrics/v1.0/config.yaml",
+                                 "system/rubric/v1.0/automatic_fails.yaml"])
+def test_the_files_read_on_every_run_take_libyaml(rel):
+    """Comments and well-formed block scalars ("description: >-") do not send a file to the slow loader."""
+    assert parsing._load_all_with_libyaml((REPO / rel).read_text(encoding="utf-8")) is not None
 
 
 def test_yaml_outcome_is_the_python_loaders_with_or_without_libyaml(monkeypatch):

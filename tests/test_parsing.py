@@ -96,3 +96,86 @@ def test_gold_refusals(text, message):
     with pytest.raises(ParseError) as caught:
         extract_gold_json(text)
     assert str(caught.value) == message
+
+
+# --- libyaml fast path: it may only ever return what the pure-Python loader returns ---
+
+from pathlib import Path  # noqa: E402
+import random  # noqa: E402
+
+import yaml  # noqa: E402
+
+from rgbench import parsing  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+YAML_FILES = sorted(p for p in REPO.rglob("*.y*ml") if ".venv" not in p.parts and p.suffix in (".yaml", ".yml"))
+# Texts where the two parsers could differ: escapes, folding, block scalars, anchors, merges, tags, odd spaces.
+YAML_EDGES = [
+    'a: "x\\/y\\u00e9\\x41\\N\\_\\L\\P\\e"\n', "a: 'it''s'\n", 'a: "one\\\n  two"\n', "a: >-\n  one\n\n  two\n",
+    "a: |+\n  keep\n\n", "a: |2-\n   indented\n", "b: &x {c: 1}\nd: *x\n", "base: &b {x: 1}\nm:\n  <<: *b\n  y: 2\n",
+    "a: !!str 1\nb: !!binary aGVsbG8=\nc: !!set {x, y}\nd: !!omap [x: 1]\n", "? [a, b]\n: c\n", "a: 1_000\nb: 0x1F\nc: 1e3\n",
+    "a: .nan\nb: -.inf\nc: ~\nd: 2026-01-01 10:00:00\n", "a:\u00a0b\n", "a: b\u2028c\n", "a: b\x85c\n", "a: \U0001F600\n",
+    "%YAML 1.1\n---\na: 1\n", "--- a\n...\n", "a: [b, {c: d}, [e]]\n", "a: b #c\n#d\n", "a: 1\r\nb: 2\r\n",
+    "- - x\n  - y\n- z\n", "a:\n- 1\n- 2\n", "a: b: c\n", "a: @x\n", "a: `x`\n", "a: 'x\n", "!x a: 1\n", "a: *nope\n",
+    "a: 1\n\tb: 2\n", "a:\tb\n", "{a:\tb}\n", "a: x\ufeffy\n", "a: \x07\n", "a: [1, 2\n", "a: {b: 1, b: 2}\n",
+]
+
+
+def _outcome(loader: type, text: str) -> tuple:
+    try:
+        return ("ok", repr(list(yaml.load_all(text, Loader=loader))))
+    except (yaml.YAMLError, ParseError) as exc:
+        return ("refused", type(exc).__name__)
+
+
+def _mutations(count: int) -> list[str]:
+    rng = random.Random(20260901)
+    pieces = list(" \n:-?,[]{}#&*!|>'\"%@`\\09az.\u00a0\u2028") + ["\n  ", "\n- ", ": ", "---", "<<: *a", "&a ", "!!str ", "~"]
+    seeds = [p.read_text(encoding="utf-8") for p in YAML_FILES] + YAML_EDGES
+    texts = []
+    for _ in range(count):
+        text = rng.choice(seeds)
+        start = rng.randrange(max(1, len(text) - 600))
+        text = text[start:start + 600]
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text) + 1)
+            text = text[:at] + rng.choice(pieces) + text[at + rng.randint(0, 2):]
+        texts.append(text)
+    return texts
+
+
+def test_libyaml_returns_only_what_the_python_loader_returns():
+    texts = [p.read_text(encoding="utf-8") for p in YAML_FILES] + YAML_EDGES + _mutations(4000)
+    fast_used = 0
+    for text in texts:
+        fast = parsing._load_all_with_libyaml(text)
+        if fast is not None:
+            fast_used += 1
+            assert _outcome(parsing._StrictSafeLoader, text) == ("ok", repr(fast)), text
+    assert len(YAML_FILES) >= 10 and fast_used > 500
+
+
+@pytest.mark.parametrize("text", ["a: 1\n\tb: 2\n", "a:\tb\n", "{a:\tb}\n", "a: x\ufeffy\n", "a: !\n", "[!x a]\n",
+                                  "a: {b 1?b: 2}\n", "a: |#c\n", "a: >2#c\n", "%YAML 1.1\n---\na: 1\n"])
+def test_texts_libyaml_reads_differently_take_the_python_loader(text):
+    assert parsing._load_all_with_libyaml(text) is None
+
+
+@pytest.mark.parametrize("rel", ["subjects/registry.yaml", "system/metrics/v1.0/config.yaml",
+                                 "system/rubric/v1.0/automatic_fails.yaml"])
+def test_the_files_read_on_every_run_take_libyaml(rel):
+    """Comments and well-formed block scalars ("description: >-") do not send a file to the slow loader."""
+    assert parsing._load_all_with_libyaml((REPO / rel).read_text(encoding="utf-8")) is not None
+
+
+def test_yaml_outcome_is_the_python_loaders_with_or_without_libyaml(monkeypatch):
+    def outcome(text: str) -> tuple:
+        try:
+            return ("ok", repr(loads_yaml_strict(text)))
+        except ParseError as exc:
+            return ("refused", str(exc))
+
+    texts = [p.read_text(encoding="utf-8") for p in YAML_FILES] + YAML_EDGES
+    with_libyaml = [outcome(text) for text in texts]
+    monkeypatch.setattr(parsing, "_StrictCSafeLoader", None)
+    assert [outcome(text) for text in texts] == with_libyaml

@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
 from .problems import Problem
@@ -34,6 +32,52 @@ def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Probl
     return [Problem(rel, f"$.{key}: unknown key (known: {', '.join(sorted(known))})")
             for key in sorted(map(str, mapping)) if key not in known]
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+class SchemaValidator:
+    """One schema, validated fast by jsonschema-rs and worded by python-jsonschema.
+
+    python-jsonschema (slow to import) is imported and its validator built only
+    when a document fails the fast path: valid inputs never need it.
+    """
+
+    __slots__ = ("schema", "fast", "_reference")
+
+    def __init__(self, schema: dict, fast: Any):
+        self.schema = schema
+        self.fast = fast
+        self._reference: Any = None
+
+    @property
+    def reference(self) -> Any:
+        """The python-jsonschema Draft202012Validator of the schema, built on first use."""
+        if self._reference is None:
+            from jsonschema import Draft202012Validator
+
+            self._reference = Draft202012Validator(self.schema)
+        return self._reference
+
+    def iter_errors(self, document: Any) -> Any:
+        return self.reference.iter_errors(document)
+
+
+def _is_json(value: Any) -> bool:
+    """True when ``value`` holds only JSON types (YAML can also give dates, bytes, sets and tuples)."""
+    if isinstance(value, dict):
+        return all(type(key) is str and _is_json(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_is_json(item) for item in value)
+    return isinstance(value, _JSON_SCALARS)
+
+
+def _fast_accepts(fast: Any, document: Any) -> bool:
+    """True when jsonschema-rs accepts ``document``; False when it rejects it or cannot read it."""
+    try:
+        return bool(fast.is_valid(document))
+    except Exception:  # e.g. NaN or an unsupported type: python-jsonschema decides
+        return False
 
 
 @dataclass(frozen=True)
@@ -51,7 +95,7 @@ class Spec:
     alpha: Fraction
     ece_bins: int
     catalog: dict[str, str]  # fail code -> severity
-    validators: dict[str, Any] = field(repr=False, compare=False)
+    validators: dict[str, SchemaValidator] = field(repr=False, compare=False)
     fast_validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     stats: StatsConfig = field(default_factory=StatsConfig)  # confidence level, resamples, weights (config.yaml)
 
@@ -75,7 +119,15 @@ class Spec:
 
 
 def schema_errors(validator: Any, document: Any) -> list[str]:
-    """Every schema violation as ``$.json.path: message``, sorted, so one run reports them all."""
+    """Every schema violation as ``$.json.path: message``, sorted, so one run reports them all.
+
+    ``validator`` is a :class:`SchemaValidator` (a document of JSON types that
+    jsonschema-rs accepts has none) or a python-jsonschema validator.
+    """
+    if isinstance(validator, SchemaValidator):
+        if _is_json(document) and _fast_accepts(validator.fast, document):
+            return []
+        validator = validator.reference
     found = [f"{error.json_path}: {error.message}" for error in validator.iter_errors(document)]
     return sorted(set(found))
 
@@ -91,7 +143,7 @@ def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
     fast = spec.fast_validators.get(kind)
     if fast is not None and fast.is_valid(document):
         return []
-    return schema_errors(spec.validators[kind], document)
+    return schema_errors(spec.validators[kind].reference, document)
 
 
 def parse_alpha(value: Any) -> Fraction:
@@ -117,22 +169,75 @@ def _load_yaml(root: Path, rel: str, problems: list[Problem]) -> Any:
         return None
 
 
-def _load_validator(root: Path, rel: str, problems: list[Problem]) -> tuple[Any, Any] | None:
-    """(python-jsonschema validator, jsonschema-rs validator) of one schema file, each built once."""
+def _patterns(value: Any) -> Any:
+    """Every ``pattern`` value and ``patternProperties`` key anywhere in a schema (the "regex" formats)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("pattern"), str):
+            yield value["pattern"]
+        if isinstance(value.get("patternProperties"), dict):
+            yield from value["patternProperties"]
+        for item in value.values():
+            yield from _patterns(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _patterns(item)
+
+
+def _compiles(pattern: Any) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def meta_schema_accepts(schema: Any) -> bool:
+    """The fast schema check: True only when python-jsonschema's ``check_schema`` passes too.
+
+    That check is the draft 2020-12 meta-schema plus its "regex" format (Python's
+    ``re``); jsonschema-rs checks the former, ``re.compile`` the latter, for
+    schemas that declare draft 2020-12. False means "not known valid".
+    """
+    if not isinstance(schema, dict) or schema.get("$schema") != DRAFT_2020_12 or not _is_json(schema):
+        return False
+    try:
+        if not jsonschema_rs.meta.is_valid(schema):
+            return False
+    except Exception:  # python-jsonschema decides
+        return False
+    return all(_compiles(pattern) for pattern in _patterns(schema))
+
+
+def schema_problem(schema: Any) -> str | None:
+    """None when ``schema`` is a valid draft 2020-12 schema, else python-jsonschema's message."""
+    if meta_schema_accepts(schema):
+        return None
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return exc.message
+    return None
+
+
+def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaValidator | None:
+    """The validator of one schema file, its jsonschema-rs half compiled once."""
     data, read_problems = read_single_file(root, rel)
     problems.extend(read_problems)
     if data is None:
         return None
     try:
         schema = loads_json_strict(decode_utf8(data))
-        Draft202012Validator.check_schema(schema)
     except ParseError as exc:
         problems.append(Problem(rel, str(exc)))
         return None
-    except SchemaError as exc:
-        problems.append(Problem(rel, f"not a valid draft 2020-12 schema: {exc.message}"))
+    message = schema_problem(schema)
+    if message is not None:
+        problems.append(Problem(rel, f"not a valid draft 2020-12 schema: {message}"))
         return None
-    return Draft202012Validator(schema), jsonschema_rs.validator_for(schema)
+    return SchemaValidator(schema, jsonschema_rs.validator_for(schema))
 
 
 def _require(mapping: dict, key: str, kind: type | tuple, rel: str, problems: list[Problem]) -> Any:
@@ -196,9 +301,9 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
 
     validators, fast_validators = {}, {}
     for kind in SCHEMA_KINDS:
-        pair = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
-        if pair is not None:
-            validators[kind], fast_validators[kind] = pair
+        validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
+        if validator is not None:
+            validators[kind], fast_validators[kind] = validator, validator.fast
 
     catalog_rel = f"system/rubric/{version_dir}/automatic_fails.yaml"
     catalog: dict[str, str] = {}

@@ -1,0 +1,60 @@
+"""Start-up stays light: python-jsonschema and markdown-it-py are imported only when a file needs them.
+
+python-jsonschema words the errors of a document jsonschema-rs rejects; markdown-it-py
+parses a gold that is not in the cache. A warm run on a valid tree needs neither.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import compute_metrics
+from test_cache import age_cache
+from treebuilder import REPO, small_tree
+
+LAZY = ("jsonschema", "markdown_it")
+PROBE = """import sys
+sys.path[:0] = [sys.argv[1]]
+import compute_metrics
+status = compute_metrics.main(sys.argv[2:])
+print(status, *[name for name in {lazy!r} if name in sys.modules])
+"""
+
+
+def run_probe(*args: str) -> tuple[str, subprocess.CompletedProcess]:
+    """(exit status followed by the lazy modules that got imported, the finished process)."""
+    done = subprocess.run([sys.executable, "-c", PROBE.format(lazy=LAZY), str(REPO / "scripts"), *args],
+                          capture_output=True, text=True)
+    lines = done.stdout.splitlines()
+    return (lines[-1] if lines else ""), done
+
+
+def test_importing_compute_metrics_imports_neither():
+    code = "import sys; sys.path[:0] = [sys.argv[1]]; import compute_metrics; print(*[m for m in sys.argv[2:] if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code, str(REPO / "scripts"), *LAZY], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "\n"
+
+
+def test_warm_run_on_a_valid_tree_imports_neither(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0  # cold: fills the cache
+    age_cache(root)
+    line, done = run_probe("--root", str(root))
+    assert line == "0", done.stderr
+
+
+def test_cold_run_imports_markdown_it_only(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    line, done = run_probe("--root", str(root), "--no-cache")
+    assert line == "0 markdown_it", done.stderr
+
+
+def test_a_document_failing_the_schema_imports_jsonschema_to_word_it(tmp_path):
+    tree = small_tree(tmp_path / "tree")
+    path = tree.add_response("beta-model", "RO-MEMB-001", "r1", 50)
+    path.write_text(path.read_text().replace('"confidence": 50', '"confidence": 500'))
+    line, done = run_probe("--root", str(tree.root), "--no-cache")
+    assert line == "1 jsonschema markdown_it"
+    assert "responses/v1.0/beta-model/RO-MEMB-001__r1.json: $.confidence: 500 is greater than the maximum of 100" \
+        in done.stderr

@@ -59,104 +59,128 @@ def load_results(root: Path, spec: Spec, *, scoring_dir: str = "scoring", use_ca
 def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
                  progress: Callable[[int, int], None] | None) -> Results | None:
     """Results by the incremental path, or None when the tree needs the full path (see the module docstring)."""
-    with STAGES.stage("system/, registry"):
-        col = Collector(root)
-        system_digest = read_system(col)
-        subjects = load_registry(col, spec)
-    if subjects is None or col.problems:
+    run = _Run(root, spec, scoring_dir, use_cache)
+    if not run.read_globals():
         return None
-    tops = (f"responses/{spec.version_dir}", f"{scoring_dir}/{spec.version_dir}")
-    present: dict[str, set[str]] = {}
-    for top in tops:
-        names = subject_folders(root, top)
-        if names is None or not set(names) <= subjects.keys():
-            return None
-        present[top] = set(names)
-    gold_jobs = list_golds(col, spec)
-    if col.problems:
-        return None
-    folders = [f"{top}/{sid}" for top in tops for sid in sorted(present[top])]
     # The scan runs in other processes while this one reads the golds and the memo.
-    scan = start_scan(root, folders) if use_cache else None
+    scan = start_scan(root, run.folders) if use_cache else None
     try:
-        return _with_scan(root, spec, scoring_dir, use_cache, progress, col, system_digest, subjects, tops, present,
-                          gold_jobs, folders, scan)
+        if not run.read_golds():
+            return None
+        with STAGES.stage("read the memo"):
+            run.memo.preload(sorted(run.subjects))
+        with STAGES.stage("wait for the scan"):
+            fingerprints = scan.result() if scan is not None else {}
     finally:
         if scan is not None:
             scan.close()
-
-
-def _with_scan(root, spec, scoring_dir, use_cache, progress, col, system_digest, subjects, tops, present, gold_jobs,
-               folders, scan) -> Results | None:
-    with STAGES.stage("golds"):
-        cache = FileCache(root, system_digest, enabled=use_cache, lazy=True)
-        golds_read = extract_files(root, spec, [(entry, kind) for entry, kind, _ in gold_jobs], cache)
-        golds, gold_files = build_golds(col, spec, gold_jobs, golds_read)
-    if col.problems:
-        return None
-    gold_inputs = {entry.rel: golds_read[entry.rel][0] for entry, _, _ in gold_jobs}
-    context = context_digest(system_digest=system_digest, alpha=fmt_fixed(spec.alpha) + f" {spec.alpha}",
-                             version_dir=spec.version_dir, scoring_dir=scoring_dir, golds=gold_inputs.items())
-    memo = SubjectMemo(root, scoring_dir, context, enabled=use_cache)
-    with STAGES.stage("read the memo"):
-        memo.preload(sorted(subjects))
-    with STAGES.stage("wait for the scan"):
-        fingerprints = scan.result() if scan is not None else {}
     if fingerprints is None:
         return None
-
-    slices: dict[str, SubjectSlice] = {}
-    folder_prints: dict[str, tuple] = {}
-    stale: list[str] = []
     with STAGES.stage("unchanged subjects"):
-        for sid, subject in sorted(subjects.items()):
-            prints = tuple(fingerprints.get(f"{top}/{sid}") if sid in present[top] else ABSENT for top in tops)
-            folder_prints[sid] = prints
-            found = memo.by_fingerprints(sid, subject.subject_version, prints)
+        stale = run.take_unchanged(fingerprints)
+    if not run.rebuild(stale, progress):
+        return None
+    return merge_slices(list(run.slices.values()), run.golds, spec, run.loose_inputs())
+
+
+class _Run:
+    """The state of one incremental computation, step by step; every step returns False (or None) when
+    the tree must go to the full path instead."""
+
+    def __init__(self, root: Path, spec: Spec, scoring_dir: str, use_cache: bool):
+        self.root, self.spec, self.scoring_dir, self.use_cache = root, spec, scoring_dir, use_cache
+        self.col = Collector(root)
+        self.tops = (f"responses/{spec.version_dir}", f"{scoring_dir}/{spec.version_dir}")
+        self.present: dict[str, set[str]] = {}  # top -> subject folders in it
+        self.folders: list[str] = []
+        self.slices: dict[str, SubjectSlice] = {}
+        self.prints: dict[str, tuple] = {}  # subject -> fingerprints of its (responses, scorings) folders
+
+    def read_globals(self) -> bool:
+        """``system/``, the registry, the subject folders (all registered) and the list of golds."""
+        with STAGES.stage("system/, registry"):
+            self.system_digest = read_system(self.col)
+            self.subjects = load_registry(self.col, self.spec)
+        if self.subjects is None or self.col.problems:
+            return False
+        for top in self.tops:
+            names = subject_folders(self.root, top)
+            if names is None or not set(names) <= self.subjects.keys():
+                return False
+            self.present[top] = set(names)
+        self.gold_jobs = list_golds(self.col, self.spec)
+        self.folders = [f"{top}/{sid}" for top in self.tops for sid in sorted(self.present[top])]
+        return not self.col.problems
+
+    def read_golds(self) -> bool:
+        """Every gold (through the file cache), the memo's context and the memo."""
+        with STAGES.stage("golds"):
+            self.cache = FileCache(self.root, self.system_digest, enabled=self.use_cache, lazy=True)
+            self.golds_read = extract_files(self.root, self.spec, [(e, kind) for e, kind, _ in self.gold_jobs],
+                                            self.cache)
+            self.golds, self.gold_files = build_golds(self.col, self.spec, self.gold_jobs, self.golds_read)
+        if self.col.problems:
+            return False
+        self.gold_inputs = {entry.rel: self.golds_read[entry.rel][0] for entry, _, _ in self.gold_jobs}
+        alpha = self.spec.alpha
+        self.context = context_digest(system_digest=self.system_digest, alpha=f"{fmt_fixed(alpha)} {alpha}",
+                                      version_dir=self.spec.version_dir, scoring_dir=self.scoring_dir,
+                                      golds=self.gold_inputs.items())
+        self.memo = SubjectMemo(self.root, self.scoring_dir, self.context, enabled=self.use_cache)
+        return True
+
+    def take_unchanged(self, fingerprints: dict[str, bytes | None]) -> list[str]:
+        """Put the memo's slice of every subject whose folders kept their fingerprints in ``slices``;
+        return the other subjects."""
+        stale = []
+        for sid, subject in sorted(self.subjects.items()):
+            prints = tuple(fingerprints.get(f"{top}/{sid}") if sid in self.present[top] else ABSENT
+                           for top in self.tops)
+            self.prints[sid] = prints
+            found = self.memo.by_fingerprints(sid, subject.subject_version, prints)
             if found is None:
                 stale.append(sid)
             else:
-                slices[sid] = found
+                self.slices[sid] = found
+        return stale
 
-    with STAGES.stage("read changed subjects"):
-        jobs = {sid: (list_subject_files(col, spec, "responses", RESPONSE, subjects, sid) if sid in present[tops[0]] else [],
-                      list_subject_files(col, spec, scoring_dir, EVALUATION, subjects, sid) if sid in present[tops[1]] else [])
-                for sid in stale}
-        if col.problems:
-            return None
-        every_job = [(entry, kind) for sid in stale for part in jobs[sid] for entry, kind, _ in part]
-        report = (lambda done: progress(done, len(every_job))) if progress else None
-        extracted = extract_files(root, spec, every_job, cache, report)
-        cache.prune(set(extracted) | set(golds_read))
-        cache.save(live_folders=[f"golds/{spec.version_dir}", *folders])
-    with STAGES.stage("check and slice them"):
-        if not _rebuild(stale, jobs, extracted, col, spec, subjects, golds, gold_files, context, memo,
-                        folder_prints, tops, slices):
-            return None
-        memo.prune(subjects)
-    loose = dict(col.inputs)
-    loose.update(gold_inputs)
-    return merge_slices(list(slices.values()), golds, spec, loose)
+    def rebuild(self, stale: list[str], progress: Callable[[int, int], None] | None) -> bool:
+        """Read, cross-check and slice the ``stale`` subjects (a slice of the same content comes from the memo)."""
+        col, spec, subjects = self.col, self.spec, self.subjects
+        with STAGES.stage("read changed subjects"):
+            jobs = {sid: tuple(list_subject_files(col, spec, top.partition("/")[0], kind, subjects, sid)
+                               if sid in self.present[top] else []
+                               for top, kind in zip(self.tops, (RESPONSE, EVALUATION)))
+                    for sid in stale}
+            if col.problems:
+                return False
+            every_job = [(entry, kind) for sid in stale for part in jobs[sid] for entry, kind, _ in part]
+            report = (lambda done: progress(done, len(every_job))) if progress else None
+            extracted = extract_files(self.root, spec, every_job, self.cache, report)
+            self.cache.prune(set(extracted) | set(self.golds_read))
+            self.cache.save(live_folders=[f"golds/{spec.version_dir}", *self.folders])
+        with STAGES.stage("check and slice them"):
+            for sid in stale:
+                subject = subjects[sid]
+                response_jobs, scoring_jobs = jobs[sid]
+                responses, digests = build_responses(col, spec, response_jobs, extracted, subjects, self.golds,
+                                                     self.gold_files)
+                scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, self.golds, self.gold_files,
+                                          responses, digests)
+                if col.problems:
+                    return False
+                files = [(entry.rel, extracted[entry.rel][0]) for part in jobs[sid] for entry, _, _ in part]
+                content = content_digest(self.context, sid, subject.subject_version, files)
+                found = self.memo.by_content(sid, subject.subject_version, content)
+                if found is None:
+                    blocks = [input_block(f"{top}/{sid}/", [f for f in files if f[0].startswith(f"{top}/{sid}/")])
+                              for top in self.tops]
+                    found = build_slice(subject, responses, scorings, self.golds, spec, blocks)
+                self.memo.put(found, content, self.prints[sid])
+                self.slices[sid] = found
+            self.memo.prune(subjects)
+        return True
 
-
-def _rebuild(stale, jobs, extracted, col, spec, subjects, golds, gold_files, context, memo, folder_prints, tops,
-             slices) -> bool:
-    """Cross-check each stale subject's records and put its slice (rebuilt, or found by content) in
-    ``slices``; False at the first problem."""
-    for sid in stale:
-        subject = subjects[sid]
-        response_jobs, scoring_jobs = jobs[sid]
-        responses, digests = build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
-        scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, digests)
-        if col.problems:
-            return False
-        files = [(entry.rel, extracted[entry.rel][0]) for part in jobs[sid] for entry, _, _ in part]
-        content = content_digest(context, sid, subject.subject_version, files)
-        found = memo.by_content(sid, subject.subject_version, content)
-        if found is None:
-            blocks = [input_block(f"{top}/{sid}/", [f for f in files if f[0].startswith(f"{top}/{sid}/")])
-                      for top in tops]
-            found = build_slice(subject, responses, scorings, golds, spec, blocks)
-        memo.put(found, content, folder_prints[sid])
-        slices[sid] = found
-    return True
+    def loose_inputs(self) -> dict[str, str]:
+        """Digests of the inputs outside subject folders: ``system/``, the registry, the golds."""
+        return {**self.col.inputs, **self.gold_inputs}

@@ -311,3 +311,17 @@ def test_memo_entries_of_unregistered_subjects_are_deleted(tmp_path, capsys, tru
     assert compute_metrics.main(["--root", str(root)]) == 0
     assert not stray.exists() and memo_file(root, "alpha-model").exists()
     assert compute_metrics.main(["--root", str(root), "--no-cache", "--results-dir", "cold"]) == 0
+
+
+def test_no_cache_neither_reads_nor_writes_the_memo(tmp_path, capsys, trusting):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
+    assert not (root / ".cache").exists()
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    reference = results_of(root)
+    for path in (root / MEMO_DIR / "scoring").iterdir():
+        path.write_bytes(b"garbage that would fail any read")
+    trusting.clear()
+    assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
+    assert trusting == [] and results_of(root) == reference

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from .difficulty import DifficultyRow, difficulty_from_columns, monotonicity_war
 from .exact_products import exact_bincount
 from .intervals import SubjectIntervals
 from .intervals_table import subject_intervals_table
-from .pairwise import PairwiseRow, pairwise_table, significantly_better
+from .pairwise import PairwiseRow, pairwise_from_columns, significantly_better
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .run_columns import RunColumns
 from .wilson import wilson_interval
@@ -95,15 +95,30 @@ class Statistics:
 
 def compute_statistics(tree: Tree, spec: Spec, runs: Sequence[RunRow], subjects: Sequence[SubjectMetrics],
                        families: Sequence[FamilyMetrics], digest: str) -> Statistics:
-    """All statistics of issue 5 from the derived runs and core metrics; ``digest`` is the manifest's input_digest."""
-    config: StatsConfig = spec.stats
-    seed = bootstrap_seed(digest)
+    """All statistics of issue 5 from the derived runs and core metrics; ``digest`` is the manifest's input_digest.
+
+    Reads the runs into columns (:class:`.run_columns.RunColumns`, every registered subject) and calls
+    :func:`compute_statistics_from_columns`.
+    """
     by_subject: dict[str, list[RunRow]] = defaultdict(list)
     for row in runs:
         by_subject[row.subject_id].append(row)
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
-    columns = RunColumns.of(scored)
+    return compute_statistics_from_columns(RunColumns.of(scored), difficulty_of, spec, subjects, families, digest)
+
+
+def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], spec: Spec,
+                                    subjects: Sequence[SubjectMetrics], families: Sequence[FamilyMetrics],
+                                    digest: str) -> Statistics:
+    """All statistics of issue 5 from the scored runs as columns and the core metrics.
+
+    ``columns`` holds the runs of every subject of ``subjects`` (subjects sorted, including those without
+    runs); ``difficulty_of`` maps each case id to its gold difficulty; ``digest`` is the manifest's
+    input_digest (it seeds the bootstrap).
+    """
+    config: StatsConfig = spec.stats
+    seed = bootstrap_seed(digest)
     draws = CaseDraws(seed, columns.cases, config.bootstrap_resamples) if columns.cases else None
     intervals = subject_intervals_table(
         columns, bins=spec.ece_bins, alpha=spec.alpha, max_score=spec.max_score, draws=draws,
@@ -138,9 +153,8 @@ def compute_statistics(tree: Tree, spec: Spec, runs: Sequence[RunRow], subjects:
         subjects=per_subject,
         families=family_wilson,
         calibration=[(m, calibration[m.subject_id]) for m in subjects],
-        pairwise=pairwise_table(scored, alpha=spec.alpha, max_score=spec.max_score, seed=seed,
-                                resamples=config.bootstrap_resamples, confidence=config.confidence_level,
-                                draws=draws, columns=columns) if draws is not None else [],
+        pairwise=pairwise_from_columns(columns, alpha=spec.alpha, max_score=spec.max_score,
+                                       confidence=config.confidence_level, draws=draws) if draws is not None else [],
         pass_at_k=pass_at_k_from_columns(columns),
         difficulty=difficulty,
         alpha=alpha_sensitivity(subjects, spec.max_score),

@@ -211,14 +211,23 @@ def pairwise_table(runs_by_subject: Mapping[str, Sequence[RunRow]], *, alpha: Fr
 
     The rows equal ``compare_pair`` on each pair with the same ``draws`` (by
     default the draws of ``seed`` over every case of the runs), computed for all
-    pairs at once (:mod:`.pairwise_batch`): O(pairs) work with small constants
-    besides the matrix products. ``columns`` may pass the runs already read
-    (``RunColumns.of(runs_by_subject)``).
+    pairs at once by :func:`pairwise_from_columns`. ``columns`` may pass the runs
+    already read (``RunColumns.of(runs_by_subject)``).
     """
     columns = columns if columns is not None else RunColumns.of(runs_by_subject)
     if not columns.cases:
         return []
     draws = draws if draws is not None else CaseDraws(seed, columns.cases, resamples)
+    return pairwise_from_columns(columns, alpha=alpha, max_score=max_score, confidence=confidence, draws=draws)
+
+
+def pairwise_from_columns(columns: RunColumns, *, alpha: Fraction, max_score: int, confidence: Fraction,
+                          draws: CaseDraws) -> list[PairwiseRow]:
+    """``pairwise_table`` of the subjects of ``columns`` with the given ``draws`` (every case of ``columns`` in
+    ``draws.universe``): all pairs at once (:mod:`.pairwise_batch`), O(pairs) work with small constants besides
+    the matrix products."""
+    if not columns.cases:
+        return []
     scale = alpha.denominator * max_score
     stats = pair_statistics(columns, alpha=alpha, max_score=max_score, draws=draws, confidence=confidence)
     p_values = [mcnemar_exact_p(s.a_pass_b_not, s.b_pass_a_not) for s in stats]

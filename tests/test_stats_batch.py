@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rgbench.derive import CONDITIONAL, FAIL, PASS
-from rgbench.stats.batch_percentiles import percentile_intervals
+from rgbench.stats.batch_percentiles import order_statistic_indices, percentile_intervals
 from rgbench.stats.bootstrap import Replicates, percentile_interval
 from rgbench.metrics import calibration_bins
 from rgbench.stats.brier_decomposition import brier_decomposition, brier_decompositions
@@ -184,6 +184,63 @@ def test_batch_percentiles_fall_back_to_exact_order_where_floats_could_tie():
     den = np.array([[big, big + 2, 1, 1, big - 2]], dtype=np.float64)
     assert percentile_intervals(num, den, [F(1)], F(1, 2)) == [
         percentile_interval(Replicates(num[0].astype(np.int64), den[0].astype(np.int64), F(1)), F(1, 2))]
+
+
+def exact_ranked(num_row, den_row) -> list[F]:
+    return sorted(F(int(n), int(d)) for n, d in zip(num_row, den_row))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_order_statistic_picks_hold_the_exact_order_statistics(seed):
+    # rows built to defeat the float shortcuts: exact ties, distinct values equal in float32 (and in float64),
+    # planted at and around the wanted ranks, with float32 and float64 inputs, small and large magnitudes
+    rng = np.random.default_rng(seed)
+    b = int(rng.choice([1, 2, 3, 7, 50, 400]))
+    rows = 24
+    den = rng.integers(1, 900, size=(rows, b))
+    num = rng.integers(-3000, 3000, size=(rows, b))
+    num[0], den[0] = 5, 3                                             # one value in every replicate
+    num[1] = rng.integers(0, 3, size=b)                               # few distinct values: ties everywhere
+    num[2], den[2] = rng.integers(0, 40, size=b), 1                   # small range: float32 order is exact
+    if b >= 2:
+        near32 = [(1000001, 1000000), (1000002, 1000001), (3000004, 3000001)]   # one float32, three values
+        near64 = [(2**30 - 1, 2**30), (2**30, 2**30 + 1), (2**31 - 1, 2**31 + 1)]   # one float64 too
+        for row, planted in ((3, near32), (4, near32), (5, near64), (6, near64)):
+            for i in range(b):
+                num[row, i], den[row, i] = planted[int(rng.integers(len(planted)))]
+            num[row, : b // 3] = 0                                    # and some clearly smaller ones
+    ranks = sorted({int(r) for r in rng.integers(0, b, size=3)} | {0, b - 1})
+    for dtype in (np.float32, np.float64):
+        if dtype is np.float32 and ((np.abs(num) >= 2**24).any() or (den >= 2**24).any()):
+            continue
+        picks, settled = order_statistic_indices(num.astype(dtype), den.astype(dtype), ranks)
+        assert settled[:3].all()                                      # the easy rows take the float path
+        for row in np.flatnonzero(settled):
+            expected = exact_ranked(num[row], den[row])
+            for j, r in enumerate(ranks):
+                i = picks[row, j]
+                assert F(int(num[row, i]), int(den[row, i])) == expected[r]
+        for confidence in (CONFIDENCE, F(1, 2), F(1, 3)):
+            fast = percentile_intervals(num.astype(dtype), den.astype(dtype), [F(1, 7)] * rows, confidence)
+            assert fast == [percentile_interval(Replicates(num[i], den[i], F(1, 7)), confidence) for i in range(rows)]
+
+
+def test_order_statistics_of_values_closer_than_float_precision_are_exact():
+    # 1000001/1000000 > 3000004/3000001 > 1000002/1000001 share one float32, not one float64: told apart in float64
+    num = np.array([[1000002, 3000004, 1000001, 1]], dtype=np.float32)
+    den = np.array([[1000001, 3000001, 1000000, 1]], dtype=np.float32)
+    assert np.unique(num[:, :3] / den[:, :3]).size == 1 < np.unique(num[:, :3].astype(float) / den[:, :3]).size
+    picks, settled = order_statistic_indices(num, den, [0, 1, 2, 3])
+    assert settled.all() and picks.tolist() == [[3, 0, 1, 2]]
+    # (2**30 - 1)/2**30 < (2**31 - 1)/(2**31 + 1) < 2**30/(2**30 + 1) share one float64: the exact path decides
+    num = np.array([[2**30, 2**31 - 1, 2**30 - 1, 1]], dtype=np.float64)
+    den = np.array([[2**30 + 1, 2**31 + 1, 2**30, 1]], dtype=np.float64)
+    assert np.unique(num[:, :3] / den[:, :3]).size == 1
+    picks, settled = order_statistic_indices(num, den, [1])
+    assert not settled.any()
+    exact = Replicates(num[0].astype(np.int64), den[0].astype(np.int64), F(1))
+    for confidence in (F(1, 2), F(1, 3)):
+        assert percentile_intervals(num, den, [F(1)], confidence) == [percentile_interval(exact, confidence)]
 
 
 # --- McNemar and Holm ----------------------------------------------------------------------------

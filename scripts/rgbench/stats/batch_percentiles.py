@@ -2,18 +2,26 @@
 
 Each quantity p has B replicates scale_p · num[p, i] / den[p, i] (integers, every
 den > 0). :func:`percentile_intervals` gives the same exact (low, high) as
-:func:`.bootstrap.percentile_interval` on each row (tests prove it), but orders
-all rows with one vectorised float sort instead of one exact sort per quantity.
+:func:`.bootstrap.percentile_interval` on each row (tests prove it), but finds
+the order statistics of all rows with one vectorised float sort instead of one
+exact sort per quantity.
 
-Why the float order is the exact order. Let D be the largest denominator of a row
-and M the largest |value| (before the scale). Two different replicate values
-x = n/d and y = n'/d' differ by at least 1/(d·d') >= 1/D². Division of exact
-integers is correctly rounded, so fl(x) is within M·2**-53 of x. When
-M·D² < 2**51, the rounding errors of x and y together (at most M·2**-52) are
-less than half the smallest gap, so x < y implies fl(x) < fl(y), and x = y gives
-fl(x) = fl(y): the float order is the exact order, ties included. A row failing
-the check (far beyond any benchmark's size) falls back to the exact
-per-quantity path, so the result is exact either way.
+Why a float sort gives the exact order statistics. The quotient f(x) of two
+exact integers, correctly rounded to a float format (then possibly rounded again
+to a narrower one), is a non-decreasing function of the exact value x = num/den
+alone. So in a row sorted by f, a value v = f(x) at rank r that is *isolated*
+(its neighbours at ranks r − 1 and r + 1 are different floats) belongs to
+exactly one replicate, and that replicate's exact value has rank r: every
+replicate with a smaller (larger) float has a smaller (larger) exact value.
+Moreover, with a p-bit significand, when M·D² < 2**(p−2) (M the largest |f|
+of the row, D its largest denominator) distinct exact values, at least 1/D²
+apart, always round to distinct floats, so equal floats mean equal exact values
+and *any* replicate holding the float at rank r has the exact value of rank r.
+
+Rows are tried in float32 (half the memory traffic of float64) with either
+argument; the rows neither argument settles are retried in float64; the few
+rows left (far beyond any benchmark's size, or near-ties at a wanted rank)
+take the exact per-quantity path. The result is exact either way.
 """
 
 from __future__ import annotations
@@ -25,18 +33,58 @@ import numpy as np
 
 from .bootstrap import Replicates, percentile_interval, quantile_positions
 
-_EXACT_ORDER_LIMIT = float(1 << 51)
+# M·D² below 2**(p-2) for a p-bit significand: float32 (p = 24; one more rounding from float64 at most)
+# and float64 (p = 53)
+_EXACT_ORDER_LIMIT = {np.float32: float(1 << 22), np.float64: float(1 << 51)}
 
 
-def exact_float_order(ordered: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """Per row, whether the float order of the quotients is their exact order (the check above).
+def order_statistic_indices(num: np.ndarray, den: np.ndarray, ranks: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(picks, settled): per row, the index of a replicate holding the exact value of each 0-based rank.
 
-    ``ordered`` holds each row's float quotients sorted (so M is the larger of
-    |first| and |last|), ``den`` the denominators.
+    ``num`` and ``den`` are (P x B) float arrays of exact integers (every den > 0);
+    ``ranks`` are distinct ranks in 0..B-1. ``picks`` is (P x len(ranks)) int64;
+    rows with ``settled`` False have no pick (the float orders could not prove
+    which replicate it is: see the module docstring) and must take the exact path.
     """
-    largest = np.maximum(np.abs(ordered[:, 0]), np.abs(ordered[:, -1]))
+    rows, b = num.shape
+    picks = np.zeros((rows, len(ranks)), dtype=np.int64)
+    settled = np.zeros(rows, dtype=bool)
+    if rows == 0 or not ranks:
+        settled[:] = True
+        return picks, settled
+    if num.dtype == np.float32 and den.dtype == np.float32:
+        quotient32 = num / den                                             # one correctly rounded division
+    else:
+        quotient32 = (num.astype(np.float64) / den.astype(np.float64)).astype(np.float32)
+    todo = _settle(quotient32, den, ranks, np.float32, picks, np.arange(rows), settled)
+    if todo.size:
+        quotient64 = num[todo].astype(np.float64) / den[todo].astype(np.float64)
+        _settle(quotient64, den[todo], ranks, np.float64, picks, todo, settled)
+    return picks, settled
+
+
+def _settle(quotient: np.ndarray, den: np.ndarray, ranks: Sequence[int], dtype, picks: np.ndarray,
+            rows: np.ndarray, settled: np.ndarray) -> np.ndarray:
+    """Settle the rows whose ``quotient`` floats prove their order statistics; return the rows left."""
+    ordered = np.sort(quotient, axis=1)
+    b = ordered.shape[1]
+    largest = np.maximum(np.abs(ordered[:, 0]), np.abs(ordered[:, -1])).astype(np.float64)
     d = den.max(axis=1).astype(np.float64)
-    return largest * d * d < _EXACT_ORDER_LIMIT
+    ok = largest * d * d < _EXACT_ORDER_LIMIT[dtype]                     # float ties are exact ties
+    isolated = np.ones(len(ordered), dtype=bool)
+    for r in ranks:
+        if r > 0:
+            isolated &= ordered[:, r - 1] < ordered[:, r]
+        if r < b - 1:
+            isolated &= ordered[:, r] < ordered[:, r + 1]
+    ok |= isolated
+    chosen = np.flatnonzero(ok)
+    if chosen.size:
+        values, sorted_values = (quotient, ordered) if chosen.size == len(ok) else (quotient[chosen], ordered[chosen])
+        for j, r in enumerate(ranks):
+            picks[rows[chosen], j] = np.argmax(values == sorted_values[:, r:r + 1], axis=1)
+        settled[rows[chosen]] = True
+    return rows[~ok]
 
 
 def percentile_intervals(num: np.ndarray, den: np.ndarray, scales: Sequence[Fraction],
@@ -54,22 +102,19 @@ def percentile_intervals(num: np.ndarray, den: np.ndarray, scales: Sequence[Frac
         raise ValueError("every replicate needs a positive denominator")
     positions = quantile_positions(b, confidence)
     ranks = sorted({r for lo, frac in positions for r in ((lo, lo + 1) if frac else (lo,))})
-    approx = num.astype(np.float64) / den.astype(np.float64)     # exact integers, one correctly rounded division
-    ordered = np.sort(approx, axis=1)
-    fast = exact_float_order(ordered, den)
+    picks, settled = order_statistic_indices(num, den, ranks)
     out: list[tuple[Fraction, Fraction] | None] = [None] * rows
-    chosen = np.flatnonzero(fast)
+    chosen = np.flatnonzero(settled)
     if chosen.size:
-        values, ordered = (approx, ordered) if chosen.size == rows else (approx[chosen], ordered[chosen])
+        at = picks[chosen]
         picked = {}
-        for r in ranks:
-            at = np.argmax(values == ordered[:, r:r + 1], axis=1)   # a replicate holding the r-th smallest value
-            picked[r] = (list(map(int, num[chosen, at].tolist())), list(map(int, den[chosen, at].tolist())))
+        for j, r in enumerate(ranks):
+            picked[r] = (list(map(int, num[chosen, at[:, j]].tolist())), list(map(int, den[chosen, at[:, j]].tolist())))
         rows_scales = [Fraction(scales[row]) for row in chosen.tolist()]
         low, high = (_quantiles(picked, lo, frac, rows_scales) for lo, frac in positions)
         for row, bounds in zip(chosen.tolist(), zip(low, high)):
             out[row] = bounds
-    for row in np.flatnonzero(~fast).tolist():
+    for row in np.flatnonzero(~settled).tolist():
         replicates = Replicates(num[row].astype(np.int64), den[row].astype(np.int64), Fraction(scales[row]))
         out[row] = percentile_interval(replicates, confidence)
     return out  # type: ignore[return-value]

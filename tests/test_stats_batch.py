@@ -14,7 +14,7 @@ import pytest
 from rgbench.derive import CONDITIONAL, FAIL, PASS
 from rgbench.stats.batch_percentiles import order_statistic_indices, percentile_intervals
 from rgbench.stats.bootstrap import Replicates, percentile_interval
-from rgbench.metrics import calibration_bins
+from rgbench.metrics import calibration_bins, confidence_bin
 from rgbench.stats.brier_decomposition import brier_decomposition, brier_decompositions
 from rgbench.stats.calibration import calibration_tables
 from rgbench.stats.case_draws import CaseDraws, case_set_label
@@ -241,6 +241,39 @@ def test_order_statistics_of_values_closer_than_float_precision_are_exact():
     exact = Replicates(num[0].astype(np.int64), den[0].astype(np.int64), F(1))
     for confidence in (F(1, 2), F(1, 3)):
         assert percentile_intervals(num, den, [F(1)], confidence) == [percentile_interval(exact, confidence)]
+
+
+
+def reference_decomposition(rows, bins):
+    """Murphy's terms by their definition, per run, in Fractions (brier_decomposition's docstring)."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(confidence_bin(r.reported_confidence, bins), []).append(r)
+    n = len(rows)
+    o = sum(r.correctness for r in rows) / n
+    reliability = resolution = within = F(0)
+    for group in groups.values():
+        f_k = sum(r.confidence_unit for r in group) / len(group)
+        o_k = sum(r.correctness for r in group) / len(group)
+        reliability += len(group) * (f_k - o_k) ** 2
+        resolution += len(group) * (o_k - o) ** 2
+        within += sum((r.confidence_unit - f_k) ** 2 - 2 * (r.confidence_unit - f_k) * (r.correctness - o_k)
+                      for r in group)
+    uncertainty = sum((r.correctness - o) ** 2 for r in rows)
+    return reliability / n, resolution / n, uncertainty / n, within / n
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_brier_decomposition_equals_its_definition(seed):
+    rng = random.Random(seed)
+    for size in (1, 2, 7, 60):
+        rows = [row(confidence=rng.choice([0, 5, 50, 95, 100, rng.randint(0, 100)]),
+                    correctness=F(rng.randint(0, 6), rng.choice([1, 2, 3, 6]))) for _ in range(size)]
+        if rng.random() < 0.3:
+            rows = [row(confidence=rows[0].reported_confidence, correctness=rows[0].correctness)] * size
+        for bins in (1, 3, 10):
+            d = brier_decomposition(rows, bins)
+            assert (d.reliability, d.resolution, d.uncertainty, d.within_bin) == reference_decomposition(rows, bins)
 
 
 # --- McNemar and Holm ----------------------------------------------------------------------------

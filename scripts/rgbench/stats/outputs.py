@@ -144,8 +144,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         )
     family_wilson = {}
     for f in families:
-        passes = f.p_family * f.n_family
-        family_wilson[(f.subject_id, f.family)] = wilson_interval(int(passes), f.n_family, config.confidence_level)
+        passes = f.p_family.numerator * f.n_family // f.p_family.denominator     # P_family = passes / n_family
+        family_wilson[(f.subject_id, f.family)] = wilson_interval(passes, f.n_family, config.confidence_level)
     return Statistics(
         seed=seed,
         config=config,

@@ -230,10 +230,12 @@ def pairwise_from_columns(columns: RunColumns, *, alpha: Fraction, max_score: in
         return []
     scale = alpha.denominator * max_score
     stats = pair_statistics(columns, alpha=alpha, max_score=max_score, draws=draws, confidence=confidence)
-    p_values = [mcnemar_exact_p(s.a_pass_b_not, s.b_pass_a_not) for s in stats]
-    return [PairwiseRow(s.subject_a, s.subject_b, s.n_pairs, s.a_pass_b_not, s.b_pass_a_not, p,
-                        Fraction(s.q_diff_num, scale * s.n_pairs), s.low, s.high, adjusted, s.n_cases)
-            for s, p, adjusted in zip(stats, p_values, holm(p_values))]
+    ids = columns.subjects
+    p_values = [mcnemar_exact_p(a_only, b_only) for a_only, b_only in zip(stats.a_pass_b_not, stats.b_pass_a_not)]
+    return [PairwiseRow(ids[a], ids[b], n, a_only, b_only, p, Fraction(q, scale * n), low, high, adjusted, n_cases)
+            for a, b, n, a_only, b_only, q, n_cases, low, high, p, adjusted in zip(
+                stats.first, stats.second, stats.n_pairs, stats.a_pass_b_not, stats.b_pass_a_not, stats.q_diff_num,
+                stats.n_cases, stats.low, stats.high, p_values, holm(p_values))]
 
 
 def significantly_better(row: PairwiseRow, level: Fraction = Fraction(5, 100)) -> str | None:

@@ -52,20 +52,28 @@ def order_statistic_indices(num: np.ndarray, den: np.ndarray, ranks: Sequence[in
     if rows == 0 or not ranks:
         settled[:] = True
         return picks, settled
-    if num.dtype == np.float32 and den.dtype == np.float32:
-        quotient32 = num / den                                             # one correctly rounded division
-    else:
-        quotient32 = (num.astype(np.float64) / den.astype(np.float64)).astype(np.float32)
-    todo = _settle(quotient32, den, ranks, np.float32, picks, np.arange(rows), settled)
+    single = num.dtype == np.float32 and den.dtype == np.float32
+    chunk = max(1, _CHUNK_VALUES // b)
+    for start in range(0, rows, chunk):         # a few rows at a time: the temporaries stay in cache
+        part = slice(start, min(start + chunk, rows))
+        if single:
+            quotient32 = num[part] / den[part]                               # one correctly rounded division
+        else:
+            quotient32 = (num[part].astype(np.float64) / den[part].astype(np.float64)).astype(np.float32)
+        _settle(quotient32, den[part], ranks, np.float32, picks, np.arange(part.start, part.stop), settled)
+    todo = np.flatnonzero(~settled)
     if todo.size:
         quotient64 = num[todo].astype(np.float64) / den[todo].astype(np.float64)
         _settle(quotient64, den[todo], ranks, np.float64, picks, todo, settled)
     return picks, settled
 
 
+_CHUNK_VALUES = 1 << 17    # replicates per chunk of rows (512 KB of float32)
+
+
 def _settle(quotient: np.ndarray, den: np.ndarray, ranks: Sequence[int], dtype, picks: np.ndarray,
-            rows: np.ndarray, settled: np.ndarray) -> np.ndarray:
-    """Settle the rows whose ``quotient`` floats prove their order statistics; return the rows left."""
+            rows: np.ndarray, settled: np.ndarray) -> None:
+    """Settle the ``rows`` whose ``quotient`` floats prove their order statistics (picks and settled)."""
     ordered = np.sort(quotient, axis=1)
     b = ordered.shape[1]
     largest = np.maximum(np.abs(ordered[:, 0]), np.abs(ordered[:, -1])).astype(np.float64)
@@ -78,13 +86,11 @@ def _settle(quotient: np.ndarray, den: np.ndarray, ranks: Sequence[int], dtype, 
         if r < b - 1:
             isolated &= ordered[:, r] < ordered[:, r + 1]
     ok |= isolated
-    chosen = np.flatnonzero(ok)
-    if chosen.size:
-        values, sorted_values = (quotient, ordered) if chosen.size == len(ok) else (quotient[chosen], ordered[chosen])
-        for j, r in enumerate(ranks):
-            picks[rows[chosen], j] = np.argmax(values == sorted_values[:, r:r + 1], axis=1)
-        settled[rows[chosen]] = True
-    return rows[~ok]
+    if ok.any():
+        chosen = rows[ok]
+        for j, r in enumerate(ranks):             # (all rows: cheaper than copying out the chosen ones)
+            picks[chosen, j] = np.argmax(quotient == ordered[:, r:r + 1], axis=1)[ok]
+        settled[chosen] = True
 
 
 def percentile_intervals(num: np.ndarray, den: np.ndarray, scales: Sequence[Fraction],
@@ -106,12 +112,16 @@ def percentile_intervals(num: np.ndarray, den: np.ndarray, scales: Sequence[Frac
     out: list[tuple[Fraction, Fraction] | None] = [None] * rows
     chosen = np.flatnonzero(settled)
     if chosen.size:
-        at = picks[chosen]
-        picked = {}
-        for j, r in enumerate(ranks):
-            picked[r] = (list(map(int, num[chosen, at[:, j]].tolist())), list(map(int, den[chosen, at[:, j]].tolist())))
-        rows_scales = [Fraction(scales[row]) for row in chosen.tolist()]
-        low, high = (_quantiles(picked, lo, frac, rows_scales) for lo, frac in positions)
+        nums = num[chosen[:, None], picks[chosen]].astype(np.int64)      # exact integers (below 2**53)
+        dens = den[chosen[:, None], picks[chosen]].astype(np.int64)
+        exact: dict[int, tuple[int, int]] = {}                            # id -> (numerator, denominator)
+        for scale in scales:
+            if id(scale) not in exact:
+                value = Fraction(scale)
+                exact[id(scale)] = (value.numerator, value.denominator)
+        row_scales = [exact[id(scales[row])] for row in chosen.tolist()]
+        column = {r: j for j, r in enumerate(ranks)}
+        low, high = (_quantiles(nums, dens, column, lo, frac, row_scales) for lo, frac in positions)
         for row, bounds in zip(chosen.tolist(), zip(low, high)):
             out[row] = bounds
     for row in np.flatnonzero(~settled).tolist():
@@ -120,13 +130,31 @@ def percentile_intervals(num: np.ndarray, den: np.ndarray, scales: Sequence[Frac
     return out  # type: ignore[return-value]
 
 
-def _quantiles(picked: dict, lo: int, frac: Fraction, scales: list[Fraction]) -> list[Fraction]:
-    """Per row, scale · (x0 + frac · (x1 − x0)) with x = n/d at the order statistics lo and lo + 1, as one
-    exact fraction each."""
-    n0s, d0s = picked[lo]
-    if frac == 0:
-        return [Fraction(s.numerator * n0, s.denominator * d0) for s, n0, d0 in zip(scales, n0s, d0s)]
-    n1s, d1s = picked[lo + 1]
+_INT64_SAFE = 1 << 62
+
+
+def _quantiles(nums: np.ndarray, dens: np.ndarray, column: dict[int, int], lo: int, frac: Fraction,
+               scales: list[tuple[int, int]]) -> list[Fraction]:
+    """Per row, scale · (x0 + frac · (x1 − x0)) with x = n/d at the order statistics lo and lo + 1 (the
+    columns of ``nums``/``dens`` given by ``column``), as one exact fraction each; ``scales`` are
+    (numerator, denominator) pairs. Numerators and denominators in int64 when they fit, else Python ints."""
     fn, fd = frac.numerator, frac.denominator
-    return [Fraction(s.numerator * (n0 * d1 * fd + fn * (n1 * d0 - n0 * d1)), s.denominator * d0 * d1 * fd)
-            for s, n0, d0, n1, d1 in zip(scales, n0s, d0s, n1s, d1s)]
+    columns = [column[lo]] if frac == 0 else [column[lo], column[lo + 1]]
+    largest = max(int(np.abs(nums[:, columns]).max()), int(dens[:, columns].max()), 1)
+    largest_scale = max(max(abs(sn), sd) for sn, sd in scales)
+    if 3 * largest ** len(columns) * fd * largest_scale < _INT64_SAFE:
+        n0, d0 = nums[:, columns[0]], dens[:, columns[0]]
+        s_num = np.array([sn for sn, _ in scales], dtype=np.int64)
+        s_den = np.array([sd for _, sd in scales], dtype=np.int64)
+        if frac == 0:
+            numerators, denominators = s_num * n0, s_den * d0
+        else:
+            n1, d1 = nums[:, columns[1]], dens[:, columns[1]]
+            numerators, denominators = s_num * (n0 * d1 * fd + fn * (n1 * d0 - n0 * d1)), s_den * (d0 * d1 * fd)
+        return [Fraction(n, d) for n, d in zip(numerators.tolist(), denominators.tolist())]
+    n0s, d0s = nums[:, columns[0]].tolist(), dens[:, columns[0]].tolist()
+    if frac == 0:
+        return [Fraction(sn * n0, sd * d0) for (sn, sd), n0, d0 in zip(scales, n0s, d0s)]
+    n1s, d1s = nums[:, columns[1]].tolist(), dens[:, columns[1]].tolist()
+    return [Fraction(sn * (n0 * d1 * fd + fn * (n1 * d0 - n0 * d1)), sd * d0 * d1 * fd)
+            for (sn, sd), n0, d0, n1, d1 in zip(scales, n0s, d0s, n1s, d1s)]

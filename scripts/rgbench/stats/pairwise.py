@@ -90,7 +90,7 @@ def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
     adjusted value whatever their order; an empty list gives [].
     """
     m = len(p_values)
-    values = [Fraction(p) for p in p_values]
+    values = [p if isinstance(p, Fraction) else Fraction(p) for p in p_values]
     order = _exact_order(values)
     adjusted: list[Fraction] = [_ONE] * m
     running, running_num, running_den = Fraction(0), 0, 1      # running max, also as integers
@@ -111,7 +111,7 @@ def _exact_order(values: Sequence[Fraction]) -> list[int]:
     Sorted by float first (float() is monotone, so this is the exact order
     except inside runs of equal floats), then each such run is re-sorted exactly.
     """
-    floats = [float(v) for v in values]
+    floats = [v.numerator / v.denominator for v in values]               # float(v), correctly rounded
     order = sorted(range(len(values)), key=floats.__getitem__)
     start = 0
     while start < len(order):
@@ -119,7 +119,10 @@ def _exact_order(values: Sequence[Fraction]) -> list[int]:
         while end < len(order) and floats[order[end]] == floats[order[start]]:
             end += 1
         if end - start > 1:
-            order[start:end] = sorted(order[start:end], key=values.__getitem__)
+            run = order[start:end]
+            first = values[run[0]]
+            if any(values[i] is not first and values[i] != first for i in run):      # not all equal
+                order[start:end] = sorted(run, key=values.__getitem__)
         start = end
     return order
 
@@ -231,7 +234,14 @@ def pairwise_from_columns(columns: RunColumns, *, alpha: Fraction, max_score: in
     scale = alpha.denominator * max_score
     stats = pair_statistics(columns, alpha=alpha, max_score=max_score, draws=draws, confidence=confidence)
     ids = columns.subjects
-    p_values = [mcnemar_exact_p(a_only, b_only) for a_only, b_only in zip(stats.a_pass_b_not, stats.b_pass_a_not)]
+    p_of: dict[tuple[int, int], Fraction] = {}                # pairs with the same discordant counts share it
+    p_values = []
+    for a_only, b_only in zip(stats.a_pass_b_not, stats.b_pass_a_not):
+        key = (a_only, b_only) if a_only <= b_only else (b_only, a_only)
+        p = p_of.get(key)
+        if p is None:
+            p = p_of[key] = mcnemar_exact_p(*key)
+        p_values.append(p)
     return [PairwiseRow(ids[a], ids[b], n, a_only, b_only, p, Fraction(q, scale * n), low, high, adjusted, n_cases)
             for a, b, n, a_only, b_only, q, n_cases, low, high, p, adjusted in zip(
                 stats.first, stats.second, stats.n_pairs, stats.a_pass_b_not, stats.b_pass_a_not, stats.q_diff_num,

@@ -140,8 +140,9 @@ def percentile_intervals(num: np.ndarray, den: np.ndarray, scales: Sequence[Frac
                 value = Fraction(scale)
                 exact[id(scale)] = (value.numerator, value.denominator)
         row_scales = [exact[id(scales[row])] for row in chosen.tolist()]
+        largest_scale = max(max(abs(sn), sd) for sn, sd in exact.values())
         column = {r: j for j, r in enumerate(ranks)}
-        low, high = (_quantiles(nums, dens, column, lo, frac, row_scales) for lo, frac in positions)
+        low, high = (_quantiles(nums, dens, column, lo, frac, row_scales, largest_scale) for lo, frac in positions)
         for row, bounds in zip(chosen.tolist(), zip(low, high)):
             out[row] = bounds
     for row in np.flatnonzero(~settled).tolist():
@@ -154,14 +155,14 @@ _INT64_SAFE = 1 << 62
 
 
 def _quantiles(nums: np.ndarray, dens: np.ndarray, column: dict[int, int], lo: int, frac: Fraction,
-               scales: list[tuple[int, int]]) -> list[Fraction]:
+               scales: list[tuple[int, int]], largest_scale: int) -> list[Fraction]:
     """Per row, scale · (x0 + frac · (x1 − x0)) with x = n/d at the order statistics lo and lo + 1 (the
     columns of ``nums``/``dens`` given by ``column``), as one exact fraction each; ``scales`` are
-    (numerator, denominator) pairs. Numerators and denominators in int64 when they fit, else Python ints."""
+    (numerator, denominator) pairs, none above ``largest_scale``. Numerators and denominators in int64
+    when they fit, else Python ints."""
     fn, fd = frac.numerator, frac.denominator
     columns = [column[lo]] if frac == 0 else [column[lo], column[lo + 1]]
     largest = max(int(np.abs(nums[:, columns]).max()), int(dens[:, columns].max()), 1)
-    largest_scale = max(max(abs(sn), sd) for sn, sd in scales)
     if 3 * largest ** len(columns) * fd * largest_scale < _INT64_SAFE:
         n0, d0 = nums[:, columns[0]], dens[:, columns[0]]
         s_num = np.array([sn for sn, _ in scales], dtype=np.int64)

@@ -26,10 +26,8 @@ take the exact per-quantity path. The result is exact either way.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -55,18 +53,14 @@ def order_statistic_indices(num: np.ndarray, den: np.ndarray, ranks: Sequence[in
         settled[:] = True
         return picks, settled
     single = num.dtype == np.float32 and den.dtype == np.float32
-
-    def settle_rows(part: slice) -> None:
+    chunk = max(1, _CHUNK_VALUES // b)          # a few rows at a time: the temporaries stay in cache
+    for start in range(0, rows, chunk):
+        part = slice(start, min(start + chunk, rows))
         if single:
             quotient32 = num[part] / den[part]                               # one correctly rounded division
         else:
             quotient32 = (num[part].astype(np.float64) / den[part].astype(np.float64)).astype(np.float32)
         _settle(quotient32, den[part], ranks, np.float32, picks, np.arange(part.start, part.stop), settled)
-
-    chunk = max(1, _CHUNK_VALUES // b)          # a few rows at a time: the temporaries stay in cache
-    parts = [slice(start, min(start + chunk, rows)) for start in range(0, rows, chunk)]
-    for _ in _map(settle_rows, parts):          # each part writes its own rows of picks and settled
-        pass
     todo = np.flatnonzero(~settled)
     if todo.size:
         quotient64 = num[todo].astype(np.float64) / den[todo].astype(np.float64)
@@ -75,20 +69,6 @@ def order_statistic_indices(num: np.ndarray, den: np.ndarray, ranks: Sequence[in
 
 
 _CHUNK_VALUES = 1 << 17    # replicates per chunk of rows (512 KB of float32)
-_POOL: list[ThreadPoolExecutor] = []
-
-
-def _map(function, items: list) -> Iterable:
-    """``map`` over ``items``, on the available cores when there are several (numpy's sorts and array
-    operations release the GIL); the results and their order are those of plain ``map``."""
-    if len(items) < 2:
-        return map(function, items)
-    if not _POOL:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        if cores < 2:
-            return map(function, items)
-        _POOL.append(ThreadPoolExecutor(max_workers=min(cores, 4), thread_name_prefix="rgbench-percentiles"))
-    return _POOL[0].map(function, items)
 
 
 def _settle(quotient: np.ndarray, den: np.ndarray, ranks: Sequence[int], dtype, picks: np.ndarray,

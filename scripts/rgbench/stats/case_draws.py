@@ -72,6 +72,7 @@ class CaseDraws:
                                 minlength=resamples * self.k).reshape(resamples, self.k)
         self._base_t = {np.float32: np.ascontiguousarray(self.base.T, dtype=np.float32)}
         self._recent: dict[int, np.ndarray] = {}   # the last blocks past 0 regenerated (a few, bounded)
+        self._recent_t: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # their transposes, by block
         self._block0_t: np.ndarray | None = None
 
     def member(self, case_ids: Iterable[str]) -> np.ndarray:
@@ -178,7 +179,13 @@ class CaseDraws:
             if self._block0_t is None:
                 self._block0_t = np.ascontiguousarray(self.block0.T)
             return self._block0_t
-        return np.ascontiguousarray(self.block(t).T)
+        block = self.block(t)
+        cached = self._recent_t.get(t)
+        if cached is None or cached[0] is not block:            # transposed once per regenerated block
+            cached = self._recent_t[t] = (block, np.ascontiguousarray(block.T))
+            for old in [u for u in self._recent_t if u not in self._recent]:
+                del self._recent_t[old]
+        return cached[1]
 
     def _next_block(self) -> np.ndarray:
         block = self._rng.integers(0, self.k, size=(self.resamples, self.k), dtype=np.int32)

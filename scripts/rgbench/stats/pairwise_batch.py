@@ -159,23 +159,42 @@ def pair_statistics(columns: RunColumns, *, alpha: Fraction, max_score: int, dra
     scale = Fraction(1, alpha.denominator * max_score)
     cases, slots = table.slot_present.shape[0], table.slot_present.shape[2]
     per_block = max(1, _CELLS // max(1, cases * len(ids) * max(slots, 1)))   # first subjects per per-case product
-    low: list[Fraction] = []
-    high: list[Fraction] = []
-    n_cases: list[int] = []
+    low: list[Fraction | None] = [None] * len(first)
+    high: list[Fraction | None] = [None] * len(first)
+    n_cases = [0] * len(first)
+    scales = [scale] * _BLOCK
+
+    def intervals(positions: list[int], values: list[np.ndarray], members: np.ndarray | None) -> None:
+        num, den = draws.replicate_sums(values, members)
+        for i, (lo, hi) in zip(positions, percentile_intervals(num, den, scales[:len(positions)], confidence)):
+            low[i], high[i] = lo, hi
+
+    waiting: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []   # pairs not sharing every case
     block_of = first // per_block
     bounds_at = np.flatnonzero(np.r_[True, block_of[1:] != block_of[:-1], True]) if len(first) else np.zeros(1, int)
     for group_start, group_end in zip(bounds_at[:-1].tolist(), bounds_at[1:].tolist()):
         low_subject = int(first[group_start])
         products = table.case_products(low_subject, int(first[group_end - 1]) + 1)
         for start in range(group_start, group_end, _BLOCK):
-            a, b = first[start:min(start + _BLOCK, group_end)], second[start:min(start + _BLOCK, group_end)]
-            diff, runs = table.per_case_pairs(products, low_subject, a, b)
+            stop = min(start + _BLOCK, group_end)
+            diff, runs = table.per_case_pairs(products, low_subject, first[start:stop], second[start:stop])
             member = runs > 0                                     # each pair's shared case set
-            num, den = draws.replicate_sums([diff, runs], member)
-            for lo, hi in percentile_intervals(num, den, [scale] * len(a), confidence):
-                low.append(lo)
-                high.append(hi)
-            n_cases += member.sum(axis=1).tolist()
+            counts = member.sum(axis=1)
+            n_cases[start:stop] = counts.tolist()
+            full = counts == draws.k                              # the draw of U: block 0 itself
+            positions = np.arange(start, stop)
+            if full.all():
+                intervals(positions.tolist(), [diff, runs], None)
+                continue
+            if full.any():
+                intervals(positions[full].tolist(), [diff[full], runs[full]], None)
+            waiting.append((positions[~full], diff[~full], runs[~full], member[~full]))
+    # the other pairs together: their draws differ from block 0 in a few picks, corrected in one walk
+    if waiting:
+        positions, diff, runs, member = (np.concatenate(parts) for parts in zip(*waiting))
+        for start in range(0, len(positions), _BLOCK):
+            part = slice(start, start + _BLOCK)
+            intervals(positions[part].tolist(), [diff[part], runs[part]], member[part])
     return PairStatistics(
         first=first.tolist(), second=second.tolist(), n_pairs=shared[first, second].tolist(),
         a_pass_b_not=discordant[first, second].tolist(), b_pass_a_not=discordant[second, first].tolist(),

@@ -255,7 +255,12 @@ def significantly_better(row: PairwiseRow, level: Fraction = Fraction(5, 100)) -
     discordant passes, and only when q_diff points the same way (a conflict
     between the pass counts and Q_final counts as no difference: conservative).
     """
-    if not row.p_holm < level:
+    return better_of(row, row.p_holm < level)
+
+
+def better_of(row: PairwiseRow, significant: bool) -> str | None:
+    """``significantly_better`` given whether the pair is significant (p_holm < level)."""
+    if not significant:
         return None
     if row.a_pass_b_not > row.b_pass_a_not and row.q_diff > 0:
         return row.subject_a

@@ -339,6 +339,28 @@ def test_pairwise_table_equals_compare_pair_on_each_pair_then_holm(seed):
     assert pairwise_table(runs, **kwargs) == table         # the default draws are the same ones
 
 
+
+def test_pairwise_table_in_small_blocks_and_chunks_is_the_same(monkeypatch):
+    # tiny blocks: several groups of first subjects, blocks mixing pairs that share every case with pairs that
+    # do not (those wait and are corrected together, in several walks), order statistics in many row chunks
+    from rgbench.stats import batch_percentiles, pairwise_batch
+    rng = random.Random(11)
+    runs = random_runs(rng, subjects=9, cases=6, runs=2, missing=0.25)
+    kwargs = dict(alpha=F(1, 2), max_score=12, seed=5, resamples=120, confidence=CONFIDENCE)
+    draws = CaseDraws(5, RunColumns.of(runs).cases, 120)
+    whole = pairwise_table(runs, draws=draws, **kwargs)
+    monkeypatch.setattr(pairwise_batch, "_BLOCK", 3)
+    monkeypatch.setattr(pairwise_batch, "_CELLS", 1)
+    monkeypatch.setattr(batch_percentiles, "_CHUNK_VALUES", 250)
+    assert pairwise_table(runs, draws=draws, **kwargs) == whole
+    assert {r.n_cases for r in whole} != {len(draws.universe)}     # some pairs lack a case, some do not
+    assert any(r.n_cases == len(draws.universe) for r in whole)
+    for got in whole:
+        a, b = got.subject_a, got.subject_b
+        want = compare_pair(a, runs[a], b, runs[b], draws=draws, **kwargs)
+        assert (got.q_diff, got.q_diff_low, got.q_diff_high) == (want.q_diff, want.q_diff_low, want.q_diff_high)
+
+
 def test_pairwise_and_intervals_do_not_depend_on_subject_or_run_order():
     rng = random.Random(8)
     runs = random_runs(rng, subjects=5, cases=6, runs=2, missing=0.3)

@@ -12,14 +12,16 @@ items) integer matrices: present, Pass, Q. Then, exactly, in integers:
   Q_c·present_cᵀ holds Σ Q_a · [b has the item] for every (a, b) at once (the
   subjects are taken in blocks, so memory stays bounded);
 - its bootstrap replicates are ``counts @ sums`` for the draw of its shared case
-  set (:mod:`.case_draws`): one matrix product for a block of pairs, plus the
-  few picks in which each set's draw differs from the common block 0;
+  set (:mod:`.case_draws`): for pairs sharing every case that is block 0 itself,
+  one matrix product for a block of pairs; the other pairs are gathered and get,
+  in one walk per block, the few picks in which their set's draw differs from it;
 - one vectorised percentile step orders the replicates (:mod:`.batch_percentiles`).
 
 Cost: O(pairs · (cases + resamples)) array work, one product of (pairs x
 cases) by (cases x resamples), and, for a pair whose shared cases miss d cases
 of the universe, about d picks per replicate to correct: no per-pair Python
-loop beyond building the rows. Memory is bounded by blocks of 512 pairs.
+loop beyond building the rows. Memory is bounded by blocks of 512 pairs and by
+``_CELLS`` cells of per-case products.
 """
 
 from __future__ import annotations

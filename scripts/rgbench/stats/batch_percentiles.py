@@ -76,16 +76,17 @@ def _settle(quotient: np.ndarray, den: np.ndarray, ranks: Sequence[int], dtype, 
     """Settle the ``rows`` whose ``quotient`` floats prove their order statistics (picks and settled)."""
     ordered = np.sort(quotient, axis=1)
     b = ordered.shape[1]
-    largest = np.maximum(np.abs(ordered[:, 0]), np.abs(ordered[:, -1])).astype(np.float64)
-    d = den.max(axis=1).astype(np.float64)
-    ok = largest * d * d < _EXACT_ORDER_LIMIT[dtype]                     # float ties are exact ties
-    isolated = np.ones(len(ordered), dtype=bool)
+    ok = np.ones(len(ordered), dtype=bool)                                # isolated at every rank
     for r in ranks:
         if r > 0:
-            isolated &= ordered[:, r - 1] < ordered[:, r]
+            ok &= ordered[:, r - 1] < ordered[:, r]
         if r < b - 1:
-            isolated &= ordered[:, r] < ordered[:, r + 1]
-    ok |= isolated
+            ok &= ordered[:, r] < ordered[:, r + 1]
+    tied = np.flatnonzero(~ok)
+    if tied.size:                                                         # or float ties are exact ties
+        largest = np.maximum(np.abs(ordered[tied, 0]), np.abs(ordered[tied, -1])).astype(np.float64)
+        d = den[tied].max(axis=1).astype(np.float64)
+        ok[tied] = largest * d * d < _EXACT_ORDER_LIMIT[dtype]
     if ok.any():
         chosen = rows[ok]
         for j, r in enumerate(ranks):             # (all rows: cheaper than copying out the chosen ones)

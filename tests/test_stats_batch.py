@@ -296,6 +296,9 @@ def test_holm_equals_the_straightforward_one_with_ties_and_near_ties():
         assert holm(values) == reference_holm(values)
     near = [F(1, 3), F(3333333333333333, 10**16), F(1, 3), F(1, 10**9)]    # a float tie of distinct values
     assert holm(near) == reference_holm(near)
+    pool = [F(1, 2**30), F(3, 1000), F(3, 1000), F(1, 40), F(1)]          # one object shared by many pairs
+    shared = [pool[rng.randrange(len(pool))] for _ in range(60)]
+    assert holm(shared) == reference_holm(shared)
 
 
 # --- the tables compute_metrics builds at once ---------------------------------------------------

@@ -94,8 +94,13 @@ def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
     order = _exact_order(values)
     adjusted: list[Fraction] = [_ONE] * m
     running, running_num, running_den = Fraction(0), 0, 1      # running max, also as integers
+    previous = None
     for position, index in enumerate(order):
         value = values[index]
+        if value is previous:             # a tie next to its first: a smaller multiple, the max stays
+            adjusted[index] = running
+            continue
+        previous = value
         num, den = (m - position) * value.numerator, value.denominator
         if num >= den:                                        # capped at 1
             num, den = 1, 1

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from rgbench.derive import CONDITIONAL, FAIL, PASS
-from rgbench.stats.batch_percentiles import percentile_intervals
+from rgbench.stats.batch_percentiles import order_statistic_indices, percentile_intervals
 from rgbench.stats.bootstrap import Replicates, percentile_interval
-from rgbench.metrics import calibration_bins
+from rgbench.metrics import calibration_bins, confidence_bin
 from rgbench.stats.brier_decomposition import brier_decomposition, brier_decompositions
 from rgbench.stats.calibration import calibration_tables
 from rgbench.stats.case_draws import CaseDraws, case_set_label
@@ -186,6 +186,96 @@ def test_batch_percentiles_fall_back_to_exact_order_where_floats_could_tie():
         percentile_interval(Replicates(num[0].astype(np.int64), den[0].astype(np.int64), F(1)), F(1, 2))]
 
 
+def exact_ranked(num_row, den_row) -> list[F]:
+    return sorted(F(int(n), int(d)) for n, d in zip(num_row, den_row))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_order_statistic_picks_hold_the_exact_order_statistics(seed):
+    # rows built to defeat the float shortcuts: exact ties, distinct values equal in float32 (and in float64),
+    # planted at and around the wanted ranks, with float32 and float64 inputs, small and large magnitudes
+    rng = np.random.default_rng(seed)
+    b = int(rng.choice([1, 2, 3, 7, 50, 400]))
+    rows = 24
+    den = rng.integers(1, 900, size=(rows, b))
+    num = rng.integers(-3000, 3000, size=(rows, b))
+    num[0], den[0] = 5, 3                                             # one value in every replicate
+    num[1] = rng.integers(0, 3, size=b)                               # few distinct values: ties everywhere
+    num[2], den[2] = rng.integers(0, 40, size=b), 1                   # small range: float32 order is exact
+    if b >= 2:
+        near32 = [(1000001, 1000000), (1000002, 1000001), (3000004, 3000001)]   # one float32, three values
+        near64 = [(2**30 - 1, 2**30), (2**30, 2**30 + 1), (2**31 - 1, 2**31 + 1)]   # one float64 too
+        for row, planted in ((3, near32), (4, near32), (5, near64), (6, near64)):
+            for i in range(b):
+                num[row, i], den[row, i] = planted[int(rng.integers(len(planted)))]
+            num[row, : b // 3] = 0                                    # and some clearly smaller ones
+    ranks = sorted({int(r) for r in rng.integers(0, b, size=3)} | {0, b - 1})
+    for dtype in (np.float32, np.float64):
+        if dtype is np.float32 and ((np.abs(num) >= 2**24).any() or (den >= 2**24).any()):
+            continue
+        picks, settled = order_statistic_indices(num.astype(dtype), den.astype(dtype), ranks)
+        assert settled[:3].all()                                      # the easy rows take the float path
+        for row in np.flatnonzero(settled):
+            expected = exact_ranked(num[row], den[row])
+            for j, r in enumerate(ranks):
+                i = picks[row, j]
+                assert F(int(num[row, i]), int(den[row, i])) == expected[r]
+        for confidence in (CONFIDENCE, F(1, 2), F(1, 3)):
+            fast = percentile_intervals(num.astype(dtype), den.astype(dtype), [F(1, 7)] * rows, confidence)
+            assert fast == [percentile_interval(Replicates(num[i], den[i], F(1, 7)), confidence) for i in range(rows)]
+
+
+def test_order_statistics_of_values_closer_than_float_precision_are_exact():
+    # 1000001/1000000 > 3000004/3000001 > 1000002/1000001 share one float32, not one float64: told apart in float64
+    num = np.array([[1000002, 3000004, 1000001, 1]], dtype=np.float32)
+    den = np.array([[1000001, 3000001, 1000000, 1]], dtype=np.float32)
+    assert np.unique(num[:, :3] / den[:, :3]).size == 1 < np.unique(num[:, :3].astype(float) / den[:, :3]).size
+    picks, settled = order_statistic_indices(num, den, [0, 1, 2, 3])
+    assert settled.all() and picks.tolist() == [[3, 0, 1, 2]]
+    # (2**30 - 1)/2**30 < (2**31 - 1)/(2**31 + 1) < 2**30/(2**30 + 1) share one float64: the exact path decides
+    num = np.array([[2**30, 2**31 - 1, 2**30 - 1, 1]], dtype=np.float64)
+    den = np.array([[2**30 + 1, 2**31 + 1, 2**30, 1]], dtype=np.float64)
+    assert np.unique(num[:, :3] / den[:, :3]).size == 1
+    picks, settled = order_statistic_indices(num, den, [1])
+    assert not settled.any()
+    exact = Replicates(num[0].astype(np.int64), den[0].astype(np.int64), F(1))
+    for confidence in (F(1, 2), F(1, 3)):
+        assert percentile_intervals(num, den, [F(1)], confidence) == [percentile_interval(exact, confidence)]
+
+
+
+def reference_decomposition(rows, bins):
+    """Murphy's terms by their definition, per run, in Fractions (brier_decomposition's docstring)."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(confidence_bin(r.reported_confidence, bins), []).append(r)
+    n = len(rows)
+    o = sum(r.correctness for r in rows) / n
+    reliability = resolution = within = F(0)
+    for group in groups.values():
+        f_k = sum(r.confidence_unit for r in group) / len(group)
+        o_k = sum(r.correctness for r in group) / len(group)
+        reliability += len(group) * (f_k - o_k) ** 2
+        resolution += len(group) * (o_k - o) ** 2
+        within += sum((r.confidence_unit - f_k) ** 2 - 2 * (r.confidence_unit - f_k) * (r.correctness - o_k)
+                      for r in group)
+    uncertainty = sum((r.correctness - o) ** 2 for r in rows)
+    return reliability / n, resolution / n, uncertainty / n, within / n
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_brier_decomposition_equals_its_definition(seed):
+    rng = random.Random(seed)
+    for size in (1, 2, 7, 60):
+        rows = [row(confidence=rng.choice([0, 5, 50, 95, 100, rng.randint(0, 100)]),
+                    correctness=F(rng.randint(0, 6), rng.choice([1, 2, 3, 6]))) for _ in range(size)]
+        if rng.random() < 0.3:
+            rows = [row(confidence=rows[0].reported_confidence, correctness=rows[0].correctness)] * size
+        for bins in (1, 3, 10):
+            d = brier_decomposition(rows, bins)
+            assert (d.reliability, d.resolution, d.uncertainty, d.within_bin) == reference_decomposition(rows, bins)
+
+
 # --- McNemar and Holm ----------------------------------------------------------------------------
 
 def test_mcnemar_with_memoised_tails_equals_the_direct_sum():
@@ -206,6 +296,9 @@ def test_holm_equals_the_straightforward_one_with_ties_and_near_ties():
         assert holm(values) == reference_holm(values)
     near = [F(1, 3), F(3333333333333333, 10**16), F(1, 3), F(1, 10**9)]    # a float tie of distinct values
     assert holm(near) == reference_holm(near)
+    pool = [F(1, 2**30), F(3, 1000), F(3, 1000), F(1, 40), F(1)]          # one object shared by many pairs
+    shared = [pool[rng.randrange(len(pool))] for _ in range(60)]
+    assert holm(shared) == reference_holm(shared)
 
 
 # --- the tables compute_metrics builds at once ---------------------------------------------------
@@ -247,6 +340,28 @@ def test_pairwise_table_equals_compare_pair_on_each_pair_then_holm(seed):
     for got, want, p in zip(table, expected, adjusted):
         assert got == want.__class__(**{**want.__dict__, "p_holm": p})
     assert pairwise_table(runs, **kwargs) == table         # the default draws are the same ones
+
+
+
+def test_pairwise_table_in_small_blocks_and_chunks_is_the_same(monkeypatch):
+    # tiny blocks: several groups of first subjects, blocks mixing pairs that share every case with pairs that
+    # do not (those wait and are corrected together, in several walks), order statistics in many row chunks
+    from rgbench.stats import batch_percentiles, pairwise_batch
+    rng = random.Random(11)
+    runs = random_runs(rng, subjects=9, cases=6, runs=2, missing=0.25)
+    kwargs = dict(alpha=F(1, 2), max_score=12, seed=5, resamples=120, confidence=CONFIDENCE)
+    draws = CaseDraws(5, RunColumns.of(runs).cases, 120)
+    whole = pairwise_table(runs, draws=draws, **kwargs)
+    monkeypatch.setattr(pairwise_batch, "_BLOCK", 3)
+    monkeypatch.setattr(pairwise_batch, "_CELLS", 1)
+    monkeypatch.setattr(batch_percentiles, "_CHUNK_VALUES", 250)
+    assert pairwise_table(runs, draws=draws, **kwargs) == whole
+    assert {r.n_cases for r in whole} != {len(draws.universe)}     # some pairs lack a case, some do not
+    assert any(r.n_cases == len(draws.universe) for r in whole)
+    for got in whole:
+        a, b = got.subject_a, got.subject_b
+        want = compare_pair(a, runs[a], b, runs[b], draws=draws, **kwargs)
+        assert (got.q_diff, got.q_diff_low, got.q_diff_high) == (want.q_diff, want.q_diff_low, want.q_diff_high)
 
 
 def test_pairwise_and_intervals_do_not_depend_on_subject_or_run_order():

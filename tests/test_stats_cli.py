@@ -194,3 +194,46 @@ def test_scoring_and_results_dir_options_are_checked(tmp_path, capsys):
     assert compute_metrics.main(["--root", str(root), "--results-dir", "/tmp/x"]) == 1
     assert re.search(r"--results-dir: '/tmp/x' is not a folder name", capsys.readouterr().err)
     assert not (root / "results").exists()
+
+
+def test_statistics_from_columns_equal_compute_statistics(tmp_path):
+    # the interface without RunRow objects: the columns of every registered subject and each case's difficulty
+    from collections import defaultdict
+
+    from rgbench.stats.outputs import compute_statistics, compute_statistics_from_columns
+    from rgbench.stats.run_columns import RunColumns
+    from rgbench.tables import input_digest
+    root = small_tree(tmp_path / "tree").root
+    spec, _ = load_spec(root)
+    tree, _ = load_tree(root, spec, use_cache=False)
+    results = compute_results(tree, spec)
+    by_subject = defaultdict(list)
+    for row in results.runs:
+        by_subject[row.subject_id].append(row)
+    columns = RunColumns.of({m.subject_id: by_subject[m.subject_id] for m in results.subjects})
+    difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
+    digest = input_digest(tree.inputs)
+    expected = compute_statistics(tree, spec, results.runs, results.subjects, results.families, digest)
+    assert expected == results.statistics
+    assert compute_statistics_from_columns(columns, difficulty_of, spec, results.subjects, results.families,
+                                           digest) == expected
+
+
+def test_fast_cell_formatting_equals_fmt_fixed():
+    import random
+
+    from rgbench.stats.outputs import _memo_fixed, _ratio, fmt_float
+    rng = random.Random(9)
+    for _ in range(3000):
+        d = rng.choice([1, 2, 3, 7, 8, 10**6, 2 * 10**6, 3 * 2**40, rng.randint(1, 10**9)])
+        n = rng.randint(-3 * d, 3 * d)
+        if rng.random() < 0.2:                                   # exactly half a unit of the last decimal
+            n = (2 * rng.randint(-10**7, 10**7) + 1) * d // (2 * 10**6) if d % (2 * 10**6) == 0 else n
+        factor = rng.choice([1, 1, 3, 10])                       # unreduced pairs give the same digits
+        assert _ratio(n * factor, d * factor) == fmt_fixed(F(n, d)), (n, d)
+        x = rng.choice([rng.random(), -rng.random(), 0.0, 1.0, 1e-7, 5e-7, 2.5e-6, rng.random() * 1e-6])
+        assert fmt_float(x) == fmt_fixed(F(x)), x
+    assert fmt_float(None) == ""
+    fixed = _memo_fixed()
+    values = [F(1, 3), F(1, 3), None, 5, F(-1, 2_000_000)]
+    assert [fixed(v) for v in values + values] == [fmt_fixed(v) for v in values + values]

@@ -4,6 +4,7 @@ comments), its degenerate cases by name, and cross-checks against statsmodels an
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction as F
 
 import numpy as np
@@ -394,6 +395,29 @@ def test_pass_at_k_table_hand_computed():
         [(1, None, 0), (2, None, 0), (3, None, 0)]
 
 
+
+def test_pass_at_k_table_is_the_mean_over_eligible_cases():
+    rng = random.Random(6)
+    for _ in range(20):
+        runs = {}
+        for s in range(rng.randint(1, 4)):
+            runs[f"s{s}"] = [row(rng.choice([PASS, FAIL]), subject=f"s{s}", case=f"RO-FOUL-{c:03d}", run=f"r{r}")
+                             for c in range(1, rng.randint(1, 8)) for r in range(rng.randint(1, 7))]
+        table = pass_at_k_table(runs)
+        for r in table:
+            cases = {}
+            for x in runs[r.subject_id]:
+                n, c = cases.get(x.case_id, (0, 0))
+                cases[x.case_id] = (n + 1, c + (x.classification == PASS))
+            eligible = [(n, c) for n, c in cases.values() if n >= r.k]
+            assert r.n_cases == len(eligible)
+            if eligible:
+                assert r.pass_at_k == sum(pass_at_k(n, c, r.k) for n, c in eligible) / len(eligible)
+                assert r.pass_hat_k == sum(pass_hat_k(n, c, r.k) for n, c in eligible) / len(eligible)
+            else:
+                assert r.pass_at_k is r.pass_hat_k is None
+
+
 # --- difficulty (§23) ----------------------------------------------------------------------
 
 DIFFICULTY = {"RO-FOUL-001": 1, "RO-FOUL-002": 1, "RO-SCAL-001": 2, "RO-SCAL-002": 2, "RO-MEMB-001": 3}
@@ -473,6 +497,37 @@ def test_alpha_sensitivity_stable_top_and_shared_ranks():
     rows = alpha_sensitivity([a, b, b2], 12)
     assert not top_ranks_depend_on_alpha(rows, top=3)
     assert ranked_order([a, b, b2], F(1, 2), 12) == [(1, "a"), (2, "b"), (2, "b2")]
+
+
+
+def test_alpha_sensitivity_equals_the_fraction_definition_with_ties():
+    # the leaderboard rule with Fraction keys and metrics.q_final, as first written
+    def reference(subjects, alpha):
+        keyed = sorted(((-q_final(m.p, m.s_bar, alpha, 12), -m.p, -m.s_bar, m.bs), m.subject_id)
+                       for m in subjects if m.n and not m.disqualified)
+        out = []
+        for position, (key, sid) in enumerate(keyed, start=1):
+            out.append((out[-1][0] if out and key == keyed[position - 2][0] else position, sid))
+        return out
+
+    rng = random.Random(4)
+    for _ in range(30):
+        subjects = [metrics_of(f"s{i:02d}", F(rng.randint(0, 6), 6), F(rng.randint(0, 24), rng.choice([2, 3, 4])),
+                               bs=F(rng.randint(0, 3), rng.choice([10, 20])), n=rng.choice([0, 5, 6]),
+                               disqualified=rng.random() < 0.2) for i in range(rng.randint(0, 12))]
+        subjects = [m if m.n else metrics_of(m.subject_id, None, None, bs=None, n=0) for m in subjects]
+        subjects += [metrics_of("twin", *(subjects[0].p, subjects[0].s_bar), bs=subjects[0].bs)] if subjects and \
+            subjects[0].n else []
+        grid = [F(i, 10) for i in range(11)] + [F(1, 3)]
+        rows = alpha_sensitivity(subjects, 12, grid)
+        by = {(r.subject_id, r.alpha): r for r in rows}
+        for alpha in grid:
+            order = reference(subjects, alpha)
+            assert ranked_order(subjects, alpha, 12) == order
+            ranks = dict((sid, rank) for rank, sid in order)
+            for m in subjects:
+                assert by[m.subject_id, alpha].q_final == q_final(m.p, m.s_bar, alpha, 12)
+                assert by[m.subject_id, alpha].rank == ranks.get(m.subject_id)
 
 
 # --- configuration -------------------------------------------------------------------------

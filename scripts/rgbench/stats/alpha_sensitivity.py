@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Sequence
 
-from ..metrics import SubjectMetrics, q_final
+from ..metrics import SubjectMetrics
 
 ALPHA_GRID = tuple(Fraction(i, 10) for i in range(11))  # 0, 0.1, ..., 1
 
@@ -29,17 +30,35 @@ def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score:
     descending, BS ascending; subjects equal on all four share a competition
     rank ("1, 2, 2, 4"); subject_id only orders tied rows.
     """
-    keyed = []
-    for m in subjects:
-        if m.n and not m.disqualified:
-            q = q_final(m.p, m.s_bar, alpha, max_score)
-            keyed.append(((-q, -m.p, -m.s_bar, m.bs), m.subject_id))
-    keyed.sort()
-    out: list[tuple[int, str]] = []
-    for position, (key, sid) in enumerate(keyed, start=1):
-        rank = out[-1][0] if out and key == keyed[position - 2][0] else position
-        out.append((rank, sid))
+    return _ranked_orders(list(subjects), [alpha], max_score)[0]
+
+
+def _ranked_orders(subjects: Sequence[SubjectMetrics], grid: Sequence[Fraction],
+                   max_score: int) -> list[list[tuple[int, str]]]:
+    """``ranked_order`` at each alpha of ``grid``, sorting exact integer keys: P, s_bar and BS over their
+    common denominators, and Q_final = (a · max_score · P + (d − a) · s_bar) / (d · max_score) (alpha = a/d)
+    over theirs."""
+    ranked = [m for m in subjects if m.n and not m.disqualified]
+    (p, lp), (s, ls), (bs, _) = (_over_common([getattr(m, name) for m in ranked]) for name in ("p", "s_bar", "bs"))
+    ids = [m.subject_id for m in ranked]
+    out = []
+    for alpha in grid:
+        a, d = alpha.numerator, alpha.denominator
+        weight_p, weight_s = a * max_score * ls, (d - a) * lp             # Q_final · d · max_score · lp · ls
+        keyed = sorted(((-(weight_p * p_i + weight_s * s_i), -p_i, -s_i, bs_i), sid)
+                       for p_i, s_i, bs_i, sid in zip(p, s, bs, ids))
+        order: list[tuple[int, str]] = []
+        for position, (key, sid) in enumerate(keyed, start=1):
+            rank = order[-1][0] if order and key == keyed[position - 2][0] else position
+            order.append((rank, sid))
+        out.append(order)
     return out
+
+
+def _over_common(values: Sequence[Fraction]) -> tuple[list[int], int]:
+    """(integers, L): the exact ``values`` as numerators over their least common denominator L."""
+    common = math.lcm(1, *(v.denominator for v in values))
+    return [v.numerator * (common // v.denominator) for v in values], common
 
 
 def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
@@ -50,13 +69,23 @@ def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
     alpha: at 0 it is s_bar / max_score, at 1 it is P. Disqualified subjects
     keep their Q_final but get no rank; subjects with N = 0 have neither.
     """
-    ranks = {alpha: dict((sid, rank) for rank, sid in ranked_order(subjects, alpha, max_score)) for alpha in grid}
-    return [
-        AlphaRow(m.subject_id, m.subject_version, alpha, q_final(m.p, m.s_bar, alpha, max_score),
-                 ranks[alpha].get(m.subject_id))
-        for m in sorted(subjects, key=lambda m: m.subject_id)
-        for alpha in grid
-    ]
+    grid = [Fraction(alpha) for alpha in grid]
+    ranks = [dict((sid, rank) for rank, sid in order) for order in _ranked_orders(subjects, grid, max_score)]
+    rows = []
+    for m in sorted(subjects, key=lambda m: m.subject_id):
+        for alpha, rank_of in zip(grid, ranks):
+            rows.append(AlphaRow(m.subject_id, m.subject_version, alpha, _q_final(m.p, m.s_bar, alpha, max_score),
+                                 rank_of.get(m.subject_id)))
+    return rows
+
+
+def _q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, max_score: int) -> Fraction | None:
+    """``metrics.q_final`` as one exact fraction: (a·max_score·P + (d − a)·s_bar) / (d·max_score), alpha = a/d."""
+    if p is None or s_bar is None:
+        return None
+    a, d = alpha.numerator, alpha.denominator
+    return Fraction(a * max_score * p.numerator * s_bar.denominator + (d - a) * s_bar.numerator * p.denominator,
+                    d * max_score * p.denominator * s_bar.denominator)
 
 
 def top_ranks_by_alpha(rows: Iterable[AlphaRow], top: int = 3) -> dict[Fraction, tuple[tuple[int, str], ...]]:

@@ -68,24 +68,32 @@ def brier_decomposition(rows: Sequence[RunRow], bins: int) -> BrierDecomposition
 
 def decompose(bin_sums: Iterable[Sequence[int]], scale: int) -> BrierDecomposition | None:
     """The decomposition from integer sums per non-empty bin: (n, Σc, Σk, Σc², Σk², Σck) with c the
-    confidence in percent and k = correctness · ``scale``; None when there is no run. Any order of bins."""
+    confidence in percent and k = correctness · ``scale``; None when there is no run. Any order of bins.
+
+    Integer arithmetic: with G = 100 · L (L = ``scale``), f = c/100 = c·L/G and o = k/L = 100·k/G, each
+    term times N · G² is an integer sum over the bins of terms over n_k, brought to the common
+    denominator lcm(n_k, N); one exact fraction is made per term.
+    """
     L = scale
     sums = [acc for acc in bin_sums if acc[0]]
     if not sums:
         return None
     n = sum(acc[0] for acc in sums)
-    o_total = Fraction(sum(acc[2] for acc in sums), L)
-    o_squares = Fraction(sum(acc[4] for acc in sums), L * L)
-    reliability = resolution = within = Fraction(0)
+    common = math.lcm(n, *(acc[0] for acc in sums))
+    total_k = sum(acc[2] for acc in sums)
+    reliability = resolution = within = 0                                # each times N · G² · common
     for count, sc, sk, scc, _, sck in sums:
-        f_sum, o_sum = Fraction(sc, 100), Fraction(sk, L)
-        reliability += (f_sum - o_sum) ** 2 / count                      # n_k (f_k − o_k)²
-        resolution += o_sum ** 2 / count                                 # n_k o_k², minus N o² below
+        share = common // count
+        reliability += (L * sc - 100 * sk) ** 2 * share                  # n_k (f_k − o_k)²
+        resolution += (100 * sk) ** 2 * share                            # n_k o_k², minus N o² below
         # Σ (f − f_k)² − 2 Σ (f − f_k)(o − o_k) = (Σf² − F²/n) − 2 (Σfo − F·O/n)
-        within += (Fraction(scc, 10000) - f_sum ** 2 / count) - 2 * (Fraction(sck, 100 * L) - f_sum * o_sum / count)
-    resolution -= o_total ** 2 / n
-    uncertainty = o_squares - o_total ** 2 / n                          # Σ (o − o_mean)²
-    return BrierDecomposition(reliability / n, resolution / n, uncertainty / n, within / n)
+        within += (L * L * scc - 200 * L * sck) * common - (L * L * sc * sc - 200 * L * sc * sk) * share
+    mean_part = (100 * total_k) ** 2 * (common // n)                     # N o², times G² · common
+    resolution -= mean_part
+    uncertainty = 10000 * sum(acc[4] for acc in sums) * common - mean_part   # Σ (o − o_mean)²
+    denominator = n * (100 * L) ** 2 * common
+    return BrierDecomposition(Fraction(reliability, denominator), Fraction(resolution, denominator),
+                              Fraction(uncertainty, denominator), Fraction(within, denominator))
 
 
 def brier_decompositions(columns: RunColumns, bins: int) -> dict[str, BrierDecomposition | None]:

@@ -72,6 +72,7 @@ class CaseDraws:
                                 minlength=resamples * self.k).reshape(resamples, self.k)
         self._base_t = {np.float32: np.ascontiguousarray(self.base.T, dtype=np.float32)}
         self._recent: dict[int, np.ndarray] = {}   # the last blocks past 0 regenerated (a few, bounded)
+        self._recent_t: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # their transposes, by block
         self._block0_t: np.ndarray | None = None
 
     def member(self, case_ids: Iterable[str]) -> np.ndarray:
@@ -95,11 +96,21 @@ class CaseDraws:
         outside its set. The results hold exact integers in float32 or float64:
         every replicate holds at most 2K picks even while picks are added and
         removed, so partial sums stay below max |values| · 2K, and float32 is
-        used when that is below 2**24 (:mod:`.exact_products`).
+        used for an array when that is below 2**24 (:mod:`.exact_products`). The arrays of
+        one precision are stacked into one product.
         """
-        bound = max(int(np.abs(v).max(initial=0)) for v in values) * 2 * self.k
-        dtype = np.float32 if bound < FLOAT32_EXACT else np.float64
-        outs = [exact_matmul(v, self._base_t_as(dtype), bound=bound, keep_float32=True) for v in values]
+        bounds = [int(np.abs(v).max(initial=0)) * 2 * self.k for v in values]
+        outs: list[np.ndarray] = [np.empty(0)] * len(values)
+        for dtype in (np.float32, np.float64):
+            group = [i for i, bound in enumerate(bounds) if (bound < FLOAT32_EXACT) == (dtype is np.float32)]
+            if not group:
+                continue
+            stacked = values[group[0]] if len(group) == 1 else np.vstack([values[i] for i in group])
+            product = exact_matmul(stacked, self._base_t_as(dtype), bound=max(bounds[i] for i in group),
+                                   keep_float32=True)
+            rows = len(values[group[0]])
+            for j, i in enumerate(group):
+                outs[i] = product[j * rows:(j + 1) * rows]
         partial = np.flatnonzero(~members.all(axis=1)) if members is not None else np.zeros(0, dtype=np.int64)
         if partial.size and any(np.any(v[partial][~members[partial]]) for v in values):
             raise ValueError("values must be zero outside each row's case set")
@@ -168,7 +179,13 @@ class CaseDraws:
             if self._block0_t is None:
                 self._block0_t = np.ascontiguousarray(self.block0.T)
             return self._block0_t
-        return np.ascontiguousarray(self.block(t).T)
+        block = self.block(t)
+        cached = self._recent_t.get(t)
+        if cached is None or cached[0] is not block:            # transposed once per regenerated block
+            cached = self._recent_t[t] = (block, np.ascontiguousarray(block.T))
+            for old in [u for u in self._recent_t if u not in self._recent]:
+                del self._recent_t[old]
+        return cached[1]
 
     def _next_block(self) -> np.ndarray:
         block = self._rng.integers(0, self.k, size=(self.resamples, self.k), dtype=np.int32)

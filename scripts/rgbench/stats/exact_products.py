@@ -39,10 +39,10 @@ def exact_matmul(left: np.ndarray, right: np.ndarray, bound: int | None = None,
     """
     bound = product_bound(left, right) if bound is None else bound
     if bound < FLOAT32_EXACT:
-        product = left.astype(np.float32) @ right.astype(np.float32, copy=False)
+        product = left.astype(np.float32, copy=False) @ right.astype(np.float32, copy=False)
         return product if keep_float32 else product.astype(np.float64)
     if bound < FLOAT64_EXACT:
-        return left.astype(np.float64) @ right.astype(np.float64)
+        return left.astype(np.float64, copy=False) @ right.astype(np.float64, copy=False)
     raise OverflowError(f"integer sums up to {bound} do not fit exactly in float64 (2**53)")
 
 

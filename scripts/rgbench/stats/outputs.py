@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from ..derive import RunRow
 from ..metrics import FamilyMetrics, SubjectMetrics
-from ..numfmt import fmt_bool, fmt_fixed
+from ..numfmt import DECIMALS, fmt_bool, fmt_fixed
 from ..records import Tree
 from ..spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
@@ -29,7 +29,7 @@ from .difficulty import DifficultyRow, difficulty_from_columns, monotonicity_war
 from .exact_products import exact_bincount
 from .intervals import SubjectIntervals
 from .intervals_table import subject_intervals_table
-from .pairwise import PairwiseRow, pairwise_table, significantly_better
+from .pairwise import PairwiseRow, better_of, pairwise_from_columns
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .run_columns import RunColumns
 from .wilson import wilson_interval
@@ -95,22 +95,30 @@ class Statistics:
 
 def compute_statistics(tree: Tree, spec: Spec, runs: Sequence[RunRow], subjects: Sequence[SubjectMetrics],
                        families: Sequence[FamilyMetrics], digest: str) -> Statistics:
-    """All statistics of issue 5 from the derived runs and core metrics; ``digest`` is the manifest's input_digest."""
+    """All statistics of issue 5 from the derived runs and core metrics; ``digest`` is the manifest's input_digest.
+
+    Reads the runs into columns (:class:`.run_columns.RunColumns`, every registered subject) and calls
+    :func:`compute_statistics_from_columns`.
+    """
     by_subject: dict[str, list[RunRow]] = defaultdict(list)
     for row in runs:
         by_subject[row.subject_id].append(row)
-    scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
+    scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
     return compute_statistics_from_columns(RunColumns.of(scored), difficulty_of, spec, subjects, families, digest)
 
 
-def compute_statistics_from_columns(columns: RunColumns, difficulty_of: dict[str, int], spec: Spec,
+def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], spec: Spec,
                                     subjects: Sequence[SubjectMetrics], families: Sequence[FamilyMetrics],
                                     digest: str) -> Statistics:
-    """:func:`compute_statistics` from the runs already in columns (every registered subject, sorted)."""
+    """All statistics of issue 5 from the scored runs as columns and the core metrics.
+
+    ``columns`` holds the runs of every subject of ``subjects`` (subjects sorted, including those without
+    runs); ``difficulty_of`` maps each case id to its gold difficulty; ``digest`` is the manifest's
+    input_digest (it seeds the bootstrap).
+    """
     config: StatsConfig = spec.stats
     seed = bootstrap_seed(digest)
-    scored: dict[str, list] = {}
     draws = CaseDraws(seed, columns.cases, config.bootstrap_resamples) if columns.cases else None
     intervals = subject_intervals_table(
         columns, bins=spec.ece_bins, alpha=spec.alpha, max_score=spec.max_score, draws=draws,
@@ -136,8 +144,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: dict[str
         )
     family_wilson = {}
     for f in families:
-        passes = f.p_family * f.n_family
-        family_wilson[(f.subject_id, f.family)] = wilson_interval(int(passes), f.n_family, config.confidence_level)
+        passes = f.p_family.numerator * f.n_family // f.p_family.denominator     # P_family = passes / n_family
+        family_wilson[(f.subject_id, f.family)] = wilson_interval(passes, f.n_family, config.confidence_level)
     return Statistics(
         seed=seed,
         config=config,
@@ -145,9 +153,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: dict[str
         subjects=per_subject,
         families=family_wilson,
         calibration=[(m, calibration[m.subject_id]) for m in subjects],
-        pairwise=pairwise_table(scored, alpha=spec.alpha, max_score=spec.max_score, seed=seed,
-                                resamples=config.bootstrap_resamples, confidence=config.confidence_level,
-                                draws=draws, columns=columns) if draws is not None else [],
+        pairwise=pairwise_from_columns(columns, alpha=spec.alpha, max_score=spec.max_score,
+                                       confidence=config.confidence_level, draws=draws) if draws is not None else [],
         pass_at_k=pass_at_k_from_columns(columns),
         difficulty=difficulty,
         alpha=alpha_sensitivity(subjects, spec.max_score),
@@ -159,7 +166,36 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: dict[str
 
 def fmt_float(value: float | None) -> str:
     """A float (Wilson bound) with 6 decimals, rounded half to even from its exact binary value; None -> ""."""
-    return "" if value is None else fmt_fixed(Fraction(value))
+    return "" if value is None else _ratio(*value.as_integer_ratio())
+
+
+def _ratio(numerator: int, denominator: int) -> str:
+    """``fmt_fixed(Fraction(numerator, denominator))`` without making the Fraction (denominator > 0): the
+    digits depend on the value only, not on a common factor of the two."""
+    units, remainder = divmod(numerator * _UNIT, denominator)
+    if 2 * remainder > denominator or (2 * remainder == denominator and units % 2):
+        units += 1
+    whole, part = divmod(abs(units), _UNIT)
+    return f"{'-' if units < 0 else ''}{whole}.{part:0{DECIMALS}d}"
+
+
+_UNIT = 10 ** DECIMALS
+
+
+def _memo_fixed():
+    """``fmt_fixed`` remembering the string of each object it formats: values shared by many rows (Holm
+    and McNemar p-values, weights, alphas) are formatted once. Meant for one rendering pass."""
+    seen: dict[int, tuple[object, str]] = {}           # id -> (the object, kept alive so the id stays its own)
+
+    def fixed(value) -> str:
+        hit = seen.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        text = fmt_fixed(value)
+        seen[id(value)] = (value, text)
+        return text
+
+    return fixed
 
 
 def _interval(pair: tuple | None, fmt=fmt_fixed) -> tuple[str, str]:
@@ -190,32 +226,40 @@ def family_stats_cells(statistics: Statistics, subject_id: str, family: str) -> 
 
 def _calibration_rows(statistics: Statistics):
     m_bins = statistics.bins
+    edges = [fmt_fixed(Fraction(i, m_bins)) for i in range(m_bins + 1)]
     for m, bins in sorted(statistics.calibration, key=lambda item: item[0].subject_id):
         for b in bins:
-            yield (m.subject_id, m.subject_version, str(b.index + 1), fmt_fixed(Fraction(b.index, m_bins)),
-                   fmt_fixed(Fraction(b.index + 1, m_bins)), str(b.count), fmt_fixed(b.mean_confidence),
-                   fmt_fixed(b.mean_correctness))
+            confidence, correctness = b.confidence_sum, b.correctness_sum          # means = sums / count
+            yield (m.subject_id, m.subject_version, str(b.index + 1), edges[b.index], edges[b.index + 1],
+                   str(b.count), _ratio(confidence.numerator, confidence.denominator * b.count),
+                   _ratio(correctness.numerator, correctness.denominator * b.count))
 
 
 def _pairwise_rows(statistics: Statistics):
     level = statistics.config.significance_level
+    fixed = _memo_fixed()
+    significant: dict[int, tuple[Fraction, bool]] = {}          # id(p_holm) -> (p_holm, p_holm < level)
     for r in statistics.pairwise:
+        hit = significant.get(id(r.p_holm))
+        if hit is None or hit[0] is not r.p_holm:
+            hit = significant[id(r.p_holm)] = (r.p_holm, r.p_holm < level)
         yield (r.subject_a, r.subject_b, str(r.n_pairs), str(r.a_pass_b_not), str(r.b_pass_a_not),
-               fmt_fixed(r.mcnemar_p), fmt_fixed(r.q_diff), fmt_fixed(r.q_diff_low), fmt_fixed(r.q_diff_high),
-               fmt_fixed(r.p_holm), str(r.n_cases), significantly_better(r, level) or "")
+               fixed(r.mcnemar_p), fmt_fixed(r.q_diff), fmt_fixed(r.q_diff_low), fmt_fixed(r.q_diff_high),
+               fixed(r.p_holm), str(r.n_cases), better_of(r, hit[1]) or "")
 
 
 def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
     """File name (inside results/) -> bytes of the five new CSV files; ``csv_text`` is the core writer."""
+    fixed = _memo_fixed()
     tables = {
         CALIBRATION_FILE: _calibration_rows(statistics),
         PAIRWISE_FILE: _pairwise_rows(statistics),
         PASS_AT_K_FILE: ((r.subject_id, str(r.k), fmt_fixed(r.pass_at_k), fmt_fixed(r.pass_hat_k), str(r.n_cases))
                          for r in statistics.pass_at_k),
-        DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fmt_fixed(r.weight), str(r.n_cases), str(r.n_runs),
+        DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fixed(r.weight), str(r.n_cases), str(r.n_runs),
                            str(r.n_pass), fmt_fixed(r.p), fmt_float(r.p_low), fmt_float(r.p_high),
                            fmt_bool(r.monotone_violation)) for r in statistics.difficulty),
-        ALPHA_FILE: ((r.subject_id, r.subject_version, fmt_fixed(r.alpha), fmt_fixed(r.q_final), _int(r.rank))
+        ALPHA_FILE: ((r.subject_id, r.subject_version, fixed(r.alpha), fmt_fixed(r.q_final), _int(r.rank))
                      for r in statistics.alpha),
     }
     return {name: csv_text(STATS_TABLES[name], rows).encode("utf-8") for name, rows in tables.items()}

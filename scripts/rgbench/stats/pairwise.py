@@ -90,12 +90,17 @@ def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
     adjusted value whatever their order; an empty list gives [].
     """
     m = len(p_values)
-    values = [Fraction(p) for p in p_values]
+    values = [p if isinstance(p, Fraction) else Fraction(p) for p in p_values]
     order = _exact_order(values)
     adjusted: list[Fraction] = [_ONE] * m
     running, running_num, running_den = Fraction(0), 0, 1      # running max, also as integers
+    previous = None
     for position, index in enumerate(order):
         value = values[index]
+        if value is previous:             # a tie next to its first: a smaller multiple, the max stays
+            adjusted[index] = running
+            continue
+        previous = value
         num, den = (m - position) * value.numerator, value.denominator
         if num >= den:                                        # capped at 1
             num, den = 1, 1
@@ -111,7 +116,7 @@ def _exact_order(values: Sequence[Fraction]) -> list[int]:
     Sorted by float first (float() is monotone, so this is the exact order
     except inside runs of equal floats), then each such run is re-sorted exactly.
     """
-    floats = [float(v) for v in values]
+    floats = [v.numerator / v.denominator for v in values]               # float(v), correctly rounded
     order = sorted(range(len(values)), key=floats.__getitem__)
     start = 0
     while start < len(order):
@@ -119,7 +124,10 @@ def _exact_order(values: Sequence[Fraction]) -> list[int]:
         while end < len(order) and floats[order[end]] == floats[order[start]]:
             end += 1
         if end - start > 1:
-            order[start:end] = sorted(order[start:end], key=values.__getitem__)
+            run = order[start:end]
+            first = values[run[0]]
+            if any(values[i] is not first and values[i] != first for i in run):      # not all equal
+                order[start:end] = sorted(run, key=values.__getitem__)
         start = end
     return order
 
@@ -211,20 +219,38 @@ def pairwise_table(runs_by_subject: Mapping[str, Sequence[RunRow]], *, alpha: Fr
 
     The rows equal ``compare_pair`` on each pair with the same ``draws`` (by
     default the draws of ``seed`` over every case of the runs), computed for all
-    pairs at once (:mod:`.pairwise_batch`): O(pairs) work with small constants
-    besides the matrix products. ``columns`` may pass the runs already read
-    (``RunColumns.of(runs_by_subject)``).
+    pairs at once by :func:`pairwise_from_columns`. ``columns`` may pass the runs
+    already read (``RunColumns.of(runs_by_subject)``).
     """
     columns = columns if columns is not None else RunColumns.of(runs_by_subject)
     if not columns.cases:
         return []
     draws = draws if draws is not None else CaseDraws(seed, columns.cases, resamples)
+    return pairwise_from_columns(columns, alpha=alpha, max_score=max_score, confidence=confidence, draws=draws)
+
+
+def pairwise_from_columns(columns: RunColumns, *, alpha: Fraction, max_score: int, confidence: Fraction,
+                          draws: CaseDraws) -> list[PairwiseRow]:
+    """``pairwise_table`` of the subjects of ``columns`` with the given ``draws`` (every case of ``columns`` in
+    ``draws.universe``): all pairs at once (:mod:`.pairwise_batch`), O(pairs) work with small constants besides
+    the matrix products."""
+    if not columns.cases:
+        return []
     scale = alpha.denominator * max_score
     stats = pair_statistics(columns, alpha=alpha, max_score=max_score, draws=draws, confidence=confidence)
-    p_values = [mcnemar_exact_p(s.a_pass_b_not, s.b_pass_a_not) for s in stats]
-    return [PairwiseRow(s.subject_a, s.subject_b, s.n_pairs, s.a_pass_b_not, s.b_pass_a_not, p,
-                        Fraction(s.q_diff_num, scale * s.n_pairs), s.low, s.high, adjusted, s.n_cases)
-            for s, p, adjusted in zip(stats, p_values, holm(p_values))]
+    ids = columns.subjects
+    p_of: dict[tuple[int, int], Fraction] = {}                # pairs with the same discordant counts share it
+    p_values = []
+    for a_only, b_only in zip(stats.a_pass_b_not, stats.b_pass_a_not):
+        key = (a_only, b_only) if a_only <= b_only else (b_only, a_only)
+        p = p_of.get(key)
+        if p is None:
+            p = p_of[key] = mcnemar_exact_p(*key)
+        p_values.append(p)
+    return [PairwiseRow(ids[a], ids[b], n, a_only, b_only, p, Fraction(q, scale * n), low, high, adjusted, n_cases)
+            for a, b, n, a_only, b_only, q, n_cases, low, high, p, adjusted in zip(
+                stats.first, stats.second, stats.n_pairs, stats.a_pass_b_not, stats.b_pass_a_not, stats.q_diff_num,
+                stats.n_cases, stats.low, stats.high, p_values, holm(p_values))]
 
 
 def significantly_better(row: PairwiseRow, level: Fraction = Fraction(5, 100)) -> str | None:
@@ -234,7 +260,12 @@ def significantly_better(row: PairwiseRow, level: Fraction = Fraction(5, 100)) -
     discordant passes, and only when q_diff points the same way (a conflict
     between the pass counts and Q_final counts as no difference: conservative).
     """
-    if not row.p_holm < level:
+    return better_of(row, row.p_holm < level)
+
+
+def better_of(row: PairwiseRow, significant: bool) -> str | None:
+    """``significantly_better`` given whether the pair is significant (p_holm < level)."""
+    if not significant:
         return None
     if row.a_pass_b_not > row.b_pass_a_not and row.q_diff > 0:
         return row.subject_a

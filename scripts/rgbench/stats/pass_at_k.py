@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
+import math
 from math import comb
 from typing import Sequence
 
@@ -75,27 +76,36 @@ def pass_at_k_from_columns(columns: RunColumns) -> list[PassAtK]:
     """``pass_at_k_table`` for every subject of ``columns`` at once, from exact per-(subject, case) counts."""
     runs = columns.per_subject_case(np.ones_like(columns.subject))
     passes = columns.per_subject_case(columns.passed)
-    per_subject: dict[str, Counter[tuple[int, int]]] = {}
-    for s, sid in enumerate(columns.subjects):
-        taken = runs[s] > 0
-        pairs, times = np.unique(np.stack([runs[s][taken], passes[s][taken]], axis=1), axis=0, return_counts=True)
-        per_subject[sid] = Counter({(int(n), int(c)): int(t) for (n, c), t in zip(pairs.tolist(), times.tolist())})
+    width = int(runs.max(initial=0)) + 1
+    code = (np.arange(len(columns.subjects))[:, None] * width + runs) * width + passes   # (subject, n, c)
+    times = np.bincount(code[runs > 0], minlength=len(columns.subjects) * width * width)
+    per_subject: dict[str, Counter[tuple[int, int]]] = {sid: Counter() for sid in columns.subjects}
+    for cell, count in zip(np.flatnonzero(times).tolist(), times[times > 0].tolist()):
+        s, rest = divmod(cell, width * width)
+        per_subject[columns.subjects[s]][divmod(rest, width)] = count
     return _table(per_subject)
 
 
 def _table(per_subject: dict[str, Counter[tuple[int, int]]]) -> list[PassAtK]:
     """The rows from each subject's count of cases per (n runs, c passes): cases with the same (n, c) have the
-    same pass@k, so each distinct pair is evaluated once and weighted by its count."""
+    same pass@k, so each distinct pair is evaluated once and weighted by its count; the weighted sums are
+    integers over the common denominator lcm(C(n, k)), made into one fraction each."""
     k_max = max((n for counts in per_subject.values() for n, _ in counts), default=0)
     out = []
     for sid in sorted(per_subject):
+        counts = sorted(per_subject[sid].items())
         for k in range(1, k_max + 1):
-            eligible = [(n, c, times) for (n, c), times in sorted(per_subject[sid].items()) if n >= k]
+            eligible = [(n, c, times) for (n, c), times in counts if n >= k]
             n_cases = sum(times for _, _, times in eligible)
             if eligible:
-                at = sum((times * pass_at_k(n, c, k) for n, c, times in eligible), Fraction(0)) / n_cases
-                hat = sum((times * pass_hat_k(n, c, k) for n, c, times in eligible), Fraction(0)) / n_cases
-                out.append(PassAtK(sid, k, at, hat, n_cases))
+                common = math.lcm(*(comb(n, k) for n, _, _ in eligible))
+                at = hat = 0
+                for n, c, times in eligible:
+                    _check(n, c, k)
+                    share = times * (common // comb(n, k))
+                    at += share * (comb(n, k) - comb(n - c, k))          # pass@k = 1 − C(n − c, k) / C(n, k)
+                    hat += share * comb(c, k)                            # pass^k = C(c, k) / C(n, k)
+                out.append(PassAtK(sid, k, Fraction(at, common * n_cases), Fraction(hat, common * n_cases), n_cases))
             else:
                 out.append(PassAtK(sid, k, None, None, 0))
     return out

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from statistics import NormalDist
 
 
+@lru_cache(maxsize=64)
 def z_value(confidence: Fraction) -> float:
     """Two-sided standard-normal quantile: z with P(|Z| <= z) = confidence (1.959964 for 0.95).
 
-    ``confidence`` must lie strictly between 0 and 1 (ValueError otherwise).
+    ``confidence`` must lie strictly between 0 and 1 (ValueError otherwise). Memoised: every Wilson
+    interval of a run (subjects, families, difficulty levels) uses the same level.
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")

@@ -202,19 +202,20 @@ def test_statistics_from_columns_equal_compute_statistics(tmp_path):
 
     from rgbench.stats.outputs import compute_statistics, compute_statistics_from_columns
     from rgbench.stats.run_columns import RunColumns
-    from rgbench.tables import input_digest
+    from rgbench.tables import compute_results, input_digest
     root = small_tree(tmp_path / "tree").root
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec, use_cache=False)
     results = compute_results(tree, spec)
+    runs = derive_runs(tree, spec)
     by_subject = defaultdict(list)
-    for row in results.runs:
+    for row in runs:
         by_subject[row.subject_id].append(row)
     columns = RunColumns.of({m.subject_id: by_subject[m.subject_id] for m in results.subjects})
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     digest = input_digest(tree.inputs)
-    expected = compute_statistics(tree, spec, results.runs, results.subjects, results.families, digest)
-    assert expected == results.statistics
+    expected = compute_statistics(tree, spec, runs, results.subjects, results.families, digest)
+    assert expected == results.statistics  # the slices' merge gives the statistics of the whole tree
     assert compute_statistics_from_columns(columns, difficulty_of, spec, results.subjects, results.families,
                                            digest) == expected
 

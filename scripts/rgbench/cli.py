@@ -52,7 +52,7 @@ def load_valid_results(root: Path, *, alpha_override: str | None = None,
     """(spec, results) of compute_metrics for a fully valid tree, by the incremental path
     (:mod:`rgbench.incremental`); otherwise print every problem and return None.
 
-    ``options`` go to :func:`rgbench.incremental.load_results` (scoring_dir, use_cache, progress).
+    ``options`` go to :func:`rgbench.incremental.load_results` (scoring_dir, use_cache, progress, scan).
     """
     from .incremental import load_results
     from .timings import STAGES
@@ -60,6 +60,8 @@ def load_valid_results(root: Path, *, alpha_override: str | None = None,
     with STAGES.stage("spec"):
         spec, problems = load_spec(root, alpha_override=alpha_override)
     if spec is None:
+        if options.get("scan") is not None:
+            options["scan"].close()
         report(problems)
         return None
     gc.disable()

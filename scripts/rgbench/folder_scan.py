@@ -8,17 +8,18 @@ equal fingerprint means the same files with the same bytes, with one exception
 that git also meets: a change within the clock's resolution after the facts
 were taken. A folder holding a file whose ctime is less than ``RACY_NS`` before
 the scan is therefore *racy*: its fingerprint is returned as ``None`` and the
-caller must not trust it (it reads the folder as if it had changed).
+caller must not trust it (it reads the folder as if it had changed). So is a
+folder holding anything unusual (a symbolic link, a special file, a subfolder,
+a name that is not UTF-8): the caller's file-by-file reading of that folder then
+reports it with the exact message.
 
 GNU find does the ``lstat`` calls in C, on two processes (about 0.2 s for
 180,000 files, where a Python loop takes 0.7 s); without GNU find, a Python
 scan gives the same answers, more slowly. The two methods' fingerprints are
-tagged and never compare equal.
-
-Anything unusual (a symbolic link, a special file, a subfolder inside a subject
-folder, a file directly in the top folder, a name that is not UTF-8) makes
-:func:`scan_subject_folders` return ``None``: the caller then takes the full,
-file-by-file path, which reports such things with their exact messages.
+tagged and never compare equal. A folder's fingerprint does not depend on which
+other folders are scanned with it, so compute_metrics starts the scan of every
+``<top>/<version>/<subject>`` folder (:func:`discover_folders`) before it even
+imports its heavy modules, and picks the folders it needs from the result.
 """
 
 from __future__ import annotations
@@ -63,6 +64,25 @@ def subject_folders(root: Path, top: str) -> list[str] | None:
     return names
 
 
+def discover_folders(root: Path, tops: Sequence[str]) -> list[str]:
+    """Every ``<top>/<version>/<subject>`` plain folder under ``root`` (no link followed), sorted."""
+    found = []
+    for top in tops:
+        for version in _plain_subfolders(os.path.join(root, top)):
+            found += [f"{top}/{version}/{name}" for name in _plain_subfolders(os.path.join(root, top, version))]
+    return sorted(found)
+
+
+def _plain_subfolders(path: str) -> list[str]:
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            return []
+        with os.scandir(path) as iterator:
+            return [child.name for child in iterator if child.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
 def _find_command(folders: Sequence[str], since_ns: int) -> list[str]:
     since = f"@{since_ns // 1_000_000_000}.{since_ns % 1_000_000_000:09d}"
     # "./" keeps a folder named like an option ("-x") a path
@@ -73,28 +93,36 @@ def _find_command(folders: Sequence[str], since_ns: int) -> list[str]:
 
 
 def _parse_find(output: bytes, folders: Sequence[str]) -> dict[str, bytes | None] | None:
+    """Fingerprint (or None) of each folder from find's output; None overall when the output is not
+    what the command prints (then the Python scan answers)."""
     expected = set(folders)
     found: dict[str, bytes | None] = {}
+    untrusted: set[str] = set()
     chunks = output.split(b"\x01")
     if chunks[0]:
         return None
     for chunk in chunks[1:]:
         header, _, body = chunk.partition(b"\0")
-        if not header.startswith(b"0 ") or b"\x02" in body:
-            return None  # a subfolder, a link or a special file inside a subject folder
         try:
-            folder = header[4:].decode("utf-8") if header.startswith(b"0 ./") else ""
-            body.decode("utf-8")
+            depth, _, path = header.decode("utf-8").partition(" ./")
         except UnicodeDecodeError:
             return None
-        if folder not in expected or folder in found:
+        if depth == "1":  # a subfolder: the folder above it is unusual (and so are the records after it)
+            untrusted.add(path.rpartition("/")[0])
+            continue
+        if depth != "0" or path not in expected or path in found:
             return None
-        if b"\x03" in body:
-            found[folder] = None
-        else:
-            found[folder] = b"find:" + hashlib.sha256(body).digest()
-    if len(found) != len(expected):
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            untrusted.add(path)
+        if b"\x02" in body or b"\x03" in body:  # a link or special file; a file changed just now
+            untrusted.add(path)
+        found[path] = b"find:" + hashlib.sha256(body).digest()
+    if found.keys() != expected:
         return None
+    for path in untrusted & expected:
+        found[path] = None
     return found
 
 
@@ -147,30 +175,26 @@ class _FindRun:
             self.close()
 
 
-def _scan_with_python(root: Path, folders: Sequence[str], since_ns: int) -> dict[str, bytes | None] | None:
-    """The same answers as :func:`_scan_with_find`, from ``os.scandir``."""
-    results: dict[str, bytes | None] = {}
-    for folder in folders:
-        lines = []
-        racy = False
-        try:
-            with os.scandir(os.path.join(root, folder)) as iterator:
-                for child in iterator:
-                    info = child.stat(follow_symlinks=False)
-                    if not stat.S_ISREG(info.st_mode):
-                        return None
-                    name = child.name
-                    try:
-                        name.encode("utf-8")
-                    except UnicodeEncodeError:
-                        return None
-                    racy = racy or info.st_ctime_ns >= since_ns
-                    lines.append(f"{info.st_ctime_ns} {info.st_ino} {info.st_size} {info.st_dev} {name}")
-        except OSError:
-            return None
-        lines.sort()
-        results[folder] = None if racy else b"py:" + hashlib.sha256("\0".join(lines).encode("utf-8")).digest()
-    return results
+def _scan_with_python(root: Path, folders: Sequence[str], since_ns: int) -> dict[str, bytes | None]:
+    """The same answers as the find scan, from ``os.scandir``."""
+    return {folder: _python_fingerprint(os.path.join(root, folder), since_ns) for folder in folders}
+
+
+def _python_fingerprint(path: str, since_ns: int) -> bytes | None:
+    lines = []
+    try:
+        with os.scandir(path) as iterator:
+            for child in iterator:
+                info = child.stat(follow_symlinks=False)
+                if not stat.S_ISREG(info.st_mode) or info.st_ctime_ns >= since_ns:
+                    return None
+                name = child.name
+                name.encode("utf-8")
+                lines.append(f"{info.st_ctime_ns} {info.st_ino} {info.st_size} {info.st_dev} {name}")
+    except (OSError, UnicodeEncodeError):
+        return None
+    lines.sort()
+    return b"py:" + hashlib.sha256("\0".join(lines).encode("utf-8")).digest()
 
 
 class Scan:
@@ -186,7 +210,8 @@ class Scan:
         if self.find is not None:
             self.find.close()
 
-    def result(self) -> dict[str, bytes | None] | None:
+    def result(self) -> dict[str, bytes | None]:
+        """Fingerprint of every folder of the scan, None where it cannot be trusted."""
         if not self.folders:
             return {}
         if self.find is not None:
@@ -202,8 +227,8 @@ def start_scan(root: Path, folders: Sequence[str], *, use_find: bool = True, rac
 
 
 def scan_subject_folders(root: Path, folders: Sequence[str], *, use_find: bool = True,
-                         racy_ns: int | None = None) -> dict[str, bytes | None] | None:
-    """Fingerprint of every folder in ``folders`` (paths relative to ``root``), None for a racy folder
-    (a file changed less than ``racy_ns``, by default ``RACY_NS``, ago); None overall when a folder holds
-    anything but regular files (see the module docstring)."""
+                         racy_ns: int | None = None) -> dict[str, bytes | None]:
+    """Fingerprint of every folder in ``folders`` (paths relative to ``root``); None for a folder that
+    cannot be trusted: racy (a file changed less than ``racy_ns``, by default ``RACY_NS``, ago), holding
+    anything but regular files, or unreadable (see the module docstring)."""
     return start_scan(root, folders, use_find=use_find, racy_ns=racy_ns).result()

@@ -24,7 +24,7 @@ from typing import Callable
 
 from .extract import EVALUATION, GOLD, RESPONSE
 from .filecache import FileCache
-from .folder_scan import start_scan, subject_folders
+from .folder_scan import Scan, start_scan, subject_folders
 from .loader import (
     build_golds, build_responses, build_scorings, Collector, list_golds, load_registry, read_system,
     list_subject_files, load_tree,
@@ -42,12 +42,19 @@ ABSENT = b"absent"  # fingerprint of a subject folder that does not exist
 
 
 def load_results(root: Path, spec: Spec, *, scoring_dir: str = "scoring", use_cache: bool = True,
-                 progress: Callable[[int, int], None] | None = None) -> tuple[Results | None, list[Problem]]:
+                 progress: Callable[[int, int], None] | None = None,
+                 scan: Scan | None = None) -> tuple[Results | None, list[Problem]]:
     """(results, []) for a fully valid tree, else (None, every problem), as ``load_tree`` reports them.
 
     ``use_cache=False`` neither reads nor writes ``.cache/`` (per-file cache and memo); results are the same.
+    ``scan`` is a folder scan the caller started early (:func:`rgbench.folder_scan.start_scan` over
+    :func:`rgbench.folder_scan.discover_folders`); this function closes it.
     """
-    results = _incremental(Path(root), spec, scoring_dir, use_cache, progress)
+    try:
+        results = _incremental(Path(root), spec, scoring_dir, use_cache, progress, scan)
+    finally:
+        if scan is not None:
+            scan.close()
     if results is not None:
         return results, []
     tree, problems = load_tree(root, spec, use_cache=use_cache, progress=progress, scoring_dir=scoring_dir)
@@ -57,25 +64,23 @@ def load_results(root: Path, spec: Spec, *, scoring_dir: str = "scoring", use_ca
 
 
 def _incremental(root: Path, spec: Spec, scoring_dir: str, use_cache: bool,
-                 progress: Callable[[int, int], None] | None) -> Results | None:
+                 progress: Callable[[int, int], None] | None, scan: Scan | None) -> Results | None:
     """Results by the incremental path, or None when the tree needs the full path (see the module docstring)."""
     run = _Run(root, spec, scoring_dir, use_cache)
     if not run.read_globals():
         return None
-    # The scan runs in other processes while this one reads the golds and the memo.
-    scan = start_scan(root, run.folders) if use_cache else None
+    if scan is None and use_cache:
+        scan = start_scan(root, run.folders)  # it runs in other processes while this one reads the golds and memo
     try:
         if not run.read_golds():
             return None
         with STAGES.stage("read the memo"):
             run.memo.preload(sorted(run.subjects))
         with STAGES.stage("wait for the scan"):
-            fingerprints = scan.result() if scan is not None else {}
+            fingerprints = scan.result() if scan is not None and use_cache else {}
     finally:
         if scan is not None:
             scan.close()
-    if fingerprints is None:
-        return None
     with STAGES.stage("unchanged subjects"):
         stale = run.take_unchanged(fingerprints)
     if not run.rebuild(stale, progress):

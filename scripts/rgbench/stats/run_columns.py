@@ -59,14 +59,17 @@ class RunColumns:
         if not sum(counts):
             empty = np.zeros(0, dtype=np.int64)
             return RunColumns(subjects, (), (), subject, empty, empty, empty, empty, empty, empty, 1)
-        items = tuple(sorted(set().union(*(part.items for part in ordered))))
+        # Subjects usually answer the same (case, run) items: map each distinct item list once.
+        first: dict[tuple, int] = {}
+        which = [first.setdefault(part.items, len(first)) for part in ordered]
+        distinct = list(first)
+        items = distinct[0] if len(distinct) == 1 else tuple(sorted(set().union(*distinct)))
         position = {pair: index for index, pair in enumerate(items)}
+        maps = [np.array([position[pair] for pair in seen], dtype=np.int64) for seen in distinct]
         cases = tuple(dict.fromkeys(case_id for case_id, _ in items))
         case_position = {case_id: index for index, case_id in enumerate(cases)}
         item_case = np.array([case_position[case_id] for case_id, _ in items], dtype=np.int64)
-        item = np.concatenate([
-            np.array([position[pair] for pair in part.items], dtype=np.int64)[part.item] for part in ordered if part.items
-        ])
+        item = np.concatenate([maps[w][part.item] for w, part in zip(which, ordered) if part.items])
         denominators = set()
         for part in ordered:
             denominators.update(np.unique(part.correctness_den).tolist())

@@ -69,7 +69,7 @@ def test_fingerprints_are_stable_and_see_every_change(tmp_path, use_find):
 
 @METHODS
 @pytest.mark.parametrize("odd", ["symlink", "subfolder", "fifo", "symlinked-folder"])
-def test_anything_but_regular_files_sends_the_run_to_the_full_path(tmp_path, use_find, odd):
+def test_a_folder_holding_anything_but_regular_files_is_not_trusted(tmp_path, use_find, odd):
     folders = make_folders(tmp_path)
     if odd == "symlink":
         (tmp_path / "top/a/link.json").symlink_to(tmp_path / "top/a/x.json")
@@ -82,7 +82,9 @@ def test_anything_but_regular_files_sends_the_run_to_the_full_path(tmp_path, use
         (tmp_path / "top/b").symlink_to(tmp_path / "top/a")
         assert subject_folders(tmp_path, "top") is None
         return
-    assert scan_subject_folders(tmp_path, folders, use_find=use_find, racy_ns=0) is None
+    found = scan_subject_folders(tmp_path, folders, use_find=use_find, racy_ns=0)
+    odd_folder = "top/b" if odd == "fifo" else "top/a"
+    assert found[odd_folder] is None and all(found[f] for f in folders if f != odd_folder)
 
 
 def test_subject_folders_lists_plain_folders_only(tmp_path):
@@ -216,7 +218,9 @@ def test_every_kind_of_change_gives_the_cold_results(tmp_path, capsys, trusting)
     gold = root / "golds/v1.0/RO-SCAL-001_gold.md"
     replace_file(gold, gold.read_text().replace('"rubric_floor": 3', '"rubric_floor": 9'))
     assert run_both(root, capsys)[0] == 0  # a gold is global: every subject is rebuilt
+    trusting.clear()
     assert run_both(root, capsys, "--alpha", "0.25")[0] == 0
+    assert trusting == []  # alpha enters Q_final only when the slices are merged: no subject rebuilt
     tree.add_subject("gamma-model", "0.1")
     tree.add_run("gamma-model", "RO-FOUL-001", "r1", confidence=10, raw=3, correctness=0)
     assert run_both(root, capsys)[0] == 0

@@ -29,7 +29,6 @@ from .loader import (
     build_golds, build_responses, build_scorings, Collector, list_golds, load_registry, read_system,
     list_subject_files, load_tree,
 )
-from .numfmt import fmt_fixed
 from .parallel import extract_files
 from .problems import Problem
 from .spec import Spec
@@ -127,10 +126,8 @@ class _Run:
         if self.col.problems:
             return False
         self.gold_inputs = {entry.rel: self.golds_read[entry.rel][0] for entry, _, _ in self.gold_jobs}
-        alpha = self.spec.alpha
-        self.context = context_digest(system_digest=self.system_digest, alpha=f"{fmt_fixed(alpha)} {alpha}",
-                                      version_dir=self.spec.version_dir, scoring_dir=self.scoring_dir,
-                                      golds=self.gold_inputs.items())
+        self.context = context_digest(system_digest=self.system_digest, version_dir=self.spec.version_dir,
+                                      scoring_dir=self.scoring_dir, golds=self.gold_inputs.items())
         self.memo = SubjectMemo(self.root, self.scoring_dir, self.context, enabled=self.use_cache)
         return True
 

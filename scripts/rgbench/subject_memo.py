@@ -1,11 +1,12 @@
 """Per-subject memo of compute_metrics: each subject's :class:`SubjectSlice`, kept between runs.
 
 A slice is a pure function of the subject's input files, its registered
-version, the golds, ``system/``, alpha, the scoring folder and this code. The
+version, the golds, ``system/``, the scoring folder and this code. The
 memo stores it under two keys:
 
 - ``context``: a digest of everything global it depends on (:func:`context_digest`:
-  the code of ``rgbench``, ``system/``, alpha, the folders, every gold's sha256);
+  the code of ``rgbench``, ``system/``, the folders, every gold's sha256; not alpha,
+  which only enters Q_final, formed when the slices are merged);
   an entry built under another context is never used;
 - ``content``: a digest of the context, the subject, its version and the
   sha256 of each of its files (:func:`content_digest`): a slice is reused when
@@ -60,10 +61,10 @@ def code_digest() -> str:
     return _code_digest
 
 
-def context_digest(*, system_digest: str, alpha: str, version_dir: str, scoring_dir: str,
+def context_digest(*, system_digest: str, version_dir: str, scoring_dir: str,
                    golds: Iterable[tuple[str, str]]) -> str:
     """Digest of everything global a slice depends on; ``golds`` are (path, sha256) of every gold file."""
-    lines = [_FORMAT, code_digest(), system_digest, alpha, version_dir, scoring_dir]
+    lines = [_FORMAT, code_digest(), system_digest, version_dir, scoring_dir]
     lines += [f"{digest}  {path}" for path, digest in sorted(golds)]
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 

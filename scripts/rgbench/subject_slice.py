@@ -53,7 +53,8 @@ def input_block(prefix: str, inputs: Sequence[tuple[str, str]]) -> InputBlock:
 
 
 class SubjectSlice(NamedTuple):
-    """Per-subject results, exact (see the module docstring)."""
+    """Per-subject results, exact (see the module docstring). ``metrics.q_final`` and ``metrics.alpha``
+    are those of the alpha it was built with; merging forms them again for the alpha of the run."""
 
     subject_id: str
     subject_version: str

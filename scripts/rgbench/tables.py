@@ -6,12 +6,12 @@ import csv
 import hashlib
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from .derive import RunRow
-from .metrics import FamilyMetrics, SubjectMetrics
+from .metrics import FamilyMetrics, SubjectMetrics, q_final
 from .numfmt import fmt_bool, fmt_fixed
 from .parsing import dumps_json_canonical
 from .records import Gold, Tree
@@ -115,7 +115,9 @@ def merge_slices(slices: Sequence[SubjectSlice], golds: Mapping[str, Gold], spec
     """Results of every subject's slice (sorted by subject_id) plus the statistics across subjects."""
     with STAGES.stage("merge subjects"):
         slices = tuple(sorted(slices, key=lambda s: s.subject_id))
-        subjects = [s.metrics for s in slices]
+        # A slice does not depend on alpha (the memo keeps it across --alpha): Q_final is formed here.
+        subjects = [replace(s.metrics, alpha=spec.alpha, q_final=q_final(s.metrics.p, s.metrics.s_bar, spec.alpha,
+                                                                         spec.max_score)) for s in slices]
         families = [f for s in slices for f in s.families]
         inputs = input_listing(loose_inputs, (block for s in slices for block in s.blocks))
         columns = RunColumns.from_parts({s.subject_id: s.columns for s in slices})

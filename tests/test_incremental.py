@@ -329,3 +329,31 @@ def test_no_cache_neither_reads_nor_writes_the_memo(tmp_path, capsys, trusting):
     trusting.clear()
     assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
     assert trusting == [] and results_of(root) == reference
+
+
+def test_find_output_parsing_marks_the_folder_above_a_subfolder_and_refuses_the_unexpected():
+    from rgbench.folder_scan import _parse_find
+    record = b"1796000000.0000000000 12 34 2049 x.json\0"
+    good = b"\x010 ./top/a\0" + record + b"\x010 ./top/b\0" + record
+    found = _parse_find(good, ["top/a", "top/b"])
+    assert found["top/a"] == found["top/b"] and found["top/a"].startswith(b"find:")
+    # a subfolder ends its parent's chunk; the parent is not trusted, the other folder is
+    nested = b"\x010 ./top/a\0" + record + b"\x011 ./top/a/sub\0" + record + b"\x010 ./top/b\0" + record
+    assert _parse_find(nested, ["top/a", "top/b"]) == {"top/a": None, "top/b": found["top/b"]}
+    racy = b"\x010 ./top/a\0" + record[:-1] + b"\0\x03" + b"\x010 ./top/b\0" + record
+    assert _parse_find(racy, ["top/a", "top/b"])["top/a"] is None
+    link = b"\x010 ./top/a\0\x02l ./top/a/x.json\0\x010 ./top/b\0" + record
+    assert _parse_find(link, ["top/a", "top/b"])["top/a"] is None
+    assert _parse_find(good, ["top/a", "top/b", "top/c"]) is None  # a folder missing from the output
+    assert _parse_find(b"junk" + good, ["top/a", "top/b"]) is None
+    assert _parse_find(b"\x010 ./top/\xff\0", ["top/a"]) is None
+
+
+def test_discover_folders_lists_every_version_and_subject_folder(tmp_path):
+    from rgbench.folder_scan import discover_folders
+    for rel in ("responses/v1.0/a", "responses/v1.0/b", "responses/v0.9/a", "scoring/v1.0/a"):
+        (tmp_path / rel).mkdir(parents=True)
+    (tmp_path / "responses/v1.0/file.json").write_text("{}")
+    (tmp_path / "responses/v1.0/link").symlink_to(tmp_path / "responses/v1.0/a")
+    assert discover_folders(tmp_path, ("responses", "scoring", "missing")) == [
+        "responses/v0.9/a", "responses/v1.0/a", "responses/v1.0/b", "scoring/v1.0/a"]

@@ -137,7 +137,7 @@ def test_blocks_sort_as_units_even_when_ids_share_a_prefix():
     merged = input_listing({"q": "4" * 64, "s": "5" * 64}, blocks)
     listing = "".join(f"{d}  {p}\n" for p, d in sorted(files.items()))
     assert merged.digest == input_digest(files) == hashlib.sha256(listing.encode()).hexdigest()
-    assert merged.json.decode().split(",\n") == [f'    "{p}": "{d}"' for p, d in sorted(files.items())]
+    assert b",\n".join(merged.json_chunks).decode().split(",\n") == [f'    "{p}": "{d}"' for p, d in sorted(files.items())]
 
 
 def test_columns_from_parts_equal_a_direct_construction():

@@ -220,3 +220,20 @@ def test_fixed_format_rounds_half_to_even_on_exact_values(value, text):
 def test_fixed_format_refuses_floats():
     with pytest.raises(TypeError):
         fmt_fixed(0.1)
+
+
+def test_fmt_fixed_agrees_with_round_half_even_on_many_values():
+    # reference: Python's round() of a Fraction is half to even, on the exact value
+    import random
+    from fractions import Fraction
+    rng = random.Random(11)
+    values = [Fraction(rng.randint(-10**9, 10**9), rng.randint(1, 10**7)) for _ in range(3000)]
+    values += [Fraction(k, 2 * 10**6) for k in range(-41, 42)]       # every tie near zero
+    values += [Fraction(2 * k + 1, 2 * 10**6) + 7 for k in range(-5, 5)] + [0, 1, -1, 123456789]
+    for value in values:
+        units = round(Fraction(value) * 10**6)
+        sign = "-" if units < 0 else ""
+        whole, frac = divmod(abs(units), 10**6)
+        assert fmt_fixed(value) == f"{sign}{whole}.{frac:06d}", value
+    assert fmt_fixed(Fraction(5, 2), 0) == "2" and fmt_fixed(Fraction(7, 2), 0) == "4" and fmt_fixed(-3, 2) == "-3.00"
+    assert fmt_fixed(True) == "1.000000"

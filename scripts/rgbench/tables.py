@@ -59,11 +59,12 @@ class Results:
 
 
 class InputListing(NamedTuple):
-    """Every input file's sha256 in path order: the manifest's ``inputs`` lines (UTF-8) and the input digest,
-    sha256 over ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``)."""
+    """Every input file's sha256 in path order: the manifest's ``inputs`` lines (UTF-8 chunks, each a run of
+    lines joined by ``,\\n``; the lines are the chunks joined by ``,\\n``) and the input digest, sha256 over
+    ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``)."""
 
     count: int
-    json: bytes
+    json_chunks: tuple[bytes, ...]
     digest: str
 
 
@@ -81,7 +82,7 @@ def input_listing(loose: Mapping[str, str], blocks: Iterable[InputBlock]) -> Inp
     digest = hashlib.sha256()
     for block in ordered:
         digest.update(block.listing)
-    return InputListing(sum(b.count for b in ordered), b",\n".join(b.json for b in ordered), digest.hexdigest())
+    return InputListing(sum(b.count for b in ordered), tuple(b.json for b in ordered), digest.hexdigest())
 
 
 def slices_of_tree(tree: Tree, spec: Spec, scoring_dir: str = "scoring") -> tuple[tuple[SubjectSlice, ...], dict[str, str]]:
@@ -194,12 +195,19 @@ def manifest_json(spec: Spec, results: Results, outputs: dict[str, bytes]) -> by
     # block is pasted in from the listing, in exactly the canonical layout (2-space indent, sorted).
     before, placeholder, after = dumps_json_canonical(manifest).partition(json.dumps(_INPUTS_PLACEHOLDER))
     assert placeholder, "the inputs placeholder is in the manifest"
-    return b"".join((before.encode("utf-8"), inputs_block(results.inputs), after.encode("utf-8")))
+    return b"".join([before.encode("utf-8"), *inputs_block_parts(results.inputs), after.encode("utf-8")])
 
 
-def inputs_block(inputs: InputListing) -> bytes:
-    """``{path: sha256}`` as dumps_json_canonical would write it at nesting depth 1 (sorted, 2-space indent)."""
-    return b"".join((b"{\n", inputs.json, b"\n  }")) if inputs.count else b"{}"
+def inputs_block_parts(inputs: InputListing) -> list[bytes]:
+    """``{path: sha256}`` as dumps_json_canonical would write it at nesting depth 1 (sorted, 2-space indent),
+    as pieces to join (the listing is tens of MB: it is copied once, into the manifest)."""
+    if not inputs.count:
+        return [b"{}"]
+    parts = [b"{\n"]
+    for chunk in inputs.json_chunks:
+        parts += (chunk, b",\n")
+    parts[-1] = b"\n  }"
+    return parts
 
 
 _INPUTS_PLACEHOLDER = "\u0000inputs\u0000"

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from .extract import EVALUATION, GOLD, RESPONSE
+from .extract import EVALUATION, RESPONSE
 from .filecache import FileCache
 from .folder_scan import Scan, start_scan, subject_folders
 from .loader import (

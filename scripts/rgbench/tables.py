@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from .derive import RunRow
 from .metrics import FamilyMetrics, SubjectMetrics, q_final
 from .numfmt import fmt_bool, fmt_fixed
 from .parsing import dumps_json_canonical
@@ -22,7 +21,7 @@ from .stats.outputs import (
 )
 from .stats.run_columns import RunColumns
 from .timings import STAGES
-from .subject_slice import InputBlock, SubjectSlice, build_slice, input_block, per_run_rows_text
+from .subject_slice import InputBlock, SubjectSlice, build_slice, input_block
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",

@@ -357,3 +357,20 @@ def test_discover_folders_lists_every_version_and_subject_folder(tmp_path):
     (tmp_path / "responses/v1.0/link").symlink_to(tmp_path / "responses/v1.0/a")
     assert discover_folders(tmp_path, ("responses", "scoring", "missing")) == [
         "responses/v0.9/a", "responses/v1.0/a", "responses/v1.0/b", "scoring/v1.0/a"]
+
+
+def test_another_scoring_folder_has_its_own_memo(tmp_path, capsys, trusting):
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    shutil.copytree(root / "scoring", root / "scoring_consolidated")
+    assert run_both(root, capsys)[0] == 0
+    assert run_both(root, capsys, "--scoring-dir", "scoring_consolidated")[0] == 0
+    assert (root / MEMO_DIR / "scoring").is_dir() and (root / MEMO_DIR / "scoring_consolidated").is_dir()
+    other = root / "scoring_consolidated/v1.0/beta-model/RO-SCAL-001__r1__eval-rev-a.json"
+    replace_file(other, other.read_text().replace('"correctness": 0', '"correctness": 1'))
+    trusting.clear()
+    status, consolidated, _ = run_both(root, capsys, "--scoring-dir", "scoring_consolidated")
+    assert status == 0 and trusting == ["beta-model"]
+    trusting.clear()
+    status, plain, _ = run_both(root, capsys)
+    assert status == 0 and trusting == [] and plain["per_run.csv"] != consolidated["per_run.csv"]

@@ -190,6 +190,10 @@ def test_canonical_text_is_unambiguous():
 
     assert len({text(("a,b",)), text(("a", "b")), text((("a", "b"),)), text(("a", ("b",)))}) == 4
     assert len({text((1,)), text((True,)), text((Fraction(1),)), text(("1",)), text((None,)), text(("N",))}) == 6
+    # Equality is the canonical text's: equal numbers of another type are another chart.
+    assert Chart("k", "s", (1,)) != Chart("k", "s", (True,)) and Chart("k", "s", (1,)) != Chart("k", "s", (Fraction(1),))
+    assert Chart("k", "s", (Fraction(2, 4),)) == Chart("k", "s", (Fraction(1, 2),))
+    assert len({Chart("k", "s", (1,)), Chart("k", "s", (True,)), Chart("k", "s", (1,))}) == 2
     with pytest.raises(TypeError):
         text((0.5,))
 

@@ -101,8 +101,14 @@ def test_a_damaged_file_gives_the_reference_rows_and_problems(name):
 def test_edge_texts():
     columns, types, _ = TABLES["per_run.csv"]
     header = ",".join(columns)
-    for text in ("\n", header, header + "\n", header + "\n\n", "subject_id\n", header + "\nx", header + "\n\x00"):
-        assert fast("per_run.csv", text) == reference("per_run.csv", text), text
+    row = (RESULTS / "per_run.csv").read_text(encoding="utf-8").split("\n")[1]
+    texts = ["\n", header, header + "\n", header + "\n\n", "subject_id\n", header + "\nx", header + "\n\x00",
+             header + "\n" + row, header + "\n" + row + "\n\n" + row + "\n", header + "\n" + ",".join([""] * 16)]
+    # Characters other line splitters honour, and a field beyond the CSV reader's size limit.
+    texts += [header + "\n" + row.replace("atlas", f"at{odd}las", 1) for odd in ("\u2028", "\x85", "\x0b", "\x1c", "\t", " ")]
+    texts.append(header + "\n" + row.replace("atlas", "a" * 140_000, 1))
+    for text in texts:
+        assert fast("per_run.csv", text) == reference("per_run.csv", text), text[:300]
     assert fast("per_run.csv", "")[1] == [f"per_run.csv: empty file (expected a header row: {header}); "
                                           "run `make metrics` to regenerate it"]
 

@@ -16,9 +16,9 @@ not import matplotlib. Names are the registry's display names, shortened to fit.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from typing import Sequence
 
@@ -29,10 +29,14 @@ MAX_LABEL = 30
 Q_FINAL, CALIBRATION, FAMILIES = "q-final", "calibration", "families"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Chart:
     """One chart: the drawing (``kind``), the scope of its SVG ids, and ``data``: every value it shows,
-    as nested tuples of str, int, bool, None and Fraction."""
+    as nested tuples of str, int, bool, None and Fraction.
+
+    Two Charts are equal when their :meth:`canonical` texts are: same values *and* same types
+    (``1``, ``True`` and ``Fraction(1)`` differ), so equal Charts always draw the same SVG.
+    """
 
     kind: str
     scope: str
@@ -40,11 +44,17 @@ class Chart:
 
     def canonical(self) -> str:
         """An unambiguous text of the whole value (equal Charts, equal texts; different Charts, different texts)."""
+        return self._canonical
+
+    @cached_property
+    def _canonical(self) -> str:
         return f"{_canonical(self.kind)} {_canonical(self.scope)} {_canonical(self.data)}"
 
-    def digest(self) -> str:
-        """sha256 of :meth:`canonical`."""
-        return hashlib.sha256(self.canonical().encode("utf-8")).hexdigest()
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Chart) and self.canonical() == other.canonical()
+
+    def __hash__(self) -> int:
+        return hash(self.canonical())
 
 
 def _canonical(value: object) -> str:

@@ -15,6 +15,7 @@ import csv
 import hashlib
 import io
 import re
+from itertools import repeat
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -192,19 +193,23 @@ def _parse_by_column(text: str, columns: tuple[str, ...], types: dict[str, Parse
                      extra_types: dict[str, Parser]) -> Table | None:
     """The same Table as :func:`_parse_by_row` for a file without any problem, or None (then read it by row).
 
-    Only text without quotes and carriage returns is taken (each record is then exactly one line, so
-    row i is on line i + 2), and only when every record has the header's width and every cell parses.
-    Each distinct cell of a column is parsed once (the parsers are pure; the values are immutable).
+    Only text without quotes and carriage returns is taken: the CSV reader then splits each line at
+    every comma and nowhere else, so a record is a line (row i is on line i + 2) and its fields are
+    ``line.split(",")``; lines longer than the reader's field size limit are left to the reader. The
+    table is returned only when every record has the header's width and every cell parses; each
+    distinct cell of a column is parsed once (the parsers are pure, the values immutable).
     """
     if '"' in text or "\r" in text:
         return None
-    try:
-        records = list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    except csv.Error:
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the final newline ends the last record
+    if not lines or max(map(len, lines)) > csv.field_size_limit():
         return None
-    if not records or _header_problem("", records[0], columns) is not None:
+    header = lines[0].split(",")
+    if _header_problem("", header, columns) is not None:
         return None
-    header, body = records[0], records[1:]
+    body = list(map(str.split, lines[1:], repeat(",")))
     width = len(header)
     if any(len(record) != width for record in body):
         return None
@@ -214,8 +219,10 @@ def _parse_by_column(text: str, columns: tuple[str, ...], types: dict[str, Parse
         parser = types[name] if name in columns else extra_types.get(name)
         if parser is None:
             continue
+        parsed = dict.fromkeys(column)
         try:
-            parsed = {cell: parser(cell) for cell in set(column)}
+            for cell in parsed:
+                parsed[cell] = parser(cell)
         except _Bad:
             return None
         values[name] = list(map(parsed.__getitem__, column))

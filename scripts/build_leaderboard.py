@@ -33,7 +33,7 @@ from pathlib import Path
 
 from rgbench.cli import not_a_tree
 from rgbench.atomic import write_many_atomic
-from rgbench.leaderboard.board import build_board
+from rgbench.leaderboard.board import RunParts, build_board
 from rgbench.leaderboard.build import render
 from rgbench.leaderboard.chart_cache import CACHE_DIR, ChartCache
 from rgbench.leaderboard.chart_render import ChartRenderer, prefetch_charts, render_charts, start_renderer
@@ -67,11 +67,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def build_and_write(root: Path, readme: bool, cache: ChartCache, renderer: ChartRenderer) -> int:
     """Load, check, rank, draw (through ``cache``) and write; report problems and write nothing on any."""
+    parts: list[RunParts] = []
+
     def draw_ahead(unchecked: LeaderboardInputs) -> None:
         """Start drawing the charts the inputs seem to need while they are checked (only a head start:
         the charts drawn are used only where the checked page shows the very same values)."""
         try:
-            prefetch_charts(page_charts(build_board(unchecked)).all(), cache, renderer)
+            parts.append(RunParts.of(unchecked.tables, unchecked.spec.ece_bins))
+            prefetch_charts(page_charts(build_board(unchecked, parts[0])).all(), cache, renderer)
         except Exception:  # unchecked inputs may not even fit together; the checks will say why
             pass
 
@@ -79,7 +82,7 @@ def build_and_write(root: Path, readme: bool, cache: ChartCache, renderer: Chart
     inputs, problems = load_inputs(root, early=draw_ahead)
     if inputs is None or problem is not None:
         return report(problems + ([problem] if problem else []))
-    board = build_board(inputs)
+    board = build_board(inputs, parts[0] if parts else None)
     svgs, drawn, used = render_charts(page_charts(board).all(), cache, renderer)
     files = render(board, svgs)
     outputs = {root / "results" / name: data for name, data in files.items()}

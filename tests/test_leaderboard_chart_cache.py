@@ -21,7 +21,7 @@ from matplotlib import rc_context
 
 import build_leaderboard
 from rgbench.leaderboard import chart_render
-from rgbench.leaderboard.board import build_board
+from rgbench.leaderboard.board import RunParts, build_board
 from rgbench.leaderboard.build import OUTPUT_FILES, build
 from rgbench.leaderboard.chart_cache import CACHE_DIR, FORMAT, ChartCache, chart_key, decode_entry, encode_entry
 from rgbench.leaderboard.chart_render import ChartServer, LocalRenderer, draw_all, render_charts
@@ -242,3 +242,14 @@ def test_a_dead_chart_server_falls_back_to_drawing_here(fixture_charts):
         assert server.draw_many(fixture_charts[:1]) == [draw(fixture_charts[0])]
     finally:
         server.close()
+
+
+def test_a_board_uses_precomputed_run_parts_only_of_its_own_tables(tmp_path):
+    root = make_tree(tmp_path / "tree")
+    inputs, problems = load_inputs(root)
+    assert problems == []
+    board = build_board(inputs)
+    assert build_board(inputs, RunParts.of(inputs.tables, inputs.spec.ece_bins)) == board
+    other = replace(inputs.tables, runs=inputs.tables.runs[:3])
+    assert build_board(inputs, RunParts.of(other, inputs.spec.ece_bins)) == board
+    assert build_board(inputs, RunParts.of(inputs.tables, inputs.spec.ece_bins + 1)) == board

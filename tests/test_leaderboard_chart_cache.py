@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -253,3 +255,38 @@ def test_a_board_uses_precomputed_run_parts_only_of_its_own_tables(tmp_path):
     other = replace(inputs.tables, runs=inputs.tables.runs[:3])
     assert build_board(inputs, RunParts.of(other, inputs.spec.ece_bins)) == board
     assert build_board(inputs, RunParts.of(inputs.tables, inputs.spec.ece_bins + 1)) == board
+
+
+def _children(pid: int) -> set[int]:
+    try:
+        return {int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except OSError:
+        return set()
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(), reason="needs /proc children")
+def test_closing_the_server_while_it_draws_ahead_in_a_pool_leaves_no_process(fixture_charts):
+    """close() stops a server busy drawing ahead with its pool: the server and its workers are all reaped."""
+    many = [replace(c, data=(*c.data[:2], Fraction(i, 97), *c.data[3:])) for i in range(40)
+            for c in fixture_charts if c.kind == CALIBRATION][:40]
+    server = ChartServer()
+    server.digest()
+    server.prefetch(many, None)
+    pid = server._process.pid
+    workers: set[int] = set()
+    for _ in range(200):
+        workers = _children(pid)
+        if workers:
+            break
+        time.sleep(0.02)
+    assert workers, "the server should be drawing in a pool"
+    server.close()
+    assert _gone(pid) and all(_gone(w) for w in workers)

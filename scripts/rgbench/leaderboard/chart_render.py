@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from pathlib import Path
 from typing import Iterable, Sequence, Union
 
@@ -64,7 +65,7 @@ def draw_all(charts: Sequence[Chart], workers: int | None = None) -> list[str]:
 
     order = sorted(range(len(charts)), key=lambda i: -cost(charts[i]))
     svgs: list[str] = [""] * len(charts)
-    with multiprocessing.get_context("fork").Pool(min(workers, len(charts))) as pool:
+    with multiprocessing.get_context("fork").Pool(min(workers, len(charts)), initializer=_worker_signals) as pool:
         for index, svg in pool.imap_unordered(_draw_indexed, [(i, charts[i]) for i in order]):
             svgs[index] = svg
     return svgs
@@ -72,6 +73,17 @@ def draw_all(charts: Sequence[Chart], workers: int | None = None) -> list[str]:
 
 def _draw_indexed(job: tuple[int, Chart]) -> tuple[int, str]:
     return job[0], _draw(job[1])
+
+
+def _worker_signals() -> None:
+    """A pool worker leaves Ctrl-C to the process that started the pool, and dies at once on SIGTERM
+    (when that process stops the pool)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _exit_now(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 class LocalRenderer:
@@ -95,8 +107,12 @@ class LocalRenderer:
 def _serve(requests, replies, parent_ends) -> None:  # pragma: no cover - runs in the forked server
     """The server's loop: send the renderer digest, then answer ("prefetch", charts) and ("draw", charts).
 
-    It closes its copies of the parent's pipe ends first, so the parent's exit ends the loop (EOF).
+    It closes its copies of the parent's pipe ends first, so the parent's exit ends the loop (EOF). It
+    leaves Ctrl-C to the parent, which stops it with SIGTERM: that exits through Python, so a pool it
+    is using is terminated and its workers reaped on the way out.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_now)
     for end in parent_ends:
         end.close()
     from .drawing import renderer_digest

@@ -290,3 +290,29 @@ def test_closing_the_server_while_it_draws_ahead_in_a_pool_leaves_no_process(fix
     assert workers, "the server should be drawing in a pool"
     server.close()
     assert _gone(pid) and all(_gone(w) for w in workers)
+
+
+def test_early_gets_the_unchecked_tables_once_before_the_checks(tmp_path):
+    root = make_tree(tmp_path / "tree")
+    seen = []
+    inputs, problems = load_inputs(root, early=seen.append)
+    assert problems == [] and len(seen) == 1
+    assert seen[0].tables is inputs.tables and seen[0].registry is inputs.registry
+    assert seen[0].critical_fails == {} and seen[0].pairwise is None and seen[0].manifest.input_digest == ""
+    # A guess from inputs that fail the checks is made (nothing is written from it) ...
+    (root / "results" / "manifest.json").write_text("{}")
+    seen.clear()
+    assert load_inputs(root, early=seen.append)[0] is None and len(seen) == 1
+    # ... but not from tables that do not even parse.
+    (root / "results" / "per_run.csv").write_text("broken\n")
+    seen.clear()
+    assert load_inputs(root, early=seen.append)[0] is None and seen == []
+
+
+def test_a_chart_pickles_without_its_cached_text(fixture_charts):
+    import pickle
+
+    chart = fixture_charts[0]
+    size = len(pickle.dumps(chart))
+    chart.canonical()
+    assert len(pickle.dumps(chart)) == size and pickle.loads(pickle.dumps(chart)) == chart

@@ -56,6 +56,9 @@ class Chart:
     def __hash__(self) -> int:
         return hash(self.canonical())
 
+    def __reduce__(self) -> tuple:
+        return (Chart, (self.kind, self.scope, self.data))  # without the cached canonical text
+
 
 def _canonical(value: object) -> str:
     if value is None:

@@ -51,18 +51,18 @@ def charts_section(board: Board, svgs: Mapping[Chart, str] | None = None) -> str
     """
     drawn = svgs or {}
 
-    def svg(chart: Chart | None) -> str | None:
+    def svg_of(chart: Chart | None) -> str | None:
         return None if chart is None else drawn[chart] if chart in drawn else draw(chart)
 
     charts = page_charts(board)
-    diagrams = [svg(chart) for chart in charts.calibration]
+    diagrams = [svg_of(chart) for chart in charts.calibration]
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams if svg is not None)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
-    bars = _figure(svg(charts.q_final), "Q_final per scored subject in leaderboard order; hatched grey bars are "
+    bars = _figure(svg_of(charts.q_final), "Q_final per scored subject in leaderboard order; hatched grey bars are "
                    "disqualified subject versions, shown for transparency and not ranked." + esc(whiskers),
                    "No scored subject yet.")
-    heatmap = _figure(svg(charts.families), "P_family per subject and family; n counts runs, cases count "
+    heatmap = _figure(svg_of(charts.families), "P_family per subject and family; n counts runs, cases count "
                       "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")
     return f"""<section class="card" id="charts">
 <h2>Q_final</h2>

@@ -203,6 +203,8 @@ def start_renderer() -> ChartRenderer:
 def render_charts(charts: Sequence[Chart], cache: ChartCache, renderer: ChartRenderer
                   ) -> tuple[dict[Chart, str], dict[str, str], list[str]]:
     """(chart -> SVG, newly drawn key -> SVG for the cache, every key used), unchanged charts from ``cache``."""
+    if not charts:
+        return {}, {}, []
     digest = renderer.digest() if cache.enabled else ""
     keys = {chart: chart_key(chart, digest) for chart in charts} if cache.enabled else {}
     svgs: dict[Chart, str] = {}

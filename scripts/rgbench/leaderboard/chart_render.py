@@ -17,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+from importlib import import_module
 from pathlib import Path
 from typing import Iterable, Sequence, Union
 
@@ -61,7 +62,7 @@ def draw_all(charts: Sequence[Chart], workers: int | None = None) -> list[str]:
     workers = worker_count() if workers is None else workers
     if len(charts) < 2 or sum(map(cost, charts)) < PARALLEL_MIN_COST or workers < 2 or not can_fork():
         return [_draw(chart) for chart in charts]
-    from . import drawing  # noqa: F401  (imported once, before the fork, not in every worker)
+    import_module(f"{__package__}.drawing")  # imported once, before the fork, not in every worker
 
     order = sorted(range(len(charts)), key=lambda i: -cost(charts[i]))
     svgs: list[str] = [""] * len(charts)

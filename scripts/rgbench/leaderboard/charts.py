@@ -149,25 +149,3 @@ def draw(chart: Chart) -> str:
     from .drawing import draw as draw_with_matplotlib  # half a second of imports: only when drawing
 
     return draw_with_matplotlib(chart)
-
-
-def q_final_chart(entries: Sequence[Entry]) -> str | None:
-    """Horizontal bars of Q_final (0..1) for the scored entries, best at the top, with interval whiskers if known."""
-    chart = q_final_spec(entries)
-    return None if chart is None else draw(chart)
-
-
-def reliability_diagram(entry: Entry, index: int, bins: int) -> str | None:
-    """Accuracy (mean correctness) per confidence bin for one subject, with counts and the diagonal.
-
-    ``index`` makes the chart's ids unique on the page; ``bins`` is the ECE bin count.
-    Returns None for a subject without scored runs.
-    """
-    chart = calibration_spec(entry, index, bins)
-    return None if chart is None else draw(chart)
-
-
-def family_heatmap(board: Board, entries: Sequence[Entry]) -> str | None:
-    """P_family for each scored entry (rows, leaderboard order) and each declared family (columns)."""
-    chart = families_spec(board, entries)
-    return None if chart is None else draw(chart)

@@ -11,7 +11,9 @@ One concept per module, in the order data flows:
   ``intervals`` (optional uncertainty columns) and ``rank_ranges`` (rank ranges, alpha statement)
   are pure rules; ``board`` assembles one :class:`~rgbench.leaderboard.board.Board`;
 * ``leaderboard_csv``, ``markdown``, ``html_tables`` + ``html_page`` (with ``page.css``,
-  ``page.js``), ``charts`` + ``svg``, ``display`` and ``significance_text`` format a Board;
+  ``page.js``), ``display`` and ``significance_text`` format a Board; ``charts`` says what each
+  chart shows (a ``Chart`` value), ``drawing`` + ``svg`` draw it with matplotlib, ``chart_cache``
+  keeps drawn charts by content and ``chart_render`` draws the others (ahead, in parallel);
   ``build`` renders them all;
   ``readme`` embeds the Markdown table in README.md between two markers.
 """

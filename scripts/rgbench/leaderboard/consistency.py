@@ -93,10 +93,14 @@ def recomputed_subjects(tables: ResultTables, spec: Spec) -> list[SubjectMetrics
                             alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score) for m in tables.subjects]
 
 
-def check_subject_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
-    """Each subject row equals what the pipeline's formulas give on that subject's per-run rows."""
+def check_subject_figures(tables: ResultTables, spec: Spec, recomputed: list[SubjectMetrics] | None = None
+                          ) -> list[Problem]:
+    """Each subject row equals what the pipeline's formulas give on that subject's per-run rows
+    (``recomputed``: :func:`recomputed_subjects`, when the caller has it already)."""
     problems = []
-    for m, expected in zip(tables.subjects, recomputed_subjects(tables, spec)):
+    if recomputed is None:
+        recomputed = recomputed_subjects(tables, spec)
+    for m, expected in zip(tables.subjects, recomputed):
         line = tables.subject_lines[m.subject_id]
         for column, attribute, fmt in _SUBJECT_FIELDS:
             have, want = fmt(getattr(m, attribute)), fmt(getattr(expected, attribute))
@@ -152,7 +156,9 @@ def check_statistics(tables: ResultTables) -> list[Problem]:
     return problems
 
 
-def check_all(tables: ResultTables, registered: dict[str, RegisteredSubject], manifest: Manifest, spec: Spec) -> list[Problem]:
+def check_all(tables: ResultTables, registered: dict[str, RegisteredSubject], manifest: Manifest, spec: Spec,
+              recomputed: list[SubjectMetrics] | None = None) -> list[Problem]:
     """Every cross-check above, in one list."""
     return (check_registry(tables, registered) + check_manifest(tables, manifest, spec) + check_runs(tables, spec)
-            + check_subject_figures(tables, spec) + check_family_figures(tables, spec) + check_statistics(tables))
+            + check_subject_figures(tables, spec, recomputed) + check_family_figures(tables, spec)
+            + check_statistics(tables))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import base64
 import hashlib
 from pathlib import Path
+from typing import Mapping
 
 from .board import Board
-from .charts import family_heatmap, q_final_chart, reliability_diagram
+from .charts import Chart, draw, page_charts
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS, SCALES
 from .significance_text import alpha_sentence, outside_note, rank_range_method, significant_differences
@@ -42,17 +43,26 @@ def summary(board: Board) -> str:
     return f'<ul class="summary" aria-label="subjects by status">{items}</ul>'
 
 
-def charts_section(board: Board) -> str:
-    """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
-    scored = board.scored
-    diagrams = [reliability_diagram(entry, index, board.ece_bins) for index, entry in enumerate(scored)]
+def charts_section(board: Board, svgs: Mapping[Chart, str] | None = None) -> str:
+    """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table).
+
+    ``svgs`` maps charts of :func:`~.charts.page_charts` to their SVG (drawn or from the cache);
+    a chart it lacks is drawn here.
+    """
+    drawn = svgs or {}
+
+    def svg_of(chart: Chart | None) -> str | None:
+        return None if chart is None else drawn[chart] if chart in drawn else draw(chart)
+
+    charts = page_charts(board)
+    diagrams = [svg_of(chart) for chart in charts.calibration]
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams if svg is not None)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
-    bars = _figure(q_final_chart(scored), "Q_final per scored subject in leaderboard order; hatched grey bars are "
+    bars = _figure(svg_of(charts.q_final), "Q_final per scored subject in leaderboard order; hatched grey bars are "
                    "disqualified subject versions, shown for transparency and not ranked." + esc(whiskers),
                    "No scored subject yet.")
-    heatmap = _figure(family_heatmap(board, scored), "P_family per subject and family; n counts runs, cases count "
+    heatmap = _figure(svg_of(charts.families), "P_family per subject and family; n counts runs, cases count "
                       "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")
     return f"""<section class="card" id="charts">
 <h2>Q_final</h2>
@@ -121,8 +131,8 @@ table is <code>results/leaderboard.csv</code>; this page is generated from it by
 </footer>"""
 
 
-def leaderboard_html(board: Board) -> str:
-    """The whole page as text (``\\n`` line endings)."""
+def leaderboard_html(board: Board, svgs: Mapping[Chart, str] | None = None) -> str:
+    """The whole page as text (``\\n`` line endings); ``svgs`` as for :func:`charts_section`."""
     title = f"{board.title} \u2014 leaderboard"
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -162,7 +172,7 @@ rest of the record. A new registered version starts with a clean record.</p>
 <h2>Unscored</h2>
 {unscored_table(board)}
 </section>
-{charts_section(board)}
+{charts_section(board, svgs)}
 </main>
 {footer(board)}
 <script>{JS}</script>

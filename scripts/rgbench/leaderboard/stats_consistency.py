@@ -25,6 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
+from ..metrics import SubjectMetrics
 from ..numfmt import fmt_fixed
 from ..problems import Problem
 from ..spec import Spec
@@ -142,12 +143,14 @@ def check_alpha(file_rows: dict[tuple[str, Fraction], Row], expected: dict[tuple
     return problems
 
 
-def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manifest, spec: Spec
+def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manifest, spec: Spec,
+                       recomputed: list[SubjectMetrics] | None = None
                        ) -> tuple[list[PairwiseRow] | None, list[AlphaRow] | None, Fraction, list[Problem]]:
     """Check both files; return (exact pairwise rows, exact alpha rows, significance level, problems).
 
     A table absent from ``stats`` gives None. The exact rows come in the files'
-    order: (subject_a, subject_b) and (subject_id, alpha).
+    order: (subject_a, subject_b) and (subject_id, alpha). ``recomputed`` is
+    :func:`~.consistency.recomputed_subjects`, when the caller has it already.
     """
     level, problems = significance_level(manifest, spec)
     subjects = {m.subject_id for m in tables.subjects}
@@ -158,7 +161,9 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         problems += check_pairwise(stats.pairwise, expected, subjects, recorded)
         pairwise = [expected[key] for key in sorted(expected)]
     if stats.alpha is not None:
-        rows = alpha_sensitivity(recomputed_subjects(tables, spec), spec.max_score)
+        if recomputed is None:
+            recomputed = recomputed_subjects(tables, spec)
+        rows = alpha_sensitivity(recomputed, spec.max_score)
         expected_alpha = {(row.subject_id, row.alpha): row for row in rows}
         problems += check_alpha(stats.alpha, expected_alpha, subjects)
         alpha = rows

@@ -1,0 +1,171 @@
+"""The matplotlib half of the charts: a :class:`~.charts.Chart` -> its inline SVG text.
+
+Each drawing reads only its chart's ``data`` (and ``scope``), so the SVG is a
+function of the Chart value, of this code and of matplotlib's: what
+:mod:`.chart_cache` keys its entries by. Importing this module imports
+matplotlib (half a second), which :mod:`.charts` avoids until something must
+be drawn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import textwrap
+from pathlib import Path
+
+import matplotlib
+import numpy
+from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
+
+from ..numfmt import fmt_fixed
+from .charts import CALIBRATION, FAMILIES, Q_FINAL, Chart
+from .svg import METADATA, RC, bundled_font_path, chart_style, figure_svg, new_figure
+
+INK = "#1f2933"
+MUTED = "#616e7c"
+RANKED_COLOUR = "#2f6f9f"
+DQ_FACE, DQ_EDGE = "#d9dde3", "#b42318"
+GRID = "#e4e7eb"
+# Ten steps of 0.1: a vector colour bar (a continuous one would be embedded as a bitmap) that reads easily.
+HEAT = LinearSegmentedColormap.from_list("rgbench-heat", ["#f7fbff", "#9ecae1", "#2171b5", "#08306b"], N=10).with_extremes(bad="#f0f2f5")
+HEAT_NORM = BoundaryNorm([i / 10 for i in range(11)], HEAT.N)
+DIAGRAM_MARGINS = {"left": 0.17, "right": 0.96, "bottom": 0.14, "top": 0.86}
+
+# The code that turns a Chart into SVG text: this module, the SVG helpers, the Chart type, the number format.
+_HERE = Path(__file__).resolve().parent
+CODE_FILES = (_HERE / "drawing.py", _HERE / "svg.py", _HERE / "charts.py", _HERE.parent / "numfmt.py")
+
+
+def _tidy(ax) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(colors=MUTED, labelcolor=INK)
+
+
+def draw_q_final(chart: Chart) -> str:
+    """Horizontal bars of Q_final (0..1), best at the top, the disqualified hatched, with interval whiskers if known."""
+    rows = chart.data
+    with chart_style():
+        fig = new_figure(7.2, 0.9 + 0.42 * len(rows))
+        ax = fig.add_subplot()
+        positions = list(range(len(rows)))[::-1]
+        for y, (_, q_final, dq, interval) in zip(positions, rows):
+            value = float(q_final)
+            ax.barh(y, value, height=0.62, color=DQ_FACE if dq else RANKED_COLOUR,
+                    edgecolor=DQ_EDGE if dq else RANKED_COLOUR, hatch="///" if dq else None, linewidth=0.8)
+            end = value
+            if interval is not None:
+                low, high = float(interval[0]), float(interval[1])
+                ax.errorbar(value, y, xerr=[[value - low], [high - value]], fmt="none", ecolor=INK,
+                            elinewidth=1, capsize=3)
+                end = max(value, high)
+            note = fmt_fixed(q_final, 3) + ("  disqualified" if dq else "")
+            ax.text(end + 0.015, y, note, va="center", ha="left", color=DQ_EDGE if dq else INK, fontsize=8.5)
+        ax.set_yticks(positions, [label for label, *_ in rows])
+        ax.set_xlim(0, 1.2)
+        ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.set_xlabel("Q_final (higher is better)", color=INK)
+        ax.xaxis.grid(True, color=GRID, linewidth=0.8)
+        ax.set_axisbelow(True)
+        _tidy(ax)
+        return figure_svg(fig, scope=chart.scope, title="Q_final by subject, leaderboard order")
+
+
+def draw_calibration(chart: Chart) -> str:
+    """One subject's accuracy (mean correctness) per confidence bin, with counts and the diagonal."""
+    label, name, ece_value, ece_label, bins, n_bins = chart.data
+    width = 1 / n_bins
+    with chart_style():
+        fig = new_figure(3.5, 3.3, margins=DIAGRAM_MARGINS)
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 1], linestyle="--", color=MUTED, linewidth=1, label="perfect calibration")
+        for index, count, confidence_sum, correctness_sum in bins:
+            left = index * width
+            accuracy = float(correctness_sum / count)
+            ax.bar(left, accuracy, width=width, align="edge", color=RANKED_COLOUR, alpha=0.75,
+                   edgecolor="white", linewidth=0.8)
+            ax.plot([float(confidence_sum / count)], [accuracy], marker="o", markersize=3.5, color=INK)
+            # The bin counts in one strip above the plot: readable even when neighbouring bars are tall.
+            ax.text(left + width / 2, 1.075, str(count), ha="center", va="center", fontsize=7, color=INK)
+        ax.text(-0.02, 1.075, "runs", ha="right", va="center", fontsize=7, color=MUTED)
+        ax.axhline(1.0, color=GRID, linewidth=0.8)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.15)
+        ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.set_xlabel("reported confidence", color=INK)
+        ax.set_ylabel("accuracy (mean correctness)", color=INK)
+        ece = fmt_fixed(ece_value, 3)
+        ax.set_title(f"{label}\nECE {ece} ({ece_label})", color=INK, fontsize=9.5)
+        _tidy(ax)
+        return figure_svg(fig, scope=chart.scope, title=f"Reliability diagram of {name}: ECE {ece}")
+
+
+def draw_families(chart: Chart) -> str:
+    """P_family for each row (leaderboard order) and each family column, each cell with its runs and cases."""
+    families, rows = chart.data
+    n_cols, n_rows = len(families), len(rows)
+    with chart_style():
+        fig = new_figure(2.4 + 1.45 * n_cols, 1.5 + 0.52 * n_rows)
+        ax = fig.add_subplot()
+        grid = [[float(cell[0]) if cell is not None else float("nan") for cell in cells] for _, cells in rows]
+        image = ax.pcolormesh(grid, cmap=HEAT, norm=HEAT_NORM, edgecolors="white", linewidth=1.5)
+        ax.set_xlim(0, n_cols)
+        ax.set_ylim(n_rows, 0)
+        for row, (_, cells) in enumerate(rows):
+            for col, cell in enumerate(cells):
+                if cell is None:
+                    ax.text(col + 0.5, row + 0.5, "\u2014", ha="center", va="center", color=MUTED)
+                    continue
+                p_family, n_family, n_cases = cell
+                colour = "white" if p_family >= 0.5 else INK
+                ax.text(col + 0.5, row + 0.38, fmt_fixed(p_family, 3), ha="center", va="center", color=colour, fontsize=9)
+                cases = f"{n_cases} case" + ("" if n_cases == 1 else "s")
+                ax.text(col + 0.5, row + 0.72, f"n={n_family} \u00b7 {cases}", ha="center", va="center",
+                        color=colour, fontsize=6.5)
+        ax.set_xticks([i + 0.5 for i in range(n_cols)], [textwrap.fill(name, 16) for _, name in families], fontsize=7.5)
+        ax.set_yticks([i + 0.5 for i in range(n_rows)], [label for label, _ in rows])
+        ax.xaxis.tick_top()
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.02, ticks=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        bar.set_label("P_family", color=INK)
+        bar.outline.set_visible(False)
+        return figure_svg(fig, scope=chart.scope, title="P_family by subject and family")
+
+
+DRAWINGS = {Q_FINAL: draw_q_final, CALIBRATION: draw_calibration, FAMILIES: draw_families}
+
+
+def draw(chart: Chart) -> str:
+    """The chart's inline SVG (byte-deterministic)."""
+    return DRAWINGS[chart.kind](chart)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def renderer_digest() -> str:
+    """sha256 of everything besides a Chart's value that its SVG depends on.
+
+    This drawing code (and the SVG helpers and number format it uses), matplotlib
+    (version and the digest of its installed file list, which records a digest of
+    each of its files), numpy's and Python's versions, every rcParam in effect
+    (matplotlib's defaults and any matplotlibrc) with our fixed style and SVG
+    metadata, and the font file the charts resolve to (path and bytes).
+    """
+    lines = [f"python {sys.version}", f"matplotlib {matplotlib.__version__}", f"numpy {numpy.__version__}"]
+    lines += [f"{path.name} {_sha256(path)}" for path in CODE_FILES]
+    package = Path(matplotlib.__file__).resolve().parent
+    records = sorted(package.parent.glob(f"matplotlib-{matplotlib.__version__}.dist-info/RECORD"))
+    lines += [f"RECORD {_sha256(path)}" for path in records]
+    params = matplotlib.rcParams
+    lines += [f"rc {key} {params._get(key)!r}" for key in params]  # sorted keys; _get: no backend resolution
+    lines += [f"style {key} {value!r}" for key, value in sorted(RC.items())]
+    lines += [f"metadata {key} {value!r}" for key, value in sorted(METADATA.items())]
+    font = Path(bundled_font_path())
+    lines.append(f"font {font} {_sha256(font)}")
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()

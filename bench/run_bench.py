@@ -11,7 +11,8 @@ fresh process, best of --repeat runs:
 
 Wall time and peak resident memory (the child's ru_maxrss) are reported, with
 the ratio to the floor; then, from one more cold and one more warm run with
-``--timings``, where the time goes stage by stage. Timings live here, never in tests.
+``--timings``, where the time goes stage by stage; then the three steps of
+``make metrics`` after one scoring changed. Timings live here, never in tests.
 """
 
 from __future__ import annotations
@@ -87,6 +88,22 @@ def same_as_cold(tree: Path, compute: list[str]) -> None:
         raise SystemExit(f"{tree}: the warm results differ from a cold run's")
 
 
+def make_metrics_warm(tree: Path, compute: list[str], repeat: int) -> list[float]:
+    """Best wall seconds of each step of `make metrics` (compute, aggregate, leaderboard) after one scoring
+    changed, every cache primed."""
+    steps = [compute,
+             [PY, str(REPO / "scripts/aggregate_scoring.py"), "--root", str(tree)],
+             [PY, str(REPO / "scripts/build_leaderboard.py"), "--root", str(tree)]]
+    for step in steps:  # prime every cache
+        measure(step)
+    best_times = [float("inf")] * len(steps)
+    for _ in range(repeat):
+        touch_one_scoring(tree)
+        for index, step in enumerate(steps):
+            best_times[index] = min(best_times[index], measure(step)[0])
+    return best_times
+
+
 def file_count(tree: Path) -> int:
     return sum(1 for top in ("responses", "scoring") for _ in (tree / top).rglob("*.json"))
 
@@ -117,7 +134,8 @@ def main() -> int:
         touch_one_scoring(tree)
         warm_stages = stage_times(compute)
         same_as_cold(tree, compute)
-        rows.append((size, files, floor, cold, warm, cold_stages, warm_stages))
+        whole = make_metrics_warm(tree, compute, args.repeat)
+        rows.append((size, files, floor, cold, warm, cold_stages, warm_stages, whole))
         print(f"{size}: {files} files, floor {floor[0]:.2f}s, cold {cold[0]:.2f}s, warm {warm[0]:.2f}s", flush=True)
     lines = [
         "# Benchmark: compute_metrics against the read-and-parse floor",
@@ -129,7 +147,7 @@ def main() -> int:
         "| warm / floor | peak MiB cold | peak MiB warm |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for size, files, floor, cold, warm, _, _ in rows:
+    for size, files, floor, cold, warm, *_ in rows:
         lines.append(f"| {size} | {files} | {floor[0]:.2f} | {cold[0]:.2f} | {cold[0] / floor[0]:.1f}x | "
                      f"{warm[0]:.2f} | {warm[0] / floor[0]:.1f}x | {cold[1]:.0f} | {warm[1]:.0f} |")
     lines += ["", "floor: `bench/floor.py` (read every input once, `json.loads` the JSON files), in its own process.",
@@ -137,12 +155,18 @@ def main() -> int:
               "warm: `compute_metrics.py` with a primed `.cache/` after one scoring changed.", "",
               "## Where the time goes (seconds, one run each with `--timings`; the interpreter's own start is not "
               "in these)", ""]
-    names = list(dict.fromkeys(name for row in rows for stages in row[5:] for name in stages))
+    names = list(dict.fromkeys(name for row in rows for stages in row[5:7] for name in stages))
     header = [f"{row[0]} {kind}" for row in rows for kind in ("cold", "warm")]
     lines += ["| stage | " + " | ".join(header) + " |", "|---|" + "---:|" * len(header)]
     for name in names:
-        cells = [f"{stages[name]:.3f}" if name in stages else "" for row in rows for stages in row[5:]]
+        cells = [f"{stages[name]:.3f}" if name in stages else "" for row in rows for stages in row[5:7]]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "## The whole of `make metrics` after one scoring changed (seconds, best of "
+              f"{args.repeat}; each step warm)", "",
+              "| size | compute_metrics | aggregate_scoring | build_leaderboard | total |", "|---|---:|---:|---:|---:|"]
+    for row in rows:
+        steps = row[7]
+        lines.append(f"| {row[0]} | " + " | ".join(f"{t:.2f}" for t in steps) + f" | {sum(steps):.2f} |")
     lines.append("")
     args.out.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {args.out}")

@@ -6,13 +6,19 @@ writes, having rewritten only the files whose bytes differ."""
 from __future__ import annotations
 
 import hashlib
+import json
 import marshal
+import os
 import random
+import shutil
 from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
 
+import aggregate_scoring
+import rgbench.folder_scan as folder_scan
+import rgbench.stats.aggregate_run as aggregate_run
 from rgbench.parsing import dumps_json_canonical
 from rgbench.records import Scoring
 from rgbench.spec import load_spec
@@ -24,8 +30,12 @@ from rgbench.stats.agreement_outputs import (
     consolidated_bytes, ordinal_targets,
 )
 from rgbench.stats.consolidate import ADJUDICATED, BY_POLICY, SINGLE, Consolidated
+from rgbench.stats.multi_scoring import MULTI_DIR as LIBRARY_MULTI_DIR
+from test_agreement_cli import MULTI, OUT, add_multi, multi_tree
+from treebuilder import canonical
 
 REPO = Path(__file__).resolve().parent.parent
+INPUTS = ("system", "golds", "responses", "scoring", "scoring_multi", "subjects")
 
 
 # --- the template rendering -------------------------------------------------------------------
@@ -144,3 +154,213 @@ def test_merged_sums_give_the_per_unit_statistics_exactly(seed):
     for tally in reversed(groups):
         total.merge(tally)
     assert total.rows() == expected
+
+
+# --- the script: only what differs is written, and the result is always a fresh run's ---------
+
+def snapshot(root: Path) -> dict[str, str]:
+    """sha256 of every consolidated file and of results/agreement.csv."""
+    found = {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in sorted((root / "scoring_consolidated").rglob("*")) if p.is_file()}
+    found["results/agreement.csv"] = hashlib.sha256((root / "results/agreement.csv").read_bytes()).hexdigest()
+    return found
+
+
+def fresh(root: Path, work: Path) -> dict[str, str]:
+    """What a run of the same inputs into an empty tree, without cache, writes."""
+    if work.exists():
+        shutil.rmtree(work)
+    for name in INPUTS:
+        if (root / name).is_dir():
+            shutil.copytree(root / name, work / name, symlinks=True)
+    assert aggregate_scoring.main(["--root", str(work), "--no-cache"]) == 0
+    assert not (work / ".cache").exists()
+    return snapshot(work)
+
+
+@pytest.fixture
+def written(monkeypatch) -> list[str]:
+    """Relative paths (from the tree root) of every file the script writes, in order."""
+    paths: list[str] = []
+    real = aggregate_run.replace_bytes_atomic
+
+    def spy(path, data, durable=True):
+        paths.append(path)
+        real(path, data, durable=durable)
+
+    monkeypatch.setattr(aggregate_run, "replace_bytes_atomic", spy)
+    return paths
+
+
+def rel_paths(root: Path, paths: list[str]) -> list[str]:
+    return [os.path.relpath(path, root) for path in paths]
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Write through a new file and a rename: a new inode, so the change is seen however fast it comes."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def facts(root: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns)
+            for p in sorted((root / "scoring_consolidated").rglob("*.json"))}
+
+
+def test_a_rerun_writes_nothing_and_one_changed_scoring_rewrites_exactly_its_file(tmp_path, written):
+    tree = multi_tree(tmp_path)
+    root = tree.root
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert len(written) == 6  # five consolidated scorings and agreement.csv
+    before, stats = snapshot(root), facts(root)
+    written.clear()
+    for _ in range(2):
+        assert aggregate_scoring.main(["--root", str(root)]) == 0
+        assert written == [] and facts(root) == stats and snapshot(root) == before
+    # beta SCAL has one grade: its consolidated file changes, agreement.csv does not
+    tree.add_scoring("beta-model", "RO-SCAL-001", "r1", "rev-a", raw=6, correctness=0)
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert rel_paths(root, written) == [f"{OUT}/beta-model/RO-SCAL-001__r1__eval-rev-a.json"]
+    after = facts(root)
+    assert {path for path in stats if after[path] != stats[path]} == {f"{OUT}/beta-model/RO-SCAL-001__r1__eval-rev-a.json"}
+    assert snapshot(root) == fresh(root, tmp_path / "fresh")
+    # a further grade of that run: its single-grade file goes, a consensus comes, the agreement changes
+    written.clear()
+    add_multi(tree, "beta-model", "RO-SCAL-001", "rev-b", raw=9, correctness=1)
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert rel_paths(root, written) == ["results/agreement.csv", f"{OUT}/beta-model/RO-SCAL-001__r1__eval-consensus.json"]
+    assert not (root / OUT / "beta-model/RO-SCAL-001__r1__eval-rev-a.json").exists()
+    assert snapshot(root) == fresh(root, tmp_path / "fresh")
+
+
+@pytest.fixture(params=[False, True], ids=["racy", "trusted"])
+def fingerprints(request, monkeypatch) -> bool:
+    """Run each test twice: with the real 2 s racy window (every folder written by the test is untrusted, so
+    every file is checked) and with fingerprints trusted at once (folders are skipped on their fingerprint)."""
+    if request.param:
+        monkeypatch.setattr(folder_scan, "RACY_NS", 0)
+    return request.param
+
+
+def test_every_change_to_inputs_or_outputs_ends_in_the_fresh_results(tmp_path, fingerprints):
+    tree = multi_tree(tmp_path)
+    root = tree.root
+    out = root / OUT
+
+    def check(note: str) -> None:
+        assert aggregate_scoring.main(["--root", str(root)]) == 0, note
+        assert snapshot(root) == fresh(root, tmp_path / "fresh"), note
+
+    check("first run")
+    check("nothing changed")
+    scoring = root / "scoring/v1.0/alpha-model/RO-SCAL-001__r1__eval-rev-a.json"
+    replace_file(scoring, scoring.read_text().replace('"correctness": 0.5', '"correctness": 1'))
+    check("a scoring changed")
+    (root / MULTI / "alpha-model/RO-FOUL-001__r1__adjudication-judge.json").unlink()
+    check("an adjudication removed")
+    add_multi(tree, "beta-model", "RO-FOUL-001", "rev-c", raw=4, correctness=0.5)
+    check("a third reviewer")
+    edited = out / "alpha-model/RO-MEMB-001__r1__eval-consensus.json"
+    replace_file(edited, edited.read_text().replace("Consolidated", "Edited by hand"))
+    check("a consolidated file edited by hand")
+    (out / "beta-model/RO-SCAL-001__r1__eval-rev-a.json").unlink()
+    check("a consolidated file deleted")
+    (out / "beta-model/stray.json").write_text("{}\n")
+    (out / "ghost-model").mkdir()
+    (out / "ghost-model/RO-FOUL-001__r1__eval-x.json").write_text("{}\n")
+    check("files and a folder no run produces")
+    shutil.rmtree(root / "scoring_consolidated")
+    check("the output folder deleted")
+    tree.add_subject("gamma-model", "0.1")
+    tree.add_run("gamma-model", "RO-FOUL-001", "r1", confidence=10, raw=3, correctness=0)
+    check("a new subject")
+    gold = root / "golds/v1.0/RO-FOUL-001_gold.md"
+    replace_file(gold, gold.read_text().replace('"rubric_floor": 4', '"rubric_floor": 11'))
+    check("a gold changed (every subject)")
+    tree.subjects = [s for s in tree.subjects if s["subject_id"] != "gamma-model"]
+    tree.write_registry()
+    for top in ("responses", "scoring"):
+        shutil.rmtree(root / top / "v1.0/gamma-model")
+    check("a subject removed")
+    assert not (out / "gamma-model").exists() or not list((out / "gamma-model").glob("*.json"))
+
+
+def test_trusted_fingerprints_skip_unchanged_subjects_without_opening_a_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(folder_scan, "RACY_NS", 0)
+    tree = multi_tree(tmp_path)
+    root = tree.root
+    assert aggregate_scoring.main(["--root", str(root)]) == 0   # writes every file
+    assert aggregate_scoring.main(["--root", str(root)]) == 0   # checks them and records their fingerprints
+    opened: list[str] = []
+    real_same, real_read = aggregate_run._same_bytes, aggregate_run.read_bytes
+    monkeypatch.setattr(aggregate_run, "_same_bytes", lambda path, data: opened.append(path) or real_same(path, data))
+    monkeypatch.setattr(aggregate_run, "read_bytes", lambda folder, name: opened.append(name) or real_read(folder, name))
+    rebuilt: list[str] = []
+    real_build = aggregate_run.build_part
+    monkeypatch.setattr(aggregate_run, "build_part", lambda sid, *a: rebuilt.append(sid) or real_build(sid, *a))
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert rebuilt == [] and rel_paths(root, opened) == ["results/agreement.csv"]
+    scoring = root / "scoring/v1.0/beta-model/RO-SCAL-001__r1__eval-rev-a.json"
+    replace_file(scoring, scoring.read_text().replace('"correctness": 0', '"correctness": 1'))
+    opened.clear()
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert rebuilt == ["beta-model"]
+    assert {os.path.dirname(os.path.relpath(path, root)) for path in opened} == {"results", f"{OUT}/beta-model"}
+    assert snapshot(root) == fresh(root, tmp_path / "fresh")
+
+
+def test_problems_after_a_valid_run_are_reported_as_without_memo_and_nothing_is_written(tmp_path, capsys):
+    tree = multi_tree(tmp_path)
+    root = tree.root
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    before = snapshot(root)
+    capsys.readouterr()
+    tree.write(f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json", "{")
+    add_multi(tree, "alpha-model", "RO-FOUL-001", "rev-a", raw=3)
+    assert aggregate_scoring.main(["--root", str(root)]) == 1
+    with_memo = capsys.readouterr().err
+    assert aggregate_scoring.main(["--root", str(root), "--no-cache"]) == 1
+    assert capsys.readouterr().err == with_memo
+    assert f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json: invalid JSON" in with_memo
+    assert "reviewer 'rev-a' grades (alpha-model, RO-FOUL-001, r1) more than once" in with_memo
+    assert "nothing was written" in with_memo
+    assert snapshot(root) == before
+    tree.write("responses/v1.0/alpha-model/RO-FOUL-001__r1.json", "{")
+    assert aggregate_scoring.main(["--root", str(root)]) == 1
+    assert "responses/v1.0/alpha-model/RO-FOUL-001__r1.json: invalid JSON" in capsys.readouterr().err
+    assert snapshot(root) == before
+
+
+def test_sample_suite_with_and_without_memo(tmp_path):
+    root = tmp_path / "sample"
+    for name in INPUTS:
+        shutil.copytree(REPO / name, root / name)
+    for _ in range(2):
+        assert aggregate_scoring.main(["--root", str(root)]) == 0
+        assert (root / "results/agreement.csv").read_bytes() == (REPO / "results/agreement.csv").read_bytes()
+    assert snapshot(root) == fresh(root, tmp_path / "fresh")
+    docs = list((root / "scoring_consolidated").rglob("*.json"))
+    assert len(docs) == 322
+    for path in docs:
+        assert path.read_text() == canonical(json.loads(path.read_text()))
+
+
+def test_the_script_names_the_library_default_folder():
+    assert aggregate_scoring.MULTI_DIR == LIBRARY_MULTI_DIR
+
+
+def test_the_full_path_writes_the_same(tmp_path, monkeypatch, written):
+    """When the incremental path gives up (on anything unusual), the full loaders' parts give the same files."""
+    tree = multi_tree(tmp_path)
+    root = tree.root
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    expected = snapshot(root)
+    monkeypatch.setattr(aggregate_run, "incremental_parts", lambda *a, scan=None, **k: scan and scan.close())
+    written.clear()
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert written == [] and snapshot(root) == expected
+    shutil.rmtree(root / "scoring_consolidated")
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert snapshot(root) == expected

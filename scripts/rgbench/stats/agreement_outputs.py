@@ -14,8 +14,7 @@ from ..parsing import dumps_json_canonical
 from ..records import Gold, Response, Scoring, Tree
 from ..spec import Spec
 from .agreement import (
-    Unit, add_kappa_pair, agreement_counts, alpha_from_coincidences, coincidence_counts, coincidences_from_counts,
-    kappa_from_sums, percent_from_counts, unit_deviation,
+    Unit, add_kappa_pair, alpha_from_coincidences, coincidences_from_counts, kappa_from_sums, percent_from_counts,
 )
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
 
@@ -91,6 +90,7 @@ class AgreementTally:
     :func:`agreement_rows` over all the runs' units exactly, so a tally can be kept per subject.
     ``reviewers`` are all who graded one of the runs (every pair of them gets a kappa row, each a
     deviation row); every other sum is over the runs with at least two grades (the pairable units).
+    Values that are Fractions are counted as (numerator, denominator) (:func:`_nominal`).
     """
 
     def __init__(self, spec: Spec):
@@ -99,11 +99,12 @@ class AgreementTally:
         self.reviewers: set[str] = set()
         self.n_pairable = 0  # pairable runs
         self.pair_total = 0  # Σ C(m, 2) over them
-        # coincidence_counts of each target, nominal values counted as _nominal(value)
-        self.coincidence: dict[str, Counter] = {t: Counter() for t in self.targets}
+        self.coincidence: dict[str, Counter] = {t: Counter() for t in self.targets}  # coincidence_counts
         self.agreeing: dict[str, int] = {t: 0 for t in self.targets}  # Σ equal pairs
         self.kappa: dict[str, dict[tuple[str, str], list]] = {t: {} for t in self.ordinal}  # (a < b) -> kappa sums
-        self.deviation: dict[str, dict[str, list]] = {t: {} for t in DEVIATION_TARGETS}  # reviewer -> [Σ dev, n]
+        # (reviewer, m, own value, another reviewer's value) -> count, over runs of m grades: a run adds
+        # (x_r − x_o)/(m − 1) for each other reviewer o to r's deviation sum, and 1/(m − 1) to r's count
+        self.deviation: dict[str, Counter] = {t: Counter() for t in DEVIATION_TARGETS}
 
     def add_run(self, ratings: Mapping[str, Mapping[str, Hashable]]) -> None:
         """Add one run graded by at least two reviewers: reviewer_id -> target -> value (:func:`grade_values`)."""
@@ -114,57 +115,60 @@ class AgreementTally:
         self.reviewers.update(reviewers)
         self.n_pairable += 1
         self.pair_total += m * (m - 1) // 2
-        coincidence, agreeing = self.coincidence, self.agreeing
+        coincidence, agreeing, kappa = self.coincidence, self.agreeing, self.kappa
         if m == 2:  # the common case, inline
             a, b = reviewers
             x, y = ratings[a], ratings[b]
-            for t in self.ordinal:
+            for t in self.targets:
                 c, k = x[t], y[t]
+                if t not in kappa:
+                    c, k = _nominal(c), _nominal(k)
                 counts = coincidence[t]
                 counts[(2, c, k)] += 1
                 counts[(2, k, c)] += 1
                 if c == k:
                     agreeing[t] += 1
-                sums = self.kappa[t].get((a, b))
-                if sums is None:
-                    sums = self.kappa[t][(a, b)] = [0, 0, 0, 0, 0, 0]
-                add_kappa_pair(sums, c, k)
-            for t in NOMINAL_TARGETS:
-                c, k = _nominal(x[t]), _nominal(y[t])
-                counts = coincidence[t]
-                counts[(2, c, k)] += 1
-                counts[(2, k, c)] += 1
-                if c == k:
-                    agreeing[t] += 1
-            for t in DEVIATION_TARGETS:
-                difference = x[t] - y[t]
-                self._deviation(t, a, difference)
-                self._deviation(t, b, -difference)
+                if t in kappa:
+                    sums = kappa[t].get((a, b))
+                    if sums is None:
+                        sums = kappa[t][(a, b)] = [0, 0, 0, 0, 0, 0]
+                    add_kappa_pair(sums, c, k)
+                if t in self.deviation:
+                    pairs = self.deviation[t]
+                    pairs[(a, 2, c, k)] += 1
+                    pairs[(b, 2, k, c)] += 1
             return
         for t in self.targets:
-            nominal = t not in self.kappa
-            unit = {r: _nominal(ratings[r][t]) if nominal else ratings[r][t] for r in reviewers}
-            coincidence[t].update(coincidence_counts([unit]))
-            agreeing[t] += agreement_counts([unit])[0]
-            if not nominal:
-                for i, a in enumerate(reviewers):
-                    for b in reviewers[i + 1:]:
-                        sums = self.kappa[t].get((a, b))
+            values = [ratings[r][t] for r in reviewers]
+            if t not in kappa:
+                values = [_nominal(v) for v in values]
+            counts = coincidence[t]
+            pairs = self.deviation.get(t)
+            for i, c in enumerate(values):
+                for j in range(i + 1, m):
+                    k = values[j]
+                    counts[(m, c, k)] += 1
+                    counts[(m, k, c)] += 1
+                    if c == k:
+                        agreeing[t] += 1
+                    if t in kappa:
+                        sums = kappa[t].get((reviewers[i], reviewers[j]))
                         if sums is None:
-                            sums = self.kappa[t][(a, b)] = [0, 0, 0, 0, 0, 0]
-                        add_kappa_pair(sums, unit[a], unit[b])
-            if t in self.deviation:
-                values = {r: ratings[r][t] for r in reviewers}
-                for r in reviewers:
-                    self._deviation(t, r, unit_deviation(values, r))
+                            sums = kappa[t][(reviewers[i], reviewers[j])] = [0, 0, 0, 0, 0, 0]
+                        add_kappa_pair(sums, c, k)
+                    if pairs is not None:
+                        pairs[(reviewers[i], m, _nominal(c), _nominal(k))] += 1
+                        pairs[(reviewers[j], m, _nominal(k), _nominal(c))] += 1
 
-    def _deviation(self, target: str, reviewer: str, value: Fraction) -> None:
-        found = self.deviation[target].get(reviewer)
-        if found is None:
-            self.deviation[target][reviewer] = [value, 1]
-        else:
-            found[0] += value
-            found[1] += 1
+    def deviations(self, target: str) -> dict[str, tuple[Fraction, int]]:
+        """reviewer -> (mean of x_r − mean of the others, n) over the n runs the reviewer shares with another
+        (:func:`rgbench.stats.agreement.mean_deviation`)."""
+        sums: dict[str, list] = {}
+        for (r, m, c, k), n in self.deviation[target].items():
+            found = sums.setdefault(r, [Fraction(0), Fraction(0)])
+            found[0] += Fraction(n, m - 1) * (_decode(c) - _decode(k))
+            found[1] += Fraction(n, m - 1)
+        return {r: (total / count, int(count)) for r, (total, count) in sums.items()}
 
     def merge(self, other: "AgreementTally") -> None:
         """Add ``other``'s sums (a tally of other runs) to this one."""
@@ -177,28 +181,19 @@ class AgreementTally:
         for t, pairs in other.kappa.items():
             mine = self.kappa[t]
             for pair, sums in pairs.items():
-                if pair in mine:
-                    mine[pair] = [a + b for a, b in zip(mine[pair], sums)]
-                else:
-                    mine[pair] = list(sums)
-        for t, by_reviewer in other.deviation.items():
-            for reviewer, (total, n) in by_reviewer.items():
-                found = self.deviation[t].get(reviewer)
-                if found is None:
-                    self.deviation[t][reviewer] = [total, n]
-                else:
-                    found[0] += total
-                    found[1] += n
+                mine[pair] = [a + b for a, b in zip(mine[pair], sums)] if pair in mine else list(sums)
+        for t, pairs in other.deviation.items():
+            self.deviation[t].update(pairs)
 
     def to_plain(self) -> tuple:
         """Builtin values only (for marshal); :meth:`from_plain` inverts it."""
         return (
             tuple(sorted(self.reviewers)), self.n_pairable, self.pair_total,
-            tuple((t, tuple((m, _encode(c), _encode(k), n) if t in self.kappa else (m, c, k, n)
-                            for (m, c, k), n in self.coincidence[t].items()), self.agreeing[t]) for t in self.targets),
+            tuple((t, tuple((m, _encode(c), _encode(k), n) for (m, c, k), n in self.coincidence[t].items()),
+                   self.agreeing[t]) for t in self.targets),
             tuple((t, tuple((a, b, tuple(_encode(v) for v in sums)) for (a, b), sums in self.kappa[t].items()))
                   for t in self.ordinal),
-            tuple((t, tuple((r, _encode(total), n) for r, (total, n) in self.deviation[t].items()))
+            tuple((t, tuple((r, m, c, k, n) for (r, m, c, k), n in self.deviation[t].items()))
                   for t in DEVIATION_TARGETS),
         )
 
@@ -217,8 +212,8 @@ class AgreementTally:
             tally.agreeing[t] = agreeing
         for t, pairs in kappa:
             tally.kappa[t] = {(a, b): [_decode(v) for v in sums] for a, b, sums in pairs}
-        for t, by_reviewer in deviation:
-            tally.deviation[t] = {r: [_decode(total), n] for r, total, n in by_reviewer}
+        for t, pairs in deviation:
+            tally.deviation[t] = Counter({(r, m, c, k): n for r, m, c, k, n in pairs})
         return tally
 
     def rows(self) -> list[AgreementRow]:
@@ -244,10 +239,10 @@ class AgreementTally:
                     note = "" if value is not None else (
                         "no run graded by both" if not sums[0] else "no variation: both gave one and the same value")
                     rows.append(AgreementRow("cohen_kappa_quadratic", t, value, a, b, sums[0], note))
+        deviations = {t: self.deviations(t) for t in DEVIATION_TARGETS}
         for reviewer in reviewers:
             for t in DEVIATION_TARGETS:
-                total, count = self.deviation[t].get(reviewer, (None, 0))
-                value = None if not count else Fraction(total) / count
+                value, count = deviations[t].get(reviewer, (None, 0))
                 note = ("no run shared with another reviewer" if value is None else
                         "lenient" if value > 0 else "severe" if value < 0 else "neutral")
                 rows.append(AgreementRow("mean_deviation", t, value, reviewer, "", count, note))

@@ -16,8 +16,8 @@ golds and ``system/``. So:
 - :func:`write_outputs` makes the output folder hold exactly the consolidated files of the parts, and
   ``results/agreement.csv`` the merged tally's rows, writing only the files whose bytes differ from what
   is on disk and removing the files no longer produced. A subject's output folder whose fingerprint is
-  the one recorded after it was last checked is not read at all; a folder checked or written in this
-  run is recorded untrusted (its files are too recent for a fingerprint) and read again next time.
+  the one recorded when it was last found right is not read at all; a folder this run writes to is
+  recorded untrusted (its files are too recent for a fingerprint) and checked file by file next time.
 
 Results are byte-identical to a full run into an empty folder, with or without the memo (tests).
 """

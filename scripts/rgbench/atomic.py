@@ -59,3 +59,27 @@ def write_many_atomic(files: dict[Path, bytes]) -> None:
     """
     for path in sorted(files, key=str):
         write_bytes_atomic(path, files[path])
+
+
+def replace_bytes_atomic(path: str, data: bytes, durable: bool = True) -> None:
+    """:func:`write_bytes_atomic` into a folder that exists: the same temporary file beside ``path``, mode
+    0644 and rename, without creating folders or building Path objects (for writing many files)."""
+    folder, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if durable:
+                os.fsync(fd)
+            os.fchmod(fd, 0o644)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

@@ -14,16 +14,18 @@ file is returned, as the loader does for scoring/.
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Mapping
 
-from ..extract import EVALUATION, extract
+from ..extract import EVALUATION, Extracted
+from ..filecache import FileCache
+from ..parallel import extract_files
 from ..problems import Problem
 from ..records import Scoring, Tree
-from ..safe_read import read_bytes, walk_files
+from ..safe_read import Entry, walk_files
 from ..spec import Spec
 
 MULTI_DIR = "scoring_multi"
@@ -88,15 +90,31 @@ def _check(spec: Spec, tree: Tree, rel: str, ids: tuple[str, str, str, str], fie
     return messages
 
 
-def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> tuple[MultiScorings | None, list[Problem]]:
+def multi_jobs(root: Path, spec: Spec, folder: str = MULTI_DIR, subject_id: str | None = None) -> list[tuple[Entry, str]]:
+    """The (entry, kind) extraction jobs :func:`load_multi` runs on ``<folder>/<version>/`` (or only on its
+    ``subject_id`` folder): every file at the right depth with a well-formed name. Its problems are
+    :func:`load_multi`'s to report."""
+    base = f"{folder}/{spec.version_dir}"
+    entries, _ = walk_files(root, base if subject_id is None else f"{base}/{subject_id}")
+    return [(entry, EVALUATION) for entry in entries
+            if entry.rel.count("/") == 3 and _parse_name(entry.rel.rpartition("/")[2]) is not None]
+
+
+def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR, *, subject_id: str | None = None,
+               extracted: Mapping[str, Extracted] | None = None) -> tuple[MultiScorings | None, list[Problem]]:
     """Read ``<folder>/<version>/`` under ``root`` against the validated ``tree``: (records, []) or (None, problems).
 
     A missing folder is no problem (no extra reviewer yet). Refused, besides what
     scoring/ refuses: a reviewer grading the same run twice (here, or here and in
     scoring/), and two adjudications of one run.
+
+    ``subject_id`` reads only that subject's folder (``tree`` then needs to hold only that subject's
+    responses, scorings and input digests, and every registered subject). ``extracted`` holds results
+    of :func:`rgbench.extract.extract` by path already computed (e.g. for :func:`multi_jobs` of several
+    subjects at once); the other files are read here, on every core when there are many.
     """
     base = f"{folder}/{spec.version_dir}"
-    entries, problems = walk_files(root, base)
+    entries, problems = walk_files(root, base if subject_id is None else f"{base}/{subject_id}")
     inputs: dict[str, str] = {}
     extra: list[Scoring] = []
     adjudications: dict[tuple[str, str, str], list[Scoring]] = defaultdict(list)
@@ -104,6 +122,7 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> t
     for scoring in tree.scorings:
         graded[scoring.run_key + (scoring.reviewer_id,)].append(scoring.path)
     unregistered = set()
+    named = []
     for entry in entries:
         rel, parts = entry.rel, entry.rel.split("/")
         if len(parts) != 4:
@@ -117,14 +136,16 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> t
         if parsed is None:
             problems.append(Problem(rel, f"unexpected file name: files here are named {_NAMES}"))
             continue
-        case_id, run_id, prefix, reviewer_id = parsed
-        try:
-            data = read_bytes(root, rel)
-        except OSError as exc:
-            problems.append(Problem(rel, f"cannot be read: {exc.strerror or exc}"))
-            continue
-        inputs[rel] = hashlib.sha256(data).hexdigest()
-        _, errors, fields = extract(EVALUATION, data, spec)
+        named.append((entry, sid, parsed))
+    given = extracted if extracted is not None else {}
+    missing = [(entry, EVALUATION) for entry, _, _ in named if entry.rel not in given]
+    # read and extracted as parallel.extract_files does (a file that cannot be read has no digest)
+    read_here = extract_files(root, spec, missing, FileCache(root, "", enabled=False)) if missing else {}
+    for entry, sid, (case_id, run_id, prefix, reviewer_id) in named:
+        rel = entry.rel
+        digest, errors, fields = given[rel] if rel in given else read_here[rel]
+        if digest:
+            inputs[rel] = digest
         problems.extend(Problem(rel, error) for error in errors)
         if fields is None:
             continue

@@ -16,7 +16,7 @@ import pytest
 import compute_metrics
 import rgbench.folder_scan as folder_scan
 import rgbench.parallel as parallel
-import rgbench.subject_memo as subject_memo
+import rgbench.memo_files as memo_files
 from rgbench.folder_scan import scan_subject_folders, subject_folders
 from rgbench.loader import load_tree
 from rgbench.spec import load_spec
@@ -301,7 +301,7 @@ def test_a_code_change_voids_the_memo(tmp_path, capsys, trusting, monkeypatch):
     tree = small_tree(tmp_path / "tree")
     assert run_both(tree.root, capsys)[0] == 0
     trusting.clear()
-    monkeypatch.setattr(subject_memo, "_code_digest", "f" * 64)
+    monkeypatch.setattr(memo_files, "_code_digest", "f" * 64)
     assert run_both(tree.root, capsys)[0] == 0
     assert sorted(trusting) == ["alpha-model", "beta-model"]
 
@@ -317,7 +317,7 @@ def test_memo_entries_of_unregistered_subjects_are_deleted(tmp_path, capsys, tru
     assert compute_metrics.main(["--root", str(root), "--no-cache", "--results-dir", "cold"]) == 0
 
 
-def test_no_cache_neither_reads_nor_writes_the_memo(tmp_path, capsys, trusting):
+def test_no_cache_neither_reads_nor_writes_the_memo(tmp_path, capsys, trusting, monkeypatch):
     tree = small_tree(tmp_path / "tree")
     root = tree.root
     assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
@@ -326,9 +326,13 @@ def test_no_cache_neither_reads_nor_writes_the_memo(tmp_path, capsys, trusting):
     reference = results_of(root)
     for path in (root / MEMO_DIR / "scoring").iterdir():
         path.write_bytes(b"garbage that would fail any read")
+    garbage = {path: path.stat().st_mtime_ns for path in (root / MEMO_DIR / "scoring").iterdir()}
+    reads: list[str] = []
+    monkeypatch.setattr(memo_files.MemoFiles, "read", lambda self, sid: reads.append(sid))
     trusting.clear()
     assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
-    assert trusting == [] and results_of(root) == reference
+    assert reads == [] and trusting == [] and results_of(root) == reference
+    assert {path: path.stat().st_mtime_ns for path in garbage} == garbage
 
 
 def test_find_output_parsing_marks_the_folder_above_a_subfolder_and_refuses_the_unexpected():

@@ -7,11 +7,10 @@ import tempfile
 from pathlib import Path
 
 
-def write_temp_beside(path: Path, data: bytes, durable: bool = True) -> str:
-    """Write ``data`` to a new temporary file in ``path``'s folder (created if missing); return its name.
+def write_temp_beside(path: Path, data: bytes) -> str:
+    """Write ``data`` to a new, fsynced temporary file in ``path``'s folder (created if missing); return its name.
 
-    ``durable`` fsyncs it (results); a rebuildable cache skips that. The caller
-    moves it into place (rename or link) and removes it on failure.
+    The caller moves it into place (write_once links it) and removes it on failure.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -19,9 +18,8 @@ def write_temp_beside(path: Path, data: bytes, durable: bool = True) -> str:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+            handle.flush()
+            os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
     except BaseException:
         os.unlink(tmp)
@@ -35,15 +33,9 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     Readers see either the old content or the new one, never a mix. The parent
     folder is created when missing. ``durable=False`` skips the fsync (caches).
     """
-    tmp = write_temp_beside(path, data, durable)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replace_bytes_atomic(os.fspath(path), data, durable)
 
 
 def write_text_atomic(path: Path, text: str) -> None:

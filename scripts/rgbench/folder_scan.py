@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Sequence
 
 RACY_NS = 2_000_000_000
+ABSENT = b"absent"  # the fingerprint callers give a subject folder that does not exist
 IGNORED_NAMES = frozenset({".gitkeep"})  # as safe_read.walk_files
 _RECORD = "%C@ %i %s %D %f\\0"
 

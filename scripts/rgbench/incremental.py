@@ -24,7 +24,7 @@ from typing import Callable
 
 from .extract import EVALUATION, RESPONSE
 from .filecache import FileCache
-from .folder_scan import Scan, start_scan, subject_folders
+from .folder_scan import ABSENT, Scan, start_scan, subject_folders
 from .loader import (
     build_golds, build_responses, build_scorings, Collector, list_golds, load_registry, read_system,
     list_subject_files, load_tree,
@@ -37,7 +37,6 @@ from .subject_slice import SubjectSlice, build_slice, input_block
 from .tables import Results, compute_results, merge_slices
 from .timings import STAGES
 
-ABSENT = b"absent"  # fingerprint of a subject folder that does not exist
 
 
 def load_results(root: Path, spec: Spec, *, scoring_dir: str = "scoring", use_cache: bool = True,

@@ -30,111 +30,56 @@ change a result: results with and without it are byte-identical (tests).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import marshal
-import os
-import sys
-import zlib
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .atomic import write_bytes_atomic
+from .memo_files import MemoFiles, code_digest, content_digest, fingerprint_text, lines_digest
 from .subject_slice import SubjectSlice
+
+__all__ = ["MEMO_DIR", "SubjectMemo", "code_digest", "content_digest", "context_digest"]
 
 MEMO_DIR = ".cache/rgbench/subjects"
 _FORMAT = "rgbench-subject-slice/2"
-_SUFFIX = ".bin"
-_PACKAGE = Path(__file__).resolve().parent
-_code_digest: str | None = None
-
-
-def code_digest() -> str:
-    """sha256 over every ``.py`` file of the rgbench package (path and bytes): a code change voids the memo."""
-    global _code_digest
-    if _code_digest is None:
-        digest = hashlib.sha256()
-        for path in sorted(_PACKAGE.rglob("*.py")):
-            digest.update(path.relative_to(_PACKAGE).as_posix().encode("utf-8") + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-        _code_digest = digest.hexdigest()
-    return _code_digest
 
 
 def context_digest(*, system_digest: str, version_dir: str, scoring_dir: str,
                    golds: Iterable[tuple[str, str]]) -> str:
     """Digest of everything global a slice depends on; ``golds`` are (path, sha256) of every gold file."""
-    lines = [_FORMAT, code_digest(), system_digest, version_dir, scoring_dir]
-    lines += [f"{digest}  {path}" for path, digest in sorted(golds)]
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-
-
-def content_digest(context: str, subject_id: str, subject_version: str, files: Iterable[tuple[str, str]]) -> str:
-    """Digest of a subject's inputs: the context, its id and version, and (path, sha256) of its files."""
-    lines = [context, subject_id, subject_version]
-    lines += [f"{digest}  {path}" for path, digest in sorted(files)]
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-
-
-def _fingerprint_text(fingerprints: Sequence[bytes | None]) -> list[str | None]:
-    return [None if fp is None else fp.hex() for fp in fingerprints]
-
-
-class _Entry:
-    __slots__ = ("header", "payload")
-
-    def __init__(self, header: dict, payload: memoryview):
-        self.header = header
-        self.payload = payload  # everything after the header line
+    return lines_digest([_FORMAT, code_digest(), system_digest, version_dir, scoring_dir]
+                        + [f"{digest}  {path}" for path, digest in sorted(golds)])
 
 
 class SubjectMemo:
     """The memo of one tree and scoring folder under one context; ``enabled=False`` makes every lookup miss."""
 
     def __init__(self, root: Path, scoring_dir: str, context: str, enabled: bool = True):
-        self.dir = Path(root) / MEMO_DIR / scoring_dir
-        self.context = context
+        self.files = MemoFiles(Path(root) / MEMO_DIR / scoring_dir, _FORMAT, context, enabled)
         self.enabled = enabled
-        self._entries: dict[str, _Entry | None] = {}
+        self._entries: dict[str, tuple[dict, memoryview] | None] = {}
         self.written: list[str] = []  # subjects whose entry the last put wrote
 
     def _path(self, subject_id: str) -> Path:
-        return self.dir / (hashlib.sha256(subject_id.encode("utf-8")).hexdigest()[:32] + _SUFFIX)
+        return self.files.path(subject_id)
 
-    def _entry(self, subject_id: str) -> _Entry | None:
-        if subject_id in self._entries:
-            return self._entries[subject_id]
-        entry = None
-        if self.enabled:
-            try:
-                with open(self._path(subject_id), "rb") as handle:
-                    data = handle.read()
-                end = data.index(b"\n") + 1
-                header = json.loads(data[:end])
-                payload = memoryview(data)[end:]
-                if (isinstance(header, dict) and header.get("format") == _FORMAT
-                        and header.get("python") == list(sys.version_info[:2])
-                        and header.get("marshal") == marshal.version and header.get("context") == self.context
-                        and header.get("subject") == subject_id):
-                    entry = _Entry(header, payload)
-            except (OSError, ValueError):
-                entry = None
-        self._entries[subject_id] = entry
-        return entry
+    def _entry(self, subject_id: str) -> tuple[dict, memoryview] | None:
+        if subject_id not in self._entries:
+            self._entries[subject_id] = self.files.read(subject_id) if self.enabled else None
+        return self._entries[subject_id]
 
     def preload(self, subject_ids: Iterable[str]) -> None:
         """Read the entries of ``subject_ids`` now (e.g. while a folder scan runs elsewhere)."""
         for sid in subject_ids:
             self._entry(sid)
 
-    def _slice(self, entry: _Entry, subject_id: str, subject_version: str) -> SubjectSlice | None:
+    def _slice(self, entry: tuple[dict, memoryview], subject_id: str, subject_version: str) -> SubjectSlice | None:
         """The entry's slice; an entry that fails its checksum or holds another subject is forgotten
         (so that :meth:`put` rewrites it)."""
         found = None
-        payload = entry.payload
-        if zlib.crc32(payload) == entry.header.get("crc32"):
+        header, payload = entry
+        if MemoFiles.intact(header, payload):
             try:
-                size = entry.header["meta"]
+                size = header["meta"]
                 plain, lengths = marshal.loads(payload[:size])
                 blobs, offset = [], size
                 for length in lengths:
@@ -156,15 +101,15 @@ class SubjectMemo:
         if any(fp is None for fp in fingerprints):
             return None
         entry = self._entry(subject_id)
-        if entry is None or entry.header.get("fingerprints") != _fingerprint_text(fingerprints) \
-                or entry.header.get("version") != subject_version:
+        if entry is None or entry[0].get("fingerprints") != fingerprint_text(fingerprints) \
+                or entry[0].get("version") != subject_version:
             return None
         return self._slice(entry, subject_id, subject_version)
 
     def by_content(self, subject_id: str, subject_version: str, content: str) -> SubjectSlice | None:
         """The stored slice when it was built from the same inputs (``content``)."""
         entry = self._entry(subject_id)
-        if entry is None or entry.header.get("content") != content:
+        if entry is None or entry[0].get("content") != content:
             return None
         return self._slice(entry, subject_id, subject_version)
 
@@ -174,41 +119,18 @@ class SubjectMemo:
             return
         sid = found.subject_id
         entry = self._entry(sid)
-        fingerprint_text = _fingerprint_text(fingerprints)
-        if entry is not None and entry.header.get("content") == content \
-                and entry.header.get("fingerprints") == fingerprint_text:
+        prints = fingerprint_text(fingerprints)
+        if entry is not None and entry[0].get("content") == content and entry[0].get("fingerprints") == prints:
             return
         blobs: list = []
         meta = marshal.dumps((found.to_plain(blobs), [len(blob) for blob in blobs]))
         payload = b"".join([meta, *blobs])
-        header = {
-            "content": content,
-            "context": self.context,
-            "crc32": zlib.crc32(payload),
-            "fingerprints": fingerprint_text,
-            "format": _FORMAT,
-            "marshal": marshal.version,
-            "meta": len(meta),
-            "python": list(sys.version_info[:2]),
-            "subject": sid,
-            "version": found.subject_version,
-        }
-        line = json.dumps(header, sort_keys=True).encode("utf-8") + b"\n"
-        try:
-            write_bytes_atomic(self._path(sid), line + payload, durable=False)
-        except OSError:
-            return
-        self._entries[sid] = _Entry(header, memoryview(payload))
-        self.written.append(sid)
+        header = self.files.write(sid, {"content": content, "fingerprints": prints, "meta": len(meta),
+                                        "version": found.subject_version}, payload)
+        if header is not None:
+            self._entries[sid] = (header, memoryview(payload))
+            self.written.append(sid)
 
     def prune(self, subject_ids: Iterable[str]) -> None:
         """Delete the entries of subjects not in ``subject_ids``."""
-        if not self.enabled:
-            return
-        keep = {self._path(sid).name for sid in subject_ids}
-        try:
-            for name in os.listdir(self.dir):
-                if name.endswith(_SUFFIX) and name not in keep:
-                    os.unlink(self.dir / name)
-        except OSError:
-            pass
+        self.files.prune(subject_ids)

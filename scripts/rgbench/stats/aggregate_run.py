@@ -28,20 +28,18 @@ import csv
 import gc
 import hashlib
 import io
-import json
 import marshal
 import os
 import stat
-import sys
-import zlib
 from operator import itemgetter
 from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from ..atomic import replace_bytes_atomic, write_bytes_atomic
+from ..atomic import replace_bytes_atomic
 from ..extract import EVALUATION, RESPONSE
 from ..filecache import FileCache
-from ..folder_scan import Scan, start_scan, subject_folders
+from ..folder_scan import ABSENT, Scan, start_scan, subject_folders
+from ..memo_files import MemoFiles, code_digest, content_digest, fingerprint_text, lines_digest
 from ..loader import (
     Collector, build_golds, build_responses, build_scorings, list_golds, list_subject_files, load_registry,
     read_system,
@@ -56,11 +54,9 @@ from .agreement_outputs import (
 from .consolidate import consolidate_all
 from .multi_scoring import MultiScorings, load_multi, multi_jobs
 
-ABSENT = b"absent"  # fingerprint of a folder that does not exist
 _SCORING_ORDER = itemgetter(0, 2, 3, 4)  # (subject_id, case_id, run_id, reviewer_id) of a Scoring, as the loader sorts
 MEMO_DIR = ".cache/rgbench/aggregate"
 _FORMAT = "rgbench-aggregate-part/1"
-_SUFFIX = ".bin"
 
 
 class SubjectPart(NamedTuple):
@@ -127,39 +123,11 @@ def agreement_bytes(parts: Iterable[SubjectPart], spec: Spec) -> bytes:
 
 # --- the memo ---------------------------------------------------------------------------------
 
-_PACKAGE = Path(__file__).resolve().parent.parent
-_code_digest: str | None = None
-
-
-def code_digest() -> str:
-    """sha256 over every ``.py`` file of the rgbench package (path and bytes): a code change voids the memo.
-    (As rgbench.subject_memo's, which this does not import: that would load numpy for nothing.)"""
-    global _code_digest
-    if _code_digest is None:
-        digest = hashlib.sha256()
-        for path in sorted(_PACKAGE.rglob("*.py")):
-            digest.update(path.relative_to(_PACKAGE).as_posix().encode("utf-8") + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-        _code_digest = digest.hexdigest()
-    return _code_digest
-
-
 def context_digest(*, system_digest: str, version_dir: str, multi_dir: str, out_dir: str,
                    golds: Iterable[tuple[str, str]]) -> str:
     """Digest of everything global a part depends on: this code, ``system/``, the folders, every gold's sha256."""
-    lines = [_FORMAT, code_digest(), system_digest, version_dir, multi_dir, out_dir]
-    lines += [f"{digest}  {path}" for path, digest in sorted(golds)]
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-
-
-def content_digest(context: str, subject_id: str, subject_version: str, files: Iterable[tuple[str, str]]) -> str:
-    """Digest of a subject's inputs: the context, its id and version, and (path, sha256) of its files."""
-    lines = [context, subject_id, subject_version] + [f"{digest}  {path}" for path, digest in sorted(files)]
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-
-
-def _hex(fingerprint: bytes | None) -> str | None:
-    return None if fingerprint is None else fingerprint.hex()
+    return lines_digest([_FORMAT, code_digest(), system_digest, version_dir, multi_dir, out_dir]
+                        + [f"{digest}  {path}" for path, digest in sorted(golds)])
 
 
 class MemoEntry(NamedTuple):
@@ -184,28 +152,22 @@ class AggregateMemo:
     """
 
     def __init__(self, root: Path, multi_dir: str, out_dir: str, context: str, spec: Spec, enabled: bool = True):
-        self.dir = Path(root) / MEMO_DIR / multi_dir / out_dir
-        self.context, self.spec, self.enabled = context, spec, enabled
+        self.files = MemoFiles(Path(root) / MEMO_DIR / multi_dir / out_dir, _FORMAT, context, enabled)
+        self.spec, self.enabled = spec, enabled
         self.written: list[str] = []
 
     def _path(self, subject_id: str) -> Path:
-        return self.dir / (hashlib.sha256(subject_id.encode("utf-8")).hexdigest()[:32] + _SUFFIX)
+        return self.files.path(subject_id)
 
     def get(self, subject_id: str, subject_version: str) -> MemoEntry | None:
         """The stored entry of this subject at this version under this context, or None."""
-        if not self.enabled:
+        found = self.files.read(subject_id)
+        if found is None:
+            return None
+        header, payload = found
+        if header.get("version") != subject_version or not MemoFiles.intact(header, payload):
             return None
         try:
-            with open(self._path(subject_id), "rb") as handle:
-                data = handle.read()
-            end = data.index(b"\n") + 1
-            header = json.loads(data[:end])
-            payload = data[end:]
-            if not (isinstance(header, dict) and header.get("format") == _FORMAT
-                    and header.get("python") == list(sys.version_info[:2]) and header.get("marshal") == marshal.version
-                    and header.get("context") == self.context and header.get("subject") == subject_id
-                    and header.get("version") == subject_version and zlib.crc32(payload) == header.get("crc32")):
-                return None
             (n_grades, n_runs, n_several), tally, names, digests = marshal.loads(payload)
             if len(digests) != 32 * len(names):
                 return None
@@ -215,7 +177,7 @@ class AggregateMemo:
             if not isinstance(inputs, list) or len(inputs) != 3:
                 return None
             return MemoEntry(inputs, header["content"], header.get("output"), part)
-        except (OSError, ValueError, TypeError, KeyError, EOFError, IndexError):
+        except (ValueError, TypeError, KeyError, EOFError, IndexError):
             return None
 
     def put(self, part: SubjectPart, subject_version: str, inputs: Sequence[bytes | None], content: str,
@@ -226,29 +188,14 @@ class AggregateMemo:
         names = sorted(part.digests)
         payload = marshal.dumps(((part.n_grades, part.n_runs, part.n_several), part.tally.to_plain(), tuple(names),
                                  b"".join(part.digests[name] for name in names)))
-        header = {
-            "content": content, "context": self.context, "crc32": zlib.crc32(payload), "format": _FORMAT,
-            "inputs": [_hex(fp) for fp in inputs], "marshal": marshal.version, "output": _hex(output),
-            "python": list(sys.version_info[:2]), "subject": part.subject_id, "version": subject_version,
-        }
-        line = json.dumps(header, sort_keys=True).encode("utf-8") + b"\n"
-        try:
-            write_bytes_atomic(self._path(part.subject_id), line + payload, durable=False)
-        except OSError:
-            return
-        self.written.append(part.subject_id)
+        fields = {"content": content, "inputs": fingerprint_text(inputs), "output": fingerprint_text([output])[0],
+                  "version": subject_version}
+        if self.files.write(part.subject_id, fields, payload) is not None:
+            self.written.append(part.subject_id)
 
     def prune(self, subject_ids: Iterable[str]) -> None:
         """Delete the entries of subjects not in ``subject_ids``."""
-        if not self.enabled:
-            return
-        keep = {self._path(sid).name for sid in subject_ids}
-        try:
-            for name in os.listdir(self.dir):
-                if name.endswith(_SUFFIX) and name not in keep:
-                    os.unlink(self.dir / name)
-        except OSError:
-            pass
+        self.files.prune(subject_ids)
 
 
 # --- the incremental computation --------------------------------------------------------------
@@ -375,9 +322,9 @@ class _Run:
                 out_print = fingerprints.get(f"{self.out_base}/{sid}") if sid in self.out_names else ABSENT
             self.out_prints[sid] = out_print
             entry = self.entries[sid] = self.memo.get(sid, subject.subject_version)
-            if entry is None or None in prints or entry.inputs != [_hex(fp) for fp in prints]:
+            if entry is None or None in prints or entry.inputs != fingerprint_text(prints):
                 stale.append(sid)
-            elif out_print is not None and entry.output == _hex(out_print):
+            elif out_print is not None and entry.output == fingerprint_text([out_print])[0]:
                 self.parts[sid] = entry.part
                 self.trusted.add(sid)  # neither its inputs nor its files changed since they were checked
             elif self.files_match(sid, entry.part):
@@ -438,7 +385,7 @@ class _Run:
             content = content_digest(self.context, sid, version, digests.items())
             entry, out_print = self.entries.get(sid), self.out_prints[sid]
             if entry is not None and entry.content == content and out_print is not None \
-                    and entry.output == _hex(out_print):
+                    and entry.output == fingerprint_text([out_print])[0]:
                 self.trusted.add(sid)  # the same inputs as when its files were last checked, and the files kept
             self.pending[sid] = (version, self.input_prints(sid, fingerprints), content)
         return True

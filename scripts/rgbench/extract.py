@@ -1,8 +1,8 @@
 """Per-file work, independent of every other file: parse strictly, validate, keep the fields that matter.
 
-``extract`` is a pure function of (kind, bytes, spec), so its results can be
-computed in parallel and cached by content (see filecache.py). Checks that
-involve the file's path or other files happen later, in loader.py.
+``extract`` is a pure function of (kind, bytes, spec), so files can be
+processed in parallel (parallel.py). Checks that involve the file's path or
+other files happen later, in loader.py.
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ from .parsing import ParseError, decode_utf8, loads_json_strict
 from .spec import Spec, document_errors
 
 RESPONSE, EVALUATION, GOLD = "response", "evaluation", "gold"
-# Bump when the shape of extracted fields or the checks below change: cached results are then ignored.
-EXTRACT_FORMAT = 1
-
 # (sha256 hex, problem messages, fields or None when the file is invalid)
 Extracted = tuple[str, tuple[str, ...], tuple | None]
 

@@ -1,16 +1,16 @@
 """Load a benchmark tree: read safely, parse strictly, validate, cross-check, return records and problems.
 
-Two phases. Per file (extract.py, parallel and cached): strict parsing and
-schema validation, independent of every other file. Across files (here): ids
+Two phases. Per file (extract.py, on every core for large trees): strict parsing
+and schema validation, independent of every other file. Across files (here): ids
 against paths, golds, registry, versions, catalog, response digests and the
 one-scoring-per-run rule. Every problem of every file is collected; nothing is
 raised across layers.
 
-:func:`load_tree` reads the whole tree. Its steps (``read_system``,
-``load_registry``, ``list_golds``, ``list_subject_files``, ``build_golds``,
-``build_responses``, ``build_scorings``) are also what ``rgbench.incremental``
-runs subject by subject; the cross-file checks never look beyond one subject's
-folders, the golds and the registry, which is what makes that split exact.
+:func:`load_tree` reads the whole tree; every script that reads a tree goes
+through it. Its steps (``read_system``, ``load_registry``, ``list_golds``,
+``list_subject_files``, ``build_golds``, ``build_responses``, ``build_scorings``)
+are public so that the further-reviewers folder (``scoring_multi/``) is read
+with the same listing and the same checks.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Callable
 
 from .extract import EVALUATION, GOLD, RESPONSE
-from .filecache import FileCache
 from .parallel import extract_files
 from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from .problems import Problem
@@ -240,7 +239,6 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
     responses: dict[tuple[str, str, str], Response] = {}
     present: dict[tuple[str, str, str], str] = {}
     add = col.add
-    versions = {sid: subject.subject_version for sid, subject in subjects.items()} if subjects is not None else {}
     for entry, _, ids in jobs:
         rel = entry.rel
         digest, errors, fields = extracted[rel]
@@ -254,9 +252,7 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
         if (sid, case_id, run_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id), ids)
             continue
-        # Fast path for the common case; otherwise the checks that report why.
-        if (subjects is not None and case_id in golds and versions[sid] == version) or \
-                _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files):
+        if _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files):
             responses[ids] = Response(sid, version, case_id, run_id, confidence, rel)
     return responses, present
 
@@ -284,7 +280,6 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
     files_per_run: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     add = col.add
     criteria = spec.criteria
-    versions = {sid: subject.subject_version for sid, subject in subjects.items()} if subjects is not None else {}
     for entry, _, ids in jobs:
         rel = entry.rel
         key = ids[:3]
@@ -298,9 +293,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
         if (sid, case_id, run_id, reviewer_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
             continue
-        # Fast path for the common case (checked in the same order as the slow path below).
-        ok = (subjects is not None and case_id in golds and versions[sid] == version) or \
-            _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
+        ok = _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
         response_digest = present.get(key)
         if response_digest is None:
             response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
@@ -327,28 +320,23 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
     return scorings
 
 
-def load_tree(root: Path, spec: Spec, *, use_cache: bool = True,
-              progress: Callable[[int, int], None] | None = None,
+def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | None = None,
               scoring_dir: str = "scoring") -> tuple[Tree | None, list[Problem]]:
     """Load and cross-check every input under ``root``. Returns (tree, []) or (None, problems).
 
-    ``use_cache`` reuses per-file results from ``root/.cache`` (see filecache.py);
-    results are identical either way. ``progress(done, total)`` is called as files are processed.
+    ``progress(done, total)`` is called as files are processed.
     ``scoring_dir`` reads the scorings from ``<scoring_dir>/<version>/`` instead of ``scoring/`` (e.g. the
     consolidated scorings of scripts/aggregate_scoring.py).
     """
     col = Collector(root)
-    system_digest = read_system(col)
+    read_system(col)
     subjects = load_registry(col, spec)
     gold_jobs = list_golds(col, spec)
     response_jobs = list_subject_files(col, spec, "responses", RESPONSE, subjects)
     scoring_jobs = list_subject_files(col, spec, scoring_dir, EVALUATION, subjects)
     jobs = [(entry, kind) for entry, kind, _ in gold_jobs + response_jobs + scoring_jobs]
-    cache = FileCache(root, system_digest, enabled=use_cache)
     report = (lambda done: progress(done, len(jobs))) if progress else None
-    extracted = extract_files(root, spec, jobs, cache, report)
-    cache.prune(extracted.keys())  # every job's path, and only those
-    cache.save()
+    extracted = extract_files(root, spec, jobs, report)
     inputs = col.inputs
     for rel, (digest, _, _) in extracted.items():
         if digest:

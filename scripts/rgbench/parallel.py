@@ -1,4 +1,9 @@
-"""Run the per-file extraction over many files, on every core when it pays, through the cache."""
+"""Run the per-file extraction over many files, on every core when it pays.
+
+Reading and parsing are independent per file (:func:`rgbench.extract.extract`),
+so a large tree is split into chunks handed to a fork pool; a small one is read
+in this process. The result is the same either way, file by file.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .extract import Extracted, extract
-from .filecache import FileCache
 from .safe_read import Entry, read_bytes
 from .spec import Spec
 
-# Below this many files to parse, starting worker processes costs more than it saves.
+# Below this many files, starting worker processes costs more than it saves (make bench).
 PARALLEL_MIN_FILES = 4000
 _CHUNK = 500
 
@@ -36,7 +40,7 @@ def _init(root: str, spec: Spec) -> None:
     _worker_state["root"], _worker_state["spec"] = root, spec
 
 
-def worker_count() -> int:
+def usable_cores() -> int:
     """Cores this process may use (affinity-aware), at least 1."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -44,32 +48,23 @@ def worker_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def extract_files(root: Path, spec: Spec, jobs: Sequence[tuple[Entry, str]], cache: FileCache,
+def extract_files(root: Path, spec: Spec, jobs: Sequence[tuple[Entry, str]],
                   progress: Callable[[int], None] | None = None) -> dict[str, Extracted]:
-    """Extracted result of every (entry, kind), by path; results equal what a serial, uncached run gives."""
-    results, misses = cache.split(jobs)
-    if progress:
-        progress(len(results))
+    """Extracted result of every (entry, kind), by path; ``progress(done)`` is called as files are done."""
+    results: dict[str, Extracted] = {}
     root_text = os.fspath(root)
-    workers = worker_count()
-    if len(misses) >= PARALLEL_MIN_FILES and workers > 1 and "fork" in multiprocessing.get_all_start_methods():
-        chunks = [[(e.rel, k) for e, k in misses[i:i + _CHUNK]] for i in range(0, len(misses), _CHUNK)]
-        context = multiprocessing.get_context("fork")
-        with context.Pool(workers, initializer=_init, initargs=(root_text, spec)) as pool:
-            done = 0
+    workers = usable_cores()
+    if len(jobs) >= PARALLEL_MIN_FILES and workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        chunks = [[(e.rel, k) for e, k in jobs[i:i + _CHUNK]] for i in range(0, len(jobs), _CHUNK)]
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_init, initargs=(root_text, spec)) as pool:
             for chunk_jobs, chunk_results in zip(chunks, pool.imap(_work, chunks)):
                 for (rel, _), result in zip(chunk_jobs, chunk_results):
                     results[rel] = result
-                done += len(chunk_jobs)
                 if progress:
                     progress(len(results))
     else:
-        for index, (entry, kind) in enumerate(misses):
+        for index, (entry, kind) in enumerate(jobs):
             results[entry.rel] = _read_and_extract(root_text, entry.rel, kind, spec)
             if progress and index % 1000 == 999:
                 progress(len(results))
-    for entry, kind in misses:
-        digest, errors, fields = results[entry.rel]
-        if digest:
-            cache.remember(entry, kind, digest, (errors, fields))
     return results

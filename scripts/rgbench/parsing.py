@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from fractions import Fraction
 from typing import Any
 
@@ -119,43 +118,6 @@ def _construct_mapping(loader: _StrictSafeLoader, node: yaml.MappingNode, deep: 
 
 _StrictSafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
-# The same strict constructor on libyaml's parser, about ten times faster. It only ever
-# returns a document the pure-Python loader returns identically; every refusal is
-# left to the pure-Python loader, so the messages are its own. The two scanners
-# differ at the edges: tabs, where a plain scalar ends inside [flow] {collections},
-# block scalar headers such as "|#" (libyaml accepts more), a byte-order mark inside
-# the text, an explicit tag on an empty value. So only block-style YAML takes libyaml:
-# a text with a tab, a BOM, a directive (%), or a flow collection, tag, anchor, alias,
-# reserved character or malformed block scalar header where a token may start
-# ([ { ! & * @ ` | >) outside a whole-line comment is read by the pure-Python loader
-# alone (tests/test_parsing.py compares both).
-_StrictCSafeLoader: type | None = None
-if getattr(yaml, "__with_libyaml__", False):
-    class _StrictCSafeLoader(yaml.CSafeLoader):  # type: ignore[no-redef]
-        """CSafeLoader that refuses duplicate mapping keys."""
-
-    _StrictCSafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_ANYWHERE = re.compile(r"[\t\ufeff]|^%", re.MULTILINE)
-_TOKEN_START = re.compile(
-    r"(?:^|[\s\[\]{},:?-])(?:[\[{!&*@`]|[|>](?!(?:[+-]?[1-9]?|[1-9][+-])(?:[ ]+#[^\n]*|[ ]*)$))", re.MULTILINE)
-# A line that starts with "#" holds no token: it is a comment or the inside of a scalar.
-_COMMENT_LINE = re.compile(r"^[ ]*#[^\n]*", re.MULTILINE)
-
-
-def _libyaml_may_differ(text: str) -> bool:
-    return bool(_ANYWHERE.search(text) or _TOKEN_START.search(_COMMENT_LINE.sub("", text)))
-
-
-def _load_all_with_libyaml(text: str) -> list | None:
-    """The documents libyaml reads, or None when it cannot be trusted to match or refuses the text."""
-    if _StrictCSafeLoader is None or _libyaml_may_differ(text):
-        return None
-    try:
-        return list(yaml.load_all(text, Loader=_StrictCSafeLoader))
-    except Exception:  # any refusal is worded by the pure-Python loader
-        return None
-
-
 def loads_yaml_strict(text: str) -> Any:
     """Parse one YAML document safely, refusing duplicate keys and multiple documents.
 
@@ -165,9 +127,6 @@ def loads_yaml_strict(text: str) -> Any:
     """
     if not text.strip():
         raise ParseError("empty file (expected a YAML mapping)")
-    documents = _load_all_with_libyaml(text)
-    if documents is not None and len(documents) == 1:
-        return documents[0]
     try:
         documents = list(yaml.load_all(text, Loader=_StrictSafeLoader))
     except yaml.MarkedYAMLError as exc:

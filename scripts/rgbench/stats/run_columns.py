@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -42,49 +42,31 @@ class RunColumns:
 
     @staticmethod
     def of(runs_by_subject: Mapping[str, Sequence[RunRow]]) -> "RunColumns":
-        """The columns of ``runs_by_subject`` (runs in subject order, then in the order given)."""
-        return RunColumns.from_parts({sid: SubjectColumns.of(rows) for sid, rows in runs_by_subject.items()})
-
-    @staticmethod
-    def from_parts(parts: Mapping[str, "SubjectColumns"]) -> "RunColumns":
-        """The columns of every subject's :class:`SubjectColumns` (subjects sorted; runs in each part's order).
-
-        Equal to :meth:`of` on the same runs: items and cases are the sorted union
-        of the parts', and correctness is rescaled to the least common denominator.
-        """
-        subjects = tuple(sorted(parts))
-        ordered = [parts[sid] for sid in subjects]
-        counts = [len(part.item) for part in ordered]
-        subject = np.repeat(np.arange(len(subjects), dtype=np.int64), counts)
-        if not sum(counts):
-            empty = np.zeros(0, dtype=np.int64)
-            return RunColumns(subjects, (), (), subject, empty, empty, empty, empty, empty, empty, 1)
-        # Subjects usually answer the same (case, run) items: map each distinct item list once.
-        first: dict[tuple, int] = {}
-        which = [first.setdefault(part.items, len(first)) for part in ordered]
-        distinct = list(first)
-        items = distinct[0] if len(distinct) == 1 else tuple(sorted(set().union(*distinct)))
-        position = {pair: index for index, pair in enumerate(items)}
-        maps = [np.array([position[pair] for pair in seen], dtype=np.int64) for seen in distinct]
+        """The columns of ``runs_by_subject`` (subjects sorted; each subject's runs in the order given)."""
+        subjects = tuple(sorted(runs_by_subject))
+        rows = [row for sid in subjects for row in runs_by_subject[sid]]
+        subject = np.repeat(np.arange(len(subjects), dtype=np.int64),
+                            [len(runs_by_subject[sid]) for sid in subjects])
+        items = tuple(sorted({(row.case_id, row.run_id) for row in rows}))
         cases = tuple(dict.fromkeys(case_id for case_id, _ in items))
+        item_position = {pair: index for index, pair in enumerate(items)}
         case_position = {case_id: index for index, case_id in enumerate(cases)}
-        item_case = np.array([case_position[case_id] for case_id, _ in items], dtype=np.int64)
-        item = np.concatenate([maps[w][part.item] for w, part in zip(which, ordered) if part.items])
-        denominators = set()
-        for part in ordered:
-            denominators.update(np.unique(part.correctness_den).tolist())
-        scale = math.lcm(1, *denominators)
+        scale = math.lcm(1, *{row.correctness.denominator for row in rows})
+
+        def column(values: Iterable[int]) -> np.ndarray:
+            return np.array(list(values), dtype=np.int64)
+
         return RunColumns(
             subjects=subjects,
             cases=cases,
             items=items,
             subject=subject,
-            case=item_case[item],
-            item=item,
-            passed=np.concatenate([part.passed for part in ordered]),
-            clipped=np.concatenate([part.clipped for part in ordered]),
-            confidence=np.concatenate([part.confidence for part in ordered]),
-            correctness=np.concatenate([part.correctness_num * (scale // part.correctness_den) for part in ordered]),
+            case=column(case_position[row.case_id] for row in rows),
+            item=column(item_position[(row.case_id, row.run_id)] for row in rows),
+            passed=column(row.classification == PASS for row in rows),
+            clipped=column(row.clipped_score for row in rows),
+            confidence=column(row.reported_confidence for row in rows),
+            correctness=column(row.correctness.numerator * (scale // row.correctness.denominator) for row in rows),
             scale=scale,
         )
 
@@ -97,59 +79,3 @@ class RunColumns:
             width = len(universe)
         return exact_bincount(self.subject * width + case, weights, len(self.subjects) * width).reshape(
             len(self.subjects), width)
-
-
-_INT64 = np.dtype(np.int64)
-
-
-@dataclass(frozen=True)
-class SubjectColumns:
-    """One subject's scored runs as integer columns, in the order given: the part of :class:`RunColumns`
-    that depends on this subject alone (so it can be kept between runs and merged).
-
-    ``items`` are the sorted distinct (case_id, run_id) of these runs and
-    ``item`` indexes them; correctness is ``correctness_num / correctness_den``.
-    """
-
-    items: tuple[tuple[str, str], ...]
-    item: np.ndarray
-    passed: np.ndarray
-    clipped: np.ndarray
-    confidence: np.ndarray
-    correctness_num: np.ndarray
-    correctness_den: np.ndarray
-
-    @staticmethod
-    def of(rows: Sequence[RunRow]) -> "SubjectColumns":
-        items = tuple(sorted({(row.case_id, row.run_id) for row in rows}))
-        position = {pair: index for index, pair in enumerate(items)}
-        correctness = [row.correctness for row in rows]
-        return SubjectColumns(
-            items=items,
-            item=np.array([position[(row.case_id, row.run_id)] for row in rows], dtype=np.int64),
-            passed=np.array([row.classification == PASS for row in rows], dtype=np.int64),
-            clipped=np.array([row.clipped_score for row in rows], dtype=np.int64),
-            confidence=np.array([row.reported_confidence for row in rows], dtype=np.int64),
-            correctness_num=np.array([value.numerator for value in correctness], dtype=np.int64),
-            correctness_den=np.array([value.denominator for value in correctness], dtype=np.int64),
-        )
-
-    def to_plain(self) -> tuple:
-        """Builtin values only (for marshal): items, then each column's int64 bytes."""
-        return (self.items, *(column.astype(_INT64, copy=False).tobytes() for column in self._columns()))
-
-    @staticmethod
-    def from_plain(plain: tuple) -> "SubjectColumns":
-        """Inverse of :meth:`to_plain`; ValueError when it does not hold seven fields of equal length."""
-        if not isinstance(plain, tuple) or len(plain) != 7:
-            raise ValueError("subject columns: expected 7 fields")
-        items = tuple(tuple(pair) for pair in plain[0])
-        columns = [np.frombuffer(data, dtype=_INT64) for data in plain[1:]]
-        if len({len(column) for column in columns}) != 1:
-            raise ValueError("subject columns: columns of different lengths")
-        if len(columns[0]) and (columns[0].min() < 0 or columns[0].max() >= len(items)):
-            raise ValueError("subject columns: item index out of range")
-        return SubjectColumns(items, *columns)
-
-    def _columns(self) -> tuple[np.ndarray, ...]:
-        return (self.item, self.passed, self.clipped, self.confidence, self.correctness_num, self.correctness_den)

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Mapping
 
 from ..extract import EVALUATION, Extracted
-from ..filecache import FileCache
 from ..parallel import extract_files
 from ..problems import Problem
 from ..records import Scoring, Tree
@@ -140,7 +139,7 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR, *, s
     given = extracted if extracted is not None else {}
     missing = [(entry, EVALUATION) for entry, _, _ in named if entry.rel not in given]
     # read and extracted as parallel.extract_files does (a file that cannot be read has no digest)
-    read_here = extract_files(root, spec, missing, FileCache(root, "", enabled=False)) if missing else {}
+    read_here = extract_files(root, spec, missing) if missing else {}
     for entry, sid, (case_id, run_id, prefix, reviewer_id) in named:
         rel = entry.rel
         digest, errors, fields = given[rel] if rel in given else read_here[rel]

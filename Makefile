@@ -17,6 +17,10 @@ $(VENV)/.installed: requirements.txt  ## create .venv from the pinned requiremen
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt  ## add the pinned development tools (ruff, mypy)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
 metrics: $(VENV)/.installed  ## validate every input, then write results/ (metrics and leaderboard)
 	$(PY) scripts/compute_metrics.py --root $(ROOT)
 	$(PY) scripts/aggregate_scoring.py --root $(ROOT)
@@ -33,6 +37,11 @@ check: $(VENV)/.installed  ## fail when committed results/ differ from what the 
 
 test: $(VENV)/.installed  ## run the test suite
 	$(PY) -m pytest -q
+
+.PHONY: lint
+lint: $(VENV)/.installed-dev  ## ruff (style, imports, bugbear) and mypy over scripts/, tests/ and bench/
+	$(VENV)/bin/ruff check scripts tests bench
+	$(VENV)/bin/mypy
 
 fmt: $(VENV)/.installed  ## rewrite responses/, scoring/ and scoring_multi/ JSON in canonical form
 	$(PY) scripts/fmt_json.py --root $(ROOT)
@@ -68,7 +77,7 @@ agreement: $(VENV)/.installed  ## several reviewers: results/agreement.csv and s
 	$(PY) scripts/aggregate_scoring.py --root $(ROOT)
 
 .PHONY: bench
-bench: $(VENV)/.installed  ## time compute_metrics cold and warm against the read-and-parse floor; writes bench/RESULTS.md
+bench: $(VENV)/.installed  ## time compute_metrics and make metrics against the read-and-parse floor; writes bench/RESULTS.md
 	$(PY) bench/run_bench.py
 
 clean-venv:  ## remove .venv

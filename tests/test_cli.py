@@ -229,14 +229,3 @@ def test_input_digest_can_be_recomputed_with_shell_tools(tmp_path):
     assert command in (REPO / "results/README.md").read_text()
     done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, check=True)
     assert done.stdout.split()[0] == manifest["input_digest"]
-
-
-def test_fast_manifest_inputs_block_is_the_canonical_layout():
-    from rgbench.parsing import dumps_json_canonical
-    from rgbench.tables import _INPUTS_PLACEHOLDER, input_digest, input_listing, inputs_block_parts
-    for inputs in ({}, {"b/x.json": "1" * 64, "a/é y.md": "2" * 64, 'q"\\z': "3"}):
-        document = {"a": 1, "inputs": inputs, "z": {"k": [1, 2]}}
-        fast = dumps_json_canonical(dict(document, inputs=_INPUTS_PLACEHOLDER))
-        fast = fast.replace(json.dumps(_INPUTS_PLACEHOLDER), b"".join(inputs_block_parts(input_listing(inputs, ()))).decode(), 1)
-        assert fast == dumps_json_canonical(document)
-        assert input_listing(inputs, ()).digest == input_digest(inputs)

@@ -147,7 +147,7 @@ def test_manifest_records_the_seed_and_the_intervals_can_be_redone_from_it(tmp_p
     # redo alpha-model's Q_final interval from the recorded seed alone: the draws over every case of
     # per_run.csv, and alpha-model's case set drawn from them (aggregate_metrics.md §18)
     spec, _ = load_spec(root)
-    tree, _ = load_tree(root, spec, use_cache=False)
+    tree, _ = load_tree(root, spec)
     every = derive_runs(tree, spec)
     runs = [r for r in every if r.subject_id == "alpha-model"]
     draws = CaseDraws(int(stats["bootstrap_seed"]), {r.case_id for r in every}, 2000)
@@ -194,30 +194,6 @@ def test_scoring_and_results_dir_options_are_checked(tmp_path, capsys):
     assert compute_metrics.main(["--root", str(root), "--results-dir", "/tmp/x"]) == 1
     assert re.search(r"--results-dir: '/tmp/x' is not a folder name", capsys.readouterr().err)
     assert not (root / "results").exists()
-
-
-def test_statistics_from_columns_equal_compute_statistics(tmp_path):
-    # the interface without RunRow objects: the columns of every registered subject and each case's difficulty
-    from collections import defaultdict
-
-    from rgbench.stats.outputs import compute_statistics, compute_statistics_from_columns
-    from rgbench.stats.run_columns import RunColumns
-    from rgbench.tables import compute_results, input_digest
-    root = small_tree(tmp_path / "tree").root
-    spec, _ = load_spec(root)
-    tree, _ = load_tree(root, spec, use_cache=False)
-    results = compute_results(tree, spec)
-    runs = derive_runs(tree, spec)
-    by_subject = defaultdict(list)
-    for row in runs:
-        by_subject[row.subject_id].append(row)
-    columns = RunColumns.of({m.subject_id: by_subject[m.subject_id] for m in results.subjects})
-    difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
-    digest = input_digest(tree.inputs)
-    expected = compute_statistics(tree, spec, runs, results.subjects, results.families, digest)
-    assert expected == results.statistics  # the slices' merge gives the statistics of the whole tree
-    assert compute_statistics_from_columns(columns, difficulty_of, spec, results.subjects, results.families,
-                                           digest) == expected
 
 
 def test_fast_cell_formatting_equals_fmt_fixed():

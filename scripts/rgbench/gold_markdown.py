@@ -1,23 +1,14 @@
-"""Extract the single embedded ```json block of a gold file, with markdown-it-py.
-
-markdown-it-py is imported on the first gold parsed (a warm run, whose golds are
-all cached, never imports it).
-"""
+"""Extract the single embedded ```json block of a gold file, with markdown-it-py (CommonMark)."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
+
+from markdown_it import MarkdownIt
 
 from .parsing import ParseError, loads_json_strict
 
-
-@cache
-def _markdown() -> Any:
-    """The one CommonMark parser, made on first use."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark")
+_MARKDOWN = MarkdownIt("commonmark")
 
 
 def _fence_is_closed(lines: list[str], start: int, end: int, markup: str) -> bool:
@@ -37,7 +28,7 @@ def extract_gold_json(text: str) -> Any:
     """
     lines = text.splitlines()
     blocks = []
-    for token in _markdown().parse(text):
+    for token in _MARKDOWN.parse(text):
         if token.type != "fence" or token.map is None:
             continue
         start, end = token.map

@@ -27,7 +27,7 @@ from .parallel import extract_files
 from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from .problems import Problem
 from .records import Gold, Response, Scoring, Subject, Tree
-from .safe_read import Entry, read_bytes, read_single_file, walk_files
+from .safe_read import TreeFile, read_bytes, read_single_file, walk_files
 from .spec import Spec, schema_errors
 
 REGISTRY_FILE = "subjects/registry.yaml"
@@ -51,7 +51,7 @@ class Collector:
     def add(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))
 
-    def walk(self, rel_dir: str) -> list[Entry]:
+    def walk(self, rel_dir: str) -> list[TreeFile]:
         entries, problems = walk_files(self.root, rel_dir)
         self.problems.extend(problems)
         self.blocked.update(problem.path for problem in problems)
@@ -105,7 +105,7 @@ def load_registry(col: Collector, spec: Spec) -> dict[str, Subject] | None:
 
 # --- phase 0: which files, of which kind, with names that parse ---------------------------
 
-def list_golds(col: Collector, spec: Spec) -> list[tuple[Entry, str, str]]:
+def list_golds(col: Collector, spec: Spec) -> list[tuple[TreeFile, str, str]]:
     base = f"golds/{spec.version_dir}"
     jobs = []
     for entry in col.walk(base):
@@ -119,7 +119,7 @@ def list_golds(col: Collector, spec: Spec) -> list[tuple[Entry, str, str]]:
 
 
 def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
-                  subjects: dict[str, Subject] | None, subject_id: str | None = None) -> list[tuple[Entry, str, tuple[str, ...]]]:
+                  subjects: dict[str, Subject] | None, subject_id: str | None = None) -> list[tuple[TreeFile, str, tuple[str, ...]]]:
     """Files at <folder>/<version>/<registered subject>/<name>, with the ids their path declares.
 
     With an unusable registry (None) every subject folder is kept, so that the

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .extract import Extracted, extract
-from .safe_read import Entry, read_bytes
+from .safe_read import TreeFile, read_bytes
 from .spec import Spec
 
 # Below this many files, starting worker processes costs more than it saves (make bench).
@@ -48,7 +48,7 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def extract_files(root: Path, spec: Spec, jobs: Sequence[tuple[Entry, str]],
+def extract_files(root: Path, spec: Spec, jobs: Sequence[tuple[TreeFile, str]],
                   progress: Callable[[int], None] | None = None) -> dict[str, Extracted]:
     """Extracted result of every (entry, kind), by path; ``progress(done)`` is called as files are done."""
     results: dict[str, Extracted] = {}

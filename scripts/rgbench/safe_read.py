@@ -17,18 +17,10 @@ from typing import NamedTuple
 from .problems import Problem
 
 
-class Entry(NamedTuple):
-    """A regular file found under the tree: POSIX path relative to the root, and its ``lstat`` facts.
-
-    ``size``, ``mtime_ns``, ``ctime_ns`` and ``inode`` let a cache recognise an
-    unchanged file without reading it. (A named tuple: one is built per file, so it must be cheap.)
-    """
+class TreeFile(NamedTuple):
+    """A regular file found under the tree: its POSIX path relative to the root."""
 
     rel: str
-    size: int = -1
-    mtime_ns: int = -1
-    ctime_ns: int = -1
-    inode: int = -1
 
     @property
     def name(self) -> str:
@@ -74,7 +66,7 @@ def check_dir_chain(root: Path, rel_dir: str) -> list[Problem]:
     return problems
 
 
-def walk_files(root: Path, rel_dir: str) -> tuple[list[Entry], list[Problem]]:
+def walk_files(root: Path, rel_dir: str) -> tuple[list[TreeFile], list[Problem]]:
     """List every regular file under ``root/rel_dir`` (recursively), sorted by path.
 
     Symbolic links (to files or directories) and special files are reported as
@@ -85,7 +77,7 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[Entry], list[Problem]]:
     problems = check_dir_chain(root, rel_dir)
     if problems or not (Path(root) / rel_dir).is_dir():
         return [], problems
-    entries: list[Entry] = []
+    entries: list[TreeFile] = []
     append = entries.append
     root_text = os.fspath(root)
     stack = [str(PurePosixPath(rel_dir))]
@@ -97,12 +89,11 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[Entry], list[Problem]]:
         odd = []
         with os.scandir(os.path.join(root_text, current)) as iterator:
             for child in iterator:
-                info = child.stat(follow_symlinks=False)
-                mode = info.st_mode
+                mode = child.stat(follow_symlinks=False).st_mode
                 if S_ISREG(mode):
                     name = child.name
                     if name != ".gitkeep":
-                        append(Entry(prefix + name, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
+                        append(TreeFile(prefix + name))
                 elif S_ISDIR(mode):
                     subdirs.append(child.name)
                 else:

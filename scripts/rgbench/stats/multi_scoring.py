@@ -24,7 +24,7 @@ from ..extract import EVALUATION, Extracted
 from ..parallel import extract_files
 from ..problems import Problem
 from ..records import Scoring, Tree
-from ..safe_read import Entry, walk_files
+from ..safe_read import TreeFile, walk_files
 from ..spec import Spec
 
 MULTI_DIR = "scoring_multi"
@@ -89,7 +89,7 @@ def _check(spec: Spec, tree: Tree, rel: str, ids: tuple[str, str, str, str], fie
     return messages
 
 
-def multi_jobs(root: Path, spec: Spec, folder: str = MULTI_DIR, subject_id: str | None = None) -> list[tuple[Entry, str]]:
+def multi_jobs(root: Path, spec: Spec, folder: str = MULTI_DIR, subject_id: str | None = None) -> list[tuple[TreeFile, str]]:
     """The (entry, kind) extraction jobs :func:`load_multi` runs on ``<folder>/<version>/`` (or only on its
     ``subject_id`` folder): every file at the right depth with a well-formed name. Its problems are
     :func:`load_multi`'s to report."""

@@ -32,8 +32,8 @@ from rgbench.gitio import GitError, commit_changes, commit_subject, commits_betw
 from rgbench.history import load_snapshots
 from rgbench.problems import Problem
 from rgbench.provenance import HISTORY_DIR, CommitRecord, check_commits, snapshot_folder
-from rgbench.registry_history import (REGISTRY_FILE, check_against_snapshots, check_change, parse_registry, read_registry,
-                                      unchanged_items)
+from rgbench.registry import REGISTRY_FILE, parse_registry, read_registry
+from rgbench.registry_history import check_against_snapshots, check_change, unchanged_items
 from rgbench.spec import load_spec
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if spec is None:
         problems += spec_problems
     else:
-        current, registry_problems = read_registry(root, spec)
+        current, _, registry_problems = read_registry(root, spec)
         problems += registry_problems
         old, _ = registry_at(root, base, spec)  # an unreadable base registry was the base's problem
         if current is not None:

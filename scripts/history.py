@@ -17,7 +17,7 @@ from pathlib import Path
 from rgbench.cli import load_spec_and_registry, not_a_tree
 from rgbench.history import SERIES_COLUMNS, current_snapshot, load_snapshots, markdown_series, subject_series
 from rgbench.problems import report
-from rgbench.registry_history import entries
+from rgbench.registry import entries
 from rgbench.tables import csv_text
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from .loader import load_tree
 from .problems import report
 from .records import Tree
-from .registry_history import read_registry
+from .registry import read_registry
 from .spec import Spec, load_spec
 
 
@@ -45,7 +45,7 @@ def load_spec_and_registry(root: Path) -> tuple[Spec, dict[str, Any]] | None:
     if spec is None:
         report(problems)
         return None
-    registry, problems = read_registry(root, spec)
+    registry, _, problems = read_registry(root, spec)
     if registry is None:
         report(problems)
         return None

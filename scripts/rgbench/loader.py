@@ -24,13 +24,12 @@ from typing import Callable
 
 from .extract import EVALUATION, GOLD, RESPONSE
 from .parallel import extract_files
-from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from .problems import Problem
 from .records import Gold, Response, Scoring, Subject, Tree
-from .safe_read import TreeFile, read_bytes, read_single_file, walk_files
-from .spec import Spec, schema_errors
+from .registry import REGISTRY_FILE, read_registry, registered_subjects
+from .safe_read import TreeFile, read_bytes, walk_files
+from .spec import Spec
 
-REGISTRY_FILE = "subjects/registry.yaml"
 _STALE_HINT = "(stale file: register the new version or remove it; history lives in results/historico/)"
 _CORRECTNESS = {"0": Fraction(0), "1/2": Fraction(1, 2), "1": Fraction(1)}
 
@@ -74,33 +73,11 @@ def read_system(col: Collector) -> str:
 
 def load_registry(col: Collector, spec: Spec) -> dict[str, Subject] | None:
     """Registered subjects, or None when the registry itself is unusable (its problems are recorded)."""
-    data, problems = read_single_file(col.root, REGISTRY_FILE)
+    document, data, problems = read_registry(col.root, spec)
     col.problems.extend(problems)
-    if data is None:
-        return None
-    col.inputs[REGISTRY_FILE] = hashlib.sha256(data).hexdigest()
-    try:
-        document = loads_yaml_strict(decode_utf8(data))
-    except ParseError as exc:
-        col.add(REGISTRY_FILE, str(exc))
-        return None
-    errors = schema_errors(spec.validators["registry"], document)
-    for error in errors:
-        hint = " (quote the value in YAML so it stays text, e.g. \"1.10\")" if error.endswith("is not of type 'string'") else ""
-        col.add(REGISTRY_FILE, error + hint)
-    if errors:
-        return None
-    subjects: dict[str, Subject] = {}
-    first_seen: dict[str, int] = {}
-    for index, item in enumerate(document["subjects"]):
-        sid = item["subject_id"]
-        if sid in first_seen:
-            col.add(REGISTRY_FILE, f"$.subjects[{index}].subject_id: duplicate subject_id {sid!r} (first at $.subjects[{first_seen[sid]}]); each subject is registered once")
-            continue
-        first_seen[sid] = index
-        extra = tuple(sorted((k, v) for k, v in item.items() if k not in ("subject_id", "subject_version")))
-        subjects[sid] = Subject(sid, item["subject_version"], extra)
-    return subjects
+    if data is not None:
+        col.inputs[REGISTRY_FILE] = hashlib.sha256(data).hexdigest()
+    return registered_subjects(document) if document is not None else None
 
 
 # --- phase 0: which files, of which kind, with names that parse ---------------------------

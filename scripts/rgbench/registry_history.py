@@ -17,35 +17,12 @@ results. These rules keep that record true:
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from .history import Snapshot
-from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from .problems import Problem
-from .safe_read import read_single_file
+from .registry import REGISTRY_FILE, entries
 from .snapshot import HISTORY_DIR
-from .spec import Spec, schema_errors
-
-REGISTRY_FILE = "subjects/registry.yaml"
-
-
-def parse_registry(data: bytes, spec: Spec) -> tuple[dict[str, Any] | None, list[str]]:
-    """The registry document when it parses and matches its schema, else the messages."""
-    try:
-        document = loads_yaml_strict(decode_utf8(data))
-    except ParseError as exc:
-        return None, [str(exc)]
-    errors = schema_errors(spec.validators["registry"], document)
-    return (None, errors) if errors else (document, [])
-
-
-def entries(document: dict[str, Any]) -> dict[str, tuple[int, dict[str, Any]]]:
-    """Registry entries by subject_id, with their index (the first one when an id repeats)."""
-    found: dict[str, tuple[int, dict[str, Any]]] = {}
-    for index, item in enumerate(document["subjects"]):
-        found.setdefault(item["subject_id"], (index, item))
-    return found
 
 
 def snapshot_name(value: str) -> str:
@@ -134,12 +111,3 @@ def check_change(old: dict[str, Any] | None, new: dict[str, Any]) -> list[Proble
                     f"$.subjects[{index}].history: the item for version {old_item['subject_version']!r} was removed "
                     "or changed; the registry's history is append-only")))
     return problems
-
-
-def read_registry(root: Path, spec: Spec) -> tuple[dict[str, Any] | None, list[Problem]]:
-    """The working tree's registry, or its problems."""
-    data, problems = read_single_file(root, REGISTRY_FILE)
-    if data is None:
-        return None, problems
-    document, messages = parse_registry(data, spec)
-    return document, [Problem(REGISTRY_FILE, m) for m in messages]

@@ -22,7 +22,7 @@ from pathlib import Path
 from rgbench.cli import not_a_tree
 from rgbench.gitio import GitError, read_blob, resolve
 from rgbench.parsing import ParseError, decode_utf8, loads_yaml_strict
-from rgbench.results_csv import TableError, read_table
+from rgbench.results_csv import TableError, read_keyed_table
 from rgbench.results_diff import (CONFIG_KEY, DEFAULT_MAX_JUMP, SUBJECT_REQUIRED, board_ranks, computed_ranks, diff,
                                   github_warnings, markdown, parse_threshold)
 from rgbench.safe_read import read_single_file
@@ -90,14 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     new_board, _ = read_single_file(root, BOARD_FILE)
     try:
         where = f"{SUBJECT_FILE} at {args.base}"
-        old = read_table(old_subjects, SUBJECT_REQUIRED) if old_subjects is not None else {}
+        old = read_keyed_table(old_subjects, SUBJECT_REQUIRED) if old_subjects is not None else {}
         where = SUBJECT_FILE
-        new = read_table(new_subjects, SUBJECT_REQUIRED)
+        new = read_keyed_table(new_subjects, SUBJECT_REQUIRED)
         if old_board is not None and new_board is not None:
             where = f"{BOARD_FILE} at {args.base}"
-            old_ranks = board_ranks(read_table(old_board, ("subject_id", "rank")))
+            old_ranks = board_ranks(read_keyed_table(old_board, ("subject_id", "rank")))
             where = BOARD_FILE
-            new_ranks = board_ranks(read_table(new_board, ("subject_id", "rank")))
+            new_ranks = board_ranks(read_keyed_table(new_board, ("subject_id", "rank")))
         else:
             where = SUBJECT_FILE
             old_ranks, new_ranks = computed_ranks(old), computed_ranks(new)

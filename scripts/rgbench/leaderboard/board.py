@@ -20,7 +20,6 @@ from .rank_ranges import AlphaStatement, Significance, alpha_statement, signific
 from .ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .registry import RegisteredSubject
 from .reliability import distinct_cases, family_label, subject_labels
-from .results_tables import ResultTables
 
 
 @dataclass(frozen=True)
@@ -124,47 +123,22 @@ def family_cells(families: Sequence[FamilyMetrics], runs: Sequence[RunRow],
     return cells
 
 
-@dataclass(frozen=True)
-class RunParts:
-    """What a board takes from the per-run rows of ``tables``, computed once per tables value:
-    family cells, and each subject's calibration bins (``ece_bins`` of them) and distinct cases."""
-
-    tables: ResultTables
-    ece_bins: int
-    cells: dict[str, dict[str, FamilyCell]]
-    bins: dict[str, tuple[CalibrationBin, ...]]
-    n_cases: dict[str, int]
-
-    @staticmethod
-    def of(tables: ResultTables, ece_bins: int) -> "RunParts":
-        runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
-        for row in tables.runs:
-            runs_by_subject[row.subject_id].append(row)
-        return RunParts(
-            tables, ece_bins, family_cells(tables.families, tables.runs, tables.family_extras),
-            {sid: tuple(calibration_bins(runs, ece_bins)) for sid, runs in runs_by_subject.items()},
-            {sid: distinct_cases(row.case_id for row in runs) for sid, runs in runs_by_subject.items()},
-        )
-
-
-def build_board(inputs: LeaderboardInputs, parts: RunParts | None = None) -> Board:
+def build_board(inputs: LeaderboardInputs) -> Board:
     """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
-    and rank range; summarise the significant differences and the alpha sensitivity.
-
-    ``parts`` may pass ``RunParts.of(inputs.tables, ...)`` already computed (it is used only when it was
-    computed from this very tables object with this bin count).
-    """
+    and rank range; summarise the significant differences and the alpha sensitivity."""
     spec, tables = inputs.spec, inputs.tables
-    if parts is None or parts.tables is not tables or parts.ece_bins != spec.ece_bins:
-        parts = RunParts.of(tables, spec.ece_bins)
-    cells = parts.cells
+    runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
+    for row in tables.runs:
+        runs_by_subject[row.subject_id].append(row)
+    cells = family_cells(tables.families, tables.runs, tables.family_extras)
     standings = rank_subjects(tables.subjects)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
     entries = []
     for standing in standings:
         sid = standing.metrics.subject_id
-        n_cases = parts.n_cases.get(sid, 0)
+        runs = runs_by_subject.get(sid, [])
+        n_cases = distinct_cases(row.case_id for row in runs)
         entries.append(Entry(
             standing=standing,
             subject=inputs.registry.subjects[sid],
@@ -172,7 +146,7 @@ def build_board(inputs: LeaderboardInputs, parts: RunParts | None = None) -> Boa
             reliability=subject_labels(n_cases),
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
-            bins=parts.bins.get(sid, ()),
+            bins=tuple(calibration_bins(runs, spec.ece_bins)),
             intervals=subject_intervals(tables.subject_extras.get(sid, {}))[0],
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
         ))

@@ -7,11 +7,9 @@ only when there is no problem, so bad input leaves ``results/`` untouched.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping
 
 from ..problems import Problem
 from .board import Board, build_board
-from .charts import Chart
 from .html_page import HTML_FILE, leaderboard_html
 from .inputs import load_inputs
 from .leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
@@ -20,21 +18,17 @@ from .markdown import MARKDOWN_FILE, leaderboard_markdown
 OUTPUT_FILES = (LEADERBOARD_FILE, HTML_FILE, MARKDOWN_FILE)
 
 
-def render(board: Board, svgs: Mapping[Chart, str] | None = None) -> dict[str, bytes]:
-    """File name inside results/ -> exact bytes (UTF-8, ``\\n`` line endings).
-
-    ``svgs`` holds charts already drawn (:func:`~.charts.page_charts`, see :mod:`.chart_render`);
-    the others are drawn here. The bytes are the same either way.
-    """
+def render(board: Board) -> dict[str, bytes]:
+    """File name inside results/ -> exact bytes (UTF-8, ``\\n`` line endings)."""
     texts = {
         LEADERBOARD_FILE: leaderboard_csv(board),
-        HTML_FILE: leaderboard_html(board, svgs),
+        HTML_FILE: leaderboard_html(board),
         MARKDOWN_FILE: leaderboard_markdown(board),
     }
     return {name: text.encode("utf-8") for name, text in texts.items()}
 
 
-def build(root: Path) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
+def build_files(root: Path) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
     """Load, check, rank and render. Returns (files, board, []) or (None, None, problems)."""
     inputs, problems = load_inputs(Path(root))
     if inputs is None:

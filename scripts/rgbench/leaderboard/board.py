@@ -17,7 +17,7 @@ from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
 from .intervals import Interval, family_interval, method_note, subject_intervals
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
-from .ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
+from ..ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .registry import RegisteredSubject
 from .reliability import distinct_cases, family_label, subject_labels
 

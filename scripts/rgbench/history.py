@@ -15,8 +15,8 @@ from .problems import Problem
 from .results_csv import TableError, read_keyed_table
 from .safe_read import check_dir_chain, read_bytes, read_single_file, walk_files
 from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
+from .tables import SUBJECT_FILE
 
-SUBJECT_FILE = "metrics_per_subject.csv"
 LEADERBOARD_FILE = "leaderboard.csv"
 SUBJECT_REQUIRED = ("subject_id", "subject_version", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")
 ALLOWED_LOOSE_FILES = frozenset({"README.md"})  # besides dated folders, historico/ may hold a README

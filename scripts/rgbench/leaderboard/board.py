@@ -15,7 +15,7 @@ from ..derive import RunRow
 from ..metrics import CalibrationBin, FamilyMetrics, SubjectMetrics, calibration_bins
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
-from .intervals import Interval, family_interval, method_note, subject_intervals
+from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
 from ..ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .registry import RegisteredSubject
@@ -32,11 +32,11 @@ class FamilyCell:
     p_family: Fraction
     s_bar_family: Fraction
     reliability: str
-    p_interval: Interval | None = None
+    p_interval: Bounds | None = None
 
 
 @dataclass(frozen=True)
-class Entry:
+class BoardEntry:
     """One leaderboard row."""
 
     standing: Standing
@@ -46,7 +46,7 @@ class Entry:
     critical_fails: tuple[CriticalFail, ...]
     families: dict[str, FamilyCell]
     bins: tuple[CalibrationBin, ...]
-    intervals: dict[str, Interval]
+    intervals: dict[str, Bounds]
     rank_range: tuple[int, int] | None = None  # (best, worst) for Ranked entries when pairwise.csv exists
 
     @property
@@ -79,30 +79,30 @@ class Board:
     fail_titles: dict[str, str]
     ece_bins: int
     max_score: int
-    entries: tuple[Entry, ...]
+    entries: tuple[BoardEntry, ...]
     interval_note: str = ""  # what the intervals are; "" when the results carry none
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
     alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
     alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
 
-    def with_status(self, status: str) -> tuple[Entry, ...]:
+    def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
         return tuple(entry for entry in self.entries if entry.status == status)
 
     @property
-    def ranked(self) -> tuple[Entry, ...]:
+    def ranked(self) -> tuple[BoardEntry, ...]:
         return self.with_status(RANKED)
 
     @property
-    def disqualified(self) -> tuple[Entry, ...]:
+    def disqualified(self) -> tuple[BoardEntry, ...]:
         return self.with_status(DISQUALIFIED)
 
     @property
-    def unscored(self) -> tuple[Entry, ...]:
+    def unscored(self) -> tuple[BoardEntry, ...]:
         return self.with_status(UNSCORED)
 
     @property
-    def scored(self) -> tuple[Entry, ...]:
+    def scored(self) -> tuple[BoardEntry, ...]:
         """Ranked then Disqualified entries: those with metrics (N > 0)."""
         return self.ranked + self.disqualified
 
@@ -117,7 +117,7 @@ def family_cells(families: Sequence[FamilyMetrics], runs: Sequence[RunRow],
     cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)
     for f in families:
         n_cases = distinct_cases(cases[(f.subject_id, f.family)])
-        interval = family_interval(extras.get((f.subject_id, f.family), {}))[0]
+        interval = family_interval_cell(extras.get((f.subject_id, f.family), {}))
         cells[f.subject_id][f.family] = FamilyCell(
             f.family, f.n_family, n_cases, f.p_family, f.s_bar_family, family_label(n_cases), interval)
     return cells
@@ -139,7 +139,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         sid = standing.metrics.subject_id
         runs = runs_by_subject.get(sid, [])
         n_cases = distinct_cases(row.case_id for row in runs)
-        entries.append(Entry(
+        entries.append(BoardEntry(
             standing=standing,
             subject=inputs.registry.subjects[sid],
             n_cases=n_cases,
@@ -147,7 +147,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
-            intervals=subject_intervals(tables.subject_extras.get(sid, {}))[0],
+            intervals=subject_interval_cells(tables.subject_extras.get(sid, {})),
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
         ))
     has_intervals = any(entry.intervals for entry in entries)

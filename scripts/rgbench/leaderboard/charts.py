@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .board import Board, Entry
+from .board import Board, BoardEntry
 from ..ranking import DISQUALIFIED
 
 MAX_LABEL = 30
@@ -39,13 +39,13 @@ def short(name: str, limit: int = MAX_LABEL) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
 
 
-def subject_label(entry: Entry) -> str:
+def subject_label(entry: BoardEntry) -> str:
     """Axis label: ``#rank name`` for ranked subjects, ``DQ name`` for disqualified ones."""
     prefix = "DQ" if entry.status == DISQUALIFIED else f"#{entry.rank}"
     return f"{prefix}  {short(entry.name)}"
 
 
-def q_final_spec(entries: Sequence[Entry]) -> Chart | None:
+def q_final_spec(entries: Sequence[BoardEntry]) -> Chart | None:
     """Per scored entry: (label, Q_final, disqualified, Q_final's interval or None)."""
     if not entries:
         return None
@@ -54,7 +54,7 @@ def q_final_spec(entries: Sequence[Entry]) -> Chart | None:
         for e in entries))
 
 
-def calibration_spec(entry: Entry, index: int, bins: int) -> Chart | None:
+def calibration_spec(entry: BoardEntry, index: int, bins: int) -> Chart | None:
     """(label, name, ECE, ECE's reliability label, (bin index, count, confidence sum, correctness sum) per
     non-empty bin, bin count). ``index`` makes the chart's ids unique on the page. None without scored runs."""
     if not entry.bins or entry.metrics.ece is None:
@@ -64,7 +64,7 @@ def calibration_spec(entry: Entry, index: int, bins: int) -> Chart | None:
         subject_label(entry), entry.name, entry.metrics.ece, entry.reliability["ECE"], cells, bins))
 
 
-def families_spec(board: Board, entries: Sequence[Entry]) -> Chart | None:
+def families_spec(board: Board, entries: Sequence[BoardEntry]) -> Chart | None:
     """((code, family name) per family with a figure, (label, (P_family, n_family, n_cases) or None per
     family) per scored entry)."""
     codes = [code for code in board.families if any(code in e.families for e in entries)]

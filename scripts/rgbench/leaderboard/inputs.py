@@ -23,7 +23,7 @@ from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails, read_fail_titles
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
-from .registry import REGISTRY_PATH, Registry, read_registry
+from .registry import REGISTRY_PATH, Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables
 from .stats_consistency import check_stats_tables
 from .stats_tables import read_stats_tables
@@ -65,7 +65,7 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     if spec is None:
         return None, problems
     tables, problems = read_result_tables(root)
-    registry, more = read_registry(root, spec)
+    registry, more = read_registered_subjects(root, spec)
     problems += more
     manifest, more = read_manifest(root)
     problems += more

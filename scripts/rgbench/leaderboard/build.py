@@ -7,6 +7,7 @@ only when there is no problem, so bad input leaves ``results/`` untouched.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from ..problems import Problem
 from .board import Board, build_board
@@ -28,10 +29,18 @@ def render(board: Board) -> dict[str, bytes]:
     return {name: text.encode("utf-8") for name, text in texts.items()}
 
 
-def build_files(root: Path) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
-    """Load, check, rank and render. Returns (files, board, []) or (None, None, problems)."""
+class Built(NamedTuple):
+    """A build's files (name inside results/ -> bytes) and board, or (None, None) and the problems."""
+
+    files: dict[str, bytes] | None
+    board: Board | None
+    problems: list[Problem]
+
+
+def build_files(root: Path) -> Built:
+    """Load, check, rank and render."""
     inputs, problems = load_inputs(Path(root))
     if inputs is None:
-        return None, None, problems
+        return Built(None, None, problems)
     board = build_board(inputs)
-    return render(board), board, []
+    return Built(render(board), board, [])

@@ -93,13 +93,10 @@ def recomputed_subjects(tables: ResultTables, spec: Spec) -> list[SubjectMetrics
                             alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score) for m in tables.subjects]
 
 
-def check_subject_figures(tables: ResultTables, spec: Spec, recomputed: list[SubjectMetrics] | None = None
-                          ) -> list[Problem]:
+def check_subject_figures(tables: ResultTables, recomputed: list[SubjectMetrics]) -> list[Problem]:
     """Each subject row equals what the pipeline's formulas give on that subject's per-run rows
-    (``recomputed``: :func:`recomputed_subjects`, when the caller has it already)."""
+    (``recomputed``: :func:`recomputed_subjects`)."""
     problems = []
-    if recomputed is None:
-        recomputed = recomputed_subjects(tables, spec)
     for m, expected in zip(tables.subjects, recomputed):
         line = tables.subject_lines[m.subject_id]
         for column, attribute, fmt in _SUBJECT_FIELDS:
@@ -157,8 +154,8 @@ def check_statistics(tables: ResultTables) -> list[Problem]:
 
 
 def check_all(tables: ResultTables, registered: dict[str, RegisteredSubject], manifest: Manifest, spec: Spec,
-              recomputed: list[SubjectMetrics] | None = None) -> list[Problem]:
+              recomputed: list[SubjectMetrics]) -> list[Problem]:
     """Every cross-check above, in one list."""
     return (check_registry(tables, registered) + check_manifest(tables, manifest, spec) + check_runs(tables, spec)
-            + check_subject_figures(tables, spec, recomputed) + check_family_figures(tables, spec)
+            + check_subject_figures(tables, recomputed) + check_family_figures(tables, spec)
             + check_statistics(tables))

@@ -79,15 +79,16 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     pairwise = alpha_rows = None
     level = spec.stats.significance_level
     if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
-        pairwise, alpha_rows, level, more = check_stats_tables(stats, tables, manifest, spec, recomputed)
-        problems += more
-    fails, digests, more = read_critical_fails(root, spec, tables.runs)
-    problems += more
+        checked = check_stats_tables(stats, tables, manifest, spec, recomputed)
+        pairwise, alpha_rows, level = checked.pairwise, checked.alpha_rows, checked.significance_level
+        problems += checked.problems
+    critical = read_critical_fails(root, spec, tables.runs)
+    problems += critical.problems
     titles, more = read_fail_titles(root, spec)
     problems += more
-    problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **digests})
+    problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **critical.digests})
     problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})
     if problems:
         return None, problems
-    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, fails, titles,
+    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, critical.fails, titles,
                              pairwise, alpha_rows, level), []

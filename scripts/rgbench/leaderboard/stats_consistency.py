@@ -23,7 +23,7 @@ rank range never rests on a rounded p-value or a q_diff of ``0.000000``.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ..metrics import SubjectMetrics
 from ..numfmt import fmt_fixed
@@ -31,7 +31,7 @@ from ..problems import Problem
 from ..spec import Spec
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
 from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
-from .consistency import OUT_OF_STEP, recomputed_subjects
+from .consistency import OUT_OF_STEP
 from .manifest import MANIFEST_PATH, Manifest
 from .results_tables import PER_RUN_PATH, SUBJECT_PATH, ResultTables, Row
 from .stats_tables import ALPHA_PATH, PAIRWISE_PATH, StatsTables
@@ -142,14 +142,22 @@ def check_alpha(file_rows: dict[tuple[str, Fraction], Row], expected: dict[tuple
     return problems
 
 
+class CheckedStats(NamedTuple):
+    """The exact rows behind pairwise.csv and alpha_sensitivity.csv (None: file absent), the
+    significance level of the rank ranges and the problems found."""
+
+    pairwise: list[PairwiseRow] | None
+    alpha_rows: list[AlphaRow] | None
+    significance_level: Fraction
+    problems: list[Problem]
+
+
 def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manifest, spec: Spec,
-                       recomputed: list[SubjectMetrics] | None = None
-                       ) -> tuple[list[PairwiseRow] | None, list[AlphaRow] | None, Fraction, list[Problem]]:
-    """Check both files; return (exact pairwise rows, exact alpha rows, significance level, problems).
+                       recomputed: list[SubjectMetrics]) -> CheckedStats:
+    """Check both files against the recomputation (``recomputed``: :func:`~.consistency.recomputed_subjects`).
 
     A table absent from ``stats`` gives None. The exact rows come in the files'
-    order: (subject_a, subject_b) and (subject_id, alpha). ``recomputed`` is
-    :func:`~.consistency.recomputed_subjects`, when the caller has it already.
+    order: (subject_a, subject_b) and (subject_id, alpha).
     """
     level, problems = significance_level(manifest, spec)
     subjects = {m.subject_id for m in tables.subjects}
@@ -160,10 +168,8 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         problems += check_pairwise(stats.pairwise, expected, subjects, recorded)
         pairwise = [expected[key] for key in sorted(expected)]
     if stats.alpha is not None:
-        if recomputed is None:
-            recomputed = recomputed_subjects(tables, spec)
         rows = alpha_sensitivity(recomputed, spec.max_score)
         expected_alpha = {(row.subject_id, row.alpha): row for row in rows}
         problems += check_alpha(stats.alpha, expected_alpha, subjects)
         alpha = rows
-    return pairwise, alpha, level, problems
+    return CheckedStats(pairwise, alpha, level, problems)

@@ -18,11 +18,6 @@ On any problem in the inputs, prints each as `path: message` on stderr, exits 1
 and writes nothing. With --readme, also replaces the block between
 <!-- leaderboard:start --> and <!-- leaderboard:end --> in README.md by
 results/leaderboard.md.
-
-Charts that have not changed since the last build come from a cache of drawn
-charts in DIR/.cache/rgbench/charts/ (content-addressed: the same bytes as
-drawing them again; --no-cache bypasses it); the others are drawn by a process
-started at once, on every core when there are many.
 """
 
 from __future__ import annotations
@@ -33,12 +28,7 @@ from pathlib import Path
 
 from rgbench.cli import not_a_tree
 from rgbench.atomic import write_many_atomic
-from rgbench.leaderboard.board import RunParts, build_board
-from rgbench.leaderboard.build import render
-from rgbench.leaderboard.chart_cache import CACHE_DIR, ChartCache
-from rgbench.leaderboard.chart_render import ChartRenderer, prefetch_charts, render_charts, start_renderer
-from rgbench.leaderboard.charts import page_charts
-from rgbench.leaderboard.inputs import LeaderboardInputs, load_inputs
+from rgbench.leaderboard.build import build_files
 from rgbench.leaderboard.markdown import MARKDOWN_FILE
 from rgbench.leaderboard.readme import README_FILE, embed_in_readme, readme_problem
 from rgbench.problems import report
@@ -52,48 +42,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="benchmark tree holding results/, subjects/ and system/ (default: this repository)")
     parser.add_argument("--readme", action="store_true",
                         help=f"also embed results/{MARKDOWN_FILE} in {README_FILE} between its leaderboard markers")
-    parser.add_argument("--no-cache", action="store_true",
-                        help=f"neither read nor write the chart cache in DIR/{CACHE_DIR}/ (outputs are identical either way)")
     args = parser.parse_args(argv)
     root: Path = args.root
     if not_a_tree(root):
         return 1
-    renderer = start_renderer()  # imports matplotlib in another process while this one reads the inputs
-    try:
-        return build_and_write(root, args.readme, ChartCache(root, enabled=not args.no_cache), renderer)
-    finally:
-        renderer.close()
-
-
-def build_and_write(root: Path, readme: bool, cache: ChartCache, renderer: ChartRenderer) -> int:
-    """Load, check, rank, draw (through ``cache``) and write; report problems and write nothing on any."""
-    parts: list[RunParts] = []
-
-    def draw_ahead(unchecked: LeaderboardInputs) -> None:
-        """Start drawing the charts the inputs seem to need while they are checked (only a head start:
-        the charts drawn are used only where the checked page shows the very same values)."""
-        try:
-            parts.append(RunParts.of(unchecked.tables, unchecked.spec.ece_bins))
-            prefetch_charts(page_charts(build_board(unchecked, parts[0])).all(), cache, renderer)
-        except Exception:  # unchecked inputs may not even fit together; the checks will say why
-            pass
-
-    problem = readme_problem(root) if readme else None
-    inputs, problems = load_inputs(root, early=draw_ahead)
-    if inputs is None or problem is not None:
+    problem = readme_problem(root) if args.readme else None
+    files, board, problems = build_files(root)
+    if files is None or board is None or problem is not None:
         return report(problems + ([problem] if problem else []))
-    board = build_board(inputs, parts[0] if parts else None)
-    svgs, drawn, used = render_charts(page_charts(board).all(), cache, renderer)
-    files = render(board, svgs)
     outputs = {root / "results" / name: data for name, data in files.items()}
-    if readme:
+    if args.readme:
         text, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8"))
         if problem is not None:
             return report([problem])
         if text is not None:
             outputs[root / README_FILE] = text
     write_many_atomic(outputs)
-    cache.update(drawn, used)
     print(f"leaderboard: {len(board.ranked)} ranked, {len(board.disqualified)} disqualified, "
           f"{len(board.unscored)} unscored -> {root.name or root}/results/leaderboard.{{csv,html,md}}")
     return 0

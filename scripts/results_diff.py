@@ -22,15 +22,15 @@ from pathlib import Path
 from rgbench.cli import not_a_tree
 from rgbench.gitio import GitError, read_blob, resolve
 from rgbench.parsing import ParseError, decode_utf8, loads_yaml_strict
-from rgbench.results_csv import TableError, read_table
+from rgbench.results_csv import TableError, read_keyed_table
 from rgbench.results_diff import (CONFIG_KEY, DEFAULT_MAX_JUMP, SUBJECT_REQUIRED, board_ranks, computed_ranks, diff,
                                   github_warnings, markdown, parse_threshold)
 from rgbench.safe_read import read_single_file
 from rgbench.spec import load_spec
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SUBJECT_FILE = "results/metrics_per_subject.csv"
-BOARD_FILE = "results/leaderboard.csv"
+SUBJECT_PATH = "results/metrics_per_subject.csv"
+BOARD_PATH = "results/leaderboard.csv"
 
 
 def configured_threshold(root: Path) -> tuple[Fraction | None, str | None]:
@@ -77,29 +77,29 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     try:
         base = resolve(root, args.base)
-        old_subjects = read_blob(root, base, SUBJECT_FILE)
-        old_board = read_blob(root, base, BOARD_FILE)
+        old_subjects = read_blob(root, base, SUBJECT_PATH)
+        old_board = read_blob(root, base, BOARD_PATH)
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
         return 1
-    new_subjects, problems = read_single_file(root, SUBJECT_FILE)
+    new_subjects, problems = read_single_file(root, SUBJECT_PATH)
     if new_subjects is None:
         for problem in problems:
             print(f"{problem} (run `make metrics`)", file=sys.stderr)
         return 1
-    new_board, _ = read_single_file(root, BOARD_FILE)
+    new_board, _ = read_single_file(root, BOARD_PATH)
     try:
-        where = f"{SUBJECT_FILE} at {args.base}"
-        old = read_table(old_subjects, SUBJECT_REQUIRED) if old_subjects is not None else {}
-        where = SUBJECT_FILE
-        new = read_table(new_subjects, SUBJECT_REQUIRED)
+        where = f"{SUBJECT_PATH} at {args.base}"
+        old = read_keyed_table(old_subjects, SUBJECT_REQUIRED) if old_subjects is not None else {}
+        where = SUBJECT_PATH
+        new = read_keyed_table(new_subjects, SUBJECT_REQUIRED)
         if old_board is not None and new_board is not None:
-            where = f"{BOARD_FILE} at {args.base}"
-            old_ranks = board_ranks(read_table(old_board, ("subject_id", "rank")))
-            where = BOARD_FILE
-            new_ranks = board_ranks(read_table(new_board, ("subject_id", "rank")))
+            where = f"{BOARD_PATH} at {args.base}"
+            old_ranks = board_ranks(read_keyed_table(old_board, ("subject_id", "rank")))
+            where = BOARD_PATH
+            new_ranks = board_ranks(read_keyed_table(new_board, ("subject_id", "rank")))
         else:
-            where = SUBJECT_FILE
+            where = SUBJECT_PATH
             old_ranks, new_ranks = computed_ranks(old), computed_ranks(new)
         result = diff(old, new, old_ranks=old_ranks, new_ranks=new_ranks, max_jump=threshold)
     except TableError as exc:

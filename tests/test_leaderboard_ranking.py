@@ -6,20 +6,26 @@ in memory (no files).
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import random
+from dataclasses import replace
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from rgbench.leaderboard.display import display_decimals, shown
-from rgbench.leaderboard.ranking import (
+from rgbench.ranking import (
     DISQUALIFIED, RANKED, UNSCORED, competition_ranks, order_key, rank_subjects, status_of,
 )
 from rgbench.leaderboard.reliability import (
     CALIBRATION, CORE, FAMILY, INDICATIVE, REASONABLE, ROBUST, STABLE, distinct_cases, family_label, scale_for,
     subject_labels,
 )
-from rgbench.metrics import SubjectMetrics
+from rgbench.metrics import SubjectMetrics, q_final
+from rgbench.stats.alpha_sensitivity import alpha_sensitivity
 
 F = Fraction
 
@@ -216,3 +222,43 @@ def test_shown_rounds_half_even_from_the_committed_value():
     assert shown(F("0.162500"), 3) == "0.162"
     assert shown(F("0.645833"), 3) == "0.646"
     assert shown(None, 3) == ""
+
+
+# --- one rule: the leaderboard and alpha_sensitivity rank alike -----------------
+
+REPO = Path(__file__).resolve().parent.parent
+BASIC = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+
+
+@pytest.mark.parametrize("board, results", [
+    (REPO / "results" / "leaderboard.csv", REPO / "results"),                      # the sample
+    (BASIC / "expected" / "leaderboard.csv", BASIC / "tree" / "results"),         # a tie: #2, #2
+])
+def test_leaderboard_ranks_are_alpha_sensitivitys_at_the_configured_alpha(board, results):
+    alpha = json.loads((results / "manifest.json").read_text(encoding="utf-8"))["alpha"]
+    at_alpha = {r["subject_id"]: r["rank"] for r in _csv(results / "alpha_sensitivity.csv") if r["alpha"] == alpha}
+    ranks = {r["subject_id"]: r["rank"] for r in _csv(board)}
+    assert ranks == at_alpha and any(ranks.values())
+    if "basic" in str(board):
+        assert sorted(ranks.values()).count("2") == 2
+
+
+def test_rank_subjects_and_alpha_sensitivity_agree_on_many_ties():
+    rng = random.Random("one-ranking-rule")
+    for _ in range(200):
+        rows = []
+        for i in range(rng.randrange(1, 9)):
+            n = rng.choice([0, 12, 12, 12])
+            p, s_bar, bs = (F(rng.randrange(3), 2), F(rng.randrange(4) * 3), F(rng.randrange(2), 4)) if n else (None,) * 3
+            alpha = F(rng.randrange(11), 10)
+            rows.append(SubjectMetrics(f"s{i}", "1", n, 0, p, s_bar, bs, None, q_final(p, s_bar, alpha, 12) if n else None,
+                                       alpha, n > 0 and rng.random() < 0.2, 0))
+        for alpha in {m.alpha for m in rows}:
+            at_alpha = [replace(m, alpha=alpha, q_final=q_final(m.p, m.s_bar, alpha, 12)) for m in rows]
+            board = {s.metrics.subject_id: s.rank for s in rank_subjects(at_alpha)}
+            sensitivity = {r.subject_id: r.rank for r in alpha_sensitivity(rows, 12, [alpha])}
+            assert board == sensitivity

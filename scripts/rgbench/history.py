@@ -12,11 +12,11 @@ from typing import Any
 
 from .parsing import decode_utf8, loads_json_strict
 from .problems import Problem
-from .results_csv import TableError, read_table
+from .results_csv import TableError, read_keyed_table
 from .safe_read import check_dir_chain, read_bytes, read_single_file, walk_files
 from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
+from .tables import SUBJECT_FILE
 
-SUBJECT_FILE = "metrics_per_subject.csv"
 LEADERBOARD_FILE = "leaderboard.csv"
 SUBJECT_REQUIRED = ("subject_id", "subject_version", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")
 ALLOWED_LOOSE_FILES = frozenset({"README.md"})  # besides dated folders, historico/ may hold a README
@@ -67,10 +67,10 @@ def parse_snapshot(name: str, files: dict[str, bytes]) -> tuple[Snapshot | None,
     if document.get("date") != name:
         return None, [Problem(f"{where}/{SNAPSHOT_FILE}", f"$.date: {document.get('date')!r} but the folder is named {name!r}")]
     try:
-        subjects = read_table(files.get(SUBJECT_FILE, b""), SUBJECT_REQUIRED)
+        subjects = read_keyed_table(files.get(SUBJECT_FILE, b""), SUBJECT_REQUIRED)
         ranks = {}
         if LEADERBOARD_FILE in files:
-            ranks = {sid: row["rank"] for sid, row in read_table(files[LEADERBOARD_FILE], ("subject_id", "rank")).items()}
+            ranks = {sid: row["rank"] for sid, row in read_keyed_table(files[LEADERBOARD_FILE], ("subject_id", "rank")).items()}
     except TableError as exc:
         return None, [Problem(f"{where}/{SUBJECT_FILE}", str(exc))]
     return Snapshot(name, document, subjects, ranks), []
@@ -97,14 +97,14 @@ def current_snapshot(root: Path) -> Snapshot | None:
     if data is None:
         return None
     try:
-        subjects = read_table(data, SUBJECT_REQUIRED)
+        subjects = read_keyed_table(data, SUBJECT_REQUIRED)
     except TableError:
         return None
     ranks = {}
     board, _ = read_single_file(root, f"results/{LEADERBOARD_FILE}")
     if board is not None:
         try:
-            ranks = {sid: row["rank"] for sid, row in read_table(board, ("subject_id", "rank")).items()}
+            ranks = {sid: row["rank"] for sid, row in read_keyed_table(board, ("subject_id", "rank")).items()}
         except TableError:
             pass
     return Snapshot("current", {}, subjects, ranks)

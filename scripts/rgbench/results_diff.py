@@ -21,8 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from .annotations import escape_data
+from .metrics import SubjectMetrics
 from .numfmt import fmt_fixed
 from .parsing import exact_decimal
+from .ranking import rank_subjects
 from .results_csv import exact
 
 METRICS = ("Q_final", "P", "s_bar", "BS", "ECE")
@@ -67,24 +69,13 @@ class Diff:
         return [s for s in self.subjects if s.changed]
 
 
-def _sort_key(row: dict[str, str]) -> tuple:
-    q, p, s_bar, bs = (exact(row[m]) for m in ("Q_final", "P", "s_bar", "BS"))
-    return (-q, -p, -s_bar, bs)
-
-
 def computed_ranks(rows: Rows) -> dict[str, int]:
-    """Competition ranks of the rankable subjects (N > 0, not disqualified) by the leaderboard's rule."""
-    rankable = sorted(
-        (sid for sid, row in rows.items() if row["N"] not in ("", "0") and row["disqualified"] != "true"),
-        key=lambda sid: (_sort_key(rows[sid]), sid),
-    )
-    ranks: dict[str, int] = {}
-    previous = None
-    for position, sid in enumerate(rankable, start=1):
-        key = _sort_key(rows[sid])
-        ranks[sid] = ranks[previous] if previous is not None and _sort_key(rows[previous]) == key else position
-        previous = sid
-    return ranks
+    """Competition ranks of the rankable subjects (N > 0, not disqualified) by the leaderboard's rule
+    (:func:`rgbench.ranking.rank_subjects`; the fields it does not read are zero)."""
+    metrics = [SubjectMetrics(sid, row["subject_version"], int(exact(row["N"]) or 0), 0, exact(row["P"]),
+                              exact(row["s_bar"]), exact(row["BS"]), exact(row["ECE"]), exact(row["Q_final"]),
+                              Fraction(0), row["disqualified"] == "true", 0) for sid, row in rows.items()]
+    return {s.metrics.subject_id: s.rank for s in rank_subjects(metrics) if s.rank is not None}
 
 
 def board_ranks(board: Rows) -> dict[str, int]:

@@ -2,18 +2,18 @@
 
 One concept per module, in the order data flows:
 
-* ``results_tables`` reads per_run.csv, metrics_per_subject.csv and metrics_per_family.csv exactly;
-  ``stats_tables`` reads pairwise.csv and alpha_sensitivity.csv;
-* ``registry``, ``manifest`` and ``critical_fails`` read the registry, the provenance and the
-  evidence behind each disqualification; ``consistency`` and ``stats_consistency`` cross-check them
-  all against per_run.csv; ``inputs`` ties the reading together and returns every problem at once;
-* ``ranking`` (status, order, competition rank), ``reliability`` (labels from distinct cases),
-  ``intervals`` (optional uncertainty columns) and ``rank_ranges`` (rank ranges, alpha statement)
-  are pure rules; ``board`` assembles one :class:`~rgbench.leaderboard.board.Board`;
-* ``leaderboard_csv``, ``markdown``, ``html_tables`` + ``html_page`` (with ``page.css``,
-  ``page.js``), ``display`` and ``significance_text`` format a Board; ``charts`` says what each
-  chart shows (a ``Chart`` value), ``drawing`` + ``svg`` draw it with matplotlib, ``chart_cache``
-  keeps drawn charts by content and ``chart_render`` draws the others (ahead, in parallel);
-  ``build`` renders them all;
-  ``readme`` embeds the Markdown table in README.md between two markers.
+* ``results_tables`` parses per_run.csv, metrics_per_subject.csv and metrics_per_family.csv exactly (typed
+  cells over the one strict CSV reader, :mod:`rgbench.results_csv`); ``stats_tables`` does the same for
+  pairwise.csv and alpha_sensitivity.csv;
+* ``registry``, ``manifest`` and ``critical_fails`` read the registry, the provenance and the evidence
+  behind each disqualification; ``consistency`` and ``stats_consistency`` cross-check them all against
+  per_run.csv; ``inputs`` ties the reading together and returns every problem at once;
+* ``reliability`` (labels from distinct cases), ``intervals`` (optional uncertainty columns) and
+  ``rank_ranges`` (rank ranges, alpha statement) are pure rules, like the ranking itself
+  (:mod:`rgbench.ranking`, shared with the statistics); ``board`` assembles one
+  :class:`~rgbench.leaderboard.board.Board`;
+* ``leaderboard_csv``, ``markdown``, ``html_tables`` + ``html_page`` (with ``page.css``, ``page.js``),
+  ``display`` and ``significance_text`` format a Board; ``charts`` says what each chart shows (a
+  ``Chart`` value), ``drawing`` + ``svg`` draw it with matplotlib; ``build`` renders every file;
+* ``readme`` embeds the Markdown table in README.md between two markers.
 """

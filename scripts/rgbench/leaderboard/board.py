@@ -15,12 +15,11 @@ from ..derive import RunRow
 from ..metrics import CalibrationBin, FamilyMetrics, SubjectMetrics, calibration_bins
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
-from .intervals import Interval, family_interval, method_note, subject_intervals
+from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
-from .ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
+from ..ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .registry import RegisteredSubject
 from .reliability import distinct_cases, family_label, subject_labels
-from .results_tables import ResultTables
 
 
 @dataclass(frozen=True)
@@ -33,11 +32,11 @@ class FamilyCell:
     p_family: Fraction
     s_bar_family: Fraction
     reliability: str
-    p_interval: Interval | None = None
+    p_interval: Bounds | None = None
 
 
 @dataclass(frozen=True)
-class Entry:
+class BoardEntry:
     """One leaderboard row."""
 
     standing: Standing
@@ -47,7 +46,7 @@ class Entry:
     critical_fails: tuple[CriticalFail, ...]
     families: dict[str, FamilyCell]
     bins: tuple[CalibrationBin, ...]
-    intervals: dict[str, Interval]
+    intervals: dict[str, Bounds]
     rank_range: tuple[int, int] | None = None  # (best, worst) for Ranked entries when pairwise.csv exists
 
     @property
@@ -80,30 +79,30 @@ class Board:
     fail_titles: dict[str, str]
     ece_bins: int
     max_score: int
-    entries: tuple[Entry, ...]
+    entries: tuple[BoardEntry, ...]
     interval_note: str = ""  # what the intervals are; "" when the results carry none
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
     alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
     alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
 
-    def with_status(self, status: str) -> tuple[Entry, ...]:
+    def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
         return tuple(entry for entry in self.entries if entry.status == status)
 
     @property
-    def ranked(self) -> tuple[Entry, ...]:
+    def ranked(self) -> tuple[BoardEntry, ...]:
         return self.with_status(RANKED)
 
     @property
-    def disqualified(self) -> tuple[Entry, ...]:
+    def disqualified(self) -> tuple[BoardEntry, ...]:
         return self.with_status(DISQUALIFIED)
 
     @property
-    def unscored(self) -> tuple[Entry, ...]:
+    def unscored(self) -> tuple[BoardEntry, ...]:
         return self.with_status(UNSCORED)
 
     @property
-    def scored(self) -> tuple[Entry, ...]:
+    def scored(self) -> tuple[BoardEntry, ...]:
         """Ranked then Disqualified entries: those with metrics (N > 0)."""
         return self.ranked + self.disqualified
 
@@ -118,62 +117,37 @@ def family_cells(families: Sequence[FamilyMetrics], runs: Sequence[RunRow],
     cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)
     for f in families:
         n_cases = distinct_cases(cases[(f.subject_id, f.family)])
-        interval = family_interval(extras.get((f.subject_id, f.family), {}))[0]
+        interval = family_interval_cell(extras.get((f.subject_id, f.family), {}))
         cells[f.subject_id][f.family] = FamilyCell(
             f.family, f.n_family, n_cases, f.p_family, f.s_bar_family, family_label(n_cases), interval)
     return cells
 
 
-@dataclass(frozen=True)
-class RunParts:
-    """What a board takes from the per-run rows of ``tables``, computed once per tables value:
-    family cells, and each subject's calibration bins (``ece_bins`` of them) and distinct cases."""
-
-    tables: ResultTables
-    ece_bins: int
-    cells: dict[str, dict[str, FamilyCell]]
-    bins: dict[str, tuple[CalibrationBin, ...]]
-    n_cases: dict[str, int]
-
-    @staticmethod
-    def of(tables: ResultTables, ece_bins: int) -> "RunParts":
-        runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
-        for row in tables.runs:
-            runs_by_subject[row.subject_id].append(row)
-        return RunParts(
-            tables, ece_bins, family_cells(tables.families, tables.runs, tables.family_extras),
-            {sid: tuple(calibration_bins(runs, ece_bins)) for sid, runs in runs_by_subject.items()},
-            {sid: distinct_cases(row.case_id for row in runs) for sid, runs in runs_by_subject.items()},
-        )
-
-
-def build_board(inputs: LeaderboardInputs, parts: RunParts | None = None) -> Board:
+def build_board(inputs: LeaderboardInputs) -> Board:
     """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
-    and rank range; summarise the significant differences and the alpha sensitivity.
-
-    ``parts`` may pass ``RunParts.of(inputs.tables, ...)`` already computed (it is used only when it was
-    computed from this very tables object with this bin count).
-    """
+    and rank range; summarise the significant differences and the alpha sensitivity."""
     spec, tables = inputs.spec, inputs.tables
-    if parts is None or parts.tables is not tables or parts.ece_bins != spec.ece_bins:
-        parts = RunParts.of(tables, spec.ece_bins)
-    cells = parts.cells
+    runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
+    for row in tables.runs:
+        runs_by_subject[row.subject_id].append(row)
+    cells = family_cells(tables.families, tables.runs, tables.family_extras)
     standings = rank_subjects(tables.subjects)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
     entries = []
     for standing in standings:
         sid = standing.metrics.subject_id
-        n_cases = parts.n_cases.get(sid, 0)
-        entries.append(Entry(
+        runs = runs_by_subject.get(sid, [])
+        n_cases = distinct_cases(row.case_id for row in runs)
+        entries.append(BoardEntry(
             standing=standing,
             subject=inputs.registry.subjects[sid],
             n_cases=n_cases,
             reliability=subject_labels(n_cases),
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
-            bins=parts.bins.get(sid, ()),
-            intervals=subject_intervals(tables.subject_extras.get(sid, {}))[0],
+            bins=tuple(calibration_bins(runs, spec.ece_bins)),
+            intervals=subject_interval_cells(tables.subject_extras.get(sid, {})),
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
         ))
     has_intervals = any(entry.intervals for entry in entries)

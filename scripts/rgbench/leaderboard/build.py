@@ -7,11 +7,10 @@ only when there is no problem, so bad input leaves ``results/`` untouched.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping
+from typing import NamedTuple
 
 from ..problems import Problem
 from .board import Board, build_board
-from .charts import Chart
 from .html_page import HTML_FILE, leaderboard_html
 from .inputs import load_inputs
 from .leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
@@ -20,24 +19,28 @@ from .markdown import MARKDOWN_FILE, leaderboard_markdown
 OUTPUT_FILES = (LEADERBOARD_FILE, HTML_FILE, MARKDOWN_FILE)
 
 
-def render(board: Board, svgs: Mapping[Chart, str] | None = None) -> dict[str, bytes]:
-    """File name inside results/ -> exact bytes (UTF-8, ``\\n`` line endings).
-
-    ``svgs`` holds charts already drawn (:func:`~.charts.page_charts`, see :mod:`.chart_render`);
-    the others are drawn here. The bytes are the same either way.
-    """
+def render(board: Board) -> dict[str, bytes]:
+    """File name inside results/ -> exact bytes (UTF-8, ``\\n`` line endings)."""
     texts = {
         LEADERBOARD_FILE: leaderboard_csv(board),
-        HTML_FILE: leaderboard_html(board, svgs),
+        HTML_FILE: leaderboard_html(board),
         MARKDOWN_FILE: leaderboard_markdown(board),
     }
     return {name: text.encode("utf-8") for name, text in texts.items()}
 
 
-def build(root: Path) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
-    """Load, check, rank and render. Returns (files, board, []) or (None, None, problems)."""
+class Built(NamedTuple):
+    """A build's files (name inside results/ -> bytes) and board, or (None, None) and the problems."""
+
+    files: dict[str, bytes] | None
+    board: Board | None
+    problems: list[Problem]
+
+
+def build_files(root: Path) -> Built:
+    """Load, check, rank and render."""
     inputs, problems = load_inputs(Path(root))
     if inputs is None:
-        return None, None, problems
+        return Built(None, None, problems)
     board = build_board(inputs)
-    return render(board), board, []
+    return Built(render(board), board, [])

@@ -8,72 +8,29 @@
   giving P_family, its runs and its distinct cases.
 
 Each returns a :class:`Chart` (or ``None`` when there is nothing to draw): its
-``data`` holds every value the drawing shows and nothing else, so a chart's
-SVG is a function of the Chart value (:mod:`.drawing` draws it with
-matplotlib; :mod:`.chart_cache` keys stored SVGs by it). Building a Chart does
-not import matplotlib. Names are the registry's display names, shortened to fit.
+``data`` holds every value the drawing shows and nothing else; :mod:`.drawing`
+draws it with matplotlib. Names are the registry's display names, shortened to fit.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from functools import cached_property
-from fractions import Fraction
 from typing import Sequence
 
-from .board import Board, Entry
-from .ranking import DISQUALIFIED
+from .board import Board, BoardEntry
+from ..ranking import DISQUALIFIED
 
 MAX_LABEL = 30
 Q_FINAL, CALIBRATION, FAMILIES = "q-final", "calibration", "families"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class Chart:
-    """One chart: the drawing (``kind``), the scope of its SVG ids, and ``data``: every value it shows,
-    as nested tuples of str, int, bool, None and Fraction.
-
-    Two Charts are equal when their :meth:`canonical` texts are: same values *and* same types
-    (``1``, ``True`` and ``Fraction(1)`` differ), so equal Charts always draw the same SVG.
-    """
+    """One chart: the drawing (``kind``), the scope of its SVG ids, and ``data``: every value it shows."""
 
     kind: str
     scope: str
     data: tuple
-
-    def canonical(self) -> str:
-        """An unambiguous text of the whole value (equal Charts, equal texts; different Charts, different texts)."""
-        return self._canonical
-
-    @cached_property
-    def _canonical(self) -> str:
-        return f"{_canonical(self.kind)} {_canonical(self.scope)} {_canonical(self.data)}"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Chart) and self.canonical() == other.canonical()
-
-    def __hash__(self) -> int:
-        return hash(self.canonical())
-
-    def __reduce__(self) -> tuple:
-        return (Chart, (self.kind, self.scope, self.data))  # without the cached canonical text
-
-
-def _canonical(value: object) -> str:
-    if value is None:
-        return "N"
-    if value is True or value is False:
-        return "T" if value else "F"
-    if type(value) is int:
-        return f"i{value}"
-    if type(value) is Fraction:
-        return f"q{value.numerator}/{value.denominator}"
-    if type(value) is str:
-        return json.dumps(value)
-    if type(value) is tuple:
-        return "(" + ",".join(map(_canonical, value)) + ")"
-    raise TypeError(f"chart data holds a {type(value).__name__}: only str, int, bool, None, Fraction and tuples")
 
 
 def short(name: str, limit: int = MAX_LABEL) -> str:
@@ -82,13 +39,13 @@ def short(name: str, limit: int = MAX_LABEL) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
 
 
-def subject_label(entry: Entry) -> str:
+def subject_label(entry: BoardEntry) -> str:
     """Axis label: ``#rank name`` for ranked subjects, ``DQ name`` for disqualified ones."""
     prefix = "DQ" if entry.status == DISQUALIFIED else f"#{entry.rank}"
     return f"{prefix}  {short(entry.name)}"
 
 
-def q_final_spec(entries: Sequence[Entry]) -> Chart | None:
+def q_final_spec(entries: Sequence[BoardEntry]) -> Chart | None:
     """Per scored entry: (label, Q_final, disqualified, Q_final's interval or None)."""
     if not entries:
         return None
@@ -97,7 +54,7 @@ def q_final_spec(entries: Sequence[Entry]) -> Chart | None:
         for e in entries))
 
 
-def calibration_spec(entry: Entry, index: int, bins: int) -> Chart | None:
+def calibration_spec(entry: BoardEntry, index: int, bins: int) -> Chart | None:
     """(label, name, ECE, ECE's reliability label, (bin index, count, confidence sum, correctness sum) per
     non-empty bin, bin count). ``index`` makes the chart's ids unique on the page. None without scored runs."""
     if not entry.bins or entry.metrics.ece is None:
@@ -107,7 +64,7 @@ def calibration_spec(entry: Entry, index: int, bins: int) -> Chart | None:
         subject_label(entry), entry.name, entry.metrics.ece, entry.reliability["ECE"], cells, bins))
 
 
-def families_spec(board: Board, entries: Sequence[Entry]) -> Chart | None:
+def families_spec(board: Board, entries: Sequence[BoardEntry]) -> Chart | None:
     """((code, family name) per family with a figure, (label, (P_family, n_family, n_cases) or None per
     family) per scored entry)."""
     codes = [code for code in board.families if any(code in e.families for e in entries)]
@@ -143,9 +100,3 @@ def page_charts(board: Board) -> PageCharts:
         families=families_spec(board, scored),
     )
 
-
-def draw(chart: Chart) -> str:
-    """The chart's inline SVG, drawn now (imports matplotlib on first use)."""
-    from .drawing import draw as draw_with_matplotlib  # half a second of imports: only when drawing
-
-    return draw_with_matplotlib(chart)

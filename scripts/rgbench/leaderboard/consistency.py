@@ -18,12 +18,12 @@ from ..metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_met
 from ..numfmt import fmt_bool, fmt_fixed
 from ..problems import Problem
 from ..spec import Spec
-from .intervals import family_interval, subject_intervals
+from .intervals import interval_problems
 from .manifest import MANIFEST_PATH, Manifest
 from .registry import REGISTRY_PATH, RegisteredSubject
-from .results_tables import FAMILY_PATH, PER_RUN_PATH, SUBJECT_PATH, ResultTables
+from .results_tables import FAMILY_INTERVAL, FAMILY_PATH, PER_RUN_PATH, SUBJECT_INTERVALS, SUBJECT_PATH, ResultTables
 
-_RERUN = "the results are out of step; run `make metrics`"
+OUT_OF_STEP = "the results are out of step; run `make metrics`"
 
 # (CSV column, SubjectMetrics attribute, formatter) compared between the table and the recomputation.
 _SUBJECT_FIELDS = (
@@ -39,14 +39,14 @@ def check_registry(tables: ResultTables, registered: dict[str, RegisteredSubject
     rows = {m.subject_id: m for m in tables.subjects}
     for sid, subject in sorted(registered.items()):
         if sid not in rows:
-            problems.append(Problem(SUBJECT_PATH, f"no row for {sid!r}, which {REGISTRY_PATH} registers ({_RERUN})"))
+            problems.append(Problem(SUBJECT_PATH, f"no row for {sid!r}, which {REGISTRY_PATH} registers ({OUT_OF_STEP})"))
         elif rows[sid].subject_version != subject.subject_version:
             line = tables.subject_lines[sid]
             problems.append(Problem(SUBJECT_PATH, f"line {line}: {sid!r} has version {rows[sid].subject_version!r} but "
-                                                  f"{REGISTRY_PATH} registers {subject.subject_version!r} ({_RERUN})"))
+                                                  f"{REGISTRY_PATH} registers {subject.subject_version!r} ({OUT_OF_STEP})"))
     for sid in sorted(set(rows) - set(registered)):
         problems.append(Problem(SUBJECT_PATH, f"line {tables.subject_lines[sid]}: {sid!r} is not registered in "
-                                              f"{REGISTRY_PATH} ({_RERUN})"))
+                                              f"{REGISTRY_PATH} ({OUT_OF_STEP})"))
     return problems
 
 
@@ -55,11 +55,11 @@ def check_manifest(tables: ResultTables, manifest: Manifest, spec: Spec) -> list
     problems = []
     if manifest.benchmark_version != spec.benchmark_version:
         problems.append(Problem(MANIFEST_PATH, f"$.benchmark_version: {manifest.benchmark_version!r} but "
-                                               f"system/benchmark.yaml says {spec.benchmark_version!r} ({_RERUN})"))
+                                               f"system/benchmark.yaml says {spec.benchmark_version!r} ({OUT_OF_STEP})"))
     for m in tables.subjects:
         if m.alpha != manifest.alpha:
             problems.append(Problem(SUBJECT_PATH, f"line {tables.subject_lines[m.subject_id]}: alpha {fmt_fixed(m.alpha)} "
-                                                  f"but {MANIFEST_PATH} records {manifest.alpha_text} ({_RERUN})"))
+                                                  f"but {MANIFEST_PATH} records {manifest.alpha_text} ({OUT_OF_STEP})"))
     return problems
 
 
@@ -80,9 +80,9 @@ def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
             bad_subjects.add((row.subject_id, row.subject_version))
         if row.family not in spec.families:
             problems.append(Problem(PER_RUN_PATH, f"family {row.family!r} of {row.case_id} is not declared in "
-                                                  f"system/benchmark.yaml ({_RERUN})"))
+                                                  f"system/benchmark.yaml ({OUT_OF_STEP})"))
     for sid, version in sorted(bad_subjects):
-        problems.append(Problem(PER_RUN_PATH, f"rows for ({sid}, {version}) have no matching row in {SUBJECT_PATH} ({_RERUN})"))
+        problems.append(Problem(PER_RUN_PATH, f"rows for ({sid}, {version}) have no matching row in {SUBJECT_PATH} ({OUT_OF_STEP})"))
     return sorted(set(problems))
 
 
@@ -93,20 +93,17 @@ def recomputed_subjects(tables: ResultTables, spec: Spec) -> list[SubjectMetrics
                             alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score) for m in tables.subjects]
 
 
-def check_subject_figures(tables: ResultTables, spec: Spec, recomputed: list[SubjectMetrics] | None = None
-                          ) -> list[Problem]:
+def check_subject_figures(tables: ResultTables, recomputed: list[SubjectMetrics]) -> list[Problem]:
     """Each subject row equals what the pipeline's formulas give on that subject's per-run rows
-    (``recomputed``: :func:`recomputed_subjects`, when the caller has it already)."""
+    (``recomputed``: :func:`recomputed_subjects`)."""
     problems = []
-    if recomputed is None:
-        recomputed = recomputed_subjects(tables, spec)
     for m, expected in zip(tables.subjects, recomputed):
         line = tables.subject_lines[m.subject_id]
         for column, attribute, fmt in _SUBJECT_FIELDS:
             have, want = fmt(getattr(m, attribute)), fmt(getattr(expected, attribute))
             if have != want:
                 problems.append(Problem(SUBJECT_PATH, f"line {line}: {column} of {m.subject_id!r} is {have or 'empty'} but "
-                                                      f"{PER_RUN_PATH} gives {want or 'empty'} ({_RERUN})"))
+                                                      f"{PER_RUN_PATH} gives {want or 'empty'} ({OUT_OF_STEP})"))
     return problems
 
 
@@ -121,7 +118,7 @@ def check_family_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
             problems.append(Problem(FAMILY_PATH, f"line {line}: family {f.family!r} is not declared in system/benchmark.yaml"))
         want = expected.get(key)
         if want is None:
-            problems.append(Problem(FAMILY_PATH, f"line {line}: ({f.subject_id}, {f.family}) has no runs in {PER_RUN_PATH} ({_RERUN})"))
+            problems.append(Problem(FAMILY_PATH, f"line {line}: ({f.subject_id}, {f.family}) has no runs in {PER_RUN_PATH} ({OUT_OF_STEP})"))
             continue
         for column, have, should in (
             ("subject_version", f.subject_version, want.subject_version),
@@ -131,9 +128,9 @@ def check_family_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
         ):
             if have != should:
                 problems.append(Problem(FAMILY_PATH, f"line {line}: {column} of ({f.subject_id}, {f.family}) is {have} but "
-                                                     f"{PER_RUN_PATH} gives {should} ({_RERUN})"))
+                                                     f"{PER_RUN_PATH} gives {should} ({OUT_OF_STEP})"))
     for key in sorted(set(expected) - set(tables.family_lines)):
-        problems.append(Problem(FAMILY_PATH, f"no row for ({key[0]}, {key[1]}), which has runs in {PER_RUN_PATH} ({_RERUN})"))
+        problems.append(Problem(FAMILY_PATH, f"no row for ({key[0]}, {key[1]}), which has runs in {PER_RUN_PATH} ({OUT_OF_STEP})"))
     return problems
 
 
@@ -145,20 +142,20 @@ def check_statistics(tables: ResultTables) -> list[Problem]:
         cases[row.subject_id].add(row.case_id)
     for sid, extras in sorted(tables.subject_extras.items()):
         line = tables.subject_lines[sid]
-        problems += [Problem(SUBJECT_PATH, f"line {line}: {message} ({_RERUN})") for message in subject_intervals(extras)[1]]
+        problems += [Problem(SUBJECT_PATH, f"line {line}: {message} ({OUT_OF_STEP})")
+                     for message in interval_problems(extras, SUBJECT_INTERVALS.values())]
         if "n_cases" in extras and extras["n_cases"] != len(cases[sid]):
             problems.append(Problem(SUBJECT_PATH, f"line {line}: n_cases of {sid!r} is {extras['n_cases']} but "
-                                                  f"{PER_RUN_PATH} has {len(cases[sid])} distinct cases ({_RERUN})"))
+                                                  f"{PER_RUN_PATH} has {len(cases[sid])} distinct cases ({OUT_OF_STEP})"))
     for key, extras in sorted(tables.family_extras.items()):
-        message = family_interval(extras)[1]
-        if message:
-            problems.append(Problem(FAMILY_PATH, f"line {tables.family_lines[key]}: {message} ({_RERUN})"))
+        problems += [Problem(FAMILY_PATH, f"line {tables.family_lines[key]}: {message} ({OUT_OF_STEP})")
+                     for message in interval_problems(extras, [FAMILY_INTERVAL])]
     return problems
 
 
 def check_all(tables: ResultTables, registered: dict[str, RegisteredSubject], manifest: Manifest, spec: Spec,
-              recomputed: list[SubjectMetrics] | None = None) -> list[Problem]:
+              recomputed: list[SubjectMetrics]) -> list[Problem]:
     """Every cross-check above, in one list."""
     return (check_registry(tables, registered) + check_manifest(tables, manifest, spec) + check_runs(tables, spec)
-            + check_subject_figures(tables, spec, recomputed) + check_family_figures(tables, spec)
+            + check_subject_figures(tables, recomputed) + check_family_figures(tables, spec)
             + check_statistics(tables))

@@ -13,7 +13,7 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..derive import RunRow
 from ..parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
@@ -44,11 +44,18 @@ def critical_codes(document: dict) -> tuple[str, ...]:
     return tuple(sorted({f["code"] for f in document["automatic_fails_triggered"] if f["severity"] == CRITICAL}))
 
 
-def read_critical_fails(root: Path, spec: Spec, runs: Sequence[RunRow]
-                        ) -> tuple[dict[str, tuple[CriticalFail, ...]], dict[str, str], list[Problem]]:
+class CriticalFailsRead(NamedTuple):
+    """What :func:`read_critical_fails` found: fails by subject_id (per_run order), the sha256 of each
+    scoring read (by path) and the problems."""
+
+    fails: dict[str, tuple[CriticalFail, ...]]
+    digests: dict[str, str]
+    problems: list[Problem]
+
+
+def read_critical_fails(root: Path, spec: Spec, runs: Sequence[RunRow]) -> CriticalFailsRead:
     """For every run flagged ``has_critical_fail``, read its scoring and list the critical codes.
 
-    Returns (fails by subject_id in per_run order, {scoring path: sha256}, problems).
     A scoring that is missing, invalid, or lists no critical code although
     per_run.csv says it has one is a problem (the results are stale).
     """
@@ -80,7 +87,7 @@ def read_critical_fails(root: Path, spec: Spec, runs: Sequence[RunRow]
                                          "(run `make metrics`)"))
             continue
         fails[row.subject_id].append(CriticalFail(row.case_id, row.run_id, row.reviewer_id, codes))
-    return {sid: tuple(items) for sid, items in fails.items()}, digests, problems
+    return CriticalFailsRead({sid: tuple(items) for sid, items in fails.items()}, digests, problems)
 
 
 def read_fail_titles(root: Path, spec: Spec) -> tuple[dict[str, str], list[Problem]]:

@@ -1,26 +1,17 @@
-"""The matplotlib half of the charts: a :class:`~.charts.Chart` -> its inline SVG text.
+"""The matplotlib half of the charts: a :class:`~.charts.Chart` -> its inline SVG text (:func:`chart_svg`).
 
-Each drawing reads only its chart's ``data`` (and ``scope``), so the SVG is a
-function of the Chart value, of this code and of matplotlib's: what
-:mod:`.chart_cache` keys its entries by. Importing this module imports
-matplotlib (half a second), which :mod:`.charts` avoids until something must
-be drawn.
+Each drawing reads only its chart's ``data`` (and ``scope``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import sys
 import textwrap
-from pathlib import Path
 
-import matplotlib
-import numpy
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 
 from ..numfmt import fmt_fixed
 from .charts import CALIBRATION, FAMILIES, Q_FINAL, Chart
-from .svg import METADATA, RC, bundled_font_path, chart_style, figure_svg, new_figure
+from .svg import chart_style, figure_svg, new_figure
 
 INK = "#1f2933"
 MUTED = "#616e7c"
@@ -32,9 +23,6 @@ HEAT = LinearSegmentedColormap.from_list("rgbench-heat", ["#f7fbff", "#9ecae1", 
 HEAT_NORM = BoundaryNorm([i / 10 for i in range(11)], HEAT.N)
 DIAGRAM_MARGINS = {"left": 0.17, "right": 0.96, "bottom": 0.14, "top": 0.86}
 
-# The code that turns a Chart into SVG text: this module, the SVG helpers, the Chart type, the number format.
-_HERE = Path(__file__).resolve().parent
-CODE_FILES = (_HERE / "drawing.py", _HERE / "svg.py", _HERE / "charts.py", _HERE.parent / "numfmt.py")
 
 
 def _tidy(ax) -> None:
@@ -139,33 +127,7 @@ def draw_families(chart: Chart) -> str:
 DRAWINGS = {Q_FINAL: draw_q_final, CALIBRATION: draw_calibration, FAMILIES: draw_families}
 
 
-def draw(chart: Chart) -> str:
+def chart_svg(chart: Chart) -> str:
     """The chart's inline SVG (byte-deterministic)."""
     return DRAWINGS[chart.kind](chart)
 
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def renderer_digest() -> str:
-    """sha256 of everything besides a Chart's value that its SVG depends on.
-
-    This drawing code (and the SVG helpers and number format it uses), matplotlib
-    (version and the digest of its installed file list, which records a digest of
-    each of its files), numpy's and Python's versions, every rcParam in effect
-    (matplotlib's defaults and any matplotlibrc) with our fixed style and SVG
-    metadata, and the font file the charts resolve to (path and bytes).
-    """
-    lines = [f"python {sys.version}", f"matplotlib {matplotlib.__version__}", f"numpy {numpy.__version__}"]
-    lines += [f"{path.name} {_sha256(path)}" for path in CODE_FILES]
-    package = Path(matplotlib.__file__).resolve().parent
-    records = sorted(package.parent.glob(f"matplotlib-{matplotlib.__version__}.dist-info/RECORD"))
-    lines += [f"RECORD {_sha256(path)}" for path in records]
-    params = matplotlib.rcParams
-    lines += [f"rc {key} {params._get(key)!r}" for key in params]  # sorted keys; _get: no backend resolution
-    lines += [f"style {key} {value!r}" for key, value in sorted(RC.items())]
-    lines += [f"metadata {key} {value!r}" for key, value in sorted(METADATA.items())]
-    font = Path(bundled_font_path())
-    lines.append(f"font {font} {_sha256(font)}")
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()

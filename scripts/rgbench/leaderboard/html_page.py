@@ -11,10 +11,10 @@ from __future__ import annotations
 import base64
 import hashlib
 from pathlib import Path
-from typing import Mapping
 
 from .board import Board
-from .charts import Chart, draw, page_charts
+from .charts import Chart, page_charts
+from .drawing import chart_svg
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS, SCALES
 from .significance_text import alpha_sentence, outside_note, rank_range_method, significant_differences
@@ -43,16 +43,11 @@ def summary(board: Board) -> str:
     return f'<ul class="summary" aria-label="subjects by status">{items}</ul>'
 
 
-def charts_section(board: Board, svgs: Mapping[Chart, str] | None = None) -> str:
-    """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table).
-
-    ``svgs`` maps charts of :func:`~.charts.page_charts` to their SVG (drawn or from the cache);
-    a chart it lacks is drawn here.
-    """
-    drawn = svgs or {}
+def charts_section(board: Board) -> str:
+    """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
 
     def svg_of(chart: Chart | None) -> str | None:
-        return None if chart is None else drawn[chart] if chart in drawn else draw(chart)
+        return None if chart is None else chart_svg(chart)
 
     charts = page_charts(board)
     diagrams = [svg_of(chart) for chart in charts.calibration]
@@ -131,8 +126,8 @@ table is <code>results/leaderboard.csv</code>; this page is generated from it by
 </footer>"""
 
 
-def leaderboard_html(board: Board, svgs: Mapping[Chart, str] | None = None) -> str:
-    """The whole page as text (``\\n`` line endings); ``svgs`` as for :func:`charts_section`."""
+def leaderboard_html(board: Board) -> str:
+    """The whole page as text (``\\n`` line endings), its charts drawn now."""
     title = f"{board.title} \u2014 leaderboard"
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -172,7 +167,7 @@ rest of the record. A new registered version starts with a clean record.</p>
 <h2>Unscored</h2>
 {unscored_table(board)}
 </section>
-{charts_section(board, svgs)}
+{charts_section(board)}
 </main>
 {footer(board)}
 <script>{JS}</script>

@@ -10,13 +10,13 @@ import html
 from typing import Sequence
 
 from ..numfmt import fmt_fixed
-from .board import Board, Entry
+from .board import Board, BoardEntry
 from .display import display_decimals, shown
 from .reliability import EXPLANATIONS
 from .significance_text import range_text
 
 # (column heading, SubjectMetrics attribute, reliability key, higher is better)
-METRICS = (
+HTML_METRIC_COLUMNS = (
     ("Q_final", "q_final", "Q_final", True),
     ("P", "p", "P", True),
     ("s\u0304", "s_bar", "s_bar", True),
@@ -33,9 +33,9 @@ def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def column_decimals(entries: Sequence[Entry]) -> dict[str, int]:
+def column_decimals(entries: Sequence[BoardEntry]) -> dict[str, int]:
     """Decimals to show per metric so that distinct values stay distinct (see display.py)."""
-    return {attr: display_decimals(getattr(e.metrics, attr) for e in entries) for _, attr, _, _ in METRICS}
+    return {attr: display_decimals(getattr(e.metrics, attr) for e in entries) for _, attr, _, _ in HTML_METRIC_COLUMNS}
 
 
 def sortable_head(label: str, *, numeric: bool = False, first_desc: bool = False, title: str = "") -> str:
@@ -50,7 +50,7 @@ def metric_heads() -> str:
     return "".join(
         sortable_head(label, numeric=True, first_desc=higher,
                       title=f"{label}: {'higher' if higher else 'lower'} is better")
-        for label, _, _, higher in METRICS)
+        for label, _, _, higher in HTML_METRIC_COLUMNS)
 
 
 def rel_tag(label: str) -> str:
@@ -67,10 +67,10 @@ def interval_text(interval: tuple | None, decimals: int) -> str:
     return f"{shown(interval[0], decimals)}\u2013{shown(interval[1], decimals)}"
 
 
-def metric_cells(entry: Entry, decimals: dict[str, int]) -> str:
+def metric_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
     """Value, interval (when the statistics give one) and reliability label of each metric."""
     cells = []
-    for label, attr, key, _ in METRICS:
+    for label, attr, key, _ in HTML_METRIC_COLUMNS:
         value = getattr(entry.metrics, attr)
         exact = fmt_fixed(value)
         interval = entry.intervals.get(key)
@@ -81,7 +81,7 @@ def metric_cells(entry: Entry, decimals: dict[str, int]) -> str:
     return "".join(cells)
 
 
-def subject_cell(entry: Entry) -> str:
+def subject_cell(entry: BoardEntry) -> str:
     """Display name, a kind tag, ``subject_id · version`` and the registry notes."""
     s = entry.subject
     kind = {"human": "human baseline", "llm": "LLM"}.get(s.kind, s.kind)
@@ -91,7 +91,7 @@ def subject_cell(entry: Entry) -> str:
             f'<span class="ident mono">{esc(s.subject_id)} \u00b7 {esc(s.subject_version)}</span>{notes}</td>')
 
 
-def count_cells(entry: Entry) -> str:
+def count_cells(entry: BoardEntry) -> str:
     """Scored runs (with the responses still awaiting a scoring, if any) and distinct cases."""
     m = entry.metrics
     waiting = f'<span class="ci" title="responses not scored yet">+{m.n_unscored} unscored</span>' if m.n_unscored else ""
@@ -99,7 +99,7 @@ def count_cells(entry: Entry) -> str:
             f'<td class="num" data-sort="{entry.n_cases}">{entry.n_cases}</td>')
 
 
-def meta_cells(entry: Entry) -> str:
+def meta_cells(entry: BoardEntry) -> str:
     """One cell with the registered provider, parameters and evaluation date (a dash when none is given)."""
     s = entry.subject
     parts = [(label, value) for label, value in zip(META_LABELS, (s.provider, s.parameters, s.evaluation_date)) if value]
@@ -115,7 +115,7 @@ def meta_heads() -> str:
 RANK_TITLE = "rank; under it, in parentheses, the best and worst rank consistent with the significant differences"
 
 
-def rank_cell(entry: Entry) -> str:
+def html_rank_cell(entry: BoardEntry) -> str:
     """The rank, and under it its range when the results carry pairwise comparisons."""
     span = ""
     if entry.rank_range is not None:
@@ -133,7 +133,7 @@ def ranked_table(board: Board) -> str:
     rows = []
     for order, entry in enumerate(board.ranked):
         rows.append(f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
-                    f'{rank_cell(entry)}{subject_cell(entry)}'
+                    f'{html_rank_cell(entry)}{subject_cell(entry)}'
                     f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
     rank_title = RANK_TITLE if board.significance is not None else ""
     head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject") + metric_heads()
@@ -144,7 +144,7 @@ def ranked_table(board: Board) -> str:
             f'<thead><tr>{head}</tr></thead><tbody>\n' + "\n".join(rows) + "\n</tbody></table></div>")
 
 
-def fail_list(board: Board, entry: Entry) -> str:
+def fail_list(board: Board, entry: BoardEntry) -> str:
     """The runs with a critical fail: case, run, reviewer, codes and their catalog titles."""
     items = []
     for fail in entry.critical_fails:
@@ -172,7 +172,7 @@ def disqualified_table(board: Board) -> str:
                     f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
             '<th scope="col">Critical fails (case, run, code)</th>'
-            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in METRICS)
+            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in HTML_METRIC_COLUMNS)
             + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
             + f'<th scope="col">{META_HEADING}</th>')
     return (f'<div class="scroll"><table class="board" id="disqualified-table"><thead><tr>{head}</tr></thead><tbody>\n'

@@ -10,12 +10,9 @@ broken file never hides another.
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, Iterator
 
 from ..parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..problems import Problem
@@ -26,14 +23,12 @@ from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails, read_fail_titles
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
-from .registry import REGISTRY_PATH, Registry, read_registry
+from .registry import REGISTRY_PATH, Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables
 from .stats_consistency import check_stats_tables
 from .stats_tables import read_stats_tables
 
 DEFAULT_TITLE = "Reviewer-graded benchmark"
-# What ``early`` gets for the manifest: nothing read yet.
-BLANK_MANIFEST = Manifest(alpha=Fraction(0), alpha_text="", benchmark_version="", input_digest="", inputs={}, outputs={})
 
 
 @dataclass(frozen=True)
@@ -63,45 +58,15 @@ def read_title(root: Path) -> str:
     return title.strip() if isinstance(title, str) and title.strip() else DEFAULT_TITLE
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (restoring its state after).
-
-    Loading creates millions of acyclic objects (cells, rows, exact fractions) and no garbage
-    cycles, so the collector's repeated passes over them would only cost time (a third of it).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def load_inputs(root: Path, early: Callable[[LeaderboardInputs], None] | None = None
-                ) -> tuple[LeaderboardInputs | None, list[Problem]]:
-    """Load and cross-check every input of the leaderboard under ``root``.
-
-    ``early``, when given, is called once the result tables and the registry are read, before any
-    cross-check, with *unchecked* inputs (a blank manifest, no critical fails, no statistics tables):
-    for work that may start on a guess (drawing charts ahead) and is used only where the checked
-    inputs agree with it.
-    """
-    with gc_paused():
-        return _load_inputs(Path(root), early)
-
-
-def _load_inputs(root: Path, early: Callable[[LeaderboardInputs], None] | None
-                 ) -> tuple[LeaderboardInputs | None, list[Problem]]:
+def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
+    """Load and cross-check every input of the leaderboard under ``root``."""
+    root = Path(root)
     spec, problems = load_spec(root)
     if spec is None:
         return None, problems
     tables, problems = read_result_tables(root)
-    registry, more = read_registry(root, spec)
+    registry, more = read_registered_subjects(root, spec)
     problems += more
-    if early is not None and tables is not None and registry is not None and not problems:
-        early(LeaderboardInputs(spec, DEFAULT_TITLE, tables, registry, BLANK_MANIFEST, {}, {}))
     manifest, more = read_manifest(root)
     problems += more
     if tables is None or registry is None or manifest is None:
@@ -114,15 +79,16 @@ def _load_inputs(root: Path, early: Callable[[LeaderboardInputs], None] | None
     pairwise = alpha_rows = None
     level = spec.stats.significance_level
     if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
-        pairwise, alpha_rows, level, more = check_stats_tables(stats, tables, manifest, spec, recomputed)
-        problems += more
-    fails, digests, more = read_critical_fails(root, spec, tables.runs)
-    problems += more
+        checked = check_stats_tables(stats, tables, manifest, spec, recomputed)
+        pairwise, alpha_rows, level = checked.pairwise, checked.alpha_rows, checked.significance_level
+        problems += checked.problems
+    critical = read_critical_fails(root, spec, tables.runs)
+    problems += critical.problems
     titles, more = read_fail_titles(root, spec)
     problems += more
-    problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **digests})
+    problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **critical.digests})
     problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})
     if problems:
         return None, problems
-    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, fails, titles,
+    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, critical.fails, titles,
                              pairwise, alpha_rows, level), []

@@ -12,15 +12,20 @@ valid: the leaderboard then shows no intervals.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Iterable, NamedTuple
 
 from ..numfmt import fmt_fixed
 from .results_tables import FAMILY_INTERVAL, SUBJECT_INTERVALS
 
-Interval = tuple[Fraction, Fraction]
+class Bounds(NamedTuple):
+    """An interval as committed: its low and high bound."""
+
+    low: Fraction
+    high: Fraction
 
 
-def _pair(extras: dict[str, object], low: str, high: str) -> tuple[Interval | None, str | None]:
-    """(interval, None), (None, None) when both cells are absent or empty, or (None, message)."""
+def _pair(extras: dict[str, object], low: str, high: str) -> tuple[Bounds | None, str | None]:
+    """(bounds, None), (None, None) when both cells are absent or empty, or (None, message)."""
     lo, hi = extras.get(low), extras.get(high)
     if lo is None and hi is None:
         return None, None
@@ -28,25 +33,23 @@ def _pair(extras: dict[str, object], low: str, high: str) -> tuple[Interval | No
         return None, f"{low} and {high} must both be given or both be empty"
     if lo > hi:  # type: ignore[operator]
         return None, f"{low} {fmt_fixed(lo)} is above {high} {fmt_fixed(hi)}"  # type: ignore[arg-type]
-    return (lo, hi), None  # type: ignore[return-value]
+    return Bounds(lo, hi), None  # type: ignore[arg-type]
 
 
-def subject_intervals(extras: dict[str, object]) -> tuple[dict[str, Interval], list[str]]:
-    """Metric name (P, s_bar, Q_final, BS, ECE) -> interval, for the metrics whose bounds are present."""
-    found: dict[str, Interval] = {}
-    messages = []
-    for metric, (low, high) in SUBJECT_INTERVALS.items():
-        interval, message = _pair(extras, low, high)
-        if message:
-            messages.append(message)
-        elif interval is not None:
-            found[metric] = interval
-    return found, messages
+def subject_interval_cells(extras: dict[str, object]) -> dict[str, Bounds]:
+    """Metric name (P, s_bar, Q_final, BS, ECE) -> interval, for the metrics whose bounds are present and valid."""
+    pairs = {metric: _pair(extras, *columns)[0] for metric, columns in SUBJECT_INTERVALS.items()}
+    return {metric: bounds for metric, bounds in pairs.items() if bounds is not None}
 
 
-def family_interval(extras: dict[str, object]) -> tuple[Interval | None, str | None]:
-    """The Wilson interval of P_family, when present."""
-    return _pair(extras, *FAMILY_INTERVAL)
+def family_interval_cell(extras: dict[str, object]) -> Bounds | None:
+    """The Wilson interval of P_family, when present and valid."""
+    return _pair(extras, *FAMILY_INTERVAL)[0]
+
+
+def interval_problems(extras: dict[str, object], pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """What is wrong with the (low column, high column) ``pairs`` of a row's extra cells."""
+    return [message for low, high in pairs if (message := _pair(extras, low, high)[1])]
 
 
 def percent(level: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..numfmt import fmt_fixed
 from ..tables import csv_text
-from .board import Board, Entry
+from .board import Board, BoardEntry
 from .critical_fails import CriticalFail
 from .registry import METADATA_FIELDS
 from .reliability import SUBJECT_FIGURES
@@ -38,7 +38,7 @@ def fail_cell(fails: tuple[CriticalFail, ...]) -> str:
     return ";".join(f"{f.case_id}/{f.run_id}:{'+'.join(f.codes)}" for f in fails)
 
 
-def interval_cells(entry: Entry) -> dict[str, str]:
+def interval_cells(entry: BoardEntry) -> dict[str, str]:
     """The INTERVAL_COLUMNS of one entry: bounds with 6 decimals, empty where there is no interval."""
     cells = {}
     for figure in SUBJECT_FIGURES:
@@ -48,7 +48,7 @@ def interval_cells(entry: Entry) -> dict[str, str]:
     return cells
 
 
-def csv_row(entry: Entry) -> tuple[str, ...]:
+def csv_row(entry: BoardEntry) -> tuple[str, ...]:
     """One entry as the cells of COLUMNS."""
     m = entry.metrics
     values = {

@@ -53,7 +53,7 @@ class Registry:
     sha256: str
 
 
-def parse_registry(document: object, validator: object) -> tuple[dict[str, RegisteredSubject], list[str]]:
+def parse_registered_subjects(document: object, validator: object) -> tuple[dict[str, RegisteredSubject], list[str]]:
     """Registered subjects from a parsed registry document, or the messages saying what is wrong."""
     errors = schema_errors(validator, document)
     if errors:
@@ -73,7 +73,7 @@ def parse_registry(document: object, validator: object) -> tuple[dict[str, Regis
     return (subjects, []) if not messages else ({}, messages)
 
 
-def read_registry(root: Path, spec: Spec) -> tuple[Registry | None, list[Problem]]:
+def read_registered_subjects(root: Path, spec: Spec) -> tuple[Registry | None, list[Problem]]:
     """Read and validate ``subjects/registry.yaml``; (registry, []) or (None, problems)."""
     data, problems = read_single_file(root, REGISTRY_PATH)
     if data is None:
@@ -82,7 +82,7 @@ def read_registry(root: Path, spec: Spec) -> tuple[Registry | None, list[Problem
         document = loads_yaml_strict(decode_utf8(data))
     except ParseError as exc:
         return None, [Problem(REGISTRY_PATH, str(exc))]
-    subjects, messages = parse_registry(document, spec.validators["registry"])
+    subjects, messages = parse_registered_subjects(document, spec.validators["registry"])
     if messages:
         return None, [Problem(REGISTRY_PATH, message) for message in messages]
     return Registry(subjects, hashlib.sha256(data).hexdigest()), []

@@ -23,7 +23,7 @@ rank range never rests on a rounded p-value or a q_diff of ``0.000000``.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ..metrics import SubjectMetrics
 from ..numfmt import fmt_fixed
@@ -31,12 +31,11 @@ from ..problems import Problem
 from ..spec import Spec
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
 from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
-from .consistency import recomputed_subjects
+from .consistency import OUT_OF_STEP
 from .manifest import MANIFEST_PATH, Manifest
 from .results_tables import PER_RUN_PATH, SUBJECT_PATH, ResultTables, Row
 from .stats_tables import ALPHA_PATH, PAIRWISE_PATH, StatsTables
 
-_RERUN = "the results are out of step; run `make metrics`"
 _Cell = Callable[[object], str]
 _PAIR_FIELDS: tuple[tuple[str, str, _Cell], ...] = (
     ("n_pairs", "n_pairs", str), ("a_pass_b_not", "a_pass_b_not", str), ("b_pass_a_not", "b_pass_a_not", str),
@@ -56,7 +55,7 @@ def significance_level(manifest: Manifest, spec: Spec) -> tuple[Fraction, list[P
     recorded = manifest.significance_level
     if recorded is not None and Fraction(recorded) != level:
         return level, [Problem(MANIFEST_PATH, f"$.statistics.significance_level: {recorded} but {config_path(spec)} "
-                                              f"says {fmt_fixed(level)} ({_RERUN})")]
+                                              f"says {fmt_fixed(level)} ({OUT_OF_STEP})")]
     return level, []
 
 
@@ -86,31 +85,31 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
     for (a, b), row in sorted(file_rows.items(), key=lambda item: item[1].line):
         unknown = [sid for sid in (a, b) if sid not in subjects]
         if unknown:
-            problem(row.line, f"subject {unknown[0]!r} has no row in {SUBJECT_PATH} ({_RERUN})")
+            problem(row.line, f"subject {unknown[0]!r} has no row in {SUBJECT_PATH} ({OUT_OF_STEP})")
             continue
         if not a < b:
-            problem(row.line, f"subject_a {a!r} must sort before subject_b {b!r} (code-point order; {_RERUN})")
+            problem(row.line, f"subject_a {a!r} must sort before subject_b {b!r} (code-point order; {OUT_OF_STEP})")
             continue
         want = expected.get((a, b))
         if want is None:
-            problem(row.line, f"({a}, {b}) share no scored run in {PER_RUN_PATH} ({_RERUN})")
+            problem(row.line, f"({a}, {b}) share no scored run in {PER_RUN_PATH} ({OUT_OF_STEP})")
             continue
         v = row.values
         for column, attribute, fmt in _PAIR_FIELDS:
             have, should = fmt(v[column]), fmt(getattr(want, attribute))
             if have != should:
-                problem(row.line, f"{column} of ({a}, {b}) is {have} but {PER_RUN_PATH} gives {should} ({_RERUN})")
+                problem(row.line, f"{column} of ({a}, {b}) is {have} but {PER_RUN_PATH} gives {should} ({OUT_OF_STEP})")
         better = significantly_better(want, level) or ""
         if v["significantly_better"] != better:
             problem(row.line, f"significantly_better of ({a}, {b}) is {v['significantly_better'] or 'empty'} but "
                               f"{PER_RUN_PATH} gives {better or 'empty'} at significance level {fmt_fixed(level)} "
-                              f"({_RERUN})")
+                              f"({OUT_OF_STEP})")
         if v["q_diff_low"] > v["q_diff_high"]:  # type: ignore[operator]
             problem(row.line, f"q_diff_low {fmt_fixed(v['q_diff_low'])} is above q_diff_high "  # type: ignore[arg-type]
-                              f"{fmt_fixed(v['q_diff_high'])} ({_RERUN})")  # type: ignore[arg-type]
+                              f"{fmt_fixed(v['q_diff_high'])} ({OUT_OF_STEP})")  # type: ignore[arg-type]
     for a, b in sorted(set(expected) - set(file_rows)):
         problems.append(Problem(PAIRWISE_PATH, f"no row for ({a}, {b}), which share {expected[(a, b)].n_pairs} scored "
-                                               f"run(s) in {PER_RUN_PATH} ({_RERUN})"))
+                                               f"run(s) in {PER_RUN_PATH} ({OUT_OF_STEP})"))
     return problems
 
 
@@ -122,11 +121,11 @@ def check_alpha(file_rows: dict[tuple[str, Fraction], Row], expected: dict[tuple
     for (sid, alpha), row in sorted(file_rows.items(), key=lambda item: item[1].line):
         where = f"line {row.line}: "
         if sid not in subjects:
-            problems.append(Problem(ALPHA_PATH, f"{where}subject {sid!r} has no row in {SUBJECT_PATH} ({_RERUN})"))
+            problems.append(Problem(ALPHA_PATH, f"{where}subject {sid!r} has no row in {SUBJECT_PATH} ({OUT_OF_STEP})"))
             continue
         want = expected.get((sid, alpha))
         if want is None:
-            problems.append(Problem(ALPHA_PATH, f"{where}alpha {fmt_fixed(alpha)} is not on the grid ({grid}; {_RERUN})"))
+            problems.append(Problem(ALPHA_PATH, f"{where}alpha {fmt_fixed(alpha)} is not on the grid ({grid}; {OUT_OF_STEP})"))
             continue
         v = row.values
         for column, have, should in (
@@ -137,20 +136,28 @@ def check_alpha(file_rows: dict[tuple[str, Fraction], Row], expected: dict[tuple
             if have != should:
                 problems.append(Problem(ALPHA_PATH, f"{where}{column} of {sid!r} at alpha {fmt_fixed(alpha)} is "
                                                     f"{have or 'empty'} but {PER_RUN_PATH} gives {should or 'empty'} "
-                                                    f"({_RERUN})"))
+                                                    f"({OUT_OF_STEP})"))
     for sid, alpha in sorted(set(expected) - set(file_rows)):
-        problems.append(Problem(ALPHA_PATH, f"no row for ({sid}, alpha {fmt_fixed(alpha)}) ({_RERUN})"))
+        problems.append(Problem(ALPHA_PATH, f"no row for ({sid}, alpha {fmt_fixed(alpha)}) ({OUT_OF_STEP})"))
     return problems
 
 
+class CheckedStats(NamedTuple):
+    """The exact rows behind pairwise.csv and alpha_sensitivity.csv (None: file absent), the
+    significance level of the rank ranges and the problems found."""
+
+    pairwise: list[PairwiseRow] | None
+    alpha_rows: list[AlphaRow] | None
+    significance_level: Fraction
+    problems: list[Problem]
+
+
 def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manifest, spec: Spec,
-                       recomputed: list[SubjectMetrics] | None = None
-                       ) -> tuple[list[PairwiseRow] | None, list[AlphaRow] | None, Fraction, list[Problem]]:
-    """Check both files; return (exact pairwise rows, exact alpha rows, significance level, problems).
+                       recomputed: list[SubjectMetrics]) -> CheckedStats:
+    """Check both files against the recomputation (``recomputed``: :func:`~.consistency.recomputed_subjects`).
 
     A table absent from ``stats`` gives None. The exact rows come in the files'
-    order: (subject_a, subject_b) and (subject_id, alpha). ``recomputed`` is
-    :func:`~.consistency.recomputed_subjects`, when the caller has it already.
+    order: (subject_a, subject_b) and (subject_id, alpha).
     """
     level, problems = significance_level(manifest, spec)
     subjects = {m.subject_id for m in tables.subjects}
@@ -161,10 +168,8 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         problems += check_pairwise(stats.pairwise, expected, subjects, recorded)
         pairwise = [expected[key] for key in sorted(expected)]
     if stats.alpha is not None:
-        if recomputed is None:
-            recomputed = recomputed_subjects(tables, spec)
         rows = alpha_sensitivity(recomputed, spec.max_score)
         expected_alpha = {(row.subject_id, row.alpha): row for row in rows}
         problems += check_alpha(stats.alpha, expected_alpha, subjects)
         alpha = rows
-    return pairwise, alpha, level, problems
+    return CheckedStats(pairwise, alpha, level, problems)

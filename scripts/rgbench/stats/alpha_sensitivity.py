@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Iterable, Sequence
 
 from ..metrics import SubjectMetrics
+from ..ranking import rank_subjects
 
 ALPHA_GRID = tuple(Fraction(i, 10) for i in range(11))  # 0, 0.1, ..., 1
 
@@ -24,41 +24,10 @@ class AlphaRow:
 
 
 def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int) -> list[tuple[int, str]]:
-    """(rank, subject_id) of the ranked subjects (N > 0, not disqualified) when Q_final uses ``alpha``.
-
-    The leaderboard's rule: Q_final descending, then P descending, s_bar
-    descending, BS ascending; subjects equal on all four share a competition
-    rank ("1, 2, 2, 4"); subject_id only orders tied rows.
-    """
-    return _ranked_orders(list(subjects), [alpha], max_score)[0]
-
-
-def _ranked_orders(subjects: Sequence[SubjectMetrics], grid: Sequence[Fraction],
-                   max_score: int) -> list[list[tuple[int, str]]]:
-    """``ranked_order`` at each alpha of ``grid``, sorting exact integer keys: P, s_bar and BS over their
-    common denominators, and Q_final = (a · max_score · P + (d − a) · s_bar) / (d · max_score) (alpha = a/d)
-    over theirs."""
-    ranked = [m for m in subjects if m.n and not m.disqualified]
-    (p, lp), (s, ls), (bs, _) = (_over_common([getattr(m, name) for m in ranked]) for name in ("p", "s_bar", "bs"))
-    ids = [m.subject_id for m in ranked]
-    out = []
-    for alpha in grid:
-        a, d = alpha.numerator, alpha.denominator
-        weight_p, weight_s = a * max_score * ls, (d - a) * lp             # Q_final · d · max_score · lp · ls
-        keyed = sorted(((-(weight_p * p_i + weight_s * s_i), -p_i, -s_i, bs_i), sid)
-                       for p_i, s_i, bs_i, sid in zip(p, s, bs, ids))
-        order: list[tuple[int, str]] = []
-        for position, (key, sid) in enumerate(keyed, start=1):
-            rank = order[-1][0] if order and key == keyed[position - 2][0] else position
-            order.append((rank, sid))
-        out.append(order)
-    return out
-
-
-def _over_common(values: Sequence[Fraction]) -> tuple[list[int], int]:
-    """(integers, L): the exact ``values`` as numerators over their least common denominator L."""
-    common = math.lcm(1, *(v.denominator for v in values))
-    return [v.numerator * (common // v.denominator) for v in values], common
+    """(rank, subject_id) of the ranked subjects (N > 0, not disqualified) when Q_final uses ``alpha``,
+    best first, by the leaderboard's rule (:func:`rgbench.ranking.rank_subjects`)."""
+    at_alpha = (replace(m, alpha=alpha, q_final=_q_final(m.p, m.s_bar, alpha, max_score)) for m in subjects)
+    return [(s.rank, s.metrics.subject_id) for s in rank_subjects(at_alpha) if s.rank is not None]
 
 
 def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
@@ -70,7 +39,7 @@ def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
     keep their Q_final but get no rank; subjects with N = 0 have neither.
     """
     grid = [Fraction(alpha) for alpha in grid]
-    ranks = [dict((sid, rank) for rank, sid in order) for order in _ranked_orders(subjects, grid, max_score)]
+    ranks = [{sid: rank for rank, sid in ranked_order(subjects, alpha, max_score)} for alpha in grid]
     rows = []
     for m in sorted(subjects, key=lambda m: m.subject_id):
         for alpha, rank_of in zip(grid, ranks):

@@ -1,6 +1,7 @@
-"""Leaderboard order, status and competition rank: pure functions over subject metric rows.
+"""The one ranking rule: leaderboard order, status and competition rank, pure functions over subject metric rows.
 
-Rules (issue 3):
+The leaderboard ranks with it, ``stats.alpha_sensitivity`` at every alpha of its grid and ``results_diff``
+when a side has no leaderboard.csv. Rules (issue 3):
 
 * status: ``Unscored`` when N = 0; else ``Disqualified`` when the subject
   version has any critical fail; else ``Ranked``.
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Sequence
 
-from ..metrics import SubjectMetrics
+from .metrics import SubjectMetrics
 
 RANKED, DISQUALIFIED, UNSCORED = "Ranked", "Disqualified", "Unscored"
 

@@ -11,12 +11,11 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..problems import Problem
-from ..safe_read import read_single_file
-from ..spec import Spec, schema_errors
+from ..registry import REGISTRY_FILE, read_registry
+from ..spec import Spec
 
-REGISTRY_PATH = "subjects/registry.yaml"
+REGISTRY_PATH = REGISTRY_FILE
 
 # Optional registry fields shown on the leaderboard, in the order of the CSV's extra columns.
 METADATA_FIELDS = ("kind", "provider", "parameters", "evaluation_date")
@@ -53,36 +52,14 @@ class Registry:
     sha256: str
 
 
-def parse_registered_subjects(document: object, validator: object) -> tuple[dict[str, RegisteredSubject], list[str]]:
-    """Registered subjects from a parsed registry document, or the messages saying what is wrong."""
-    errors = schema_errors(validator, document)
-    if errors:
-        return {}, errors
-    subjects: dict[str, RegisteredSubject] = {}
-    first: dict[str, int] = {}
-    messages = []
-    for index, item in enumerate(document["subjects"]):  # type: ignore[index]
-        sid = item["subject_id"]
-        if sid in first:
-            messages.append(f"$.subjects[{index}].subject_id: duplicate subject_id {sid!r} "
-                            f"(first at $.subjects[{first[sid]}]); each subject is registered once")
-            continue
-        first[sid] = index
-        fields = {key: item[key] for key in RegisteredSubject.__dataclass_fields__ if key in item}
-        subjects[sid] = RegisteredSubject(**fields)
-    return (subjects, []) if not messages else ({}, messages)
-
-
 def read_registered_subjects(root: Path, spec: Spec) -> tuple[Registry | None, list[Problem]]:
-    """Read and validate ``subjects/registry.yaml``; (registry, []) or (None, problems)."""
-    data, problems = read_single_file(root, REGISTRY_PATH)
-    if data is None:
+    """Read and validate ``subjects/registry.yaml`` (:func:`rgbench.registry.read_registry`);
+    (registry, []) or (None, problems)."""
+    document, data, problems = read_registry(root, spec)
+    if document is None or data is None:
         return None, problems
-    try:
-        document = loads_yaml_strict(decode_utf8(data))
-    except ParseError as exc:
-        return None, [Problem(REGISTRY_PATH, str(exc))]
-    subjects, messages = parse_registered_subjects(document, spec.validators["registry"])
-    if messages:
-        return None, [Problem(REGISTRY_PATH, message) for message in messages]
+    subjects = {}
+    for item in document["subjects"]:
+        fields = {key: item[key] for key in RegisteredSubject.__dataclass_fields__ if key in item}
+        subjects[item["subject_id"]] = RegisteredSubject(**fields)
     return Registry(subjects, hashlib.sha256(data).hexdigest()), []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import aggregate_scoring
@@ -13,6 +14,7 @@ import check_results
 import compute_metrics
 from treebuilder import canonical, small_tree
 
+REPO = Path(__file__).resolve().parent.parent
 MULTI = "scoring_multi/v1.0"
 OUT = "scoring_consolidated/v1.0"
 
@@ -153,6 +155,61 @@ def test_rerun_removes_consolidated_files_no_longer_produced_and_is_byte_stable(
     assert (root / OUT / "alpha-model/RO-FOUL-001__r1__eval-consensus.json").exists()
 
 
+def test_the_output_folder_ends_up_holding_exactly_a_fresh_runs_files(tmp_path):
+    tree = multi_tree(tmp_path)
+    root = tree.root
+    fresh = tmp_path / "fresh"
+    for name in ("system", "golds", "responses", "scoring", "scoring_multi", "subjects"):
+        shutil.copytree(root / name, fresh / name)
+    assert aggregate_scoring.main(["--root", str(fresh)]) == 0
+    expected = digests(fresh, "scoring_consolidated")
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    out = root / OUT
+    edited = out / "alpha-model/RO-MEMB-001__r1__eval-consensus.json"
+    edited.write_text(edited.read_text().replace("Consolidated", "Edited by hand"))   # rewritten
+    (out / "beta-model/RO-SCAL-001__r1__eval-rev-a.json").unlink()                   # written again
+    (out / "beta-model/stray.json").write_text("{}\n")                               # removed
+    (out / "ghost-model").mkdir()
+    (out / "ghost-model/RO-FOUL-001__r1__eval-x.json").write_text("{}\n")            # removed
+    (out / "beta-model/notes.txt").write_text("kept: not a scoring")
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert digests(root, "scoring_consolidated") == {**expected, f"{OUT}/beta-model/notes.txt":
+                                                     hashlib.sha256(b"kept: not a scoring").hexdigest()}
+    assert (root / "results/agreement.csv").read_bytes() == (fresh / "results/agreement.csv").read_bytes()
+
+
+def test_problems_after_a_valid_run_leave_every_output_as_it_was(tmp_path, capsys):
+    tree = multi_tree(tmp_path)
+    root = tree.root
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    before = {**digests(root, "scoring_consolidated"), **digests(root, "results")}
+    tree.write(f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json", "{")
+    add_multi(tree, "alpha-model", "RO-FOUL-001", "rev-a", raw=3)
+    capsys.readouterr()
+    assert aggregate_scoring.main(["--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json: invalid JSON" in err
+    assert "reviewer 'rev-a' grades (alpha-model, RO-FOUL-001, r1) more than once" in err
+    assert "nothing was written" in err and "Traceback" not in err
+    assert {**digests(root, "scoring_consolidated"), **digests(root, "results")} == before
+    tree.write("responses/v1.0/alpha-model/RO-FOUL-001__r1.json", "{")
+    assert aggregate_scoring.main(["--root", str(root)]) == 1
+    assert "responses/v1.0/alpha-model/RO-FOUL-001__r1.json: invalid JSON" in capsys.readouterr().err
+    assert {**digests(root, "scoring_consolidated"), **digests(root, "results")} == before
+
+
+def test_sample_suite(tmp_path):
+    root = tmp_path / "sample"
+    for name in ("system", "golds", "responses", "scoring", "scoring_multi", "subjects"):
+        shutil.copytree(REPO / name, root / name)
+    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert (root / "results/agreement.csv").read_bytes() == (REPO / "results/agreement.csv").read_bytes()
+    docs = list((root / "scoring_consolidated").rglob("*.json"))
+    assert len(docs) == 322
+    for path in docs:
+        assert path.read_text() == canonical(json.loads(path.read_text()))
+
+
 def test_without_further_reviewers_agreement_is_undefined_and_says_why(tmp_path):
     root = small_tree(tmp_path / "tree").root
     assert aggregate_scoring.main(["--root", str(root)]) == 0
@@ -210,12 +267,21 @@ def test_refuses_invalid_files_and_reports_them_all(tmp_path, capsys):
         t.write(f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-f.json", canonical(doc))
         doc = t.scoring_doc("beta-model", "RO-SCAL-001", "r1", "rev-g")
         t.write(f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-h.json", canonical(doc))
+        doc = t.scoring_doc("beta-model", "RO-SCAL-001", "r1", "rev-i")
+        doc["subject_version"] = "0.9"
+        t.write(f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-i.json", canonical(doc))
+        t.write(f"{MULTI}/beta-model/x/RO-SCAL-001__r1__eval-rev-j.json", "{}")
     refused(tmp_path, capsys, change,
             f"{MULTI}/alpha-model/RO-FOUL-001__r1__eval-rev-d.json: invalid JSON",
             f"{MULTI}/alpha-model/RO-INST-001__r1__eval-rev-d.json: $.case_id: no gold for case 'RO-INST-001'",
             f"{MULTI}/alpha-model/RO-INST-001__r1__eval-rev-d.json: no matching response",
             f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-e.json: $.criterion_scores.safety: 3 is greater than the maximum of 2",
-            f"{MULTI}/beta-model/notes.txt: unexpected file name",
+            f"{MULTI}/beta-model/notes.txt: unexpected file name: scorings are named "
+            "<case_id>__<run_id>__eval-<reviewer_id>.json or <case_id>__<run_id>__adjudication-<reviewer_id>.json",
+            f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-i.json: $.subject_version: '0.9' but subjects/registry.yaml "
+            "registers 'beta-model' at '1.1' (stale file: register the new version or remove it; history lives in "
+            "results/historico/)",
+            f"{MULTI}/beta-model/x/RO-SCAL-001__r1__eval-rev-j.json: unexpected location: files go in {MULTI}/<subject_id>/",
             f"{MULTI}/ghost-model: subject folder 'ghost-model' is not registered",
             f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-f.json: $.automatic_fails_triggered[0].code: 'AF-NOT-A-CODE' is not in the catalog",
             f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-h.json: $.reviewer_id: 'rev-g' does not match the file's path ('rev-h')")
@@ -224,7 +290,11 @@ def test_refuses_invalid_files_and_reports_them_all(tmp_path, capsys):
 def test_refuses_a_stale_response_digest(tmp_path, capsys):
     def change(t):
         add_multi(t, "beta-model", "RO-SCAL-001", "rev-d", response_sha256="0" * 64)
-    refused(tmp_path, capsys, change, f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json: $.response_sha256: does not match")
+    err = refused(tmp_path, capsys, change, f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json: $.response_sha256")
+    response = "responses/v1.0/beta-model/RO-SCAL-001__r1.json"
+    digest = hashlib.sha256((tmp_path / "tree" / response).read_bytes()).hexdigest()
+    assert (f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json: $.response_sha256: does not match the sha256 of "
+            f"{response} ({digest}); the response changed after grading, so re-grade it") in err
 
 
 def test_refuses_an_output_folder_that_holds_inputs(tmp_path, capsys):

@@ -96,12 +96,15 @@ def list_golds(col: Collector, spec: Spec) -> list[tuple[TreeFile, str, str]]:
 
 
 def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
-                  subjects: dict[str, Subject] | None, subject_id: str | None = None) -> list[tuple[TreeFile, str, tuple[str, ...]]]:
+                       subjects: dict[str, Subject] | None, subject_id: str | None = None, *,
+                       reviewer_prefixes: tuple[str, ...] = ("eval-",)) -> list[tuple[TreeFile, str, tuple[str, ...]]]:
     """Files at <folder>/<version>/<registered subject>/<name>, with the ids their path declares.
 
     With an unusable registry (None) every subject folder is kept, so that the
     files' own problems are still reported, and registration is not judged.
-    With ``subject_id``, only that subject's folder is walked.
+    With ``subject_id``, only that subject's folder is walked. Scorings are named
+    ``<case_id>__<run_id>__<prefix><reviewer_id>.json`` with a prefix of ``reviewer_prefixes``
+    (the several-reviewers folder also takes ``adjudication-``).
     """
     base = f"{folder}/{spec.version_dir}"
     jobs = []
@@ -110,6 +113,7 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
     unregistered = set()
     is_response = kind == RESPONSE
     location = f"unexpected location: files go in {base}/<subject_id>/"
+    scoring_names = " or ".join(f"<case_id>__<run_id>__{prefix}<reviewer_id>.json" for prefix in reviewer_prefixes)
     for entry in col.walk(base if subject_id is None else f"{base}/{subject_id}"):
         rel = entry.rel
         parts = rel.split("/")
@@ -127,10 +131,11 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
                 continue
             append((entry, kind, (sid, pieces[0], pieces[1])))
         else:
-            if len(pieces) != 3 or not pieces[0] or not pieces[1] or not pieces[2].startswith("eval-") or pieces[2] == "eval-":
-                add(rel, "unexpected file name: scorings are named <case_id>__<run_id>__eval-<reviewer_id>.json")
+            prefix = next((p for p in reviewer_prefixes if pieces[-1].startswith(p) and pieces[-1] != p), None)
+            if len(pieces) != 3 or not pieces[0] or not pieces[1] or prefix is None:
+                add(rel, f"unexpected file name: scorings are named {scoring_names}")
                 continue
-            append((entry, kind, (sid, pieces[0], pieces[1], pieces[2][5:])))
+            append((entry, kind, (sid, pieces[0], pieces[1], pieces[2][len(prefix):])))
     for folder_name in sorted(unregistered):
         col.add(f"{base}/{folder_name}", f"subject folder {folder_name!r} is not registered in {REGISTRY_FILE} (register it or remove the folder)")
     return jobs

@@ -15,7 +15,7 @@
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
 - ``agreement``: Krippendorff's alpha, weighted kappa, percent agreement, reviewer deviation.
 - ``consolidate``: one scoring per run from several, by a declared policy or an adjudicator.
-- ``multi_scoring``: reading the several-reviewers folder (``scoring_multi/``).
+- ``multi_scoring``: the several-reviewers folder (``scoring_multi/``), read with the loader's listing and checks.
 - ``outputs`` / ``agreement_outputs``: the tables and file bytes these produce.
 
 The formulas are stated in ``system/metrics/v1.0/aggregate_metrics.md``, a section per function.

@@ -5,11 +5,6 @@ value each reviewer gave (a criterion score, raw_score, classification, ...).
 Units with one rating tell nothing about agreement and are skipped where a
 statistic needs pairs. Every statistic returns None when it is undefined; the
 caller says why (no pairable unit, no variation).
-
-Every statistic is also available from sums over the units (``*_counts``,
-``*_sums``): sums of disjoint sets of units add up, so a caller can keep them
-per group of units (per subject, say) and combine them later; the statistic of
-the combined sums is exactly (as a Fraction) the statistic of all the units.
 """
 
 from __future__ import annotations
@@ -27,39 +22,6 @@ def pairable(units: Sequence[Unit]) -> list[Unit]:
     return [unit for unit in units if len(unit) >= 2]
 
 
-def coincidence_counts(units: Sequence[Unit]) -> Counter[tuple[int, Hashable, Hashable]]:
-    """(m, c, k) -> number of ordered pairs of ratings by different reviewers with values (c, k) in units of m ratings.
-
-    Over the pairable units; :func:`coincidences_from_counts` turns it into o_ck. Counts of disjoint sets of
-    units add up (``Counter.update``).
-    """
-    counts: Counter[tuple[int, Hashable, Hashable]] = Counter()
-    for unit in units:
-        m = len(unit)
-        if m < 2:
-            continue
-        if m == 2:
-            c, k = unit.values()
-            counts[(2, c, k)] += 1
-            counts[(2, k, c)] += 1
-            continue
-        values = list(unit.values())
-        for i, c in enumerate(values):
-            for j, k in enumerate(values):
-                if i != j:
-                    counts[(m, c, k)] += 1
-    return counts
-
-
-def coincidences_from_counts(counts: Mapping[tuple[int, Hashable, Hashable], int]) -> dict[tuple[Hashable, Hashable], Fraction]:
-    """o_ck = Σ_m count(m, c, k) / (m − 1): the coincidence matrix of :func:`coincidence_counts`."""
-    matrix: dict[tuple[Hashable, Hashable], Fraction] = defaultdict(Fraction)
-    for (m, c, k), count in counts.items():
-        if count:
-            matrix[(c, k)] += Fraction(count, m - 1)
-    return dict(matrix)
-
-
 def coincidences(units: Sequence[Unit]) -> dict[tuple[Hashable, Hashable], Fraction]:
     """Krippendorff's coincidence matrix o_ck over the pairable units.
 
@@ -67,7 +29,15 @@ def coincidences(units: Sequence[Unit]) -> dict[tuple[Hashable, Hashable], Fract
     different reviewers with values (c, k), 1/(m_u − 1) to o_ck; so each pairable
     unit contributes m_u in total and n = Σ o_ck is the number of pairable values.
     """
-    return coincidences_from_counts(coincidence_counts(units))
+    matrix: dict[tuple[Hashable, Hashable], Fraction] = defaultdict(Fraction)
+    for unit in pairable(units):
+        values = list(unit.values())
+        weight = Fraction(1, len(values) - 1)
+        for i, c in enumerate(values):
+            for j, k in enumerate(values):
+                if i != j:
+                    matrix[(c, k)] += weight
+    return dict(matrix)
 
 
 def _distance(metric: str, marginals: dict[Hashable, Fraction]):
@@ -101,14 +71,7 @@ def krippendorff_alpha(units: Sequence[Unit], metric: str = "nominal") -> Fracti
     """
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
-    return alpha_from_coincidences(coincidences(units), metric)
-
-
-def alpha_from_coincidences(matrix: Mapping[tuple[Hashable, Hashable], Fraction], metric: str = "nominal") -> Fraction | None:
-    """Krippendorff's alpha of a coincidence matrix (:func:`krippendorff_alpha` gives the formula and the
-    degenerate cases: None for an empty matrix or when D_e = 0)."""
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    matrix = coincidences(units)
     if not matrix:
         return None
     marginals: dict[Hashable, Fraction] = defaultdict(Fraction)
@@ -130,29 +93,12 @@ def percent_agreement(units: Sequence[Unit]) -> Fraction | None:
     same value. Not chance-corrected (read it next to alpha). None when no unit
     has two ratings.
     """
-    return percent_from_counts(*agreement_counts(units))
-
-
-def agreement_counts(units: Sequence[Unit]) -> tuple[int, int]:
-    """(Σ_u #equal pairs, Σ_u C(m_u, 2)) over the pairable units: the two sums of :func:`percent_agreement`."""
     agreeing = total = 0
-    for unit in units:
-        m = len(unit)
-        if m < 2:
-            continue
-        if m == 2:
-            c, k = unit.values()
-            agreeing += c == k
-            total += 1
-            continue
+    for unit in pairable(units):
         counts = Counter(unit.values())
+        m = len(unit)
         agreeing += sum(c * (c - 1) // 2 for c in counts.values())
         total += m * (m - 1) // 2
-    return agreeing, total
-
-
-def percent_from_counts(agreeing: int, total: int) -> Fraction | None:
-    """agreeing / total, None when total is 0."""
     return Fraction(agreeing, total) if total else None
 
 
@@ -167,32 +113,14 @@ def cohen_weighted_kappa(pairs: Sequence[tuple[Fraction | int, Fraction | int]])
     cases: None when the reviewers share no unit (n = 0) or when both gave one
     and the same value everywhere (D_e = 0).
     """
-    sums = [0, 0, 0, 0, 0, 0]
-    for x, y in pairs:
-        add_kappa_pair(sums, x, y)
-    return kappa_from_sums(sums)
-
-
-def add_kappa_pair(sums: list, x: Fraction | int, y: Fraction | int) -> None:
-    """Add one unit's (x, y) to ``sums`` = [n, Σx, Σy, Σx², Σy², Σ(x − y)²] (:func:`kappa_from_sums`)."""
-    sums[0] += 1
-    sums[1] += x
-    sums[2] += y
-    sums[3] += x * x
-    sums[4] += y * y
-    sums[5] += (x - y) * (x - y)
-
-
-def kappa_from_sums(sums: Sequence[Fraction | int]) -> Fraction | None:
-    """:func:`cohen_weighted_kappa` from [n, Σx, Σy, Σx², Σy², Σ(x − y)²] over the shared units.
-
-    D_o = Σ(x − y)² / n; D_e = (n Σx² − 2 Σx Σy + n Σy²) / n², which is (1/n²) Σ_u Σ_v (x_u − y_v)².
-    """
-    n, sx, sy, sxx, syy, sdd = sums
+    n = len(pairs)
     if n == 0:
         return None
-    observed = Fraction(sdd) / n
-    expected = Fraction(n * sxx - 2 * sx * sy + n * syy) / (n * n)
+    observed = sum((Fraction(x - y) ** 2 for x, y in pairs), Fraction(0)) / n
+    xs = [Fraction(x) for x, _ in pairs]
+    ys = [Fraction(y) for _, y in pairs]
+    # Σ_u Σ_v (x_u − y_v)² = n Σ x² − 2 Σx Σy + n Σ y²
+    expected = (n * sum(x * x for x in xs) - 2 * sum(xs) * sum(ys) + n * sum(y * y for y in ys)) / (n * n)
     if expected == 0:
         return None
     return 1 - observed / expected
@@ -214,13 +142,8 @@ def mean_deviation(units: Sequence[Unit], reviewer: str) -> tuple[Fraction | Non
     deviations = []
     for unit in units:
         if reviewer in unit and len(unit) >= 2:
-            deviations.append(unit_deviation(unit, reviewer))
+            others = [Fraction(v) for r, v in unit.items() if r != reviewer]
+            deviations.append(Fraction(unit[reviewer]) - sum(others) / len(others))
     if not deviations:
         return None, 0
     return sum(deviations, Fraction(0)) / len(deviations), len(deviations)
-
-
-def unit_deviation(unit: Unit, reviewer: str) -> Fraction:
-    """x_r − mean of the other reviewers' values in one unit of at least two ratings."""
-    others = [Fraction(v) for r, v in unit.items() if r != reviewer]
-    return Fraction(unit[reviewer]) - sum(others) / len(others)

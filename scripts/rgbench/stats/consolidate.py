@@ -97,12 +97,4 @@ def consolidate_all(scorings: Sequence[Scoring],
     by_run: dict[tuple[str, str, str], list[Scoring]] = {}
     for scoring in scorings:
         by_run.setdefault(scoring.run_key, []).append(scoring)
-    keys = sorted(set(by_run) | set(adjudications))
-    result = []
-    for key in keys:
-        grades, adjudication = by_run.get(key, []), adjudications.get(key)
-        if adjudication is None and len(grades) == 1:  # consolidate_run's answer, without its work
-            result.append(Consolidated(grades[0], SINGLE, (grades[0].path,)))
-        else:
-            result.append(consolidate_run(grades, adjudication))
-    return result
+    return [consolidate_run(by_run.get(key, []), adjudications.get(key)) for key in sorted(set(by_run) | set(adjudications))]

@@ -12,8 +12,9 @@ further grades in scoring_multi/<version>/<subject_id>/:
                                               one grade per run by the declared policy
                                               (median-v1) or the adjudication; each names its
                                               sources and their sha256 in `comments`
-The originals are never modified. The consolidated folder is regenerated whole (files
-no longer produced are removed; being derived and git-ignored, they are not fsynced) and
+The originals are never modified. The consolidated folder is regenerated whole (a file is
+rewritten only when its bytes change; files no longer produced are removed; being derived
+and git-ignored, they are not fsynced) and
 is read only by `compute_metrics.py --scoring-dir scoring_consolidated`.
 
 On any invalid input, prints every problem as `path: message` on stderr, exits 1
@@ -23,11 +24,12 @@ and writes nothing.
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import sys
 from pathlib import Path
 
-from rgbench.atomic import write_bytes_atomic
+from rgbench.atomic import write_bytes_atomic, write_if_changed
 from rgbench.cli import load_valid_tree, not_a_tree
 from rgbench.problems import report
 from rgbench.stats.agreement_outputs import (
@@ -69,22 +71,27 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",
               file=sys.stderr)
         return 1
-    loaded = load_valid_tree(root)
-    if loaded is None:
-        return 1
-    spec, tree = loaded
-    multi, problems = load_multi(root, spec, tree, args.multi_dir)
-    if multi is None:
-        return report(problems)
-
-    grades = tuple(tree.scorings) + multi.extra
-    rows = agreement_table(grades, tree, spec)
-    consolidated = consolidate_all(grades, multi.adjudications)
-    files = consolidated_files(consolidated, tree, spec, args.output_dir, {**tree.inputs, **multi.inputs})
-    agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
+    # The tree is hundreds of thousands of small acyclic records: pausing the cyclic collector while they
+    # are built and consolidated saves it rescanning them again and again (make bench).
+    gc.disable()
+    try:
+        loaded = load_valid_tree(root)
+        if loaded is None:
+            return 1
+        spec, tree = loaded
+        multi, problems = load_multi(root, spec, tree, args.multi_dir)
+        if multi is None:
+            return report(problems)
+        grades = tuple(tree.scorings) + multi.extra
+        rows = agreement_table(grades, tree, spec)
+        consolidated = consolidate_all(grades, multi.adjudications)
+        files = consolidated_files(consolidated, tree, spec, args.output_dir, {**tree.inputs, **multi.inputs})
+        agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
+    finally:
+        gc.enable()
     write_bytes_atomic(root / "results" / AGREEMENT_FILE, agreement)
     for rel in sorted(files):
-        write_bytes_atomic(root / rel, files[rel], durable=False)
+        write_if_changed(root / rel, files[rel], durable=False)
     base = f"{args.output_dir}/{spec.version_dir}"
     for path in stale_files(root, base, set(files)):
         path.unlink()

@@ -75,3 +75,21 @@ def replace_bytes_atomic(path: str, data: bytes, durable: bool = True) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def write_if_changed(path: Path, data: bytes, durable: bool = True) -> bool:
+    """:func:`write_bytes_atomic` unless ``path`` is a regular file (not a link) already holding exactly
+    ``data``; True when it wrote. For folders of many derived files that a rerun mostly leaves as they are."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        fd = -1
+    if fd >= 0:
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                if handle.read(len(data) + 1) == data:
+                    return False
+        except OSError:
+            pass
+    write_bytes_atomic(path, data, durable)
+    return True

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .board import Board
 from .charts import Chart, page_charts
-from .drawing import chart_svg
+from .drawing import chart_svgs
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS, SCALES
 from .significance_text import alpha_sentence, outside_note, rank_range_method, significant_differences
@@ -46,10 +46,13 @@ def summary(board: Board) -> str:
 def charts_section(board: Board) -> str:
     """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
 
-    def svg_of(chart: Chart | None) -> str | None:
-        return None if chart is None else chart_svg(chart)
-
     charts = page_charts(board)
+    every = [chart for chart in (charts.q_final, *charts.calibration, charts.families) if chart is not None]
+    drawn = dict(zip(map(id, every), chart_svgs(every)))
+
+    def svg_of(chart: Chart | None) -> str | None:
+        return None if chart is None else drawn[id(chart)]
+
     diagrams = [svg_of(chart) for chart in charts.calibration]
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams if svg is not None)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'

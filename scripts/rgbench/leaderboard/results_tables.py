@@ -16,6 +16,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -47,12 +48,14 @@ def _text(cell: str) -> str:
     return cell
 
 
+@cache  # result tables repeat a few distinct cells many times
 def _int(cell: str) -> int:
     if not _INT.match(cell):
         raise _Bad(f"{cell!r} is not a non-negative integer")
     return int(cell)
 
 
+@cache
 def _fixed(cell: str) -> Fraction:
     if not _FIXED.match(cell):
         raise _Bad(f"{cell!r} is not a number with exactly 6 decimals (e.g. 0.500000)")

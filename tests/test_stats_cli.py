@@ -14,9 +14,9 @@ from rgbench.numfmt import fmt_fixed
 from rgbench.spec import load_spec
 from rgbench.stats.bootstrap import bootstrap_seed
 from rgbench.stats.case_draws import CaseDraws
-from rgbench.stats.intervals import subject_intervals
 from rgbench.derive import derive_runs
 from rgbench.tables import SUBJECT_COLUMNS
+from reference_stats import subject_intervals
 from treebuilder import small_tree
 
 CONFIG = "system/metrics/v1.0/config.yaml"
@@ -200,7 +200,8 @@ def test_statistics_from_columns_equal_compute_statistics(tmp_path):
     # the interface without RunRow objects: the columns of every registered subject and each case's difficulty
     from collections import defaultdict
 
-    from rgbench.stats.outputs import compute_statistics, compute_statistics_from_columns
+    from rgbench.stats.outputs import compute_statistics_from_columns
+    from reference_stats import compute_statistics
     from rgbench.stats.run_columns import RunColumns
     from rgbench.tables import compute_results, input_digest
     root = small_tree(tmp_path / "tree").root

@@ -19,6 +19,7 @@ from rgbench.metrics import (
 )
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
 from rgbench.stats.bootstrap import Replicates, bootstrap_seed, generator, order_statistics, percentile_interval
+from rgbench.stats.batch_percentiles import percentile_intervals
 from rgbench.stats.brier_decomposition import brier_decompositions
 from rgbench.stats.case_draws import CaseDraws
 from rgbench.stats.config import DEFAULT_WEIGHTS, parse_stats_config
@@ -149,6 +150,16 @@ def test_percentile_interpolates_exactly_like_numpy_type_7():
     values = np.random.default_rng(3).integers(0, 1000, 2000)
     low, high = percentile_interval(replicates(values), F(95, 100))
     assert [float(low), float(high)] == pytest.approx(np.percentile(values, [2.5, 97.5]), abs=1e-9)
+
+
+def test_batch_percentiles_hand_computed():
+    # what production calls (percentile_intervals, every row at once): row 0 holds 5/1, 1/1, 4/1, 2/1, 3/1 scaled
+    # by 1/2 -> sorted 0.5, 1, 1.5, 2, 2.5; confidence 0.9: h = 4·0.05 = 0.2 -> 0.5 + 0.2·0.5 = 0.6 and
+    # h = 4·0.95 = 3.8 -> 2 + 0.8·0.5 = 2.4. Row 1 holds 1/3, 2/3, 3/3, 4/3, 5/3 (den 3) with scale 1:
+    # 1/3 + 0.2·1/3 = 6/15 = 2/5 and 4/3 + 0.8·1/3 = 20/15 + 4/15 = 24/15 = 8/5
+    num = np.array([[5, 1, 4, 2, 3], [1, 2, 3, 4, 5]], dtype=np.float32)
+    den = np.array([[1] * 5, [3] * 5], dtype=np.float32)
+    assert percentile_intervals(num, den, [F(1, 2), F(1)], F(9, 10)) == [(F(3, 5), F(12, 5)), (F(2, 5), F(8, 5))]
 
 
 def test_order_statistics_are_exact_where_floats_tie():

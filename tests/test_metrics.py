@@ -9,7 +9,7 @@ import pytest
 from rgbench.derive import CONDITIONAL, FAIL, PASS, RunRow, classify
 from rgbench.metrics import (
     brier_score, calibration_bins, confidence_bin, critical_gate, expected_calibration_error,
-    family_metrics, mean_clipped_score, pass_rate, q_final, subject_metrics,
+    family_metrics, mean_clipped_score, pass_rate, q_final, q_numerator, subject_metrics,
 )
 from rgbench.numfmt import fmt_fixed
 
@@ -137,6 +137,22 @@ def test_q_final_alpha(alpha, expected):
     assert q_final(F(3, 5), F(9), alpha, 12) == expected
 
 
+def test_q_numerator_hand_computed():
+    # alpha = 1/2 (a = 1, d = 2), max_score 12: a·12·passed + (d − a)·clipped
+    assert q_numerator(1, 12, F(1, 2), 12) == 24          # a Pass at 12: 1·12·1 + 1·12 = 24 = Q 1 · (2 · 12)
+    assert q_numerator(0, 6, F(1, 2), 12) == 6            # a Fail at 6: 0 + 1·6 = 6 -> Q = 6/24 = 0.25
+    # alpha = 0.3 = 3/10: 3·12·passed + 7·clipped; 3 Pass of 5 runs with clipped sum 45 (P 0.6, s_bar 9):
+    # 3·12·3 + 7·45 = 108 + 315 = 423 -> Q = 423 / (10 · 12 · 5) = 423/600 = 0.705, as test_q_final_alpha
+    assert q_numerator(3, 45, F(3, 10), 12) == 423
+    assert F(423, 10 * 12 * 5) == q_final(F(3, 5), F(9), F(3, 10), 12)
+    # element-wise on integer arrays, still integers
+    import numpy as np
+    out = q_numerator(np.array([1, 0]), np.array([12, 6]), F(1, 2), 12)
+    assert out.tolist() == [24, 6] and out.dtype.kind == "i"
+    # alpha = 1 (a = d = 1): only the passes count, 12·passed; alpha = 0 (a = 0, d = 1): only the clipped scores
+    assert (q_numerator(2, 30, F(1), 12), q_numerator(2, 30, F(0), 12)) == (24, 30)
+
+
 def test_seed_example_same_p_different_reasoning():
     # Seed's argument for the composite: 18/30 passes at 12 and 12/30 fails at 6 vs 18 at 10 and 12 at 0.
     a = [row(PASS, 12)] * 18 + [row(FAIL, 6)] * 12
@@ -174,29 +190,7 @@ def test_family_metrics_groups_and_sorts():
     assert got == [("a", "FOUL", 2, F(1, 2), F(9)), ("b", "FOUL", 1, F(0), F(4)), ("b", "SCAL", 1, F(1), F(12))]
 
 
-# --- properties every metric must have ----------------------------------------------
-
-METRICS = {
-    "P": (lambda rows: pass_rate(rows), (0, 1)),
-    "s_bar": (lambda rows: mean_clipped_score(rows), (0, 12)),
-    "BS": (lambda rows: brier_score(rows), (0, 1)),
-    "ECE": (lambda rows: expected_calibration_error(rows, 10), (0, 1)),
-}
-SAMPLE_ROWS = [
-    row(PASS, 12, 95, 1), row(FAIL, 3, 80, 0), row(CONDITIONAL, 8, 30, F(1, 2)),
-    row(PASS, 11, 100, 1), row(FAIL, 0, 0, 0), row(FAIL, 6, 65, 1), row(PASS, 10, 70, F(1, 2)),
-]
-
-
-@pytest.mark.parametrize("name", sorted(METRICS))
-def test_metric_is_order_invariant_bounded_and_undefined_when_empty(name):
-    fn, (low, high) = METRICS[name]
-    value = fn(SAMPLE_ROWS)
-    assert fn(list(reversed(SAMPLE_ROWS))) == value
-    assert fn(SAMPLE_ROWS[3:] + SAMPLE_ROWS[:3]) == value
-    assert low <= value <= high
-    assert isinstance(value, F)
-    assert fn([]) is None
+# --- properties every metric must have: tests/test_metric_registry.py, over rgbench.metric_registry ---------
 
 
 # --- rounding at output ---------------------------------------------------------------

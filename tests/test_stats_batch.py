@@ -15,17 +15,19 @@ from rgbench.derive import CONDITIONAL, FAIL, PASS
 from rgbench.stats.batch_percentiles import order_statistic_indices, percentile_intervals
 from rgbench.stats.bootstrap import Replicates, percentile_interval
 from rgbench.metrics import calibration_bins, confidence_bin
-from rgbench.stats.brier_decomposition import brier_decomposition, brier_decompositions
+from rgbench.stats.brier_decomposition import brier_decompositions
 from rgbench.stats.calibration import calibration_tables
 from rgbench.stats.case_draws import CaseDraws, case_set_label
-from rgbench.stats.difficulty import difficulty_from_columns, difficulty_table, weighted_pass_rate
+from rgbench.stats.difficulty import difficulty_from_columns
 from rgbench.stats.exact_products import FLOAT32_EXACT, exact_bincount, exact_matmul
-from rgbench.stats.intervals import subject_intervals
 from rgbench.stats.intervals_table import subject_intervals_table
-from rgbench.stats.pairwise import binomial_tail, compare_pair, holm, mcnemar_exact_p, pairwise_table
-from rgbench.stats.pass_at_k import pass_at_k_from_columns, pass_at_k_table
+from rgbench.stats.pairwise import binomial_tail, holm, mcnemar_exact_p, pairwise_table
+from rgbench.stats.pass_at_k import pass_at_k_from_columns
 from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.config import DEFAULT_WEIGHTS
+from reference_stats import (
+    brier_decomposition, compare_pair, difficulty_table, pass_at_k_table, subject_intervals, weighted_pass_rate_of_rows,
+)
 from test_metrics import row
 
 CONFIDENCE = F(95, 100)
@@ -244,25 +246,6 @@ def test_order_statistics_of_values_closer_than_float_precision_are_exact():
 
 
 
-def reference_decomposition(rows, bins):
-    """Murphy's terms by their definition, per run, in Fractions (brier_decomposition's docstring)."""
-    groups = {}
-    for r in rows:
-        groups.setdefault(confidence_bin(r.reported_confidence, bins), []).append(r)
-    n = len(rows)
-    o = sum(r.correctness for r in rows) / n
-    reliability = resolution = within = F(0)
-    for group in groups.values():
-        f_k = sum(r.confidence_unit for r in group) / len(group)
-        o_k = sum(r.correctness for r in group) / len(group)
-        reliability += len(group) * (f_k - o_k) ** 2
-        resolution += len(group) * (o_k - o) ** 2
-        within += sum((r.confidence_unit - f_k) ** 2 - 2 * (r.confidence_unit - f_k) * (r.correctness - o_k)
-                      for r in group)
-    uncertainty = sum((r.correctness - o) ** 2 for r in rows)
-    return reliability / n, resolution / n, uncertainty / n, within / n
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_brier_decomposition_equals_its_definition(seed):
     rng = random.Random(seed)
@@ -272,8 +255,8 @@ def test_brier_decomposition_equals_its_definition(seed):
         if rng.random() < 0.3:
             rows = [row(confidence=rows[0].reported_confidence, correctness=rows[0].correctness)] * size
         for bins in (1, 3, 10):
-            d = brier_decomposition(rows, bins)
-            assert (d.reliability, d.resolution, d.uncertainty, d.within_bin) == reference_decomposition(rows, bins)
+            d = brier_decompositions(RunColumns.of({"s": rows}), bins)["s"]
+            assert d == brier_decomposition(rows, bins)          # the definition, per run, in Fractions
 
 
 # --- McNemar and Holm ----------------------------------------------------------------------------
@@ -387,7 +370,7 @@ def test_column_tables_equal_the_row_functions(seed):
     table, weighted = difficulty_from_columns(columns, difficulty_of, DEFAULT_WEIGHTS, CONFIDENCE)
     for sid, rows in runs.items():
         assert decompositions[sid] == brier_decomposition(rows, 10), sid
-        assert weighted[sid] == weighted_pass_rate(rows, difficulty_of, DEFAULT_WEIGHTS), sid
+        assert weighted[sid] == weighted_pass_rate_of_rows(rows, difficulty_of, DEFAULT_WEIGHTS), sid
     assert table == difficulty_table({s: r for s, r in runs.items() if r}, difficulty_of, DEFAULT_WEIGHTS, CONFIDENCE)
     assert pass_at_k_from_columns(columns) == pass_at_k_table(runs)
     calibration = calibration_tables(columns, 10)
@@ -456,11 +439,11 @@ def test_compute_metrics_intervals_can_be_redone_one_by_one_from_the_manifest(tm
     from rgbench.derive import derive_runs
 
     root = synthetic_tree(tmp_path / "tree")
-    assert compute_metrics.main(["--root", str(root), "--no-cache"]) == 0
+    assert compute_metrics.main(["--root", str(root)]) == 0
     manifest = json.loads((root / "results/manifest.json").read_text())
     seed = int(manifest["statistics"]["bootstrap_seed"])
     spec, _ = load_spec(root)
-    tree, _ = load_tree(root, spec, use_cache=False)
+    tree, _ = load_tree(root, spec)
     runs = defaultdict_list(derive_runs(tree, spec))
     draws = CaseDraws(seed, {r.case_id for rows in runs.values() for r in rows}, 2000)
     kwargs = dict(bins=10, alpha=spec.alpha, max_score=12, confidence=CONFIDENCE)
@@ -500,7 +483,7 @@ def test_compute_metrics_bytes_do_not_depend_on_hash_seed_or_place(tmp_path):
     script = str(REPO / "scripts/compute_metrics.py")
     for root, hash_seed in ((first, "1"), (second, "987654")):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-        done = subprocess.run([sys.executable, script, "--root", str(root), "--no-cache"], env=env,
+        done = subprocess.run([sys.executable, script, "--root", str(root)], env=env,
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     names = sorted(p.name for p in (first / "results").iterdir())

@@ -14,9 +14,9 @@ from rgbench.numfmt import fmt_fixed
 from rgbench.spec import load_spec
 from rgbench.stats.bootstrap import bootstrap_seed
 from rgbench.stats.case_draws import CaseDraws
-from rgbench.stats.intervals import subject_intervals
 from rgbench.derive import derive_runs
 from rgbench.tables import SUBJECT_COLUMNS
+from reference_stats import subject_intervals
 from treebuilder import small_tree
 
 CONFIG = "system/metrics/v1.0/config.yaml"

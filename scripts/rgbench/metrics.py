@@ -104,10 +104,28 @@ def expected_calibration_error(rows: Sequence[RunRow], bins: int) -> Fraction | 
 
 
 def q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, max_score: int) -> Fraction | None:
-    """Q_final = alpha * P + (1 - alpha) * s_bar / max_score, in [0, 1], higher is better; None if P or s_bar is."""
+    """Q_final = alpha * P + (1 - alpha) * s_bar / max_score, in [0, 1], higher is better; None if P or s_bar is.
+
+    Computed as ``q_numerator(P, s_bar, alpha, max_score) / (d * max_score)`` with alpha = a/d.
+    """
     if p is None or s_bar is None:
         return None
-    return alpha * p + (1 - alpha) * s_bar / max_score
+    alpha = Fraction(alpha)
+    return Fraction(q_numerator(p, s_bar, alpha, max_score)) / (alpha.denominator * max_score)
+
+
+def q_numerator(passed, clipped, alpha: Fraction, max_score: int):
+    """a * max_score * passed + (d - a) * clipped, with alpha = a/d in lowest terms: Q_final times d * max_score.
+
+    The one encoding of Q_final as an integer numerator over ``d * max_score``:
+    alpha * P + (1 - alpha) * s_bar / max_score = (a * max_score * P + (d - a) * s_bar) / (d * max_score).
+    ``passed`` and ``clipped`` may be one run's [Pass] and clipped_score, sums of them over runs (then the
+    value is Q_final times d * max_score * N), numpy integer arrays of either (element-wise), or P and
+    s_bar themselves (as :func:`q_final` uses it). Integers in, integers out: exact.
+    """
+    alpha = Fraction(alpha)
+    a, d = alpha.numerator, alpha.denominator
+    return a * max_score * passed + (d - a) * clipped
 
 
 def critical_gate(rows: Sequence[RunRow]) -> tuple[bool, int]:

@@ -6,10 +6,10 @@
 - ``case_draws``: the master stream of case picks and each case set's draw from it (shared draws).
 - ``exact_products`` / ``batch_percentiles``: exact integer products and percentiles of many quantities at once.
 - ``run_columns``: the scored runs read once into integer arrays, for the tables below.
-- ``intervals`` / ``intervals_table``: bootstrap intervals of one subject / of every subject at once.
+- ``intervals_table``: bootstrap intervals of s_bar, BS, ECE and Q_final of every subject at once.
 - ``brier_decomposition``: reliability, resolution, uncertainty (and the within-bin term).
 - ``pairwise`` / ``pairwise_batch``: exact McNemar, Holm, paired bootstrap of the Q_final difference, rank
-  ranges; one pair at a time / every pair at once.
+  ranges; the batch of every pair at once.
 - ``pass_at_k``: unbiased pass@k and pass^k over repeated runs.
 - ``difficulty``: pass rate per difficulty, difficulty-weighted P, monotonicity check.
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
@@ -18,5 +18,6 @@
 - ``multi_scoring``: the several-reviewers folder (``scoring_multi/``), read with the loader's listing and checks.
 - ``outputs`` / ``agreement_outputs``: the tables and file bytes these produce.
 
-The formulas are stated in ``system/metrics/v1.0/aggregate_metrics.md``, a section per function.
+The formulas are stated in ``system/metrics/v1.0/aggregate_metrics.md``, each naming the function production
+calls for it; the straightforward one-at-a-time references the tests check against are in ``tests/reference_stats.py``.
 """

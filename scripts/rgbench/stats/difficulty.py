@@ -2,44 +2,18 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..derive import PASS, RunRow
 from ..numfmt import fmt_fixed
 from .exact_products import exact_bincount
 from .run_columns import RunColumns
 from .wilson import wilson_interval
 
 ALL_SUBJECTS = "ALL"  # the pooled row; cannot clash with a subject id (those are lowercase)
-
-
-def weighted_pass_rate(rows: Sequence[RunRow], difficulty_of: Mapping[str, int],
-                       weights: Mapping[int, Fraction]) -> Fraction | None:
-    """P_weighted = Σ_r w(d_r) · [r is Pass] / Σ_r w(d_r), in [0, 1], higher is better.
-
-    d_r is the gold difficulty of the run's case and w the configured weight,
-    so a Pass on a hard case counts more (as needle-bench weights its tiers).
-    Equals P when every weight is equal. None when N = 0; a difficulty with no
-    configured weight is a ValueError (the config check prevents it).
-    """
-    if not rows:
-        return None
-    runs: dict[int, int] = defaultdict(int)
-    passes: dict[int, int] = defaultdict(int)
-    for row in rows:
-        difficulty = difficulty_of[row.case_id]
-        runs[difficulty] += 1
-        passes[difficulty] += row.classification == PASS
-    missing = sorted(set(runs) - set(weights))
-    if missing:
-        raise ValueError(f"no weight for difficulty {missing[0]} (difficulty_weights in config.yaml)")
-    total = sum((weights[d] * count for d, count in runs.items()), Fraction(0))
-    return sum((weights[d] * count for d, count in passes.items()), Fraction(0)) / total
 
 
 @dataclass(frozen=True)
@@ -58,16 +32,6 @@ class DifficultyRow:
     monotone_violation: bool
 
 
-def _rows_for(scope: str, rows: Sequence[RunRow], difficulty_of, weights, confidence) -> list[DifficultyRow]:
-    counts: dict[int, list] = defaultdict(lambda: [set(), 0, 0])      # difficulty -> cases, runs, passes
-    for row in rows:
-        entry = counts[difficulty_of[row.case_id]]
-        entry[0].add(row.case_id)
-        entry[1] += 1
-        entry[2] += row.classification == PASS
-    return _rows_from_counts(scope, {d: (len(cases), n, p) for d, (cases, n, p) in counts.items()}, weights, confidence)
-
-
 def _rows_from_counts(scope: str, counts: Mapping[int, tuple[int, int, int]], weights: Mapping[int, Fraction],
                       confidence: Fraction) -> list[DifficultyRow]:
     """The rows of one scope from (distinct cases, runs, passes) per difficulty level present (runs > 0)."""
@@ -82,28 +46,15 @@ def _rows_from_counts(scope: str, counts: Mapping[int, tuple[int, int, int]], we
     return out
 
 
-def difficulty_table(runs_by_subject: Mapping[str, Sequence[RunRow]], difficulty_of: Mapping[str, int],
-                     weights: Mapping[int, Fraction], confidence: Fraction) -> list[DifficultyRow]:
-    """Pass rate (with Wilson interval) per difficulty level present, per subject and pooled (``ALL``).
-
-    Sorted by (subject_id, difficulty), ``ALL`` first. A level is flagged when
-    its pass rate is strictly higher than at the next easier level present for
-    the same subject (or pooled): harder cases should not be passed more often.
-    Subjects with no scored run have no rows.
-    """
-    pooled = [row for sid in sorted(runs_by_subject) for row in runs_by_subject[sid]]
-    out = _rows_for(ALL_SUBJECTS, pooled, difficulty_of, weights, confidence)
-    for sid in sorted(runs_by_subject):
-        out += _rows_for(sid, runs_by_subject[sid], difficulty_of, weights, confidence)
-    return out
-
-
 def difficulty_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], weights: Mapping[int, Fraction],
                             confidence: Fraction) -> tuple[list[DifficultyRow], dict[str, Fraction | None]]:
-    """(``difficulty_table``, subject id -> ``weighted_pass_rate``) for every subject of ``columns`` at once.
+    """(metrics_per_difficulty.csv rows, subject id -> :func:`weighted_pass_rate`) for every subject of ``columns``.
 
-    The same values as the row functions (tests prove it), from exact counts
-    per (subject, difficulty) instead of a pass over the rows per subject.
+    Rows: the pass rate (with Wilson interval) per difficulty level present, pooled over all subjects (``ALL``)
+    first, then per subject, sorted by (subject_id, difficulty); a level is flagged when its pass rate is
+    strictly higher than at the next easier level present for the same subject (or pooled): harder cases should
+    not be passed more often. Subjects with no scored run have no rows. From exact counts per (subject,
+    difficulty); equal to the straightforward per-row path of ``tests/reference_stats.py`` (tests prove it).
     """
     levels = sorted({difficulty_of[c] for c in columns.cases})
     level_of_case = np.array([levels.index(difficulty_of[c]) for c in columns.cases], dtype=np.int64)
@@ -126,19 +77,28 @@ def difficulty_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int
     for s, sid in enumerate(columns.subjects):
         counts = {levels[i]: (cases_l[s][i], runs_l[s][i], passes_l[s][i]) for i in range(n_levels) if runs_l[s][i]}
         table += _rows_from_counts(sid, counts, weights, confidence)
-        weighted[sid] = _weighted(counts, weights)
+        weighted[sid] = weighted_pass_rate({d: n for d, (_, n, _) in counts.items()},
+                                           {d: p for d, (_, _, p) in counts.items()}, weights)
     return table, weighted
 
 
-def _weighted(counts: Mapping[int, tuple[int, int, int]], weights: Mapping[int, Fraction]) -> Fraction | None:
-    """P_weighted from (cases, runs, passes) per difficulty, as ``weighted_pass_rate``."""
-    if not counts:
+def weighted_pass_rate(runs: Mapping[int, int], passes: Mapping[int, int],
+                       weights: Mapping[int, Fraction]) -> Fraction | None:
+    """P_weighted = Σ_r w(d_r) · [r is Pass] / Σ_r w(d_r), in [0, 1], higher is better.
+
+    From the runs and passes per gold difficulty d (``runs[d]``, ``passes[d]``) of one subject's scored runs:
+    Σ_d w(d) · passes[d] / Σ_d w(d) · runs[d], so a Pass on a hard case counts more (as needle-bench weights
+    its tiers). Equals P when every weight is equal. None when N = 0; a difficulty with runs and no
+    configured weight is a ValueError (the config check prevents it).
+    """
+    present = {d for d, n in runs.items() if n}
+    if not present:
         return None
-    missing = sorted(set(counts) - set(weights))
+    missing = sorted(present - set(weights))
     if missing:
         raise ValueError(f"no weight for difficulty {missing[0]} (difficulty_weights in config.yaml)")
-    total = sum((weights[d] * n for d, (_, n, _) in counts.items()), Fraction(0))
-    return sum((weights[d] * p for d, (_, _, p) in counts.items()), Fraction(0)) / total
+    total = sum((weights[d] * runs[d] for d in present), Fraction(0))
+    return sum((weights[d] * passes.get(d, 0) for d in present), Fraction(0)) / total
 
 
 def monotonicity_warnings(rows: Sequence[DifficultyRow]) -> list[str]:

@@ -1,7 +1,12 @@
-"""The bootstrap intervals of every subject at once (the path compute_metrics takes).
+"""The bootstrap intervals of s_bar, BS, ECE and Q_final of every subject at once (aggregate_metrics.md §18).
 
-Same intervals as :func:`.intervals.subject_intervals` on each subject with the
-draw of its case set (tests prove it on random data), computed for all subjects
+Each metric of metrics.py is a ratio of per-case sums, so a replicate is
+Σ_c w_c·a_c / Σ_c w_c·n_c over the case draw counts w; drawing every case once
+reproduces the metric exactly. The per-case sums are integers over fixed scales
+(gap = c·L − 100·k, see :func:`_case_sums`; Q_final's numerator is
+:func:`rgbench.metrics.q_numerator`). The intervals equal the straightforward
+path, one subject at a time with the draw of its case set (``tests/reference_stats.py``,
+``subject_intervals``; tests prove it on random data). Computed for all subjects
 together: the per-case integer sums of every subject form a (subjects x cases)
 matrix, the replicate sums of all of them are one product with the draw counts
 (:meth:`.case_draws.CaseDraws.replicate_sums`, exact), and one vectorised
@@ -11,18 +16,30 @@ case set share one draw (:mod:`.case_draws`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from ..metrics import confidence_bin
+from ..metrics import confidence_bin, q_numerator
 from .batch_percentiles import percentile_intervals
 from .case_draws import CaseDraws
 from .exact_products import exact_bincount
-from .intervals import SubjectIntervals
 from .run_columns import RunColumns
 
 _CHUNK = 64  # subjects per product: bounds memory at (4 + bins) · 64 · B floats
+
+Interval = tuple[Fraction, Fraction]
+
+
+@dataclass(frozen=True)
+class SubjectIntervals:
+    """Percentile bootstrap intervals (low, high), exact; None when the subject has no scored run."""
+
+    s_bar: Interval | None = None
+    bs: Interval | None = None
+    ece: Interval | None = None
+    q_final: Interval | None = None
 
 
 def subject_intervals_table(columns: RunColumns, *, bins: int, alpha: Fraction, max_score: int, draws: CaseDraws,
@@ -35,10 +52,10 @@ def subject_intervals_table(columns: RunColumns, *, bins: int, alpha: Fraction, 
     """
     ids = columns.subjects
     sums = _case_sums(columns, bins, draws)
-    a, d = alpha.numerator, alpha.denominator
-    q_num = a * max_score * sums["passes"] + (d - a) * sums["clipped"]
+    q_num = q_numerator(sums["passes"], sums["clipped"], alpha, max_score)     # Q_final · d · max_score · n
     scale = columns.scale
-    scales = (Fraction(1), Fraction(1, (100 * scale) ** 2), Fraction(1, 100 * scale), Fraction(1, d * max_score))
+    scales = (Fraction(1), Fraction(1, (100 * scale) ** 2), Fraction(1, 100 * scale),
+              Fraction(1, alpha.denominator * max_score))
     out = {sid: SubjectIntervals() for sid in ids}
     scored = [s for s in range(len(ids)) if sums["n"][s].any()]
     for start in range(0, len(scored), _CHUNK):

@@ -1,23 +1,20 @@
 """The statistics compute_metrics adds: computed from the exact tables, rendered to the new columns and files.
 
-``rgbench.tables`` calls :func:`compute_statistics` from ``compute_results`` and
+``rgbench.tables`` calls :func:`compute_statistics_from_columns` from ``compute_results`` and
 :func:`statistics_files` / :func:`subject_stats_cells` / :func:`family_stats_cells`
 from its writers; this module holds the column tuples and file names.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..derive import RunRow
 from ..metrics import FamilyMetrics, SubjectMetrics
 from ..numfmt import DECIMALS, fmt_bool, fmt_fixed
-from ..records import Tree
 from ..spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
 from .bootstrap import bootstrap_seed
@@ -27,8 +24,7 @@ from .case_draws import CaseDraws
 from .config import StatsConfig
 from .difficulty import DifficultyRow, difficulty_from_columns, monotonicity_warnings
 from .exact_products import exact_bincount
-from .intervals import SubjectIntervals
-from .intervals_table import subject_intervals_table
+from .intervals_table import SubjectIntervals, subject_intervals_table
 from .pairwise import PairwiseRow, better_of, pairwise_from_columns
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .run_columns import RunColumns
@@ -91,21 +87,6 @@ class Statistics:
     difficulty: list[DifficultyRow] = field(default_factory=list)
     alpha: list[AlphaRow] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-
-
-def compute_statistics(tree: Tree, spec: Spec, runs: Sequence[RunRow], subjects: Sequence[SubjectMetrics],
-                       families: Sequence[FamilyMetrics], digest: str) -> Statistics:
-    """All statistics of issue 5 from the derived runs and core metrics; ``digest`` is the manifest's input_digest.
-
-    Reads the runs into columns (:class:`.run_columns.RunColumns`, every registered subject) and calls
-    :func:`compute_statistics_from_columns`.
-    """
-    by_subject: dict[str, list[RunRow]] = defaultdict(list)
-    for row in runs:
-        by_subject[row.subject_id].append(row)
-    difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
-    scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
-    return compute_statistics_from_columns(RunColumns.of(scored), difficulty_of, spec, subjects, families, digest)
 
 
 def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], spec: Spec,

@@ -6,14 +6,12 @@ scored (case_id, run_id) items, not as independent proportions.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from ..derive import PASS, RunRow
-from .bootstrap import percentile_interval, ratio_replicates
+from ..derive import RunRow
 from .case_draws import CaseDraws
 from .pairwise_batch import pair_statistics
 from .run_columns import RunColumns
@@ -149,78 +147,13 @@ class PairwiseRow:
     n_cases: int
 
 
-Items = dict[tuple[str, str], tuple[bool, int]]  # (case_id, run_id) -> (is Pass, Q numerator)
-
-
-def pair_items(rows: Sequence[RunRow], alpha: Fraction, max_score: int) -> Items:
-    """Each run's Pass flag and its share of Q_final as an integer numerator over d · max_score (alpha = a/d):
-    alpha · [Pass] + (1 − alpha) · clipped / max_score = (a · max_score · [Pass] + (d − a) · clipped) / (d · max_score).
-    """
-    a, d = alpha.numerator, alpha.denominator
-    return {(r.case_id, r.run_id): (r.classification == PASS, a * max_score * (r.classification == PASS)
-                                    + (d - a) * r.clipped_score) for r in rows}
-
-
-def compare_pair(a: str, rows_a: Sequence[RunRow], b: str, rows_b: Sequence[RunRow], *, alpha: Fraction,
-                 max_score: int, seed: int, resamples: int, confidence: Fraction,
-                 draws: CaseDraws | None = None) -> PairwiseRow | None:
-    """The paired comparison of a and b on their shared (case_id, run_id) items; None when they share none.
-
-    q_diff = Q_final(a) − Q_final(b), both computed on the shared items only (it
-    equals the difference of the published Q_final when both have the same
-    scored items), in [−1, 1]. Its interval resamples the shared cases (a case's
-    shared runs move together, the same draw for both subjects) with the draw of
-    that case set from ``draws`` (:mod:`.case_draws`; by default the draws of
-    ``seed`` over the cases of a and b). p_holm is left equal to mcnemar_p;
-    ``pairwise_table`` adjusts it across all pairs.
-
-    This is the straightforward path, one pair at a time; ``pairwise_table``
-    computes every pair at once and gives the same rows (tests prove it).
-    """
-    if draws is None:
-        cases = {r.case_id for r in rows_a} | {r.case_id for r in rows_b}
-        if not cases:
-            return None
-        draws = CaseDraws(seed, cases, resamples)
-    return _compare(a, pair_items(rows_a, alpha, max_score), b, pair_items(rows_b, alpha, max_score),
-                    scale=alpha.denominator * max_score, draws=draws, confidence=confidence)
-
-
-def _compare(a: str, items_a: Items, b: str, items_b: Items, *, scale: int, draws: CaseDraws,
-             confidence: Fraction) -> PairwiseRow | None:
-    diff_by_case: dict[str, int] = defaultdict(int)
-    size_by_case: dict[str, int] = defaultdict(int)
-    a_only = b_only = 0
-    for key, (pass_a, q_a) in items_a.items():
-        other = items_b.get(key)
-        if other is None:
-            continue
-        pass_b, q_b = other
-        a_only += pass_a and not pass_b
-        b_only += pass_b and not pass_a
-        diff_by_case[key[0]] += q_a - q_b
-        size_by_case[key[0]] += 1
-    if not size_by_case:
-        return None
-    cases = sorted(size_by_case)
-    diffs = [diff_by_case[c] for c in cases]
-    sizes = [size_by_case[c] for c in cases]
-    n_pairs = sum(sizes)
-    counts = draws.counts(draws.member(cases))
-    low, high = percentile_interval(ratio_replicates(counts, diffs, sizes, Fraction(1, scale)), confidence)
-    p = mcnemar_exact_p(a_only, b_only)
-    return PairwiseRow(a, b, n_pairs, a_only, b_only, p, Fraction(sum(diffs), scale * n_pairs), low, high, p, len(cases))
-
-
 def pairwise_table(runs_by_subject: Mapping[str, Sequence[RunRow]], *, alpha: Fraction, max_score: int, seed: int,
                    resamples: int, confidence: Fraction, draws: CaseDraws | None = None,
                    columns: RunColumns | None = None) -> list[PairwiseRow]:
     """Every pair (a < b in code-point order) sharing at least one scored item, with Holm across all of them.
 
-    The rows equal ``compare_pair`` on each pair with the same ``draws`` (by
-    default the draws of ``seed`` over every case of the runs), computed for all
-    pairs at once by :func:`pairwise_from_columns`. ``columns`` may pass the runs
-    already read (``RunColumns.of(runs_by_subject)``).
+    :func:`pairwise_from_columns` of the runs with ``draws`` (by default the draws of ``seed`` over every case
+    of the runs); ``columns`` may pass the runs already read (``RunColumns.of(runs_by_subject)``).
     """
     columns = columns if columns is not None else RunColumns.of(runs_by_subject)
     if not columns.cases:
@@ -231,9 +164,16 @@ def pairwise_table(runs_by_subject: Mapping[str, Sequence[RunRow]], *, alpha: Fr
 
 def pairwise_from_columns(columns: RunColumns, *, alpha: Fraction, max_score: int, confidence: Fraction,
                           draws: CaseDraws) -> list[PairwiseRow]:
-    """``pairwise_table`` of the subjects of ``columns`` with the given ``draws`` (every case of ``columns`` in
-    ``draws.universe``): all pairs at once (:mod:`.pairwise_batch`), O(pairs) work with small constants besides
-    the matrix products."""
+    """Every pair (a < b in code-point order) of the subjects of ``columns`` sharing at least one scored item,
+    with Holm across all of them; every case of ``columns`` must be in ``draws.universe``.
+
+    For each pair: n_pairs shared (case_id, run_id) items, the discordant passes, :func:`mcnemar_exact_p`,
+    q_diff = Q_final(a) − Q_final(b) on the shared items (in [−1, 1]; > 0 when a is higher) with its paired
+    bootstrap interval over the shared cases (the draw of that case set, the same for both subjects), and
+    p_holm = :func:`holm` over all pairs. All pairs at once (:func:`.pairwise_batch.pair_statistics`), O(pairs)
+    work with small constants besides the matrix products. The straightforward path, one pair at a time,
+    is ``compare_pair`` in ``tests/reference_stats.py`` (tests prove both equal).
+    """
     if not columns.cases:
         return []
     scale = alpha.denominator * max_score

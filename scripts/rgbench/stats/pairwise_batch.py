@@ -1,8 +1,8 @@
-"""The paired comparison of every pair of subjects at once (the path ``pairwise_table`` takes).
+"""The paired comparison of every pair of subjects at once (``pairwise.pairwise_from_columns`` calls it).
 
-Each subject's items (as ``pairwise.pair_items``: one Pass flag and one integer
-Q numerator per scored (case_id, run_id)) become rows of three (subjects x
-items) integer matrices: present, Pass, Q. Then, exactly, in integers:
+Each subject's items (one Pass flag and one integer Q numerator,
+:func:`rgbench.metrics.q_numerator` of the run, per scored (case_id, run_id))
+become rows of three (subjects x items) integer matrices: present, Pass, Q. Then, exactly, in integers:
 
 - the counts of all pairs are products of those matrices: shared items
   n_pairs = present·presentᵀ, discordant passes = Pass·(present − Pass)ᵀ, and the
@@ -31,6 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..metrics import q_numerator
 from .batch_percentiles import percentile_intervals
 from .case_draws import CaseDraws
 from .exact_products import FLOAT32_EXACT, exact_matmul
@@ -108,13 +109,11 @@ class ItemTable:
 def item_table(columns: RunColumns, alpha: Fraction, max_score: int, draws: CaseDraws) -> ItemTable:
     """The matrices of ``columns.subjects`` (rows in that order); every case must be in ``draws.universe``.
 
-    Like ``pairwise.pair_items``, a subject's later run of the same (case_id,
-    run_id) replaces an earlier one (validated trees have one per item). int32
+    A subject's later run of the same (case_id, run_id) replaces an earlier one (validated trees have one per item). int32
     throughout when every sum over a subject's items fits, int64 otherwise; the
     per-case slots are float32 when every per-case product is exact in it, float64 otherwise.
     """
-    a, d = alpha.numerator, alpha.denominator
-    q_all = a * max_score * columns.passed + (d - a) * columns.clipped
+    q_all = q_numerator(columns.passed, columns.clipped, alpha, max_score)      # per run: Q_final · d · max_score
     n_items = len(columns.items)
     key = columns.subject * n_items + columns.item
     last = len(key) - 1 - np.unique(key[::-1], return_index=True)[1]      # the last run of each (subject, item)
@@ -145,7 +144,7 @@ def pair_statistics(columns: RunColumns, *, alpha: Fraction, max_score: int, dra
     """Every pair (a < b in code-point order) sharing at least one scored item, in (a, b) order.
 
     A pair sharing no item has no row; subjects without runs share nothing. The
-    bounds are the paired bootstrap interval of q_diff (``pairwise.compare_pair``).
+    bounds are the paired bootstrap interval of q_diff (aggregate_metrics.md §20).
     """
     ids = columns.subjects
     table = item_table(columns, alpha, max_score, draws)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-import math
 from math import comb
-from typing import Sequence
 
 import numpy as np
 
-from ..derive import PASS, RunRow
 from .run_columns import RunColumns
 
 
@@ -53,27 +50,16 @@ class PassAtK:
     n_cases: int
 
 
-def pass_at_k_table(runs_by_subject: dict[str, Sequence[RunRow]]) -> list[PassAtK]:
-    """Rows for every subject and every k from 1 to the largest run count of any case of any subject.
-
-    The table is rectangular: a subject with no case of k runs gets n_cases 0
-    and empty values for that k (and so does a subject with no scored run).
-    pass@1 over all cases equals the mean per-case pass rate, which differs from
-    P when cases have different run counts (P weights runs, this weights cases).
-    """
-    per_subject: dict[str, Counter[tuple[int, int]]] = {}
-    for sid, rows in runs_by_subject.items():
-        runs: dict[str, int] = defaultdict(int)
-        passes: dict[str, int] = defaultdict(int)
-        for row in rows:
-            runs[row.case_id] += 1
-            passes[row.case_id] += row.classification == PASS
-        per_subject[sid] = Counter((n, passes[case_id]) for case_id, n in runs.items())
-    return _table(per_subject)
-
-
 def pass_at_k_from_columns(columns: RunColumns) -> list[PassAtK]:
-    """``pass_at_k_table`` for every subject of ``columns`` at once, from exact per-(subject, case) counts."""
+    """The pass_at_k.csv rows: every subject of ``columns`` and every k from 1 to the largest run count of any case
+    of any subject, from exact per-(subject, case) counts of runs and passes.
+
+    pass@k and pass^k of a subject at k are the means of :func:`pass_at_k` and :func:`pass_hat_k` over its
+    n_cases cases with at least k scored runs. The table is rectangular: a subject with no case of k runs gets
+    n_cases 0 and empty values for that k (and so does a subject with no scored run). pass@1 over all cases
+    equals the mean per-case pass rate, which differs from P when cases have different run counts (P weights
+    runs, this weights cases).
+    """
     runs = columns.per_subject_case(np.ones_like(columns.subject))
     passes = columns.per_subject_case(columns.passed)
     width = int(runs.max(initial=0)) + 1
@@ -88,8 +74,8 @@ def pass_at_k_from_columns(columns: RunColumns) -> list[PassAtK]:
 
 def _table(per_subject: dict[str, Counter[tuple[int, int]]]) -> list[PassAtK]:
     """The rows from each subject's count of cases per (n runs, c passes): cases with the same (n, c) have the
-    same pass@k, so each distinct pair is evaluated once and weighted by its count; the weighted sums are
-    integers over the common denominator lcm(C(n, k)), made into one fraction each."""
+    same pass@k, so each distinct pair is evaluated once (:func:`pass_at_k`, :func:`pass_hat_k`) and weighted
+    by its count."""
     k_max = max((n for counts in per_subject.values() for n, _ in counts), default=0)
     out = []
     for sid in sorted(per_subject):
@@ -98,14 +84,9 @@ def _table(per_subject: dict[str, Counter[tuple[int, int]]]) -> list[PassAtK]:
             eligible = [(n, c, times) for (n, c), times in counts if n >= k]
             n_cases = sum(times for _, _, times in eligible)
             if eligible:
-                common = math.lcm(*(comb(n, k) for n, _, _ in eligible))
-                at = hat = 0
-                for n, c, times in eligible:
-                    _check(n, c, k)
-                    share = times * (common // comb(n, k))
-                    at += share * (comb(n, k) - comb(n - c, k))          # pass@k = 1 − C(n − c, k) / C(n, k)
-                    hat += share * comb(c, k)                            # pass^k = C(c, k) / C(n, k)
-                out.append(PassAtK(sid, k, Fraction(at, common * n_cases), Fraction(hat, common * n_cases), n_cases))
+                at = sum((times * pass_at_k(n, c, k) for n, c, times in eligible), Fraction(0))
+                hat = sum((times * pass_hat_k(n, c, k) for n, c, times in eligible), Fraction(0))
+                out.append(PassAtK(sid, k, at / n_cases, hat / n_cases, n_cases))
             else:
                 out.append(PassAtK(sid, k, None, None, 0))
     return out

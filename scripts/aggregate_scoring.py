@@ -37,7 +37,7 @@ from rgbench.stats.agreement_outputs import (
 )
 from rgbench.stats.consolidate import consolidate_all
 from rgbench.stats.multi_scoring import MULTI_DIR, load_multi
-from rgbench.tables import csv_text
+from rgbench.compute.tables import csv_text
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import not_a_tree
-from rgbench.annotations import github_line
-from rgbench.gitio import GitError, blob_sizes, diff_trees, merge_base, resolve
-from rgbench.pr_paths import DEFAULT_MAX_BYTES, check_changes
+from rgbench.governance.annotations import github_line
+from rgbench.governance.gitio import GitError, blob_sizes, diff_trees, merge_base, resolve
+from rgbench.governance.pr_paths import DEFAULT_MAX_BYTES, check_changes
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

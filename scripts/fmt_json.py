@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from rgbench.atomic import write_text_atomic
-from rgbench.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
+from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.problems import Problem, report
-from rgbench.safe_read import read_bytes, walk_files
+from rgbench.load.safe_read import read_bytes, walk_files
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("responses", "scoring", "scoring_multi")

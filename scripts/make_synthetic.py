@@ -18,7 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from rgbench.spec import load_spec
+from rgbench.load.spec import load_spec
 from rgbench.problems import report
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -21,16 +21,16 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import load_valid_tree, not_a_tree
-from rgbench.gitio import GitError, dirty_paths, resolve
-from rgbench.history import read_folders
-from rgbench.parsing import ParseError, decode_utf8, loads_json_strict
+from rgbench.governance.gitio import GitError, dirty_paths, resolve
+from rgbench.governance.history import read_folders
+from rgbench.load.parsing import ParseError, decode_utf8, loads_json_strict
 from rgbench.problems import Problem, report
-from rgbench.provenance import DEFINITION_DIRS, GENERATED_DIRS, INPUT_DIRS, is_generated_result
-from rgbench.safe_read import read_bytes, walk_files
-from rgbench.snapshot import (HISTORY_DIR, MANIFEST_FILE, differing_files, folder_contents, parse_date,
+from rgbench.governance.provenance import DEFINITION_DIRS, GENERATED_DIRS, INPUT_DIRS, is_generated_result
+from rgbench.load.safe_read import read_bytes, walk_files
+from rgbench.governance.snapshot import (HISTORY_DIR, MANIFEST_FILE, differing_files, folder_contents, parse_date,
                               sha256_hex, snapshot_document)
-from rgbench.tables import input_digest
-from rgbench.write_once import publish_new_folder
+from rgbench.compute.tables import input_digest
+from rgbench.governance.write_once import publish_new_folder
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,13 +19,13 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import not_a_tree
-from rgbench.annotations import github_line
-from rgbench.changeset import select
-from rgbench.gitio import GitError, changed_since
-from rgbench.loader import load_tree
+from rgbench.governance.annotations import github_line
+from rgbench.governance.changeset import select
+from rgbench.governance.gitio import GitError, changed_since
+from rgbench.load.loader import load_tree
 from rgbench.problems import Problem, report
-from rgbench.safe_read import read_single_file
-from rgbench.spec import load_spec
+from rgbench.load.safe_read import read_single_file
+from rgbench.load.spec import load_spec
 from rgbench.stats.multi_scoring import load_multi
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -17,8 +17,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from rgbench.derive import PASS, RunRow
-from rgbench.metrics import confidence_bin, q_numerator
+from rgbench.compute.derive import PASS, RunRow
+from rgbench.compute.metrics import confidence_bin, q_numerator
 from rgbench.stats.bootstrap import Replicates, percentile_interval
 from rgbench.stats.brier_decomposition import BrierDecomposition
 from rgbench.stats.case_draws import CaseDraws
@@ -157,7 +157,7 @@ Items = dict[tuple[str, str], tuple[bool, int]]  # (case_id, run_id) -> (is Pass
 
 
 def pair_items(rows: Sequence[RunRow], alpha: Fraction, max_score: int) -> Items:
-    """Each run's Pass flag and its Q numerator over d · max_score (:func:`rgbench.metrics.q_numerator`)."""
+    """Each run's Pass flag and its Q numerator over d · max_score (:func:`rgbench.compute.metrics.q_numerator`)."""
     return {(r.case_id, r.run_id): (r.classification == PASS,
                                     q_numerator(int(r.classification == PASS), r.clipped_score, alpha, max_score))
             for r in rows}

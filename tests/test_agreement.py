@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from rgbench.records import Scoring
+from rgbench.load.records import Scoring
 from rgbench.stats.agreement import (
     coincidences, cohen_weighted_kappa, krippendorff_alpha, mean_deviation, pair_ratings, percent_agreement,
 )

@@ -15,7 +15,7 @@ import pytest
 import check_results
 import compute_metrics
 import fmt_json
-import rgbench.safe_read as safe_read
+import rgbench.load.safe_read as safe_read
 from treebuilder import REPO, canonical, small_tree
 
 SCRIPTS = REPO / "scripts"

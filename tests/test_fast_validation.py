@@ -16,9 +16,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from rgbench.gold_markdown import extract_gold_json
-from rgbench.parsing import ParseError, loads_json_strict, loads_yaml_strict
-from rgbench.spec import SCHEMA_KINDS, meta_schema_accepts, load_spec, schema_errors, schema_problem
+from rgbench.load.gold_markdown import extract_gold_json
+from rgbench.load.parsing import ParseError, loads_json_strict, loads_yaml_strict
+from rgbench.load.spec import SCHEMA_KINDS, meta_schema_accepts, load_spec, schema_errors, schema_problem
 from treebuilder import REPO, MiniTree
 
 SPEC, _ = load_spec(REPO)

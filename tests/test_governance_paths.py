@@ -8,8 +8,8 @@ import pytest
 
 import check_pr_paths
 from gitrepo import toolkit_repo
-from rgbench.gitio import Change
-from rgbench.pr_paths import check_changes, unsafe_name
+from rgbench.governance.gitio import Change
+from rgbench.governance.pr_paths import check_changes, unsafe_name
 
 NEW = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
 

@@ -10,8 +10,8 @@ import pytest
 import check_provenance
 import snapshot
 from gitrepo import GitRepo, regenerate as regenerate_tree, toolkit_repo
-from rgbench.gitio import Change
-from rgbench.provenance import CommitRecord, check_commit
+from rgbench.governance.gitio import Change
+from rgbench.governance.provenance import CommitRecord, check_commit
 
 SNAP = "results/historico/2025-12-01"
 

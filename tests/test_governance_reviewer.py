@@ -11,7 +11,7 @@ import pytest
 
 import new_scoring
 from gitrepo import metrics, toolkit_repo
-from rgbench.spec import load_spec
+from rgbench.load.spec import load_spec
 from treebuilder import REPO, canonical, scores_summing_to
 
 SPEC, _ = load_spec(REPO)
@@ -151,7 +151,7 @@ def test_new_scoring_refuses_a_stale_response(bench, capsys):
 
 def test_new_scoring_never_overwrites_even_in_a_race(bench, monkeypatch):
     # The existence check passed, then someone else wrote the file: the link refuses, the file is kept.
-    import rgbench.write_once as write_once
+    import rgbench.governance.write_once as write_once
 
     target = bench.root / TEMPLATE_REL
     real_link = write_once.os.link

@@ -12,7 +12,7 @@ import check_provenance
 import history
 import snapshot
 from gitrepo import GitRepo, regenerate, toolkit_repo
-from rgbench.snapshot import differing_files, parse_date
+from rgbench.governance.snapshot import differing_files, parse_date
 from treebuilder import canonical
 
 DATE = "2025-12-01"
@@ -147,7 +147,7 @@ def test_stale_or_uncommitted_results_are_refused(bench, capsys):
 
 def test_a_crash_while_publishing_leaves_nothing(bench, monkeypatch):
     repo, tree, commit = bench
-    import rgbench.write_once as write_once
+    import rgbench.governance.write_once as write_once
 
     def crash(*args):
         raise OSError("disk full")

@@ -9,10 +9,10 @@ import pytest
 
 import validate
 from gitrepo import toolkit_repo
-from rgbench.annotations import escape_property, github_line, locate_line
-from rgbench.changeset import is_relevant, references
+from rgbench.governance.annotations import escape_property, github_line, locate_line
+from rgbench.governance.changeset import is_relevant, references
 from rgbench.problems import Problem
-from rgbench.spec import load_spec
+from rgbench.load.spec import load_spec
 from treebuilder import REPO, canonical
 
 SPEC, _ = load_spec(REPO)

@@ -58,7 +58,7 @@ from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leaderboard_csv
 from rgbench.leaderboard.readme import END, START, readme_block, replace_block
 from rgbench.leaderboard.svg import bundled_font_path, scope_ids
-from rgbench.tables import input_digest
+from rgbench.compute.tables import input_digest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"

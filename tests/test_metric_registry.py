@@ -1,4 +1,4 @@
-"""Properties every registered metric must have (rgbench.metric_registry), in the style of scikit-learn's
+"""Properties every registered metric must have (rgbench.compute.metric_registry), in the style of scikit-learn's
 sklearn/metrics/tests/test_common.py: one test per property, parametrized over every metric.
 
 - bounds: on random valid runs the value lies in the metric's exact range;
@@ -21,8 +21,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from rgbench.derive import CONDITIONAL, FAIL, PASS
-from rgbench.metric_registry import COVERED_MODULES, HIGHER, LOWER, METRICS, NEITHER, NOT_METRICS, Params
+from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
+from rgbench.compute.metric_registry import COVERED_MODULES, HIGHER, LOWER, METRICS, NEITHER, NOT_METRICS, Params
 from test_metrics import row
 
 CASES = [f"RO-FOUL-{i:03d}" for i in range(1, 9)]

@@ -6,12 +6,12 @@ from fractions import Fraction as F
 
 import pytest
 
-from rgbench.derive import CONDITIONAL, FAIL, PASS, RunRow, classify
-from rgbench.metrics import (
+from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow, classify
+from rgbench.compute.metrics import (
     brier_score, calibration_bins, confidence_bin, critical_gate, expected_calibration_error,
     family_metrics, mean_clipped_score, pass_rate, q_final, q_numerator, subject_metrics,
 )
-from rgbench.numfmt import fmt_fixed
+from rgbench.compute.numfmt import fmt_fixed
 
 
 def row(classification=PASS, clipped=10, confidence=50, correctness=F(1), critical=False,
@@ -190,7 +190,7 @@ def test_family_metrics_groups_and_sorts():
     assert got == [("a", "FOUL", 2, F(1, 2), F(9)), ("b", "FOUL", 1, F(0), F(4)), ("b", "SCAL", 1, F(1), F(12))]
 
 
-# --- properties every metric must have: tests/test_metric_registry.py, over rgbench.metric_registry ---------
+# --- properties every metric must have: tests/test_metric_registry.py, over rgbench.compute.metric_registry ---------
 
 
 # --- rounding at output ---------------------------------------------------------------

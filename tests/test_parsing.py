@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rgbench.gold_markdown import extract_gold_json
-from rgbench.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict, loads_yaml_strict
+from rgbench.load.gold_markdown import extract_gold_json
+from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict, loads_yaml_strict
 
 
 @pytest.mark.parametrize(("text", "message"), [

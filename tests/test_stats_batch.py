@@ -11,10 +11,10 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from rgbench.derive import CONDITIONAL, FAIL, PASS
+from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
 from rgbench.stats.batch_percentiles import order_statistic_indices, percentile_intervals
 from rgbench.stats.bootstrap import Replicates, percentile_interval
-from rgbench.metrics import calibration_bins, confidence_bin
+from rgbench.compute.metrics import calibration_bins, confidence_bin
 from rgbench.stats.brier_decomposition import brier_decompositions
 from rgbench.stats.calibration import calibration_tables
 from rgbench.stats.case_draws import CaseDraws, case_set_label
@@ -433,10 +433,10 @@ def test_compute_metrics_intervals_can_be_redone_one_by_one_from_the_manifest(tm
     import json
 
     import compute_metrics
-    from rgbench.loader import load_tree
-    from rgbench.numfmt import fmt_fixed
-    from rgbench.spec import load_spec
-    from rgbench.derive import derive_runs
+    from rgbench.load.loader import load_tree
+    from rgbench.compute.numfmt import fmt_fixed
+    from rgbench.load.spec import load_spec
+    from rgbench.compute.derive import derive_runs
 
     root = synthetic_tree(tmp_path / "tree")
     assert compute_metrics.main(["--root", str(root)]) == 0

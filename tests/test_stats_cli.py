@@ -9,13 +9,13 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import compute_metrics
-from rgbench.loader import load_tree
-from rgbench.numfmt import fmt_fixed
-from rgbench.spec import load_spec
+from rgbench.load.loader import load_tree
+from rgbench.compute.numfmt import fmt_fixed
+from rgbench.load.spec import load_spec
 from rgbench.stats.bootstrap import bootstrap_seed
 from rgbench.stats.case_draws import CaseDraws
-from rgbench.derive import derive_runs
-from rgbench.tables import SUBJECT_COLUMNS
+from rgbench.compute.derive import derive_runs
+from rgbench.compute.tables import SUBJECT_COLUMNS
 from reference_stats import subject_intervals
 from treebuilder import small_tree
 

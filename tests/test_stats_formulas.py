@@ -13,8 +13,8 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from rgbench.derive import CONDITIONAL, FAIL, PASS
-from rgbench.metrics import (
+from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
+from rgbench.compute.metrics import (
     brier_score, expected_calibration_error, mean_clipped_score, q_final, q_numerator, subject_metrics,
 )
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
@@ -522,7 +522,7 @@ def test_monotone_difficulty_gives_no_warning():
 # --- alpha sensitivity (§24) ---------------------------------------------------------------
 
 def metrics_of(sid, p, s_bar, bs=F(1, 10), n=10, disqualified=False):
-    from rgbench.metrics import SubjectMetrics
+    from rgbench.compute.metrics import SubjectMetrics
     return SubjectMetrics(sid, "1", n, 0, p, s_bar, bs, F(0), None, F(1, 2), disqualified, int(disqualified))
 
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 from jsonschema import Draft202012Validator
 
-from rgbench.spec import SCHEMA_KINDS, load_spec
+from rgbench.load.spec import SCHEMA_KINDS, load_spec
 from treebuilder import REPO
 
 SPEC, PROBLEMS = load_spec(REPO)
@@ -120,8 +120,8 @@ def test_rubric_documents_the_classification_order_and_thresholds():
 
 def test_metrics_doc_names_every_formula_function():
     doc = (REPO / "system/metrics/v1.0/aggregate_metrics.md").read_text()
-    import rgbench.derive as derive
-    import rgbench.metrics as metrics
+    import rgbench.compute.derive as derive
+    import rgbench.compute.metrics as metrics
     for fn in ("derive_run", "pass_rate", "mean_clipped_score", "brier_score", "expected_calibration_error",
                "q_final", "critical_gate", "family_metrics"):
         assert f"`{fn}`" in doc

@@ -1,6 +1,13 @@
 """rgbench: the shared library behind the scripts of a reviewer-graded benchmark.
 
-Data flows one way: safe reading -> strict parsing -> schema validation ->
-cross-file loading (records + problems) -> per-run derivation -> aggregate
-metrics -> deterministic writers. Each step is one module.
+Data flows one way, a subpackage per step:
+
+    load/        files -> safe reading -> strict parsing -> schema validation -> cross-file checks -> records
+    compute/     records -> per-run rows -> metrics -> result tables -> result file bytes
+    stats/       the statistics across runs, cases and subjects, and reviewer agreement
+    leaderboard/ result tables -> leaderboard.csv, .html, .md
+    governance/  pull-request gate, provenance, snapshots, history, diffs
+
+Shared edges: ``problems`` (problems as values), ``cli`` (what scripts' main() share), ``atomic``
+(atomic writes), ``progress`` (a terminal progress line), ``results_csv`` (the one reader of result CSVs).
 """

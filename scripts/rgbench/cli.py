@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from .loader import load_tree
+from .load.loader import load_tree
 from .problems import report
-from .records import Tree
-from .registry import read_registry
-from .spec import Spec, load_spec
+from .load.records import Tree
+from .load.registry import read_registry
+from .load.spec import Spec, load_spec
 
 
 def not_a_tree(root: Path) -> bool:
@@ -25,7 +25,7 @@ def load_valid_tree(root: Path, *, alpha_override: str | None = None, scoring_di
                     progress: Callable[[int, int], None] | None = None) -> tuple[Spec, Tree] | None:
     """(spec, tree) of a fully valid tree; otherwise print every problem (``path: message``) and return None.
 
-    ``scoring_dir`` and ``progress`` go to :func:`rgbench.loader.load_tree`.
+    ``scoring_dir`` and ``progress`` go to :func:`rgbench.load.loader.load_tree`.
     """
     spec, problems = load_spec(root, alpha_override=alpha_override)
     if spec is None:

@@ -15,7 +15,7 @@ import io
 from fractions import Fraction
 from typing import Iterator, NamedTuple, Sequence
 
-from .parsing import ParseError, decode_utf8
+from .load.parsing import ParseError, decode_utf8
 
 
 class TableError(ValueError):

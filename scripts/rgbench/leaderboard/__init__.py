@@ -10,7 +10,7 @@ One concept per module, in the order data flows:
   per_run.csv; ``inputs`` ties the reading together and returns every problem at once;
 * ``reliability`` (labels from distinct cases), ``intervals`` (optional uncertainty columns) and
   ``rank_ranges`` (rank ranges, alpha statement) are pure rules, like the ranking itself
-  (:mod:`rgbench.ranking`, shared with the statistics); ``board`` assembles one
+  (:mod:`rgbench.compute.ranking`, shared with the statistics); ``board`` assembles one
   :class:`~rgbench.leaderboard.board.Board`;
 * ``leaderboard_csv``, ``markdown``, ``html_tables`` + ``html_page`` (with ``page.css``, ``page.js``),
   ``display`` and ``significance_text`` format a Board; ``charts`` says what each chart shows (a

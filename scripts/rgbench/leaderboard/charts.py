@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .board import Board, BoardEntry
-from ..ranking import DISQUALIFIED
+from ..compute.ranking import DISQUALIFIED
 
 MAX_LABEL = 30
 Q_FINAL, CALIBRATION, FAMILIES = "q-final", "calibration", "families"

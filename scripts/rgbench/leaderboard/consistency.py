@@ -4,7 +4,7 @@ The leaderboard publishes numbers; it must never publish numbers the committed
 per-run table does not support, or show a name the registry no longer gives to
 that version. Each function returns problems (``path: line N: message``) and
 never raises. The per-subject and per-family figures are recomputed from
-per_run.csv with the pipeline's own formulas (:mod:`rgbench.metrics`) and
+per_run.csv with the pipeline's own formulas (:mod:`rgbench.compute.metrics`) and
 compared at the committed precision (6 decimals).
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Sequence
 
-from ..derive import RunRow
-from ..metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
-from ..numfmt import fmt_bool, fmt_fixed
+from ..compute.derive import RunRow
+from ..compute.metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
+from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..problems import Problem
-from ..spec import Spec
+from ..load.spec import Spec
 from .intervals import interval_problems
 from .manifest import MANIFEST_PATH, Manifest
 from .registry import REGISTRY_PATH, RegisteredSubject

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from ..derive import RunRow
-from ..parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
+from ..compute.derive import RunRow
+from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
 from ..problems import Problem
-from ..safe_read import read_single_file
-from ..spec import Spec, schema_errors
+from ..load.safe_read import read_single_file
+from ..load.spec import Spec, schema_errors
 
 CRITICAL = "critical"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable
 
-from ..numfmt import DECIMALS, fmt_fixed
+from ..compute.numfmt import DECIMALS, fmt_fixed
 
 MIN_DECIMALS = 3
 

@@ -12,8 +12,8 @@ from typing import Sequence
 
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 
-from ..numfmt import fmt_fixed
-from ..parallel import usable_cores
+from ..compute.numfmt import fmt_fixed
+from ..load.parallel import usable_cores
 from .charts import CALIBRATION, FAMILIES, Q_FINAL, Chart
 from .svg import chart_style, figure_svg, new_figure
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from ..numfmt import fmt_fixed
+from ..compute.numfmt import fmt_fixed
 from .board import Board, BoardEntry
 from .display import display_decimals, shown
 from .reliability import EXPLANATIONS

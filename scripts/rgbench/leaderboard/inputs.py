@@ -1,6 +1,6 @@
 """Everything the leaderboard reads, loaded and cross-checked in one call.
 
-Reads ``system/`` (through :func:`rgbench.spec.load_spec`), the three result
+Reads ``system/`` (through :func:`rgbench.load.spec.load_spec`), the three result
 tables, ``results/pairwise.csv`` and ``results/alpha_sensitivity.csv`` (when the
 manifest lists them or they exist), ``results/manifest.json``,
 ``subjects/registry.yaml`` and, for runs with a critical fail, their scoring
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from ..parsing import ParseError, decode_utf8, loads_yaml_strict
+from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..problems import Problem
-from ..safe_read import read_single_file
-from ..spec import BENCHMARK_FILE, Spec, load_spec
+from ..load.safe_read import read_single_file
+from ..load.spec import BENCHMARK_FILE, Spec, load_spec
 from ..stats.alpha_sensitivity import AlphaRow
 from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, recomputed_subjects

@@ -14,7 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable, NamedTuple
 
-from ..numfmt import fmt_fixed
+from ..compute.numfmt import fmt_fixed
 from .results_tables import FAMILY_INTERVAL, SUBJECT_INTERVALS
 
 class Bounds(NamedTuple):

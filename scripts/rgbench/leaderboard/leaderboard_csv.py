@@ -13,8 +13,8 @@ quoting, 6-decimal fractions, empty cells where a value is undefined.
 
 from __future__ import annotations
 
-from ..numfmt import fmt_fixed
-from ..tables import csv_text
+from ..compute.numfmt import fmt_fixed
+from ..compute.tables import csv_text
 from .board import Board, BoardEntry
 from .critical_fails import CriticalFail
 from .registry import METADATA_FIELDS

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from .board import Board, BoardEntry
 from .display import display_decimals, shown
-from ..ranking import DISQUALIFIED
+from ..compute.ranking import DISQUALIFIED
 from .reliability import EXPLANATIONS, LABELS, SCALES
 from .significance_text import alpha_sentence, outside_note, range_text, rank_range_method, significant_differences
 

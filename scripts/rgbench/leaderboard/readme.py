@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..parsing import ParseError, decode_utf8
+from ..load.parsing import ParseError, decode_utf8
 from ..problems import Problem
-from ..safe_read import read_single_file
+from ..load.safe_read import read_single_file
 
 README_FILE = "README.md"
 START = "<!-- leaderboard:start -->"

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import Problem
-from ..registry import REGISTRY_FILE, read_registry
-from ..spec import Spec
+from ..load.registry import REGISTRY_FILE, read_registry
+from ..load.spec import Spec
 
 REGISTRY_PATH = REGISTRY_FILE
 
@@ -53,7 +53,7 @@ class Registry:
 
 
 def read_registered_subjects(root: Path, spec: Spec) -> tuple[Registry | None, list[Problem]]:
-    """Read and validate ``subjects/registry.yaml`` (:func:`rgbench.registry.read_registry`);
+    """Read and validate ``subjects/registry.yaml`` (:func:`rgbench.load.registry.read_registry`);
     (registry, []) or (None, problems)."""
     document, data, problems = read_registry(root, spec)
     if document is None or data is None:

@@ -2,7 +2,7 @@
 
 The CSVs are the committed values, so they are parsed strictly, record by record
 (:func:`rgbench.results_csv.csv_records`), cell by cell: the header must
-start with the columns issue 2 fixes (``rgbench.tables.*_COLUMNS``), integers
+start with the columns issue 2 fixes (``rgbench.compute.tables.*_COLUMNS``), integers
 are plain digits, fractions have exactly six decimals (parsed to ``Fraction``,
 so ties compare the committed values exactly), booleans are ``true``/``false``.
 Columns after those are allowed (the statistics add some); the ones the
@@ -20,13 +20,13 @@ from functools import cache
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from ..derive import RunRow
-from ..metrics import FamilyMetrics, SubjectMetrics
-from ..parsing import ParseError, decode_utf8
+from ..compute.derive import RunRow
+from ..compute.metrics import FamilyMetrics, SubjectMetrics
+from ..load.parsing import ParseError, decode_utf8
 from ..problems import Problem
 from ..results_csv import csv_records
-from ..safe_read import read_single_file
-from ..tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
+from ..load.safe_read import read_single_file
+from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 
 RESULTS_DIR = "results"
 PER_RUN_PATH = f"{RESULTS_DIR}/{PER_RUN_FILE}"

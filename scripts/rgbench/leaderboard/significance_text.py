@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from ..numfmt import fmt_fixed
+from ..compute.numfmt import fmt_fixed
 from .board import Board
 from .rank_ranges import AlphaSpan, AlphaStatement, Significance, outside_range
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, NamedTuple
 
-from ..metrics import SubjectMetrics
-from ..numfmt import fmt_fixed
+from ..compute.metrics import SubjectMetrics
+from ..compute.numfmt import fmt_fixed
 from ..problems import Problem
-from ..spec import Spec
+from ..load.spec import Spec
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
 from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
 from .consistency import OUT_OF_STEP

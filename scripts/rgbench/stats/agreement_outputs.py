@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Hashable, Mapping, Sequence
 
-from ..derive import derive_run
-from ..numfmt import fmt_fixed
-from ..parsing import dumps_json_canonical
-from ..records import Scoring, Tree
-from ..spec import Spec
+from ..compute.derive import derive_run
+from ..compute.numfmt import fmt_fixed
+from ..load.parsing import dumps_json_canonical
+from ..load.records import Scoring, Tree
+from ..load.spec import Spec
 from .agreement import Unit, cohen_weighted_kappa, krippendorff_alpha, mean_deviation, pair_ratings, percent_agreement
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
 

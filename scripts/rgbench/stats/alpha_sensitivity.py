@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Iterable, Sequence
 
-from ..metrics import SubjectMetrics
-from ..ranking import rank_subjects
+from ..compute.metrics import SubjectMetrics
+from ..compute.ranking import rank_subjects
 
 ALPHA_GRID = tuple(Fraction(i, 10) for i in range(11))  # 0, 0.1, ..., 1
 
@@ -25,7 +25,7 @@ class AlphaRow:
 
 def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int) -> list[tuple[int, str]]:
     """(rank, subject_id) of the ranked subjects (N > 0, not disqualified) when Q_final uses ``alpha``,
-    best first, by the leaderboard's rule (:func:`rgbench.ranking.rank_subjects`)."""
+    best first, by the leaderboard's rule (:func:`rgbench.compute.ranking.rank_subjects`)."""
     at_alpha = (replace(m, alpha=alpha, q_final=_q_final(m.p, m.s_bar, alpha, max_score)) for m in subjects)
     return [(s.rank, s.metrics.subject_id) for s in rank_subjects(at_alpha) if s.rank is not None]
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..metrics import CalibrationBin, confidence_bin
+from ..compute.metrics import CalibrationBin, confidence_bin
 from .exact_products import exact_bincount
 from .run_columns import RunColumns
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..parsing import exact_decimal
+from ..load.parsing import exact_decimal
 
 DEFAULT_CONFIDENCE = Fraction(95, 100)
 DEFAULT_RESAMPLES = 2000

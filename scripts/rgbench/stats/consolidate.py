@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from ..records import Scoring
+from ..load.records import Scoring
 
 POLICY = "median-v1"
 POLICY_TEXT = ("median of each criterion (lower middle value when even), any critical fail counts, a recoverable "

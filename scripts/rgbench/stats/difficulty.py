@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..numfmt import fmt_fixed
+from ..compute.numfmt import fmt_fixed
 from .exact_products import exact_bincount
 from .run_columns import RunColumns
 from .wilson import wilson_interval

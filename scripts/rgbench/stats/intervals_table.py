@@ -4,7 +4,7 @@ Each metric of metrics.py is a ratio of per-case sums, so a replicate is
 Σ_c w_c·a_c / Σ_c w_c·n_c over the case draw counts w; drawing every case once
 reproduces the metric exactly. The per-case sums are integers over fixed scales
 (gap = c·L − 100·k, see :func:`_case_sums`; Q_final's numerator is
-:func:`rgbench.metrics.q_numerator`). The intervals equal the straightforward
+:func:`rgbench.compute.metrics.q_numerator`). The intervals equal the straightforward
 path, one subject at a time with the draw of its case set (``tests/reference_stats.py``,
 ``subject_intervals``; tests prove it on random data). Computed for all subjects
 together: the per-case integer sums of every subject form a (subjects x cases)
@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..metrics import confidence_bin, q_numerator
+from ..compute.metrics import confidence_bin, q_numerator
 from .batch_percentiles import percentile_intervals
 from .case_draws import CaseDraws
 from .exact_products import exact_bincount

@@ -10,7 +10,7 @@ An ``eval-`` file is one more reviewer's independent grade of a run; an
 over every other grade when the run is consolidated. compute_metrics never
 reads this folder; scripts/aggregate_scoring.py and validate.py do.
 
-It is read by the loader (rgbench.loader) with the listing, extraction and checks
+It is read by the loader (rgbench.load.loader) with the listing, extraction and checks
 of scoring/ and their messages; each file is checked on its own, since scoring/'s
 one-scoring-per-run rule is not this folder's. Refused besides: a reviewer grading
 the same run twice (here and in scoring/), and two adjudications of one run.
@@ -22,12 +22,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..extract import EVALUATION
-from ..loader import Collector, build_scorings, list_subject_files
-from ..parallel import extract_files
+from ..load.extract import EVALUATION
+from ..load.loader import Collector, build_scorings, list_subject_files
+from ..load.parallel import extract_files
 from ..problems import Problem
-from ..records import Scoring, Tree
-from ..spec import Spec
+from ..load.records import Scoring, Tree
+from ..load.spec import Spec
 
 MULTI_DIR = "scoring_multi"
 ADJUDICATION = "adjudication-"

@@ -1,6 +1,6 @@
 """The statistics compute_metrics adds: computed from the exact tables, rendered to the new columns and files.
 
-``rgbench.tables`` calls :func:`compute_statistics_from_columns` from ``compute_results`` and
+``rgbench.compute.tables`` calls :func:`compute_statistics_from_columns` from ``compute_results`` and
 :func:`statistics_files` / :func:`subject_stats_cells` / :func:`family_stats_cells`
 from its writers; this module holds the column tuples and file names.
 """
@@ -13,9 +13,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..metrics import FamilyMetrics, SubjectMetrics
-from ..numfmt import DECIMALS, fmt_bool, fmt_fixed
-from ..spec import Spec
+from ..compute.metrics import FamilyMetrics, SubjectMetrics
+from ..compute.numfmt import DECIMALS, fmt_bool, fmt_fixed
+from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
 from .bootstrap import bootstrap_seed
 from .brier_decomposition import BrierDecomposition, brier_decompositions

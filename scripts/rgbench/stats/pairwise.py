@@ -11,7 +11,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from ..derive import RunRow
+from ..compute.derive import RunRow
 from .case_draws import CaseDraws
 from .pairwise_batch import pair_statistics
 from .run_columns import RunColumns

@@ -1,7 +1,7 @@
 """The paired comparison of every pair of subjects at once (``pairwise.pairwise_from_columns`` calls it).
 
 Each subject's items (one Pass flag and one integer Q numerator,
-:func:`rgbench.metrics.q_numerator` of the run, per scored (case_id, run_id))
+:func:`rgbench.compute.metrics.q_numerator` of the run, per scored (case_id, run_id))
 become rows of three (subjects x items) integer matrices: present, Pass, Q. Then, exactly, in integers:
 
 - the counts of all pairs are products of those matrices: shared items
@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..metrics import q_numerator
+from ..compute.metrics import q_numerator
 from .batch_percentiles import percentile_intervals
 from .case_draws import CaseDraws
 from .exact_products import FLOAT32_EXACT, exact_matmul

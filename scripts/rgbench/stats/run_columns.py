@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..derive import PASS, RunRow
+from ..compute.derive import PASS, RunRow
 from .exact_products import exact_bincount
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from .problems import Problem
+from ..problems import Problem
 
 _LINE_IN_MESSAGE = re.compile(r"\bat line (\d+)\b")
 _POINTER = re.compile(r"^\$((?:\.[A-Za-z0-9_-]+|\[\d+\])*)")

@@ -24,7 +24,7 @@ from typing import Callable
 
 from .extract import EVALUATION, GOLD, RESPONSE
 from .parallel import extract_files
-from .problems import Problem
+from ..problems import Problem
 from .records import Gold, Response, Scoring, Subject, Tree
 from .registry import REGISTRY_FILE, read_registry, registered_subjects
 from .safe_read import TreeFile, read_bytes, walk_files

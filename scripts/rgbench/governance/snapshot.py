@@ -28,7 +28,7 @@ import hashlib
 import re
 from typing import Any
 
-from .parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
+from ..load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 
 HISTORY_DIR = "results/historico"
 SNAPSHOT_FILE = "snapshot.json"

@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from .annotations import escape_data
-from .metrics import SubjectMetrics
-from .numfmt import fmt_fixed
-from .parsing import exact_decimal
-from .ranking import rank_subjects
-from .results_csv import exact
+from ..compute.metrics import SubjectMetrics
+from ..compute.numfmt import fmt_fixed
+from ..load.parsing import exact_decimal
+from ..compute.ranking import rank_subjects
+from ..results_csv import exact
 
 METRICS = ("Q_final", "P", "s_bar", "BS", "ECE")
 SUBJECT_REQUIRED = ("subject_id", "subject_version", "N", *METRICS, "disqualified")
@@ -71,7 +71,7 @@ class Diff:
 
 def computed_ranks(rows: Rows) -> dict[str, int]:
     """Competition ranks of the rankable subjects (N > 0, not disqualified) by the leaderboard's rule
-    (:func:`rgbench.ranking.rank_subjects`; the fields it does not read are zero)."""
+    (:func:`rgbench.compute.ranking.rank_subjects`; the fields it does not read are zero)."""
     metrics = [SubjectMetrics(sid, row["subject_version"], int(exact(row["N"]) or 0), 0, exact(row["P"]),
                               exact(row["s_bar"]), exact(row["BS"]), exact(row["ECE"]), exact(row["Q_final"]),
                               Fraction(0), row["disqualified"] == "true", 0) for sid, row in rows.items()]

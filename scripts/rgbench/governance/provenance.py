@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from .gitio import Change
-from .problems import Problem
+from ..problems import Problem
 
 INPUT_DIRS = ("responses", "scoring", "scoring_multi", "golds", "subjects")
 DEFINITION_DIRS = ("system", "scripts")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import NamedTuple
 from fractions import Fraction
 
-from .records import Gold, Response, Scoring, Tree
-from .spec import Spec
+from ..load.records import Gold, Response, Scoring, Tree
+from ..load.spec import Spec
 
 PASS, CONDITIONAL, FAIL = "Pass", "Conditional", "Fail"
 # confidence c -> c/100, built once: 101 shared exact values instead of one Fraction per run.

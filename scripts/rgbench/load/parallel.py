@@ -1,6 +1,6 @@
 """Run the per-file extraction over many files, on every core when it pays.
 
-Reading and parsing are independent per file (:func:`rgbench.extract.extract`),
+Reading and parsing are independent per file (:func:`rgbench.load.extract.extract`),
 so a large tree is split into chunks handed to a fork pool; a small one is read
 in this process. The result is the same either way, file by file.
 """

@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from .history import Snapshot
-from .problems import Problem
-from .registry import REGISTRY_FILE, entries
+from ..problems import Problem
+from ..load.registry import REGISTRY_FILE, entries
 from .snapshot import HISTORY_DIR
 
 

@@ -1,8 +1,8 @@
 """From a validated tree to the result tables (exact values), and from tables to file bytes.
 
 :func:`compute_results` is the one computation: derive every scored run
-(:func:`rgbench.derive.derive_run`), aggregate per subject and per (subject,
-family) (:mod:`rgbench.metrics`), add the statistics (:mod:`rgbench.stats.outputs`).
+(:func:`rgbench.compute.derive.derive_run`), aggregate per subject and per (subject,
+family) (:mod:`rgbench.compute.metrics`), add the statistics (:mod:`rgbench.stats.outputs`).
 :func:`render_results` turns the exact :class:`Results` into the bytes of every
 file compute_metrics writes; it is the only place that rounds.
 """
@@ -18,14 +18,14 @@ from typing import Iterable, Mapping, Sequence
 from .derive import RunRow, derive_run
 from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
 from .numfmt import fmt_bool, fmt_fixed
-from .parsing import dumps_json_canonical
-from .records import Tree
-from .spec import Spec
-from .stats.outputs import (
+from ..load.parsing import dumps_json_canonical
+from ..load.records import Tree
+from ..load.spec import Spec
+from ..stats.outputs import (
     FAMILY_STATS_COLUMNS, SUBJECT_STATS_COLUMNS, Statistics, compute_statistics_from_columns, family_stats_cells,
     statistics_files, statistics_manifest, subject_stats_cells,
 )
-from .stats.run_columns import RunColumns
+from ..stats.run_columns import RunColumns
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .spec import Spec, schema_errors
+from ..load.spec import Spec, schema_errors
 
 # The fields a reviewer fills in; a schema error there is expected in a fresh template.
 PLACEHOLDER_PATHS = ("$.criterion_scores.", "$.correctness")

@@ -21,26 +21,26 @@ from .derive import PASS, RunRow
 from .metrics import (
     brier_score, critical_gate, expected_calibration_error, family_metrics, mean_clipped_score, pass_rate, q_final,
 )
-from .stats.brier_decomposition import brier_decompositions
-from .stats.case_draws import CaseDraws
-from .stats.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
-from .stats.difficulty import difficulty_from_columns, weighted_pass_rate
-from .stats.intervals_table import subject_intervals_table
-from .stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
-from .stats.run_columns import RunColumns
-from .stats.wilson import wilson_interval
+from ..stats.brier_decomposition import brier_decompositions
+from ..stats.case_draws import CaseDraws
+from ..stats.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
+from ..stats.difficulty import difficulty_from_columns, weighted_pass_rate
+from ..stats.intervals_table import subject_intervals_table
+from ..stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
+from ..stats.run_columns import RunColumns
+from ..stats.wilson import wilson_interval
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"   # which values are better; NEITHER: a property of the data
 
-COVERED_MODULES = ("rgbench.metrics", "rgbench.stats.wilson", "rgbench.stats.intervals_table",
+COVERED_MODULES = ("rgbench.compute.metrics", "rgbench.stats.wilson", "rgbench.stats.intervals_table",
                    "rgbench.stats.brier_decomposition", "rgbench.stats.pass_at_k", "rgbench.stats.difficulty")
 
 # Public functions of COVERED_MODULES that are not a metric themselves, and why.
 NOT_METRICS = {
-    "rgbench.metrics.confidence_bin": "the bin index of a confidence (§7)",
-    "rgbench.metrics.calibration_bins": "the per-bin sums ECE and calibration_bins.csv are made of (§7)",
-    "rgbench.metrics.q_numerator": "Q_final as an integer numerator over d · max_score (§8)",
-    "rgbench.metrics.subject_metrics": "P, s_bar, BS, ECE, Q_final and the gate of one subject together",
+    "rgbench.compute.metrics.confidence_bin": "the bin index of a confidence (§7)",
+    "rgbench.compute.metrics.calibration_bins": "the per-bin sums ECE and calibration_bins.csv are made of (§7)",
+    "rgbench.compute.metrics.q_numerator": "Q_final as an integer numerator over d · max_score (§8)",
+    "rgbench.compute.metrics.subject_metrics": "P, s_bar, BS, ECE, Q_final and the gate of one subject together",
     "rgbench.stats.wilson.z_value": "the normal quantile of the confidence level (§17)",
     "rgbench.stats.brier_decomposition.decompose": "the four terms from one subject's per-bin sums (§19)",
     "rgbench.stats.pass_at_k.pass_at_k_from_columns": "the pass_at_k.csv table of pass_at_k and pass_hat_k (§22)",

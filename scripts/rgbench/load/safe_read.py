@@ -14,7 +14,7 @@ from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-from .problems import Problem
+from ..problems import Problem
 
 
 class TreeFile(NamedTuple):

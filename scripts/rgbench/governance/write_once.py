@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .atomic import write_temp_beside
+from ..atomic import write_temp_beside
 
 
 def write_new_file(path: Path, data: bytes) -> None:

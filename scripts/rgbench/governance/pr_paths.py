@@ -18,7 +18,7 @@ import re
 from typing import Iterable
 
 from .gitio import MODE_SUBMODULE, MODE_SYMLINK, Change
-from .problems import Problem
+from ..problems import Problem
 
 DATA_DIRS = ("responses", "scoring", "scoring_multi", "scoring_consolidated", "golds", "subjects", "results")
 DEFAULT_MAX_BYTES = 1_000_000

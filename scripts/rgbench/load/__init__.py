@@ -1,0 +1,13 @@
+"""Load: files on disk -> validated records and problems.
+
+- ``safe_read``: regular files only, no symbolic links on the way, strict reading.
+- ``parsing``: strict JSON and YAML (duplicate keys, NaN, overflow refused), canonical JSON.
+- ``gold_markdown``: the one ```json block of a gold file (CommonMark).
+- ``spec``: ``system/`` read and checked: ids, families, rubric, thresholds, alpha, schemas.
+- ``extract``: per file, independent of every other: parse, validate, keep the fields that matter.
+- ``parallel``: the extraction over many files, on every core when it pays.
+- ``registry``: ``subjects/registry.yaml``, the one reader.
+- ``loader``: cross-file checks (ids vs paths, golds, versions, catalog, response digests, one
+  scoring per run) -> a :class:`records.Tree` or every problem.
+- ``records``: the typed records of validated inputs.
+"""

@@ -31,13 +31,17 @@ from pathlib import Path
 
 from rgbench.atomic import write_bytes_atomic, write_if_changed
 from rgbench.cli import load_valid_tree, not_a_tree
+from rgbench.compute.tables import csv_text
 from rgbench.problems import report
 from rgbench.stats.agreement_outputs import (
-    AGREEMENT_COLUMNS, AGREEMENT_FILE, agreement_csv_rows, agreement_table, consolidated_files,
+    AGREEMENT_COLUMNS,
+    AGREEMENT_FILE,
+    agreement_csv_rows,
+    agreement_table,
+    consolidated_files,
 )
 from rgbench.stats.consolidate import consolidate_all
 from rgbench.stats.multi_scoring import MULTI_DIR, load_multi
-from rgbench.compute.tables import csv_text
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")

@@ -26,8 +26,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from rgbench.cli import not_a_tree
 from rgbench.atomic import write_many_atomic
+from rgbench.cli import not_a_tree
 from rgbench.leaderboard.build import build_files
 from rgbench.leaderboard.markdown import MARKDOWN_FILE
 from rgbench.leaderboard.readme import README_FILE, embed_in_readme, readme_problem

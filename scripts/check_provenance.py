@@ -28,13 +28,22 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import not_a_tree
-from rgbench.governance.gitio import GitError, commit_changes, commit_subject, commits_between, parents, read_blob, resolve, tree_listing
+from rgbench.governance.gitio import (
+    GitError,
+    commit_changes,
+    commit_subject,
+    commits_between,
+    parents,
+    read_blob,
+    resolve,
+    tree_listing,
+)
 from rgbench.governance.history import load_snapshots
-from rgbench.problems import Problem
 from rgbench.governance.provenance import HISTORY_DIR, CommitRecord, check_commits, snapshot_folder
-from rgbench.load.registry import REGISTRY_FILE, parse_registry, read_registry
 from rgbench.governance.registry_history import check_against_snapshots, check_change, unchanged_items
+from rgbench.load.registry import REGISTRY_FILE, parse_registry, read_registry
 from rgbench.load.spec import load_spec
+from rgbench.problems import Problem
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

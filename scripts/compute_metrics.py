@@ -23,8 +23,8 @@ from pathlib import Path
 
 from rgbench.atomic import write_many_atomic
 from rgbench.cli import load_valid_tree, not_a_tree
-from rgbench.progress import Progress
 from rgbench.compute.tables import compute_results, render_results
+from rgbench.progress import Progress
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")

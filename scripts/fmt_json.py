@@ -12,8 +12,8 @@ from pathlib import Path
 
 from rgbench.atomic import write_text_atomic
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
-from rgbench.problems import Problem, report
 from rgbench.load.safe_read import read_bytes, walk_files
+from rgbench.problems import Problem, report
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("responses", "scoring", "scoring_multi")

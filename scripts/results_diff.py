@@ -21,12 +21,21 @@ from pathlib import Path
 
 from rgbench.cli import not_a_tree
 from rgbench.governance.gitio import GitError, read_blob, resolve
+from rgbench.governance.results_diff import (
+    CONFIG_KEY,
+    DEFAULT_MAX_JUMP,
+    SUBJECT_REQUIRED,
+    board_ranks,
+    computed_ranks,
+    diff,
+    github_warnings,
+    markdown,
+    parse_threshold,
+)
 from rgbench.load.parsing import ParseError, decode_utf8, loads_yaml_strict
-from rgbench.results_csv import TableError, read_keyed_table
-from rgbench.governance.results_diff import (CONFIG_KEY, DEFAULT_MAX_JUMP, SUBJECT_REQUIRED, board_ranks, computed_ranks, diff,
-                                  github_warnings, markdown, parse_threshold)
 from rgbench.load.safe_read import read_single_file
 from rgbench.load.spec import load_spec
+from rgbench.results_csv import TableError, read_keyed_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SUBJECT_PATH = "results/metrics_per_subject.csv"

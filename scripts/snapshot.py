@@ -21,16 +21,23 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import load_valid_tree, not_a_tree
+from rgbench.compute.tables import input_digest
 from rgbench.governance.gitio import GitError, dirty_paths, resolve
 from rgbench.governance.history import read_folders
-from rgbench.load.parsing import ParseError, decode_utf8, loads_json_strict
-from rgbench.problems import Problem, report
 from rgbench.governance.provenance import DEFINITION_DIRS, GENERATED_DIRS, INPUT_DIRS, is_generated_result
-from rgbench.load.safe_read import read_bytes, walk_files
-from rgbench.governance.snapshot import (HISTORY_DIR, MANIFEST_FILE, differing_files, folder_contents, parse_date,
-                              sha256_hex, snapshot_document)
-from rgbench.compute.tables import input_digest
+from rgbench.governance.snapshot import (
+    HISTORY_DIR,
+    MANIFEST_FILE,
+    differing_files,
+    folder_contents,
+    parse_date,
+    sha256_hex,
+    snapshot_document,
+)
 from rgbench.governance.write_once import publish_new_folder
+from rgbench.load.parsing import ParseError, decode_utf8, loads_json_strict
+from rgbench.load.safe_read import read_bytes, walk_files
+from rgbench.problems import Problem, report
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
-    today = dt.datetime.now(dt.timezone.utc).date()
+    today = dt.datetime.now(dt.UTC).date()
     date, message = parse_date(args.date or today.isoformat(), today)
     if date is None:
         print(f"--date: {message}", file=sys.stderr)

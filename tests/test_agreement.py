@@ -13,11 +13,23 @@ from statsmodels.stats.inter_rater import cohens_kappa
 
 from rgbench.load.records import Scoring
 from rgbench.stats.agreement import (
-    coincidences, cohen_weighted_kappa, krippendorff_alpha, mean_deviation, pair_ratings, percent_agreement,
+    cohen_weighted_kappa,
+    coincidences,
+    krippendorff_alpha,
+    mean_deviation,
+    pair_ratings,
+    percent_agreement,
 )
 from rgbench.stats.consolidate import (
-    ADJUDICATED, BY_POLICY, CONSENSUS, SINGLE, consolidate_all, consolidate_run, consolidated_fails,
-    lower_median, majority_lowest,
+    ADJUDICATED,
+    BY_POLICY,
+    CONSENSUS,
+    SINGLE,
+    consolidate_all,
+    consolidate_run,
+    consolidated_fails,
+    lower_median,
+    majority_lowest,
 )
 
 UNITS = [{"a": 1, "b": 1}, {"a": 2, "b": 3}, {"a": 3, "b": 3}]

@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import aggregate_scoring
-import validate
 import check_results
 import compute_metrics
+import validate
 from treebuilder import canonical, small_tree
 
 REPO = Path(__file__).resolve().parent.parent

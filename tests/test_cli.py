@@ -10,13 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import check_results
 import compute_metrics
 import fmt_json
-import rgbench.load.safe_read as safe_read
+import pytest
 from treebuilder import REPO, canonical, small_tree
+
+import rgbench.load.safe_read as safe_read
 
 SCRIPTS = REPO / "scripts"
 OUTPUTS = ("manifest.json", "metrics_per_family.csv", "metrics_per_subject.csv", "per_run.csv",

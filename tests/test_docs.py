@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from treebuilder import REPO
+
+from rgbench.compute.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 from rgbench.stats.agreement_outputs import AGREEMENT_COLUMNS
 from rgbench.stats.outputs import FAMILY_STATS_COLUMNS, STATS_TABLES, SUBJECT_STATS_COLUMNS
-from rgbench.compute.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
-from treebuilder import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 RESULTS_README = (REPO / "results/README.md").read_text(encoding="utf-8")

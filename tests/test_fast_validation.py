@@ -15,11 +15,11 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from treebuilder import REPO, MiniTree
 
 from rgbench.load.gold_markdown import extract_gold_json
 from rgbench.load.parsing import ParseError, loads_json_strict, loads_yaml_strict
-from rgbench.load.spec import SCHEMA_KINDS, meta_schema_accepts, load_spec, schema_errors, schema_problem
-from treebuilder import REPO, MiniTree
+from rgbench.load.spec import SCHEMA_KINDS, load_spec, meta_schema_accepts, schema_errors, schema_problem
 
 SPEC, _ = load_spec(REPO)
 FIXTURES = REPO / "tests" / "fixtures"

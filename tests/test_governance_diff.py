@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-
 from fractions import Fraction
 
 import pytest
-
 import results_diff
 from gitrepo import regenerate, toolkit_repo
+
 from rgbench.governance.results_diff import computed_ranks, diff, markdown, md_cell
 
 HEADER = ("subject_id", "subject_version", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified", "n_critical")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 import check_pr_paths
+import pytest
 from gitrepo import toolkit_repo
+
 from rgbench.governance.gitio import Change
 from rgbench.governance.pr_paths import check_changes, unsafe_name
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
 import check_provenance
+import pytest
 import snapshot
-from gitrepo import GitRepo, regenerate as regenerate_tree, toolkit_repo
+from gitrepo import GitRepo, toolkit_repo
+from gitrepo import regenerate as regenerate_tree
+
 from rgbench.governance.gitio import Change
 from rgbench.governance.provenance import CommitRecord, check_commit
 

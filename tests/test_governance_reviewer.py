@@ -7,12 +7,12 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 import new_scoring
+import pytest
 from gitrepo import metrics, toolkit_repo
-from rgbench.load.spec import load_spec
 from treebuilder import REPO, canonical, scores_summing_to
+
+from rgbench.load.spec import load_spec
 
 SPEC, _ = load_spec(REPO)
 OUTPUT_CSVS = ("metrics_per_family.csv", "metrics_per_subject.csv", "per_run.csv")

@@ -6,14 +6,14 @@ import hashlib
 import json
 import os
 
-import pytest
-
 import check_provenance
 import history
+import pytest
 import snapshot
 from gitrepo import GitRepo, regenerate, toolkit_repo
-from rgbench.governance.snapshot import differing_files, parse_date
 from treebuilder import canonical
+
+from rgbench.governance.snapshot import differing_files, parse_date
 
 DATE = "2025-12-01"
 FOLDER = f"results/historico/{DATE}"
@@ -293,9 +293,8 @@ def test_history_items_are_judged_when_added_not_again(bench, capsys):
     (snapshot, []), (check_provenance, ["--base", "HEAD"]), (history, ["--no-current"]),
 ])
 def test_outside_a_git_repository_or_without_snapshots(tmp_path, capsys, script, args):
-    from treebuilder import small_tree
-
     import compute_metrics
+    from treebuilder import small_tree
 
     tree = small_tree(tmp_path / "plain")
     assert compute_metrics.main(["--root", str(tree.root)]) == 0

@@ -6,14 +6,14 @@ import json
 import re
 
 import pytest
-
 import validate
 from gitrepo import toolkit_repo
+from treebuilder import REPO, canonical
+
 from rgbench.governance.annotations import escape_property, github_line, locate_line
 from rgbench.governance.changeset import is_relevant, references
-from rgbench.problems import Problem
 from rgbench.load.spec import load_spec
-from treebuilder import REPO, canonical
+from rgbench.problems import Problem
 
 SPEC, _ = load_spec(REPO)
 ANNOTATION = re.compile(r"^::error file=[^,:]+,line=[1-9][0-9]*::[^\r\n]+$")

@@ -11,7 +11,6 @@ import shlex
 
 import pytest
 import yaml
-
 from treebuilder import REPO
 
 WORKFLOW_DIR = REPO / ".github/workflows"

@@ -25,9 +25,8 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 import build_leaderboard
+import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 REPO = Path(__file__).resolve().parent.parent

@@ -47,18 +47,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import build_leaderboard
 import pytest
 from markdown_it import MarkdownIt
 
-import build_leaderboard
+from rgbench.compute.tables import input_digest
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.build import OUTPUT_FILES, build_files
-from rgbench.leaderboard.inputs import load_inputs
 from rgbench.leaderboard.html_page import JS, content_security_policy
+from rgbench.leaderboard.inputs import load_inputs
 from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leaderboard_csv
 from rgbench.leaderboard.readme import END, START, readme_block, replace_block
 from rgbench.leaderboard.svg import bundled_font_path, scope_ids
-from rgbench.compute.tables import input_digest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"

@@ -12,11 +12,16 @@ from pathlib import Path
 import pytest
 
 from rgbench.compute.derive import RunRow
+from rgbench.compute.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 from rgbench.leaderboard.results_tables import (
-    FAMILY_EXTRA_TYPES, FAMILY_TYPES, PER_RUN_TYPES, SUBJECT_EXTRA_TYPES, SUBJECT_TYPES, parse_csv,
+    FAMILY_EXTRA_TYPES,
+    FAMILY_TYPES,
+    PER_RUN_TYPES,
+    SUBJECT_EXTRA_TYPES,
+    SUBJECT_TYPES,
+    parse_csv,
 )
 from rgbench.leaderboard.stats_tables import ALPHA_TYPES, PAIRWISE_TYPES
-from rgbench.compute.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 
 RESULTS = Path(__file__).parent / "fixtures" / "leaderboard" / "basic" / "tree" / "results"
 TABLES = {

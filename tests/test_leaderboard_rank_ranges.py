@@ -11,14 +11,23 @@ import html
 from dataclasses import replace
 from fractions import Fraction
 
+from rgbench.compute.metrics import SubjectMetrics
 from rgbench.leaderboard.rank_ranges import (
-    AlphaSpan, Significance, alpha_statement, outside_range, ranked_pairs, significance,
+    AlphaSpan,
+    Significance,
+    alpha_statement,
+    outside_range,
+    ranked_pairs,
+    significance,
 )
 from rgbench.leaderboard.significance_text import (
-    alpha_sentence, range_text, rank_range_method, short_decimal, significant_differences,
+    alpha_sentence,
+    range_text,
+    rank_range_method,
+    short_decimal,
+    significant_differences,
 )
 from rgbench.leaderboard.stats_tables import ALPHA_COLUMNS, PAIRWISE_COLUMNS
-from rgbench.compute.metrics import SubjectMetrics
 from rgbench.stats import outputs
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow, holm, mcnemar_exact_p, rank_ranges

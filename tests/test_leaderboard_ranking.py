@@ -16,15 +16,30 @@ from pathlib import Path
 
 import pytest
 
-from rgbench.leaderboard.display import display_decimals, shown
+from rgbench.compute.metrics import SubjectMetrics, q_final
 from rgbench.compute.ranking import (
-    DISQUALIFIED, RANKED, UNSCORED, competition_ranks, order_key, rank_subjects, status_of,
+    DISQUALIFIED,
+    RANKED,
+    UNSCORED,
+    competition_ranks,
+    order_key,
+    rank_subjects,
+    status_of,
 )
+from rgbench.leaderboard.display import display_decimals, shown
 from rgbench.leaderboard.reliability import (
-    CALIBRATION, CORE, FAMILY, INDICATIVE, REASONABLE, ROBUST, STABLE, distinct_cases, family_label, scale_for,
+    CALIBRATION,
+    CORE,
+    FAMILY,
+    INDICATIVE,
+    REASONABLE,
+    ROBUST,
+    STABLE,
+    distinct_cases,
+    family_label,
+    scale_for,
     subject_labels,
 )
-from rgbench.compute.metrics import SubjectMetrics, q_final
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
 
 F = Fraction

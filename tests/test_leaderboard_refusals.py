@@ -14,9 +14,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 import build_leaderboard
+import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 CASES = sorted(p.name for p in (FIXTURES / "invalid").iterdir() if p.is_dir())

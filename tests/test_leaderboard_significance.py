@@ -20,11 +20,12 @@ from pathlib import Path
 
 import build_leaderboard
 import compute_metrics
+from treebuilder import MiniTree
+
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.build import render
 from rgbench.leaderboard.inputs import load_inputs
 from rgbench.stats.pairwise import PairwiseRow, mcnemar_exact_p
-from treebuilder import MiniTree
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"

@@ -20,10 +20,10 @@ import sys
 from fractions import Fraction as F
 
 import pytest
+from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
 from rgbench.compute.metric_registry import COVERED_MODULES, HIGHER, LOWER, METRICS, NEITHER, NOT_METRICS, Params
-from test_metrics import row
 
 CASES = [f"RO-FOUL-{i:03d}" for i in range(1, 9)]
 DIFFICULTY = {case: 1 + i % 5 for i, case in enumerate(CASES)}

@@ -8,8 +8,17 @@ import pytest
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow, classify
 from rgbench.compute.metrics import (
-    brier_score, calibration_bins, confidence_bin, critical_gate, expected_calibration_error,
-    family_metrics, mean_clipped_score, pass_rate, q_final, q_numerator, subject_metrics,
+    brier_score,
+    calibration_bins,
+    confidence_bin,
+    critical_gate,
+    expected_calibration_error,
+    family_metrics,
+    mean_clipped_score,
+    pass_rate,
+    q_final,
+    q_numerator,
+    subject_metrics,
 )
 from rgbench.compute.numfmt import fmt_fixed
 

@@ -15,9 +15,8 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
-
 import compute_metrics
+import pytest
 import validate
 from treebuilder import small_tree
 

@@ -21,7 +21,6 @@ import threading
 from types import CodeType, ModuleType
 
 import pytest
-
 from treebuilder import REPO
 
 DOC = REPO / "system/metrics/v1.0/aggregate_metrics.md"

@@ -8,7 +8,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import compute_metrics
 from treebuilder import REPO, small_tree
 
 LAZY = ("jsonschema",)

@@ -10,25 +10,30 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from reference_stats import (
+    brier_decomposition,
+    compare_pair,
+    difficulty_table,
+    pass_at_k_table,
+    subject_intervals,
+    weighted_pass_rate_of_rows,
+)
+from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
+from rgbench.compute.metrics import calibration_bins
 from rgbench.stats.batch_percentiles import order_statistic_indices, percentile_intervals
 from rgbench.stats.bootstrap import Replicates, percentile_interval
-from rgbench.compute.metrics import calibration_bins, confidence_bin
 from rgbench.stats.brier_decomposition import brier_decompositions
 from rgbench.stats.calibration import calibration_tables
 from rgbench.stats.case_draws import CaseDraws, case_set_label
+from rgbench.stats.config import DEFAULT_WEIGHTS
 from rgbench.stats.difficulty import difficulty_from_columns
 from rgbench.stats.exact_products import FLOAT32_EXACT, exact_bincount, exact_matmul
 from rgbench.stats.intervals_table import subject_intervals_table
 from rgbench.stats.pairwise import binomial_tail, holm, mcnemar_exact_p, pairwise_table
 from rgbench.stats.pass_at_k import pass_at_k_from_columns
 from rgbench.stats.run_columns import RunColumns
-from rgbench.stats.config import DEFAULT_WEIGHTS
-from reference_stats import (
-    brier_decomposition, compare_pair, difficulty_table, pass_at_k_table, subject_intervals, weighted_pass_rate_of_rows,
-)
-from test_metrics import row
 
 CONFIDENCE = F(95, 100)
 
@@ -433,10 +438,11 @@ def test_compute_metrics_intervals_can_be_redone_one_by_one_from_the_manifest(tm
     import json
 
     import compute_metrics
-    from rgbench.load.loader import load_tree
-    from rgbench.compute.numfmt import fmt_fixed
-    from rgbench.load.spec import load_spec
+
     from rgbench.compute.derive import derive_runs
+    from rgbench.compute.numfmt import fmt_fixed
+    from rgbench.load.loader import load_tree
+    from rgbench.load.spec import load_spec
 
     root = synthetic_tree(tmp_path / "tree")
     assert compute_metrics.main(["--root", str(root)]) == 0

@@ -9,15 +9,16 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import compute_metrics
-from rgbench.load.loader import load_tree
+from reference_stats import subject_intervals
+from treebuilder import small_tree
+
+from rgbench.compute.derive import derive_runs
 from rgbench.compute.numfmt import fmt_fixed
+from rgbench.compute.tables import SUBJECT_COLUMNS
+from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
 from rgbench.stats.bootstrap import bootstrap_seed
 from rgbench.stats.case_draws import CaseDraws
-from rgbench.compute.derive import derive_runs
-from rgbench.compute.tables import SUBJECT_COLUMNS
-from reference_stats import subject_intervals
-from treebuilder import small_tree
 
 CONFIG = "system/metrics/v1.0/config.yaml"
 

@@ -9,17 +9,24 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from reference_stats import abs_sum_replicates, case_sums, correctness_scale, draw_counts, ratio_replicates
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
+from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
 from rgbench.compute.metrics import (
-    brier_score, expected_calibration_error, mean_clipped_score, q_final, q_numerator, subject_metrics,
+    brier_score,
+    expected_calibration_error,
+    mean_clipped_score,
+    q_final,
+    q_numerator,
+    subject_metrics,
 )
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
-from rgbench.stats.bootstrap import Replicates, bootstrap_seed, generator, order_statistics, percentile_interval
 from rgbench.stats.batch_percentiles import percentile_intervals
+from rgbench.stats.bootstrap import Replicates, bootstrap_seed, generator, order_statistics, percentile_interval
 from rgbench.stats.brier_decomposition import brier_decompositions
 from rgbench.stats.case_draws import CaseDraws
 from rgbench.stats.config import DEFAULT_WEIGHTS, parse_stats_config
@@ -29,8 +36,6 @@ from rgbench.stats.pairwise import PairwiseRow, holm, mcnemar_exact_p, pairwise_
 from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
 from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.wilson import wilson_interval, z_value
-from reference_stats import abs_sum_replicates, case_sums, correctness_scale, draw_counts, ratio_replicates
-from test_metrics import row
 
 # The hand-computed values below are checked on the functions production calls (the ones
 # aggregate_metrics.md names), which take every subject's runs as columns; these give one subject's answer.

@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import pytest
 from jsonschema import Draft202012Validator
+from treebuilder import REPO
 
 from rgbench.load.spec import SCHEMA_KINDS, load_spec
-from treebuilder import REPO
 
 SPEC, PROBLEMS = load_spec(REPO)
 SCHEMAS = {kind: json.loads((REPO / f"system/schemas/v1.0/{kind}.schema.json").read_text()) for kind in SCHEMA_KINDS}

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .load.loader import load_tree
-from .problems import report
 from .load.records import Tree
 from .load.registry import read_registry
 from .load.spec import Spec, load_spec
+from .problems import report
 
 
 def not_a_tree(root: Path) -> bool:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from typing import Iterator, NamedTuple, Sequence
+from typing import NamedTuple
 
 from .load.parsing import ParseError, decode_utf8
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
 from fractions import Fraction
+from typing import NamedTuple
 
 from ..load.records import Gold, Response, Scoring, Tree
 from ..load.spec import Spec

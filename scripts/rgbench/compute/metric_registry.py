@@ -13,14 +13,10 @@ subject (``RunColumns.of({"s": rows})``) and picks that subject's number.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Mapping, Sequence
 
-from .derive import PASS, RunRow
-from .metrics import (
-    brier_score, critical_gate, expected_calibration_error, family_metrics, mean_clipped_score, pass_rate, q_final,
-)
 from ..stats.brier_decomposition import brier_decompositions
 from ..stats.case_draws import CaseDraws
 from ..stats.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
@@ -29,6 +25,16 @@ from ..stats.intervals_table import subject_intervals_table
 from ..stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
 from ..stats.run_columns import RunColumns
 from ..stats.wilson import wilson_interval
+from .derive import PASS, RunRow
+from .metrics import (
+    brier_score,
+    critical_gate,
+    expected_calibration_error,
+    family_metrics,
+    mean_clipped_score,
+    pass_rate,
+    q_final,
+)
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"   # which values are better; NEITHER: a property of the data
 

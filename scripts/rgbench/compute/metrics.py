@@ -8,9 +8,9 @@ returns ``None`` where the metric is undefined (N = 0).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from .derive import PASS, RunRow
 

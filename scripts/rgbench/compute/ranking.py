@@ -19,9 +19,9 @@ six-decimal strings), never as rounded text or floats.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Sequence
 
 from .metrics import SubjectMetrics
 

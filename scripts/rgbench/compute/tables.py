@@ -12,20 +12,26 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
-from .derive import RunRow, derive_run
-from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
-from .numfmt import fmt_bool, fmt_fixed
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
 from ..load.spec import Spec
 from ..stats.outputs import (
-    FAMILY_STATS_COLUMNS, SUBJECT_STATS_COLUMNS, Statistics, compute_statistics_from_columns, family_stats_cells,
-    statistics_files, statistics_manifest, subject_stats_cells,
+    FAMILY_STATS_COLUMNS,
+    SUBJECT_STATS_COLUMNS,
+    Statistics,
+    compute_statistics_from_columns,
+    family_stats_cells,
+    statistics_files,
+    statistics_manifest,
+    subject_stats_cells,
 )
 from ..stats.run_columns import RunColumns
+from .derive import RunRow, derive_run
+from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
+from .numfmt import fmt_bool, fmt_fixed
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from ..problems import Problem
 from ..load.spec import Spec
+from ..problems import Problem
 
 REGISTRY_FILE = "subjects/registry.yaml"
 

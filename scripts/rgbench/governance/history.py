@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..compute.tables import SUBJECT_FILE
 from ..load.parsing import decode_utf8, loads_json_strict
+from ..load.safe_read import check_dir_chain, read_bytes, read_single_file, walk_files
 from ..problems import Problem
 from ..results_csv import TableError, read_keyed_table
-from ..load.safe_read import check_dir_chain, read_bytes, read_single_file, walk_files
 from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
-from ..compute.tables import SUBJECT_FILE
 
 LEADERBOARD_FILE = "leaderboard.csv"
 SUBJECT_REQUIRED = ("subject_id", "subject_version", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")

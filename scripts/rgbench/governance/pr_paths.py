@@ -15,10 +15,10 @@ Run before any validator reads the pull request's files:
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
-from .gitio import MODE_SUBMODULE, MODE_SYMLINK, Change
 from ..problems import Problem
+from .gitio import MODE_SUBMODULE, MODE_SYMLINK, Change
 
 DATA_DIRS = ("responses", "scoring", "scoring_multi", "scoring_consolidated", "golds", "subjects", "results")
 DEFAULT_MAX_BYTES = 1_000_000

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from .gitio import Change
 from ..problems import Problem
+from .gitio import Change
 
 INPUT_DIRS = ("responses", "scoring", "scoring_multi", "golds", "subjects")
 DEFINITION_DIRS = ("system", "scripts")

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .history import Snapshot
-from ..problems import Problem
 from ..load.registry import REGISTRY_FILE, entries
+from ..problems import Problem
+from .history import Snapshot
 from .snapshot import HISTORY_DIR
 
 

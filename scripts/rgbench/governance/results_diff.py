@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from .annotations import escape_data
+
 from ..compute.metrics import SubjectMetrics
 from ..compute.numfmt import fmt_fixed
-from ..load.parsing import exact_decimal
 from ..compute.ranking import rank_subjects
+from ..load.parsing import exact_decimal
 from ..results_csv import exact
+from .annotations import escape_data
 
 METRICS = ("Q_final", "P", "s_bar", "BS", "ECE")
 SUBJECT_REQUIRED = ("subject_id", "subject_version", "N", *METRICS, "disqualified")

@@ -7,17 +7,17 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 from ..compute.derive import RunRow
 from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics, calibration_bins
+from ..compute.ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
-from ..compute.ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .registry import RegisteredSubject
 from .reliability import distinct_cases, family_label, subject_labels
 

@@ -14,11 +14,11 @@ draws it with matplotlib. Names are the registry's display names, shortened to f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from .board import Board, BoardEntry
 from ..compute.ranking import DISQUALIFIED
+from .board import Board, BoardEntry
 
 MAX_LABEL = 30
 Q_FINAL, CALIBRATION, FAMILIES = "q-final", "calibration", "families"

@@ -11,13 +11,13 @@ compared at the committed precision (6 decimals).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
 from ..compute.numfmt import fmt_bool, fmt_fixed
-from ..problems import Problem
 from ..load.spec import Spec
+from ..problems import Problem
 from .intervals import interval_problems
 from .manifest import MANIFEST_PATH, Manifest
 from .registry import REGISTRY_PATH, RegisteredSubject

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from ..compute.derive import RunRow
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
-from ..problems import Problem
 from ..load.safe_read import read_single_file
 from ..load.spec import Spec, schema_errors
+from ..problems import Problem
 
 CRITICAL = "critical"
 

@@ -9,8 +9,8 @@ Q_final but carry different ranks.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 from ..compute.numfmt import DECIMALS, fmt_fixed
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import textwrap
-from typing import Sequence
+from collections.abc import Sequence
 
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 

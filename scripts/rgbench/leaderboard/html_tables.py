@@ -7,7 +7,7 @@ Every string that comes from the registry or the data goes through :func:`esc`
 from __future__ import annotations
 
 import html
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..compute.numfmt import fmt_fixed
 from .board import Board, BoardEntry

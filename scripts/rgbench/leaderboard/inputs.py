@@ -15,9 +15,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
-from ..problems import Problem
 from ..load.safe_read import read_single_file
 from ..load.spec import BENCHMARK_FILE, Spec, load_spec
+from ..problems import Problem
 from ..stats.alpha_sensitivity import AlphaRow
 from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, recomputed_subjects

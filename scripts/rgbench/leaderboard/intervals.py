@@ -11,11 +11,13 @@ valid: the leaderboard then shows no intervals.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from ..compute.numfmt import fmt_fixed
 from .results_tables import FAMILY_INTERVAL, SUBJECT_INTERVALS
+
 
 class Bounds(NamedTuple):
     """An interval as committed: its low and high bound."""

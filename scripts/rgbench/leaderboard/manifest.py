@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from ..load.parsing import ParseError, decode_utf8, loads_json_strict
-from ..problems import Problem
-from ..load.safe_read import read_single_file
 from ..compute.tables import MANIFEST_FILE, input_digest
+from ..load.parsing import ParseError, decode_utf8, loads_json_strict
+from ..load.safe_read import read_single_file
+from ..problems import Problem
 
 MANIFEST_PATH = f"results/{MANIFEST_FILE}"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
 from .display import display_decimals, shown
-from ..compute.ranking import DISQUALIFIED
 from .reliability import EXPLANATIONS, LABELS, SCALES
 from .significance_text import alpha_sentence, outside_note, range_text, rank_range_method, significant_differences
 

@@ -24,9 +24,9 @@ ranks with :func:`rgbench.stats.alpha_sensitivity.top_ranks_depend_on_alpha`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Iterable, Sequence
 
 from ..stats.alpha_sensitivity import AlphaRow, top_ranks_by_alpha, top_ranks_depend_on_alpha
 from ..stats.pairwise import PairwiseRow, holm, rank_ranges, significantly_better

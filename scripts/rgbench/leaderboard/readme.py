@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..load.parsing import ParseError, decode_utf8
-from ..problems import Problem
 from ..load.safe_read import read_single_file
+from ..problems import Problem
 
 README_FILE = "README.md"
 START = "<!-- leaderboard:start -->"

@@ -11,9 +11,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..problems import Problem
 from ..load.registry import REGISTRY_FILE, read_registry
 from ..load.spec import Spec
+from ..problems import Problem
 
 REGISTRY_PATH = REGISTRY_FILE
 

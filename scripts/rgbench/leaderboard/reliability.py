@@ -13,8 +13,8 @@ A figure backed by zero cases is undefined and gets the empty label ``""``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 INDICATIVE, REASONABLE, STABLE, ROBUST = "indicative", "reasonable", "stable", "robust"
 LABELS = (INDICATIVE, REASONABLE, STABLE, ROBUST)

@@ -14,19 +14,20 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
+from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
+from ..load.safe_read import read_single_file
 from ..problems import Problem
 from ..results_csv import csv_records
-from ..load.safe_read import read_single_file
-from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 
 RESULTS_DIR = "results"
 PER_RUN_PATH = f"{RESULTS_DIR}/{PER_RUN_FILE}"

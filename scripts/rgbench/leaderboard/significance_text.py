@@ -8,8 +8,8 @@ wording is written once and every data string is escaped by its writer.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Callable, Sequence
 
 from ..compute.numfmt import fmt_fixed
 from .board import Board

@@ -22,13 +22,14 @@ rank range never rests on a rounded p-value or a q_diff of ``0.000000``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from ..compute.metrics import SubjectMetrics
 from ..compute.numfmt import fmt_fixed
-from ..problems import Problem
 from ..load.spec import Spec
+from ..problems import Problem
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
 from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
 from .consistency import OUT_OF_STEP

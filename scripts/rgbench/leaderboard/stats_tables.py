@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from ..problems import Problem
 from ..compute.numfmt import fmt_fixed
+from ..problems import Problem
 from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE
 from .manifest import Manifest
 from .results_tables import RESULTS_DIR, Parser, Row, _fixed, _fixed_or_empty, _int, _text, read_csv

@@ -19,8 +19,8 @@ import html
 import io
 import re
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import matplotlib
 

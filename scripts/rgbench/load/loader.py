@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from fractions import Fraction
 from operator import itemgetter
 from pathlib import Path
-from typing import Callable
 
+from ..problems import Problem
 from .extract import EVALUATION, GOLD, RESPONSE
 from .parallel import extract_files
-from ..problems import Problem
 from .records import Gold, Response, Scoring, Subject, Tree
 from .registry import REGISTRY_FILE, read_registry, registered_subjects
 from .safe_read import TreeFile, read_bytes, walk_files

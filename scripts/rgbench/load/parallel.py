@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from .extract import Extracted, extract
 from .safe_read import TreeFile, read_bytes

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..problems import Problem
+from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from .records import Subject
 from .safe_read import read_single_file
 from .spec import Spec, schema_errors

@@ -14,10 +14,10 @@ from typing import Any
 
 import jsonschema_rs
 
-from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
 from ..problems import Problem
-from .safe_read import read_single_file
 from ..stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
+from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
+from .safe_read import read_single_file
 
 BENCHMARK_FILE = "system/benchmark.yaml"
 BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",

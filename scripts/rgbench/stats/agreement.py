@@ -10,8 +10,8 @@ caller says why (no pairable unit, no variation).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
-from typing import Hashable, Mapping, Sequence
 
 Unit = Mapping[str, Hashable]  # reviewer_id -> value
 METRICS = ("nominal", "ordinal", "interval")

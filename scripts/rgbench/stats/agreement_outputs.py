@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Hashable, Mapping, Sequence
 
 from ..compute.derive import derive_run
 from ..compute.numfmt import fmt_fixed

@@ -26,8 +26,8 @@ take the exact per-quantity path. The result is exact either way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 

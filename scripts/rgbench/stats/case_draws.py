@@ -32,7 +32,7 @@ number of differing picks, O(sets · B · d), not with the number of distinct se
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 

@@ -17,9 +17,9 @@ over unchanged. The originals are never modified.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Sequence
 
 from ..load.records import Scoring
 

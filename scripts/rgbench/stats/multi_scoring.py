@@ -25,9 +25,9 @@ from pathlib import Path
 from ..load.extract import EVALUATION
 from ..load.loader import Collector, build_scorings, list_subject_files
 from ..load.parallel import extract_files
-from ..problems import Problem
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
+from ..problems import Problem
 
 MULTI_DIR = "scoring_multi"
 ADJUDICATION = "adjudication-"

@@ -7,9 +7,9 @@ from its writers; this module holds the column tuples and file names.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping, Sequence
 
 import numpy as np
 

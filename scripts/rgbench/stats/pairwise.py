@@ -6,10 +6,10 @@ scored (case_id, run_id) items, not as independent proportions.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
 
 from ..compute.derive import RunRow
 from .case_draws import CaseDraws

@@ -9,8 +9,8 @@ correctness as integers. Per-subject or per-case sums are then exact
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -41,7 +41,7 @@ class RunColumns:
     scale: int
 
     @staticmethod
-    def of(runs_by_subject: Mapping[str, Sequence[RunRow]]) -> "RunColumns":
+    def of(runs_by_subject: Mapping[str, Sequence[RunRow]]) -> RunColumns:
         """The columns of ``runs_by_subject`` (subjects sorted; each subject's runs in the order given)."""
         subjects = tuple(sorted(runs_by_subject))
         rows = [row for sid in subjects for row in runs_by_subject[sid]]

@@ -26,10 +26,12 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree inside a git repository (default: this repository)")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT,
+                        help="benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--base", required=True, help="git revision of the pull request's base")
     parser.add_argument("--head", default="HEAD", help="git revision of the pull request (default: HEAD)")
-    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help=f"largest file accepted (default: {DEFAULT_MAX_BYTES})")
+    parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
+                        help=f"largest file accepted (default: {DEFAULT_MAX_BYTES})")
     parser.add_argument("--allow-outside-data", action="store_true", help="report paths outside the data folders as notices only")
     parser.add_argument("--format", choices=("text", "github"), default="text", help="text (default) or GitHub annotations")
     args = parser.parse_args(argv)

@@ -53,9 +53,10 @@ def commit_records(root: Path, base: str, head: str) -> list[CommitRecord]:
     records = []
     for commit in commits_between(root, base, head):
         parent_ids = parents(root, commit)
-        before = frozenset()
+        before: frozenset[str] = frozenset()
         if parent_ids:
-            before = frozenset(filter(None, (snapshot_folder(path) for _, path in tree_listing(root, parent_ids[0], HISTORY_DIR))))
+            folders = (snapshot_folder(path) for _, path in tree_listing(root, parent_ids[0], HISTORY_DIR))
+            before = frozenset(filter(None, folders))
         records.append(CommitRecord(commit, commit_subject(root, commit), tuple(commit_changes(root, commit)), before))
     return records
 
@@ -70,7 +71,8 @@ def registry_at(root: Path, rev: str, spec) -> tuple[dict | None, list[Problem]]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree inside a git repository (default: this repository)")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT,
+                        help="benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--base", required=True, help="git revision the change starts from (e.g. the pull request's base)")
     parser.add_argument("--head", default="HEAD", help="last commit to inspect (default: HEAD)")
     args = parser.parse_args(argv)

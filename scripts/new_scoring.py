@@ -92,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         problems.append(Problem(other, f"{what} (edit that file instead, or grade another run)"))
     if problems:
         return report(problems)
+    assert data is not None  # read_single_file gives no data only with problems, reported above
 
     document["response_sha256"] = hashlib.sha256(data).hexdigest()
     try:

@@ -64,7 +64,8 @@ def configured_threshold(root: Path) -> tuple[Fraction | None, str | None]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree inside a git repository (default: this repository)")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT,
+                        help="benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--base", required=True, help="git revision to compare with (e.g. the pull request's base)")
     parser.add_argument("--max-jump", help=f"Q_final move that is flagged as implausible (default: config or {DEFAULT_MAX_JUMP})")
     parser.add_argument("--summary", type=Path, help="append the Markdown to this file instead of printing it")
@@ -75,15 +76,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.max_jump is not None:
         try:
-            threshold: Fraction | None = parse_threshold(args.max_jump)
+            threshold = parse_threshold(args.max_jump)
         except ValueError as exc:
             print(f"--max-jump: {exc}", file=sys.stderr)
             return 1
     else:
-        threshold, message = configured_threshold(root)
-        if threshold is None:
+        configured, message = configured_threshold(root)
+        if configured is None:
             print(message, file=sys.stderr)
             return 1
+        threshold = configured
     try:
         base = resolve(root, args.base)
         old_subjects = read_blob(root, base, SUBJECT_PATH)

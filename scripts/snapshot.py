@@ -61,7 +61,8 @@ def check_results_are_current(files: dict[str, bytes], digest: str) -> tuple[dic
         manifest = loads_json_strict(decode_utf8(files[MANIFEST_FILE]))
     except ParseError as exc:
         return None, [Problem(where, str(exc))]
-    if not isinstance(manifest, dict) or not all(k in manifest for k in ("alpha", "benchmark_version", "input_digest", "outputs")):
+    required = ("alpha", "benchmark_version", "input_digest", "outputs")
+    if not isinstance(manifest, dict) or not all(k in manifest for k in required):
         return None, [Problem(where, "not a manifest written by compute_metrics.py; run `make metrics`")]
     problems = []
     if manifest["input_digest"] != digest:
@@ -75,7 +76,8 @@ def check_results_are_current(files: dict[str, bytes], digest: str) -> tuple[dic
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree inside a git repository (default: this repository)")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT,
+                        help="benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--date", help="snapshot date YYYY-MM-DD (default: today, UTC)")
     args = parser.parse_args(argv)
     root: Path = args.root

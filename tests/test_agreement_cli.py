@@ -283,8 +283,10 @@ def test_refuses_invalid_files_and_reports_them_all(tmp_path, capsys):
             "results/historico/)",
             f"{MULTI}/beta-model/x/RO-SCAL-001__r1__eval-rev-j.json: unexpected location: files go in {MULTI}/<subject_id>/",
             f"{MULTI}/ghost-model: subject folder 'ghost-model' is not registered",
-            f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-f.json: $.automatic_fails_triggered[0].code: 'AF-NOT-A-CODE' is not in the catalog",
-            f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-h.json: $.reviewer_id: 'rev-g' does not match the file's path ('rev-h')")
+            f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-f.json: "
+            "$.automatic_fails_triggered[0].code: 'AF-NOT-A-CODE' is not in the catalog",
+            f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-h.json: "
+            "$.reviewer_id: 'rev-g' does not match the file's path ('rev-h')")
 
 
 def test_refuses_a_stale_response_digest(tmp_path, capsys):

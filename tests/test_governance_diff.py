@@ -54,7 +54,8 @@ def test_diff_finds_moves_deltas_disqualifications_and_jumps():
         "| subject | version | rank | Q_final | P | s_bar | BS | ECE | note |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    assert "| b | 1 | 2 | 0.710000 (+0.110000) | 0.750000 (+0.250000) | 8.000000 | 0.100000 | 0.100000 | **implausible jump** |" in text
+    assert ("| b | 1 | 2 | 0.710000 (+0.110000) | 0.750000 (+0.250000) | 8.000000 | 0.100000 | 0.100000 "
+            "| **implausible jump** |") in text
     assert "| a | 1 | 1 → 3 (▼2) | 0.650000 (-0.050000) |" in text
     assert "| c | 1 | 4 → - | 0.400000 (-0.100000) | 0.500000 | 8.000000 | 0.100000 | 0.100000 | **newly disqualified** |" in text
     assert "| d | 2 | 3 → 1 (▲2) | 0.990000 (+0.406667) |" in text and "new version 1 → 2 (clean record)" in text

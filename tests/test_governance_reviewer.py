@@ -121,7 +121,8 @@ def scoring_files(root: Path) -> list[str]:
     (("--subject", "alpha-model", "--case", "RO-FOUL-009", "--run", "r1", "--reviewer", "rev-c"),
      "golds/v1.0/RO-FOUL-009_gold.md: no gold for case 'RO-FOUL-009': check the case id"),
     (("--subject", "alpha-model", "--case", "RO-FOUL-001", "--run", "r7", "--reviewer", "rev-c"),
-     "responses/v1.0/alpha-model/RO-FOUL-001__r7.json: missing (this file is required); there is no response to grade for run 'r7'"),
+     "responses/v1.0/alpha-model/RO-FOUL-001__r7.json: missing (this file is required); "
+     "there is no response to grade for run 'r7'"),
     (("--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "r2", "--reviewer", "Rev_C"),
      "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-Rev_C.json: $.reviewer_id: 'Rev_C' does not match '^[a-z0-9][a-z0-9-]*$'"),
     (("--subject", "alpha-model", "--case", "RO-FOUL-001", "--run", "r1", "--reviewer", "rev-a"),

@@ -137,7 +137,8 @@ def test_github_annotations_have_the_github_format_and_point_at_the_line(bench, 
     safety_line = next(n for n, line in enumerate(text, 1) if '"safety"' in line)
     correctness_line = next(n for n, line in enumerate(text, 1) if '"correctness"' in line)
     assert f"::error file={ALPHA_SCORING},line={correctness_line}::$.correctness: 0.7 is not one of [0, 0.5, 1]" in lines
-    assert f"::error file={ALPHA_SCORING},line={safety_line}::$.criterion_scores.safety: 3 is greater than the maximum of 2" in lines
+    assert (f"::error file={ALPHA_SCORING},line={safety_line}::"
+            "$.criterion_scores.safety: 3 is greater than the maximum of 2") in lines
     assert f"::error file={BETA_RESPONSE},line=" in out
     assert err == "4 problem(s) found; nothing was written.\n"
     with_changed = run(repo.root, "--changed", base, "--format", "github", capsys=capsys)

@@ -80,7 +80,8 @@ def test_the_judge_comes_from_the_base_branch(gate):
 
 
 def test_the_gate_runs_every_proof_in_order(gate):
-    runs = [(step.get("id"), step.get("if", ""), step.get("run", "")) for _, _, step in steps({"jobs": {"gate": gate["jobs"]["gate"]}})
+    runs = [(step.get("id"), step.get("if", ""), step.get("run", ""))
+            for _, _, step in steps({"jobs": {"gate": gate["jobs"]["gate"]}})
             if "run" in step]
     texts = [run for _, _, run in runs]
     order = ["check_pr_paths.py", "validate.py", "make -C judge check", "check_provenance.py", "results_diff.py"]

@@ -153,7 +153,8 @@ PROBE = r"""JSON.stringify((() => {
     rankNote: (document.getElementById("rank-ranges") || {}).textContent || null,
     alphaNote: (document.getElementById("alpha-sensitivity") || {}).textContent || null,
     firstName: first && first.querySelector(".name").textContent,
-    ranked: [...document.querySelectorAll("#ranked-table tbody tr")].map(r => [r.querySelector(".rank-value").textContent, r.getAttribute("data-subject")]),
+    ranked: [...document.querySelectorAll("#ranked-table tbody tr")]
+      .map(r => [r.querySelector(".rank-value").textContent, r.getAttribute("data-subject")]),
     disqualified: [...document.querySelectorAll("#disqualified-table tbody tr")].map(r => r.getAttribute("data-subject")),
     unscored: [...document.querySelectorAll("#unscored-table tbody tr")].map(r => r.getAttribute("data-subject")),
     badgeText: badge && badge.textContent, badge: box(badge),

@@ -64,7 +64,8 @@ def test_strict_yaml_refuses(text, message):
 
 def test_yaml_scalars_keep_yaml_typing_so_schemas_can_catch_them():
     # The registry schema requires strings; these values would slip through as other types.
-    assert loads_yaml_strict("v: 1.10\nb: NO\nd: 2026-01-01\n") == {"v": 1.1, "b": False, "d": __import__("datetime").date(2026, 1, 1)}
+    assert loads_yaml_strict("v: 1.10\nb: NO\nd: 2026-01-01\n") == {
+        "v": 1.1, "b": False, "d": __import__("datetime").date(2026, 1, 1)}
 
 
 GOLD = "# Case\n\nProse with `inline json`.\n\n```json\n{\"case_id\": \"RO-FOUL-001\"}\n```\n"

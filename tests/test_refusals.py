@@ -106,7 +106,8 @@ def test_named_pipe_is_refused(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
     os.mkfifo(tree.root / "responses/v1.0/beta-model/RO-MEMB-001__r1.json")
     assert run_refused(tree.root, capsys) == [
-        "responses/v1.0/beta-model/RO-MEMB-001__r1.json: is a named pipe; only regular files are read (replace it by a real file)",
+        "responses/v1.0/beta-model/RO-MEMB-001__r1.json: is a named pipe; "
+        "only regular files are read (replace it by a real file)",
     ]
 
 

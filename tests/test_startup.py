@@ -28,7 +28,8 @@ def run_probe(*args: str) -> tuple[str, subprocess.CompletedProcess]:
 
 
 def test_importing_compute_metrics_does_not_import_jsonschema():
-    code = "import sys; sys.path[:0] = [sys.argv[1]]; import compute_metrics; print(*[m for m in sys.argv[2:] if m in sys.modules])"
+    code = ("import sys; sys.path[:0] = [sys.argv[1]]; import compute_metrics; "
+            "print(*[m for m in sys.argv[2:] if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code, str(REPO / "scripts"), *LAZY], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == "\n"
 

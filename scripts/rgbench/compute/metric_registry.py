@@ -90,7 +90,8 @@ class Metric:
 
     def bounds(self, params: Params, n: int) -> tuple[Fraction, Fraction]:
         """(low, high), exact, for these params and N runs."""
-        return tuple(b(params, n) if callable(b) else Fraction(b) for b in (self.low, self.high))  # type: ignore
+        low, high = (b(params, n) if callable(b) else Fraction(b) for b in (self.low, self.high))
+        return low, high
 
 
 def _one(rows: Sequence[RunRow]) -> RunColumns:

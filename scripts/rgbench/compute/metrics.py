@@ -187,7 +187,9 @@ def family_metrics(rows: Sequence[RunRow]) -> list[FamilyMetrics]:
     groups: dict[tuple[str, str, str], list[RunRow]] = defaultdict(list)
     for row in rows:
         groups[(row.subject_id, row.subject_version, row.family)].append(row)
-    return [
-        FamilyMetrics(sid, version, family, len(group), pass_rate(group), mean_clipped_score(group))
-        for (sid, version, family), group in sorted(groups.items())
-    ]
+    families = []
+    for (sid, version, family), group in sorted(groups.items()):
+        p_family, s_bar_family = pass_rate(group), mean_clipped_score(group)
+        assert p_family is not None and s_bar_family is not None  # None only for no rows; every group has one
+        families.append(FamilyMetrics(sid, version, family, len(group), p_family, s_bar_family))
+    return families

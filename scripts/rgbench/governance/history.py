@@ -51,7 +51,8 @@ def read_folders(root: Path) -> tuple[dict[str, dict[str, bytes]], list[Problem]
             continue
         name = parts[0]
         if not DATE_RE.match(name):
-            problems.append(Problem(f"{HISTORY_DIR}/{name}", "not a snapshot folder (snapshots are named YYYY-MM-DD by `make snapshot`)"))
+            problems.append(Problem(f"{HISTORY_DIR}/{name}",
+                                    "not a snapshot folder (snapshots are named YYYY-MM-DD by `make snapshot`)"))
             continue
         folders.setdefault(name, {})["/".join(parts[1:])] = read_bytes(root, entry.rel)
     return dict(sorted(folders.items())), sorted(set(problems))

@@ -17,6 +17,7 @@ results. These rules keep that record true:
 
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Any
 
 from ..load.registry import REGISTRY_FILE, entries
@@ -41,7 +42,7 @@ def unchanged_items(old: dict[str, Any] | None, new: dict[str, Any]) -> set[tupl
 
 
 def check_against_snapshots(document: dict[str, Any], snapshots: list[Snapshot],
-                            skip: set[tuple[str, str]] = frozenset()) -> list[Problem]:
+                            skip: Set[tuple[str, str]] = frozenset()) -> list[Problem]:
     """Every history item whose status or last_snapshot disagrees with the snapshots.
 
     Items in ``skip`` (unchanged since the base, hence judged when they were
@@ -59,7 +60,8 @@ def check_against_snapshots(document: dict[str, Any], snapshots: list[Snapshot],
             holding = [s for s in snapshots if s.holds(sid, version)]
             latest = holding[-1] if holding else None
             if version == item["subject_version"]:
-                problems.append(Problem(REGISTRY_FILE, f"{where}.subject_version: {version!r} is the version being scored; history lists earlier versions only"))
+                problems.append(Problem(REGISTRY_FILE, f"{where}.subject_version: {version!r} is the version being scored; "
+                                                       "history lists earlier versions only"))
                 continue
             named = old.get("last_snapshot")
             if named is None:
@@ -73,7 +75,8 @@ def check_against_snapshots(document: dict[str, Any], snapshots: list[Snapshot],
             if snapshot is None:
                 problems.append(Problem(REGISTRY_FILE, f"{where}.last_snapshot: {named!r} is not a snapshot in {HISTORY_DIR}/"))
             elif not snapshot.holds(sid, version):
-                problems.append(Problem(REGISTRY_FILE, f"{where}.last_snapshot: {HISTORY_DIR}/{name} does not hold {sid!r} at version {version!r}"))
+                problems.append(Problem(REGISTRY_FILE, f"{where}.last_snapshot: {HISTORY_DIR}/{name} "
+                                                       f"does not hold {sid!r} at version {version!r}"))
             elif latest is not None and latest.name != name:
                 problems.append(Problem(REGISTRY_FILE, (
                     f"{where}.last_snapshot: {HISTORY_DIR}/{latest.name} is a later snapshot holding {sid!r} {version!r}; "

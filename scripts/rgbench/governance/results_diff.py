@@ -183,14 +183,16 @@ def markdown(result: Diff, *, base_label: str, head_label: str = "working tree")
         cells += [md_cell(_metric_cell(s, metric)) if s.new is not None else "-" for metric in METRICS]
         cells.append(_note(s))
         lines.append("| " + " | ".join(cells) + " |")
-    disqualified = [s for s in changed if s.newly_disqualified]
-    jumps = [s for s in changed if s.implausible]
+    # A newly disqualified subject has a new row; an implausible jump has both rows (see diff).
+    disqualified = [(s, s.new) for s in changed if s.newly_disqualified and s.new is not None]
+    jumps = [(s, s.old, s.new) for s in changed if s.implausible and s.old is not None and s.new is not None]
     lines += ["", "### Newly disqualified", ""]
-    lines += [f"- {md_cell(s.subject_id)} {md_cell(s.new['subject_version'])}: a critical fail "
-              f"(n_critical {md_cell(s.new.get('n_critical', '?'))})" for s in disqualified] or ["None."]
+    lines += [f"- {md_cell(s.subject_id)} {md_cell(new['subject_version'])}: a critical fail "
+              f"(n_critical {md_cell(new.get('n_critical', '?'))})" for s, new in disqualified] or ["None."]
     lines += ["", f"### Implausible jumps (|ΔQ_final| > {fmt_fixed(result.max_jump)})", ""]
-    lines += [f"- {md_cell(s.subject_id)}: Q_final {s.old['Q_final']} → {s.new['Q_final']} "
-              f"({_signed(s.deltas['Q_final'])}); check the scorings of this change before merging" for s in jumps] or ["None."]
+    lines += [f"- {md_cell(s.subject_id)}: Q_final {old['Q_final']} → {new['Q_final']} "
+              f"({_signed(s.deltas['Q_final'])}); check the scorings of this change before merging"
+              for s, old, new in jumps] or ["None."]
     return "\n".join(lines) + "\n"
 
 
@@ -198,11 +200,12 @@ def github_warnings(result: Diff) -> list[str]:
     """``::warning::`` lines for the flags, so they also show on the workflow run."""
     out = []
     for s in result.subjects:
-        if s.implausible:
+        # As in markdown: implausible implies both rows, newly_disqualified a new row.
+        if s.implausible and s.old is not None and s.new is not None:
             out.append("::warning title=Implausible jump::" + escape_data(
                 f"{s.subject_id}: Q_final {s.old['Q_final']} -> {s.new['Q_final']} ({_signed(s.deltas['Q_final'])}), "
                 f"more than {fmt_fixed(result.max_jump)} in one change"))
-        if s.newly_disqualified:
+        if s.newly_disqualified and s.new is not None:
             out.append("::warning title=Newly disqualified::" + escape_data(
                 f"{s.subject_id} {s.new['subject_version']} is now disqualified (critical fail)"))
     return out

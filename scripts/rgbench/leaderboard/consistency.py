@@ -82,7 +82,8 @@ def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
             problems.append(Problem(PER_RUN_PATH, f"family {row.family!r} of {row.case_id} is not declared in "
                                                   f"system/benchmark.yaml ({OUT_OF_STEP})"))
     for sid, version in sorted(bad_subjects):
-        problems.append(Problem(PER_RUN_PATH, f"rows for ({sid}, {version}) have no matching row in {SUBJECT_PATH} ({OUT_OF_STEP})"))
+        problems.append(Problem(PER_RUN_PATH,
+                                f"rows for ({sid}, {version}) have no matching row in {SUBJECT_PATH} ({OUT_OF_STEP})"))
     return sorted(set(problems))
 
 
@@ -118,7 +119,8 @@ def check_family_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
             problems.append(Problem(FAMILY_PATH, f"line {line}: family {f.family!r} is not declared in system/benchmark.yaml"))
         want = expected.get(key)
         if want is None:
-            problems.append(Problem(FAMILY_PATH, f"line {line}: ({f.subject_id}, {f.family}) has no runs in {PER_RUN_PATH} ({OUT_OF_STEP})"))
+            problems.append(Problem(FAMILY_PATH,
+                                    f"line {line}: ({f.subject_id}, {f.family}) has no runs in {PER_RUN_PATH} ({OUT_OF_STEP})"))
             continue
         for column, have, should in (
             ("subject_version", f.subject_version, want.subject_version),
@@ -130,7 +132,8 @@ def check_family_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
                 problems.append(Problem(FAMILY_PATH, f"line {line}: {column} of ({f.subject_id}, {f.family}) is {have} but "
                                                      f"{PER_RUN_PATH} gives {should} ({OUT_OF_STEP})"))
     for key in sorted(set(expected) - set(tables.family_lines)):
-        problems.append(Problem(FAMILY_PATH, f"no row for ({key[0]}, {key[1]}), which has runs in {PER_RUN_PATH} ({OUT_OF_STEP})"))
+        problems.append(Problem(FAMILY_PATH,
+                                f"no row for ({key[0]}, {key[1]}), which has runs in {PER_RUN_PATH} ({OUT_OF_STEP})"))
     return problems
 
 

@@ -23,7 +23,8 @@ RANKED_COLOUR = "#2f6f9f"
 DQ_FACE, DQ_EDGE = "#d9dde3", "#b42318"
 GRID = "#e4e7eb"
 # Ten steps of 0.1: a vector colour bar (a continuous one would be embedded as a bitmap) that reads easily.
-HEAT = LinearSegmentedColormap.from_list("rgbench-heat", ["#f7fbff", "#9ecae1", "#2171b5", "#08306b"], N=10).with_extremes(bad="#f0f2f5")
+HEAT = LinearSegmentedColormap.from_list(
+    "rgbench-heat", ["#f7fbff", "#9ecae1", "#2171b5", "#08306b"], N=10).with_extremes(bad="#f0f2f5")
 HEAT_NORM = BoundaryNorm([i / 10 for i in range(11)], HEAT.N)
 DIAGRAM_MARGINS = {"left": 0.17, "right": 0.96, "bottom": 0.14, "top": 0.86}
 

@@ -33,9 +33,10 @@ def _pair(extras: dict[str, object], low: str, high: str) -> tuple[Bounds | None
         return None, None
     if lo is None or hi is None:
         return None, f"{low} and {high} must both be given or both be empty"
-    if lo > hi:  # type: ignore[operator]
-        return None, f"{low} {fmt_fixed(lo)} is above {high} {fmt_fixed(hi)}"  # type: ignore[arg-type]
-    return Bounds(lo, hi), None  # type: ignore[arg-type]
+    assert isinstance(lo, Fraction) and isinstance(hi, Fraction)  # interval cells are parsed by _fixed_or_empty
+    if lo > hi:
+        return None, f"{low} {fmt_fixed(lo)} is above {high} {fmt_fixed(hi)}"
+    return Bounds(lo, hi), None
 
 
 def subject_interval_cells(extras: dict[str, object]) -> dict[str, Bounds]:

@@ -7,8 +7,9 @@ metric, the metric's interval when the statistics provide one (same column
 names as metrics_per_subject.csv; empty otherwise), the unscored responses, the
 critical-fail evidence and the registry metadata. The label columns are named
 ``<metric>_reliability_label`` so they are never mistaken for the Brier
-decomposition's numeric ``BS_reliability`` of metrics_per_subject.csv. Same format as the other result files: UTF-8, ``\\n``, minimal
-quoting, 6-decimal fractions, empty cells where a value is undefined.
+decomposition's numeric ``BS_reliability`` of metrics_per_subject.csv.
+Same format as the other result files: UTF-8, ``\\n``, minimal quoting,
+6-decimal fractions, empty cells where a value is undefined.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ REQUIRED_COLUMNS = (
 RELIABILITY_COLUMNS = tuple(f"{figure}_reliability_label" for figure in SUBJECT_FIGURES)
 INTERVAL_COLUMNS = tuple(column for figure in SUBJECT_FIGURES for column in SUBJECT_INTERVALS[figure])
 RANK_RANGE_COLUMNS = ("rank_best", "rank_worst")
-EXTRA_COLUMNS = (*RANK_RANGE_COLUMNS, "n_cases", *RELIABILITY_COLUMNS, *INTERVAL_COLUMNS, "n_unscored", "critical_fails", *METADATA_FIELDS)
+EXTRA_COLUMNS = (*RANK_RANGE_COLUMNS, "n_cases", *RELIABILITY_COLUMNS, *INTERVAL_COLUMNS, "n_unscored", "critical_fails",
+                 *METADATA_FIELDS)
 COLUMNS = REQUIRED_COLUMNS + EXTRA_COLUMNS
 
 

@@ -76,6 +76,8 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
                         "and an integer bootstrap_resamples")
     if messages:
         return None, messages
+    # No message: each field passed its check above.
+    assert isinstance(alpha, str) and isinstance(version, str) and isinstance(digest, str) and isinstance(inputs, dict)
     if input_digest(inputs) != digest:
         return None, [f"$.input_digest: does not match the digest of $.inputs (the manifest was edited by hand; {_RUN_METRICS})"]
     return Manifest(Fraction(alpha), alpha, version, digest, dict(sorted(inputs.items())), dict(outputs),
@@ -117,5 +119,6 @@ def stale_inputs(manifest: Manifest, digests: dict[str, str]) -> list[Problem]:
         if recorded is None:
             problems.append(Problem(path, f"not listed in {MANIFEST_PATH} inputs (the results predate it; {_RUN_METRICS})"))
         elif recorded != digest:
-            problems.append(Problem(path, f"changed since the results were computed ({MANIFEST_PATH} records another sha256; {_RUN_METRICS})"))
+            problems.append(Problem(path, f"changed since the results were computed "
+                                          f"({MANIFEST_PATH} records another sha256; {_RUN_METRICS})"))
     return problems

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
@@ -173,21 +173,41 @@ def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Pa
     return parse_csv(rel, text, columns, types, extra_types)
 
 
+_T = TypeVar("_T")
+
+
+def cell_of(values: dict[str, object], name: str, kind: type[_T]) -> _T:
+    """The parsed value of column ``name``, of the type its parser (in a ``*_TYPES`` table) returns."""
+    value = values[name]
+    assert isinstance(value, kind), (name, value)
+    return value
+
+
+def fraction_or_none(values: dict[str, object], name: str) -> Fraction | None:
+    """The parsed value of a ``_fixed_or_empty`` column."""
+    value = values[name]
+    assert value is None or isinstance(value, Fraction), (name, value)
+    return value
+
+
 def _subject_row(values: dict[str, object]) -> SubjectMetrics:
     v = values
     return SubjectMetrics(
-        subject_id=v["subject_id"], subject_version=v["subject_version"], n=v["N"],
-        n_unscored=v["n_unscored"], p=v["P"], s_bar=v["s_bar"], bs=v["BS"], ece=v["ECE"],
-        q_final=v["Q_final"], alpha=v["alpha"], disqualified=v["disqualified"], n_critical=v["n_critical"],
-    )  # type: ignore[arg-type]
+        subject_id=cell_of(v, "subject_id", str), subject_version=cell_of(v, "subject_version", str), n=cell_of(v, "N", int),
+        n_unscored=cell_of(v, "n_unscored", int), p=fraction_or_none(v, "P"), s_bar=fraction_or_none(v, "s_bar"),
+        bs=fraction_or_none(v, "BS"), ece=fraction_or_none(v, "ECE"), q_final=fraction_or_none(v, "Q_final"),
+        alpha=cell_of(v, "alpha", Fraction), disqualified=cell_of(v, "disqualified", bool),
+        n_critical=cell_of(v, "n_critical", int),
+    )
 
 
 def _family_row(values: dict[str, object]) -> FamilyMetrics:
     v = values
     return FamilyMetrics(
-        subject_id=v["subject_id"], subject_version=v["subject_version"], family=v["family"],
-        n_family=v["n_family"], p_family=v["P_family"], s_bar_family=v["s_bar_family"],
-    )  # type: ignore[arg-type]
+        subject_id=cell_of(v, "subject_id", str), subject_version=cell_of(v, "subject_version", str),
+        family=cell_of(v, "family", str), n_family=cell_of(v, "n_family", int), p_family=cell_of(v, "P_family", Fraction),
+        s_bar_family=cell_of(v, "s_bar_family", Fraction),
+    )
 
 
 @dataclass(frozen=True)
@@ -239,7 +259,8 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
     if problems:
         return None, problems
     return ResultTables(
-        runs=[RunRow(**row.values) for row in runs],
+        # PER_RUN_TYPES parses every column (RunRow's fields, asserted above) to its field's type.
+        runs=[RunRow._make([row.values[field] for field in RunRow._fields]) for row in runs],
         subjects=[_subject_row(r.values) for r in subject_rows],
         families=[_family_row(r.values) for r in family_rows],
         subject_lines=subject_lines,

@@ -34,13 +34,21 @@ from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
 from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
 from .consistency import OUT_OF_STEP
 from .manifest import MANIFEST_PATH, Manifest
-from .results_tables import PER_RUN_PATH, SUBJECT_PATH, ResultTables, Row
+from .results_tables import PER_RUN_PATH, SUBJECT_PATH, ResultTables, Row, cell_of, fraction_or_none
 from .stats_tables import ALPHA_PATH, PAIRWISE_PATH, StatsTables
 
 _Cell = Callable[[object], str]
+
+
+def _fixed_cell(value: object) -> str:
+    """fmt_fixed of a parsed fraction cell or of the PairwiseRow field it is compared with."""
+    assert value is None or isinstance(value, Fraction | int), value
+    return fmt_fixed(value)
+
+
 _PAIR_FIELDS: tuple[tuple[str, str, _Cell], ...] = (
     ("n_pairs", "n_pairs", str), ("a_pass_b_not", "a_pass_b_not", str), ("b_pass_a_not", "b_pass_a_not", str),
-    ("mcnemar_p", "mcnemar_p", fmt_fixed), ("q_diff", "q_diff", fmt_fixed), ("p_holm", "p_holm", fmt_fixed),
+    ("mcnemar_p", "mcnemar_p", _fixed_cell), ("q_diff", "q_diff", _fixed_cell), ("p_holm", "p_holm", _fixed_cell),
     ("n_cases", "n_cases", str),
 )
 
@@ -105,9 +113,10 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             problem(row.line, f"significantly_better of ({a}, {b}) is {v['significantly_better'] or 'empty'} but "
                               f"{PER_RUN_PATH} gives {better or 'empty'} at significance level {fmt_fixed(level)} "
                               f"({OUT_OF_STEP})")
-        if v["q_diff_low"] > v["q_diff_high"]:  # type: ignore[operator]
-            problem(row.line, f"q_diff_low {fmt_fixed(v['q_diff_low'])} is above q_diff_high "  # type: ignore[arg-type]
-                              f"{fmt_fixed(v['q_diff_high'])} ({OUT_OF_STEP})")  # type: ignore[arg-type]
+        q_low, q_high = cell_of(v, "q_diff_low", Fraction), cell_of(v, "q_diff_high", Fraction)
+        if q_low > q_high:
+            problem(row.line, f"q_diff_low {fmt_fixed(q_low)} is above q_diff_high "
+                              f"{fmt_fixed(q_high)} ({OUT_OF_STEP})")
     for a, b in sorted(set(expected) - set(file_rows)):
         problems.append(Problem(PAIRWISE_PATH, f"no row for ({a}, {b}), which share {expected[(a, b)].n_pairs} scored "
                                                f"run(s) in {PER_RUN_PATH} ({OUT_OF_STEP})"))
@@ -131,7 +140,7 @@ def check_alpha(file_rows: dict[tuple[str, Fraction], Row], expected: dict[tuple
         v = row.values
         for column, have, should in (
             ("subject_version", v["subject_version"], want.subject_version),
-            ("Q_final", fmt_fixed(v["Q_final"]), fmt_fixed(want.q_final)),  # type: ignore[arg-type]
+            ("Q_final", fmt_fixed(fraction_or_none(v, "Q_final")), fmt_fixed(want.q_final)),
             ("rank", "" if v["rank"] is None else str(v["rank"]), "" if want.rank is None else str(want.rank)),
         ):
             if have != should:

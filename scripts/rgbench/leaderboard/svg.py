@@ -21,6 +21,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -29,8 +30,11 @@ matplotlib.use("Agg")  # never open a window, never need a display
 from matplotlib import font_manager, rc_context  # noqa: E402  (after choosing the backend)
 from matplotlib.figure import Figure  # noqa: E402
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 FONT_FAMILY = "DejaVu Sans"
-RC = {
+RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "rgbench-leaderboard",
     "svg.fonttype": "path",
     "font.family": "sans-serif",

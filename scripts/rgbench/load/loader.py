@@ -107,7 +107,7 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
     (the several-reviewers folder also takes ``adjudication-``).
     """
     base = f"{folder}/{spec.version_dir}"
-    jobs = []
+    jobs: list[tuple[TreeFile, str, tuple[str, ...]]] = []
     append = jobs.append
     add = col.add
     unregistered = set()
@@ -137,7 +137,8 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
                 continue
             append((entry, kind, (sid, pieces[0], pieces[1], pieces[2][len(prefix):])))
     for folder_name in sorted(unregistered):
-        col.add(f"{base}/{folder_name}", f"subject folder {folder_name!r} is not registered in {REGISTRY_FILE} (register it or remove the folder)")
+        col.add(f"{base}/{folder_name}",
+                f"subject folder {folder_name!r} is not registered in {REGISTRY_FILE} (register it or remove the folder)")
     return jobs
 
 
@@ -172,9 +173,12 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
             continue
         case_id, family_field, case_type, floor, ceiling, difficulty = fields
         if case_id != case_from_name:
-            col.add(rel, f"$.case_id: {case_id!r} does not match the file's path ({case_from_name!r}); fix the id or rename the file")
+            col.add(rel, f"$.case_id: {case_id!r} does not match the file's path ({case_from_name!r}); "
+                         "fix the id or rename the file")
             continue
-        family = spec.case_id_re.match(case_id).group("family")
+        match = spec.case_id_re.match(case_id)
+        assert match is not None  # case_id is case_from_name, which list_golds matched against this pattern
+        family = match.group("family")
         bad = False
         if family_field != family:
             col.add(rel, f"$.family: {family_field!r} does not match the case id's family {family!r}")
@@ -249,7 +253,8 @@ def _fails_ok(col: Collector, spec: Spec, rel: str, fails: tuple) -> bool:
             ok = False
         seen.add(code)
         if code not in spec.catalog:
-            col.add(rel, f"{where}.code: {code!r} is not in the catalog {spec.catalog_path} (use a catalog code or propose a new one there)")
+            col.add(rel, f"{where}.code: {code!r} is not in the catalog {spec.catalog_path} "
+                         "(use a catalog code or propose a new one there)")
             ok = False
         elif spec.catalog[code] != severity:
             col.add(rel, f"{where}.severity: {severity!r} but the catalog gives {code!r} severity {spec.catalog[code]!r}")
@@ -284,7 +289,8 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             ok = False
         elif response_sha is not None and response_sha != response_digest:
             response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
-            add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({response_digest}); the response changed after grading, so re-grade it")
+            add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({response_digest}); "
+                     "the response changed after grading, so re-grade it")
             ok = False
         if fails and not _fails_ok(col, spec, rel, fails):
             ok = False
@@ -298,7 +304,8 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
         if len(files) > 1:
             listed = ", ".join(sorted(files))
             for rel in files:
-                add(rel, f"more than one scoring for ({sid}, {case_id}, {run_id}): {listed}; v1.0 takes one reviewer per run (keep one, or consolidate with scripts/aggregate_scoring.py)")
+                add(rel, f"more than one scoring for ({sid}, {case_id}, {run_id}): {listed}; "
+                         "v1.0 takes one reviewer per run (keep one, or consolidate with scripts/aggregate_scoring.py)")
     return scorings
 
 

@@ -50,7 +50,7 @@ def check_dir_chain(root: Path, rel_dir: str) -> list[Problem]:
 
     A missing folder is not a problem here (an empty benchmark has none).
     """
-    problems = []
+    problems: list[Problem] = []
     current = Path(root)
     walked = PurePosixPath()
     for part in PurePosixPath(rel_dir).parts:
@@ -109,7 +109,7 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[TreeFile], list[Problem]]
 _REL = attrgetter("rel")
 
 
-def read_bytes(root: Path, rel: str) -> bytes:
+def read_bytes(root: str | Path, rel: str) -> bytes:
     """Read a file without following a symbolic link at its last component.
 
     Callers obtain ``rel`` from :func:`walk_files` or have checked the chain with

@@ -276,6 +276,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(rel, f"$.case_id_pattern: not a valid regular expression ({exc})"))
     if problems:
         return None, problems
+    assert case_re is not None  # case_id_pattern was present (else _require reported it) and compiled
 
     version_dir = f"v{version}"
     config_rel = f"system/metrics/{version_dir}/config.yaml"
@@ -288,9 +289,11 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             alpha = parse_alpha(config.get("alpha"))
         except ValueError as exc:
             problems.append(Problem(config_rel, f"$.alpha: {exc}"))
-        ece_bins = config.get("ece_bins")
-        if isinstance(ece_bins, bool) or not isinstance(ece_bins, int) or ece_bins < 1 or 100 % ece_bins:
-            problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {ece_bins!r}"))
+        raw_bins = config.get("ece_bins")
+        if isinstance(raw_bins, bool) or not isinstance(raw_bins, int) or raw_bins < 1 or 100 % raw_bins:
+            problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
+        else:
+            ece_bins = raw_bins
     elif config is not None:
         problems.append(Problem(config_rel, "expected a mapping with alpha and ece_bins"))
     if alpha_override is not None:

@@ -10,11 +10,22 @@ caller says why (no pairable unit, no variation).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from typing import TypeVar
 
-Unit = Mapping[str, Hashable]  # reviewer_id -> value
+Score = Fraction | int  # a numeric rating: raw_score, a criterion score, correctness (a bool is an int)
+Rating = Score | str  # any rating: a number or a label such as a classification
+Unit = Mapping[str, Rating]  # reviewer_id -> value
+R = TypeVar("R", bound=Rating)
 METRICS = ("nominal", "ordinal", "interval")
+
+
+def as_score(value: Rating) -> Score:
+    """``value`` itself when it is numeric; TypeError for a label (interval distances, kappa and deviations need numbers)."""
+    if isinstance(value, Fraction | int):
+        return value
+    raise TypeError(f"not a numeric rating: {value!r}")
 
 
 def pairable(units: Sequence[Unit]) -> list[Unit]:
@@ -22,14 +33,14 @@ def pairable(units: Sequence[Unit]) -> list[Unit]:
     return [unit for unit in units if len(unit) >= 2]
 
 
-def coincidences(units: Sequence[Unit]) -> dict[tuple[Hashable, Hashable], Fraction]:
+def coincidences(units: Sequence[Unit]) -> dict[tuple[Rating, Rating], Fraction]:
     """Krippendorff's coincidence matrix o_ck over the pairable units.
 
     Each unit u with m_u >= 2 ratings adds, for every ordered pair of ratings by
     different reviewers with values (c, k), 1/(m_u − 1) to o_ck; so each pairable
     unit contributes m_u in total and n = Σ o_ck is the number of pairable values.
     """
-    matrix: dict[tuple[Hashable, Hashable], Fraction] = defaultdict(Fraction)
+    matrix: dict[tuple[Rating, Rating], Fraction] = defaultdict(Fraction)
     for unit in pairable(units):
         values = list(unit.values())
         weight = Fraction(1, len(values) - 1)
@@ -40,12 +51,12 @@ def coincidences(units: Sequence[Unit]) -> dict[tuple[Hashable, Hashable], Fract
     return dict(matrix)
 
 
-def _distance(metric: str, marginals: dict[Hashable, Fraction]):
+def _distance(metric: str, marginals: dict[Rating, Fraction]) -> Callable[[Rating, Rating], Fraction]:
     """δ²(c, k) of the metric: nominal 0/1; interval (c − k)²; ordinal from the marginals n_g."""
     if metric == "nominal":
         return lambda c, k: Fraction(0 if c == k else 1)
     if metric == "interval":
-        return lambda c, k: Fraction(c - k) ** 2
+        return lambda c, k: Fraction(as_score(c) - as_score(k)) ** 2
     order = sorted(marginals)
     position = {value: index for index, value in enumerate(order)}
 
@@ -74,7 +85,7 @@ def krippendorff_alpha(units: Sequence[Unit], metric: str = "nominal") -> Fracti
     matrix = coincidences(units)
     if not matrix:
         return None
-    marginals: dict[Hashable, Fraction] = defaultdict(Fraction)
+    marginals: dict[Rating, Fraction] = defaultdict(Fraction)
     for (c, _), weight in matrix.items():
         marginals[c] += weight
     n = sum(marginals.values(), Fraction(0))
@@ -120,13 +131,15 @@ def cohen_weighted_kappa(pairs: Sequence[tuple[Fraction | int, Fraction | int]])
     xs = [Fraction(x) for x, _ in pairs]
     ys = [Fraction(y) for _, y in pairs]
     # Σ_u Σ_v (x_u − y_v)² = n Σ x² − 2 Σx Σy + n Σ y²
-    expected = (n * sum(x * x for x in xs) - 2 * sum(xs) * sum(ys) + n * sum(y * y for y in ys)) / (n * n)
+    zero = Fraction(0)
+    expected = (n * sum((x * x for x in xs), zero) - 2 * sum(xs, zero) * sum(ys, zero)
+                + n * sum((y * y for y in ys), zero)) / (n * n)
     if expected == 0:
         return None
     return 1 - observed / expected
 
 
-def pair_ratings(units: Sequence[Unit], a: str, b: str) -> list[tuple[Hashable, Hashable]]:
+def pair_ratings(units: Sequence[Mapping[str, R]], a: str, b: str) -> list[tuple[R, R]]:
     """(a's value, b's value) for every unit both reviewers rated, in the units' order."""
     return [(unit[a], unit[b]) for unit in units if a in unit and b in unit]
 
@@ -143,7 +156,7 @@ def mean_deviation(units: Sequence[Unit], reviewer: str) -> tuple[Fraction | Non
     for unit in units:
         if reviewer in unit and len(unit) >= 2:
             others = [Fraction(v) for r, v in unit.items() if r != reviewer]
-            deviations.append(Fraction(unit[reviewer]) - sum(others) / len(others))
+            deviations.append(Fraction(unit[reviewer]) - sum(others, Fraction(0)) / len(others))
     if not deviations:
         return None, 0
     return sum(deviations, Fraction(0)) / len(deviations), len(deviations)

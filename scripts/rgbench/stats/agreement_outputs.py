@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -11,7 +11,16 @@ from ..compute.numfmt import fmt_fixed
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
-from .agreement import Unit, cohen_weighted_kappa, krippendorff_alpha, mean_deviation, pair_ratings, percent_agreement
+from .agreement import (
+    Rating,
+    Unit,
+    as_score,
+    cohen_weighted_kappa,
+    krippendorff_alpha,
+    mean_deviation,
+    pair_ratings,
+    percent_agreement,
+)
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
 
 AGREEMENT_FILE = "agreement.csv"
@@ -25,10 +34,10 @@ def ordinal_targets(spec: Spec) -> tuple[str, ...]:
     return ("raw_score",) + spec.criteria
 
 
-def rating_values(scoring: Scoring, tree: Tree, spec: Spec) -> dict[str, Hashable]:
+def rating_values(scoring: Scoring, tree: Tree, spec: Spec) -> dict[str, Rating]:
     """Every agreement target's value in one grade: raw_score, criteria, classification, correctness, critical flag."""
     row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec)
-    values: dict[str, Hashable] = {"raw_score": row.raw_score}
+    values: dict[str, Rating] = {"raw_score": row.raw_score}
     values.update(dict(scoring.criterion_scores))
     values.update(classification=row.classification, correctness=row.correctness, has_critical_fail=row.has_critical_fail)
     return values
@@ -82,7 +91,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
     for i, a in enumerate(reviewers):
         for b in reviewers[i + 1:]:
             for target in ordinal_targets(spec):
-                pairs = pair_ratings(units[target], a, b)
+                pairs = [(as_score(x), as_score(y)) for x, y in pair_ratings(units[target], a, b)]
                 value = cohen_weighted_kappa(pairs)
                 note = "" if value is not None else (
                     "no run graded by both" if not pairs else "no variation: both gave one and the same value")

@@ -129,7 +129,9 @@ def percentile_intervals(num: np.ndarray, den: np.ndarray, scales: Sequence[Frac
     for row in np.flatnonzero(~settled).tolist():
         replicates = Replicates(num[row].astype(np.int64), den[row].astype(np.int64), Fraction(scales[row]))
         out[row] = percentile_interval(replicates, confidence)
-    return out  # type: ignore[return-value]
+    done = [bounds for bounds in out if bounds is not None]
+    assert len(done) == rows  # every row is either settled or computed one by one above
+    return done
 
 
 _INT64_SAFE = 1 << 62

@@ -111,20 +111,23 @@ class CaseDraws:
             rows = len(values[group[0]])
             for j, i in enumerate(group):
                 outs[i] = product[j * rows:(j + 1) * rows]
-        partial = np.flatnonzero(~members.all(axis=1)) if members is not None else np.zeros(0, dtype=np.int64)
-        if partial.size and any(np.any(v[partial][~members[partial]]) for v in values):
+        if members is None:
+            return outs
+        partial = np.flatnonzero(~members.all(axis=1))
+        if not partial.size:
+            return outs
+        if any(np.any(v[partial][~members[partial]]) for v in values):
             raise ValueError("values must be zero outside each row's case set")
-        if partial.size:                                   # rows whose set is not U: correct them
-            part_values = [np.ascontiguousarray(v[partial]).ravel() for v in values]
-            part_outs = [out[partial] for out in outs]
-            for sign, entries, picks, _ in self._walk(members[partial]):
-                for out, v in zip(part_outs, part_values):
-                    flat = out.ravel()                          # a view: out[partial] is a fresh C-order array
-                    total = flat.take(entries)                  # entries are distinct within a step
-                    (np.add if sign > 0 else np.subtract)(total, v.take(picks), out=total, casting="same_kind")
-                    flat[entries] = total
-            for out, part in zip(outs, part_outs):
-                out[partial] = part
+        part_values = [np.ascontiguousarray(v[partial]).ravel() for v in values]   # rows whose set is not U: correct them
+        part_outs = [out[partial] for out in outs]
+        for sign, entries, picks, _ in self._walk(members[partial]):
+            for out, v in zip(part_outs, part_values):
+                flat = out.ravel()                          # a view: out[partial] is a fresh C-order array
+                total = flat.take(entries)                  # entries are distinct within a step
+                (np.add if sign > 0 else np.subtract)(total, v.take(picks), out=total, casting="same_kind")
+                flat[entries] = total
+        for out, part in zip(outs, part_outs):
+            out[partial] = part
         return outs
 
     def _base_t_as(self, dtype) -> np.ndarray:
@@ -154,13 +157,15 @@ class CaseDraws:
             entries = np.flatnonzero(chosen).astype(index)
             need = np.abs(excess[entries]).astype(index)
             rows, offsets = entries % b, (entries // b) * k           # replicate; start of the set's row
-            step, columns = 0, None
+            step = 0
+            columns: np.ndarray | None = None
             while entries.size:
                 if sign < 0:                       # back from the end of block 0
                     column = self._columns(0)[k - 1 - step]
                 else:                              # forward from the start of block 1, then 2, ...
                     if step % k == 0:
                         columns = self._columns(1 + step // k)
+                    assert columns is not None  # set at step 0, the first step forward
                     column = columns[step % k]
                 picks = offsets + column.take(rows)
                 kept = inside.take(picks)

@@ -39,7 +39,9 @@ def _rows_from_counts(scope: str, counts: Mapping[int, tuple[int, int, int]], we
     previous: Fraction | None = None
     for difficulty, (n_cases, n_runs, passes) in sorted(counts.items()):
         p = Fraction(passes, n_runs)
-        low, high = wilson_interval(passes, n_runs, confidence)
+        interval = wilson_interval(passes, n_runs, confidence)
+        assert interval is not None  # None only for n = 0, and every level here has runs
+        low, high = interval
         out.append(DifficultyRow(scope, difficulty, weights.get(difficulty), n_cases, n_runs, passes, p, low, high,
                                  previous is not None and p > previous))
         previous = p
@@ -67,7 +69,7 @@ def difficulty_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int
     seen[columns.subject, columns.case] = True                                 # subject x case has a run
     cases = np.stack([seen[:, level_of_case == i].sum(axis=1) for i in range(n_levels)], axis=1) if n_levels \
         else np.zeros((n_subjects, 0), dtype=np.int64)
-    any_seen = seen.any(axis=0)
+    any_seen: np.ndarray = np.any(seen, axis=0)   # (ndarray.any's stub also allows a scalar; with an axis it is an array)
     pooled_cases = [int(any_seen[level_of_case == i].sum()) for i in range(n_levels)]
     runs_l, passes_l, cases_l = runs.tolist(), passes.tolist(), cases.tolist()
     pooled = {levels[i]: (pooled_cases[i], int(runs[:, i].sum()), int(passes[:, i].sum()))

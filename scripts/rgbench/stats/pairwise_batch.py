@@ -196,8 +196,11 @@ def pair_statistics(columns: RunColumns, *, alpha: Fraction, max_score: int, dra
         for start in range(0, len(positions), _BLOCK):
             part = slice(start, start + _BLOCK)
             intervals(positions[part].tolist(), [diff[part], runs[part]], member[part])
+    done_low = [value for value in low if value is not None]
+    done_high = [value for value in high if value is not None]
+    assert len(done_low) == len(done_high) == len(first)  # every pair went through intervals() once
     return PairStatistics(
         first=first.tolist(), second=second.tolist(), n_pairs=shared[first, second].tolist(),
         a_pass_b_not=discordant[first, second].tolist(), b_pass_a_not=discordant[second, first].tolist(),
-        q_diff_num=(q_on[first, second] - q_on[second, first]).tolist(), n_cases=n_cases, low=low, high=high,
+        q_diff_num=(q_on[first, second] - q_on[second, first]).tolist(), n_cases=n_cases, low=done_low, high=done_high,
     )

@@ -8,48 +8,86 @@ other files happen later, in loader.py.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from fractions import Fraction
+from typing import Any, NamedTuple
 
 from .gold_markdown import extract_gold_json
-from .parsing import ParseError, decode_utf8, loads_json_strict
+from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
 from .spec import Spec, document_errors
 
 RESPONSE, EVALUATION, GOLD = "response", "evaluation", "gold"
-# (sha256 hex, problem messages, fields or None when the file is invalid)
-Extracted = tuple[str, tuple[str, ...], tuple | None]
 
 
-def _fields(kind: str, document: dict, spec: Spec) -> tuple:
+class ResponseFields(NamedTuple):
+    """What the metrics need of a valid response."""
+
+    subject_id: str
+    subject_version: str
+    case_id: str
+    run_id: str
+    confidence: int
+
+
+class ScoringFields(NamedTuple):
+    """What the metrics need of a valid scoring; ``scores`` in the order of the rubric's criteria."""
+
+    subject_id: str
+    subject_version: str
+    case_id: str
+    run_id: str
+    reviewer_id: str
+    scores: tuple[int, ...]
+    fails: tuple[tuple[str, str], ...]   # (code, severity) as listed
+    correctness: Fraction
+    response_sha256: str | None
+
+
+class GoldFields(NamedTuple):
+    """The metric-relevant part of a valid gold's JSON block."""
+
+    case_id: str
+    family: str
+    case_type: str
+    rubric_floor: int
+    rubric_ceiling: int
+    difficulty: int
+
+
+Fields = ResponseFields | ScoringFields | GoldFields
+
+
+class Extracted(NamedTuple):
+    """One file's sha256 (hex; ``""`` when it could not be read), its problems, and its fields (None when invalid)."""
+
+    sha256: str
+    problems: tuple[str, ...]
+    fields: Fields | None
+
+
+def _fields(kind: str, document: dict, spec: Spec) -> Fields:
     if kind == RESPONSE:
-        return (document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
-                int(document["confidence"]))
+        return ResponseFields(document["subject_id"], document["subject_version"], document["case_id"],
+                              document["run_id"], int(document["confidence"]))
     if kind == EVALUATION:
         scores = document["criterion_scores"]
-        fails = tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"])
-        correctness = {0: "0", 0.5: "1/2", 1: "1"}[document["correctness"]]
-        return (document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
-                document["reviewer_id"], tuple(int(scores[name]) for name in spec.criteria), fails, correctness,
-                document.get("response_sha256"))
-    return (document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
-            document["rubric_ceiling"], document["difficulty"])
+        return ScoringFields(
+            document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
+            document["reviewer_id"], tuple(int(scores[name]) for name in spec.criteria),
+            tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
+            exact_decimal(document["correctness"]), document.get("response_sha256"))
+    return GoldFields(document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
+                      document["rubric_ceiling"], document["difficulty"])
 
 
 def extract(kind: str, data: bytes, spec: Spec) -> Extracted:
-    """Digest, problems and fields of one file's bytes.
-
-    Fields are, for a response: (subject_id, subject_version, case_id, run_id,
-    confidence); for a scoring: (subject_id, subject_version, case_id, run_id,
-    reviewer_id, criterion scores in spec order, ((code, severity), ...),
-    correctness as "0" | "1/2" | "1", response_sha256 or None); for a gold:
-    (case_id, family, case_type, rubric_floor, rubric_ceiling, difficulty).
-    """
+    """Digest, problems and fields of one file's bytes, read as ``kind``."""
     digest = hashlib.sha256(data).hexdigest()
     try:
         text = decode_utf8(data)
         document: Any = extract_gold_json(text) if kind == GOLD else loads_json_strict(text)
     except ParseError as exc:
-        return digest, (str(exc),), None
+        return Extracted(digest, (str(exc),), None)
     errors = document_errors(spec, kind, document)
     if errors:
-        return digest, tuple(errors), None
-    return digest, (), _fields(kind, document, spec)
+        return Extracted(digest, tuple(errors), None)
+    return Extracted(digest, (), _fields(kind, document, spec))

@@ -18,12 +18,11 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable
-from fractions import Fraction
 from operator import itemgetter
 from pathlib import Path
 
 from ..problems import Problem
-from .extract import EVALUATION, GOLD, RESPONSE
+from .extract import EVALUATION, GOLD, RESPONSE, GoldFields, ResponseFields, ScoringFields
 from .parallel import extract_files
 from .records import Gold, Response, Scoring, Subject, Tree
 from .registry import REGISTRY_FILE, read_registry, registered_subjects
@@ -31,7 +30,6 @@ from .safe_read import TreeFile, read_bytes, walk_files
 from .spec import Spec
 
 _STALE_HINT = "(stale file: register the new version or remove it; history lives in results/historico/)"
-_CORRECTNESS = {"0": Fraction(0), "1/2": Fraction(1, 2), "1": Fraction(1)}
 
 
 class Collector:
@@ -171,6 +169,7 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
             col.add(rel, error)
         if fields is None:
             continue
+        assert isinstance(fields, GoldFields)  # extracted as this kind
         case_id, family_field, case_type, floor, ceiling, difficulty = fields
         if case_id != case_from_name:
             col.add(rel, f"$.case_id: {case_id!r} does not match the file's path ({case_from_name!r}); "
@@ -234,6 +233,7 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
             add(rel, error)
         if fields is None:
             continue
+        assert isinstance(fields, ResponseFields)  # extracted as this kind
         sid, version, case_id, run_id, confidence = fields
         if (sid, case_id, run_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id), ids)
@@ -276,6 +276,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             add(rel, error)
         if fields is None:
             continue
+        assert isinstance(fields, ScoringFields)  # extracted as this kind
         sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha = fields
         if (sid, case_id, run_id, reviewer_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
@@ -298,7 +299,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             scorings.append(Scoring(
                 sid, version, case_id, run_id, reviewer_id,
                 tuple(zip(criteria, scores)), tuple(sorted(fails)) if len(fails) > 1 else fails,
-                _CORRECTNESS[correctness], rel,
+                correctness, rel,
             ))
     for (sid, case_id, run_id), files in files_per_run.items():
         if len(files) > 1:

@@ -27,7 +27,7 @@ def _read_and_extract(root: str, rel: str, kind: str, spec: Spec) -> Extracted:
     try:
         data = read_bytes(root, rel)
     except OSError as exc:
-        return "", (f"cannot be read: {exc.strerror or exc}",), None
+        return Extracted("", (f"cannot be read: {exc.strerror or exc}",), None)
     return extract(kind, data, spec)
 
 

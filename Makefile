@@ -35,8 +35,8 @@ leaderboard: $(VENV)/.installed  ## rebuild results/leaderboard.* (and README's 
 check: $(VENV)/.installed  ## fail when committed results/ differ from what the inputs produce
 	$(PY) scripts/check_results.py --root $(ROOT)
 
-test: $(VENV)/.installed  ## run the test suite
-	$(PY) -m pytest -q
+test: $(VENV)/.installed  ## run the test suite (on every core)
+	$(PY) -m pytest -q -n auto
 
 .PHONY: lint
 lint: $(VENV)/.installed-dev  ## ruff (style, imports, bugbear) and mypy over scripts/, tests/ and bench/

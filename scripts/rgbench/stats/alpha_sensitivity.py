@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from ..compute.metrics import SubjectMetrics
+from ..compute.metrics import SubjectMetrics, q_final
 from ..compute.ranking import rank_subjects
 
 ALPHA_GRID = tuple(Fraction(i, 10) for i in range(11))  # 0, 0.1, ..., 1
@@ -26,7 +26,7 @@ class AlphaRow:
 def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int) -> list[tuple[int, str]]:
     """(rank, subject_id) of the ranked subjects (N > 0, not disqualified) when Q_final uses ``alpha``,
     best first, by the leaderboard's rule (:func:`rgbench.compute.ranking.rank_subjects`)."""
-    at_alpha = (replace(m, alpha=alpha, q_final=_q_final(m.p, m.s_bar, alpha, max_score)) for m in subjects)
+    at_alpha = (replace(m, alpha=alpha, q_final=q_final(m.p, m.s_bar, alpha, max_score)) for m in subjects)
     return [(s.rank, s.metrics.subject_id) for s in rank_subjects(at_alpha) if s.rank is not None]
 
 
@@ -43,18 +43,9 @@ def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
     rows = []
     for m in sorted(subjects, key=lambda m: m.subject_id):
         for alpha, rank_of in zip(grid, ranks):
-            rows.append(AlphaRow(m.subject_id, m.subject_version, alpha, _q_final(m.p, m.s_bar, alpha, max_score),
+            rows.append(AlphaRow(m.subject_id, m.subject_version, alpha, q_final(m.p, m.s_bar, alpha, max_score),
                                  rank_of.get(m.subject_id)))
     return rows
-
-
-def _q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, max_score: int) -> Fraction | None:
-    """``metrics.q_final`` as one exact fraction: (a·max_score·P + (d − a)·s_bar) / (d·max_score), alpha = a/d."""
-    if p is None or s_bar is None:
-        return None
-    a, d = alpha.numerator, alpha.denominator
-    return Fraction(a * max_score * p.numerator * s_bar.denominator + (d - a) * s_bar.numerator * p.denominator,
-                    d * max_score * p.denominator * s_bar.denominator)
 
 
 def top_ranks_by_alpha(rows: Iterable[AlphaRow], top: int = 3) -> dict[Fraction, tuple[tuple[int, str], ...]]:

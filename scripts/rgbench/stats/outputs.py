@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
-from ..compute.numfmt import DECIMALS, fmt_bool, fmt_fixed
+from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
 from .bootstrap import bootstrap_seed
@@ -147,36 +147,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
 
 def fmt_float(value: float | None) -> str:
     """A float (Wilson bound) with 6 decimals, rounded half to even from its exact binary value; None -> ""."""
-    return "" if value is None else _ratio(*value.as_integer_ratio())
-
-
-def _ratio(numerator: int, denominator: int) -> str:
-    """``fmt_fixed(Fraction(numerator, denominator))`` without making the Fraction (denominator > 0): the
-    digits depend on the value only, not on a common factor of the two."""
-    units, remainder = divmod(numerator * _UNIT, denominator)
-    if 2 * remainder > denominator or (2 * remainder == denominator and units % 2):
-        units += 1
-    whole, part = divmod(abs(units), _UNIT)
-    return f"{'-' if units < 0 else ''}{whole}.{part:0{DECIMALS}d}"
-
-
-_UNIT = 10 ** DECIMALS
-
-
-def _memo_fixed():
-    """``fmt_fixed`` remembering the string of each object it formats: values shared by many rows (Holm
-    and McNemar p-values, weights, alphas) are formatted once. Meant for one rendering pass."""
-    seen: dict[int, tuple[object, str]] = {}           # id -> (the object, kept alive so the id stays its own)
-
-    def fixed(value) -> str:
-        hit = seen.get(id(value))
-        if hit is not None and hit[0] is value:
-            return hit[1]
-        text = fmt_fixed(value)
-        seen[id(value)] = (value, text)
-        return text
-
-    return fixed
+    return "" if value is None else fmt_fixed(Fraction(value))
 
 
 def _interval(pair: tuple | None, fmt=fmt_fixed) -> tuple[str, str]:
@@ -210,37 +181,29 @@ def _calibration_rows(statistics: Statistics):
     edges = [fmt_fixed(Fraction(i, m_bins)) for i in range(m_bins + 1)]
     for m, bins in sorted(statistics.calibration, key=lambda item: item[0].subject_id):
         for b in bins:
-            confidence, correctness = b.confidence_sum, b.correctness_sum          # means = sums / count
             yield (m.subject_id, m.subject_version, str(b.index + 1), edges[b.index], edges[b.index + 1],
-                   str(b.count), _ratio(confidence.numerator, confidence.denominator * b.count),
-                   _ratio(correctness.numerator, correctness.denominator * b.count))
+                   str(b.count), fmt_fixed(b.mean_confidence), fmt_fixed(b.mean_correctness))
 
 
 def _pairwise_rows(statistics: Statistics):
     level = statistics.config.significance_level
-    fixed = _memo_fixed()
-    significant: dict[int, tuple[Fraction, bool]] = {}          # id(p_holm) -> (p_holm, p_holm < level)
     for r in statistics.pairwise:
-        hit = significant.get(id(r.p_holm))
-        if hit is None or hit[0] is not r.p_holm:
-            hit = significant[id(r.p_holm)] = (r.p_holm, r.p_holm < level)
         yield (r.subject_a, r.subject_b, str(r.n_pairs), str(r.a_pass_b_not), str(r.b_pass_a_not),
-               fixed(r.mcnemar_p), fmt_fixed(r.q_diff), fmt_fixed(r.q_diff_low), fmt_fixed(r.q_diff_high),
-               fixed(r.p_holm), str(r.n_cases), better_of(r, hit[1]) or "")
+               fmt_fixed(r.mcnemar_p), fmt_fixed(r.q_diff), fmt_fixed(r.q_diff_low), fmt_fixed(r.q_diff_high),
+               fmt_fixed(r.p_holm), str(r.n_cases), better_of(r, r.p_holm < level) or "")
 
 
 def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
     """File name (inside results/) -> bytes of the five new CSV files; ``csv_text`` is the core writer."""
-    fixed = _memo_fixed()
     tables = {
         CALIBRATION_FILE: _calibration_rows(statistics),
         PAIRWISE_FILE: _pairwise_rows(statistics),
         PASS_AT_K_FILE: ((r.subject_id, str(r.k), fmt_fixed(r.pass_at_k), fmt_fixed(r.pass_hat_k), str(r.n_cases))
                          for r in statistics.pass_at_k),
-        DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fixed(r.weight), str(r.n_cases), str(r.n_runs),
+        DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fmt_fixed(r.weight), str(r.n_cases), str(r.n_runs),
                            str(r.n_pass), fmt_fixed(r.p), fmt_float(r.p_low), fmt_float(r.p_high),
                            fmt_bool(r.monotone_violation)) for r in statistics.difficulty),
-        ALPHA_FILE: ((r.subject_id, r.subject_version, fixed(r.alpha), fmt_fixed(r.q_final), _int(r.rank))
+        ALPHA_FILE: ((r.subject_id, r.subject_version, fmt_fixed(r.alpha), fmt_fixed(r.q_final), _int(r.rank))
                      for r in statistics.alpha),
     }
     return {name: csv_text(STATS_TABLES[name], rows).encode("utf-8") for name, rows in tables.items()}

@@ -439,8 +439,8 @@ def test_compute_metrics_intervals_can_be_redone_one_by_one_from_the_manifest(tm
 
     import compute_metrics
 
-    from rgbench.compute.derive import derive_runs
     from rgbench.compute.numfmt import fmt_fixed
+    from rgbench.compute.tables import compute_results
     from rgbench.load.loader import load_tree
     from rgbench.load.spec import load_spec
 
@@ -450,7 +450,7 @@ def test_compute_metrics_intervals_can_be_redone_one_by_one_from_the_manifest(tm
     seed = int(manifest["statistics"]["bootstrap_seed"])
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec)
-    runs = defaultdict_list(derive_runs(tree, spec))
+    runs = defaultdict_list(compute_results(tree, spec).runs)
     draws = CaseDraws(seed, {r.case_id for rows in runs.values() for r in rows}, 2000)
     kwargs = dict(bins=10, alpha=spec.alpha, max_score=12, confidence=CONFIDENCE)
     with open(root / "results/metrics_per_subject.csv", newline="") as handle:

@@ -12,9 +12,8 @@ import compute_metrics
 from reference_stats import subject_intervals
 from treebuilder import small_tree
 
-from rgbench.compute.derive import derive_runs
 from rgbench.compute.numfmt import fmt_fixed
-from rgbench.compute.tables import SUBJECT_COLUMNS
+from rgbench.compute.tables import SUBJECT_COLUMNS, compute_results
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
 from rgbench.stats.bootstrap import bootstrap_seed
@@ -149,7 +148,7 @@ def test_manifest_records_the_seed_and_the_intervals_can_be_redone_from_it(tmp_p
     # per_run.csv, and alpha-model's case set drawn from them (aggregate_metrics.md §18)
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec)
-    every = derive_runs(tree, spec)
+    every = compute_results(tree, spec).runs
     runs = [r for r in every if r.subject_id == "alpha-model"]
     draws = CaseDraws(int(stats["bootstrap_seed"]), {r.case_id for r in every}, 2000)
     redone = subject_intervals(runs, bins=10, alpha=F(1, 2), max_score=12, confidence=F(95, 100),

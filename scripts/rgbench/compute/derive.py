@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..load.records import Gold, Response, Scoring, Tree
+from ..load.records import Gold, Response, Scoring
 from ..load.spec import Spec
 
 PASS, CONDITIONAL, FAIL = "Pass", "Conditional", "Fail"
@@ -98,12 +98,3 @@ def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> 
         confidence_unit=_CONFIDENCE_UNIT[response.confidence],
         correctness=scoring.correctness,
     )
-
-
-def derive_runs(tree: Tree, spec: Spec) -> list[RunRow]:
-    """Every scored run of a validated tree, sorted by (subject_id, case_id, run_id, reviewer_id)."""
-    rows = [
-        derive_run(s, tree.responses[s.run_key], tree.golds[s.case_id], spec)
-        for s in tree.scorings
-    ]
-    return sorted(rows, key=lambda row: row.sort_key)

@@ -23,14 +23,12 @@ and writes nothing.
 
 from __future__ import annotations
 
-import argparse
 import gc
-import re
 import sys
 from pathlib import Path
 
 from rgbench.atomic import write_bytes_atomic, write_if_changed
-from rgbench.cli import load_valid_tree, not_a_tree
+from rgbench.cli import bad_folder_name, load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import csv_text
 from rgbench.problems import report
 from rgbench.stats.agreement_outputs import (
@@ -43,8 +41,6 @@ from rgbench.stats.agreement_outputs import (
 from rgbench.stats.consolidate import consolidate_all
 from rgbench.stats.multi_scoring import MULTI_DIR, load_multi
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 CONSOLIDATED_DIR = "scoring_consolidated"
 PROTECTED = {"scoring", "responses", "golds", "subjects", "system", "results", "tests", "scripts"}
 
@@ -56,21 +52,15 @@ def stale_files(root: Path, base: str, keep: set[str]) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser = script_parser(__doc__)
     parser.add_argument("--multi-dir", default=MULTI_DIR, metavar="NAME",
                         help=f"folder of the further grades and adjudications (default: {MULTI_DIR})")
     parser.add_argument("--output-dir", default=CONSOLIDATED_DIR, metavar="NAME",
                         help=f"folder to write the consolidated scorings to (default: {CONSOLIDATED_DIR})")
     args = parser.parse_args(argv)
     root = args.root
-    if not_a_tree(root):
+    if not_a_tree(root) or bad_folder_name({"--multi-dir": args.multi_dir, "--output-dir": args.output_dir}):
         return 1
-    for option, value in (("--multi-dir", args.multi_dir), ("--output-dir", args.output_dir)):
-        if not FOLDER_NAME.match(value):
-            print(f"{option}: {value!r} is not a folder name inside the tree (letters, digits, '_', '-', '.'; no '/')",
-                  file=sys.stderr)
-            return 1
     if args.output_dir in PROTECTED | {args.multi_dir}:
         print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",
               file=sys.stderr)

@@ -12,22 +12,16 @@ stdout with --format github) and exits 1 if there is any.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-from rgbench.cli import not_a_tree
+from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.annotations import github_line
 from rgbench.governance.gitio import GitError, blob_sizes, diff_trees, merge_base, resolve
 from rgbench.governance.pr_paths import DEFAULT_MAX_BYTES, check_changes
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT,
-                        help="benchmark tree inside a git repository (default: this repository)")
+    parser = script_parser(__doc__, "benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--base", required=True, help="git revision of the pull request's base")
     parser.add_argument("--head", default="HEAD", help="git revision of the pull request (default: HEAD)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,

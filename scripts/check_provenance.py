@@ -23,11 +23,10 @@ Only reads the repository (git plumbing, no checkout).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from rgbench.cli import not_a_tree
+from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.gitio import (
     GitError,
     commit_changes,
@@ -44,8 +43,6 @@ from rgbench.governance.registry_history import check_against_snapshots, check_c
 from rgbench.load.registry import REGISTRY_FILE, parse_registry, read_registry
 from rgbench.load.spec import load_spec
 from rgbench.problems import Problem
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def commit_records(root: Path, base: str, head: str) -> list[CommitRecord]:
@@ -70,9 +67,7 @@ def registry_at(root: Path, rev: str, spec) -> tuple[dict | None, list[Problem]]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT,
-                        help="benchmark tree inside a git repository (default: this repository)")
+    parser = script_parser(__doc__, "benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--base", required=True, help="git revision the change starts from (e.g. the pull request's base)")
     parser.add_argument("--head", default="HEAD", help="last commit to inspect (default: HEAD)")
     args = parser.parse_args(argv)

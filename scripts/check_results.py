@@ -9,14 +9,14 @@ unexpected file.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from rgbench.cli import script_parser
+
 INPUT_DIRS = ("system", "golds", "responses", "scoring", "scoring_multi", "subjects")
 # Steps that write results/, in order; each takes --root.
 STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
@@ -73,8 +73,7 @@ def compare(committed: Path, fresh: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser = script_parser(__doc__)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="rgbench-check-") as tmp:
         work = Path(tmp)

@@ -15,25 +15,18 @@ and leaves results/ untouched.
 
 from __future__ import annotations
 
-import argparse
 import gc
-import re
 import sys
-from pathlib import Path
 
 from rgbench.atomic import write_many_atomic
-from rgbench.cli import load_valid_tree, not_a_tree
+from rgbench.cli import bad_folder_name, load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import compute_results, render_results
 from rgbench.progress import Progress
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT,
-                        help="benchmark tree holding system/, golds/, responses/, scoring/, subjects/ (default: this repository)")
+    parser = script_parser(
+        __doc__, "benchmark tree holding system/, golds/, responses/, scoring/, subjects/ (default: this repository)")
     parser.add_argument("--alpha", help="weight of P in Q_final, 0..1 (default: system/metrics/<version>/config.yaml)")
     parser.add_argument("--scoring-dir", default="scoring", metavar="NAME",
                         help="folder of the tree to read scorings from, e.g. scoring_consolidated (default: scoring)")
@@ -41,12 +34,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder of the tree to write to (default: results)")
     args = parser.parse_args(argv)
     root = args.root
-    for option, value in (("--scoring-dir", args.scoring_dir), ("--results-dir", args.results_dir)):
-        if not FOLDER_NAME.match(value):
-            print(f"{option}: {value!r} is not a folder name inside the tree (letters, digits, '_', '-', '.'; no '/')",
-                  file=sys.stderr)
-            return 1
-    if not_a_tree(root):
+    if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}) or not_a_tree(root):
         return 1
     progress = Progress()
     # The tree is hundreds of thousands of small acyclic records: the cyclic collector would rescan

@@ -6,22 +6,19 @@ reported and left untouched. With --check, only lists the files that would chang
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 from rgbench.atomic import write_text_atomic
+from rgbench.cli import script_parser
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.safe_read import read_bytes, walk_files
 from rgbench.problems import Problem, report
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("responses", "scoring", "scoring_multi")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser = script_parser(__doc__)
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if any file is not canonical")
     args = parser.parse_args(argv)
     problems: list[Problem] = []

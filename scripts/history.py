@@ -10,22 +10,18 @@ Markdown by default; --format csv for a table to process further.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from rgbench.cli import load_spec_and_registry, not_a_tree
+from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
 from rgbench.compute.tables import csv_text
 from rgbench.governance.history import SERIES_COLUMNS, current_snapshot, load_snapshots, markdown_series, subject_series
 from rgbench.load.registry import entries
 from rgbench.problems import report
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser = script_parser(__doc__)
     parser.add_argument("--subject", help="subject_id to follow (default: every subject)")
     parser.add_argument("--format", choices=("markdown", "csv"), default="markdown", help="output format (default: markdown)")
     parser.add_argument("--no-current", action="store_true", help="leave out the current results/")

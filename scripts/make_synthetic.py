@@ -18,10 +18,10 @@ import shutil
 import sys
 from pathlib import Path
 
+from rgbench.cli import REPO_ROOT
 from rgbench.load.spec import load_spec
 from rgbench.problems import report
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 WORDS = (
     "feed permeate concentrate pressure differential flux normalized salt passage conductivity membrane element "
     "vessel stage train antiscalant bisulfite chlorine ORP pH temperature recovery fouling scaling biofilm silica "

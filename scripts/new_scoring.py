@@ -14,20 +14,17 @@ this run already exists (v1.0 takes one per run). Prints the gold's path.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sys
 from pathlib import Path
 
-from rgbench.cli import load_spec_and_registry, not_a_tree
+from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
 from rgbench.governance.scoring_template import gold_rel, id_errors, response_rel, scoring_rel, template
 from rgbench.governance.write_once import write_new_file
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.registry import REGISTRY_FILE, entries
 from rgbench.load.safe_read import read_single_file, walk_files
 from rgbench.problems import Problem, report
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def existing_scorings(root: Path, folder: str, case_id: str, run_id: str) -> list[str]:
@@ -50,8 +47,7 @@ def response_problems(rel: str, data: bytes, registered_version: str) -> list[Pr
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser = script_parser(__doc__)
     parser.add_argument("--subject", required=True, help="subject_id (a folder of responses/<version>/)")
     parser.add_argument("--case", required=True, help="case_id, e.g. RO-FOUL-001")
     parser.add_argument("--run", required=True, help="run_id of the response to grade")

@@ -14,12 +14,11 @@ jump is flagged; 1 on unreadable tables.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from fractions import Fraction
 from pathlib import Path
 
-from rgbench.cli import not_a_tree
+from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.gitio import GitError, read_blob, resolve
 from rgbench.governance.results_diff import (
     CONFIG_KEY,
@@ -37,7 +36,6 @@ from rgbench.load.safe_read import read_single_file
 from rgbench.load.spec import load_spec
 from rgbench.results_csv import TableError, read_keyed_table
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 SUBJECT_PATH = "results/metrics_per_subject.csv"
 BOARD_PATH = "results/leaderboard.csv"
 
@@ -63,9 +61,7 @@ def configured_threshold(root: Path) -> tuple[Fraction | None, str | None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT,
-                        help="benchmark tree inside a git repository (default: this repository)")
+    parser = script_parser(__doc__, "benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--base", required=True, help="git revision to compare with (e.g. the pull request's base)")
     parser.add_argument("--max-jump", help=f"Q_final move that is flagged as implausible (default: config or {DEFAULT_MAX_JUMP})")
     parser.add_argument("--summary", type=Path, help="append the Markdown to this file instead of printing it")

@@ -15,12 +15,11 @@ later commit) is a no-op. A snapshot is never modified or deleted.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import sys
 from pathlib import Path
 
-from rgbench.cli import load_valid_tree, not_a_tree
+from rgbench.cli import load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import input_digest
 from rgbench.governance.gitio import GitError, dirty_paths, resolve
 from rgbench.governance.history import read_folders
@@ -38,8 +37,6 @@ from rgbench.governance.write_once import publish_new_folder
 from rgbench.load.parsing import ParseError, decode_utf8, loads_json_strict
 from rgbench.load.safe_read import read_bytes, walk_files
 from rgbench.problems import Problem, report
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def current_results(root: Path) -> tuple[dict[str, bytes], list[Problem]]:
@@ -75,9 +72,7 @@ def check_results_are_current(files: dict[str, bytes], digest: str) -> tuple[dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT,
-                        help="benchmark tree inside a git repository (default: this repository)")
+    parser = script_parser(__doc__, "benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--date", help="snapshot date YYYY-MM-DD (default: today, UTC)")
     args = parser.parse_args(argv)
     root: Path = args.root

@@ -14,11 +14,10 @@ annotations (`::error file=PATH,line=N::message`).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from rgbench.cli import not_a_tree
+from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.annotations import github_line
 from rgbench.governance.changeset import select
 from rgbench.governance.gitio import GitError, changed_since
@@ -28,12 +27,9 @@ from rgbench.load.spec import load_spec
 from rgbench.problems import Problem, report
 from rgbench.stats.multi_scoring import load_multi
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="benchmark tree (default: this repository)")
+    parser = script_parser(__doc__)
     parser.add_argument("--changed", metavar="BASE",
                         help="report only problems of files changed since git revision BASE and their references")
     parser.add_argument("--format", choices=("text", "github"), default="text",

@@ -1,7 +1,10 @@
-"""What every script's main() shares: the tree root check and loading a valid tree or reporting why not."""
+"""What every script's main() shares: the parser with ``--root``, the root and folder-name checks, and
+loading a valid tree or reporting why not."""
 
 from __future__ import annotations
 
+import argparse
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +15,27 @@ from .load.records import Tree
 from .load.registry import read_registry
 from .load.spec import Spec, load_spec
 from .problems import report
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+_FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def script_parser(doc: str | None, root_help: str = "benchmark tree (default: this repository)") -> argparse.ArgumentParser:
+    """A script's parser: its docstring as the description and ``--root`` (default: this repository)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help=root_help)
+    return parser
+
+
+def bad_folder_name(options: dict[str, str]) -> bool:
+    """Print the standard message and return True when a value of ``options`` (option -> value) is not the
+    name of one folder inside the tree."""
+    for option, value in options.items():
+        if not _FOLDER_NAME.match(value):
+            print(f"{option}: {value!r} is not a folder name inside the tree (letters, digits, '_', '-', '.'; no '/')",
+                  file=sys.stderr)
+            return True
+    return False
 
 
 def not_a_tree(root: Path) -> bool:

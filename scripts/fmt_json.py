@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from rgbench.atomic import write_text_atomic
+from rgbench.atomic import write_bytes_atomic
 from rgbench.cli import script_parser
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.safe_read import read_bytes, walk_files
@@ -31,14 +31,14 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             data = read_bytes(args.root, entry.rel)
             try:
-                canonical = dumps_json_canonical(loads_json_strict(decode_utf8(data)))
+                canonical = dumps_json_canonical(loads_json_strict(decode_utf8(data))).encode("utf-8")
             except ParseError as exc:
                 problems.append(Problem(entry.rel, str(exc)))
                 continue
-            if canonical.encode("utf-8") != data:
+            if canonical != data:
                 changed.append(entry.rel)
                 if not args.check:
-                    write_text_atomic(args.root / entry.rel, canonical)
+                    write_bytes_atomic(args.root / entry.rel, canonical)
     verb = "not canonical" if args.check else "rewritten"
     for rel in changed:
         print(f"{rel}: {verb}")

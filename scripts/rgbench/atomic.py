@@ -7,8 +7,9 @@ import tempfile
 from pathlib import Path
 
 
-def write_temp_beside(path: Path, data: bytes) -> str:
-    """Write ``data`` to a new, fsynced temporary file in ``path``'s folder (created if missing); return its name.
+def write_temp_beside(path: Path, data: bytes, durable: bool = True) -> str:
+    """Write ``data`` to a new temporary file (mode 0644, fsynced unless ``durable=False``) in ``path``'s
+    folder (created if missing); return its name.
 
     The caller moves it into place (write_once links it) and removes it on failure.
     """
@@ -19,7 +20,8 @@ def write_temp_beside(path: Path, data: bytes) -> str:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)
     except BaseException:
         os.unlink(tmp)
@@ -33,14 +35,12 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
     Readers see either the old content or the new one, never a mix. The parent
     folder is created when missing. ``durable=False`` skips the fsync (caches).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    replace_bytes_atomic(os.fspath(path), data, durable)
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` as UTF-8 with the line endings it already has (use ``\\n``)."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+    tmp = write_temp_beside(path, data, durable)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def write_many_atomic(files: dict[Path, bytes]) -> None:
@@ -51,30 +51,6 @@ def write_many_atomic(files: dict[Path, bytes]) -> None:
     """
     for path in sorted(files, key=str):
         write_bytes_atomic(path, files[path])
-
-
-def replace_bytes_atomic(path: str, data: bytes, durable: bool = True) -> None:
-    """:func:`write_bytes_atomic` into a folder that exists: the same temporary file beside ``path``, mode
-    0644 and rename, without creating folders or building Path objects (for writing many files)."""
-    folder, name = os.path.split(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if durable:
-                os.fsync(fd)
-            os.fchmod(fd, 0o644)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def write_if_changed(path: Path, data: bytes, durable: bool = True) -> bool:

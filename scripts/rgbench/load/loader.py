@@ -55,18 +55,13 @@ class Collector:
         return entries
 
 
-def read_system(col: Collector) -> str:
-    """Hash every file under system/ (inputs of the digest); return their combined digest."""
-    listing = []
+def read_system(col: Collector) -> None:
+    """Hash every file under system/ (inputs of the digest)."""
     for entry in col.walk("system"):
         try:
-            digest = hashlib.sha256(read_bytes(col.root, entry.rel)).hexdigest()
+            col.inputs[entry.rel] = hashlib.sha256(read_bytes(col.root, entry.rel)).hexdigest()
         except OSError as exc:
             col.add(entry.rel, f"cannot be read: {exc.strerror or exc}")
-            continue
-        col.inputs[entry.rel] = digest
-        listing.append(f"{digest}  {entry.rel}\n")
-    return hashlib.sha256("".join(listing).encode("utf-8")).hexdigest()
 
 
 def load_registry(col: Collector, spec: Spec) -> dict[str, Subject] | None:

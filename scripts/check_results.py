@@ -16,18 +16,15 @@ import tempfile
 from pathlib import Path
 
 from rgbench.cli import script_parser
+from rgbench.governance.provenance import INPUT_DIRS, is_generated_result
 
-INPUT_DIRS = ("system", "golds", "responses", "scoring", "scoring_multi", "subjects")
 # Steps that write results/, in order; each takes --root.
 STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
-# Files in results/ that no step produces and that the check leaves alone.
-NOT_GENERATED = {"README.md"}
-NOT_GENERATED_DIRS = {"historico"}
 
 
 def regenerate(root: Path, work: Path) -> int:
     """Copy the inputs of ``root`` into ``work`` and run every step there; 0 on success."""
-    for name in INPUT_DIRS:
+    for name in ("system", *INPUT_DIRS):
         source = root / name
         if source.is_dir():
             shutil.copytree(source, work / name, symlinks=True)
@@ -51,13 +48,8 @@ def run_steps(work: Path) -> int:
 def compare(committed: Path, fresh: Path) -> list[str]:
     """Messages naming each file of results/ that differs from, or is missing in, a fresh run."""
     def listing(base: Path) -> set[str]:
-        if not base.is_dir():
-            return set()
-        return {
-            str(path.relative_to(base)) for path in base.rglob("*")
-            if path.is_file() and path.relative_to(base).parts[0] not in NOT_GENERATED_DIRS
-            and str(path.relative_to(base)) not in NOT_GENERATED
-        }
+        names = (path.relative_to(base).as_posix() for path in base.rglob("*") if path.is_file())
+        return {name for name in names if is_generated_result(f"results/{name}")}
 
     old, new = listing(committed), listing(fresh)
     messages = []

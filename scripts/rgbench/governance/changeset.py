@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from ..load.registry import REGISTRY_FILE
 from ..load.spec import Spec
 from ..problems import Problem
-
-REGISTRY_FILE = "subjects/registry.yaml"
 
 
 def references(path: str, spec: Spec) -> set[str]:

@@ -17,8 +17,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from rgbench.compute.derive import PASS, RunRow
-from rgbench.compute.metrics import (
+from ..stats.brier_decomposition import brier_decompositions
+from ..stats.case_draws import CaseDraws
+from ..stats.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
+from ..stats.difficulty import difficulty_from_columns, weighted_pass_rate
+from ..stats.intervals_table import subject_intervals_table
+from ..stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
+from ..stats.run_columns import RunColumns
+from ..stats.wilson import wilson_interval
+from .derive import PASS, RunRow
+from .metrics import (
     brier_score,
     critical_gate,
     expected_calibration_error,
@@ -27,14 +35,6 @@ from rgbench.compute.metrics import (
     pass_rate,
     q_final,
 )
-from rgbench.stats.brier_decomposition import brier_decompositions
-from rgbench.stats.case_draws import CaseDraws
-from rgbench.stats.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
-from rgbench.stats.difficulty import difficulty_from_columns, weighted_pass_rate
-from rgbench.stats.intervals_table import subject_intervals_table
-from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
-from rgbench.stats.run_columns import RunColumns
-from rgbench.stats.wilson import wilson_interval
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"   # which values are better; NEITHER: a property of the data
 

@@ -30,7 +30,7 @@ from rgbench.atomic import write_many_atomic
 from rgbench.cli import not_a_tree
 from rgbench.leaderboard.build import build_files
 from rgbench.leaderboard.markdown import MARKDOWN_FILE
-from rgbench.leaderboard.readme import README_FILE, embed_in_readme, readme_problem
+from rgbench.leaderboard.readme import README_FILE, embed_in_readme
 from rgbench.problems import report
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -46,17 +46,16 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
-    problem = readme_problem(root) if args.readme else None
     files, board, problems = build_files(root)
-    if files is None or board is None or problem is not None:
-        return report(problems + ([problem] if problem else []))
-    outputs = {root / "results" / name: data for name, data in files.items()}
-    if args.readme:
-        text, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8"))
-        if problem is not None:
-            return report([problem])
+    outputs: dict[Path, bytes] = {}
+    if args.readme:  # checked even when the build fails, so that every problem is reported at once
+        text, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8") if files else "")
+        problems += [problem] if problem else []
         if text is not None:
             outputs[root / README_FILE] = text
+    if files is None or board is None or problems:
+        return report(problems)
+    outputs.update({root / "results" / name: data for name, data in files.items()})
     write_many_atomic(outputs)
     print(f"leaderboard: {len(board.ranked)} ranked, {len(board.disqualified)} disqualified, "
           f"{len(board.unscored)} unscored -> {root.name or root}/results/leaderboard.{{csv,html,md}}")

@@ -53,17 +53,24 @@ from markdown_it import MarkdownIt
 
 from rgbench.compute.tables import input_digest
 from rgbench.leaderboard.board import build_board
-from rgbench.leaderboard.build import OUTPUT_FILES, build_files
+from rgbench.leaderboard.build import build_files
 from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.inputs import load_inputs
 from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leaderboard_csv
-from rgbench.leaderboard.readme import END, START, readme_block, replace_block
-from rgbench.leaderboard.svg import bundled_font_path, scope_ids
+from rgbench.leaderboard.readme import END, START, replace_block, split_readme
+from rgbench.leaderboard.svg import RC, scope_ids
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
 SCRIPT = REPO / "scripts" / "build_leaderboard.py"
 EVIL_NAME = "<script>alert(1)</script>"
+OUTPUT_FILES = ("leaderboard.csv", "leaderboard.html", "leaderboard.md")
+
+
+def readme_block(text: str) -> str | None:
+    """The embedded leaderboard (without markers, with a final newline), or None without valid markers."""
+    parts = split_readme(text)
+    return None if isinstance(parts, str) else parts[1] + "\n"
 
 
 def make_tree(root: Path) -> Path:
@@ -272,9 +279,11 @@ def test_no_clock_or_version_in_the_outputs(built):
 
 def test_charts_use_matplotlibs_own_dejavu_sans():
     import matplotlib
-    path = Path(bundled_font_path())
+    from matplotlib import font_manager, rc_context
+    with rc_context(RC):  # the DejaVu Sans file matplotlib resolves for the charts
+        path = Path(font_manager.findfont(font_manager.FontProperties(family=["sans-serif"])))
     assert path.name == "DejaVuSans.ttf"
-    assert Path(matplotlib.get_data_path()) in path.parents
+    assert Path(matplotlib.get_data_path()).resolve() in path.resolve().parents  # .venv may be a symlink
 
 
 def test_scope_ids_prefixes_definitions_and_references():

@@ -16,8 +16,6 @@ from .inputs import load_inputs
 from .leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
 from .markdown import MARKDOWN_FILE, leaderboard_markdown
 
-OUTPUT_FILES = (LEADERBOARD_FILE, HTML_FILE, MARKDOWN_FILE)
-
 
 def render(board: Board) -> dict[str, bytes]:
     """File name inside results/ -> exact bytes (UTF-8, ``\\n`` line endings)."""

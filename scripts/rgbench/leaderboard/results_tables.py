@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
@@ -73,7 +73,7 @@ def _bool(cell: str) -> bool:
     return cell == "true"
 
 
-Parser = Callable[[str], object]
+Parser = Callable[[str], Any]  # a cell's text -> its value, of the type the column's field has
 
 PER_RUN_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
@@ -111,8 +111,8 @@ class Row(NamedTuple):
     """One parsed data row: its line number (header = line 1), required values and known extra values."""
 
     line: int
-    values: dict[str, object]
-    extras: dict[str, object]
+    values: dict[str, Any]
+    extras: dict[str, Any]
 
 
 def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Parser],
@@ -138,8 +138,8 @@ def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Pa
         if problem:
             problems.append(Problem(rel, problem))
             continue
-        values: dict[str, object] = {}
-        extras: dict[str, object] = {}
+        values: dict[str, Any] = {}
+        extras: dict[str, Any] = {}
         bad = False
         for (name, parser, required), cell in zip(parsers, cells):
             if parser is None:
@@ -171,43 +171,6 @@ def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Pa
     except ParseError as exc:
         return [], [Problem(rel, str(exc))]
     return parse_csv(rel, text, columns, types, extra_types)
-
-
-_T = TypeVar("_T")
-
-
-def cell_of(values: dict[str, object], name: str, kind: type[_T]) -> _T:
-    """The parsed value of column ``name``, of the type its parser (in a ``*_TYPES`` table) returns."""
-    value = values[name]
-    assert isinstance(value, kind), (name, value)
-    return value
-
-
-def fraction_or_none(values: dict[str, object], name: str) -> Fraction | None:
-    """The parsed value of a ``_fixed_or_empty`` column."""
-    value = values[name]
-    assert value is None or isinstance(value, Fraction), (name, value)
-    return value
-
-
-def _subject_row(values: dict[str, object]) -> SubjectMetrics:
-    v = values
-    return SubjectMetrics(
-        subject_id=cell_of(v, "subject_id", str), subject_version=cell_of(v, "subject_version", str), n=cell_of(v, "N", int),
-        n_unscored=cell_of(v, "n_unscored", int), p=fraction_or_none(v, "P"), s_bar=fraction_or_none(v, "s_bar"),
-        bs=fraction_or_none(v, "BS"), ece=fraction_or_none(v, "ECE"), q_final=fraction_or_none(v, "Q_final"),
-        alpha=cell_of(v, "alpha", Fraction), disqualified=cell_of(v, "disqualified", bool),
-        n_critical=cell_of(v, "n_critical", int),
-    )
-
-
-def _family_row(values: dict[str, object]) -> FamilyMetrics:
-    v = values
-    return FamilyMetrics(
-        subject_id=cell_of(v, "subject_id", str), subject_version=cell_of(v, "subject_version", str),
-        family=cell_of(v, "family", str), n_family=cell_of(v, "n_family", int), p_family=cell_of(v, "P_family", Fraction),
-        s_bar_family=cell_of(v, "s_bar_family", Fraction),
-    )
 
 
 @dataclass(frozen=True)
@@ -261,8 +224,9 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
     return ResultTables(
         # PER_RUN_TYPES parses every column (RunRow's fields, asserted above) to its field's type.
         runs=[RunRow._make([row.values[field] for field in RunRow._fields]) for row in runs],
-        subjects=[_subject_row(r.values) for r in subject_rows],
-        families=[_family_row(r.values) for r in family_rows],
+        # SUBJECT_COLUMNS and FAMILY_COLUMNS are SubjectMetrics' and FamilyMetrics' fields, in order.
+        subjects=[SubjectMetrics(*(r.values[c] for c in SUBJECT_COLUMNS)) for r in subject_rows],
+        families=[FamilyMetrics(*(r.values[c] for c in FAMILY_COLUMNS)) for r in family_rows],
         subject_lines=subject_lines,
         family_lines=family_lines,
         subject_extras={str(r.values["subject_id"]): r.extras for r in subject_rows},

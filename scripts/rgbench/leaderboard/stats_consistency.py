@@ -22,7 +22,6 @@ rank range never rests on a rounded p-value or a q_diff of ``0.000000``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -34,28 +33,12 @@ from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
 from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
 from .consistency import OUT_OF_STEP
 from .manifest import MANIFEST_PATH, Manifest
-from .results_tables import PER_RUN_PATH, SUBJECT_PATH, ResultTables, Row, cell_of, fraction_or_none
+from .results_tables import PER_RUN_PATH, SUBJECT_PATH, ResultTables, Row
 from .stats_tables import ALPHA_PATH, PAIRWISE_PATH, StatsTables
 
-_Cell = Callable[[object], str]
-
-
-def _fixed_cell(value: object) -> str:
-    """fmt_fixed of a parsed fraction cell or of the PairwiseRow field it is compared with."""
-    assert value is None or isinstance(value, Fraction | int), value
-    return fmt_fixed(value)
-
-
-_PAIR_FIELDS: tuple[tuple[str, str, _Cell], ...] = (
-    ("n_pairs", "n_pairs", str), ("a_pass_b_not", "a_pass_b_not", str), ("b_pass_a_not", "b_pass_a_not", str),
-    ("mcnemar_p", "mcnemar_p", _fixed_cell), ("q_diff", "q_diff", _fixed_cell), ("p_holm", "p_holm", _fixed_cell),
-    ("n_cases", "n_cases", str),
-)
-
-
-def config_path(spec: Spec) -> str:
-    """Where the significance level comes from: ``system/metrics/v<version>/config.yaml``."""
-    return f"system/metrics/{spec.version_dir}/config.yaml"
+# The columns of pairwise.csv compared with the recomputed PairwiseRow's field of the same name.
+_PAIR_FIELDS = (("n_pairs", str), ("a_pass_b_not", str), ("b_pass_a_not", str), ("mcnemar_p", fmt_fixed),
+                ("q_diff", fmt_fixed), ("p_holm", fmt_fixed), ("n_cases", str))
 
 
 def significance_level(manifest: Manifest, spec: Spec) -> tuple[Fraction, list[Problem]]:
@@ -63,7 +46,7 @@ def significance_level(manifest: Manifest, spec: Spec) -> tuple[Fraction, list[P
     level = spec.stats.significance_level
     recorded = manifest.significance_level
     if recorded is not None and Fraction(recorded) != level:
-        return level, [Problem(MANIFEST_PATH, f"$.statistics.significance_level: {recorded} but {config_path(spec)} "
+        return level, [Problem(MANIFEST_PATH, f"$.statistics.significance_level: {recorded} but {spec.config_path} "
                                               f"says {fmt_fixed(level)} ({OUT_OF_STEP})")]
     return level, []
 
@@ -104,8 +87,8 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             problem(row.line, f"({a}, {b}) share no scored run in {PER_RUN_PATH} ({OUT_OF_STEP})")
             continue
         v = row.values
-        for column, attribute, fmt in _PAIR_FIELDS:
-            have, should = fmt(v[column]), fmt(getattr(want, attribute))
+        for column, fmt in _PAIR_FIELDS:
+            have, should = fmt(v[column]), fmt(getattr(want, column))
             if have != should:
                 problem(row.line, f"{column} of ({a}, {b}) is {have} but {PER_RUN_PATH} gives {should} ({OUT_OF_STEP})")
         better = significantly_better(want, level) or ""
@@ -113,7 +96,7 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             problem(row.line, f"significantly_better of ({a}, {b}) is {v['significantly_better'] or 'empty'} but "
                               f"{PER_RUN_PATH} gives {better or 'empty'} at significance level {fmt_fixed(level)} "
                               f"({OUT_OF_STEP})")
-        q_low, q_high = cell_of(v, "q_diff_low", Fraction), cell_of(v, "q_diff_high", Fraction)
+        q_low, q_high = v["q_diff_low"], v["q_diff_high"]
         if q_low > q_high:
             problem(row.line, f"q_diff_low {fmt_fixed(q_low)} is above q_diff_high "
                               f"{fmt_fixed(q_high)} ({OUT_OF_STEP})")
@@ -140,7 +123,7 @@ def check_alpha(file_rows: dict[tuple[str, Fraction], Row], expected: dict[tuple
         v = row.values
         for column, have, should in (
             ("subject_version", v["subject_version"], want.subject_version),
-            ("Q_final", fmt_fixed(fraction_or_none(v, "Q_final")), fmt_fixed(want.q_final)),
+            ("Q_final", fmt_fixed(v["Q_final"]), fmt_fixed(want.q_final)),
             ("rank", "" if v["rank"] is None else str(v["rank"]), "" if want.rank is None else str(want.rank)),
         ):
             if have != should:

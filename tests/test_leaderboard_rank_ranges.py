@@ -20,6 +20,7 @@ from rgbench.leaderboard.rank_ranges import (
     ranked_pairs,
     significance,
 )
+from rgbench.leaderboard.results_tables import ALPHA_COLUMNS, PAIRWISE_COLUMNS
 from rgbench.leaderboard.significance_text import (
     alpha_sentence,
     range_text,
@@ -27,7 +28,6 @@ from rgbench.leaderboard.significance_text import (
     short_decimal,
     significant_differences,
 )
-from rgbench.leaderboard.stats_tables import ALPHA_COLUMNS, PAIRWISE_COLUMNS
 from rgbench.stats import outputs
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow, holm, mcnemar_exact_p, rank_ranges

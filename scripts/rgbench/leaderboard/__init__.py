@@ -2,9 +2,8 @@
 
 One concept per module, in the order data flows:
 
-* ``results_tables`` parses per_run.csv, metrics_per_subject.csv and metrics_per_family.csv exactly (typed
-  cells over the one strict CSV reader, :mod:`rgbench.results_csv`); ``stats_tables`` does the same for
-  pairwise.csv and alpha_sensitivity.csv;
+* ``results_tables`` parses per_run.csv, metrics_per_subject.csv, metrics_per_family.csv, pairwise.csv and
+  alpha_sensitivity.csv exactly (typed cells over the one strict CSV reader, :mod:`rgbench.results_csv`);
 * ``registry``, ``manifest`` and ``critical_fails`` read the registry, the provenance and the evidence
   behind each disqualification; ``consistency`` and ``stats_consistency`` cross-check them all against
   per_run.csv; ``inputs`` ties the reading together and returns every problem at once;

@@ -24,9 +24,8 @@ from .consistency import check_all, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails, read_fail_titles
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
 from .registry import REGISTRY_PATH, Registry, read_registered_subjects
-from .results_tables import ResultTables, read_result_tables
+from .results_tables import ResultTables, read_result_tables, read_stats_tables
 from .stats_consistency import check_stats_tables
-from .stats_tables import read_stats_tables
 
 DEFAULT_TITLE = "Reviewer-graded benchmark"
 

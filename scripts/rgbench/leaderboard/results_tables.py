@@ -1,4 +1,4 @@
-"""Read the three result tables written by compute_metrics back into exact records.
+"""Read the result tables written by compute_metrics back into exact records.
 
 The CSVs are the committed values, so they are parsed strictly, record by record
 (:func:`rgbench.results_csv.csv_records`), cell by cell: the header must
@@ -7,12 +7,21 @@ are plain digits, fractions have exactly six decimals (parsed to ``Fraction``,
 so ties compare the committed values exactly), booleans are ``true``/``false``.
 Columns after those are allowed (the statistics add some); the ones the
 leaderboard shows (intervals, ``n_cases``) are parsed as strictly, the others
-are ignored. Every problem of every file is returned; nothing is raised.
+are ignored. A key (a subject, a (subject, family), a pair, a (subject, alpha))
+appears once. Every problem of every file is returned; nothing is raised.
+
+``pairwise.csv`` and ``alpha_sensitivity.csv`` (headers starting with
+``rgbench.stats.outputs.PAIRWISE_COLUMNS`` / ``ALPHA_COLUMNS``) are required
+when the manifest lists them among its ``outputs`` (every compute_metrics since
+the statistics does); results older than that carry neither file, and the
+leaderboard then shows no rank ranges and no alpha statement. Whether the
+values are *right* is :mod:`.consistency`'s and :mod:`.stats_consistency`'s business.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,14 +32,19 @@ from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
+from ..compute.numfmt import fmt_fixed
 from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_single_file
 from ..problems import Problem
 from ..results_csv import csv_records
+from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE
+from .manifest import Manifest
 
 RESULTS_DIR = "results"
 PER_RUN_PATH = f"{RESULTS_DIR}/{PER_RUN_FILE}"
+PAIRWISE_PATH = f"{RESULTS_DIR}/{PAIRWISE_FILE}"
+ALPHA_PATH = f"{RESULTS_DIR}/{ALPHA_FILE}"
 SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
 FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
 _REGENERATE = "run `make metrics` to regenerate it"
@@ -173,6 +187,20 @@ def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Pa
     return parse_csv(rel, text, columns, types, extra_types)
 
 
+def _keyed(rel: str, rows: list[Row], key_columns: tuple[str, ...], describe: Callable[[tuple], str]
+           ) -> tuple[dict[tuple, Row], list[Problem]]:
+    """Rows by the values of ``key_columns``; a repeated key is a problem naming both lines."""
+    keyed: dict[tuple, Row] = {}
+    problems = []
+    for row in rows:
+        key = tuple(row.values[column] for column in key_columns)
+        if key in keyed:
+            problems.append(Problem(rel, f"line {row.line}: {describe(key)} repeats line {keyed[key].line}"))
+        else:
+            keyed[key] = row
+    return keyed, problems
+
+
 @dataclass(frozen=True)
 class ResultTables:
     """The three tables, exact; ``*_lines`` map a row's key to its line for messages.
@@ -187,8 +215,8 @@ class ResultTables:
     families: list[FamilyMetrics]
     subject_lines: dict[str, int]
     family_lines: dict[tuple[str, str], int]
-    subject_extras: dict[str, dict[str, object]]
-    family_extras: dict[tuple[str, str], dict[str, object]]
+    subject_extras: dict[str, dict[str, Any]]
+    family_extras: dict[tuple[str, str], dict[str, Any]]
     digests: dict[str, str]
 
 
@@ -205,20 +233,9 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
     family_rows, more = read_csv(root, FAMILY_PATH, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES, digests)
     problems += more
 
-    subject_lines: dict[str, int] = {}
-    for row in subject_rows:
-        sid = str(row.values["subject_id"])
-        if sid in subject_lines:
-            problems.append(Problem(SUBJECT_PATH, f"line {row.line}: subject {sid!r} repeats line {subject_lines[sid]}"))
-        else:
-            subject_lines[sid] = row.line
-    family_lines: dict[tuple[str, str], int] = {}
-    for row in family_rows:
-        key = (str(row.values["subject_id"]), str(row.values["family"]))
-        if key in family_lines:
-            problems.append(Problem(FAMILY_PATH, f"line {row.line}: ({key[0]}, {key[1]}) repeats line {family_lines[key]}"))
-        else:
-            family_lines[key] = row.line
+    subjects, repeated = _keyed(SUBJECT_PATH, subject_rows, ("subject_id",), lambda key: f"subject {key[0]!r}")
+    families, more = _keyed(FAMILY_PATH, family_rows, ("subject_id", "family"), lambda key: f"({key[0]}, {key[1]})")
+    problems += repeated + more
     if problems:
         return None, problems
     return ResultTables(
@@ -227,9 +244,65 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
         # SUBJECT_COLUMNS and FAMILY_COLUMNS are SubjectMetrics' and FamilyMetrics' fields, in order.
         subjects=[SubjectMetrics(*(r.values[c] for c in SUBJECT_COLUMNS)) for r in subject_rows],
         families=[FamilyMetrics(*(r.values[c] for c in FAMILY_COLUMNS)) for r in family_rows],
-        subject_lines=subject_lines,
-        family_lines=family_lines,
-        subject_extras={str(r.values["subject_id"]): r.extras for r in subject_rows},
-        family_extras={(str(r.values["subject_id"]), str(r.values["family"])): r.extras for r in family_rows},
+        subject_lines={sid: row.line for (sid,), row in subjects.items()},
+        family_lines={key: row.line for key, row in families.items()},
+        subject_extras={sid: row.extras for (sid,), row in subjects.items()},
+        family_extras={key: row.extras for key, row in families.items()},
         digests=digests,
     ), []
+
+
+def _int_or_empty(cell: str) -> int | None:
+    return None if cell == "" else _int(cell)
+
+
+PAIRWISE_TYPES: dict[str, Parser] = {
+    "subject_a": _text, "subject_b": _text, "n_pairs": _int, "a_pass_b_not": _int, "b_pass_a_not": _int,
+    "mcnemar_p": _fixed, "q_diff": _fixed, "q_diff_low": _fixed, "q_diff_high": _fixed, "p_holm": _fixed,
+    "n_cases": _int, "significantly_better": str,  # a subject_id or empty
+}
+ALPHA_TYPES: dict[str, Parser] = {
+    "subject_id": _text, "subject_version": _text, "alpha": _fixed, "Q_final": _fixed_or_empty,
+    "rank": _int_or_empty,
+}
+# The columns the leaderboard reads: the start of the header compute_metrics writes
+# (rgbench.stats.outputs.PAIRWISE_COLUMNS / ALPHA_COLUMNS; a test keeps them in step).
+PAIRWISE_COLUMNS = tuple(PAIRWISE_TYPES)
+ALPHA_COLUMNS = tuple(ALPHA_TYPES)
+
+
+@dataclass(frozen=True)
+class StatsTables:
+    """The parsed rows (each with its line number), keyed: (subject_a, subject_b) and (subject_id, alpha).
+
+    A table is None when its file is absent and the manifest does not list it.
+    """
+
+    pairwise: dict[tuple[str, str], Row] | None
+    alpha: dict[tuple[str, Fraction], Row] | None
+    digests: dict[str, str]
+
+
+def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
+    """Read the file when the manifest lists it (then it must exist) or when it is there anyway."""
+    return rel.removeprefix(f"{RESULTS_DIR}/") in manifest.outputs or os.path.lexists(Path(root) / rel)
+
+
+def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | None, list[Problem]]:
+    """Read pairwise.csv and alpha_sensitivity.csv under ``root/results``; (tables, []) or (None, problems)."""
+    digests: dict[str, str] = {}
+    problems: list[Problem] = []
+    pairwise = alpha = None
+    if _wanted(root, PAIRWISE_PATH, manifest):
+        rows, more = read_csv(root, PAIRWISE_PATH, PAIRWISE_COLUMNS, PAIRWISE_TYPES, digests=digests)
+        pairwise, repeated = _keyed(PAIRWISE_PATH, rows, ("subject_a", "subject_b"),
+                                    lambda key: f"pair ({key[0]}, {key[1]})")
+        problems += more + repeated
+    if _wanted(root, ALPHA_PATH, manifest):
+        rows, more = read_csv(root, ALPHA_PATH, ALPHA_COLUMNS, ALPHA_TYPES, digests=digests)
+        alpha, repeated = _keyed(ALPHA_PATH, rows, ("subject_id", "alpha"),
+                                 lambda key: f"({key[0]}, alpha {fmt_fixed(key[1])})")
+        problems += more + repeated
+    if problems:
+        return None, problems
+    return StatsTables(pairwise, alpha, digests), []

@@ -33,8 +33,7 @@ from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
 from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
 from .consistency import OUT_OF_STEP
 from .manifest import MANIFEST_PATH, Manifest
-from .results_tables import PER_RUN_PATH, SUBJECT_PATH, ResultTables, Row
-from .stats_tables import ALPHA_PATH, PAIRWISE_PATH, StatsTables
+from .results_tables import ALPHA_PATH, PAIRWISE_PATH, PER_RUN_PATH, SUBJECT_PATH, ResultTables, Row, StatsTables
 
 # The columns of pairwise.csv compared with the recomputed PairwiseRow's field of the same name.
 _PAIR_FIELDS = (("n_pairs", str), ("a_pass_b_not", str), ("b_pass_a_not", str), ("mcnemar_p", fmt_fixed),

@@ -5,8 +5,8 @@ One concept per module, in the order data flows:
 * ``results_tables`` parses per_run.csv, metrics_per_subject.csv, metrics_per_family.csv, pairwise.csv and
   alpha_sensitivity.csv exactly (typed cells over the one strict CSV reader, :mod:`rgbench.results_csv`);
 * ``registry``, ``manifest`` and ``critical_fails`` read the registry, the provenance and the evidence
-  behind each disqualification; ``consistency`` and ``stats_consistency`` cross-check them all against
-  per_run.csv; ``inputs`` ties the reading together and returns every problem at once;
+  behind each disqualification; ``consistency`` cross-checks them all against per_run.csv;
+  ``inputs`` ties the reading together and returns every problem at once;
 * ``reliability`` (labels from distinct cases), ``intervals`` (optional uncertainty columns) and
   ``rank_ranges`` (rank ranges, alpha statement) are pure rules, like the ranking itself
   (:mod:`rgbench.compute.ranking`, shared with the statistics); ``board`` assembles one

@@ -20,12 +20,11 @@ from ..load.spec import BENCHMARK_FILE, Spec, load_spec
 from ..problems import Problem
 from ..stats.alpha_sensitivity import AlphaRow
 from ..stats.pairwise import PairwiseRow
-from .consistency import check_all, recomputed_subjects
+from .consistency import check_all, check_stats_tables, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails, read_fail_titles
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
 from .registry import REGISTRY_PATH, Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables, read_stats_tables
-from .stats_consistency import check_stats_tables
 
 DEFAULT_TITLE = "Reviewer-graded benchmark"
 
@@ -43,7 +42,11 @@ class LeaderboardInputs:
     fail_titles: dict[str, str]
     pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
-    significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the rank ranges
+
+    @property
+    def significance_level(self) -> Fraction:
+        """config.yaml's, for the rank ranges."""
+        return self.spec.stats.significance_level
 
 
 def read_title(root: Path) -> str:
@@ -76,11 +79,9 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     stats, more = read_stats_tables(root, manifest)
     problems += more
     pairwise = alpha_rows = None
-    level = spec.stats.significance_level
     if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
-        checked = check_stats_tables(stats, tables, manifest, spec, recomputed)
-        pairwise, alpha_rows, level = checked.pairwise, checked.alpha_rows, checked.significance_level
-        problems += checked.problems
+        pairwise, alpha_rows, more = check_stats_tables(stats, tables, manifest, spec, recomputed)
+        problems += more
     critical = read_critical_fails(root, spec, tables.runs)
     problems += critical.problems
     titles, more = read_fail_titles(root, spec)
@@ -90,4 +91,4 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     if problems:
         return None, problems
     return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, critical.fails, titles,
-                             pairwise, alpha_rows, level), []
+                             pairwise, alpha_rows), []

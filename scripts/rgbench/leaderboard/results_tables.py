@@ -15,7 +15,7 @@ appears once. Every problem of every file is returned; nothing is raised.
 when the manifest lists them among its ``outputs`` (every compute_metrics since
 the statistics does); results older than that carry neither file, and the
 leaderboard then shows no rank ranges and no alpha statement. Whether the
-values are *right* is :mod:`.consistency`'s and :mod:`.stats_consistency`'s business.
+values are *right* is :mod:`.consistency`'s business.
 """
 
 from __future__ import annotations

@@ -13,8 +13,7 @@ import hashlib
 from pathlib import Path
 
 from .board import Board
-from .charts import Chart, page_charts
-from .drawing import chart_svgs
+from .charts import page_svgs
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS, SCALES
 from .significance_text import alpha_sentence, outside_note, rank_range_method, significant_differences
@@ -45,22 +44,14 @@ def summary(board: Board) -> str:
 
 def charts_section(board: Board) -> str:
     """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
-
-    charts = page_charts(board)
-    every = [chart for chart in (charts.q_final, *charts.calibration, charts.families) if chart is not None]
-    drawn = dict(zip(map(id, every), chart_svgs(every)))
-
-    def svg_of(chart: Chart | None) -> str | None:
-        return None if chart is None else drawn[id(chart)]
-
-    diagrams = [svg_of(chart) for chart in charts.calibration]
-    calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams if svg is not None)
+    bars_svg, diagrams, heatmap_svg = page_svgs(board)
+    calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
-    bars = _figure(svg_of(charts.q_final), "Q_final per scored subject in leaderboard order; hatched grey bars are "
+    bars = _figure(bars_svg, "Q_final per scored subject in leaderboard order; hatched grey bars are "
                    "disqualified subject versions, shown for transparency and not ranked." + esc(whiskers),
                    "No scored subject yet.")
-    heatmap = _figure(svg_of(charts.families), "P_family per subject and family; n counts runs, cases count "
+    heatmap = _figure(heatmap_svg, "P_family per subject and family; n counts runs, cases count "
                       "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")
     return f"""<section class="card" id="charts">
 <h2>Q_final</h2>

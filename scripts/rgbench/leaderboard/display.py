@@ -9,12 +9,21 @@ Q_final but carry different ranks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from ..compute.numfmt import DECIMALS, fmt_fixed
+from .board import BoardEntry
 
 MIN_DECIMALS = 3
+# The metrics of the Markdown and HTML tables: (heading, SubjectMetrics attribute, reliability key, higher is better).
+METRIC_COLUMNS = (
+    ("Q_final", "q_final", "Q_final", True),
+    ("P", "p", "P", True),
+    ("s\u0304", "s_bar", "s_bar", True),
+    ("BS", "bs", "BS", False),
+    ("ECE", "ece", "ECE", False),
+)
 
 
 def display_decimals(values: Iterable[Fraction | None], minimum: int = MIN_DECIMALS) -> int:
@@ -34,3 +43,15 @@ def shown(value: Fraction | None, decimals: int) -> str:
     if value is None:
         return ""
     return fmt_fixed(Fraction(fmt_fixed(value)), decimals)
+
+
+def column_decimals(entries: Sequence[BoardEntry]) -> dict[str, int]:
+    """Decimals to show per metric (by attribute) so that its distinct values over ``entries`` stay distinct."""
+    return {attr: display_decimals(getattr(e.metrics, attr) for e in entries) for _, attr, _, _ in METRIC_COLUMNS}
+
+
+def interval_text(interval: tuple | None, decimals: int) -> str:
+    """``low–high`` at the column's display precision, or ``""``."""
+    if interval is None:
+        return ""
+    return f"{shown(interval[0], decimals)}\u2013{shown(interval[1], decimals)}"

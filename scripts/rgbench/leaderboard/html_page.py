@@ -16,7 +16,7 @@ from .board import Board
 from .charts import page_svgs
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS, SCALES
-from .significance_text import alpha_sentence, outside_note, rank_range_method, significant_differences
+from .significance_text import rank_notes
 
 HTML_FILE = "leaderboard.html"
 _ASSETS = Path(__file__).resolve().parent
@@ -85,15 +85,10 @@ def ranks_note(board: Board) -> str:
     def name(sid: str) -> str:
         return f'<span class="name-ref">{esc(names[sid])}</span>'
 
-    paragraphs = []
-    if board.significance is not None and board.ranked:
-        paragraphs.append(f'<p class="note" id="rank-ranges">{rank_range_method(board.significance, esc)}</p>')
-        differences = significant_differences(board.significance, name, esc)
-        outside = outside_note(board, name, esc)
-        paragraphs.append(f'<p class="note">{differences}{" " + outside if outside else ""}</p>')
-    if board.alpha_statement is not None:
-        paragraphs.append(f'<p class="note" id="alpha-sensitivity">'
-                          f'{alpha_sentence(board.alpha_statement, board.alpha, name, esc)}</p>')
+    method, differences, alpha = rank_notes(board, name, esc)
+    paragraphs = [f'<p class="note" id="rank-ranges">{method}</p>', f'<p class="note">{differences}</p>'] if method else []
+    if alpha:
+        paragraphs.append(f'<p class="note" id="alpha-sensitivity">{alpha}</p>')
     return "\n".join(paragraphs)
 
 

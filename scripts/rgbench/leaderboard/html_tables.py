@@ -7,22 +7,13 @@ Every string that comes from the registry or the data goes through :func:`esc`
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
 
 from ..compute.numfmt import fmt_fixed
 from .board import Board, BoardEntry
-from .display import display_decimals, shown
+from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
 from .reliability import EXPLANATIONS
 from .significance_text import range_text
 
-# (column heading, SubjectMetrics attribute, reliability key, higher is better)
-HTML_METRIC_COLUMNS = (
-    ("Q_final", "q_final", "Q_final", True),
-    ("P", "p", "P", True),
-    ("s\u0304", "s_bar", "s_bar", True),
-    ("BS", "bs", "BS", False),
-    ("ECE", "ece", "ECE", False),
-)
 META_HEADING = "Registered"
 META_LABELS = ("provider", "parameters", "evaluated")
 DASH = "\u2014"
@@ -31,11 +22,6 @@ DASH = "\u2014"
 def esc(value: object) -> str:
     """HTML-escape any value for text or a quoted attribute."""
     return html.escape(str(value), quote=True)
-
-
-def column_decimals(entries: Sequence[BoardEntry]) -> dict[str, int]:
-    """Decimals to show per metric so that distinct values stay distinct (see display.py)."""
-    return {attr: display_decimals(getattr(e.metrics, attr) for e in entries) for _, attr, _, _ in HTML_METRIC_COLUMNS}
 
 
 def sortable_head(label: str, *, numeric: bool = False, first_desc: bool = False, title: str = "") -> str:
@@ -50,7 +36,7 @@ def metric_heads() -> str:
     return "".join(
         sortable_head(label, numeric=True, first_desc=higher,
                       title=f"{label}: {'higher' if higher else 'lower'} is better")
-        for label, _, _, higher in HTML_METRIC_COLUMNS)
+        for label, _, _, higher in METRIC_COLUMNS)
 
 
 def rel_tag(label: str) -> str:
@@ -60,17 +46,10 @@ def rel_tag(label: str) -> str:
     return f'<span class="rel rel-{esc(label)}" title="{esc(label)}: {esc(EXPLANATIONS[label])}">{esc(label)}</span>'
 
 
-def interval_text(interval: tuple | None, decimals: int) -> str:
-    """``low–high`` at the column's display precision, or ``""``."""
-    if interval is None:
-        return ""
-    return f"{shown(interval[0], decimals)}\u2013{shown(interval[1], decimals)}"
-
-
 def metric_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
     """Value, interval (when the statistics give one) and reliability label of each metric."""
     cells = []
-    for label, attr, key, _ in HTML_METRIC_COLUMNS:
+    for label, attr, key, _ in METRIC_COLUMNS:
         value = getattr(entry.metrics, attr)
         exact = fmt_fixed(value)
         interval = entry.intervals.get(key)
@@ -172,7 +151,7 @@ def disqualified_table(board: Board) -> str:
                     f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
             '<th scope="col">Critical fails (case, run, code)</th>'
-            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in HTML_METRIC_COLUMNS)
+            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in METRIC_COLUMNS)
             + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
             + f'<th scope="col">{META_HEADING}</th>')
     return (f'<div class="scroll"><table class="board" id="disqualified-table"><thead><tr>{head}</tr></thead><tbody>\n'

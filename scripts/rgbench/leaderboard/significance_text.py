@@ -107,3 +107,16 @@ def alpha_sentence(statement: AlphaStatement, alpha: Fraction | None, name: Text
                                for span in statement.spans)
     used = "" if alpha is None else f"; this leaderboard uses alpha {short_decimal(alpha)}"
     return esc(f"{subject} {verb} on alpha ({ALPHA_FILE_NAME}{used}): ") + stretches + esc(".")
+
+
+def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
+    """(what the rank ranges rest on, the significant differences with any rank outside its range, the alpha
+    sentence), each ``""`` when the results do not carry what it describes."""
+    method = differences = alpha = ""
+    if board.significance is not None and board.ranked:
+        method = rank_range_method(board.significance, esc)
+        outside = outside_note(board, name, esc)
+        differences = significant_differences(board.significance, name, esc) + (" " + outside if outside else "")
+    if board.alpha_statement is not None:
+        alpha = alpha_sentence(board.alpha_statement, board.alpha, name, esc)
+    return method, differences, alpha

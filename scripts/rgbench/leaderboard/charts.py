@@ -73,18 +73,16 @@ def calibration_spec(entry: BoardEntry, index: int, bins: int) -> Chart | None:
         subject_label(entry), entry.name, entry.metrics.ece, entry.reliability["ECE"], cells, bins))
 
 
-def families_spec(board: Board, entries: Sequence[BoardEntry]) -> Chart | None:
+def families_spec(board: Board) -> Chart | None:
     """((code, family name) per family with a figure, (label, (P_family, n_family, n_cases) or None per
     family) per scored entry)."""
-    codes = [code for code in board.families if any(code in e.families for e in entries)]
-    if not entries or not codes:
+    codes = board.family_codes
+    if not codes:
         return None
-    rows = []
-    for e in entries:
-        cells = tuple(None if code not in e.families else
-                      (e.families[code].p_family, e.families[code].n_family, e.families[code].n_cases) for code in codes)
-        rows.append((subject_label(e), cells))
-    return Chart(FAMILIES, "chart-families", (tuple((code, board.families[code]) for code in codes), tuple(rows)))
+    rows = tuple((subject_label(e), tuple(None if code not in e.families else (
+        e.families[code].p_family, e.families[code].n_family, e.families[code].n_cases) for code in codes))
+        for e in board.scored)
+    return Chart(FAMILIES, "chart-families", (tuple((code, board.families[code]) for code in codes), rows))
 
 
 INK = "#1f2933"
@@ -223,7 +221,7 @@ def page_svgs(board: Board) -> tuple[str | None, list[str], str | None]:
     """The SVGs :func:`~.html_page.leaderboard_html` shows for ``board``: the Q_final bars, the reliability
     diagram of each scored entry that has one, the family heatmap (None: nothing to draw), drawn in that order."""
     scored = board.scored
-    q_final, families = q_final_spec(scored), families_spec(board, scored)
+    q_final, families = q_final_spec(scored), families_spec(board)
     calibration = [chart for index, entry in enumerate(scored)
                    if (chart := calibration_spec(entry, index, board.ece_bins)) is not None]
     svgs = iter(chart_svgs([chart for chart in (q_final, *calibration, families) if chart is not None]))

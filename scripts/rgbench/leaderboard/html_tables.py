@@ -7,6 +7,7 @@ Every string that comes from the registry or the data goes through :func:`esc`
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Iterable, Sequence
 
 from ..compute.numfmt import fmt_fixed
 from .board import Board, BoardEntry
@@ -30,13 +31,6 @@ def sortable_head(label: str, *, numeric: bool = False, first_desc: bool = False
     attrs += ' data-first="desc"' if first_desc else ""
     attrs += f' title="{esc(title)}"' if title else ""
     return f'<th scope="col"{attrs}><button type="button">{esc(label)}</button></th>'
-
-
-def metric_heads() -> str:
-    return "".join(
-        sortable_head(label, numeric=True, first_desc=higher,
-                      title=f"{label}: {'higher' if higher else 'lower'} is better")
-        for label, _, _, higher in METRIC_COLUMNS)
 
 
 def rel_tag(label: str) -> str:
@@ -87,10 +81,6 @@ def meta_cells(entry: BoardEntry) -> str:
     return f'<td class="meta" data-sort="{esc(s.provider.casefold())}">{text or DASH}</td>'
 
 
-def meta_heads() -> str:
-    return sortable_head(META_HEADING, title="as registered in subjects/registry.yaml")
-
-
 RANK_TITLE = "rank; under it, in parentheses, the best and worst rank consistent with the significant differences"
 
 
@@ -104,23 +94,34 @@ def html_rank_cell(entry: BoardEntry) -> str:
     return f'<td class="rank num" data-sort="{entry.rank}"><span class="rank-value">{entry.rank}</span>{span}</td>'
 
 
+def _table(attributes: str, head: str, rows: Iterable[str]) -> str:
+    """A horizontally scrolling ``<table attributes>`` with one header row."""
+    return (f'<div class="scroll"><table {attributes}><thead><tr>{head}</tr></thead><tbody>\n'
+            + "\n".join(rows) + "\n</tbody></table></div>")
+
+
+def _entries_table(attributes: str, head: str, entries: Sequence[BoardEntry], cells: Callable[[BoardEntry], str]) -> str:
+    """One row per entry (its position and subject_id as data attributes for page.js), ``cells(entry)`` inside."""
+    return _table(attributes, head, (f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
+                                     f'{cells(entry)}</tr>' for order, entry in enumerate(entries)))
+
+
 def ranked_table(board: Board) -> str:
     """The main table: rank, subject, the five metrics with reliability, runs, cases, registry metadata."""
     if not board.ranked:
         return '<p class="empty">No subject is ranked yet.</p>'
     decimals = column_decimals(board.scored)
-    rows = []
-    for order, entry in enumerate(board.ranked):
-        rows.append(f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
-                    f'{html_rank_cell(entry)}{subject_cell(entry)}'
-                    f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
     rank_title = RANK_TITLE if board.significance is not None else ""
-    head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject") + metric_heads()
+    head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject")
+            + "".join(sortable_head(label, numeric=True, first_desc=higher,
+                                    title=f"{label}: {'higher' if higher else 'lower'} is better")
+                      for label, _, _, higher in METRIC_COLUMNS)
             + sortable_head("Runs", numeric=True, first_desc=True, title="N: scored runs")
             + sortable_head("Cases", numeric=True, first_desc=True, title="distinct cases behind the figures")
-            + meta_heads())
-    return (f'<div class="scroll"><table class="board sortable" id="ranked-table">'
-            f'<thead><tr>{head}</tr></thead><tbody>\n' + "\n".join(rows) + "\n</tbody></table></div>")
+            + sortable_head(META_HEADING, title="as registered in subjects/registry.yaml"))
+    return _entries_table('class="board sortable" id="ranked-table"', head, board.ranked, lambda entry: (
+        f'{html_rank_cell(entry)}{subject_cell(entry)}{metric_cells(entry, decimals)}{count_cells(entry)}'
+        f'{meta_cells(entry)}'))
 
 
 def fail_list(board: Board, entry: BoardEntry) -> str:
@@ -141,40 +142,35 @@ def disqualified_table(board: Board) -> str:
     if not board.disqualified:
         return '<p class="empty">No subject version is disqualified.</p>'
     decimals = column_decimals(board.scored)
-    rows = []
-    for order, entry in enumerate(board.disqualified):
-        m = entry.metrics
-        rows.append(f'<tr data-order="{order}" data-subject="{esc(m.subject_id)}">{subject_cell(entry)}'
-                    f'<td><span class="badge badge-dq">Disqualified</span>'
-                    f'<span class="status-note">{m.n_critical} critical run{"" if m.n_critical == 1 else "s"}</span></td>'
-                    f'<td class="fail-cell">{fail_list(board, entry)}</td>'
-                    f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
             '<th scope="col">Critical fails (case, run, code)</th>'
             + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in METRIC_COLUMNS)
             + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
             + f'<th scope="col">{META_HEADING}</th>')
-    return (f'<div class="scroll"><table class="board" id="disqualified-table"><thead><tr>{head}</tr></thead><tbody>\n'
-            + "\n".join(rows) + "\n</tbody></table></div>")
+
+    def cells(entry: BoardEntry) -> str:
+        n = entry.metrics.n_critical
+        return (f'{subject_cell(entry)}<td><span class="badge badge-dq">Disqualified</span>'
+                f'<span class="status-note">{n} critical run{"" if n == 1 else "s"}</span></td>'
+                f'<td class="fail-cell">{fail_list(board, entry)}</td>'
+                f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}')
+
+    return _entries_table('class="board" id="disqualified-table"', head, board.disqualified, cells)
 
 
 def unscored_table(board: Board) -> str:
     """Registered subjects with no scored run yet, and how many of their responses await a review."""
     if not board.unscored:
         return '<p class="empty">Every registered subject has scored runs.</p>'
-    rows = []
-    for order, entry in enumerate(board.unscored):
-        rows.append(f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">{subject_cell(entry)}'
-                    f'<td class="num">{entry.metrics.n_unscored}</td>{meta_cells(entry)}</tr>')
     head = ('<th scope="col">Subject</th><th scope="col" class="num">Responses awaiting a scoring</th>'
             + f'<th scope="col">{META_HEADING}</th>')
-    return (f'<div class="scroll"><table class="board" id="unscored-table"><thead><tr>{head}</tr></thead><tbody>\n'
-            + "\n".join(rows) + "\n</tbody></table></div>")
+    return _entries_table('class="board" id="unscored-table"', head, board.unscored, lambda entry: (
+        f'{subject_cell(entry)}<td class="num">{entry.metrics.n_unscored}</td>{meta_cells(entry)}'))
 
 
 def family_table(board: Board) -> str:
     """P_family and s_bar_family per scored subject and family, with runs, cases and reliability."""
-    codes = [code for code in board.families if any(code in e.families for e in board.scored)]
+    codes = board.family_codes
     if not codes:
         return '<p class="empty">No family figures yet.</p>'
     head = '<th scope="col">Subject</th>' + "".join(f'<th scope="col">{esc(board.families[c])}</th>' for c in codes)
@@ -191,5 +187,4 @@ def family_table(board: Board) -> str:
                          f'<span class="ident">{cell.n_family} runs, {cell.n_cases} cases</span>'
                          f'{rel_tag(cell.reliability)}</td>')
         rows.append(f'<tr><td><span class="name">{esc(entry.name)}</span></td>{"".join(cells)}</tr>')
-    return (f'<div class="scroll"><table id="family-table"><thead><tr>{head}</tr></thead><tbody>\n'
-            + "\n".join(rows) + "\n</tbody></table></div>")
+    return _table('id="family-table"', head, rows)

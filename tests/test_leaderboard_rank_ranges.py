@@ -12,6 +12,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from rgbench.compute.metrics import SubjectMetrics
+from rgbench.leaderboard.display import short_decimal
 from rgbench.leaderboard.rank_ranges import (
     AlphaSpan,
     Significance,
@@ -25,7 +26,6 @@ from rgbench.leaderboard.significance_text import (
     alpha_sentence,
     range_text,
     rank_range_method,
-    short_decimal,
     significant_differences,
 )
 from rgbench.stats import outputs

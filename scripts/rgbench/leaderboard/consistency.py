@@ -34,13 +34,14 @@ from typing import NamedTuple
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
 from ..compute.numfmt import fmt_bool, fmt_fixed
+from ..load.registry import REGISTRY_FILE
 from ..load.spec import Spec
 from ..problems import Problem
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
 from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
 from .intervals import interval_problems
 from .manifest import MANIFEST_PATH, Manifest
-from .registry import REGISTRY_PATH, RegisteredSubject
+from .registry import RegisteredSubject
 from .results_tables import (
     ALPHA_PATH,
     FAMILY_INTERVAL,
@@ -70,14 +71,14 @@ def check_registry(tables: ResultTables, registered: dict[str, RegisteredSubject
     rows = {m.subject_id: m for m in tables.subjects}
     for sid, subject in sorted(registered.items()):
         if sid not in rows:
-            problems.append(Problem(SUBJECT_PATH, f"no row for {sid!r}, which {REGISTRY_PATH} registers ({OUT_OF_STEP})"))
+            problems.append(Problem(SUBJECT_PATH, f"no row for {sid!r}, which {REGISTRY_FILE} registers ({OUT_OF_STEP})"))
         elif rows[sid].subject_version != subject.subject_version:
             line = tables.subject_lines[sid]
             problems.append(Problem(SUBJECT_PATH, f"line {line}: {sid!r} has version {rows[sid].subject_version!r} but "
-                                                  f"{REGISTRY_PATH} registers {subject.subject_version!r} ({OUT_OF_STEP})"))
+                                                  f"{REGISTRY_FILE} registers {subject.subject_version!r} ({OUT_OF_STEP})"))
     for sid in sorted(set(rows) - set(registered)):
         problems.append(Problem(SUBJECT_PATH, f"line {tables.subject_lines[sid]}: {sid!r} is not registered in "
-                                              f"{REGISTRY_PATH} ({OUT_OF_STEP})"))
+                                              f"{REGISTRY_FILE} ({OUT_OF_STEP})"))
     return problems
 
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ..compute.numfmt import DECIMALS, fmt_fixed
-from .board import BoardEntry
+
+if TYPE_CHECKING:  # board builds its interval note with short_decimal (via intervals)
+    from .board import BoardEntry
 
 MIN_DECIMALS = 3
 # The metrics of the Markdown and HTML tables: (heading, SubjectMetrics attribute, reliability key, higher is better).
@@ -55,3 +58,8 @@ def interval_text(interval: tuple | None, decimals: int) -> str:
     if interval is None:
         return ""
     return f"{shown(interval[0], decimals)}\u2013{shown(interval[1], decimals)}"
+
+
+def short_decimal(value: Fraction) -> str:
+    """An exact value with at most six decimals and no trailing zeros: 0.05, 0.1, 0, 1."""
+    return fmt_fixed(value).rstrip("0").rstrip(".")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
+from ..load.registry import REGISTRY_FILE
 from ..load.safe_read import read_single_file
 from ..load.spec import BENCHMARK_FILE, Spec, load_spec, schema_errors
 from ..problems import Problem
@@ -24,7 +25,7 @@ from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, check_stats_tables, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
-from .registry import REGISTRY_PATH, Registry, read_registered_subjects
+from .registry import Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables, read_stats_tables
 
 DEFAULT_TITLE = "Reviewer-graded benchmark"
@@ -99,7 +100,7 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
         problems += more
     critical = read_critical_fails(root, spec, tables.runs)
     problems += critical.problems
-    problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **critical.digests})
+    problems += stale_inputs(manifest, {REGISTRY_FILE: registry.sha256, **critical.digests})
     problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})
     if problems:
         return None, problems

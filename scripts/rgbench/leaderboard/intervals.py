@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from ..compute.numfmt import fmt_fixed
+from .display import short_decimal
 from .results_tables import FAMILY_INTERVAL, SUBJECT_INTERVALS
 
 
@@ -55,15 +56,9 @@ def interval_problems(extras: dict[str, object], pairs: Iterable[tuple[str, str]
     return [message for low, high in pairs if (message := _pair(extras, low, high)[1])]
 
 
-def percent(level: str) -> str:
-    """``"0.950000"`` -> ``"95%"``, ``"0.975000"`` -> ``"97.5%"`` (exact, trailing zeros dropped)."""
-    text = fmt_fixed(Fraction(level) * 100, 4).rstrip("0").rstrip(".")
-    return f"{text}%"
-
-
 def method_note(confidence_level: str | None, resamples: int | None) -> str:
     """One sentence saying what the intervals are, from the manifest's statistics record."""
-    level = percent(confidence_level) if confidence_level else "The"
+    level = f"{short_decimal(Fraction(confidence_level) * 100)}%" if confidence_level else "The"  # 0.975000: 97.5%
     method = f"a bootstrap over cases ({resamples} resamples)" if resamples else "a bootstrap over cases"
     return (f"{level} intervals: Wilson score intervals for P and P_family, {method} for s\u0304, BS, ECE "
             "and Q_final.")

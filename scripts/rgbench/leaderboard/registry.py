@@ -11,11 +11,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..load.registry import REGISTRY_FILE, read_registry
+from ..load.registry import read_registry
 from ..load.spec import Spec
 from ..problems import Problem
-
-REGISTRY_PATH = REGISTRY_FILE
 
 # Optional registry fields shown on the leaderboard, in the order of the CSV's extra columns.
 METADATA_FIELDS = ("kind", "provider", "parameters", "evaluation_date")

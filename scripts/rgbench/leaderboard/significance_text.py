@@ -11,18 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from ..compute.numfmt import fmt_fixed
 from .board import Board
+from .display import short_decimal
 from .rank_ranges import AlphaSpan, AlphaStatement, Significance, outside_range
 
 Text = Callable[[str], str]
 ALPHA_FILE_NAME = "results/alpha_sensitivity.csv"
-
-
-def short_decimal(value: Fraction) -> str:
-    """An exact value with at most six decimals and no trailing zeros: 0.05, 0.1, 0, 1."""
-    text = fmt_fixed(value)
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def range_text(rank_range: tuple[int, int]) -> str:

@@ -28,12 +28,32 @@ from pathlib import Path
 
 from rgbench.atomic import write_many_atomic
 from rgbench.cli import not_a_tree
-from rgbench.leaderboard.build import build_files
-from rgbench.leaderboard.markdown import MARKDOWN_FILE
+from rgbench.leaderboard.board import Board, build_board
+from rgbench.leaderboard.html_page import HTML_FILE, leaderboard_html
+from rgbench.leaderboard.inputs import load_inputs
+from rgbench.leaderboard.leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
+from rgbench.leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
 from rgbench.leaderboard.readme import README_FILE, embed_in_readme
-from rgbench.problems import report
+from rgbench.problems import Problem, report
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def render(board: Board) -> dict[str, bytes]:
+    """File name inside results/ -> exact bytes (UTF-8, ``\\n`` line endings)."""
+    texts = {LEADERBOARD_FILE: leaderboard_csv(board), HTML_FILE: leaderboard_html(board),
+             MARKDOWN_FILE: leaderboard_markdown(board)}
+    return {name: text.encode("utf-8") for name, text in texts.items()}
+
+
+def build_files(root: Path) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
+    """Load, check, rank and render, writing nothing: (files by name inside results/, board, []), or
+    (None, None, problems) with every problem found."""
+    inputs, problems = load_inputs(Path(root))
+    if inputs is None:
+        return None, None, problems
+    board = build_board(inputs)
+    return render(board), board, []
 
 
 def main(argv: list[str] | None = None) -> int:

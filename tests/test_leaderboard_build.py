@@ -53,7 +53,6 @@ from markdown_it import MarkdownIt
 
 from rgbench.compute.tables import input_digest
 from rgbench.leaderboard.board import build_board
-from rgbench.leaderboard.build import build_files
 from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.inputs import load_inputs
 from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leaderboard_csv
@@ -240,7 +239,7 @@ def test_intervals_when_the_statistics_provide_them(tmp_path):
         rows.append(f"{line},{bounds.get(sid, ',,,')},0.500000,{0 if sid == 'glacier' else 3}")
     path.write_text("\n".join(rows) + "\n")
     refresh_manifest(root, statistics={"bootstrap_resamples": 2000, "confidence_level": "0.950000"})
-    files, board, problems = build_files(root)
+    files, board, problems = build_leaderboard.build_files(root)
     assert problems == []
     table = {r["subject_id"]: r for r in csv_rows(files["leaderboard.csv"])}
     assert [table["atlas"][c] for c in ("P_wilson_low", "P_wilson_high", "Q_final_low", "Q_final_high")] == [
@@ -267,7 +266,7 @@ def test_outputs_are_byte_identical_across_runs_paths_and_hash_seeds(built, tmp_
     for name in OUTPUT_FILES:
         assert (root / "results" / name).read_bytes() == built[name], name
     # And again in this process (same seed as `built`, warm caches): still the same bytes.
-    files, _, problems = build_files(root)
+    files, _, problems = build_leaderboard.build_files(root)
     assert problems == [] and files == built
 
 
@@ -323,7 +322,7 @@ def test_a_display_name_edit_needs_no_metrics_rerun_but_a_fresh_manifest(tmp_pat
     root = make_tree(tmp_path / "tree")
     registry = root / "subjects" / "registry.yaml"
     registry.write_text(registry.read_text().replace("display_name: Borealis", "display_name: Borealis XL"))
-    files, _, problems = build_files(root)
+    files, _, problems = build_leaderboard.build_files(root)
     assert files is None
     assert [str(p) for p in problems] == [
         "subjects/registry.yaml: changed since the results were computed (results/manifest.json records another "
@@ -409,7 +408,7 @@ def test_nobody_scored_yet(tmp_path):
     (results / "alpha_sensitivity.csv").write_text(
         "\n".join([alpha[0]] + [",".join(line.split(",")[:3]) + ",," for line in alpha[1:]]) + "\n")
     refresh_manifest(root)
-    files, board, problems = build_files(root)
+    files, board, problems = build_leaderboard.build_files(root)
     assert problems == []
     assert [(e.rank, e.status) for e in board.entries] == [(None, "Unscored")] * 7
     page = files["leaderboard.html"].decode()

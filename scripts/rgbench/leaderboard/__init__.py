@@ -13,6 +13,8 @@ One concept per module, in the order data flows:
   :class:`~rgbench.leaderboard.board.Board`;
 * ``leaderboard_csv``, ``markdown``, ``html_tables`` + ``html_page`` (with ``page.css``, ``page.js``),
   ``display`` and ``significance_text`` format a Board; ``charts`` says what each chart shows (a
-  ``Chart`` value) and draws it with matplotlib (``svg``: deterministic, inline-ready SVG); ``build`` renders every file;
+  ``Chart`` value) and draws it with matplotlib (``svg``: deterministic, inline-ready SVG);
 * ``readme`` embeds the Markdown table in README.md between two markers.
+
+``scripts/build_leaderboard.py`` renders every file and writes them.
 """

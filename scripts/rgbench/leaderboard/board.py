@@ -10,9 +10,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.derive import RunRow
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
+from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
@@ -115,10 +115,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
     and rank range; summarise the significant differences and the alpha sensitivity."""
     spec, tables = inputs.spec, inputs.tables
-    runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
     family_cases: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in tables.runs:
-        runs_by_subject[row.subject_id].append(row)
         family_cases[(row.subject_id, row.family)].add(row.case_id)
     cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)  # subject_id -> family code -> its figures
     for f in tables.families:
@@ -126,13 +124,14 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         cells[f.subject_id][f.family] = FamilyCell(f.family, f.n_family, n_cases, f.p_family, f.s_bar_family,
                                                    FAMILY.label(n_cases),
                                                    family_interval_cell(tables.family_extras[(f.subject_id, f.family)]))
+    runs_of = runs_by_subject(tables.runs)
     standings = rank_subjects(tables.subjects)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
     entries = []
     for standing in standings:
         sid = standing.metrics.subject_id
-        runs = runs_by_subject.get(sid, [])
+        runs = runs_of.get(sid, [])
         n_cases = len({row.case_id for row in runs})  # distinct cases: repeated runs of a case count once
         entries.append(BoardEntry(
             standing=standing,

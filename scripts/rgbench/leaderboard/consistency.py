@@ -95,7 +95,8 @@ def check_manifest(tables: ResultTables, manifest: Manifest, spec: Spec) -> list
     return problems
 
 
-def _runs_by_subject(runs: Sequence[RunRow]) -> dict[str, list[RunRow]]:
+def runs_by_subject(runs: Sequence[RunRow]) -> dict[str, list[RunRow]]:
+    """subject_id -> its per-run rows, in per_run.csv's order."""
     grouped: dict[str, list[RunRow]] = defaultdict(list)
     for row in runs:
         grouped[row.subject_id].append(row)
@@ -121,7 +122,7 @@ def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
 
 def recomputed_subjects(tables: ResultTables, spec: Spec) -> list[SubjectMetrics]:
     """Each subject row's metrics recomputed exactly from its per-run rows (same order, each row's alpha)."""
-    runs = _runs_by_subject(tables.runs)
+    runs = runs_by_subject(tables.runs)
     return [subject_metrics(m.subject_id, m.subject_version, runs.get(m.subject_id, []), m.n_unscored,
                             alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score) for m in tables.subjects]
 
@@ -172,9 +173,7 @@ def check_family_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
 def check_statistics(tables: ResultTables) -> list[Problem]:
     """Optional statistics columns: intervals complete and ordered, n_cases equal to per_run.csv's distinct cases."""
     problems = []
-    cases: dict[str, set[str]] = defaultdict(set)
-    for row in tables.runs:
-        cases[row.subject_id].add(row.case_id)
+    cases = defaultdict(set, {sid: {row.case_id for row in rows} for sid, rows in runs_by_subject(tables.runs).items()})
     for sid, extras in sorted(tables.subject_extras.items()):
         line = tables.subject_lines[sid]
         problems += [Problem(SUBJECT_PATH, f"line {line}: {message} ({OUT_OF_STEP})")
@@ -207,10 +206,8 @@ def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> d
     The bootstrap bounds of these rows are placeholders (one resample): only the
     deterministic columns are used.
     """
-    runs: dict[str, list] = {m.subject_id: [] for m in tables.subjects}
-    for row in tables.runs:
-        if row.subject_id in runs:
-            runs[row.subject_id].append(row)
+    grouped = runs_by_subject(tables.runs)
+    runs = {m.subject_id: grouped.get(m.subject_id, []) for m in tables.subjects}
     rows = pairwise_table(runs, alpha=manifest.alpha, max_score=spec.max_score, seed=0, resamples=1,
                           confidence=Fraction(1, 2))
     return {(row.subject_a, row.subject_b): row for row in rows}

@@ -106,6 +106,11 @@ class Board:
         return self.ranked + self.disqualified
 
     @property
+    def names(self) -> dict[str, str]:
+        """subject_id -> the name shown to readers."""
+        return {entry.metrics.subject_id: entry.name for entry in self.entries}
+
+    @property
     def family_codes(self) -> list[str]:
         """The families (in system/benchmark.yaml's order) with a figure for some scored entry."""
         return [code for code in self.families if any(code in e.families for e in self.scored)]

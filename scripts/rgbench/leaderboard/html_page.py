@@ -80,7 +80,7 @@ def intervals_note(board: Board) -> str:
 def ranks_note(board: Board) -> str:
     """Below the ranked table: what the rank ranges rest on, the significant differences, and whether the
     top ranks depend on alpha; ``""`` when the results carry neither pairwise.csv nor alpha_sensitivity.csv."""
-    names = {entry.metrics.subject_id: entry.name for entry in board.entries}
+    names = board.names
 
     def name(sid: str) -> str:
         return f'<span class="name-ref">{esc(names[sid])}</span>'

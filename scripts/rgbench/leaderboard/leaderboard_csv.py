@@ -69,7 +69,7 @@ def csv_row(entry: BoardEntry) -> tuple[str, ...]:
         **interval_cells(entry),
         "n_unscored": str(m.n_unscored),
         "critical_fails": fail_cell(entry.critical_fails),
-        **entry.subject.metadata(),
+        **{name: getattr(entry.subject, name) for name in METADATA_FIELDS},
     }
     return tuple(values[column] for column in COLUMNS)
 

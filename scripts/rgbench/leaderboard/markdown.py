@@ -109,16 +109,11 @@ def notes(board: Board) -> list[str]:
     return lines
 
 
-def _name(board: Board):
-    """subject_id -> its display name as Markdown text."""
-    names = {entry.metrics.subject_id: entry.name for entry in board.entries}
-    return lambda sid: md_text(names[sid])
-
-
 def ranks_notes(board: Board) -> list[str]:
     """The rank-range paragraph (method, significant differences, ranks outside their range) and the alpha
     sentence, each followed by a blank line; nothing for what the results do not carry."""
-    method, differences, alpha = rank_notes(board, _name(board), lambda text: text)
+    names = board.names
+    method, differences, alpha = rank_notes(board, lambda sid: md_text(names[sid]), lambda text: text)
     return ([f"{method} {differences}", ""] if method else []) + ([alpha, ""] if alpha else [])
 
 

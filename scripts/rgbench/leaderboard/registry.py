@@ -37,10 +37,6 @@ class RegisteredSubject:
         """The name shown to readers: ``display_name`` when registered, else the ``subject_id``."""
         return self.display_name or self.subject_id
 
-    def metadata(self) -> dict[str, str]:
-        """The registered metadata (see METADATA_FIELDS), ``""`` where absent."""
-        return {name: getattr(self, name) for name in METADATA_FIELDS}
-
 
 @dataclass(frozen=True)
 class Registry:

@@ -168,18 +168,14 @@ def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Pa
     return rows, problems
 
 
-def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Parser],
-             extra_types: dict[str, Parser] | None = None, digests: dict[str, str] | None = None
-             ) -> tuple[list[Row], list[Problem]]:
-    """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`.
-
-    The sha256 of the bytes read is stored in ``digests[rel]`` when a dict is given.
-    """
+def read_csv(root: Path, rel: str, digests: dict[str, str], columns: tuple[str, ...], types: dict[str, Parser],
+             extra_types: dict[str, Parser] | None = None) -> tuple[list[Row], list[Problem]]:
+    """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`; the sha256
+    of the bytes read is stored in ``digests[rel]``."""
     data, problems = read_single_file(root, rel)
     if data is None:
         return [], [Problem(p.path, f"{p.message}; {_REGENERATE}") for p in problems]
-    if digests is not None:
-        digests[rel] = hashlib.sha256(data).hexdigest()
+    digests[rel] = hashlib.sha256(data).hexdigest()
     try:
         text = decode_utf8(data)
     except ParseError as exc:
@@ -227,10 +223,10 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
     a (subject, family) pair twice) are problems too.
     """
     digests: dict[str, str] = {}
-    runs, problems = read_csv(root, PER_RUN_PATH, PER_RUN_COLUMNS, PER_RUN_TYPES, digests=digests)
-    subject_rows, more = read_csv(root, SUBJECT_PATH, SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES, digests)
+    runs, problems = read_csv(root, PER_RUN_PATH, digests, PER_RUN_COLUMNS, PER_RUN_TYPES)
+    subject_rows, more = read_csv(root, SUBJECT_PATH, digests, SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES)
     problems += more
-    family_rows, more = read_csv(root, FAMILY_PATH, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES, digests)
+    family_rows, more = read_csv(root, FAMILY_PATH, digests, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES)
     problems += more
 
     subjects, repeated = _keyed(SUBJECT_PATH, subject_rows, ("subject_id",), lambda key: f"subject {key[0]!r}")
@@ -294,12 +290,12 @@ def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | Non
     problems: list[Problem] = []
     pairwise = alpha = None
     if _wanted(root, PAIRWISE_PATH, manifest):
-        rows, more = read_csv(root, PAIRWISE_PATH, PAIRWISE_COLUMNS, PAIRWISE_TYPES, digests=digests)
+        rows, more = read_csv(root, PAIRWISE_PATH, digests, PAIRWISE_COLUMNS, PAIRWISE_TYPES)
         pairwise, repeated = _keyed(PAIRWISE_PATH, rows, ("subject_a", "subject_b"),
                                     lambda key: f"pair ({key[0]}, {key[1]})")
         problems += more + repeated
     if _wanted(root, ALPHA_PATH, manifest):
-        rows, more = read_csv(root, ALPHA_PATH, ALPHA_COLUMNS, ALPHA_TYPES, digests=digests)
+        rows, more = read_csv(root, ALPHA_PATH, digests, ALPHA_COLUMNS, ALPHA_TYPES)
         alpha, repeated = _keyed(ALPHA_PATH, rows, ("subject_id", "alpha"),
                                  lambda key: f"({key[0]}, alpha {fmt_fixed(key[1])})")
         problems += more + repeated

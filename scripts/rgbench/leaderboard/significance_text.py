@@ -24,10 +24,6 @@ def range_text(rank_range: tuple[int, int]) -> str:
     return f"{rank_range[0]}\u2013{rank_range[1]}"
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def _names(ids: Sequence[str], name: Text) -> str:
     """``A``, ``A and B``, ``A, B and C``."""
     names = [name(sid) for sid in ids]
@@ -41,8 +37,8 @@ def rank_range_method(sig: Significance, esc: Text) -> str:
         tested = "no two ranked subjects share a scored run, so no difference between them is established"
     else:
         tested = (f"exact McNemar test on Pass vs not Pass over the runs both subjects share, Holm-adjusted over the "
-                  f"{_plural(sig.n_pairs, 'pair')} of ranked subjects, p < {level}, with the paired difference of "
-                  "Q_final on those runs pointing the same way")
+                  f"{sig.n_pairs} pair{'' if sig.n_pairs == 1 else 's'} of ranked subjects, p < {level}, with the paired "
+                  "difference of Q_final on those runs pointing the same way")
     return esc(f"Rank range (in parentheses with each rank): the best and worst rank consistent with the "
                f"significant differences between ranked subjects ({tested}). A subject's best rank is 1 plus the "
                "number of subjects significantly above it, its worst rank the number of ranked subjects minus those "

@@ -29,13 +29,13 @@ METRIC_COLUMNS = (
 )
 
 
-def display_decimals(values: Iterable[Fraction | None], minimum: int = MIN_DECIMALS) -> int:
-    """The fewest decimals (``minimum``..6) at which the distinct 6-decimal values stay distinct.
+def display_decimals(values: Iterable[Fraction | None]) -> int:
+    """The fewest decimals (MIN_DECIMALS..6) at which the distinct 6-decimal values stay distinct.
 
     ``None`` values are ignored. E.g. {0.741000, 0.742000} -> 3; {0.7421, 0.7424} -> 4.
     """
     committed = {fmt_fixed(v) for v in values if v is not None}
-    for decimals in range(minimum, DECIMALS):
+    for decimals in range(MIN_DECIMALS, DECIMALS):
         if len({fmt_fixed(Fraction(text), decimals) for text in committed}) == len(committed):
             return decimals
     return DECIMALS

@@ -28,12 +28,32 @@ from pathlib import Path
 
 from rgbench.atomic import write_many_atomic
 from rgbench.cli import not_a_tree
-from rgbench.leaderboard.build import build_files
-from rgbench.leaderboard.markdown import MARKDOWN_FILE
-from rgbench.leaderboard.readme import README_FILE, embed_in_readme, readme_problem
-from rgbench.problems import report
+from rgbench.leaderboard.board import Board, build_board
+from rgbench.leaderboard.html_page import HTML_FILE, leaderboard_html
+from rgbench.leaderboard.inputs import load_inputs
+from rgbench.leaderboard.leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
+from rgbench.leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
+from rgbench.leaderboard.readme import README_FILE, embed_in_readme
+from rgbench.problems import Problem, report
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def render(board: Board) -> dict[str, bytes]:
+    """File name inside results/ -> exact bytes (UTF-8, ``\\n`` line endings)."""
+    texts = {LEADERBOARD_FILE: leaderboard_csv(board), HTML_FILE: leaderboard_html(board),
+             MARKDOWN_FILE: leaderboard_markdown(board)}
+    return {name: text.encode("utf-8") for name, text in texts.items()}
+
+
+def build_files(root: Path) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
+    """Load, check, rank and render, writing nothing: (files by name inside results/, board, []), or
+    (None, None, problems) with every problem found."""
+    inputs, problems = load_inputs(Path(root))
+    if inputs is None:
+        return None, None, problems
+    board = build_board(inputs)
+    return render(board), board, []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,17 +66,16 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
-    problem = readme_problem(root) if args.readme else None
     files, board, problems = build_files(root)
-    if files is None or board is None or problem is not None:
-        return report(problems + ([problem] if problem else []))
-    outputs = {root / "results" / name: data for name, data in files.items()}
-    if args.readme:
-        text, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8"))
-        if problem is not None:
-            return report([problem])
+    outputs: dict[Path, bytes] = {}
+    if args.readme:  # checked even when the build fails, so that every problem is reported at once
+        text, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8") if files else "")
+        problems += [problem] if problem else []
         if text is not None:
             outputs[root / README_FILE] = text
+    if files is None or board is None or problems:
+        return report(problems)
+    outputs.update({root / "results" / name: data for name, data in files.items()})
     write_many_atomic(outputs)
     print(f"leaderboard: {len(board.ranked)} ranked, {len(board.disqualified)} disqualified, "
           f"{len(board.unscored)} unscored -> {root.name or root}/results/leaderboard.{{csv,html,md}}")

@@ -53,17 +53,23 @@ from markdown_it import MarkdownIt
 
 from rgbench.compute.tables import input_digest
 from rgbench.leaderboard.board import build_board
-from rgbench.leaderboard.build import OUTPUT_FILES, build_files
 from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.inputs import load_inputs
 from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leaderboard_csv
-from rgbench.leaderboard.readme import END, START, readme_block, replace_block
-from rgbench.leaderboard.svg import bundled_font_path, scope_ids
+from rgbench.leaderboard.readme import END, START, replace_block, split_readme
+from rgbench.leaderboard.svg import RC, scope_ids
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
 SCRIPT = REPO / "scripts" / "build_leaderboard.py"
 EVIL_NAME = "<script>alert(1)</script>"
+OUTPUT_FILES = ("leaderboard.csv", "leaderboard.html", "leaderboard.md")
+
+
+def readme_block(text: str) -> str | None:
+    """The embedded leaderboard (without markers, with a final newline), or None without valid markers."""
+    parts = split_readme(text)
+    return None if isinstance(parts, str) else parts[1] + "\n"
 
 
 def make_tree(root: Path) -> Path:
@@ -233,7 +239,7 @@ def test_intervals_when_the_statistics_provide_them(tmp_path):
         rows.append(f"{line},{bounds.get(sid, ',,,')},0.500000,{0 if sid == 'glacier' else 3}")
     path.write_text("\n".join(rows) + "\n")
     refresh_manifest(root, statistics={"bootstrap_resamples": 2000, "confidence_level": "0.950000"})
-    files, board, problems = build_files(root)
+    files, board, problems = build_leaderboard.build_files(root)
     assert problems == []
     table = {r["subject_id"]: r for r in csv_rows(files["leaderboard.csv"])}
     assert [table["atlas"][c] for c in ("P_wilson_low", "P_wilson_high", "Q_final_low", "Q_final_high")] == [
@@ -260,7 +266,7 @@ def test_outputs_are_byte_identical_across_runs_paths_and_hash_seeds(built, tmp_
     for name in OUTPUT_FILES:
         assert (root / "results" / name).read_bytes() == built[name], name
     # And again in this process (same seed as `built`, warm caches): still the same bytes.
-    files, _, problems = build_files(root)
+    files, _, problems = build_leaderboard.build_files(root)
     assert problems == [] and files == built
 
 
@@ -272,9 +278,11 @@ def test_no_clock_or_version_in_the_outputs(built):
 
 def test_charts_use_matplotlibs_own_dejavu_sans():
     import matplotlib
-    path = Path(bundled_font_path())
+    from matplotlib import font_manager, rc_context
+    with rc_context(RC):  # the DejaVu Sans file matplotlib resolves for the charts
+        path = Path(font_manager.findfont(font_manager.FontProperties(family=["sans-serif"])))
     assert path.name == "DejaVuSans.ttf"
-    assert Path(matplotlib.get_data_path()) in path.parents
+    assert Path(matplotlib.get_data_path()).resolve() in path.resolve().parents  # .venv may be a symlink
 
 
 def test_scope_ids_prefixes_definitions_and_references():
@@ -314,7 +322,7 @@ def test_a_display_name_edit_needs_no_metrics_rerun_but_a_fresh_manifest(tmp_pat
     root = make_tree(tmp_path / "tree")
     registry = root / "subjects" / "registry.yaml"
     registry.write_text(registry.read_text().replace("display_name: Borealis", "display_name: Borealis XL"))
-    files, _, problems = build_files(root)
+    files, _, problems = build_leaderboard.build_files(root)
     assert files is None
     assert [str(p) for p in problems] == [
         "subjects/registry.yaml: changed since the results were computed (results/manifest.json records another "
@@ -400,7 +408,7 @@ def test_nobody_scored_yet(tmp_path):
     (results / "alpha_sensitivity.csv").write_text(
         "\n".join([alpha[0]] + [",".join(line.split(",")[:3]) + ",," for line in alpha[1:]]) + "\n")
     refresh_manifest(root)
-    files, board, problems = build_files(root)
+    files, board, problems = build_leaderboard.build_files(root)
     assert problems == []
     assert [(e.rank, e.status) for e in board.entries] == [(None, "Unscored")] * 7
     page = files["leaderboard.html"].decode()

@@ -14,14 +14,15 @@ import pytest
 from rgbench.compute.derive import RunRow
 from rgbench.compute.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 from rgbench.leaderboard.results_tables import (
+    ALPHA_TYPES,
     FAMILY_EXTRA_TYPES,
     FAMILY_TYPES,
+    PAIRWISE_TYPES,
     PER_RUN_TYPES,
     SUBJECT_EXTRA_TYPES,
     SUBJECT_TYPES,
     parse_csv,
 )
-from rgbench.leaderboard.stats_tables import ALPHA_TYPES, PAIRWISE_TYPES
 
 RESULTS = Path(__file__).parent / "fixtures" / "leaderboard" / "basic" / "tree" / "results"
 TABLES = {

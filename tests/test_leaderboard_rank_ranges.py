@@ -12,6 +12,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from rgbench.compute.metrics import SubjectMetrics
+from rgbench.leaderboard.display import short_decimal
 from rgbench.leaderboard.rank_ranges import (
     AlphaSpan,
     Significance,
@@ -20,14 +21,13 @@ from rgbench.leaderboard.rank_ranges import (
     ranked_pairs,
     significance,
 )
+from rgbench.leaderboard.results_tables import ALPHA_COLUMNS, PAIRWISE_COLUMNS
 from rgbench.leaderboard.significance_text import (
     alpha_sentence,
     range_text,
     rank_range_method,
-    short_decimal,
     significant_differences,
 )
-from rgbench.leaderboard.stats_tables import ALPHA_COLUMNS, PAIRWISE_COLUMNS
 from rgbench.stats import outputs
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow, holm, mcnemar_exact_p, rank_ranges

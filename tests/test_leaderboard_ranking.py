@@ -35,8 +35,6 @@ from rgbench.leaderboard.reliability import (
     REASONABLE,
     ROBUST,
     STABLE,
-    distinct_cases,
-    family_label,
     scale_for,
     subject_labels,
 )
@@ -193,7 +191,6 @@ def test_reliability_thresholds(n_cases, core, calibration, family):
     assert CORE.label(n_cases) == core
     assert CALIBRATION.label(n_cases) == calibration
     assert FAMILY.label(n_cases) == family
-    assert family_label(n_cases) == family
     labels = subject_labels(n_cases)
     assert labels == {"P": core, "s_bar": core, "Q_final": calibration, "BS": calibration, "ECE": calibration}
 
@@ -205,12 +202,6 @@ def test_every_figure_has_a_scale():
         scale_for("n_critical")
     with pytest.raises(ValueError):
         CORE.label(-1)
-
-
-def test_reliability_counts_distinct_cases_not_runs():
-    # Three runs of RO-FOUL-001 and one of RO-SCAL-001 are two cases of evidence.
-    assert distinct_cases(["RO-FOUL-001", "RO-FOUL-001", "RO-FOUL-001", "RO-SCAL-001"]) == 2
-    assert distinct_cases([]) == 0
 
 
 def test_scale_descriptions_state_the_thresholds():

@@ -23,7 +23,6 @@ import compute_metrics
 from treebuilder import MiniTree
 
 from rgbench.leaderboard.board import build_board
-from rgbench.leaderboard.build import render
 from rgbench.leaderboard.inputs import load_inputs
 from rgbench.stats.pairwise import PairwiseRow, mcnemar_exact_p
 
@@ -53,7 +52,7 @@ def render_with(tmp_path: Path, comparisons: list[PairwiseRow]) -> dict[str, str
     """The fixture's outputs with ``comparisons`` in place of the (checked) rows of its pairwise.csv."""
     inputs, problems = load_inputs(make_tree(tmp_path / "tree"))
     assert problems == []
-    files = render(build_board(replace(inputs, pairwise=comparisons)))
+    files = build_leaderboard.render(build_board(replace(inputs, pairwise=comparisons)))
     return {name: data.decode("utf-8") for name, data in files.items()}
 
 

@@ -7,19 +7,18 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.derive import RunRow
-from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics, calibration_bins
+from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
+from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
 from .registry import RegisteredSubject
-from .reliability import distinct_cases, family_label, subject_labels
+from .reliability import FAMILY, subject_labels
 
 
 @dataclass(frozen=True)
@@ -106,39 +105,39 @@ class Board:
         """Ranked then Disqualified entries: those with metrics (N > 0)."""
         return self.ranked + self.disqualified
 
+    @property
+    def names(self) -> dict[str, str]:
+        """subject_id -> the name shown to readers."""
+        return {entry.metrics.subject_id: entry.name for entry in self.entries}
 
-def family_cells(families: Sequence[FamilyMetrics], runs: Sequence[RunRow],
-                 extras: dict[tuple[str, str], dict[str, object]] | None = None) -> dict[str, dict[str, FamilyCell]]:
-    """subject_id -> family code -> FamilyCell, with distinct cases counted from the per-run rows."""
-    extras = extras or {}
-    cases: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for row in runs:
-        cases[(row.subject_id, row.family)].add(row.case_id)
-    cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)
-    for f in families:
-        n_cases = distinct_cases(cases[(f.subject_id, f.family)])
-        interval = family_interval_cell(extras.get((f.subject_id, f.family), {}))
-        cells[f.subject_id][f.family] = FamilyCell(
-            f.family, f.n_family, n_cases, f.p_family, f.s_bar_family, family_label(n_cases), interval)
-    return cells
+    @property
+    def family_codes(self) -> list[str]:
+        """The families (in system/benchmark.yaml's order) with a figure for some scored entry."""
+        return [code for code in self.families if any(code in e.families for e in self.scored)]
 
 
 def build_board(inputs: LeaderboardInputs) -> Board:
     """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
     and rank range; summarise the significant differences and the alpha sensitivity."""
     spec, tables = inputs.spec, inputs.tables
-    runs_by_subject: dict[str, list[RunRow]] = defaultdict(list)
+    family_cases: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in tables.runs:
-        runs_by_subject[row.subject_id].append(row)
-    cells = family_cells(tables.families, tables.runs, tables.family_extras)
+        family_cases[(row.subject_id, row.family)].add(row.case_id)
+    cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)  # subject_id -> family code -> its figures
+    for f in tables.families:
+        n_cases = len(family_cases[(f.subject_id, f.family)])
+        cells[f.subject_id][f.family] = FamilyCell(f.family, f.n_family, n_cases, f.p_family, f.s_bar_family,
+                                                   FAMILY.label(n_cases),
+                                                   family_interval_cell(tables.family_extras[(f.subject_id, f.family)]))
+    runs_of = runs_by_subject(tables.runs)
     standings = rank_subjects(tables.subjects)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
     entries = []
     for standing in standings:
         sid = standing.metrics.subject_id
-        runs = runs_by_subject.get(sid, [])
-        n_cases = distinct_cases(row.case_id for row in runs)
+        runs = runs_of.get(sid, [])
+        n_cases = len({row.case_id for row in runs})  # distinct cases: repeated runs of a case count once
         entries.append(BoardEntry(
             standing=standing,
             subject=inputs.registry.subjects[sid],
@@ -154,9 +153,9 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     manifest = inputs.manifest
     return Board(
         title=inputs.title,
-        benchmark_version=inputs.manifest.benchmark_version,
-        alpha_text=inputs.manifest.alpha_text,
-        input_digest=inputs.manifest.input_digest,
+        benchmark_version=manifest.benchmark_version,
+        alpha_text=manifest.alpha_text,
+        input_digest=manifest.input_digest,
         families=dict(spec.families),
         fail_titles=dict(inputs.fail_titles),
         ece_bins=spec.ece_bins,

@@ -8,17 +8,26 @@
   giving P_family, its runs and its distinct cases.
 
 Each returns a :class:`Chart` (or ``None`` when there is nothing to draw): its
-``data`` holds every value the drawing shows and nothing else; :mod:`.drawing`
-draws it with matplotlib. Names are the registry's display names, shortened to fit.
+``data`` holds every value the drawing shows and nothing else, so :func:`chart_svg`
+draws it with matplotlib (:mod:`.svg`) from that alone, and a page's charts can be
+drawn on every core (:func:`chart_svgs`) with the same bytes as one by one.
+Names are the registry's display names, shortened to fit.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
+
+from ..compute.numfmt import fmt_fixed
 from ..compute.ranking import DISQUALIFIED
+from ..load.parallel import usable_cores
 from .board import Board, BoardEntry
+from .svg import chart_style, figure_svg, new_figure
 
 MAX_LABEL = 30
 Q_FINAL, CALIBRATION, FAMILIES = "q-final", "calibration", "families"
@@ -64,39 +73,157 @@ def calibration_spec(entry: BoardEntry, index: int, bins: int) -> Chart | None:
         subject_label(entry), entry.name, entry.metrics.ece, entry.reliability["ECE"], cells, bins))
 
 
-def families_spec(board: Board, entries: Sequence[BoardEntry]) -> Chart | None:
+def families_spec(board: Board) -> Chart | None:
     """((code, family name) per family with a figure, (label, (P_family, n_family, n_cases) or None per
     family) per scored entry)."""
-    codes = [code for code in board.families if any(code in e.families for e in entries)]
-    if not entries or not codes:
+    codes = board.family_codes
+    if not codes:
         return None
-    rows = []
-    for e in entries:
-        cells = tuple(None if code not in e.families else
-                      (e.families[code].p_family, e.families[code].n_family, e.families[code].n_cases) for code in codes)
-        rows.append((subject_label(e), cells))
-    return Chart(FAMILIES, "chart-families", (tuple((code, board.families[code]) for code in codes), tuple(rows)))
+    rows = tuple((subject_label(e), tuple(None if code not in e.families else (
+        e.families[code].p_family, e.families[code].n_family, e.families[code].n_cases) for code in codes))
+        for e in board.scored)
+    return Chart(FAMILIES, "chart-families", (tuple((code, board.families[code]) for code in codes), rows))
 
 
-@dataclass(frozen=True)
-class PageCharts:
-    """The charts of one page: Q_final bars, one diagram per scored entry (None: nothing to draw), the heatmap."""
+INK = "#1f2933"
+MUTED = "#616e7c"
+RANKED_COLOUR = "#2f6f9f"
+DQ_FACE, DQ_EDGE = "#d9dde3", "#b42318"
+GRID = "#e4e7eb"
+# Ten steps of 0.1: a vector colour bar (a continuous one would be embedded as a bitmap) that reads easily.
+HEAT = LinearSegmentedColormap.from_list(
+    "rgbench-heat", ["#f7fbff", "#9ecae1", "#2171b5", "#08306b"], N=10).with_extremes(bad="#f0f2f5")
+HEAT_NORM = BoundaryNorm([i / 10 for i in range(11)], HEAT.N)
+DIAGRAM_MARGINS = {"left": 0.17, "right": 0.96, "bottom": 0.14, "top": 0.86}
 
-    q_final: Chart | None
-    calibration: tuple[Chart | None, ...]
-    families: Chart | None
 
-    def all(self) -> list[Chart]:
-        """Every chart to draw, in page order."""
-        return [c for c in (self.q_final, *self.calibration, self.families) if c is not None]
+def _tidy(ax) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(colors=MUTED, labelcolor=INK)
 
 
-def page_charts(board: Board) -> PageCharts:
-    """The charts :func:`~.html_page.leaderboard_html` shows for ``board``."""
+def draw_q_final(chart: Chart) -> str:
+    """Horizontal bars of Q_final (0..1), best at the top, the disqualified hatched, with interval whiskers if known."""
+    rows = chart.data
+    with chart_style():
+        fig = new_figure(7.2, 0.9 + 0.42 * len(rows))
+        ax = fig.add_subplot()
+        positions = list(range(len(rows)))[::-1]
+        for y, (_, q_final, dq, interval) in zip(positions, rows):
+            value = float(q_final)
+            ax.barh(y, value, height=0.62, color=DQ_FACE if dq else RANKED_COLOUR,
+                    edgecolor=DQ_EDGE if dq else RANKED_COLOUR, hatch="///" if dq else None, linewidth=0.8)
+            end = value
+            if interval is not None:
+                low, high = float(interval[0]), float(interval[1])
+                ax.errorbar(value, y, xerr=[[value - low], [high - value]], fmt="none", ecolor=INK,
+                            elinewidth=1, capsize=3)
+                end = max(value, high)
+            note = fmt_fixed(q_final, 3) + ("  disqualified" if dq else "")
+            ax.text(end + 0.015, y, note, va="center", ha="left", color=DQ_EDGE if dq else INK, fontsize=8.5)
+        ax.set_yticks(positions, [label for label, *_ in rows])
+        ax.set_xlim(0, 1.2)
+        ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.set_xlabel("Q_final (higher is better)", color=INK)
+        ax.xaxis.grid(True, color=GRID, linewidth=0.8)
+        ax.set_axisbelow(True)
+        _tidy(ax)
+        return figure_svg(fig, scope=chart.scope, title="Q_final by subject, leaderboard order")
+
+
+def draw_calibration(chart: Chart) -> str:
+    """One subject's accuracy (mean correctness) per confidence bin, with counts and the diagonal."""
+    label, name, ece_value, ece_label, bins, n_bins = chart.data
+    width = 1 / n_bins
+    with chart_style():
+        fig = new_figure(3.5, 3.3, margins=DIAGRAM_MARGINS)
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 1], linestyle="--", color=MUTED, linewidth=1, label="perfect calibration")
+        for index, count, confidence_sum, correctness_sum in bins:
+            left = index * width
+            accuracy = float(correctness_sum / count)
+            ax.bar(left, accuracy, width=width, align="edge", color=RANKED_COLOUR, alpha=0.75,
+                   edgecolor="white", linewidth=0.8)
+            ax.plot([float(confidence_sum / count)], [accuracy], marker="o", markersize=3.5, color=INK)
+            # The bin counts in one strip above the plot: readable even when neighbouring bars are tall.
+            ax.text(left + width / 2, 1.075, str(count), ha="center", va="center", fontsize=7, color=INK)
+        ax.text(-0.02, 1.075, "runs", ha="right", va="center", fontsize=7, color=MUTED)
+        ax.axhline(1.0, color=GRID, linewidth=0.8)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.15)
+        ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.set_xlabel("reported confidence", color=INK)
+        ax.set_ylabel("accuracy (mean correctness)", color=INK)
+        ece = fmt_fixed(ece_value, 3)
+        ax.set_title(f"{label}\nECE {ece} ({ece_label})", color=INK, fontsize=9.5)
+        _tidy(ax)
+        return figure_svg(fig, scope=chart.scope, title=f"Reliability diagram of {name}: ECE {ece}")
+
+
+def draw_families(chart: Chart) -> str:
+    """P_family for each row (leaderboard order) and each family column, each cell with its runs and cases."""
+    families, rows = chart.data
+    n_cols, n_rows = len(families), len(rows)
+    with chart_style():
+        fig = new_figure(2.4 + 1.45 * n_cols, 1.5 + 0.52 * n_rows)
+        ax = fig.add_subplot()
+        grid = [[float(cell[0]) if cell is not None else float("nan") for cell in cells] for _, cells in rows]
+        image = ax.pcolormesh(grid, cmap=HEAT, norm=HEAT_NORM, edgecolors="white", linewidth=1.5)
+        ax.set_xlim(0, n_cols)
+        ax.set_ylim(n_rows, 0)
+        for row, (_, cells) in enumerate(rows):
+            for col, cell in enumerate(cells):
+                if cell is None:
+                    ax.text(col + 0.5, row + 0.5, "\u2014", ha="center", va="center", color=MUTED)
+                    continue
+                p_family, n_family, n_cases = cell
+                colour = "white" if p_family >= 0.5 else INK
+                ax.text(col + 0.5, row + 0.38, fmt_fixed(p_family, 3), ha="center", va="center", color=colour, fontsize=9)
+                cases = f"{n_cases} case" + ("" if n_cases == 1 else "s")
+                ax.text(col + 0.5, row + 0.72, f"n={n_family} \u00b7 {cases}", ha="center", va="center",
+                        color=colour, fontsize=6.5)
+        ax.set_xticks([i + 0.5 for i in range(n_cols)], [textwrap.fill(name, 16) for _, name in families], fontsize=7.5)
+        ax.set_yticks([i + 0.5 for i in range(n_rows)], [label for label, _ in rows])
+        ax.xaxis.tick_top()
+        ax.tick_params(length=0)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.02, ticks=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        bar.set_label("P_family", color=INK)
+        bar.outline.set_visible(False)
+        return figure_svg(fig, scope=chart.scope, title="P_family by subject and family")
+
+
+DRAWINGS = {Q_FINAL: draw_q_final, CALIBRATION: draw_calibration, FAMILIES: draw_families}
+
+
+def chart_svg(chart: Chart) -> str:
+    """The chart's inline SVG (byte-deterministic)."""
+    return DRAWINGS[chart.kind](chart)
+
+
+# Below this many charts, starting worker processes costs more than it saves (make bench: ~0.1 s a chart).
+PARALLEL_MIN_CHARTS = 8
+
+
+def chart_svgs(charts: Sequence[Chart]) -> list[str]:
+    """Every chart's SVG, in order; in a fork pool when there are many (the inputs are already checked)."""
+    cores = usable_cores()
+    if len(charts) < PARALLEL_MIN_CHARTS or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [chart_svg(chart) for chart in charts]
+    with multiprocessing.get_context("fork").Pool(cores) as pool:
+        return pool.map(chart_svg, charts, chunksize=max(1, len(charts) // (4 * cores)))
+
+
+def page_svgs(board: Board) -> tuple[str | None, list[str], str | None]:
+    """The SVGs :func:`~.html_page.leaderboard_html` shows for ``board``: the Q_final bars, the reliability
+    diagram of each scored entry that has one, the family heatmap (None: nothing to draw), drawn in that order."""
     scored = board.scored
-    return PageCharts(
-        q_final=q_final_spec(scored),
-        calibration=tuple(calibration_spec(entry, index, board.ece_bins) for index, entry in enumerate(scored)),
-        families=families_spec(board, scored),
-    )
-
+    q_final, families = q_final_spec(scored), families_spec(board)
+    calibration = [chart for index, entry in enumerate(scored)
+                   if (chart := calibration_spec(entry, index, board.ece_bins)) is not None]
+    svgs = iter(chart_svgs([chart for chart in (q_final, *calibration, families) if chart is not None]))
+    return (None if q_final is None else next(svgs), [next(svgs) for _ in calibration],
+            None if families is None else next(svgs))

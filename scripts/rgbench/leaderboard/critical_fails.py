@@ -1,9 +1,8 @@
 """The critical fails behind a disqualification: which case, which run, which catalog codes.
 
 per_run.csv only says *that* a run has a critical fail; the codes live in the
-scoring file that graded the run. This module reads exactly those scoring files
-(and the catalog, for the codes' titles), so the Disqualified section can show
-the evidence. The files read are returned with their sha256, so the caller can
+scoring file that graded the run. This module reads exactly those scoring files,
+so the Disqualified section can show the evidence. The files read are returned with their sha256, so the caller can
 check them against the manifest.
 """
 
@@ -17,12 +16,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..compute.derive import RunRow
-from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
+from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import read_single_file
 from ..load.spec import Spec, schema_errors
 from ..problems import Problem
-
-CRITICAL = "critical"
 
 
 @dataclass(frozen=True)
@@ -33,16 +30,6 @@ class CriticalFail:
     run_id: str
     reviewer_id: str
     codes: tuple[str, ...]
-
-
-def scoring_path(spec: Spec, row: RunRow) -> str:
-    """Where the scoring behind a per-run row lives (the layout of issue 2)."""
-    return f"scoring/{spec.version_dir}/{row.subject_id}/{row.case_id}__{row.run_id}__eval-{row.reviewer_id}.json"
-
-
-def critical_codes(document: dict) -> tuple[str, ...]:
-    """Sorted codes of the fails whose severity is critical."""
-    return tuple(sorted({f["code"] for f in document["automatic_fails_triggered"] if f["severity"] == CRITICAL}))
 
 
 class CriticalFailsRead(NamedTuple):
@@ -66,7 +53,7 @@ def read_critical_fails(root: Path, spec: Spec, runs: Sequence[RunRow]) -> Criti
     for row in runs:
         if not row.has_critical_fail:
             continue
-        rel = scoring_path(spec, row)
+        rel = f"scoring/{spec.version_dir}/{row.subject_id}/{row.case_id}__{row.run_id}__eval-{row.reviewer_id}.json"
         data, read_problems = read_single_file(root, rel)
         if data is None:
             problems += [Problem(p.path, f"{p.message}; results/per_run.csv lists a critical fail graded "
@@ -82,25 +69,10 @@ def read_critical_fails(root: Path, spec: Spec, runs: Sequence[RunRow]) -> Criti
         if errors:
             problems += [Problem(rel, error) for error in errors]
             continue
-        codes = critical_codes(document)
+        codes = tuple(sorted({f["code"] for f in document["automatic_fails_triggered"] if f["severity"] == "critical"}))
         if not codes:
             problems.append(Problem(rel, "flags no critical fail, but results/per_run.csv says this run has one "
                                          "(run `make metrics`)"))
             continue
         fails[row.subject_id].append(CriticalFail(row.case_id, row.run_id, row.reviewer_id, codes))
     return CriticalFailsRead({sid: tuple(items) for sid, items in fails.items()}, digests, problems)
-
-
-def read_fail_titles(root: Path, spec: Spec) -> tuple[dict[str, str], list[Problem]]:
-    """Catalog code -> one-line title, from ``system/rubric/<version>/automatic_fails.yaml``."""
-    data, problems = read_single_file(root, spec.catalog_path)
-    if data is None:
-        return {}, problems
-    try:
-        document = loads_yaml_strict(decode_utf8(data))
-    except ParseError as exc:
-        return {}, [Problem(spec.catalog_path, str(exc))]
-    errors = schema_errors(spec.validators["catalog"], document)
-    if errors:
-        return {}, [Problem(spec.catalog_path, error) for error in errors]
-    return {entry["code"]: entry["title"] for entry in document["automatic_fails"]}, []

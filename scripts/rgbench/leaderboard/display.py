@@ -9,21 +9,33 @@ Q_final but carry different ranks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ..compute.numfmt import DECIMALS, fmt_fixed
 
+if TYPE_CHECKING:  # board builds its interval note with short_decimal (via intervals)
+    from .board import BoardEntry
+
 MIN_DECIMALS = 3
+# The metrics of the Markdown and HTML tables: (heading, SubjectMetrics attribute, reliability key, higher is better).
+METRIC_COLUMNS = (
+    ("Q_final", "q_final", "Q_final", True),
+    ("P", "p", "P", True),
+    ("s\u0304", "s_bar", "s_bar", True),
+    ("BS", "bs", "BS", False),
+    ("ECE", "ece", "ECE", False),
+)
 
 
-def display_decimals(values: Iterable[Fraction | None], minimum: int = MIN_DECIMALS) -> int:
-    """The fewest decimals (``minimum``..6) at which the distinct 6-decimal values stay distinct.
+def display_decimals(values: Iterable[Fraction | None]) -> int:
+    """The fewest decimals (MIN_DECIMALS..6) at which the distinct 6-decimal values stay distinct.
 
     ``None`` values are ignored. E.g. {0.741000, 0.742000} -> 3; {0.7421, 0.7424} -> 4.
     """
     committed = {fmt_fixed(v) for v in values if v is not None}
-    for decimals in range(minimum, DECIMALS):
+    for decimals in range(MIN_DECIMALS, DECIMALS):
         if len({fmt_fixed(Fraction(text), decimals) for text in committed}) == len(committed):
             return decimals
     return DECIMALS
@@ -34,3 +46,20 @@ def shown(value: Fraction | None, decimals: int) -> str:
     if value is None:
         return ""
     return fmt_fixed(Fraction(fmt_fixed(value)), decimals)
+
+
+def column_decimals(entries: Sequence[BoardEntry]) -> dict[str, int]:
+    """Decimals to show per metric (by attribute) so that its distinct values over ``entries`` stay distinct."""
+    return {attr: display_decimals(getattr(e.metrics, attr) for e in entries) for _, attr, _, _ in METRIC_COLUMNS}
+
+
+def interval_text(interval: tuple | None, decimals: int) -> str:
+    """``low–high`` at the column's display precision, or ``""``."""
+    if interval is None:
+        return ""
+    return f"{shown(interval[0], decimals)}\u2013{shown(interval[1], decimals)}"
+
+
+def short_decimal(value: Fraction) -> str:
+    """An exact value with at most six decimals and no trailing zeros: 0.05, 0.1, 0, 1."""
+    return fmt_fixed(value).rstrip("0").rstrip(".")

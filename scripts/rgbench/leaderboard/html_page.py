@@ -13,11 +13,10 @@ import hashlib
 from pathlib import Path
 
 from .board import Board
-from .charts import Chart, page_charts
-from .drawing import chart_svgs
+from .charts import page_svgs
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS, SCALES
-from .significance_text import alpha_sentence, outside_note, rank_range_method, significant_differences
+from .significance_text import rank_notes
 
 HTML_FILE = "leaderboard.html"
 _ASSETS = Path(__file__).resolve().parent
@@ -45,22 +44,14 @@ def summary(board: Board) -> str:
 
 def charts_section(board: Board) -> str:
     """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
-
-    charts = page_charts(board)
-    every = [chart for chart in (charts.q_final, *charts.calibration, charts.families) if chart is not None]
-    drawn = dict(zip(map(id, every), chart_svgs(every)))
-
-    def svg_of(chart: Chart | None) -> str | None:
-        return None if chart is None else drawn[id(chart)]
-
-    diagrams = [svg_of(chart) for chart in charts.calibration]
-    calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams if svg is not None)
+    bars_svg, diagrams, heatmap_svg = page_svgs(board)
+    calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
-    bars = _figure(svg_of(charts.q_final), "Q_final per scored subject in leaderboard order; hatched grey bars are "
+    bars = _figure(bars_svg, "Q_final per scored subject in leaderboard order; hatched grey bars are "
                    "disqualified subject versions, shown for transparency and not ranked." + esc(whiskers),
                    "No scored subject yet.")
-    heatmap = _figure(svg_of(charts.families), "P_family per subject and family; n counts runs, cases count "
+    heatmap = _figure(heatmap_svg, "P_family per subject and family; n counts runs, cases count "
                       "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")
     return f"""<section class="card" id="charts">
 <h2>Q_final</h2>
@@ -89,20 +80,15 @@ def intervals_note(board: Board) -> str:
 def ranks_note(board: Board) -> str:
     """Below the ranked table: what the rank ranges rest on, the significant differences, and whether the
     top ranks depend on alpha; ``""`` when the results carry neither pairwise.csv nor alpha_sensitivity.csv."""
-    names = {entry.metrics.subject_id: entry.name for entry in board.entries}
+    names = board.names
 
     def name(sid: str) -> str:
         return f'<span class="name-ref">{esc(names[sid])}</span>'
 
-    paragraphs = []
-    if board.significance is not None and board.ranked:
-        paragraphs.append(f'<p class="note" id="rank-ranges">{rank_range_method(board.significance, esc)}</p>')
-        differences = significant_differences(board.significance, name, esc)
-        outside = outside_note(board, name, esc)
-        paragraphs.append(f'<p class="note">{differences}{" " + outside if outside else ""}</p>')
-    if board.alpha_statement is not None:
-        paragraphs.append(f'<p class="note" id="alpha-sensitivity">'
-                          f'{alpha_sentence(board.alpha_statement, board.alpha, name, esc)}</p>')
+    method, differences, alpha = rank_notes(board, name, esc)
+    paragraphs = [f'<p class="note" id="rank-ranges">{method}</p>', f'<p class="note">{differences}</p>'] if method else []
+    if alpha:
+        paragraphs.append(f'<p class="note" id="alpha-sensitivity">{alpha}</p>')
     return "\n".join(paragraphs)
 
 

@@ -7,22 +7,14 @@ Every string that comes from the registry or the data goes through :func:`esc`
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..compute.numfmt import fmt_fixed
 from .board import Board, BoardEntry
-from .display import display_decimals, shown
+from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
 from .reliability import EXPLANATIONS
 from .significance_text import range_text
 
-# (column heading, SubjectMetrics attribute, reliability key, higher is better)
-HTML_METRIC_COLUMNS = (
-    ("Q_final", "q_final", "Q_final", True),
-    ("P", "p", "P", True),
-    ("s\u0304", "s_bar", "s_bar", True),
-    ("BS", "bs", "BS", False),
-    ("ECE", "ece", "ECE", False),
-)
 META_HEADING = "Registered"
 META_LABELS = ("provider", "parameters", "evaluated")
 DASH = "\u2014"
@@ -33,24 +25,12 @@ def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def column_decimals(entries: Sequence[BoardEntry]) -> dict[str, int]:
-    """Decimals to show per metric so that distinct values stay distinct (see display.py)."""
-    return {attr: display_decimals(getattr(e.metrics, attr) for e in entries) for _, attr, _, _ in HTML_METRIC_COLUMNS}
-
-
 def sortable_head(label: str, *, numeric: bool = False, first_desc: bool = False, title: str = "") -> str:
     """A ``<th>`` whose button sorts its column (page.js); numeric columns are right-aligned."""
     attrs = ' class="num" data-type="number"' if numeric else ""
     attrs += ' data-first="desc"' if first_desc else ""
     attrs += f' title="{esc(title)}"' if title else ""
     return f'<th scope="col"{attrs}><button type="button">{esc(label)}</button></th>'
-
-
-def metric_heads() -> str:
-    return "".join(
-        sortable_head(label, numeric=True, first_desc=higher,
-                      title=f"{label}: {'higher' if higher else 'lower'} is better")
-        for label, _, _, higher in HTML_METRIC_COLUMNS)
 
 
 def rel_tag(label: str) -> str:
@@ -60,17 +40,10 @@ def rel_tag(label: str) -> str:
     return f'<span class="rel rel-{esc(label)}" title="{esc(label)}: {esc(EXPLANATIONS[label])}">{esc(label)}</span>'
 
 
-def interval_text(interval: tuple | None, decimals: int) -> str:
-    """``low–high`` at the column's display precision, or ``""``."""
-    if interval is None:
-        return ""
-    return f"{shown(interval[0], decimals)}\u2013{shown(interval[1], decimals)}"
-
-
 def metric_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
     """Value, interval (when the statistics give one) and reliability label of each metric."""
     cells = []
-    for label, attr, key, _ in HTML_METRIC_COLUMNS:
+    for label, attr, key, _ in METRIC_COLUMNS:
         value = getattr(entry.metrics, attr)
         exact = fmt_fixed(value)
         interval = entry.intervals.get(key)
@@ -108,10 +81,6 @@ def meta_cells(entry: BoardEntry) -> str:
     return f'<td class="meta" data-sort="{esc(s.provider.casefold())}">{text or DASH}</td>'
 
 
-def meta_heads() -> str:
-    return sortable_head(META_HEADING, title="as registered in subjects/registry.yaml")
-
-
 RANK_TITLE = "rank; under it, in parentheses, the best and worst rank consistent with the significant differences"
 
 
@@ -125,23 +94,34 @@ def html_rank_cell(entry: BoardEntry) -> str:
     return f'<td class="rank num" data-sort="{entry.rank}"><span class="rank-value">{entry.rank}</span>{span}</td>'
 
 
+def _table(attributes: str, head: str, rows: Iterable[str]) -> str:
+    """A horizontally scrolling ``<table attributes>`` with one header row."""
+    return (f'<div class="scroll"><table {attributes}><thead><tr>{head}</tr></thead><tbody>\n'
+            + "\n".join(rows) + "\n</tbody></table></div>")
+
+
+def _entries_table(attributes: str, head: str, entries: Sequence[BoardEntry], cells: Callable[[BoardEntry], str]) -> str:
+    """One row per entry (its position and subject_id as data attributes for page.js), ``cells(entry)`` inside."""
+    return _table(attributes, head, (f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
+                                     f'{cells(entry)}</tr>' for order, entry in enumerate(entries)))
+
+
 def ranked_table(board: Board) -> str:
     """The main table: rank, subject, the five metrics with reliability, runs, cases, registry metadata."""
     if not board.ranked:
         return '<p class="empty">No subject is ranked yet.</p>'
     decimals = column_decimals(board.scored)
-    rows = []
-    for order, entry in enumerate(board.ranked):
-        rows.append(f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
-                    f'{html_rank_cell(entry)}{subject_cell(entry)}'
-                    f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
     rank_title = RANK_TITLE if board.significance is not None else ""
-    head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject") + metric_heads()
+    head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject")
+            + "".join(sortable_head(label, numeric=True, first_desc=higher,
+                                    title=f"{label}: {'higher' if higher else 'lower'} is better")
+                      for label, _, _, higher in METRIC_COLUMNS)
             + sortable_head("Runs", numeric=True, first_desc=True, title="N: scored runs")
             + sortable_head("Cases", numeric=True, first_desc=True, title="distinct cases behind the figures")
-            + meta_heads())
-    return (f'<div class="scroll"><table class="board sortable" id="ranked-table">'
-            f'<thead><tr>{head}</tr></thead><tbody>\n' + "\n".join(rows) + "\n</tbody></table></div>")
+            + sortable_head(META_HEADING, title="as registered in subjects/registry.yaml"))
+    return _entries_table('class="board sortable" id="ranked-table"', head, board.ranked, lambda entry: (
+        f'{html_rank_cell(entry)}{subject_cell(entry)}{metric_cells(entry, decimals)}{count_cells(entry)}'
+        f'{meta_cells(entry)}'))
 
 
 def fail_list(board: Board, entry: BoardEntry) -> str:
@@ -162,40 +142,35 @@ def disqualified_table(board: Board) -> str:
     if not board.disqualified:
         return '<p class="empty">No subject version is disqualified.</p>'
     decimals = column_decimals(board.scored)
-    rows = []
-    for order, entry in enumerate(board.disqualified):
-        m = entry.metrics
-        rows.append(f'<tr data-order="{order}" data-subject="{esc(m.subject_id)}">{subject_cell(entry)}'
-                    f'<td><span class="badge badge-dq">Disqualified</span>'
-                    f'<span class="status-note">{m.n_critical} critical run{"" if m.n_critical == 1 else "s"}</span></td>'
-                    f'<td class="fail-cell">{fail_list(board, entry)}</td>'
-                    f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}</tr>')
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
             '<th scope="col">Critical fails (case, run, code)</th>'
-            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in HTML_METRIC_COLUMNS)
+            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in METRIC_COLUMNS)
             + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
             + f'<th scope="col">{META_HEADING}</th>')
-    return (f'<div class="scroll"><table class="board" id="disqualified-table"><thead><tr>{head}</tr></thead><tbody>\n'
-            + "\n".join(rows) + "\n</tbody></table></div>")
+
+    def cells(entry: BoardEntry) -> str:
+        n = entry.metrics.n_critical
+        return (f'{subject_cell(entry)}<td><span class="badge badge-dq">Disqualified</span>'
+                f'<span class="status-note">{n} critical run{"" if n == 1 else "s"}</span></td>'
+                f'<td class="fail-cell">{fail_list(board, entry)}</td>'
+                f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}')
+
+    return _entries_table('class="board" id="disqualified-table"', head, board.disqualified, cells)
 
 
 def unscored_table(board: Board) -> str:
     """Registered subjects with no scored run yet, and how many of their responses await a review."""
     if not board.unscored:
         return '<p class="empty">Every registered subject has scored runs.</p>'
-    rows = []
-    for order, entry in enumerate(board.unscored):
-        rows.append(f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">{subject_cell(entry)}'
-                    f'<td class="num">{entry.metrics.n_unscored}</td>{meta_cells(entry)}</tr>')
     head = ('<th scope="col">Subject</th><th scope="col" class="num">Responses awaiting a scoring</th>'
             + f'<th scope="col">{META_HEADING}</th>')
-    return (f'<div class="scroll"><table class="board" id="unscored-table"><thead><tr>{head}</tr></thead><tbody>\n'
-            + "\n".join(rows) + "\n</tbody></table></div>")
+    return _entries_table('class="board" id="unscored-table"', head, board.unscored, lambda entry: (
+        f'{subject_cell(entry)}<td class="num">{entry.metrics.n_unscored}</td>{meta_cells(entry)}'))
 
 
 def family_table(board: Board) -> str:
     """P_family and s_bar_family per scored subject and family, with runs, cases and reliability."""
-    codes = [code for code in board.families if any(code in e.families for e in board.scored)]
+    codes = board.family_codes
     if not codes:
         return '<p class="empty">No family figures yet.</p>'
     head = '<th scope="col">Subject</th>' + "".join(f'<th scope="col">{esc(board.families[c])}</th>' for c in codes)
@@ -212,5 +187,4 @@ def family_table(board: Board) -> str:
                          f'<span class="ident">{cell.n_family} runs, {cell.n_cases} cases</span>'
                          f'{rel_tag(cell.reliability)}</td>')
         rows.append(f'<tr><td><span class="name">{esc(entry.name)}</span></td>{"".join(cells)}</tr>')
-    return (f'<div class="scroll"><table id="family-table"><thead><tr>{head}</tr></thead><tbody>\n'
-            + "\n".join(rows) + "\n</tbody></table></div>")
+    return _table('id="family-table"', head, rows)

@@ -13,20 +13,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
+from ..load.registry import REGISTRY_FILE
 from ..load.safe_read import read_single_file
-from ..load.spec import BENCHMARK_FILE, Spec, load_spec
+from ..load.spec import BENCHMARK_FILE, Spec, load_spec, schema_errors
 from ..problems import Problem
 from ..stats.alpha_sensitivity import AlphaRow
 from ..stats.pairwise import PairwiseRow
-from .consistency import check_all, recomputed_subjects
-from .critical_fails import CriticalFail, read_critical_fails, read_fail_titles
+from .consistency import check_all, check_stats_tables, recomputed_subjects
+from .critical_fails import CriticalFail, read_critical_fails
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
-from .registry import REGISTRY_PATH, Registry, read_registered_subjects
-from .results_tables import ResultTables, read_result_tables
-from .stats_consistency import check_stats_tables
-from .stats_tables import read_stats_tables
+from .registry import Registry, read_registered_subjects
+from .results_tables import ResultTables, read_result_tables, read_stats_tables
 
 DEFAULT_TITLE = "Reviewer-graded benchmark"
 
@@ -44,18 +44,36 @@ class LeaderboardInputs:
     fail_titles: dict[str, str]
     pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
-    significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the rank ranges
+
+    @property
+    def significance_level(self) -> Fraction:
+        """config.yaml's, for the rank ranges."""
+        return self.spec.stats.significance_level
+
+
+def reread_yaml(root: Path, rel: str) -> Any:
+    """A YAML file :func:`load_spec` has read and validated, parsed again for what Spec does not keep
+    (None if it no longer parses)."""
+    data, _ = read_single_file(root, rel)
+    try:
+        return loads_yaml_strict(decode_utf8(data or b""))
+    except ParseError:
+        return None
 
 
 def read_title(root: Path) -> str:
-    """The optional ``title`` of system/benchmark.yaml (already validated by load_spec), else a generic one."""
-    data, _ = read_single_file(root, BENCHMARK_FILE)
-    try:
-        document = loads_yaml_strict(decode_utf8(data or b""))
-    except ParseError:
-        return DEFAULT_TITLE
+    """The optional ``title`` of system/benchmark.yaml, else a generic one."""
+    document = reread_yaml(root, BENCHMARK_FILE)
     title = document.get("title") if isinstance(document, dict) else None
     return title.strip() if isinstance(title, str) and title.strip() else DEFAULT_TITLE
+
+
+def read_fail_titles(root: Path, spec: Spec) -> dict[str, str]:
+    """Catalog code -> one-line title, from ``system/rubric/<version>/automatic_fails.yaml``."""
+    catalog = reread_yaml(root, spec.catalog_path)
+    if catalog is None or schema_errors(spec.validators["catalog"], catalog):
+        return {}
+    return {entry["code"]: entry["title"] for entry in catalog["automatic_fails"]}
 
 
 def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
@@ -77,18 +95,14 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     stats, more = read_stats_tables(root, manifest)
     problems += more
     pairwise = alpha_rows = None
-    level = spec.stats.significance_level
     if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
-        checked = check_stats_tables(stats, tables, manifest, spec, recomputed)
-        pairwise, alpha_rows, level = checked.pairwise, checked.alpha_rows, checked.significance_level
-        problems += checked.problems
+        pairwise, alpha_rows, more = check_stats_tables(stats, tables, manifest, spec, recomputed)
+        problems += more
     critical = read_critical_fails(root, spec, tables.runs)
     problems += critical.problems
-    titles, more = read_fail_titles(root, spec)
-    problems += more
-    problems += stale_inputs(manifest, {REGISTRY_PATH: registry.sha256, **critical.digests})
+    problems += stale_inputs(manifest, {REGISTRY_FILE: registry.sha256, **critical.digests})
     problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})
     if problems:
         return None, problems
-    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, critical.fails, titles,
-                             pairwise, alpha_rows, level), []
+    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, critical.fails, read_fail_titles(root, spec),
+                             pairwise, alpha_rows), []

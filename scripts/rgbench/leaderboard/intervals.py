@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..compute.numfmt import fmt_fixed
+from .display import short_decimal
 from .results_tables import FAMILY_INTERVAL, SUBJECT_INTERVALS
 
 
@@ -26,44 +27,37 @@ class Bounds(NamedTuple):
     high: Fraction
 
 
-def _pair(extras: dict[str, object], low: str, high: str) -> tuple[Bounds | None, str | None]:
+def _pair(extras: dict[str, Any], low: str, high: str) -> tuple[Bounds | None, str | None]:
     """(bounds, None), (None, None) when both cells are absent or empty, or (None, message)."""
     lo, hi = extras.get(low), extras.get(high)
     if lo is None and hi is None:
         return None, None
     if lo is None or hi is None:
         return None, f"{low} and {high} must both be given or both be empty"
-    assert isinstance(lo, Fraction) and isinstance(hi, Fraction)  # interval cells are parsed by _fixed_or_empty
     if lo > hi:
         return None, f"{low} {fmt_fixed(lo)} is above {high} {fmt_fixed(hi)}"
     return Bounds(lo, hi), None
 
 
-def subject_interval_cells(extras: dict[str, object]) -> dict[str, Bounds]:
+def subject_interval_cells(extras: dict[str, Any]) -> dict[str, Bounds]:
     """Metric name (P, s_bar, Q_final, BS, ECE) -> interval, for the metrics whose bounds are present and valid."""
     pairs = {metric: _pair(extras, *columns)[0] for metric, columns in SUBJECT_INTERVALS.items()}
     return {metric: bounds for metric, bounds in pairs.items() if bounds is not None}
 
 
-def family_interval_cell(extras: dict[str, object]) -> Bounds | None:
+def family_interval_cell(extras: dict[str, Any]) -> Bounds | None:
     """The Wilson interval of P_family, when present and valid."""
     return _pair(extras, *FAMILY_INTERVAL)[0]
 
 
-def interval_problems(extras: dict[str, object], pairs: Iterable[tuple[str, str]]) -> list[str]:
+def interval_problems(extras: dict[str, Any], pairs: Iterable[tuple[str, str]]) -> list[str]:
     """What is wrong with the (low column, high column) ``pairs`` of a row's extra cells."""
     return [message for low, high in pairs if (message := _pair(extras, low, high)[1])]
 
 
-def percent(level: str) -> str:
-    """``"0.950000"`` -> ``"95%"``, ``"0.975000"`` -> ``"97.5%"`` (exact, trailing zeros dropped)."""
-    text = fmt_fixed(Fraction(level) * 100, 4).rstrip("0").rstrip(".")
-    return f"{text}%"
-
-
 def method_note(confidence_level: str | None, resamples: int | None) -> str:
     """One sentence saying what the intervals are, from the manifest's statistics record."""
-    level = percent(confidence_level) if confidence_level else "The"
+    level = f"{short_decimal(Fraction(confidence_level) * 100)}%" if confidence_level else "The"  # 0.975000: 97.5%
     method = f"a bootstrap over cases ({resamples} resamples)" if resamples else "a bootstrap over cases"
     return (f"{level} intervals: Wilson score intervals for P and P_family, {method} for s\u0304, BS, ECE "
             "and Q_final.")

@@ -42,12 +42,8 @@ def fail_cell(fails: tuple[CriticalFail, ...]) -> str:
 
 def interval_cells(entry: BoardEntry) -> dict[str, str]:
     """The INTERVAL_COLUMNS of one entry: bounds with 6 decimals, empty where there is no interval."""
-    cells = {}
-    for figure in SUBJECT_FIGURES:
-        low, high = SUBJECT_INTERVALS[figure]
-        interval = entry.intervals.get(figure)
-        cells[low], cells[high] = (fmt_fixed(interval[0]), fmt_fixed(interval[1])) if interval else ("", "")
-    return cells
+    return {column: fmt_fixed(bound) for figure in SUBJECT_FIGURES  # fmt_fixed(None) is ""
+            for column, bound in zip(SUBJECT_INTERVALS[figure], entry.intervals.get(figure, (None, None)))}
 
 
 def csv_row(entry: BoardEntry) -> tuple[str, ...]:
@@ -73,7 +69,7 @@ def csv_row(entry: BoardEntry) -> tuple[str, ...]:
         **interval_cells(entry),
         "n_unscored": str(m.n_unscored),
         "critical_fails": fail_cell(entry.critical_fails),
-        **entry.subject.metadata(),
+        **{name: getattr(entry.subject, name) for name in METADATA_FIELDS},
     }
     return tuple(values[column] for column in COLUMNS)
 

@@ -66,9 +66,8 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
     if not isinstance(outputs, dict) or not all(isinstance(v, str) and _SHA256.match(v) for v in outputs.values()):
         messages.append("$.outputs: expected an object mapping result file names to sha256 digests")
     statistics = document.get("statistics", {})
-    level = statistics.get("confidence_level") if isinstance(statistics, dict) else None
-    resamples = statistics.get("bootstrap_resamples") if isinstance(statistics, dict) else None
-    significance = statistics.get("significance_level") if isinstance(statistics, dict) else None
+    level, resamples, significance = (statistics.get(key) if isinstance(statistics, dict) else None
+                                      for key in ("confidence_level", "bootstrap_resamples", "significance_level"))
     if not isinstance(statistics, dict) or any(value is not None and not (isinstance(value, str) and _FIXED.match(value))
                                                for value in (level, significance)) \
             or (resamples is not None and (isinstance(resamples, bool) or not isinstance(resamples, int))):

@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from itertools import groupby
+from operator import itemgetter
 
 from ..stats.alpha_sensitivity import AlphaRow, top_ranks_by_alpha, top_ranks_depend_on_alpha
 from ..stats.pairwise import PairwiseRow, holm, rank_ranges, significantly_better
@@ -108,13 +110,9 @@ def alpha_statement(rows: Sequence[AlphaRow], n_ranked: int, top: int = TOP) -> 
         return None
     top = min(top, n_ranked)
     by_alpha = top_ranks_by_alpha(rows, top)
-    spans: list[AlphaSpan] = []
-    for alpha, leaders in by_alpha.items():
-        if spans and spans[-1].top == leaders:
-            spans[-1] = AlphaSpan(spans[-1].alphas + (alpha,), leaders)
-        else:
-            spans.append(AlphaSpan((alpha,), leaders))
-    return AlphaStatement(top, top_ranks_depend_on_alpha(rows, top), tuple(by_alpha), tuple(spans))
+    spans = tuple(AlphaSpan(tuple(alpha for alpha, _ in stretch), leaders)
+                  for leaders, stretch in groupby(by_alpha.items(), key=itemgetter(1)))
+    return AlphaStatement(top, top_ranks_depend_on_alpha(rows, top), tuple(by_alpha), spans)
 
 
 def outside_range(rank: int | None, rank_range: tuple[int, int] | None) -> bool:

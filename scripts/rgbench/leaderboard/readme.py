@@ -35,12 +35,6 @@ def split_readme(text: str) -> tuple[str, str, str] | str:
     return head + START + "\n", block.strip("\n"), END + tail
 
 
-def readme_block(text: str) -> str | None:
-    """The embedded leaderboard (without markers, with a final newline), or None without valid markers."""
-    parts = split_readme(text)
-    return None if isinstance(parts, str) else parts[1] + "\n"
-
-
 def replace_block(text: str, markdown: str) -> str:
     """README text with the block replaced by ``markdown``; raises ValueError if the markers are wrong."""
     parts = split_readme(text)
@@ -48,11 +42,6 @@ def replace_block(text: str, markdown: str) -> str:
         raise ValueError(parts)
     head, _, tail = parts
     return f"{head}{markdown.rstrip(chr(10))}\n{tail}"
-
-
-def readme_problem(root: Path) -> Problem | None:
-    """A problem when README.md is missing, unreadable or lacks valid markers; None when it can take the block."""
-    return embed_in_readme(root, "")[1]
 
 
 def embed_in_readme(root: Path, markdown: str) -> tuple[bytes | None, Problem | None]:

@@ -11,11 +11,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..load.registry import REGISTRY_FILE, read_registry
+from ..load.registry import read_registry
 from ..load.spec import Spec
 from ..problems import Problem
-
-REGISTRY_PATH = REGISTRY_FILE
 
 # Optional registry fields shown on the leaderboard, in the order of the CSV's extra columns.
 METADATA_FIELDS = ("kind", "provider", "parameters", "evaluation_date")
@@ -38,10 +36,6 @@ class RegisteredSubject:
     def name(self) -> str:
         """The name shown to readers: ``display_name`` when registered, else the ``subject_id``."""
         return self.display_name or self.subject_id
-
-    def metadata(self) -> dict[str, str]:
-        """The registered metadata (see METADATA_FIELDS), ``""`` where absent."""
-        return {name: getattr(self, name) for name in METADATA_FIELDS}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ A figure backed by zero cases is undefined and gets the empty label ``""``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
 from dataclasses import dataclass
 
 INDICATIVE, REASONABLE, STABLE, ROBUST = "indicative", "reasonable", "stable", "robust"
@@ -32,12 +32,7 @@ class Scale:
         """The label for ``n_cases`` distinct cases; ``""`` when there are none."""
         if n_cases < 0:
             raise ValueError(f"n_cases must be >= 0, got {n_cases}")
-        if n_cases == 0:
-            return ""
-        for bound, label in zip(self.bounds, self.labels):
-            if n_cases < bound:
-                return label
-        return self.labels[-1]
+        return self.labels[bisect.bisect_right(self.bounds, n_cases)] if n_cases else ""
 
     def describe(self) -> str:
         """E.g. ``P, s_bar: reasonable below 80 cases, stable below 300, robust from 300``."""
@@ -75,13 +70,3 @@ def scale_for(figure: str) -> Scale:
 def subject_labels(n_cases: int) -> dict[str, str]:
     """Label of each subject-level figure (SUBJECT_FIGURES) for a subject with ``n_cases`` distinct cases."""
     return {figure: scale_for(figure).label(n_cases) for figure in SUBJECT_FIGURES}
-
-
-def family_label(n_cases: int) -> str:
-    """Label of P_family and s_bar_family for a (subject, family) pair with ``n_cases`` distinct cases."""
-    return FAMILY.label(n_cases)
-
-
-def distinct_cases(case_ids: Iterable[str]) -> int:
-    """Number of distinct case ids (repeated runs of a case count once)."""
-    return len(set(case_ids))

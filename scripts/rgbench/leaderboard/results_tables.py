@@ -1,4 +1,4 @@
-"""Read the three result tables written by compute_metrics back into exact records.
+"""Read the result tables written by compute_metrics back into exact records.
 
 The CSVs are the committed values, so they are parsed strictly, record by record
 (:func:`rgbench.results_csv.csv_records`), cell by cell: the header must
@@ -7,30 +7,44 @@ are plain digits, fractions have exactly six decimals (parsed to ``Fraction``,
 so ties compare the committed values exactly), booleans are ``true``/``false``.
 Columns after those are allowed (the statistics add some); the ones the
 leaderboard shows (intervals, ``n_cases``) are parsed as strictly, the others
-are ignored. Every problem of every file is returned; nothing is raised.
+are ignored. A key (a subject, a (subject, family), a pair, a (subject, alpha))
+appears once. Every problem of every file is returned; nothing is raised.
+
+``pairwise.csv`` and ``alpha_sensitivity.csv`` (headers starting with
+``rgbench.stats.outputs.PAIRWISE_COLUMNS`` / ``ALPHA_COLUMNS``) are required
+when the manifest lists them among its ``outputs`` (every compute_metrics since
+the statistics does); results older than that carry neither file, and the
+leaderboard then shows no rank ranges and no alpha statement. Whether the
+values are *right* is :mod:`.consistency`'s business.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
+from ..compute.numfmt import fmt_fixed
 from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_single_file
 from ..problems import Problem
 from ..results_csv import csv_records
+from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE
+from .manifest import Manifest
 
 RESULTS_DIR = "results"
 PER_RUN_PATH = f"{RESULTS_DIR}/{PER_RUN_FILE}"
+PAIRWISE_PATH = f"{RESULTS_DIR}/{PAIRWISE_FILE}"
+ALPHA_PATH = f"{RESULTS_DIR}/{ALPHA_FILE}"
 SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
 FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
 _REGENERATE = "run `make metrics` to regenerate it"
@@ -73,7 +87,7 @@ def _bool(cell: str) -> bool:
     return cell == "true"
 
 
-Parser = Callable[[str], object]
+Parser = Callable[[str], Any]  # a cell's text -> its value, of the type the column's field has
 
 PER_RUN_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
@@ -111,8 +125,8 @@ class Row(NamedTuple):
     """One parsed data row: its line number (header = line 1), required values and known extra values."""
 
     line: int
-    values: dict[str, object]
-    extras: dict[str, object]
+    values: dict[str, Any]
+    extras: dict[str, Any]
 
 
 def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Parser],
@@ -138,8 +152,8 @@ def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Pa
         if problem:
             problems.append(Problem(rel, problem))
             continue
-        values: dict[str, object] = {}
-        extras: dict[str, object] = {}
+        values: dict[str, Any] = {}
+        extras: dict[str, Any] = {}
         bad = False
         for (name, parser, required), cell in zip(parsers, cells):
             if parser is None:
@@ -154,18 +168,14 @@ def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Pa
     return rows, problems
 
 
-def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Parser],
-             extra_types: dict[str, Parser] | None = None, digests: dict[str, str] | None = None
-             ) -> tuple[list[Row], list[Problem]]:
-    """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`.
-
-    The sha256 of the bytes read is stored in ``digests[rel]`` when a dict is given.
-    """
+def read_csv(root: Path, rel: str, digests: dict[str, str], columns: tuple[str, ...], types: dict[str, Parser],
+             extra_types: dict[str, Parser] | None = None) -> tuple[list[Row], list[Problem]]:
+    """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`; the sha256
+    of the bytes read is stored in ``digests[rel]``."""
     data, problems = read_single_file(root, rel)
     if data is None:
         return [], [Problem(p.path, f"{p.message}; {_REGENERATE}") for p in problems]
-    if digests is not None:
-        digests[rel] = hashlib.sha256(data).hexdigest()
+    digests[rel] = hashlib.sha256(data).hexdigest()
     try:
         text = decode_utf8(data)
     except ParseError as exc:
@@ -173,41 +183,18 @@ def read_csv(root: Path, rel: str, columns: tuple[str, ...], types: dict[str, Pa
     return parse_csv(rel, text, columns, types, extra_types)
 
 
-_T = TypeVar("_T")
-
-
-def cell_of(values: dict[str, object], name: str, kind: type[_T]) -> _T:
-    """The parsed value of column ``name``, of the type its parser (in a ``*_TYPES`` table) returns."""
-    value = values[name]
-    assert isinstance(value, kind), (name, value)
-    return value
-
-
-def fraction_or_none(values: dict[str, object], name: str) -> Fraction | None:
-    """The parsed value of a ``_fixed_or_empty`` column."""
-    value = values[name]
-    assert value is None or isinstance(value, Fraction), (name, value)
-    return value
-
-
-def _subject_row(values: dict[str, object]) -> SubjectMetrics:
-    v = values
-    return SubjectMetrics(
-        subject_id=cell_of(v, "subject_id", str), subject_version=cell_of(v, "subject_version", str), n=cell_of(v, "N", int),
-        n_unscored=cell_of(v, "n_unscored", int), p=fraction_or_none(v, "P"), s_bar=fraction_or_none(v, "s_bar"),
-        bs=fraction_or_none(v, "BS"), ece=fraction_or_none(v, "ECE"), q_final=fraction_or_none(v, "Q_final"),
-        alpha=cell_of(v, "alpha", Fraction), disqualified=cell_of(v, "disqualified", bool),
-        n_critical=cell_of(v, "n_critical", int),
-    )
-
-
-def _family_row(values: dict[str, object]) -> FamilyMetrics:
-    v = values
-    return FamilyMetrics(
-        subject_id=cell_of(v, "subject_id", str), subject_version=cell_of(v, "subject_version", str),
-        family=cell_of(v, "family", str), n_family=cell_of(v, "n_family", int), p_family=cell_of(v, "P_family", Fraction),
-        s_bar_family=cell_of(v, "s_bar_family", Fraction),
-    )
+def _keyed(rel: str, rows: list[Row], key_columns: tuple[str, ...], describe: Callable[[tuple], str]
+           ) -> tuple[dict[tuple, Row], list[Problem]]:
+    """Rows by the values of ``key_columns``; a repeated key is a problem naming both lines."""
+    keyed: dict[tuple, Row] = {}
+    problems = []
+    for row in rows:
+        key = tuple(row.values[column] for column in key_columns)
+        if key in keyed:
+            problems.append(Problem(rel, f"line {row.line}: {describe(key)} repeats line {keyed[key].line}"))
+        else:
+            keyed[key] = row
+    return keyed, problems
 
 
 @dataclass(frozen=True)
@@ -224,8 +211,8 @@ class ResultTables:
     families: list[FamilyMetrics]
     subject_lines: dict[str, int]
     family_lines: dict[tuple[str, str], int]
-    subject_extras: dict[str, dict[str, object]]
-    family_extras: dict[tuple[str, str], dict[str, object]]
+    subject_extras: dict[str, dict[str, Any]]
+    family_extras: dict[tuple[str, str], dict[str, Any]]
     digests: dict[str, str]
 
 
@@ -236,36 +223,82 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
     a (subject, family) pair twice) are problems too.
     """
     digests: dict[str, str] = {}
-    runs, problems = read_csv(root, PER_RUN_PATH, PER_RUN_COLUMNS, PER_RUN_TYPES, digests=digests)
-    subject_rows, more = read_csv(root, SUBJECT_PATH, SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES, digests)
+    runs, problems = read_csv(root, PER_RUN_PATH, digests, PER_RUN_COLUMNS, PER_RUN_TYPES)
+    subject_rows, more = read_csv(root, SUBJECT_PATH, digests, SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES)
     problems += more
-    family_rows, more = read_csv(root, FAMILY_PATH, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES, digests)
+    family_rows, more = read_csv(root, FAMILY_PATH, digests, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES)
     problems += more
 
-    subject_lines: dict[str, int] = {}
-    for row in subject_rows:
-        sid = str(row.values["subject_id"])
-        if sid in subject_lines:
-            problems.append(Problem(SUBJECT_PATH, f"line {row.line}: subject {sid!r} repeats line {subject_lines[sid]}"))
-        else:
-            subject_lines[sid] = row.line
-    family_lines: dict[tuple[str, str], int] = {}
-    for row in family_rows:
-        key = (str(row.values["subject_id"]), str(row.values["family"]))
-        if key in family_lines:
-            problems.append(Problem(FAMILY_PATH, f"line {row.line}: ({key[0]}, {key[1]}) repeats line {family_lines[key]}"))
-        else:
-            family_lines[key] = row.line
+    subjects, repeated = _keyed(SUBJECT_PATH, subject_rows, ("subject_id",), lambda key: f"subject {key[0]!r}")
+    families, more = _keyed(FAMILY_PATH, family_rows, ("subject_id", "family"), lambda key: f"({key[0]}, {key[1]})")
+    problems += repeated + more
     if problems:
         return None, problems
     return ResultTables(
         # PER_RUN_TYPES parses every column (RunRow's fields, asserted above) to its field's type.
         runs=[RunRow._make([row.values[field] for field in RunRow._fields]) for row in runs],
-        subjects=[_subject_row(r.values) for r in subject_rows],
-        families=[_family_row(r.values) for r in family_rows],
-        subject_lines=subject_lines,
-        family_lines=family_lines,
-        subject_extras={str(r.values["subject_id"]): r.extras for r in subject_rows},
-        family_extras={(str(r.values["subject_id"]), str(r.values["family"])): r.extras for r in family_rows},
+        # SUBJECT_COLUMNS and FAMILY_COLUMNS are SubjectMetrics' and FamilyMetrics' fields, in order.
+        subjects=[SubjectMetrics(*(r.values[c] for c in SUBJECT_COLUMNS)) for r in subject_rows],
+        families=[FamilyMetrics(*(r.values[c] for c in FAMILY_COLUMNS)) for r in family_rows],
+        subject_lines={sid: row.line for (sid,), row in subjects.items()},
+        family_lines={key: row.line for key, row in families.items()},
+        subject_extras={sid: row.extras for (sid,), row in subjects.items()},
+        family_extras={key: row.extras for key, row in families.items()},
         digests=digests,
     ), []
+
+
+def _int_or_empty(cell: str) -> int | None:
+    return None if cell == "" else _int(cell)
+
+
+PAIRWISE_TYPES: dict[str, Parser] = {
+    "subject_a": _text, "subject_b": _text, "n_pairs": _int, "a_pass_b_not": _int, "b_pass_a_not": _int,
+    "mcnemar_p": _fixed, "q_diff": _fixed, "q_diff_low": _fixed, "q_diff_high": _fixed, "p_holm": _fixed,
+    "n_cases": _int, "significantly_better": str,  # a subject_id or empty
+}
+ALPHA_TYPES: dict[str, Parser] = {
+    "subject_id": _text, "subject_version": _text, "alpha": _fixed, "Q_final": _fixed_or_empty,
+    "rank": _int_or_empty,
+}
+# The columns the leaderboard reads: the start of the header compute_metrics writes
+# (rgbench.stats.outputs.PAIRWISE_COLUMNS / ALPHA_COLUMNS; a test keeps them in step).
+PAIRWISE_COLUMNS = tuple(PAIRWISE_TYPES)
+ALPHA_COLUMNS = tuple(ALPHA_TYPES)
+
+
+@dataclass(frozen=True)
+class StatsTables:
+    """The parsed rows (each with its line number), keyed: (subject_a, subject_b) and (subject_id, alpha).
+
+    A table is None when its file is absent and the manifest does not list it.
+    """
+
+    pairwise: dict[tuple[str, str], Row] | None
+    alpha: dict[tuple[str, Fraction], Row] | None
+    digests: dict[str, str]
+
+
+def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
+    """Read the file when the manifest lists it (then it must exist) or when it is there anyway."""
+    return rel.removeprefix(f"{RESULTS_DIR}/") in manifest.outputs or os.path.lexists(Path(root) / rel)
+
+
+def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | None, list[Problem]]:
+    """Read pairwise.csv and alpha_sensitivity.csv under ``root/results``; (tables, []) or (None, problems)."""
+    digests: dict[str, str] = {}
+    problems: list[Problem] = []
+    pairwise = alpha = None
+    if _wanted(root, PAIRWISE_PATH, manifest):
+        rows, more = read_csv(root, PAIRWISE_PATH, digests, PAIRWISE_COLUMNS, PAIRWISE_TYPES)
+        pairwise, repeated = _keyed(PAIRWISE_PATH, rows, ("subject_a", "subject_b"),
+                                    lambda key: f"pair ({key[0]}, {key[1]})")
+        problems += more + repeated
+    if _wanted(root, ALPHA_PATH, manifest):
+        rows, more = read_csv(root, ALPHA_PATH, digests, ALPHA_COLUMNS, ALPHA_TYPES)
+        alpha, repeated = _keyed(ALPHA_PATH, rows, ("subject_id", "alpha"),
+                                 lambda key: f"({key[0]}, alpha {fmt_fixed(key[1])})")
+        problems += more + repeated
+    if problems:
+        return None, problems
+    return StatsTables(pairwise, alpha, digests), []

@@ -11,27 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from ..compute.numfmt import fmt_fixed
 from .board import Board
+from .display import short_decimal
 from .rank_ranges import AlphaSpan, AlphaStatement, Significance, outside_range
 
 Text = Callable[[str], str]
 ALPHA_FILE_NAME = "results/alpha_sensitivity.csv"
 
 
-def short_decimal(value: Fraction) -> str:
-    """An exact value with at most six decimals and no trailing zeros: 0.05, 0.1, 0, 1."""
-    text = fmt_fixed(value)
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
 def range_text(rank_range: tuple[int, int]) -> str:
     """``(best, worst)`` -> ``"best–worst"`` (an en dash; ``"4–4"`` when the rank is established)."""
     return f"{rank_range[0]}\u2013{rank_range[1]}"
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _names(ids: Sequence[str], name: Text) -> str:
@@ -47,8 +37,8 @@ def rank_range_method(sig: Significance, esc: Text) -> str:
         tested = "no two ranked subjects share a scored run, so no difference between them is established"
     else:
         tested = (f"exact McNemar test on Pass vs not Pass over the runs both subjects share, Holm-adjusted over the "
-                  f"{_plural(sig.n_pairs, 'pair')} of ranked subjects, p < {level}, with the paired difference of "
-                  "Q_final on those runs pointing the same way")
+                  f"{sig.n_pairs} pair{'' if sig.n_pairs == 1 else 's'} of ranked subjects, p < {level}, with the paired "
+                  "difference of Q_final on those runs pointing the same way")
     return esc(f"Rank range (in parentheses with each rank): the best and worst rank consistent with the "
                f"significant differences between ranked subjects ({tested}). A subject's best rank is 1 plus the "
                "number of subjects significantly above it, its worst rank the number of ranked subjects minus those "
@@ -107,3 +97,16 @@ def alpha_sentence(statement: AlphaStatement, alpha: Fraction | None, name: Text
                                for span in statement.spans)
     used = "" if alpha is None else f"; this leaderboard uses alpha {short_decimal(alpha)}"
     return esc(f"{subject} {verb} on alpha ({ALPHA_FILE_NAME}{used}): ") + stretches + esc(".")
+
+
+def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
+    """(what the rank ranges rest on, the significant differences with any rank outside its range, the alpha
+    sentence), each ``""`` when the results do not carry what it describes."""
+    method = differences = alpha = ""
+    if board.significance is not None and board.ranked:
+        method = rank_range_method(board.significance, esc)
+        outside = outside_note(board, name, esc)
+        differences = significant_differences(board.significance, name, esc) + (" " + outside if outside else "")
+    if board.alpha_statement is not None:
+        alpha = alpha_sentence(board.alpha_statement, board.alpha, name, esc)
+    return method, differences, alpha

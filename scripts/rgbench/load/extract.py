@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from .gold_markdown import extract_gold_json
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
+from .records import Gold
 from .spec import Spec, document_errors
 
 RESPONSE, EVALUATION, GOLD = "response", "evaluation", "gold"
@@ -42,18 +43,7 @@ class ScoringFields(NamedTuple):
     response_sha256: str | None
 
 
-class GoldFields(NamedTuple):
-    """The metric-relevant part of a valid gold's JSON block."""
-
-    case_id: str
-    family: str
-    case_type: str
-    rubric_floor: int
-    rubric_ceiling: int
-    difficulty: int
-
-
-Fields = ResponseFields | ScoringFields | GoldFields
+Fields = ResponseFields | ScoringFields | Gold   # a gold's path is filled in by the loader
 
 
 class Extracted(NamedTuple):
@@ -75,8 +65,8 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
             document["reviewer_id"], tuple(int(scores[name]) for name in spec.criteria),
             tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
             exact_decimal(document["correctness"]), document.get("response_sha256"))
-    return GoldFields(document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
-                      document["rubric_ceiling"], document["difficulty"])
+    return Gold(document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
+                document["rubric_ceiling"], document["difficulty"], path="")
 
 
 def extract(kind: str, data: bytes, spec: Spec) -> Extracted:

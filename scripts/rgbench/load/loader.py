@@ -22,7 +22,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from ..problems import Problem
-from .extract import EVALUATION, GOLD, RESPONSE, GoldFields, ResponseFields, ScoringFields
+from .extract import EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields
 from .parallel import extract_files
 from .records import Gold, Response, Scoring, Subject, Tree
 from .registry import REGISTRY_FILE, read_registry, registered_subjects
@@ -164,8 +164,8 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
             col.add(rel, error)
         if fields is None:
             continue
-        assert isinstance(fields, GoldFields)  # extracted as this kind
-        case_id, family_field, case_type, floor, ceiling, difficulty = fields
+        assert isinstance(fields, Gold)  # extracted as this kind
+        case_id, family_field, _, floor, ceiling, _, _ = fields
         if case_id != case_from_name:
             col.add(rel, f"$.case_id: {case_id!r} does not match the file's path ({case_from_name!r}); "
                          "fix the id or rename the file")
@@ -188,7 +188,7 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
             col.add(rel, f"$.rubric_ceiling: {ceiling} is above the maximum score {spec.max_score}")
             bad = True
         if not bad:
-            golds[case_id] = Gold(case_id, family, case_type, floor, ceiling, difficulty, rel)
+            golds[case_id] = fields._replace(path=rel)
     return golds, present
 
 

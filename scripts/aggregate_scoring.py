@@ -23,12 +23,11 @@ and writes nothing.
 
 from __future__ import annotations
 
-import gc
 import sys
 from pathlib import Path
 
 from rgbench.atomic import write_bytes_atomic, write_if_changed
-from rgbench.cli import bad_folder_name, load_valid_tree, not_a_tree, script_parser
+from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import csv_text
 from rgbench.problems import report
 from rgbench.stats.agreement_outputs import (
@@ -65,10 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",
               file=sys.stderr)
         return 1
-    # The tree is hundreds of thousands of small acyclic records: pausing the cyclic collector while they
-    # are built and consolidated saves it rescanning them again and again (make bench).
-    gc.disable()
-    try:
+    with collector_paused():
         loaded = load_valid_tree(root)
         if loaded is None:
             return 1
@@ -81,8 +77,6 @@ def main(argv: list[str] | None = None) -> int:
         consolidated = consolidate_all(grades, multi.adjudications)
         files = consolidated_files(consolidated, tree, spec, args.output_dir, {**tree.inputs, **multi.inputs})
         agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
-    finally:
-        gc.enable()
     write_bytes_atomic(root / "results" / AGREEMENT_FILE, agreement)
     for rel in sorted(files):
         write_if_changed(root / rel, files[rel], durable=False)

@@ -22,12 +22,11 @@ results/leaderboard.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from rgbench.atomic import write_many_atomic
-from rgbench.cli import not_a_tree
+from rgbench.cli import not_a_tree, script_parser
 from rgbench.leaderboard.board import Board, build_board
 from rgbench.leaderboard.html_page import HTML_FILE, leaderboard_html
 from rgbench.leaderboard.inputs import load_inputs
@@ -35,8 +34,6 @@ from rgbench.leaderboard.leaderboard_csv import LEADERBOARD_FILE, leaderboard_cs
 from rgbench.leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
 from rgbench.leaderboard.readme import README_FILE, embed_in_readme
 from rgbench.problems import Problem, report
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def render(board: Board) -> dict[str, bytes]:
@@ -57,9 +54,7 @@ def build_files(root: Path) -> tuple[dict[str, bytes] | None, Board | None, list
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT,
-                        help="benchmark tree holding results/, subjects/ and system/ (default: this repository)")
+    parser = script_parser(__doc__, "benchmark tree holding results/, subjects/ and system/ (default: this repository)")
     parser.add_argument("--readme", action="store_true",
                         help=f"also embed results/{MARKDOWN_FILE} in {README_FILE} between its leaderboard markers")
     args = parser.parse_args(argv)

@@ -15,11 +15,11 @@ and leaves results/ untouched.
 
 from __future__ import annotations
 
-import gc
 import sys
+from contextlib import closing
 
 from rgbench.atomic import write_many_atomic
-from rgbench.cli import bad_folder_name, load_valid_tree, not_a_tree, script_parser
+from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import compute_results, render_results
 from rgbench.progress import Progress
 
@@ -36,11 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root
     if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}) or not_a_tree(root):
         return 1
-    progress = Progress()
-    # The tree is hundreds of thousands of small acyclic records: the cyclic collector would rescan
-    # them again and again while they are built (make bench: a third of the load time at 180,000 files).
-    gc.disable()
-    try:
+    with collector_paused(), closing(Progress()) as progress:
         loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir,
                                  progress=lambda done, total: progress.update("reading", done, total))
         if loaded is None:
@@ -54,9 +50,6 @@ def main(argv: list[str] | None = None) -> int:
         progress.update("computing", 1, 2, force=True)
         results = compute_results(tree, spec)
         outputs = render_results(spec, results)
-    finally:
-        gc.enable()
-        progress.close()
     write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()})
     for warning in results.statistics.warnings:
         print(f"warning: {warning}", file=sys.stderr)

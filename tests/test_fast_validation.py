@@ -87,7 +87,7 @@ def mutations(tmp_path):
 def test_validators_agree_on_fixtures_and_samples():
     checked = 0
     for kind, doc in documents():
-        assert SPEC.fast_validators[kind].is_valid(doc) == (reference_errors(kind, doc) == []), doc
+        assert SPEC.validators[kind].fast.is_valid(doc) == (reference_errors(kind, doc) == []), doc
         checked += 1
     assert checked > 20
 
@@ -95,7 +95,7 @@ def test_validators_agree_on_fixtures_and_samples():
 def test_validators_agree_on_mutations(tmp_path):
     checked = 0
     for kind, doc in mutations(tmp_path):
-        fast = SPEC.fast_validators[kind].is_valid(doc)
+        fast = SPEC.validators[kind].fast.is_valid(doc)
         assert fast == (reference_errors(kind, doc) == []), (kind, doc)
         checked += 1
     assert checked > 300

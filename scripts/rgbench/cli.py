@@ -4,9 +4,11 @@ loading a valid tree or reporting why not."""
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,20 @@ def not_a_tree(root: Path) -> bool:
         return False
     print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
     return True
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a script's load-and-compute phase (in ``main()`` only).
+
+    A tree is hundreds of thousands of small acyclic records; while they are built the collector
+    would rescan them again and again (make bench: about a third of the load time at 180,000 files).
+    """
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def load_valid_tree(root: Path, *, alpha_override: str | None = None, scoring_dir: str = "scoring",

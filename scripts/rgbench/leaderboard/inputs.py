@@ -13,12 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
-from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
-from ..load.safe_read import read_single_file
-from ..load.spec import BENCHMARK_FILE, Spec, load_spec, schema_errors
+from ..load.spec import Spec, load_spec
 from ..problems import Problem
 from ..stats.alpha_sensitivity import AlphaRow
 from ..stats.pairwise import PairwiseRow
@@ -51,31 +48,6 @@ class LeaderboardInputs:
         return self.spec.stats.significance_level
 
 
-def reread_yaml(root: Path, rel: str) -> Any:
-    """A YAML file :func:`load_spec` has read and validated, parsed again for what Spec does not keep
-    (None if it no longer parses)."""
-    data, _ = read_single_file(root, rel)
-    try:
-        return loads_yaml_strict(decode_utf8(data or b""))
-    except ParseError:
-        return None
-
-
-def read_title(root: Path) -> str:
-    """The optional ``title`` of system/benchmark.yaml, else a generic one."""
-    document = reread_yaml(root, BENCHMARK_FILE)
-    title = document.get("title") if isinstance(document, dict) else None
-    return title.strip() if isinstance(title, str) and title.strip() else DEFAULT_TITLE
-
-
-def read_fail_titles(root: Path, spec: Spec) -> dict[str, str]:
-    """Catalog code -> one-line title, from ``system/rubric/<version>/automatic_fails.yaml``."""
-    catalog = reread_yaml(root, spec.catalog_path)
-    if catalog is None or schema_errors(spec.validators["catalog"], catalog):
-        return {}
-    return {entry["code"]: entry["title"] for entry in catalog["automatic_fails"]}
-
-
 def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     """Load and cross-check every input of the leaderboard under ``root``."""
     root = Path(root)
@@ -104,5 +76,5 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})
     if problems:
         return None, problems
-    return LeaderboardInputs(spec, read_title(root), tables, registry, manifest, critical.fails, read_fail_titles(root, spec),
-                             pairwise, alpha_rows), []
+    return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,
+                             spec.fail_titles, pairwise, alpha_rows), []

@@ -89,13 +89,13 @@ def list_golds(col: Collector, spec: Spec) -> list[tuple[TreeFile, str, str]]:
 
 
 def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
-                       subjects: dict[str, Subject] | None, subject_id: str | None = None, *,
+                       subjects: dict[str, Subject] | None, *,
                        reviewer_prefixes: tuple[str, ...] = ("eval-",)) -> list[tuple[TreeFile, str, tuple[str, ...]]]:
     """Files at <folder>/<version>/<registered subject>/<name>, with the ids their path declares.
 
     With an unusable registry (None) every subject folder is kept, so that the
     files' own problems are still reported, and registration is not judged.
-    With ``subject_id``, only that subject's folder is walked. Scorings are named
+    Scorings are named
     ``<case_id>__<run_id>__<prefix><reviewer_id>.json`` with a prefix of ``reviewer_prefixes``
     (the several-reviewers folder also takes ``adjudication-``).
     """
@@ -107,7 +107,7 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
     is_response = kind == RESPONSE
     location = f"unexpected location: files go in {base}/<subject_id>/"
     scoring_names = " or ".join(f"<case_id>__<run_id>__{prefix}<reviewer_id>.json" for prefix in reviewer_prefixes)
-    for entry in col.walk(base if subject_id is None else f"{base}/{subject_id}"):
+    for entry in col.walk(base):
         rel = entry.rel
         parts = rel.split("/")
         if len(parts) != 4:

@@ -96,8 +96,9 @@ class Spec:
     ece_bins: int
     catalog: dict[str, str]  # fail code -> severity
     validators: dict[str, SchemaValidator] = field(repr=False, compare=False)
-    fast_validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     stats: StatsConfig = field(default_factory=StatsConfig)  # confidence level, resamples, weights (config.yaml)
+    title: str = ""  # benchmark.yaml's optional title, stripped ("" when absent or not text)
+    fail_titles: dict[str, str] = field(default_factory=dict)  # fail code -> the catalog's one-line title
 
     @property
     def version_dir(self) -> str:
@@ -140,10 +141,10 @@ def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
     reported, so the wording never depends on the fast path. Tests prove both
     validators agree on every fixture.
     """
-    fast = spec.fast_validators.get(kind)
-    if fast is not None and fast.is_valid(document):
+    validator = spec.validators[kind]
+    if validator.fast.is_valid(document):
         return []
-    return schema_errors(spec.validators[kind].reference, document)
+    return schema_errors(validator.reference, document)
 
 
 def parse_alpha(value: Any) -> Fraction:
@@ -302,14 +303,15 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         except ValueError as exc:
             problems.append(Problem("--alpha", str(exc)))
 
-    validators, fast_validators = {}, {}
+    validators: dict[str, SchemaValidator] = {}
     for kind in SCHEMA_KINDS:
         validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
         if validator is not None:
-            validators[kind], fast_validators[kind] = validator, validator.fast
+            validators[kind] = validator
 
     catalog_rel = f"system/rubric/{version_dir}/automatic_fails.yaml"
     catalog: dict[str, str] = {}
+    fail_titles: dict[str, str] = {}
     raw_catalog = _load_yaml(root, catalog_rel, problems)
     if raw_catalog is not None and "catalog" in validators:
         errors = schema_errors(validators["catalog"], raw_catalog)
@@ -319,6 +321,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
                 if entry["code"] in catalog:
                     problems.append(Problem(catalog_rel, f"$.automatic_fails[{index}].code: duplicate code {entry['code']!r}"))
                 catalog[entry["code"]] = entry["severity"]
+                fail_titles[entry["code"]] = entry["title"]
     stats = StatsConfig()
     if isinstance(config, dict):
         gold_schema = validators["gold"].schema if "gold" in validators else None
@@ -339,7 +342,8 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         ece_bins=ece_bins,
         catalog=catalog,
         validators=validators,
-        fast_validators=fast_validators,
         stats=stats,
+        title=bench["title"].strip() if isinstance(bench.get("title"), str) else "",
+        fail_titles=fail_titles,
     )
     return spec, []

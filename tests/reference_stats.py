@@ -292,6 +292,7 @@ def difficulty_table(runs_by_subject: Mapping[str, Sequence[RunRow]], difficulty
 def compute_statistics(tree, spec, runs: Sequence[RunRow], subjects, families, digest: str):
     """:func:`rgbench.stats.outputs.compute_statistics_from_columns` of a loaded tree's derived runs (every
     registered subject of ``subjects``)."""
+    from rgbench.stats.calibration import calibration_tables
     from rgbench.stats.outputs import compute_statistics_from_columns
     from rgbench.stats.run_columns import RunColumns
 
@@ -300,4 +301,5 @@ def compute_statistics(tree, spec, runs: Sequence[RunRow], subjects, families, d
         by_subject[row.subject_id].append(row)
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
-    return compute_statistics_from_columns(RunColumns.of(scored), difficulty_of, spec, subjects, families, digest)
+    return compute_statistics_from_columns(RunColumns.of(scored), difficulty_of, spec, subjects, families, digest,
+                                           calibration_tables(scored, spec.ece_bins))

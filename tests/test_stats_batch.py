@@ -21,11 +21,9 @@ from reference_stats import (
 from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
-from rgbench.compute.metrics import calibration_bins
 from rgbench.stats.batch_percentiles import order_statistic_indices, percentile_intervals
 from rgbench.stats.bootstrap import Replicates, percentile_interval
 from rgbench.stats.brier_decomposition import brier_decompositions
-from rgbench.stats.calibration import calibration_tables
 from rgbench.stats.case_draws import CaseDraws, case_set_label
 from rgbench.stats.config import DEFAULT_WEIGHTS
 from rgbench.stats.difficulty import difficulty_from_columns
@@ -378,9 +376,6 @@ def test_column_tables_equal_the_row_functions(seed):
         assert weighted[sid] == weighted_pass_rate_of_rows(rows, difficulty_of, DEFAULT_WEIGHTS), sid
     assert table == difficulty_table({s: r for s, r in runs.items() if r}, difficulty_of, DEFAULT_WEIGHTS, CONFIDENCE)
     assert pass_at_k_from_columns(columns) == pass_at_k_table(runs)
-    calibration = calibration_tables(columns, 10)
-    for sid, rows in runs.items():
-        assert calibration[sid] == calibration_bins(rows, 10), sid
 
 
 def test_run_columns_index_everything_in_sorted_order():

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
 from ..load.spec import Spec
+from ..stats.calibration import calibration_tables
 from ..stats.outputs import (
     FAMILY_STATS_COLUMNS,
     SUBJECT_STATS_COLUMNS,
@@ -94,7 +95,7 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     digest = input_digest(tree.inputs)
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     statistics = compute_statistics_from_columns(RunColumns.of(runs_of), difficulty_of, spec, subjects, families,
-                                                 digest)
+                                                 digest, calibration_tables(runs_of, spec.ece_bins))
     runs = tuple(row for rows in runs_of.values() for row in rows)
     counts = {
         "golds": len(tree.golds),

@@ -1,13 +1,13 @@
-"""The calibration bins of every subject at once (calibration_bins.csv), from the integer run columns."""
+"""Calibration bins: each subject's (calibration_bins.csv), and each run's (subject, bin) cell for the Brier decomposition."""
 
 from __future__ import annotations
 
-from fractions import Fraction
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..compute.metrics import CalibrationBin, confidence_bin
-from .exact_products import exact_bincount
+from ..compute.derive import RunRow
+from ..compute.metrics import CalibrationBin, calibration_bins, confidence_bin
 from .run_columns import RunColumns
 
 
@@ -23,17 +23,7 @@ def bin_cells(columns: RunColumns, bins: int) -> tuple[np.ndarray, int]:
     return columns.subject * bins + bin_of[c], len(columns.subjects) * bins
 
 
-def calibration_tables(columns: RunColumns, bins: int) -> dict[str, list[CalibrationBin]]:
-    """Subject id -> ``metrics.calibration_bins`` of its runs: the non-empty bins by index, exact.
-
-    Each bin's count, Σ confidence_unit (Σ c / 100) and Σ correctness (Σ k / L)
-    are exact bincounts per (subject, bin); a subject without runs has no bin.
-    """
-    c, k = columns.confidence, columns.correctness
-    cell, size = bin_cells(columns, bins)
-    counts, confidence, correctness = (exact_bincount(cell, w, size).reshape(len(columns.subjects), bins).tolist()
-                                       for w in (np.ones_like(c), c, k))
-    scale = columns.scale
-    return {sid: [CalibrationBin(i, counts[s][i], Fraction(confidence[s][i], 100), Fraction(correctness[s][i], scale))
-                  for i in range(bins) if counts[s][i]]
-            for s, sid in enumerate(columns.subjects)}
+def calibration_tables(runs_by_subject: Mapping[str, Sequence[RunRow]], bins: int) -> dict[str, list[CalibrationBin]]:
+    """Subject id -> :func:`rgbench.compute.metrics.calibration_bins` of its runs (the bins its ECE is made
+    of): the non-empty bins by index, exact; a subject without runs has no bin. calibration_bins.csv."""
+    return {sid: calibration_bins(rows, bins) for sid, rows in runs_by_subject.items()}

@@ -13,13 +13,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..compute.metrics import FamilyMetrics, SubjectMetrics
+from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics
 from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
 from .bootstrap import bootstrap_seed
 from .brier_decomposition import BrierDecomposition, brier_decompositions
-from .calibration import calibration_tables
 from .case_draws import CaseDraws
 from .config import StatsConfig
 from .difficulty import DifficultyRow, difficulty_from_columns, monotonicity_warnings
@@ -91,12 +90,13 @@ class Statistics:
 
 def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], spec: Spec,
                                     subjects: Sequence[SubjectMetrics], families: Sequence[FamilyMetrics],
-                                    digest: str) -> Statistics:
+                                    digest: str, calibration: Mapping[str, Sequence[CalibrationBin]]) -> Statistics:
     """All statistics of issue 5 from the scored runs as columns and the core metrics.
 
     ``columns`` holds the runs of every subject of ``subjects`` (subjects sorted, including those without
     runs); ``difficulty_of`` maps each case id to its gold difficulty; ``digest`` is the manifest's
-    input_digest (it seeds the bootstrap).
+    input_digest (it seeds the bootstrap); ``calibration`` holds every subject's :func:`.calibration.calibration_tables`
+    entry (its calibration bins, computed from its runs).
     """
     config: StatsConfig = spec.stats
     seed = bootstrap_seed(digest)
@@ -106,7 +106,6 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         confidence=config.confidence_level,
     ) if draws is not None else {}
     decompositions = brier_decompositions(columns, spec.ece_bins)
-    calibration = calibration_tables(columns, spec.ece_bins)
     difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
                                                    config.confidence_level)
     index = {sid: s for s, sid in enumerate(columns.subjects)}
@@ -133,7 +132,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         bins=spec.ece_bins,
         subjects=per_subject,
         families=family_wilson,
-        calibration=[(m, calibration[m.subject_id]) for m in subjects],
+        calibration=[(m, list(calibration[m.subject_id])) for m in subjects],
         pairwise=pairwise_from_columns(columns, alpha=spec.alpha, max_score=spec.max_score,
                                        confidence=config.confidence_level, draws=draws) if draws is not None else [],
         pass_at_k=pass_at_k_from_columns(columns),

@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
 """Write a valid synthetic benchmark tree of any size, reproducibly from a seed, for benchmarks and tests.
 
-The tree copies this repository's system/ folder, registers S subjects, writes C
+The tree copies the system/ folder of --root (default: this repository), registers S subjects, writes C
 golds spread over the declared families, R responses per (subject, case) with
 answer texts of realistic size (about 1-2 KB), and a scoring for most of them:
 about 3% of responses stay unscored, about 2% of scorings flag a recoverable
 fail and a few subjects carry a critical fail. Same arguments, same bytes.
+
+Everything benchmark-specific comes from system/: case ids are
+benchmark.yaml's example_case_id with the family group replaced by each family
+code and its last digits by a counter (same width); scores span
+criterion_min..criterion_max, ceilings and floors the score range, correctness
+the evaluation schema's values, schema_version the schemas' const.
 """
 
 from __future__ import annotations
@@ -14,13 +20,17 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import shutil
 import sys
+from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 
 from rgbench.cli import REPO_ROOT
-from rgbench.load.spec import load_spec
+from rgbench.load.spec import Spec, load_spec
 from rgbench.problems import report
+from rgbench.stats.config import schema_difficulty_range
 
 WORDS = (
     "feed permeate concentrate pressure differential flux normalized salt passage conductivity membrane element "
@@ -42,25 +52,61 @@ def _text(rng: random.Random) -> str:
     return " ".join(sentences)
 
 
-def build(out: Path, subjects: int, cases: int, runs: int, seed: int) -> dict[str, int]:
-    spec, problems = load_spec(REPO_ROOT)
+def case_id_maker(spec: Spec) -> tuple[Callable[[str, int], str], int] | str:
+    """(family, number) -> case id, and the largest number, built from example_case_id; or why not."""
+    match = spec.case_id_re.fullmatch(spec.example_case_id) if spec.example_case_id else None
+    if match is None:
+        return "system/benchmark.yaml: $.example_case_id: needed to build case ids (add one of the benchmark's ids)"
+    start, end = match.span("family")
+    head, tail = spec.example_case_id[:start], spec.example_case_id[end:]
+    digits = list(re.finditer(r"[0-9]+", tail))
+    if not digits:
+        return "system/benchmark.yaml: $.example_case_id: needs digits after the family code to number cases"
+    last = digits[-1]
+    middle, width, suffix = tail[:last.start()], last.end() - last.start(), tail[last.end():]
+    return (lambda family, number: f"{head}{family}{middle}{number:0{width}d}{suffix}"), 10 ** width - 1
+
+
+def _json_number(value: Fraction) -> int | float:
+    return value.numerator if value.denominator == 1 else float(value)
+
+
+def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path = REPO_ROOT) -> dict[str, int]:
+    spec, problems = load_spec(root)
     if spec is None:
         raise SystemExit(report(problems))
+    maker = case_id_maker(spec)
+    if isinstance(maker, str):
+        raise SystemExit(maker)
+    make_id, per_family = maker
     rng = random.Random(seed)
-    shutil.copytree(REPO_ROOT / "system", out / "system")
+    shutil.copytree(root / "system", out / "system")
+    low, high = spec.criterion_min, spec.criterion_max
+    difficulty = schema_difficulty_range(spec.validators["gold"].schema) or range(1, 6)
+    span = high - low
+    lowest, highest = len(spec.criteria) * low, spec.max_score
+    values = [_json_number(v) for v in spec.correctness_values]
+    good_correctness = (values[0], *values[1:-1], values[-1], values[-1])
+    poor_correctness = (values[0], values[0], *values[1:-1], values[-1])
     version_dir = spec.version_dir
     families = sorted(spec.families)
+    if cases > per_family * len(families):
+        raise SystemExit(f"--cases: at most {per_family} cases per family ({per_family * len(families)} in all)")
     critical = sorted(code for code, sev in spec.catalog.items() if sev == "critical")
     recoverable = sorted(code for code, sev in spec.catalog.items() if sev == "recoverable")
 
     case_ids, golds = [], {}
     for index in range(cases):
         family = families[index % len(families)]
-        case_id = f"RO-{family}-{index // len(families) + 1:03d}"
+        case_id = make_id(family, index // len(families) + 1)
+        if not spec.case_id_re.fullmatch(case_id):
+            raise SystemExit(f"system/benchmark.yaml: $.example_case_id: built {case_id!r}, which case_id_pattern "
+                             "refuses (give an example whose family and last digits can vary)")
         case_type = rng.choice(("Closed", "Closed", "Open", "Ambiguous"))
-        ceiling = rng.choice((10, 11)) if case_type == "Ambiguous" else 12
-        meta = {"schema_version": "1.0", "case_id": case_id, "family": family, "case_type": case_type,
-                "rubric_floor": rng.randint(0, 6), "rubric_ceiling": ceiling, "difficulty": rng.randint(1, 5)}
+        ceiling = rng.choice((highest - 2, highest - 1)) if case_type == "Ambiguous" else highest
+        meta = {"schema_version": spec.schema_version, "case_id": case_id, "family": family, "case_type": case_type,
+                "rubric_floor": rng.randint(lowest, lowest + (highest - lowest) // 2), "rubric_ceiling": ceiling,
+                "difficulty": rng.randint(difficulty[0], difficulty[-1])}
         golds[case_id] = meta
         case_ids.append(case_id)
         path = out / "golds" / version_dir / f"{case_id}_gold.md"
@@ -83,7 +129,7 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int) -> dict[st
             for r in range(1, runs + 1):
                 run_id = f"r{r}"
                 confidence = max(0, min(100, int(rng.gauss(40 + 50 * skill, 20))))
-                response = {"schema_version": "1.0", "subject_id": sid, "subject_version": version,
+                response = {"schema_version": spec.schema_version, "subject_id": sid, "subject_version": version,
                             "case_id": case_id, "run_id": run_id, "confidence": confidence,
                             "response_text": _text(rng)}
                 data = _dump(response)
@@ -91,17 +137,18 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int) -> dict[st
                 counts["responses"] += 1
                 if rng.random() < 0.03:
                     continue  # unscored
-                scores = {name: min(2, max(0, int(rng.random() * 1.4 + skill * 1.3))) for name in spec.criteria}
+                scores = {name: low + min(span, max(0, int(rng.random() * (0.7 * span) + skill * (0.65 * span))))
+                          for name in spec.criteria}
                 fails = []
                 if has_critical and rng.random() < 0.01:
                     fails.append({"code": rng.choice(critical), "severity": "critical"})
                 elif rng.random() < 0.02:
                     fails.append({"code": rng.choice(recoverable), "severity": "recoverable"})
                 reviewer = f"rev-{rng.randint(1, 6)}"
-                scoring = {"schema_version": "1.0", "subject_id": sid, "subject_version": version,
+                scoring = {"schema_version": spec.schema_version, "subject_id": sid, "subject_version": version,
                            "case_id": case_id, "run_id": run_id, "reviewer_id": reviewer,
                            "criterion_scores": scores, "automatic_fails_triggered": fails,
-                           "correctness": rng.choice((0, 0.5, 1, 1) if skill > 0.5 else (0, 0, 0.5, 1)),
+                           "correctness": rng.choice(good_correctness if skill > 0.5 else poor_correctness),
                            "response_sha256": hashlib.sha256(data).hexdigest(),
                            "comments": "Synthetic grade."}
                 (scoring_dir / f"{case_id}__{run_id}__eval-{reviewer}.json").write_bytes(_dump(scoring))
@@ -118,18 +165,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, required=True, help="runs per (subject, case)")
     parser.add_argument("--out", type=Path, required=True, help="folder to create (must not exist or be empty)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT,
+                        help="benchmark tree whose system/ the synthetic tree copies (default: this repository)")
     args = parser.parse_args(argv)
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
         print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
-        return 1
-    if args.cases > 999 * 5:
-        print("--cases: at most 999 cases per family", file=sys.stderr)
         return 1
     if args.out.exists() and any(args.out.iterdir()):
         print(f"{args.out}: exists and is not empty (choose a new folder)", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    counts = build(args.out, args.subjects, args.cases, args.runs, args.seed)
+    counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root)
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "
           f"{args.subjects} subjects")
     return 0

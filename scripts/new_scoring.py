@@ -49,7 +49,7 @@ def response_problems(rel: str, data: bytes, registered_version: str) -> list[Pr
 def main(argv: list[str] | None = None) -> int:
     parser = script_parser(__doc__)
     parser.add_argument("--subject", required=True, help="subject_id (a folder of responses/<version>/)")
-    parser.add_argument("--case", required=True, help="case_id, e.g. RO-FOUL-001")
+    parser.add_argument("--case", required=True, help="case_id (of system/benchmark.yaml's case_id_pattern)")
     parser.add_argument("--run", required=True, help="run_id of the response to grade")
     parser.add_argument("--reviewer", required=True, help="your reviewer_id (lowercase letters, digits, '-')")
     args = parser.parse_args(argv)
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     others = existing_scorings(root, f"scoring/{spec.version_dir}/{args.subject}", args.case, args.run)
     for other in others:
         what = "already exists; it is never overwritten" if other == target else \
-            "already grades this run; v1.0 takes one scoring per run"
+            f"already grades this run; {spec.version_dir} takes one scoring per run"
         problems.append(Problem(other, f"{what} (edit that file instead, or grade another run)"))
     if problems:
         return report(problems)
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"2. Read the response: {response}")
     print(f"3. Fill in {target}:")
     print(f"   criterion_scores ({', '.join(spec.criteria)}: {spec.criterion_min}-{spec.criterion_max} each), "
-          "correctness (0, 0.5 or 1), automatic_fails_triggered, comments")
+          f"correctness ({spec.correctness_text()}), automatic_fails_triggered, comments")
     print("4. make fmt validate, then make metrics, and commit the scoring with the regenerated results/")
     return 0
 

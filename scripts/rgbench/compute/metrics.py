@@ -7,6 +7,7 @@ returns ``None`` where the metric is undefined (N = 0).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,25 +30,35 @@ def mean_clipped_score(rows: Sequence[RunRow]) -> Fraction | None:
     return Fraction(sum(row.clipped_score for row in rows), len(rows))
 
 
-def _correctness_halves(row: RunRow) -> int:
-    """correctness x 2 as an integer (0, 1 or 2): sums stay in integers, exact and fast."""
+def correctness_scale(rows: Sequence[RunRow]) -> int:
+    """L, the common denominator of the rows' correctness values (2 for {0, 0.5, 1}; 1 for {0, 1}).
+
+    Each correctness is then an integer k / L, so sums stay in integers, exact
+    and fast, whatever correctness values the evaluation schema allows.
+    """
+    return math.lcm(1, *{row.correctness.denominator for row in rows})
+
+
+def _correctness_units(row: RunRow, scale: int) -> int:
+    """correctness x ``scale`` as an integer (``scale`` a multiple of its denominator)."""
     value = row.correctness
-    return value.numerator * 2 // value.denominator
+    return value.numerator * (scale // value.denominator)
 
 
 def brier_score(rows: Sequence[RunRow]) -> Fraction | None:
     """Soft Brier BS = mean (confidence_unit - correctness)^2, in [0, 1], lower is better; None when N = 0.
 
-    Computed in integers: (c/100 - h/2)^2 = (2c - 100h)^2 / 40000, with c the
-    integer confidence and h the correctness in halves.
+    Computed in integers: (c/100 - k/L)^2 = (L c - 100 k)^2 / (100 L)^2, with c the
+    integer confidence, L = :func:`correctness_scale` and k the correctness in 1/L units.
     """
     if not rows:
         return None
+    scale = correctness_scale(rows)
     total = 0
     for row in rows:
-        diff = 2 * row.reported_confidence - 100 * _correctness_halves(row)
+        diff = scale * row.reported_confidence - 100 * _correctness_units(row, scale)
         total += diff * diff
-    return Fraction(total, 40000 * len(rows))
+    return Fraction(total, (100 * scale) ** 2 * len(rows))
 
 
 def confidence_bin(confidence: int, bins: int) -> int:
@@ -82,13 +93,14 @@ def calibration_bins(rows: Sequence[RunRow], bins: int) -> list[CalibrationBin]:
     """The non-empty fixed-width confidence bins, by index; empty bins are omitted."""
     count: dict[int, int] = defaultdict(int)
     conf: dict[int, int] = defaultdict(int)   # sum of integer confidences
-    corr: dict[int, int] = defaultdict(int)   # sum of correctness in halves
+    corr: dict[int, int] = defaultdict(int)   # sum of correctness in 1/scale units
+    scale = correctness_scale(rows)
     for row in rows:
         index = confidence_bin(row.reported_confidence, bins)
         count[index] += 1
         conf[index] += row.reported_confidence
-        corr[index] += _correctness_halves(row)
-    return [CalibrationBin(i, count[i], Fraction(conf[i], 100), Fraction(corr[i], 2)) for i in sorted(count)]
+        corr[index] += _correctness_units(row, scale)
+    return [CalibrationBin(i, count[i], Fraction(conf[i], 100), Fraction(corr[i], scale)) for i in sorted(count)]
 
 
 def expected_calibration_error(rows: Sequence[RunRow], bins: int) -> Fraction | None:

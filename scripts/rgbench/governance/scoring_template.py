@@ -41,7 +41,7 @@ def template(spec: Spec, *, subject_id: str, subject_version: str, case_id: str,
         "response_sha256": response_sha256,
         "reviewer_id": reviewer_id,
         "run_id": run_id,
-        "schema_version": spec.benchmark_version,
+        "schema_version": spec.schema_version,
         "subject_id": subject_id,
         "subject_version": subject_version,
     }

@@ -18,7 +18,7 @@ from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
 from .registry import RegisteredSubject
-from .reliability import FAMILY, subject_labels
+from .reliability import Scale, scale_for, scales, subject_labels
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,7 @@ class Board:
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
     alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
     alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
+    scales: tuple[Scale, ...] = ()  # the reliability scales (system/metrics/<version>/config.yaml's reliability_cases)
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -120,6 +121,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
     and rank range; summarise the significant differences and the alpha sensitivity."""
     spec, tables = inputs.spec, inputs.tables
+    board_scales = scales(spec.reliability_cases)
+    family_scale = scale_for("P_family", board_scales)
     family_cases: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in tables.runs:
         family_cases[(row.subject_id, row.family)].add(row.case_id)
@@ -127,7 +130,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     for f in tables.families:
         n_cases = len(family_cases[(f.subject_id, f.family)])
         cells[f.subject_id][f.family] = FamilyCell(f.family, f.n_family, n_cases, f.p_family, f.s_bar_family,
-                                                   FAMILY.label(n_cases),
+                                                   family_scale.label(n_cases),
                                                    family_interval_cell(tables.family_extras[(f.subject_id, f.family)]))
     runs_of = runs_by_subject(tables.runs)
     standings = rank_subjects(tables.subjects)
@@ -142,7 +145,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             standing=standing,
             subject=inputs.registry.subjects[sid],
             n_cases=n_cases,
-            reliability=subject_labels(n_cases),
+            reliability=subject_labels(n_cases, board_scales),
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
@@ -165,4 +168,5 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         significance=sig,
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
+        scales=board_scales,
     )

@@ -15,7 +15,7 @@ from pathlib import Path
 from .board import Board
 from .charts import page_svgs
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
-from .reliability import EXPLANATIONS, LABELS, SCALES
+from .reliability import EXPLANATIONS, LABELS
 from .significance_text import rank_notes
 
 HTML_FILE = "leaderboard.html"
@@ -96,7 +96,7 @@ def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
     per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)
     labels = "".join(f"<dt>{esc(label)}</dt><dd>{esc(EXPLANATIONS[label])}</dd>" for label in LABELS)
-    scales = "".join(f"<li>{esc(scale.describe())}</li>" for scale in SCALES)
+    scales = "".join(f"<li>{esc(scale.describe())}</li>" for scale in board.scales)
     return f"""<footer>
 <dl>
 <dt>Benchmark version</dt><dd>{esc(board.benchmark_version)}</dd>

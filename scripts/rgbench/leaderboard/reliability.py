@@ -1,12 +1,13 @@
 """Reliability labels: how much weight a figure can bear, from the number of distinct cases behind it.
 
 Counted in distinct cases, not runs: repeated runs of one case are not
-independent evidence about the subject. The thresholds are the seed's table
-(issue 3):
+independent evidence about the subject. The case counts are the benchmark's
+(``reliability_cases`` of ``system/metrics/<version>/config.yaml``, read into
+``Spec.reliability_cases``); the labels of each group are fixed:
 
-* P, s_bar: "reasonable" below 80 cases, "stable" below 300, "robust" from 300;
-* BS, ECE, Q_final: "indicative" below 80 cases, "stable" below 300, "robust" from 300;
-* P_family, s_bar_family: "indicative" below 10 cases, "reasonable" below 50, "stable" from 50.
+* P, s_bar: "reasonable" below the first count, "stable" below the second, "robust" from it;
+* BS, ECE, Q_final: "indicative", "stable", "robust";
+* P_family, s_bar_family: "indicative", "reasonable", "stable".
 
 A figure backed by zero cases is undefined and gets the empty label ``""``.
 """
@@ -42,10 +43,17 @@ class Scale:
         return f"{', '.join(self.figures)}: {', '.join(parts)}"
 
 
-CORE = Scale(("P", "s_bar"), (80, 300), (REASONABLE, STABLE, ROBUST))
-CALIBRATION = Scale(("BS", "ECE", "Q_final"), (80, 300), (INDICATIVE, STABLE, ROBUST))
-FAMILY = Scale(("P_family", "s_bar_family"), (10, 50), (INDICATIVE, REASONABLE, STABLE))
-SCALES = (CORE, CALIBRATION, FAMILY)
+# Group name in config.yaml's reliability_cases -> (figures, labels below each count and from the last).
+GROUPS = {
+    "core": (("P", "s_bar"), (REASONABLE, STABLE, ROBUST)),
+    "calibration": (("BS", "ECE", "Q_final"), (INDICATIVE, STABLE, ROBUST)),
+    "family": (("P_family", "s_bar_family"), (INDICATIVE, REASONABLE, STABLE)),
+}
+
+
+def scales(cases: dict[str, tuple[int, ...]]) -> tuple[Scale, ...]:
+    """The scale of each group (core, calibration, family) with the case counts of ``Spec.reliability_cases``."""
+    return tuple(Scale(figures, tuple(cases[group]), labels) for group, (figures, labels) in GROUPS.items())
 
 # The subject-level figures that carry a reliability column, in the CSV's order.
 SUBJECT_FIGURES = ("P", "s_bar", "Q_final", "BS", "ECE")
@@ -59,14 +67,14 @@ EXPLANATIONS = {
 }
 
 
-def scale_for(figure: str) -> Scale:
-    """The scale that labels ``figure`` (a subject-level or family-level column name)."""
-    for scale in SCALES:
+def scale_for(figure: str, all_scales: tuple[Scale, ...]) -> Scale:
+    """The scale of ``all_scales`` that labels ``figure`` (a subject-level or family-level column name)."""
+    for scale in all_scales:
         if figure in scale.figures:
             return scale
     raise KeyError(f"no reliability scale for {figure!r}")
 
 
-def subject_labels(n_cases: int) -> dict[str, str]:
+def subject_labels(n_cases: int, all_scales: tuple[Scale, ...]) -> dict[str, str]:
     """Label of each subject-level figure (SUBJECT_FIGURES) for a subject with ``n_cases`` distinct cases."""
-    return {figure: scale_for(figure).label(n_cases) for figure in SUBJECT_FIGURES}
+    return {figure: scale_for(figure, all_scales).label(n_cases) for figure in SUBJECT_FIGURES}

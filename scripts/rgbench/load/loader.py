@@ -82,7 +82,8 @@ def list_golds(col: Collector, spec: Spec) -> list[tuple[TreeFile, str, str]]:
         name = entry.name
         case_id = name[: -len("_gold.md")] if name.endswith("_gold.md") else None
         if entry.rel.count("/") != 2 or case_id is None or not spec.case_id_re.match(case_id):
-            col.add(entry.rel, f"unexpected file: golds are named {base}/<case_id>_gold.md with case ids like RO-FOUL-001")
+            col.add(entry.rel, f"unexpected file: golds are named {base}/<case_id>_gold.md "
+                               f"with case ids like {spec.example_id()}")
             continue
         jobs.append((entry, GOLD, case_id))
     return jobs
@@ -301,7 +302,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             listed = ", ".join(sorted(files))
             for rel in files:
                 add(rel, f"more than one scoring for ({sid}, {case_id}, {run_id}): {listed}; "
-                         "v1.0 takes one reviewer per run (keep one, or consolidate with scripts/aggregate_scoring.py)")
+                         "scoring/ takes one reviewer per run (keep one, or consolidate with scripts/aggregate_scoring.py)")
     return scorings
 
 

@@ -18,13 +18,16 @@ from ..problems import Problem
 from ..stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
 from .safe_read import read_single_file
+from .system_check import benchmark_problems, schema_facts, schema_problems
 
 BENCHMARK_FILE = "system/benchmark.yaml"
 BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",
-                  "criterion_max", "pass_threshold", "conditional_threshold"}
+                  "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id"}
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
-               "difficulty_weights", "q_final_jump_threshold"}
+               "difficulty_weights", "q_final_jump_threshold", "reliability_cases"}
+# reliability_cases: group -> increasing distinct-case counts where the leaderboard's label changes.
+RELIABILITY_GROUPS = ("core", "calibration", "family")
 
 
 def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:
@@ -99,6 +102,21 @@ class Spec:
     stats: StatsConfig = field(default_factory=StatsConfig)  # confidence level, resamples, weights (config.yaml)
     title: str = ""  # benchmark.yaml's optional title, stripped ("" when absent or not text)
     fail_titles: dict[str, str] = field(default_factory=dict)  # fail code -> the catalog's one-line title
+    # The evaluation schema's correctness enum, sorted (owned by that schema; e.g. 0, 1/2, 1).
+    correctness_values: tuple[Fraction, ...] = (Fraction(0), Fraction(1))
+    schema_version: str = ""  # the schemas' const schema_version, written into generated documents
+    example_case_id: str = ""  # benchmark.yaml's example_case_id, quoted in messages ("" when absent)
+    # config.yaml's reliability_cases: group (core, calibration, family) -> the two case counts of its labels.
+    reliability_cases: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def correctness_text(self) -> str:
+        """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``."""
+        words = [str(v.numerator) if v.denominator == 1 else repr(float(v)) for v in self.correctness_values]
+        return f"{', '.join(words[:-1])} or {words[-1]}"
+
+    def example_id(self) -> str:
+        """A case id to quote in messages: example_case_id, else the case_id_pattern itself."""
+        return self.example_case_id or self.case_id_re.pattern
 
     @property
     def version_dir(self) -> str:
@@ -156,6 +174,23 @@ def parse_alpha(value: Any) -> Fraction:
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must be between 0 and 1, got {value}")
     return alpha
+
+
+def parse_reliability_cases(raw: Any) -> tuple[dict[str, tuple[int, ...]], list[str]]:
+    """config.yaml's ``reliability_cases``: each group two increasing positive integers; ({}, messages) if bad."""
+    fix = "e.g. reliability_cases: {core: [80, 300], calibration: [80, 300], family: [10, 50]}"
+    if not isinstance(raw, dict) or sorted(map(str, raw)) != sorted(RELIABILITY_GROUPS):
+        return {}, [f"$.reliability_cases: needs exactly the groups {', '.join(RELIABILITY_GROUPS)} ({fix})"]
+    cases: dict[str, tuple[int, ...]] = {}
+    messages = []
+    for group in RELIABILITY_GROUPS:
+        counts = raw[group]
+        if (not isinstance(counts, list) or len(counts) != 2
+                or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in counts) or counts[0] >= counts[1]):
+            messages.append(f"$.reliability_cases.{group}: {counts!r} is not two increasing positive case counts ({fix})")
+        else:
+            cases[group] = tuple(counts)
+    return (cases, []) if not messages else ({}, messages)
 
 
 def _load_yaml(root: Path, rel: str, problems: list[Problem]) -> Any:
@@ -278,12 +313,15 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     if problems:
         return None, problems
     assert case_re is not None  # case_id_pattern was present (else _require reported it) and compiled
+    problems.extend(benchmark_problems(rel, criteria, families, case_re, low, high, pass_t, cond_t,
+                                       bench.get("example_case_id")))
 
     version_dir = f"v{version}"
     config_rel = f"system/metrics/{version_dir}/config.yaml"
     config = _load_yaml(root, config_rel, problems)
     alpha = Fraction(0)
     ece_bins = 0
+    reliability_cases: dict[str, tuple[int, ...]] = {}
     if isinstance(config, dict):
         problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
         try:
@@ -295,6 +333,8 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
             ece_bins = raw_bins
+        reliability_cases, messages = parse_reliability_cases(config.get("reliability_cases"))
+        problems.extend(Problem(config_rel, message) for message in messages)
     elif config is not None:
         problems.append(Problem(config_rel, "expected a mapping with alpha and ece_bins"))
     if alpha_override is not None:
@@ -308,6 +348,9 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
         if validator is not None:
             validators[kind] = validator
+
+    problems.extend(schema_problems({kind: v.schema for kind, v in validators.items()}, version_dir,
+                                    [str(name) for name in criteria], pattern, low, high))
 
     catalog_rel = f"system/rubric/{version_dir}/automatic_fails.yaml"
     catalog: dict[str, str] = {}
@@ -329,6 +372,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         problems.extend(Problem(config_rel, message) for message in messages)
     if problems:
         return None, problems
+    facts = schema_facts({kind: v.schema for kind, v in validators.items()})
     spec = Spec(
         benchmark_version=version,
         case_id_re=case_re,
@@ -345,5 +389,9 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         stats=stats,
         title=bench["title"].strip() if isinstance(bench.get("title"), str) else "",
         fail_titles=fail_titles,
+        correctness_values=facts.correctness_values,
+        schema_version=facts.schema_version,
+        example_case_id=str(bench.get("example_case_id") or ""),
+        reliability_cases=reliability_cases,
     )
     return spec, []

@@ -118,7 +118,7 @@ _HOW = {
 }
 
 
-def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, str]) -> dict:
+def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, str], schema_version: str) -> dict:
     """The evaluation-schema document of one consolidated scoring; ``comments`` names its sources and their sha256."""
     s = item.scoring
     sources = "; ".join(f"{path} (sha256 {digests[path]})" for path in item.sources)
@@ -132,7 +132,7 @@ def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, 
         "response_sha256": digests[tree.responses[s.run_key].path],
         "reviewer_id": s.reviewer_id,
         "run_id": s.run_id,
-        "schema_version": "1.0",
+        "schema_version": schema_version,  # the evaluation schema's const (system/)
         "subject_id": s.subject_id,
         "subject_version": s.subject_version,
     }
@@ -145,5 +145,5 @@ def consolidated_files(items: Sequence[Consolidated], tree: Tree, spec: Spec, ou
     for item in items:
         s = item.scoring
         rel = f"{out_dir}/{spec.version_dir}/{s.subject_id}/{s.case_id}__{s.run_id}__eval-{s.reviewer_id}.json"
-        files[rel] = dumps_json_canonical(consolidated_document(item, tree, digests)).encode("utf-8")
+        files[rel] = dumps_json_canonical(consolidated_document(item, tree, digests, spec.schema_version)).encode("utf-8")
     return files

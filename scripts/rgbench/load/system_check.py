@@ -1,0 +1,251 @@
+"""``system/`` checked as a whole: every fact agrees with the file that owns it, every class is reachable.
+
+``system/benchmark.yaml`` owns the case-id pattern, the families, the
+criteria and their range, and the classification thresholds; the JSON
+Schemas repeat some of them because a schema must be complete on its own
+(editors and other tools read them). Instead of generating the schemas, the
+toolkit checks them against ``benchmark.yaml`` at every run, before any data is
+read: an edit to one file that the other does not follow is refused with
+``system/<file>: what is wrong (how to fix it)``, never blamed on the data.
+
+The schemas own what ``benchmark.yaml`` does not say: the correctness values
+(the ``enum`` of ``correctness``), the confidence scale, the file-format
+version (the ``const`` of ``schema_version``) and the gold's difficulty range.
+They are read from there (see :func:`schema_facts`).
+
+Every function here is pure: it takes the parsed values and returns problems.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from ..problems import Problem
+from .parsing import exact_decimal
+
+SEVERITIES = ("critical", "recoverable")  # what classification knows: critical -> Fail, recoverable -> Conditional
+CONFIDENCE_RANGE = (0, 100)  # the toolkit computes on integer percentages (confidence_unit = c / 100)
+ID_KINDS = ("response", "evaluation", "gold")  # the schemas that carry case_id and schema_version
+
+
+class SchemaFacts(NamedTuple):
+    """What the pipeline reads from the schemas themselves (their owner)."""
+
+    correctness_values: tuple[Fraction, ...]  # sorted, distinct, each in [0, 1]
+    schema_version: str  # the const of schema_version in the response, evaluation and gold schemas
+
+
+def _at(schema: Any, *keys: str) -> Any:
+    """``schema[k1][k2]...``, or None as soon as a level is missing or not a mapping."""
+    node = schema
+    for key in keys:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
+def family_group(pattern: str) -> tuple[str, str, str] | None:
+    """Split ``pattern`` around its ``(?P<family>...)`` group: (before, inner, after); None if absent or unbalanced."""
+    start = pattern.find("(?P<family>")
+    if start < 0:
+        return None
+    depth, index, in_class = 0, start, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return pattern[:start], pattern[start + len("(?P<family>"):index], pattern[index + 1:]
+        index += 1
+    return None
+
+
+def schema_case_patterns(case_pattern: str) -> tuple[str, ...]:
+    """The spellings a schema may use for ``case_id_pattern``: the family group plain, or as an unnamed group.
+
+    JSON Schema regexes (ECMA-262) have no ``(?P<name>...)``, so a schema writes
+    ``^RO-[A-Z]{2,8}-[0-9]{3}$`` (or with ``([A-Z]{2,8})``) for the pattern
+    ``^RO-(?P<family>[A-Z]{2,8})-[0-9]{3}$``.
+    """
+    split = family_group(case_pattern)
+    if split is None:
+        return (case_pattern,)
+    before, inner, after = split
+    return (before + inner + after, f"{before}({inner}){after}")
+
+
+def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_re: re.Pattern[str],
+                       low: int, high: int, pass_t: int, cond_t: int, example: Any) -> list[Problem]:
+    """Inconsistencies inside ``benchmark.yaml``: repeated or empty criteria, an empty range, unreachable thresholds."""
+    problems: list[Problem] = []
+    if not criteria:
+        problems.append(Problem(rel, "$.criteria: empty (list at least one criterion name)"))
+    seen: set[Any] = set()
+    for index, name in enumerate(criteria):
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            problems.append(Problem(rel, f"$.criteria[{index}]: {name!r} is not a criterion name "
+                                         "(lowercase letters, digits and '_', starting with a letter)"))
+        elif name in seen:
+            problems.append(Problem(rel, f"$.criteria[{index}]: {name!r} is listed twice "
+                                         "(each criterion once; the maximum score counts every entry)"))
+        seen.add(name)
+    if low < 0:
+        problems.append(Problem(rel, f"$.criterion_min: {low} is negative (scores start at 0 or above)"))
+    if high <= low:
+        problems.append(Problem(rel, f"$.criterion_max: {high} is not above criterion_min {low} "
+                                     "(a criterion needs at least two scores)"))
+    lowest, highest = len(criteria) * low, len(criteria) * high
+    if pass_t > highest:
+        problems.append(Problem(rel, f"$.pass_threshold: {pass_t} is above the maximum score {highest} "
+                                     f"({len(criteria)} criteria x {high}), so no run can pass "
+                                     f"(set it to at most {highest})"))
+    if cond_t >= pass_t:
+        problems.append(Problem(rel, f"$.pass_threshold: {pass_t} is not above conditional_threshold {cond_t}, "
+                                     "so no score is Conditional (set pass_threshold > conditional_threshold)"))
+    if cond_t <= lowest:
+        problems.append(Problem(rel, f"$.conditional_threshold: {cond_t} is not above the minimum score {lowest}, "
+                                     f"so no score is a Fail (set it to at least {lowest + 1})"))
+    if not families:
+        problems.append(Problem(rel, "$.families: empty (declare at least one family code: name)"))
+    split = family_group(case_re.pattern)
+    for code, name in families.items():
+        if not isinstance(code, str) or (split is not None and not re.fullmatch(split[1], code)):
+            problems.append(Problem(rel, f"$.families.{code}: no case id can carry this code "
+                                         f"(it does not match the family group of case_id_pattern)"))
+        if not isinstance(name, str) or not name.strip():
+            problems.append(Problem(rel, f"$.families.{code}: needs a human name (a non-empty string)"))
+    if example is not None:
+        match = case_re.fullmatch(example) if isinstance(example, str) else None
+        if match is None:
+            problems.append(Problem(rel, f"$.example_case_id: {example!r} does not match case_id_pattern "
+                                         "(use one of the benchmark's case ids)"))
+        elif match.group("family") not in families:
+            problems.append(Problem(rel, f"$.example_case_id: family {match.group('family')!r} is not in families"))
+    return problems
+
+
+def _range_problems(rel: str, where: str, node: Any, low: int, high: int, why: str) -> list[Problem]:
+    """``node`` must be an integer schema with minimum ``low`` and maximum ``high``."""
+    if not isinstance(node, dict):
+        return [Problem(rel, f"{where}: missing ({why})")]
+    found = (node.get("type"), node.get("minimum"), node.get("maximum"))
+    if found != ("integer", low, high):
+        return [Problem(rel, f"{where}: type {found[0]!r}, minimum {found[1]!r}, maximum {found[2]!r}; "
+                             f"system/benchmark.yaml needs type 'integer', minimum {low}, maximum {high} ({why})")]
+    return []
+
+
+def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequence[str], case_pattern: str,
+                    low: int, high: int) -> list[Problem]:
+    """Facts the schemas repeat from ``benchmark.yaml``, compared with it; and the facts they own, checked usable."""
+    base = f"system/schemas/{version_dir}"
+    problems: list[Problem] = []
+    response, evaluation, gold = (schemas.get(kind) for kind in ID_KINDS)
+    n = len(criteria)
+    if evaluation is not None:
+        rel = f"{base}/evaluation.schema.json"
+        block = _at(evaluation, "properties", "criterion_scores")
+        listed = _at(block, "properties")
+        fix = "list exactly the criteria of system/benchmark.yaml, in its order"
+        if not isinstance(listed, dict) or list(listed) != list(criteria):
+            problems.append(Problem(rel, f"$.properties.criterion_scores.properties: {sorted(listed or {})} "
+                                         f"instead of {list(criteria)} ({fix})"))
+        if _at(block, "required") != list(criteria):
+            problems.append(Problem(rel, f"$.properties.criterion_scores.required: not the criteria of "
+                                         f"system/benchmark.yaml ({fix})"))
+        if _at(block, "additionalProperties") is not False:
+            problems.append(Problem(rel, "$.properties.criterion_scores.additionalProperties: must be false "
+                                         "(a score for an unknown criterion would be ignored)"))
+        for name in criteria:
+            if isinstance(listed, dict) and name in listed:
+                problems.extend(_range_problems(rel, f"$.properties.criterion_scores.properties.{name}",
+                                                listed[name], low, high, "criterion_min and criterion_max"))
+        problems.extend(_severity_problems(rel, _at(evaluation, "properties", "automatic_fails_triggered", "items",
+                                                    "properties", "severity"),
+                                           "$.properties.automatic_fails_triggered.items.properties.severity"))
+        problems.extend(_correctness_problems(rel, _at(evaluation, "properties", "correctness")))
+    if response is not None:
+        problems.extend(_range_problems(f"{base}/response.schema.json", "$.properties.confidence",
+                                        _at(response, "properties", "confidence"), *CONFIDENCE_RANGE,
+                                        "the toolkit reads confidence as an integer percentage"))
+    if gold is not None:
+        rel = f"{base}/gold.schema.json"
+        for key in ("rubric_floor", "rubric_ceiling"):
+            problems.extend(_range_problems(rel, f"$.properties.{key}", _at(gold, "properties", key), n * low,
+                                            n * high, f"{n} criteria x criterion_min {low} .. criterion_max {high}"))
+        split = family_group(case_pattern)
+        family = _at(gold, "properties", "family", "pattern")
+        if split is not None and family != f"^{split[1]}$":
+            problems.append(Problem(rel, f"$.properties.family.pattern: {family!r}; the family group of "
+                                         f"case_id_pattern needs '^{split[1]}$'"))
+    accepted = schema_case_patterns(case_pattern)
+    for kind in ID_KINDS:
+        pattern = _at(schemas.get(kind), "properties", "case_id", "pattern")
+        if kind in schemas and pattern not in accepted:
+            problems.append(Problem(f"{base}/{kind}.schema.json",
+                                    f"$.properties.case_id.pattern: {pattern!r} is not system/benchmark.yaml's "
+                                    f"case_id_pattern (write {accepted[0]!r})"))
+    versions = {kind: _at(schemas.get(kind), "properties", "schema_version", "const") for kind in ID_KINDS
+                if kind in schemas}
+    for kind, value in versions.items():
+        if not isinstance(value, str) or not value:
+            problems.append(Problem(f"{base}/{kind}.schema.json", "$.properties.schema_version.const: missing "
+                                    "(the file-format version, a string such as \"1.0\")"))
+    if len({value for value in versions.values() if isinstance(value, str)}) > 1:
+        problems.append(Problem(f"{base}/evaluation.schema.json", f"$.properties.schema_version.const: the schemas "
+                                f"disagree ({versions}); use one file-format version"))
+    catalog = schemas.get("catalog")
+    if catalog is not None:
+        problems.extend(_severity_problems(f"{base}/catalog.schema.json",
+                                           _at(catalog, "properties", "automatic_fails", "items", "properties",
+                                               "severity"),
+                                           "$.properties.automatic_fails.items.properties.severity"))
+    return problems
+
+
+def _severity_problems(rel: str, node: Any, where: str) -> list[Problem]:
+    enum = _at(node, "enum")
+    if not isinstance(enum, list) or sorted(map(str, enum)) != sorted(SEVERITIES) or len(enum) != len(SEVERITIES):
+        return [Problem(rel, f"{where}.enum: {enum!r}; the classification knows exactly {list(SEVERITIES)} "
+                             "(critical -> Fail, recoverable -> Conditional)")]
+    return []
+
+
+def correctness_values(node: Any) -> tuple[Fraction, ...] | None:
+    """The correctness enum as sorted exact values, or None when it is not a list of distinct numbers in [0, 1]."""
+    enum = _at(node, "enum")
+    if not isinstance(enum, list) or any(isinstance(value, bool) or not isinstance(value, (int, float))
+                                         for value in enum):
+        return None
+    values = sorted(exact_decimal(value) for value in enum)
+    if len(set(values)) != len(values) or len(values) < 2 or values[0] < 0 or values[-1] > 1:
+        return None
+    return tuple(values)
+
+
+def _correctness_problems(rel: str, node: Any) -> list[Problem]:
+    if correctness_values(node) is None:
+        return [Problem(rel, f"$.properties.correctness.enum: {_at(node, 'enum')!r}; needs at least two distinct "
+                             "numbers between 0 (wrong) and 1 (right), e.g. [0, 0.5, 1]")]
+    return []
+
+
+def schema_facts(schemas: dict[str, Any]) -> SchemaFacts:
+    """The facts the schemas own; call only when :func:`schema_problems` found none."""
+    values = correctness_values(_at(schemas["evaluation"], "properties", "correctness"))
+    assert values is not None
+    version = _at(schemas["evaluation"], "properties", "schema_version", "const")
+    return SchemaFacts(values, str(version))

@@ -1,0 +1,214 @@
+"""system/ checked as a whole (rgbench.load.system_check): an inconsistent system/ is refused, naming the file.
+
+Each case edits one fact of a copy of the shipped system/ (or of the example
+benchmark's) and expects exactly the problems that name it. The edits are read
+from the tree's own values, so the tests hold for any benchmark in system/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from treebuilder import REPO
+
+from rgbench.load.spec import load_spec
+from rgbench.load.system_check import family_group, schema_case_patterns
+
+SPEC, _ = load_spec(REPO)
+assert SPEC is not None
+VERSION = SPEC.version_dir
+BENCH = "system/benchmark.yaml"
+EVAL = f"system/schemas/{VERSION}/evaluation.schema.json"
+RESPONSE = f"system/schemas/{VERSION}/response.schema.json"
+GOLD = f"system/schemas/{VERSION}/gold.schema.json"
+CATALOG_SCHEMA = f"system/schemas/{VERSION}/catalog.schema.json"
+CONFIG = f"system/metrics/{VERSION}/config.yaml"
+N = len(SPEC.criteria)
+
+
+def system_copy(tmp_path: Path, source: Path = REPO) -> Path:
+    shutil.copytree(source / "system", tmp_path / "system")
+    return tmp_path
+
+
+def edit_yaml(root: Path, rel: str, change) -> None:
+    path = root / rel
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+def edit_json(root: Path, rel: str, change) -> None:
+    path = root / rel
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def problems_of(root: Path) -> list[str]:
+    spec, problems = load_spec(root)
+    assert (spec is None) == bool(problems)
+    return [str(p) for p in problems]
+
+
+def test_the_shipped_system_and_the_examples_are_consistent():
+    assert problems_of(REPO) == []
+    for example in sorted((REPO / "examples").glob("*/system")):
+        assert problems_of(example.parent) == [], example
+
+
+def set_bench(key, value):
+    return lambda data: data.__setitem__(key, value)
+
+
+def criterion_node(data):
+    return data["properties"]["criterion_scores"]
+
+
+BENCH_CASES = {
+    # A criterion listed twice: the maximum score would count it twice.
+    "criterion twice": (lambda d: d["criteria"].append(d["criteria"][0]),
+                        f"{BENCH}: $.criteria[{N}]: {SPEC.criteria[0]!r} is listed twice"),
+    # pass_threshold above the maximum score N x criterion_max: a perfect run would be a Fail.
+    "pass above maximum": (set_bench("pass_threshold", SPEC.max_score + 1),
+                           f"{BENCH}: $.pass_threshold: {SPEC.max_score + 1} is above the maximum score {SPEC.max_score}"),
+    # pass_threshold below conditional_threshold: no score is Conditional.
+    "pass below conditional": (set_bench("pass_threshold", SPEC.conditional_threshold - 1),
+                               f"{BENCH}: $.pass_threshold: {SPEC.conditional_threshold - 1} is not above "
+                               f"conditional_threshold {SPEC.conditional_threshold}"),
+    # Equal thresholds make Conditional unreachable too.
+    "pass equals conditional": (set_bench("pass_threshold", SPEC.conditional_threshold),
+                                f"{BENCH}: $.pass_threshold: {SPEC.conditional_threshold} is not above"),
+    # conditional_threshold at the minimum score N x criterion_min: no score is a Fail.
+    "conditional at minimum": (set_bench("conditional_threshold", N * SPEC.criterion_min),
+                               f"{BENCH}: $.conditional_threshold: {N * SPEC.criterion_min} is not above the minimum"),
+    "empty range": (set_bench("criterion_max", SPEC.criterion_min),
+                    f"{BENCH}: $.criterion_max: {SPEC.criterion_min} is not above criterion_min"),
+    "negative minimum": (set_bench("criterion_min", -1), f"{BENCH}: $.criterion_min: -1 is negative"),
+    "no criteria": (set_bench("criteria", []), f"{BENCH}: $.criteria: empty"),
+    "bad criterion name": (lambda d: d["criteria"].__setitem__(0, "Bad Name"),
+                           f"{BENCH}: $.criteria[0]: 'Bad Name' is not a criterion name"),
+    "family no id can carry": (lambda d: d["families"].__setitem__("x1", "Lowercase"),
+                               f"{BENCH}: $.families.x1: no case id can carry this code"),
+    "family without name": (lambda d: d["families"].__setitem__(sorted(d["families"])[0], ""),
+                            f"{BENCH}: $.families.{sorted(SPEC.families)[0]}: needs a human name"),
+    "example id off pattern": (set_bench("example_case_id", "not-an-id"),
+                               f"{BENCH}: $.example_case_id: 'not-an-id' does not match case_id_pattern"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BENCH_CASES))
+def test_an_inconsistent_benchmark_yaml_is_refused(tmp_path, case):
+    change, expected = BENCH_CASES[case]
+    root = system_copy(tmp_path)
+    edit_yaml(root, BENCH, change)
+    found = problems_of(root)
+    assert any(problem.startswith(expected) for problem in found), found
+    assert all(problem.split(":")[0].startswith("system/") for problem in found)
+
+
+def _drop_first_criterion(schema):
+    node = criterion_node(schema)
+    first = node["required"].pop(0)
+    del node["properties"][first]
+
+
+def _criterion_max(schema, value):
+    for sub in criterion_node(schema)["properties"].values():
+        sub["maximum"] = value
+
+
+SCHEMA_CASES = {
+    "criterion missing from the schema": (EVAL, _drop_first_criterion,
+                                          f"{EVAL}: $.properties.criterion_scores.properties:"),
+    "criterion range differs": (EVAL, lambda s: _criterion_max(s, SPEC.criterion_max + 1),
+                                f"{EVAL}: $.properties.criterion_scores.properties.{SPEC.criteria[0]}: type 'integer', "
+                                f"minimum {SPEC.criterion_min}, maximum {SPEC.criterion_max + 1}"),
+    "case id pattern differs": (RESPONSE, lambda s: s["properties"]["case_id"].__setitem__("pattern", "^X-[0-9]+$"),
+                                f"{RESPONSE}: $.properties.case_id.pattern: '^X-[0-9]+$' is not system/benchmark.yaml's"),
+    # The gold schema caps rubric_ceiling below the maximum score: Q_final could never reach 1.
+    "ceiling cap below maximum": (GOLD, lambda s: s["properties"]["rubric_ceiling"].__setitem__(
+        "maximum", SPEC.max_score - 1), f"{GOLD}: $.properties.rubric_ceiling: type 'integer', minimum "
+                                        f"{N * SPEC.criterion_min}, maximum {SPEC.max_score - 1}"),
+    "correctness above 1": (EVAL, lambda s: s["properties"]["correctness"].__setitem__("enum", [0, 2]),
+                            f"{EVAL}: $.properties.correctness.enum: [0, 2]; needs at least two distinct numbers"),
+    "one correctness value": (EVAL, lambda s: s["properties"]["correctness"].__setitem__("enum", [1]),
+                              f"{EVAL}: $.properties.correctness.enum: [1]"),
+    "confidence on another scale": (RESPONSE, lambda s: s["properties"]["confidence"].__setitem__("maximum", 10),
+                                    f"{RESPONSE}: $.properties.confidence: type 'integer', minimum 0, maximum 10"),
+    "schema versions disagree": (GOLD, lambda s: s["properties"]["schema_version"].__setitem__("const", "9.9"),
+                                 f"{EVAL}: $.properties.schema_version.const: the schemas disagree"),
+    "unknown severity": (CATALOG_SCHEMA, lambda s: s["properties"]["automatic_fails"]["items"]["properties"][
+        "severity"].__setitem__("enum", ["critical", "recoverable", "minor"]),
+        f"{CATALOG_SCHEMA}: $.properties.automatic_fails.items.properties.severity.enum:"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCHEMA_CASES))
+def test_a_schema_that_disagrees_with_system_is_refused(tmp_path, case):
+    rel, change, expected = SCHEMA_CASES[case]
+    root = system_copy(tmp_path)
+    edit_json(root, rel, change)
+    found = problems_of(root)
+    assert any(problem.startswith(expected) for problem in found), found
+
+
+def test_criterion_max_changed_in_benchmark_yaml_alone_blames_the_schemas_not_the_data(tmp_path):
+    # criterion_max raised in benchmark.yaml only: the evaluation schema still caps each criterion at the old
+    # maximum and the gold schema caps rubric_ceiling at N x old maximum, so both are named.
+    root = system_copy(tmp_path)
+    edit_yaml(root, BENCH, set_bench("criterion_max", SPEC.criterion_max + 2))
+    files = {problem.split(": ")[0] for problem in problems_of(root)}
+    assert files == {EVAL, GOLD}
+
+
+@pytest.mark.parametrize("counts", [[300, 80], [0, 10], [10], "many"])
+def test_reliability_case_counts_must_increase(tmp_path, counts):
+    root = system_copy(tmp_path)
+    edit_yaml(root, CONFIG, lambda d: d["reliability_cases"].__setitem__("core", counts))
+    assert problems_of(root) == [f"{CONFIG}: $.reliability_cases.core: {counts!r} is not two increasing positive "
+                                 "case counts (e.g. reliability_cases: {core: [80, 300], calibration: [80, 300], "
+                                 "family: [10, 50]})"]
+
+
+def test_reliability_case_counts_are_required(tmp_path):
+    root = system_copy(tmp_path)
+    edit_yaml(root, CONFIG, lambda d: d.pop("reliability_cases"))
+    assert [p.split(": $.")[1][:17] for p in problems_of(root)] == ["reliability_cases"]
+
+
+def test_the_family_group_is_found_through_nested_groups_and_classes():
+    assert family_group("^A-(?P<family>(?:X|Y)[)(]{2})-[0-9]$") == ("^A-", "(?:X|Y)[)(]{2}", "-[0-9]$")
+    assert family_group("^A-(?P<family>[A-Z]+$") is None  # unbalanced
+    assert family_group("^A-[0-9]$") is None
+    assert schema_case_patterns("^A-(?P<family>[A-Z]+)-[0-9]$") == ("^A-[A-Z]+-[0-9]$", "^A-([A-Z]+)-[0-9]$")
+
+
+def test_the_shipped_example_id_and_families_fit_the_pattern():
+    match = SPEC.case_id_re.fullmatch(SPEC.example_id())
+    assert match is not None and match.group("family") in SPEC.families
+    split = family_group(SPEC.case_id_re.pattern)
+    assert split is not None and all(re.fullmatch(split[1], code) for code in SPEC.families)
+
+
+def test_an_inconsistent_system_is_refused_before_any_data_is_read(tmp_path):
+    # A tree whose data are broken too: only system/ is reported, since the data cannot be judged against it.
+    root = system_copy(tmp_path)
+    edit_yaml(root, BENCH, set_bench("pass_threshold", SPEC.max_score + 1))
+    (root / "responses" / VERSION / "nobody").mkdir(parents=True)
+    (root / "responses" / VERSION / "nobody" / "junk.json").write_text("{not json", encoding="utf-8")
+    (root / "subjects").mkdir()
+    (root / "subjects" / "registry.yaml").write_text("subjects: []\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "validate.py"), "--root", str(root)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    lines = [line for line in done.stderr.splitlines() if ": " in line and "problem(s)" not in line]
+    assert lines and all(line.startswith(f"{BENCH}: ") for line in lines), done.stderr
+    assert "Traceback" not in done.stderr

@@ -39,6 +39,7 @@ WORDS = (
     "operator shift alarm transmitter calibration probe flowmeter pump valve setpoint increase decrease stable "
     "because therefore indicates suggests confirms rules out first then after before inspect verify sample"
 ).split()
+CRITICAL_SUBJECT_EVERY = 10  # subjects 3, 13, 23, ... carry a critical fail (about 1% of their runs)
 
 
 def _dump(document: dict) -> bytes:
@@ -120,7 +121,7 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
         sid, version = f"synth-{s:03d}", f"1.{s % 7}"
         registry += [f'  - subject_id: "{sid}"', f'    subject_version: "{version}"', '    kind: "llm"']
         skill = rng.random()
-        has_critical = s % 10 == 3
+        has_critical = s % CRITICAL_SUBJECT_EVERY == 3
         response_dir = out / "responses" / version_dir / sid
         scoring_dir = out / "scoring" / version_dir / sid
         response_dir.mkdir(parents=True)

@@ -30,7 +30,7 @@ def mean_clipped_score(rows: Sequence[RunRow]) -> Fraction | None:
     return Fraction(sum(row.clipped_score for row in rows), len(rows))
 
 
-def correctness_scale(rows: Sequence[RunRow]) -> int:
+def _correctness_scale(rows: Sequence[RunRow]) -> int:
     """L, the common denominator of the rows' correctness values (2 for {0, 0.5, 1}; 1 for {0, 1}).
 
     Each correctness is then an integer k / L, so sums stay in integers, exact
@@ -49,11 +49,11 @@ def brier_score(rows: Sequence[RunRow]) -> Fraction | None:
     """Soft Brier BS = mean (confidence_unit - correctness)^2, in [0, 1], lower is better; None when N = 0.
 
     Computed in integers: (c/100 - k/L)^2 = (L c - 100 k)^2 / (100 L)^2, with c the
-    integer confidence, L = :func:`correctness_scale` and k the correctness in 1/L units.
+    integer confidence, L = :func:`_correctness_scale` and k the correctness in 1/L units.
     """
     if not rows:
         return None
-    scale = correctness_scale(rows)
+    scale = _correctness_scale(rows)
     total = 0
     for row in rows:
         diff = scale * row.reported_confidence - 100 * _correctness_units(row, scale)
@@ -94,7 +94,7 @@ def calibration_bins(rows: Sequence[RunRow], bins: int) -> list[CalibrationBin]:
     count: dict[int, int] = defaultdict(int)
     conf: dict[int, int] = defaultdict(int)   # sum of integer confidences
     corr: dict[int, int] = defaultdict(int)   # sum of correctness in 1/scale units
-    scale = correctness_scale(rows)
+    scale = _correctness_scale(rows)
     for row in rows:
         index = confidence_bin(row.reported_confidence, bins)
         count[index] += 1

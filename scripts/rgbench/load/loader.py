@@ -302,7 +302,8 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             listed = ", ".join(sorted(files))
             for rel in files:
                 add(rel, f"more than one scoring for ({sid}, {case_id}, {run_id}): {listed}; "
-                         f"{spec.version_dir} takes one reviewer per run (keep one, or consolidate with scripts/aggregate_scoring.py)")
+                         f"{spec.version_dir} takes one reviewer per run "
+                         "(keep one, or consolidate with scripts/aggregate_scoring.py)")
     return scorings
 
 

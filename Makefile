@@ -38,6 +38,11 @@ check: $(VENV)/.installed  ## fail when committed results/ differ from what the 
 test: $(VENV)/.installed  ## run the test suite (on every core)
 	$(PY) -m pytest -q -n auto
 
+# --- portability (issue 13): the suite's portable part on a fork holding examples/medadvice
+.PHONY: test-fork
+test-fork: $(VENV)/.installed-dev  ## copy the repository, replace system/ and the data with examples/medadvice, run the portable tests there
+	RGBENCH_FORK_TEST=1 $(PY) -m pytest -q tests/test_portability.py
+
 .PHONY: lint
 lint: $(VENV)/.installed-dev  ## ruff (style, imports, bugbear) and mypy over scripts/, tests/ and bench/
 	$(VENV)/bin/ruff check scripts tests bench

@@ -15,13 +15,13 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from treebuilder import REPO, MiniTree
+from treebuilder import LIBRARY_ROOT, LIBRARY_SYSTEM, REPO, MiniTree
 
 from rgbench.load.gold_markdown import extract_gold_json
 from rgbench.load.parsing import ParseError, loads_json_strict, loads_yaml_strict
 from rgbench.load.spec import SCHEMA_KINDS, load_spec, meta_schema_accepts, schema_errors, schema_problem
 
-SPEC, _ = load_spec(REPO)
+SPEC, _ = load_spec(LIBRARY_ROOT)
 FIXTURES = REPO / "tests" / "fixtures"
 
 
@@ -170,7 +170,7 @@ def test_python_jsonschema_checks_only_the_regex_format_on_schemas_and_only_wher
 def schema_mutations():
     """The schema files, and the smallest one (catalog) with keywords set to bad values at its root and at a leaf."""
     def read(kind: str) -> dict:
-        return json.loads((REPO / "system" / "schemas" / SPEC.version_dir / f"{kind}.schema.json").read_text())
+        return json.loads((LIBRARY_SYSTEM / "schemas" / SPEC.version_dir / f"{kind}.schema.json").read_text())
 
     for kind in SCHEMA_KINDS:
         schema = read(kind)

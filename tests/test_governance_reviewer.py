@@ -10,11 +10,11 @@ from pathlib import Path
 import new_scoring
 import pytest
 from gitrepo import metrics, toolkit_repo
-from treebuilder import REPO, canonical, scores_summing_to
+from treebuilder import LIBRARY_ROOT, REPO, canonical, scores_summing_to
 
 from rgbench.load.spec import load_spec
 
-SPEC, _ = load_spec(REPO)
+SPEC, _ = load_spec(LIBRARY_ROOT)
 OUTPUT_CSVS = ("metrics_per_family.csv", "metrics_per_subject.csv", "per_run.csv")
 TEMPLATE_REL = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-c.json"
 TEMPLATE_ARGS = ("--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "r2", "--reviewer", "rev-c")

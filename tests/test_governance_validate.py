@@ -8,14 +8,14 @@ import re
 import pytest
 import validate
 from gitrepo import toolkit_repo
-from treebuilder import REPO, canonical
+from treebuilder import LIBRARY_ROOT, canonical
 
 from rgbench.governance.annotations import escape_property, github_line, locate_line
 from rgbench.governance.changeset import is_relevant, references
 from rgbench.load.spec import load_spec
 from rgbench.problems import Problem
 
-SPEC, _ = load_spec(REPO)
+SPEC, _ = load_spec(LIBRARY_ROOT)
 ANNOTATION = re.compile(r"^::error file=[^,:]+,line=[1-9][0-9]*::[^\r\n]+$")
 ALPHA_SCORING = "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
 ALPHA_RESPONSE = "responses/v1.0/alpha-model/RO-FOUL-001__r1.json"

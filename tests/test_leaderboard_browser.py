@@ -27,6 +27,7 @@ from pathlib import Path
 
 import build_leaderboard
 import pytest
+from treebuilder import LIBRARY_SYSTEM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 REPO = Path(__file__).resolve().parent.parent
@@ -202,7 +203,7 @@ def page(browser, tmp_path_factory):
     """The built fixture page, loaded in Chromium; yields (client, session id)."""
     root = tmp_path_factory.mktemp("browser") / "tree"
     shutil.copytree(FIXTURES / "basic" / "tree", root)
-    shutil.copytree(REPO / "system", root / "system")
+    shutil.copytree(LIBRARY_SYSTEM, root / "system")
     assert build_leaderboard.main(["--root", str(root)]) == 0
     return browser, open_page(browser, root / "results" / "leaderboard.html")
 

@@ -50,6 +50,7 @@ from pathlib import Path
 import build_leaderboard
 import pytest
 from markdown_it import MarkdownIt
+from treebuilder import LIBRARY_SYSTEM
 
 from rgbench.compute.tables import input_digest
 from rgbench.leaderboard.board import build_board
@@ -75,7 +76,7 @@ def readme_block(text: str) -> str | None:
 def make_tree(root: Path) -> Path:
     """The fixture tree plus a copy of the repository's system/ folder."""
     shutil.copytree(FIXTURE / "tree", root)
-    shutil.copytree(REPO / "system", root / "system")
+    shutil.copytree(LIBRARY_SYSTEM, root / "system")
     return root
 
 

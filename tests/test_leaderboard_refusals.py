@@ -16,6 +16,7 @@ from pathlib import Path
 
 import build_leaderboard
 import pytest
+from treebuilder import LIBRARY_SYSTEM
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 CASES = sorted(p.name for p in (FIXTURES / "invalid").iterdir() if p.is_dir())
@@ -24,7 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def make_tree(root: Path) -> Path:
     shutil.copytree(FIXTURES / "basic" / "tree", root)
-    shutil.copytree(REPO / "system", root / "system")
+    shutil.copytree(LIBRARY_SYSTEM, root / "system")
     return root
 
 

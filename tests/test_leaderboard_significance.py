@@ -20,7 +20,7 @@ from pathlib import Path
 
 import build_leaderboard
 import compute_metrics
-from treebuilder import MiniTree
+from treebuilder import LIBRARY_SYSTEM, MiniTree
 
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.inputs import load_inputs
@@ -34,7 +34,7 @@ EVIL_HTML = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 def make_tree(root: Path) -> Path:
     shutil.copytree(FIXTURE / "tree", root)
-    shutil.copytree(REPO / "system", root / "system")
+    shutil.copytree(LIBRARY_SYSTEM, root / "system")
     return root
 
 

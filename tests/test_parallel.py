@@ -14,7 +14,7 @@ import build_leaderboard
 import compute_metrics
 import make_synthetic
 import pytest
-from treebuilder import small_tree
+from treebuilder import LIBRARY_ROOT, small_tree
 
 import rgbench.leaderboard.charts as charts
 import rgbench.load.parallel as parallel
@@ -56,7 +56,7 @@ def test_extraction_in_the_pool_equals_one_process(tmp_path, monkeypatch):
 @needs_pool
 def test_results_and_leaderboard_from_the_pools_are_byte_identical(tmp_path, monkeypatch):
     one, many = tmp_path / "one", tmp_path / "many"
-    make_synthetic.build(one, subjects=4, cases=6, runs=2, seed=3)
+    make_synthetic.build(one, subjects=4, cases=6, runs=2, seed=3, root=LIBRARY_ROOT)
     shutil.copytree(one, many)
     for root in (one, many):
         if root == many:

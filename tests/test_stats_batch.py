@@ -19,6 +19,7 @@ from reference_stats import (
     weighted_pass_rate_of_rows,
 )
 from test_metrics import row
+from treebuilder import LIBRARY_ROOT
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
 from rgbench.stats.batch_percentiles import order_statistic_indices, percentile_intervals
@@ -421,7 +422,7 @@ def synthetic_tree(root):
     """6 subjects x 20 cases x 3 runs, with a few more scorings removed so that case sets differ."""
     import make_synthetic
 
-    make_synthetic.build(root, subjects=6, cases=20, runs=3, seed=5)
+    make_synthetic.build(root, subjects=6, cases=20, runs=3, seed=5, root=LIBRARY_ROOT)  # the library tests' system
     scorings = sorted((root / "scoring").rglob("*.json"))
     for path in set(scorings[::17]) | {p for p in scorings if "synth-002" in str(p) and "RO-CHEM-" in p.name}:
         path.unlink()

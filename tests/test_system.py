@@ -1,5 +1,7 @@
 """The system/ folder is self-consistent: schemas agree with benchmark.yaml, every field is described,
-minimal documents of the file contract validate, and the catalog and config are what v1.0 promises."""
+minimal documents of the file contract validate, and the catalog and config are what v1.0 promises.
+
+Tests marked ``sample`` state the reverse-osmosis sample's own values; the others hold for any system/."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ SPEC, PROBLEMS = load_spec(REPO)
 SCHEMAS = {kind: json.loads((REPO / f"system/schemas/v1.0/{kind}.schema.json").read_text()) for kind in SCHEMA_KINDS}
 
 
+@pytest.mark.sample
 def test_shipped_spec_loads():
     assert PROBLEMS == [] and SPEC is not None
     assert SPEC.alpha == Fraction(1, 2) and SPEC.ece_bins == 10
@@ -45,6 +48,7 @@ def test_schema_is_2020_12_with_id_and_a_description_on_every_field(kind):
     assert schema.get("additionalProperties") is False  # unknown top-level keys are refused
 
 
+@pytest.mark.sample
 def test_schemas_agree_with_benchmark_yaml():
     evaluation = SCHEMAS["evaluation"]["properties"]["criterion_scores"]
     assert tuple(evaluation["required"]) == SPEC.criteria
@@ -73,11 +77,13 @@ MINIMAL = {
 }
 
 
+@pytest.mark.sample
 @pytest.mark.parametrize("kind", sorted(MINIMAL))
 def test_minimal_documents_of_the_contract_validate(kind):
     assert list(Draft202012Validator(SCHEMAS[kind]).iter_errors(MINIMAL[kind])) == []
 
 
+@pytest.mark.sample
 @pytest.mark.parametrize(("kind", "field", "value"), [
     ("response", "case_id", "RO-F-001"),         # family of one letter
     ("response", "case_id", "RO-FOULINGXX-001"),  # nine letters
@@ -103,6 +109,7 @@ def test_contract_refuses(kind, field, value):
     assert list(Draft202012Validator(SCHEMAS[kind]).iter_errors(document)) != []
 
 
+@pytest.mark.sample
 def test_catalog_has_critical_and_recoverable_fails():
     severities = list(SPEC.catalog.values())
     assert severities.count("critical") >= 2 and severities.count("recoverable") >= 2
@@ -110,6 +117,7 @@ def test_catalog_has_critical_and_recoverable_fails():
         assert SPEC.catalog[code] == "critical"
 
 
+@pytest.mark.sample
 def test_rubric_documents_the_classification_order_and_thresholds():
     rubric = (REPO / "system/rubric/v1.0/generic_rubric.md").read_text()
     for word in ("Closed", "Open", "Ambiguous", "rubric_floor", "rubric_ceiling", "irreversib", "time window", "monotonic"):
@@ -118,6 +126,7 @@ def test_rubric_documents_the_classification_order_and_thresholds():
         assert f"`{criterion}`" in rubric or criterion in rubric
 
 
+@pytest.mark.sample
 def test_metrics_doc_names_every_formula_function():
     doc = (REPO / "system/metrics/v1.0/aggregate_metrics.md").read_text()
     import rgbench.compute.derive as derive

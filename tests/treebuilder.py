@@ -1,7 +1,12 @@
 """Build small benchmark trees in a temporary folder for tests.
 
-The tree gets a copy of the repository's real ``system/`` folder, so tests run
-against the shipped schemas, rubric catalog and config.
+The tree gets a copy of ``tests/fixtures/library/system/``: the library tests'
+own benchmark (six criteria 0-2, ids ``RO-<FAMILY>-<NNN>``, the thresholds and
+catalog their hand-computed values assume), not the repository's ``system/``.
+So the library tests travel: a fork that replaces ``system/`` with another
+benchmark runs them unchanged. While the repository holds the reverse-osmosis
+sample, tests/test_portability.py checks the fixture still equals its system/
+(a change to the sample's system/ is mirrored there).
 """
 
 from __future__ import annotations
@@ -13,7 +18,30 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+LIBRARY_ROOT = REPO / "tests" / "fixtures" / "library"  # a tree holding only system/: load_spec(LIBRARY_ROOT)
+LIBRARY_SYSTEM = LIBRARY_ROOT / "system"
 CRITERIA = ("diagnosis", "evidence", "causal_reasoning", "action_plan", "safety", "communication")
+
+
+def _facts(system: Path) -> tuple:
+    """The facts the sample's hand-computed expectations rest on, read from a system/ folder."""
+    import yaml
+
+    try:
+        bench = yaml.safe_load((system / "benchmark.yaml").read_text(encoding="utf-8"))
+        evaluation = json.loads((system / "schemas" / f"v{bench['benchmark_version']}" /
+                                 "evaluation.schema.json").read_text(encoding="utf-8"))
+        correctness = evaluation["properties"]["correctness"].get("enum")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ()
+    keys = ("benchmark_version", "case_id_pattern", "families", "criteria", "criterion_min", "criterion_max",
+            "pass_threshold", "conditional_threshold")
+    return (*(json.dumps(bench.get(key), sort_keys=True) for key in keys), json.dumps(correctness))
+
+
+def is_ro_sample(root: Path) -> bool:
+    """True when ``root``'s system/ states the reverse-osmosis sample's facts (those of the library fixture)."""
+    return _facts(root / "system") == _facts(LIBRARY_SYSTEM) != ()
 
 
 def canonical(document: Any) -> str:
@@ -33,7 +61,7 @@ def scores_summing_to(total: int) -> dict[str, int]:
 class MiniTree:
     def __init__(self, root: Path):
         self.root = Path(root)
-        shutil.copytree(REPO / "system", self.root / "system")
+        shutil.copytree(LIBRARY_SYSTEM, self.root / "system")
         self.subjects: list[dict] = []
         self.write_registry()
 

@@ -212,3 +212,62 @@ def test_an_inconsistent_system_is_refused_before_any_data_is_read(tmp_path):
     lines = [line for line in done.stderr.splitlines() if ": " in line and "problem(s)" not in line]
     assert lines and all(line.startswith(f"{BENCH}: ") for line in lines), done.stderr
     assert "Traceback" not in done.stderr
+
+
+# --- facts the schemas own reach the code: correctness values, schema_version ------------------------------
+
+LIBRARY_SCHEMAS = "system/schemas/v1.0"  # the library fixture's (tests/fixtures/library/system/)
+
+
+def _library_tree(tmp_path: Path):
+    from treebuilder import MiniTree
+
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("m", "1")
+    return tree
+
+
+def test_a_correctness_value_added_to_the_schema_is_computed_exactly(tmp_path):
+    import compute_metrics
+
+    tree = _library_tree(tmp_path)
+    edit_json(tree.root, f"{LIBRARY_SCHEMAS}/evaluation.schema.json",
+              lambda s: s["properties"]["correctness"].__setitem__("enum", [0, 0.25, 0.5, 1]))
+    tree.add_gold("RO-FOUL-001")
+    tree.add_run("m", "RO-FOUL-001", "r1", confidence=50, raw=10, correctness=0.25)
+    tree.add_gold("RO-SCAL-001")
+    tree.add_run("m", "RO-SCAL-001", "r1", confidence=80, raw=10, correctness=0.5)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    with open(tree.root / "results" / "metrics_per_subject.csv", encoding="utf-8") as handle:
+        header, row = (line.rstrip("\n").split(",") for line in handle)
+    values = dict(zip(header, row))
+    # BS = ((0.50 - 0.25)^2 + (0.80 - 0.50)^2) / 2 = (0.0625 + 0.09) / 2 = 0.07625
+    assert values["BS"] == "0.076250"
+    # ECE (10 bins): 50 in bin 5 (|0.50 - 0.25| = 0.25), 80 in bin 8 (|0.80 - 0.50| = 0.30); (0.25 + 0.30) / 2
+    assert values["ECE"] == "0.275000"
+
+
+def test_a_value_outside_the_schema_is_refused_not_a_traceback(tmp_path, capsys):
+    import compute_metrics
+
+    tree = _library_tree(tmp_path)
+    tree.add_gold("RO-FOUL-001")
+    tree.add_run("m", "RO-FOUL-001", "r1", raw=10, correctness=0.25)  # the shipped enum is 0, 0.5, 1
+    assert compute_metrics.main(["--root", str(tree.root)]) == 1
+    err = capsys.readouterr().err
+    assert "$.correctness: 0.25 is not one of [0, 0.5, 1]" in err and "Traceback" not in err
+
+
+def test_consolidated_scorings_carry_the_schemas_file_format_version(tmp_path):
+    import aggregate_scoring
+
+    tree = _library_tree(tmp_path)
+    for kind in ("response", "evaluation", "gold"):
+        edit_json(tree.root, f"{LIBRARY_SCHEMAS}/{kind}.schema.json",
+                  lambda s: s["properties"]["schema_version"].__setitem__("const", "2.1"))
+    tree.add_gold("RO-FOUL-001", schema_version="2.1")
+    tree.add_response("m", "RO-FOUL-001", "r1", schema_version="2.1")
+    tree.add_scoring("m", "RO-FOUL-001", "r1", schema_version="2.1")
+    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
+    (doc,) = (tree.root / "scoring_consolidated").rglob("*.json")
+    assert json.loads(doc.read_text(encoding="utf-8"))["schema_version"] == "2.1"

@@ -43,8 +43,8 @@ def classify(*, has_critical: bool, has_recoverable: bool, clipped: int, floor: 
     """The rubric's classification, first matching rule wins.
 
     1. a critical fail -> Fail; 2. a recoverable fail -> Conditional;
-    3. clipped < floor -> Fail; 4. clipped >= pass_threshold (10) -> Pass;
-    5. clipped >= conditional_threshold (7) -> Conditional; 6. otherwise Fail.
+    3. clipped < floor -> Fail; 4. clipped >= pass_threshold -> Pass;
+    5. clipped >= conditional_threshold -> Conditional; 6. otherwise Fail (thresholds: system/benchmark.yaml).
     """
     if has_critical:
         return FAIL

@@ -160,3 +160,22 @@ def test_the_leaderboard_ranks_by_q_final_and_sets_the_disqualified_apart(comput
 def test_the_committed_example_results_are_what_its_inputs_produce():
     done = run("check_results.py", EXAMPLE)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_make_synthetic_builds_a_valid_tree_of_the_example_benchmark(tmp_path):
+    # Ids from example_case_id (MED-CARD-001 -> MED-<family>-<NNN>), scores 0-3, correctness in {0, 1},
+    # difficulty 1-3: everything from the example's system/, and the tree validates.
+    import json
+
+    import make_synthetic
+
+    out = tmp_path / "synthetic"
+    make_synthetic.build(out, subjects=2, cases=5, runs=2, seed=1, root=EXAMPLE)
+    golds = sorted(p.name for p in (out / "golds" / "v1.0").iterdir())
+    assert golds == ["MED-CARD-001_gold.md", "MED-CARD-002_gold.md", "MED-CARD-003_gold.md",
+                     "MED-DERM-001_gold.md", "MED-DERM-002_gold.md"]
+    grades = [json.loads(p.read_text(encoding="utf-8")) for p in (out / "scoring").rglob("*.json")]
+    assert grades and {g["correctness"] for g in grades} <= {0, 1}
+    assert {v for g in grades for v in g["criterion_scores"].values()} <= {0, 1, 2, 3}
+    done = run("validate.py", out)
+    assert done.returncode == 0, done.stderr

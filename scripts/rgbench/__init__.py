@@ -10,4 +10,8 @@ Data flows one way, a subpackage per step:
 
 Shared edges: ``problems`` (problems as values), ``cli`` (what scripts' main() share), ``atomic``
 (atomic writes), ``progress`` (a terminal progress line), ``results_csv`` (the one reader of result CSVs).
+The ``rgbench`` command is ``cli_main``; ``template`` writes a new benchmark repository (``rgbench init``);
+``read_results`` opens the committed result tables as pandas DataFrames (the ``analysis`` extra).
 """
+
+__version__ = "0.1.0"

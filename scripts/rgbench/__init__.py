@@ -14,4 +14,7 @@ The ``rgbench`` command is ``cli_main``; ``template`` writes a new benchmark rep
 ``read_results`` opens the committed result tables as pandas DataFrames (the ``analysis`` extra).
 """
 
+from .analysis import read_results, read_table
+
 __version__ = "0.1.0"
+__all__ = ["__version__", "read_results", "read_table"]

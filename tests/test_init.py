@@ -82,8 +82,9 @@ def test_requirement_pins_this_toolkit_or_what_is_asked(tmp_path):
     files = template_files()
     assert f"\nrgbench=={__version__}\n" in files["requirements.txt"].decode()
     assert not any(b"@RGBENCH_" in data for data in files.values())
-    assert main(["init", str(tmp_path / "b"), "--requirement", "rgbench @ file:///opt/wheels/rgbench-0.1.0-py3-none-any.whl"]) == 0
-    assert (tmp_path / "b/requirements.txt").read_text().endswith("\nrgbench @ file:///opt/wheels/rgbench-0.1.0-py3-none-any.whl\n")
+    wheel = "rgbench @ file:///opt/wheels/rgbench-0.1.0-py3-none-any.whl"
+    assert main(["init", str(tmp_path / "b"), "--requirement", wheel]) == 0
+    assert (tmp_path / "b/requirements.txt").read_text().endswith(f"\n{wheel}\n")
     assert main(["init", str(tmp_path / "c"), "--requirement", "a\nb"]) == 1
 
 

@@ -95,7 +95,8 @@ def test_wheel_holds_the_library_every_script_and_every_data_file(wheel):
     metadata = email.message_from_bytes(zipfile.ZipFile(wheel).read(f"{info}/METADATA"))
     assert metadata["Requires-Python"] == ">=3.11"
     requires = metadata.get_all("Requires-Dist")
-    assert sorted(normal(r) for r in requires if "extra ==" not in r) == sorted(map(normal, requirement_lines("requirements.txt")))
+    runtime = sorted(normal(r) for r in requires if "extra ==" not in r)
+    assert runtime == sorted(map(normal, requirement_lines("requirements.txt")))
     assert [normal(r.split(";")[0]) for r in requires if 'extra == "analysis"' in r] == [
         normal(line) for line in requirement_lines("requirements-analysis.txt")]
     entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()

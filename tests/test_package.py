@@ -118,3 +118,13 @@ def test_the_installed_package_runs_away_from_the_checkout(installed, tmp_path):
     done = run_installed(installed, "init", str(tmp_path / "new"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert os.access(tmp_path / "new/.ci/run", os.X_OK)
+
+
+def test_a_python_without_the_dependencies_gets_one_line_not_a_traceback(tmp_path):
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True)
+    done = subprocess.run([str(tmp_path / "bare/bin/python"), str(REPO / "scripts/validate.py"), "--root", str(REPO)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("rgbench: ") and "lacks the pinned dependencies (numpy, " in done.stderr
+    assert "make metrics" in done.stderr

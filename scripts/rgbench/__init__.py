@@ -14,7 +14,21 @@ The ``rgbench`` command is ``cli_main``; ``template`` writes a new benchmark rep
 ``read_results`` opens the committed result tables as pandas DataFrames (the ``analysis`` extra).
 """
 
-from .analysis import read_results, read_table
+import sys
+from importlib.util import find_spec
+
+if sys.version_info < (3, 11):  # noqa: UP036  (the point: a clear line on an older Python)
+    raise SystemExit(f"rgbench needs Python 3.11 or newer; {sys.executable} is Python {sys.version.split()[0]}")
+
+# Top-level modules of requirements.txt's direct dependencies (found, not imported: imports stay lazy).
+RUNTIME_MODULES = ("numpy", "matplotlib", "yaml", "jsonschema", "jsonschema_rs", "markdown_it")
+_missing = [name for name in RUNTIME_MODULES if find_spec(name) is None]
+if _missing:
+    raise SystemExit(f"rgbench: {sys.executable} lacks the pinned dependencies ({', '.join(_missing)} missing): "
+                     "run `make metrics` (it builds .venv from requirements.txt) and use .venv/bin/python, "
+                     "or `pip install .`")
+
+from .analysis import read_results, read_table  # noqa: E402  (after the checks above)
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "read_results", "read_table"]

@@ -28,7 +28,19 @@ if _missing:
                      "run `make metrics` (it builds .venv from requirements.txt) and use .venv/bin/python, "
                      "or `pip install .`")
 
-from .analysis import read_results, read_table  # noqa: E402  (after the checks above)
+from typing import TYPE_CHECKING, Any  # noqa: E402  (after the checks above)
+
+if TYPE_CHECKING:
+    from .analysis import read_results, read_table
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "read_results", "read_table"]
+
+
+def __getattr__(name: str) -> Any:
+    """``rgbench.read_results`` and ``rgbench.read_table``, imported on first use (scripts never need them)."""
+    if name in ("read_results", "read_table"):
+        from . import analysis
+
+        return getattr(analysis, name)
+    raise AttributeError(f"module 'rgbench' has no attribute {name!r}")

@@ -12,13 +12,29 @@ BASE ?= origin/main
 help:  ## list the targets
 	@grep -E '^[a-z.-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
 
-$(VENV)/.installed: requirements.txt  ## create .venv from the pinned requirements
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+# --- .venv: Python 3.11+ checked first; rebuilt when it was made by another Python version ------------
+# X.Y of $(PYTHON), and of the Python .venv runs (empty when .venv is missing or broken).
+PY_XY = import sys; print("%d.%d" % sys.version_info[:2])
+PYTHON_XY := $(shell $(PYTHON) -c '$(PY_XY)' 2>/dev/null)
+VENV_XY := $(shell $(PY) -c '$(PY_XY)' 2>/dev/null)
+# A .venv that no longer runs, or runs another Python version than $(PYTHON), is rebuilt whatever its stamps say.
+VENV_STALE := $(if $(wildcard $(VENV)),$(if $(filter $(PYTHON_XY),$(VENV_XY)),,venv-stale))
+
+.PHONY: venv-stale
+venv-stale: ;
+
+$(VENV)/.installed: requirements.txt $(VENV_STALE)  ## create .venv from the pinned runtime requirements
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "rgbench needs Python 3.11 or newer: PYTHON=$(PYTHON) is $(or $(PYTHON_XY),not a working Python) (install 3.11+, or run make PYTHON=python3.11)" >&2; exit 1; }
+	@if [ -n "$(VENV_STALE)" ]; then echo "$(VENV) runs Python $(or $(VENV_XY),nothing (broken)), PYTHON=$(PYTHON) is $(PYTHON_XY): rebuilding it"; rm -rf $(VENV); fi
+	@[ -x $(PY) ] || { echo "creating $(VENV) with Python $(PYTHON_XY)"; $(PYTHON) -m venv $(VENV); }
+	@echo "installing the pinned runtime requirements (requirements.txt) into $(VENV)"
+	$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt  ## add the pinned development tools (ruff, mypy)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-analysis.txt  ## add the pinned test and lint tools
+	@echo "installing the pinned development requirements (requirements-dev.txt) into $(VENV)"
+	$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements-dev.txt
 	touch $@
 
 metrics: $(VENV)/.installed  ## validate every input, then write results/ (metrics and leaderboard)
@@ -35,7 +51,7 @@ leaderboard: $(VENV)/.installed  ## rebuild results/leaderboard.* (and README's 
 check: $(VENV)/.installed  ## fail when committed results/ differ from what the inputs produce
 	$(PY) scripts/check_results.py --root $(ROOT)
 
-test: $(VENV)/.installed  ## run the test suite (on every core)
+test: $(VENV)/.installed-dev  ## run the test suite (on every core)
 	$(PY) -m pytest -q -n auto
 
 # --- portability (issue 13): the suite's portable part on a fork holding examples/medadvice

@@ -10,4 +10,37 @@ Data flows one way, a subpackage per step:
 
 Shared edges: ``problems`` (problems as values), ``cli`` (what scripts' main() share), ``atomic``
 (atomic writes), ``progress`` (a terminal progress line), ``results_csv`` (the one reader of result CSVs).
+The ``rgbench`` command is ``cli_main``; ``template`` writes a new benchmark repository (``rgbench init``);
+``read_results`` opens the committed result tables as pandas DataFrames (the ``analysis`` extra).
 """
+
+import sys
+from importlib.util import find_spec
+
+if sys.version_info < (3, 11):  # noqa: UP036  (the point: a clear line on an older Python)
+    raise SystemExit(f"rgbench needs Python 3.11 or newer; {sys.executable} is Python {sys.version.split()[0]}")
+
+# Top-level modules of requirements.txt's direct dependencies (found, not imported: imports stay lazy).
+RUNTIME_MODULES = ("numpy", "matplotlib", "yaml", "jsonschema", "jsonschema_rs", "markdown_it")
+_missing = [name for name in RUNTIME_MODULES if find_spec(name) is None]
+if _missing:
+    raise SystemExit(f"rgbench: {sys.executable} lacks the pinned dependencies ({', '.join(_missing)} missing): "
+                     "run `make metrics` (it builds .venv from requirements.txt) and use .venv/bin/python, "
+                     "or `pip install .`")
+
+from typing import TYPE_CHECKING, Any  # noqa: E402  (after the checks above)
+
+if TYPE_CHECKING:
+    from .analysis import read_results, read_table
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "read_results", "read_table"]
+
+
+def __getattr__(name: str) -> Any:
+    """``rgbench.read_results`` and ``rgbench.read_table``, imported on first use (scripts never need them)."""
+    if name in ("read_results", "read_table"):
+        from . import analysis
+
+        return getattr(analysis, name)
+    raise AttributeError(f"module 'rgbench' has no attribute {name!r}")

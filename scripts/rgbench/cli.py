@@ -9,8 +9,9 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .load.loader import load_tree
 from .load.records import Tree
@@ -20,12 +21,45 @@ from .problems import report
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+_REPO_DEFAULT = "(default: this repository)"
 
 
-def script_parser(doc: str | None, root_help: str = "benchmark tree (default: this repository)") -> argparse.ArgumentParser:
-    """A script's parser: its docstring as the description and ``--root`` (default: this repository)."""
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help=root_help)
+class Invocation(NamedTuple):
+    """How a script's main() was started: its program name for argparse (None: the script's file name) and
+    the default of ``--root`` with the words that name it in ``--help``."""
+
+    prog: str | None
+    root: Path
+    root_words: str
+
+
+_AS_SCRIPT = Invocation(None, REPO_ROOT, "this repository")  # scripts/*.py run directly
+_INVOCATION: ContextVar[Invocation] = ContextVar("invocation", default=_AS_SCRIPT)
+
+
+@contextmanager
+def invoked_as(prog: str) -> Iterator[None]:
+    """Run a script's main() as the subcommand ``prog`` (e.g. ``rgbench validate``): within, parsers say that
+    program name and ``--root`` defaults to the current directory (scripts/*.py run directly keep
+    "this repository", the checkout they belong to)."""
+    token = _INVOCATION.set(Invocation(prog, Path("."), "the current directory"))
+    try:
+        yield
+    finally:
+        _INVOCATION.reset(token)
+
+
+def invocation() -> Invocation:
+    """How the running script's main() was started (see :func:`invoked_as`)."""
+    return _INVOCATION.get()
+
+
+def script_parser(doc: str | None, root_help: str = f"benchmark tree {_REPO_DEFAULT}") -> argparse.ArgumentParser:
+    """A script's parser: its docstring as the description and ``--root`` (default: this repository, or the
+    current directory under :func:`invoked_as`)."""
+    prog, root, words = _INVOCATION.get()
+    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=root, help=root_help.replace(_REPO_DEFAULT, f"(default: {words})"))
     return parser
 
 

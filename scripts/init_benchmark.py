@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Write a new benchmark repository into DIR (`rgbench init DIR`), ready for `make metrics` and `make test`.
+
+DIR gets a documented system/ (case-id pattern, one family, six criteria
+scored 0-2, Pass/Conditional thresholds, a fail catalog, the metrics config),
+one example case in golds/, empty responses/, scoring/ and scoring_multi/, an
+empty subjects/registry.yaml, a Makefile, .ci/run, the review workflow and
+CODEOWNERS under .github/, tests/ and a README with the two commands. Its
+requirements.txt pins this toolkit (--requirement to install it from elsewhere).
+Refuses, writing nothing, when DIR exists and is not empty. Then:
+
+    cd DIR && make metrics && make test
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from rgbench.cli import invocation
+from rgbench.template import EXECUTABLE, default_requirement, template_files
+
+
+def write_tree(target: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` into a temporary sibling folder, then move it into place: renamed to ``target``, or
+    its entries moved into ``target`` when that is an existing empty folder."""
+    target = target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the repository gets the usual mode
+    for rel, data in files.items():
+        path = staging / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        if rel in EXECUTABLE:
+            path.chmod(0o755 & ~umask)
+    if not target.exists():
+        os.replace(staging, target)
+        return
+    for entry in sorted(staging.iterdir()):
+        os.replace(entry, target / entry.name)
+    staging.rmdir()
+
+
+def main(argv: list[str] | None = None) -> int:
+    # No --root: DIR is the new repository, not a benchmark tree to read.
+    parser = argparse.ArgumentParser(prog=invocation().prog, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir", type=Path, metavar="DIR", help="the new repository (created; may exist if empty)")
+    parser.add_argument("--requirement", default=default_requirement(),
+                        help=f"the line of DIR/requirements.txt that installs the toolkit (default: {default_requirement()})")
+    args = parser.parse_args(argv)
+    target: Path = args.dir
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        print(f"{target}: exists and is not an empty folder (rgbench init writes a new repository)", file=sys.stderr)
+        return 1
+    try:
+        files = template_files(args.requirement)
+    except ValueError as exc:
+        print(f"--requirement: {exc}", file=sys.stderr)
+        return 1
+    write_tree(target, files)
+    print(f"{target}: new benchmark repository ({len(files)} files). Next: cd {target} && make metrics && make test")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

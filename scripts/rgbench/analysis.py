@@ -1,0 +1,140 @@
+"""The result tables as pandas DataFrames, for analysis in a notebook: :func:`read_results`.
+
+    >>> import rgbench
+    >>> tables = rgbench.read_results("path/to/benchmark")     # every results/*.csv, by file stem
+    >>> board = tables["leaderboard"]                            # or read_table("results/leaderboard.csv")
+    >>> board.loc[board.leaderboard_status == "Ranked", ["subject_id", "Q_final", "Q_final_low", "Q_final_high"]]
+
+Each column gets the type its values have in the result format: booleans (``true``/``false``) as
+pandas' nullable ``boolean``, integers as nullable ``Int64``, the 6-decimal fractions as ``float64``
+(the decimal read to the nearest float), text as ``string``; an empty cell (an undefined value, e.g.
+P of a subject with no scored run, the rank of a disqualified subject) is missing (``pd.NA``, or
+``NaN`` for floats). A cell that does not have its column's format is refused (:class:`TableError`
+naming the file, line and column). Columns this module does not know are kept as text.
+
+pandas is an optional dependency (``pip install "rgbench[analysis]"``, pinned in
+requirements-analysis.txt): the toolkit never imports it, only this function does, when called.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .load.parsing import ParseError, decode_utf8
+from .load.safe_read import read_single_file
+from .results_csv import TableError, csv_records
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RESULTS_DIR = "results"
+
+BOOL_COLUMNS = frozenset({"has_critical_fail", "has_recoverable_fail", "disqualified", "monotone_violation"})
+INT_COLUMNS = frozenset({
+    "raw_score", "rubric_floor", "rubric_ceiling", "clipped_score", "reported_confidence", "N", "n_unscored",
+    "n_critical", "n_cases", "n_family", "bin", "count", "n_pairs", "a_pass_b_not", "b_pass_a_not", "k",
+    "difficulty", "n_runs", "n_pass", "rank", "rank_best", "rank_worst", "n_units",
+})
+FLOAT_COLUMNS = frozenset({
+    "confidence_unit", "correctness", "P", "s_bar", "BS", "ECE", "Q_final", "alpha", "P_wilson_low", "P_wilson_high",
+    "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high", "Q_final_low", "Q_final_high",
+    "BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin", "P_weighted", "P_family", "s_bar_family",
+    "P_family_wilson_low", "P_family_wilson_high", "bin_low", "bin_high", "mean_confidence", "mean_correctness",
+    "mcnemar_p", "q_diff", "q_diff_low", "q_diff_high", "p_holm", "pass_at_k", "pass_hat_k", "weight",
+    "P_difficulty", "P_difficulty_low", "P_difficulty_high", "value",
+})
+TEXT_COLUMNS = frozenset({
+    "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family", "classification", "display_name",
+    "leaderboard_status", "critical_fails", "kind", "provider", "parameters", "evaluation_date", "subject_a",
+    "subject_b", "significantly_better", "statistic", "target", "reviewer_a", "reviewer_b", "note",
+    "P_reliability_label", "s_bar_reliability_label", "Q_final_reliability_label", "BS_reliability_label",
+    "ECE_reliability_label",
+})
+DTYPES = {"bool": "boolean", "int": "Int64", "float": "float64", "text": "string"}
+
+_INT = re.compile(r"^-?(0|[1-9][0-9]*)$")
+_DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
+
+
+def column_kind(name: str) -> str:
+    """``bool``, ``int``, ``float`` or ``text``: the type of the values of result column ``name``."""
+    for kind, names in (("bool", BOOL_COLUMNS), ("int", INT_COLUMNS), ("float", FLOAT_COLUMNS)):
+        if name in names:
+            return kind
+    return "text"
+
+
+def parse_cell(kind: str, cell: str) -> Any:
+    """The value of one cell of a column of ``kind``; None for an empty cell; ValueError when malformed."""
+    if cell == "":
+        return None
+    if kind == "bool":
+        if cell not in ("true", "false"):
+            raise ValueError(f"{cell!r} is not a boolean (true or false)")
+        return cell == "true"
+    if kind == "int":
+        if not _INT.match(cell):
+            raise ValueError(f"{cell!r} is not an integer")
+        return int(cell)
+    if kind == "float":
+        if not _DECIMAL.match(cell):
+            raise ValueError(f"{cell!r} is not a decimal number")
+        return float(cell)
+    return cell
+
+
+def parse_table(rel: str, text: str) -> pd.DataFrame:
+    """A result CSV's text as a typed DataFrame (module docstring); TableError names ``rel`` and the cell."""
+    import pandas as pd
+
+    records = csv_records(text)
+    header = next(records, None)
+    if header is None or header.problem:
+        raise TableError(f"{rel}: {header.problem if header else 'empty file (expected a header row)'}")
+    names = header.cells
+    if len(set(names)) != len(names):
+        raise TableError(f"{rel}: line 1: a column is named twice")
+    kinds = [column_kind(name) for name in names]
+    columns: list[list[Any]] = [[] for _ in names]
+    for record in records:
+        if record.problem:
+            raise TableError(f"{rel}: {record.problem}")
+        for values, name, kind, cell in zip(columns, names, kinds, record.cells):
+            try:
+                values.append(parse_cell(kind, cell))
+            except ValueError as exc:
+                raise TableError(f"{rel}: line {record.line}: {name}: {exc}") from None
+    data = {name: pd.array([pd.NA if v is None else v for v in values] if kind != "float"
+                           else [float("nan") if v is None else v for v in values], dtype=DTYPES[kind])
+            for name, kind, values in zip(names, kinds, columns)}
+    return pd.DataFrame(data, columns=names)
+
+
+def read_table(root: str | Path, rel: str) -> pd.DataFrame:
+    """One result CSV of the tree ``root`` (``rel``, e.g. ``results/per_run.csv``) as a typed DataFrame."""
+    data, problems = read_single_file(Path(root), rel)
+    if data is None:
+        raise TableError("; ".join(str(p) for p in problems))
+    try:
+        text = decode_utf8(data)
+    except ParseError as exc:
+        raise TableError(f"{rel}: {exc}") from None
+    return parse_table(rel, text)
+
+
+def read_results(root: str | Path = ".") -> dict[str, pd.DataFrame]:
+    """Every ``results/*.csv`` of the benchmark tree ``root`` as a typed DataFrame, by file stem
+    (``per_run``, ``metrics_per_subject``, ``leaderboard``, ...), in name order; snapshots under
+    results/historico/ are not included (``read_table(root, "results/historico/DATE/NAME.csv")`` reads one).
+    TableError when a table cannot be read or a cell has not its column's format."""
+    try:
+        import pandas  # noqa: F401  (a clear message before any reading)
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError("rgbench.read_results needs pandas: pip install \"rgbench[analysis]\"") from None
+    folder = Path(root) / RESULTS_DIR
+    if not folder.is_dir():
+        raise TableError(f"{RESULTS_DIR}/: no such folder under {root} (run `make metrics` first)")
+    names = sorted(path.name for path in folder.glob("*.csv") if path.is_file())
+    return {Path(name).stem: read_table(root, f"{RESULTS_DIR}/{name}") for name in names}

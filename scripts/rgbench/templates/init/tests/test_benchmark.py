@@ -1,0 +1,30 @@
+"""This benchmark's tests (`make test`): every input valid and canonical, the committed results exactly
+what the inputs produce, and README.md's leaderboard the committed one. Written by `rgbench init`;
+add your own tests beside it (e.g. on the golds' content)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rgbench.cli_main import main as rgbench
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_input_is_valid():
+    assert rgbench(["validate", "--root", str(ROOT)]) == 0
+
+
+def test_json_inputs_are_canonical():
+    assert rgbench(["fmt", "--root", str(ROOT), "--check"]) == 0  # else: make fmt
+
+
+def test_committed_results_are_what_the_inputs_produce():
+    assert rgbench(["check", "--root", str(ROOT)]) == 0  # else: make metrics, and commit results/
+
+
+def test_readme_shows_the_committed_leaderboard():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    board = (ROOT / "results" / "leaderboard.md").read_text(encoding="utf-8").strip("\n")
+    block = readme.split("<!-- leaderboard:start -->\n", 1)[1].split("<!-- leaderboard:end -->", 1)[0]
+    assert block.strip("\n") == board  # else: make metrics (or rgbench metrics --readme) embeds it

@@ -1,0 +1,109 @@
+"""The `rgbench` command: every subcommand runs its script's main(), with the script's options and output,
+`--root` defaulting to the current directory; the scripts run directly are unchanged."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from treebuilder import REPO, small_tree
+
+from rgbench.cli_main import COMMANDS, load_script, main, scripts_dir
+
+SCRIPTS = REPO / "scripts"
+ISSUE_COMMANDS = ("validate", "metrics", "leaderboard", "check", "agreement", "new-scoring", "snapshot", "history",
+                  "diff", "provenance", "paths", "fmt", "init")
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(SCRIPTS)}
+
+
+def rgbench(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rgbench", *args], capture_output=True, text=True, env=env(), cwd=cwd)
+
+
+def script(name: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_every_command_the_issue_names_exists_and_runs_a_script_of_this_checkout():
+    assert set(ISSUE_COMMANDS) <= set(COMMANDS)
+    assert scripts_dir() == SCRIPTS  # a source checkout runs scripts/ itself
+    for command in COMMANDS.values():
+        for name in command.scripts:
+            assert (SCRIPTS / name).is_file(), name
+            assert callable(load_script(name).main), name
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_subcommand_has_help_naming_it_and_root_defaulting_to_the_current_directory(name, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([name, "--help"])
+    assert stop.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps the help at the terminal width
+    assert out.startswith(f"usage: rgbench {name} ")
+    if name != "init":  # init takes the new repository's DIR instead
+        assert "--root ROOT" in out and "(default: the current directory)" in out
+        assert "this repository" not in out
+
+
+def test_scripts_run_directly_keep_their_program_name_and_default():
+    done = script("validate.py", "--help")
+    assert done.returncode == 0 and done.stdout.startswith("usage: validate.py ")
+    assert "(default: this repository)" in done.stdout
+
+
+def test_the_command_prints_exactly_what_the_script_prints(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    for args in (("validate",), ("fmt", "--check")):
+        name = COMMANDS[args[0]].scripts[0]
+        ours, theirs = rgbench(*args, "--root", str(root)), script(name, "--root", str(root), *args[1:])
+        assert (ours.returncode, ours.stdout, ours.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr), args
+    (root / "golds/v1.0/RO-FOUL-001_gold.md").write_text("no json block\n")
+    ours, theirs = rgbench("validate", "--root", str(root)), script("validate.py", "--root", str(root))
+    assert ours.returncode == theirs.returncode == 1 and ours.stderr == theirs.stderr != ""
+
+
+def test_root_defaults_to_the_current_directory(tmp_path, monkeypatch, capsys):
+    root = small_tree(tmp_path / "tree").root
+    monkeypatch.chdir(root)
+    assert main(["metrics"]) == 0
+    assert "-> ./results/leaderboard.{csv,html,md}" in capsys.readouterr().out
+    assert (root / "results/leaderboard.csv").is_file() and (root / "results/agreement.csv").is_file()
+    monkeypatch.chdir(tmp_path)  # not a benchmark tree: the messages name what is missing in it
+    assert main(["validate"]) == 1
+    assert "system/benchmark.yaml" in capsys.readouterr().err
+
+
+def test_metrics_writes_what_the_three_scripts_write(tmp_path):
+    ours, theirs = small_tree(tmp_path / "a").root, small_tree(tmp_path / "b").root
+    assert main(["metrics", "--root", str(ours)]) == 0
+    for name in COMMANDS["metrics"].scripts:
+        assert load_script(name).main(["--root", str(theirs)]) == 0, name
+    files = sorted(p.relative_to(theirs / "results").as_posix() for p in (theirs / "results").rglob("*") if p.is_file())
+    assert "leaderboard.html" in files and "agreement.csv" in files
+    assert {f: (ours / "results" / f).read_bytes() for f in files} == {f: (theirs / "results" / f).read_bytes() for f in files}
+
+
+def test_metrics_stops_at_the_first_failing_step(tmp_path, capsys):
+    root = small_tree(tmp_path / "tree").root
+    (root / "subjects/registry.yaml").write_text("subjects: [\n")
+    assert main(["metrics", "--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "subjects/registry.yaml" in err and not (root / "results").exists()
+
+
+def test_usage_unknown_command_and_version(capsys):
+    assert main([]) == 2
+    assert "commands:" in capsys.readouterr().out
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {name} " in out for name in COMMANDS)
+    assert main(["valdate"]) == 2
+    assert "'valdate' is not a command" in capsys.readouterr().err
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("rgbench ")

@@ -1,0 +1,105 @@
+"""`rgbench init DIR`: a new benchmark repository in which `make metrics` and `make test` pass at once.
+
+The new repository's Makefile runs `$(PY) -m rgbench`; here PY is this interpreter and PYTHONPATH this
+checkout's scripts/ (an adopter's .venv gets the pinned rgbench from requirements.txt instead), so no
+network is needed.
+
+Run as a script (`python tests/test_init.py`) to rewrite the template's review workflow from
+.github/workflows/review.yml after a change there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from treebuilder import REPO
+
+from rgbench import __version__
+from rgbench.cli_main import COMMANDS, main
+from rgbench.template import TEMPLATE_DIR, template_files
+
+WORKFLOW = ".github/workflows/review.yml"
+HEADER = ("# Written by `rgbench init` from the toolkit's own review workflow: the judge is the rgbench that\n"
+          "# the BASE branch's requirements.txt pins, installed into judge/.venv.\n")
+
+
+def adopted_workflow(text: str) -> str:
+    """The toolkit's review workflow as an adopter's repository runs it: each `judge/scripts/NAME.py` becomes
+    the `rgbench` subcommand that runs NAME.py, from judge/.venv (the pinned toolkit)."""
+    command_of = {c.scripts[0]: name for name, c in COMMANDS.items() if len(c.scripts) == 1}
+    text = re.sub(r"judge/\.venv/bin/python judge/scripts/([a-z_]+\.py)",
+                  lambda m: f"judge/.venv/bin/rgbench {command_of[m.group(1)]}", text)
+    text = text.replace("tests/test_governance_workflow.py", "the toolkit's tests/test_governance_workflow.py")
+    return HEADER + text
+
+
+def make(root: Path, target: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "scripts")}
+    return subprocess.run(["make", "--no-print-directory", "-C", str(root), target, f"PY={sys.executable}"],
+                          capture_output=True, text=True, env=env)
+
+
+def test_init_then_make_metrics_and_make_test_pass_and_catch_stale_results(tmp_path, capsys):
+    root = tmp_path / "new-bench"
+    assert main(["init", str(root)]) == 0
+    assert "make metrics && make test" in capsys.readouterr().out
+    for rel in ("system/benchmark.yaml", "system/rubric/v1.0/automatic_fails.yaml", "system/metrics/v1.0/config.yaml",
+                "golds/v1.0/EX-DEMO-001_gold.md", "subjects/registry.yaml", "Makefile", ".ci/run", WORKFLOW,
+                ".github/CODEOWNERS", "README.md", "requirements.txt", "tests/test_benchmark.py"):
+        assert (root / rel).is_file(), rel
+    assert os.access(root / ".ci/run", os.X_OK)
+    assert [p.name for p in (root / "responses/v1.0").iterdir()] == [".gitkeep"]
+    done = make(root, "metrics")
+    assert done.returncode == 0, done.stderr
+    assert (root / "results/leaderboard.md").read_text() in (root / "README.md").read_text()
+    done = make(root, "test")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^4 passed", done.stdout, flags=re.M), done.stdout
+    gold = root / "golds/v1.0/EX-DEMO-001_gold.md"
+    gold.write_text(gold.read_text().replace('"difficulty": 1', '"difficulty": 2'))  # an input changes: results stale
+    done = make(root, "test")
+    assert done.returncode != 0 and "differs from what the committed inputs produce" in done.stdout + done.stderr
+
+
+def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path, capsys):
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine\n")
+    assert main(["init", str(tmp_path / "taken")]) == 1
+    assert "exists and is not an empty folder" in capsys.readouterr().err
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]  # no staging folder left behind
+    (tmp_path / "empty").mkdir()
+    assert main(["init", str(tmp_path / "empty")]) == 0  # an empty folder is filled in
+    assert (tmp_path / "empty/system/benchmark.yaml").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "taken"]
+
+
+def test_requirement_pins_this_toolkit_or_what_is_asked(tmp_path):
+    files = template_files()
+    assert f"\nrgbench=={__version__}\n" in files["requirements.txt"].decode()
+    assert not any(b"@RGBENCH_" in data for data in files.values())
+    wheel = "rgbench @ file:///opt/wheels/rgbench-0.1.0-py3-none-any.whl"
+    assert main(["init", str(tmp_path / "b"), "--requirement", wheel]) == 0
+    assert (tmp_path / "b/requirements.txt").read_text().endswith(f"\n{wheel}\n")
+    assert main(["init", str(tmp_path / "c"), "--requirement", "a\nb"]) == 1
+
+
+def test_template_review_workflow_is_the_toolkits_own_adopted():
+    expected = adopted_workflow((REPO / WORKFLOW).read_text(encoding="utf-8"))
+    assert (TEMPLATE_DIR / WORKFLOW).read_text(encoding="utf-8") == expected, "run: python tests/test_init.py"
+    assert "judge/scripts/" not in expected
+
+
+def test_template_test_pins_are_the_toolkits():
+    ours = set((REPO / "requirements-dev.txt").read_text().splitlines())
+    pins = [line for line in (TEMPLATE_DIR / "requirements-dev.txt").read_text().splitlines() if "==" in line]
+    assert pins and [pin for pin in pins if pin not in ours] == []
+
+
+if __name__ == "__main__":
+    (TEMPLATE_DIR / WORKFLOW).write_text(adopted_workflow((REPO / WORKFLOW).read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"rewrote {TEMPLATE_DIR / WORKFLOW}")

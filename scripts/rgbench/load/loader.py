@@ -165,7 +165,7 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
         if fields is None:
             continue
         assert isinstance(fields, Gold)  # extracted as this kind
-        case_id, family_field, _, floor, ceiling, _, _ = fields
+        case_id, family_field, floor, ceiling = fields.case_id, fields.family, fields.rubric_floor, fields.rubric_ceiling
         if case_id != case_from_name:
             col.add(rel, f"$.case_id: {case_id!r} does not match the file's path ({case_from_name!r}); "
                          "fix the id or rename the file")
@@ -229,12 +229,12 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
         if fields is None:
             continue
         assert isinstance(fields, ResponseFields)  # extracted as this kind
-        sid, version, case_id, run_id, confidence = fields
+        sid, version, case_id, run_id, confidence, meta = fields
         if (sid, case_id, run_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id), ids)
             continue
         if _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files):
-            responses[ids] = Response(sid, version, case_id, run_id, confidence, rel)
+            responses[ids] = Response(sid, version, case_id, run_id, confidence, rel, meta)
     return responses, present
 
 
@@ -272,7 +272,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
         if fields is None:
             continue
         assert isinstance(fields, ScoringFields)  # extracted as this kind
-        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha = fields
+        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha, comments = fields
         if (sid, case_id, run_id, reviewer_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
             continue
@@ -294,7 +294,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             scorings.append(Scoring(
                 sid, version, case_id, run_id, reviewer_id,
                 tuple(zip(criteria, scores)), tuple(sorted(fails)) if len(fails) > 1 else fails,
-                correctness, rel,
+                correctness, rel, comments,
             ))
     for (sid, case_id, run_id), files in files_per_run.items():
         if len(files) > 1:

@@ -16,6 +16,7 @@ from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
+from .lab_tables import LabTables
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
 from .registry import RegisteredSubject
 from .reliability import FAMILY, subject_labels
@@ -83,6 +84,9 @@ class Board:
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
     alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
     alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
+    lab: LabTables | None = None  # issue 15's tables for the explorer, breakdowns, cost and settings
+    criteria: tuple[str, ...] = ()  # the rubric's criteria, in order
+    source_commit: str = ""  # set only by `build_leaderboard.py --source-commit` (never in committed results)
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -165,4 +169,6 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         significance=sig,
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
+        lab=inputs.lab,
+        criteria=tuple(spec.criteria),
     )

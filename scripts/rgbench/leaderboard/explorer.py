@@ -349,7 +349,9 @@ def _profile_table(title: str, head: Sequence[str], rows: list[str]) -> str:
 
 
 def _group_rows(rows: Iterable[Row], key: str) -> list[str]:
-    return [f'<tr><th scope="row" class="subject-col">{esc(r[key])}</th><td class="num">{num(r["P"])}'
+    def label(value: str) -> str:
+        return f"difficulty \u2265 {esc(value)}" if key == "min_difficulty" else esc(value)
+    return [f'<tr><th scope="row" class="subject-col">{label(r[key])}</th><td class="num">{num(r["P"])}'
             f'{interval(r["P_low"], r["P_high"])}</td><td class="num">{num(r["s_bar"], 2)}'
             f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}</td><td class="num">{esc(r["n"])}</td>'
             f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in rows]

@@ -74,7 +74,7 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
         problems += more
     critical = read_critical_fails(root, spec, tables.runs)
     problems += critical.problems
-    lab, more = read_lab_tables(root)
+    lab, more = read_lab_tables(root, manifest.outputs)
     problems += more + stale_outputs(manifest, lab.digests)
     problems += stale_inputs(manifest, {REGISTRY_FILE: registry.sha256, **critical.digests})
     problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,13 +83,14 @@ def parse_table(rel: str, data: bytes, columns: tuple[str, ...]) -> tuple[list[R
     return rows, problems
 
 
-def read_lab_tables(root: Path) -> tuple[LabTables, list[Problem]]:
-    """Every lab file present under ``root/results``, parsed; problems for the malformed ones."""
+def read_lab_tables(root: Path, listed: Collection[str] = ()) -> tuple[LabTables, list[Problem]]:
+    """Every lab file present under ``root/results`` or ``listed`` (the manifest's outputs: then it must
+    exist), parsed; problems for the missing and malformed ones."""
     tables = LabTables()
     problems: list[Problem] = []
     for name, columns in LAB_FILES.items():
         rel = f"results/{name}"
-        if not os.path.lexists(Path(root) / rel):
+        if name not in listed and not os.path.lexists(Path(root) / rel):
             continue
         data, more = read_single_file(Path(root), rel)
         problems += more

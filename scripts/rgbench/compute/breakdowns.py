@@ -85,10 +85,10 @@ def case_bootstrap_interval(numerators: Sequence[int], denominators: Sequence[in
     """Percentile interval (Hyndman-Fan type 7, as numpy's default) of sum(num)/sum(den) over resampled cases.
 
     ``numerators[i]``/``denominators[i]`` are case i's sum and run count (every count > 0); a replicate
-    is the ratio of the sums over the drawn cases, so a case's runs move together. Replicates are
-    ordered by their float value, exact for these ratios (two distinct ratios of counts below 2**26
-    differ by more than 2**-52, far above double rounding), and the quantiles are taken on the exact
-    Fractions. None without cases; a single case gives the point (v, v).
+    is the ratio of the sums over the drawn cases (integer sums, exact), so a case's runs move together.
+    Replicates are ordered by their float value, exact for these ratios (two distinct ratios of counts
+    below 2**26 differ by more than 2**-52, far above double rounding), and the quantiles are taken on
+    the exact Fractions. None without cases; a single case gives the point (v, v).
     """
     if not len(numerators):
         return None
@@ -222,18 +222,18 @@ def criterion_rows(subject_id: str, version: str, rows: Sequence[RunRow], scores
     """Mean score of each criterion over the subject's scored runs, in the rubric's order, with intervals."""
     if not rows:
         return []
-    key = _run_key
-    out = []
     cases, _, counts = _per_case(rows, _passed)
+    position = {case: i for i, case in enumerate(cases)}
+    sums = [[0] * len(cases) for _ in criteria]   # sums[k][i]: criterion k's points over case i's runs
+    for row in rows:
+        scores, i = scores_of[_run_key(row)], position[row.case_id]
+        for k, criterion in enumerate(criteria):
+            sums[k][i] += scores[criterion]
     draws = case_draws(len(cases), resamples, digest, "criteria")
-    for criterion in criteria:
-        def score(row: RunRow, criterion: str = criterion) -> int:
-            return scores_of[key(row)][criterion]
-        _, sums, _ = _per_case(rows, score)
-        n = sum(counts)
-        out.append(CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums), n),
-                                case_bootstrap_interval(sums, counts, draws, confidence), len(cases)))
-    return out
+    n = sum(counts)
+    return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n),
+                         case_bootstrap_interval(sums[k], counts, draws, confidence), len(cases))
+            for k, criterion in enumerate(criteria)]
 
 
 def _run_key(row: RunRow) -> tuple[str, str, str, str]:
@@ -381,13 +381,18 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
     baseline: list[BaselineRow] = []
     metadata = []
     n_errors = {}
+    own_inputs: dict[str, dict[str, str]] = defaultdict(dict)   # subject -> its responses' and scorings' digests
+    for path, sha in tree.inputs.items():
+        parts = path.split("/")
+        if len(parts) == 4 and parts[0] in ("responses", "scoring") and parts[1] == spec.version_dir:
+            own_inputs[parts[2]][path] = sha
     for sid in sorted(tree.subjects):
         subject = tree.subjects[sid]
         version, extra = subject.subject_version, dict(subject.extra)
         rows = runs_of.get(sid, ())
         responses = responses_of.get(sid, [])
         n_errors[sid] = sum(1 for r in responses if r.meta.status == ERROR)
-        digest = subject_digest(tree.inputs, spec.version_dir, sid)
+        digest = subject_digest(own_inputs[sid], spec.version_dir, sid)
         criteria += criterion_rows(sid, version, rows, scores_of, spec.criteria, digest, resamples, confidence)
         by_tag: dict[str, list[RunRow]] = defaultdict(list)
         by_type: dict[str, list[RunRow]] = defaultdict(list)
@@ -422,12 +427,14 @@ def _explorer_rows(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[RunRow
     """One row per (response, reviewer): a response without a scoring, or an error run, has one row with
     the grade's cells empty."""
     derived = {_run_key(r): r for rows in runs_of.values() for r in rows}
+    prices_of = {}
+    for sid, subject in tree.subjects.items():
+        prices = dict(subject.extra).get("prices") or {}
+        prices_of[sid] = (_price(prices.get("input_per_million")), _price(prices.get("output_per_million")))
     for key in sorted(tree.responses):
         response = tree.responses[key]
         sid, case_id, run_id = key
-        subject = dict(tree.subjects[sid].extra)
-        prices = subject.get("prices") or {}
-        pin, pout = _price(prices.get("input_per_million")), _price(prices.get("output_per_million"))
+        pin, pout = prices_of[sid]
         cost = run_cost(response, pin, pout) if pin is not None and pout is not None else None
         meta = response.meta
         head = (sid, response.subject_version, case_id, run_id, meta.status, meta.participant or "")

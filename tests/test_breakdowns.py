@@ -148,7 +148,6 @@ def lab_tree(tmp_path) -> MiniTree:
     tree.add_response("llm-a", "RO-SCAL-001", "r1", usage=usage, status="refused")
     tree.add_scoring("llm-a", "RO-SCAL-001", "r1", raw=2, correctness=0, comments="Declined.")
     tree.add_response("llm-a", "RO-SCAL-001", "r2", usage={"input_tokens": 1000, "output_tokens": 0}, status="error")
-    tree.add_scoring("llm-a", "RO-SCAL-001", "r2", raw=12)   # a grade of an error run is not read into N
     tree.add_response("panel", "RO-FOUL-001", "r1", participant="ana")
     tree.add_scoring("panel", "RO-FOUL-001", "r1", raw=11)
     tree.add_response("panel", "RO-SCAL-001", "r1", participant="ana")
@@ -233,3 +232,17 @@ def test_baseline_and_explorer(lab_tree):
         "refused", "Declined.", "diagnosis=2")
     error = explorer[("llm-a", "RO-SCAL-001", "r2")]
     assert (error["status"], error["classification"], error["cost"]) == ("error", "", "0.002000")
+
+
+def test_a_grade_of_an_error_run_and_an_unknown_participant_are_refused(lab_tree, capsys):
+    tree = lab_tree
+    tree.add_scoring("llm-a", "RO-SCAL-001", "r2", raw=12)
+    tree.add_response("panel", "RO-MEMB-001", "r1", participant="bob")
+    tree.add_gold("RO-MEMB-001")
+    before = (tree.root / "results" / "metrics_per_subject.csv").read_bytes()
+    assert compute_metrics.main(["--root", str(tree.root)]) == 1
+    err = capsys.readouterr().err
+    assert ("scoring/v1.0/llm-a/RO-SCAL-001__r2__eval-rev-a.json: grades a response with status error "
+            "(an API or harness failure, no answer to grade)") in err
+    assert "responses/v1.0/panel/RO-MEMB-001__r1.json: $.participant: 'bob' is not among the participants of 'panel'" in err
+    assert (tree.root / "results" / "metrics_per_subject.csv").read_bytes() == before

@@ -82,14 +82,12 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     runs_of: dict[str, list[RunRow]] = {sid: [] for sid in sorted(tree.subjects)}
     scored: set[tuple[str, str, str]] = set()
     for scoring in tree.scorings:   # sorted by (subject_id, case_id, run_id, reviewer_id)
-        if tree.responses[scoring.run_key].meta.status == ERROR:
-            continue   # an API or harness failure: not an answer, out of N (counted in n_errors)
         runs_of[scoring.subject_id].append(
             derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec))
         scored.add(scoring.run_key)
     unscored = dict.fromkeys(runs_of, 0)
     for key, response in tree.responses.items():
-        if key not in scored and response.meta.status != ERROR:
+        if key not in scored and response.meta.status != ERROR:   # error runs: n_errors, never graded (loader)
             unscored[key[0]] += 1
     subjects = tuple(
         subject_metrics(sid, tree.subjects[sid].subject_version, rows, unscored[sid],

@@ -233,9 +233,20 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
         if (sid, case_id, run_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id), ids)
             continue
-        if _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files):
+        if (_case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
+                and _participant_ok(col, rel, meta.participant, subjects[sid])):
             responses[ids] = Response(sid, version, case_id, run_id, confidence, rel, meta)
     return responses, present
+
+
+def _participant_ok(col: Collector, rel: str, participant: str | None, subject: Subject) -> bool:
+    """A named participant must be one of the registry's ``participants`` when the entry lists any."""
+    listed = [p["participant_id"] for p in dict(subject.extra).get("participants") or ()]
+    if participant is None or not listed or participant in listed:
+        return True
+    col.add(rel, f"$.participant: {participant!r} is not among the participants of {subject.subject_id!r} in "
+                 f"{REGISTRY_FILE} ({', '.join(listed)}); add it there with its experience_level, or fix the name")
+    return False
 
 
 def _fails_ok(col: Collector, spec: Spec, rel: str, fails: tuple) -> bool:
@@ -289,6 +300,10 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
                      "the response changed after grading, so re-grade it")
             ok = False
         if fails and not _fails_ok(col, spec, rel, fails):
+            ok = False
+        if key in responses and responses[key].meta.status == "error":
+            add(rel, "grades a response with status error (an API or harness failure, no answer to grade); "
+                     "delete this scoring, or correct the response's status")
             ok = False
         if ok and key in responses:
             scorings.append(Scoring(

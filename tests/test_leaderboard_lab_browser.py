@@ -154,8 +154,8 @@ def test_settings_cost_and_profiles(lab_page):
     assert "0.2" in seen["a"]                          # the registry's temperature
     assert seen["b"].rstrip().endswith("1")            # one error run, out of N
     # model-a: 8 runs x (1000 x 2 + 200 x 10) / 10^6 = 8 x 0.004 = 0.032 USD; 3 Pass runs (12, 11, 10)
-    # -> cost per Pass 0.032 / 3 = 0.0107
-    assert "0.0320 USD" in seen["costA"] and "0.0107 USD" in seen["costA"]
+    # -> cost per Pass 0.032 / 3 = 0.010667 (6 decimals, as in the CSV)
+    assert "0.032000 USD" in seen["costA"] and "0.010667 USD" in seen["costA"]
     assert "not declared" in seen["costB"]
     assert "Runs not passed (4)" in seen["profile"] and "Weakest criterion" in seen["profile"]
     assert "mean of the participants" in seen["baseline"]

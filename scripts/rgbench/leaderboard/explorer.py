@@ -132,7 +132,7 @@ def settings_section(board: Board) -> str:
         def amount(cell: str, cur: str = cur, money: bool = money) -> str:
             if not money:
                 return NOT_DECLARED
-            return f"{num(cell, 4)} {cur}" if cell else '<span class="nd">none passed</span>'
+            return f"{num(cell, 6)} {cur}" if cell else '<span class="nd">none passed</span>'
         prices = (f'{num(c["input_per_million"], 2)} / {num(c["output_per_million"], 2)} {cur}'
                   if c["input_per_million"] else NOT_DECLARED)
         tokens = (f'{esc(c["input_tokens"])} / {esc(c["output_tokens"])}'

@@ -149,7 +149,9 @@ def test_settings_cost_and_profiles(lab_page):
       return {panel: row("settings-table", "panel"), a: row("settings-table", "model-a"),
               b: row("settings-table", "model-b"), costA: row("cost-table", "model-a"),
               costB: row("cost-table", "model-b"), profile: profile.textContent,
-              baseline: document.getElementById("baseline-table").innerText};""")
+              baseline: document.getElementById("baseline-table").innerText,
+              ranked: document.querySelector('#ranked-table tr[data-subject="model-b"]').innerText};""")
+    assert "+1 error" in seen["ranked"]               # next to the runs (N = 4) in the ranked table
     assert "not declared" in seen["panel"]            # no temperature or max tokens for the panel
     assert "0.2" in seen["a"]                          # the registry's temperature
     assert seen["b"].rstrip().endswith("1")            # one error run, out of N

@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..compute.breakdowns import METADATA_FILE
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .consistency import runs_by_subject
@@ -48,6 +49,7 @@ class BoardEntry:
     bins: tuple[CalibrationBin, ...]
     intervals: dict[str, Bounds]
     rank_range: tuple[int, int] | None = None  # (best, worst) for Ranked entries when pairwise.csv exists
+    n_errors: int = 0  # error runs (not in N), from results/run_metadata.csv when present
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -137,6 +139,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     standings = rank_subjects(tables.subjects)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
+    errors = {r["subject_id"]: int(r["n_errors"]) for r in (inputs.lab.get(METADATA_FILE) if inputs.lab else [])
+              if r["n_errors"].isdigit()}
     entries = []
     for standing in standings:
         sid = standing.metrics.subject_id
@@ -152,6 +156,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
             intervals=subject_interval_cells(tables.subject_extras.get(sid, {})),
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
+            n_errors=errors.get(sid, 0),
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest

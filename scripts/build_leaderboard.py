@@ -22,6 +22,8 @@ results/leaderboard.md.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import sys
 from pathlib import Path
 
@@ -43,25 +45,36 @@ def render(board: Board) -> dict[str, bytes]:
     return {name: text.encode("utf-8") for name, text in texts.items()}
 
 
-def build_files(root: Path) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
+def build_files(root: Path, source_commit: str = "") -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
     """Load, check, rank and render, writing nothing: (files by name inside results/, board, []), or
-    (None, None, problems) with every problem found."""
+    (None, None, problems) with every problem found. ``source_commit`` (a published page's) is shown on the
+    page; committed results are built without it, so that they stay what the inputs alone produce."""
     inputs, problems = load_inputs(Path(root))
     if inputs is None:
         return None, None, problems
-    board = build_board(inputs)
+    board = dataclasses.replace(build_board(inputs), source_commit=source_commit)
     return render(board), board, []
+
+
+COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = script_parser(__doc__, "benchmark tree holding results/, subjects/ and system/ (default: this repository)")
     parser.add_argument("--readme", action="store_true",
                         help=f"also embed results/{MARKDOWN_FILE} in {README_FILE} between its leaderboard markers")
+    parser.add_argument("--source-commit", default="", metavar="REV",
+                        help="commit id (7-40 lowercase hex) the inputs came from, shown on the page; for a published "
+                             "copy only: committed results omit it (make check would otherwise differ)")
     args = parser.parse_args(argv)
     root: Path = args.root
     if not_a_tree(root):
         return 1
-    files, board, problems = build_files(root)
+    if args.source_commit and not COMMIT.match(args.source_commit):
+        print(f"--source-commit: {args.source_commit!r} is not a commit id (7 to 40 lowercase hex digits, "
+              "e.g. from `git rev-parse HEAD`)", file=sys.stderr)
+        return 1
+    files, board, problems = build_files(root, args.source_commit)
     outputs: dict[Path, bytes] = {}
     if args.readme:  # checked even when the build fails, so that every problem is reported at once
         text, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8") if files else "")

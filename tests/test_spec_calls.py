@@ -50,7 +50,8 @@ def named_functions(text: str) -> dict[str, str]:
 
 def spec_modules() -> list[ModuleType]:
     import rgbench.stats
-    modules = [importlib.import_module("rgbench.compute.derive"), importlib.import_module("rgbench.compute.metrics")]
+    modules = [importlib.import_module("rgbench.compute.derive"), importlib.import_module("rgbench.compute.metrics"),
+               importlib.import_module("rgbench.compute.breakdowns")]
     modules += [importlib.import_module(f"rgbench.stats.{info.name}")
                 for info in sorted(pkgutil.iter_modules(rgbench.stats.__path__), key=lambda i: i.name)]
     return modules

@@ -30,6 +30,7 @@ from ..stats.outputs import (
     subject_stats_cells,
 )
 from ..stats.run_columns import RunColumns
+from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
 from .derive import RunRow, derive_run
 from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
 from .numfmt import fmt_bool, fmt_fixed
@@ -62,6 +63,7 @@ class Results:
     inputs: Mapping[str, str]         # every input file's path -> sha256, sorted by path
     input_digest: str
     statistics: Statistics
+    breakdowns: Breakdowns | None = None   # issue 15's tables; None only in hand-built Results
 
     @property
     def n_runs(self) -> int:
@@ -84,8 +86,8 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
             derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec))
         scored.add(scoring.run_key)
     unscored = dict.fromkeys(runs_of, 0)
-    for key in tree.responses:
-        if key not in scored:
+    for key, response in tree.responses.items():
+        if key not in scored and response.meta.status != ERROR:   # error runs: n_errors, never graded (loader)
             unscored[key[0]] += 1
     subjects = tuple(
         subject_metrics(sid, tree.subjects[sid].subject_version, rows, unscored[sid],
@@ -105,7 +107,11 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
         "subjects": len(tree.subjects),
         "unscored_responses": sum(unscored.values()),
     }
-    return Results(runs, subjects, families, counts, dict(sorted(tree.inputs.items())), digest, statistics)
+    breakdowns = compute_breakdowns(tree, spec, runs_of)
+    if any(breakdowns.n_errors.values()):
+        counts["error_responses"] = sum(breakdowns.n_errors.values())
+    return Results(runs, subjects, families, counts, dict(sorted(tree.inputs.items())), digest, statistics,
+                   breakdowns)
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -127,11 +133,15 @@ def per_run_csv(runs: Sequence[RunRow]) -> str:
     ))
 
 
-def subject_csv(subjects: Sequence[SubjectMetrics], statistics: Statistics) -> str:
-    return csv_text(SUBJECT_COLUMNS + SUBJECT_STATS_COLUMNS, (
+def subject_csv(subjects: Sequence[SubjectMetrics], statistics: Statistics,
+                n_errors: Mapping[str, int] | None = None) -> str:
+    """metrics_per_subject.csv; ``n_errors`` (error runs, out of N) is the last column."""
+    errors = n_errors or {}
+    return csv_text(SUBJECT_COLUMNS + SUBJECT_STATS_COLUMNS + ("n_errors",), (
         (m.subject_id, m.subject_version, str(m.n), str(m.n_unscored), fmt_fixed(m.p), fmt_fixed(m.s_bar),
          fmt_fixed(m.bs), fmt_fixed(m.ece), fmt_fixed(m.q_final), fmt_fixed(m.alpha),
          fmt_bool(m.disqualified), str(m.n_critical)) + subject_stats_cells(statistics, m.subject_id)
+        + (str(errors.get(m.subject_id, 0)),)
         for m in subjects
     ))
 
@@ -163,9 +173,11 @@ def render_results(spec: Spec, results: Results) -> dict[str, bytes]:
     """File name (inside results/) -> exact bytes of every file compute_metrics writes."""
     outputs = {
         PER_RUN_FILE: per_run_csv(results.runs).encode("utf-8"),
-        SUBJECT_FILE: subject_csv(results.subjects, results.statistics).encode("utf-8"),
+        SUBJECT_FILE: subject_csv(results.subjects, results.statistics,
+                                  results.breakdowns.n_errors if results.breakdowns else None).encode("utf-8"),
         FAMILY_FILE: family_csv(results.families, results.statistics).encode("utf-8"),
         **statistics_files(results.statistics, csv_text),
+        **(breakdown_files(results.breakdowns, csv_text) if results.breakdowns else {}),
     }
     outputs[MANIFEST_FILE] = manifest_json(spec, results, outputs)
     return outputs

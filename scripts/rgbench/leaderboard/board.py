@@ -10,12 +10,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..compute.breakdowns import METADATA_FILE
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
+from .lab_tables import LabTables
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
 from .registry import RegisteredSubject
 from .reliability import Scale, scale_for, scales, subject_labels
@@ -47,6 +49,7 @@ class BoardEntry:
     bins: tuple[CalibrationBin, ...]
     intervals: dict[str, Bounds]
     rank_range: tuple[int, int] | None = None  # (best, worst) for Ranked entries when pairwise.csv exists
+    n_errors: int = 0  # error runs (not in N), from results/run_metadata.csv when present
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -84,6 +87,9 @@ class Board:
     alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
     alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
     scales: tuple[Scale, ...] = ()  # the reliability scales (system/metrics/<version>/config.yaml's reliability_cases)
+    lab: LabTables | None = None  # issue 15's tables for the explorer, breakdowns, cost and settings
+    criteria: tuple[str, ...] = ()  # the rubric's criteria, in order
+    source_commit: str = ""  # set only by `build_leaderboard.py --source-commit` (never in committed results)
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -136,6 +142,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     standings = rank_subjects(tables.subjects)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
+    errors = {r["subject_id"]: int(r["n_errors"]) for r in (inputs.lab.get(METADATA_FILE) if inputs.lab else [])
+              if r["n_errors"].isdigit()}
     entries = []
     for standing in standings:
         sid = standing.metrics.subject_id
@@ -151,6 +159,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
             intervals=subject_interval_cells(tables.subject_extras.get(sid, {})),
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
+            n_errors=errors.get(sid, 0),
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
@@ -169,4 +178,6 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
         scales=board_scales,
+        lab=inputs.lab,
+        criteria=tuple(spec.criteria),
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .board import Board
 from .charts import page_svgs
+from .explorer import lab_sections, subject_filters
 from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import rank_notes
@@ -92,6 +93,15 @@ def ranks_note(board: Board) -> str:
     return "\n".join(paragraphs)
 
 
+def source_commit(board: Board) -> str:
+    """The commit the inputs came from: given by ``--source-commit`` when a page is published; in committed
+    results (which cannot name the commit that holds them) how to find it from the input digest."""
+    if board.source_commit:
+        return f"<code>{esc(board.source_commit)}</code>"
+    return ("the commit whose results/manifest.json records this input digest "
+            f"(<code>git log -S {esc(board.input_digest[:16])} -- results/manifest.json</code>)")
+
+
 def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
     per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)
@@ -102,6 +112,7 @@ def footer(board: Board) -> str:
 <dt>Benchmark version</dt><dd>{esc(board.benchmark_version)}</dd>
 <dt>alpha</dt><dd>{esc(board.alpha_text)} (Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score})</dd>
 <dt>Input digest</dt><dd><code>sha256:{esc(board.input_digest)}</code> (results/manifest.json)</dd>
+<dt>Source commit</dt><dd>{source_commit(board)}</dd>
 <dt>Scored runs</dt><dd>{per_subject or "none"}</dd>
 <dt>Intervals</dt><dd>{esc(board.interval_note) or "none in these results"}</dd>
 </dl>
@@ -137,6 +148,7 @@ Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score} (
 and BS. A single critical fail disqualifies a subject version. Every figure carries a reliability label: with few
 distinct cases, small differences are noise.</p>
 {summary(board)}
+{subject_filters(board)}
 </header>
 <main>
 <section class="card" id="ranked">
@@ -157,6 +169,7 @@ rest of the record. A new registered version starts with a clean record.</p>
 {unscored_table(board)}
 </section>
 {charts_section(board)}
+{lab_sections(board)}
 </main>
 {footer(board)}
 <script>{JS}</script>

@@ -60,7 +60,8 @@ def subject_cell(entry: BoardEntry) -> str:
     kind = {"human": "human baseline", "llm": "LLM"}.get(s.kind, s.kind)
     tag = f'<span class="tag">{esc(kind)}</span>' if kind else ""
     notes = f'<span class="notes">{esc(s.notes)}</span>' if s.notes else ""
-    return (f'<td class="subject" data-sort="{esc(entry.name.casefold())}"><span class="name">{esc(entry.name)}</span>{tag}'
+    return (f'<td class="subject" data-sort="{esc(entry.name.casefold())}"><span class="name">'
+            f'<a class="profile-link" href="#subject-{esc(s.subject_id)}">{esc(entry.name)}</a></span>{tag}'
             f'<span class="ident mono">{esc(s.subject_id)} \u00b7 {esc(s.subject_version)}</span>{notes}</td>')
 
 
@@ -68,6 +69,9 @@ def count_cells(entry: BoardEntry) -> str:
     """Scored runs (with the responses still awaiting a scoring, if any) and distinct cases."""
     m = entry.metrics
     waiting = f'<span class="ci" title="responses not scored yet">+{m.n_unscored} unscored</span>' if m.n_unscored else ""
+    if entry.n_errors:
+        waiting += (f'<span class="ci" title="API or harness failures: no answer, not in N">'
+                    f'+{entry.n_errors} error{"" if entry.n_errors == 1 else "s"}</span>')
     return (f'<td class="num" data-sort="{m.n}">{m.n}{waiting}</td>'
             f'<td class="num" data-sort="{entry.n_cases}">{entry.n_cases}</td>')
 

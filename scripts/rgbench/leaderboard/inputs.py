@@ -21,6 +21,7 @@ from ..stats.alpha_sensitivity import AlphaRow
 from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, check_stats_tables, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails
+from .lab_tables import LabTables, read_lab_tables
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
 from .registry import Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables, read_stats_tables
@@ -41,6 +42,7 @@ class LeaderboardInputs:
     fail_titles: dict[str, str]
     pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
+    lab: LabTables | None = None               # issue 15's tables (explorer, breakdowns, cost), those present
 
     @property
     def significance_level(self) -> Fraction:
@@ -72,9 +74,11 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
         problems += more
     critical = read_critical_fails(root, spec, tables.runs)
     problems += critical.problems
+    lab, more = read_lab_tables(root, manifest.outputs)
+    problems += more + stale_outputs(manifest, lab.digests)
     problems += stale_inputs(manifest, {REGISTRY_FILE: registry.sha256, **critical.digests})
     problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})
     if problems:
         return None, problems
     return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,
-                             spec.fail_titles, pairwise, alpha_rows), []
+                             spec.fail_titles, pairwise, alpha_rows, lab), []

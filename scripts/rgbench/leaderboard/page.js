@@ -26,3 +26,56 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     });
   });
 });
+
+// Filters (issue 15). Page-wide: subject kind and provider hide every row, column and profile of the
+// subjects they exclude ([data-subject]). The case explorer adds family, difficulty, case type, tag, subject
+// and outcome; a case row stays when it matches every filter.
+(function () {
+  var facets = {};
+  document.querySelectorAll("#subject-facets [data-facet]").forEach(function (f) {
+    facets[f.getAttribute("data-facet")] = {kind: f.getAttribute("data-kind"), provider: f.getAttribute("data-provider")};
+  });
+  function value(id) { var el = document.getElementById(id); return el ? el.value : ""; }
+  function apply() {
+    var kind = value("filter-kind"), provider = value("filter-provider"), only = value("explorer-subject");
+    var shown = 0, total = 0;
+    Object.keys(facets).forEach(function (sid) {
+      var f = facets[sid];
+      f.visible = (!kind || f.kind === kind) && (!provider || f.provider === provider);
+      total += 1; shown += f.visible ? 1 : 0;
+    });
+    document.querySelectorAll("[data-subject]").forEach(function (el) {
+      var f = facets[el.getAttribute("data-subject")];
+      if (!f) { return; }
+      var inExplorer = !!el.closest("#explorer-table");
+      el.hidden = !f.visible || (inExplorer && !!only && el.getAttribute("data-subject") !== only);
+    });
+    var family = value("explorer-family"), difficulty = value("explorer-difficulty"), type = value("explorer-type");
+    var tag = value("explorer-tag"), outcome = value("explorer-outcome"), cases = 0, all = 0;
+    document.querySelectorAll("#explorer-table tr.case-row").forEach(function (row) {
+      var ok = (!family || row.getAttribute("data-family") === family)
+        && (!difficulty || row.getAttribute("data-difficulty") === difficulty)
+        && (!type || row.getAttribute("data-type") === type)
+        && (!tag || row.getAttribute("data-tags").indexOf(" " + tag + " ") >= 0);
+      if (ok && outcome === "not-pass") {
+        ok = Array.prototype.some.call(row.querySelectorAll("td[data-not-pass]"), function (td) { return !td.hidden; });
+      }
+      row.hidden = !ok; all += 1; cases += ok ? 1 : 0;
+    });
+    var count = document.getElementById("filter-count");
+    if (count) { count.textContent = shown + " of " + total + " subjects shown"; }
+    var caseCount = document.getElementById("explorer-count");
+    if (caseCount) { caseCount.textContent = cases + " of " + all + " cases shown"; }
+  }
+  document.querySelectorAll("#subject-filters select, #explorer-filters select").forEach(function (s) {
+    s.addEventListener("change", apply);
+  });
+  function openTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (target && target.tagName === "DETAILS") { target.open = true; }
+  }
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
+  apply();
+})();

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from .gold_markdown import extract_gold_json
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
-from .records import Gold
+from .records import ANSWERED, Gold, ResponseMeta
 from .spec import Spec, document_errors
 
 RESPONSE, EVALUATION, GOLD = "response", "evaluation", "gold"
@@ -27,6 +27,7 @@ class ResponseFields(NamedTuple):
     case_id: str
     run_id: str
     confidence: int
+    meta: ResponseMeta = ANSWERED
 
 
 class ScoringFields(NamedTuple):
@@ -41,6 +42,7 @@ class ScoringFields(NamedTuple):
     fails: tuple[tuple[str, str], ...]   # (code, severity) as listed
     correctness: Fraction
     response_sha256: str | None
+    comments: str = ""
 
 
 Fields = ResponseFields | ScoringFields | Gold   # a gold's path is filled in by the loader
@@ -54,19 +56,33 @@ class Extracted(NamedTuple):
     fields: Fields | None
 
 
+def response_meta(document: dict) -> ResponseMeta:
+    """The run metadata a valid response declares (status, participant, usage, settings); None where absent."""
+    usage = document.get("usage") or {}
+    settings = document.get("generation_parameters") or {}
+    temperature = settings.get("temperature")
+    meta = ResponseMeta(
+        document.get("status", "answered"), document.get("participant"),
+        usage.get("input_tokens"), usage.get("output_tokens"),
+        None if temperature is None else str(temperature), settings.get("max_tokens"),
+        document.get("generated_on"))
+    return ANSWERED if meta == ANSWERED else meta
+
+
 def _fields(kind: str, document: dict, spec: Spec) -> Fields:
     if kind == RESPONSE:
         return ResponseFields(document["subject_id"], document["subject_version"], document["case_id"],
-                              document["run_id"], int(document["confidence"]))
+                              document["run_id"], int(document["confidence"]), response_meta(document))
     if kind == EVALUATION:
         scores = document["criterion_scores"]
         return ScoringFields(
             document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
             document["reviewer_id"], tuple(int(scores[name]) for name in spec.criteria),
             tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
-            exact_decimal(document["correctness"]), document.get("response_sha256"))
+            exact_decimal(document["correctness"]), document.get("response_sha256"), document.get("comments", ""))
     return Gold(document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
-                document["rubric_ceiling"], document["difficulty"], path="")
+                document["rubric_ceiling"], document["difficulty"], path="",
+                tags=tuple(document.get("tags", ())), title=document.get("title", ""))
 
 
 def extract(kind: str, data: bytes, spec: Spec) -> Extracted:

@@ -166,7 +166,7 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
         if fields is None:
             continue
         assert isinstance(fields, Gold)  # extracted as this kind
-        case_id, family_field, _, floor, ceiling, _, _ = fields
+        case_id, family_field, floor, ceiling = fields.case_id, fields.family, fields.rubric_floor, fields.rubric_ceiling
         if case_id != case_from_name:
             col.add(rel, f"$.case_id: {case_id!r} does not match the file's path ({case_from_name!r}); "
                          "fix the id or rename the file")
@@ -230,13 +230,24 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
         if fields is None:
             continue
         assert isinstance(fields, ResponseFields)  # extracted as this kind
-        sid, version, case_id, run_id, confidence = fields
+        sid, version, case_id, run_id, confidence, meta = fields
         if (sid, case_id, run_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id), ids)
             continue
-        if _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files):
-            responses[ids] = Response(sid, version, case_id, run_id, confidence, rel)
+        if (_case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
+                and _participant_ok(col, rel, meta.participant, subjects[sid])):
+            responses[ids] = Response(sid, version, case_id, run_id, confidence, rel, meta)
     return responses, present
+
+
+def _participant_ok(col: Collector, rel: str, participant: str | None, subject: Subject) -> bool:
+    """A named participant must be one of the registry's ``participants`` when the entry lists any."""
+    listed = [p["participant_id"] for p in dict(subject.extra).get("participants") or ()]
+    if participant is None or not listed or participant in listed:
+        return True
+    col.add(rel, f"$.participant: {participant!r} is not among the participants of {subject.subject_id!r} in "
+                 f"{REGISTRY_FILE} ({', '.join(listed)}); add it there with its experience_level, or fix the name")
+    return False
 
 
 def _fails_ok(col: Collector, spec: Spec, rel: str, fails: tuple) -> bool:
@@ -273,7 +284,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
         if fields is None:
             continue
         assert isinstance(fields, ScoringFields)  # extracted as this kind
-        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha = fields
+        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha, comments = fields
         if (sid, case_id, run_id, reviewer_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
             continue
@@ -291,11 +302,15 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             ok = False
         if fails and not _fails_ok(col, spec, rel, fails):
             ok = False
+        if key in responses and responses[key].meta.status == "error":
+            add(rel, "grades a response with status error (an API or harness failure, no answer to grade); "
+                     "delete this scoring, or correct the response's status")
+            ok = False
         if ok and key in responses:
             scorings.append(Scoring(
                 sid, version, case_id, run_id, reviewer_id,
                 tuple(zip(criteria, scores)), tuple(sorted(fails)) if len(fails) > 1 else fails,
-                correctness, rel,
+                correctness, rel, comments,
             ))
     for (sid, case_id, run_id), files in files_per_run.items():
         if len(files) > 1:

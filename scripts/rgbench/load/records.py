@@ -21,6 +21,8 @@ class Gold(NamedTuple):
     rubric_ceiling: int
     difficulty: int
     path: str
+    tags: tuple[str, ...] = ()   # the gold's optional keywords, as listed
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,21 @@ class Subject:
     extra: tuple[tuple[str, Any], ...] = ()
 
 
+class ResponseMeta(NamedTuple):
+    """What a response declares about how it was produced (issue 15); None where not declared."""
+
+    status: str = "answered"          # answered | refused | error (error runs are left out of N)
+    participant: str | None = None    # the panel member of a human baseline
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    temperature: str | None = None    # as written in generation_parameters
+    max_tokens: int | None = None
+    generated_on: str | None = None
+
+
+ANSWERED = ResponseMeta()
+
+
 class Response(NamedTuple):
     """One subject's answer to one case in one run (the text itself is not needed by the metrics)."""
 
@@ -41,6 +58,7 @@ class Response(NamedTuple):
     run_id: str
     confidence: int
     path: str
+    meta: ResponseMeta = ANSWERED  # status, participant, usage, settings
 
 
 class Scoring(NamedTuple):
@@ -55,6 +73,7 @@ class Scoring(NamedTuple):
     fails: tuple[tuple[str, str], ...]  # (code, severity), sorted
     correctness: Fraction
     path: str
+    comments: str = ""   # the reviewer's free text, shown by the leaderboard's case explorer
 
     @property
     def run_key(self) -> tuple[str, str, str]:

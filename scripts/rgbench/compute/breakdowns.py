@@ -1,0 +1,491 @@
+"""What a lab reads beyond the ranking (issue 15): breakdowns by criterion, tag, case type and the
+Advanced+ band, cost, the human baseline per participant, run metadata, and the per-case explorer's
+tables.
+
+Pure: :func:`compute_breakdowns` takes the validated tree, the spec and the scored runs of each
+subject (error runs already left out) and returns exact rows; :func:`breakdown_files` renders them
+(rounded once, 6 decimals). Intervals are a percentile bootstrap over the subject's cases
+(:func:`case_bootstrap_interval`), seeded from the digest of that subject's own input files
+(:func:`subject_digest`), so adding another subject moves none of these intervals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+import numpy as np
+
+from ..load.records import Response, Scoring, Tree
+from ..load.spec import Spec
+from .derive import PASS, RunRow
+from .numfmt import fmt_fixed
+
+ADVANCED_MIN_DIFFICULTY = 4   # Rockman's Advanced+ band (seeds 000, 001, 003): gold difficulty >= 4
+ERROR, REFUSED, ANSWERED = "error", "refused", "answered"
+
+CRITERION_FILE = "metrics_per_criterion.csv"
+TAG_FILE = "metrics_per_tag.csv"
+CASE_TYPE_FILE = "metrics_per_case_type.csv"
+ADVANCED_FILE = "metrics_advanced.csv"
+COST_FILE = "cost_per_subject.csv"
+BASELINE_FILE = "human_baseline.csv"
+METADATA_FILE = "run_metadata.csv"
+CASES_FILE = "cases.csv"
+EXPLORER_FILE = "explorer_runs.csv"
+
+CRITERION_COLUMNS = ("subject_id", "subject_version", "criterion", "n", "mean", "mean_low", "mean_high", "n_cases")
+_GROUP_TAIL = ("n_cases", "n", "n_pass", "P", "P_low", "P_high", "s_bar", "s_bar_low", "s_bar_high")
+TAG_COLUMNS = ("subject_id", "subject_version", "tag", *_GROUP_TAIL)
+CASE_TYPE_COLUMNS = ("subject_id", "subject_version", "case_type", *_GROUP_TAIL)
+ADVANCED_COLUMNS = ("subject_id", "subject_version", "min_difficulty", *_GROUP_TAIL)
+COST_COLUMNS = ("subject_id", "subject_version", "currency", "input_per_million", "output_per_million",
+                "n_responses", "n_with_usage", "input_tokens", "output_tokens", "total_cost", "cost_per_run",
+                "n_pass", "cost_per_pass", "geomean_cost_run", "geomean_cost_pass")
+BASELINE_COLUMNS = ("subject_id", "subject_version", "scope", "group", "experience_level", "n_participants",
+                    "n_cases", "n", "n_pass", "P", "s_bar")
+METADATA_COLUMNS = ("subject_id", "subject_version", "kind", "provider", "evaluation_date", "temperature",
+                    "max_tokens", "attempts", "max_runs_per_case", "generated_from", "generated_to",
+                    "n_responses", "n_answered", "n_refused", "n_errors")
+CASES_COLUMNS = ("case_id", "family", "case_type", "difficulty", "tags", "title", "gold_path")
+EXPLORER_COLUMNS = ("subject_id", "subject_version", "case_id", "run_id", "status", "participant", "reviewer_id",
+                    "classification", "raw_score", "clipped_score", "criterion_scores", "fails", "correctness",
+                    "confidence", "comments", "response_path", "cost")
+
+
+# --- the case bootstrap ------------------------------------------------------------------------------
+
+def subject_digest(inputs: Mapping[str, str], version_dir: str, subject_id: str) -> str:
+    """sha256 (hex) over ``<sha256>  <path>\\n`` lines, sorted by path, of the subject's own responses and
+    scorings: the seed of its intervals, which no other subject's files move."""
+    prefixes = (f"responses/{version_dir}/{subject_id}/", f"scoring/{version_dir}/{subject_id}/")
+    listing = "".join(f"{digest}  {path}\n" for path, digest in sorted(inputs.items()) if path.startswith(prefixes))
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def _stream(digest: str, label: str) -> np.random.Generator:
+    """numpy Generator(PCG64) seeded with the first 128 bits of sha256(digest + "\\n" + label)."""
+    seed = int.from_bytes(hashlib.sha256(f"{digest}\n{label}".encode()).digest()[:16], "big")
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
+
+
+def case_draws(n_cases: int, resamples: int, digest: str, label: str) -> np.ndarray:
+    """(resamples x n_cases) case indices drawn with replacement; one draw per (subject, group label),
+    shared by every statistic of that group (the criteria of a subject share one draw)."""
+    return _stream(digest, label).integers(0, n_cases, size=(resamples, n_cases))
+
+
+def case_bootstrap_interval(numerators: Sequence[int], denominators: Sequence[int], draws: np.ndarray,
+                            confidence: Fraction) -> tuple[Fraction, Fraction] | None:
+    """Percentile interval (Hyndman-Fan type 7, as numpy's default) of sum(num)/sum(den) over resampled cases.
+
+    ``numerators[i]``/``denominators[i]`` are case i's sum and run count (every count > 0); a replicate
+    is the ratio of the sums over the drawn cases (integer sums, exact), so a case's runs move together.
+    Replicates are ordered by their float value, exact for these ratios (two distinct ratios of counts
+    below 2**26 differ by more than 2**-52, far above double rounding), and the quantiles are taken on
+    the exact Fractions. None without cases; a single case gives the point (v, v).
+    """
+    if not len(numerators):
+        return None
+    num = np.asarray(numerators, dtype=np.int64)[draws].sum(axis=1)
+    den = np.asarray(denominators, dtype=np.int64)[draws].sum(axis=1)
+    order = np.argsort(num / den, kind="stable")
+    resamples = len(order)
+    out = []
+    for q in ((1 - confidence) / 2, (1 + confidence) / 2):
+        h = (resamples - 1) * q
+        lo = math.floor(h)
+        frac = h - lo
+        x0 = Fraction(int(num[order[lo]]), int(den[order[lo]]))
+        if frac:
+            x1 = Fraction(int(num[order[lo + 1]]), int(den[order[lo + 1]]))
+            x0 += frac * (x1 - x0)
+        out.append(x0)
+    return out[0], out[1]
+
+
+# --- rows ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CriterionRow:
+    subject_id: str
+    subject_version: str
+    criterion: str
+    n: int
+    mean: Fraction
+    interval: tuple[Fraction, Fraction] | None
+    n_cases: int
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """Pass rate and mean clipped score of a subject's runs in one group of cases (a tag, a case type, Advanced+)."""
+
+    subject_id: str
+    subject_version: str
+    group: str
+    n_cases: int
+    n: int
+    n_pass: int
+    p: Fraction
+    p_interval: tuple[Fraction, Fraction] | None
+    s_bar: Fraction
+    s_bar_interval: tuple[Fraction, Fraction] | None
+
+
+@dataclass(frozen=True)
+class CostRow:
+    subject_id: str
+    subject_version: str
+    currency: str
+    input_price: Fraction | None
+    output_price: Fraction | None
+    n_responses: int
+    n_with_usage: int
+    input_tokens: int
+    output_tokens: int
+    total_cost: Fraction | None       # None unless prices are declared and every response declares usage
+    cost_per_run: Fraction | None
+    n_pass: int
+    cost_per_pass: Fraction | None    # None when nothing passed (never Infinity)
+    geomean_run: Decimal | None
+    geomean_pass: Decimal | None
+
+
+@dataclass(frozen=True)
+class BaselineRow:
+    subject_id: str
+    subject_version: str
+    scope: str              # participant | experience_level | mean_of_participants | pooled
+    group: str
+    experience_level: str
+    n_participants: int
+    n_cases: int
+    n: int
+    n_pass: int
+    p: Fraction | None
+    s_bar: Fraction | None
+
+
+@dataclass(frozen=True)
+class Breakdowns:
+    criteria: tuple[CriterionRow, ...]
+    tags: tuple[GroupRow, ...]
+    case_types: tuple[GroupRow, ...]
+    advanced: tuple[GroupRow, ...]
+    costs: tuple[CostRow, ...]
+    baseline: tuple[BaselineRow, ...]
+    metadata: tuple[tuple[str, ...], ...]
+    cases: tuple[tuple[str, ...], ...]
+    explorer: tuple[tuple[str, ...], ...]
+    n_errors: Mapping[str, int]
+
+
+def _per_case(rows: Iterable[RunRow], value: Callable[[RunRow], int]) -> tuple[list[str], list[int], list[int]]:
+    """(case ids sorted, per-case sum of value, per-case run count)."""
+    sums: dict[str, int] = defaultdict(int)
+    counts: dict[str, int] = defaultdict(int)
+    for row in rows:
+        sums[row.case_id] += value(row)
+        counts[row.case_id] += 1
+    cases = sorted(counts)
+    return cases, [sums[c] for c in cases], [counts[c] for c in cases]
+
+
+def _passed(row: RunRow) -> int:
+    return 1 if row.classification == PASS else 0
+
+
+def _clipped(row: RunRow) -> int:
+    return row.clipped_score
+
+
+def group_row(subject_id: str, version: str, group: str, rows: Sequence[RunRow], digest: str, label: str,
+              resamples: int, confidence: Fraction) -> GroupRow:
+    """P and s_bar of ``rows`` (at least one) with case-bootstrap intervals from one shared draw."""
+    cases, passes, counts = _per_case(rows, _passed)
+    _, clipped, _ = _per_case(rows, _clipped)
+    draws = case_draws(len(cases), resamples, digest, label)
+    n = sum(counts)
+    return GroupRow(subject_id, version, group, len(cases), n, sum(passes), Fraction(sum(passes), n),
+                    case_bootstrap_interval(passes, counts, draws, confidence), Fraction(sum(clipped), n),
+                    case_bootstrap_interval(clipped, counts, draws, confidence))
+
+
+def criterion_rows(subject_id: str, version: str, rows: Sequence[RunRow], scores_of: Mapping[tuple, dict[str, int]],
+                   criteria: Sequence[str], digest: str, resamples: int, confidence: Fraction) -> list[CriterionRow]:
+    """Mean score of each criterion over the subject's scored runs, in the rubric's order, with intervals."""
+    if not rows:
+        return []
+    cases, _, counts = _per_case(rows, _passed)
+    position = {case: i for i, case in enumerate(cases)}
+    sums = [[0] * len(cases) for _ in criteria]   # sums[k][i]: criterion k's points over case i's runs
+    for row in rows:
+        scores, i = scores_of[_run_key(row)], position[row.case_id]
+        for k, criterion in enumerate(criteria):
+            sums[k][i] += scores[criterion]
+    draws = case_draws(len(cases), resamples, digest, "criteria")
+    n = sum(counts)
+    return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n),
+                         case_bootstrap_interval(sums[k], counts, draws, confidence), len(cases))
+            for k, criterion in enumerate(criteria)]
+
+
+def _run_key(row: RunRow) -> tuple[str, str, str, str]:
+    return (row.subject_id, row.case_id, row.run_id, row.reviewer_id)
+
+
+def run_cost(response: Response, input_price: Fraction, output_price: Fraction) -> Fraction | None:
+    """needle-bench's estimated cost: input_tokens * input_price / 1e6 + output_tokens * output_price / 1e6,
+    exact; None when the response declares no usage."""
+    meta = response.meta
+    if meta.input_tokens is None or meta.output_tokens is None:
+        return None
+    return (meta.input_tokens * input_price + meta.output_tokens * output_price) / 1_000_000
+
+
+def geometric_mean(values: Sequence[Fraction]) -> Decimal | None:
+    """(prod v)^(1/n) for v >= 0, computed as exp(mean ln v) in 40-digit decimal arithmetic (deterministic on
+    every platform); 0 when any value is 0; None for no values (needle-bench's mean_estimated_cost_usd)."""
+    if not values:
+        return None
+    if any(v == 0 for v in values):
+        return Decimal(0)
+    with localcontext() as ctx:
+        ctx.prec = 40
+        logs = sum((Decimal(v.numerator).ln() - Decimal(v.denominator).ln() for v in values), Decimal(0))
+        return (logs / len(values)).exp()
+
+
+def _price(value) -> Fraction | None:
+    return None if value is None else Fraction(str(value))
+
+
+def cost_row(subject_id: str, version: str, extra: Mapping, responses: Sequence[Response],
+             rows: Sequence[RunRow]) -> CostRow:
+    """Cost figures of one subject; every money value None unless prices are declared and every
+    response declares usage (a partial total would understate). Error runs cost what they consumed."""
+    prices = extra.get("prices") or {}
+    pin, pout = _price(prices.get("input_per_million")), _price(prices.get("output_per_million"))
+    with_usage = [r for r in responses if r.meta.input_tokens is not None]
+    n_pass = sum(1 for r in rows if r.classification == PASS)
+    total = per_run = per_pass = geo_run = geo_pass = None
+    if pin is not None and pout is not None and responses and len(with_usage) == len(responses):
+        costs = {(r.case_id, r.run_id): run_cost(r, pin, pout) for r in responses}
+        values = [c for c in costs.values() if c is not None]
+        total = sum(values, Fraction(0))
+        per_run = total / len(values)
+        per_pass = total / n_pass if n_pass else None
+        geo_run = geometric_mean(values)
+        passed = {(r.case_id, r.run_id) for r in rows if r.classification == PASS}
+        geo_pass = geometric_mean([c for key, c in sorted(costs.items()) if c is not None and key in passed])
+    return CostRow(subject_id, version, prices.get("currency", ""), pin, pout, len(responses), len(with_usage),
+                   sum(r.meta.input_tokens or 0 for r in with_usage), sum(r.meta.output_tokens or 0 for r in with_usage),
+                   total, per_run, n_pass, per_pass, geo_run, geo_pass)
+
+
+def _pass_and_score(rows: Sequence[RunRow]) -> tuple[int, int, Fraction | None, Fraction | None]:
+    n = len(rows)
+    n_pass = sum(_passed(r) for r in rows)
+    return n, n_pass, (Fraction(n_pass, n) if n else None), (Fraction(sum(r.clipped_score for r in rows), n) if n else None)
+
+
+def baseline_rows(subject_id: str, version: str, extra: Mapping, participant_of: Mapping[tuple[str, str], str | None],
+                  rows: Sequence[RunRow]) -> list[BaselineRow]:
+    """The human baseline per participant, per experience level and as the mean of the participants' pass
+    rates (Rockman, seed 000); empty when no scored run names a participant. A participant the registry
+    does not list has experience level "not declared"; runs naming no participant are left out of these rows."""
+    level_of = {p["participant_id"]: p["experience_level"] for p in extra.get("participants") or ()}
+    by_participant: dict[str, list[RunRow]] = defaultdict(list)
+    for row in rows:
+        participant = participant_of.get((row.case_id, row.run_id))
+        if participant:
+            by_participant[participant].append(row)
+    if not by_participant:
+        return []
+    out = []
+    by_level: dict[str, list[RunRow]] = defaultdict(list)
+    rates: list[Fraction] = []
+    scores: list[Fraction] = []
+    members: dict[str, set[str]] = defaultdict(set)
+    for participant, group in sorted(by_participant.items()):
+        level = level_of.get(participant, "not declared")
+        n, n_pass, p, s_bar = _pass_and_score(group)
+        assert p is not None and s_bar is not None
+        rates.append(p)
+        scores.append(s_bar)
+        by_level[level].extend(group)
+        members[level].add(participant)
+        out.append(BaselineRow(subject_id, version, "participant", participant, level, 1,
+                               len({r.case_id for r in group}), n, n_pass, p, s_bar))
+    for level, group in sorted(by_level.items()):
+        n, n_pass, p, s_bar = _pass_and_score(group)
+        out.append(BaselineRow(subject_id, version, "experience_level", level, level, len(members[level]),
+                               len({r.case_id for r in group}), n, n_pass, p, s_bar))
+    named = [r for g in by_participant.values() for r in g]
+    out.append(BaselineRow(subject_id, version, "mean_of_participants", "", "", len(rates),
+                           len({r.case_id for r in named}), len(named), sum(_passed(r) for r in named),
+                           sum(rates, Fraction(0)) / len(rates), sum(scores, Fraction(0)) / len(scores)))
+    return out
+
+
+def _declared(*values) -> str:
+    """The first declared value as text, else empty (the leaderboard shows "not declared")."""
+    for value in values:
+        if value not in (None, ""):
+            return str(value)
+    return ""
+
+
+def metadata_row(subject_id: str, version: str, extra: Mapping, responses: Sequence[Response]) -> tuple[str, ...]:
+    """Seed 003's required run metadata: the registry's value, else the distinct values the responses
+    declare (joined by "; "); empty when declared nowhere."""
+    def distinct(values: Iterable) -> str:
+        found = sorted({str(v) for v in values if v is not None}, key=lambda s: (len(s), s))
+        return "; ".join(found)
+    runs_per_case: dict[str, int] = defaultdict(int)
+    for r in responses:
+        runs_per_case[r.case_id] += 1
+    dates = sorted(r.meta.generated_on for r in responses if r.meta.generated_on)
+    status = [r.meta.status for r in responses]
+    return (subject_id, version, _declared(extra.get("kind")), _declared(extra.get("provider")),
+            _declared(extra.get("evaluation_date")),
+            _declared(extra.get("temperature"), distinct(r.meta.temperature for r in responses)),
+            _declared(extra.get("max_tokens"), distinct(r.meta.max_tokens for r in responses)),
+            _declared(extra.get("attempts")), str(max(runs_per_case.values(), default=0)),
+            dates[0] if dates else "", dates[-1] if dates else "", str(len(responses)),
+            str(status.count(ANSWERED)), str(status.count(REFUSED)), str(status.count(ERROR)))
+
+
+def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[RunRow]]) -> Breakdowns:
+    """Every issue-15 table from the validated tree and each subject's scored (non-error) runs."""
+    stats = spec.stats
+    resamples, confidence = stats.bootstrap_resamples, stats.confidence_level
+    responses_of: dict[str, list[Response]] = defaultdict(list)
+    for key in sorted(tree.responses):
+        responses_of[key[0]].append(tree.responses[key])
+    scores_of = {(s.subject_id, s.case_id, s.run_id, s.reviewer_id): dict(s.criterion_scores) for s in tree.scorings}
+    scoring_of: dict[tuple[str, str, str], list[Scoring]] = defaultdict(list)
+    for s in tree.scorings:
+        scoring_of[s.run_key].append(s)
+    criteria: list[CriterionRow] = []
+    tags: list[GroupRow] = []
+    types: list[GroupRow] = []
+    advanced: list[GroupRow] = []
+    costs: list[CostRow] = []
+    baseline: list[BaselineRow] = []
+    metadata = []
+    n_errors = {}
+    own_inputs: dict[str, dict[str, str]] = defaultdict(dict)   # subject -> its responses' and scorings' digests
+    for path, sha in tree.inputs.items():
+        parts = path.split("/")
+        if len(parts) == 4 and parts[0] in ("responses", "scoring") and parts[1] == spec.version_dir:
+            own_inputs[parts[2]][path] = sha
+    for sid in sorted(tree.subjects):
+        subject = tree.subjects[sid]
+        version, extra = subject.subject_version, dict(subject.extra)
+        rows = runs_of.get(sid, ())
+        responses = responses_of.get(sid, [])
+        n_errors[sid] = sum(1 for r in responses if r.meta.status == ERROR)
+        digest = subject_digest(own_inputs[sid], spec.version_dir, sid)
+        criteria += criterion_rows(sid, version, rows, scores_of, spec.criteria, digest, resamples, confidence)
+        by_tag: dict[str, list[RunRow]] = defaultdict(list)
+        by_type: dict[str, list[RunRow]] = defaultdict(list)
+        hard = []
+        for row in rows:
+            gold = tree.golds[row.case_id]
+            for tag in gold.tags:
+                by_tag[tag].append(row)
+            by_type[gold.case_type].append(row)
+            if gold.difficulty >= ADVANCED_MIN_DIFFICULTY:
+                hard.append(row)
+        tags += [group_row(sid, version, tag, group, digest, f"tag:{tag}", resamples, confidence)
+                 for tag, group in sorted(by_tag.items())]
+        types += [group_row(sid, version, kind, group, digest, f"case_type:{kind}", resamples, confidence)
+                  for kind, group in sorted(by_type.items())]
+        if hard:
+            advanced.append(group_row(sid, version, str(ADVANCED_MIN_DIFFICULTY), hard, digest, "advanced",
+                                      resamples, confidence))
+        costs.append(cost_row(sid, version, extra, responses, rows))
+        baseline += baseline_rows(sid, version, extra, {(r.case_id, r.run_id): r.meta.participant for r in responses},
+                                  rows)
+        metadata.append(metadata_row(sid, version, extra, responses))
+    cases = tuple((g.case_id, g.family, g.case_type, str(g.difficulty), ";".join(g.tags), g.title, g.path)
+                  for _, g in sorted(tree.golds.items()))
+    explorer = tuple(_explorer_rows(tree, spec, runs_of, scoring_of))
+    return Breakdowns(tuple(criteria), tuple(tags), tuple(types), tuple(advanced), tuple(costs), tuple(baseline),
+                      tuple(metadata), cases, explorer, n_errors)
+
+
+def _explorer_rows(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[RunRow]],
+                   scoring_of: Mapping[tuple[str, str, str], list[Scoring]]) -> Iterable[tuple[str, ...]]:
+    """One row per (response, reviewer): a response without a scoring, or an error run, has one row with
+    the grade's cells empty."""
+    derived = {_run_key(r): r for rows in runs_of.values() for r in rows}
+    prices_of = {}
+    for sid, subject in tree.subjects.items():
+        prices = dict(subject.extra).get("prices") or {}
+        prices_of[sid] = (_price(prices.get("input_per_million")), _price(prices.get("output_per_million")))
+    for key in sorted(tree.responses):
+        response = tree.responses[key]
+        sid, case_id, run_id = key
+        pin, pout = prices_of[sid]
+        cost = run_cost(response, pin, pout) if pin is not None and pout is not None else None
+        meta = response.meta
+        head = (sid, response.subject_version, case_id, run_id, meta.status, meta.participant or "")
+        tail = (str(response.confidence), )
+        graded = [] if meta.status == ERROR else scoring_of.get(key, [])
+        if not graded:
+            yield head + ("", "", "", "", "", "", "") + tail + ("", response.path, fmt_fixed(cost))
+            continue
+        for scoring in graded:
+            row = derived[(sid, case_id, run_id, scoring.reviewer_id)]
+            yield head + (scoring.reviewer_id, row.classification, str(row.raw_score), str(row.clipped_score),
+                          ";".join(f"{name}={score}" for name, score in scoring.criterion_scores),
+                          ";".join(f"{code}:{severity}" for code, severity in scoring.fails),
+                          fmt_fixed(row.correctness)) + tail + (scoring.comments, response.path, fmt_fixed(cost))
+
+
+# --- rendering ----------------------------------------------------------------------------------------
+
+def _bounds(pair: tuple[Fraction, Fraction] | None) -> tuple[str, str]:
+    return ("", "") if pair is None else (fmt_fixed(pair[0]), fmt_fixed(pair[1]))
+
+
+def fmt_decimal(value: Decimal | None) -> str:
+    """A Decimal with 6 decimals, rounded half to even on its exact value; empty for None."""
+    return "" if value is None else fmt_fixed(Fraction(value))
+
+
+def _group_cells(g: GroupRow) -> tuple[str, ...]:
+    return (g.subject_id, g.subject_version, g.group, str(g.n_cases), str(g.n), str(g.n_pass), fmt_fixed(g.p),
+            *_bounds(g.p_interval), fmt_fixed(g.s_bar), *_bounds(g.s_bar_interval))
+
+
+def breakdown_files(b: Breakdowns, csv_text: Callable[[Sequence[str], Iterable[Sequence[str]]], str]) -> dict[str, bytes]:
+    """File name inside results/ -> bytes of every issue-15 table."""
+    texts = {
+        CRITERION_FILE: csv_text(CRITERION_COLUMNS, (
+            (c.subject_id, c.subject_version, c.criterion, str(c.n), fmt_fixed(c.mean), *_bounds(c.interval),
+             str(c.n_cases)) for c in b.criteria)),
+        TAG_FILE: csv_text(TAG_COLUMNS, map(_group_cells, b.tags)),
+        CASE_TYPE_FILE: csv_text(CASE_TYPE_COLUMNS, map(_group_cells, b.case_types)),
+        ADVANCED_FILE: csv_text(ADVANCED_COLUMNS, map(_group_cells, b.advanced)),
+        COST_FILE: csv_text(COST_COLUMNS, (
+            (c.subject_id, c.subject_version, c.currency, fmt_fixed(c.input_price), fmt_fixed(c.output_price),
+             str(c.n_responses), str(c.n_with_usage), str(c.input_tokens), str(c.output_tokens),
+             fmt_fixed(c.total_cost), fmt_fixed(c.cost_per_run), str(c.n_pass), fmt_fixed(c.cost_per_pass),
+             fmt_decimal(c.geomean_run), fmt_decimal(c.geomean_pass)) for c in b.costs)),
+        BASELINE_FILE: csv_text(BASELINE_COLUMNS, (
+            (r.subject_id, r.subject_version, r.scope, r.group, r.experience_level, str(r.n_participants),
+             str(r.n_cases), str(r.n), str(r.n_pass), fmt_fixed(r.p), fmt_fixed(r.s_bar)) for r in b.baseline)),
+        METADATA_FILE: csv_text(METADATA_COLUMNS, b.metadata),
+        CASES_FILE: csv_text(CASES_COLUMNS, b.cases),
+        EXPLORER_FILE: csv_text(EXPLORER_COLUMNS, b.explorer),
+    }
+    return {name: text.encode("utf-8") for name, text in texts.items()}

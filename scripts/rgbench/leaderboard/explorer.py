@@ -1,0 +1,420 @@
+"""The page's lab views (issue 15): subject filters, run settings and cost, breakdowns, the human baseline,
+the per-case explorer and one profile per subject.
+
+Everything here formats the committed tables (:mod:`.lab_tables`) of a :class:`~.board.Board`; nothing is
+computed but display rounding. Every string from the data goes through :func:`~.html_tables.esc`. Links to
+a response or a gold are relative to ``results/`` (``../responses/...``), so they open from a checkout.
+Sections whose table is absent (results older than issue 15) say so instead of disappearing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+from ..compute.breakdowns import (
+    ADVANCED_FILE,
+    BASELINE_FILE,
+    CASE_TYPE_FILE,
+    CASES_FILE,
+    COST_FILE,
+    CRITERION_FILE,
+    EXPLORER_FILE,
+    METADATA_FILE,
+    TAG_FILE,
+)
+from ..compute.numfmt import fmt_fixed
+from ..stats.outputs import DIFFICULTY_FILE
+from .board import Board, BoardEntry
+from .html_tables import esc
+from .lab_charts import lab_svgs
+from .lab_tables import Row
+
+NOT_DECLARED = '<span class="nd">not declared</span>'
+DASH = '<span class="nd">\u2014</span>'
+KIND_LABELS = {"llm": "LLM", "human": "human baseline"}
+SHORT = {"Pass": "Pass", "Conditional": "Cond.", "Fail": "Fail"}
+
+
+def num(cell: str, decimals: int = 3) -> str:
+    """A 6-decimal cell shown with ``decimals`` decimals (half to even on its exact value); a dash when empty."""
+    return esc(fmt_fixed(Fraction(cell), decimals)) if cell else DASH
+
+
+def interval(low: str, high: str, decimals: int = 3) -> str:
+    if not low or not high:
+        return ""
+    return f' <span class="ci-inline">({num(low, decimals)}\u2013{num(high, decimals)})</span>'
+
+
+def declared(cell: str) -> str:
+    return esc(cell) if cell else NOT_DECLARED
+
+
+def _entries(board: Board) -> list[BoardEntry]:
+    return list(board.entries)
+
+
+def subject_th(entry: BoardEntry) -> str:
+    """The fixed first cell of a subject's row: its name, linked to its profile."""
+    sid = entry.metrics.subject_id
+    return (f'<th scope="row" class="subject-col"><a href="#subject-{esc(sid)}">{esc(entry.name)}</a>'
+            f'<span class="ident mono">{esc(sid)}</span></th>')
+
+
+def table(attrs: str, head: Sequence[str], rows: Iterable[str]) -> str:
+    """A table in its own horizontally scrolling box; the first column stays fixed (CSS ``.subject-col``)."""
+    first = ' class="subject-col"'
+    heads = "".join(f'<th scope="col"{first if i == 0 else ""}>{h}</th>' for i, h in enumerate(head))
+    body = "\n".join(rows)
+    return (f'<div class="scroll"><table class="lab" {attrs}><thead><tr>{heads}</tr></thead><tbody>\n{body}\n'
+            "</tbody></table></div>")
+
+
+def _row(entry: BoardEntry, cells: Iterable[str]) -> str:
+    return f'<tr data-subject="{esc(entry.metrics.subject_id)}">{subject_th(entry)}{"".join(cells)}</tr>'
+
+
+# --- filters ----------------------------------------------------------------------------------------------
+
+def subject_filters(board: Board) -> str:
+    """The page-wide filters by subject kind and provider, and the facts page.js filters on."""
+    kinds = sorted({e.subject.kind for e in board.entries if e.subject.kind})
+    providers = sorted({e.subject.provider for e in board.entries if e.subject.provider})
+    facets = "".join(f'<span data-facet="{esc(e.metrics.subject_id)}" data-kind="{esc(e.subject.kind)}" '
+                     f'data-provider="{esc(e.subject.provider)}"></span>' for e in board.entries)
+    kind_options = "".join(f'<option value="{esc(k)}">{esc(KIND_LABELS.get(k, k))}</option>' for k in kinds)
+    provider_options = "".join(f'<option value="{esc(p)}">{esc(p)}</option>' for p in providers)
+    return f"""<form class="filters" id="subject-filters" aria-label="filter subjects">
+<label>Subject kind <select id="filter-kind"><option value="">all</option>{kind_options}</select></label>
+<label>Provider <select id="filter-provider"><option value="">all</option>{provider_options}</select></label>
+<span class="note" id="filter-count"></span>
+</form>
+<div id="subject-facets" hidden>{facets}</div>"""
+
+
+# --- run settings and cost -------------------------------------------------------------------------------
+
+def settings_section(board: Board) -> str:
+    lab = board.lab
+    if lab is None or not lab.has(METADATA_FILE):
+        return ('<section class="card" id="settings"><h2>Run settings</h2>'
+                '<p class="empty">These results carry no run metadata (results/run_metadata.csv).</p></section>')
+    meta = {r["subject_id"]: r for r in lab.get(METADATA_FILE)}
+    cost = {r["subject_id"]: r for r in lab.get(COST_FILE)}
+    head = ("Subject", "Kind", "Provider", "Evaluated", "Temperature", "Max tokens", "Attempts (declared)",
+            "Runs per case (seen)", "Answers dated", "Responses", "Refused", "Errors (not in N)")
+    rows = []
+    for e in _entries(board):
+        m = meta.get(e.metrics.subject_id)
+        if m is None:
+            continue
+        dates = (f'{esc(m["generated_from"])} to {esc(m["generated_to"])}' if m["generated_from"] != m["generated_to"]
+                 else esc(m["generated_from"])) if m["generated_from"] else NOT_DECLARED
+        rows.append(_row(e, (
+            f'<td>{declared(KIND_LABELS.get(m["kind"], m["kind"]))}</td>', f'<td>{declared(m["provider"])}</td>',
+            f'<td>{declared(m["evaluation_date"])}</td>', f'<td class="num">{declared(m["temperature"])}</td>',
+            f'<td class="num">{declared(m["max_tokens"])}</td>', f'<td class="num">{declared(m["attempts"])}</td>',
+            f'<td class="num">{esc(m["max_runs_per_case"])}</td>', f"<td>{dates}</td>",
+            f'<td class="num">{esc(m["n_responses"])}</td>', f'<td class="num">{esc(m["n_refused"])}</td>',
+            f'<td class="num">{esc(m["n_errors"])}</td>')))
+    cost_head = ("Subject", "Prices per million tokens (in / out)", "Tokens (in / out)", "Total cost", "Cost per run",
+                 "Cost per Pass", "Geometric mean per run", "Geometric mean per Pass")
+    cost_rows = []
+    for e in _entries(board):
+        c = cost.get(e.metrics.subject_id)
+        if c is None:
+            continue
+        money = c["total_cost"] != ""
+        cur = esc(c["currency"])
+
+        def amount(cell: str, cur: str = cur, money: bool = money) -> str:
+            if not money:
+                return NOT_DECLARED
+            return f"{num(cell, 6)} {cur}" if cell else '<span class="nd">none passed</span>'
+        prices = (f'{num(c["input_per_million"], 2)} / {num(c["output_per_million"], 2)} {cur}'
+                  if c["input_per_million"] else NOT_DECLARED)
+        tokens = (f'{esc(c["input_tokens"])} / {esc(c["output_tokens"])}'
+                  f'<span class="ident">{esc(c["n_with_usage"])} of {esc(c["n_responses"])} responses declare usage</span>'
+                  if c["n_with_usage"] != "0" else NOT_DECLARED)
+        cost_rows.append(_row(e, (
+            f"<td>{prices}</td>", f'<td class="num">{tokens}</td>', f'<td class="num">{amount(c["total_cost"])}</td>',
+            f'<td class="num">{amount(c["cost_per_run"])}</td>', f'<td class="num">{amount(c["cost_per_pass"])}</td>',
+            f'<td class="num">{amount(c["geomean_cost_run"])}</td>',
+            f'<td class="num">{amount(c["geomean_cost_pass"])}</td>')))
+    return f"""<section class="card" id="settings">
+<h2>Run settings</h2>
+<p>Under which settings each subject was run (seed 003's required metadata): the registry's value, else what the
+responses declare. <em>not declared</em> means neither says. Error runs (API or harness failures) are not answers:
+they are left out of N and counted here.</p>
+{table('id="settings-table"', head, rows)}
+<h2 id="cost">Cost</h2>
+<p>From the responses' token usage and the registry's prices: a run costs input tokens \u00d7 input price + output
+tokens \u00d7 output price (per million). Cost per Pass divides the total by the Pass runs and is empty when nothing
+passed; the geometric means are needle-bench's. Shown only when prices and every response's usage are declared.</p>
+{table('id="cost-table"', cost_head, cost_rows)}
+</section>"""
+
+
+# --- breakdowns ------------------------------------------------------------------------------------------
+
+def _figure(svg: str | None, caption: str, empty: str, cls: str = "wide") -> str:
+    if svg is None:
+        return f'<p class="empty">{esc(empty)}</p>'
+    return f'<figure class="{cls}"><div class="chart-box">\n{svg}</div><figcaption>{caption}</figcaption></figure>'
+
+
+def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> str:
+    """Subjects (rows) by groups (columns): P with its interval, s_bar, runs and cases."""
+    rows_in = board.lab.get(name) if board.lab else []
+    if not rows_in:
+        return f'<p class="empty">No {esc(label)} figures in these results.</p>'
+    groups = sorted({r[key] for r in rows_in})
+    cell = {(r["subject_id"], r[key]): r for r in rows_in}
+    rows = []
+    for e in board.scored:
+        cells = []
+        for g in groups:
+            r = cell.get((e.metrics.subject_id, g))
+            cells.append('<td class="empty">\u2014</td>' if r is None else (
+                f'<td class="num" data-group="{esc(g)}">P {num(r["P"])}{interval(r["P_low"], r["P_high"])}'
+                f'<span class="ident">s\u0304 {num(r["s_bar"], 2)}{interval(r["s_bar_low"], r["s_bar_high"], 2)} \u00b7 '
+                f'{esc(r["n"])} runs, {esc(r["n_cases"])} cases</span></td>'))
+        rows.append(_row(e, cells))
+    label_of = (lambda g: f"difficulty \u2265 {esc(g)}") if key == "min_difficulty" else esc
+    return table(attrs, ["Subject", *(label_of(g) for g in groups)], rows)
+
+
+def breakdowns_section(board: Board) -> str:
+    criteria_svg, difficulty_svg, pass_svg = lab_svgs(board)
+    lab = board.lab
+    crit_rows = []
+    if lab is not None and lab.get(CRITERION_FILE):
+        cell = {(r["subject_id"], r["criterion"]): r for r in lab.get(CRITERION_FILE)}
+        for e in board.scored:
+            crit_rows.append(_row(e, (
+                ('<td class="empty">\u2014</td>' if (e.metrics.subject_id, c) not in cell else
+                 f'<td class="num">{num(cell[(e.metrics.subject_id, c)]["mean"], 2)}'
+                 f'{interval(cell[(e.metrics.subject_id, c)]["mean_low"], cell[(e.metrics.subject_id, c)]["mean_high"], 2)}</td>')
+                for c in board.criteria)))
+    criteria_table = (table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
+                            crit_rows) if crit_rows else '<p class="empty">No criterion figures in these results.</p>')
+    return f"""<section class="card" id="breakdowns">
+<h2>Where each subject is strong or weak</h2>
+<p>Intervals in parentheses: 95% percentile bootstrap over the subject's cases (a case's runs move together),
+seeded from the subject's own files. Per-tag and per-type figures rest on few cases: read them as indicative.</p>
+<h3 id="criteria">By rubric criterion</h3>
+{_figure(criteria_svg, "Mean score of each criterion (0-2) over the scored runs.", "No criterion figures yet.")}
+<details><summary>Criterion means as a table</summary>
+{criteria_table}
+</details>
+<h3 id="difficulty">By difficulty</h3>
+{_figure(difficulty_svg, "Pass rate at each gold difficulty with its 95% Wilson interval; points of one level "
+         "are offset sideways so that whiskers do not hide each other.", "No difficulty figures yet.")}
+<h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
+{_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")}
+<h3 id="pass-at-k">Repeated runs: pass@k</h3>
+{_figure(pass_svg, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
+         "(mean over the cases with at least k runs).", "No pass@k figures yet.")}
+<h3 id="case-types">By case type</h3>
+{_group_table(board, CASE_TYPE_FILE, "case_type", 'id="case-type-table"', "case type")}
+<h3 id="tags">By tag</h3>
+{_group_table(board, TAG_FILE, "tag", 'id="tag-table"', "tag")}
+</section>"""
+
+
+# --- human baseline --------------------------------------------------------------------------------------
+
+def baseline_section(board: Board) -> str:
+    rows_in = board.lab.get(BASELINE_FILE) if board.lab else []
+    if not rows_in:
+        return ""
+    names = board.names
+    scope_label = {"participant": "participant", "experience_level": "experience level",
+                   "mean_of_participants": "mean of the participants' rates"}
+    rows = []
+    for r in rows_in:
+        rows.append(f'<tr data-subject="{esc(r["subject_id"])}"><th scope="row" class="subject-col">'
+                    f'{esc(names.get(r["subject_id"], r["subject_id"]))}</th>'
+                    f'<td>{esc(scope_label.get(r["scope"], r["scope"]))}</td>'
+                    f'<td>{esc(r["group"]) or DASH}</td><td>{esc(r["experience_level"]) or DASH}</td>'
+                    f'<td class="num">{esc(r["n_participants"])}</td><td class="num">{esc(r["n"])}</td>'
+                    f'<td class="num">{esc(r["n_cases"])}</td><td class="num">{num(r["P"])}</td>'
+                    f'<td class="num">{num(r["s_bar"], 2)}</td></tr>')
+    head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases", "P", "s\u0304")
+    return f"""<section class="card" id="baseline">
+<h2>Human baseline per participant</h2>
+<p>Each panel member's pass rate, the pooled rate per experience level, and the baseline as the mean of the
+individual pass rates (each person weighs the same, however many cases they answered).</p>
+{table('id="baseline-table"', head, rows)}
+</section>"""
+
+
+# --- the case explorer -----------------------------------------------------------------------------------
+
+def _run_block(r: Row, criteria_note: str = "") -> str:
+    """One run of one subject on one case: a summary line and, opened, the grade and the comments."""
+    link = f'<a href="../{esc(r["response_path"])}">response</a>'
+    head = f'<span class="run-id mono">{esc(r["run_id"])}</span>'
+    if r["status"] == "error":
+        return (f'<details class="run run-error"><summary>{head} error</summary>'
+                f'<p>API or harness failure: no answer, not in N. {link}</p></details>')
+    if not r["classification"]:
+        return f'<details class="run run-waiting"><summary>{head} unscored</summary><p>Awaiting a scoring. {link}</p></details>'
+    kind = r["classification"].lower()
+    refused = ' <span class="tag">refused</span>' if r["status"] == "refused" else ""
+    scores = "".join(f"<li>{esc(name.replace('_', ' '))} <strong>{esc(score)}</strong></li>"
+                     for name, _, score in (p.partition("=") for p in r["criterion_scores"].split(";") if p))
+    fails = ", ".join(f'<code>{esc(code)}</code> ({esc(sev)})' for code, _, sev in
+                      (f.partition(":") for f in r["fails"].split(";") if f)) or "none"
+    who = f' \u00b7 participant {esc(r["participant"])}' if r["participant"] else ""
+    comments = f'<blockquote>{esc(r["comments"])}</blockquote>' if r["comments"] else '<p class="nd">no comments</p>'
+    return (f'<details class="run run-{esc(kind)}"><summary>{head} {esc(SHORT.get(r["classification"], r["classification"]))} '
+            f'<span class="score">{esc(r["clipped_score"])}</span>{refused}</summary>'
+            f'<ul class="scores">{scores}</ul><p>fails: {fails}; correctness {num(r["correctness"], 1)}; '
+            f'confidence {esc(r["confidence"])}; raw {esc(r["raw_score"])}, clipped {esc(r["clipped_score"])}</p>'
+            f'<p>reviewer <code>{esc(r["reviewer_id"])}</code>{who} \u00b7 {link}</p>{comments}</details>')
+
+
+def _select(ident: str, label: str, values: Iterable[str]) -> str:
+    options = "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
+    return f'<label>{esc(label)} <select id="{ident}"><option value="">all</option>{options}</select></label>'
+
+
+def explorer_section(board: Board) -> str:
+    lab = board.lab
+    if lab is None or not lab.has(CASES_FILE) or not lab.has(EXPLORER_FILE):
+        return ('<section class="card" id="explorer"><h2>Case explorer</h2><p class="empty">These results carry no '
+                'per-case tables (results/cases.csv, results/explorer_runs.csv).</p></section>')
+    cases = lab.get(CASES_FILE)
+    runs: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    for r in lab.get(EXPLORER_FILE):
+        runs[(r["case_id"], r["subject_id"])].append(r)
+    entries = [e for e in board.entries if any(k[1] == e.metrics.subject_id for k in runs)]
+    tags = sorted({t for c in cases for t in c["tags"].split(";") if t})
+    filters = "".join((
+        _select("explorer-family", "Family", sorted({c["family"] for c in cases})),
+        _select("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases}, key=int)),
+        _select("explorer-type", "Case type", sorted({c["case_type"] for c in cases})),
+        _select("explorer-tag", "Tag", tags),
+        '<label>Subject <select id="explorer-subject"><option value="">all</option>'
+        + "".join(f'<option value="{esc(e.metrics.subject_id)}">{esc(e.name)}</option>' for e in entries)
+        + "</select></label>",
+        '<label>Outcome <select id="explorer-outcome"><option value="">all cases</option>'
+        '<option value="not-pass">a shown subject did not pass a run</option></select></label>'))
+    head = "".join(f'<th scope="col" data-subject="{esc(e.metrics.subject_id)}"><a href="#subject-{esc(e.metrics.subject_id)}">'
+                   f'{esc(e.name)}</a></th>' for e in entries)
+    rows = []
+    for c in cases:
+        tag_text = " ".join(f'<span class="tag">{esc(t)}</span>' for t in c["tags"].split(";") if t)
+        cells = []
+        for e in entries:
+            sid = e.metrics.subject_id
+            mine = runs.get((c["case_id"], sid), [])
+            not_pass = any(r["classification"] and r["classification"] != "Pass" for r in mine)
+            body = "".join(_run_block(r) for r in mine) or DASH
+            cells.append(f'<td data-subject="{esc(sid)}"{" data-not-pass" if not_pass else ""}>{body}</td>')
+        rows.append(
+            f'<tr class="case-row" id="case-{esc(c["case_id"])}" data-family="{esc(c["family"])}" '
+            f'data-difficulty="{esc(c["difficulty"])}" data-type="{esc(c["case_type"])}" '
+            f'data-tags=" {esc(" ".join(t for t in c["tags"].split(";") if t))} ">'
+            f'<th scope="row" class="subject-col case-col">'
+            f'<a class="mono" href="../{esc(c["gold_path"])}">{esc(c["case_id"])}</a>'
+            f'<span class="case-title">{esc(c["title"])}</span>'
+            f'<span class="ident">{esc(c["case_type"])} \u00b7 difficulty {esc(c["difficulty"])}</span>{tag_text}</th>'
+            f'{"".join(cells)}</tr>')
+    return f"""<section class="card" id="explorer">
+<h2>Case explorer</h2>
+<p>One row per case, one column per subject: each run's classification and clipped score; open a run for its
+criterion scores, automatic fails, correctness and the reviewer's comments, with a link to the response text. The
+case id links to its gold.</p>
+<form class="filters" id="explorer-filters" aria-label="filter cases">{filters}
+<span class="note" id="explorer-count"></span></form>
+<div class="scroll explorer-box"><table class="lab explorer" id="explorer-table"><thead><tr>
+<th scope="col" class="subject-col">Case</th>{head}</tr></thead><tbody>
+{chr(10).join(rows)}
+</tbody></table></div>
+</section>"""
+
+
+# --- subject profiles ------------------------------------------------------------------------------------
+
+def _profile_table(title: str, head: Sequence[str], rows: list[str]) -> str:
+    if not rows:
+        return ""
+    heads = "".join(f'<th scope="col">{h}</th>' for h in head)
+    return (f'<h4>{esc(title)}</h4><div class="scroll"><table class="lab profile"><thead><tr>{heads}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _group_rows(rows: Iterable[Row], key: str) -> list[str]:
+    def label(value: str) -> str:
+        return f"difficulty \u2265 {esc(value)}" if key == "min_difficulty" else esc(value)
+    return [f'<tr><th scope="row" class="subject-col">{label(r[key])}</th><td class="num">{num(r["P"])}'
+            f'{interval(r["P_low"], r["P_high"])}</td><td class="num">{num(r["s_bar"], 2)}'
+            f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}</td><td class="num">{esc(r["n"])}</td>'
+            f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in rows]
+
+
+def _dash_comment(r: Row) -> str:
+    return f" \u2014 {esc(r['comments'])}" if r["comments"] else ""
+
+
+def subject_profile(board: Board, entry: BoardEntry) -> str:
+    sid = entry.metrics.subject_id
+    lab = board.lab
+
+    def mine(name: str) -> list[Row]:
+        return [r for r in (lab.get(name) if lab else []) if r["subject_id"] == sid]
+    group_head = ("Group", "P", "s\u0304", "Runs", "Cases")
+    crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
+            f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
+            f'<td class="num">{esc(r["n"])}</td></tr>' for r in mine(CRITERION_FILE)]
+    weakest = ""
+    if mine(CRITERION_FILE):
+        low = min(mine(CRITERION_FILE), key=lambda r: (Fraction(r["mean"]), r["criterion"]))
+        weakest = (f'<p>Weakest criterion: <strong>{esc(low["criterion"].replace("_", " "))}</strong> '
+                   f'(mean {num(low["mean"], 2)} of 2).</p>')
+    fam = [f'<tr><th scope="row" class="subject-col">{esc(board.families.get(code, code))}</th>'
+           f'<td class="num">{esc(fmt_fixed(cell.p_family, 3))}</td><td class="num">{esc(fmt_fixed(cell.s_bar_family, 2))}</td>'
+           f'<td class="num">{cell.n_family}</td><td class="num">{cell.n_cases}</td></tr>'
+           for code, cell in entry.families.items()]
+    diff = [f'<tr><th scope="row" class="subject-col">{esc(r["difficulty"])}</th><td class="num">{num(r["P_difficulty"])}'
+            f'{interval(r["P_difficulty_low"], r["P_difficulty_high"])}</td><td class="num">{esc(r["n_runs"])}</td>'
+            f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in mine(DIFFICULTY_FILE)]
+    failed = [r for r in mine(EXPLORER_FILE) if r["classification"] and r["classification"] != "Pass"]
+    failed_items = "".join(
+        f'<li><a href="#case-{esc(r["case_id"])}" class="mono">{esc(r["case_id"])}</a> {esc(r["run_id"])}: '
+        f'{esc(r["classification"])} ({esc(r["clipped_score"])}){_dash_comment(r)}</li>'
+        for r in failed)
+    failed_html = (f'<h4>Runs not passed ({len(failed)})</h4><ul class="failed-runs">{failed_items}</ul>'
+                   if failed else "<p>Every scored run passed.</p>" if mine(EXPLORER_FILE) else "")
+    body = "".join((
+        weakest,
+        _profile_table("Criteria", ("Criterion", "Mean (0-2)", "Runs"), crit),
+        _profile_table("Families", ("Family", "P", "s\u0304", "Runs", "Cases"), fam),
+        _profile_table("Difficulties", ("Difficulty", "P (Wilson)", "Runs", "Cases"), diff),
+        _profile_table("Advanced+ (difficulty >= 4)", group_head, _group_rows(mine(ADVANCED_FILE), "min_difficulty")),
+        _profile_table("Case types", group_head, _group_rows(mine(CASE_TYPE_FILE), "case_type")),
+        _profile_table("Tags", group_head, _group_rows(mine(TAG_FILE), "tag")),
+        failed_html,
+    )) or '<p class="empty">No scored run yet.</p>'
+    return (f'<details class="profile-card" id="subject-{esc(sid)}" data-subject="{esc(sid)}"><summary>'
+            f'<span class="name">{esc(entry.name)}</span> <span class="ident mono">{esc(sid)} \u00b7 '
+            f'{esc(entry.subject.subject_version)}</span></summary>{body}</details>')
+
+
+def subjects_section(board: Board) -> str:
+    profiles = "\n".join(subject_profile(board, e) for e in board.entries)
+    return f"""<section class="card" id="subjects">
+<h2>Subject profiles</h2>
+<p>Each subject across criteria, families, difficulties, case types and tags, with the runs it did not pass.</p>
+{profiles}
+</section>"""
+
+
+def lab_sections(board: Board) -> str:
+    """Every lab section, in page order."""
+    return "\n".join(s for s in (settings_section(board), breakdowns_section(board), baseline_section(board),
+                                 explorer_section(board), subjects_section(board)) if s)

@@ -1,0 +1,156 @@
+"""The lab charts (issue 15): criterion heatmap, difficulty progression with intervals, pass@k curves.
+
+Like :mod:`.charts`, each ``*_spec`` returns the values a chart shows (or None when there is nothing to
+draw) and each ``draw_*`` draws from those values alone with matplotlib, byte-deterministically
+(:mod:`.svg`). Values come from the committed CSVs as 6-decimal text and are drawn as floats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
+
+from ..compute.breakdowns import CRITERION_FILE
+from ..stats.outputs import DIFFICULTY_FILE, PASS_AT_K_FILE
+from .board import Board
+from .charts import INK, _tidy, short, subject_label
+from .svg import chart_style, figure_svg, new_figure
+
+CRITERIA_CHART, DIFFICULTY_CHART, PASS_AT_K_CHART = "chart-criteria", "chart-difficulty", "chart-pass-at-k"
+PALETTE = ("#2f6f9f", "#c2410c", "#15803d", "#7c3aed", "#b42318", "#0e7490", "#a16207", "#475467")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+CRIT_HEAT = LinearSegmentedColormap.from_list(
+    "rgbench-criteria", ["#fef3f2", "#fde68a", "#9ecae1", "#08306b"], N=8).with_extremes(bad="#f0f2f5")
+
+
+def _scored(board: Board) -> list[tuple[str, str]]:
+    """(subject_id, axis label) of every scored entry, in leaderboard order."""
+    return [(e.metrics.subject_id, subject_label(e)) for e in board.scored]
+
+
+def criteria_spec(board: Board) -> tuple | None:
+    """(criteria, ((label, (mean or None per criterion)) per scored subject)), or None without the table."""
+    if board.lab is None or not board.lab.get(CRITERION_FILE):
+        return None
+    means = {(r["subject_id"], r["criterion"]): float(r["mean"]) for r in board.lab.get(CRITERION_FILE)}
+    criteria = tuple(c for c in board.criteria if any(k[1] == c for k in means))
+    rows = tuple((label, tuple(means.get((sid, c)) for c in criteria)) for sid, label in _scored(board))
+    return (criteria, rows) if criteria and rows else None
+
+
+def draw_criteria(data: tuple) -> str:
+    """Subjects (rows) by criteria (columns), coloured by the mean score 0..2, each cell labelled."""
+    criteria, rows = data
+    with chart_style():
+        fig = new_figure(1.9 + 0.95 * len(criteria), 0.9 + 0.42 * len(rows))
+        ax = fig.add_subplot()
+        n_cols, n_rows = len(criteria), len(rows)
+        matrix = [[float("nan") if v is None else v for v in values] for _, values in rows]
+        image = ax.pcolormesh(matrix, cmap=CRIT_HEAT, norm=BoundaryNorm([i / 4 for i in range(9)], CRIT_HEAT.N),
+                              edgecolors="white", linewidth=1.5)
+        ax.set_xlim(0, n_cols)
+        ax.set_ylim(n_rows, 0)
+        for y, (_, values) in enumerate(rows):
+            for x, value in enumerate(values):
+                if value is not None:
+                    ax.text(x + 0.5, y + 0.5, f"{value:.2f}", ha="center", va="center", fontsize=9,
+                            color="#ffffff" if value >= 1.5 else INK)
+        ax.set_xticks([i + 0.5 for i in range(n_cols)], [c.replace("_", " ") for c in criteria], rotation=20, ha="right")
+        ax.set_yticks([i + 0.5 for i in range(n_rows)], [label for label, _ in rows])
+        ax.tick_params(length=0, labelcolor=INK)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        bar = fig.colorbar(image, ax=ax, shrink=0.8, ticks=[0, 0.5, 1, 1.5, 2])
+        bar.set_label("mean criterion score (0-2)", color=INK)
+        bar.outline.set_visible(False)
+        return figure_svg(fig, scope=CRITERIA_CHART, title="Mean score per criterion and subject")
+
+
+def difficulty_spec(board: Board) -> tuple | None:
+    """((label, ((difficulty, P, low, high) per level)) per scored subject with rows), or None."""
+    if board.lab is None or not board.lab.get(DIFFICULTY_FILE):
+        return None
+    by_subject: dict[str, list[tuple[int, float, float, float]]] = {}
+    for r in board.lab.get(DIFFICULTY_FILE):
+        if r["P_difficulty"]:
+            by_subject.setdefault(r["subject_id"], []).append(
+                (int(r["difficulty"]), float(r["P_difficulty"]), float(r["P_difficulty_low"] or r["P_difficulty"]),
+                 float(r["P_difficulty_high"] or r["P_difficulty"])))
+    rows = tuple((label, tuple(sorted(by_subject[sid]))) for sid, label in _scored(board) if sid in by_subject)
+    return rows or None
+
+
+def _legend(ax, count: int) -> None:
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2 if count > 2 else count, frameon=False,
+              fontsize=8.5, labelcolor=INK)
+
+
+def draw_difficulty(rows: Sequence) -> str:
+    """P per gold difficulty, one line per subject, with Wilson interval whiskers, slightly offset."""
+    with chart_style():
+        fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
+        ax = fig.add_subplot()
+        spread = 0.08
+        for i, (label, points) in enumerate(rows):
+            offset = (i - (len(rows) - 1) / 2) * spread
+            xs = [d + offset for d, *_ in points]
+            ys = [p for _, p, _, _ in points]
+            err = [[p - lo for _, p, lo, _ in points], [hi - p for _, p, _, hi in points]]
+            colour = PALETTE[i % len(PALETTE)]
+            ax.errorbar(xs, ys, yerr=err, color=colour, marker=MARKERS[i % len(MARKERS)], markersize=5,
+                        linewidth=1.4, elinewidth=0.9, capsize=2.5, label=short(label, 36))
+        levels = sorted({d for _, points in rows for d, *_ in points})
+        ax.set_xticks(levels, [str(d) for d in levels])
+        ax.set_xlabel("gold difficulty (1 routine .. 5 expert)", color=INK)
+        ax.set_ylabel("pass rate P", color=INK)
+        ax.set_ylim(-0.03, 1.03)
+        ax.yaxis.grid(True, color="#e4e7eb", linewidth=0.8)
+        ax.set_axisbelow(True)
+        _tidy(ax)
+        _legend(ax, len(rows))
+        return figure_svg(fig, scope=DIFFICULTY_CHART, title="Pass rate by difficulty, with 95% Wilson intervals")
+
+
+def pass_at_k_spec(board: Board) -> tuple | None:
+    """((label, ((k, pass@k, pass^k) per k with cases)) per scored subject), or None."""
+    if board.lab is None or not board.lab.get(PASS_AT_K_FILE):
+        return None
+    by_subject: dict[str, list[tuple[int, float, float]]] = {}
+    for r in board.lab.get(PASS_AT_K_FILE):
+        if r["pass_at_k"]:
+            by_subject.setdefault(r["subject_id"], []).append(
+                (int(r["k"]), float(r["pass_at_k"]), float(r["pass_hat_k"])))
+    rows = tuple((label, tuple(sorted(by_subject[sid]))) for sid, label in _scored(board) if sid in by_subject)
+    return rows or None
+
+
+def draw_pass_at_k(rows: Sequence) -> str:
+    """pass@k (solid) and pass^k (dashed) against k, one colour per subject."""
+    with chart_style():
+        fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
+        ax = fig.add_subplot()
+        for i, (label, points) in enumerate(rows):
+            colour = PALETTE[i % len(PALETTE)]
+            ks = [k for k, _, _ in points]
+            ax.plot(ks, [a for _, a, _ in points], color=colour, marker=MARKERS[i % len(MARKERS)], markersize=5,
+                    linewidth=1.5, label=short(label, 36))
+            ax.plot(ks, [h for _, _, h in points], color=colour, linestyle="--", linewidth=1.1)
+        ks = sorted({k for _, points in rows for k, _, _ in points})
+        ax.set_xticks(ks, [str(k) for k in ks])
+        ax.set_xlabel("k (runs drawn per case)", color=INK)
+        ax.set_ylabel("solid: pass@k (any of k passes); dashed: pass^k (all k pass)", color=INK, fontsize=8)
+        ax.set_ylim(-0.03, 1.03)
+        ax.yaxis.grid(True, color="#e4e7eb", linewidth=0.8)
+        ax.set_axisbelow(True)
+        _tidy(ax)
+        _legend(ax, len(rows))
+        return figure_svg(fig, scope=PASS_AT_K_CHART, title="pass@k and pass^k by number of runs")
+
+
+def lab_svgs(board: Board) -> tuple[str | None, str | None, str | None]:
+    """(criterion heatmap, difficulty progression, pass@k curves) SVGs; None for a chart without data."""
+    criteria, difficulty, passes = criteria_spec(board), difficulty_spec(board), pass_at_k_spec(board)
+    return (None if criteria is None else draw_criteria(criteria),
+            None if difficulty is None else draw_difficulty(difficulty),
+            None if passes is None else draw_pass_at_k(passes))

@@ -1,0 +1,220 @@
+"""The committed issue-15 tables against an independent computation from the raw files.
+
+Reads scoring/, responses/, golds/ and subjects/registry.yaml directly (json, yaml, a regex for the gold's
+block), takes only the classification from per_run.csv (checked by its own tests), and recomputes every
+breakdown with plain loops and Fractions; the bootstrap intervals are recomputed replicate by replicate
+from the documented draws (aggregate_metrics.md §27). Holds for any benchmark tree with committed results.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import re
+from collections import defaultdict
+from fractions import Fraction
+
+import pytest
+import yaml
+from treebuilder import REPO
+
+from rgbench.compute.breakdowns import case_draws
+from rgbench.compute.numfmt import fmt_fixed
+
+RESULTS = REPO / "results"
+VERSION = "v1.0"
+
+
+def rows_of(name: str) -> list[dict[str, str]]:
+    path = RESULTS / name
+    if not path.exists():
+        pytest.skip(f"results/{name} is not committed")
+    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+def load_raw():
+    status, usage, participant = {}, {}, {}
+    for path in sorted((REPO / "responses" / VERSION).glob("*/*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        key = (doc["subject_id"], doc["case_id"], doc["run_id"])
+        status[key] = doc.get("status", "answered")
+        usage[key] = doc.get("usage")
+        participant[key] = doc.get("participant")
+    golds = {}
+    for path in sorted((REPO / "golds" / VERSION).glob("*_gold.md")):
+        block = re.search(r"```json\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+        assert block is not None
+        doc = json.loads(block.group(1))
+        golds[doc["case_id"]] = doc
+    scorings = []
+    for path in sorted((REPO / "scoring" / VERSION).glob("*/*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if status[(doc["subject_id"], doc["case_id"], doc["run_id"])] != "error":
+            scorings.append(doc)
+    registry = {s["subject_id"]: s for s in yaml.safe_load((REPO / "subjects/registry.yaml").read_text())["subjects"]}
+    classification = {(r["subject_id"], r["case_id"], r["run_id"], r["reviewer_id"]): r["classification"]
+                      for r in rows_of("per_run.csv")}
+    return status, usage, participant, golds, scorings, registry, classification
+
+
+@pytest.fixture(scope="module")
+def raw():
+    return load_raw()
+
+
+def reference_interval(sums: dict[str, int], counts: dict[str, int], digest: str, label: str, resamples: int,
+                       confidence: Fraction) -> tuple[Fraction, Fraction]:
+    cases = sorted(counts)
+    draws = case_draws(len(cases), resamples, digest, label)
+    replicates = sorted(Fraction(sum(sums[cases[i]] for i in draw), sum(counts[cases[i]] for i in draw))
+                        for draw in draws.tolist())
+    out = []
+    for q in ((1 - confidence) / 2, (1 + confidence) / 2):
+        h = (resamples - 1) * q
+        lo = math.floor(h)
+        value = replicates[lo]
+        if h > lo:
+            value += (h - lo) * (replicates[lo + 1] - value)
+        out.append(value)
+    return out[0], out[1]
+
+
+def subject_digests() -> dict[str, str]:
+    inputs = json.loads((RESULTS / "manifest.json").read_text())["inputs"]
+    out = {}
+    for sid in {p.split("/")[2] for p in inputs if p.startswith(("responses/", "scoring/"))}:
+        mine = sorted((p, d) for p, d in inputs.items()
+                      if p.startswith((f"responses/{VERSION}/{sid}/", f"scoring/{VERSION}/{sid}/")))
+        out[sid] = hashlib.sha256("".join(f"{d}  {p}\n" for p, d in mine).encode()).hexdigest()
+    return out
+
+
+def statistics() -> tuple[int, Fraction]:
+    stats = json.loads((RESULTS / "manifest.json").read_text())["statistics"]
+    return int(stats["bootstrap_resamples"]), Fraction(stats["confidence_level"])
+
+
+def test_criterion_means_and_intervals(raw):
+    *_, golds, scorings, _, _ = raw
+    resamples, confidence = statistics()
+    digests = subject_digests()
+    committed = {(r["subject_id"], r["criterion"]): r for r in rows_of("metrics_per_criterion.csv")}
+    by_subject = defaultdict(list)
+    for s in scorings:
+        by_subject[s["subject_id"]].append(s)
+    expected = set()
+    for sid, docs in by_subject.items():
+        for criterion in docs[0]["criterion_scores"]:
+            expected.add((sid, criterion))
+            row = committed[(sid, criterion)]
+            total = sum(d["criterion_scores"][criterion] for d in docs)
+            assert row["mean"] == fmt_fixed(Fraction(total, len(docs))) and row["n"] == str(len(docs))
+            sums: dict[str, int] = defaultdict(int)
+            counts: dict[str, int] = defaultdict(int)
+            for d in docs:
+                sums[d["case_id"]] += d["criterion_scores"][criterion]
+                counts[d["case_id"]] += 1
+            low, high = reference_interval(sums, counts, digests[sid], "criteria", resamples, confidence)
+            assert (row["mean_low"], row["mean_high"]) == (fmt_fixed(low), fmt_fixed(high)), (sid, criterion)
+    assert set(committed) == expected
+
+
+def _groups(raw, of_gold):
+    *_, golds, scorings, _, classification = raw
+    groups = defaultdict(list)
+    for s in scorings:
+        for group in of_gold(golds[s["case_id"]]):
+            groups[(s["subject_id"], str(group))].append(s)
+    return groups, golds, classification
+
+
+def _check_groups(raw, name: str, key: str, of_gold, label, with_intervals: bool) -> None:
+    groups, golds, classification = _groups(raw, of_gold)
+    resamples, confidence = statistics()
+    digests = subject_digests()
+    committed = {(r["subject_id"], r[key]): r for r in rows_of(name)}
+    assert set(committed) == set(groups)
+    for (sid, group), docs in groups.items():
+        row = committed[(sid, group)]
+        passes = defaultdict(int)
+        clipped = defaultdict(int)
+        counts = defaultdict(int)
+        for d in docs:
+            passed = classification[(sid, d["case_id"], d["run_id"], d["reviewer_id"])] == "Pass"
+            raw_score = sum(d["criterion_scores"].values())
+            passes[d["case_id"]] += passed
+            clipped[d["case_id"]] += min(raw_score, golds[d["case_id"]]["rubric_ceiling"])
+            counts[d["case_id"]] += 1
+        n = len(docs)
+        assert (row["n"], row["n_cases"]) == (str(n), str(len(counts)))
+        assert row["P"] == fmt_fixed(Fraction(sum(passes.values()), n))
+        assert row["s_bar"] == fmt_fixed(Fraction(sum(clipped.values()), n))
+        if with_intervals:
+            p = reference_interval(passes, counts, digests[sid], label(group), resamples, confidence)
+            s = reference_interval(clipped, counts, digests[sid], label(group), resamples, confidence)
+            assert (row["P_low"], row["P_high"], row["s_bar_low"], row["s_bar_high"]) == tuple(map(fmt_fixed, p + s))
+
+
+def test_case_type_and_advanced_with_intervals(raw):
+    _check_groups(raw, "metrics_per_case_type.csv", "case_type", lambda g: [g["case_type"]],
+                  lambda g: f"case_type:{g}", True)
+    _check_groups(raw, "metrics_advanced.csv", "min_difficulty", lambda g: [4] if g["difficulty"] >= 4 else [],
+                  lambda g: "advanced", True)
+
+
+def test_tags(raw):
+    _check_groups(raw, "metrics_per_tag.csv", "tag", lambda g: g.get("tags", []), lambda g: f"tag:{g}", False)
+
+
+def test_cost(raw):
+    status, usage, _, _, _, registry, classification = raw
+    committed = {r["subject_id"]: r for r in rows_of("cost_per_subject.csv")}
+    for sid, subject in registry.items():
+        keys = [k for k in usage if k[0] == sid]
+        row = committed[sid]
+        prices = subject.get("prices")
+        n_pass = sum(1 for k, c in classification.items() if k[0] == sid and c == "Pass")
+        assert row["n_pass"] == str(n_pass) and row["n_responses"] == str(len(keys))
+        if not prices or not keys or any(usage[k] is None for k in keys):
+            assert row["total_cost"] == "" and row["cost_per_pass"] == ""
+            continue
+        pin, pout = Fraction(str(prices["input_per_million"])), Fraction(str(prices["output_per_million"]))
+        costs = {k: (usage[k]["input_tokens"] * pin + usage[k]["output_tokens"] * pout) / 10**6 for k in keys}
+        total = sum(costs.values(), Fraction(0))
+        assert row["total_cost"] == fmt_fixed(total)
+        assert row["cost_per_run"] == fmt_fixed(total / len(keys))
+        assert row["cost_per_pass"] == (fmt_fixed(total / n_pass) if n_pass else "")
+        passed = [costs[(s, c, r)] for (s, c, r, _), cl in classification.items() if s == sid and cl == "Pass"]
+        if passed:   # geometric mean in floats: equal to 6 decimals unless a value sits on a rounding edge
+            geo = math.exp(sum(math.log(c) for c in passed) / len(passed))
+            assert abs(float(row["geomean_cost_pass"]) - geo) <= 1e-6
+
+
+def test_human_baseline(raw):
+    _, _, participant, _, scorings, registry, classification = raw
+    runs = defaultdict(list)
+    for s in scorings:
+        who = participant[(s["subject_id"], s["case_id"], s["run_id"])]
+        if who:
+            runs[(s["subject_id"], who)].append(classification[(s["subject_id"], s["case_id"], s["run_id"],
+                                                                s["reviewer_id"])] == "Pass")
+    committed = rows_of("human_baseline.csv")
+    for sid in {k[0] for k in runs}:
+        rates = [Fraction(sum(v), len(v)) for (s, _), v in sorted(runs.items()) if s == sid]
+        mean = [r for r in committed if r["subject_id"] == sid and r["scope"] == "mean_of_participants"]
+        assert len(mean) == 1 and mean[0]["P"] == fmt_fixed(sum(rates, Fraction(0)) / len(rates))
+        for (s, who), v in runs.items():
+            if s == sid:
+                row = [r for r in committed if r["subject_id"] == sid and r["group"] == who and r["scope"] == "participant"]
+                assert row[0]["P"] == fmt_fixed(Fraction(sum(v), len(v)))
+    assert {r["subject_id"] for r in committed} == {k[0] for k in runs}
+
+
+def test_non_answers(raw):
+    status, *_ = raw
+    subjects = {r["subject_id"]: r for r in rows_of("metrics_per_subject.csv")}
+    for sid, row in subjects.items():
+        assert row["n_errors"] == str(sum(1 for k, v in status.items() if k[0] == sid and v == "error"))

@@ -1,0 +1,85 @@
+"""The page's lab views without a browser: refusals of edited or broken lab tables, results without them,
+and the source commit (shown only when given, so committed results stay reproducible)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import build_leaderboard
+import pytest
+from test_leaderboard_lab_browser import lab_tree
+
+from rgbench.leaderboard.lab_tables import LAB_FILES
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The lab tree with its results, built once; each test works on a copy."""
+    return lab_tree(tmp_path_factory.mktemp("lab") / "tree").root
+
+
+@pytest.fixture
+def root(built, tmp_path):
+    shutil.copytree(built, tmp_path / "tree")
+    return tmp_path / "tree"
+
+
+def page(root) -> str:
+    return (root / "results" / "leaderboard.html").read_text(encoding="utf-8")
+
+
+def test_the_page_shows_the_lab_views(root):
+    html = page(root)
+    for anchor in ("settings", "cost", "breakdowns", "criteria", "difficulty", "pass-at-k", "tags", "case-types",
+                   "advanced", "baseline", "explorer", "subjects", "subject-filters"):
+        assert f'id="{anchor}"' in html, anchor
+    assert 'id="chart-criteria-title"' in html and 'id="chart-difficulty-title"' in html
+    assert 'id="chart-pass-at-k-title"' in html
+    assert html.count('class="case-row"') == 4
+    assert "not declared" in html
+
+
+def test_an_edited_lab_table_is_refused(root, capsys):
+    path = root / "results" / "metrics_per_tag.csv"
+    path.write_text(path.read_text().replace("bio", "bioX", 1))
+    before = page(root)
+    assert build_leaderboard.main(["--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "results/metrics_per_tag.csv: differs from the file compute_metrics wrote" in err
+    assert page(root) == before   # nothing written
+
+
+def test_a_broken_header_and_a_missing_listed_table_are_refused(root, capsys):
+    (root / "results" / "cost_per_subject.csv").write_text("subject,cost\nx,1\n")
+    (root / "results" / "cases.csv").unlink()
+    assert build_leaderboard.main(["--root", str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "results/cost_per_subject.csv: header must start with subject_id, subject_version, currency" in err
+    assert "results/cases.csv: missing (this file is required)" in err
+
+
+def test_results_without_lab_tables_still_build(root):
+    manifest_path = root / "results" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for name in LAB_FILES:
+        if name not in ("pass_at_k.csv", "metrics_per_difficulty.csv"):
+            (root / "results" / name).unlink()
+            manifest["outputs"].pop(name)
+    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    assert build_leaderboard.main(["--root", str(root)]) == 0
+    html = page(root)
+    assert "These results carry no run metadata" in html
+    assert "These results carry no per-case tables" in html
+    assert 'id="chart-pass-at-k-title"' in html   # pass@k and difficulty come from the statistics
+
+
+def test_source_commit_is_shown_only_when_given(root, capsys):
+    committed = page(root)
+    assert "git log -S " in committed and "Source commit" in committed
+    assert build_leaderboard.main(["--root", str(root), "--source-commit", "0123abc"]) == 0
+    assert "<code>0123abc</code>" in page(root)
+    assert build_leaderboard.main(["--root", str(root), "--source-commit", "HEAD; rm -rf"]) == 1
+    assert "--source-commit: 'HEAD; rm -rf' is not a commit id" in capsys.readouterr().err
+    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert page(root) == committed   # without the option, the same bytes as before

@@ -17,7 +17,7 @@ $(VENV)/.installed: requirements.txt  ## create .venv from the pinned requiremen
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt  ## add the pinned development tools (ruff, mypy)
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt  ## add the pinned development tools (ruff, mypy, zizmor)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
@@ -39,9 +39,10 @@ test: $(VENV)/.installed  ## run the test suite (on every core)
 	$(PY) -m pytest -q -n auto
 
 .PHONY: lint
-lint: $(VENV)/.installed-dev  ## ruff (style, imports, bugbear) and mypy over scripts/, tests/ and bench/
+lint: $(VENV)/.installed-dev  ## ruff and mypy over scripts/, tests/ and bench/; zizmor over the workflows
 	$(VENV)/bin/ruff check scripts tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/zizmor --offline --persona=auditor --no-progress -q .github .pre-commit-config.yaml
 
 fmt: $(VENV)/.installed  ## rewrite responses/, scoring/ and scoring_multi/ JSON in canonical form
 	$(PY) scripts/fmt_json.py --root $(ROOT)

@@ -58,8 +58,8 @@ new-scoring: $(VENV)/.installed  ## write a scoring template: SUBJECT=s CASE=RO-
 validate-changed: $(VENV)/.installed  ## validate only files changed since BASE (and their references)
 	$(PY) scripts/validate.py --root $(ROOT) --changed "$(BASE)"
 
-paths: $(VENV)/.installed  ## pre-flight: refuse links, submodules, odd or large files changed since BASE
-	$(PY) scripts/check_pr_paths.py --root $(ROOT) --base "$(BASE)"
+paths: $(VENV)/.installed  ## pre-flight since BASE: the role a change needs; refuse links, submodules, odd or large files (MAINTAINER=1)
+	$(PY) scripts/check_pr_paths.py --root $(ROOT) --base "$(BASE)" $(if $(MAINTAINER),--maintainer)
 
 provenance: $(VENV)/.installed  ## fail on commits since BASE that edit results by hand or rewrite history
 	$(PY) scripts/check_provenance.py --root $(ROOT) --base "$(BASE)"

@@ -24,7 +24,7 @@ from treebuilder import REPO, canonical, scores_summing_to
 
 GATE = REPO / ".github/workflows/review.yml"
 TEMPLATE_REL = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-c.json"
-_CONDITION = re.compile(r"^\$\{\{ !cancelled\(\) && steps\.([a-z_-]+)\.outcome == 'success' \}\}$")
+_TERM = re.compile(r"^steps\.([a-z_-]+)\.(outcome|outputs\.[a-z_]+) (==|!=) '([a-z]+)'$")
 
 
 def judge_steps() -> tuple[dict[str, str], list[dict]]:
@@ -71,33 +71,50 @@ def runner_workspace(upstream: Path, workspace: Path, base: str) -> None:
     (venv / ".installed").touch()  # newer than requirements.txt: `make -C judge .venv/.installed` is a no-op
 
 
+def holds(condition: str, outcomes: dict[str, str], outputs: dict[str, dict[str, str]]) -> bool:
+    """A step's `if:` as GitHub evaluates the gate's own forms: `!cancelled()` and comparisons of a step's
+    outcome or outputs, joined by `&&`."""
+    assert condition.startswith("${{ ") and condition.endswith(" }}"), condition
+    verdict = True
+    for term in condition[4:-3].split(" && "):
+        if term == "!cancelled()":
+            continue
+        match = _TERM.match(term)
+        assert match, f"the test understands only the gate's own conditions: {term}"
+        step, what, operator, value = match.groups()
+        actual = outcomes.get(step) if what == "outcome" else outputs.get(step, {}).get(what.split(".", 1)[1])
+        verdict = verdict and ((actual == value) == (operator == "=="))
+    return verdict
+
+
 def run_judge(workspace: Path, base: str, head: str, env: dict[str, str], author: str = "CONTRIBUTOR"):
     """Every `run:` step of the judge in order, honouring `if:`; returns [(name, outcome, output)]."""
     job_env, steps = judge_steps()
     outcomes: dict[str, str] = {}
+    outputs: dict[str, dict[str, str]] = {}
     results = []
     failed = False
     for step in steps:
         if "uses" in step:
             continue  # done by runner_workspace
         condition = step.get("if")
-        if condition is None:
-            run = not failed
-        else:
-            match = _CONDITION.match(condition)
-            assert match, f"the test understands only the gate's own conditions: {condition}"
-            run = outcomes.get(match.group(1)) == "success"
+        run = not failed if condition is None else holds(condition, outcomes, outputs)
         if not run:
             outcome, output = "skipped", ""
         else:
+            output_file = workspace / f"output-{len(results)}"
+            output_file.write_text("")
             step_env = {**env, "BASE_SHA": base, "HEAD_SHA": head, "GITHUB_WORKSPACE": str(workspace),
-                        "GITHUB_STEP_SUMMARY": str(workspace / "summary.md"), "AUTHOR_ASSOCIATION": author}
+                        "GITHUB_STEP_SUMMARY": str(workspace / "summary.md"), "AUTHOR_ASSOCIATION": author,
+                        "GITHUB_OUTPUT": str(output_file)}
             assert set(job_env) <= set(step_env) | {"PYTHONDONTWRITEBYTECODE"}
             assert set(step.get("env", {})) <= set(step_env)
             done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=workspace,
                                   capture_output=True, text=True, env=step_env)
             outcome, output = ("success" if done.returncode == 0 else "failure"), done.stdout + done.stderr
             failed = failed or done.returncode != 0
+            if "id" in step:
+                outputs[step["id"]] = dict(line.split("=", 1) for line in output_file.read_text().splitlines())
         if "id" in step:
             outcomes[step["id"]] = outcome
         results.append((step["name"], outcome, output))
@@ -120,9 +137,10 @@ def test_the_honest_reviewers_pull_request_passes_every_step_of_the_judge(upstre
     workspace = tmp_path / "runner"
     runner_workspace(repo.root, workspace, base)
     results = run_judge(workspace, base, head, repo.env())
-    assert [(name, outcome) for name, outcome, _ in results if outcome != "success"] == [], results
+    assert [(name, outcome) for name, outcome, _ in results if outcome != "success"] == [
+        ("make check of changed code is the tests workflow's", "skipped")], results
     names = [name for name, _, _ in results]
-    assert len(names) == 9 and names[-1] == "Results diff into the job summary"
+    assert len(names) == 10 and names[-1] == "Results diff into the job summary"
     outputs = dict((name, output) for name, _, output in results)
     assert "this change needs the role: reviewer" in outputs[names[2]]
     # pr/ holds the pull request's data, and none of its code.
@@ -153,3 +171,21 @@ def test_attack_a_reviewers_pull_request_with_readme_wrong_is_refused_by_the_rig
     if readme == "prose":  # nothing of the pull request was laid out or read
         assert not (workspace / "pr").exists()
         assert all(outcome == "skipped" for _, outcome, _ in results[3:])
+
+
+def test_a_maintainers_code_change_leaves_make_check_to_its_own_code(upstream, tmp_path):
+    # The base's code cannot reproduce what new code computes: the judge says so and tests.yml proves it.
+    repo, base = upstream
+    repo.git("checkout", "-q", "-b", "code")
+    (repo.root / "scripts/rgbench/NOTE.txt").write_text("a definition change\n")
+    head = repo.commit("A maintainer's code change")
+    workspace = tmp_path / "runner"
+    runner_workspace(repo.root, workspace, base)
+    for author, expected in (("CONTRIBUTOR", "failure"), ("MEMBER", "success")):
+        results = run_judge(workspace, base, head, repo.env(), author=author)
+        outcomes = {name: outcome for name, outcome, _ in results}
+        assert outcomes["Pre-flight - the role the change needs, links, submodules, unsafe names, oversized files"] == expected
+        if author == "MEMBER":
+            assert outcomes["make check - committed results are exactly what the inputs produce"] == "skipped"
+            assert outcomes["make check of changed code is the tests workflow's"] == "success"
+            assert [name for name, outcome in outcomes.items() if outcome not in ("success", "skipped")] == []

@@ -45,7 +45,8 @@ DATA_PATTERNS = ["/system/", "/golds/", "/responses/", "/scoring/", "/scoring_mu
                  "/README.md"]
 # The only commands a `run:` line of the judge may start with: the judge's own programs and read-only git plumbing.
 JUDGE_COMMANDS = ("judge/.venv/bin/python judge/scripts/", "make -C judge ", "git -C judge fetch ",
-                  "git -C judge worktree add ", "git -C pr sparse-checkout set ", "git -C pr read-tree ")
+                  "git -C judge worktree add ", "git -C pr sparse-checkout set ", "git -C pr read-tree ",
+                  "git -C judge diff --quiet ", 'echo "code=$code" >> "$GITHUB_OUTPUT"', 'echo "::notice::')
 
 
 def code_lines(path):
@@ -98,7 +99,7 @@ def test_the_judge_never_runs_the_pull_requests_code(gate):
     for _, _, step in steps(gate):
         for command in step.get("run", "").splitlines():
             command = command.strip()
-            if not command or command.startswith(("role=", "case ", "esac", "OWNER|MEMBER")):
+            if not command or command.startswith(("role=", "case ", "esac", "OWNER|MEMBER", "code=true")):
                 continue
             assert command.startswith(JUDGE_COMMANDS), command
             words = shlex.split(command)
@@ -125,6 +126,10 @@ def test_the_gate_runs_every_proof_in_order(gate):
         assert "steps.data.outcome == 'success'" in condition, text
     assert '--root judge --base "$BASE_SHA" --head "$HEAD_SHA"' in texts[positions[1]]
     assert '--changed "$BASE_SHA" --format github' in texts[positions[3]]
+    # The base's code proves the results unless the pull request (a maintainer's, past the pre-flight) changes the
+    # code: then tests.yml's make check, with that code, does.
+    assert runs[positions[5]][1].endswith("&& steps.paths.outputs.code == 'false' }}")
+    assert 'git -C judge diff --quiet "$BASE_SHA...$HEAD_SHA" -- scripts requirements.txt && code=false' in texts[positions[1]]
     assert 'ROOT="$GITHUB_WORKSPACE/pr"' in texts[positions[5]]
     assert '--base "$BASE_SHA"' in texts[positions[6]]
     assert '--summary "$GITHUB_STEP_SUMMARY"' in texts[positions[7]]

@@ -188,13 +188,13 @@ def test_what_needs_a_maintainer_is_named_with_its_role(bench, capsys, change, p
 def test_attack_a_reviewers_pull_request_that_edits_readme_prose_is_refused(tmp_path, capsys):
     # `make metrics` rewrites README's leaderboard block: that change, exactly, is the reviewer's to commit.
     # Anything more (here a sentence slipped in beside the regenerated block) needs a maintainer.
-    from gitrepo import metrics
+    from gitrepo import regenerate  # the steps of `make metrics`, README's block included
 
     repo, tree = toolkit_repo(tmp_path / "bench")
-    metrics(repo)
+    regenerate(repo.root)
     base = repo.commit("Base with results")
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
-    metrics(repo)
+    regenerate(repo.root)
     readme = repo.root / "README.md"
     repo.commit("Grade, with the regenerated README block")
     status, err, out = check(repo, base, capsys)

@@ -296,14 +296,14 @@ def test_merges_are_judged_on_what_they_change_themselves(bench, capsys):
     regenerate(repo)
     repo.commit("Grade on a branch")
     repo.git("checkout", "-q", "main")
-    (repo.root / "README.md").write_text("Main moves on.\n")
+    (repo.root / "NOTES.md").write_text("Main moves on.\n")
     repo.commit("Docs on main")
     repo.git("merge", "-q", "--no-ff", "--no-edit", "review")
     status, err = provenance(repo, base, capsys)
     assert status == 0, err
     # An "evil" merge that edits results while merging is caught and named.
     repo.git("checkout", "-q", "-b", "review2", f"{base}")
-    (repo.root / "README.md").write_text("Branch docs.\n")
+    (repo.root / "NOTES.md").write_text("Branch docs.\n")
     repo.commit("Docs on a branch")
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--no-ff", "--no-commit", "review2", "-X", "ours")

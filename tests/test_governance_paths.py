@@ -9,7 +9,7 @@ import pytest
 from gitrepo import toolkit_repo
 
 from rgbench.governance.gitio import Change
-from rgbench.governance.pr_paths import check_changes, unsafe_name
+from rgbench.governance.pr_paths import check_changes, readme_is_regenerated, registry_additions, unsafe_name
 
 NEW = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
 
@@ -206,3 +206,19 @@ def test_attack_a_reviewers_pull_request_that_edits_readme_prose_is_refused(tmp_
     assert status == 1
     assert err[0] == ("README.md: changes README.md beyond the regenerated leaderboard block (equal to "
                       f"results/leaderboard.md): {MAINTAINERS}")
+
+
+def test_readme_and_registry_rules_on_bytes():
+    readme = b"# B\n<!-- leaderboard:start -->\nold\n<!-- leaderboard:end -->\ntail\n"
+    assert readme_is_regenerated(readme, readme.replace(b"old", b"| new |"), b"| new |\n")
+    assert not readme_is_regenerated(readme, readme.replace(b"old", b"| new |"), b"| other |\n")
+    assert not readme_is_regenerated(readme, readme.replace(b"old", b"| new |").replace(b"tail", b"prose"), b"| new |\n")
+    assert not readme_is_regenerated(b"# no markers\n", b"# no markers, more\n", b"| new |\n")
+    assert not readme_is_regenerated(readme, readme, None)  # no leaderboard.md at HEAD
+    old = b'subjects:\n  - subject_id: "a"\n    subject_version: "1"\n'
+    added = old + b'  - subject_id: "b"\n    subject_version: "1"\n'
+    assert registry_additions(old, added) == {"b"}
+    assert registry_additions(old, old.replace(b'"1"', b'"2"')) is None  # an existing entry changed
+    assert registry_additions(added, old) is None  # an entry removed
+    assert registry_additions(old, added + b"    history: []\n") is None  # a new entry with history
+    assert registry_additions(old, b"subjects: [\n") == set()  # unparsable: validate.py names it

@@ -158,6 +158,25 @@ def test_a_new_snapshot_of_a_base_commit_is_an_allowed_addition(bench, capsys):
     assert status == 0, err
 
 
+def test_a_new_snapshot_whose_record_was_edited_is_refused(bench, capsys):
+    # Files true to the commit, snapshot.json's subjects edited by hand (its digests still match).
+    repo, tree, base = bench
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    regenerate(repo)
+    graded = repo.commit("Grade")
+    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    record = repo.root / f"results/historico/{today()}/snapshot.json"
+    document = json.loads(record.read_text())
+    document["subjects"]["beta-model"] = "9.9"
+    record.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    repo.commit("Snapshot")
+    status, err = provenance(repo, graded, capsys)
+    assert status == 1
+    assert err[0] == (f"results/historico/{today()}/snapshot.json: differs from the snapshot.json `make snapshot` "
+                      f"writes for commit {graded[:12]} on {today()} (alpha, digests, subjects); never edit a snapshot "
+                      "by hand")
+
+
 def test_a_snapshot_of_the_pull_requests_own_commit_is_refused(bench, capsys):
     # Taken on the branch, from results nobody merged yet: its commit is not on the base's history.
     repo, tree, base = bench

@@ -162,6 +162,7 @@ def test_a_submission_of_two_subjects_or_mixed_with_a_review_is_refused(bench, c
     ("removal", "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json", "deletes a file (a removal)"),
     ("response", "responses/v1.0/alpha-model/RO-FOUL-001__r1.json", "changes a response that may already be graded"),
     ("registry", "subjects/registry.yaml", "changes registry entries or their history"),
+    ("results-readme", "results/README.md", "changes the hand-written documentation of results/"),
     ("readme", "README.md", "changes README.md beyond the regenerated leaderboard block (equal to results/leaderboard.md)"),
 ])
 def test_what_needs_a_maintainer_is_named_with_its_role(bench, capsys, change, path, what):

@@ -146,6 +146,7 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
         "scripts": "changes the code (scripts/)",
         "tests": "changes the tests",
         "subjects": "changes registry entries or their history",
+        "results": "changes the hand-written documentation of results/",
     }
     if path.startswith("results/historico/"):
         return MAINTAINER, "adds a snapshot (results/historico/, taken by `make snapshot`)"

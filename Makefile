@@ -32,7 +32,7 @@ $(VENV)/.installed: requirements.txt $(VENV_STALE)  ## create .venv from the pin
 	$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-analysis.txt  ## add the pinned test and lint tools
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-analysis.txt  ## add the pinned test and lint tools (pytest, ruff, mypy, zizmor)
 	@echo "installing the pinned development requirements (requirements-dev.txt) into $(VENV)"
 	$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements-dev.txt
 	touch $@
@@ -60,9 +60,10 @@ test-fork: $(VENV)/.installed-dev  ## copy the repository, replace system/ and t
 	RGBENCH_FORK_TEST=1 $(PY) -m pytest -q tests/test_portability.py
 
 .PHONY: lint
-lint: $(VENV)/.installed-dev  ## ruff (style, imports, bugbear) and mypy over scripts/, tests/ and bench/
+lint: $(VENV)/.installed-dev  ## ruff and mypy over scripts/, tests/ and bench/; zizmor over the workflows
 	$(VENV)/bin/ruff check scripts tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/zizmor --offline --persona=auditor --no-progress -q .github .pre-commit-config.yaml
 
 fmt: $(VENV)/.installed  ## rewrite responses/, scoring/ and scoring_multi/ JSON in canonical form
 	$(PY) scripts/fmt_json.py --root $(ROOT)
@@ -78,8 +79,8 @@ new-scoring: $(VENV)/.installed  ## write a scoring template: SUBJECT=s CASE=RO-
 validate-changed: $(VENV)/.installed  ## validate only files changed since BASE (and their references)
 	$(PY) scripts/validate.py --root $(ROOT) --changed "$(BASE)"
 
-paths: $(VENV)/.installed  ## pre-flight: refuse links, submodules, odd or large files changed since BASE
-	$(PY) scripts/check_pr_paths.py --root $(ROOT) --base "$(BASE)"
+paths: $(VENV)/.installed  ## pre-flight since BASE: the role a change needs; refuse links, submodules, odd or large files (MAINTAINER=1)
+	$(PY) scripts/check_pr_paths.py --root $(ROOT) --base "$(BASE)" $(if $(MAINTAINER),--maintainer)
 
 provenance: $(VENV)/.installed  ## fail on commits since BASE that edit results by hand or rewrite history
 	$(PY) scripts/check_provenance.py --root $(ROOT) --base "$(BASE)"

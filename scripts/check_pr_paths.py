@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Pre-flight check of a pull request, before any of its files is read: refuse symbolic links (git
-mode 120000), submodules (160000), paths outside the data folders, unsafe names and oversized files.
+mode 120000), submodules (160000), unsafe names and oversized files, and name the role the change
+needs (reviewer, submission or maintainer; see rgbench/governance/pr_paths.py and the README's
+"Roles"), refusing what a contributor's pull request may not do.
 
 Compares the commits, not the checked-out files: the changes from the merge
-base of --base and --head to --head are read from git's objects, and sizes
-from the object store. --allow-outside-data turns paths outside the data
-folders into notices (for maintainers' pull requests that change code).
-Prints every problem as `path: message` on stderr (or GitHub annotations on
-stdout with --format github) and exits 1 if there is any.
+base of --base and --head to --head are read from git's objects, sizes from
+the object store, and the only files compared (README.md against the
+regenerated leaderboard, subjects/registry.yaml against the base) are read as
+git blobs. --maintainer (a maintainer's pull request) turns what needs a
+maintainer into notices. Prints every problem as `path: message` on stderr (or
+GitHub annotations on stdout with --format github), then the role the change
+needs, and exits 1 if there is any error.
 """
 
 from __future__ import annotations
@@ -16,8 +20,19 @@ import sys
 
 from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.annotations import github_line
-from rgbench.governance.gitio import GitError, blob_sizes, diff_trees, merge_base, resolve
-from rgbench.governance.pr_paths import DEFAULT_MAX_BYTES, check_changes
+from rgbench.governance.gitio import GitError, blob_sizes, diff_trees, merge_base, read_blob, resolve
+from rgbench.governance.pr_paths import (
+    DEFAULT_MAX_BYTES,
+    LEADERBOARD_FILE,
+    Facts,
+    check_changes,
+    readme_is_regenerated,
+    registry_additions,
+)
+from rgbench.leaderboard.readme import README_FILE
+from rgbench.load.registry import REGISTRY_FILE
+
+ALLOWED = " (allowed: a maintainer's pull request)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,29 +41,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--head", default="HEAD", help="git revision of the pull request (default: HEAD)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
                         help=f"largest file accepted (default: {DEFAULT_MAX_BYTES})")
-    parser.add_argument("--allow-outside-data", action="store_true", help="report paths outside the data folders as notices only")
+    parser.add_argument("--maintainer", action="store_true",
+                        help="a maintainer's pull request: report what needs a maintainer as notices only")
     parser.add_argument("--format", choices=("text", "github"), default="text", help="text (default) or GitHub annotations")
     args = parser.parse_args(argv)
     if not_a_tree(args.root):
         return 1
     try:
         head = resolve(args.root, args.head)
-        changes = diff_trees(args.root, merge_base(args.root, args.base, head), head)
+        start = merge_base(args.root, args.base, head)
+        changes = diff_trees(args.root, start, head)
         sizes = blob_sizes(args.root, [c.new_blob for c in changes if c.status != "D" and c.new_mode.startswith("100")])
+        modified = {c.path for c in changes if c.status == "M"}
+
+        def blobs(rel: str) -> tuple[bytes | None, bytes | None]:
+            return read_blob(args.root, start, rel), read_blob(args.root, head, rel)
+
+        facts = Facts(
+            readme_regenerated=README_FILE in modified and readme_is_regenerated(
+                *blobs(README_FILE), read_blob(args.root, head, LEADERBOARD_FILE)),
+            registry_added=registry_additions(*blobs(REGISTRY_FILE)) if REGISTRY_FILE in modified else set(),
+        )
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
         return 1
-    errors, notices = check_changes(changes, sizes, max_bytes=args.max_bytes, allow_outside=args.allow_outside_data)
+    errors, notices, role = check_changes(changes, sizes, max_bytes=args.max_bytes, maintainer=args.maintainer,
+                                          facts=facts)
     for level, found in (("notice", notices), ("error", errors)):
         for problem in found:
             if args.format == "github":
                 print(github_line(problem, None, level=level))
             else:
-                print(f"{problem}{' (allowed)' if level == 'notice' else ''}", file=sys.stderr)
+                print(f"{problem}{ALLOWED if level == 'notice' else ''}", file=sys.stderr)
     if errors:
-        print(f"{len(errors)} path problem(s) in {len(changes)} changed file(s); nothing else was read", file=sys.stderr)
+        print(f"{len(errors)} path problem(s) in {len(changes)} changed file(s); this change needs the role: {role}; "
+              "nothing else was read", file=sys.stderr)
         return 1
-    print(f"paths: {len(changes)} changed file(s) checked")
+    print(f"paths: {len(changes)} changed file(s) checked; this change needs the role: {role}")
     return 0
 
 

@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
 """Prove, commit by commit since --base, that results were not edited by hand and history was not rewritten.
 
-For each commit in BASE..HEAD (oldest first), fails naming the commit and the
-files when
+For each commit in BASE..HEAD (oldest first, a merge judged against its first
+parent like any commit), fails naming the commit and the files when
   - it changes results/ (outside results/historico/ and results/README.md) or
     scoring_consolidated/ without changing an input (responses/, scoring/,
     scoring_multi/, golds/, subjects/) or the metric definition (system/,
     scripts/);
   - it modifies, renames, deletes or retypes a file under results/historico/,
     or adds files to a snapshot folder that already existed (append-only).
+Then judges BASE..HEAD as a whole, tree against tree:
+  - every file of results/historico/ at BASE (and at the merge base of BASE
+    and HEAD) is present and byte-identical at HEAD;
+  - a snapshot folder new at HEAD records a commit on BASE's history, is dated
+    neither in the future, nor before that commit, nor before the newest
+    snapshot, and holds byte for byte that commit's generated results/ and the
+    snapshot.json `make snapshot` writes for them.
 Then checks the history's records in the working tree:
   - every snapshot folder is intact (its snapshot.json lists exactly its files
     with their sha256);
@@ -23,6 +30,7 @@ Only reads the repository (git plumbing, no checkout).
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from pathlib import Path
 
@@ -30,35 +38,102 @@ from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.gitio import (
     GitError,
     commit_changes,
+    commit_date,
     commit_subject,
     commits_between,
+    git,
+    is_ancestor,
+    merge_base,
     parents,
     read_blob,
     resolve,
-    tree_listing,
+    tree_objects,
 )
 from rgbench.governance.history import load_snapshots
-from rgbench.governance.provenance import HISTORY_DIR, CommitRecord, check_commits, snapshot_folder
+from rgbench.governance.provenance import (
+    HISTORY_DIR,
+    CommitRecord,
+    RecordedCommit,
+    check_commits,
+    is_generated_result,
+    judge_new_snapshot,
+    kept_history,
+    recorded_commit_id,
+    snapshot_folder,
+)
 from rgbench.governance.registry_history import check_against_snapshots, check_change, unchanged_items
-from rgbench.load.registry import REGISTRY_FILE, parse_registry, read_registry
-from rgbench.load.spec import load_spec
+from rgbench.governance.snapshot import MANIFEST_FILE, SNAPSHOT_FILE, folder_contents, snapshot_document
+from rgbench.load.parsing import ParseError, decode_utf8, loads_json_strict
+from rgbench.load.registry import REGISTRY_FILE, entries, parse_registry, read_registry
+from rgbench.load.spec import Spec, load_spec
 from rgbench.problems import Problem
 
 
 def commit_records(root: Path, base: str, head: str) -> list[CommitRecord]:
-    """What each commit of base..head changed, with the snapshot folders its first parent already had."""
+    """What each commit of base..head changed against its first parent, with the snapshot folders that parent had."""
     records = []
     for commit in commits_between(root, base, head):
         parent_ids = parents(root, commit)
         before: frozenset[str] = frozenset()
         if parent_ids:
-            folders = (snapshot_folder(path) for _, path in tree_listing(root, parent_ids[0], HISTORY_DIR))
+            folders = (snapshot_folder(path) for path in tree_objects(root, parent_ids[0], HISTORY_DIR))
             before = frozenset(filter(None, folders))
         records.append(CommitRecord(commit, commit_subject(root, commit), tuple(commit_changes(root, commit)), before))
     return records
 
 
-def registry_at(root: Path, rev: str, spec) -> tuple[dict | None, list[Problem]]:
+def _folders(objects: dict[str, str]) -> set[str]:
+    return {folder for folder in map(snapshot_folder, objects) if folder is not None}
+
+
+def recorded(root: Path, commit: str | None, base: str, date: str, spec: Spec | None) -> RecordedCommit | None:
+    """What the repository knows of the commit a new snapshot records; None when it names no commit here."""
+    if commit is None:
+        return None
+    try:
+        commit = resolve(root, commit)
+    except GitError:
+        return None
+    results = {path[len("results/"):]: git(root, "cat-file", "blob", obj.split(" ")[1])
+               for path, obj in tree_objects(root, commit, "results").items()
+               if is_generated_result(path) and obj.startswith("100")}
+    expected = None
+    registry = read_blob(root, commit, REGISTRY_FILE)
+    if spec is not None and registry is not None and MANIFEST_FILE in results:
+        document, _ = parse_registry(registry, spec)
+        try:
+            manifest = loads_json_strict(decode_utf8(results[MANIFEST_FILE]))
+            subjects = {sid: item["subject_version"] for sid, (_, item) in entries(document).items()} if document else None
+            if isinstance(manifest, dict) and subjects is not None:
+                snapshot = snapshot_document(date=date, commit=commit, manifest=manifest, subjects=subjects, files=results)
+                expected = folder_contents(snapshot, results)[SNAPSHOT_FILE]
+        except (ParseError, KeyError):
+            expected = None
+    return RecordedCommit(commit, is_ancestor(root, commit, base), commit_date(root, commit), results, expected)
+
+
+def history_range(root: Path, base: str, head: str, spec: Spec | None, today: dt.date) -> list[Problem]:
+    """Rules 3 and 4 of rgbench.governance.provenance: results/historico/ from BASE to HEAD, tree against tree."""
+    mb = merge_base(root, base, head)
+    at_head, at_mb, at_base = (tree_objects(root, rev, HISTORY_DIR) for rev in (head, mb, base))
+    head_folders = _folders(at_head)
+    reference = dict(at_mb)
+    for path, obj in at_base.items():  # the base's own later snapshots, where HEAD has them too
+        if path in at_head or snapshot_folder(path) in head_folders:
+            reference.setdefault(path, obj)
+    where = f"the base {base[:12]}" if mb == base else f"the base {base[:12]} (merge base {mb[:12]})"
+    problems = kept_history(reference, at_head, where)
+    taken = _folders(at_mb) | _folders(at_base)
+    newest = max((folder.rsplit("/", 1)[-1] for folder in taken), default=None)
+    for folder in sorted(head_folders - taken):
+        files = {path[len(folder) + 1:]: git(root, "cat-file", "blob", obj.split(" ")[1])
+                 for path, obj in at_head.items() if snapshot_folder(path) == folder}
+        commit = recorded(root, recorded_commit_id(files), base, folder.rsplit("/", 1)[-1], spec)
+        problems += judge_new_snapshot(folder, files, commit, today=today, newest=newest, base_label=f"the base {base[:12]}")
+    return problems
+
+
+def registry_at(root: Path, rev: str, spec: Spec) -> tuple[dict | None, list[Problem]]:
     data = read_blob(root, rev, REGISTRY_FILE)
     if data is None:
         return None, []
@@ -83,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     problems = check_commits(records)
 
     spec, spec_problems = load_spec(root)
+    try:
+        problems += history_range(root, base, head, spec, dt.datetime.now(dt.UTC).date())
+    except GitError as exc:
+        print(f"--base: {exc}", file=sys.stderr)
+        return 1
     snapshots, snapshot_problems = load_snapshots(root)
     problems += snapshot_problems
     if spec is None:

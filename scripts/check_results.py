@@ -3,8 +3,9 @@
 
 Copies the inputs (system/, golds/, responses/, scoring/, subjects/) to a
 temporary tree, runs the result-producing steps there, and compares every file
-they write with the one in results/. Exits 1 naming each differing, missing or
-unexpected file.
+they write with the one in results/, and README.md's embedded leaderboard block
+(when README.md has one) with the fresh results/leaderboard.md. Exits 1 naming
+each differing, missing or unexpected file.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from rgbench.cli import script_parser
 from rgbench.governance.provenance import INPUT_DIRS, is_generated_result
+from rgbench.leaderboard.readme import README_FILE, replace_block, split_readme
 
 # Steps that write results/, in order; each takes --root.
 STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
@@ -64,6 +66,20 @@ def compare(committed: Path, fresh: Path) -> list[str]:
     return messages
 
 
+def readme_message(root: Path, fresh: Path) -> str | None:
+    """A message when README.md embeds a leaderboard block that differs from the fresh results/leaderboard.md."""
+    readme, table = root / README_FILE, fresh / "leaderboard.md"
+    if not readme.is_file() or readme.is_symlink() or not table.is_file():
+        return None
+    text = readme.read_bytes().decode("utf-8", "replace")
+    if isinstance(split_readme(text), str):
+        return None  # no leaderboard block: nothing embedded
+    if replace_block(text, table.read_text(encoding="utf-8")) == text:
+        return None
+    return (f"{README_FILE}: its leaderboard block differs from what the committed inputs produce "
+            "(run `make metrics` and commit README.md with results/)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = script_parser(__doc__)
     args = parser.parse_args(argv)
@@ -72,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         if regenerate(args.root, work):
             return 1
         messages = compare(args.root / "results", work / "results")
+        readme = readme_message(args.root, work / "results")
+        messages += [readme] if readme else []
     for message in messages:
         print(message, file=sys.stderr)
     if messages:

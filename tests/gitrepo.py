@@ -65,13 +65,18 @@ class GitRepo:
 
 
 def regenerate(root: Path) -> None:
-    """Every result-producing step of `make check` (check_results.STEPS) that the tree's toolkit has, in-process."""
+    """Every result-producing step of `make check` (check_results.STEPS) that the tree's toolkit has, in-process,
+    and README.md's leaderboard block when the tree has a README (as `make metrics` does)."""
     import check_results
 
     for step in check_results.STEPS:
         if (Path(root) / "scripts" / step).exists():
             module = importlib.import_module(step[: -len(".py")])
             assert module.main(["--root", str(root)]) == 0, step
+    if (Path(root) / "README.md").exists():
+        import build_leaderboard
+
+        assert build_leaderboard.main(["--root", str(root), "--readme"]) == 0
 
 
 def metrics(repo: GitRepo) -> None:

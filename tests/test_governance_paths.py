@@ -9,7 +9,7 @@ import pytest
 from gitrepo import toolkit_repo
 
 from rgbench.governance.gitio import Change
-from rgbench.governance.pr_paths import check_changes, unsafe_name
+from rgbench.governance.pr_paths import check_changes, readme_is_regenerated, registry_additions, unsafe_name
 
 NEW = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
 
@@ -35,7 +35,7 @@ def test_a_reviewers_data_change_passes(bench, capsys):
     (repo.root / "results/per_run.csv").write_text("x\n")
     repo.commit("Grade")
     status, err, out = check(repo, base, capsys)
-    assert (status, err, out) == (0, [], "paths: 2 changed file(s) checked\n")
+    assert (status, err, out) == (0, [], "paths: 2 changed file(s) checked; this change needs the role: reviewer\n")
 
 
 def test_symlinks_and_submodules_are_refused_without_being_read(bench, capsys):
@@ -53,7 +53,12 @@ def test_symlinks_and_submodules_are_refused_without_being_read(bench, capsys):
         "responses/v1.0/vendor: is a submodule (git mode 160000); submodules are refused in a pull request",
         f"{NEW}: is a symbolic link (git mode 120000); links are refused in a pull request",
     ]
-    assert err[2] == "2 path problem(s) in 2 changed file(s); nothing else was read"
+    assert err[2] == "2 path problem(s) in 2 changed file(s); this change needs the role: reviewer; nothing else was read"
+
+
+MAINTAINERS = ("a maintainer's change; a contributor's pull request either adds or changes scorings (a review) or "
+               "adds one subject's responses and its registry entry (a submission), with the regenerated results "
+               "(ask a maintainer to make this change)")
 
 
 def test_paths_outside_the_data_folders_unsafe_names_and_large_files(bench, capsys):
@@ -66,21 +71,19 @@ def test_paths_outside_the_data_folders_unsafe_names_and_large_files(bench, caps
     repo.commit("Many things")
     status, err, out = check(repo, base, capsys, "--max-bytes", "1000")
     assert status == 1
-    assert err[:-1] == [
-        ".github/evil.yml: is outside the data folders (responses/, scoring/, scoring_multi/, scoring_consolidated/, "
-        "golds/, subjects/, results/); a reviewer's pull request changes data only",
+    assert err == [
+        f".github/evil.yml: changes the workflows or repository settings (.github/): {MAINTAINERS}",
         "responses/v1.0/alpha-model/-rf.json: name component '-rf.json' uses characters outside [A-Za-z0-9._-] or "
         "starts with '.' or '-' (rename it)",
         "scoring/v1.0/alpha-model/big.json: is 2000 bytes, above the limit of 1000 (is it the right file?)",
-        "scripts/validate.py: is outside the data folders (responses/, scoring/, scoring_multi/, scoring_consolidated/, "
-        "golds/, subjects/, results/); a reviewer's pull request changes data only",
+        f"scripts/validate.py: changes the code (scripts/): {MAINTAINERS}",
+        "4 path problem(s) in 4 changed file(s); this change needs the role: maintainer; nothing else was read",
     ]
     # A maintainer's pull request may change code: those become notices (GitHub format shown here).
-    status, err, out = check(repo, base, capsys, "--max-bytes", "1000", "--allow-outside-data", "--format", "github")
+    status, err, out = check(repo, base, capsys, "--max-bytes", "1000", "--maintainer", "--format", "github")
     assert status == 1
-    assert out.splitlines()[0] == ("::notice file=.github/evil.yml,line=1::is outside the data folders (responses/, "
-                                   "scoring/, scoring_multi/, scoring_consolidated/, golds/, subjects/, results/); "
-                                   "a reviewer's pull request changes data only")
+    assert out.splitlines()[0] == ("::notice file=.github/evil.yml,line=1::changes the workflows or repository settings "
+                                   f"(.github/): {MAINTAINERS}")
     assert len([line for line in out.splitlines() if line.startswith("::error ")]) == 2
 
 
@@ -107,11 +110,116 @@ def test_rules_on_raw_changes():
     def change(status, path, mode="100644", old_path=None):
         return Change(status, path, old_path or path, "100644", mode, "b" * 40)
 
-    errors, notices = check_changes([change("D", "scripts/x.py")], {}, allow_outside=True)
-    assert errors == [] and [p.path for p in notices] == ["scripts/x.py"]  # deleting code is outside data too
-    errors, _ = check_changes([change("R", "scoring/v1.0/a/x.json", old_path="scripts/x.py")], {})
-    assert [p.path for p in errors] == ["scripts/x.py"]  # moving a file out of the judge's folder
-    errors, _ = check_changes([change("M", "results/per_run.csv", mode="120000")], {})
+    errors, notices, role = check_changes([change("D", "scripts/x.py")], {}, maintainer=True)
+    assert errors == [] and [p.path for p in notices] == ["scripts/x.py"] and role == "maintainer"
+    errors, _, role = check_changes([change("R", "scoring/v1.0/a/x.json", old_path="scripts/x.py")], {})
+    assert [p.path for p in errors] == ["scoring/v1.0/a/x.json"] and "renames scripts/x.py (a removal)" in errors[0].message
+    errors, _, _ = check_changes([change("M", "results/per_run.csv", mode="120000")], {})
     assert "symbolic link" in errors[0].message
     assert unsafe_name("scoring/v1.0/a/.gitkeep") is None and unsafe_name("scoring/v1.0/a b/x.json") == "a b"
     assert unsafe_name("golds/v1.0/caf\u00e9.md") == "caf\u00e9.md"
+
+
+# --- roles: what a contributor's pull request may do, and the role the rest needs -------------
+
+def test_a_submission_of_one_subject_passes_and_names_its_role(bench, capsys):
+    repo, tree, base = bench
+    tree.add_subject("gamma-model", "1.0")
+    tree.add_response("gamma-model", "RO-FOUL-001", "r1", 40)
+    tree.add_response("gamma-model", "RO-SCAL-001", "r1", 60)
+    repo.commit("Submit gamma-model")
+    status, err, out = check(repo, base, capsys)
+    assert (status, err, out) == (0, [], "paths: 3 changed file(s) checked; this change needs the role: submission\n")
+
+
+def test_a_submission_of_two_subjects_or_mixed_with_a_review_is_refused(bench, capsys):
+    repo, tree, base = bench
+    tree.add_subject("gamma-model", "1.0")
+    tree.add_subject("delta-model", "1.0")
+    tree.add_response("gamma-model", "RO-FOUL-001", "r1", 40)
+    repo.commit("Submit two")
+    status, err, _ = check(repo, base, capsys)
+    assert status == 1
+    assert err[0] == ("subjects/registry.yaml: a submission adds one subject; this pull request adds delta-model, "
+                      "gamma-model (open one pull request per subject)")
+    repo.git("reset", "-q", "--hard", base)
+    tree.add_response("alpha-model", "RO-SCAL-001", "r2", 40)
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b")
+    repo.commit("Submit and grade")
+    status, err, _ = check(repo, base, capsys)
+    assert status == 1
+    assert err[0] == ("responses/v1.0/alpha-model/RO-SCAL-001__r2.json: this pull request mixes a submission "
+                      "(1 file(s)) with a review (1 scoring(s)); open them as two pull requests (a subject is graded "
+                      "after its submission is merged)")
+
+
+@pytest.mark.parametrize("change, path, what", [
+    ("gold", "golds/v1.0/RO-FOUL-001_gold.md", "changes a gold (a case)"),
+    ("system", "system/metrics/v1.0/config.yaml", "changes the benchmark's definition (system/)"),
+    ("workflow", ".github/workflows/review.yml", "changes the workflows or repository settings (.github/)"),
+    ("snapshot", "results/historico/2025-12-01/per_run.csv",
+     "adds a snapshot (results/historico/, taken by `make snapshot`)"),
+    ("removal", "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json", "deletes a file (a removal)"),
+    ("response", "responses/v1.0/alpha-model/RO-FOUL-001__r1.json", "changes a response that may already be graded"),
+    ("registry", "subjects/registry.yaml", "changes registry entries or their history"),
+    ("results-readme", "results/README.md", "changes the hand-written documentation of results/"),
+    ("readme", "README.md", "changes README.md beyond the regenerated leaderboard block (equal to results/leaderboard.md)"),
+])
+def test_what_needs_a_maintainer_is_named_with_its_role(bench, capsys, change, path, what):
+    repo, tree, base = bench
+    target = repo.root / path
+    if change == "removal":
+        target.unlink()
+    elif change == "registry":
+        tree.subjects[1]["history"] = [{"subject_version": "1.0", "status": "retired"}]
+        tree.write_registry()
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((target.read_text() if target.exists() else "") + "\n")
+    repo.commit(f"A {change} change")
+    status, err, _ = check(repo, base, capsys)
+    assert status == 1
+    assert err == [f"{path}: {what}: {MAINTAINERS}",
+                   "1 path problem(s) in 1 changed file(s); this change needs the role: maintainer; nothing else was read"]
+    status, err, out = check(repo, base, capsys, "--maintainer")
+    assert status == 0 and err == [f"{path}: {what}: {MAINTAINERS} (allowed: a maintainer's pull request)"]
+    assert out == "paths: 1 changed file(s) checked; this change needs the role: maintainer\n"
+
+
+def test_attack_a_reviewers_pull_request_that_edits_readme_prose_is_refused(tmp_path, capsys):
+    # `make metrics` rewrites README's leaderboard block: that change, exactly, is the reviewer's to commit.
+    # Anything more (here a sentence slipped in beside the regenerated block) needs a maintainer.
+    from gitrepo import regenerate  # the steps of `make metrics`, README's block included
+
+    repo, tree = toolkit_repo(tmp_path / "bench")
+    regenerate(repo.root)
+    base = repo.commit("Base with results")
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    regenerate(repo.root)
+    readme = repo.root / "README.md"
+    repo.commit("Grade, with the regenerated README block")
+    status, err, out = check(repo, base, capsys)
+    assert status == 0, err
+    assert repo.git("diff", "--name-only", base, "HEAD").split().count("README.md") == 1
+    readme.write_text(readme.read_text().replace("## Leaderboard", "## Leaderboard\n\nAlpha is the best model.", 1))
+    repo.commit("A word about alpha")
+    status, err, _ = check(repo, base, capsys)
+    assert status == 1
+    assert err[0] == ("README.md: changes README.md beyond the regenerated leaderboard block (equal to "
+                      f"results/leaderboard.md): {MAINTAINERS}")
+
+
+def test_readme_and_registry_rules_on_bytes():
+    readme = b"# B\n<!-- leaderboard:start -->\nold\n<!-- leaderboard:end -->\ntail\n"
+    assert readme_is_regenerated(readme, readme.replace(b"old", b"| new |"), b"| new |\n")
+    assert not readme_is_regenerated(readme, readme.replace(b"old", b"| new |"), b"| other |\n")
+    assert not readme_is_regenerated(readme, readme.replace(b"old", b"| new |").replace(b"tail", b"prose"), b"| new |\n")
+    assert not readme_is_regenerated(b"# no markers\n", b"# no markers, more\n", b"| new |\n")
+    assert not readme_is_regenerated(readme, readme, None)  # no leaderboard.md at HEAD
+    old = b'subjects:\n  - subject_id: "a"\n    subject_version: "1"\n'
+    added = old + b'  - subject_id: "b"\n    subject_version: "1"\n'
+    assert registry_additions(old, added) == {"b"}
+    assert registry_additions(old, old.replace(b'"1"', b'"2"')) is None  # an existing entry changed
+    assert registry_additions(added, old) is None  # an entry removed
+    assert registry_additions(old, added + b"    history: []\n") is None  # a new entry with history
+    assert registry_additions(old, b"subjects: [\n") == set()  # unparsable: validate.py names it

@@ -3,6 +3,9 @@ results/historico/ is append-only, and the registry's history stays true."""
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
+import json
 import shutil
 
 import check_provenance
@@ -139,15 +142,162 @@ def test_a_file_loose_in_historico_fails(bench, capsys):
     assert any(line.startswith("results/historico/notes.txt: added by commit") for line in err)
 
 
-def test_a_new_snapshot_is_an_allowed_addition(bench, capsys):
+def today() -> str:
+    return dt.datetime.now(dt.UTC).date().isoformat()
+
+
+def test_a_new_snapshot_of_a_base_commit_is_an_allowed_addition(bench, capsys):
+    # The maintainer's path: results merged on main, then `make snapshot` there, committed as a pull request.
     repo, tree, base = bench
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
     regenerate(repo)
-    repo.commit("Grade")
-    assert snapshot.main(["--root", str(repo.root), "--date", "2025-12-02"]) == 0
-    repo.commit("Snapshot 2025-12-02")
-    status, err = provenance(repo, base, capsys)
+    graded = repo.commit("Grade")
+    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    repo.commit(f"Snapshot {today()}")
+    status, err = provenance(repo, graded, capsys)
     assert status == 0, err
+
+
+def test_a_new_snapshot_whose_record_was_edited_is_refused(bench, capsys):
+    # Files true to the commit, snapshot.json's subjects edited by hand (its digests still match).
+    repo, tree, base = bench
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    regenerate(repo)
+    graded = repo.commit("Grade")
+    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    record = repo.root / f"results/historico/{today()}/snapshot.json"
+    document = json.loads(record.read_text())
+    document["subjects"]["beta-model"] = "9.9"
+    record.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    repo.commit("Snapshot")
+    status, err = provenance(repo, graded, capsys)
+    assert status == 1
+    assert err[0] == (f"results/historico/{today()}/snapshot.json: differs from the snapshot.json `make snapshot` "
+                      f"writes for commit {graded[:12]} on {today()} (alpha, digests, subjects); never edit a snapshot "
+                      "by hand")
+
+
+def test_a_snapshot_of_the_pull_requests_own_commit_is_refused(bench, capsys):
+    # Taken on the branch, from results nobody merged yet: its commit is not on the base's history.
+    repo, tree, base = bench
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    regenerate(repo)
+    graded = repo.commit("Grade")
+    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    repo.commit("Snapshot")
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert err[0] == (f"results/historico/{today()}/snapshot.json: $.git_commit: {graded[:12]} is not on the history "
+                      f"of the base {base[:12]}; a snapshot copies results that are already merged (take it with "
+                      "`make snapshot` on the base branch after the merge)")
+
+
+def test_a_snapshot_dated_before_its_commit_is_refused(bench, capsys):
+    repo, tree, base = bench
+    commit_day = repo.env()["GIT_COMMITTER_DATE"][:10]  # the day the base commit was made
+    assert snapshot.main(["--root", str(repo.root), "--date", "2025-12-02"]) == 0
+    repo.commit("Snapshot, backdated")
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert err[0] == (f"results/historico/2025-12-02: is dated 2025-12-02, before the commit it records "
+                      f"({base[:12]}, {commit_day}); a snapshot cannot precede its results")
+
+
+def forge(repo: GitRepo, source: str, date: str, edit) -> str:
+    """A snapshot folder copied from ``source`` with ``edit(files)`` applied and consistent digests: what a
+    careful forger commits. Returns the folder."""
+    folder = repo.root / f"results/historico/{date}"
+    files = {p.name: p.read_bytes() for p in (repo.root / source).iterdir()}
+    edit(files)
+    document = json.loads(files.pop("snapshot.json"))
+    document["date"] = date
+    document["files"] = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    (folder / "snapshot.json").write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    return f"results/historico/{date}"
+
+
+def disqualify_alpha(files: dict[str, bytes]) -> None:
+    lines = files["metrics_per_subject.csv"].decode().splitlines(keepends=True)
+    header = lines[0].rstrip("\n").split(",")
+    column = header.index("disqualified")
+    for index, line in enumerate(lines[1:], start=1):
+        cells = line.rstrip("\n").split(",")
+        if cells[0] == "alpha-model":
+            cells[column] = "true"
+            lines[index] = ",".join(cells) + "\n"
+    files["metrics_per_subject.csv"] = "".join(lines).encode()
+
+
+def test_attack_a_fake_future_snapshot_2099_is_refused(bench, capsys):
+    repo, tree, base = bench
+    folder = forge(repo, SNAP, "2099-12-31", disqualify_alpha)
+    repo.commit("Add snapshot 2099-12-31")
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert f"{folder}: is dated 2099-12-31, in the future (today is {today()} UTC); a snapshot records results that exist" in err
+    assert any(line.startswith(f"{folder}/metrics_per_subject.csv: differs from results/metrics_per_subject.csv at commit")
+               for line in err), err
+
+
+def test_attack_merge_s_ours_deleting_a_snapshot_is_refused(bench, capsys):
+    # A branch from before the snapshot, merged with `-s ours` over the base: the merge keeps the branch's tree
+    # (no snapshot), so it differs from its first parent in nothing and from the base only in the deletion.
+    repo, tree, base = bench
+    before_snapshot = repo.git("rev-parse", "HEAD~1").strip()
+    repo.git("checkout", "-q", "-b", "evil", before_snapshot)
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    regenerate(repo)
+    repo.commit("Grade")
+    repo.day += 1
+    repo.git("merge", "-q", "-s", "ours", "--no-edit", "main")
+    assert not (repo.root / SNAP).exists()
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert f"{SNAP}/snapshot.json: present at the base {base[:12]} but missing at HEAD; results/historico/ is " \
+           "append-only, a snapshot is never deleted, whatever commit or merge removed it (restore it from the base)" in err
+
+
+def test_attack_merge_s_ours_replacing_a_snapshot_is_refused(bench, capsys):
+    # The same, with a folder of the same date where a competitor is disqualified.
+    repo, tree, base = bench
+    before_snapshot = repo.git("rev-parse", "HEAD~1").strip()
+    snapshot_files = {p.name: p.read_bytes() for p in (repo.root / SNAP).iterdir()}
+    repo.git("checkout", "-q", "-b", "evil", before_snapshot)
+    (repo.root / "results/historico").mkdir(exist_ok=True)
+    source = repo.root / "forged-source"
+    source.mkdir()
+    for name, data in snapshot_files.items():
+        (source / name).write_bytes(data)
+    forge(repo, "forged-source", "2025-12-01", disqualify_alpha)
+    shutil.rmtree(source)
+    repo.commit("Grade")
+    repo.day += 1
+    repo.git("merge", "-q", "-s", "ours", "--no-edit", "main")
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert any(line.startswith(f"{SNAP}/metrics_per_subject.csv: differs at HEAD from the base {base[:12]}")
+               for line in err), err
+
+
+def test_a_merge_is_judged_against_its_first_parent(bench, capsys):
+    # A merge that deletes a snapshot file relative to its first parent is named, whatever its other parent holds.
+    repo, tree, base = bench
+    repo.git("checkout", "-q", "-b", "side", base)
+    (repo.root / "README.md").write_text("Side docs.\n")
+    repo.commit("Docs on a side branch")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "side")
+    repo.git("rm", "-q", f"{SNAP}/per_run.csv")
+    repo.day += 1
+    repo.git("commit", "-q", "-m", "Merge side")
+    merge = repo.git("rev-parse", "HEAD").strip()
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert any(line.startswith(f"{SNAP}/per_run.csv: commit {merge[:12]} (\"Merge side\") deletes this snapshot file")
+               for line in err), err
 
 
 def test_a_snapshot_tampered_in_the_working_tree_fails_its_integrity_check(bench, capsys):
@@ -165,14 +315,14 @@ def test_merges_are_judged_on_what_they_change_themselves(bench, capsys):
     regenerate(repo)
     repo.commit("Grade on a branch")
     repo.git("checkout", "-q", "main")
-    (repo.root / "README.md").write_text("Main moves on.\n")
+    (repo.root / "NOTES.md").write_text("Main moves on.\n")
     repo.commit("Docs on main")
     repo.git("merge", "-q", "--no-ff", "--no-edit", "review")
     status, err = provenance(repo, base, capsys)
     assert status == 0, err
     # An "evil" merge that edits results while merging is caught and named.
     repo.git("checkout", "-q", "-b", "review2", f"{base}")
-    (repo.root / "README.md").write_text("Branch docs.\n")
+    (repo.root / "NOTES.md").write_text("Branch docs.\n")
     repo.commit("Docs on a branch")
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--no-ff", "--no-commit", "review2", "-X", "ours")

@@ -305,3 +305,23 @@ def test_outside_a_git_repository_or_without_snapshots(tmp_path, capsys, script,
         assert status == 0 and "No snapshot holds this subject yet" in captured.out
     else:
         assert status == 1 and "not inside a git repository" in captured.err
+
+
+def test_attack_removing_a_subject_with_registry_history_is_refused(bench, capsys):
+    # The subject, its files and its record of earlier versions, all gone in one pull request.
+    repo, tree, commit = bench
+    assert take(repo) == 0
+    repo.commit("Snapshot")
+    new_version_flow(repo, tree, status="disqualified", last_snapshot=FOLDER)
+    listed = repo.git("rev-parse", "HEAD").strip()
+    for folder in ("responses/v1.0/beta-model", "scoring/v1.0/beta-model"):
+        for path in (repo.root / folder).iterdir():
+            path.unlink()
+    del tree.subjects[1]
+    tree.write_registry()
+    regenerate(repo.root)
+    repo.commit("Remove beta-model")
+    assert check_provenance.main(["--root", str(repo.root), "--base", listed]) == 1
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "subjects/registry.yaml: $.subjects: 'beta-model' (at $.subjects[1] in the base) was removed with its history "
+        "(versions '1.1'); the registry's history is append-only, a subject with history is never removed (keep the entry)")

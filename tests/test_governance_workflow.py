@@ -38,11 +38,27 @@ def gate():
     return load(GATE)
 
 
-def test_there_is_a_workflow_and_every_workflow_is_safe():
-    assert GATE in WORKFLOWS
+TESTS = REPO / ".github/workflows/tests.yml"
+CODEOWNERS = REPO / ".github/CODEOWNERS"
+# The folders the judge lays out from the pull request's objects: data the base's scripts read, never code.
+DATA_PATTERNS = ["/system/", "/golds/", "/responses/", "/scoring/", "/scoring_multi/", "/subjects/", "/results/",
+                 "/README.md"]
+# The only commands a `run:` line of the judge may start with: the judge's own programs and read-only git plumbing.
+JUDGE_COMMANDS = ("judge/.venv/bin/python judge/scripts/", "make -C judge ", "git -C judge fetch ",
+                  "git -C judge worktree add ", "git -C pr sparse-checkout set ", "git -C pr read-tree ",
+                  "git -C judge diff --quiet ", 'echo "code=$code" >> "$GITHUB_OUTPUT"', 'echo "::notice::')
+
+
+def code_lines(path):
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if not line.lstrip().startswith("#")]
+
+
+def test_there_are_two_workflows_and_every_workflow_is_safe():
+    assert WORKFLOWS == [GATE, TESTS]
     for path in WORKFLOWS:
-        code = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.lstrip().startswith("#")]
-        assert not any("pull_request_target" in line for line in code), path
+        text = "\n".join(code_lines(path))
+        assert "secrets." not in text and "secrets:" not in text, path  # no secret is ever used
+        assert "actions/cache" not in text and "cache:" not in text, path  # no cache to poison or leak
         document = load(path)
         assert document["permissions"] == {"contents": "read"}, path
         for job_name, job in document["jobs"].items():
@@ -56,45 +72,113 @@ def test_there_is_a_workflow_and_every_workflow_is_safe():
             assert "${{" not in run, f"{path.name} {job_name}[{index}]: expressions go through env:, not run:"
 
 
-def test_triggered_by_pull_request_only(gate):
-    assert list(gate["on"]) == ["pull_request"]
+def test_the_judge_runs_the_base_branchs_workflow(gate):
+    # pull_request_target: GitHub takes this file from the base branch, whatever the pull request's copy says.
+    assert list(gate["on"]) == ["pull_request_target"]
+    assert gate["on"]["pull_request_target"]["branches"] == ["main"]
+    assert list(gate["jobs"]) == ["judge"]
 
 
-def test_the_judge_comes_from_the_base_branch(gate):
+def test_attack_a_pull_request_editing_the_workflow_does_not_choose_its_judge(gate):
+    # On `pull_request`, GitHub ran the workflow file of the PR's merge commit: editing review.yml chose the judge.
+    # Now the judge's file is the base's (pull_request_target) and the only checkout is the base; the PR's own
+    # workflow edit is a maintainer's change that the pre-flight refuses (test_governance_paths) and CODEOWNERS owns.
+    assert "pull_request" not in gate["on"]
     checkouts = [step for _, _, step in steps(gate) if step.get("uses", "").startswith("actions/checkout@")]
-    judge = next(step for step in checkouts if step["with"].get("path") == "judge")
-    assert judge["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
-    pr = next(step for step in checkouts if step["with"].get("path") == "pr")
-    assert "ref" not in pr["with"] and pr["with"]["fetch-depth"] == 0  # full history for provenance
-    gate_job = gate["jobs"]["gate"]
-    assert gate_job["env"]["BASE_SHA"] == "${{ github.event.pull_request.base.sha }}"
-    for _, _, step in steps({"jobs": {"gate": gate_job}}):
+    assert len(checkouts) == 1
+    assert checkouts[0]["with"] == {"ref": "${{ github.event.pull_request.base.sha }}", "path": "judge",
+                                    "fetch-depth": 0, "persist-credentials": False}
+    owned = codeowners_patterns()
+    assert "/.github/" in owned
+
+
+def test_the_judge_never_runs_the_pull_requests_code(gate):
+    job = gate["jobs"]["judge"]
+    assert job["env"]["BASE_SHA"] == "${{ github.event.pull_request.base.sha }}"
+    assert job["env"]["HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
+    for _, _, step in steps(gate):
         for command in step.get("run", "").splitlines():
-            words = shlex.split(command) if command.strip() and not command.strip().startswith(("case", "esac", "OWNER")) else []
-            scripts = [w for w in words if w.endswith(".py")]
-            assert all(w.startswith("judge/scripts/") for w in scripts), command  # never the PR's own scripts
+            command = command.strip()
+            if not command or command.startswith(("role=", "case ", "esac", "OWNER|MEMBER", "code=true")):
+                continue
+            assert command.startswith(JUDGE_COMMANDS), command
+            words = shlex.split(command)
+            if "--root" in words:
+                assert words[words.index("--root") + 1] in ("pr", "judge"), command
             if words[:1] == ["make"]:
                 assert words[1:3] == ["-C", "judge"], command
-            if "--root" in words:
-                assert words[words.index("--root") + 1] == "pr", command
+    layout = next(step["run"] for _, _, step in steps(gate) if step.get("id") == "data")
+    sparse = next(line for line in layout.splitlines() if "sparse-checkout set" in line)
+    assert shlex.split(sparse)[shlex.split(sparse).index("--no-cone") + 1:] == DATA_PATTERNS
+    assert '"$HEAD_SHA"' in layout and "--no-checkout" in layout
 
 
 def test_the_gate_runs_every_proof_in_order(gate):
-    runs = [(step.get("id"), step.get("if", ""), step.get("run", ""))
-            for _, _, step in steps({"jobs": {"gate": gate["jobs"]["gate"]}})
-            if "run" in step]
+    runs = [(step.get("id"), step.get("if", ""), step.get("run", "")) for _, _, step in steps(gate) if "run" in step]
     texts = [run for _, _, run in runs]
-    order = ["check_pr_paths.py", "validate.py", "make -C judge check", "check_provenance.py", "results_diff.py"]
+    order = ["git -C judge fetch", "check_pr_paths.py", "sparse-checkout", "validate.py", "fmt_json.py",
+             "make -C judge check", "check_provenance.py", "results_diff.py"]
     positions = [next(i for i, text in enumerate(texts) if marker in text) for marker in order]
     assert positions == sorted(positions)
-    preflight = runs[positions[0]]
-    assert preflight[0] == "paths"
-    for _, condition, text in runs[positions[0] + 1:]:
-        assert "steps.paths.outcome == 'success'" in condition, text  # nothing reads the PR if pre-flight failed
-    assert '--changed "$BASE_SHA" --format github' in texts[positions[1]]
-    assert '--base "$BASE_SHA"' in texts[positions[3]]
-    assert '--summary "$GITHUB_STEP_SUMMARY"' in texts[positions[4]]
-    assert 'ROOT="$GITHUB_WORKSPACE/pr"' in texts[positions[2]]
+    assert runs[positions[1]][0] == "paths" and runs[positions[2]][0] == "data"
+    assert "steps.paths.outcome == 'success'" in runs[positions[2]][1]  # nothing is laid out if pre-flight failed
+    for _, condition, text in runs[positions[3]:]:
+        assert "steps.data.outcome == 'success'" in condition, text
+    assert '--root judge --base "$BASE_SHA" --head "$HEAD_SHA"' in texts[positions[1]]
+    assert '--changed "$BASE_SHA" --format github' in texts[positions[3]]
+    # The base's code proves the results unless the pull request (a maintainer's, past the pre-flight) changes the
+    # code: then tests.yml's make check, with that code, does.
+    assert runs[positions[5]][1].endswith("&& steps.paths.outputs.code == 'false' }}")
+    assert 'git -C judge diff --quiet "$BASE_SHA...$HEAD_SHA" -- scripts requirements.txt && code=false' in texts[positions[1]]
+    assert 'ROOT="$GITHUB_WORKSPACE/pr"' in texts[positions[5]]
+    assert '--base "$BASE_SHA"' in texts[positions[6]]
+    assert '--summary "$GITHUB_STEP_SUMMARY"' in texts[positions[7]]
+
+
+def test_the_pull_requests_own_code_runs_only_on_pull_request():
+    tests = load(TESTS)
+    assert list(tests["on"]) == ["pull_request"]
+    runs = [step.get("run") for _, _, step in steps(tests) if "run" in step]
+    assert runs == ["make test", "make lint", "make check"]
+
+
+def codeowners_patterns() -> dict[str, str]:
+    owners = {}
+    for line in CODEOWNERS.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            pattern, *who = line.split()
+            owners[pattern] = " ".join(who)
+    return owners
+
+
+def test_codeowners_owns_every_maintainer_path_and_no_contributor_path():
+    import subprocess
+
+    from rgbench.governance.gitio import Change
+    from rgbench.governance.pr_paths import MAINTAINER, Facts, role_of
+
+    owned = codeowners_patterns()
+    assert owned and all(who.startswith("@") for who in owned.values())
+    contributor = {"responses", "scoring", "scoring_multi", "subjects", "results", "README.md"}
+    tracked = subprocess.run(["git", "-C", str(REPO), "ls-files"], capture_output=True, text=True, check=True).stdout
+    for top in sorted({path.split("/")[0] for path in tracked.split()}):
+        pattern = f"/{top}/" if (REPO / top).is_dir() else f"/{top}"
+        assert (pattern in owned) == (top not in contributor), top
+    for pattern in owned:
+        sample = pattern.strip("/") + ("/x.json" if pattern.endswith("/") else "")
+        role, _ = role_of(Change("A", sample, sample, "000000", "100644", "b" * 40), Facts())
+        assert role == MAINTAINER, pattern  # the pre-flight and CODEOWNERS agree
+
+
+def test_zizmor_is_pinned_run_by_make_lint_and_every_ignore_is_justified():
+    assert re.search(r"^zizmor==[0-9.]+$", (REPO / "requirements-dev.txt").read_text(), flags=re.M)
+    lint = re.search(r"^lint:.*\n((?:\t.*\n)+)", (REPO / "Makefile").read_text(), flags=re.M)
+    assert lint and "zizmor --offline" in lint.group(1) and ".github" in lint.group(1)
+    for path in WORKFLOWS:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "zizmor: ignore" in line:
+                justification = line.split("--", 1)[1].strip() if "--" in line else ""
+                assert len(justification) > 20, f"{path.name}: an ignored finding needs its reason beside it: {line}"
 
 
 def test_pull_request_fields_reach_run_lines_only_through_quoted_env(gate):
@@ -105,7 +189,7 @@ def test_pull_request_fields_reach_run_lines_only_through_quoted_env(gate):
             for match in re.finditer(r"\$\{?[A-Z_]+", line):
                 variables += 1
                 assert line[: match.start()].count('"') % 2 == 1, f"unquoted {match.group()} in: {line}"
-    assert variables >= 7
+    assert variables >= 9
 
 
 def test_every_script_and_option_the_workflow_uses_exists():

@@ -11,6 +11,7 @@ repository's state.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 from dataclasses import dataclass
@@ -141,21 +142,16 @@ def diff_trees(root: Path, old: str, new: str, *, renames: bool = True) -> list[
 
 
 def commit_changes(root: Path, commit: str) -> list[Change]:
-    """What ``commit`` itself changed.
+    """What ``commit`` changed with respect to its first parent (the empty tree for a root commit).
 
-    A root commit is compared with the empty tree. A merge is compared with
-    each parent and only the files it changes with respect to *every* parent
-    are kept (what ``git show --cc`` shows): the merged branches' own commits
-    are inspected one by one, and a hand edit made while merging still shows.
+    A merge is judged like any commit, against its first parent: whatever it
+    brings into the branch it lands on shows, so a merge made with ``-s ours``
+    (which keeps the first parent's files and hides the other side's) cannot
+    delete or replace a file unseen. The merged branch's own commits are judged
+    one by one as well.
     """
     parent_ids = parents(root, commit)
-    if not parent_ids:
-        return diff_trees(root, EMPTY_TREE, commit)
-    if len(parent_ids) == 1:
-        return diff_trees(root, parent_ids[0], commit)
-    per_parent = [{c.path: c for c in diff_trees(root, p, commit, renames=False)} for p in parent_ids]
-    common = set.intersection(*(set(d) for d in per_parent))
-    return [per_parent[0][path] for path in sorted(common)]
+    return diff_trees(root, parent_ids[0] if parent_ids else EMPTY_TREE, commit)
 
 
 def changed_since(root: Path, base: str) -> set[str]:
@@ -184,19 +180,6 @@ def read_blob(root: Path, rev: str, rel: str) -> bytes | None:
     return git(root, "cat-file", "blob", spec)
 
 
-def tree_listing(root: Path, rev: str, rel_dir: str) -> list[tuple[str, str]]:
-    """``(mode, path)`` of every file under ``rel_dir`` at ``rev``, recursively; empty when absent."""
-    pfx = prefix(root)
-    out = git(root, "ls-tree", "-r", "-z", "--full-tree", resolve(root, rev), "--", f"{pfx}{rel_dir}")
-    listing = []
-    for item in _split_z(out):
-        meta, _, path = item.partition("\t")
-        rel = _relative(path, pfx)
-        if rel is not None:
-            listing.append((meta.split(" ")[0], rel))
-    return listing
-
-
 def blob_sizes(root: Path, blobs: list[str]) -> dict[str, int]:
     """Size in bytes of each blob id, read from git's object store (no file is opened)."""
     wanted = sorted(set(blobs))
@@ -222,6 +205,38 @@ def dirty_paths(root: Path, rel_dirs: tuple[str, ...]) -> list[str]:
         if rel is not None:
             paths.append(rel)
     return sorted(paths)
+
+
+def tree_objects(root: Path, rev: str, rel_dir: str) -> dict[str, str]:
+    """``path -> "mode object-id"`` of every file under ``rel_dir`` at ``rev`` (recursive; empty when absent).
+
+    Two revisions hold byte-identical files exactly when these strings are equal.
+    """
+    pfx = prefix(root)
+    out = git(root, "ls-tree", "-r", "-z", "--full-tree", resolve(root, rev), "--", f"{pfx}{rel_dir}")
+    found = {}
+    for item in _split_z(out):
+        meta, _, path = item.partition("\t")
+        rel = _relative(path, pfx)
+        if rel is not None:
+            mode, _kind, oid = meta.split(" ")
+            found[rel] = f"{mode} {oid}"
+    return found
+
+
+def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
+    """True when ``ancestor`` is ``descendant`` or in its history (both must name commits)."""
+    done = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", ancestor, descendant],
+                          capture_output=True, env=_env(), check=False)
+    if done.returncode not in (0, 1):
+        raise GitError(done.stderr.decode("utf-8", "replace").strip() or f"cannot compare {ancestor} and {descendant}")
+    return done.returncode == 0
+
+
+def commit_date(root: Path, commit: str) -> dt.date:
+    """The committer date of ``commit``, as a UTC calendar date."""
+    seconds = int(git(root, "log", "-1", "--format=%ct", commit).decode().strip())
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).date()
 
 
 def merge_base(root: Path, a: str, b: str) -> str:

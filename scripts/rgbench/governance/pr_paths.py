@@ -1,28 +1,62 @@
-"""The pre-flight check of a pull request's paths, from git's objects alone (no file is opened).
+"""The pre-flight check of a pull request's paths, and the role the change needs, from git's objects alone.
 
-Run before any validator reads the pull request's files:
+Run before any validator reads the pull request's files (nothing is checked
+out; the few files it compares are read as git blobs):
 
 * git mode 120000 (a symbolic link) or 160000 (a submodule) is refused
   anywhere: a link could make a later step read a file outside the tree;
-* paths outside the data folders are refused (a reviewer's pull request
-  changes data, not the judge), unless the caller allows them (maintainers);
 * names inside the data folders use a safe alphabet (letters, digits, ``.``,
   ``_``, ``-``; no leading dot or dash except ``.gitkeep``), so they are safe in
   logs, annotations and shell-free tooling alike;
-* new or changed files above the size limit are refused.
+* new or changed files above the size limit are refused;
+* every changed path needs a role (see ``ROLES``), and a contributor's pull
+  request (one that is not a maintainer's) is refused, path by path, where it
+  needs a maintainer, or where it mixes a review with a submission.
+
+The roles, as the README's "Roles" section states them:
+
+``reviewer``
+    adds or changes scorings (``scoring/``, ``scoring_multi/``) and the
+    results they regenerate (generated ``results/`` files, and ``README.md``
+    when its only change is the leaderboard block rewritten to equal the
+    pull request's ``results/leaderboard.md``, as ``make metrics`` writes it);
+``submission``
+    adds one subject's responses (new files under ``responses/<version>/<id>/``)
+    and its registry entry (``subjects/registry.yaml`` gaining entries without
+    history, every existing entry unchanged), with the regenerated results;
+``maintainer``
+    everything else: golds, ``system/``, code, workflows, snapshots
+    (``results/historico/``), any removal or rename, a changed response, a
+    changed registry entry or registry history, ``results/README.md``,
+    README prose.
+
+Generated results and a regenerated README block need no role of their own:
+they follow the inputs (``make check`` and ``check_provenance.py`` prove it).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
+from ..leaderboard.readme import README_FILE, replace_block, split_readme
+from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
+from ..load.registry import REGISTRY_FILE
 from ..problems import Problem
 from .gitio import MODE_SUBMODULE, MODE_SYMLINK, Change
+from .provenance import is_generated_result
 
 DATA_DIRS = ("responses", "scoring", "scoring_multi", "scoring_consolidated", "golds", "subjects", "results")
 DEFAULT_MAX_BYTES = 1_000_000
+REVIEWER, SUBMISSION, MAINTAINER = "reviewer", "submission", "maintainer"
+ROLES = (REVIEWER, SUBMISSION, MAINTAINER)
+LEADERBOARD_FILE = "results/leaderboard.md"
+SCORING_DIRS = ("scoring", "scoring_multi")
 _SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_CONTRIBUTOR = ("a contributor's pull request either adds or changes scorings (a review) or adds one subject's "
+                "responses and its registry entry (a submission), with the regenerated results")
 
 
 def in_data_dirs(path: str) -> bool:
@@ -37,29 +71,136 @@ def unsafe_name(path: str) -> str | None:
     return None
 
 
+def readme_is_regenerated(old: bytes | None, new: bytes | None, leaderboard: bytes | None) -> bool:
+    """True when README.md ``new`` is ``old`` with its leaderboard block replaced by ``leaderboard``
+    (what ``build_leaderboard.py --readme`` writes), and nothing else changed."""
+    if old is None or new is None or leaderboard is None:
+        return False
+    try:
+        old_text, new_text, table = decode_utf8(old), decode_utf8(new), decode_utf8(leaderboard)
+    except ParseError:
+        return False
+    if isinstance(split_readme(old_text), str):
+        return False
+    return replace_block(old_text, table) == new_text
+
+
+def registry_additions(old: bytes | None, new: bytes | None) -> set[str] | None:
+    """The subject ids a registry change only adds (new entries without history, every old entry kept as it
+    was); None when the change does anything else. A registry that does not parse counts as additions of
+    nothing (``validate.py`` names its problem)."""
+    def subjects(data: bytes) -> list[Any] | None:
+        try:
+            document = loads_yaml_strict(decode_utf8(data))
+        except ParseError:
+            return None
+        items = document.get("subjects") if isinstance(document, dict) else None
+        return items if isinstance(items, list) else None
+
+    if old is None or new is None:
+        return None
+    before, after = subjects(old), subjects(new)
+    if before is None or after is None:
+        return set() if before is not None else None
+    if any(item not in after for item in before):
+        return None
+    added = [item for item in after if item not in before]
+    if any(not isinstance(item, dict) or "history" in item or not isinstance(item.get("subject_id"), str)
+           for item in added):
+        return None
+    return {item["subject_id"] for item in added}
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the pre-flight reads as blobs: whether README.md's change is only the regenerated block, and the
+    subject ids the registry change only adds (None when it changes anything else)."""
+
+    readme_regenerated: bool = False
+    registry_added: set[str] | None = field(default_factory=set)
+
+
+def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
+    """(role, what the change does) for one change; role None for generated results, which follow the inputs."""
+    path = change.path
+    if change.status == "D":
+        return MAINTAINER, "deletes a file (a removal)"
+    if change.status == "R":
+        return MAINTAINER, f"renames {change.old_path} (a removal)"
+    parts = path.split("/")
+    if is_generated_result(path):
+        return None, "a generated result"
+    if path == README_FILE and facts.readme_regenerated:
+        return None, "the regenerated leaderboard block"
+    if parts[0] in SCORING_DIRS and len(parts) >= 4:
+        return REVIEWER, "a scoring"
+    if parts[0] == "responses" and len(parts) == 4 and change.status in "AC":
+        return SUBMISSION, f"a new response of {parts[2]!r}"
+    if path == REGISTRY_FILE and facts.registry_added is not None:
+        return SUBMISSION, "new registry entries"
+    reasons = {
+        "responses": "changes a response that may already be graded",
+        "golds": "changes a gold (a case)",
+        "system": "changes the benchmark's definition (system/)",
+        ".github": "changes the workflows or repository settings (.github/)",
+        "scripts": "changes the code (scripts/)",
+        "tests": "changes the tests",
+        "subjects": "changes registry entries or their history",
+        "results": "changes the hand-written documentation of results/",
+    }
+    if path.startswith("results/historico/"):
+        return MAINTAINER, "adds a snapshot (results/historico/, taken by `make snapshot`)"
+    if path == README_FILE:
+        return MAINTAINER, f"changes README.md beyond the regenerated leaderboard block (equal to {LEADERBOARD_FILE})"
+    return MAINTAINER, reasons.get(parts[0], "is outside the data folders")
+
+
 def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes: int = DEFAULT_MAX_BYTES,
-                  allow_outside: bool = False) -> tuple[list[Problem], list[Problem]]:
-    """(errors, notices) for the changes of a pull request; ``sizes`` maps blob ids to byte sizes."""
+                  maintainer: bool = False, facts: Facts = Facts()) -> tuple[list[Problem], list[Problem], str]:
+    """(errors, notices, the role the change needs) for a pull request; ``sizes`` maps blob ids to byte sizes.
+
+    ``maintainer``: the pull request is a maintainer's, so what needs a maintainer is a notice, not an error.
+    """
     errors: list[Problem] = []
     notices: list[Problem] = []
+    roles: dict[str, list[str]] = {role: [] for role in ROLES}
+    changes = list(changes)
     for change in changes:
         adds_content = change.status != "D"
-        paths = {change.path, change.old_path}
         if adds_content and change.new_mode == MODE_SYMLINK:
             errors.append(Problem(change.path, "is a symbolic link (git mode 120000); links are refused in a pull request"))
-        elif adds_content and change.new_mode == MODE_SUBMODULE:
+            continue
+        if adds_content and change.new_mode == MODE_SUBMODULE:
             errors.append(Problem(change.path, "is a submodule (git mode 160000); submodules are refused in a pull request"))
-        for path in sorted(paths):
-            if not in_data_dirs(path):
-                message = (f"is outside the data folders ({', '.join(d + '/' for d in DATA_DIRS)}); "
-                           "a reviewer's pull request changes data only")
-                (notices if allow_outside else errors).append(Problem(path, message))
-            else:
-                part = unsafe_name(path)
-                if part is not None:
-                    errors.append(Problem(path, f"name component {part!r} uses characters outside "
-                                                "[A-Za-z0-9._-] or starts with '.' or '-' (rename it)"))
+            continue
+        for path in sorted({change.path, change.old_path}):
+            part = unsafe_name(path) if in_data_dirs(path) else None
+            if part is not None:
+                errors.append(Problem(path, f"name component {part!r} uses characters outside "
+                                            "[A-Za-z0-9._-] or starts with '.' or '-' (rename it)"))
         size = sizes.get(change.new_blob)
         if adds_content and size is not None and size > max_bytes:
             errors.append(Problem(change.path, f"is {size} bytes, above the limit of {max_bytes} (is it the right file?)"))
-    return sorted(set(errors)), sorted(set(notices))
+        role, what = role_of(change, facts)
+        if role is None:
+            continue
+        roles[role].append(change.path)
+        if role == MAINTAINER:
+            problem = Problem(change.old_path if change.status == "D" else change.path,
+                              f"{what}: a maintainer's change; {_CONTRIBUTOR} (ask a maintainer to make this change)")
+            (notices if maintainer else errors).append(problem)
+    submitted = {path.split("/")[2] for path in roles[SUBMISSION] if path.startswith("responses/")}
+    submitted |= facts.registry_added or set()
+    if len(submitted) > 1 and not roles[MAINTAINER]:
+        problem = Problem(REGISTRY_FILE if REGISTRY_FILE in roles[SUBMISSION] else roles[SUBMISSION][0], (
+            f"a submission adds one subject; this pull request adds {', '.join(sorted(submitted))} "
+            "(open one pull request per subject)"))
+        (notices if maintainer else errors).append(problem)
+    if roles[REVIEWER] and roles[SUBMISSION] and not roles[MAINTAINER]:
+        problem = Problem(roles[SUBMISSION][0], (
+            f"this pull request mixes a submission ({len(roles[SUBMISSION])} file(s)) with a review "
+            f"({len(roles[REVIEWER])} scoring(s)); open them as two pull requests (a subject is graded after "
+            "its submission is merged)"))
+        (notices if maintainer else errors).append(problem)
+    needed = MAINTAINER if roles[MAINTAINER] else SUBMISSION if roles[SUBMISSION] else REVIEWER
+    return sorted(set(errors)), sorted(set(notices)), needed

@@ -13,15 +13,32 @@ history is never rewritten" checkable commit by commit:
 2. ``results/historico/`` is append-only: a commit may add a new dated
    snapshot folder, never modify, rename, delete or retype a file there, nor
    add files to a snapshot folder that already existed.
+
+Every commit of ``BASE..HEAD`` is judged against its *first parent* (a merge
+included, so ``git merge -s ours`` hides nothing), and the range is judged as
+a whole, tree against tree:
+
+3. every file of ``results/historico/`` at the base (and at the merge base of
+   the base and HEAD) is present and byte-identical at HEAD (a folder the base
+   gained after the pull request branched may be absent: the merge brings it);
+4. a snapshot folder new at HEAD is accepted only when the commit its
+   ``snapshot.json`` records is on the base branch's history, its date is
+   neither in the future nor before that commit's date nor before the newest
+   snapshot already taken, and its files are, byte for byte, that commit's
+   generated ``results/`` plus the ``snapshot.json`` that ``make snapshot``
+   writes for them.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..problems import Problem
 from .gitio import Change
+from .snapshot import DATE_RE, SNAPSHOT_FILE, verify_folder
 
 INPUT_DIRS = ("responses", "scoring", "scoring_multi", "golds", "subjects")
 DEFINITION_DIRS = ("system", "scripts")
@@ -130,4 +147,113 @@ def check_commits(records: list[CommitRecord]) -> list[Problem]:
     problems: list[Problem] = []
     for record in records:
         problems.extend(check_commit(record))
+    return problems
+
+
+# --- the range as a whole: rules 3 and 4 ------------------------------------------------------
+
+def kept_history(reference: dict[str, str], head: dict[str, str], where: str) -> list[Problem]:
+    """Rule 3: every file of ``reference`` (path -> mode and object id under results/historico/) unchanged at HEAD.
+
+    ``where`` names the reference revision in the messages (e.g. ``the base 0123456789ab``).
+    Files at HEAD inside a folder of ``reference`` that ``reference`` lacks are additions to a snapshot.
+    """
+    problems = []
+    for path in sorted(reference):
+        if path not in head:
+            problems.append(Problem(path, (
+                f"present at {where} but missing at HEAD; {HISTORY_DIR}/ is append-only, a snapshot is never "
+                "deleted, whatever commit or merge removed it (restore it from the base)")))
+        elif head[path] != reference[path]:
+            problems.append(Problem(path, (
+                f"differs at HEAD from {where}; {HISTORY_DIR}/ is append-only, a snapshot is never replaced, "
+                "whatever commit or merge changed it (restore it from the base)")))
+    folders = {snapshot_folder(path) for path in reference} - {None}
+    for path in sorted(set(head) - set(reference)):
+        if snapshot_folder(path) in folders:
+            problems.append(Problem(path, (
+                f"at HEAD inside the snapshot {snapshot_folder(path)}/ of {where}, which does not hold it; "
+                "a snapshot is written once and never completed (remove the file)")))
+    return problems
+
+
+@dataclass(frozen=True)
+class RecordedCommit:
+    """The commit a new snapshot records, as the repository knows it.
+
+    ``on_base``: the commit is on the base branch's history. ``results``: its
+    generated files of results/ by name inside results/. ``snapshot_json``: the
+    bytes ``make snapshot`` writes for those results at the snapshot's date
+    (None when that commit's manifest or registry cannot be read).
+    """
+
+    commit: str
+    on_base: bool
+    date: dt.date
+    results: dict[str, bytes]
+    snapshot_json: bytes | None
+
+
+def recorded_commit_id(files: dict[str, bytes]) -> str | None:
+    """The ``git_commit`` a snapshot folder's snapshot.json records, when it is a full commit id."""
+    try:
+        document = loads_json_strict(decode_utf8(files.get(SNAPSHOT_FILE, b"")))
+    except ParseError:
+        return None
+    commit = document.get("git_commit") if isinstance(document, dict) else None
+    return commit if isinstance(commit, str) and len(commit) == 40 and all(c in "0123456789abcdef" for c in commit) else None
+
+
+def judge_new_snapshot(folder: str, files: dict[str, bytes], recorded: RecordedCommit | None, *,
+                       today: dt.date, newest: str | None, base_label: str) -> list[Problem]:
+    """Rule 4: the problems of a snapshot folder that is new at HEAD (``files``: name inside the folder -> bytes).
+
+    ``recorded`` is None when snapshot.json names no commit of the repository;
+    ``newest`` is the newest snapshot already at the base.
+    """
+    name = folder.rsplit("/", 1)[-1]
+    where = f"{folder}/{SNAPSHOT_FILE}"
+    if not DATE_RE.match(name):
+        return [Problem(folder, "not a snapshot folder (snapshots are named YYYY-MM-DD by `make snapshot`)")]
+    try:
+        date = dt.date.fromisoformat(name)
+    except ValueError:
+        return [Problem(folder, f"{name!r} is not a calendar date (snapshots are named YYYY-MM-DD by `make snapshot`)")]
+    messages = verify_folder(files)
+    if messages:
+        return [Problem(f"{folder}/{m.split(': ', 1)[0]}", m.split(": ", 1)[1]) for m in messages]
+    problems = []
+    if date > today:
+        problems.append(Problem(folder, f"is dated {name}, in the future (today is {today.isoformat()} UTC); "
+                                        "a snapshot records results that exist"))
+    if newest is not None and name <= newest:
+        problems.append(Problem(folder, f"is dated {name}, not after the newest snapshot {HISTORY_DIR}/{newest}/; "
+                                        "snapshots are appended in date order"))
+    if recorded is None:
+        problems.append(Problem(where, "$.git_commit: names no commit of this repository; a snapshot records the "
+                                       "commit of the base branch whose results it copies (take it with `make snapshot`)"))
+        return problems
+    short = recorded.commit[:12]
+    if not recorded.on_base:
+        problems.append(Problem(where, (
+            f"$.git_commit: {short} is not on the history of {base_label}; a snapshot copies results that are "
+            "already merged (take it with `make snapshot` on the base branch after the merge)")))
+    if date < recorded.date:
+        problems.append(Problem(folder, (
+            f"is dated {name}, before the commit it records ({short}, {recorded.date.isoformat()}); "
+            "a snapshot cannot precede its results")))
+    copied = {n: data for n, data in files.items() if n != SNAPSHOT_FILE}
+    for n in sorted(set(copied) | set(recorded.results)):
+        if n not in recorded.results:
+            problems.append(Problem(f"{folder}/{n}", f"is not a generated file of results/ at commit {short}; "
+                                                     "a snapshot holds exactly that commit's results"))
+        elif n not in copied:
+            problems.append(Problem(f"{folder}/{n}", f"missing: results/{n} exists at commit {short}; "
+                                                     "a snapshot holds exactly that commit's results"))
+        elif copied[n] != recorded.results[n]:
+            problems.append(Problem(f"{folder}/{n}", f"differs from results/{n} at commit {short}; "
+                                                     "a snapshot holds exactly that commit's results, byte for byte"))
+    if recorded.snapshot_json is not None and not problems and files[SNAPSHOT_FILE] != recorded.snapshot_json:
+        problems.append(Problem(where, f"differs from the snapshot.json `make snapshot` writes for commit {short} "
+                                       f"on {name} (alpha, digests, subjects); never edit a snapshot by hand"))
     return problems

@@ -11,8 +11,9 @@ results. These rules keep that record true:
 * ``status`` is ``disqualified`` exactly when that snapshot shows the version
   disqualified;
 * between two revisions, a subject whose version changed lists the old
-  version in its history, and no history item disappears (history is
-  append-only).
+  version in its history, no history item disappears (history is
+  append-only), and a subject with history is never removed (its entry is
+  the record of its earlier versions).
 """
 
 from __future__ import annotations
@@ -98,6 +99,13 @@ def check_change(old: dict[str, Any] | None, new: dict[str, Any]) -> list[Proble
         return []
     problems = []
     before, after = entries(old), entries(new)
+    for sid, (index, previous) in sorted(before.items()):
+        if sid not in after and previous.get("history"):
+            versions = ", ".join(repr(h["subject_version"]) for h in previous["history"])
+            problems.append(Problem(REGISTRY_FILE, (
+                f"$.subjects: {sid!r} (at $.subjects[{index}] in the base) was removed with its history (versions "
+                f"{versions}); the registry's history is append-only, a subject with history is never removed "
+                "(keep the entry)")))
     for sid, (index, item) in sorted(after.items()):
         if sid not in before:
             continue

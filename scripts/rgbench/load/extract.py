@@ -40,7 +40,8 @@ class ScoringFields(NamedTuple):
     scores: tuple[int, ...]
     fails: tuple[tuple[str, str], ...]   # (code, severity) as listed
     correctness: Fraction
-    response_sha256: str | None
+    response_sha256: str   # sha256 of the graded response's bytes (required by the schema)
+    gold_sha256: str       # sha256 of the gold's bytes the grade was made against
 
 
 Fields = ResponseFields | ScoringFields | Gold   # a gold's path is filled in by the loader
@@ -64,7 +65,7 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
             document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
             document["reviewer_id"], tuple(int(scores[name]) for name in spec.criteria),
             tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
-            exact_decimal(document["correctness"]), document.get("response_sha256"))
+            exact_decimal(document["correctness"]), document["response_sha256"], document["gold_sha256"])
     return Gold(document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
                 document["rubric_ceiling"], document["difficulty"], path="")
 

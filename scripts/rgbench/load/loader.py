@@ -137,6 +137,11 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
 
 # --- phase 2: checks across files -----------------------------------------------------------
 
+def gold_rel(spec: Spec, case_id: str) -> str:
+    """Where the gold of ``case_id`` lives: ``golds/<version>/<case_id>_gold.md``."""
+    return f"golds/{spec.version_dir}/{case_id}_gold.md"
+
+
 _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
 _SCORING_ORDER = itemgetter(0, 2, 3, 4)  # (subject_id, case_id, run_id, reviewer_id) of a Scoring
 
@@ -202,9 +207,9 @@ def _case_and_version_ok(col: Collector, spec: Spec, rel: str, sid: str, version
     ok = True
     if case_id not in golds:
         ok = False
-        gold_rel = f"golds/{spec.version_dir}/{case_id}_gold.md"
-        if case_id not in gold_files and not col.is_blocked(gold_rel):
-            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected {gold_rel})")
+        expected = gold_rel(spec, case_id)
+        if case_id not in gold_files and not col.is_blocked(expected):
+            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected {expected})")
     if subjects is None:
         return False
     registered = subjects[sid].subject_version
@@ -257,7 +262,10 @@ def _fails_ok(col: Collector, spec: Spec, rel: str, fails: tuple) -> bool:
     return ok
 
 
-def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, responses, present) -> list[Scoring]:
+def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, responses, present,
+                   gold_digests: dict[str, str]) -> list[Scoring]:
+    """Valid scorings; ``present`` and ``gold_digests`` give the sha256 of each response (by run key) and
+    gold (by case id) file that could be read, against which a scoring's pins are checked."""
     scorings: list[Scoring] = []
     files_per_run: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     add = col.add
@@ -272,7 +280,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
         if fields is None:
             continue
         assert isinstance(fields, ScoringFields)  # extracted as this kind
-        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha = fields
+        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha, gold_sha = fields
         if (sid, case_id, run_id, reviewer_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
             continue
@@ -283,10 +291,16 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             if not col.is_blocked(response_rel):
                 add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
             ok = False
-        elif response_sha is not None and response_sha != response_digest:
+        elif response_sha != response_digest and key in responses:  # an invalid response has its own problem
             response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
             add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({response_digest}); "
                      "the response changed after grading, so re-grade it")
+            ok = False
+        gold_digest = gold_digests.get(case_id)
+        if gold_digest is not None and gold_sha != gold_digest and case_id in golds:
+            add(rel, f"$.gold_sha256: does not match the sha256 of {gold_rel(spec, case_id)} ({gold_digest}); "
+                     "the gold changed after grading (a maintainer's change), so re-grade this run against the "
+                     "new gold and pin its sha256")
             ok = False
         if fails and not _fails_ok(col, spec, rel, fails):
             ok = False
@@ -328,7 +342,9 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
             inputs[rel] = digest
     golds, gold_files = build_golds(col, spec, gold_jobs, extracted)
     responses, present = build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
-    scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present)
+    gold_digests = {case_id: extracted[entry.rel][0] for entry, _, case_id in gold_jobs if extracted[entry.rel][0]}
+    scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present,
+                              gold_digests)
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
     tree = Tree(

@@ -75,10 +75,37 @@ def load_registry(col: Collector, spec: Spec) -> dict[str, Subject] | None:
 
 # --- phase 0: which files, of which kind, with names that parse ---------------------------
 
+def walk_version(col: Collector, spec: Spec, folder: str, layout: str) -> list[TreeFile]:
+    """The files under ``<folder>/<version>/``; every other path under ``folder`` is refused, its message
+    giving the expected ``layout``: a misplaced file (``scoring/v1.1/...``, ``scoring/X.json``,
+    ``golds/drafts/blob``) would otherwise count for nothing with nothing saying so."""
+    base = f"{folder}/{spec.version_dir}/"
+    inside = []
+    for entry in col.walk(folder):
+        if entry.rel.startswith(base):
+            inside.append(entry)
+        else:
+            col.add(entry.rel, f"outside {base}, so it is never read: {layout} (move it there or remove it)")
+    return inside
+
+
+def refuse_other_files(col: Collector, folder: str, expected: set[str], what: str) -> None:
+    """Every file under ``folder`` other than ``expected`` is refused (e.g. ``subjects/registry.yml``); the
+    expected files are read (and their links refused) by their own reader."""
+    entries, problems = walk_files(col.root, folder)
+    odd = [problem for problem in problems if problem.path not in expected and problem.path != folder]
+    col.problems.extend(odd)
+    col.blocked.update(problem.path for problem in odd)
+    for entry in entries:
+        if entry.rel not in expected:
+            col.add(entry.rel, f"not an input, so it is never read: {folder}/ holds only {what} "
+                               "(rename it or remove it)")
+
+
 def list_golds(col: Collector, spec: Spec) -> list[tuple[TreeFile, str, str]]:
     base = f"golds/{spec.version_dir}"
     jobs = []
-    for entry in col.walk(base):
+    for entry in walk_version(col, spec, "golds", f"golds go in {base}/<case_id>_gold.md"):
         name = entry.name
         case_id = name[: -len("_gold.md")] if name.endswith("_gold.md") else None
         if entry.rel.count("/") != 2 or case_id is None or not spec.case_id_re.match(case_id):
@@ -107,7 +134,9 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
     is_response = kind == RESPONSE
     location = f"unexpected location: files go in {base}/<subject_id>/"
     scoring_names = " or ".join(f"<case_id>__<run_id>__{prefix}<reviewer_id>.json" for prefix in reviewer_prefixes)
-    for entry in col.walk(base):
+    layout = (f"responses go in {base}/<subject_id>/<case_id>__<run_id>.json" if is_response
+              else f"scorings go in {base}/<subject_id>/{scoring_names}")
+    for entry in walk_version(col, spec, folder, layout):
         rel = entry.rel
         parts = rel.split("/")
         if len(parts) != 4:
@@ -330,6 +359,7 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
     col = Collector(root)
     read_system(col)
     subjects = load_registry(col, spec)
+    refuse_other_files(col, "subjects", {REGISTRY_FILE}, "registry.yaml")
     gold_jobs = list_golds(col, spec)
     response_jobs = list_subject_files(col, spec, "responses", RESPONSE, subjects)
     scoring_jobs = list_subject_files(col, spec, scoring_dir, EVALUATION, subjects)

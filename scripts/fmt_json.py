@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rgbench.atomic import write_many_atomic
+from rgbench.atomic import OutputError, write_many_atomic
 from rgbench.cli import script_parser
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.safe_read import read_bytes, walk_files
@@ -61,7 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         return report(problems)
     if not args.check:
-        write_many_atomic(rewrites)
+        try:
+            write_many_atomic(rewrites)
+        except OutputError as exc:
+            print(exc.strerror, file=sys.stderr)
+            return 1
     verb = "not canonical" if args.check else "rewritten"
     for rel in changed:
         print(f"{rel}: {verb}")

@@ -99,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
         write_new_file(root / target, dumps_json_canonical(document).encode("utf-8"))
     except FileExistsError:
         return report([Problem(target, "already exists; it is never overwritten")])
+    except OSError as exc:
+        return report([Problem(target, f"cannot be written: {exc.strerror or exc} (free some disk space or make "
+                                       "the folder writable, then run again)")])
     rubric = f"system/rubric/{spec.version_dir}/generic_rubric.md"
     print(f"1. Read the gold first: {gold}")
     print(f"   and the rubric: {rubric}; the fail catalog: {spec.catalog_path}")

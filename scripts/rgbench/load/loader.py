@@ -193,9 +193,11 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
     for entry, _, case_from_name in jobs:
         rel = entry.rel
         present.add(case_from_name)
-        _, errors, fields = extracted[rel]
+        digest, errors, fields = extracted[rel]
         for error in errors:
             col.add(rel, error)
+        if not digest:
+            col.blocked.add(rel)
         if fields is None:
             continue
         assert isinstance(fields, Gold)  # extracted as this kind
@@ -258,6 +260,8 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
         digest, errors, fields = extracted[rel]
         if digest:
             present[ids] = digest
+        else:  # unreadable or too large: its own problem says so, its scorings are not blamed
+            col.blocked.add(rel)
         for error in errors:
             add(rel, error)
         if fields is None:

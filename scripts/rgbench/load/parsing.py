@@ -221,8 +221,12 @@ def loads_yaml_strict(text: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         raise ParseError(f"invalid YAML{where}: {exc.problem or exc.context}") from None
+    except yaml.reader.ReaderError as exc:  # its str() spans two lines
+        raise ParseError(f"invalid YAML at character {exc.position}: character #x{exc.character:04x} is not "
+                         "allowed in YAML (remove it)" if isinstance(exc.character, int) else
+                         f"invalid YAML at character {exc.position}: {exc.reason}") from None
     except yaml.YAMLError as exc:
-        raise ParseError(f"invalid YAML: {exc}") from None
+        raise ParseError("invalid YAML: " + " ".join(str(exc).split())) from None
     if len(documents) != 1:
         raise ParseError(f"expected one YAML document, found {len(documents)}")
     refuse_lone_surrogates(documents[0], "YAML")

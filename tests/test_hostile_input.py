@@ -246,3 +246,27 @@ def test_a_surrogate_in_a_display_name_never_reaches_the_leaderboard(tmp_path, c
 
 def test_canonical_helper_round_trips():  # the fixtures above are written with treebuilder.canonical
     assert json.loads(canonical({"a": 0.5})) == {"a": 0.5}
+
+
+@pytest.mark.parametrize("cell", ["9" * 5000, "0." + "0" * 5000 + "1"])
+def test_build_leaderboard_refuses_a_hostile_numeric_cell(tmp_path, capsys, cell):
+    root = small_tree(tmp_path / "tree").root
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    path = root / "results/per_run.csv"
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    cells = lines[1].split(",")
+    cells[header.index("raw_score" if cell.isdigit() else "confidence_unit")] = cell
+    path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
+    err = refused(build_leaderboard.main, ["--root", str(root)], capsys)
+    assert any(line.startswith("results/per_run.csv: ") for line in err), err
+
+
+def test_a_schema_whose_dialect_is_not_a_uri_is_refused(tmp_path, capsys):
+    # Found by tests/test_fuzz.py: python-jsonschema let it pass, jsonschema-rs raised.
+    root = small_tree(tmp_path / "tree").root
+    path = root / "system/schemas/v1.0/evaluation.schema.json"
+    path.write_text(path.read_text().replace('"https://json-schema.org/draft', '"\u1000https://json-schema.org/draft', 1))
+    lines = refused(validate.main, ["--root", str(root)], capsys)
+    assert lines[0].startswith("system/schemas/v1.0/evaluation.schema.json: not a valid draft 2020-12 schema: "
+                               "Invalid URI reference")

@@ -252,7 +252,12 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
     if message is not None:
         problems.append(Problem(rel, f"not a valid draft 2020-12 schema: {message}"))
         return None
-    return SchemaValidator(schema, jsonschema_rs.validator_for(schema))
+    try:
+        fast = jsonschema_rs.validator_for(schema)
+    except Exception as exc:  # e.g. a "$schema" that is not a URI: python-jsonschema let it pass
+        problems.append(Problem(rel, "not a valid draft 2020-12 schema: " + " ".join(str(exc).split("\n")[0].split())))
+        return None
+    return SchemaValidator(schema, fast)
 
 
 def _require(mapping: dict, key: str, kind: type | tuple, rel: str, problems: list[Problem]) -> Any:

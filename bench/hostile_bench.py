@@ -60,6 +60,9 @@ def attacks() -> dict[str, tuple[str, bytes]]:
         "lone surrogates (1 MB)": (RESPONSE, b'{"response_text": "' + b"\\ud800" * (MB // 6) + b'"}'),
         "billion laughs registry (2 KB)": (REGISTRY, laughs.encode()),
         "registry of 1 MB": (REGISTRY, b"subjects:\n" + b"  - {subject_id: a, subject_version: '1'}\n" * (MB // 42)),
+        "registry under its 64 KB limit, 850 subjects": (REGISTRY, b"subjects:\n" + b"".join(
+            b"  - {subject_id: s%05d, subject_version: '1', display_name: 'Name %05d'}\n" % (i, i) for i in range(850))),
+        "registry under its 64 KB limit, nested [[[[": (REGISTRY, b"subjects: " + b"[" * 60_000),
         "gold of 1 MB of backticks": (GOLD, b"`" * MB),
         "gold under its 64 KB limit, emphasis": (GOLD, b"*a " * 21_000 + b"\n```json\n{}\n```\n"),
         "gold under its 64 KB limit, links": (GOLD, b"[a](" * 16_000),

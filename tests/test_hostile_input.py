@@ -270,3 +270,19 @@ def test_a_schema_whose_dialect_is_not_a_uri_is_refused(tmp_path, capsys):
     lines = refused(validate.main, ["--root", str(root)], capsys)
     assert lines[0].startswith("system/schemas/v1.0/evaluation.schema.json: not a valid draft 2020-12 schema: "
                                "Invalid URI reference")
+
+
+@pytest.mark.parametrize("text", ["a: " + "[" * 5000, "a: " + "{a: " * 3000, "- " * 5000 + "x"])
+def test_deeply_nested_yaml_is_refused_not_a_recursion_error(text):
+    with pytest.raises(ParseError, match="invalid YAML: nested too deeply"):
+        loads_yaml_strict(text)
+
+
+def test_a_yaml_input_longer_than_its_cap_is_refused_before_parsing(tmp_path, capsys):
+    # PyYAML's pure-Python parser took 2 s on a 255 KB registry: every YAML input is capped at 64 KB.
+    root = small_tree(tmp_path / "tree").root
+    with open(root / "system/metrics/v1.0/config.yaml", "a", encoding="utf-8") as handle:
+        handle.write("# " + "x" * 70_000 + "\n")
+    lines = refused(validate.main, ["--root", str(root)], capsys)
+    assert lines[0] == ("system/metrics/v1.0/config.yaml: longer than 65536 characters; no YAML input of this "
+                        "benchmark needs that much (shorten it)")

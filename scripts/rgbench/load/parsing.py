@@ -40,6 +40,9 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 # Numbers are read exactly and bounded: no input of this toolkit needs more than these.
 MAX_NUMBER_CHARS = 40      # a JSON number literal, a YAML or command-line number, a result cell
 MAX_INT_DIGITS = 18        # |integer| < 10**18
+# PyYAML's pure-Python parser reads about 100 KB/s on a busy core: every YAML input is capped so that
+# refusing a hostile one stays under a second (bench/hostile_bench.py).
+MAX_YAML_CHARS = 65536
 MAX_EXPONENT = 400         # |exponent| of a decimal read exactly (1e-99999999 would cost 10**99999999)
 
 
@@ -206,8 +209,8 @@ def _compose_node_without_aliases(loader: _StrictSafeLoader, parent: Any, index:
 _StrictSafeLoader.compose_node = _compose_node_without_aliases  # type: ignore[assignment]
 
 def loads_yaml_strict(text: str) -> Any:
-    """Parse one YAML document safely, refusing duplicate keys, anchors and aliases, lone surrogates and
-    multiple documents.
+    """Parse one YAML document safely, refusing duplicate keys, anchors and aliases, lone surrogates,
+    multiple documents, deep nesting and texts longer than MAX_YAML_CHARS.
 
     Scalars keep YAML 1.1 typing (``NO`` is false, ``1.10`` is 1.1): schemas that
     require strings catch those, so ids and versions must be quoted when they
@@ -215,8 +218,13 @@ def loads_yaml_strict(text: str) -> Any:
     """
     if not text.strip():
         raise ParseError("empty file (expected a YAML mapping)")
+    if len(text) > MAX_YAML_CHARS:
+        raise ParseError(f"longer than {MAX_YAML_CHARS} characters; no YAML input of this benchmark needs that "
+                         "much (shorten it)")
     try:
         documents = list(yaml.load_all(text, Loader=_StrictSafeLoader))
+    except RecursionError:
+        raise ParseError("invalid YAML: nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""

@@ -208,6 +208,34 @@ def _compose_node_without_aliases(loader: _StrictSafeLoader, parent: Any, index:
 
 _StrictSafeLoader.compose_node = _compose_node_without_aliases  # type: ignore[assignment]
 
+MAX_YAML_DEPTH = 50  # nested mappings and sequences; the registry needs 4
+
+
+def _yaml_nesting_problem(text: str) -> str | None:
+    """A message when ``text`` nests collections more than MAX_YAML_DEPTH deep, else None.
+
+    A first pass over the event stream (libyaml's, when PyYAML has it: iterative and fast), because the
+    pure-Python composer recurses: 60 KB of ``[`` took 3 s to end in a RecursionError. Malformed YAML is
+    left to the strict loader, which words the error.
+    """
+    loader = yaml.CSafeLoader if getattr(yaml, "__with_libyaml__", False) else yaml.SafeLoader
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    where = f" at line {event.start_mark.line + 1}" if event.start_mark is not None else ""
+                    return f"invalid YAML{where}: nested more than {MAX_YAML_DEPTH} levels deep (flatten it)"
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        if "nesting depth" in str(exc):  # libyaml's own limit, met while scanning ahead
+            return f"invalid YAML: nested more than {MAX_YAML_DEPTH} levels deep (flatten it)"
+        return None
+    return None
+
+
 def loads_yaml_strict(text: str) -> Any:
     """Parse one YAML document safely, refusing duplicate keys, anchors and aliases, lone surrogates,
     multiple documents, deep nesting and texts longer than MAX_YAML_CHARS.
@@ -221,6 +249,9 @@ def loads_yaml_strict(text: str) -> Any:
     if len(text) > MAX_YAML_CHARS:
         raise ParseError(f"longer than {MAX_YAML_CHARS} characters; no YAML input of this benchmark needs that "
                          "much (shorten it)")
+    too_deep = _yaml_nesting_problem(text)
+    if too_deep is not None:
+        raise ParseError(too_deep)
     try:
         documents = list(yaml.load_all(text, Loader=_StrictSafeLoader))
     except RecursionError:

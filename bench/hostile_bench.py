@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             "# Refusing hostile files (bench/hostile_bench.py)\n\n"
             f"Best of {args.repeat} runs of `validate.py` in a fresh process (interpreter start-up and imports "
             "included: the floor is the first rows' time) on a small tree with one hostile file; "
-            f"{os.cpu_count()} CPUs, shared with other work while measured.\n\n" + table, encoding="utf-8")
+            f"{os.cpu_count()} CPUs, shared with other work while measured (load average "
+            f"{os.getloadavg()[0]:.1f} at the end).\n\n" + table, encoding="utf-8")
     return 0
 
 

@@ -38,6 +38,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-ana
 	touch $@
 
 metrics: $(VENV)/.installed  ## validate every input, then write results/ (metrics and leaderboard)
+	$(PY) scripts/validate.py --root $(ROOT) >/dev/null
 	$(PY) scripts/compute_metrics.py --root $(ROOT)
 	$(PY) scripts/aggregate_scoring.py --root $(ROOT)
 	$(PY) scripts/build_leaderboard.py --root $(ROOT) $(if $(filter .,$(ROOT)),--readme)

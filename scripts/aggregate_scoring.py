@@ -26,7 +26,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rgbench.atomic import write_bytes_atomic, write_if_changed
+from rgbench.atomic import OutputError, write_if_changed, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import csv_text
 from rgbench.problems import report
@@ -77,12 +77,21 @@ def main(argv: list[str] | None = None) -> int:
         consolidated = consolidate_all(grades, multi.adjudications)
         files = consolidated_files(consolidated, tree, spec, args.output_dir, {**tree.inputs, **multi.inputs})
         agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
-    write_bytes_atomic(root / "results" / AGREEMENT_FILE, agreement)
-    for rel in sorted(files):
-        write_if_changed(root / rel, files[rel], durable=False)
     base = f"{args.output_dir}/{spec.version_dir}"
-    for path in stale_files(root, base, set(files)):
-        path.unlink()
+    try:
+        write_many_atomic({root / "results" / AGREEMENT_FILE: agreement})
+    except OutputError as exc:
+        print(exc.strerror, file=sys.stderr)
+        return 1
+    try:  # derived and git-ignored: regenerated whole on the next run
+        for rel in sorted(files):
+            write_if_changed(root / rel, files[rel], durable=False)
+        for path in stale_files(root, base, set(files)):
+            path.unlink()
+    except OSError as exc:
+        print(f"{exc.filename or base}: cannot be written: {exc.strerror or exc} (free some disk space or make "
+              f"the folder writable, then run again; results/{AGREEMENT_FILE} is written)", file=sys.stderr)
+        return 1
     several = sum(1 for item in consolidated if len(item.sources) > 1)
     print(f"{len(grades)} grades of {len(consolidated)} runs ({several} with several grades or an adjudication) -> "
           f"results/{AGREEMENT_FILE}, {base}/")

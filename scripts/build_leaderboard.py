@@ -27,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from rgbench.atomic import write_many_atomic
+from rgbench.atomic import OutputError, write_many_atomic
 from rgbench.cli import not_a_tree, script_parser
 from rgbench.leaderboard.board import Board, build_board
 from rgbench.leaderboard.html_page import HTML_FILE, leaderboard_html
@@ -84,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     if files is None or board is None or problems:
         return report(problems)
     outputs.update({root / "results" / name: data for name, data in files.items()})
-    write_many_atomic(outputs)
+    try:
+        write_many_atomic(outputs)
+    except OutputError as exc:
+        print(exc.strerror, file=sys.stderr)
+        return 1
     print(f"leaderboard: {len(board.ranked)} ranked, {len(board.disqualified)} disqualified, "
           f"{len(board.unscored)} unscored -> {root.name or root}/results/leaderboard.{{csv,html,md}}")
     return 0

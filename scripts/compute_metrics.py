@@ -18,9 +18,9 @@ from __future__ import annotations
 import sys
 from contextlib import closing
 
-from rgbench.atomic import write_many_atomic
+from rgbench.atomic import OutputError, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
-from rgbench.compute.tables import compute_results, render_results
+from rgbench.compute.tables import MANIFEST_FILE, compute_results, render_results
 from rgbench.progress import Progress
 
 
@@ -50,7 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         progress.update("computing", 1, 2, force=True)
         results = compute_results(tree, spec)
         outputs = render_results(spec, results)
-    write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()})
+    try:  # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
+        write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()}, last=MANIFEST_FILE)
+    except OutputError as exc:
+        print(exc.strerror, file=sys.stderr)
+        return 1
     for warning in results.statistics.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     ranked = sum(1 for m in results.subjects if m.n)

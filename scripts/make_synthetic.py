@@ -97,6 +97,7 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     recoverable = sorted(code for code, sev in spec.catalog.items() if sev == "recoverable")
 
     case_ids, golds = [], {}
+    gold_digests: dict[str, str] = {}
     for index in range(cases):
         family = families[index % len(families)]
         case_id = make_id(family, index // len(families) + 1)
@@ -114,6 +115,7 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
         path.parent.mkdir(parents=True, exist_ok=True)
         body = f"# {case_id}\n\n## Scenario\n\n{_text(rng)}\n\n```json\n{json.dumps(meta, indent=2)}\n```\n"
         path.write_text(body, encoding="utf-8")
+        gold_digests[case_id] = hashlib.sha256(body.encode("utf-8")).hexdigest()
 
     registry = ["subjects:"]
     counts = {"responses": 0, "scorings": 0}
@@ -151,6 +153,7 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
                            "criterion_scores": scores, "automatic_fails_triggered": fails,
                            "correctness": rng.choice(good_correctness if skill > 0.5 else poor_correctness),
                            "response_sha256": hashlib.sha256(data).hexdigest(),
+                           "gold_sha256": gold_digests[case_id],
                            "comments": "Synthetic grade."}
                 (scoring_dir / f"{case_id}__{run_id}__eval-{reviewer}.json").write_bytes(_dump(scoring))
                 counts["scorings"] += 1

@@ -4,7 +4,8 @@
     python scripts/new_scoring.py --subject S --case C --run R --reviewer ID
 
 creates scoring/<version>/S/C__R__eval-ID.json with the ids, the registered
-subject_version and the response's sha256 filled in, every rubric criterion
+subject_version and the pins filled in (the sha256 of the response and of the
+case's gold, so that a later change to either makes the scoring stale), every rubric criterion
 listed with a null score and a null correctness. Those nulls fail validation
 until the reviewer replaces them, so an unfilled template cannot be merged.
 Refuses (exit 1, nothing written) when the subject is not registered, the case
@@ -67,13 +68,15 @@ def main(argv: list[str] | None = None) -> int:
         known = ", ".join(sorted(entries(registry))) or "none"
         return report([Problem(REGISTRY_FILE, f"subject {args.subject!r} is not registered (registered: {known})")])
     document = template(spec, subject_id=args.subject, subject_version=registered[1]["subject_version"],
-                        case_id=args.case, run_id=args.run, reviewer_id=args.reviewer, response_sha256="0" * 64)
+                        case_id=args.case, run_id=args.run, reviewer_id=args.reviewer, response_sha256="0" * 64,
+                        gold_sha256="0" * 64)
     problems = [Problem(target, error) for error in id_errors(spec, document)]
     if problems:
         return report(problems)
 
     gold = gold_rel(spec, args.case)
-    if read_single_file(root, gold)[0] is None:
+    gold_data = read_single_file(root, gold)[0]
+    if gold_data is None:
         problems.append(Problem(gold, f"no gold for case {args.case!r}: check the case id"))
     response = response_rel(spec, args.subject, args.case, args.run)
     data, read_problems = read_single_file(root, response)
@@ -88,13 +91,17 @@ def main(argv: list[str] | None = None) -> int:
         problems.append(Problem(other, f"{what} (edit that file instead, or grade another run)"))
     if problems:
         return report(problems)
-    assert data is not None  # read_single_file gives no data only with problems, reported above
+    assert data is not None and gold_data is not None  # no data only with problems, reported above
 
     document["response_sha256"] = hashlib.sha256(data).hexdigest()
+    document["gold_sha256"] = hashlib.sha256(gold_data).hexdigest()
     try:
         write_new_file(root / target, dumps_json_canonical(document).encode("utf-8"))
     except FileExistsError:
         return report([Problem(target, "already exists; it is never overwritten")])
+    except OSError as exc:
+        return report([Problem(target, f"cannot be written: {exc.strerror or exc} (free some disk space or make "
+                                       "the folder writable, then run again)")])
     rubric = f"system/rubric/{spec.version_dir}/generic_rubric.md"
     print(f"1. Read the gold first: {gold}")
     print(f"   and the rubric: {rubric}; the fail catalog: {spec.catalog_path}")

@@ -25,6 +25,7 @@ from rgbench.governance.results_diff import (
     DEFAULT_MAX_JUMP,
     SUBJECT_REQUIRED,
     board_ranks,
+    check_numbers,
     computed_ranks,
     diff,
     github_warnings,
@@ -98,8 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         where = f"{SUBJECT_PATH} at {args.base}"
         old = read_keyed_table(old_subjects, SUBJECT_REQUIRED) if old_subjects is not None else {}
+        check_numbers(old)
         where = SUBJECT_PATH
         new = read_keyed_table(new_subjects, SUBJECT_REQUIRED)
+        check_numbers(new)
         if old_board is not None and new_board is not None:
             where = f"{BOARD_PATH} at {args.base}"
             old_ranks = board_ranks(read_keyed_table(old_board, ("subject_id", "rank")))

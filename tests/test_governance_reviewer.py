@@ -42,6 +42,7 @@ def test_reviewer_path_on_a_git_repository(tmp_path):
     assert template == {
         "automatic_fails_triggered": [], "case_id": "RO-MEMB-001", "comments": "", "correctness": None,
         "criterion_scores": {name: None for name in SPEC.criteria},
+        "gold_sha256": tree.sha256("golds/v1.0/RO-MEMB-001_gold.md"),
         "response_sha256": tree.sha256("responses/v1.0/alpha-model/RO-MEMB-001__r2.json"),
         "reviewer_id": "rev-c", "run_id": "r2", "schema_version": "1.0",
         "subject_id": "alpha-model", "subject_version": "2.0",

@@ -31,7 +31,7 @@ def test_strict_json_accepts_ordinary_documents():
 
 
 def test_huge_integer_literal_is_a_parse_error_not_a_crash():
-    with pytest.raises(ParseError, match="invalid JSON: Exceeds the limit"):
+    with pytest.raises(ParseError, match="invalid JSON: integer 9999.* has more than 18 digits"):
         loads_json_strict('{"a": ' + "9" * 5000 + "}")
 
 

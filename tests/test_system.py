@@ -70,7 +70,8 @@ MINIMAL = {
     "evaluation": {"schema_version": "1.0", "subject_id": "m", "subject_version": "1", "case_id": "RO-CHEM-010",
                    "run_id": "run-2", "reviewer_id": "ana", "criterion_scores": dict.fromkeys(
                        ["diagnosis", "evidence", "causal_reasoning", "action_plan", "safety", "communication"], 2),
-                   "automatic_fails_triggered": [], "correctness": 0.5},
+                   "automatic_fails_triggered": [], "correctness": 0.5,
+                   "response_sha256": "0" * 64, "gold_sha256": "f" * 64},
     "gold": {"schema_version": "1.0", "case_id": "RO-INSTRUME-999", "family": "INSTRUME", "case_type": "Ambiguous",
              "rubric_floor": 0, "rubric_ceiling": 12, "difficulty": 5},
     "registry": {"subjects": [{"subject_id": "m", "subject_version": "1"}]},

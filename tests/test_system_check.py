@@ -145,6 +145,9 @@ SCHEMA_CASES = {
                                     f"{RESPONSE}: $.properties.confidence: type 'integer', minimum 0, maximum 10"),
     "schema versions disagree": (GOLD, lambda s: s["properties"]["schema_version"].__setitem__("const", "9.9"),
                                  f"{EVAL}: $.properties.schema_version.const: the schemas disagree"),
+    # Without the pins nothing proves which response and gold a grade was made against.
+    "gold pin not required": (EVAL, lambda s: s["required"].remove("gold_sha256"),
+                              f"{EVAL}: $.required: gold_sha256 must be required"),
     "unknown severity": (CATALOG_SCHEMA, lambda s: s["properties"]["automatic_fails"]["items"]["properties"][
         "severity"].__setitem__("enum", ["critical", "recoverable", "minor"]),
         f"{CATALOG_SCHEMA}: $.properties.automatic_fails.items.properties.severity.enum:"),

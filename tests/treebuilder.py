@@ -123,6 +123,10 @@ class MiniTree:
             "automatic_fails_triggered": [{"code": c, "severity": s} for c, s in (fails or [])],
             "correctness": correctness,
         }
+        for pin, rel in (("response_sha256", f"responses/v1.0/{subject_id}/{case_id}__{run_id}.json"),
+                         ("gold_sha256", f"golds/v1.0/{case_id}_gold.md")):
+            path = self.root / rel
+            doc[pin] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "0" * 64
         doc.update(fields)
         return doc
 

@@ -1,7 +1,9 @@
-"""Atomic file writes: a crash or an error never leaves a half-written file."""
+"""Atomic file writes: a crash or an error never leaves a half-written file, and a set of outputs is
+replaced only once every one of them is written and synced."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -43,14 +45,78 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
         raise
 
 
-def write_many_atomic(files: dict[Path, bytes]) -> None:
-    """Write several files, each atomically, in sorted path order.
+class OutputError(OSError):
+    """An output that could not be written (read-only folder, full disk, ...); ``str(error)`` is the
+    user-facing ``path: what is wrong (how to fix it)``, and nothing was replaced."""
 
-    Call it only once every output is fully computed, so that a failure in the
-    computation leaves all previous results untouched.
+
+def _failure(path: Path, exc: OSError) -> OutputError:
+    reason = exc.strerror or str(exc)
+    hint = ("free some disk space" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
+            else "make the folder writable" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+            else "fix the folder")
+    return OutputError(exc.errno, f"{path}: cannot be written: {reason} ({hint}, then run again; "
+                                  "no output was replaced)")
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Remove the ``.<name>.*.tmp`` files an interrupted run left in ``folder`` (git ignores them too)."""
+    try:
+        candidates = list(Path(folder).glob(".*.tmp"))
+    except OSError:
+        return
+    for tmp in candidates:
+        try:
+            if tmp.is_file() and not tmp.is_symlink():
+                tmp.unlink()
+        except OSError:
+            pass
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_many_atomic(files: dict[Path, bytes], last: str | None = None) -> None:
+    """Write several files as a set: every one to a temporary file, all fsynced, and only then renamed
+    into place (the file named ``last``, e.g. manifest.json, renamed last).
+
+    Call it only once every output is fully computed, so that a failure in the computation leaves all
+    previous results untouched. A failure while writing the temporaries (read-only folder, full disk)
+    removes them and raises OutputError before anything is replaced. A kill between two renames can still
+    leave old and new files side by side; the manifest renamed last lists every output's digest, so
+    build_leaderboard and check name each file of such a mixed set. Temporaries an interrupted run left
+    are removed first.
     """
-    for path in sorted(files, key=str):
-        write_bytes_atomic(path, files[path])
+    order = sorted(files, key=lambda path: (path.name == last, str(path)))
+    for folder in sorted({path.parent for path in order}, key=str):
+        remove_stale_temporaries(folder)
+    temporaries: list[tuple[str, Path]] = []
+    try:
+        for path in order:
+            try:
+                temporaries.append((write_temp_beside(path, files[path]), path))
+            except OSError as exc:
+                raise _failure(path, exc) from None
+        for folder in sorted({path.parent for path in order}, key=str):
+            _sync_folder(folder)
+        while temporaries:
+            tmp, path = temporaries[0]
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise _failure(path, exc) from None
+            temporaries.pop(0)
+    finally:
+        for tmp, _ in temporaries:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def write_if_changed(path: Path, data: bytes, durable: bool = True) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
-from .load.parsing import ParseError, decode_utf8
+from .load.parsing import ParseError, decode_utf8, exact_decimal
 
 
 class TableError(ValueError):
@@ -85,6 +85,7 @@ def exact(cell: str | None) -> Fraction | None:
     if cell is None or cell == "":
         return None
     try:
-        return Fraction(cell)
-    except (ValueError, ZeroDivisionError):
-        raise TableError(f"{cell!r} is not a number") from None
+        return exact_decimal(cell)  # bounded: a cell 1e-99999999 is refused, not expanded
+    except ValueError:
+        shown = cell if len(cell) <= 40 else cell[:40] + "..."
+        raise TableError(f"{shown!r} is not a number (a decimal of at most 40 characters)") from None

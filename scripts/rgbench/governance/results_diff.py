@@ -18,6 +18,7 @@ new version starts a clean record, so its move is reported, never flagged.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -25,7 +26,7 @@ from ..compute.metrics import SubjectMetrics
 from ..compute.numfmt import fmt_fixed
 from ..compute.ranking import rank_subjects
 from ..load.parsing import exact_decimal
-from ..results_csv import exact
+from ..results_csv import TableError, exact
 from .annotations import escape_data
 
 METRICS = ("Q_final", "P", "s_bar", "BS", "ECE")
@@ -80,8 +81,22 @@ def computed_ranks(rows: Rows) -> dict[str, int]:
 
 
 def board_ranks(board: Rows) -> dict[str, int]:
-    """Ranks as leaderboard.csv gives them (empty cells: not ranked)."""
-    return {sid: int(row["rank"]) for sid, row in board.items() if row.get("rank", "").isdigit()}
+    """Ranks as leaderboard.csv gives them (empty or non-numeric cells: not ranked; at most 9 digits read)."""
+    return {sid: int(row["rank"]) for sid, row in board.items() if _RANK.fullmatch(row.get("rank", ""))}
+
+
+_RANK = re.compile("[0-9]{1,9}")
+
+
+def check_numbers(rows: Rows) -> None:
+    """TableError naming the first cell of N or a metric that is not a bounded decimal (see ``exact``), so
+    that a hostile cell is refused with the file it is in, before any arithmetic."""
+    for sid, row in rows.items():
+        for column in ("N", *METRICS):
+            try:
+                exact(row[column])
+            except TableError as exc:
+                raise TableError(f"subject {sid!r}, column {column}: {exc}") from None
 
 
 def diff(old: Rows, new: Rows, *, old_ranks: dict[str, int], new_ranks: dict[str, int],

@@ -1,4 +1,5 @@
-"""A reviewer's scoring template: ids, version and response hash filled in, grades left for the reviewer.
+"""A reviewer's scoring template: ids, version and the pins (response and gold sha256) filled in, grades left
+for the reviewer.
 
 The grades are placeholders that the evaluation schema refuses (``null``
 criterion scores and correctness), so an unfilled template fails
@@ -30,14 +31,16 @@ def gold_rel(spec: Spec, case_id: str) -> str:
 
 
 def template(spec: Spec, *, subject_id: str, subject_version: str, case_id: str, run_id: str,
-             reviewer_id: str, response_sha256: str) -> dict[str, Any]:
-    """The template document: every criterion of ``system/benchmark.yaml`` listed with a null score."""
+             reviewer_id: str, response_sha256: str, gold_sha256: str) -> dict[str, Any]:
+    """The template document: every criterion of ``system/benchmark.yaml`` listed with a null score, and the
+    pins: the sha256 of the response graded and of the gold it is graded against."""
     return {
         "automatic_fails_triggered": [],
         "case_id": case_id,
         "comments": "",
         "correctness": None,
         "criterion_scores": {name: None for name in spec.criteria},
+        "gold_sha256": gold_sha256,
         "response_sha256": response_sha256,
         "reviewer_id": reviewer_id,
         "run_id": run_id,

@@ -10,11 +10,14 @@ broken file never hides another.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Collection
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 from ..load.registry import REGISTRY_FILE
+from ..load.safe_read import read_single_file
 from ..load.spec import Spec, load_spec
 from ..problems import Problem
 from ..stats.alpha_sensitivity import AlphaRow
@@ -50,6 +53,19 @@ class LeaderboardInputs:
         return self.spec.stats.significance_level
 
 
+def unread_output_digests(root: Path, manifest: Manifest, read: Collection[str]) -> dict[str, str]:
+    """sha256 of every output the manifest lists that the leaderboard does not read (calibration_bins.csv,
+    ...), so that a set left mixed by an interrupted run is refused whichever files it mixes. A listed file
+    that is missing gets an empty digest (it differs from the recorded one)."""
+    digests = {}
+    for name in sorted(manifest.outputs):
+        rel = f"results/{name}"
+        if rel not in read and "/" not in name:
+            data, _ = read_single_file(root, rel)
+            digests[rel] = hashlib.sha256(data).hexdigest() if data is not None else ""
+    return digests
+
+
 def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     """Load and cross-check every input of the leaderboard under ``root``."""
     root = Path(root)
@@ -77,7 +93,9 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     lab, more = read_lab_tables(root, manifest.outputs)
     problems += more + stale_outputs(manifest, lab.digests)
     problems += stale_inputs(manifest, {REGISTRY_FILE: registry.sha256, **critical.digests})
-    problems += stale_outputs(manifest, {**tables.digests, **(stats.digests if stats else {})})
+    read = {**tables.digests, **(stats.digests if stats else {})}
+    skip = read.keys() | {problem.path for problem in problems}  # a file with a problem of its own is not blamed twice
+    problems += stale_outputs(manifest, {**unread_output_digests(root, manifest, skip), **read})
     if problems:
         return None, problems
     return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,

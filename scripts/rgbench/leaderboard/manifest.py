@@ -20,7 +20,7 @@ from ..problems import Problem
 
 MANIFEST_PATH = f"results/{MANIFEST_FILE}"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_FIXED = re.compile(r"^[0-9]+\.[0-9]{6}$")
+_FIXED = re.compile(r"^[0-9]{1,18}\.[0-9]{6}$")
 _RUN_METRICS = "run `make metrics`"
 
 

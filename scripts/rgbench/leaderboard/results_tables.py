@@ -49,8 +49,8 @@ SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
 FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
 _REGENERATE = "run `make metrics` to regenerate it"
 
-_INT = re.compile(r"^(0|[1-9][0-9]*)$")
-_FIXED = re.compile(r"^-?[0-9]+\.[0-9]{6}$")
+_INT = re.compile(r"^(0|[1-9][0-9]{0,17})$")           # bounded: a 5,000-digit cell is refused, not parsed
+_FIXED = re.compile(r"^-?[0-9]{1,18}\.[0-9]{6}$")
 
 
 class _Bad(ValueError):

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from .gold_markdown import extract_gold_json
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
 from .records import ANSWERED, Gold, ResponseMeta
+from .safe_read import MAX_FILE_BYTES
 from .spec import Spec, document_errors
 
 RESPONSE, EVALUATION, GOLD = "response", "evaluation", "gold"
@@ -41,7 +42,8 @@ class ScoringFields(NamedTuple):
     scores: tuple[int, ...]
     fails: tuple[tuple[str, str], ...]   # (code, severity) as listed
     correctness: Fraction
-    response_sha256: str | None
+    response_sha256: str   # sha256 of the graded response's bytes (required by the schema)
+    gold_sha256: str       # sha256 of the gold's bytes the grade was made against
     comments: str = ""
 
 
@@ -79,10 +81,22 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
             document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
             document["reviewer_id"], tuple(int(scores[name]) for name in spec.criteria),
             tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
-            exact_decimal(document["correctness"]), document.get("response_sha256"), document.get("comments", ""))
+            exact_decimal(document["correctness"]), document["response_sha256"], document["gold_sha256"],
+            document.get("comments", ""))
     return Gold(document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
                 document["rubric_ceiling"], document["difficulty"], path="",
                 tags=tuple(document.get("tags", ())), title=document.get("title", ""))
+
+
+MAX_BYTES_KEY = "x-max-file-bytes"  # a schema's limit on the size of a file of its kind
+
+
+def max_file_bytes(spec: Spec, kind: str) -> int:
+    """The largest file of ``kind`` that is read: the schema's ``x-max-file-bytes`` (at most MAX_FILE_BYTES)."""
+    limit = spec.validators[kind].schema.get(MAX_BYTES_KEY) if kind in spec.validators else None
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit <= MAX_FILE_BYTES:
+        return MAX_FILE_BYTES
+    return limit
 
 
 def extract(kind: str, data: bytes, spec: Spec) -> Extracted:

@@ -75,10 +75,37 @@ def load_registry(col: Collector, spec: Spec) -> dict[str, Subject] | None:
 
 # --- phase 0: which files, of which kind, with names that parse ---------------------------
 
+def walk_version(col: Collector, spec: Spec, folder: str, layout: str) -> list[TreeFile]:
+    """The files under ``<folder>/<version>/``; every other path under ``folder`` is refused, its message
+    giving the expected ``layout``: a misplaced file (``scoring/v1.1/...``, ``scoring/X.json``,
+    ``golds/drafts/blob``) would otherwise count for nothing with nothing saying so."""
+    base = f"{folder}/{spec.version_dir}/"
+    inside = []
+    for entry in col.walk(folder):
+        if entry.rel.startswith(base):
+            inside.append(entry)
+        else:
+            col.add(entry.rel, f"outside {base}, so it is never read: {layout} (move it there or remove it)")
+    return inside
+
+
+def refuse_other_files(col: Collector, folder: str, expected: set[str], what: str) -> None:
+    """Every file under ``folder`` other than ``expected`` is refused (e.g. ``subjects/registry.yml``); the
+    expected files are read (and their links refused) by their own reader."""
+    entries, problems = walk_files(col.root, folder)
+    odd = [problem for problem in problems if problem.path not in expected and problem.path != folder]
+    col.problems.extend(odd)
+    col.blocked.update(problem.path for problem in odd)
+    for entry in entries:
+        if entry.rel not in expected:
+            col.add(entry.rel, f"not an input, so it is never read: {folder}/ holds only {what} "
+                               "(rename it or remove it)")
+
+
 def list_golds(col: Collector, spec: Spec) -> list[tuple[TreeFile, str, str]]:
     base = f"golds/{spec.version_dir}"
     jobs = []
-    for entry in col.walk(base):
+    for entry in walk_version(col, spec, "golds", f"golds go in {base}/<case_id>_gold.md"):
         name = entry.name
         case_id = name[: -len("_gold.md")] if name.endswith("_gold.md") else None
         if entry.rel.count("/") != 2 or case_id is None or not spec.case_id_re.match(case_id):
@@ -108,7 +135,9 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
     is_response = kind == RESPONSE
     location = f"unexpected location: files go in {base}/<subject_id>/"
     scoring_names = " or ".join(f"<case_id>__<run_id>__{prefix}<reviewer_id>.json" for prefix in reviewer_prefixes)
-    for entry in col.walk(base):
+    layout = (f"responses go in {base}/<subject_id>/<case_id>__<run_id>.json" if is_response
+              else f"scorings go in {base}/<subject_id>/{scoring_names}")
+    for entry in walk_version(col, spec, folder, layout):
         rel = entry.rel
         parts = rel.split("/")
         if len(parts) != 4:
@@ -138,6 +167,11 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
 
 # --- phase 2: checks across files -----------------------------------------------------------
 
+def gold_rel(spec: Spec, case_id: str) -> str:
+    """Where the gold of ``case_id`` lives: ``golds/<version>/<case_id>_gold.md``."""
+    return f"golds/{spec.version_dir}/{case_id}_gold.md"
+
+
 _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
 _SCORING_ORDER = itemgetter(0, 2, 3, 4)  # (subject_id, case_id, run_id, reviewer_id) of a Scoring
 
@@ -160,9 +194,11 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
     for entry, _, case_from_name in jobs:
         rel = entry.rel
         present.add(case_from_name)
-        _, errors, fields = extracted[rel]
+        digest, errors, fields = extracted[rel]
         for error in errors:
             col.add(rel, error)
+        if not digest:
+            col.blocked.add(rel)
         if fields is None:
             continue
         assert isinstance(fields, Gold)  # extracted as this kind
@@ -203,9 +239,9 @@ def _case_and_version_ok(col: Collector, spec: Spec, rel: str, sid: str, version
     ok = True
     if case_id not in golds:
         ok = False
-        gold_rel = f"golds/{spec.version_dir}/{case_id}_gold.md"
-        if case_id not in gold_files and not col.is_blocked(gold_rel):
-            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected {gold_rel})")
+        expected = gold_rel(spec, case_id)
+        if case_id not in gold_files and not col.is_blocked(expected):
+            col.add(rel, f"$.case_id: no gold for case {case_id!r} (expected {expected})")
     if subjects is None:
         return False
     registered = subjects[sid].subject_version
@@ -225,6 +261,8 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
         digest, errors, fields = extracted[rel]
         if digest:
             present[ids] = digest
+        else:  # unreadable or too large: its own problem says so, its scorings are not blamed
+            col.blocked.add(rel)
         for error in errors:
             add(rel, error)
         if fields is None:
@@ -269,7 +307,10 @@ def _fails_ok(col: Collector, spec: Spec, rel: str, fails: tuple) -> bool:
     return ok
 
 
-def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, responses, present) -> list[Scoring]:
+def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, responses, present,
+                   gold_digests: dict[str, str]) -> list[Scoring]:
+    """Valid scorings; ``present`` and ``gold_digests`` give the sha256 of each response (by run key) and
+    gold (by case id) file that could be read, against which a scoring's pins are checked."""
     scorings: list[Scoring] = []
     files_per_run: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     add = col.add
@@ -284,7 +325,7 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
         if fields is None:
             continue
         assert isinstance(fields, ScoringFields)  # extracted as this kind
-        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha, comments = fields
+        sid, version, case_id, run_id, reviewer_id, scores, fails, correctness, response_sha, gold_sha, comments = fields
         if (sid, case_id, run_id, reviewer_id) != ids:
             _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
             continue
@@ -295,10 +336,16 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             if not col.is_blocked(response_rel):
                 add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
             ok = False
-        elif response_sha is not None and response_sha != response_digest:
+        elif response_sha != response_digest and key in responses:  # an invalid response has its own problem
             response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
             add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({response_digest}); "
                      "the response changed after grading, so re-grade it")
+            ok = False
+        gold_digest = gold_digests.get(case_id)
+        if gold_digest is not None and gold_sha != gold_digest and case_id in golds:
+            add(rel, f"$.gold_sha256: does not match the sha256 of {gold_rel(spec, case_id)} ({gold_digest}); "
+                     "the gold changed after grading (a maintainer's change), so re-grade this run against the "
+                     "new gold and pin its sha256")
             ok = False
         if fails and not _fails_ok(col, spec, rel, fails):
             ok = False
@@ -333,6 +380,7 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
     col = Collector(root)
     read_system(col)
     subjects = load_registry(col, spec)
+    refuse_other_files(col, "subjects", {REGISTRY_FILE}, "registry.yaml")
     gold_jobs = list_golds(col, spec)
     response_jobs = list_subject_files(col, spec, "responses", RESPONSE, subjects)
     scoring_jobs = list_subject_files(col, spec, scoring_dir, EVALUATION, subjects)
@@ -345,7 +393,9 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
             inputs[rel] = digest
     golds, gold_files = build_golds(col, spec, gold_jobs, extracted)
     responses, present = build_responses(col, spec, response_jobs, extracted, subjects, golds, gold_files)
-    scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present)
+    gold_digests = {case_id: extracted[entry.rel][0] for entry, _, case_id in gold_jobs if extracted[entry.rel][0]}
+    scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present,
+                              gold_digests)
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
     tree = Tree(

@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .extract import Extracted, extract
-from .safe_read import TreeFile, read_bytes
+from .extract import Extracted, extract, max_file_bytes
+from .safe_read import FileTooLarge, TreeFile, read_bytes
 from .spec import Spec
 
 # Below this many files, starting worker processes costs more than it saves (make bench).
@@ -25,7 +25,9 @@ _worker_state: dict = {}
 
 def _read_and_extract(root: str, rel: str, kind: str, spec: Spec) -> Extracted:
     try:
-        data = read_bytes(root, rel)
+        data = read_bytes(root, rel, max_file_bytes(spec, kind))
+    except FileTooLarge as exc:
+        return Extracted("", (str(exc),), None)
     except OSError as exc:
         return Extracted("", (f"cannot be read: {exc.strerror or exc}",), None)
     return extract(kind, data, spec)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -35,11 +37,75 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _finite_float(text: str) -> float:
+# Numbers are read exactly and bounded: no input of this toolkit needs more than these.
+MAX_NUMBER_CHARS = 40      # a JSON number literal, a YAML or command-line number, a result cell
+MAX_INT_DIGITS = 18        # |integer| < 10**18
+# PyYAML's pure-Python parser reads about 100 KB/s on a busy core: every YAML input is capped so that
+# refusing a hostile one stays under a second (bench/hostile_bench.py).
+MAX_YAML_CHARS = 65536
+MAX_EXPONENT = 400         # |exponent| of a decimal read exactly (1e-99999999 would cost 10**99999999)
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= MAX_NUMBER_CHARS else text[:MAX_NUMBER_CHARS] + "..."
+
+
+def _exact_float(text: str) -> float:
+    """A JSON fraction or exponent number, as a float only when the float is exactly the number written.
+
+    ``0.50000000000000000001`` and ``1.9999999999999999`` would round to 0.5 and 2.0 and pass as allowed
+    values: they are refused instead, as are numbers too long or too large to represent.
+    """
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ParseError(f"invalid JSON: number {_shown(text)} has more than {MAX_NUMBER_CHARS} characters "
+                         "(write it shorter)")
     value = float(text)
     if not math.isfinite(value):
         raise ParseError(f"invalid JSON: number {text} is too large to represent")
+    if Decimal(text) != Decimal(repr(value)):
+        raise ParseError(f"invalid JSON: number {text} is not exactly representable (it would be read as "
+                         f"{value!r}; write the value you mean)")
     return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ParseError(f"invalid JSON: integer {_shown(text)} has more than {MAX_INT_DIGITS} digits "
+                         "(no input of this benchmark needs one that large)")
+    return int(text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate_path(document: Any) -> str | None:
+    """The JSON path of the first string or key holding a lone surrogate (``"\\ud800"``), else None.
+
+    Such a string is not Unicode text: it cannot be written as UTF-8 and breaks every consumer.
+    """
+    stack: list[tuple[str, Any]] = [("$", document)]
+    search = _SURROGATE.search
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            if search(value):
+                return path
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and search(key):
+                    return f"{path} (a key)"
+                stack.append((f"{path}.{key}", item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
+    return None
+
+
+def refuse_lone_surrogates(document: Any, what: str) -> None:
+    """ParseError when a string or key of ``document`` holds a lone surrogate."""
+    where = _lone_surrogate_path(document)
+    if where is not None:
+        raise ParseError(f"invalid {what}: {where} holds a lone surrogate (an unpaired \\uD800-\\uDFFF "
+                         "escape is not text; write the character itself)")
 
 
 def decode_utf8(data: bytes) -> str:
@@ -57,11 +123,12 @@ def loads_json_strict(text: str) -> Any:
     if not text.strip():
         raise ParseError("empty file (expected a JSON object)")
     try:
-        return json.loads(
+        document = json.loads(
             text,
             object_pairs_hook=_pairs_without_duplicates,
             parse_constant=_reject_constant,
-            parse_float=_finite_float,
+            parse_float=_exact_float,
+            parse_int=_bounded_int,
         )
     except ParseError:
         raise
@@ -71,6 +138,8 @@ def loads_json_strict(text: str) -> Any:
         raise ParseError(f"invalid JSON: {exc}") from None
     except RecursionError:
         raise ParseError("invalid JSON: nested too deeply") from None
+    refuse_lone_surrogates(document, "JSON")
+    return document
 
 
 def dumps_json_canonical(value: Any) -> str:
@@ -82,15 +151,22 @@ def exact_decimal(value: Any) -> Fraction:
     """A number from YAML or the command line as the exact decimal it is written as.
 
     ``0.1`` (a YAML float) and ``"0.1"`` both give 1/10, because the float's
-    shortest repr is what the file said. Booleans, None, containers and text that
-    is not a number raise ValueError.
+    shortest repr is what the file said. Booleans, None, containers, text that
+    is not a decimal number, and numbers longer than ``MAX_NUMBER_CHARS`` or with an
+    exponent beyond ``MAX_EXPONENT`` (their exact value would cost unbounded time and
+    memory) raise ValueError.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError(f"not a number: {value!r}")
-    try:
-        return Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"not a number: {value!r}") from None
+    text = value.strip() if isinstance(value, str) else str(value)
+    match = _DECIMAL.fullmatch(text) if len(text) <= MAX_NUMBER_CHARS else None
+    if match is None or abs(int(match.group("exponent") or 0)) > MAX_EXPONENT:
+        raise ValueError(f"not a number: {_shown(text)!r} (a decimal of at most {MAX_NUMBER_CHARS} characters, "
+                         f"exponent within +-{MAX_EXPONENT})")
+    return Fraction(text)
+
+
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exponent>[-+]?[0-9]+))?")
 
 
 # --- YAML -------------------------------------------------------------------
@@ -118,8 +194,51 @@ def _construct_mapping(loader: _StrictSafeLoader, node: yaml.MappingNode, deep: 
 
 _StrictSafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
+
+def _compose_node_without_aliases(loader: _StrictSafeLoader, parent: Any, index: Any) -> Any:
+    """Anchors (``&a``) and aliases (``*a``, merge keys) are refused where they appear: a 2 KB "billion
+    laughs" file expands to gigabytes through them, and no input of this toolkit needs them."""
+    event = loader.peek_event()
+    if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+        what = "alias" if isinstance(event, yaml.AliasEvent) else "anchor"
+        raise ParseError(f"invalid YAML at line {event.start_mark.line + 1}: {what} {event.anchor!r} "
+                         "(anchors and aliases are not allowed; write each value out)")
+    return yaml.SafeLoader.compose_node(loader, parent, index)
+
+
+_StrictSafeLoader.compose_node = _compose_node_without_aliases  # type: ignore[assignment]
+
+MAX_YAML_DEPTH = 50  # nested mappings and sequences; the registry needs 4
+
+
+def _yaml_nesting_problem(text: str) -> str | None:
+    """A message when ``text`` nests collections more than MAX_YAML_DEPTH deep, else None.
+
+    A first pass over the event stream (libyaml's, when PyYAML has it: iterative and fast), because the
+    pure-Python composer recurses: 60 KB of ``[`` took 3 s to end in a RecursionError. Malformed YAML is
+    left to the strict loader, which words the error.
+    """
+    loader = yaml.CSafeLoader if getattr(yaml, "__with_libyaml__", False) else yaml.SafeLoader
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    where = f" at line {event.start_mark.line + 1}" if event.start_mark is not None else ""
+                    return f"invalid YAML{where}: nested more than {MAX_YAML_DEPTH} levels deep (flatten it)"
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        if "nesting depth" in str(exc):  # libyaml's own limit, met while scanning ahead
+            return f"invalid YAML: nested more than {MAX_YAML_DEPTH} levels deep (flatten it)"
+        return None
+    return None
+
+
 def loads_yaml_strict(text: str) -> Any:
-    """Parse one YAML document safely, refusing duplicate keys and multiple documents.
+    """Parse one YAML document safely, refusing duplicate keys, anchors and aliases, lone surrogates,
+    multiple documents, deep nesting and texts longer than MAX_YAML_CHARS.
 
     Scalars keep YAML 1.1 typing (``NO`` is false, ``1.10`` is 1.1): schemas that
     require strings catch those, so ids and versions must be quoted when they
@@ -127,14 +246,27 @@ def loads_yaml_strict(text: str) -> Any:
     """
     if not text.strip():
         raise ParseError("empty file (expected a YAML mapping)")
+    if len(text) > MAX_YAML_CHARS:
+        raise ParseError(f"longer than {MAX_YAML_CHARS} characters; no YAML input of this benchmark needs that "
+                         "much (shorten it)")
+    too_deep = _yaml_nesting_problem(text)
+    if too_deep is not None:
+        raise ParseError(too_deep)
     try:
         documents = list(yaml.load_all(text, Loader=_StrictSafeLoader))
+    except RecursionError:
+        raise ParseError("invalid YAML: nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         raise ParseError(f"invalid YAML{where}: {exc.problem or exc.context}") from None
+    except yaml.reader.ReaderError as exc:  # its str() spans two lines
+        raise ParseError(f"invalid YAML at character {exc.position}: character #x{exc.character:04x} is not "
+                         "allowed in YAML (remove it)" if isinstance(exc.character, int) else
+                         f"invalid YAML at character {exc.position}: {exc.reason}") from None
     except yaml.YAMLError as exc:
-        raise ParseError(f"invalid YAML: {exc}") from None
+        raise ParseError("invalid YAML: " + " ".join(str(exc).split())) from None
     if len(documents) != 1:
         raise ParseError(f"expected one YAML document, found {len(documents)}")
+    refuse_lone_surrogates(documents[0], "YAML")
     return documents[0]

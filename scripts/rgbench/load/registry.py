@@ -6,10 +6,12 @@ and one entry per ``subject_id``; every problem is returned as a message, never 
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 from ..problems import Problem
+from .extract import max_file_bytes
 from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from .records import Subject
 from .safe_read import read_single_file
@@ -38,13 +40,61 @@ def parse_registry(data: bytes, spec: Spec) -> tuple[dict[str, Any] | None, list
                             f"(first at $.subjects[{first[sid]}]); each subject is registered once")
         else:
             first[sid] = index
+    messages += name_problems(document["subjects"])
     return (None, messages) if messages else (document, [])
+
+
+# Text readers see on the leaderboard: no character they cannot see or that reorders what they see.
+SHOWN_FIELDS = ("display_name", "provider", "parameters")
+_INVISIBLE = {"Cc": "a control character", "Cf": "a format character (bidirectional override or zero-width)",
+              "Cs": "a surrogate", "Co": "a private-use character", "Cn": "an unassigned code point",
+              "Zl": "a line separator", "Zp": "a paragraph separator"}
+
+
+def invisible_character(text: str) -> tuple[int, str, str] | None:
+    """(index, character, what it is) of the first character of ``text`` that a reader cannot see as it is:
+    control (NUL, tab, newline, ...), format (U+202E right-to-left override, U+200B zero-width space, ...),
+    surrogate, private-use, unassigned, line or paragraph separator; None when there is none."""
+    for index, char in enumerate(text):
+        what = _INVISIBLE.get(unicodedata.category(char))
+        if what is not None:
+            return index, char, what
+    return None
+
+
+def name_key(name: str) -> str:
+    """What makes two display names the same to a reader: NFKC, case and runs of spaces ignored."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def name_problems(items: list[dict[str, Any]]) -> list[str]:
+    """Shown text with invisible characters, and display names (defaulting to the subject_id) that a reader
+    could not tell apart."""
+    messages = []
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        for key in SHOWN_FIELDS:
+            value = item.get(key)
+            found = invisible_character(value) if isinstance(value, str) else None
+            if found is not None:
+                at, char, what = found
+                messages.append(f"$.subjects[{index}].{key}: character {at} is U+{ord(char):04X}, {what}; "
+                                "text shown to readers may not hold one (remove it)")
+        name = item.get("display_name", item["subject_id"])
+        key = name_key(name)
+        if key in seen:
+            messages.append(f"$.subjects[{index}].display_name: {name!r} is the display name of "
+                            f"$.subjects[{seen[key]}] too (ignoring case, width and spacing); "
+                            "display names must be unique (choose another)")
+        else:
+            seen[key] = index
+    return messages
 
 
 def read_registry(root: Path, spec: Spec) -> tuple[dict[str, Any] | None, bytes | None, list[Problem]]:
     """(document, the file's bytes, []) for a valid registry of the tree ``root``, else (None, bytes or None,
     problems)."""
-    data, problems = read_single_file(root, REGISTRY_FILE)
+    data, problems = read_single_file(root, REGISTRY_FILE, max_file_bytes(spec, "registry"))
     if data is None:
         return None, None, problems
     document, messages = parse_registry(data, spec)

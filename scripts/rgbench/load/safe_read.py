@@ -109,11 +109,24 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[TreeFile], list[Problem]]
 _REL = attrgetter("rel")
 
 
-def read_bytes(root: str | Path, rel: str) -> bytes:
-    """Read a file without following a symbolic link at its last component.
+# No input is read beyond this size (a schema may set a lower one with "x-max-file-bytes").
+MAX_FILE_BYTES = 1 << 20
+
+
+class FileTooLarge(OSError):
+    """A file larger than its limit; ``str(error)`` is the user-facing message."""
+
+
+def too_large_message(size: int, limit: int) -> str:
+    return f"is larger than {limit} bytes ({size} or more); no input of this benchmark needs that much (shorten it)"
+
+
+def read_bytes(root: str | Path, rel: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """Read a file without following a symbolic link at its last component, at most ``max_bytes`` of it.
 
     Callers obtain ``rel`` from :func:`walk_files` or have checked the chain with
-    :func:`check_dir_chain`. Raises OSError on failure.
+    :func:`check_dir_chain`. Raises OSError on failure, FileTooLarge (never reading more than
+    ``max_bytes + 1`` bytes) when the file is larger than ``max_bytes``.
     """
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(os.path.join(os.fspath(root), rel), flags)
@@ -121,19 +134,25 @@ def read_bytes(root: str | Path, rel: str) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{rel} is not a regular file")
+        if info.st_size > max_bytes:
+            raise FileTooLarge(too_large_message(info.st_size, max_bytes))
         chunks = []
+        total = 0
         size = max(info.st_size, 0) + 1  # one read for the whole file, one more to see the end
         while True:
             chunk = os.read(fd, size)
             if not chunk:
                 break
             chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:  # grew while being read
+                raise FileTooLarge(too_large_message(total, max_bytes))
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
 
 
-def read_single_file(root: Path, rel: str) -> tuple[bytes | None, list[Problem]]:
+def read_single_file(root: Path, rel: str, max_bytes: int = MAX_FILE_BYTES) -> tuple[bytes | None, list[Problem]]:
     """Read one expected file (e.g. the registry), checking every component for links.
 
     Returns (None, problems) when it is missing, a link, or not a regular file.
@@ -150,6 +169,8 @@ def read_single_file(root: Path, rel: str) -> tuple[bytes | None, list[Problem]]
     if not stat.S_ISREG(mode):
         return None, [Problem(rel, f"is {_kind(mode)}; expected a regular file")]
     try:
-        return read_bytes(root, rel), []
+        return read_bytes(root, rel, max_bytes), []
+    except FileTooLarge as exc:
+        return None, [Problem(rel, str(exc))]
     except OSError as exc:
         return None, [Problem(rel, f"cannot be read: {exc.strerror or exc}")]

@@ -147,8 +147,19 @@ def schema_errors(validator: Any, document: Any) -> list[str]:
         if _is_json(document) and _fast_accepts(validator.fast, document):
             return []
         validator = validator.reference
-    found = [f"{error.json_path}: {error.message}" for error in validator.iter_errors(document)]
+    found = [f"{error.json_path}: {_message(error)}" for error in validator.iter_errors(document)]
     return sorted(set(found))
+
+
+_LIMITS = {"maxItems": "items", "maxLength": "characters", "maxProperties": "keys"}
+
+
+def _message(error: Any) -> str:
+    """python-jsonschema's message, except for a size limit, whose message would quote the whole value."""
+    what = _LIMITS.get(error.validator)
+    if what is None:
+        return str(error.message)
+    return f"has {len(error.instance)} {what}, more than the {error.validator_value} allowed (shorten it)"
 
 
 def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
@@ -166,13 +177,16 @@ def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
 
 
 def parse_alpha(value: Any) -> Fraction:
-    """Read alpha exactly (``0.5`` -> 1/2, ``"0.3"`` -> 3/10); ValueError unless it lies in [0, 1]."""
+    """Read alpha exactly (``0.5`` -> 1/2, ``"0.3"`` -> 3/10); ValueError unless it lies in [0, 1] with at
+    most 6 decimals."""
     try:
         alpha = exact_decimal(value)
     except ValueError:
         raise ValueError(f"alpha must be a number between 0 and 1, got {value!r}") from None
     if not 0 <= alpha <= 1:
         raise ValueError(f"alpha must be between 0 and 1, got {value}")
+    if (alpha * 10**6).denominator != 1:  # results show alpha with 6 decimals: it must be exactly that value
+        raise ValueError(f"alpha must have at most 6 decimals (results show it with 6), got {value}")
     return alpha
 
 
@@ -273,7 +287,12 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
     if message is not None:
         problems.append(Problem(rel, f"not a valid draft 2020-12 schema: {message}"))
         return None
-    return SchemaValidator(schema, jsonschema_rs.validator_for(schema))
+    try:
+        fast = jsonschema_rs.validator_for(schema)
+    except Exception as exc:  # e.g. a "$schema" that is not a URI: python-jsonschema let it pass
+        problems.append(Problem(rel, "not a valid draft 2020-12 schema: " + " ".join(str(exc).split("\n")[0].split())))
+        return None
+    return SchemaValidator(schema, fast)
 
 
 def _require(mapping: dict, key: str, kind: type | tuple, rel: str, problems: list[Problem]) -> Any:

@@ -177,6 +177,7 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
                                                     "properties", "severity"),
                                            "$.properties.automatic_fails_triggered.items.properties.severity"))
         problems.extend(_correctness_problems(rel, _at(evaluation, "properties", "correctness")))
+        problems.extend(_pin_problems(rel, evaluation))
     if response is not None:
         problems.extend(_range_problems(f"{base}/response.schema.json", "$.properties.confidence",
                                         _at(response, "properties", "confidence"), *CONFIDENCE_RANGE,
@@ -214,6 +215,20 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
                                                "severity"),
                                            "$.properties.automatic_fails.items.properties.severity"))
     return problems
+
+
+PINS = ("response_sha256", "gold_sha256")  # what a scoring pins: the bytes of the response and gold it graded
+
+
+def _pin_problems(rel: str, evaluation: Any) -> list[Problem]:
+    """The evaluation schema must require both pins: the loader proves with them which texts were graded."""
+    required = _at(evaluation, "required")
+    missing = [pin for pin in PINS if not isinstance(required, list) or pin not in required
+               or _at(evaluation, "properties", pin, "pattern") != "^[0-9a-f]{64}$"]
+    if not missing:
+        return []
+    return [Problem(rel, f"$.required: {', '.join(missing)} must be required, each a property with pattern "
+                         "'^[0-9a-f]{64}$' (a scoring pins the sha256 of the response and the gold it graded)")]
 
 
 def _severity_problems(rel: str, node: Any, where: str) -> list[Problem]:

@@ -130,6 +130,7 @@ def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, 
         "correctness": int(s.correctness) if s.correctness.denominator == 1 else float(s.correctness),
         "criterion_scores": dict(s.criterion_scores),
         "response_sha256": digests[tree.responses[s.run_key].path],
+        "gold_sha256": digests[tree.golds[s.case_id].path],
         "reviewer_id": s.reviewer_id,
         "run_id": s.run_id,
         "schema_version": schema_version,  # the evaluation schema's const (system/)

@@ -51,6 +51,7 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> t
     jobs = list_subject_files(col, spec, folder, EVALUATION, tree.subjects, reviewer_prefixes=("eval-", ADJUDICATION))
     extracted = extract_files(root, spec, [(entry, kind) for entry, kind, _ in jobs])
     present = {key: tree.inputs[response.path] for key, response in tree.responses.items()}
+    gold_digests = {case_id: tree.inputs[gold.path] for case_id, gold in tree.golds.items()}
     graded: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
     for scoring in tree.scorings:
         graded[scoring.run_key + (scoring.reviewer_id,)].append(scoring.path)
@@ -58,7 +59,7 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> t
     adjudications: dict[tuple[str, str, str], list[Scoring]] = defaultdict(list)
     for job in jobs:
         for scoring in build_scorings(col, spec, [job], extracted, tree.subjects, tree.golds, set(tree.golds),
-                                      tree.responses, present):
+                                      tree.responses, present, gold_digests):
             if job[0].name.split("__")[2].startswith(ADJUDICATION):
                 adjudications[scoring.run_key].append(scoring)
             else:

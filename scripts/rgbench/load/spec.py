@@ -24,7 +24,7 @@ BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "
                   "criterion_max", "pass_threshold", "conditional_threshold"}
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
-               "difficulty_weights", "q_final_jump_threshold"}
+               "difficulty_weights", "q_final_jump_threshold", "llm_judge_in_metrics"}
 
 
 def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:
@@ -99,6 +99,7 @@ class Spec:
     stats: StatsConfig = field(default_factory=StatsConfig)  # confidence level, resamples, weights (config.yaml)
     title: str = ""  # benchmark.yaml's optional title, stripped ("" when absent or not text)
     fail_titles: dict[str, str] = field(default_factory=dict)  # fail code -> the catalog's one-line title
+    llm_judge_in_metrics: bool = False  # config.yaml: do llm-judge reviewers' scorings enter the metrics?
 
     @property
     def version_dir(self) -> str:
@@ -295,6 +296,9 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
             ece_bins = raw_bins
+        if not isinstance(config.get("llm_judge_in_metrics", False), bool):
+            problems.append(Problem(config_rel, "$.llm_judge_in_metrics: must be true or false, got "
+                                                f"{config['llm_judge_in_metrics']!r}"))
     elif config is not None:
         problems.append(Problem(config_rel, "expected a mapping with alpha and ece_bins"))
     if alpha_override is not None:
@@ -345,5 +349,6 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         stats=stats,
         title=bench["title"].strip() if isinstance(bench.get("title"), str) else "",
         fail_titles=fail_titles,
+        llm_judge_in_metrics=isinstance(config, dict) and config.get("llm_judge_in_metrics") is True,
     )
     return spec, []

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..load.extract import EVALUATION
-from ..load.loader import Collector, build_scorings, list_subject_files
+from ..load.loader import Collector, build_scorings, list_subject_files, without_llm_judges
+from ..load.reviewers import read_reviewers
 from ..load.parallel import extract_files
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
@@ -48,6 +49,7 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> t
     A missing folder is no problem (no extra reviewer yet).
     """
     col = Collector(root)
+    col.reviewers = read_reviewers(root, spec)[0]  # its own problems are load_tree's
     jobs = list_subject_files(col, spec, folder, EVALUATION, tree.subjects, reviewer_prefixes=("eval-", ADJUDICATION))
     extracted = extract_files(root, spec, [(entry, kind) for entry, kind, _ in jobs])
     present = {key: tree.inputs[response.path] for key, response in tree.responses.items()}
@@ -57,8 +59,9 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> t
     extra: list[Scoring] = []
     adjudications: dict[tuple[str, str, str], list[Scoring]] = defaultdict(list)
     for job in jobs:
-        for scoring in build_scorings(col, spec, [job], extracted, tree.subjects, tree.golds, set(tree.golds),
-                                      tree.responses, present):
+        found = build_scorings(col, spec, [job], extracted, tree.subjects, tree.golds, set(tree.golds),
+                               tree.responses, present)
+        for scoring in found if spec.llm_judge_in_metrics else without_llm_judges(found, col.reviewers):
             if job[0].name.split("__")[2].startswith(ADJUDICATION):
                 adjudications[scoring.run_key].append(scoring)
             else:

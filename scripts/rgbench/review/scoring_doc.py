@@ -72,7 +72,8 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
     schema words the problem). The severity of each fail is the catalog's."""
     document = template(spec, subject_id=run.key[0], subject_version=subject_version, case_id=run.key[1],
                         run_id=run.key[2], reviewer_id=reviewer_id, response_sha256=response_sha256)
-    scores = form.get("criterion_scores") if isinstance(form.get("criterion_scores"), dict) else {}
+    given = form.get("criterion_scores")
+    scores: dict[str, Any] = given if isinstance(given, dict) else {}
     for name in spec.criteria:
         value = scores.get(name)
         document["criterion_scores"][name] = int(value) if isinstance(value, str) and value.isdigit() else value

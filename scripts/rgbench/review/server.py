@@ -167,7 +167,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _admitted(self) -> dict[str, list[str]] | None:
         """The query when the request names this server and carries the token; else refuse and None."""
-        port = self.server.server_address[1]
+        port = self._port()
         if self.headers.get("Host", "") not in (f"127.0.0.1:{port}", f"localhost:{port}"):
             self._refuse(HTTPStatus.FORBIDDEN, "wrong Host header")
             return None
@@ -177,6 +177,10 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(HTTPStatus.FORBIDDEN, "open the URL that rgbench review printed (it carries the token)")
             return None
         return query
+
+    def _port(self) -> int:
+        address: Any = self.server.server_address  # an AF_INET server: (host, port)
+        return int(address[1])
 
     def do_GET(self) -> None:
         query = self._admitted()
@@ -207,7 +211,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         if self._admitted() is None:
             return
-        port = self.server.server_address[1]
+        port = self._port()
         origin = self.headers.get("Origin")
         site = self.headers.get("Sec-Fetch-Site")
         if (not hmac.compare_digest(self.headers.get("X-CSRF-Token", "").encode(), self.app.csrf.encode())
@@ -243,4 +247,4 @@ def make_server(app: ReviewApp, port: int = 0) -> ThreadingHTTPServer:
 
 
 def url(app: ReviewApp, server: ThreadingHTTPServer) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}/?token={app.token}"
+    return f"http://127.0.0.1:{int(server.server_address[1])}/?token={app.token}"

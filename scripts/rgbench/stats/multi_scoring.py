@@ -24,9 +24,9 @@ from pathlib import Path
 
 from ..load.extract import EVALUATION
 from ..load.loader import Collector, build_scorings, list_subject_files, without_llm_judges
-from ..load.reviewers import read_reviewers
 from ..load.parallel import extract_files
 from ..load.records import Scoring, Tree
+from ..load.reviewers import read_reviewers
 from ..load.spec import Spec
 from ..problems import Problem
 

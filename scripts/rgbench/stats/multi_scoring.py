@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..load.extract import EVALUATION
-from ..load.loader import Collector, build_scorings, list_subject_files, without_llm_judges
+from ..load.loader import Collector, build_scorings, list_subject_files
 from ..load.parallel import extract_files
 from ..load.records import Scoring, Tree
 from ..load.reviewers import read_reviewers
@@ -46,7 +46,8 @@ class MultiScorings:
 def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> tuple[MultiScorings | None, list[Problem]]:
     """Read ``<folder>/<version>/`` under ``root`` against the validated ``tree``: (records, []) or (None, problems).
 
-    A missing folder is no problem (no extra reviewer yet).
+    A missing folder is no problem (no extra reviewer yet). Grades by ``llm-judge`` reviewers are kept
+    (aggregate_scoring sets them apart); a reviewer not in subjects/reviewers.yaml is refused.
     """
     col = Collector(root)
     col.reviewers = read_reviewers(root, spec)[0]  # its own problems are load_tree's
@@ -59,9 +60,8 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> t
     extra: list[Scoring] = []
     adjudications: dict[tuple[str, str, str], list[Scoring]] = defaultdict(list)
     for job in jobs:
-        found = build_scorings(col, spec, [job], extracted, tree.subjects, tree.golds, set(tree.golds),
-                               tree.responses, present)
-        for scoring in found if spec.llm_judge_in_metrics else without_llm_judges(found, col.reviewers):
+        for scoring in build_scorings(col, spec, [job], extracted, tree.subjects, tree.golds, set(tree.golds),
+                                      tree.responses, present):
             if job[0].name.split("__")[2].startswith(ADJUDICATION):
                 adjudications[scoring.run_key].append(scoring)
             else:

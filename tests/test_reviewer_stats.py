@@ -80,3 +80,27 @@ def test_leniency_and_judge_agreement_by_hand(tmp_path):
     # the human leniency ignores the judge's grades
     again = {(r["reviewer_id"], r["statistic"], r["target"], r["level"]): r for r in read(tree.root / "results/reviewers.csv")}
     assert again[("rev-a", "leniency", "raw_score", "")]["value"] == "2.000000"
+
+
+def test_drift_reads_the_month_each_grade_was_committed(tmp_path, capsys):
+    import reviewer_drift
+    from gitrepo import GitRepo
+
+    root = tmp_path / "bench"
+    repo = GitRepo(root)
+    tree = small_tree(root)
+    tree.write("subjects/reviewers.yaml", REVIEWERS)
+    repo.commit("tree")  # committed on 2026-01-02 (GitRepo dates its commits)
+    doc = tree.scoring_doc("alpha-model", "RO-FOUL-001", "r1", "rev-b", raw=9, correctness=1)
+    tree.write("scoring_multi/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-b.json", canonical(doc))
+    assert reviewer_drift.main(["--root", str(root)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "reviewer_id,kind,period,grades,mean_raw_score,leniency_raw_score,n_shared"
+    # rev-a: 4 grades committed in 2026-01, leniency +3 on the one run shared with rev-b (12 vs 9);
+    # rev-b's grade is not committed yet
+    by_reviewer = {line.split(",")[0]: line for line in lines[1:]}
+    assert by_reviewer["rev-a"].startswith("rev-a,human,2026-01,4,") and by_reviewer["rev-a"].endswith(",3.000000,1")
+    assert by_reviewer["rev-b"] == "rev-b,human,uncommitted,1,9.000000,-3.000000,1"
+    outside = tmp_path / "not-a-repo"
+    small_tree(outside)
+    assert reviewer_drift.main(["--root", str(outside)]) == 1

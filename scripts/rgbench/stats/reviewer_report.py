@@ -102,3 +102,30 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
             note = "lenient" if value > 0 else "severe" if value < 0 else "neutral"
             row("leniency", target, value, n, low=low, high=high, note=note)
     return rows
+
+
+DRIFT_COLUMNS = ("reviewer_id", "kind", "period", "grades", "mean_raw_score", "leniency_raw_score", "n_shared")
+
+
+def drift_rows(grades: Sequence[Scoring], dates: Mapping[str, str], tree: Tree, spec: Spec,
+               reviewers: Mapping[str, Reviewer] | None) -> list[tuple[str, ...]]:
+    """Per reviewer and month of commit (``dates``: grade path -> ``YYYY-MM-DD``; ``uncommitted`` when
+    absent): their grades, mean raw_score and leniency on raw_score against the human graders of the same
+    runs (whenever those were graded), in reviewer then period order."""
+    judges = {r for r, info in (reviewers or {}).items() if info.kind == LLM_JUDGE}
+    human_grades = [s for s in grades if s.reviewer_id not in judges]
+    rows: list[tuple[str, ...]] = []
+    by_key: dict[tuple[str, str], list[Scoring]] = defaultdict(list)
+    for scoring in grades:
+        date = dates.get(scoring.path)
+        by_key[(scoring.reviewer_id, date[:7] if date else "uncommitted")].append(scoring)
+    for (rid, period), mine in sorted(by_key.items()):
+        kind = reviewers[rid].kind if reviewers and rid in reviewers else ""
+        raw = [rating_values(s, tree, spec)["raw_score"] for s in mine]
+        mean = sum((Fraction(v) for v in raw if not isinstance(v, str)), Fraction(0)) / len(raw)
+        runs = {s.run_key for s in mine}
+        others = [s for s in human_grades if s.run_key in runs and s.reviewer_id != rid]
+        units = [unit for case in units_by_case(mine + others, tree, spec, "raw_score") for unit in case]
+        lean, shared = mean_deviation(units, rid)
+        rows.append((rid, kind, period, str(len(mine)), fmt_fixed(mean), fmt_fixed(lean), str(shared)))
+    return rows

@@ -104,3 +104,16 @@ def test_drift_reads_the_month_each_grade_was_committed(tmp_path, capsys):
     outside = tmp_path / "not-a-repo"
     small_tree(outside)
     assert reviewer_drift.main(["--root", str(outside)]) == 1
+
+
+def test_the_leaderboard_section_shows_reviewers_and_escapes_them():
+    from rgbench.leaderboard.reviewers_section import reviewers_section
+
+    assert reviewers_section([], []) == ""
+    rows = [{"reviewer_id": "<b>x</b>", "kind": "human", "statistic": "runs_graded", "target": "all", "level": "",
+             "value": "3", "ci_low": "", "ci_high": "", "n": "3", "note": ""},
+            {"reviewer_id": "<b>x</b>", "kind": "human", "statistic": "leniency", "target": "raw_score", "level": "",
+             "value": "0.500000", "ci_low": "-0.100000", "ci_high": "1.000000", "n": "3", "note": "lenient"}]
+    html = reviewers_section(rows, [])
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    assert "0.500000 (-0.100000\u20131.000000)" in html and "LLM judges" not in html

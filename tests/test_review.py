@@ -192,3 +192,38 @@ def test_the_page_renders_untrusted_markdown_as_text():
     html = pages.markdown("<script>alert(1)</script> [x](javascript:alert(1))")
     assert "<script>" not in html and "&lt;script&gt;" in html and 'href="javascript' not in html
 
+
+
+def test_unblinded_session_shows_the_subject_and_records_blind_false(tmp_path):
+    import threading
+    import urllib.request
+
+    from rgbench.review.server import make_server, url
+
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b", blind=False)
+    assert app is not None
+    server = make_server(app)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        start = url(app, server)
+        run = next(r for r in app.queue() if r.key == ("alpha-model", "RO-MEMB-001", "r2"))
+        with urllib.request.urlopen(start.replace("/?", f"/run/{run.handle}?"), timeout=10) as page:
+            html = page.read().decode("utf-8")
+        assert "Unblinded: Alpha (alpha-model, version 2.0)" in html
+        form = {"handle": run.handle, "criterion_scores": dict.fromkeys(
+                    ("diagnosis", "evidence", "causal_reasoning", "action_plan", "safety", "communication"), "1"),
+                "correctness": "0", "fails": [], "comments": "", "filters": ""}
+        request = urllib.request.Request(start.replace("/?", "/api/save?"), data=json.dumps(form).encode(),
+                                         method="POST", headers={"Content-Type": "application/json",
+                                                                 "X-CSRF-Token": app.csrf})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            saved = json.loads(answer.read())
+        rel = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
+        assert saved == {"next": "/", "saved": rel}  # unblinded, the path may be shown
+        document = json.loads((tree.root / rel).read_text())
+        assert document["blind"] is False and document["criterion_scores"]["safety"] == 1
+        assert document["gold_sha256"] == tree.sha256("golds/v1.0/RO-MEMB-001_gold.md")
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -76,11 +76,15 @@ class ReviewApp:
         return {name: str(properties.get(name, {}).get("description", "")) for name in self.spec.criteria}
 
     def identity(self, key: RunKey) -> str | None:
+        """Unblinded only: the subject's display name, id and version, and the grades of the run in scoring/."""
         if self.blind:
             return None
         subject = self.tree.subjects[key[0]]
         name = dict(subject.extra).get("display_name", subject.subject_id)
-        return f"{name} ({subject.subject_id}, version {subject.subject_version})"
+        grades = "; ".join(f"{s.reviewer_id}: raw score {sum(v for _, v in s.criterion_scores)}, correctness "
+                           f"{float(s.correctness):g}" for s in self.tree.scorings if s.run_key == key)
+        return f"{name} ({subject.subject_id}, version {subject.subject_version})" + (
+            f" · graded in scoring/ by {grades}" if grades else "")
 
     def run_html(self, run: QueuedRun, filters: Mapping[str, str], left: int) -> str:
         spec = self.spec

@@ -105,3 +105,12 @@ bench: $(VENV)/.installed  ## time compute_metrics and make metrics against the 
 
 clean-venv:  ## remove .venv
 	rm -rf $(VENV)
+
+# --- grading: the local review page and planned second grades ----------------------------------
+
+.PHONY: review assign
+review: $(VENV)/.installed  ## local grading page on 127.0.0.1 (REVIEWER=you, PORT=n optional, UNBLIND=1 shows the subject)
+	$(PY) scripts/review.py --root $(ROOT) --reviewer "$(REVIEWER)" $(if $(PORT),--port "$(PORT)") $(if $(UNBLIND),--unblind)
+
+assign: $(VENV)/.installed  ## pick second grades: SHARE=0.2 (default) of graded runs, stratified by family and subject
+	$(PY) scripts/assign.py --root $(ROOT) --share "$(or $(SHARE),0.2)"

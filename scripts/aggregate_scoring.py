@@ -8,10 +8,16 @@ further grades in scoring_multi/<version>/<subject_id>/:
 (same format and schema as scoring/, checked by the same loader). Writes
   results/agreement.csv                       Krippendorff's alpha, weighted kappa, percent
                                               agreement, reviewer leniency (results/README.md)
+  results/reviewers.csv                       per reviewer: runs graded, criterion distributions,
+                                              leniency on shared runs with an interval
+  results/judge_agreement.csv                 only when llm-judge scorings exist: each judge against
+                                              the human grade (alpha, macro-F1, mean deviation)
   scoring_consolidated/<version>/<subject_id>/<case_id>__<run_id>__eval-<reviewer_id>.json
                                               one grade per run by the declared policy
                                               (median-v1) or the adjudication; each names its
                                               sources and their sha256 in `comments`
+Grades by llm-judge reviewers (subjects/reviewers.yaml) enter agreement.csv and the consolidated
+grades only when config.yaml sets llm_judge_in_metrics: true.
 The originals are never modified. The consolidated folder is regenerated whole (a file is
 rewritten only when its bytes change; files no longer produced are removed; being derived
 and git-ignored, they are not fsynced) and
@@ -28,7 +34,9 @@ from pathlib import Path
 
 from rgbench.atomic import OutputError, write_if_changed, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
-from rgbench.compute.tables import csv_text
+from rgbench.compute.tables import csv_text, input_digest
+from rgbench.load.loader import without_llm_judges
+from rgbench.load.reviewers import read_reviewers
 from rgbench.problems import report
 from rgbench.stats.agreement_outputs import (
     AGREEMENT_COLUMNS,
@@ -37,8 +45,11 @@ from rgbench.stats.agreement_outputs import (
     agreement_table,
     consolidated_files,
 )
+from rgbench.stats.bootstrap import bootstrap_seed
 from rgbench.stats.consolidate import consolidate_all
+from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
 from rgbench.stats.multi_scoring import MULTI_DIR, load_multi
+from rgbench.stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE, reviewer_rows
 
 CONSOLIDATED_DIR = "scoring_consolidated"
 PROTECTED = {"scoring", "responses", "golds", "subjects", "system", "results", "tests", "scripts"}
@@ -65,21 +76,33 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     with collector_paused():
-        loaded = load_valid_tree(root)
+        loaded = load_valid_tree(root, llm_judges=True)
         if loaded is None:
             return 1
         spec, tree = loaded
         multi, problems = load_multi(root, spec, tree, args.multi_dir)
         if multi is None:
             return report(problems)
-        grades = tuple(tree.scorings) + multi.extra
+        every_grade = tuple(tree.scorings) + multi.extra
+        reviewers = read_reviewers(root, spec)[0]
+        grades = every_grade if spec.llm_judge_in_metrics else tuple(without_llm_judges(every_grade, reviewers))
         rows = agreement_table(grades, tree, spec)
+        seed = bootstrap_seed(input_digest({**tree.inputs, **multi.inputs}).removeprefix("sha256:"))
+        reviewer_csv = csv_text(REVIEWER_COLUMNS, reviewer_rows(
+            every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, seed=seed)).encode("utf-8")
+        judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, seed=seed)
         consolidated = consolidate_all(grades, multi.adjudications)
         files = consolidated_files(consolidated, tree, spec, args.output_dir, {**tree.inputs, **multi.inputs})
         agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
     base = f"{args.output_dir}/{spec.version_dir}"
+    outputs = {root / "results" / AGREEMENT_FILE: agreement, root / "results" / REVIEWERS_FILE: reviewer_csv}
+    judge_path = root / "results" / JUDGE_FILE
+    if judge:
+        outputs[judge_path] = csv_text(JUDGE_COLUMNS, judge).encode("utf-8")
     try:
-        write_many_atomic({root / "results" / AGREEMENT_FILE: agreement})
+        write_many_atomic(outputs)
+        if not judge and judge_path.is_file() and not judge_path.is_symlink():
+            judge_path.unlink()  # no judge grades any more: no stale report
     except OutputError as exc:
         print(exc.strerror, file=sys.stderr)
         return 1
@@ -94,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     several = sum(1 for item in consolidated if len(item.sources) > 1)
     print(f"{len(grades)} grades of {len(consolidated)} runs ({several} with several grades or an adjudication) -> "
-          f"results/{AGREEMENT_FILE}, {base}/")
+          f"results/{AGREEMENT_FILE}, results/{REVIEWERS_FILE}" + (f", results/{JUDGE_FILE}" if judge else "")
+          + f", {base}/")
     return 0
 
 

@@ -3,7 +3,8 @@
 
 Reads results/per_run.csv, metrics_per_subject.csv, metrics_per_family.csv,
 pairwise.csv, alpha_sensitivity.csv, results/manifest.json, subjects/registry.yaml
-and system/ under --root, and
+and system/ under --root (and, when aggregate_scoring.py wrote them, reviewers.csv and
+judge_agreement.csv for the page's Reviewers section), and
 writes results/leaderboard.csv (the reference table), results/leaderboard.html
 (a self-contained page with charts) and results/leaderboard.md (a Markdown
 table for the README and pull requests), byte-deterministically.
@@ -35,12 +36,13 @@ from rgbench.leaderboard.inputs import load_inputs
 from rgbench.leaderboard.leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
 from rgbench.leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
 from rgbench.leaderboard.readme import README_FILE, embed_in_readme
+from rgbench.leaderboard.reviewers_section import JUDGE_CSV, REVIEWERS_CSV, read_rows, reviewers_section
 from rgbench.problems import Problem, report
 
 
-def render(board: Board) -> dict[str, bytes]:
+def render(board: Board, extra_sections: str = "") -> dict[str, bytes]:
     """File name inside results/ -> exact bytes (UTF-8, ``\\n`` line endings)."""
-    texts = {LEADERBOARD_FILE: leaderboard_csv(board), HTML_FILE: leaderboard_html(board),
+    texts = {LEADERBOARD_FILE: leaderboard_csv(board), HTML_FILE: leaderboard_html(board, extra_sections),
              MARKDOWN_FILE: leaderboard_markdown(board)}
     return {name: text.encode("utf-8") for name, text in texts.items()}
 
@@ -53,7 +55,8 @@ def build_files(root: Path, source_commit: str = "") -> tuple[dict[str, bytes] |
     if inputs is None:
         return None, None, problems
     board = dataclasses.replace(build_board(inputs), source_commit=source_commit)
-    return render(board), board, []
+    section = reviewers_section(read_rows(root, REVIEWERS_CSV), read_rows(root, JUDGE_CSV))
+    return render(board, section), board, []
 
 
 COMMIT = re.compile(r"^[0-9a-f]{7,40}$")

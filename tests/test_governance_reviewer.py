@@ -195,6 +195,8 @@ def test_reviewer_path_on_the_sample_suite(tmp_path):
     def sample_tree(root: Path):
         for name in ("system", "golds", "responses", "scoring", "subjects"):
             shutil.copytree(REPO / name, root / name)
+        with open(root / "subjects/reviewers.yaml", "a", encoding="utf-8") as handle:  # a new reviewer registers
+            handle.write('  - id: rev-test\n    name: "Test reviewer"\n    kind: human\n')
         return None
 
     repo, _ = toolkit_repo(root, tree_factory=sample_tree)

@@ -97,16 +97,17 @@ def collector_paused() -> Iterator[None]:
 
 
 def load_valid_tree(root: Path, *, alpha_override: str | None = None, scoring_dir: str = "scoring",
-                    progress: Callable[[int, int], None] | None = None) -> tuple[Spec, Tree] | None:
+                    progress: Callable[[int, int], None] | None = None,
+                    llm_judges: bool | None = None) -> tuple[Spec, Tree] | None:
     """(spec, tree) of a fully valid tree; otherwise print every problem (``path: message``) and return None.
 
-    ``scoring_dir`` and ``progress`` go to :func:`rgbench.load.loader.load_tree`.
+    ``scoring_dir``, ``progress`` and ``llm_judges`` go to :func:`rgbench.load.loader.load_tree`.
     """
     spec, problems = load_spec(root, alpha_override=alpha_override)
     if spec is None:
         report(problems)
         return None
-    tree, problems = load_tree(root, spec, scoring_dir=scoring_dir, progress=progress)
+    tree, problems = load_tree(root, spec, scoring_dir=scoring_dir, progress=progress, llm_judges=llm_judges)
     if tree is None:
         report(problems)
         return None

@@ -49,6 +49,8 @@ COMMANDS: dict[str, Command] = {
     "paths": Command(("check_pr_paths.py",), "pre-flight of a change since --base: links, submodules, odd or large files"),
     "fmt": Command(("fmt_json.py",), "rewrite the JSON inputs in canonical form (--check: only list them)"),
     "init": Command(("init_benchmark.py",), "write a new benchmark repository into DIR"),
+    "review": Command(("review.py",), "serve the blind grading page on 127.0.0.1 (--reviewer ID; --port, --unblind)"),
+    "assign": Command(("assign.py",), "pick a stratified, seeded sample of runs for second grades (--share)"),
 }
 
 METRICS_DOC = """Validate every input, then write results/: the metric tables (compute_metrics), the reviewer

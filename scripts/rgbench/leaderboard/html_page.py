@@ -126,7 +126,8 @@ table is <code>results/leaderboard.csv</code>; this page is generated from it by
 </footer>"""
 
 
-def leaderboard_html(board: Board) -> str:
+def leaderboard_html(board: Board, extra_sections: str = "") -> str:
+    # extra_sections (HTML, e.g. the reviewers section) goes after the charts
     """The whole page as text (``\\n`` line endings), its charts drawn now."""
     title = f"{board.title} \u2014 leaderboard"
     return f"""<!DOCTYPE html>
@@ -170,6 +171,7 @@ rest of the record. A new registered version starts with a clean record.</p>
 </section>
 {charts_section(board)}
 {lab_sections(board)}
+{extra_sections}
 </main>
 {footer(board)}
 <script>{JS}</script>

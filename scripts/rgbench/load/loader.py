@@ -26,6 +26,7 @@ from .extract import EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields
 from .parallel import extract_files
 from .records import Gold, Response, Scoring, Subject, Tree
 from .registry import REGISTRY_FILE, read_registry, registered_subjects
+from .reviewers import ASSIGNMENTS_FILE, LLM_JUDGE, REVIEWERS_FILE, Reviewer, read_reviewers, unregistered_message
 from .safe_read import TreeFile, read_bytes, walk_files
 from .spec import Spec
 
@@ -40,6 +41,7 @@ class Collector:
         self.problems: list[Problem] = []
         self.inputs: dict[str, str] = {}
         self.blocked: set[str] = set()
+        self.reviewers: dict[str, Reviewer] | None = None  # subjects/reviewers.yaml; None: reviewers not checked
 
     def is_blocked(self, rel: str) -> bool:
         """True when ``rel`` or a folder above it was refused as a link or special file."""
@@ -71,6 +73,22 @@ def load_registry(col: Collector, spec: Spec) -> dict[str, Subject] | None:
     if data is not None:
         col.inputs[REGISTRY_FILE] = hashlib.sha256(data).hexdigest()
     return registered_subjects(document) if document is not None else None
+
+
+def load_reviewers(col: Collector, spec: Spec) -> None:
+    """Read subjects/reviewers.yaml into ``col.reviewers`` (a tree without the file checks no reviewer)."""
+    reviewers, data, problems = read_reviewers(col.root, spec)
+    col.problems.extend(problems)
+    if data is not None:
+        col.inputs[REVIEWERS_FILE] = hashlib.sha256(data).hexdigest()
+    col.reviewers = reviewers
+
+
+def fail_problems(spec: Spec, rel: str, fails: tuple[tuple[str, str], ...]) -> list[Problem]:
+    """The catalog checks of a scoring's automatic fails ((code, severity) as listed), as problems of ``rel``."""
+    col = Collector(Path("."))
+    _fails_ok(col, spec, rel, fails)
+    return col.problems
 
 
 # --- phase 0: which files, of which kind, with names that parse ---------------------------
@@ -330,6 +348,9 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
             continue
         ok = _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
+        if col.reviewers is not None and reviewer_id not in col.reviewers:
+            add(rel, unregistered_message(reviewer_id, col.reviewers))
+            ok = False
         response_digest = present.get(key)
         if response_digest is None:
             response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
@@ -369,18 +390,29 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
     return scorings
 
 
+def without_llm_judges(scorings, reviewers: dict[str, Reviewer] | None) -> list[Scoring]:
+    """``scorings`` less those by reviewers registered as ``llm-judge``."""
+    if not reviewers:
+        return list(scorings)
+    return [s for s in scorings if reviewers[s.reviewer_id].kind != LLM_JUDGE]
+
+
 def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | None = None,
-              scoring_dir: str = "scoring") -> tuple[Tree | None, list[Problem]]:
+              scoring_dir: str = "scoring", llm_judges: bool | None = None) -> tuple[Tree | None, list[Problem]]:
     """Load and cross-check every input under ``root``. Returns (tree, []) or (None, problems).
 
     ``progress(done, total)`` is called as files are processed.
     ``scoring_dir`` reads the scorings from ``<scoring_dir>/<version>/`` instead of ``scoring/`` (e.g. the
     consolidated scorings of scripts/aggregate_scoring.py).
+    ``llm_judges``: keep the scorings of ``llm-judge`` reviewers in the tree (default: config.yaml's
+    ``llm_judge_in_metrics``, false when absent); they are validated either way.
     """
     col = Collector(root)
     read_system(col)
     subjects = load_registry(col, spec)
-    refuse_other_files(col, "subjects", {REGISTRY_FILE}, "registry.yaml")
+    refuse_other_files(col, "subjects", {REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE},
+                       "registry.yaml, reviewers.yaml and second_reviews.json")
+    load_reviewers(col, spec)
     gold_jobs = list_golds(col, spec)
     response_jobs = list_subject_files(col, spec, "responses", RESPONSE, subjects)
     scoring_jobs = list_subject_files(col, spec, scoring_dir, EVALUATION, subjects)
@@ -398,6 +430,8 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
                               gold_digests)
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
+    if not (spec.llm_judge_in_metrics if llm_judges is None else llm_judges):
+        scorings = without_llm_judges(scorings, col.reviewers)
     tree = Tree(
         subjects=dict(sorted(subjects.items())),
         golds=dict(sorted(golds.items())),

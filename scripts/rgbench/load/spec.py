@@ -25,7 +25,8 @@ BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "
                   "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id"}
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
-               "difficulty_weights", "q_final_jump_threshold", "reliability_cases"}
+               "difficulty_weights", "q_final_jump_threshold", "reliability_cases",
+               "llm_judge_in_metrics"}
 # reliability_cases: group -> increasing distinct-case counts where the leaderboard's label changes.
 RELIABILITY_GROUPS = ("core", "calibration", "family")
 
@@ -108,6 +109,7 @@ class Spec:
     example_case_id: str = ""  # benchmark.yaml's example_case_id, quoted in messages ("" when absent)
     # config.yaml's reliability_cases: group (core, calibration, family) -> the two case counts of its labels.
     reliability_cases: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    llm_judge_in_metrics: bool = False  # config.yaml: do llm-judge reviewers' scorings enter the metrics?
 
     def correctness_text(self) -> str:
         """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``."""
@@ -354,6 +356,9 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             ece_bins = raw_bins
         reliability_cases, messages = parse_reliability_cases(config.get("reliability_cases"))
         problems.extend(Problem(config_rel, message) for message in messages)
+        if not isinstance(config.get("llm_judge_in_metrics", False), bool):
+            problems.append(Problem(config_rel, "$.llm_judge_in_metrics: must be true or false, got "
+                                                f"{config['llm_judge_in_metrics']!r}"))
     elif config is not None:
         problems.append(Problem(config_rel, "expected a mapping with alpha and ece_bins"))
     if alpha_override is not None:
@@ -412,5 +417,6 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         schema_version=facts.schema_version,
         example_case_id=str(bench.get("example_case_id") or ""),
         reliability_cases=reliability_cases,
+        llm_judge_in_metrics=isinstance(config, dict) and config.get("llm_judge_in_metrics") is True,
     )
     return spec, []

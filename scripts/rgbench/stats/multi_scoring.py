@@ -26,6 +26,7 @@ from ..load.extract import EVALUATION
 from ..load.loader import Collector, build_scorings, list_subject_files
 from ..load.parallel import extract_files
 from ..load.records import Scoring, Tree
+from ..load.reviewers import read_reviewers
 from ..load.spec import Spec
 from ..problems import Problem
 
@@ -45,9 +46,11 @@ class MultiScorings:
 def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> tuple[MultiScorings | None, list[Problem]]:
     """Read ``<folder>/<version>/`` under ``root`` against the validated ``tree``: (records, []) or (None, problems).
 
-    A missing folder is no problem (no extra reviewer yet).
+    A missing folder is no problem (no extra reviewer yet). Grades by ``llm-judge`` reviewers are kept
+    (aggregate_scoring sets them apart); a reviewer not in subjects/reviewers.yaml is refused.
     """
     col = Collector(root)
+    col.reviewers = read_reviewers(root, spec)[0]  # its own problems are load_tree's
     jobs = list_subject_files(col, spec, folder, EVALUATION, tree.subjects, reviewer_prefixes=("eval-", ADJUDICATION))
     extracted = extract_files(root, spec, [(entry, kind) for entry, kind, _ in jobs])
     present = {key: tree.inputs[response.path] for key, response in tree.responses.items()}

@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""Entry point of the local grading page: see rgbench.review.commands (``--help``)."""
+
+from __future__ import annotations
+
+import sys
+
+from rgbench.review.commands import review_main as main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""The leaderboard page's "Reviewers" section, from results/reviewers.csv and results/judge_agreement.csv.
+
+Both files are written by scripts/aggregate_scoring.py before the leaderboard is built; a tree without
+them (or with an empty one) gets no section. Every value is escaped.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..load.parsing import ParseError, decode_utf8
+from ..load.safe_read import read_single_file
+from .html_tables import esc
+
+REVIEWERS_CSV = "results/reviewers.csv"
+JUDGE_CSV = "results/judge_agreement.csv"
+
+
+def read_rows(root: Path, rel: str) -> list[dict[str, str]]:
+    """The rows of an optional result CSV; [] when it is absent or unreadable."""
+    if not (Path(root) / rel).is_file():
+        return []
+    data, _ = read_single_file(root, rel)
+    if data is None:
+        return []
+    try:
+        return list(csv.DictReader(io.StringIO(decode_utf8(data))))
+    except (ParseError, csv.Error):
+        return []
+
+
+def _interval(row: dict[str, str]) -> str:
+    if not row.get("value"):
+        return esc(row.get("note", ""))
+    span = f" ({esc(row['ci_low'])}\u2013{esc(row['ci_high'])})" if row.get("ci_low") else ""
+    return f"{esc(row['value'])}{span}"
+
+
+def reviewers_section(reviewers: Sequence[dict[str, str]], judges: Sequence[dict[str, str]]) -> str:
+    """The section's HTML ("" when there is nothing to show)."""
+    if not reviewers:
+        return ""
+    by_id: dict[str, dict[tuple[str, str], dict[str, str]]] = {}
+    for row in reviewers:
+        by_id.setdefault(row["reviewer_id"], {})[(row["statistic"], row["target"] + ":" + row["level"])] = row
+    lines = []
+    for rid, stats in by_id.items():
+        graded = stats.get(("runs_graded", "all:"), {}).get("value", "0")
+        kind = next(iter(stats.values())).get("kind", "")
+        mean = stats.get(("mean_score", "raw_score:"), {}).get("value", "")
+        lenient = _interval(stats.get(("leniency", "raw_score:"), {}))
+        lines.append(f"<tr><td><code>{esc(rid)}</code></td><td>{esc(kind)}</td><td class=\"num\">{esc(graded)}</td>"
+                     f"<td class=\"num\">{esc(mean)}</td><td class=\"num\">{lenient}</td></tr>")
+    judge_lines = "".join(
+        f"<tr><td><code>{esc(r['judge_id'])}</code></td><td>{esc(r['statistic'])}</td><td>{esc(r['target'])}</td>"
+        f"<td class=\"num\">{_interval(r)}</td><td class=\"num\">{esc(r['n_runs'])}</td></tr>" for r in judges)
+    judge_table = ("<h3>LLM judges against the human grade</h3><table><thead><tr><th>Judge</th><th>Statistic</th>"
+                   f"<th>Target</th><th>Value (95% interval)</th><th>Runs</th></tr></thead><tbody>{judge_lines}</tbody>"
+                   "</table><p>From <code>results/judge_agreement.csv</code>. Judges' grades never enter the metrics "
+                   "unless config.yaml sets <code>llm_judge_in_metrics: true</code>.</p>") if judges else ""
+    return f"""<section class="card" id="reviewers">
+<h2>Reviewers</h2>
+<table><thead><tr><th>Reviewer</th><th>Kind</th><th>Grades</th><th>Mean raw score</th>
+<th>Leniency on raw score (interval)</th></tr></thead>
+<tbody>{"".join(lines)}</tbody></table>
+<p>Leniency: mean over the runs shared with another human grader of (this reviewer's raw score \u2212 the others'
+mean); above 0 lenient, below 0 severe; in parentheses a bootstrap interval over cases. Criterion distributions
+per reviewer are in <code>results/reviewers.csv</code>; drift over time by <code>scripts/reviewer_drift.py</code>.</p>
+{judge_table}
+</section>"""

@@ -1,0 +1,170 @@
+"""The grading page's HTML: the queue and a run's page. Pure functions of their inputs; every value is escaped.
+
+Markdown (the gold, the response, the rubric's cells) is rendered by markdown-it-py with raw HTML
+disabled, so an untrusted response cannot inject markup; the page's Content-Security-Policy
+(server.py) forbids inline scripts besides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+from urllib.parse import urlencode
+
+from markdown_it import MarkdownIt
+
+from ..load.spec import Spec
+from .runs import SECOND, QueuedRun
+
+_MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+_LEVEL = re.compile(r"^\s*(\d+)")
+
+
+def markdown(text: str) -> str:
+    """HTML of ``text`` (CommonMark and tables, raw HTML shown as text)."""
+    return _MD.render(text)
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def rubric_levels(rubric_md: str, criteria: Sequence[str]) -> dict[str, dict[int, str]]:
+    """What each level of each criterion means, from the rubric's table whose first column names the
+    criteria (header cells start with the level, e.g. ``2 — complete``); {} for a criterion not found."""
+    levels: dict[str, dict[int, str]] = {}
+    header: list[str] = []
+    for line in rubric_md.splitlines():
+        if not line.lstrip().startswith("|"):
+            header = []
+            continue
+        cells = _cells(line)
+        name = cells[0].strip("`") if cells else ""
+        if name in criteria and header:
+            levels[name] = {int(m.group(1)): text for head, text in zip(header[1:], cells[1:])
+                            if (m := _LEVEL.match(head))}
+        elif not header and not set("".join(cells)) <= set("-: "):
+            header = cells
+    return levels
+
+
+@dataclass(frozen=True)
+class Fail:
+    """A catalog entry as the page lists it."""
+
+    code: str
+    severity: str
+    title: str
+    description: str
+
+
+def _page(title: str, body: str, token: str) -> str:
+    q = escape(urlencode({"token": token}))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(title)}</title><meta name=\"referrer\" content=\"no-referrer\">"
+            f"<link rel=\"stylesheet\" href=\"/static/app.css?{q}\"></head>\n<body>\n{body}\n"
+            f"<script src=\"/static/app.js?{q}\"></script>\n</body></html>\n")
+
+
+def link(path: str, token: str, filters: Mapping[str, str] | None = None) -> str:
+    """``path`` with the token and the non-empty filters as its query."""
+    query = {"token": token, **{k: v for k, v in sorted((filters or {}).items()) if v}}
+    return f"{path}?{urlencode(query)}"
+
+
+def _select(name: str, label: str, options: Sequence[str], chosen: str) -> str:
+    items = "".join(f"<option value=\"{escape(o)}\"{' selected' if o == chosen else ''}>{escape(o) or 'any'}</option>"
+                    for o in ("", *options))
+    return f"<label>{escape(label)} <select name=\"{name}\">{items}</select></label>"
+
+
+def queue_page(*, reviewer: str, blind: bool, token: str, queue: Sequence[QueuedRun], shown: Sequence[QueuedRun],
+               filters: Mapping[str, str], families: Sequence[str], notice: str = "") -> str:
+    """The runs still to grade (``shown``: after the filters), with the filter form and the next run."""
+    difficulties = sorted({str(r.difficulty) for r in queue}, key=int)
+    case_types = sorted({r.case_type for r in queue})
+    form = ("<form id=\"filters\" method=\"get\" action=\"/\">"
+            f"<input type=\"hidden\" name=\"token\" value=\"{escape(token)}\">"
+            + _select("family", "Family", families, filters.get("family", ""))
+            + _select("difficulty", "Difficulty", difficulties, filters.get("difficulty", ""))
+            + _select("case_type", "Case type", case_types, filters.get("case_type", ""))
+            + "<button type=\"submit\">Filter</button></form>")
+    if shown:
+        start = (f"<p><a id=\"next\" class=\"button\" accesskey=\"n\" "
+                 f"href=\"{escape(link('/run/' + shown[0].handle, token, filters))}\">Grade the next run (n)</a></p>")
+    else:
+        start = "<p id=\"done\">Nothing left to grade with these filters.</p>"
+    rows = "".join(
+        f"<tr><td>{i}</td><td><a href=\"{escape(link('/run/' + r.handle, token, filters))}\">{escape(r.case_id)}</a></td>"
+        f"<td>{escape(r.run_id)}</td><td>{escape(r.family)}</td><td>{r.difficulty}</td><td>{escape(r.case_type)}</td>"
+        f"<td>{'second grade' if r.role == SECOND else 'first grade'}</td></tr>"
+        for i, r in enumerate(shown, 1))
+    mode = "blind" if blind else "<strong>unblinded</strong>"
+    body = (f"<header><h1>Runs to grade</h1><p>Reviewer <code>{escape(reviewer)}</code> · {mode} · "
+            f"{len(shown)} of {len(queue)} shown</p></header>\n"
+            + (f"<p class=\"notice\">{escape(notice)}</p>" if notice else "")
+            + form + start
+            + "<table id=\"queue\"><thead><tr><th>#</th><th>Case</th><th>Run</th><th>Family</th><th>Difficulty</th>"
+              f"<th>Case type</th><th>Grade</th></tr></thead><tbody>{rows}</tbody></table>")
+    return _page("Runs to grade", body, token)
+
+
+def run_page(*, spec: Spec, run: QueuedRun, reviewer: str, token: str, csrf: str, filters: Mapping[str, str],
+             gold_md: str, response_text: str, levels: Mapping[str, Mapping[int, str]],
+             criterion_help: Mapping[str, str], fails: Sequence[Fail], left: int,
+             identity: str | None) -> str:
+    """A run's page: gold, response, rubric and the grading form. ``identity`` is shown only unblinded."""
+    criteria_html = []
+    for index, name in enumerate(spec.criteria):
+        options = []
+        for level in range(spec.criterion_max, spec.criterion_min - 1, -1):
+            meaning = levels.get(name, {}).get(level, "")
+            options.append(
+                f"<label class=\"level\"><input type=\"radio\" name=\"c-{escape(name)}\" value=\"{level}\" tabindex=\"-1\">"
+                f"<b>{level}</b> <span>{_MD.renderInline(meaning)}</span></label>")
+        criteria_html.append(
+            f"<fieldset class=\"criterion\" tabindex=\"0\" data-criterion=\"{escape(name)}\" id=\"crit-{escape(name)}\">"
+            f"<legend>{index + 1}. <code>{escape(name)}</code> <small>{escape(criterion_help.get(name, ''))}</small></legend>"
+            + "".join(options) + "</fieldset>")
+    correctness = ("<fieldset class=\"criterion\" tabindex=\"0\" id=\"correctness\" data-correctness=\"1\">"
+                   "<legend>Correctness <small>(keys 0, 5 for 0.5, 1)</small></legend>"
+                   + "".join(f"<label class=\"level\"><input type=\"radio\" name=\"correctness\" value=\"{v}\" "
+                             f"tabindex=\"-1\"><b>{v}</b> {t}</label>"
+                             for v, t in (("1", "canonical diagnosis"), ("0.5", "acceptable alternative or partly right"),
+                                          ("0", "wrong")))
+                   + "</fieldset>")
+    fail_items = "".join(
+        f"<div class=\"fail {escape(f.severity)}\"><label><input type=\"checkbox\" name=\"fail\" value=\"{escape(f.code)}\">"
+        f" <code>{escape(f.code)}</code> <em>{escape(f.severity)}</em> {escape(f.title)}</label>"
+        f"<details><summary>description</summary><p>{escape(f.description)}</p></details>"
+        f"<textarea name=\"evidence-{escape(f.code)}\" data-evidence-for=\"{escape(f.code)}\" rows=\"2\" "
+        f"placeholder=\"Evidence: quote the words of the response that trigger it\" hidden></textarea></div>"
+        for f in fails)
+    who = (f"<p class=\"identity\" id=\"identity\">Unblinded: {escape(identity)}</p>" if identity is not None
+           else "<p class=\"identity\">Blind: the subject is hidden.</p>")
+    role = "second grade (goes to scoring_multi/)" if run.role == SECOND else "first grade (goes to scoring/)"
+    body = (
+        f"<header><a href=\"{escape(link('/', token, filters))}\" accesskey=\"q\">← queue (q)</a> · "
+        f"<h1>{escape(run.case_id)} · run {escape(run.run_id)}</h1> · {escape(role)} · {left} left · "
+        f"reviewer <code>{escape(reviewer)}</code>{who}</header>\n"
+        "<main><section id=\"gold\" class=\"pane\"><h2>Gold</h2>" + markdown(gold_md) + "</section>\n"
+        "<section id=\"response\" class=\"pane\"><h2>Response</h2>" + markdown(response_text) + "</section>\n"
+        f"<section id=\"grading\" class=\"pane\"><h2>Grade</h2>"
+        f"<p class=\"keys\">Tab / Shift+Tab between criteria · digit sets the focused one · Ctrl+Enter saves and opens "
+        f"the next run</p>"
+        f"<form id=\"grade\" data-handle=\"{escape(run.handle)}\" data-csrf=\"{escape(csrf)}\" "
+        f"data-queue=\"{escape(link('/', token, filters))}\" data-filters=\"{escape(urlencode(sorted(filters.items())))}\">"
+        + "".join(criteria_html) + correctness
+        + f"<fieldset id=\"fails\"><legend>Automatic fails</legend>{fail_items}</fieldset>"
+        + "<label for=\"comments\">Comments</label><textarea id=\"comments\" name=\"comments\" rows=\"4\"></textarea>"
+        + "<ul id=\"messages\" role=\"alert\"></ul>"
+        + "<button type=\"submit\" id=\"save\">Save and next (Ctrl+Enter)</button>"
+        + "<p id=\"saved\" role=\"status\"></p></form></section></main>")
+    return _page(f"{run.case_id} {run.run_id}", body, token)
+
+
+def error_page(status: str, message: str) -> str:
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(status)}</title></head>"
+            f"<body><h1>{escape(status)}</h1><p>{escape(message)}</p></body></html>\n")

@@ -1,0 +1,87 @@
+"""The runs a reviewer still has to grade: first grades (no scoring in ``scoring/`` yet) and the second
+grades assigned to them (``subjects/second_reviews.json``), in a seeded shuffle per reviewer.
+
+Blind by design: a run is named on the page by an opaque handle (a hash of the reviewer and the run
+key), so neither the URL nor the queue shows the subject.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..load.records import Tree
+
+FIRST, SECOND = "first", "second"
+RunKey = tuple[str, str, str]  # (subject_id, case_id, run_id)
+
+
+@dataclass(frozen=True)
+class QueuedRun:
+    """One run to grade. ``role`` is ``first`` (goes to scoring/) or ``second`` (goes to scoring_multi/)."""
+
+    handle: str
+    key: RunKey
+    family: str
+    difficulty: int
+    case_type: str
+    role: str
+
+    @property
+    def case_id(self) -> str:
+        return self.key[1]
+
+    @property
+    def run_id(self) -> str:
+        return self.key[2]
+
+
+def run_handle(reviewer_id: str, key: RunKey) -> str:
+    """A stable, opaque 16-hex-digit name of ``key`` for this reviewer (hides the subject id)."""
+    return hashlib.sha256("\x00".join((reviewer_id, *key)).encode("utf-8")).hexdigest()[:16]
+
+
+def reviewer_seed(reviewer_id: str) -> int:
+    """The shuffle's seed: the first 8 bytes of sha256("review-queue:" + reviewer id)."""
+    return int.from_bytes(hashlib.sha256(f"review-queue:{reviewer_id}".encode()).digest()[:8], "big")
+
+
+def build_queue(tree: Tree, reviewer_id: str, graded_first: Iterable[RunKey],
+                graded_by_reviewer: Iterable[RunKey], assigned: Iterable[RunKey]) -> list[QueuedRun]:
+    """The reviewer's queue in a seeded shuffle (the same order every session for one reviewer).
+
+    ``graded_first``: runs with a scoring in scoring/ (anyone's); ``graded_by_reviewer``: runs this
+    reviewer graded anywhere; ``assigned``: runs assigned to this reviewer for a second grade. A run
+    without a first grade is queued as ``first``; an assigned run that has its first grade, by someone
+    else, and no grade by this reviewer is queued as ``second``.
+    """
+    first = set(graded_first)
+    mine = set(graded_by_reviewer)
+    wanted = set(assigned)
+    queue = []
+    for key in sorted(tree.responses):
+        if key in mine:
+            continue
+        if key not in first:
+            role = FIRST
+        elif key in wanted:
+            role = SECOND
+        else:
+            continue
+        gold = tree.golds[key[1]]
+        queue.append(QueuedRun(run_handle(reviewer_id, key), key, gold.family, gold.difficulty, gold.case_type, role))
+    random.Random(reviewer_seed(reviewer_id)).shuffle(queue)
+    return queue
+
+
+def filtered(queue: list[QueuedRun], filters: Mapping[str, str]) -> list[QueuedRun]:
+    """The runs matching every given filter (``family``, ``difficulty``, ``case_type``; "" means any)."""
+    family = filters.get("family", "")
+    difficulty = filters.get("difficulty", "")
+    case_type = filters.get("case_type", "")
+    return [run for run in queue
+            if (not family or run.family == family)
+            and (not difficulty or str(run.difficulty) == difficulty)
+            and (not case_type or run.case_type == case_type)]

@@ -1,0 +1,149 @@
+"""The scoring a grading form makes: built by the template code, checked by the loader's checks, saved once.
+
+The document comes from :func:`rgbench.governance.scoring_template.template` (the one shape of a
+scoring), filled with the form's grades, both pins (``response_sha256``, ``gold_sha256``: sha256 of
+the files' bytes as read when saving) and ``blind``. Its messages are the evaluation schema's and the
+loader's catalog checks (the words ``rgbench validate`` prints after the file's path), plus the page's
+own rules (a fail needs its evidence quote, the reviewer must be on record). Saving writes the
+canonical JSON once (:func:`rgbench.governance.write_once.write_new_file`) inside ``scoring/`` or
+``scoring_multi/`` only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from ..governance.scoring_template import gold_rel, response_rel, scoring_rel, template
+from ..governance.write_once import write_new_file
+from ..load.loader import fail_problems
+from ..load.parsing import dumps_json_canonical
+from ..load.reviewers import Reviewer, unregistered_message
+from ..load.safe_read import read_single_file, walk_files
+from ..load.spec import Spec, schema_errors
+from .runs import FIRST, SECOND, QueuedRun, RunKey
+
+SCORING_DIRS = {FIRST: "scoring", SECOND: "scoring_multi"}
+_CORRECTNESS = {"0": 0, "0.5": 0.5, "1": 1}
+
+
+def target_rel(spec: Spec, run: QueuedRun, reviewer_id: str) -> str:
+    """Where the grade goes: scoring/ for a first grade, scoring_multi/ for an assigned second grade."""
+    rel = scoring_rel(spec, run.key[0], run.key[1], run.key[2], reviewer_id)
+    return SCORING_DIRS[run.role] + rel[len("scoring"):]
+
+
+def inside_scoring_dirs(root: Path, rel: str) -> bool:
+    """True when ``rel`` resolves (links followed) to a path inside the tree's scoring/ or scoring_multi/."""
+    base = Path(os.path.realpath(root))
+    target = Path(os.path.realpath(base / rel))
+    return any(target.is_relative_to(base / folder) and target != base / folder for folder in SCORING_DIRS.values())
+
+
+def graded_runs(root: Path, spec: Spec) -> tuple[dict[RunKey, list[str]], dict[RunKey, set[str]]]:
+    """From the file names on disk: (reviewers of each run in scoring/, every reviewer of each run).
+
+    Read again before every queue and every save, so files written meanwhile (by this page or by
+    hand) count. Names that do not parse are ignored here; ``rgbench validate`` reports them.
+    """
+    first: dict[RunKey, list[str]] = defaultdict(list)
+    anyone: dict[RunKey, set[str]] = defaultdict(set)
+    for folder in SCORING_DIRS.values():
+        entries, _ = walk_files(root, f"{folder}/{spec.version_dir}")
+        for entry in entries:
+            parts = entry.rel.split("/")
+            pieces = parts[-1][:-5].split("__") if parts[-1].endswith(".json") else []
+            if len(parts) != 4 or len(pieces) != 3:
+                continue
+            key = (parts[2], pieces[0], pieces[1])
+            reviewer = pieces[2].partition("-")[2] if pieces[2].startswith(("eval-", "adjudication-")) else ""
+            anyone[key].add(reviewer)
+            if folder == "scoring":
+                first[key].append(reviewer)
+    return dict(first), dict(anyone)
+
+
+def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_version: str, form: dict[str, Any],
+                       *, response_sha256: str, gold_sha256: str, blind: bool) -> dict[str, Any]:
+    """The scoring document of a submitted form (values the form cannot express stay as sent, so the
+    schema words the problem). The severity of each fail is the catalog's."""
+    document = template(spec, subject_id=run.key[0], subject_version=subject_version, case_id=run.key[1],
+                        run_id=run.key[2], reviewer_id=reviewer_id, response_sha256=response_sha256)
+    given = form.get("criterion_scores")
+    scores: dict[str, Any] = given if isinstance(given, dict) else {}
+    for name in spec.criteria:
+        value = scores.get(name)
+        document["criterion_scores"][name] = int(value) if isinstance(value, str) and value.isdigit() else value
+    correctness = form.get("correctness")
+    document["correctness"] = _CORRECTNESS.get(correctness, correctness) if isinstance(correctness, str) else correctness
+    fails = []
+    for item in form.get("fails") or []:
+        if not isinstance(item, dict):
+            continue
+        code = item.get("code")
+        fail: dict[str, Any] = {"code": code, "severity": spec.catalog.get(code, "") if isinstance(code, str) else ""}
+        evidence = item.get("evidence")
+        if isinstance(evidence, str) and evidence.strip():
+            fail["evidence"] = evidence.strip()
+        fails.append(fail)
+    document["automatic_fails_triggered"] = sorted(fails, key=lambda f: str(f["code"]))
+    comments = form.get("comments")
+    document["comments"] = comments.strip() if isinstance(comments, str) else comments
+    document["gold_sha256"] = gold_sha256
+    document["blind"] = blind
+    return document
+
+
+def document_messages(spec: Spec, document: dict[str, Any], reviewers: dict[str, Reviewer] | None) -> list[str]:
+    """Every message about the document, sorted: schema, catalog, reviewer on record, evidence quotes."""
+    messages = list(schema_errors(spec.validators["evaluation"], document))
+    fails = document.get("automatic_fails_triggered")
+    if isinstance(fails, list) and all(isinstance(f, dict) for f in fails):
+        pairs = tuple((f.get("code"), f.get("severity")) for f in fails if isinstance(f.get("code"), str))
+        messages += [problem.message for problem in fail_problems(spec, "", pairs)]
+        for index, fail in enumerate(fails):
+            if not fail.get("evidence"):
+                messages.append(f"$.automatic_fails_triggered[{index}].evidence: quote the words of the response "
+                                f"that trigger {fail.get('code')} (the grading page asks for the evidence of every fail)")
+    reviewer_id = document.get("reviewer_id")
+    if reviewers is None or reviewer_id not in reviewers:
+        messages.append(unregistered_message(str(reviewer_id), reviewers or {}))
+    return sorted(set(messages))
+
+
+def pins(root: Path, spec: Spec, key: RunKey) -> tuple[str, str, list[str]]:
+    """(response sha256, gold sha256, problems) of the files as they are now."""
+    digests, problems = [], []
+    for rel in (response_rel(spec, *key), gold_rel(spec, key[1])):
+        data, read_problems = read_single_file(root, rel)
+        digests.append(hashlib.sha256(data).hexdigest() if data is not None else "")
+        problems += [str(p) for p in read_problems]
+    return digests[0], digests[1], problems
+
+
+def refusals(root: Path, spec: Spec, run: QueuedRun, reviewer_id: str, assigned_to: str | None) -> list[str]:
+    """Why this reviewer may not save this run now (empty: they may): never overwrite, one scoring per run
+    in scoring/, second grades only for the assigned reviewer and only after a first grade by someone else."""
+    first, anyone = graded_runs(root, spec)
+    if reviewer_id in anyone.get(run.key, set()):
+        return ["you have already graded this run; a grade is never overwritten (edit the file by pull request)"]
+    if run.role == FIRST and first.get(run.key):
+        return ["this run already has its one scoring in scoring/; a further grade goes to scoring_multi/ "
+                "only when rgbench assign names you its second reviewer"]
+    if run.role == SECOND and (assigned_to != reviewer_id or not first.get(run.key)):
+        return ["this run is not assigned to you for a second grade (subjects/second_reviews.json)"]
+    return []
+
+
+def save(root: Path, rel: str, document: dict[str, Any]) -> list[str]:
+    """Write ``document`` canonically at ``rel``, once; the problems if it cannot be (nothing written then)."""
+    if not inside_scoring_dirs(root, rel):
+        return [f"{rel}: outside the tree's scoring folders; refused"]
+    try:
+        write_new_file(Path(root) / rel, dumps_json_canonical(document).encode("utf-8"))
+    except FileExistsError:
+        return ["this grade already exists; it is never overwritten"]
+    return []

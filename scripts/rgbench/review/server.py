@@ -1,0 +1,254 @@
+"""The grading page's server: the standard library's ThreadingHTTPServer, bound to 127.0.0.1 only.
+
+Why the standard library: the page has five routes, one user and no templates beyond pages.py;
+http.server does that without a new dependency to pin and audit (a framework would bring routing,
+sessions and a template engine the page does not need).
+
+Every request must carry the session's random token in its query (``?token=``), else 403; the Host
+header must name this server (127.0.0.1 or localhost with its port), which defeats DNS rebinding.
+State-changing requests (POST) must also send the page's CSRF token in ``X-CSRF-Token`` with a JSON
+body, and an ``Origin``/``Sec-Fetch-Site`` that, when the browser sends them, say same origin: a
+cross-site form can neither set the header nor the content type. Writes go only to the tree's
+scoring folders (scoring_doc.save).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from ..load.parsing import decode_utf8, loads_json_strict, loads_yaml_strict
+from ..load.records import Tree
+from ..load.reviewers import Reviewer
+from ..load.safe_read import read_bytes
+from ..load.spec import Spec
+from . import pages, scoring_doc
+from .runs import QueuedRun, RunKey, build_queue, filtered
+
+STATIC = Path(__file__).resolve().parent / "static"
+STATIC_TYPES = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+FILTER_KEYS = ("family", "difficulty", "case_type")
+MAX_BODY = 1 << 20
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+
+
+@dataclass
+class ReviewApp:
+    """One grading session: the validated tree, the reviewer, the secrets, and what the pages show."""
+
+    root: Path
+    spec: Spec
+    tree: Tree
+    reviewer: Reviewer
+    reviewers: dict[str, Reviewer]
+    assigned: dict[RunKey, str]
+    blind: bool = True
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    saved: list[str] = field(default_factory=list)
+
+    def queue(self) -> list[QueuedRun]:
+        first, anyone = scoring_doc.graded_runs(self.root, self.spec)
+        rid = self.reviewer.reviewer_id
+        mine = [key for key, who in anyone.items() if rid in who]
+        wanted = [key for key, who in self.assigned.items() if who == rid]
+        return build_queue(self.tree, rid, first, mine, wanted)
+
+    def catalog(self) -> list[pages.Fail]:
+        document = loads_yaml_strict(decode_utf8(read_bytes(self.root, self.spec.catalog_path)))
+        return [pages.Fail(e["code"], e["severity"], e["title"], " ".join(e["description"].split()))
+                for e in document["automatic_fails"]]
+
+    def criterion_help(self) -> dict[str, str]:
+        properties = self.spec.validators["evaluation"].schema["properties"]["criterion_scores"].get("properties", {})
+        return {name: str(properties.get(name, {}).get("description", "")) for name in self.spec.criteria}
+
+    def identity(self, key: RunKey) -> str | None:
+        """Unblinded only: the subject's display name, id and version, and the grades of the run in scoring/."""
+        if self.blind:
+            return None
+        subject = self.tree.subjects[key[0]]
+        name = dict(subject.extra).get("display_name", subject.subject_id)
+        grades = "; ".join(f"{s.reviewer_id}: raw score {sum(v for _, v in s.criterion_scores)}, correctness "
+                           f"{float(s.correctness):g}" for s in self.tree.scorings if s.run_key == key)
+        return f"{name} ({subject.subject_id}, version {subject.subject_version})" + (
+            f" · graded in scoring/ by {grades}" if grades else "")
+
+    def run_html(self, run: QueuedRun, filters: Mapping[str, str], left: int) -> str:
+        spec = self.spec
+        response = loads_json_strict(decode_utf8(read_bytes(self.root, self.tree.responses[run.key].path)))
+        gold_md = decode_utf8(read_bytes(self.root, self.tree.golds[run.case_id].path))
+        rubric = decode_utf8(read_bytes(self.root, f"system/rubric/{spec.version_dir}/generic_rubric.md"))
+        return pages.run_page(spec=spec, run=run, reviewer=self.reviewer.reviewer_id, token=self.token,
+                              csrf=self.csrf, filters=filters, gold_md=gold_md,
+                              response_text=str(response.get("response_text", "")),
+                              levels=pages.rubric_levels(rubric, spec.criteria),
+                              criterion_help=self.criterion_help(), fails=self.catalog(), left=left,
+                              identity=self.identity(run.key))
+
+    def check(self, form: dict[str, Any], *, saving: bool) -> tuple[QueuedRun | None, dict[str, Any], list[str]]:
+        """(run, document, messages) of a submitted form; messages never name the subject when blind."""
+        handle = form.get("handle")
+        run = next((r for r in self.queue() if r.handle == handle), None)
+        if run is None:
+            return None, {}, ["this run is not in your queue (already graded, or not yours to grade)"]
+        response_sha, gold_sha, problems = scoring_doc.pins(self.root, self.spec, run.key)
+        document = scoring_doc.document_from_form(
+            self.spec, run, self.reviewer.reviewer_id, self.tree.subjects[run.key[0]].subject_version, form,
+            response_sha256=response_sha or "0" * 64, gold_sha256=gold_sha or "0" * 64, blind=self.blind)
+        messages = scoring_doc.document_messages(self.spec, document, self.reviewers)
+        if saving:
+            messages += problems
+            if response_sha != self.tree.inputs[self.tree.responses[run.key].path]:
+                messages.append("the response changed since the page was opened; restart rgbench review")
+            messages += scoring_doc.refusals(self.root, self.spec, run, self.reviewer.reviewer_id,
+                                             self.assigned.get(run.key))
+        return run, document, messages
+
+    def save(self, form: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            run, document, messages = self.check(form, saving=True)
+            if run is None or messages:
+                return HTTPStatus.UNPROCESSABLE_ENTITY, {"messages": messages}
+            rel = scoring_doc.target_rel(self.spec, run, self.reviewer.reviewer_id)
+            problems = scoring_doc.save(self.root, rel, document)
+            if problems:
+                return HTTPStatus.CONFLICT, {"messages": problems}
+            self.saved.append(rel)
+            print(f"saved {rel}", file=sys.stderr)
+        filters = _filters(parse_qs(str(form.get("filters", ""))))
+        rest = filtered(self.queue(), filters)
+        where = f"/run/{rest[0].handle}" if rest else "/"
+        return HTTPStatus.OK, {"saved": "your grade" if self.blind else rel, "next": where}
+
+
+def _filters(query: Mapping[str, list[str]]) -> dict[str, str]:
+    return {key: query.get(key, [""])[0] for key in FILTER_KEYS}
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Routes: GET /, /run/<handle>, /static/<file>; POST /api/validate, /api/save."""
+
+    app: ReviewApp  # set on the subclass made by make_server
+    server_version = "rgbench-review"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:  # the request line would print the token
+        return
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _html(self, status: int, text: str) -> None:
+        self._send(status, text.encode("utf-8"), "text/html; charset=utf-8")
+
+    def _json(self, status: int, value: Any) -> None:
+        self._send(status, json.dumps(value, sort_keys=True).encode("utf-8"), "application/json")
+
+    def _refuse(self, status: HTTPStatus, message: str) -> None:
+        self._html(status, pages.error_page(f"{status.value} {status.phrase}", message))
+
+    def _admitted(self) -> dict[str, list[str]] | None:
+        """The query when the request names this server and carries the token; else refuse and None."""
+        port = self._port()
+        if self.headers.get("Host", "") not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            self._refuse(HTTPStatus.FORBIDDEN, "wrong Host header")
+            return None
+        query = parse_qs(urlsplit(self.path).query)
+        given = query.get("token", [""])[0]
+        if not hmac.compare_digest(given.encode(), self.app.token.encode()):
+            self._refuse(HTTPStatus.FORBIDDEN, "open the URL that rgbench review printed (it carries the token)")
+            return None
+        return query
+
+    def _port(self) -> int:
+        address: Any = self.server.server_address  # an AF_INET server: (host, port)
+        return int(address[1])
+
+    def do_GET(self) -> None:
+        query = self._admitted()
+        if query is None:
+            return
+        path = urlsplit(self.path).path
+        app = self.app
+        if path.startswith("/static/"):
+            name = path[len("/static/"):]
+            if name not in STATIC_TYPES:
+                return self._refuse(HTTPStatus.NOT_FOUND, "no such file")
+            return self._send(HTTPStatus.OK, (STATIC / name).read_bytes(), STATIC_TYPES[name])
+        filters = _filters(query)
+        queue = app.queue()
+        shown = filtered(queue, filters)
+        if path == "/":
+            notice = f"{len(app.saved)} grade(s) saved this session." if app.saved else ""
+            return self._html(HTTPStatus.OK, pages.queue_page(
+                reviewer=app.reviewer.reviewer_id, blind=app.blind, token=app.token, queue=queue, shown=shown,
+                filters=filters, families=sorted(app.spec.families), notice=notice))
+        if path.startswith("/run/"):
+            run = next((r for r in queue if r.handle == path[len("/run/"):]), None)
+            if run is None:
+                return self._refuse(HTTPStatus.NOT_FOUND, "this run is not in your queue (already graded?)")
+            return self._html(HTTPStatus.OK, app.run_html(run, filters, len(shown)))
+        return self._refuse(HTTPStatus.NOT_FOUND, "no such page")
+
+    def do_POST(self) -> None:
+        if self._admitted() is None:
+            return
+        port = self._port()
+        origin = self.headers.get("Origin")
+        site = self.headers.get("Sec-Fetch-Site")
+        if (not hmac.compare_digest(self.headers.get("X-CSRF-Token", "").encode(), self.app.csrf.encode())
+                or origin not in (None, f"http://127.0.0.1:{port}", f"http://localhost:{port}")
+                or site not in (None, "same-origin")
+                or self.headers.get_content_type() != "application/json"):
+            return self._refuse(HTTPStatus.FORBIDDEN, "cross-site request refused (CSRF check)")
+        length = int(self.headers.get("Content-Length") or 0)
+        if not 0 < length <= MAX_BODY:
+            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"messages": ["request body missing or too large"]})
+        try:
+            form = json.loads(self.rfile.read(length))
+        except ValueError:
+            return self._json(HTTPStatus.BAD_REQUEST, {"messages": ["request body is not JSON"]})
+        if not isinstance(form, dict):
+            return self._json(HTTPStatus.BAD_REQUEST, {"messages": ["request body is not a JSON object"]})
+        path = urlsplit(self.path).path
+        if path == "/api/validate":
+            _, _, messages = self.app.check(form, saving=False)
+            return self._json(HTTPStatus.OK, {"messages": messages})
+        if path == "/api/save":
+            status, answer = self.app.save(form)
+            return self._json(status, answer)
+        return self._refuse(HTTPStatus.NOT_FOUND, "no such endpoint")
+
+
+def make_server(app: ReviewApp, port: int = 0) -> ThreadingHTTPServer:
+    """A server for ``app`` on 127.0.0.1:``port`` (0: a free port); call serve_forever() on it."""
+    handler = type("BoundHandler", (Handler,), {"app": app})
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def url(app: ReviewApp, server: ThreadingHTTPServer) -> str:
+    return f"http://127.0.0.1:{int(server.server_address[1])}/?token={app.token}"

@@ -1,0 +1,112 @@
+// rgbench review: keyboard-first grading. Served from the app with the page's token; no inline script.
+"use strict";
+(function () {
+  const token = new URLSearchParams(window.location.search).get("token") || "";
+  const form = document.getElementById("grade");
+  const next = document.getElementById("next");
+  if (!form) {
+    document.addEventListener("keydown", function (event) {
+      const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName);
+      if (!typing && event.key === "n" && next) { window.location.href = next.href; }
+    });
+    if (next) { next.focus(); }
+    return;
+  }
+  const messages = document.getElementById("messages");
+  const saved = document.getElementById("saved");
+  const groups = Array.from(form.querySelectorAll("fieldset.criterion"));
+
+  function collect() {
+    const scores = {};
+    form.querySelectorAll("fieldset[data-criterion]").forEach(function (group) {
+      const checked = group.querySelector("input:checked");
+      scores[group.dataset.criterion] = checked ? checked.value : null;
+    });
+    const correctness = form.querySelector("input[name=correctness]:checked");
+    const fails = Array.from(form.querySelectorAll("input[name=fail]:checked")).map(function (box) {
+      const evidence = form.querySelector("textarea[data-evidence-for='" + box.value + "']");
+      return {code: box.value, evidence: evidence ? evidence.value : ""};
+    });
+    return {handle: form.dataset.handle, criterion_scores: scores,
+            correctness: correctness ? correctness.value : null, fails: fails,
+            comments: document.getElementById("comments").value, filters: form.dataset.filters};
+  }
+
+  function post(path, body) {
+    return fetch(path + "?token=" + encodeURIComponent(token), {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": form.dataset.csrf},
+      body: JSON.stringify(body)
+    }).then(function (response) { return response.json(); });
+  }
+
+  function show(list) {
+    messages.replaceChildren();
+    list.forEach(function (text) {
+      const item = document.createElement("li");
+      item.textContent = text;
+      messages.appendChild(item);
+    });
+    form.classList.toggle("invalid", list.length > 0);
+  }
+
+  let timer = null;
+  let checks = 0;
+  function validateSoon() {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(function () {
+      const mine = ++checks;
+      post("/api/validate", collect()).then(function (answer) {
+        if (mine === checks) { show(answer.messages || []); }
+      });
+    }, 150);
+  }
+
+  function save() {
+    window.clearTimeout(timer);
+    checks++;
+    saved.textContent = "saving…";
+    post("/api/save", collect()).then(function (answer) {
+      if (answer.saved) {
+        saved.textContent = "saved " + answer.saved;
+        form.dataset.saved = answer.saved;
+        window.location.href = answer.next + (answer.next.indexOf("?") < 0 ? "?" : "&") +
+          "token=" + encodeURIComponent(token) + (form.dataset.filters ? "&" + form.dataset.filters : "");
+      } else {
+        saved.textContent = "not saved";
+        show(answer.messages || ["not saved"]);
+      }
+    });
+  }
+
+  groups.forEach(function (group, index) {
+    group.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+      let value = event.key;
+      if (group.dataset.correctness && (value === "5" || value === ".")) { value = "0.5"; }
+      const radio = group.querySelector("input[value='" + value + "']");
+      if (!radio) { return; }
+      event.preventDefault();
+      radio.checked = true;
+      validateSoon();
+      const following = groups[index + 1];
+      (following || document.getElementById("fails").querySelector("input") || group).focus();
+    });
+  });
+
+  form.querySelectorAll("input[name=fail]").forEach(function (box) {
+    box.addEventListener("change", function () {
+      const evidence = form.querySelector("textarea[data-evidence-for='" + box.value + "']");
+      evidence.hidden = !box.checked;
+      if (box.checked) { evidence.focus(); }
+    });
+  });
+  form.addEventListener("input", validateSoon);
+  form.addEventListener("change", validateSoon);
+  form.addEventListener("submit", function (event) { event.preventDefault(); save(); });
+  document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); save(); }
+  });
+  if (groups.length) { groups[0].focus(); }
+  validateSoon();
+})();

@@ -1,0 +1,131 @@
+"""results/reviewers.csv: per reviewer, what they graded, how, and how lenient against the others.
+
+Rows (columns ``REVIEWER_COLUMNS``), per registered-or-seen reviewer in id order:
+
+- ``runs_graded`` (target ``all``): grades in scoring/ and scoring_multi/ (``eval-`` files; an
+  adjudication is counted apart, ``adjudications``).
+- ``level_share`` (target a criterion, ``level`` 0..max): the share of the reviewer's grades at that
+  level, n = their grades; the distribution of each criterion.
+- ``mean_score`` (target raw_score or a criterion): the mean of their grades.
+- ``leniency`` (target raw_score, correctness): :func:`rgbench.stats.agreement.mean_deviation`, the
+  mean over the runs they share with another human grader of (their value − the mean of the humans'
+  others'; an llm-judge is compared with the humans, and never enters a human's leniency); > 0
+  lenient, < 0 severe; with a percentile bootstrap interval over the shared runs, resampled by case
+  (:func:`rgbench.stats.case_bootstrap.ratio_interval`).
+
+Drift over time needs each grade's commit date, which the results cannot hold (a grade and the
+results it changes are committed together), so it is reported by scripts/reviewer_drift.py, not here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from ..compute.numfmt import fmt_fixed
+from ..load.records import Scoring, Tree
+from ..load.reviewers import LLM_JUDGE, Reviewer
+from ..load.spec import Spec
+from .agreement import Unit, mean_deviation
+from .agreement_outputs import rating_values
+from .case_bootstrap import ratio_interval
+
+REVIEWERS_FILE = "reviewers.csv"
+REVIEWER_COLUMNS = ("reviewer_id", "kind", "statistic", "target", "level", "value", "ci_low", "ci_high", "n", "note")
+LENIENCY_TARGETS = ("raw_score", "correctness")
+
+
+def units_by_case(grades: Sequence[Scoring], tree: Tree, spec: Spec, target: str) -> list[list[Unit]]:
+    """Per case (sorted), the units (reviewer -> value of ``target``) of its runs graded at least twice."""
+    per_run: dict[tuple[str, str, str], dict[str, Fraction | int]] = defaultdict(dict)
+    for scoring in grades:
+        value = rating_values(scoring, tree, spec)[target]
+        assert not isinstance(value, str)  # raw_score, criteria and correctness are numbers
+        per_run[scoring.run_key][scoring.reviewer_id] = value
+    cases: dict[str, list[Unit]] = defaultdict(list)
+    for key in sorted(per_run):
+        if len(per_run[key]) >= 2:
+            cases[key[1]].append(per_run[key])
+    return [cases[case] for case in sorted(cases)]
+
+
+def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], tree: Tree, spec: Spec,
+                  reviewers: Mapping[str, Reviewer] | None, *, seed: int) -> list[tuple[str, ...]]:
+    """The CSV rows (already formatted), in reviewer, then statistic, then target order."""
+    by_reviewer: dict[str, list[Scoring]] = defaultdict(list)
+    for scoring in grades:
+        by_reviewer[scoring.reviewer_id].append(scoring)
+    adjudicated = Counter(s.reviewer_id for s in adjudications)
+    ids = sorted(set(by_reviewer) | set(adjudicated) | set(reviewers or {}))
+    judges = {r for r in ids if reviewers and r in reviewers and reviewers[r].kind == LLM_JUDGE}
+    human_grades = [s for s in grades if s.reviewer_id not in judges]
+    confidence, resamples = spec.stats.confidence_level, spec.stats.bootstrap_resamples
+    rows: list[tuple[str, ...]] = []
+    for rid in ids:
+        kind = reviewers[rid].kind if reviewers and rid in reviewers else ""
+        mine = by_reviewer.get(rid, [])
+
+        def row(statistic: str, target: str, value: Fraction | int | None, n: int, level: str = "",
+                low: Fraction | None = None, high: Fraction | None = None, note: str = "",
+                rid: str = rid, kind: str = kind) -> None:
+            shown = str(value) if isinstance(value, int) else fmt_fixed(value)  # counts stay integers
+            rows.append((rid, kind, statistic, target, level, shown, fmt_fixed(low), fmt_fixed(high), str(n), note))
+
+        row("runs_graded", "all", len(mine), len(mine))
+        row("adjudications", "all", adjudicated.get(rid, 0), adjudicated.get(rid, 0))
+        for name in spec.criteria:
+            counts = Counter(dict(s.criterion_scores)[name] for s in mine)
+            for level in range(spec.criterion_min, spec.criterion_max + 1):
+                share = Fraction(counts[level], len(mine)) if mine else None
+                row("level_share", name, share, len(mine), str(level), note="" if mine else "no grade")
+        for target in ("raw_score", *spec.criteria):
+            values = [rating_values(s, tree, spec)[target] for s in mine]
+            mean = sum((Fraction(v) for v in values if not isinstance(v, str)), Fraction(0)) / len(values) if values else None
+            row("mean_score", target, mean, len(values), note="" if values else "no grade")
+        # against the human graders only: a judge's grades never move a human's leniency
+        compared = human_grades if rid not in judges else human_grades + mine
+        clusters = {target: units_by_case(compared, tree, spec, target) for target in LENIENCY_TARGETS}
+        for target in LENIENCY_TARGETS:
+            units = [unit for case in clusters[target] for unit in case]
+            value, n = mean_deviation(units, rid)
+            if value is None:
+                row("leniency", target, None, 0, note="no run shared with another grader")
+                continue
+            parts = []  # per case: (sum of the reviewer's deviations, runs), from mean_deviation itself
+            for case in clusters[target]:
+                mean, shared = mean_deviation(case, rid)
+                if mean is not None:
+                    parts.append((mean * shared, shared))
+            low, high = ratio_interval(parts, seed=seed, label=f"leniency:{rid}:{target}", resamples=resamples,
+                                       confidence=confidence)
+            note = "lenient" if value > 0 else "severe" if value < 0 else "neutral"
+            row("leniency", target, value, n, low=low, high=high, note=note)
+    return rows
+
+
+DRIFT_COLUMNS = ("reviewer_id", "kind", "period", "grades", "mean_raw_score", "leniency_raw_score", "n_shared")
+
+
+def drift_rows(grades: Sequence[Scoring], dates: Mapping[str, str], tree: Tree, spec: Spec,
+               reviewers: Mapping[str, Reviewer] | None) -> list[tuple[str, ...]]:
+    """Per reviewer and month of commit (``dates``: grade path -> ``YYYY-MM-DD``; ``uncommitted`` when
+    absent): their grades, mean raw_score and leniency on raw_score against the human graders of the same
+    runs (whenever those were graded), in reviewer then period order."""
+    judges = {r for r, info in (reviewers or {}).items() if info.kind == LLM_JUDGE}
+    human_grades = [s for s in grades if s.reviewer_id not in judges]
+    rows: list[tuple[str, ...]] = []
+    by_key: dict[tuple[str, str], list[Scoring]] = defaultdict(list)
+    for scoring in grades:
+        date = dates.get(scoring.path)
+        by_key[(scoring.reviewer_id, date[:7] if date else "uncommitted")].append(scoring)
+    for (rid, period), mine in sorted(by_key.items()):
+        kind = reviewers[rid].kind if reviewers and rid in reviewers else ""
+        raw = [rating_values(s, tree, spec)["raw_score"] for s in mine]
+        mean = sum((Fraction(v) for v in raw if not isinstance(v, str)), Fraction(0)) / len(raw)
+        runs = {s.run_key for s in mine}
+        others = [s for s in human_grades if s.run_key in runs and s.reviewer_id != rid]
+        units = [unit for case in units_by_case(mine + others, tree, spec, "raw_score") for unit in case]
+        lean, shared = mean_deviation(units, rid)
+        rows.append((rid, kind, period, str(len(mine)), fmt_fixed(mean), fmt_fixed(lean), str(shared)))
+    return rows

@@ -1,0 +1,142 @@
+"""results/reviewers.csv and results/judge_agreement.csv: hand-computed values on small trees."""
+
+from __future__ import annotations
+
+import csv
+from fractions import Fraction
+
+import aggregate_scoring
+from treebuilder import canonical, small_tree
+
+from rgbench.stats.bootstrap import generator
+from rgbench.stats.case_bootstrap import case_interval, ratio_interval
+from rgbench.stats.judge_agreement import macro_f1
+
+REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"
+             "    kind: human\n  - id: judge-x\n    name: \"Judge X\"\n    kind: llm-judge\n")
+
+
+def test_macro_f1_by_hand():
+    # (predicted, true): classes A, B, C.
+    # A: TP 1, FP 1, FN 0 -> 2/3; B: TP 1, FP 0, FN 2 -> 2/4; C: TP 0, FP 1, FN 0 -> 0.
+    # macro = (2/3 + 1/2 + 0) / 3 = 7/18
+    assert macro_f1([("A", "A"), ("A", "B"), ("B", "B"), ("C", "B")]) == Fraction(7, 18)
+    assert macro_f1([("A", "A"), ("B", "B")]) == 1
+    assert macro_f1([]) is None
+
+
+def test_ratio_interval_is_the_mean_over_the_same_case_draws():
+    parts = [(Fraction(3), 1), (Fraction(-1, 2), 2), (Fraction(0), 1), (Fraction(5, 3), 3)]
+    low, high = ratio_interval(parts, seed=7, label="x", resamples=200, confidence=Fraction(9, 10))
+    # the direct computation on the same draws: replicate = Σ sums / Σ runs of the drawn cases
+    clusters = [[part] for part in parts]
+    direct = case_interval(clusters, lambda drawn: sum((s for s, _ in drawn), Fraction(0)) / sum(n for _, n in drawn),
+                           seed=7, label="x", resamples=200, confidence=Fraction(9, 10))
+    assert (low, high, 0) == direct
+    assert generator(7, "x").integers(0, 4, size=(200, 4)).shape == (200, 4)
+    assert ratio_interval([], seed=7, label="x", resamples=10, confidence=Fraction(1, 2)) == (None, None)
+
+
+def read(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_leniency_and_judge_agreement_by_hand(tmp_path):
+    tree = small_tree(tmp_path)
+    tree.write("subjects/reviewers.yaml", REVIEWERS)
+    # rev-a gave 12 to alpha RO-FOUL-001 and RO-SCAL-001; rev-b gives 9 and 11 in scoring_multi/:
+    # rev-a's deviations +3 (FOUL) and +1 (SCAL), mean 2; rev-b's -3 and -1, mean -2.
+    for case_id, raw in (("RO-FOUL-001", 9), ("RO-SCAL-001", 11)):
+        doc = tree.scoring_doc("alpha-model", case_id, "r1", "rev-b", raw=raw, correctness=1)
+        tree.write(f"scoring_multi/v1.0/alpha-model/{case_id}__r1__eval-rev-b.json", canonical(doc))
+    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
+    assert not (tree.root / "results/judge_agreement.csv").exists()  # no judge grade: no judge report
+    rows = {(r["reviewer_id"], r["statistic"], r["target"], r["level"]): r for r in read(tree.root / "results/reviewers.csv")}
+    lenient = rows[("rev-a", "leniency", "raw_score", "")]
+    # two cases: replicates are 3 (FOUL twice), 2 (one of each) or 1 (SCAL twice); the 2.5% and 97.5%
+    # quantiles of 2000 replicates are 1 and 3 (each extreme has probability 1/4)
+    assert (lenient["value"], lenient["ci_low"], lenient["ci_high"], lenient["n"]) == ("2.000000", "1.000000", "3.000000", "2")
+    assert rows[("rev-b", "leniency", "raw_score", "")]["value"] == "-2.000000"
+    assert rows[("rev-a", "runs_graded", "all", "")]["value"] == "4"  # small_tree: rev-a grades 4 runs
+    # rev-b's diagnosis: scores_summing_to(9) and (11) both give diagnosis 2, so the share at level 2 is 1
+    assert rows[("rev-b", "level_share", "diagnosis", "2")]["value"] == "1.000000"
+    assert rows[("judge-x", "runs_graded", "all", "")]["value"] == "0"
+
+    # a judge grades both runs 10: against the consolidated human grade (median-v1 of 12 and 9 -> lower
+    # median 9; of 12 and 11 -> 11), its deviations are +1 and -1: mean 0
+    for case_id in ("RO-FOUL-001", "RO-SCAL-001"):
+        doc = tree.scoring_doc("alpha-model", case_id, "r1", "judge-x", raw=10, correctness=1)
+        tree.write(f"scoring_multi/v1.0/alpha-model/{case_id}__r1__eval-judge-x.json", canonical(doc))
+    before = (tree.root / "results/agreement.csv").read_bytes()
+    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
+    assert (tree.root / "results/agreement.csv").read_bytes() == before  # the judge stays out of agreement.csv
+    judge = {(r["statistic"], r["target"]): r for r in read(tree.root / "results/judge_agreement.csv")}
+    assert judge[("mean_deviation", "raw_score")]["value"] == "0.000000"
+    assert judge[("mean_deviation", "raw_score")]["n_runs"] == "2"
+    # correctness: the human grade is 1 on FOUL (1 and 1) and 0.5 on SCAL (rev-a 0.5, rev-b 1: majority,
+    # lowest on a tie); the judge says 1 twice. Class 1: TP 1, FP 1 -> 2/3; class 0.5: FN 1 -> 0; mean 1/3
+    assert judge[("macro_f1", "correctness")]["value"] == "0.333333"
+    # the human leniency ignores the judge's grades
+    again = {(r["reviewer_id"], r["statistic"], r["target"], r["level"]): r for r in read(tree.root / "results/reviewers.csv")}
+    assert again[("rev-a", "leniency", "raw_score", "")]["value"] == "2.000000"
+
+
+def test_drift_reads_the_month_each_grade_was_committed(tmp_path, capsys):
+    import reviewer_drift
+    from gitrepo import GitRepo
+
+    root = tmp_path / "bench"
+    repo = GitRepo(root)
+    tree = small_tree(root)
+    tree.write("subjects/reviewers.yaml", REVIEWERS)
+    repo.commit("tree")  # committed on 2026-01-02 (GitRepo dates its commits)
+    doc = tree.scoring_doc("alpha-model", "RO-FOUL-001", "r1", "rev-b", raw=9, correctness=1)
+    tree.write("scoring_multi/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-b.json", canonical(doc))
+    assert reviewer_drift.main(["--root", str(root)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "reviewer_id,kind,period,grades,mean_raw_score,leniency_raw_score,n_shared"
+    # rev-a: 4 grades committed in 2026-01, leniency +3 on the one run shared with rev-b (12 vs 9);
+    # rev-b's grade is not committed yet
+    by_reviewer = {line.split(",")[0]: line for line in lines[1:]}
+    assert by_reviewer["rev-a"].startswith("rev-a,human,2026-01,4,") and by_reviewer["rev-a"].endswith(",3.000000,1")
+    assert by_reviewer["rev-b"] == "rev-b,human,uncommitted,1,9.000000,-3.000000,1"
+    outside = tmp_path / "not-a-repo"
+    small_tree(outside)
+    assert reviewer_drift.main(["--root", str(outside)]) == 1
+
+
+def test_the_leaderboard_section_shows_reviewers_and_escapes_them():
+    from rgbench.leaderboard.reviewers_section import reviewers_section
+
+    assert reviewers_section([], []) == ""
+    rows = [{"reviewer_id": "<b>x</b>", "kind": "human", "statistic": "runs_graded", "target": "all", "level": "",
+             "value": "3", "ci_low": "", "ci_high": "", "n": "3", "note": ""},
+            {"reviewer_id": "<b>x</b>", "kind": "human", "statistic": "leniency", "target": "raw_score", "level": "",
+             "value": "0.500000", "ci_low": "-0.100000", "ci_high": "1.000000", "n": "3", "note": "lenient"}]
+    html = reviewers_section(rows, [])
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    assert "0.500000 (-0.100000\u20131.000000)" in html and "LLM judges" not in html
+
+
+def test_the_leniency_interval_covers_the_true_mean_deviation_by_simulation():
+    # What the interval covers: the mean deviation of a reviewer over the population of cases the shared
+    # runs come from. Simulation: 300 data sets of 25 cases, 1-3 shared runs each, deviations drawn from
+    # {-2, -1, 0, 1, 2} with probabilities (.1, .2, .3, .25, .15): true mean 0.15. A 95% percentile
+    # bootstrap over 25 clusters covers close to, a little below, 95% (280 of 300, 0.933, with these seeds).
+    import numpy as np
+
+    rng = np.random.default_rng(20261201)
+    values, weights = np.array([-2, -1, 0, 1, 2]), np.array([.1, .2, .3, .25, .15])
+    truth = Fraction(15, 100)
+    covered = 0
+    for trial in range(300):
+        parts = []
+        for _ in range(25):
+            runs = int(rng.integers(1, 4))
+            draws = rng.choice(values, size=runs, p=weights)
+            parts.append((Fraction(int(draws.sum())), runs))
+        low, high = ratio_interval(parts, seed=trial, label="sim", resamples=400, confidence=Fraction(95, 100))
+        assert low is not None and high is not None
+        covered += low <= truth <= high
+    assert 0.88 <= covered / 300 <= 0.99, covered

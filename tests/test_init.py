@@ -34,6 +34,7 @@ def adopted_workflow(text: str) -> str:
     text = re.sub(r"judge/\.venv/bin/python judge/scripts/([a-z_]+\.py)",
                   lambda m: f"judge/.venv/bin/rgbench {command_of[m.group(1)]}", text)
     text = text.replace("tests/test_governance_workflow.py", "the toolkit's tests/test_governance_workflow.py")
+    text = text.replace("every script that runs is judge/scripts/", "every command that runs is the judge's pinned rgbench")
     return HEADER + text
 
 

@@ -33,11 +33,15 @@ RESULTS_DIR = "results"
 
 BOOL_COLUMNS = frozenset({"has_critical_fail", "has_recoverable_fail", "disqualified", "monotone_violation"})
 INT_COLUMNS = frozenset({
+    "attempts", "confidence", "input_tokens", "output_tokens", "level", "max_runs_per_case", "min_difficulty", "n",
+    "n_answered", "n_errors", "n_participants", "n_refused", "n_responses", "n_with_usage",
     "raw_score", "rubric_floor", "rubric_ceiling", "clipped_score", "reported_confidence", "N", "n_unscored",
     "n_critical", "n_cases", "n_family", "bin", "count", "n_pairs", "a_pass_b_not", "b_pass_a_not", "k",
     "difficulty", "n_runs", "n_pass", "rank", "rank_best", "rank_worst", "n_units",
 })
 FLOAT_COLUMNS = frozenset({
+    "P_low", "P_high", "ci_low", "ci_high", "cost", "cost_per_pass", "cost_per_run", "geomean_cost_pass",
+    "geomean_cost_run", "input_per_million", "output_per_million", "mean", "mean_low", "mean_high", "total_cost",
     "confidence_unit", "correctness", "P", "s_bar", "BS", "ECE", "Q_final", "alpha", "P_wilson_low", "P_wilson_high",
     "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high", "Q_final_low", "Q_final_high",
     "BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin", "P_weighted", "P_family", "s_bar_family",
@@ -46,6 +50,9 @@ FLOAT_COLUMNS = frozenset({
     "P_difficulty", "P_difficulty_low", "P_difficulty_high", "value",
 })
 TEXT_COLUMNS = frozenset({
+    "case_type", "comments", "criterion", "criterion_scores", "currency", "experience_level", "fails", "generated_from",
+    "generated_to", "gold_path", "group", "judge_id", "participant", "response_path", "scope", "status", "tag", "tags",
+    "title", "temperature", "max_tokens",  # temperature, max_tokens: the declared values, several joined by "; "
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family", "classification", "display_name",
     "leaderboard_status", "critical_fails", "kind", "provider", "parameters", "evaluation_date", "subject_a",
     "subject_b", "significantly_better", "statistic", "target", "reviewer_a", "reviewer_b", "note",

@@ -357,6 +357,10 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             if not col.is_blocked(response_rel):
                 add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
             ok = False
+        elif key in responses and responses[key].meta.status == "error":
+            add(rel, "grades a response with status error (an API or harness failure, no answer to grade); "
+                     "delete this scoring, or correct the response's status")  # whatever it pinned: nothing to grade
+            ok = False
         elif response_sha != response_digest and key in responses:  # an invalid response has its own problem
             response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
             add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({response_digest}); "
@@ -369,10 +373,6 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
                      "new gold and pin its sha256")
             ok = False
         if fails and not _fails_ok(col, spec, rel, fails):
-            ok = False
-        if key in responses and responses[key].meta.status == "error":
-            add(rel, "grades a response with status error (an API or harness failure, no answer to grade); "
-                     "delete this scoring, or correct the response's status")
             ok = False
         if ok and key in responses:
             scorings.append(Scoring(

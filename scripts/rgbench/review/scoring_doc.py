@@ -71,7 +71,8 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
     """The scoring document of a submitted form (values the form cannot express stay as sent, so the
     schema words the problem). The severity of each fail is the catalog's."""
     document = template(spec, subject_id=run.key[0], subject_version=subject_version, case_id=run.key[1],
-                        run_id=run.key[2], reviewer_id=reviewer_id, response_sha256=response_sha256)
+                        run_id=run.key[2], reviewer_id=reviewer_id, response_sha256=response_sha256,
+                        gold_sha256=gold_sha256)
     given = form.get("criterion_scores")
     scores: dict[str, Any] = given if isinstance(given, dict) else {}
     for name in spec.criteria:
@@ -92,7 +93,6 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
     document["automatic_fails_triggered"] = sorted(fails, key=lambda f: str(f["code"]))
     comments = form.get("comments")
     document["comments"] = comments.strip() if isinstance(comments, str) else comments
-    document["gold_sha256"] = gold_sha256
     document["blind"] = blind
     return document
 

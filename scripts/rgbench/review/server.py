@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ..load.parsing import decode_utf8, loads_json_strict, loads_yaml_strict
+from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
 from ..load.records import Tree
 from ..load.reviewers import Reviewer
 from ..load.safe_read import read_bytes
@@ -86,11 +86,18 @@ class ReviewApp:
         return f"{name} ({subject.subject_id}, version {subject.subject_version})" + (
             f" · graded in scoring/ by {grades}" if grades else "")
 
+    def rubric_text(self) -> str:
+        """The reviewers' rubric (what each level means); "" when the tree has none, so the page lists no meanings."""
+        try:
+            return decode_utf8(read_bytes(self.root, f"system/rubric/{self.spec.version_dir}/generic_rubric.md"))
+        except (OSError, ParseError):
+            return ""
+
     def run_html(self, run: QueuedRun, filters: Mapping[str, str], left: int) -> str:
         spec = self.spec
         response = loads_json_strict(decode_utf8(read_bytes(self.root, self.tree.responses[run.key].path)))
         gold_md = decode_utf8(read_bytes(self.root, self.tree.golds[run.case_id].path))
-        rubric = decode_utf8(read_bytes(self.root, f"system/rubric/{spec.version_dir}/generic_rubric.md"))
+        rubric = self.rubric_text()
         return pages.run_page(spec=spec, run=run, reviewer=self.reviewer.reviewer_id, token=self.token,
                               csrf=self.csrf, filters=filters, gold_md=gold_md,
                               response_text=str(response.get("response_text", "")),

@@ -17,7 +17,7 @@ from fractions import Fraction
 from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
 from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
-from .reliability import EXPLANATIONS, LABELS, SCALES
+from .reliability import EXPLANATIONS, LABELS
 from .significance_text import range_text, rank_notes
 
 MARKDOWN_FILE = "leaderboard.md"
@@ -110,9 +110,8 @@ def notes(board: Board) -> list[str]:
         lines.append(f"In parentheses: {board.interval_note[0].lower()}{board.interval_note[1:]}")
     lines.append("")
     lines += ranks_notes(board)
-    lines.append("Reliability, from the distinct cases behind a figure: "
-                 + "; ".join(f"_{label}_: {EXPLANATIONS[label]}" for label in LABELS).replace(".;", ";")
-                 + " (" + "; ".join(scale.describe() for scale in SCALES) + ".)")
+    lines.append("Reliability, " + board.reliability_rule + ": "
+                 + "; ".join(f"_{label}_: {EXPLANATIONS[label]}" for label in LABELS).replace(".;", ";"))
     return lines
 
 

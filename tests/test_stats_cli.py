@@ -9,7 +9,7 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import compute_metrics
-from treebuilder import small_tree
+from treebuilder import MiniTree, small_tree
 
 from rgbench.compute.numfmt import fmt_fixed
 from rgbench.compute.tables import SUBJECT_COLUMNS, compute_results
@@ -210,3 +210,40 @@ def test_float_bounds_are_written_from_their_exact_binary_value():
     # rounds up (half to even on the decimal text would give 0.000002); 5e-7 is a little below 5/10**7.
     assert F(2.5e-6) > F(25, 10**7) and fmt_float(2.5e-6) == "0.000003"
     assert F(5e-7) < F(5, 10**7) and fmt_float(5e-7) == "0.000000"
+
+
+def test_relabelling_and_duplicating_runs_change_no_deterministic_statistic(tmp_path):
+    """End to end: relabelling a subject's runs (r1 <-> r2) or copying each of its runs under a new label
+    changes its files, hence its seed, but no per-case summary: point estimates, pairwise differences, the
+    exact p-values and the rank sets stay the same; only the bootstrap bounds may move by Monte Carlo noise."""
+    def tree(root, variant):
+        t = MiniTree(root)
+        for sid in ("steady", "sharp", "weak"):
+            t.add_subject(sid, "1.0")
+        for i in range(1, 11):
+            case = f"RO-FOUL-{i:03d}"
+            t.add_gold(case)
+            t.add_run("steady", case, "r1", raw=10)
+            t.add_run("weak", case, "r1", raw=2 + i % 3, correctness=0)
+            sharp = [("r1", 12 if i <= 7 else 8), ("r2", 9 if i % 2 else 12)]
+            if variant == "relabelled":
+                sharp = [("r2" if r == "r1" else "r1", raw) for r, raw in sharp]
+            if variant == "duplicated":
+                sharp = sharp + [(r.replace("r", "r9"), raw) for r, raw in sharp]
+            for run, raw in sharp:
+                t.add_run("sharp", case, run, raw=raw)
+        assert compute_metrics.main(["--root", str(t.root)]) == 0
+        return t.root
+
+    def deterministic(root):
+        pairwise = [line.split(",") for line in results(root, "pairwise.csv")]
+        header = pairwise[0]
+        keep = [header.index(c) for c in ("subject_a", "subject_b", "n_cases", "q_diff", "p_diff", "p_value", "test",
+                                          "p_holm", "significantly_better")]
+        subjects = [line.split(",") for line in results(root, "metrics_per_subject.csv")]
+        core = [row[:2] + row[4:9] for row in subjects]      # P, s_bar, BS, ECE, Q_final (not N)
+        return [[row[i] for i in keep] for row in pairwise], core, results(root, "rank_sets.csv")
+
+    base = deterministic(tree(tmp_path / "base", "base"))
+    assert deterministic(tree(tmp_path / "relabelled", "relabelled")) == base
+    assert deterministic(tree(tmp_path / "duplicated", "duplicated")) == base

@@ -35,7 +35,7 @@ from rgbench.stats.pairwise import (
 )
 from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets, rank_sets, swap_shares
 from rgbench.stats.run_columns import RunColumns
-from rgbench.stats.seeds import generator, subject_digest
+from rgbench.stats.seeds import generator, subject_digest, subject_digests
 from rgbench.stats.wilson import wilson_interval
 
 HALF = F(1, 2)
@@ -305,6 +305,7 @@ def test_a_subjects_digest_ignores_other_subjects_files():
                 "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json"):
         assert subject_digest("a", {**inputs, key: "changed"}) != base
     assert subject_digest("b", inputs) != base
+    assert subject_digests(["a", "b", "c"], inputs) == {sid: subject_digest(sid, inputs) for sid in "abc"}
     # the pair's stream does not depend on the order the digests come in
     assert generator("pair", ["x", "y"]).integers(0, 10**9) == generator("pair", ["y", "x"]).integers(0, 10**9)
 

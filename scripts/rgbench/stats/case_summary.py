@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 
@@ -59,6 +60,10 @@ class CaseSummary:
 
         The Q_final contribution of a run is alpha · [Pass] + (1 − alpha) · clipped / max_score.
         """
+        return self._means
+
+    @cached_property
+    def _means(self) -> tuple[list[Fraction], list[Fraction]]:
         runs = self.runs.tolist()
         return ([Fraction(int(q), n * self.q_scale) for q, n in zip(self.q.tolist(), runs)],
                 [Fraction(int(p), n) for p, n in zip(self.passes.tolist(), runs)])

@@ -27,7 +27,7 @@ from .pairwise import PairwiseRow, pairwise_table, significantly_better
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .rank_sets import RankSet, joint_replicates, rank_sets, swap_shares
 from .run_columns import RunColumns
-from .seeds import generator, subject_digest
+from .seeds import generator, subject_digests
 
 SUBJECT_STATS_COLUMNS = (
     "P_low", "P_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
@@ -132,7 +132,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     config: StatsConfig = spec.stats
     resamples, confidence = config.bootstrap_resamples, config.confidence_level
     summaries = case_summaries(columns, alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
-    digests = {m.subject_id: subject_digest(m.subject_id, inputs) for m in subjects}
+    digests = subject_digests([m.subject_id for m in subjects], inputs)
     decompositions = brier_decompositions(columns, spec.ece_bins)
     difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
                                                    _level_intervals(summaries, digests, difficulty_of, config))

@@ -92,13 +92,16 @@ def sign_flip_test(differences: Sequence[Fraction], rng: np.random.Generator | N
         raise ValueError("the sign-flip test needs at least one case")
     x = _integers(differences)
     observed = abs(int(x.sum()))
+    if float(np.abs(x).sum()) >= 2 ** 53:
+        raise OverflowError("the scaled differences do not fit exactly in float64")
+    xf = x.astype(np.float64)               # every partial sum an integer below 2**53: float64 BLAS is exact
     if n <= exact_max:
-        patterns = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2 - 1
-        return Fraction(int(np.count_nonzero(np.abs(patterns @ x) >= observed)), 2 ** n), EXACT
+        patterns = (((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2 - 1).astype(np.float64)
+        return Fraction(int(np.count_nonzero(np.abs(patterns @ xf) >= observed)), 2 ** n), EXACT
     if rng is None:
         raise ValueError("a Monte Carlo sign-flip test needs a random stream")
-    signs = rng.integers(0, 2, size=(resamples, n)) * 2 - 1
-    hits = int(np.count_nonzero(np.abs(signs @ x) >= observed))
+    signs = (rng.integers(0, 2, size=(resamples, n)) * 2 - 1).astype(np.float64)
+    hits = int(np.count_nonzero(np.abs(signs @ xf) >= observed))
     return Fraction(1 + hits, 1 + resamples), MONTE_CARLO
 
 

@@ -23,19 +23,29 @@ import numpy as np
 SHARED_PREFIXES = ("golds/", "system/")
 
 
-def _owned_by(path: str, subject_id: str) -> bool:
-    """True for responses/<version>/<subject_id>/... and scoring/<version>/<subject_id>/..."""
-    parts = path.split("/")
-    return len(parts) >= 4 and parts[0] in ("responses", "scoring") and parts[2] == subject_id
-
-
 def subject_digest(subject_id: str, inputs: Mapping[str, str]) -> str:
     """Hex sha256 over ``<sha256>  <path>\\n`` lines (sorted by path) of the subject's own inputs, the golds
     and system/, after a first line ``subject <subject_id>\\n``. ``inputs``: path -> sha256 of every input."""
-    lines = [f"subject {subject_id}\n"]
-    lines += [f"{digest}  {path}\n" for path, digest in sorted(inputs.items())
-              if path.startswith(SHARED_PREFIXES) or _owned_by(path, subject_id)]
-    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+    return subject_digests([subject_id], inputs)[subject_id]
+
+
+def subject_digests(subject_ids: Iterable[str], inputs: Mapping[str, str]) -> dict[str, str]:
+    """:func:`subject_digest` of every subject, reading ``inputs`` once (each subject's own files by path)."""
+    shared: list[str] = []
+    own: dict[str, list[str]] = {}
+    for path in inputs:
+        if path.startswith(SHARED_PREFIXES):
+            shared.append(path)
+        else:
+            parts = path.split("/")
+            if len(parts) >= 4 and parts[0] in ("responses", "scoring"):
+                own.setdefault(parts[2], []).append(path)
+    out = {}
+    for sid in subject_ids:
+        paths = sorted(shared + own.get(sid, []))
+        text = f"subject {sid}\n" + "".join(f"{inputs[path]}  {path}\n" for path in paths)
+        out[sid] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return out
 
 
 def generator(label: str, digests: Iterable[str]) -> np.random.Generator:

@@ -200,3 +200,32 @@ def test_inputs_keep_the_exact_comparisons(tmp_path):
     assert by_pair[("atlas", "borealis")].q_diff == Fraction("0.111111") and by_pair[("atlas", "borealis")].n_cases == 3
     assert inputs.rank_sets is not None and inputs.rank_sets["atlas"][:2] == (1, 4)
     assert len(inputs.alpha_rows) == 7 * 11 and inputs.significance_level == Fraction(5, 100)
+
+
+def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_path):
+    # full: all 10 cases; partial: 8 of 10 (0.8 < 0.9), with the best figures; it must not be ranked.
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("full", "1.0", display_name="Full")
+    tree.add_subject("partial", "1.0", display_name="Partial")
+    for i in range(1, 11):
+        case = f"RO-FOUL-{i:03d}"
+        tree.add_gold(case)
+        tree.add_run("full", case, raw=8)
+        if i <= 8:
+            tree.add_run("partial", case, raw=12)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    results = tree.root / "results"
+    table = rows_of((results / "leaderboard.csv").read_bytes())
+    assert (table["full"]["rank"], table["full"]["leaderboard_status"]) == ("1", "Ranked")
+    partial = table["partial"]
+    assert (partial["rank"], partial["leaderboard_status"], partial["n_cases"], partial["n_cases_missing"],
+            partial["missing_cases"]) == ("", "Incomplete", "8", "2", "RO-FOUL-009 RO-FOUL-010")
+    md = (results / "leaderboard.md").read_text()
+    assert "**Incomplete**" in md and "- **Partial** (`1.0`): 8 cases scored, 2 missing: `RO-FOUL-009`, `RO-FOUL-010`" in md
+    page = (results / "leaderboard.html").read_text()
+    assert 'id="incomplete-table"' in page and "<strong>1</strong> incomplete" in page
+    # not in the rank sets, and no rank at any alpha
+    assert [line.split(",")[0] for line in (results / "rank_sets.csv").read_text().splitlines()[1:]] == ["full"]
+    alpha = list(csv.DictReader(io.StringIO((results / "alpha_sensitivity.csv").read_text())))
+    assert {r["rank"] for r in alpha if r["subject_id"] == "partial"} == {""}

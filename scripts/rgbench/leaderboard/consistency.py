@@ -189,6 +189,10 @@ def check_statistics(tables: ResultTables) -> list[Problem]:
         if "n_cases" in extras and extras["n_cases"] != len(cases[sid]):
             problems.append(Problem(SUBJECT_PATH, f"line {line}: n_cases of {sid!r} is {extras['n_cases']} but "
                                                   f"{PER_RUN_PATH} has {len(cases[sid])} distinct cases ({OUT_OF_STEP})"))
+        if "n_cases_missing" in extras and extras["n_cases_missing"] != len(extras.get("missing_cases", "").split()):
+            problems.append(Problem(SUBJECT_PATH, f"line {line}: n_cases_missing of {sid!r} is "
+                                                  f"{extras['n_cases_missing']} but missing_cases lists "
+                                                  f"{len(extras.get('missing_cases', '').split())} ({OUT_OF_STEP})"))
     for key, extras in sorted(tables.family_extras.items()):
         problems += [Problem(FAMILY_PATH, f"line {tables.family_lines[key]}: {message} ({OUT_OF_STEP})")
                      for message in interval_problems(extras, [FAMILY_INTERVAL])]

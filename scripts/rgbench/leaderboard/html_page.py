@@ -38,6 +38,8 @@ def _figure(svg: str | None, caption: str, empty: str) -> str:
 
 def summary(board: Board) -> str:
     counts = [(len(board.ranked), "ranked"), (len(board.disqualified), "disqualified"), (len(board.unscored), "unscored")]
+    if board.incomplete:
+        counts.insert(1, (len(board.incomplete), "incomplete"))
     items = "".join(f"<li><strong>{n}</strong> {label}</li>" for n, label in counts)
     return f'<ul class="summary" aria-label="subjects by status">{items}</ul>'
 

@@ -45,7 +45,7 @@ from rgbench.stats.agreement_outputs import (
     agreement_table,
     consolidated_files,
 )
-from rgbench.stats.bootstrap import bootstrap_seed
+from rgbench.stats.case_bootstrap import bootstrap_seed
 from rgbench.stats.consolidate import consolidate_all
 from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
 from rgbench.stats.multi_scoring import MULTI_DIR, load_multi

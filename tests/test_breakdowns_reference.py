@@ -3,7 +3,7 @@
 Reads scoring/, responses/, golds/ and subjects/registry.yaml directly (json, yaml, a regex for the gold's
 block), takes only the classification from per_run.csv (checked by its own tests), and recomputes every
 breakdown with plain loops and Fractions; the bootstrap intervals are recomputed replicate by replicate
-from the documented draws (aggregate_metrics.md §27). Holds for any benchmark tree with committed results.
+from the documented draws (aggregate_metrics.md §30). Holds for any benchmark tree with committed results.
 """
 
 from __future__ import annotations

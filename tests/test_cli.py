@@ -22,7 +22,8 @@ OUTPUTS = ("manifest.json", "metrics_per_family.csv", "metrics_per_subject.csv",
            "alpha_sensitivity.csv", "calibration_bins.csv", "metrics_per_difficulty.csv", "pairwise.csv", "pass_at_k.csv",
            # issue 15's tables
            "metrics_per_criterion.csv", "metrics_per_tag.csv", "metrics_per_case_type.csv", "metrics_advanced.csv",
-           "cost_per_subject.csv", "human_baseline.csv", "run_metadata.csv", "cases.csv", "explorer_runs.csv")
+           "cost_per_subject.csv", "human_baseline.csv", "run_metadata.csv", "cases.csv", "explorer_runs.csv",
+           "rank_sets.csv", "rank_stability.csv")
 
 
 def outputs(root: Path) -> dict[str, bytes]:

@@ -8,8 +8,7 @@ from fractions import Fraction
 import aggregate_scoring
 from treebuilder import canonical, small_tree
 
-from rgbench.stats.bootstrap import generator
-from rgbench.stats.case_bootstrap import case_interval, ratio_interval
+from rgbench.stats.case_bootstrap import case_interval, generator, ratio_interval
 from rgbench.stats.judge_agreement import macro_f1
 
 REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"

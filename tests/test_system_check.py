@@ -172,21 +172,6 @@ def test_criterion_max_changed_in_benchmark_yaml_alone_blames_the_schemas_not_th
     assert files == {EVAL, GOLD}
 
 
-@pytest.mark.parametrize("counts", [[300, 80], [0, 10], [10], "many"])
-def test_reliability_case_counts_must_increase(tmp_path, counts):
-    root = system_copy(tmp_path)
-    edit_yaml(root, CONFIG, lambda d: d["reliability_cases"].__setitem__("core", counts))
-    assert problems_of(root) == [f"{CONFIG}: $.reliability_cases.core: {counts!r} is not two increasing positive "
-                                 "case counts (e.g. reliability_cases: {core: [80, 300], calibration: [80, 300], "
-                                 "family: [10, 50]})"]
-
-
-def test_reliability_case_counts_are_required(tmp_path):
-    root = system_copy(tmp_path)
-    edit_yaml(root, CONFIG, lambda d: d.pop("reliability_cases"))
-    assert [p.split(": $.")[1][:17] for p in problems_of(root)] == ["reliability_cases"]
-
-
 def test_the_family_group_is_found_through_nested_groups_and_classes():
     assert family_group("^A-(?P<family>(?:X|Y)[)(]{2})-[0-9]$") == ("^A-", "(?:X|Y)[)(]{2}", "-[0-9]$")
     assert family_group("^A-(?P<family>[A-Z]+$") is None  # unbalanced

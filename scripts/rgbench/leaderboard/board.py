@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from ..compute.breakdowns import METADATA_FILE
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
-from ..compute.ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
+from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standing, rank_subjects
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
@@ -20,7 +20,7 @@ from .intervals import Bounds, family_interval_cell, method_note, subject_interv
 from .lab_tables import LabTables
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
 from .registry import RegisteredSubject
-from .reliability import Scale, scale_for, scales, subject_labels
+from .reliability import Thresholds, subject_labels
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,9 @@ class BoardEntry:
     families: dict[str, FamilyCell]
     bins: tuple[CalibrationBin, ...]
     intervals: dict[str, Bounds]
-    rank_range: tuple[int, int] | None = None  # (best, worst) for Ranked entries when pairwise.csv exists
     n_errors: int = 0  # error runs (not in N), from results/run_metadata.csv when present
+    rank_range: tuple[int, int] | None = None  # (low, high) rank set for Ranked entries when pairwise.csv exists
+    missing_cases: tuple[str, ...] = ()   # the benchmark's cases without a scored run (metrics_per_subject.csv)
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -86,10 +87,11 @@ class Board:
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
     alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
     alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
-    scales: tuple[Scale, ...] = ()  # the reliability scales (system/metrics/<version>/config.yaml's reliability_cases)
     lab: LabTables | None = None  # issue 15's tables for the explorer, breakdowns, cost and settings
     criteria: tuple[str, ...] = ()  # the rubric's criteria, in order
     source_commit: str = ""  # set only by `build_leaderboard.py --source-commit` (never in committed results)
+    reliability_rule: str = ""  # how the reliability labels are given (Thresholds.describe)
+    order: tuple = ()  # rank_stability.csv rows (alpha crossings, bootstrap swap shares), leaderboard order
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -98,6 +100,10 @@ class Board:
     @property
     def ranked(self) -> tuple[BoardEntry, ...]:
         return self.with_status(RANKED)
+
+    @property
+    def incomplete(self) -> tuple[BoardEntry, ...]:
+        return self.with_status(INCOMPLETE)
 
     @property
     def disqualified(self) -> tuple[BoardEntry, ...]:
@@ -109,8 +115,8 @@ class Board:
 
     @property
     def scored(self) -> tuple[BoardEntry, ...]:
-        """Ranked then Disqualified entries: those with metrics (N > 0)."""
-        return self.ranked + self.disqualified
+        """Ranked, Incomplete then Disqualified entries: those with metrics (N > 0)."""
+        return self.ranked + self.incomplete + self.disqualified
 
     @property
     def names(self) -> dict[str, str]:
@@ -127,21 +133,21 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
     and rank range; summarise the significant differences and the alpha sensitivity."""
     spec, tables = inputs.spec, inputs.tables
-    board_scales = scales(spec.reliability_cases)
-    family_scale = scale_for("P_family", board_scales)
+    thresholds = Thresholds(spec.stats.reliability_half_widths, spec.stats.reliability_min_cases)
     family_cases: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in tables.runs:
         family_cases[(row.subject_id, row.family)].add(row.case_id)
     cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)  # subject_id -> family code -> its figures
     for f in tables.families:
         n_cases = len(family_cases[(f.subject_id, f.family)])
+        interval = family_interval_cell(tables.family_extras[(f.subject_id, f.family)])
         cells[f.subject_id][f.family] = FamilyCell(f.family, f.n_family, n_cases, f.p_family, f.s_bar_family,
-                                                   family_scale.label(n_cases),
-                                                   family_interval_cell(tables.family_extras[(f.subject_id, f.family)]))
+                                                   thresholds.label(interval, n_cases), interval)
     runs_of = runs_by_subject(tables.runs)
-    standings = rank_subjects(tables.subjects)
+    standings = rank_subjects(tables.subjects, inputs.incomplete)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
-    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
+    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level,
+                                                            inputs.rank_sets)
     errors = {r["subject_id"]: int(r["n_errors"]) for r in (inputs.lab.get(METADATA_FILE) if inputs.lab else [])
               if r["n_errors"].isdigit()}
     entries = []
@@ -149,17 +155,19 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         sid = standing.metrics.subject_id
         runs = runs_of.get(sid, [])
         n_cases = len({row.case_id for row in runs})  # distinct cases: repeated runs of a case count once
+        intervals = subject_interval_cells(tables.subject_extras.get(sid, {}))
         entries.append(BoardEntry(
             standing=standing,
             subject=inputs.registry.subjects[sid],
             n_cases=n_cases,
-            reliability=subject_labels(n_cases, board_scales),
+            reliability=subject_labels(intervals, n_cases, thresholds, spec.max_score),
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
-            intervals=subject_interval_cells(tables.subject_extras.get(sid, {})),
+            intervals=intervals,
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
             n_errors=errors.get(sid, 0),
+            missing_cases=tuple(tables.subject_extras.get(sid, {}).get("missing_cases", "").split()),
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
@@ -177,7 +185,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         significance=sig,
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
-        scales=board_scales,
         lab=inputs.lab,
         criteria=tuple(spec.criteria),
+        reliability_rule=thresholds.describe(),
+        order=tuple(inputs.order or ()),
     )

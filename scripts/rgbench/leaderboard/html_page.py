@@ -15,7 +15,7 @@ from pathlib import Path
 from .board import Board
 from .charts import page_svgs
 from .explorer import lab_sections, subject_filters
-from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
+from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import rank_notes
 
@@ -39,6 +39,8 @@ def _figure(svg: str | None, caption: str, empty: str) -> str:
 
 def summary(board: Board) -> str:
     counts = [(len(board.ranked), "ranked"), (len(board.disqualified), "disqualified"), (len(board.unscored), "unscored")]
+    if board.incomplete:
+        counts.insert(1, (len(board.incomplete), "incomplete"))
     items = "".join(f"<li><strong>{n}</strong> {label}</li>" for n, label in counts)
     return f'<ul class="summary" aria-label="subjects by status">{items}</ul>'
 
@@ -106,7 +108,6 @@ def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
     per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)
     labels = "".join(f"<dt>{esc(label)}</dt><dd>{esc(EXPLANATIONS[label])}</dd>" for label in LABELS)
-    scales = "".join(f"<li>{esc(scale.describe())}</li>" for scale in board.scales)
     return f"""<footer>
 <dl>
 <dt>Benchmark version</dt><dd>{esc(board.benchmark_version)}</dd>
@@ -116,10 +117,9 @@ def footer(board: Board) -> str:
 <dt>Scored runs</dt><dd>{per_subject or "none"}</dd>
 <dt>Intervals</dt><dd>{esc(board.interval_note) or "none in these results"}</dd>
 </dl>
-<p><strong>Reliability labels</strong>, from the number of distinct cases behind a figure (repeated runs of a case
-are not independent evidence):</p>
+<p><strong>Reliability labels</strong>, {esc(board.reliability_rule)} (cases are counted once however many runs they
+have):</p>
 <dl>{labels}</dl>
-<ul>{scales}</ul>
 <p>Ranks use the exact committed values; rows equal on Q_final, P, s\u0304 and BS share a rank. The reference
 table is <code>results/leaderboard.csv</code>; this page is generated from it by
 <code>scripts/build_leaderboard.py</code>.</p>
@@ -158,7 +158,7 @@ distinct cases, small differences are noise.</p>
 {intervals_note(board)}
 {ranks_note(board)}
 </section>
-<section class="card disqualified" id="disqualified">
+{incomplete_section(board)}<section class="card disqualified" id="disqualified">
 <h2>Disqualified</h2>
 <p>At least one run of these subject versions recommended an action the rubric judges critical (irreversible
 damage or a safety hazard). They are not ranked; their figures stay visible so that their makers can see the

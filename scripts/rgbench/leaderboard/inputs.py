@@ -1,7 +1,7 @@
 """Everything the leaderboard reads, loaded and cross-checked in one call.
 
 Reads ``system/`` (through :func:`rgbench.load.spec.load_spec`), the three result
-tables, ``results/pairwise.csv`` and ``results/alpha_sensitivity.csv`` (when the
+tables, ``results/pairwise.csv``, ``results/rank_sets.csv`` and ``results/alpha_sensitivity.csv`` (when the
 manifest lists them or they exist), ``results/manifest.json``,
 ``subjects/registry.yaml`` and, for runs with a critical fail, their scoring
 files. Returns (inputs, []) or (None, problems) with every problem found, so one
@@ -20,9 +20,9 @@ from ..load.registry import REGISTRY_FILE
 from ..load.safe_read import read_single_file
 from ..load.spec import Spec, load_spec
 from ..problems import Problem
-from ..stats.alpha_sensitivity import AlphaRow
+from ..stats.alpha_sensitivity import AlphaRow, OrderRow
 from ..stats.pairwise import PairwiseRow
-from .consistency import check_all, check_stats_tables, recomputed_subjects
+from .consistency import check_all, check_stats_tables, incomplete_subjects, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails
 from .lab_tables import LabTables, read_lab_tables
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
@@ -46,6 +46,9 @@ class LeaderboardInputs:
     pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
     lab: LabTables | None = None               # issue 15's tables (explorer, breakdowns, cost), those present
+    rank_sets: dict[str, tuple[int, int, int, int]] | None = None  # rank_sets.csv: (low, high, low_m, high_m)
+    incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
+    order: list[OrderRow] | None = None        # rank_stability.csv, checked
 
     @property
     def significance_level(self) -> Fraction:
@@ -84,9 +87,9 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     problems += core
     stats, more = read_stats_tables(root, manifest)
     problems += more
-    pairwise = alpha_rows = None
+    pairwise = alpha_rows = rank_sets = order = None
     if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
-        pairwise, alpha_rows, more = check_stats_tables(stats, tables, manifest, spec, recomputed)
+        pairwise, alpha_rows, more, rank_sets, order = check_stats_tables(stats, tables, manifest, spec, recomputed)
         problems += more
     critical = read_critical_fails(root, spec, tables.runs)
     problems += critical.problems
@@ -99,4 +102,5 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     if problems:
         return None, problems
     return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,
-                             spec.fail_titles, pairwise, alpha_rows, lab), []
+                             spec.fail_titles, pairwise, alpha_rows, lab, rank_sets,
+                             incomplete_subjects(tables, spec), order), []

@@ -33,16 +33,32 @@ def _names(ids: Sequence[str], name: Text) -> str:
 def rank_range_method(sig: Significance, esc: Text) -> str:
     """What a rank range is and what it rests on (one paragraph)."""
     level = short_decimal(sig.level)
+    text = ("Rank range (in parentheses with each rank): with 95% confidence, every ranked subject's true rank "
+            "- its rank on the whole population of cases this sample stands for - lies in its range, for all "
+            "subjects at once (simultaneous confidence sets for ranks, Mogstad, Romano, Shaikh and Wilhelm 2024, "
+            "from a bootstrap over cases; results/rank_sets.csv). Ranks inside a range are not established. ")
     if sig.n_pairs == 0:
-        tested = "no two ranked subjects share a scored run, so no difference between them is established"
+        text += "No two ranked subjects share a case, so no pair is compared."
     else:
-        tested = (f"exact McNemar test on Pass vs not Pass over the runs both subjects share, Holm-adjusted over the "
-                  f"{sig.n_pairs} pair{'' if sig.n_pairs == 1 else 's'} of ranked subjects, p < {level}, with the paired "
-                  "difference of Q_final on those runs pointing the same way")
-    return esc(f"Rank range (in parentheses with each rank): the best and worst rank consistent with the "
-               f"significant differences between ranked subjects ({tested}). A subject's best rank is 1 plus the "
-               "number of subjects significantly above it, its worst rank the number of ranked subjects minus those "
-               "it is significantly above; ranks within a range are not statistically established.")
+        text += (f"A difference is significant when the case-level sign-flip test of the Q_final difference over "
+                 f"the cases both subjects answered, Holm-adjusted over the pairs, gives p < {level}.")
+    return esc(text)
+
+
+def power_sentence(sig: Significance, esc: Text) -> str:
+    """How small a difference the design resolves (80% power), so "not significant" reads "not resolved"."""
+    if sig.q_mde is None:
+        return ""
+    level = short_decimal(sig.level)
+
+    def span(pair: tuple[Fraction, Fraction]) -> str:
+        low, high = (f"{float(v):.2f}" for v in pair)
+        return low if low == high else f"{low}-{high}"
+    p_part = "" if sig.p_mde is None else f" and in P of {span(sig.p_mde)}"
+    return esc(f"Power: with these cases, a true difference in Q_final of {span(sig.q_mde)}{p_part} between two "
+               f"ranked subjects is detected 80% of the time by a test at level {level} (from each pair's observed "
+               "case-to-case spread, before the Holm adjustment). Smaller differences are not resolved by this "
+               "benchmark: \"not significant\" means \"not resolved\", not \"equal\".")
 
 
 def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
@@ -99,6 +115,27 @@ def alpha_sentence(statement: AlphaStatement, alpha: Fraction | None, name: Text
     return esc(f"{subject} {verb} on alpha ({ALPHA_FILE_NAME}{used}): ") + stretches + esc(".")
 
 
+def order_sentence(board: Board, name: Text, esc: Text) -> str:
+    """Which ranked pairs change order for some alpha in [0, 1] (rank_stability.csv), and how often adjacent
+    ranks swap in the bootstrap replicates; ``""`` without the file."""
+    if not board.order:
+        return ""
+    crossing = [r for r in board.order if r.alpha_crossing is not None]
+    if crossing:
+        parts = [name(r.subject_a) + esc(" and ") + name(r.subject_b)
+                 + esc(f" swap at alpha {float(r.alpha_crossing):.2f}") for r in crossing]
+        text = esc("Pairs whose order changes for some alpha from 0 to 1: ") + esc("; ").join(parts) + esc(". ")
+    else:
+        text = esc("No two ranked subjects change order for any alpha from 0 to 1 (results/rank_stability.csv). ")
+    adjacent = [r for r in board.order if r.adjacent and r.swap_share is not None]
+    if adjacent:
+        parts = [esc(f"#{r.rank_a} ") + name(r.subject_a) + esc(f" and #{r.rank_b} ") + name(r.subject_b)
+                 + esc(f" in {100 * r.swap_share:.0f}%") for r in adjacent]
+        text += (esc("Neighbouring ranks swap in this share of bootstrap replicates of the cases: ")
+                 + esc("; ").join(parts) + esc(" (near 50%: the data cannot order them)."))
+    return text
+
+
 def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
     """(what the rank ranges rest on, the significant differences with any rank outside its range, the alpha
     sentence), each ``""`` when the results do not carry what it describes."""
@@ -107,6 +144,11 @@ def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
         method = rank_range_method(board.significance, esc)
         outside = outside_note(board, name, esc)
         differences = significant_differences(board.significance, name, esc) + (" " + outside if outside else "")
+        power = power_sentence(board.significance, esc)
+        differences += (" " + power) if power else ""
     if board.alpha_statement is not None:
         alpha = alpha_sentence(board.alpha_statement, board.alpha, name, esc)
+    order = order_sentence(board, name, esc)
+    if order:
+        alpha = (alpha + " " + order) if alpha else order
     return method, differences, alpha

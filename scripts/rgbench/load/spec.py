@@ -25,10 +25,9 @@ BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "
                   "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id"}
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
-               "difficulty_weights", "q_final_jump_threshold", "reliability_cases",
+               "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
+               "reliability_min_cases",
                "llm_judge_in_metrics"}
-# reliability_cases: group -> increasing distinct-case counts where the leaderboard's label changes.
-RELIABILITY_GROUPS = ("core", "calibration", "family")
 
 
 def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:
@@ -107,8 +106,6 @@ class Spec:
     correctness_values: tuple[Fraction, ...] = (Fraction(0), Fraction(1))
     schema_version: str = ""  # the schemas' const schema_version, written into generated documents
     example_case_id: str = ""  # benchmark.yaml's example_case_id, quoted in messages ("" when absent)
-    # config.yaml's reliability_cases: group (core, calibration, family) -> the two case counts of its labels.
-    reliability_cases: dict[str, tuple[int, ...]] = field(default_factory=dict)
     llm_judge_in_metrics: bool = False  # config.yaml: do llm-judge reviewers' scorings enter the metrics?
 
     def correctness_text(self) -> str:
@@ -190,23 +187,6 @@ def parse_alpha(value: Any) -> Fraction:
     if (alpha * 10**6).denominator != 1:  # results show alpha with 6 decimals: it must be exactly that value
         raise ValueError(f"alpha must have at most 6 decimals (results show it with 6), got {value}")
     return alpha
-
-
-def parse_reliability_cases(raw: Any) -> tuple[dict[str, tuple[int, ...]], list[str]]:
-    """config.yaml's ``reliability_cases``: each group two increasing positive integers; ({}, messages) if bad."""
-    fix = "e.g. reliability_cases: {core: [80, 300], calibration: [80, 300], family: [10, 50]}"
-    if not isinstance(raw, dict) or sorted(map(str, raw)) != sorted(RELIABILITY_GROUPS):
-        return {}, [f"$.reliability_cases: needs exactly the groups {', '.join(RELIABILITY_GROUPS)} ({fix})"]
-    cases: dict[str, tuple[int, ...]] = {}
-    messages = []
-    for group in RELIABILITY_GROUPS:
-        counts = raw[group]
-        if (not isinstance(counts, list) or len(counts) != 2
-                or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in counts) or counts[0] >= counts[1]):
-            messages.append(f"$.reliability_cases.{group}: {counts!r} is not two increasing positive case counts ({fix})")
-        else:
-            cases[group] = tuple(counts)
-    return (cases, []) if not messages else ({}, messages)
 
 
 def _load_yaml(root: Path, rel: str, problems: list[Problem]) -> Any:
@@ -342,7 +322,6 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     config = _load_yaml(root, config_rel, problems)
     alpha = Fraction(0)
     ece_bins = 0
-    reliability_cases: dict[str, tuple[int, ...]] = {}
     if isinstance(config, dict):
         problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
         try:
@@ -354,8 +333,6 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
             ece_bins = raw_bins
-        reliability_cases, messages = parse_reliability_cases(config.get("reliability_cases"))
-        problems.extend(Problem(config_rel, message) for message in messages)
         if not isinstance(config.get("llm_judge_in_metrics", False), bool):
             problems.append(Problem(config_rel, "$.llm_judge_in_metrics: must be true or false, got "
                                                 f"{config['llm_judge_in_metrics']!r}"))
@@ -416,7 +393,6 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         correctness_values=facts.correctness_values,
         schema_version=facts.schema_version,
         example_case_id=str(bench.get("example_case_id") or ""),
-        reliability_cases=reliability_cases,
         llm_judge_in_metrics=isinstance(config, dict) and config.get("llm_judge_in_metrics") is True,
     )
     return spec, []

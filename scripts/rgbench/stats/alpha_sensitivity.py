@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -23,23 +23,24 @@ class AlphaRow:
     rank: int | None
 
 
-def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int) -> list[tuple[int, str]]:
-    """(rank, subject_id) of the ranked subjects (N > 0, not disqualified) when Q_final uses ``alpha``,
-    best first, by the leaderboard's rule (:func:`rgbench.compute.ranking.rank_subjects`)."""
+def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int,
+                 incomplete: Collection[str] = frozenset()) -> list[tuple[int, str]]:
+    """(rank, subject_id) of the ranked subjects (N > 0, not disqualified, not incomplete) when Q_final
+    uses ``alpha``, best first, by the leaderboard's rule (:func:`rgbench.compute.ranking.rank_subjects`)."""
     at_alpha = (replace(m, alpha=alpha, q_final=q_final(m.p, m.s_bar, alpha, max_score)) for m in subjects)
-    return [(s.rank, s.metrics.subject_id) for s in rank_subjects(at_alpha) if s.rank is not None]
+    return [(s.rank, s.metrics.subject_id) for s in rank_subjects(at_alpha, incomplete) if s.rank is not None]
 
 
 def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
-                      grid: Sequence[Fraction] = ALPHA_GRID) -> list[AlphaRow]:
+                      grid: Sequence[Fraction] = ALPHA_GRID, incomplete: Collection[str] = frozenset()) -> list[AlphaRow]:
     """Q_final and rank of every registered subject at each alpha of ``grid``, sorted by (subject_id, alpha).
 
     Q_final(alpha) = alpha · P + (1 − alpha) · s_bar / max_score is linear in
     alpha: at 0 it is s_bar / max_score, at 1 it is P. Disqualified subjects
-    keep their Q_final but get no rank; subjects with N = 0 have neither.
+    and Incomplete subjects keep their Q_final but get no rank; subjects with N = 0 have neither.
     """
     grid = [Fraction(alpha) for alpha in grid]
-    ranks = [{sid: rank for rank, sid in ranked_order(subjects, alpha, max_score)} for alpha in grid]
+    ranks = [{sid: rank for rank, sid in ranked_order(subjects, alpha, max_score, incomplete)} for alpha in grid]
     rows = []
     for m in sorted(subjects, key=lambda m: m.subject_id):
         for alpha, rank_of in zip(grid, ranks):
@@ -61,3 +62,50 @@ def top_ranks_by_alpha(rows: Iterable[AlphaRow], top: int = 3) -> dict[Fraction,
 def top_ranks_depend_on_alpha(rows: Iterable[AlphaRow], top: int = 3) -> bool:
     """True when the subjects holding ranks 1..top (and their ranks) differ between two alphas of the grid."""
     return len(set(top_ranks_by_alpha(rows, top).values())) > 1
+
+
+@dataclass(frozen=True)
+class OrderRow:
+    """One row of rank_stability.csv: ranked subject a above ranked subject b (leaderboard order).
+
+    ``alpha_crossing``: the alpha in [0, 1] at which Q_final(a) = Q_final(b) when b is above a for some alpha of
+    [0, 1] (None when a stays at or above b for every alpha); ``swap_share``: the share of the rank sets'
+    bootstrap replicates in which b's Q_final is above a's (ties count half); ``adjacent``: consecutive places.
+    """
+
+    subject_a: str
+    subject_b: str
+    rank_a: int
+    rank_b: int
+    adjacent: bool
+    alpha_crossing: Fraction | None
+    swap_share: float | None
+
+
+def alpha_crossing(a: SubjectMetrics, b: SubjectMetrics, max_score: int) -> Fraction | None:
+    """Where the order of a (above) and b changes on alpha in [0, 1], exactly; None when it never does.
+
+    d(alpha) = Q_final(a) − Q_final(b) = alpha · d1 + (1 − alpha) · d0 with d0 = (s_bar_a − s_bar_b) / max_score
+    (alpha = 0) and d1 = P_a − P_b (alpha = 1) is linear, so b gets above a somewhere on [0, 1] iff
+    min(d0, d1) < 0, and the two are equal at alpha = d0 / (d0 − d1).
+    """
+    if a.p is None or b.p is None or a.s_bar is None or b.s_bar is None:
+        return None
+    d0, d1 = (a.s_bar - b.s_bar) / max_score, a.p - b.p
+    if min(d0, d1) >= 0 or d0 == d1:
+        return None
+    return d0 / (d0 - d1)
+
+
+def order_stability(ranked: Sequence[tuple[int, SubjectMetrics]], max_score: int,
+                    swap: Sequence[Sequence[float]] | None) -> list[OrderRow]:
+    """Every pair of ranked subjects (``ranked``: (rank, metrics) in leaderboard order), a above b, with
+    :func:`alpha_crossing` and ``swap[i][j]`` (share of replicates with subject j above subject i)."""
+    rows = []
+    for i, (rank_a, a) in enumerate(ranked):
+        for j in range(i + 1, len(ranked)):
+            rank_b, b = ranked[j]
+            share = None if swap is None else float(swap[i][j])
+            rows.append(OrderRow(a.subject_id, b.subject_id, rank_a, rank_b, j == i + 1,
+                                 alpha_crossing(a, b, max_score), share))
+    return rows

@@ -302,4 +302,4 @@ def compute_statistics(tree, spec, runs: Sequence[RunRow], subjects, families, d
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     scored = {sid: by_subject.get(sid, []) for sid in sorted(m.subject_id for m in subjects)}
     return compute_statistics_from_columns(RunColumns.of(scored), difficulty_of, spec, subjects, families, digest,
-                                           calibration_tables(scored, spec.ece_bins))
+                                           calibration_tables(scored, spec.ece_bins), tree.inputs)

@@ -95,7 +95,7 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     digest = input_digest(tree.inputs)
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     statistics = compute_statistics_from_columns(RunColumns.of(runs_of), difficulty_of, spec, subjects, families,
-                                                 digest, calibration_tables(runs_of, spec.ece_bins))
+                                                 digest, calibration_tables(runs_of, spec.ece_bins), tree.inputs)
     runs = tuple(row for rows in runs_of.values() for row in rows)
     counts = {
         "golds": len(tree.golds),

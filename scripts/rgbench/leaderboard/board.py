@@ -47,6 +47,7 @@ class BoardEntry:
     bins: tuple[CalibrationBin, ...]
     intervals: dict[str, Bounds]
     rank_range: tuple[int, int] | None = None  # (best, worst) for Ranked entries when pairwise.csv exists
+    calibration_check: tuple[Fraction, Fraction] | None = None  # (ECE_calibrated_mean, ECE_calibrated_share)
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -83,6 +84,7 @@ class Board:
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
     alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
     alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
+    significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the calibration reading
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -114,6 +116,12 @@ class Board:
     def family_codes(self) -> list[str]:
         """The families (in system/benchmark.yaml's order) with a figure for some scored entry."""
         return [code for code in self.families if any(code in e.families for e in self.scored)]
+
+
+def _calibration_check(extras: dict) -> tuple[Fraction, Fraction] | None:
+    """(ECE_calibrated_mean, ECE_calibrated_share) when metrics_per_subject.csv carries both for the subject."""
+    mean, share = extras.get("ECE_calibrated_mean"), extras.get("ECE_calibrated_share")
+    return None if mean is None or share is None else (mean, share)
 
 
 def build_board(inputs: LeaderboardInputs) -> Board:
@@ -148,6 +156,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
             intervals=subject_interval_cells(tables.subject_extras.get(sid, {})),
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
+            calibration_check=_calibration_check(tables.subject_extras.get(sid, {})),
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
@@ -165,4 +174,5 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         significance=sig,
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
+        significance_level=inputs.significance_level,
     )

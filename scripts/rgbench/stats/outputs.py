@@ -18,7 +18,8 @@ from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
 from .bootstrap import bootstrap_seed
-from .brier_decomposition import BrierDecomposition, brier_decompositions
+from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
+from .calibration_check import CalibrationCheck, calibration_checks
 from .case_draws import CaseDraws
 from .config import StatsConfig
 from .difficulty import DifficultyRow, difficulty_from_columns, monotonicity_warnings
@@ -33,6 +34,10 @@ SUBJECT_STATS_COLUMNS = (
     "P_wilson_low", "P_wilson_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
     "Q_final_low", "Q_final_high", "BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin",
     "P_weighted", "n_cases",
+) + (
+    # issue 11 item 5: ECE against perfect calibration, bias-corrected Brier terms (§19a, §19b)
+    "ECE_calibrated_mean", "ECE_calibrated_share", "BS_reliability_corrected", "BS_resolution_corrected",
+    "BS_uncertainty_corrected",
 )
 FAMILY_STATS_COLUMNS = ("P_family_wilson_low", "P_family_wilson_high")
 CALIBRATION_COLUMNS = ("subject_id", "subject_version", "bin", "bin_low", "bin_high", "count",
@@ -69,6 +74,8 @@ class SubjectStats:
     decomposition: BrierDecomposition | None
     p_weighted: Fraction | None
     n_cases: int
+    calibration_check: CalibrationCheck | None = None
+    corrected: CorrectedDecomposition | None = None
 
 
 @dataclass(frozen=True)
@@ -90,13 +97,15 @@ class Statistics:
 
 def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], spec: Spec,
                                     subjects: Sequence[SubjectMetrics], families: Sequence[FamilyMetrics],
-                                    digest: str, calibration: Mapping[str, Sequence[CalibrationBin]]) -> Statistics:
+                                    digest: str, calibration: Mapping[str, Sequence[CalibrationBin]],
+                                    inputs: Mapping[str, str]) -> Statistics:
     """All statistics of issue 5 from the scored runs as columns and the core metrics.
 
     ``columns`` holds the runs of every subject of ``subjects`` (subjects sorted, including those without
     runs); ``difficulty_of`` maps each case id to its gold difficulty; ``digest`` is the manifest's
     input_digest (it seeds the bootstrap); ``calibration`` holds every subject's :func:`.calibration.calibration_tables`
-    entry (its calibration bins, computed from its runs).
+    entry (its calibration bins, computed from its runs); ``inputs`` maps every input file to its sha256 (it
+    seeds each subject's calibration check from that subject's own files).
     """
     config: StatsConfig = spec.stats
     seed = bootstrap_seed(digest)
@@ -106,6 +115,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         confidence=config.confidence_level,
     ) if draws is not None else {}
     decompositions = brier_decompositions(columns, spec.ece_bins)
+    corrected = corrected_decompositions(columns, spec.ece_bins)
+    checks = calibration_checks(columns, spec.ece_bins, inputs, config.bootstrap_resamples)
     difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
                                                    config.confidence_level)
     index = {sid: s for s, sid in enumerate(columns.subjects)}
@@ -121,6 +132,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
             decomposition=decompositions[m.subject_id],
             p_weighted=weighted[m.subject_id],
             n_cases=n_cases[s],
+            calibration_check=checks[m.subject_id],
+            corrected=corrected[m.subject_id],
         )
     family_wilson = {}
     for f in families:
@@ -167,7 +180,15 @@ def subject_stats_cells(statistics: Statistics, subject_id: str) -> tuple[str, .
         *(("", "", "", "") if d is None else
           (fmt_fixed(d.reliability), fmt_fixed(d.resolution), fmt_fixed(d.uncertainty), fmt_fixed(d.within_bin))),
         fmt_fixed(s.p_weighted), str(s.n_cases),
+        *_calibration_check_cells(s),
     )
+
+
+def _calibration_check_cells(s: SubjectStats) -> tuple[str, ...]:
+    """ECE_calibrated_mean, ECE_calibrated_share and the three bias-corrected Brier terms ("" when undefined)."""
+    check, c = s.calibration_check, s.corrected
+    return (("", "") if check is None else (fmt_fixed(check.expected), fmt_fixed(check.share_at_or_above))) + (
+        ("", "", "") if c is None else (fmt_fixed(c.reliability), fmt_fixed(c.resolution), fmt_fixed(c.uncertainty)))
 
 
 def family_stats_cells(statistics: Statistics, subject_id: str, family: str) -> tuple[str, ...]:

@@ -167,7 +167,7 @@ def test_corrected_is_unbiased_for_reliability_under_calibration():
     rng = np.random.default_rng(3)
     plain_sum = corrected_sum = F(0)
     trials = 1500
-    for t in range(trials):
+    for _ in range(trials):
         o = rng.random(12) < np.array([0.3] * 6 + [0.7] * 6)
         rows = [row(confidence=30 if i < 6 else 70, correctness=int(o[i]), run=f"r{i}") for i in range(12)]
         sums = RunColumns.of({"s": rows})

@@ -11,25 +11,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from .board import Board
-from .display import shown, short_decimal
+from .board import Board, BoardEntry
+from .display import short_decimal, shown
 
 Text = Callable[[str], str]
 
 
 def calibration_reading(board: Board, level: Fraction, name: Text, esc: Text) -> str:
     """One paragraph, or ``""`` when the results carry no calibration check (older results)."""
-    checked = [e for e in board.scored if e.calibration_check is not None]
+    checked = [(e, e.calibration_check) for e in board.scored if e.calibration_check is not None]
     if not checked:
         return ""
 
-    def item(entry) -> str:
-        expected, share = entry.calibration_check
+    def item(entry: BoardEntry, expected: Fraction, share: Fraction) -> str:
         return name(entry.name) + esc(f" (ECE {shown(entry.metrics.ece, 3)}; perfectly calibrated "
                                       f"{shown(expected, 3)}; share {shown(share, 3)})")
 
-    above = [item(e) for e in checked if e.calibration_check[1] < level]
-    within = [item(e) for e in checked if e.calibration_check[1] >= level]
+    above = [item(e, *check) for e, check in checked if check[1] < level]
+    within = [item(e, *check) for e, check in checked if check[1] >= level]
     parts = [esc("Calibration read against chance: ECE is biased upward with few runs per bin, so each subject's "
                  "ECE is set against the ECE of the same confidences with outcomes redrawn perfectly calibrated "
                  "(Bernoulli(confidence), consistency resampling; the mean is the ECE a perfectly calibrated "

@@ -16,9 +16,9 @@ from fractions import Fraction
 
 from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
+from .calibration_text import calibration_reading
 from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
 from .reliability import EXPLANATIONS, LABELS, SCALES
-from .calibration_text import calibration_reading
 from .significance_text import range_text, rank_notes
 
 MARKDOWN_FILE = "leaderboard.md"
@@ -104,7 +104,7 @@ def notes(board: Board) -> list[str]:
         lines.append(f"In parentheses: {board.interval_note[0].lower()}{board.interval_note[1:]}")
     lines.append("")
     lines += ranks_notes(board)
-    calibration = calibration_reading(board, board.significance_level, lambda sid_name: md_text(sid_name), lambda t: t)
+    calibration = calibration_reading(board, board.significance_level, md_text, lambda t: t)
     lines += [calibration, ""] if calibration else []
     lines.append("Reliability, from the distinct cases behind a figure: "
                  + "; ".join(f"_{label}_: {EXPLANATIONS[label]}" for label in LABELS).replace(".;", ";")

@@ -270,15 +270,13 @@ def difficulty_table(runs_by_subject: Mapping[str, Sequence[RunRow]], difficulty
     """metrics_per_difficulty.csv's rows, scope by scope (``ALL`` pooled first, then each subject with runs)."""
     def rows_for(scope: str, rows: Sequence[RunRow]) -> list[DifficultyRow]:
         out: list[DifficultyRow] = []
-        previous = None
         for d in sorted({difficulty_of[row.case_id] for row in rows}):
             level = [row for row in rows if difficulty_of[row.case_id] == d]
             passes = sum(row.classification == PASS for row in level)
             p = Fraction(passes, len(level))
             low, high = wilson_interval(passes, len(level), confidence)
             out.append(DifficultyRow(scope, d, weights.get(d), len({row.case_id for row in level}), len(level),
-                                     passes, p, low, high, previous is not None and p > previous))
-            previous = p
+                                     passes, p, low, high))
         return out
 
     table = rows_for(ALL_SUBJECTS, [row for sid in sorted(runs_by_subject) for row in runs_by_subject[sid]])

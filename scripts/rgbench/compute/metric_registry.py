@@ -56,7 +56,6 @@ NOT_METRICS = {
     "rgbench.stats.pass_at_k.pass_at_k_from_columns": "the pass_at_k.csv table of pass_at_k and pass_hat_k (§22)",
     "rgbench.stats.difficulty.difficulty_from_columns": "metrics_per_difficulty.csv and P_weighted of every "
                                                         "subject, through weighted_pass_rate (§23)",
-    "rgbench.stats.difficulty.monotonicity_warnings": "the warnings of the difficulty check (§23)",
 }
 
 

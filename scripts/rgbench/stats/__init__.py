@@ -11,7 +11,8 @@
 - ``pairwise`` / ``pairwise_batch``: exact McNemar, Holm, paired bootstrap of the Q_final difference, rank
   ranges; the batch of every pair at once.
 - ``pass_at_k``: unbiased pass@k and pass^k over repeated runs.
-- ``difficulty``: pass rate per difficulty, difficulty-weighted P, monotonicity check.
+- ``difficulty``: pass rate per difficulty, difficulty-weighted P.
+- ``difficulty_trend``: one case-level test that the difficulty labels mean something (Kendall tau-b, separation).
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
 - ``agreement``: Krippendorff's alpha, weighted kappa, percent agreement, reviewer deviation.
 - ``consolidate``: one scoring per run from several, by a declared policy or an adjudicator.

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from ..compute.numfmt import fmt_fixed
 from .exact_products import exact_bincount
 from .run_columns import RunColumns
 from .wilson import wilson_interval
@@ -18,7 +17,7 @@ ALL_SUBJECTS = "ALL"  # the pooled row; cannot clash with a subject id (those ar
 
 @dataclass(frozen=True)
 class DifficultyRow:
-    """One row of metrics_per_difficulty.csv. ``monotone_violation``: P here exceeds P at the next easier level present."""
+    """One row of metrics_per_difficulty.csv."""
 
     subject_id: str
     difficulty: int
@@ -29,22 +28,18 @@ class DifficultyRow:
     p: Fraction
     p_low: float
     p_high: float
-    monotone_violation: bool
 
 
 def _rows_from_counts(scope: str, counts: Mapping[int, tuple[int, int, int]], weights: Mapping[int, Fraction],
                       confidence: Fraction) -> list[DifficultyRow]:
     """The rows of one scope from (distinct cases, runs, passes) per difficulty level present (runs > 0)."""
     out: list[DifficultyRow] = []
-    previous: Fraction | None = None
     for difficulty, (n_cases, n_runs, passes) in sorted(counts.items()):
         p = Fraction(passes, n_runs)
         interval = wilson_interval(passes, n_runs, confidence)
         assert interval is not None  # None only for n = 0, and every level here has runs
         low, high = interval
-        out.append(DifficultyRow(scope, difficulty, weights.get(difficulty), n_cases, n_runs, passes, p, low, high,
-                                 previous is not None and p > previous))
-        previous = p
+        out.append(DifficultyRow(scope, difficulty, weights.get(difficulty), n_cases, n_runs, passes, p, low, high))
     return out
 
 
@@ -53,10 +48,10 @@ def difficulty_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int
     """(metrics_per_difficulty.csv rows, subject id -> :func:`weighted_pass_rate`) for every subject of ``columns``.
 
     Rows: the pass rate (with Wilson interval) per difficulty level present, pooled over all subjects (``ALL``)
-    first, then per subject, sorted by (subject_id, difficulty); a level is flagged when its pass rate is
-    strictly higher than at the next easier level present for the same subject (or pooled): harder cases should
-    not be passed more often. Subjects with no scored run have no rows. From exact counts per (subject,
-    difficulty); equal to the straightforward per-row path of ``tests/reference_stats.py`` (tests prove it).
+    first, then per subject, sorted by (subject_id, difficulty). Whether the labels mean something is one
+    case-level test (:mod:`.difficulty_trend`), not a flag per level. Subjects with no scored run have no rows.
+    From exact counts per (subject, difficulty); equal to the straightforward per-row path of
+    ``tests/reference_stats.py`` (tests prove it).
     """
     levels = sorted({difficulty_of[c] for c in columns.cases})
     level_of_case = np.array([levels.index(difficulty_of[c]) for c in columns.cases], dtype=np.int64)
@@ -101,21 +96,3 @@ def weighted_pass_rate(runs: Mapping[int, int], passes: Mapping[int, int],
         raise ValueError(f"no weight for difficulty {missing[0]} (difficulty_weights in config.yaml)")
     total = sum((weights[d] * runs[d] for d in present), Fraction(0))
     return sum((weights[d] * passes.get(d, 0) for d in present), Fraction(0)) / total
-
-
-def monotonicity_warnings(rows: Sequence[DifficultyRow]) -> list[str]:
-    """A message for each pooled (``ALL``) level whose pass rate exceeds the next easier level's.
-
-    Only the pooled rows warn: per-subject levels hold a few cases each and
-    cross often by chance; their flags stay in the CSV.
-    """
-    messages = []
-    previous: DifficultyRow | None = None
-    for row in (r for r in rows if r.subject_id == ALL_SUBJECTS):
-        if row.monotone_violation and previous is not None:
-            messages.append(
-                f"pass rate over all subjects is higher at difficulty {row.difficulty} ({fmt_fixed(row.p)}, "
-                f"{row.n_cases} cases) than at difficulty {previous.difficulty} ({fmt_fixed(previous.p)}, "
-                f"{previous.n_cases} cases); review the difficulty labels of those golds")
-        previous = row
-    return messages

@@ -14,15 +14,16 @@ from fractions import Fraction
 import numpy as np
 
 from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics
-from ..compute.numfmt import fmt_bool, fmt_fixed
+from ..compute.numfmt import fmt_fixed
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
-from .bootstrap import bootstrap_seed
+from .bootstrap import bootstrap_seed, generator
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
 from .calibration_check import CalibrationCheck, calibration_checks
 from .case_draws import CaseDraws
 from .config import StatsConfig
-from .difficulty import DifficultyRow, difficulty_from_columns, monotonicity_warnings
+from .difficulty import DifficultyRow, difficulty_from_columns
+from .difficulty_trend import DifficultyTrend, difficulty_trend_from_columns, trend_warnings
 from .exact_products import exact_bincount
 from .intervals_table import SubjectIntervals, subject_intervals_table
 from .pairwise import PairwiseRow, better_of, pairwise_from_columns
@@ -46,7 +47,9 @@ PAIRWISE_COLUMNS = ("subject_a", "subject_b", "n_pairs", "a_pass_b_not", "b_pass
                     "q_diff_low", "q_diff_high", "p_holm", "n_cases", "significantly_better")
 PASS_AT_K_COLUMNS = ("subject_id", "k", "pass_at_k", "pass_hat_k", "n_cases")
 DIFFICULTY_COLUMNS = ("subject_id", "difficulty", "weight", "n_cases", "n_runs", "n_pass", "P_difficulty",
-                      "P_difficulty_low", "P_difficulty_high", "monotone_violation")
+                      "P_difficulty_low", "P_difficulty_high")
+DIFFICULTY_TREND_COLUMNS = ("n_cases", "n_levels", "kendall_tau_b", "kendall_p", "easiest", "hardest", "n_easiest",
+                            "n_hardest", "separation", "separation_low", "separation_high")
 ALPHA_COLUMNS = ("subject_id", "subject_version", "alpha", "Q_final", "rank")
 
 CALIBRATION_FILE = "calibration_bins.csv"
@@ -54,6 +57,7 @@ PAIRWISE_FILE = "pairwise.csv"
 PASS_AT_K_FILE = "pass_at_k.csv"
 DIFFICULTY_FILE = "metrics_per_difficulty.csv"
 ALPHA_FILE = "alpha_sensitivity.csv"
+DIFFICULTY_TREND_FILE = "difficulty_trend.csv"
 
 # Every (file, columns) this module writes in full; the two core files gain the *_STATS_COLUMNS.
 STATS_TABLES = {
@@ -62,6 +66,7 @@ STATS_TABLES = {
     PASS_AT_K_FILE: PASS_AT_K_COLUMNS,
     DIFFICULTY_FILE: DIFFICULTY_COLUMNS,
     ALPHA_FILE: ALPHA_COLUMNS,
+    DIFFICULTY_TREND_FILE: DIFFICULTY_TREND_COLUMNS,
 }
 
 
@@ -92,6 +97,7 @@ class Statistics:
     pass_at_k: list[PassAtK] = field(default_factory=list)
     difficulty: list[DifficultyRow] = field(default_factory=list)
     alpha: list[AlphaRow] = field(default_factory=list)
+    difficulty_trend: DifficultyTrend | None = None
     warnings: list[str] = field(default_factory=list)
 
 
@@ -119,6 +125,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     checks = calibration_checks(columns, spec.ece_bins, inputs, config.bootstrap_resamples)
     difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
                                                    config.confidence_level)
+    trend = difficulty_trend_from_columns(columns, difficulty_of, generator(seed, "difficulty-separation"),
+                                          config.bootstrap_resamples, config.confidence_level)
     index = {sid: s for s, sid in enumerate(columns.subjects)}
     n_runs = np.bincount(columns.subject, minlength=len(columns.subjects)).tolist()
     n_passes = exact_bincount(columns.subject, columns.passed, len(columns.subjects)).tolist()
@@ -151,7 +159,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         pass_at_k=pass_at_k_from_columns(columns),
         difficulty=difficulty,
         alpha=alpha_sensitivity(subjects, spec.max_score),
-        warnings=monotonicity_warnings(difficulty),
+        warnings=trend_warnings(trend, config.significance_level),
+        difficulty_trend=trend,
     )
 
 
@@ -213,18 +222,28 @@ def _pairwise_rows(statistics: Statistics):
                fmt_fixed(r.p_holm), str(r.n_cases), better_of(r, r.p_holm < level) or "")
 
 
+def _trend_rows(t: DifficultyTrend | None):
+    """The one row of difficulty_trend.csv (none when there is no scored run)."""
+    if t is None or t.n_cases == 0:
+        return
+    yield (str(t.n_cases), str(t.n_levels), fmt_float(t.tau_b), fmt_float(t.p_value), _int(t.easiest),
+           _int(t.hardest), str(t.n_easiest), str(t.n_hardest), fmt_fixed(t.separation), fmt_fixed(t.separation_low),
+           fmt_fixed(t.separation_high))
+
+
 def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
-    """File name (inside results/) -> bytes of the five new CSV files; ``csv_text`` is the core writer."""
+    """File name (inside results/) -> bytes of the new CSV files; ``csv_text`` is the core writer."""
     tables = {
         CALIBRATION_FILE: _calibration_rows(statistics),
         PAIRWISE_FILE: _pairwise_rows(statistics),
         PASS_AT_K_FILE: ((r.subject_id, str(r.k), fmt_fixed(r.pass_at_k), fmt_fixed(r.pass_hat_k), str(r.n_cases))
                          for r in statistics.pass_at_k),
         DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fmt_fixed(r.weight), str(r.n_cases), str(r.n_runs),
-                           str(r.n_pass), fmt_fixed(r.p), fmt_float(r.p_low), fmt_float(r.p_high),
-                           fmt_bool(r.monotone_violation)) for r in statistics.difficulty),
+                           str(r.n_pass), fmt_fixed(r.p), fmt_float(r.p_low), fmt_float(r.p_high))
+                          for r in statistics.difficulty),
         ALPHA_FILE: ((r.subject_id, r.subject_version, fmt_fixed(r.alpha), fmt_fixed(r.q_final), _int(r.rank))
                      for r in statistics.alpha),
+        DIFFICULTY_TREND_FILE: _trend_rows(statistics.difficulty_trend),
     }
     return {name: csv_text(STATS_TABLES[name], rows).encode("utf-8") for name, rows in tables.items()}
 

@@ -9,7 +9,6 @@ import pytest
 from test_metrics import row
 
 from rgbench.compute.metrics import brier_score, expected_calibration_error
-from rgbench.stats.bootstrap import generator
 from rgbench.stats.brier_decomposition import bias_corrected, brier_decompositions, corrected_decompositions
 from rgbench.stats.calibration_check import calibration_check, calibration_checks, subject_input_digest
 from rgbench.stats.run_columns import RunColumns
@@ -18,7 +17,7 @@ from rgbench.stats.run_columns import RunColumns
 def check(rows, resamples=4000, seed=7, bins=10):
     columns = RunColumns.of({"s": list(rows)})
     return calibration_check(columns.confidence, columns.correctness, columns.scale, bins,
-                             generator(seed, "test"), resamples)
+                             np.random.default_rng(seed), resamples)
 
 
 # --- consistency resampling: hand-computed expectations --------------------------------------------------
@@ -81,7 +80,7 @@ def test_expected_matches_exact_poisson_binomial():
 
 def test_no_run_is_none():
     assert calibration_check(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 2, 10,
-                             generator(0, "x"), 10) is None
+                             np.random.default_rng(0), 10) is None
 
 
 def test_same_draws_same_result_and_blocks_do_not_matter(monkeypatch):

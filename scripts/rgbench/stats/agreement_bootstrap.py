@@ -3,7 +3,7 @@
 The unit is the run: a replicate redraws the statistic's own units with replacement (multiplicities
 w_u, Σ w_u = U) and recomputes the statistic. Every statistic of :mod:`.agreement` is a ratio of sums
 over units of per-unit integer terms, so a replicate is an exact integer ratio
-(:class:`.bootstrap.Replicates`) and its percentile interval is exact (:func:`.bootstrap.percentile_interval`):
+and its percentile interval is exact (:func:`.exact_quantiles.percentile_interval`):
 
 - Krippendorff's alpha: each unit's coincidences, scaled by L = lcm(m_u − 1) to integers, add up to the
   replicate's matrix O (:func:`alpha_replicates`);
@@ -28,7 +28,7 @@ from fractions import Fraction
 import numpy as np
 
 from .agreement import Unit, pairable
-from .bootstrap import Replicates, generator, percentile_interval
+from .exact_quantiles import percentile_interval, seeded_stream
 
 Interval = tuple[Fraction, Fraction] | None
 
@@ -48,12 +48,8 @@ def unit_weights(rng: np.random.Generator, n_units: int, resamples: int) -> np.n
 
 def interval_of(num: np.ndarray, den: np.ndarray, scale: Fraction, confidence: Fraction) -> Interval:
     """The percentile interval of the defined replicates num/den (den != 0) times ``scale``; None if none is."""
-    keep = den != 0
-    if not keep.any():
-        return None
-    num, den = num[keep], den[keep]
-    sign = np.where(den < 0, -1, 1)
-    return percentile_interval(Replicates(num * sign, den * sign, scale), confidence)
+    replicates = [scale * Fraction(int(a), int(b)) for a, b in zip(num.tolist(), den.tolist()) if b != 0]
+    return percentile_interval(replicates, confidence) if replicates else None
 
 
 def alpha_replicates(units: Sequence[Unit], metric: str, weights: np.ndarray,
@@ -145,4 +141,4 @@ def deviation_interval(deviations: Sequence[Fraction], rng: np.random.Generator,
 
 def stream(*parts: object) -> np.random.Generator:
     """The random stream of one agreement row, from :func:`units_seed` of its parts."""
-    return generator(units_seed(*parts), "agreement")
+    return seeded_stream(units_seed(*parts))

@@ -32,7 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..compute.metrics import confidence_bin
-from .bootstrap import bootstrap_seed, generator
+from .exact_quantiles import seeded_stream
 from .run_columns import RunColumns
 
 SHARED_INPUT_DIRS = ("golds", "system")   # inputs every subject's seed includes
@@ -101,12 +101,13 @@ def calibration_check(confidence: np.ndarray, correctness: np.ndarray, scale: in
 
 def calibration_checks(columns: RunColumns, bins: int, inputs: Mapping[str, str],
                        resamples: int) -> dict[str, CalibrationCheck | None]:
-    """Subject id -> :func:`calibration_check` of its runs, its stream seeded from
-    :func:`subject_input_digest` and labelled ``calibration:<subject_id>``; None without runs."""
+    """Subject id -> :func:`calibration_check` of its runs, its stream seeded by the first 64 bits of the
+    sha256 of ``calibration\n`` followed by :func:`subject_input_digest`; None without runs."""
     out: dict[str, CalibrationCheck | None] = {}
     for s, sid in enumerate(columns.subjects):
         mask = columns.subject == s
-        rng = generator(bootstrap_seed(subject_input_digest(inputs, sid)), f"calibration:{sid}")
+        seed = hashlib.sha256(f"calibration\n{subject_input_digest(inputs, sid)}".encode()).digest()[:8]
+        rng = seeded_stream(int.from_bytes(seed, "big"))
         out[sid] = calibration_check(columns.confidence[mask], columns.correctness[mask], columns.scale, bins, rng,
                                      resamples)
     return out

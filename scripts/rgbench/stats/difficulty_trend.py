@@ -16,6 +16,7 @@ often as they did on the sample suite even when the labels are right; one test o
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,8 +26,7 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from ..compute.numfmt import fmt_fixed
-from .bootstrap import quantile_positions
-from .exact_products import exact_bincount
+from .exact_quantiles import percentile_interval, seeded_stream
 from .run_columns import RunColumns
 
 SEPARATION_TARGET = Fraction(1, 2)   # seed 000: the easiest level passes at least 50 points more often
@@ -58,15 +58,6 @@ def _mean(values: Sequence[Fraction]) -> Fraction:
     return sum(values, Fraction(0)) / len(values)
 
 
-def _quantiles(replicates: list[Fraction], confidence: Fraction) -> tuple[Fraction, Fraction]:
-    """The (1−c)/2 and (1+c)/2 quantiles (Hyndman-Fan type 7) of exact replicates."""
-    ordered = sorted(replicates)
-    out = []
-    for lo, frac in quantile_positions(len(ordered), confidence):
-        out.append(ordered[lo] if frac == 0 else ordered[lo] + frac * (ordered[lo + 1] - ordered[lo]))
-    return out[0], out[1]
-
-
 def difficulty_trend(difficulty: Sequence[int], rate: Sequence[Fraction], rng: np.random.Generator,
                      resamples: int, confidence: Fraction) -> DifficultyTrend:
     """The trend test and separation from one (difficulty, pass rate) pair per case (any order of cases)."""
@@ -86,22 +77,29 @@ def difficulty_trend(difficulty: Sequence[int], rate: Sequence[Fraction], rng: n
     picks_hard = rng.integers(0, len(hard), size=(resamples, len(hard)))
     replicates = [_mean([easy[i] for i in a]) - _mean([hard[i] for i in b])
                   for a, b in zip(picks_easy.tolist(), picks_hard.tolist())]
-    low, high = _quantiles(replicates, confidence)
+    low, high = percentile_interval(replicates, confidence)
     return DifficultyTrend(n, len(levels), tau, p, levels[0], levels[-1], len(easy), len(hard), separation, low, high)
 
 
-def difficulty_trend_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], rng: np.random.Generator,
-                                  resamples: int, confidence: Fraction) -> DifficultyTrend:
+def separation_seed(difficulty: Sequence[int], rate: Sequence[Fraction]) -> int:
+    """64 bits of the sha256 of the (difficulty, pass rate) pairs it resamples, in case order: the seed of the
+    separation's bootstrap follows the data it resamples."""
+    text = "".join(f"{d} {r}\n" for d, r in zip(difficulty, rate))
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def difficulty_trend_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], resamples: int,
+                                  confidence: Fraction) -> DifficultyTrend:
     """:func:`difficulty_trend` of every case with a scored run: its pass rate over all subjects' runs.
 
-    Cases are taken in ``columns.cases`` order (sorted), so the bootstrap reads the stream the same way
-    for the same inputs.
+    Cases are taken in ``columns.cases`` order (sorted); the stream is seeded by :func:`separation_seed`.
     """
-    runs = exact_bincount(columns.case, np.ones_like(columns.case), len(columns.cases)).tolist()
-    passes = exact_bincount(columns.case, columns.passed, len(columns.cases)).tolist()
+    runs = np.bincount(columns.case, minlength=len(columns.cases)).tolist()
+    passes = np.bincount(columns.case, weights=columns.passed, minlength=len(columns.cases)).astype(np.int64).tolist()
     present = [i for i, r in enumerate(runs) if r]
-    return difficulty_trend([difficulty_of[columns.cases[i]] for i in present],
-                            [Fraction(passes[i], runs[i]) for i in present], rng, resamples, confidence)
+    difficulty = [difficulty_of[columns.cases[i]] for i in present]
+    rate = [Fraction(passes[i], runs[i]) for i in present]
+    return difficulty_trend(difficulty, rate, seeded_stream(separation_seed(difficulty, rate)), resamples, confidence)
 
 
 def trend_warnings(trend: DifficultyTrend, level: Fraction) -> list[str]:

@@ -17,7 +17,7 @@ from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics
 from ..compute.numfmt import fmt_fixed
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
-from .bootstrap import bootstrap_seed, generator
+from .bootstrap import bootstrap_seed
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
 from .calibration_check import CalibrationCheck, calibration_checks
 from .case_draws import CaseDraws
@@ -125,8 +125,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     checks = calibration_checks(columns, spec.ece_bins, inputs, config.bootstrap_resamples)
     difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
                                                    config.confidence_level)
-    trend = difficulty_trend_from_columns(columns, difficulty_of, generator(seed, "difficulty-separation"),
-                                          config.bootstrap_resamples, config.confidence_level)
+    trend = difficulty_trend_from_columns(columns, difficulty_of, config.bootstrap_resamples, config.confidence_level)
     index = {sid: s for s, sid in enumerate(columns.subjects)}
     n_runs = np.bincount(columns.subject, minlength=len(columns.subjects)).tolist()
     n_passes = exact_bincount(columns.subject, columns.passed, len(columns.subjects)).tolist()

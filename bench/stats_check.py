@@ -288,6 +288,7 @@ def study(methods: Methods, model: Model, equal: Sequence[Subject], board: Seque
     ranks = true_ranks({s.name: truth[s.name] for s in board})
     type1 = fwer = rank_cover = calib_reject = 0
     cover = {(s.name, m): 0 for s in board for m in ("P", "Q_final", "ECE")}
+    calls = {s.name: 0 for s in board}
     for rep in range(replications):
         eq = simulate(model, equal, n_cases, n_runs, rng)
         type1 += methods.pair_p(eq, equal[0].name, equal[1].name, rep) < float(LEVEL)
@@ -299,15 +300,21 @@ def study(methods: Methods, model: Model, equal: Sequence[Subject], board: Seque
                 cover[(s.name, m)] += covers(got[m], truth[s.name][m])
         sets = methods.rank_sets({s.name: runs[s.name] for s in board}, rep)
         rank_cover += all(sets[s][0] <= ranks[s] <= sets[s][1] for s in ranks)
-        cols = RunColumns.of({calibrated.name: runs[calibrated.name]})
-        check = calibration_check(cols.confidence, cols.correctness, cols.scale, BINS,
-                                  np.random.default_rng([seed, rep, 7]), resamples)
-        assert check is not None
-        calib_reject += check.share_at_or_above < LEVEL
+        for s in [*board, calibrated]:
+            cols = RunColumns.of({s.name: runs[s.name]})
+            check = calibration_check(cols.confidence, cols.correctness, cols.scale, BINS,
+                                      np.random.default_rng([seed, rep, 7]), resamples)
+            assert check is not None
+            if s is calibrated:
+                calib_reject += check.share_at_or_above < LEVEL
+            else:
+                calls[s.name] += check.share_at_or_above < LEVEL
     n = replications
     out = {"type1": type1 / n, "fwer": fwer / n, "rank_cover": rank_cover / n, "calib_type1": calib_reject / n}
     for (sid, m), hits in cover.items():
         out[f"cover:{sid}:{m}"] = hits / n
+    for sid, hits in calls.items():
+        out[f"calib_call:{sid}"] = hits / n
     return out
 
 
@@ -315,9 +322,9 @@ def binomial_se(p: float, n: int) -> float:
     return math.sqrt(max(p * (1 - p), 1 / n) / n)
 
 
-def report(methods: Methods, model: Model, fitted: Mapping[str, float], board: Sequence[Subject],
-           calibrated: Subject, truth: Mapping[str, Mapping[str, float]], results: Mapping[int, dict[str, float]],
-           replications: int, resamples: int, seconds: float) -> str:
+def report(sections: Sequence[tuple[Methods, Mapping[int, dict[str, float]], float]], model: Model,
+           fitted: Mapping[str, float], board: Sequence[Subject], calibrated: Subject,
+           truth: Mapping[str, Mapping[str, float]], replications: int, resamples: int) -> str:
     def pct(x: float) -> str:
         return f"{100 * x:.1f}%"
 
@@ -334,12 +341,12 @@ def report(methods: Methods, model: Model, fitted: Mapping[str, float], board: S
         "from a model fitted to the sample suite, and the production functions are run on each. Targets: "
         "type-I error and family-wise error at most 6%, coverage at least 93%.",
         "",
-        f"Methods checked: {methods.name}.",
+        "Methods checked: " + "; then, for comparison, ".join(m.name for m, _, _ in sections) + ".",
         "",
         f"Replications per design: {replications}; bootstrap resamples / sign patterns per statistic: "
         f"{resamples}; confidence level {float(CONFIDENCE):.2f}, significance level {float(LEVEL):.2f}. "
         f"Monte-Carlo standard error of a rate near 5%: {pct(binomial_se(0.05, replications))}, near 95%: "
-        f"{pct(binomial_se(0.95, replications))}. Run time {seconds:.0f} s.",
+        f"{pct(binomial_se(0.95, replications))}. Run time " + ", ".join(f"{t:.0f} s" for _, _, t in sections) + ".",
         "",
         "## Model",
         "",
@@ -358,10 +365,18 @@ def report(methods: Methods, model: Model, fitted: Mapping[str, float], board: S
         t = truth[s.name]
         lines.append(f"| {s.name} | {s.mu:.2f} | {s.bias:+.0f} | {s.noise:.0f} | {t['P']:.3f} | {t['Q_final']:.3f} | "
                      f"{t['ECE']:.3f} |")
-    lines += ["", "## Results", "",
-              "| design (30 cases) | pairwise type-I | family-wise error (4 equal subjects) | rank-set coverage "
-              "(simultaneous) | calibration-check type-I |",
-              "|---|---:|---:|---:|---:|"]
+    for methods, results, _ in sections:
+        lines += results_section(methods, results, board, pct, verdict)
+    lines += reading()
+    return "\n".join(lines)
+
+
+def results_section(methods: Methods, results: Mapping[int, dict[str, float]], board: Sequence[Subject], pct,
+                    verdict) -> list[str]:
+    lines = ["", f"## {methods.name.split(' (')[0].capitalize()} methods", "", methods.name + ".", "",
+             "| design (30 cases) | pairwise type-I | family-wise error (4 equal subjects) | rank-set coverage "
+             "(simultaneous) | calibration-check type-I |",
+             "|---|---:|---:|---:|---:|"]
     for runs, r in sorted(results.items()):
         lines.append(f"| {runs} run{'s' if runs > 1 else ''} per case | {pct(r['type1'])} "
                      f"({verdict(r['type1'], 0.06, True)}) | {pct(r['fwer'])} ({verdict(r['fwer'], 0.06, True)}) | "
@@ -373,7 +388,17 @@ def report(methods: Methods, model: Model, fitted: Mapping[str, float], board: S
             cells = [f"{pct(r[f'cover:{s.name}:{m}'])}{'' if r[f'cover:{s.name}:{m}'] >= 0.93 else ' **<93%**'}"
                      for m in ("P", "Q_final", "ECE")]
             lines.append(f"| {runs} run{'s' if runs > 1 else ''} | {s.name} | " + " | ".join(cells) + " |")
-    lines += ["", "## Reading", "",
+    lines += ["", "Calibration check: share of replications in which each board subject's ECE is called "
+              "distinguishable from perfect calibration (its power; the subject's true ECE is in the model table):",
+              "", "| design | " + " | ".join(s.name for s in board) + " |", "|---|" + "---:|" * len(board)]
+    for runs, r in sorted(results.items()):
+        lines.append(f"| {runs} run{'s' if runs > 1 else ''} | "
+                     + " | ".join(pct(r[f"calib_call:{s.name}"]) for s in board) + " |")
+    return lines
+
+
+def reading() -> list[str]:
+    return ["", "## Reading", "",
               "- Type-I error: two subjects with the same mean score over the population of cases that differ "
               "case by case; a rejection at p < 0.05 is a false difference.",
               "- Family-wise error: four such subjects; any \"significantly above\" after the multiplicity "
@@ -386,7 +411,6 @@ def report(methods: Methods, model: Model, fitted: Mapping[str, float], board: S
               "replications in which a perfectly calibrated subject (bias 0, noise 0) is called "
               "distinguishable from perfect calibration (share of calibrated resamples below 0.05).",
               "", "Regenerate with `make stats-check` (options: `.venv/bin/python bench/stats_check.py --help`).", ""]
-    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -397,6 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=30)
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--methods", choices=("production", "run-level"), default="production")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip the comparison with the run-level methods issue 11 replaces")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
     model, fitted = fit_model(REPO / "results/per_run.csv")
@@ -409,14 +435,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     equal = [Subject(f"equal-{i}", 9.8, noise=10) for i in range(1, 5)]
     truth_rng = np.random.default_rng([args.seed, 0])
     truth = {s.name: population_truth(model, s, truth_rng) for s in [*board, calibrated]}
-    start = time.perf_counter()
-    results = {}
-    for runs in (int(x) for x in args.runs.split(",")):
-        results[runs] = study(methods, model, equal, board, calibrated, truth, args.cases, runs, args.replications,
-                              args.resamples, args.seed)
-        print(f"{runs} runs per case: {results[runs]}", file=sys.stderr)
-    text = report(methods, model, fitted, board, calibrated, truth, results, args.replications, args.resamples,
-                  time.perf_counter() - start)
+    checked = [methods]
+    if not args.no_baseline and methods.name.startswith("case-level"):
+        checked.append(run_level_methods(args.resamples))
+    sections = []
+    for m in checked:
+        start = time.perf_counter()
+        results = {}
+        for runs in (int(x) for x in args.runs.split(",")):
+            results[runs] = study(m, model, equal, board, calibrated, truth, args.cases, runs, args.replications,
+                                  args.resamples, args.seed)
+            print(f"{m.name[:10]}, {runs} runs per case: {results[runs]}", file=sys.stderr)
+        sections.append((m, results, time.perf_counter() - start))
+    text = report(sections, model, fitted, board, calibrated, truth, args.replications, args.resamples)
     args.output.write_text(text, encoding="utf-8")
     print(f"-> {args.output}", file=sys.stderr)
     return 0

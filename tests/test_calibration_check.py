@@ -10,8 +10,9 @@ from test_metrics import row
 
 from rgbench.compute.metrics import brier_score, expected_calibration_error
 from rgbench.stats.brier_decomposition import bias_corrected, brier_decompositions, corrected_decompositions
-from rgbench.stats.calibration_check import calibration_check, calibration_checks, subject_input_digest
+from rgbench.stats.calibration_check import calibration_check, calibration_checks
 from rgbench.stats.run_columns import RunColumns
+from rgbench.stats.seeds import subject_digest
 
 
 def check(rows, resamples=4000, seed=7, bins=10):
@@ -105,24 +106,22 @@ INPUTS = {
 }
 
 
-def test_subject_digest_takes_own_files_golds_and_system_only():
-    base = subject_input_digest(INPUTS, "a")
-    assert subject_input_digest({**INPUTS, "scoring/v1.0/b/RO-FOUL-001__r1__eval-x.json": "changed"}, "a") == base
-    assert subject_input_digest({**INPUTS, "subjects/registry.yaml": "changed"}, "a") == base
-    assert subject_input_digest({**INPUTS, "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json": "changed"}, "a") != base
-    assert subject_input_digest({**INPUTS, "golds/v1.0/RO-FOUL-001_gold.md": "changed"}, "a") != base
-    assert subject_input_digest({**INPUTS, "system/benchmark.yaml": "changed"}, "a") != base
-    assert subject_input_digest(INPUTS, "b") != base
+def digests(inputs):
+    return {sid: subject_digest(sid, inputs) for sid in ("a", "b")}
 
 
 def test_changing_one_subject_leaves_the_other_identical():
     runs = {"a": [row(subject="a", confidence=c, correctness=1, run=f"r{c}") for c in (40, 60, 90)],
             "b": [row(subject="b", confidence=c, correctness=0, run=f"r{c}") for c in (20, 70)]}
-    before = calibration_checks(RunColumns.of(runs), 10, INPUTS, 500)
+    before = calibration_checks(RunColumns.of(runs), 10, digests(INPUTS), 500)
     edited = {**runs, "b": runs["b"] + [row(subject="b", confidence=55, correctness=1, run="r9")]}
-    after = calibration_checks(RunColumns.of(edited), 10, {**INPUTS, "scoring/v1.0/b/x__r9__eval-x.json": "new"}, 500)
+    after = calibration_checks(RunColumns.of(edited), 10,
+                               digests({**INPUTS, "scoring/v1.0/b/x__r9__eval-x.json": "new"}), 500)
     assert after["a"] == before["a"]
     assert after["b"] != before["b"]
+    # a change to system/ (shared by every subject) redraws both
+    moved = calibration_checks(RunColumns.of(runs), 10, digests({**INPUTS, "system/benchmark.yaml": "x"}), 500)
+    assert moved["a"] != before["a"] and moved["b"] != before["b"]
 
 
 # --- Ferro & Fricker's bias-corrected decomposition -----------------------------------------------------

@@ -21,7 +21,7 @@ import rgbench.load.safe_read as safe_read
 SCRIPTS = REPO / "scripts"
 OUTPUTS = ("manifest.json", "metrics_per_family.csv", "metrics_per_subject.csv", "per_run.csv",
            "alpha_sensitivity.csv", "calibration_bins.csv", "metrics_per_difficulty.csv", "pairwise.csv", "pass_at_k.csv",
-           "difficulty_trend.csv")
+           "rank_sets.csv", "difficulty_trend.csv")
 
 
 def outputs(root: Path) -> dict[str, bytes]:
@@ -87,7 +87,9 @@ def test_subject_without_scored_runs_keeps_its_row(tmp_path):
     tree.add_response("gamma-model", "RO-FOUL-001", "r2", 40)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     rows = (tree.root / "results/metrics_per_subject.csv").read_text().splitlines()
-    assert rows[-1] == "gamma-model,0.1,0,2,,,,,,0.500000,false,0" + ",," * 7 + ",,0" + "," * 5  # statistics empty, n_cases 0
+    # statistics empty, n_cases 0, all 3 cases of the benchmark missing, calibration check and corrected Brier empty
+    assert rows[-1] == ("gamma-model,0.1,0,2,,,,,,0.500000,false,0" + ",," * 7 + ",,0"
+                        + ",3,RO-FOUL-001 RO-MEMB-001 RO-SCAL-001" + "," * 5)
     families = (tree.root / "results/metrics_per_family.csv").read_text()
     assert "gamma-model" not in families  # no row for n_family = 0
 

@@ -214,11 +214,11 @@ def test_new_version_flow_keeps_the_disqualified_version_visible(bench, capsys):
         "## beta-model: metrics across snapshots\n\n"
         "| snapshot | subject_version | rank | N | P | s_bar | BS | ECE | Q_final | disqualified |\n"
         "|---|---|---|---|---|---|---|---|---|---|\n"
-        # rank comes from the snapshot's leaderboard.csv: 1.1 was disqualified (no rank), 1.2 ranks first
-        # (Q_final 0.958333 against alpha-model's 0.75).
+        # rank comes from the snapshot's leaderboard.csv: 1.1 was disqualified (no rank); 1.2 has scored runs
+        # on 1 of the 3 cases (below min_case_coverage 0.9): Incomplete, no rank either.
         "| 2025-12-01 | 1.1 | - | 2 | 0.000000 | 8.000000 | 0.500000 | 0.500000 | 0.333333 | true |\n"
-        "| 2025-12-02 | 1.2 | 1 | 1 | 1.000000 | 11.000000 | 0.040000 | 0.200000 | 0.958333 | false |\n"
-        "| current | 1.2 | 1 | 1 | 1.000000 | 11.000000 | 0.040000 | 0.200000 | 0.958333 | false |\n"
+        "| 2025-12-02 | 1.2 | - | 1 | 1.000000 | 11.000000 | 0.040000 | 0.200000 | 0.958333 | false |\n"
+        "| current | 1.2 | - | 1 | 1.000000 | 11.000000 | 0.040000 | 0.200000 | 0.958333 | false |\n"
         "\nEarlier versions (subjects/registry.yaml):\n\n"
         "- 1.1: disqualified, last snapshot results/historico/2025-12-01\n"
     )

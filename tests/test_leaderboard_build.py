@@ -146,8 +146,10 @@ def test_csv_rows_show_everything_a_lab_needs(built):
     unscored = rows["glacier"]
     assert [unscored[c] for c in ("N", "P", "s_bar", "Q_final", "BS", "ECE", "n_unscored")] == ["0", "", "", "", "", "", "2"]
     assert unscored["kind"] == "human" and unscored["P_reliability_label"] == ""
-    # Rank ranges: Ranked rows only; with 4 shared runs per pair nothing is significant, so 1-5 for all five.
-    assert [(r["rank_best"], r["rank_worst"]) for r in rows.values()] == [("1", "5")] * 5 + [("", "")] * 2
+    # Rank ranges: Ranked rows only, from rank_sets.csv's simultaneous sets; with 3 cases little is established
+    # (atlas, first, is not last; evil, last, is not first).
+    assert [(r["rank_best"], r["rank_worst"]) for r in rows.values()] == (
+        [("1", "4"), ("1", "5"), ("1", "5"), ("1", "5"), ("2", "5")] + [("", "")] * 2)
     atlas = rows["atlas"]
     assert (atlas["provider"], atlas["parameters"], atlas["evaluation_date"], atlas["kind"]) == (
         "Example Labs", "70B, temperature 0", "2025-05-01", "llm")
@@ -233,7 +235,7 @@ def test_intervals_when_the_statistics_provide_them(tmp_path):
     path = root / "results" / "metrics_per_subject.csv"
     lines = path.read_text().splitlines()
     bounds = {"atlas": "0.600000,0.750000,0.710000,0.880000", "fathom": "0.500000,0.900000,0.760000,0.930000"}
-    rows = [lines[0] + ",P_wilson_low,P_wilson_high,Q_final_low,Q_final_high,P_weighted,n_cases"]
+    rows = [lines[0] + ",P_low,P_high,Q_final_low,Q_final_high,P_weighted,n_cases"]
     for line in lines[1:]:
         sid = line.split(",")[0]
         rows.append(f"{line},{bounds.get(sid, ',,,')},0.500000,{0 if sid == 'glacier' else 3}")
@@ -242,12 +244,12 @@ def test_intervals_when_the_statistics_provide_them(tmp_path):
     files, board, problems = build_leaderboard.build_files(root)
     assert problems == []
     table = {r["subject_id"]: r for r in csv_rows(files["leaderboard.csv"])}
-    assert [table["atlas"][c] for c in ("P_wilson_low", "P_wilson_high", "Q_final_low", "Q_final_high")] == [
+    assert [table["atlas"][c] for c in ("P_low", "P_high", "Q_final_low", "Q_final_high")] == [
         "0.600000", "0.750000", "0.710000", "0.880000"]
     assert table["borealis"]["Q_final_low"] == "" and table["atlas"]["s_bar_low"] == ""   # absent: empty
     page = files["leaderboard.html"].decode()
     assert "0.710\u20130.880" in page and "0.600\u20130.750" in page
-    assert "95% intervals: Wilson score intervals for P and P_family, a bootstrap over cases (2000 resamples)" in page
+    assert "95% intervals: a bootstrap over cases (2000 resamples), bias-corrected and accelerated (BCa)" in page
     markdown = files["leaderboard.md"].decode()
     assert "| 0.802 (0.710\u20130.880) _indicative_ | 0.750 (0.600\u20130.750) _reasonable_ |" in markdown
     # Q_final's whiskers: one error bar per subject with an interval, in the bar chart's SVG.
@@ -387,7 +389,7 @@ def test_committed_readme_embeds_the_committed_leaderboard():
 def test_every_leaderboard_column_is_documented():
     docs = (REPO / "docs" / "leaderboard.md").read_text(encoding="utf-8")
     assert [column for column in COLUMNS if f"`{column}`" not in docs] == []
-    for status in ("Ranked", "Disqualified", "Unscored"):
+    for status in ("Ranked", "Incomplete", "Disqualified", "Unscored"):
         assert f"`{status}`" in docs
 
 
@@ -404,6 +406,7 @@ def test_nobody_scored_yet(tmp_path):
     (results / "metrics_per_subject.csv").write_text("\n".join(rows) + "\n")
     # No shared run: no pair; every (subject, alpha) row has neither Q_final nor rank.
     (results / "pairwise.csv").write_text((results / "pairwise.csv").read_text().splitlines()[0] + "\n")
+    (results / "rank_sets.csv").write_text((results / "rank_sets.csv").read_text().splitlines()[0] + "\n")
     alpha = (results / "alpha_sensitivity.csv").read_text().splitlines()
     (results / "alpha_sensitivity.csv").write_text(
         "\n".join([alpha[0]] + [",".join(line.split(",")[:3]) + ",," for line in alpha[1:]]) + "\n")

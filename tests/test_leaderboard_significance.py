@@ -24,7 +24,7 @@ from treebuilder import MiniTree
 
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.inputs import load_inputs
-from rgbench.stats.pairwise import PairwiseRow, mcnemar_exact_p
+from rgbench.stats.pairwise import PairwiseRow
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
@@ -42,29 +42,31 @@ def rows_of(data: bytes) -> dict[str, dict[str, str]]:
     return {r["subject_id"]: r for r in csv.DictReader(io.StringIO(data.decode("utf-8")))}
 
 
-def pair(a: str, b: str, a_not_b: int, b_not_a: int, q_diff: str) -> PairwiseRow:
-    p = mcnemar_exact_p(a_not_b, b_not_a)
+def pair(a: str, b: str, p_holm: str, q_diff: str) -> PairwiseRow:
+    """A pairwise row over 3 shared cases with the given Holm-adjusted p and q_diff."""
     q = Fraction(q_diff)
-    return PairwiseRow(a, b, 12, a_not_b, b_not_a, p, q, q - Fraction(1, 10), q + Fraction(1, 10), p, 4)
+    return PairwiseRow(a, b, 3, q, float(q) - 0.1, float(q) + 0.1, p_value=Fraction(p_holm), test="exact",
+                       p_holm=Fraction(p_holm))
 
 
-def render_with(tmp_path: Path, comparisons: list[PairwiseRow]) -> dict[str, str]:
-    """The fixture's outputs with ``comparisons`` in place of the (checked) rows of its pairwise.csv."""
+def render_with(tmp_path: Path, comparisons: list[PairwiseRow], rank_sets: dict) -> dict[str, str]:
+    """The fixture's outputs with ``comparisons`` and ``rank_sets`` in place of its (checked) files' rows."""
     inputs, problems = load_inputs(make_tree(tmp_path / "tree"))
     assert problems == []
-    files = build_leaderboard.render(build_board(replace(inputs, pairwise=comparisons)))
+    files = build_leaderboard.render(build_board(replace(inputs, pairwise=comparisons, rank_sets=rank_sets)))
     return {name: data.decode("utf-8") for name, data in files.items()}
 
 
+# rank sets as rank_sets.csv gives them: subject -> (low, high, low_marginal, high_marginal)
+SETS = {"atlas": (1, 3, 1, 2), "borealis": (1, 5, 1, 5), "cirrus": (1, 5, 1, 5), "dune": (2, 5, 3, 5),
+        "evil": (2, 5, 3, 5)}
+
+
 def test_rank_ranges_in_every_output(tmp_path):
-    # Fixture ranks: atlas 1, borealis 2, cirrus 2, dune 4, evil 5; fathom disqualified.
-    #   atlas-dune (8, 0):  p = 2/2^8  = 1/128, q_diff > 0: atlas has the passes and the higher Q
-    #   atlas-evil (10, 0): p = 2/2^10 = 1/512
-    #   evil-fathom (0, 10): fathom is not ranked: the row is left out of the ranking and of Holm.
-    # Holm over the 2 ranked rows: 2 * 1/512 = 0.0039, max(0.0039, 1 * 1/128 = 0.0078): both < 0.05.
-    #   atlas: 1 + 0 = 1 .. 5 - 2 = 3; borealis, cirrus: 1..5; dune, evil: 1 + 1 = 2 .. 5.
-    out = render_with(tmp_path, [pair("atlas", "dune", 8, 0, "0.156250"), pair("atlas", "evil", 10, 0, "0.385417"),
-                                 pair("evil", "fathom", 0, 10, "-0.437500")])
+    # Fixture ranks: atlas 1, borealis 2, cirrus 2, dune 4, evil 5; fathom disqualified (its pair is left out).
+    out = render_with(tmp_path, [pair("atlas", "dune", "0.010000", "0.156250"),
+                                 pair("atlas", "evil", "0.020000", "0.385417"),
+                                 pair("evil", "fathom", "0.001000", "-0.437500")], SETS)
     table = rows_of(out["leaderboard.csv"].encode())
     assert {sid: (r["rank"], r["rank_best"], r["rank_worst"]) for sid, r in table.items()} == {
         "atlas": ("1", "1", "3"), "borealis": ("2", "1", "5"), "cirrus": ("2", "1", "5"), "dune": ("4", "2", "5"),
@@ -74,16 +76,16 @@ def test_rank_ranges_in_every_output(tmp_path):
     for line in ("| 1 (1\u20133) | Atlas 2 |", "| 2 (1\u20135) | Borealis |", "| 4 (2\u20135) | Dune |",
                  f"| 5 (2\u20135) | {EVIL_MD} |", "|  | Fathom |"):
         assert line in md
-    assert "Holm-adjusted over the 2 pairs of ranked subjects, p < 0.05" in md
+    assert "Holm-adjusted over the pairs, gives p < 0.05" in md
     assert f"Significant differences: Atlas 2 above Dune and {EVIL_MD}." in md
-    assert "ranks within a range are not statistically established" in md
+    assert "with 95% confidence, every ranked subject's true rank" in md and "for all subjects at once" in md
     assert "The top 3 (#1 Atlas 2, #2 Borealis, #2 cirrus) are the same for every alpha from 0 to 1" in md
 
     page = out["leaderboard.html"]
     ranks = page.split('id="ranked-table"')[1].split("</table>")[0]
     assert ranks.count('class="rank-range"') == 5 and ">(1\u20133)</span>" in ranks and ">(2\u20135)</span>" in ranks
     note = page.split('id="rank-ranges"')[1].split("</section>")[0]
-    assert "p &lt; 0.05" in note and "ranks within a range are not statistically established" in note
+    assert "p &lt; 0.05" in note and "Ranks inside a range are not established" in note
     assert (f'Significant differences: <span class="name-ref">Atlas 2</span> above <span class="name-ref">Dune</span> '
             f'and <span class="name-ref">{EVIL_HTML}</span>.') in note
     assert 'id="alpha-sensitivity">The top 3 (#1 <span class="name-ref">Atlas 2</span>' in page
@@ -91,23 +93,21 @@ def test_rank_ranges_in_every_output(tmp_path):
 
 
 def test_a_rank_outside_its_range_is_pointed_out(tmp_path):
-    # evil beats atlas on their shared runs, (0, 10) with q_diff < 0, although atlas ranks first on all runs:
-    # atlas 2..5 (rank 1), evil 1..4 (rank 5). Both ranks lie outside their range, and the outputs say so.
-    out = render_with(tmp_path, [pair("atlas", "evil", 0, 10, "-0.100000")])
+    # rank_sets.csv's sets contain the rank by construction (the consistency check refuses any other); a board
+    # given such a set anyway says so rather than hide it.
+    out = render_with(tmp_path, [], {**SETS, "atlas": (2, 5, 2, 5), "evil": (1, 4, 1, 4)})
     table = rows_of(out["leaderboard.csv"].encode())
     assert (table["atlas"]["rank_best"], table["atlas"]["rank_worst"]) == ("2", "5")
-    assert (table["evil"]["rank_best"], table["evil"]["rank_worst"]) == ("1", "4")
-    assert (f"The rank of Atlas 2 and {EVIL_MD} lie outside the range: the ranking uses every scored run, the "
-            "paired tests only the runs two subjects share, and here they disagree.") in out["leaderboard.md"]
+    assert "The rank of Atlas 2 and" in out["leaderboard.md"] and "lie outside the range" in out["leaderboard.md"]
     assert "lie outside the range" in out["leaderboard.html"]
 
 
 def test_results_without_the_statistics_files(tmp_path):
-    """Results older than the statistics: no pairwise.csv, no alpha_sensitivity.csv, the manifest lists neither."""
+    """Results older than the statistics: no pairwise.csv, rank_sets.csv, alpha_sensitivity.csv in the manifest."""
     root = make_tree(tmp_path / "tree")
     manifest_path = root / "results" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
-    for name in ("pairwise.csv", "alpha_sensitivity.csv"):
+    for name in ("pairwise.csv", "alpha_sensitivity.csv", "rank_sets.csv"):
         (root / "results" / name).unlink()
         del manifest["outputs"][name]
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
@@ -127,10 +127,10 @@ def test_a_statistics_file_the_manifest_does_not_list_is_still_checked(tmp_path,
     del manifest["outputs"]["pairwise.csv"]
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     path = root / "results" / "pairwise.csv"
-    path.write_text(path.read_text().replace("atlas,evil,4,2,0,", "atlas,evil,4,3,0,"))
+    path.write_text(path.read_text().replace("atlas,evil,3,", "atlas,evil,2,"))
     assert build_leaderboard.main(["--root", str(root)]) == 1
     assert capsys.readouterr().err == (
-        "results/pairwise.csv: line 5: a_pass_b_not of (atlas, evil) is 3 but results/per_run.csv gives 2 "
+        "results/pairwise.csv: line 5: n_cases of (atlas, evil) is 2 but results/per_run.csv gives 3 "
         "(the results are out of step; run `make metrics`)\n1 problem(s) found; nothing was written.\n")
 
 
@@ -162,14 +162,23 @@ def test_end_to_end_significant_differences_and_an_alpha_dependent_top(tmp_path)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     assert build_leaderboard.main(["--root", str(tree.root)]) == 0
     results = tree.root / "results"
-    # Pairs of ranked subjects, discordant Pass counts and exact McNemar p:
-    #   steady-sharp (2, 0): 2/2^2 = 0.5;  steady-weak (10, 0): 2/2^10 = 1/512;  sharp-weak (8, 0): 2/2^8 = 1/128.
-    # Holm over these 3: 3/512 = 0.0059 and max(0.0059, 2/128 = 0.0156) < 0.05; max(0.0156, 1 * 0.5) = 0.5.
-    # So steady and sharp are both above weak, and not distinguishable from each other:
-    #   steady 1..(3 - 1) = 1-2, sharp 1-2, weak (1 + 2)..3 = 3-3.
+    # Per-case Q_final differences (units of 1/12; Q = 0.5 · Pass + 0.5 · raw / 12) and the exact sign-flip test
+    # over the 2^10 sign patterns:
+    #   steady-weak: 11/12 - 1/12 = +10 on every case: only the two all-equal-sign patterns reach |T| = 100,
+    #                p = 2/1024 = 1/512.  sharp-weak: +11 (001-008), +3 (009-010): likewise p = 1/512.
+    #   steady-sharp: -1 on 001-008, +7 on 009-010, T = -8 + 14 = 6. With v = s9 + s10 and u = the sum of the
+    #                other eight signs, T* = 7v - u; |T*| >= 6 for every pattern with v = ±2 (2 · 256) and for
+    #                v = 0 (2 ways) when |u| >= 6 (u = ±6: 8 patterns each, ±8: 1 each, 18 of 256): p = 548/1024.
+    #   reckless (critical fail on 001) pairs: reckless-weak +11 everywhere but +5 on 001: p = 1/512.
+    # Holm over the 6 pairs: 6/512 = 0.0117 for the smallest, so steady and sharp are above weak, steady and
+    # sharp are not distinguishable (p = 0.535). The rank sets (bootstrap over the 10 cases): weak's
+    # differences never vary in sign, so it is established last; steady and sharp share 1-2.
     table = rows_of((results / "leaderboard.csv").read_bytes())
     assert {sid: (r["rank"], r["rank_best"], r["rank_worst"]) for sid, r in table.items()} == {
         "steady": ("1", "1", "2"), "sharp": ("2", "1", "2"), "weak": ("3", "3", "3"), "reckless": ("", "", "")}
+    pairwise = {(r["subject_a"], r["subject_b"]): r for r in csv.DictReader(io.StringIO((results / "pairwise.csv").read_text()))}
+    assert pairwise[("sharp", "steady")]["p_value"] == "0.535156" and pairwise[("sharp", "steady")]["test"] == "exact"
+    assert pairwise[("steady", "weak")]["p_value"] == "0.001953"                 # 1/512
     md = (results / "leaderboard.md").read_text()
     assert "| 1 (1\u20132) | Steady |" in md and "| 3 (3\u20133) | Weak |" in md
     assert "Significant differences: Steady above Weak; Sharp above Weak." in md
@@ -179,16 +188,15 @@ def test_end_to_end_significant_differences_and_an_alpha_dependent_top(tmp_path)
             "#1 Sharp, #2 Steady, #3 Weak for alpha 0 to 0.3; #1 Steady, #2 Sharp, #3 Weak for alpha 0.4 to 1.") in md
     page = (results / "leaderboard.html").read_text()
     assert 'id="alpha-sensitivity">The top 3 depend on alpha' in page
-    # pairwise.csv itself (Holm over all 6 pairs, reckless included) agrees here.
-    pairwise = list(csv.DictReader(io.StringIO((results / "pairwise.csv").read_text())))
-    assert {(r["subject_a"], r["subject_b"]): r["significantly_better"] for r in pairwise}[("steady", "weak")] == "steady"
+    assert pairwise[("steady", "weak")]["significantly_better"] == "steady"
 
 
 def test_inputs_keep_the_exact_comparisons(tmp_path):
-    """The board uses exact recomputed rows: p-values are Fractions, not the rounded CSV strings."""
+    """The board uses pairwise.csv's rows checked against per_run.csv: q_diff is the exact recomputation."""
     inputs, problems = load_inputs(make_tree(tmp_path / "tree"))
     assert problems == []
     by_pair = {(r.subject_a, r.subject_b): r for r in inputs.pairwise}
-    assert by_pair[("atlas", "evil")].mcnemar_p == Fraction(1, 2)
-    assert by_pair[("atlas", "borealis")].q_diff == Fraction(5, 32)             # 0.802083... - 0.645833... exactly
+    # atlas vs borealis per case (3 shared cases): mean over cases of the per-case Q contribution difference.
+    assert by_pair[("atlas", "borealis")].q_diff == Fraction("0.111111") and by_pair[("atlas", "borealis")].n_cases == 3
+    assert inputs.rank_sets is not None and inputs.rank_sets["atlas"][:2] == (1, 4)
     assert len(inputs.alpha_rows) == 7 * 11 and inputs.significance_level == Fraction(5, 100)

@@ -9,15 +9,16 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import compute_metrics
-from reference_stats import subject_intervals
 from treebuilder import small_tree
 
 from rgbench.compute.numfmt import fmt_fixed
 from rgbench.compute.tables import SUBJECT_COLUMNS, compute_results
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
-from rgbench.stats.bootstrap import bootstrap_seed
-from rgbench.stats.case_draws import CaseDraws
+from rgbench.stats.case_summary import case_summaries
+from rgbench.stats.intervals import subject_intervals
+from rgbench.stats.run_columns import RunColumns
+from rgbench.stats.seeds import generator, subject_digest
 
 CONFIG = "system/metrics/v1.0/config.yaml"
 
@@ -36,43 +37,41 @@ def set_config(root: Path, old: str, new: str) -> None:
 def test_subject_statistics_columns_by_hand(tmp_path):
     root = small_tree(tmp_path / "tree").root
     # 20000 resamples: every extreme below has probability >= 1/27 per replicate, so each 2.5% / 97.5%
-    # quantile is that extreme whatever the seed (with 2000 it still is, for this digest).
+    # quantile is that extreme whatever the seed.
     set_config(root, "bootstrap_resamples: 2000", "bootstrap_resamples: 20000")
     assert compute_metrics.main(["--root", str(root)]) == 0
     header, alpha, beta = results(root, "metrics_per_subject.csv")
     assert header.split(",")[: len(SUBJECT_COLUMNS)] == list(SUBJECT_COLUMNS)
     stats = dict(zip(header.split(","), alpha.split(",")))
-    # alpha-model: 2 Pass of 3 -> Wilson [0.207660, 0.938508] (statsmodels agrees, test_stats_formulas.py)
-    assert (stats["P_wilson_low"], stats["P_wilson_high"]) == ("0.207660", "0.938508")
-    # three cases, one run each: clipped 12 (FOUL), 8 (MEMB), 10 (SCAL). A replicate is the mean of 3 draws,
-    # so its extremes are all-8 and all-12 (probability 1/27 each, above 2.5%): [8, 12]
+    # three cases, one run each: clipped 12 (FOUL), 8 (MEMB), 10 (SCAL). A replicate is the mean of 3 draws;
+    # the replicates are symmetric about 10 (z0 ~ 0) and so are the leave-one-case-out means 9, 10, 11
+    # (acceleration 0), so BCa is the percentile interval: all-8 and all-12 have probability 1/27 > 2.5%: [8, 12]
     assert (stats["s_bar_low"], stats["s_bar_high"]) == ("8.000000", "12.000000")
-    # per-case Brier 0.01, 0.09, 0.04 -> [0.01, 0.09]; per-case |gap| 0.1, 0.3, 0.2 in distinct bins -> [0.1, 0.3]
-    assert (stats["BS_low"], stats["BS_high"], stats["ECE_low"], stats["ECE_high"]) == \
-        ("0.010000", "0.090000", "0.100000", "0.300000")
-    # per-case Q = 0.5·[Pass] + 0.5·clipped/12: FOUL 1, MEMB 1/3, SCAL 11/12 -> [1/3, 1]
-    assert (stats["Q_final_low"], stats["Q_final_high"]) == ("0.333333", "1.000000")
+    # P: per case 1, 0, 1 -> replicates 0, 1/3, 2/3, 1; all-MEMB (P = 0) has probability 1/27 > 2.5%
+    assert stats["P_low"] == "0.000000" and stats["P_high"] == "1.000000"
+    # per-case Brier 0.01, 0.09, 0.04 (lower bound: all-FOUL, 0.01); ECE per-case |gap| 0.1, 0.3, 0.2 in distinct bins
+    assert (stats["ECE_low"], stats["ECE_high"]) == ("0.100000", "0.300000")
     # one run per bin: reliability = BS = 0.046667; correctness 0, 1/2, 1 (mean 1/2):
     # resolution = uncertainty = (1/4 + 0 + 1/4)/3 = 1/6; within_bin = 0
     assert [stats[c] for c in ("BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin")] == \
         ["0.046667", "0.166667", "0.166667", "0.000000"]
-    # every case has difficulty 2, so the weighted pass rate is P
-    assert (stats["P_weighted"], stats["n_cases"]) == ("0.666667", "3")
-    # beta-model: FOUL (critical, clipped 11, confidence 100, correct 0) and SCAL (5, 0, 0)
+    # every case has difficulty 2, so the weighted pass rate is P; all 3 cases of the benchmark scored
+    assert (stats["P_weighted"], stats["n_cases"], stats["n_cases_missing"], stats["missing_cases"]) == \
+        ("0.666667", "3", "0", "")
+    # beta-model: FOUL (critical, clipped 11) and SCAL (5); P = 0 of 2 runs on 2 cases: every replicate is 0,
+    # so P's interval is Wilson over the K = 2 cases: [0, z²/(2 + z²)] = [0, 3.8415/5.8415] = [0, 0.657620]
     stats = dict(zip(header.split(","), beta.split(",")))
-    assert [stats[c] for c in ("P_wilson_low", "P_wilson_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high",
-                               "Q_final_low", "Q_final_high", "BS_reliability", "BS_resolution")] == \
-        ["0.000000", "0.657620", "5.000000", "11.000000", "0.000000", "1.000000", "0.208333", "0.458333",
-         "0.500000", "0.000000"]
+    assert [stats[c] for c in ("P_low", "P_high", "s_bar_low", "s_bar_high", "n_cases_missing", "missing_cases")] \
+        == ["0.000000", "0.657620", "5.000000", "11.000000", "1", "RO-MEMB-001"]
 
 
 def test_new_result_files_by_hand(tmp_path):
     root = small_tree(tmp_path / "tree").root
     assert compute_metrics.main(["--root", str(root)]) == 0
     assert results(root, "metrics_per_family.csv")[:3] == [
-        "subject_id,subject_version,family,n_family,P_family,s_bar_family,P_family_wilson_low,P_family_wilson_high",
-        "alpha-model,2.0,FOUL,1,1.000000,12.000000,0.206549,1.000000",   # 1 of 1: [z²/(1 + z²), 1]
-        "alpha-model,2.0,MEMB,1,0.000000,8.000000,0.000000,0.793451",    # 0 of 1: [0, 1/(1 + z²)]
+        "subject_id,subject_version,family,n_family,P_family,s_bar_family,P_family_low,P_family_high",
+        "alpha-model,2.0,FOUL,1,1.000000,12.000000,0.206549,1.000000",   # 1 of 1 case: Wilson [z²/(1 + z²), 1]
+        "alpha-model,2.0,MEMB,1,0.000000,8.000000,0.000000,0.793451",    # 0 of 1 case: [0, 1/(1 + z²)]
     ]
     assert results(root, "calibration_bins.csv") == [
         "subject_id,subject_version,bin,bin_low,bin_high,count,mean_confidence,mean_correctness",
@@ -82,25 +81,29 @@ def test_new_result_files_by_hand(tmp_path):
         "beta-model,1.1,1,0.000000,0.100000,1,0.000000,0.000000",
         "beta-model,1.1,10,0.900000,1.000000,1,1.000000,0.000000",
     ]
-    # shared items FOUL r1 and SCAL r1: alpha passes both, beta neither -> 2 to 0, p = 2·1/4 = 1/2 (one pair: Holm
-    # leaves it). Item Q: alpha 1 and 11/12, beta 11/24 and 5/24: differences 13/24 and 17/24, mean 15/24 = 0.625.
-    # Replicates are 13/24 (both draws FOUL), 15/24 or 17/24, the extremes with probability 1/4 each.
+    # shared cases FOUL and SCAL. Per-case Q contribution: alpha 1 and 11/12, beta 11/24 and 5/24: differences
+    # 13/24 and 17/24, mean 15/24 = 0.625; Pass differences 1 and 1. Replicates of the mean: 13/24, 15/24, 17/24
+    # with probability 1/4, 1/2, 1/4, symmetric (z0 = 0, a = 0): the extremes. Sign flips: 2 of the 4 patterns
+    # reach |T| = 30/24: p = 1/2 (exact), one pair: Holm leaves it. SD of 13/24, 17/24: (4/24)/√2 = 0.117851;
+    # q_mde = (z_0.975 + z_0.8) · 0.117851 / √2 = 2.801585 · 0.083333 = 0.233465; the Pass differences do not vary
+    # (SD 0), so p_mde is unknown (empty).
     assert results(root, "pairwise.csv") == [
-        "subject_a,subject_b,n_pairs,a_pass_b_not,b_pass_a_not,mcnemar_p,q_diff,q_diff_low,q_diff_high,p_holm,"
-        "n_cases,significantly_better",
-        "alpha-model,beta-model,2,2,0,0.500000,0.625000,0.541667,0.708333,0.500000,2,",
+        "subject_a,subject_b,n_cases,q_diff,q_diff_low,q_diff_high,p_diff,p_diff_low,p_diff_high,p_value,test,"
+        "p_holm,significantly_better,q_diff_sd,p_diff_sd,q_mde,p_mde",
+        "alpha-model,beta-model,2,0.625000,0.541667,0.708333,1.000000,1.000000,1.000000,0.500000,exact,0.500000,,"
+        "0.117851,0.000000,0.233465,",
     ]
+    # beta-model is disqualified: alpha-model alone is ranked, and its rank is established
+    assert results(root, "rank_sets.csv") == [
+        "subject_id,rank,rank_low,rank_high,rank_low_marginal,rank_high_marginal", "alpha-model,1,1,1,1,1"]
     assert results(root, "pass_at_k.csv") == [
         "subject_id,k,pass_at_k,pass_hat_k,n_cases",
         "alpha-model,1,0.666667,0.666667,3",
         "beta-model,1,0.000000,0.000000,2",
     ]
-    assert results(root, "metrics_per_difficulty.csv") == [
-        "subject_id,difficulty,weight,n_cases,n_runs,n_pass,P_difficulty,P_difficulty_low,P_difficulty_high",
-        "ALL,2,1.250000,3,5,2,0.400000,0.117621,0.769276",
-        "alpha-model,2,1.250000,3,3,2,0.666667,0.207660,0.938508",
-        "beta-model,2,1.250000,2,2,0,0.000000,0.000000,0.657620",
-    ]
+    difficulty = results(root, "metrics_per_difficulty.csv")
+    # beta-model: 0 of 2 cases at difficulty 2: Wilson over the 2 cases, as for its P
+    assert difficulty[-1] == "beta-model,2,1.250000,2,2,0,0.000000,0.000000,0.657620"
     # one difficulty level: no trend test and no separation (empty cells)
     assert results(root, "difficulty_trend.csv")[1] == "3,1,,,,,0,0,,,"
     alpha_rows = results(root, "alpha_sensitivity.csv")
@@ -136,42 +139,46 @@ def test_repeated_runs_and_difficulty_warning(tmp_path, capsys):
     assert dict(zip(header.split(","), alpha.split(",")))["P_weighted"] == "0.666667"
 
 
-def test_manifest_records_the_seed_and_the_intervals_can_be_redone_from_it(tmp_path):
+def test_manifest_records_the_seeds_and_the_intervals_can_be_redone_from_them(tmp_path):
     root = small_tree(tmp_path / "tree").root
     assert compute_metrics.main(["--root", str(root)]) == 0
     manifest = json.loads((root / "results/manifest.json").read_text())
     stats = manifest["statistics"]
-    assert stats["bootstrap_seed"] == str(int(manifest["input_digest"][:16], 16))
-    assert (stats["bootstrap_resamples"], stats["confidence_level"], stats["significance_level"]) == \
-        (2000, "0.950000", "0.050000")
-    assert stats["difficulty_weights"] == {"1": "1.000000", "2": "1.250000", "3": "1.500000", "4": "2.000000",
-                                           "5": "2.500000"}
-    assert set(manifest["outputs"]) >= {"calibration_bins.csv", "pairwise.csv", "pass_at_k.csv",
+    assert (stats["bootstrap_resamples"], stats["confidence_level"], stats["significance_level"],
+            stats["min_case_coverage"]) == (2000, "0.950000", "0.050000", "0.900000")
+    assert set(manifest["outputs"]) >= {"calibration_bins.csv", "pairwise.csv", "pass_at_k.csv", "rank_sets.csv",
                                         "metrics_per_difficulty.csv", "alpha_sensitivity.csv"}
-    # redo alpha-model's Q_final interval from the recorded seed alone: the draws over every case of
-    # per_run.csv, and alpha-model's case set drawn from them (aggregate_metrics.md §18)
+    # each subject's digest: its own responses and scorings, golds/ and system/ (not the other subject's files)
+    digest = subject_digest("alpha-model", manifest["inputs"])
+    assert stats["subject_digests"]["alpha-model"] == digest
+    # redo alpha-model's intervals from its recorded digest alone
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec)
-    every = compute_results(tree, spec).runs
-    runs = [r for r in every if r.subject_id == "alpha-model"]
-    draws = CaseDraws(int(stats["bootstrap_seed"]), {r.case_id for r in every}, 2000)
-    redone = subject_intervals(runs, bins=10, alpha=F(1, 2), max_score=12, confidence=F(95, 100),
-                               counts=draws.counts(draws.member({r.case_id for r in runs})))
+    runs = [r for r in compute_results(tree, spec).runs if r.subject_id == "alpha-model"]
+    summary = case_summaries(RunColumns.of({"alpha-model": runs}), alpha=F(1, 2), max_score=12, bins=10)["alpha-model"]
+    redone = subject_intervals(summary, generator("subject", [digest]), 2000, F(95, 100))
     header, alpha, _ = results(root, "metrics_per_subject.csv")
     row = dict(zip(header.split(","), alpha.split(",")))
-    assert (row["Q_final_low"], row["Q_final_high"]) == (fmt_fixed(redone.q_final[0]), fmt_fixed(redone.q_final[1]))
-    assert bootstrap_seed(manifest["input_digest"]) == int(stats["bootstrap_seed"])
+    assert (row["Q_final_low"], row["Q_final_high"]) == tuple(fmt_fixed(F(v)) for v in redone.q_final)
+    assert (row["ECE_low"], row["ECE_high"]) == tuple(fmt_fixed(F(v)) for v in redone.ece)
 
 
-def test_the_seed_follows_the_inputs(tmp_path):
-    first = small_tree(tmp_path / "one").root
+def test_a_change_to_one_subject_leaves_every_other_subjects_rows_byte_identical(tmp_path):
+    first = small_tree(tmp_path / "one")
     second = small_tree(tmp_path / "two")
-    second.add_response("beta-model", "RO-MEMB-001", "r1", 10)   # an unscored response: no rate or score moves
-    for root in (first, second.root):
-        assert compute_metrics.main(["--root", str(root)]) == 0
-    seeds = [json.loads((r / "results/manifest.json").read_text())["statistics"]["bootstrap_seed"]
-             for r in (first, second.root)]
-    assert seeds[0] != seeds[1]
+    second.add_response("beta-model", "RO-MEMB-001", "r1", 10)     # beta-model's inputs change, alpha-model's do not
+    second.add_run("beta-model", "RO-SCAL-001", "r2", raw=12)
+    for tree in (first, second):
+        assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    one, two = (json.loads((t.root / "results/manifest.json").read_text())["statistics"]["subject_digests"]
+                for t in (first, second))
+    assert one["alpha-model"] == two["alpha-model"] and one["beta-model"] != two["beta-model"]
+    for name in ("metrics_per_subject.csv", "metrics_per_family.csv", "metrics_per_difficulty.csv"):
+        rows = [[line for line in results(t.root, name) if line.startswith("alpha-model,")] for t in (first, second)]
+        assert rows[0] == rows[1] and rows[0], name
+    beta = [[line for line in results(t.root, "metrics_per_subject.csv") if line.startswith("beta-model,")]
+            for t in (first, second)]
+    assert beta[0] != beta[1]
 
 
 def test_bad_statistics_configuration_is_refused_and_nothing_written(tmp_path, capsys):

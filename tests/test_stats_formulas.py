@@ -1,38 +1,28 @@
-"""Every statistics formula of aggregate_metrics.md §17-§24 on hand-computed values (arithmetic in the
-comments), its degenerate cases by name, and cross-checks against statsmodels and numpy."""
+"""Statistics formulas of aggregate_metrics.md §17-§24 on hand-computed values (arithmetic in the comments),
+their degenerate cases by name, and cross-checks against statsmodels and numpy. The case-level inference
+(case summaries, BCa, the sign-flip test, rank sets, seeds, eligibility) is tested in test_stats_core.py."""
 
 from __future__ import annotations
 
-import math
 import random
 from fractions import Fraction as F
 
 import numpy as np
 import pytest
-from reference_stats import abs_sum_replicates, case_sums, correctness_scale, draw_counts, ratio_replicates
-from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 from test_metrics import row
 
-from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
+from rgbench.compute.derive import FAIL, PASS
 from rgbench.compute.metrics import (
     brier_score,
-    expected_calibration_error,
-    mean_clipped_score,
     q_final,
-    q_numerator,
-    subject_metrics,
 )
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
-from rgbench.stats.batch_percentiles import percentile_intervals
-from rgbench.stats.bootstrap import Replicates, bootstrap_seed, generator, order_statistics, percentile_interval
 from rgbench.stats.brier_decomposition import brier_decompositions
-from rgbench.stats.case_draws import CaseDraws
 from rgbench.stats.config import DEFAULT_WEIGHTS, parse_stats_config
 from rgbench.stats.difficulty import ALL_SUBJECTS, difficulty_from_columns, weighted_pass_rate
-from rgbench.stats.intervals_table import subject_intervals_table
-from rgbench.stats.pairwise import PairwiseRow, holm, mcnemar_exact_p, pairwise_table, rank_ranges, significantly_better
+from rgbench.stats.pairwise import holm
 from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
 from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.wilson import wilson_interval, z_value
@@ -49,34 +39,18 @@ def brier_decomposition(rows, bins=10):
     return brier_decompositions(one_subject(rows), bins)["s"]
 
 
-def subject_intervals(rows, *, seed, resamples, bins=10, alpha=F(1, 2), max_score=12, confidence=F(95, 100)):
-    columns = RunColumns.of({"empty": [], "s": list(rows)})
-    if not columns.cases:
-        return subject_intervals_table(columns, bins=bins, alpha=alpha, max_score=max_score,
-                                       draws=CaseDraws(seed, ["RO-FOUL-001"], resamples), confidence=confidence)["s"]
-    draws = CaseDraws(seed, columns.cases, resamples)
-    table = subject_intervals_table(columns, bins=bins, alpha=alpha, max_score=max_score, draws=draws,
-                                    confidence=confidence)
-    assert table["empty"].s_bar is None
-    return table["s"]
-
-
-def compare_pair(a, rows_a, b, rows_b, **kwargs):
-    """The pairwise.csv row of a and b (before Holm, which needs every pair: p_holm = mcnemar_p for one pair)."""
-    table = pairwise_table({a: rows_a, b: rows_b}, **kwargs)
-    return table[0] if table else None
-
-
 def pass_at_k_table(runs_by_subject):
     return pass_at_k_from_columns(RunColumns.of(runs_by_subject))
 
 
 def difficulty_table(runs_by_subject, difficulty_of, weights, confidence):
-    return difficulty_from_columns(RunColumns.of(runs_by_subject), difficulty_of, weights, confidence)[0]
+    """The table with each level's interval given by a stand-in (scope, difficulty) -> (0, 1): the intervals
+    themselves are the case bootstrap's (test_stats_core.py)."""
+    return difficulty_from_columns(RunColumns.of(runs_by_subject), difficulty_of, weights, lambda scope, d: (0.0, 1.0))[0]
 
 
 def weighted_pass_rate_of(rows, difficulty_of, weights):
-    return difficulty_from_columns(one_subject(rows), difficulty_of, weights, F(95, 100))[1]["s"]
+    return difficulty_from_columns(one_subject(rows), difficulty_of, weights, lambda scope, d: (0.0, 1.0))[1]["s"]
 
 HALF = F(1, 2)
 
@@ -137,125 +111,6 @@ def test_wider_confidence_gives_a_wider_interval():
     assert wide[0] < narrow[0] and wide[1] > narrow[1]
 
 
-# --- bootstrap machinery (§18) --------------------------------------------------------------
-
-def replicates(values):
-    fractions = [F(v) for v in values]
-    common = math.lcm(*(f.denominator for f in fractions))
-    return Replicates(np.array([int(f * common) for f in fractions], dtype=np.int64),
-                      np.full(len(fractions), common, dtype=np.int64), F(1))
-
-
-def test_percentile_interpolates_exactly_like_numpy_type_7():
-    reps = replicates([5, 1, 4, 2, 3])
-    # B = 5, sorted 1..5. Confidence 0.5: q = 0.25 -> h = 4·0.25 = 1 -> x_(1) = 2; q = 0.75 -> h = 3 -> 4.
-    assert percentile_interval(reps, F(1, 2)) == (2, 4)
-    # Confidence 0.9: q = 0.05 -> h = 0.2 -> 1 + 0.2·(2 - 1) = 1.2; q = 0.95 -> h = 3.8 -> 4 + 0.8 = 4.8
-    assert percentile_interval(reps, F(9, 10)) == (F(6, 5), F(24, 5))
-    values = np.random.default_rng(3).integers(0, 1000, 2000)
-    low, high = percentile_interval(replicates(values), F(95, 100))
-    assert [float(low), float(high)] == pytest.approx(np.percentile(values, [2.5, 97.5]), abs=1e-9)
-
-
-def test_batch_percentiles_hand_computed():
-    # what production calls (percentile_intervals, every row at once): row 0 holds 5/1, 1/1, 4/1, 2/1, 3/1 scaled
-    # by 1/2 -> sorted 0.5, 1, 1.5, 2, 2.5; confidence 0.9: h = 4·0.05 = 0.2 -> 0.5 + 0.2·0.5 = 0.6 and
-    # h = 4·0.95 = 3.8 -> 2 + 0.8·0.5 = 2.4. Row 1 holds 1/3, 2/3, 3/3, 4/3, 5/3 (den 3) with scale 1:
-    # 1/3 + 0.2·1/3 = 6/15 = 2/5 and 4/3 + 0.8·1/3 = 20/15 + 4/15 = 24/15 = 8/5
-    num = np.array([[5, 1, 4, 2, 3], [1, 2, 3, 4, 5]], dtype=np.float32)
-    den = np.array([[1] * 5, [3] * 5], dtype=np.float32)
-    assert percentile_intervals(num, den, [F(1, 2), F(1)], F(9, 10)) == [(F(3, 5), F(12, 5)), (F(2, 5), F(8, 5))]
-
-
-def test_order_statistics_are_exact_where_floats_tie():
-    # 3333333333333333/10^16 < 1/3, but both are the same float 0.3333333333333333
-    y = F(3333333333333333, 10**16)
-    assert float(y) == float(F(1, 3))
-    reps = Replicates(np.array([1, 3333333333333333], dtype=np.int64), np.array([3, 10**16], dtype=np.int64), F(1))
-    assert order_statistics(reps, [0, 1]) == [y, F(1, 3)]
-
-
-def test_draw_counts_rows_sum_to_the_number_of_cases_and_are_seeded():
-    counts = draw_counts(generator(7, "subject:x"), 30, 2000)
-    assert counts.shape == (2000, 30) and (counts.sum(axis=1) == 30).all()
-    assert (counts == draw_counts(generator(7, "subject:x"), 30, 2000)).all()       # same seed, same draws
-    assert not (counts == draw_counts(generator(7, "subject:y"), 30, 2000)).all()   # another label, another stream
-    assert not (counts == draw_counts(generator(8, "subject:x"), 30, 2000)).all()   # another seed, another stream
-
-
-def test_bootstrap_seed_is_the_first_64_bits_of_the_digest():
-    assert bootstrap_seed("00000000000000ff" + "0" * 48) == 255
-    assert bootstrap_seed("f" * 64) == 2**64 - 1
-
-
-def subject_rows():
-    return [
-        row(PASS, clipped=12, confidence=90, correctness=1, case="RO-FOUL-001", run="r1"),
-        row(PASS, clipped=12, confidence=80, correctness=1, case="RO-FOUL-001", run="r2"),
-        row(FAIL, clipped=6, confidence=70, correctness=0, case="RO-SCAL-001", run="r1"),
-        row(CONDITIONAL, clipped=8, confidence=35, correctness=HALF, case="RO-MEMB-001", run="r1"),
-        row(PASS, clipped=11, confidence=100, correctness=HALF, case="RO-MEMB-001", run="r2"),
-    ]
-
-
-def test_drawing_every_case_once_reproduces_each_metric_exactly():
-    rows = subject_rows()
-    scale = correctness_scale(rows)   # correctness in halves: L = 2
-    cases = case_sums(rows, 10)
-    once = np.ones((1, len(cases)), dtype=np.int64)
-    n = [c.n for c in cases]
-    alpha = F(1, 2)
-    assert ratio_replicates(once, [c.clipped for c in cases], n).value(0) == mean_clipped_score(rows)
-    assert ratio_replicates(once, [c.brier for c in cases], n, F(1, (100 * scale) ** 2)).value(0) == brier_score(rows)
-    assert abs_sum_replicates(once, [c.gaps for c in cases], n, F(1, 100 * scale)).value(0) == \
-        expected_calibration_error(rows, 10)
-    q = [alpha * c.passes + (1 - alpha) * F(c.clipped, 12) for c in cases]   # Fractions: the general path
-    m = subject_metrics("s", "1", rows, 0, alpha=alpha, bins=10, max_score=12)
-    assert ratio_replicates(once, q, n).value(0) == m.q_final == q_final(m.p, m.s_bar, alpha, 12)
-    q_int = [q_numerator(c.passes, c.clipped, alpha, 12) for c in cases]       # integers over d · max_score = 24
-    assert ratio_replicates(once, q_int, n, F(1, 24)).value(0) == m.q_final
-    # the integer gaps: (0.9 - 1)·200 = -20, (0.8 - 1)·200 = -40 for the first case (bins 10 and 9)
-    assert cases[0].case_id == "RO-FOUL-001" and cases[0].gaps[8:] == (-40, -20) and cases[0].brier == 400 + 1600
-
-
-def test_a_cases_runs_move_together():
-    # Case A: two runs clipped 12 and 12; case B: one run clipped 6. The drawn pairs give only
-    # AA -> 48/4 = 12, AB or BA -> 30/3 = 10, BB -> 12/2 = 6: never 8 or 9, which resampling runs would give.
-    rows = [row(clipped=12, case="RO-FOUL-001", run="r1"), row(clipped=12, case="RO-FOUL-001", run="r2"),
-            row(clipped=6, case="RO-SCAL-001", run="r1")]
-    cases = case_sums(rows, 10)
-    counts = draw_counts(generator(1, "t"), 2, 2000)
-    reps = ratio_replicates(counts, [c.clipped for c in cases], [c.n for c in cases])
-    assert {reps.value(i) for i in range(2000)} == {12, 10, 6}
-    # P(BB) = P(AA) = 1/4, far above 2.5%: the 95% interval is [6, 12]
-    assert percentile_interval(reps, F(95, 100)) == (6, 12)
-
-
-def test_subject_intervals_contain_the_estimate_and_are_deterministic():
-    rows = subject_rows()
-    kwargs = dict(bins=10, alpha=F(1, 2), max_score=12, resamples=500, confidence=F(95, 100))
-    first = subject_intervals(rows, seed=42, **kwargs)
-    again = subject_intervals(rows, seed=42, **kwargs)
-    assert first == again
-    m = subject_metrics("s", "1", rows, 0, alpha=F(1, 2), bins=10, max_score=12)
-    for (low, high), estimate in ((first.s_bar, m.s_bar), (first.bs, m.bs), (first.ece, m.ece), (first.q_final, m.q_final)):
-        assert low <= estimate <= high
-        assert isinstance(low, F) and isinstance(high, F)
-
-
-def test_subject_intervals_degenerate_cases():
-    kwargs = dict(bins=10, alpha=F(1, 2), max_score=12, resamples=200, confidence=F(95, 100))
-    # no scored run: nothing to resample
-    none = subject_intervals([], seed=1, **kwargs)
-    assert none.s_bar is none.bs is none.ece is none.q_final is None
-    # one case (two runs): every replicate is that case, so each interval is the point estimate
-    rows = [row(clipped=12, confidence=90, correctness=1, run="r1"), row(clipped=6, confidence=20, correctness=0, run="r2")]
-    one = subject_intervals(rows, seed=1, **kwargs)
-    assert one.s_bar == (9, 9)                      # (12 + 6)/2
-    assert one.bs == (F(5, 200), F(5, 200))         # ((0.1)² + (0.2)²)/2 = 0.05/2 = 0.025
-    assert one.ece == (F(3, 20), F(3, 20))          # bins 9 and 2: (|0.9 - 1| + |0.2 - 0|)/2 = 0.15
-
-
 # --- Brier decomposition (§19) --------------------------------------------------------------
 
 def test_brier_decomposition_hand_computed():
@@ -298,28 +153,7 @@ def test_brier_decomposition_degenerate_cases():
     assert (same.uncertainty, same.resolution, same.reliability) == (0, 0, F(9, 100))
 
 
-# --- pairwise (§20-§21) ---------------------------------------------------------------------
-
-def test_mcnemar_hand_computed():
-    # n = 5 + 1 = 6 discordant, k = 1: 2·(C(6,0) + C(6,1))/2^6 = 2·7/64 = 7/32 = 0.21875
-    assert mcnemar_exact_p(5, 1) == F(7, 32)
-    # n = 2, k = 0: 2·1/4 = 1/2
-    assert mcnemar_exact_p(2, 0) == F(1, 2)
-    # 10 to 0: 2/1024 = 1/512
-    assert mcnemar_exact_p(0, 10) == F(1, 512)
-
-
-def test_mcnemar_degenerate_cases():
-    assert mcnemar_exact_p(0, 0) == 1      # identical subjects: nothing discordant
-    assert mcnemar_exact_p(3, 3) == 1      # balanced: 2·(sum of half the mass and more) is capped at 1
-
-
-@pytest.mark.parametrize("b", range(0, 16, 3))
-def test_mcnemar_matches_statsmodels_exact(b):
-    for c in range(16):
-        ref = mcnemar([[7, b], [c, 4]], exact=True).pvalue
-        assert float(mcnemar_exact_p(b, c)) == pytest.approx(ref, abs=1e-12)
-
+# --- Holm (§20) ----------------------------------------------------------------------------
 
 def test_holm_hand_computed_and_against_statsmodels():
     # sorted 0.01, 0.03, 0.04 -> 3·0.01 = 0.03; 2·0.03 = 0.06; max(0.06, 1·0.04) = 0.06
@@ -334,84 +168,6 @@ def test_holm_hand_computed_and_against_statsmodels():
 
 def test_holm_gives_ties_the_same_value():
     assert holm([F(1, 100), F(1, 100)]) == [F(2, 100), F(2, 100)]
-
-
-def pair_kwargs(**extra):
-    return dict(alpha=F(1, 2), max_score=12, seed=3, resamples=400, confidence=F(95, 100), **extra)
-
-
-def test_compare_pair_hand_computed():
-    a = [row(PASS, clipped=12, case="RO-FOUL-001"), row(PASS, clipped=10, case="RO-SCAL-001"),
-         row(FAIL, clipped=4, case="RO-MEMB-001"), row(PASS, clipped=12, case="RO-CHEM-001")]  # CHEM not shared
-    b = [row(FAIL, clipped=6, case="RO-FOUL-001"), row(PASS, clipped=10, case="RO-SCAL-001"),
-         row(PASS, clipped=11, case="RO-MEMB-001")]
-    r = compare_pair("a", a, "b", b, **pair_kwargs())
-    # shared: FOUL (a only), SCAL (both), MEMB (b only) -> 1 and 1, p = 1
-    assert (r.n_pairs, r.n_cases, r.a_pass_b_not, r.b_pass_a_not, r.mcnemar_p) == (3, 3, 1, 1, 1)
-    # item Q = 0.5·[Pass] + 0.5·clipped/12: a: 1, 0.916667, 0.166667; b: 0.25, 0.916667, 0.958333
-    # q_diff = (0.75 + 0 - 0.791667)/3 = -0.041667/3 = -1/72
-    assert r.q_diff == F(-1, 72)
-    assert r.q_diff_low <= r.q_diff <= r.q_diff_high
-
-
-def test_identical_subjects_do_not_differ():
-    rows = subject_rows()
-    r = compare_pair("a", rows, "b", rows, **pair_kwargs())
-    assert (r.a_pass_b_not, r.b_pass_a_not, r.mcnemar_p, r.q_diff, r.q_diff_low, r.q_diff_high) == (0, 0, 1, 0, 0, 0)
-    assert significantly_better(r) is None
-
-
-def test_pairs_without_shared_items_have_no_row():
-    a = [row(case="RO-FOUL-001")]
-    b = [row(case="RO-SCAL-001")]
-    assert compare_pair("a", a, "b", b, **pair_kwargs()) is None
-    assert pairwise_table({"a": a, "b": b, "c": []}, **pair_kwargs()) == []
-
-
-def test_pairwise_table_adjusts_across_pairs():
-    strong = [row(PASS, clipped=12, case=f"RO-FOUL-{i:03d}") for i in range(1, 13)]
-    weak = [row(FAIL, clipped=3, case=f"RO-FOUL-{i:03d}") for i in range(1, 13)]
-    table = pairwise_table({"s": strong, "w": weak, "w2": weak}, **pair_kwargs())
-    assert [(r.subject_a, r.subject_b) for r in table] == [("s", "w"), ("s", "w2"), ("w", "w2")]
-    # s vs w: 12 to 0 -> p = 2/4096 = 1/2048; the three p-values 1/2048, 1/2048, 1
-    # Holm: 3/2048, max(3/2048, 2/2048) = 3/2048, max(3/2048, 1) = 1
-    assert [r.mcnemar_p for r in table] == [F(1, 2048), F(1, 2048), 1]
-    assert [r.p_holm for r in table] == [F(3, 2048), F(3, 2048), 1]
-    assert [significantly_better(r) for r in table] == ["s", "s", None]
-
-
-def pr(a, b, a_not_b, b_not_a, q_diff, p_holm):
-    return PairwiseRow(a, b, 30, a_not_b, b_not_a, p_holm, F(q_diff), F(q_diff), F(q_diff), F(p_holm), 30)
-
-
-def test_rank_ranges_hand_computed():
-    pairs = [pr("a", "b", 9, 1, F(1, 5), F(1, 100)),   # a significantly better than b
-             pr("a", "c", 5, 3, F(1, 10), F(1, 2)),    # not significant
-             pr("b", "c", 2, 4, F(-1, 10), F(1, 2))]   # not significant
-    # a: 0 above, 1 below -> 1..2; b: 1 above -> 2..3; c: 1..3
-    assert rank_ranges(["a", "b", "c"], pairs) == {"a": (1, 2), "b": (2, 3), "c": (1, 3)}
-    # only the ranked subjects count: without b, a and c span 1..2
-    assert rank_ranges(["a", "c"], pairs) == {"a": (1, 2), "c": (1, 2)}
-    # no significant difference: every subject spans 1..N
-    assert rank_ranges(["a", "b"], []) == {"a": (1, 2), "b": (1, 2)}
-
-
-def test_significance_needs_pass_counts_and_q_diff_to_agree():
-    assert significantly_better(pr("a", "b", 9, 1, F(1, 5), F(1, 100))) == "a"
-    assert significantly_better(pr("a", "b", 1, 9, F(-1, 5), F(1, 100))) == "b"
-    assert significantly_better(pr("a", "b", 9, 1, F(-1, 5), F(1, 100))) is None   # conflict: conservative
-    assert significantly_better(pr("a", "b", 9, 1, F(1, 5), F(5, 100))) is None    # p_holm must be < 0.05
-    assert significantly_better(pr("a", "b", 9, 1, F(1, 5), F(5, 100)), level=F(1, 10)) == "a"
-
-
-def test_rank_ranges_bounds_property():
-    rng = np.random.default_rng(9)
-    ids = [f"s{i}" for i in range(6)]
-    for _ in range(20):
-        pairs = [pr(a, b, int(rng.integers(0, 10)), int(rng.integers(0, 10)), F(int(rng.integers(-5, 6)), 10),
-                    F(int(rng.integers(0, 10)), 100)) for i, a in enumerate(ids) for b in ids[i + 1:]]
-        for best, worst in rank_ranges(ids, pairs).values():
-            assert 1 <= best <= worst <= len(ids)
 
 
 # --- pass@k (§22) --------------------------------------------------------------------------
@@ -512,7 +268,7 @@ def test_difficulty_table():
         ("b", 1, 1, 0, 0),
     ]
     assert table[0].weight == 1 and table[2].weight == F(3, 2)
-    assert (table[2].p_low, table[2].p_high) == pytest.approx(proportion_confint(1, 1, method="wilson"))
+    assert (table[2].p_low, table[2].p_high) == (0.0, 1.0)       # the interval function's answer, per level
 
 
 # --- alpha sensitivity (§24) ---------------------------------------------------------------

@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..stats.brier_decomposition import brier_decompositions
-from ..stats.case_draws import CaseDraws
+from ..stats.case_summary import case_summaries
 from ..stats.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
 from ..stats.difficulty import difficulty_from_columns, weighted_pass_rate
-from ..stats.intervals_table import subject_intervals_table
+from ..stats.intervals import subject_intervals
 from ..stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
 from ..stats.run_columns import RunColumns
-from ..stats.wilson import wilson_interval
-from .derive import PASS, RunRow
+from ..stats.seeds import generator
+from .derive import RunRow
 from .metrics import (
     brier_score,
     critical_gate,
@@ -38,7 +38,7 @@ from .metrics import (
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"   # which values are better; NEITHER: a property of the data
 
-COVERED_MODULES = ("rgbench.compute.metrics", "rgbench.stats.wilson", "rgbench.stats.intervals_table",
+COVERED_MODULES = ("rgbench.compute.metrics", "rgbench.stats.intervals",
                    "rgbench.stats.brier_decomposition", "rgbench.stats.pass_at_k", "rgbench.stats.difficulty")
 
 # Public functions of COVERED_MODULES that are not a metric themselves, and why.
@@ -47,7 +47,8 @@ NOT_METRICS = {
     "rgbench.compute.metrics.calibration_bins": "the per-bin sums ECE and calibration_bins.csv are made of (§7)",
     "rgbench.compute.metrics.q_numerator": "Q_final as an integer numerator over d · max_score (§8)",
     "rgbench.compute.metrics.subject_metrics": "P, s_bar, BS, ECE, Q_final and the gate of one subject together",
-    "rgbench.stats.wilson.z_value": "the normal quantile of the confidence level (§17)",
+    "rgbench.stats.intervals.proportion_interval": "the interval of P (inside subject_intervals), of P_family and "
+                                                   "of a pass rate per difficulty (§18)",
     "rgbench.stats.brier_decomposition.decompose": "the four terms from one subject's per-bin sums (§19)",
     "rgbench.stats.brier_decomposition.bias_corrected": "the bias-corrected terms from one subject's per-bin sums "
                                                         "(§19b); undefined below two runs, so outside this "
@@ -109,20 +110,13 @@ def _family(rows: Sequence[RunRow], attribute: str):
     return getattr(found[0], attribute) if found else None
 
 
-def _wilson(rows: Sequence[RunRow], params: Params, side: int):
-    bounds = wilson_interval(sum(r.classification == PASS for r in rows), len(rows), params.confidence)
-    return None if bounds is None else bounds[side]
-
-
 def _interval(rows: Sequence[RunRow], params: Params, attribute: str, side: int):
-    columns = _one(rows)
-    if not columns.cases:
+    summary = case_summaries(_one(rows), alpha=params.alpha, max_score=params.max_score, bins=params.bins).get("s")
+    if summary is None:
         return None
-    draws = CaseDraws(params.seed, columns.cases, params.resamples)
-    interval = getattr(subject_intervals_table(columns, bins=params.bins, alpha=params.alpha,
-                                               max_score=params.max_score, draws=draws,
-                                               confidence=params.confidence)["s"], attribute)
-    return interval[side]
+    interval = getattr(subject_intervals(summary, generator("subject", [str(params.seed)]), params.resamples,
+                                         params.confidence), attribute)
+    return None if interval is None else Fraction(interval[side])
 
 
 def _decomposition(rows: Sequence[RunRow], params: Params, attribute: str):
@@ -138,7 +132,7 @@ def _pass_at(rows: Sequence[RunRow], params: Params, attribute: str):
 
 
 def _weighted(rows: Sequence[RunRow], params: Params):
-    return difficulty_from_columns(_one(rows), params.difficulty_of, params.weights, params.confidence)[1]["s"]
+    return difficulty_from_columns(_one(rows), params.difficulty_of, params.weights, lambda scope, d: (0.0, 1.0))[1]["s"]
 
 
 def _max_score(params: Params, n: int) -> Fraction:
@@ -179,14 +173,13 @@ def _registry() -> dict[str, Metric]:
                "[0, 1]"),
         metric("s_bar_family", family_metrics, lambda rows, p: _family(rows, "s_bar_family"), 0, _max_score,
                HIGHER, "§10", "[0, max_score]"),
-        metric("P_wilson_low", wilson_interval, lambda rows, p: _wilson(rows, p, 0), 0, 1, HIGHER, "§17", "[0, 1]"),
-        metric("P_wilson_high", wilson_interval, lambda rows, p: _wilson(rows, p, 1), 0, 1, HIGHER, "§17", "[0, 1]"),
     ]
-    for stem, attribute, high, direction, text in (("s_bar", "s_bar", _max_score, HIGHER, "[0, max_score]"),
+    for stem, attribute, high, direction, text in (("P", "p", 1, HIGHER, "[0, 1]"),
+                                                   ("s_bar", "s_bar", _max_score, HIGHER, "[0, max_score]"),
                                                    ("BS", "bs", 1, LOWER, "[0, 1]"), ("ECE", "ece", 1, LOWER, "[0, 1]"),
                                                    ("Q_final", "q_final", 1, HIGHER, "[0, 1]")):
         for side, end in ((0, "low"), (1, "high")):
-            out.append(metric(f"{stem}_{end}", subject_intervals_table,
+            out.append(metric(f"{stem}_{end}", subject_intervals,
                               lambda rows, p, a=attribute, s=side: _interval(rows, p, a, s), 0, high, direction,
                               "§18", text))
     out += [

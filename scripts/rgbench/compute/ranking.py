@@ -4,13 +4,16 @@ The leaderboard ranks with it, ``stats.alpha_sensitivity`` at every alpha of its
 when a side has no leaderboard.csv. Rules (issue 3):
 
 * status: ``Unscored`` when N = 0; else ``Disqualified`` when the subject
-  version has any critical fail; else ``Ranked``.
+  version has any critical fail; else ``Incomplete`` when it is in the
+  ``incomplete`` set (scored runs on fewer than ``min_case_coverage`` of the
+  benchmark's cases, :mod:`rgbench.stats.eligibility`); else ``Ranked``.
+  Disqualified wins over Incomplete.
 * Ranked rows first, by Q_final descending, then P descending, s_bar
   descending, BS ascending, subject_id ascending (code-point order).
 * rank is competition ranking ("1, 2, 2, 4"): rows equal on (Q_final, P,
   s_bar, BS) share the rank of the first of them, and the next distinct row
   takes its position. subject_id only orders tied rows; it never breaks a tie.
-* Disqualified rows follow, in the same order, with no rank.
+* Incomplete rows follow, in the same order, with no rank; then Disqualified rows.
 * Unscored rows come last, by subject_id, with no rank.
 
 Values are compared exactly (``Fraction`` parsed from the committed
@@ -19,13 +22,13 @@ six-decimal strings), never as rounded text or floats.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from .metrics import SubjectMetrics
 
-RANKED, DISQUALIFIED, UNSCORED = "Ranked", "Disqualified", "Unscored"
+RANKED, INCOMPLETE, DISQUALIFIED, UNSCORED = "Ranked", "Incomplete", "Disqualified", "Unscored"
 
 
 @dataclass(frozen=True)
@@ -37,11 +40,14 @@ class Standing:
     metrics: SubjectMetrics
 
 
-def status_of(m: SubjectMetrics) -> str:
-    """``Unscored`` if N = 0, else ``Disqualified`` if disqualified, else ``Ranked``."""
+def status_of(m: SubjectMetrics, incomplete: Collection[str] = frozenset()) -> str:
+    """``Unscored`` if N = 0, else ``Disqualified`` if disqualified, else ``Incomplete`` if its subject_id
+    is in ``incomplete``, else ``Ranked``."""
     if m.n == 0:
         return UNSCORED
-    return DISQUALIFIED if m.disqualified else RANKED
+    if m.disqualified:
+        return DISQUALIFIED
+    return INCOMPLETE if m.subject_id in incomplete else RANKED
 
 
 def tie_key(m: SubjectMetrics) -> tuple[Fraction, Fraction, Fraction, Fraction]:
@@ -68,19 +74,22 @@ def competition_ranks(keys: Sequence[object]) -> list[int]:
     return ranks
 
 
-def rank_subjects(rows: Iterable[SubjectMetrics]) -> list[Standing]:
-    """Ranked rows (with competition ranks), then Disqualified, then Unscored, as the module docstring says.
+def rank_subjects(rows: Iterable[SubjectMetrics], incomplete: Collection[str] = frozenset()) -> list[Standing]:
+    """Ranked rows (with competition ranks), then Incomplete, Disqualified, Unscored, as the module docstring says.
 
     The input order does not matter; the output is a total order (subject_id
     is unique), so the same rows always give the same list.
     """
     rows = list(rows)
-    ranked = sorted((m for m in rows if status_of(m) == RANKED), key=order_key)
-    disqualified = sorted((m for m in rows if status_of(m) == DISQUALIFIED), key=order_key)
-    unscored = sorted((m for m in rows if status_of(m) == UNSCORED), key=lambda m: m.subject_id)
+    status = {m.subject_id: status_of(m, incomplete) for m in rows}
+    ranked = sorted((m for m in rows if status[m.subject_id] == RANKED), key=order_key)
+    partial = sorted((m for m in rows if status[m.subject_id] == INCOMPLETE), key=order_key)
+    disqualified = sorted((m for m in rows if status[m.subject_id] == DISQUALIFIED), key=order_key)
+    unscored = sorted((m for m in rows if status[m.subject_id] == UNSCORED), key=lambda m: m.subject_id)
     ranks = competition_ranks([tie_key(m) for m in ranked])
     return (
         [Standing(rank, RANKED, m) for rank, m in zip(ranks, ranked)]
+        + [Standing(None, INCOMPLETE, m) for m in partial]
         + [Standing(None, DISQUALIFIED, m) for m in disqualified]
         + [Standing(None, UNSCORED, m) for m in unscored]
     )

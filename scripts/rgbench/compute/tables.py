@@ -94,8 +94,9 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     families = tuple(f for rows in runs_of.values() for f in family_metrics(rows))
     digest = input_digest(tree.inputs)
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
-    statistics = compute_statistics_from_columns(RunColumns.of(runs_of), difficulty_of, spec, subjects, families,
-                                                 digest, calibration_tables(runs_of, spec.ece_bins), tree.inputs)
+    family_of = {case_id: gold.family for case_id, gold in tree.golds.items()}
+    statistics = compute_statistics_from_columns(RunColumns.of(runs_of), difficulty_of, family_of, spec, subjects,
+                                                 families, tree.inputs, calibration_tables(runs_of, spec.ece_bins))
     runs = tuple(row for rows in runs_of.values() for row in rows)
     counts = {
         "golds": len(tree.golds),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
-from ..compute.ranking import DISQUALIFIED, RANKED, UNSCORED, Standing, rank_subjects
+from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standing, rank_subjects
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .inputs import LeaderboardInputs
@@ -46,7 +46,8 @@ class BoardEntry:
     families: dict[str, FamilyCell]
     bins: tuple[CalibrationBin, ...]
     intervals: dict[str, Bounds]
-    rank_range: tuple[int, int] | None = None  # (best, worst) for Ranked entries when pairwise.csv exists
+    rank_range: tuple[int, int] | None = None  # (low, high) rank set for Ranked entries when pairwise.csv exists
+    missing_cases: tuple[str, ...] = ()   # the benchmark's cases without a scored run (metrics_per_subject.csv)
     calibration_check: tuple[Fraction, Fraction] | None = None  # (ECE_calibrated_mean, ECE_calibrated_share)
 
     @property
@@ -95,6 +96,10 @@ class Board:
         return self.with_status(RANKED)
 
     @property
+    def incomplete(self) -> tuple[BoardEntry, ...]:
+        return self.with_status(INCOMPLETE)
+
+    @property
     def disqualified(self) -> tuple[BoardEntry, ...]:
         return self.with_status(DISQUALIFIED)
 
@@ -104,8 +109,8 @@ class Board:
 
     @property
     def scored(self) -> tuple[BoardEntry, ...]:
-        """Ranked then Disqualified entries: those with metrics (N > 0)."""
-        return self.ranked + self.disqualified
+        """Ranked, Incomplete then Disqualified entries: those with metrics (N > 0)."""
+        return self.ranked + self.incomplete + self.disqualified
 
     @property
     def names(self) -> dict[str, str]:
@@ -138,9 +143,10 @@ def build_board(inputs: LeaderboardInputs) -> Board:
                                                    FAMILY.label(n_cases),
                                                    family_interval_cell(tables.family_extras[(f.subject_id, f.family)]))
     runs_of = runs_by_subject(tables.runs)
-    standings = rank_subjects(tables.subjects)
+    standings = rank_subjects(tables.subjects, inputs.incomplete)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
-    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level)
+    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level,
+                                                            inputs.rank_sets)
     entries = []
     for standing in standings:
         sid = standing.metrics.subject_id
@@ -156,6 +162,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
             intervals=subject_interval_cells(tables.subject_extras.get(sid, {})),
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
+            missing_cases=tuple(tables.subject_extras.get(sid, {}).get("missing_cases", "").split()),
             calibration_check=_calibration_check(tables.subject_extras.get(sid, {})),
         ))
     has_intervals = any(entry.intervals for entry in entries)

@@ -49,8 +49,9 @@ def short(name: str, limit: int = MAX_LABEL) -> str:
 
 
 def subject_label(entry: BoardEntry) -> str:
-    """Axis label: ``#rank name`` for ranked subjects, ``DQ name`` for disqualified ones."""
-    prefix = "DQ" if entry.status == DISQUALIFIED else f"#{entry.rank}"
+    """Axis label: ``#rank name`` for ranked subjects, ``DQ name`` for disqualified ones, ``inc. name`` for
+    Incomplete ones (too few cases to be ranked)."""
+    prefix = "DQ" if entry.status == DISQUALIFIED else "inc." if entry.rank is None else f"#{entry.rank}"
     return f"{prefix}  {short(entry.name)}"
 
 

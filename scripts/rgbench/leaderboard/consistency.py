@@ -10,13 +10,15 @@ formulas (:mod:`rgbench.compute.metrics`), the deterministic columns of the
 statistics tables with the statistics' own public functions, and compared at the
 committed precision (6 decimals):
 
-* pairwise.csv: the set of pairs (every two subjects of metrics_per_subject.csv
-  sharing a scored run, subject_a < subject_b), ``n_pairs``, the discordant
-  counts, ``mcnemar_p``, ``q_diff``, ``p_holm``, ``n_cases`` and
-  ``significantly_better`` (:func:`rgbench.stats.pairwise.pairwise_table`). The
-  bootstrap bounds ``q_diff_low``/``q_diff_high`` are only checked to be
-  ordered: redoing the bootstrap is compute_metrics' job, and the manifest's
-  sha256 of the file vouches for them.
+* pairwise.csv: the set of pairs (every two scored subjects, subject_a <
+  subject_b), ``n_cases``, ``q_diff`` and ``p_diff``
+  (:func:`rgbench.stats.pairwise.paired_case_differences`), and
+  ``significantly_better`` against the row's own ``p_holm`` and ``q_diff``. The
+  bootstrap bounds and the randomisation p-values are only checked to be
+  ordered: redoing the draws needs every subject's input digest, which is
+  compute_metrics' job, and the manifest's sha256 of the file vouches for them.
+* rank_sets.csv: one row per ranked subject, its rank the leaderboard's, with
+  rank_low <= rank_low_marginal <= rank <= rank_high_marginal <= rank_high.
 * alpha_sensitivity.csv: one row per (subject, alpha of the grid) with the
   subject's version, Q_final and rank (:func:`rgbench.stats.alpha_sensitivity.alpha_sensitivity`).
 
@@ -34,11 +36,15 @@ from typing import NamedTuple
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
 from ..compute.numfmt import fmt_bool, fmt_fixed
+from ..compute.ranking import rank_subjects
 from ..load.registry import REGISTRY_FILE
 from ..load.spec import Spec
 from ..problems import Problem
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
-from ..stats.pairwise import PairwiseRow, pairwise_table, significantly_better
+from ..stats.case_summary import case_summaries
+from ..stats.eligibility import is_incomplete
+from ..stats.pairwise import PairwiseRow, paired_case_differences, significantly_better
+from ..stats.run_columns import RunColumns
 from .intervals import interval_problems
 from .manifest import MANIFEST_PATH, Manifest
 from .registry import RegisteredSubject
@@ -48,6 +54,7 @@ from .results_tables import (
     FAMILY_PATH,
     PAIRWISE_PATH,
     PER_RUN_PATH,
+    RANK_SETS_PATH,
     SUBJECT_INTERVALS,
     SUBJECT_PATH,
     ResultTables,
@@ -195,27 +202,41 @@ def check_all(tables: ResultTables, registered: dict[str, RegisteredSubject], ma
             + check_statistics(tables))
 
 
-# The columns of pairwise.csv compared with the recomputed PairwiseRow's field of the same name.
-_PAIR_FIELDS = (("n_pairs", str), ("a_pass_b_not", str), ("b_pass_a_not", str), ("mcnemar_p", fmt_fixed),
-                ("q_diff", fmt_fixed), ("p_holm", fmt_fixed), ("n_cases", str))
+def incomplete_subjects(tables: ResultTables, spec: Spec) -> frozenset[str]:
+    """The subjects below config.yaml's min_case_coverage, from metrics_per_subject.csv's n_cases and
+    n_cases_missing (none when the results carry no n_cases_missing: older results)."""
+    out = set()
+    for sid, extras in tables.subject_extras.items():
+        if "n_cases" in extras and "n_cases_missing" in extras and is_incomplete(
+                extras["n_cases"], extras["n_cases_missing"], spec.stats.min_case_coverage):
+            out.add(sid)
+    return frozenset(out)
 
 
-def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> dict[tuple[str, str], PairwiseRow]:
-    """pairwise.csv's rows recomputed exactly from per_run.csv, by (subject_a, subject_b).
-
-    The bootstrap bounds of these rows are placeholders (one resample): only the
-    deterministic columns are used.
-    """
+def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> dict[tuple[str, str], tuple]:
+    """(n_cases, q_diff, p_diff) of every pair of scored subjects recomputed exactly from per_run.csv."""
     grouped = runs_by_subject(tables.runs)
-    runs = {m.subject_id: grouped.get(m.subject_id, []) for m in tables.subjects}
-    rows = pairwise_table(runs, alpha=manifest.alpha, max_score=spec.max_score, seed=0, resamples=1,
-                          confidence=Fraction(1, 2))
-    return {(row.subject_a, row.subject_b): row for row in rows}
+    columns = RunColumns.of({m.subject_id: grouped.get(m.subject_id, []) for m in tables.subjects})
+    summaries = case_summaries(columns, alpha=manifest.alpha, max_score=spec.max_score, bins=spec.ece_bins)
+    ids = sorted(summaries)
+    out = {}
+    for i, a in enumerate(ids):
+        for b in ids[i + 1:]:
+            shared, dq, dp = paired_case_differences(summaries[a], summaries[b])
+            n = len(shared)
+            out[(a, b)] = (n, sum(dq, Fraction(0)) / n if n else None, sum(dp, Fraction(0)) / n if n else None)
+    return out
 
 
-def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[str, str], PairwiseRow],
+def _row_of(a: str, b: str, v: dict) -> PairwiseRow:
+    return PairwiseRow(a, b, v["n_cases"], v["q_diff"], v["q_diff_low"], v["q_diff_high"], v["p_diff"],
+                       v["p_diff_low"], v["p_diff_high"], v["p_value"], v["test"], v["p_holm"], v["q_diff_sd"],
+                       v["p_diff_sd"], v["q_mde"], v["p_mde"])
+
+
+def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[str, str], tuple],
                    subjects: set[str], level: Fraction) -> list[Problem]:
-    """Each row of pairwise.csv equals the recomputation; no pair is missing or extra."""
+    """Each row of pairwise.csv agrees with the recomputation; no pair is missing or extra."""
     problems = []
 
     def problem(line: int, message: str) -> None:
@@ -231,25 +252,44 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             continue
         want = expected.get((a, b))
         if want is None:
-            problem(row.line, f"({a}, {b}) share no scored run in {PER_RUN_PATH} ({OUT_OF_STEP})")
+            problem(row.line, f"({a}, {b}): a subject has no scored run in {PER_RUN_PATH} ({OUT_OF_STEP})")
             continue
         v = row.values
-        for column, fmt in _PAIR_FIELDS:
-            have, should = fmt(v[column]), fmt(getattr(want, column))
-            if have != should:
+        for column, should in zip(("n_cases", "q_diff", "p_diff"), want):
+            have = v[column]
+            if (str(have) if column == "n_cases" else fmt_fixed(have)) != (
+                    str(should) if column == "n_cases" else fmt_fixed(should)):
                 problem(row.line, f"{column} of ({a}, {b}) is {have} but {PER_RUN_PATH} gives {should} ({OUT_OF_STEP})")
-        better = significantly_better(want, level) or ""
+        better = significantly_better(_row_of(a, b, v), level) or ""
         if v["significantly_better"] != better:
-            problem(row.line, f"significantly_better of ({a}, {b}) is {v['significantly_better'] or 'empty'} but "
-                              f"{PER_RUN_PATH} gives {better or 'empty'} at significance level {fmt_fixed(level)} "
+            problem(row.line, f"significantly_better of ({a}, {b}) is {v['significantly_better'] or 'empty'} but its "
+                              f"p_holm and q_diff give {better or 'empty'} at significance level {fmt_fixed(level)} "
                               f"({OUT_OF_STEP})")
-        q_low, q_high = v["q_diff_low"], v["q_diff_high"]
-        if q_low > q_high:
-            problem(row.line, f"q_diff_low {fmt_fixed(q_low)} is above q_diff_high "
-                              f"{fmt_fixed(q_high)} ({OUT_OF_STEP})")
+        for low, high in (("q_diff_low", "q_diff_high"), ("p_diff_low", "p_diff_high")):
+            if v[low] is not None and v[high] is not None and v[low] > v[high]:
+                problem(row.line, f"{low} {fmt_fixed(v[low])} is above {high} {fmt_fixed(v[high])} ({OUT_OF_STEP})")
     for a, b in sorted(set(expected) - set(file_rows)):
-        problems.append(Problem(PAIRWISE_PATH, f"no row for ({a}, {b}), which share {expected[(a, b)].n_pairs} scored "
-                                               f"run(s) in {PER_RUN_PATH} ({OUT_OF_STEP})"))
+        problems.append(Problem(PAIRWISE_PATH, f"no row for ({a}, {b}), two scored subjects of {PER_RUN_PATH} "
+                                               f"({OUT_OF_STEP})"))
+    return problems
+
+
+def check_rank_sets(file_rows: dict[tuple[str], Row], ranks: dict[str, int]) -> list[Problem]:
+    """One row per ranked subject (``ranks``: subject_id -> leaderboard rank), sets nested around the rank."""
+    problems = []
+    for (sid,), row in sorted(file_rows.items(), key=lambda item: item[1].line):
+        v = row.values
+        if sid not in ranks:
+            problems.append(Problem(RANK_SETS_PATH, f"line {row.line}: {sid!r} is not ranked ({OUT_OF_STEP})"))
+            continue
+        chain = (1, v["rank_low"], v["rank_low_marginal"], v["rank"], v["rank_high_marginal"], v["rank_high"],
+                 len(ranks))
+        if v["rank"] != ranks[sid] or list(chain) != sorted(chain):
+            problems.append(Problem(RANK_SETS_PATH, f"line {row.line}: {sid!r} needs rank {ranks[sid]} and "
+                                                    "1 <= rank_low <= rank_low_marginal <= rank <= rank_high_marginal "
+                                                    f"<= rank_high <= {len(ranks)} ({OUT_OF_STEP})"))
+    for sid in sorted(set(ranks) - {key[0] for key in file_rows}):
+        problems.append(Problem(RANK_SETS_PATH, f"no row for the ranked subject {sid!r} ({OUT_OF_STEP})"))
     return problems
 
 
@@ -288,6 +328,7 @@ class CheckedStats(NamedTuple):
     pairwise: list[PairwiseRow] | None
     alpha_rows: list[AlphaRow] | None
     problems: list[Problem]
+    rank_sets: dict[str, tuple[int, int, int, int]] | None = None   # subject_id -> (low, high, low_m, high_m)
 
 
 def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manifest, spec: Spec,
@@ -304,14 +345,20 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         problems.append(Problem(MANIFEST_PATH, f"$.statistics.significance_level: {recorded} but {spec.config_path} "
                                                f"says {fmt_fixed(level)} ({OUT_OF_STEP})"))
     subjects = {m.subject_id for m in tables.subjects}
-    pairwise = alpha = None
+    incomplete = incomplete_subjects(tables, spec)
+    pairwise = alpha = sets = None
     if stats.pairwise is not None:
         expected = expected_pairwise(tables, manifest, spec)
         problems += check_pairwise(stats.pairwise, expected, subjects, level if recorded is None else Fraction(recorded))
-        pairwise = [expected[key] for key in sorted(expected)]
+        pairwise = [_row_of(a, b, stats.pairwise[(a, b)].values) for a, b in sorted(stats.pairwise)]
+    if stats.rank_sets is not None:
+        ranks = {s.metrics.subject_id: s.rank for s in rank_subjects(recomputed, incomplete) if s.rank is not None}
+        problems += check_rank_sets(stats.rank_sets, ranks)
+        sets = {sid: (r.values["rank_low"], r.values["rank_high"], r.values["rank_low_marginal"],
+                      r.values["rank_high_marginal"]) for (sid,), r in stats.rank_sets.items()}
     if stats.alpha is not None:
-        rows = alpha_sensitivity(recomputed, spec.max_score)
+        rows = alpha_sensitivity(recomputed, spec.max_score, incomplete=incomplete)
         expected_alpha = {(row.subject_id, row.alpha): row for row in rows}
         problems += check_alpha(stats.alpha, expected_alpha, subjects)
         alpha = rows
-    return CheckedStats(pairwise, alpha, problems)
+    return CheckedStats(pairwise, alpha, problems, sets)

@@ -15,7 +15,7 @@ from pathlib import Path
 from .board import Board
 from .calibration_text import calibration_reading
 from .charts import page_svgs
-from .html_tables import disqualified_table, esc, family_table, ranked_table, unscored_table
+from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS, SCALES
 from .significance_text import rank_notes
 
@@ -153,7 +153,7 @@ distinct cases, small differences are noise.</p>
 {intervals_note(board)}
 {ranks_note(board)}
 </section>
-<section class="card disqualified" id="disqualified">
+{incomplete_section(board)}<section class="card disqualified" id="disqualified">
 <h2>Disqualified</h2>
 <p>At least one run of these subject versions recommended an action the rubric judges critical (irreversible
 damage or a safety hazard). They are not ranked; their figures stay visible so that their makers can see the

@@ -81,7 +81,8 @@ def meta_cells(entry: BoardEntry) -> str:
     return f'<td class="meta" data-sort="{esc(s.provider.casefold())}">{text or DASH}</td>'
 
 
-RANK_TITLE = "rank; under it, in parentheses, the best and worst rank consistent with the significant differences"
+RANK_TITLE = ("rank; under it, in parentheses, its 95% confidence set: with 95% confidence every ranked subject's "
+              "true rank lies in its range, all at once")
 
 
 def html_rank_cell(entry: BoardEntry) -> str:
@@ -89,7 +90,7 @@ def html_rank_cell(entry: BoardEntry) -> str:
     span = ""
     if entry.rank_range is not None:
         best, worst = entry.rank_range
-        tip = f"ranks {best} to {worst} are consistent with the significant differences"
+        tip = f"with 95% confidence (jointly for all ranked subjects) the true rank is between {best} and {worst}"
         span = f'<span class="rank-range" title="{esc(tip)}">({esc(range_text(entry.rank_range))})</span>'
     return f'<td class="rank num" data-sort="{entry.rank}"><span class="rank-value">{entry.rank}</span>{span}</td>'
 
@@ -156,6 +157,28 @@ def disqualified_table(board: Board) -> str:
                 f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}')
 
     return _entries_table('class="board" id="disqualified-table"', head, board.disqualified, cells)
+
+
+def incomplete_section(board: Board) -> str:
+    """The Incomplete card: subject versions with scored runs on too few of the benchmark's cases to be ranked,
+    with every metric and their missing cases; ``""`` when there is none."""
+    if not board.incomplete:
+        return ""
+    decimals = column_decimals(board.scored)
+    head = ('<th scope="col">Subject</th><th scope="col">Missing cases</th>'
+            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in METRIC_COLUMNS)
+            + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
+            + f'<th scope="col">{META_HEADING}</th>')
+
+    def cells(entry: BoardEntry) -> str:
+        missing = ", ".join(f"<code>{esc(c)}</code>" for c in entry.missing_cases)
+        return (f'{subject_cell(entry)}<td>{len(entry.missing_cases)}: {missing}</td>'
+                f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}')
+
+    table = _entries_table('class="board" id="incomplete-table"', head, board.incomplete, cells)
+    return ('<section class="card" id="incomplete">\n<h2>Incomplete</h2>\n<p>These subject versions have scored runs '
+            "on fewer of the benchmark's cases than the configured minimum share (min_case_coverage), so their figures "
+            "describe a smaller benchmark: shown, not ranked.</p>\n" + table + "\n</section>\n")
 
 
 def unscored_table(board: Board) -> str:

@@ -1,7 +1,7 @@
 """Everything the leaderboard reads, loaded and cross-checked in one call.
 
 Reads ``system/`` (through :func:`rgbench.load.spec.load_spec`), the three result
-tables, ``results/pairwise.csv`` and ``results/alpha_sensitivity.csv`` (when the
+tables, ``results/pairwise.csv``, ``results/rank_sets.csv`` and ``results/alpha_sensitivity.csv`` (when the
 manifest lists them or they exist), ``results/manifest.json``,
 ``subjects/registry.yaml`` and, for runs with a critical fail, their scoring
 files. Returns (inputs, []) or (None, problems) with every problem found, so one
@@ -19,7 +19,7 @@ from ..load.spec import Spec, load_spec
 from ..problems import Problem
 from ..stats.alpha_sensitivity import AlphaRow
 from ..stats.pairwise import PairwiseRow
-from .consistency import check_all, check_stats_tables, recomputed_subjects
+from .consistency import check_all, check_stats_tables, incomplete_subjects, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
 from .registry import Registry, read_registered_subjects
@@ -41,6 +41,8 @@ class LeaderboardInputs:
     fail_titles: dict[str, str]
     pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
+    rank_sets: dict[str, tuple[int, int, int, int]] | None = None  # rank_sets.csv: (low, high, low_m, high_m)
+    incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
 
     @property
     def significance_level(self) -> Fraction:
@@ -66,9 +68,9 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     problems += core
     stats, more = read_stats_tables(root, manifest)
     problems += more
-    pairwise = alpha_rows = None
+    pairwise = alpha_rows = rank_sets = None
     if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
-        pairwise, alpha_rows, more = check_stats_tables(stats, tables, manifest, spec, recomputed)
+        pairwise, alpha_rows, more, rank_sets = check_stats_tables(stats, tables, manifest, spec, recomputed)
         problems += more
     critical = read_critical_fails(root, spec, tables.runs)
     problems += critical.problems
@@ -77,4 +79,5 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     if problems:
         return None, problems
     return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,
-                             spec.fail_titles, pairwise, alpha_rows), []
+                             spec.fail_titles, pairwise, alpha_rows, rank_sets,
+                             incomplete_subjects(tables, spec)), []

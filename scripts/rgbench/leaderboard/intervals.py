@@ -1,8 +1,8 @@
 """Uncertainty intervals, when compute_metrics' statistics provide them.
 
 metrics_per_subject.csv may carry, after its required columns, an interval per
-metric (Wilson for P, a case-resampling bootstrap for s_bar, BS, ECE and
-Q_final) and metrics_per_family.csv a Wilson interval for P_family. This module
+metric (a case-bootstrap BCa interval for P, s_bar, BS, ECE and Q_final) and
+metrics_per_family.csv one for P_family. This module
 turns those optional cells into ``(low, high)`` pairs, says what is wrong with
 them (one bound without the other, low above high), and describes the method
 for readers from the manifest's ``statistics`` record. Results without them are
@@ -46,7 +46,7 @@ def subject_interval_cells(extras: dict[str, Any]) -> dict[str, Bounds]:
 
 
 def family_interval_cell(extras: dict[str, Any]) -> Bounds | None:
-    """The Wilson interval of P_family, when present and valid."""
+    """The interval of P_family, when present and valid."""
     return _pair(extras, *FAMILY_INTERVAL)[0]
 
 
@@ -59,5 +59,6 @@ def method_note(confidence_level: str | None, resamples: int | None) -> str:
     """One sentence saying what the intervals are, from the manifest's statistics record."""
     level = f"{short_decimal(Fraction(confidence_level) * 100)}%" if confidence_level else "The"  # 0.975000: 97.5%
     method = f"a bootstrap over cases ({resamples} resamples)" if resamples else "a bootstrap over cases"
-    return (f"{level} intervals: Wilson score intervals for P and P_family, {method} for s\u0304, BS, ECE "
-            "and Q_final.")
+    return (f"{level} intervals: {method}, bias-corrected and accelerated (BCa), for every figure; each case "
+            "counts once with all its runs. They say how far the figure could move on another sample of cases like "
+            "these.")

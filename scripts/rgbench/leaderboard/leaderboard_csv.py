@@ -1,8 +1,9 @@
 """``results/leaderboard.csv``: the ranked table in the committed result format.
 
 Columns start with the twelve issue 3 fixes (REQUIRED_COLUMNS); the ones after
-them (EXTRA_COLUMNS) add the rank range (``rank_best``, ``rank_worst``: Ranked
-rows only, when pairwise.csv exists; see rank_ranges.py), the distinct-case count, one reliability label per
+them (EXTRA_COLUMNS) add the rank range (``rank_best``, ``rank_worst``: the
+simultaneous 95% rank set of rank_sets.csv, Ranked rows only; see rank_ranges.py), the distinct-case count,
+the benchmark's cases without a scored run (count and list: why a row is Incomplete), one reliability label per
 metric, the metric's interval when the statistics provide one (same column
 names as metrics_per_subject.csv; empty otherwise), the unscored responses, the
 critical-fail evidence and the registry metadata. The label columns are named
@@ -30,8 +31,8 @@ REQUIRED_COLUMNS = (
 RELIABILITY_COLUMNS = tuple(f"{figure}_reliability_label" for figure in SUBJECT_FIGURES)
 INTERVAL_COLUMNS = tuple(column for figure in SUBJECT_FIGURES for column in SUBJECT_INTERVALS[figure])
 RANK_RANGE_COLUMNS = ("rank_best", "rank_worst")
-EXTRA_COLUMNS = (*RANK_RANGE_COLUMNS, "n_cases", *RELIABILITY_COLUMNS, *INTERVAL_COLUMNS, "n_unscored", "critical_fails",
-                 *METADATA_FIELDS)
+EXTRA_COLUMNS = (*RANK_RANGE_COLUMNS, "n_cases", "n_cases_missing", "missing_cases", *RELIABILITY_COLUMNS,
+                 *INTERVAL_COLUMNS, "n_unscored", "critical_fails", *METADATA_FIELDS)
 COLUMNS = REQUIRED_COLUMNS + EXTRA_COLUMNS
 
 
@@ -65,6 +66,8 @@ def csv_row(entry: BoardEntry) -> tuple[str, ...]:
         "rank_best": "" if entry.rank_range is None else str(entry.rank_range[0]),
         "rank_worst": "" if entry.rank_range is None else str(entry.rank_range[1]),
         "n_cases": str(entry.n_cases),
+        "n_cases_missing": str(len(entry.missing_cases)),
+        "missing_cases": " ".join(entry.missing_cases),
         **{f"{figure}_reliability_label": entry.reliability[figure] for figure in SUBJECT_FIGURES},
         **interval_cells(entry),
         "n_unscored": str(m.n_unscored),

@@ -92,6 +92,13 @@ def notes(board: Board) -> list[str]:
         lines.append("**Disqualified** (at least one critical fail; not ranked, figures shown for transparency):")
         lines += [disqualified_line(entry) for entry in board.disqualified]
         lines.append("")
+    if board.incomplete:
+        lines.append("**Incomplete** (scored runs on too few of the benchmark's cases to be ranked against the "
+                     "others; figures shown, not ranked):")
+        lines += [f"- **{md_text(e.name)}** ({code(e.metrics.subject_version)}): {e.n_cases} cases scored, "
+                  f"{len(e.missing_cases)} missing: " + ", ".join(code(c) for c in e.missing_cases)
+                  for e in board.incomplete]
+        lines.append("")
     unscored = board.unscored
     if unscored:
         listed = ", ".join(f"{md_text(e.name)} ({e.metrics.n_unscored} responses awaiting a scoring)" for e in unscored)

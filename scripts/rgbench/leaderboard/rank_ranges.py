@@ -1,22 +1,16 @@
 """Which ranks the data establish, and whether the top of the table depends on alpha: pure rules.
 
-Rank ranges (issue 5). Two ranked subjects differ significantly when the exact
-McNemar test on Pass vs not Pass over the runs both answered, Holm-adjusted,
-gives p < significance_level, the subject with more discordant passes is the
-better one and the paired Q_final difference on those runs points the same way
-(:func:`rgbench.stats.pairwise.significantly_better`). A subject's best rank is
-1 + the number of ranked subjects significantly above it, its worst rank the
-number of ranked subjects minus those it is significantly above
-(:func:`rgbench.stats.pairwise.rank_ranges`).
+Rank ranges (issue 11) are results/rank_sets.csv's simultaneous 95% confidence
+sets for ranks (Mogstad, Romano, Shaikh and Wilhelm 2024;
+:func:`rgbench.stats.rank_sets.rank_confidence_sets`): with 95% confidence,
+every ranked subject's true rank (its rank on the population of cases this
+sample stands for) lies in its range, all at once. They come from compute_metrics;
+the leaderboard checks them (:mod:`.consistency`) and shows them.
 
-The Holm family is the comparisons among **ranked** subjects only: the ranking
-is a statement about them, and a disqualified subject neither occupies a rank
-nor should its comparisons make the ranked ones harder to tell apart. So the
-exact McNemar p-values of the pairs of ranked subjects (those sharing at least
-one scored run) are re-adjusted with :func:`rgbench.stats.pairwise.holm` over
-just those pairs. pairwise.csv's ``p_holm`` and ``significantly_better`` adjust
-over every pair in the file, disqualified subjects included, so they can be more
-conservative than the leaderboard's ranges, never less.
+The significant differences listed are pairwise.csv's ``significantly_better``
+among ranked subjects: the case-level sign-flip test of the Q_final difference,
+Holm-adjusted over every pair of scored subjects in the file
+(:func:`rgbench.stats.pairwise.significantly_better`).
 
 Alpha (issue 5): :func:`alpha_statement` summarises alpha_sensitivity.csv's
 ranks with :func:`rgbench.stats.alpha_sensitivity.top_ranks_depend_on_alpha`.
@@ -25,30 +19,36 @@ ranks with :func:`rgbench.stats.alpha_sensitivity.top_ranks_depend_on_alpha`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import groupby
 from operator import itemgetter
 
 from ..stats.alpha_sensitivity import AlphaRow, top_ranks_by_alpha, top_ranks_depend_on_alpha
-from ..stats.pairwise import PairwiseRow, holm, rank_ranges, significantly_better
+from ..stats.pairwise import PairwiseRow, significantly_better
 
 TOP = 3  # "the top ranks" of issue 5: ranks 1..3
 
 
 @dataclass(frozen=True)
 class Significance:
-    """The paired comparisons behind the rank ranges.
+    """The rank sets and the paired comparisons shown with them.
 
     ``level``: the significance level (config.yaml); ``n_pairs``: pairs of ranked
-    subjects compared (Holm's m); ``above``: (better, worse) subject_id pairs that
-    differ significantly; ``ranges``: subject_id -> (best, worst) of each ranked subject.
+    subjects with a shared case; ``above``: (better, worse) subject_id pairs that
+    differ significantly; ``ranges``: subject_id -> (low, high) simultaneous rank set
+    of each ranked subject; ``marginal``: the same, one subject at a time;
+    ``mde``: (smallest, largest) difference in Q_final and in P detectable with 80%
+    power over the pairs of ranked subjects (pairwise.csv's q_mde, p_mde), or None.
     """
 
     level: Fraction
     n_pairs: int
     above: tuple[tuple[str, str], ...]
     ranges: dict[str, tuple[int, int]]
+    marginal: dict[str, tuple[int, int]] | None = None
+    q_mde: tuple[Fraction, Fraction] | None = None
+    p_mde: tuple[Fraction, Fraction] | None = None
 
 
 @dataclass(frozen=True)
@@ -69,25 +69,20 @@ class AlphaStatement:
     spans: tuple[AlphaSpan, ...]
 
 
-def ranked_pairs(ranked_ids: Iterable[str], rows: Iterable[PairwiseRow]) -> list[PairwiseRow]:
-    """The rows comparing two ranked subjects, with ``p_holm`` re-adjusted by Holm over just these rows.
+def _span(values: list) -> tuple | None:
+    values = [v for v in values if v is not None]
+    return (min(values), max(values)) if values else None
 
-    The adjustment uses each row's exact ``mcnemar_p`` (not a rounded one); the
-    order of the rows is kept. Rows involving any other subject are dropped.
+
+def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: Fraction,
+                 rank_sets: dict[str, tuple[int, int, int, int]] | None) -> Significance:
+    """The rank sets of the ranked subjects and the significant differences among them (module docstring).
+
+    ``ranked_ids`` in leaderboard order; ``above`` follows that order (by the better subject, then the
+    worse one). Without rank_sets.csv every range is 1..N (nothing established).
     """
     wanted = set(ranked_ids)
-    kept = [row for row in rows if row.subject_a in wanted and row.subject_b in wanted]
-    adjusted = holm([row.mcnemar_p for row in kept])
-    return [replace(row, p_holm=p) for row, p in zip(kept, adjusted)]
-
-
-def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: Fraction) -> Significance:
-    """Rank ranges of the ranked subjects and the significant differences among them (module docstring).
-
-    ``ranked_ids`` in leaderboard order; ``above`` follows that order (by the
-    better subject, then the worse one).
-    """
-    pairs = ranked_pairs(ranked_ids, rows)
+    pairs = [row for row in rows if row.subject_a in wanted and row.subject_b in wanted and row.n_cases > 0]
     position = {sid: index for index, sid in enumerate(ranked_ids)}
     above = []
     for row in pairs:
@@ -96,7 +91,12 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
             worse = row.subject_b if better == row.subject_a else row.subject_a
             above.append((better, worse))
     above.sort(key=lambda pair: (position[pair[0]], position[pair[1]]))
-    return Significance(level, len(pairs), tuple(above), rank_ranges(ranked_ids, pairs, level))
+    n = len(ranked_ids)
+    sets = rank_sets or {}
+    ranges = {sid: sets[sid][:2] if sid in sets else (1, n) for sid in ranked_ids}
+    marginal = {sid: sets[sid][2:] for sid in ranked_ids if sid in sets} if rank_sets is not None else None
+    return Significance(level, len(pairs), tuple(above), ranges, marginal,
+                        _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]))
 
 
 def alpha_statement(rows: Sequence[AlphaRow], n_ranked: int, top: int = TOP) -> AlphaStatement | None:
@@ -116,9 +116,6 @@ def alpha_statement(rows: Sequence[AlphaRow], n_ranked: int, top: int = TOP) -> 
 
 
 def outside_range(rank: int | None, rank_range: tuple[int, int] | None) -> bool:
-    """True when a rank lies outside its range.
-
-    It can: the ranking uses every scored run, the paired test only the runs two
-    subjects share, so with unequal run sets they can disagree. The writers say so.
-    """
+    """True when a rank lies outside its range (never for rank_sets.csv's sets, which contain the
+    estimated rank by construction; kept as a guard the writers report)."""
     return rank is not None and rank_range is not None and not rank_range[0] <= rank <= rank_range[1]

@@ -38,13 +38,14 @@ from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_single_file
 from ..problems import Problem
 from ..results_csv import csv_records
-from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE
+from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE, RANK_SETS_FILE
 from .manifest import Manifest
 
 RESULTS_DIR = "results"
 PER_RUN_PATH = f"{RESULTS_DIR}/{PER_RUN_FILE}"
 PAIRWISE_PATH = f"{RESULTS_DIR}/{PAIRWISE_FILE}"
 ALPHA_PATH = f"{RESULTS_DIR}/{ALPHA_FILE}"
+RANK_SETS_PATH = f"{RESULTS_DIR}/{RANK_SETS_FILE}"
 SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
 FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
 _REGENERATE = "run `make metrics` to regenerate it"
@@ -111,12 +112,13 @@ assert set(PER_RUN_TYPES) == set(PER_RUN_COLUMNS) == set(RunRow._fields), "per_r
 # Optional columns after the required ones that the leaderboard uses when present:
 # metric -> (low column, high column) of its interval, as compute_metrics' statistics write them.
 SUBJECT_INTERVALS = {
-    "P": ("P_wilson_low", "P_wilson_high"), "s_bar": ("s_bar_low", "s_bar_high"),
+    "P": ("P_low", "P_high"), "s_bar": ("s_bar_low", "s_bar_high"),
     "Q_final": ("Q_final_low", "Q_final_high"), "BS": ("BS_low", "BS_high"), "ECE": ("ECE_low", "ECE_high"),
 }
-FAMILY_INTERVAL = ("P_family_wilson_low", "P_family_wilson_high")
+FAMILY_INTERVAL = ("P_family_low", "P_family_high")
 SUBJECT_EXTRA_TYPES: dict[str, Parser] = {
     **{column: _fixed_or_empty for pair in SUBJECT_INTERVALS.values() for column in pair}, "n_cases": _int,
+    "n_cases_missing": _int, "missing_cases": str,
     **{column: _fixed_or_empty for column in ("ECE_calibrated_mean", "ECE_calibrated_share")},  # §19a
 }
 FAMILY_EXTRA_TYPES: dict[str, Parser] = {column: _fixed_or_empty for column in FAMILY_INTERVAL}
@@ -254,9 +256,15 @@ def _int_or_empty(cell: str) -> int | None:
 
 
 PAIRWISE_TYPES: dict[str, Parser] = {
-    "subject_a": _text, "subject_b": _text, "n_pairs": _int, "a_pass_b_not": _int, "b_pass_a_not": _int,
-    "mcnemar_p": _fixed, "q_diff": _fixed, "q_diff_low": _fixed, "q_diff_high": _fixed, "p_holm": _fixed,
-    "n_cases": _int, "significantly_better": str,  # a subject_id or empty
+    "subject_a": _text, "subject_b": _text, "n_cases": _int, "q_diff": _fixed_or_empty,
+    "q_diff_low": _fixed_or_empty, "q_diff_high": _fixed_or_empty, "p_diff": _fixed_or_empty,
+    "p_diff_low": _fixed_or_empty, "p_diff_high": _fixed_or_empty, "p_value": _fixed_or_empty, "test": str,
+    "p_holm": _fixed_or_empty, "significantly_better": str,  # a subject_id or empty
+    "q_diff_sd": _fixed_or_empty, "p_diff_sd": _fixed_or_empty, "q_mde": _fixed_or_empty, "p_mde": _fixed_or_empty,
+}
+RANK_SETS_TYPES: dict[str, Parser] = {
+    "subject_id": _text, "rank": _int, "rank_low": _int, "rank_high": _int, "rank_low_marginal": _int,
+    "rank_high_marginal": _int,
 }
 ALPHA_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "alpha": _fixed, "Q_final": _fixed_or_empty,
@@ -266,6 +274,7 @@ ALPHA_TYPES: dict[str, Parser] = {
 # (rgbench.stats.outputs.PAIRWISE_COLUMNS / ALPHA_COLUMNS; a test keeps them in step).
 PAIRWISE_COLUMNS = tuple(PAIRWISE_TYPES)
 ALPHA_COLUMNS = tuple(ALPHA_TYPES)
+RANK_SETS_COLUMNS = tuple(RANK_SETS_TYPES)
 
 
 @dataclass(frozen=True)
@@ -278,6 +287,7 @@ class StatsTables:
     pairwise: dict[tuple[str, str], Row] | None
     alpha: dict[tuple[str, Fraction], Row] | None
     digests: dict[str, str]
+    rank_sets: dict[tuple[str], Row] | None = None
 
 
 def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
@@ -286,10 +296,14 @@ def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
 
 
 def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | None, list[Problem]]:
-    """Read pairwise.csv and alpha_sensitivity.csv under ``root/results``; (tables, []) or (None, problems)."""
+    """Read pairwise.csv, rank_sets.csv and alpha_sensitivity.csv under ``root/results``; (tables, []) or (None, problems)."""
     digests: dict[str, str] = {}
     problems: list[Problem] = []
-    pairwise = alpha = None
+    pairwise = alpha = rank_sets = None
+    if _wanted(root, RANK_SETS_PATH, manifest):
+        rows, more = read_csv(root, RANK_SETS_PATH, digests, RANK_SETS_COLUMNS, RANK_SETS_TYPES)
+        rank_sets, repeated = _keyed(RANK_SETS_PATH, rows, ("subject_id",), lambda key: f"subject {key[0]!r}")
+        problems += more + repeated
     if _wanted(root, PAIRWISE_PATH, manifest):
         rows, more = read_csv(root, PAIRWISE_PATH, digests, PAIRWISE_COLUMNS, PAIRWISE_TYPES)
         pairwise, repeated = _keyed(PAIRWISE_PATH, rows, ("subject_a", "subject_b"),
@@ -302,4 +316,4 @@ def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | Non
         problems += more + repeated
     if problems:
         return None, problems
-    return StatsTables(pairwise, alpha, digests), []
+    return StatsTables(pairwise, alpha, digests, rank_sets), []

@@ -33,16 +33,32 @@ def _names(ids: Sequence[str], name: Text) -> str:
 def rank_range_method(sig: Significance, esc: Text) -> str:
     """What a rank range is and what it rests on (one paragraph)."""
     level = short_decimal(sig.level)
+    text = ("Rank range (in parentheses with each rank): with 95% confidence, every ranked subject's true rank "
+            "- its rank on the whole population of cases this sample stands for - lies in its range, for all "
+            "subjects at once (simultaneous confidence sets for ranks, Mogstad, Romano, Shaikh and Wilhelm 2024, "
+            "from a bootstrap over cases; results/rank_sets.csv). Ranks inside a range are not established. ")
     if sig.n_pairs == 0:
-        tested = "no two ranked subjects share a scored run, so no difference between them is established"
+        text += "No two ranked subjects share a case, so no pair is compared."
     else:
-        tested = (f"exact McNemar test on Pass vs not Pass over the runs both subjects share, Holm-adjusted over the "
-                  f"{sig.n_pairs} pair{'' if sig.n_pairs == 1 else 's'} of ranked subjects, p < {level}, with the paired "
-                  "difference of Q_final on those runs pointing the same way")
-    return esc(f"Rank range (in parentheses with each rank): the best and worst rank consistent with the "
-               f"significant differences between ranked subjects ({tested}). A subject's best rank is 1 plus the "
-               "number of subjects significantly above it, its worst rank the number of ranked subjects minus those "
-               "it is significantly above; ranks within a range are not statistically established.")
+        text += (f"A difference is significant when the case-level sign-flip test of the Q_final difference over "
+                 f"the cases both subjects answered, Holm-adjusted over the pairs, gives p < {level}.")
+    return esc(text)
+
+
+def power_sentence(sig: Significance, esc: Text) -> str:
+    """How small a difference the design resolves (80% power), so "not significant" reads "not resolved"."""
+    if sig.q_mde is None:
+        return ""
+    level = short_decimal(sig.level)
+
+    def span(pair: tuple[Fraction, Fraction]) -> str:
+        low, high = (f"{float(v):.2f}" for v in pair)
+        return low if low == high else f"{low}-{high}"
+    p_part = "" if sig.p_mde is None else f" and in P of {span(sig.p_mde)}"
+    return esc(f"Power: with these cases, a true difference in Q_final of {span(sig.q_mde)}{p_part} between two "
+               f"ranked subjects is detected 80% of the time by a test at level {level} (from each pair's observed "
+               "case-to-case spread, before the Holm adjustment). Smaller differences are not resolved by this "
+               "benchmark: \"not significant\" means \"not resolved\", not \"equal\".")
 
 
 def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
@@ -107,6 +123,8 @@ def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
         method = rank_range_method(board.significance, esc)
         outside = outside_note(board, name, esc)
         differences = significant_differences(board.significance, name, esc) + (" " + outside if outside else "")
+        power = power_sentence(board.significance, esc)
+        differences += (" " + power) if power else ""
     if board.alpha_statement is not None:
         alpha = alpha_sentence(board.alpha_statement, board.alpha, name, esc)
     return method, differences, alpha

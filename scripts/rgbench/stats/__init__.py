@@ -1,15 +1,16 @@
 """Statistics on top of the core metrics (issue 5): one concept per module, pure functions, exact where rational.
 
-- ``config``: the statistics parameters of ``config.yaml`` (confidence level, resamples, weights).
-- ``wilson``: Wilson score interval for P and P_family.
-- ``bootstrap``: seeds from the input digest, case resampling, exact percentile intervals (one quantity).
-- ``case_draws``: the master stream of case picks and each case set's draw from it (shared draws).
-- ``exact_products`` / ``batch_percentiles``: exact integer products and percentiles of many quantities at once.
-- ``run_columns``: the scored runs read once into integer arrays, for the tables below.
-- ``intervals_table``: bootstrap intervals of s_bar, BS, ECE and Q_final of every subject at once.
+- ``config``: the statistics parameters of ``config.yaml`` (confidence level, resamples, weights, min_case_coverage).
+- ``case_summary``: each subject's runs summed per case, the unit of every interval, test and rank set.
+- ``seeds``: each subject's input digest and the random streams seeded from it.
+- ``bootstrap``: the case bootstrap and its BCa interval.
+- ``intervals``: BCa intervals of P, s_bar, BS, ECE, Q_final (and of any proportion over cases).
+- ``wilson``: Wilson score interval, for a proportion at 0 or 1 counted over cases.
+- ``run_columns``: the scored runs read once into integer arrays.
 - ``brier_decomposition``: reliability, resolution, uncertainty (and the within-bin term).
-- ``pairwise`` / ``pairwise_batch``: exact McNemar, Holm, paired bootstrap of the Q_final difference, rank
-  ranges; the batch of every pair at once.
+- ``pairwise``: the case-level paired comparison (sign-flip test, BCa of the differences), Holm, power.
+- ``rank_sets``: simultaneous and marginal confidence sets for ranks (Mogstad et al. 2024).
+- ``eligibility``: Ranked only with scored runs on at least ``min_case_coverage`` of the cases.
 - ``pass_at_k``: unbiased pass@k and pass^k over repeated runs.
 - ``difficulty``: pass rate per difficulty, difficulty-weighted P.
 - ``difficulty_trend``: one case-level test that the difficulty labels mean something (Kendall tau-b, separation).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -23,23 +23,24 @@ class AlphaRow:
     rank: int | None
 
 
-def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int) -> list[tuple[int, str]]:
-    """(rank, subject_id) of the ranked subjects (N > 0, not disqualified) when Q_final uses ``alpha``,
-    best first, by the leaderboard's rule (:func:`rgbench.compute.ranking.rank_subjects`)."""
+def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int,
+                 incomplete: Collection[str] = frozenset()) -> list[tuple[int, str]]:
+    """(rank, subject_id) of the ranked subjects (N > 0, not disqualified, not incomplete) when Q_final
+    uses ``alpha``, best first, by the leaderboard's rule (:func:`rgbench.compute.ranking.rank_subjects`)."""
     at_alpha = (replace(m, alpha=alpha, q_final=q_final(m.p, m.s_bar, alpha, max_score)) for m in subjects)
-    return [(s.rank, s.metrics.subject_id) for s in rank_subjects(at_alpha) if s.rank is not None]
+    return [(s.rank, s.metrics.subject_id) for s in rank_subjects(at_alpha, incomplete) if s.rank is not None]
 
 
 def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
-                      grid: Sequence[Fraction] = ALPHA_GRID) -> list[AlphaRow]:
+                      grid: Sequence[Fraction] = ALPHA_GRID, incomplete: Collection[str] = frozenset()) -> list[AlphaRow]:
     """Q_final and rank of every registered subject at each alpha of ``grid``, sorted by (subject_id, alpha).
 
     Q_final(alpha) = alpha · P + (1 − alpha) · s_bar / max_score is linear in
     alpha: at 0 it is s_bar / max_score, at 1 it is P. Disqualified subjects
-    keep their Q_final but get no rank; subjects with N = 0 have neither.
+    and Incomplete subjects keep their Q_final but get no rank; subjects with N = 0 have neither.
     """
     grid = [Fraction(alpha) for alpha in grid]
-    ranks = [{sid: rank for rank, sid in ranked_order(subjects, alpha, max_score)} for alpha in grid]
+    ranks = [{sid: rank for rank, sid in ranked_order(subjects, alpha, max_score, incomplete)} for alpha in grid]
     rows = []
     for m in sorted(subjects, key=lambda m: m.subject_id):
         for alpha, rank_of in zip(grid, ranks):

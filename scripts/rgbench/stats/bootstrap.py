@@ -1,108 +1,119 @@
-"""Percentile bootstrap over cases: the seed, the random streams, and exact percentiles of one quantity.
+"""The case bootstrap and its bias-corrected and accelerated (BCa) interval.
 
-Cases are the resampling unit: a case's runs move together, because repeated
-runs of one case are correlated and are not independent observations. Every
-statistic resampled is a ratio of per-case sums (a weighted sum over the drawn
-cases divided by another): a replicate is an exact ratio (:class:`Replicates`).
+A replicate draws K cases uniformly with replacement from the K cases resampled
+(:func:`case_counts`: how often each case was drawn, B x K); a case brings all
+its runs. A statistic is a function of case weights: ``statistic(W)`` maps a
+(R x K) array of weights to R values, so the estimate is ``statistic(ones)``,
+the replicates ``statistic(counts)`` and the leave-one-case-out jackknife
+``statistic(ones − I)``, one code path for all three.
 
-Seeds: ``bootstrap_seed`` takes the first 64 bits of results/manifest.json's
-``input_digest``; a stream is ``PCG64(SeedSequence([seed, label_key(label)]))``
-(:func:`generator`). compute_metrics uses one stream per computation, labelled
-by its case list, and gives each case set its draw from it (:mod:`.case_draws`).
-The same inputs give the same draws, hence the same bytes.
-
-:func:`percentile_interval` is the exact path for one quantity; the tables of all
-subjects and pairs use :mod:`.batch_percentiles`, which falls back to it for the
-rows whose float order proves nothing.
+:func:`bca_interval` is the BCa interval of Efron (1987), "Better bootstrap
+confidence intervals", JASA 82:171-185 (Efron & Tibshirani 1993, §14.3): with
+z0 = Φ⁻¹(share of replicates below the estimate, ties counted half) and the
+acceleration a = Σ(θ̄ − θ₍ᵢ₎)³ / (6 (Σ(θ̄ − θ₍ᵢ₎)²)^{3/2}) over the jackknife
+values θ₍ᵢ₎, the bounds are the replicates' quantiles (linear interpolation,
+numpy's default) at Φ(z0 + (z0 + z_q)/(1 − a (z0 + z_q))) for q = (1 − c)/2 and
+(1 + c)/2. It corrects the percentile interval's bias and skew, which matter for
+ratios like ECE and for proportions near 0 or 1 with ~30 cases.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from fractions import Fraction
+from statistics import NormalDist
 
 import numpy as np
 
-_FLOAT_WINDOW = 1e-9  # far wider than float64 division error (~1e-16), far narrower than real gaps
+Statistic = Callable[[np.ndarray], np.ndarray]
+_NORMAL = NormalDist()
+_TIE = 1e-12   # replicates this close to the estimate (relative) count as equal to it
 
 
-def bootstrap_seed(input_digest: str) -> int:
-    """The base seed: the first 16 hex digits (64 bits) of the input digest, as an integer."""
-    return int(input_digest[:16], 16)
+def case_counts(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
+    """(resamples x k) int64: how often each of the k cases is drawn in each replicate (k draws with replacement)."""
+    picks = rng.integers(0, k, size=(resamples, k))
+    offsets = (np.arange(resamples, dtype=np.int64) * k)[:, None]
+    return np.bincount((picks + offsets).ravel(), minlength=resamples * k).reshape(resamples, k)
 
 
-def label_key(label: str) -> int:
-    """A 64-bit integer naming one resampled quantity, e.g. ``subject:alpha-model``."""
-    return int.from_bytes(hashlib.sha256(label.encode("utf-8")).digest()[:8], "big")
+def ratio_statistic(numerator: np.ndarray, denominator: np.ndarray, scale: float = 1.0) -> Statistic:
+    """W -> (W @ numerator) / (W @ denominator) / scale: a ratio of per-case sums (P, s_bar, BS, Q_final).
 
-
-def generator(seed: int, label: str) -> np.random.Generator:
-    """The random stream of ``label`` under base ``seed``: numpy Generator(PCG64) on SeedSequence([seed, key])."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, label_key(label)])))
-
-
-@dataclass(frozen=True)
-class Replicates:
-    """Bootstrap replicates as exact ratios: replicate i = scale * num[i] / den[i], every den[i] > 0."""
-
-    num: np.ndarray
-    den: np.ndarray
-    scale: Fraction
-
-    def value(self, index: int) -> Fraction:
-        return self.scale * Fraction(int(self.num[index]), int(self.den[index]))
-
-
-def order_statistics(replicates: Replicates, ranks: Sequence[int]) -> list[Fraction]:
-    """The exact values of the given 0-based order statistics (ascending) of the replicates.
-
-    Sorting is done on float approximations; the neighbourhood of each asked
-    rank (values within 1e-9 of it) is then re-sorted with exact fractions, so
-    two replicates closer than float precision are still ordered exactly.
+    A replicate whose denominator is 0 gives NaN (only possible when some cases have no weight in it).
     """
-    num, den = replicates.num, replicates.den
-    approx = num / den
-    ordered = np.sort(approx, kind="stable")
-    out = []
-    for rank in ranks:
-        target = ordered[rank]
-        window = _FLOAT_WINDOW * max(1.0, abs(float(target)))
-        below = int(np.count_nonzero(approx < target - window))
-        near = np.flatnonzero(np.abs(approx - target) <= window)
-        exact = sorted(Fraction(int(num[i]), int(den[i])) for i in near)
-        out.append(replicates.scale * exact[rank - below])
-    return out
+    num = np.asarray(numerator, dtype=np.float64)
+    den = np.asarray(denominator, dtype=np.float64)
+
+    def statistic(weights: np.ndarray) -> np.ndarray:
+        w = np.asarray(weights, dtype=np.float64)
+        bottom = w @ den
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(bottom > 0, (w @ num) / np.where(bottom > 0, bottom, 1) / scale, np.nan)
+    return statistic
 
 
-def quantile_positions(resamples: int, confidence: Fraction) -> tuple[tuple[int, Fraction], tuple[int, Fraction]]:
-    """((lo, frac), (lo, frac)) of the (1-c)/2 and (1+c)/2 quantiles of B sorted replicates (Hyndman-Fan type 7).
+def ece_statistic(gaps: np.ndarray, runs: np.ndarray, scale: float) -> Statistic:
+    """W -> Σ_b |W @ gaps[:, b]| / (W @ runs) / scale: ECE over the weighted cases (gaps: K x bins)."""
+    g = np.asarray(gaps, dtype=np.float64)
+    den = np.asarray(runs, dtype=np.float64)
 
-    h = (B - 1) * q, lo = floor(h), frac = h - lo in [0, 1): the quantile is
-    x_(lo) + frac * (x_(lo+1) - x_(lo)), and x_(lo+1) is needed only when frac > 0.
+    def statistic(weights: np.ndarray) -> np.ndarray:
+        w = np.asarray(weights, dtype=np.float64)
+        bottom = w @ den
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(bottom > 0, np.abs(w @ g).sum(axis=1) / np.where(bottom > 0, bottom, 1) / scale, np.nan)
+    return statistic
+
+
+def mean_statistic(values: np.ndarray) -> Statistic:
+    """W -> the weighted mean of per-case values (a paired difference: one value per shared case)."""
+    return ratio_statistic(values, np.ones(len(values)))
+
+
+def jackknife_acceleration(jackknife: np.ndarray) -> float:
+    """a = Σ(θ̄ − θ₍ᵢ₎)³ / (6 · (Σ(θ̄ − θ₍ᵢ₎)²)^{3/2}); 0 when every leave-one-out value is equal (or K < 2)."""
+    values = jackknife[np.isfinite(jackknife)]
+    if values.size < 2:
+        return 0.0
+    d = values.mean() - values
+    s2 = float((d * d).sum())
+    return 0.0 if s2 <= 0 else float((d ** 3).sum()) / (6.0 * s2 ** 1.5)
+
+
+def bca_bounds(estimate: float, replicates: np.ndarray, acceleration: float,
+               confidence: Fraction) -> tuple[float, float] | None:
+    """The BCa bounds from the replicates (NaN replicates dropped); None when no replicate is finite.
+
+    When every replicate equals the estimate the interval is that point (no case-level variation).
     """
+    reps = replicates[np.isfinite(replicates)]
+    if not reps.size:
+        return None
+    tie = _TIE * max(1.0, abs(estimate))
+    below = np.count_nonzero(reps < estimate - tie)
+    equal = np.count_nonzero(np.abs(reps - estimate) <= tie)
+    if equal == reps.size:
+        return estimate, estimate
+    share = (below + equal / 2) / reps.size
+    share = min(max(share, 0.5 / reps.size), 1 - 0.5 / reps.size)
+    z0 = _NORMAL.inv_cdf(share)
     out = []
     for q in ((1 - confidence) / 2, (1 + confidence) / 2):
-        h = (resamples - 1) * Fraction(q)
-        lo = math.floor(h)
-        out.append((lo, h - lo))
+        zq = z0 + _NORMAL.inv_cdf(float(q))
+        level = _NORMAL.cdf(z0 + zq / (1 - acceleration * zq))
+        out.append(float(np.quantile(reps, level)))
     return out[0], out[1]
 
 
-def percentile_interval(replicates: Replicates, confidence: Fraction) -> tuple[Fraction, Fraction]:
-    """(low, high): the (1-c)/2 and (1+c)/2 quantiles of the replicates, exactly.
+def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: Fraction) -> tuple[float, float] | None:
+    """The case-bootstrap BCa interval of ``statistic`` over k cases with the draw ``counts`` (B x k).
 
-    Quantiles interpolate linearly between order statistics at position
-    h = (B - 1) * q (Hyndman-Fan type 7, numpy's and R's default): with
-    x_(0) <= ... <= x_(B-1), quantile(q) = x_(floor h) + (h - floor h)(x_(floor h + 1) - x_(floor h)).
+    None when k = 0. One case: every replicate is the estimate, so the interval is a point (no
+    case-level variation can be measured: read it as unknown, not as certain).
     """
-    result = []
-    for lo, frac in quantile_positions(len(replicates.num), confidence):
-        if frac == 0:
-            result.append(order_statistics(replicates, [lo])[0])
-        else:
-            x0, x1 = order_statistics(replicates, [lo, lo + 1])
-            result.append(x0 + frac * (x1 - x0))
-    return result[0], result[1]
+    if k == 0:
+        return None
+    estimate = float(statistic(np.ones((1, k)))[0])
+    jackknife = statistic(np.ones((k, k)) - np.eye(k)) if k > 1 else np.zeros(0)
+    return bca_bounds(estimate, statistic(counts), jackknife_acceleration(jackknife), confidence)

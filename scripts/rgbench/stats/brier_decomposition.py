@@ -10,8 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 from .calibration import bin_cells
-from .exact_products import exact_bincount
-from .run_columns import RunColumns
+from .run_columns import RunColumns, exact_bincount
 
 
 @dataclass(frozen=True)

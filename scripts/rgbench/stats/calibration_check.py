@@ -16,15 +16,14 @@ of independent outcomes, so the expected ECE under this null is the *largest*
 expected ECE of any perfectly calibrated subject with these confidences: the
 reference is conservative (it makes a gap harder, never easier, to call real).
 
-Seeds. Each subject's stream is seeded from the digest of its own inputs
-(responses/ and scoring/ files under its id) with golds/ and system/
-(:func:`subject_input_digest`), so editing one subject's files leaves every other
-subject's figures byte-identical.
+Seeds. Each subject's stream is ``seeds.generator("calibration", [its digest])``
+with the digest of :func:`rgbench.stats.seeds.subject_digest` (its own responses
+and scorings, golds/ and system/), so editing one subject's files leaves every
+other subject's figures byte-identical.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,11 +31,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..compute.metrics import confidence_bin
-from .exact_quantiles import seeded_stream
 from .run_columns import RunColumns
+from .seeds import generator
 
-SHARED_INPUT_DIRS = ("golds", "system")   # inputs every subject's seed includes
-SUBJECT_INPUT_DIRS = ("responses", "scoring")   # <dir>/<version>/<subject_id>/...
 _BLOCK = 4_000_000   # at most this many outcome draws in memory at once
 
 
@@ -54,17 +51,6 @@ class CalibrationCheck:
     expected: Fraction
     share_at_or_above: Fraction
     resamples: int
-
-
-def subject_input_digest(inputs: Mapping[str, str], subject_id: str) -> str:
-    """sha256 over the ``sha256  path`` lines (sorted by path) of the subject's own input files and of every
-    file under golds/ and system/; no other subject's file (and not the shared registry) enters it."""
-    def own(path: str) -> bool:
-        parts = path.split("/")
-        return parts[0] in SHARED_INPUT_DIRS or (
-            parts[0] in SUBJECT_INPUT_DIRS and len(parts) > 3 and parts[2] == subject_id)
-    listing = "".join(f"{digest}  {path}\n" for path, digest in sorted(inputs.items()) if own(path))
-    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
 
 
 def calibration_check(confidence: np.ndarray, correctness: np.ndarray, scale: int, bins: int,
@@ -99,15 +85,14 @@ def calibration_check(confidence: np.ndarray, correctness: np.ndarray, scale: in
                             resamples)
 
 
-def calibration_checks(columns: RunColumns, bins: int, inputs: Mapping[str, str],
+def calibration_checks(columns: RunColumns, bins: int, digests: Mapping[str, str],
                        resamples: int) -> dict[str, CalibrationCheck | None]:
-    """Subject id -> :func:`calibration_check` of its runs, its stream seeded by the first 64 bits of the
-    sha256 of ``calibration\n`` followed by :func:`subject_input_digest`; None without runs."""
+    """Subject id -> :func:`calibration_check` of its runs, its stream ``generator("calibration", [digest])``
+    with ``digests`` the subjects' :func:`rgbench.stats.seeds.subject_digest`; None without runs."""
     out: dict[str, CalibrationCheck | None] = {}
     for s, sid in enumerate(columns.subjects):
         mask = columns.subject == s
-        seed = hashlib.sha256(f"calibration\n{subject_input_digest(inputs, sid)}".encode()).digest()[:8]
-        rng = seeded_stream(int.from_bytes(seed, "big"))
+        rng = generator("calibration", [digests[sid]])
         out[sid] = calibration_check(columns.confidence[mask], columns.correctness[mask], columns.scale, bins, rng,
                                      resamples)
     return out

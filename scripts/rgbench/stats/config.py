@@ -17,17 +17,20 @@ DEFAULT_RESAMPLES = 2000
 DEFAULT_SIGNIFICANCE = Fraction(5, 100)
 DEFAULT_WEIGHTS = {1: Fraction(1), 2: Fraction(5, 4), 3: Fraction(3, 2), 4: Fraction(2), 5: Fraction(5, 2)}
 MAX_RESAMPLES = 100_000
+DEFAULT_MIN_CASE_COVERAGE = Fraction(9, 10)
 
 
 @dataclass(frozen=True)
 class StatsConfig:
     """confidence_level of every interval, bootstrap_resamples, significance_level of rank ranges,
-    difficulty_weights (gold difficulty -> positive weight) of the weighted pass rate."""
+    difficulty_weights (gold difficulty -> positive weight) of the weighted pass rate, min_case_coverage
+    (share of the benchmark's cases a subject needs scored runs on to be ranked, in [0, 1])."""
 
     confidence_level: Fraction = DEFAULT_CONFIDENCE
     bootstrap_resamples: int = DEFAULT_RESAMPLES
     significance_level: Fraction = DEFAULT_SIGNIFICANCE
     difficulty_weights: dict[int, Fraction] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    min_case_coverage: Fraction = DEFAULT_MIN_CASE_COVERAGE
 
 
 def _open_unit(config: dict, key: str, default: Fraction, messages: list[str]) -> Fraction:
@@ -84,7 +87,17 @@ def parse_stats_config(config: dict, difficulties: range | None = None) -> tuple
         messages.append(f"$.bootstrap_resamples: must be an integer from 1 to {MAX_RESAMPLES}, got {resamples!r}")
         resamples = DEFAULT_RESAMPLES
     weights = _weights(config, difficulties, messages)
-    return StatsConfig(confidence, resamples, significance, weights), messages
+    coverage = DEFAULT_MIN_CASE_COVERAGE
+    if "min_case_coverage" in config:
+        try:
+            value = exact_decimal(config["min_case_coverage"])
+        except ValueError:
+            value = None
+        if value is None or not 0 <= value <= 1:
+            messages.append(f"$.min_case_coverage: must be a number from 0 to 1, got {config['min_case_coverage']!r}")
+        else:
+            coverage = value
+    return StatsConfig(confidence, resamples, significance, weights, coverage), messages
 
 
 def schema_difficulty_range(gold_schema: Any) -> range | None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from .exact_products import exact_bincount
-from .run_columns import RunColumns
-from .wilson import wilson_interval
+from .run_columns import RunColumns, exact_bincount
 
 ALL_SUBJECTS = "ALL"  # the pooled row; cannot clash with a subject id (those are lowercase)
 
@@ -30,28 +28,32 @@ class DifficultyRow:
     p_high: float
 
 
+# (scope, difficulty) -> the interval of that pass rate (:func:`rgbench.stats.outputs` gives the case-bootstrap one)
+LevelInterval = Callable[[str, int], "tuple[float, float] | None"]
+
+
 def _rows_from_counts(scope: str, counts: Mapping[int, tuple[int, int, int]], weights: Mapping[int, Fraction],
-                      confidence: Fraction) -> list[DifficultyRow]:
+                      interval_of: LevelInterval) -> list[DifficultyRow]:
     """The rows of one scope from (distinct cases, runs, passes) per difficulty level present (runs > 0)."""
     out: list[DifficultyRow] = []
     for difficulty, (n_cases, n_runs, passes) in sorted(counts.items()):
         p = Fraction(passes, n_runs)
-        interval = wilson_interval(passes, n_runs, confidence)
-        assert interval is not None  # None only for n = 0, and every level here has runs
+        interval = interval_of(scope, difficulty)
+        assert interval is not None  # None only for no case, and every level here has runs
         low, high = interval
         out.append(DifficultyRow(scope, difficulty, weights.get(difficulty), n_cases, n_runs, passes, p, low, high))
     return out
 
 
 def difficulty_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], weights: Mapping[int, Fraction],
-                            confidence: Fraction) -> tuple[list[DifficultyRow], dict[str, Fraction | None]]:
+                            interval_of: LevelInterval) -> tuple[list[DifficultyRow], dict[str, Fraction | None]]:
     """(metrics_per_difficulty.csv rows, subject id -> :func:`weighted_pass_rate`) for every subject of ``columns``.
 
-    Rows: the pass rate (with Wilson interval) per difficulty level present, pooled over all subjects (``ALL``)
-    first, then per subject, sorted by (subject_id, difficulty). Whether the labels mean something is one
-    case-level test (:mod:`.difficulty_trend`), not a flag per level. Subjects with no scored run have no rows.
-    From exact counts per (subject, difficulty); equal to the straightforward per-row path of
-    ``tests/reference_stats.py`` (tests prove it).
+    Rows: the pass rate (with the interval ``interval_of(scope, difficulty)``) per difficulty level
+    present, pooled over all subjects (``ALL``) first, then per subject, sorted by (subject_id, difficulty).
+    Whether the labels mean something is one case-level test (:mod:`.difficulty_trend`), not a flag per level.
+    Subjects with no scored run have no rows. From exact counts per (subject, difficulty); equal to the
+    straightforward per-row path of ``tests/reference_stats.py`` (tests prove it).
     """
     levels = sorted({difficulty_of[c] for c in columns.cases})
     level_of_case = np.array([levels.index(difficulty_of[c]) for c in columns.cases], dtype=np.int64)
@@ -69,11 +71,11 @@ def difficulty_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int
     runs_l, passes_l, cases_l = runs.tolist(), passes.tolist(), cases.tolist()
     pooled = {levels[i]: (pooled_cases[i], int(runs[:, i].sum()), int(passes[:, i].sum()))
               for i in range(n_levels) if runs[:, i].sum()}
-    table = _rows_from_counts(ALL_SUBJECTS, pooled, weights, confidence)
+    table = _rows_from_counts(ALL_SUBJECTS, pooled, weights, interval_of)
     weighted: dict[str, Fraction | None] = {}
     for s, sid in enumerate(columns.subjects):
         counts = {levels[i]: (cases_l[s][i], runs_l[s][i], passes_l[s][i]) for i in range(n_levels) if runs_l[s][i]}
-        table += _rows_from_counts(sid, counts, weights, confidence)
+        table += _rows_from_counts(sid, counts, weights, interval_of)
         weighted[sid] = weighted_pass_rate({d: n for d, (_, n, _) in counts.items()},
                                            {d: p for d, (_, _, p) in counts.items()}, weights)
     return table, weighted

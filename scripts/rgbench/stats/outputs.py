@@ -11,40 +11,42 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import numpy as np
-
 from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics
 from ..compute.numfmt import fmt_fixed
+from ..compute.ranking import RANKED, rank_subjects
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, alpha_sensitivity
-from .bootstrap import bootstrap_seed
+from .bootstrap import case_counts
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
 from .calibration_check import CalibrationCheck, calibration_checks
-from .case_draws import CaseDraws
+from .case_summary import CaseSummary, case_summaries, pooled_summary
 from .config import StatsConfig
-from .difficulty import DifficultyRow, difficulty_from_columns
+from .difficulty import ALL_SUBJECTS, DifficultyRow, difficulty_from_columns
 from .difficulty_trend import DifficultyTrend, difficulty_trend_from_columns, trend_warnings
-from .exact_products import exact_bincount
-from .intervals_table import SubjectIntervals, subject_intervals_table
-from .pairwise import PairwiseRow, better_of, pairwise_from_columns
+from .eligibility import is_incomplete, missing_cases
+from .intervals import Interval, SubjectIntervals, proportion_interval, subject_intervals
+from .pairwise import PairwiseRow, pairwise_table, significantly_better
 from .pass_at_k import PassAtK, pass_at_k_from_columns
+from .rank_sets import RankSet, joint_replicates, rank_sets
 from .run_columns import RunColumns
-from .wilson import wilson_interval
+from .seeds import generator, subject_digest
 
 SUBJECT_STATS_COLUMNS = (
-    "P_wilson_low", "P_wilson_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
+    "P_low", "P_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
     "Q_final_low", "Q_final_high", "BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin",
-    "P_weighted", "n_cases",
+    "P_weighted", "n_cases", "n_cases_missing", "missing_cases",
 ) + (
     # issue 11 item 5: ECE against perfect calibration, bias-corrected Brier terms (§19a, §19b)
     "ECE_calibrated_mean", "ECE_calibrated_share", "BS_reliability_corrected", "BS_resolution_corrected",
     "BS_uncertainty_corrected",
 )
-FAMILY_STATS_COLUMNS = ("P_family_wilson_low", "P_family_wilson_high")
+FAMILY_STATS_COLUMNS = ("P_family_low", "P_family_high")
 CALIBRATION_COLUMNS = ("subject_id", "subject_version", "bin", "bin_low", "bin_high", "count",
                        "mean_confidence", "mean_correctness")
-PAIRWISE_COLUMNS = ("subject_a", "subject_b", "n_pairs", "a_pass_b_not", "b_pass_a_not", "mcnemar_p", "q_diff",
-                    "q_diff_low", "q_diff_high", "p_holm", "n_cases", "significantly_better")
+PAIRWISE_COLUMNS = ("subject_a", "subject_b", "n_cases", "q_diff", "q_diff_low", "q_diff_high", "p_diff",
+                    "p_diff_low", "p_diff_high", "p_value", "test", "p_holm", "significantly_better",
+                    "q_diff_sd", "p_diff_sd", "q_mde", "p_mde")
+RANK_SETS_COLUMNS = ("subject_id", "rank", "rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
 PASS_AT_K_COLUMNS = ("subject_id", "k", "pass_at_k", "pass_hat_k", "n_cases")
 DIFFICULTY_COLUMNS = ("subject_id", "difficulty", "weight", "n_cases", "n_runs", "n_pass", "P_difficulty",
                       "P_difficulty_low", "P_difficulty_high")
@@ -54,6 +56,7 @@ ALPHA_COLUMNS = ("subject_id", "subject_version", "alpha", "Q_final", "rank")
 
 CALIBRATION_FILE = "calibration_bins.csv"
 PAIRWISE_FILE = "pairwise.csv"
+RANK_SETS_FILE = "rank_sets.csv"
 PASS_AT_K_FILE = "pass_at_k.csv"
 DIFFICULTY_FILE = "metrics_per_difficulty.csv"
 ALPHA_FILE = "alpha_sensitivity.csv"
@@ -63,6 +66,7 @@ DIFFICULTY_TREND_FILE = "difficulty_trend.csv"
 STATS_TABLES = {
     CALIBRATION_FILE: CALIBRATION_COLUMNS,
     PAIRWISE_FILE: PAIRWISE_COLUMNS,
+    RANK_SETS_FILE: RANK_SETS_COLUMNS,
     PASS_AT_K_FILE: PASS_AT_K_COLUMNS,
     DIFFICULTY_FILE: DIFFICULTY_COLUMNS,
     ALPHA_FILE: ALPHA_COLUMNS,
@@ -72,28 +76,30 @@ STATS_TABLES = {
 
 @dataclass(frozen=True)
 class SubjectStats:
-    """The statistics of one registered subject (all None / 0 when it has no scored run)."""
+    """The statistics of one registered subject (intervals None / counts 0 when it has no scored run)."""
 
-    wilson: tuple[float, float] | None
     intervals: SubjectIntervals
     decomposition: BrierDecomposition | None
     p_weighted: Fraction | None
     n_cases: int
+    missing: tuple[str, ...]
+    digest: str
     calibration_check: CalibrationCheck | None = None
     corrected: CorrectedDecomposition | None = None
 
 
 @dataclass(frozen=True)
 class Statistics:
-    """Everything the statistics add to one computation, exact except the Wilson bounds."""
+    """Everything the statistics add to one computation."""
 
-    seed: int
     config: StatsConfig
     bins: int
     subjects: dict[str, SubjectStats]
-    families: dict[tuple[str, str], tuple[float, float] | None]
+    families: dict[tuple[str, str], Interval | None]
+    incomplete: frozenset[str] = frozenset()
     calibration: list[tuple[SubjectMetrics, list]] = field(default_factory=list)
     pairwise: list[PairwiseRow] = field(default_factory=list)
+    rank_sets: list[RankSet] = field(default_factory=list)
     pass_at_k: list[PassAtK] = field(default_factory=list)
     difficulty: list[DifficultyRow] = field(default_factory=list)
     alpha: list[AlphaRow] = field(default_factory=list)
@@ -101,63 +107,86 @@ class Statistics:
     warnings: list[str] = field(default_factory=list)
 
 
-def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], spec: Spec,
+def _level_intervals(summaries: dict[str, CaseSummary], digests: dict[str, str], difficulty_of: Mapping[str, int],
+                     config: StatsConfig):
+    """(scope, difficulty) -> the case-bootstrap interval of that pass rate; ``ALL`` pools every subject's runs
+    of a case into one cluster, with a stream over every subject's digest."""
+    pooled = pooled_summary(list(summaries.values())) if summaries else None
+
+    def interval_of(scope: str, difficulty: int):
+        if scope == ALL_SUBJECTS:
+            summary, streams = pooled, list(digests.values())
+        else:
+            summary, streams = summaries[scope], [digests[scope]]
+        assert summary is not None
+        part = summary.subset([c for c in summary.case_ids if difficulty_of[c] == difficulty])
+        rng = generator(f"difficulty:{difficulty}", streams)
+        return proportion_interval(part, case_counts(rng, part.k, config.bootstrap_resamples), config.confidence_level)
+    return interval_of
+
+
+def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int],
+                                    family_of: Mapping[str, str], spec: Spec,
                                     subjects: Sequence[SubjectMetrics], families: Sequence[FamilyMetrics],
-                                    digest: str, calibration: Mapping[str, Sequence[CalibrationBin]],
-                                    inputs: Mapping[str, str]) -> Statistics:
-    """All statistics of issue 5 from the scored runs as columns and the core metrics.
+                                    inputs: Mapping[str, str],
+                                    calibration: Mapping[str, Sequence[CalibrationBin]]) -> Statistics:
+    """All statistics from the scored runs as columns and the core metrics.
 
     ``columns`` holds the runs of every subject of ``subjects`` (subjects sorted, including those without
-    runs); ``difficulty_of`` maps each case id to its gold difficulty; ``digest`` is the manifest's
-    input_digest (it seeds the bootstrap); ``calibration`` holds every subject's :func:`.calibration.calibration_tables`
-    entry (its calibration bins, computed from its runs); ``inputs`` maps every input file to its sha256 (it
-    seeds each subject's calibration check from that subject's own files).
+    runs); ``difficulty_of`` and ``family_of`` map each case id of the benchmark (every gold) to its
+    difficulty and family; ``inputs``
+    maps every input path to its sha256 (each subject's stream is seeded from its own, :mod:`.seeds`);
+    ``calibration`` holds every subject's :func:`.calibration.calibration_tables` entry.
     """
     config: StatsConfig = spec.stats
-    seed = bootstrap_seed(digest)
-    draws = CaseDraws(seed, columns.cases, config.bootstrap_resamples) if columns.cases else None
-    intervals = subject_intervals_table(
-        columns, bins=spec.ece_bins, alpha=spec.alpha, max_score=spec.max_score, draws=draws,
-        confidence=config.confidence_level,
-    ) if draws is not None else {}
+    resamples, confidence = config.bootstrap_resamples, config.confidence_level
+    summaries = case_summaries(columns, alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
+    digests = {m.subject_id: subject_digest(m.subject_id, inputs) for m in subjects}
     decompositions = brier_decompositions(columns, spec.ece_bins)
     corrected = corrected_decompositions(columns, spec.ece_bins)
-    checks = calibration_checks(columns, spec.ece_bins, inputs, config.bootstrap_resamples)
+    checks = calibration_checks(columns, spec.ece_bins, digests, resamples)
     difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
-                                                   config.confidence_level)
-    trend = difficulty_trend_from_columns(columns, difficulty_of, config.bootstrap_resamples, config.confidence_level)
-    index = {sid: s for s, sid in enumerate(columns.subjects)}
-    n_runs = np.bincount(columns.subject, minlength=len(columns.subjects)).tolist()
-    n_passes = exact_bincount(columns.subject, columns.passed, len(columns.subjects)).tolist()
-    n_cases = (columns.per_subject_case(np.ones_like(columns.subject)) > 0).sum(axis=1).tolist()
+                                                   _level_intervals(summaries, digests, difficulty_of, config))
+    trend = difficulty_trend_from_columns(columns, difficulty_of, resamples, confidence)
     per_subject = {}
     for m in subjects:
-        s = index[m.subject_id]
-        per_subject[m.subject_id] = SubjectStats(
-            wilson=wilson_interval(n_passes[s], n_runs[s], config.confidence_level),
-            intervals=intervals.get(m.subject_id, SubjectIntervals()),
-            decomposition=decompositions[m.subject_id],
-            p_weighted=weighted[m.subject_id],
-            n_cases=n_cases[s],
-            calibration_check=checks[m.subject_id],
-            corrected=corrected[m.subject_id],
-        )
-    family_wilson = {}
+        sid = m.subject_id
+        summary = summaries.get(sid)
+        intervals = (subject_intervals(summary, generator("subject", [digests[sid]]), resamples, confidence)
+                     if summary is not None else SubjectIntervals())
+        scored = summary.case_ids if summary is not None else ()
+        per_subject[sid] = SubjectStats(intervals, decompositions[sid], weighted[sid], len(scored),
+                                        missing_cases(scored, difficulty_of), digests[sid], checks[sid], corrected[sid])
+    family_intervals: dict[tuple[str, str], Interval | None] = {}
     for f in families:
-        passes = f.p_family.numerator * f.n_family // f.p_family.denominator     # P_family = passes / n_family
-        family_wilson[(f.subject_id, f.family)] = wilson_interval(passes, f.n_family, config.confidence_level)
+        summary = summaries[f.subject_id]
+        part = summary.subset([c for c in summary.case_ids if family_of[c] == f.family])
+        rng = generator(f"family:{f.family}", [digests[f.subject_id]])
+        family_intervals[(f.subject_id, f.family)] = proportion_interval(part, case_counts(rng, part.k, resamples),
+                                                                         confidence)
+    incomplete = frozenset(sid for sid, st in per_subject.items()
+                           if is_incomplete(st.n_cases, len(st.missing), config.min_case_coverage))
+    standings = [s for s in rank_subjects(subjects, incomplete) if s.status == RANKED]
+    ranked_ids = [s.metrics.subject_id for s in standings]
+    sets: list[RankSet] = []
+    if ranked_ids:
+        replicates = joint_replicates([summaries[sid] for sid in ranked_ids],
+                                      generator("ranks", [digests[sid] for sid in ranked_ids]), resamples)
+        sets = rank_sets(ranked_ids, [s.rank or 0 for s in standings],
+                         [float(s.metrics.q_final or 0) for s in standings], replicates, confidence)
     return Statistics(
-        seed=seed,
         config=config,
         bins=spec.ece_bins,
         subjects=per_subject,
-        families=family_wilson,
+        families=family_intervals,
+        incomplete=incomplete,
         calibration=[(m, list(calibration[m.subject_id])) for m in subjects],
-        pairwise=pairwise_from_columns(columns, alpha=spec.alpha, max_score=spec.max_score,
-                                       confidence=config.confidence_level, draws=draws) if draws is not None else [],
+        pairwise=pairwise_table(summaries, digests, resamples=resamples, confidence=confidence,
+                                level=config.significance_level),
+        rank_sets=sets,
         pass_at_k=pass_at_k_from_columns(columns),
         difficulty=difficulty,
-        alpha=alpha_sensitivity(subjects, spec.max_score),
+        alpha=alpha_sensitivity(subjects, spec.max_score, incomplete=incomplete),
         warnings=trend_warnings(trend, config.significance_level),
         difficulty_trend=trend,
     )
@@ -166,11 +195,11 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
 # --- rendering ------------------------------------------------------------------------
 
 def fmt_float(value: float | None) -> str:
-    """A float (Wilson bound) with 6 decimals, rounded half to even from its exact binary value; None -> ""."""
+    """A float (a bootstrap bound) with 6 decimals, rounded half to even from its exact binary value; None -> ""."""
     return "" if value is None else fmt_fixed(Fraction(value))
 
 
-def _interval(pair: tuple | None, fmt=fmt_fixed) -> tuple[str, str]:
+def _interval(pair: tuple | None, fmt=fmt_float) -> tuple[str, str]:
     return ("", "") if pair is None else (fmt(pair[0]), fmt(pair[1]))
 
 
@@ -184,10 +213,10 @@ def subject_stats_cells(statistics: Statistics, subject_id: str) -> tuple[str, .
     d = s.decomposition
     i = s.intervals
     return (
-        *_interval(s.wilson, fmt_float), *_interval(i.s_bar), *_interval(i.bs), *_interval(i.ece), *_interval(i.q_final),
+        *_interval(i.p), *_interval(i.s_bar), *_interval(i.bs), *_interval(i.ece), *_interval(i.q_final),
         *(("", "", "", "") if d is None else
           (fmt_fixed(d.reliability), fmt_fixed(d.resolution), fmt_fixed(d.uncertainty), fmt_fixed(d.within_bin))),
-        fmt_fixed(s.p_weighted), str(s.n_cases),
+        fmt_fixed(s.p_weighted), str(s.n_cases), str(len(s.missing)), " ".join(s.missing),
         *_calibration_check_cells(s),
     )
 
@@ -201,7 +230,7 @@ def _calibration_check_cells(s: SubjectStats) -> tuple[str, ...]:
 
 def family_stats_cells(statistics: Statistics, subject_id: str, family: str) -> tuple[str, ...]:
     """The FAMILY_STATS_COLUMNS cells of one row of metrics_per_family.csv."""
-    return _interval(statistics.families[(subject_id, family)], fmt_float)
+    return _interval(statistics.families[(subject_id, family)])
 
 
 def _calibration_rows(statistics: Statistics):
@@ -213,12 +242,12 @@ def _calibration_rows(statistics: Statistics):
                    str(b.count), fmt_fixed(b.mean_confidence), fmt_fixed(b.mean_correctness))
 
 
-def _pairwise_rows(statistics: Statistics):
-    level = statistics.config.significance_level
-    for r in statistics.pairwise:
-        yield (r.subject_a, r.subject_b, str(r.n_pairs), str(r.a_pass_b_not), str(r.b_pass_a_not),
-               fmt_fixed(r.mcnemar_p), fmt_fixed(r.q_diff), fmt_fixed(r.q_diff_low), fmt_fixed(r.q_diff_high),
-               fmt_fixed(r.p_holm), str(r.n_cases), better_of(r, r.p_holm < level) or "")
+def pairwise_cells(row: PairwiseRow, level: Fraction) -> tuple[str, ...]:
+    """One row of pairwise.csv (PAIRWISE_COLUMNS)."""
+    return (row.subject_a, row.subject_b, str(row.n_cases), fmt_fixed(row.q_diff), fmt_float(row.q_diff_low),
+            fmt_float(row.q_diff_high), fmt_fixed(row.p_diff), fmt_float(row.p_diff_low), fmt_float(row.p_diff_high),
+            fmt_fixed(row.p_value), row.test, fmt_fixed(row.p_holm), significantly_better(row, level) or "",
+            fmt_float(row.q_diff_sd), fmt_float(row.p_diff_sd), fmt_float(row.q_mde), fmt_float(row.p_mde))
 
 
 def _trend_rows(t: DifficultyTrend | None):
@@ -231,10 +260,13 @@ def _trend_rows(t: DifficultyTrend | None):
 
 
 def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
-    """File name (inside results/) -> bytes of the new CSV files; ``csv_text`` is the core writer."""
+    """File name (inside results/) -> bytes of the statistics' CSV files; ``csv_text`` is the core writer."""
+    level = statistics.config.significance_level
     tables = {
         CALIBRATION_FILE: _calibration_rows(statistics),
-        PAIRWISE_FILE: _pairwise_rows(statistics),
+        PAIRWISE_FILE: (pairwise_cells(r, level) for r in statistics.pairwise),
+        RANK_SETS_FILE: ((r.subject_id, str(r.rank), str(r.rank_low), str(r.rank_high), str(r.rank_low_marginal),
+                          str(r.rank_high_marginal)) for r in statistics.rank_sets),
         PASS_AT_K_FILE: ((r.subject_id, str(r.k), fmt_fixed(r.pass_at_k), fmt_fixed(r.pass_hat_k), str(r.n_cases))
                          for r in statistics.pass_at_k),
         DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fmt_fixed(r.weight), str(r.n_cases), str(r.n_runs),
@@ -252,13 +284,14 @@ def statistics_manifest(statistics: Statistics) -> dict:
     c = statistics.config
     return {
         "bootstrap_resamples": c.bootstrap_resamples,
-        "bootstrap_seed": str(statistics.seed),
-        "bootstrap_streams": "one master stream numpy Generator(PCG64(SeedSequence([bootstrap_seed, "
-                             "label_key('cases:' + hex sha256 of the sorted distinct case_id of per_run.csv joined by "
-                             "newlines)]))), read in blocks integers(0, K, size=(B, K), dtype=int32); the case set "
-                             "S of a subject (its cases) or a pair (its shared cases) keeps, per replicate, the first |S| "
-                             "picks that fall in S (aggregate_metrics.md, section 18)",
+        "bootstrap_streams": "per subject numpy Generator(PCG64(SeedSequence(the 8 big-endian 32-bit words of "
+                             "sha256(label + newline + the digests sorted, joined by newlines)))), digests from "
+                             "subject_digest (sha256 over the subject's own responses and scorings, golds/ and "
+                             "system/); labels subject, family:<code>, difficulty:<d>, pair, ranks "
+                             "(aggregate_metrics.md, section 18)",
         "confidence_level": fmt_fixed(c.confidence_level),
         "difficulty_weights": {str(d): fmt_fixed(w) for d, w in sorted(c.difficulty_weights.items())},
+        "min_case_coverage": fmt_fixed(c.min_case_coverage),
         "significance_level": fmt_fixed(c.significance_level),
+        "subject_digests": {sid: s.digest for sid, s in sorted(statistics.subjects.items())},
     }

@@ -1,239 +1,170 @@
-"""Paired comparison of subjects on the items both answered: exact McNemar, Holm, paired bootstrap, rank ranges.
+"""Paired comparisons of two subjects at the case level (pairwise.csv), Holm's adjustment, power.
 
-Subjects answer the same cases, so two subjects are compared on their shared
-scored (case_id, run_id) items, not as independent proportions.
+For subjects a and b, the **shared cases** are the cases both have scored runs on. Each subject's case
+is summarised by its per-case means (:meth:`.case_summary.CaseSummary.case_means`): the Q_final
+contribution alpha·[Pass] + (1 − alpha)·clipped/max_score and Pass. The per-case differences
+d_c = mean_a(c) − mean_b(c) are the data (:func:`paired_case_differences`): nothing pairs runs by their
+label, every run of a shared case is used, and a case counts once however many runs it has.
+
+- q_diff, p_diff: the mean of d_c over the shared cases, exact; their case-bootstrap BCa intervals
+  resample the shared cases with the pair's own stream (:mod:`.seeds`).
+- p_value: :func:`sign_flip_test` of the Q_final differences (Fisher's randomisation test for paired
+  data: under "no difference" each d_c is as likely to be −d_c), exact over all 2ⁿ sign patterns when
+  n ≤ ``EXACT_MAX_CASES``, else seeded Monte Carlo.
+- p_holm: :func:`holm` over every pair with a shared case.
+- q_diff_sd and the power columns: :func:`minimum_detectable_difference`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import lru_cache
+from statistics import NormalDist
 
-from ..compute.derive import RunRow
-from .case_draws import CaseDraws
-from .pairwise_batch import pair_statistics
-from .run_columns import RunColumns
+import numpy as np
 
+from .bootstrap import bca_interval, case_counts, mean_statistic
+from .case_summary import CaseSummary
+from .seeds import generator
 
-def mcnemar_exact_p(a_not_b: int, b_not_a: int) -> Fraction:
-    """Two-sided exact McNemar p-value from the discordant counts, in (0, 1], exact.
-
-    Under H0 (each discordant item is equally likely to go either way) the
-    smaller count k of n = a_not_b + b_not_a discordant items is Binomial(n, 1/2):
-
-        p = min(1, 2 · Σ_{i=0..k} C(n, i) / 2^n)
-
-    Degenerate cases: p = 1 when n = 0 (no discordant item: nothing tells the two
-    apart, e.g. identical subjects) and when the counts are equal. Small p means
-    the pass rates on the shared items really differ. Same as statsmodels'
-    ``mcnemar(table, exact=True)``.
-    """
-    if a_not_b < 0 or b_not_a < 0:
-        raise ValueError("discordant counts must be non-negative")
-    n = a_not_b + b_not_a
-    k = min(a_not_b, b_not_a)
-    doubled = 2 * binomial_tail(n, k)
-    return _ONE if doubled >= 1 << n else Fraction(doubled, 1 << n)
-
-
-_ONE = Fraction(1)
-
-
-_ROW_LIMIT = 2048   # prefix rows of n up to this are kept (at most ~256 KB each)
-
-
-def binomial_tail(n: int, k: int) -> int:
-    """Σ_{i=0..k} C(n, i) for 0 <= k <= n // 2 (the tails McNemar needs), exact and memoised.
-
-    Prefix sums of row n are computed once per n (O(n) big-integer steps) and
-    shared by every pair with that many discordant items, so the p-values of all
-    pairs cost O(distinct n · n), not O(pairs · k).
-    """
-    if not 0 <= k <= n // 2:
-        raise ValueError(f"need 0 <= k <= n // 2, got n={n}, k={k}")
-    if n <= _ROW_LIMIT:
-        return _prefix_row(n)[k]
-    return _tail_direct(n, k)
-
-
-@lru_cache(maxsize=512)
-def _prefix_row(n: int) -> tuple[int, ...]:
-    """(Σ_{i<=0} C(n, i), ..., Σ_{i<=n//2} C(n, i)), by C(n, i) = C(n, i-1) · (n-i+1) / i."""
-    sums, term, total = [], 1, 0
-    for i in range(n // 2 + 1):
-        if i:
-            term = term * (n - i + 1) // i
-        total += term
-        sums.append(total)
-    return tuple(sums)
-
-
-@lru_cache(maxsize=4096)
-def _tail_direct(n: int, k: int) -> int:
-    term, total = 1, 1
-    for i in range(1, k + 1):
-        term = term * (n - i + 1) // i
-        total += term
-    return total
-
-
-def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
-    """Holm's step-down adjustment, in the input order, exact; each adjusted value in [p, 1].
-
-    Sort the m p-values ascending, p_(1) <= ... <= p_(m); then
-    adj_(i) = max_{j <= i} min(1, (m − j + 1) · p_(j)). Controls the
-    family-wise error rate over all m comparisons. Tied p-values get the same
-    adjusted value whatever their order; an empty list gives [].
-    """
-    m = len(p_values)
-    values = [p if isinstance(p, Fraction) else Fraction(p) for p in p_values]
-    order = _exact_order(values)
-    adjusted: list[Fraction] = [_ONE] * m
-    running, running_num, running_den = Fraction(0), 0, 1      # running max, also as integers
-    previous = None
-    for position, index in enumerate(order):
-        value = values[index]
-        if value is previous:             # a tie next to its first: a smaller multiple, the max stays
-            adjusted[index] = running
-            continue
-        previous = value
-        num, den = (m - position) * value.numerator, value.denominator
-        if num >= den:                                        # capped at 1
-            num, den = 1, 1
-        if num * running_den > running_num * den:             # a new maximum: the only Fraction made
-            running, running_num, running_den = Fraction(num, den), num, den
-        adjusted[index] = running
-    return adjusted
-
-
-def _exact_order(values: Sequence[Fraction]) -> list[int]:
-    """Indices of ``values`` in ascending exact order, ties in input order (a stable sort).
-
-    Sorted by float first (float() is monotone, so this is the exact order
-    except inside runs of equal floats), then each such run is re-sorted exactly.
-    """
-    floats = [v.numerator / v.denominator for v in values]               # float(v), correctly rounded
-    order = sorted(range(len(values)), key=floats.__getitem__)
-    start = 0
-    while start < len(order):
-        end = start + 1
-        while end < len(order) and floats[order[end]] == floats[order[start]]:
-            end += 1
-        if end - start > 1:
-            run = order[start:end]
-            first = values[run[0]]
-            if any(values[i] is not first and values[i] != first for i in run):      # not all equal
-                order[start:end] = sorted(run, key=values.__getitem__)
-        start = end
-    return order
+EXACT_MAX_CASES = 16   # 2**16 = 65,536 sign patterns: exact enumeration is cheap up to here
+POWER = Fraction(8, 10)
+EXACT, MONTE_CARLO = "exact", "monte-carlo"
 
 
 @dataclass(frozen=True)
 class PairwiseRow:
-    """One row of pairwise.csv, exact. q_diff > 0 means subject_a has the higher Q_final on the shared items."""
+    """One row of pairwise.csv (a < b). Every statistic is None when the pair shares no case.
+
+    q_diff, p_diff: mean per-case difference a − b of the Q_final contribution and of Pass, in [−1, 1],
+    > 0 when a is higher; *_low/*_high their BCa bounds; p_value, test: the sign-flip test of q_diff;
+    p_holm: adjusted over the pairs; q_diff_sd, p_diff_sd: SD of the per-case differences (n − 1);
+    q_mde, p_mde: :func:`minimum_detectable_difference`.
+    """
 
     subject_a: str
     subject_b: str
-    n_pairs: int
-    a_pass_b_not: int
-    b_pass_a_not: int
-    mcnemar_p: Fraction
-    q_diff: Fraction
-    q_diff_low: Fraction
-    q_diff_high: Fraction
-    p_holm: Fraction
     n_cases: int
+    q_diff: Fraction | None = None
+    q_diff_low: float | None = None
+    q_diff_high: float | None = None
+    p_diff: Fraction | None = None
+    p_diff_low: float | None = None
+    p_diff_high: float | None = None
+    p_value: Fraction | None = None
+    test: str = ""
+    p_holm: Fraction | None = None
+    q_diff_sd: float | None = None
+    p_diff_sd: float | None = None
+    q_mde: float | None = None
+    p_mde: float | None = None
 
 
-def pairwise_table(runs_by_subject: Mapping[str, Sequence[RunRow]], *, alpha: Fraction, max_score: int, seed: int,
-                   resamples: int, confidence: Fraction, draws: CaseDraws | None = None,
-                   columns: RunColumns | None = None) -> list[PairwiseRow]:
-    """Every pair (a < b in code-point order) sharing at least one scored item, with Holm across all of them.
+def paired_case_differences(a: CaseSummary, b: CaseSummary) -> tuple[tuple[str, ...], list[Fraction], list[Fraction]]:
+    """(shared case ids sorted, per-case Q_final-contribution differences a − b, per-case Pass differences), exact."""
+    qa, pa = a.case_means()
+    qb, pb = b.case_means()
+    at_b = {c: i for i, c in enumerate(b.case_ids)}
+    shared = [(c, i, at_b[c]) for i, c in enumerate(a.case_ids) if c in at_b]
+    return (tuple(c for c, _, _ in shared), [qa[i] - qb[j] for _, i, j in shared],
+            [pa[i] - pb[j] for _, i, j in shared])
 
-    :func:`pairwise_from_columns` of the runs with ``draws`` (by default the draws of ``seed`` over every case
-    of the runs); ``columns`` may pass the runs already read (``RunColumns.of(runs_by_subject)``).
+
+def _integers(values: Sequence[Fraction]) -> np.ndarray:
+    """The values times the lcm of their denominators, as int64 (exact: same order, same ties)."""
+    scale = math.lcm(1, *(v.denominator for v in values))
+    return np.array([int(v * scale) for v in values], dtype=np.int64)
+
+
+def sign_flip_test(differences: Sequence[Fraction], rng: np.random.Generator | None, resamples: int,
+                   exact_max: int = EXACT_MAX_CASES) -> tuple[Fraction, str]:
+    """(two-sided p-value, ``exact`` or ``monte-carlo``) of the paired sign-flip test of mean difference 0.
+
+    T = Σ d_c. Exact (n ≤ exact_max): p = #{s ∈ {−1, 1}ⁿ : |Σ s_c d_c| ≥ |T|} / 2ⁿ. Otherwise, with M =
+    ``resamples`` sign patterns drawn uniformly from ``rng``: p = (1 + #{|T*| ≥ |T|}) / (1 + M), which is
+    a valid p-value for any M (Phipson & Smyth 2010). Computed on integers, so ties are exact. n = 0 is a
+    ValueError; every difference 0 gives p = 1.
     """
-    columns = columns if columns is not None else RunColumns.of(runs_by_subject)
-    if not columns.cases:
-        return []
-    draws = draws if draws is not None else CaseDraws(seed, columns.cases, resamples)
-    return pairwise_from_columns(columns, alpha=alpha, max_score=max_score, confidence=confidence, draws=draws)
+    n = len(differences)
+    if n == 0:
+        raise ValueError("the sign-flip test needs at least one case")
+    x = _integers(differences)
+    observed = abs(int(x.sum()))
+    if n <= exact_max:
+        patterns = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2 - 1
+        return Fraction(int(np.count_nonzero(np.abs(patterns @ x) >= observed)), 2 ** n), EXACT
+    if rng is None:
+        raise ValueError("a Monte Carlo sign-flip test needs a random stream")
+    signs = rng.integers(0, 2, size=(resamples, n)) * 2 - 1
+    hits = int(np.count_nonzero(np.abs(signs @ x) >= observed))
+    return Fraction(1 + hits, 1 + resamples), MONTE_CARLO
 
 
-def pairwise_from_columns(columns: RunColumns, *, alpha: Fraction, max_score: int, confidence: Fraction,
-                          draws: CaseDraws) -> list[PairwiseRow]:
-    """Every pair (a < b in code-point order) of the subjects of ``columns`` sharing at least one scored item,
-    with Holm across all of them; every case of ``columns`` must be in ``draws.universe``.
-
-    For each pair: n_pairs shared (case_id, run_id) items, the discordant passes, :func:`mcnemar_exact_p`,
-    q_diff = Q_final(a) − Q_final(b) on the shared items (in [−1, 1]; > 0 when a is higher) with its paired
-    bootstrap interval over the shared cases (the draw of that case set, the same for both subjects), and
-    p_holm = :func:`holm` over all pairs. All pairs at once (:func:`.pairwise_batch.pair_statistics`), O(pairs)
-    work with small constants besides the matrix products. The straightforward path, one pair at a time,
-    is ``compare_pair`` in ``tests/reference_stats.py`` (tests prove both equal).
-    """
-    if not columns.cases:
-        return []
-    scale = alpha.denominator * max_score
-    stats = pair_statistics(columns, alpha=alpha, max_score=max_score, draws=draws, confidence=confidence)
-    ids = columns.subjects
-    p_of: dict[tuple[int, int], Fraction] = {}                # pairs with the same discordant counts share it
-    p_values = []
-    for a_only, b_only in zip(stats.a_pass_b_not, stats.b_pass_a_not):
-        key = (a_only, b_only) if a_only <= b_only else (b_only, a_only)
-        p = p_of.get(key)
-        if p is None:
-            p = p_of[key] = mcnemar_exact_p(*key)
-        p_values.append(p)
-    return [PairwiseRow(ids[a], ids[b], n, a_only, b_only, p, Fraction(q, scale * n), low, high, adjusted, n_cases)
-            for a, b, n, a_only, b_only, q, n_cases, low, high, p, adjusted in zip(
-                stats.first, stats.second, stats.n_pairs, stats.a_pass_b_not, stats.b_pass_a_not, stats.q_diff_num,
-                stats.n_cases, stats.low, stats.high, p_values, holm(p_values))]
+def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
+    """Holm-adjusted p-values in the input order: sorted p_(1) <= ... <= p_(m),
+    p_holm_(i) = max_{j <= i} min(1, (m - j + 1) · p_(j)). Ties keep input order (stable sort)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted: list[Fraction] = [Fraction(0)] * m
+    running = Fraction(0)
+    for position, i in enumerate(order):
+        running = max(running, min(Fraction(1), (m - position) * Fraction(p_values[i])))
+        adjusted[i] = running
+    return adjusted
 
 
-def significantly_better(row: PairwiseRow, level: Fraction = Fraction(5, 100)) -> str | None:
-    """The subject of the pair that is significantly better, or None.
-
-    Significant means p_holm < level; the better subject is the one with more
-    discordant passes, and only when q_diff points the same way (a conflict
-    between the pass counts and Q_final counts as no difference: conservative).
-    """
-    return better_of(row, row.p_holm < level)
-
-
-def better_of(row: PairwiseRow, significant: bool) -> str | None:
-    """``significantly_better`` given whether the pair is significant (p_holm < level)."""
-    if not significant:
+def minimum_detectable_difference(sd: float | None, n: int, level: Fraction, power: Fraction = POWER) -> float | None:
+    """(z_{1−level/2} + z_power) · sd / √n: the smallest true mean per-case difference a two-sided test at
+    ``level`` detects with probability ``power`` (normal approximation of the paired test, sd the SD of
+    the per-case differences). None when n < 2, or sd is None or 0 (no case-to-case spread measured:
+    the design's resolution is unknown, not perfect)."""
+    if sd is None or sd <= 0 or n < 2:
         return None
-    if row.a_pass_b_not > row.b_pass_a_not and row.q_diff > 0:
-        return row.subject_a
-    if row.b_pass_a_not > row.a_pass_b_not and row.q_diff < 0:
-        return row.subject_b
-    return None
+    normal = NormalDist()
+    return (normal.inv_cdf(1 - float(level) / 2) + normal.inv_cdf(float(power))) * sd / math.sqrt(n)
 
 
-def rank_ranges(subject_ids: Iterable[str], pairs: Iterable[PairwiseRow],
-                level: Fraction = Fraction(5, 100)) -> dict[str, tuple[int, int]]:
-    """Best and worst rank of each subject consistent with the significant differences.
+def _sd(values: Sequence[Fraction]) -> float | None:
+    return float(np.std(np.array([float(v) for v in values]), ddof=1)) if len(values) >= 2 else None
 
-    For the N subjects given (the ranked ones; pairs involving others are
-    ignored): best = 1 + #subjects significantly better than it, worst = N −
-    #subjects it is significantly better than (``significantly_better``).
-    1 <= best <= worst <= N; with no significant difference every subject
-    spans 1..N; a pair without shared items is never significant.
-    """
-    ids = sorted(set(subject_ids))
-    wanted = set(ids)
-    above = dict.fromkeys(ids, 0)
-    below = dict.fromkeys(ids, 0)
-    for row in pairs:
-        if row.subject_a not in wanted or row.subject_b not in wanted:
-            continue
-        winner = significantly_better(row, level)
-        if winner is not None:
-            loser = row.subject_b if winner == row.subject_a else row.subject_a
-            above[loser] += 1
-            below[winner] += 1
-    return {sid: (1 + above[sid], len(ids) - below[sid]) for sid in ids}
+
+def compare_pair(subject_a: str, subject_b: str, a: CaseSummary, b: CaseSummary, rng: np.random.Generator,
+                 *, resamples: int, confidence: Fraction, level: Fraction) -> PairwiseRow:
+    """One pair's row without p_holm (:func:`pairwise_table` adds it); ``rng`` is the pair's stream."""
+    shared, dq, dp = paired_case_differences(a, b)
+    n = len(shared)
+    if n == 0:
+        return PairwiseRow(subject_a, subject_b, 0)
+    counts = case_counts(rng, n, resamples)
+    q_bounds = bca_interval(mean_statistic(np.array([float(v) for v in dq])), n, counts, confidence)
+    p_bounds = bca_interval(mean_statistic(np.array([float(v) for v in dp])), n, counts, confidence)
+    assert q_bounds is not None and p_bounds is not None   # None only for n = 0
+    p_value, test = sign_flip_test(dq, rng, resamples)
+    q_sd, p_sd = _sd(dq), _sd(dp)
+    return PairwiseRow(subject_a, subject_b, n, sum(dq, Fraction(0)) / n, *q_bounds, sum(dp, Fraction(0)) / n,
+                       *p_bounds, p_value, test, None, q_sd, p_sd,
+                       minimum_detectable_difference(q_sd, n, level), minimum_detectable_difference(p_sd, n, level))
+
+
+def pairwise_table(summaries: Mapping[str, CaseSummary], digests: Mapping[str, str], *, resamples: int,
+                   confidence: Fraction, level: Fraction) -> list[PairwiseRow]:
+    """Every pair (a < b, code-point order) of the subjects of ``summaries``, with p_holm over the pairs
+    sharing a case. The pair's stream is ``generator("pair", [digest_a, digest_b])``."""
+    ids = sorted(summaries)
+    rows = [compare_pair(a, b, summaries[a], summaries[b], generator("pair", [digests[a], digests[b]]),
+                         resamples=resamples, confidence=confidence, level=level)
+            for i, a in enumerate(ids) for b in ids[i + 1:]]
+    tested = [i for i, row in enumerate(rows) if row.p_value is not None]
+    adjusted = holm([rows[i].p_value for i in tested])   # type: ignore[misc]
+    for i, p in zip(tested, adjusted):
+        rows[i] = replace(rows[i], p_holm=p)
+    return rows
+
+
+def significantly_better(row: PairwiseRow, level: Fraction) -> str | None:
+    """The subject of the pair whose Q_final contribution is significantly higher (p_holm < level), or None."""
+    if row.p_holm is None or row.q_diff is None or not row.p_holm < level or row.q_diff == 0:
+        return None
+    return row.subject_a if row.q_diff > 0 else row.subject_b

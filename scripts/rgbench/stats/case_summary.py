@@ -1,0 +1,106 @@
+"""Per-case summaries: the one input of every interval, test and rank set (the case is the unit of inference).
+
+For one subject, each case it has scored runs on becomes one cluster with integer sums over its runs:
+the number of runs n_c, passes, clipped scores, the Q_final numerator (:func:`rgbench.compute.metrics.q_numerator`),
+the squared Brier gaps and the calibration gaps per ECE bin. Every subject-level metric is a ratio of
+sums of these over cases, and the per-case means (Q_final contribution, Pass) are ratios within a case,
+so what the statistics see does not depend on run labels, on the order of files or cases, or on how
+often a case's runs are repeated identically (r1..r3 copied as r4..r6 doubles every sum of the case and
+changes no ratio).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..compute.metrics import confidence_bin, q_numerator
+from .run_columns import RunColumns, exact_bincount
+
+
+@dataclass(frozen=True)
+class CaseSummary:
+    """One subject's scored runs summed per case; every array has one entry (row) per case of ``case_ids``.
+
+    ``q`` is Q_final · ``q_scale`` summed over the case's runs (q_scale = d · max_score, alpha = a/d);
+    ``brier`` Σ (c·scale − 100·k)² and ``gaps[:, b]`` Σ (c·scale − 100·k) over the runs in ECE bin b, with
+    c the integer confidence and k/scale the correctness (so BS = Σ brier / ((100·scale)² · N) and ECE =
+    Σ_b |Σ_c gaps[c, b]| / (100·scale · N)).
+    """
+
+    case_ids: tuple[str, ...]
+    runs: np.ndarray
+    passes: np.ndarray
+    clipped: np.ndarray
+    q: np.ndarray
+    brier: np.ndarray
+    gaps: np.ndarray
+    q_scale: int
+    scale: int
+
+    @property
+    def k(self) -> int:
+        """The number of cases."""
+        return len(self.case_ids)
+
+    def subset(self, keep: Sequence[str]) -> CaseSummary:
+        """The summary restricted to the cases ``keep`` (in this summary's order; unknown ids are ignored)."""
+        wanted = set(keep)
+        rows = np.array([i for i, c in enumerate(self.case_ids) if c in wanted], dtype=np.int64)
+        return CaseSummary(tuple(self.case_ids[i] for i in rows), self.runs[rows], self.passes[rows],
+                           self.clipped[rows], self.q[rows], self.brier[rows], self.gaps[rows], self.q_scale,
+                           self.scale)
+
+    def case_means(self) -> tuple[list[Fraction], list[Fraction]]:
+        """(per-case mean Q_final contribution, per-case mean Pass), exact, one entry per case.
+
+        The Q_final contribution of a run is alpha · [Pass] + (1 − alpha) · clipped / max_score.
+        """
+        runs = self.runs.tolist()
+        return ([Fraction(int(q), n * self.q_scale) for q, n in zip(self.q.tolist(), runs)],
+                [Fraction(int(p), n) for p, n in zip(self.passes.tolist(), runs)])
+
+
+def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins: int) -> dict[str, CaseSummary]:
+    """Subject id -> its :class:`CaseSummary` (cases sorted by code point), for every subject with a scored run."""
+    n_cases = len(columns.cases)
+    cell = columns.subject * n_cases + columns.case
+    size = len(columns.subjects) * n_cases
+    bin_of = np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)
+    gap = columns.confidence * columns.scale - 100 * columns.correctness
+
+    def per_cell(weights: np.ndarray) -> np.ndarray:
+        return exact_bincount(cell, weights, size).reshape(len(columns.subjects), n_cases)
+
+    runs = per_cell(np.ones_like(cell))
+    passes, clipped = per_cell(columns.passed), per_cell(columns.clipped)
+    brier = per_cell(gap * gap)
+    run_bin = bin_of[columns.confidence] if columns.confidence.size else columns.confidence
+    gaps = np.stack([per_cell(np.where(run_bin == b, gap, 0)) for b in range(bins)], axis=2)
+    q_all = q_numerator(passes, clipped, Fraction(alpha), max_score)
+    out = {}
+    for s, sid in enumerate(columns.subjects):
+        rows = np.flatnonzero(runs[s])
+        if not rows.size:
+            continue
+        out[sid] = CaseSummary(tuple(columns.cases[i] for i in rows), runs[s, rows], passes[s, rows],
+                               clipped[s, rows], q_all[s, rows], brier[s, rows], gaps[s, rows],
+                               Fraction(alpha).denominator * max_score, columns.scale)
+    return out
+
+
+def pooled_summary(summaries: Sequence[CaseSummary]) -> CaseSummary:
+    """Every subject's runs of a case in one cluster (the ``ALL`` rows): sums per case id over the summaries."""
+    ids = tuple(sorted({c for s in summaries for c in s.case_ids}))
+    index = {c: i for i, c in enumerate(ids)}
+    first = summaries[0]
+    fields = {name: np.zeros((len(ids),) + getattr(first, name).shape[1:], dtype=np.int64)
+              for name in ("runs", "passes", "clipped", "q", "brier", "gaps")}
+    for s in summaries:
+        rows = np.array([index[c] for c in s.case_ids], dtype=np.int64)
+        for name, total in fields.items():
+            total[rows] += getattr(s, name)
+    return CaseSummary(ids, q_scale=first.q_scale, scale=first.scale, **fields)

@@ -1,0 +1,326 @@
+"""Case-level inference (aggregate_metrics.md §18-§21): per-case summaries, BCa intervals, the paired sign-flip
+test, rank confidence sets, seeds and eligibility. Hand-computed values (arithmetic in the comments), the
+invariances the case as unit guarantees, degenerate cases by name, and brute-force references
+(tests/reference_stats.py)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from fractions import Fraction as F
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+from reference_stats import case_means, rank_sets_brute_force, sign_flip_p
+from test_metrics import row
+
+from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
+from rgbench.compute.metrics import subject_metrics
+from rgbench.compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, rank_subjects
+from rgbench.stats.bootstrap import bca_bounds, bca_interval, case_counts, jackknife_acceleration, mean_statistic
+from rgbench.stats.case_summary import case_summaries
+from rgbench.stats.eligibility import is_incomplete, missing_cases
+from rgbench.stats.intervals import proportion_interval, subject_intervals
+from rgbench.stats.pairwise import (
+    compare_pair,
+    minimum_detectable_difference,
+    paired_case_differences,
+    pairwise_table,
+    sign_flip_test,
+    significantly_better,
+)
+from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets, rank_sets, swap_shares
+from rgbench.stats.run_columns import RunColumns
+from rgbench.stats.seeds import generator, subject_digest
+from rgbench.stats.wilson import wilson_interval
+
+HALF = F(1, 2)
+C95 = F(95, 100)
+
+
+def summaries(runs_by_subject, alpha=HALF):
+    return case_summaries(RunColumns.of(runs_by_subject), alpha=alpha, max_score=12, bins=10)
+
+
+def subject_runs(sid="s"):
+    return [
+        row(PASS, clipped=12, confidence=90, correctness=1, case="RO-FOUL-001", run="r1", subject=sid),
+        row(PASS, clipped=10, confidence=80, correctness=1, case="RO-FOUL-001", run="r2", subject=sid),
+        row(FAIL, clipped=6, confidence=70, correctness=0, case="RO-SCAL-001", run="r1", subject=sid),
+        row(CONDITIONAL, clipped=8, confidence=35, correctness=HALF, case="RO-MEMB-001", run="r1", subject=sid),
+        row(PASS, clipped=11, confidence=100, correctness=HALF, case="RO-MEMB-001", run="r2", subject=sid),
+    ]
+
+
+# --- per-case summaries ----------------------------------------------------------------------
+
+def test_case_summary_hand_computed():
+    s = summaries({"s": subject_runs()})["s"]
+    assert s.case_ids == ("RO-FOUL-001", "RO-MEMB-001", "RO-SCAL-001")          # code-point order
+    assert s.runs.tolist() == [2, 2, 1] and s.passes.tolist() == [2, 1, 0] and s.clipped.tolist() == [22, 19, 6]
+    # q = a·max·passes + (d − a)·clipped with alpha = 1/2 (a = 1, d = 2): FOUL 12·2 + 22 = 46, MEMB 12 + 19 = 31, SCAL 6
+    assert s.q.tolist() == [46, 31, 6] and s.q_scale == 24
+    q, p = s.case_means()
+    # FOUL: Q per run 0.5 + 0.5·12/12 = 1 and 0.5 + 0.5·10/12 = 11/12 -> mean 23/24 = 46/48; Pass mean 1
+    assert q == [F(23, 24), F(31, 48), F(1, 4)] and p == [1, F(1, 2), 0]
+    reference = case_means(subject_runs(), HALF, 12)
+    assert [reference[c] for c in s.case_ids] == list(zip(q, p))
+    # gaps in units of 1/(100·scale), scale 2: FOUL 90·2 − 200 = −20 (bin 9), 80·2 − 200 = −40 (bin 8)
+    assert s.scale == 2 and s.gaps[0, 9] == -20 and s.gaps[0, 8] == -40
+
+
+def test_case_summaries_ignore_run_labels_file_order_and_identical_repeats():
+    runs = subject_runs()
+    relabelled = [r._replace(run_id={"r1": "r2", "r2": "r1"}[r.run_id]) for r in runs]
+    shuffled = list(reversed(runs))
+    repeated = runs + [r._replace(run_id=r.run_id.replace("r", "r9")) for r in runs]       # r1..r2 copied as r91..r92
+    base = summaries({"s": runs})["s"]
+    for other in (relabelled, shuffled):
+        got = summaries({"s": other})["s"]
+        assert got.case_ids == base.case_ids and (got.q == base.q).all() and (got.gaps == base.gaps).all()
+    doubled = summaries({"s": repeated})["s"]
+    assert (doubled.runs == 2 * base.runs).all() and (doubled.q == 2 * base.q).all()
+    assert doubled.case_means() == base.case_means()
+    # the same stream: every interval equal bit for bit (a ratio of doubled sums is the same float)
+    one = subject_intervals(base, generator("subject", ["x"]), 500, C95)
+    two = subject_intervals(doubled, generator("subject", ["x"]), 500, C95)
+    assert one == two
+
+
+# --- BCa -------------------------------------------------------------------------------------
+
+def test_jackknife_acceleration_hand_computed():
+    # θ₍ᵢ₎ = 1, 2, 6: mean 3, d = 2, 1, −3; Σd² = 14, Σd³ = 8 + 1 − 27 = −18; a = −18 / (6 · 14^1.5) = −0.057259
+    assert jackknife_acceleration(np.array([1.0, 2.0, 6.0])) == pytest.approx(-18 / (6 * 14 ** 1.5))
+    assert jackknife_acceleration(np.array([2.0, 2.0])) == 0.0 and jackknife_acceleration(np.array([1.0])) == 0.0
+
+
+def test_bca_equals_the_percentile_interval_when_unbiased_and_unaccelerated():
+    # replicates 0..100, estimate 50: share below = (50 + 1/2)/101 = 0.5 -> z0 = 0; a = 0: levels 0.025, 0.975,
+    # quantiles 2.5 and 97.5 (linear interpolation of 0..100)
+    assert bca_bounds(50.0, np.arange(101.0), 0.0, C95) == pytest.approx((2.5, 97.5))
+
+
+def test_bca_hand_computed_with_bias_and_acceleration():
+    # estimate 30 with replicates 0..100: share below = (30 + 0.5)/101, z0 = Φ⁻¹(0.30198) = −0.51893;
+    # a = 0.1: level(q) = Φ(z0 + (z0 + z_q) / (1 − a (z0 + z_q)))
+    z = NormalDist()
+    z0 = z.inv_cdf(30.5 / 101)
+    levels = [z.cdf(z0 + (z0 + zq) / (1 - 0.1 * (z0 + zq))) for zq in (z.inv_cdf(0.025), z.inv_cdf(0.975))]
+    expected = tuple(float(np.quantile(np.arange(101.0), lv)) for lv in levels)
+    assert bca_bounds(30.0, np.arange(101.0), 0.1, C95) == pytest.approx(expected)
+    assert expected[0] < 2.5 and expected[1] < 97.5          # pulled towards the low estimate
+
+
+def test_bca_degenerate_cases():
+    counts = case_counts(np.random.default_rng(1), 1, 100)
+    assert (counts == 1).all()                                                 # one case: drawn every time
+    assert bca_interval(mean_statistic(np.array([0.4])), 1, counts, C95) == (0.4, 0.4)   # a point: unknown spread
+    assert bca_interval(mean_statistic(np.zeros(0)), 0, np.zeros((5, 0)), C95) is None
+    same = mean_statistic(np.array([0.2, 0.2, 0.2]))
+    assert bca_interval(same, 3, case_counts(np.random.default_rng(2), 3, 200), C95) == pytest.approx((0.2, 0.2))
+
+
+def test_case_counts_draw_k_cases_per_replicate_and_follow_the_stream():
+    a = case_counts(np.random.default_rng(5), 7, 50)
+    assert a.shape == (50, 7) and (a.sum(axis=1) == 7).all()
+    assert (a == case_counts(np.random.default_rng(5), 7, 50)).all()
+
+
+def test_a_proportion_at_0_or_1_gets_the_wilson_interval_over_its_cases():
+    s = summaries({"s": [row(PASS, case=f"RO-FOUL-00{i}", run=r) for i in range(1, 5) for r in ("r1", "r2")]})["s"]
+    counts = case_counts(np.random.default_rng(0), s.k, 100)
+    # P = 1 on 4 cases (8 runs): Wilson for 4 of 4 cases (not 8 of 8 runs): [z²/(4 + z²)·... , 1]
+    assert proportion_interval(s, counts, C95) == wilson_interval(4, 4, C95)
+    assert proportion_interval(s.subset([]), np.zeros((5, 0)), C95) is None
+
+
+def test_subject_interval_contains_the_estimate():
+    runs = [row(PASS if (i * r + i // 3) % 3 else FAIL, clipped=(5 + i + r) % 13, confidence=10 * (i % 10),
+                case=f"RO-FOUL-{i:03d}", run=f"r{r}", correctness=(i + r) % 2) for i in range(1, 25) for r in (1, 2, 3)]
+    s = summaries({"s": runs})["s"]
+    m = subject_metrics("s", "1", runs, 0, alpha=HALF, bins=10, max_score=12)
+    got = subject_intervals(s, generator("subject", ["d"]), 2000, C95)
+    for (low, high), value in ((got.p, m.p), (got.s_bar, m.s_bar), (got.bs, m.bs), (got.ece, m.ece),
+                               (got.q_final, m.q_final)):
+        assert low <= float(value) <= high and low < high
+
+
+# --- the paired test -------------------------------------------------------------------------
+
+def test_sign_flip_exact_hand_computed():
+    # three positive differences: only ++ + and − − − reach |T| = 3: p = 2/8
+    assert sign_flip_test([F(1), F(1), F(1)], None, 0) == (F(1, 4), "exact")
+    # 1 and −1: T = 0, every pattern reaches it: p = 1
+    assert sign_flip_test([F(1), F(-1)], None, 0) == (F(1), "exact")
+    # 2, 1: patterns give ±3, ±1; |T*| >= 3 for 2 of 4: p = 1/2
+    assert sign_flip_test([F(2), F(1)], None, 0) == (F(1, 2), "exact")
+    assert sign_flip_test([F(0)] * 4, None, 0) == (F(1), "exact")                 # no difference at all
+    with pytest.raises(ValueError):
+        sign_flip_test([], None, 0)
+
+
+def test_sign_flip_matches_the_enumeration_and_monte_carlo_is_close():
+    rnd = random.Random(3)
+    for _ in range(20):
+        d = [F(rnd.randint(-6, 6), rnd.choice([1, 2, 3, 4])) for _ in range(rnd.randint(1, 9))]
+        assert sign_flip_test(d, None, 0)[0] == sign_flip_p(d)
+    d = [F(rnd.randint(-3, 8), 4) for _ in range(12)]
+    exact = sign_flip_test(d, None, 0)[0]
+    mc, kind = sign_flip_test(d, np.random.default_rng(9), 20000, exact_max=0)
+    # Monte Carlo p = (1 + hits)/(1 + M): SE at most 0.5/sqrt(20000) = 0.0035
+    assert kind == "monte-carlo" and abs(float(mc) - float(exact)) < 0.015 and mc >= F(1, 20001)
+
+
+def test_paired_differences_use_every_run_and_no_label():
+    # a has runs r1, r2 on case X; b has one run r7 on X and a case Y a lacks: one shared case
+    a = [row(PASS, clipped=12, case="RO-FOUL-001", run="r1", subject="a"),
+         row(FAIL, clipped=0, case="RO-FOUL-001", run="r2", subject="a")]
+    b = [row(PASS, clipped=6, case="RO-FOUL-001", run="r7", subject="b"), row(PASS, case="RO-SCAL-001", subject="b")]
+    s = summaries({"a": a, "b": b})
+    shared, dq, dp = paired_case_differences(s["a"], s["b"])
+    # a: Q per run 1 and 0 -> mean 1/2, Pass mean 1/2; b: 0.5 + 0.5·6/12 = 3/4, Pass 1
+    assert shared == ("RO-FOUL-001",) and dq == [F(-1, 4)] and dp == [F(-1, 2)]
+
+
+def test_pairwise_rows_hand_computed_and_degenerate_pairs():
+    x = [row(PASS, clipped=12, case=c, subject="x") for c in ("RO-FOUL-001", "RO-FOUL-002", "RO-FOUL-003")]
+    twin = [r._replace(subject_id="twin") for r in x]
+    low = [row(FAIL, clipped=0, case=c, subject="low") for c in ("RO-FOUL-001", "RO-FOUL-002", "RO-FOUL-003")]
+    apart = [row(PASS, case="RO-SCAL-009", subject="apart")]
+    s = summaries({"x": x, "twin": twin, "low": low, "apart": apart})
+    digests = {sid: sid for sid in s}
+    rows = {(r.subject_a, r.subject_b): r for r in pairwise_table(s, digests, resamples=500, confidence=C95,
+                                                                  level=F(5, 100))}
+    # a pair with no shared case: a row with n_cases 0 and nothing else, and not counted in Holm's m
+    none = rows[("apart", "low")]
+    assert none.n_cases == 0 and none.q_diff is None and none.p_holm is None and significantly_better(none, F(1, 20)) is None
+    # identical subjects: difference 0 on every case, p = 1, nothing significant, no spread: power unknown
+    same = rows[("twin", "x")]
+    assert (same.q_diff, same.p_value, same.q_diff_low, same.q_diff_high, same.q_mde) == (0, 1, 0.0, 0.0, None)
+    # low vs x: −1 on each of 3 cases (Q 0 vs 1, Pass 0 vs 1): exact p = 2/8 = 1/4; Holm over the 3 pairs with a
+    # shared case (low-twin 1/4, low-x 1/4, twin-x 1): 3 · 1/4 = 3/4
+    lx = rows[("low", "x")]
+    assert (lx.q_diff, lx.p_diff, lx.p_value, lx.test, lx.p_holm) == (-1, -1, F(1, 4), "exact", F(3, 4))
+    assert len(rows) == 6
+
+
+def test_one_run_per_case_and_a_single_shared_case():
+    a = [row(PASS, clipped=12, case="RO-FOUL-001", subject="a")]
+    b = [row(FAIL, clipped=0, case="RO-FOUL-001", subject="b")]
+    s = summaries({"a": a, "b": b})
+    r = compare_pair("a", "b", s["a"], s["b"], generator("pair", ["a", "b"]), resamples=100, confidence=C95,
+                     level=F(5, 100))
+    # one case: d = 1; exact p = 2/2 = 1; the interval is a point and the SD (hence power) is unknown
+    assert (r.n_cases, r.q_diff, r.p_value, r.q_diff_low, r.q_diff_high, r.q_diff_sd, r.q_mde) == (
+        1, 1, 1, 1.0, 1.0, None, None)
+
+
+def test_minimum_detectable_difference_hand_computed():
+    # (1.959964 + 0.841621) · 0.3 / √30 = 2.801585 · 0.054772 = 0.153449
+    assert minimum_detectable_difference(0.3, 30, F(5, 100)) == pytest.approx(0.153449, abs=1e-6)
+    assert minimum_detectable_difference(0.3, 1, F(5, 100)) is None
+    assert minimum_detectable_difference(0.0, 30, F(5, 100)) is None
+
+
+# --- rank sets -------------------------------------------------------------------------------
+
+def test_rank_sets_hand_computed():
+    # two subjects, replicates of A − B: θ̂ = (1, 0); replicate deviations ±0.1 around each: σ_AB from the
+    # replicates; A − B = 1 is ≫ c·σ: A established first, B second.
+    rng = np.random.default_rng(0)
+    reps = np.column_stack([1 + 0.1 * rng.standard_normal(400), 0.1 * rng.standard_normal(400)])
+    assert rank_confidence_sets([1.0, 0.0], reps, C95, True) == [(1, 1), (2, 2)]
+    # estimates 0.01 apart with the same spread: nothing established
+    assert rank_confidence_sets([0.01, 0.0], reps - np.array([0.99, 0.0]), C95, True) == [(1, 2), (1, 2)]
+
+
+def test_rank_sets_degenerate_cases():
+    assert rank_confidence_sets([0.5], np.full((10, 1), 0.5), C95, True) == [(1, 1)]
+    # one case: every replicate equals the estimate: nothing can be established
+    assert rank_confidence_sets([0.9, 0.1], np.tile([0.9, 0.1], (50, 1)), C95, True) == [(1, 2), (1, 2)]
+    # identical subjects
+    base = np.random.default_rng(1).random(100)
+    assert rank_confidence_sets([0.5, 0.5], np.column_stack([base, base]), C95, True) == [(1, 2), (1, 2)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("simultaneous", [True, False])
+def test_rank_sets_equal_the_brute_force_projection(seed, simultaneous):
+    rng = np.random.default_rng(seed)
+    p = int(rng.integers(3, 6))
+    theta = np.sort(rng.random(p))[::-1] * 0.6
+    reps = theta + rng.normal(0, 0.05, size=(300, p)) + rng.normal(0, 0.03, size=(300, 1))   # correlated
+    got = rank_confidence_sets(theta, reps, C95, simultaneous)
+    assert got == rank_sets_brute_force(theta, reps, 0.95, simultaneous)
+    marginal = rank_confidence_sets(theta, reps, C95, False)
+    simul = rank_confidence_sets(theta, reps, C95, True)
+    for (ml, mh), (sl, sh), rank in zip(marginal, simul, range(1, p + 1)):
+        assert sl <= ml <= rank <= mh <= sh            # marginal sets are inside the simultaneous ones
+
+
+def test_joint_replicates_draw_shared_cases_together_and_swap_shares():
+    a = [row(PASS, clipped=12, case=f"RO-FOUL-00{i}", subject="a") for i in range(1, 6)]
+    b = [r._replace(subject_id="b") for r in a]                     # identical to a case by case
+    s = summaries({"a": a, "b": b})
+    reps = joint_replicates([s["a"], s["b"]], generator("ranks", ["a", "b"]), 200)
+    assert (reps[:, 0] == reps[:, 1]).all()                          # the same cases drawn for both
+    shares = swap_shares(reps)
+    assert shares[0, 1] == 0.5 and shares[1, 0] == 0.5              # always tied: half each way
+    sets = rank_sets(["a", "b"], [1, 1], [1.0, 1.0], reps, C95)
+    assert [(r.rank_low, r.rank_high) for r in sets] == [(1, 2), (1, 2)]
+
+
+def test_rank_sets_ignore_run_labels_and_identical_repeats():
+    rnd = random.Random(4)
+    runs = {sid: [row(PASS if rnd.random() < skill else FAIL, clipped=rnd.randint(4, 12), case=f"RO-FOUL-{c:03d}",
+                      run=f"r{r}", subject=sid) for c in range(1, 13) for r in (1, 2)]
+            for sid, skill in (("a", 0.9), ("b", 0.5), ("c", 0.2))}
+    relabelled = {sid: [r._replace(run_id="r2" if r.run_id == "r1" else "r1") for r in rs] for sid, rs in runs.items()}
+    repeated = {**runs, "b": runs["b"] + [r._replace(run_id=r.run_id + "x") for r in runs["b"]]}
+
+    def sets_of(data):
+        s = summaries(data)
+        reps = joint_replicates([s[k] for k in "abc"], generator("ranks", ["fixed"]), 500)
+        est = [float(m.q_final) for m in (subject_metrics(k, "1", data[k], 0, alpha=HALF, bins=10, max_score=12)
+                                          for k in "abc")]
+        return rank_confidence_sets(est, reps, C95, True)
+    assert sets_of(runs) == sets_of(relabelled) == sets_of(repeated)
+
+
+# --- seeds and eligibility ---------------------------------------------------------------------
+
+def test_a_subjects_digest_ignores_other_subjects_files():
+    inputs = {"golds/v1.0/RO-FOUL-001_gold.md": "g", "system/metrics/v1.0/config.yaml": "c",
+              "responses/v1.0/a/RO-FOUL-001__r1.json": "ra", "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json": "sa",
+              "responses/v1.0/b/RO-FOUL-001__r1.json": "rb", "subjects/registry.yaml": "reg"}
+    base = subject_digest("a", inputs)
+    assert subject_digest("a", {**inputs, "responses/v1.0/b/RO-FOUL-001__r1.json": "changed"}) == base
+    assert subject_digest("a", {**inputs, "subjects/registry.yaml": "changed"}) == base
+    for key in ("golds/v1.0/RO-FOUL-001_gold.md", "system/metrics/v1.0/config.yaml",
+                "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json"):
+        assert subject_digest("a", {**inputs, key: "changed"}) != base
+    assert subject_digest("b", inputs) != base
+    # the pair's stream does not depend on the order the digests come in
+    assert generator("pair", ["x", "y"]).integers(0, 10**9) == generator("pair", ["y", "x"]).integers(0, 10**9)
+
+
+def test_eligibility_rule():
+    assert missing_cases({"B", "A"}, ["C", "A", "B", "D"]) == ("C", "D")
+    # 9 of 10 cases = 0.9: not below 0.9; 8 of 10 is
+    assert not is_incomplete(9, 1, F(9, 10)) and is_incomplete(8, 2, F(9, 10))
+    assert not is_incomplete(0, 10, F(9, 10))                         # no case: Unscored, not Incomplete
+    assert not is_incomplete(1, 9, F(0))
+
+
+def test_incomplete_subjects_are_not_ranked_and_disqualified_wins():
+    def m(sid, q, n=10, dq=False):
+        return subject_metrics(sid, "1", [row(PASS if q else FAIL, clipped=12 if q else 0, critical=dq,
+                                              case=f"RO-FOUL-{i:03d}") for i in range(n)], 0,
+                               alpha=HALF, bins=10, max_score=12) if n else replace(
+            subject_metrics(sid, "1", [], 0, alpha=HALF, bins=10, max_score=12))
+    rows = [m("few", True, n=2), m("full", False), m("bad", True, dq=True), m("none", True, n=0)]
+    standings = rank_subjects(rows, incomplete={"few", "bad"})
+    assert [(s.metrics.subject_id, s.status, s.rank) for s in standings] == [
+        ("full", RANKED, 1), ("few", INCOMPLETE, None), ("bad", DISQUALIFIED, None), ("none", UNSCORED, None)]

@@ -248,6 +248,7 @@ def study(methods: Methods, model: Model, equal: Sequence[Subject], board: Seque
     rng = np.random.default_rng([seed, n_runs])
     ranks = true_ranks({s.name: truth[s.name] for s in board})
     type1 = fwer = rank_cover = calib_reject = 0
+    rank_width = 0.0
     cover = {(s.name, m): 0 for s in board for m in ("P", "Q_final", "ECE")}
     calls = {s.name: 0 for s in board}
     for rep in range(replications):
@@ -261,6 +262,7 @@ def study(methods: Methods, model: Model, equal: Sequence[Subject], board: Seque
                 cover[(s.name, m)] += covers(got[m], truth[s.name][m])
         sets = methods.rank_sets({s.name: runs[s.name] for s in board}, rep)
         rank_cover += all(sets[s][0] <= ranks[s] <= sets[s][1] for s in ranks)
+        rank_width += sum(sets[s][1] - sets[s][0] + 1 for s in ranks) / len(ranks)
         for s in [*board, calibrated]:
             cols = RunColumns.of({s.name: runs[s.name]})
             check = calibration_check(cols.confidence, cols.correctness, cols.scale, BINS,
@@ -271,7 +273,8 @@ def study(methods: Methods, model: Model, equal: Sequence[Subject], board: Seque
             else:
                 calls[s.name] += check.share_at_or_above < LEVEL
     n = replications
-    out = {"type1": type1 / n, "fwer": fwer / n, "rank_cover": rank_cover / n, "calib_type1": calib_reject / n}
+    out = {"type1": type1 / n, "fwer": fwer / n, "rank_cover": rank_cover / n, "calib_type1": calib_reject / n,
+           "rank_width": rank_width / n}
     for (sid, m), hits in cover.items():
         out[f"cover:{sid}:{m}"] = hits / n
     for sid, hits in calls.items():
@@ -291,7 +294,11 @@ def report(sections: Sequence[tuple[Methods, Mapping[int, dict[str, float]], flo
 
     def verdict(x: float, target: float, at_most: bool) -> str:
         ok = x <= target if at_most else x >= target
-        return "meets" if ok else "**misses**"
+        if ok:
+            return "meets"
+        # within two Monte-Carlo standard errors of the target: not distinguishable from meeting it
+        near = abs(x - target) <= 2 * binomial_se(target, replications)
+        return "misses, within Monte-Carlo error" if near else "**misses**"
 
     lines = [
         "# Statistics check (`make stats-check`)",
@@ -327,27 +334,33 @@ def report(sections: Sequence[tuple[Methods, Mapping[int, dict[str, float]], flo
         lines.append(f"| {s.name} | {s.mu:.2f} | {s.bias:+.0f} | {s.noise:.0f} | {t['P']:.3f} | {t['Q_final']:.3f} | "
                      f"{t['ECE']:.3f} |")
     for methods, results, _ in sections:
-        lines += results_section(methods, results, board, pct, verdict)
+        lines += results_section(methods, results, board, pct, verdict, replications)
     lines += reading()
     return "\n".join(lines)
 
 
 def results_section(methods: Methods, results: Mapping[int, dict[str, float]], board: Sequence[Subject], pct,
-                    verdict) -> list[str]:
+                    verdict, replications: int) -> list[str]:
+
+    def mark(x: float) -> str:
+        if x >= 0.93:
+            return ""
+        return " (<93%, within Monte-Carlo error)" if 0.93 - x <= 2 * binomial_se(0.93, replications) else " **<93%**"
+
     lines = ["", f"## {methods.name.split(' (')[0].capitalize()} methods", "", methods.name + ".", "",
              "| design (30 cases) | pairwise type-I | family-wise error (4 equal subjects) | rank-set coverage "
-             "(simultaneous) | calibration-check type-I |",
-             "|---|---:|---:|---:|---:|"]
+             "(simultaneous) | mean rank-set size (of 4) | calibration-check type-I |",
+             "|---|---:|---:|---:|---:|---:|"]
     for runs, r in sorted(results.items()):
         lines.append(f"| {runs} run{'s' if runs > 1 else ''} per case | {pct(r['type1'])} "
                      f"({verdict(r['type1'], 0.06, True)}) | {pct(r['fwer'])} ({verdict(r['fwer'], 0.06, True)}) | "
-                     f"{pct(r['rank_cover'])} ({verdict(r['rank_cover'], 0.93, False)}) | {pct(r['calib_type1'])} |")
+                     f"{pct(r['rank_cover'])} ({verdict(r['rank_cover'], 0.93, False)}) | {r['rank_width']:.2f} | "
+                     f"{pct(r['calib_type1'])} |")
     lines += ["", "Coverage of the 95% intervals (share of replications whose interval contains the true value):",
               "", "| design | subject | P | Q_final | ECE |", "|---|---|---:|---:|---:|"]
     for runs, r in sorted(results.items()):
         for s in board:
-            cells = [f"{pct(r[f'cover:{s.name}:{m}'])}{'' if r[f'cover:{s.name}:{m}'] >= 0.93 else ' **<93%**'}"
-                     for m in ("P", "Q_final", "ECE")]
+            cells = [f"{pct(r[f'cover:{s.name}:{m}'])}{mark(r[f'cover:{s.name}:{m}'])}" for m in ("P", "Q_final", "ECE")]
             lines.append(f"| {runs} run{'s' if runs > 1 else ''} | {s.name} | " + " | ".join(cells) + " |")
     lines += ["", "Calibration check: share of replications in which each board subject's ECE is called "
               "distinguishable from perfect calibration (its power; the subject's true ECE is in the model table):",
@@ -365,7 +378,11 @@ def reading() -> list[str]:
               "- Family-wise error: four such subjects; any \"significantly above\" after the multiplicity "
               "adjustment is a false claim on the board.",
               "- Rank sets: the four board subjects have distinct true Q_final; a replication covers when every "
-              "subject's true rank lies in its simultaneous set.",
+              "subject's true rank lies in its simultaneous set. The mean set size says what the coverage costs "
+              "(4 would be no information).",
+              "- ECE's intervals miss their coverage: the plug-in ECE is biased upward by sampling noise in each "
+              "bin (a sum of absolute values), and a bootstrap of a biased statistic centres on the bias; the "
+              "calibration check reads ECE against what chance gives instead.",
               "- ECE's coverage is of the population ECE of the same fixed bins. ECE is biased upward at these "
               "sizes, so intervals for a well-calibrated subject (true ECE near 0) cannot cover; the calibration "
               "check (aggregate_metrics.md §19a) is the reading for that case: its type-I error is the share of "
@@ -376,7 +393,7 @@ def reading() -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--replications", type=int, default=200, help="replications per design (default 200)")
+    parser.add_argument("--replications", type=int, default=500, help="replications per design (default 500)")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per statistic (default 1000)")
     parser.add_argument("--runs", default="3,1,5", help="runs per case of the designs (default 3,1,5)")
     parser.add_argument("--cases", type=int, default=30)

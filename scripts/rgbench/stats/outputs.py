@@ -287,7 +287,7 @@ def statistics_manifest(statistics: Statistics) -> dict:
         "bootstrap_streams": "per subject numpy Generator(PCG64(SeedSequence(the 8 big-endian 32-bit words of "
                              "sha256(label + newline + the digests sorted, joined by newlines)))), digests from "
                              "subject_digest (sha256 over the subject's own responses and scorings, golds/ and "
-                             "system/); labels subject, family:<code>, difficulty:<d>, pair, ranks "
+                             "system/); labels subject, family:<code>, difficulty:<d>, pair, ranks, calibration "
                              "(aggregate_metrics.md, section 18)",
         "confidence_level": fmt_fixed(c.confidence_level),
         "difficulty_weights": {str(d): fmt_fixed(w) for d, w in sorted(c.difficulty_weights.items())},

@@ -21,7 +21,7 @@ import rgbench.load.safe_read as safe_read
 SCRIPTS = REPO / "scripts"
 OUTPUTS = ("manifest.json", "metrics_per_family.csv", "metrics_per_subject.csv", "per_run.csv",
            "alpha_sensitivity.csv", "calibration_bins.csv", "metrics_per_difficulty.csv", "pairwise.csv", "pass_at_k.csv",
-           "rank_sets.csv", "difficulty_trend.csv")
+           "rank_sets.csv", "rank_stability.csv", "difficulty_trend.csv")
 
 
 def outputs(root: Path) -> dict[str, bytes]:

@@ -28,14 +28,11 @@ from rgbench.compute.ranking import (
 )
 from rgbench.leaderboard.display import display_decimals, shown
 from rgbench.leaderboard.reliability import (
-    CALIBRATION,
-    CORE,
-    FAMILY,
     INDICATIVE,
     REASONABLE,
     ROBUST,
     STABLE,
-    scale_for,
+    Thresholds,
     subject_labels,
 )
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
@@ -173,41 +170,33 @@ def test_ranking_does_not_mutate_its_input():
 
 # --- reliability labels ---------------------------------------------------------
 
-@pytest.mark.parametrize("n_cases, core, calibration, family", [
-    (0, "", "", ""),                                   # no case: undefined figure, no label
-    (1, REASONABLE, INDICATIVE, INDICATIVE),
-    (9, REASONABLE, INDICATIVE, INDICATIVE),
-    (10, REASONABLE, INDICATIVE, REASONABLE),          # family: 10 is no longer "below 10"
-    (30, REASONABLE, INDICATIVE, REASONABLE),          # the v1.0 suite: 30 cases
-    (49, REASONABLE, INDICATIVE, REASONABLE),
-    (50, REASONABLE, INDICATIVE, STABLE),
-    (79, REASONABLE, INDICATIVE, STABLE),
-    (80, STABLE, STABLE, STABLE),                      # "below 80" ends at 79
-    (299, STABLE, STABLE, STABLE),
-    (300, ROBUST, ROBUST, STABLE),                     # "robust from 300"
-    (10_000, ROBUST, ROBUST, STABLE),
+@pytest.mark.parametrize("half, n_cases, label", [
+    ("0", 0, ""),                                      # no case: undefined figure, no label
+    ("0.01", 9, INDICATIVE),                           # fewer than 10 cases: indicative whatever the width
+    ("0.019999", 10, ROBUST),
+    ("0.02", 10, STABLE),                              # "below 0.02" ends just under it
+    ("0.049999", 30, STABLE),
+    ("0.05", 30, REASONABLE),
+    ("0.099999", 30, REASONABLE),
+    ("0.1", 30, INDICATIVE),
+    ("0.5", 10_000, INDICATIVE),
 ])
-def test_reliability_thresholds(n_cases, core, calibration, family):
-    assert CORE.label(n_cases) == core
-    assert CALIBRATION.label(n_cases) == calibration
-    assert FAMILY.label(n_cases) == family
-    labels = subject_labels(n_cases)
-    assert labels == {"P": core, "s_bar": core, "Q_final": calibration, "BS": calibration, "ECE": calibration}
+def test_reliability_thresholds(half, n_cases, label):
+    thresholds = Thresholds()                          # config.yaml's defaults: 0.02, 0.05, 0.10; 10 cases
+    interval = (F(1, 2) - F(half), F(1, 2) + F(half))
+    assert thresholds.label(interval, n_cases) == label
+    # s_bar's half-width is read on the 0-1 scale: 12 times wider on 0-12 gives the same label
+    assert thresholds.label((F(6) - 12 * F(half), F(6) + 12 * F(half)), n_cases, F(12)) == label
+    labels = subject_labels({"P": interval, "s_bar": (F(6) - 12 * F(half), F(6) + 12 * F(half))}, n_cases, thresholds,
+                            12)
+    assert labels == {"P": label, "s_bar": label, "Q_final": "", "BS": "", "ECE": ""}
 
 
-def test_every_figure_has_a_scale():
-    for figure in ("P", "s_bar", "BS", "ECE", "Q_final", "P_family", "s_bar_family"):
-        assert scale_for(figure) in (CORE, CALIBRATION, FAMILY)
-    with pytest.raises(KeyError):
-        scale_for("n_critical")
-    with pytest.raises(ValueError):
-        CORE.label(-1)
-
-
-def test_scale_descriptions_state_the_thresholds():
-    assert CORE.describe() == "P, s_bar: reasonable below 80 cases, stable below 300, robust from 300"
-    assert CALIBRATION.describe() == "BS, ECE, Q_final: indicative below 80 cases, stable below 300, robust from 300"
-    assert FAMILY.describe() == "P_family, s_bar_family: indicative below 10 cases, reasonable below 50, stable from 50"
+def test_threshold_description_states_the_rule():
+    assert Thresholds().describe() == (
+        "from each figure's 95% interval half-width on the 0-1 scale (s\u0304 divided by the maximum score): "
+        "robust below 0.02, stable below 0.05, reasonable below 0.1, indicative above, or whenever the figure "
+        "rests on fewer than 10 cases")
 
 
 # --- display precision ------------------------------------------------------------

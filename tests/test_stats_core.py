@@ -18,8 +18,11 @@ from test_metrics import row
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
 from rgbench.compute.metrics import subject_metrics
 from rgbench.compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, rank_subjects
+from rgbench.leaderboard.reliability import Thresholds, subject_labels
+from rgbench.stats.alpha_sensitivity import alpha_crossing, order_stability
 from rgbench.stats.bootstrap import bca_bounds, bca_interval, case_counts, jackknife_acceleration, mean_statistic
 from rgbench.stats.case_summary import case_summaries
+from rgbench.stats.config import parse_stats_config
 from rgbench.stats.eligibility import is_incomplete, missing_cases
 from rgbench.stats.intervals import proportion_interval, subject_intervals
 from rgbench.stats.pairwise import (
@@ -324,3 +327,59 @@ def test_incomplete_subjects_are_not_ranked_and_disqualified_wins():
     standings = rank_subjects(rows, incomplete={"few", "bad"})
     assert [(s.metrics.subject_id, s.status, s.rank) for s in standings] == [
         ("full", RANKED, 1), ("few", INCOMPLETE, None), ("bad", DISQUALIFIED, None), ("none", UNSCORED, None)]
+
+
+# --- alpha: which pairs change order, and reliability labels from half-widths ----------------------
+
+def test_alpha_crossing_hand_computed():
+    def m(sid, p, s_bar):
+        return replace_metrics(sid, F(p), F(s_bar))
+    # a: P 0.8, s_bar 11.2 -> d0 = (11.2 − 10)/12 = 0.1, d1 = 0.8 − 1 = −0.2 vs b (P 1, s_bar 10):
+    # equal at alpha = 0.1 / (0.1 + 0.2) = 1/3
+    assert alpha_crossing(m("a", "0.8", "11.2"), m("b", "1", "10"), 12) == F(1, 3)
+    # a above b at both ends: never changes
+    assert alpha_crossing(m("a", "0.9", "11"), m("b", "0.5", "9"), 12) is None
+    # equal at alpha = 0 (d0 = 0) and a ahead at 1: it never gets below
+    assert alpha_crossing(m("a", "0.9", "10"), m("b", "0.5", "10"), 12) is None
+
+
+def replace_metrics(sid, p, s_bar):
+    base = subject_metrics(sid, "1", [row(PASS)], 0, alpha=HALF, bins=10, max_score=12)
+    return base.__class__(**{**base.__dict__, "p": p, "s_bar": s_bar})
+
+
+def test_order_stability_rows():
+    ranked = [(1, replace_metrics("a", F("0.8"), F("11.2"))), (2, replace_metrics("b", F(1), F(10))),
+              (3, replace_metrics("c", F("0.1"), F(2)))]
+    rows = order_stability(ranked, 12, [[0.5, 0.4, 0.0], [0.6, 0.5, 0.01], [1.0, 0.99, 0.5]])
+    assert [(r.subject_a, r.subject_b, r.adjacent, r.alpha_crossing, r.swap_share) for r in rows] == [
+        ("a", "b", True, F(1, 3), 0.4), ("a", "c", False, None, 0.0), ("b", "c", True, None, 0.01)]
+
+
+def test_reliability_labels_from_half_widths():
+    t = Thresholds((F(2, 100), F(5, 100), F(10, 100)), 10)
+    # half-widths 0.015, 0.04, 0.09, 0.125 over 30 cases
+    assert [t.label((F(0), F(w) * 2), 30) for w in ("0.015", "0.04", "0.09", "0.125")] == [
+        "robust", "stable", "reasonable", "indicative"]
+    assert t.label((F(0), F("0.02")), 9) == "indicative"              # fewer than 10 cases: whatever the width
+    assert t.label(None, 30) == "" and t.label((F(0), F(0)), 0) == ""
+    # s_bar on 0-12: [9, 10.2] has half-width 0.6, 0.05 on the 0-1 scale: not below 0.05 -> reasonable
+    assert t.label((F(9), F("10.2")), 30, F(12)) == "reasonable"
+    labels = subject_labels({"P": (F("0.6"), F("0.9")), "Q_final": (F("0.72"), F("0.8"))}, 30, t, 12)   # half 0.04
+    assert labels == {"P": "indicative", "s_bar": "", "Q_final": "stable", "BS": "", "ECE": ""}
+
+
+def test_reliability_and_coverage_configuration():
+    config, messages = parse_stats_config({"reliability_half_widths": {"robust": 0.01, "stable": 0.03,
+                                                                       "reasonable": 0.2},
+                                           "reliability_min_cases": 5, "min_case_coverage": 1}, range(1, 6))
+    assert messages == [] and config.reliability_half_widths == (F(1, 100), F(3, 100), F(1, 5))
+    assert config.reliability_min_cases == 5 and config.min_case_coverage == 1
+    _, messages = parse_stats_config({"reliability_half_widths": {"robust": 0.1, "stable": 0.05, "reasonable": 0.2},
+                                      "reliability_min_cases": 0, "min_case_coverage": 1.5}, range(1, 6))
+    assert messages == [
+        "$.min_case_coverage: must be a number from 0 to 1, got 1.5",
+        "$.reliability_half_widths: must increase from robust to reasonable, got "
+        "{'robust': 0.1, 'stable': 0.05, 'reasonable': 0.2}",
+        "$.reliability_min_cases: must be a positive integer, got 0",
+    ]

@@ -18,7 +18,7 @@ from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
 from .registry import RegisteredSubject
-from .reliability import FAMILY, subject_labels
+from .reliability import Thresholds, subject_labels
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,8 @@ class Board:
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
     alpha_statement: AlphaStatement | None = None  # None without alpha_sensitivity.csv or ranked subjects
     alpha: Fraction | None = None  # the alpha of these results (alpha_text, exact)
+    reliability_rule: str = ""  # how the reliability labels are given (Thresholds.describe)
+    order: tuple = ()  # rank_stability.csv rows (alpha crossings, bootstrap swap shares), leaderboard order
     significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the calibration reading
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
@@ -133,15 +135,16 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
     and rank range; summarise the significant differences and the alpha sensitivity."""
     spec, tables = inputs.spec, inputs.tables
+    thresholds = Thresholds(spec.stats.reliability_half_widths, spec.stats.reliability_min_cases)
     family_cases: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in tables.runs:
         family_cases[(row.subject_id, row.family)].add(row.case_id)
     cells: dict[str, dict[str, FamilyCell]] = defaultdict(dict)  # subject_id -> family code -> its figures
     for f in tables.families:
         n_cases = len(family_cases[(f.subject_id, f.family)])
+        interval = family_interval_cell(tables.family_extras[(f.subject_id, f.family)])
         cells[f.subject_id][f.family] = FamilyCell(f.family, f.n_family, n_cases, f.p_family, f.s_bar_family,
-                                                   FAMILY.label(n_cases),
-                                                   family_interval_cell(tables.family_extras[(f.subject_id, f.family)]))
+                                                   thresholds.label(interval, n_cases), interval)
     runs_of = runs_by_subject(tables.runs)
     standings = rank_subjects(tables.subjects, inputs.incomplete)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
@@ -152,15 +155,16 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         sid = standing.metrics.subject_id
         runs = runs_of.get(sid, [])
         n_cases = len({row.case_id for row in runs})  # distinct cases: repeated runs of a case count once
+        intervals = subject_interval_cells(tables.subject_extras.get(sid, {}))
         entries.append(BoardEntry(
             standing=standing,
             subject=inputs.registry.subjects[sid],
             n_cases=n_cases,
-            reliability=subject_labels(n_cases),
+            reliability=subject_labels(intervals, n_cases, thresholds, spec.max_score),
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
-            intervals=subject_interval_cells(tables.subject_extras.get(sid, {})),
+            intervals=intervals,
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
             missing_cases=tuple(tables.subject_extras.get(sid, {}).get("missing_cases", "").split()),
             calibration_check=_calibration_check(tables.subject_extras.get(sid, {})),
@@ -181,5 +185,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         significance=sig,
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
+        reliability_rule=thresholds.describe(),
+        order=tuple(inputs.order or ()),
         significance_level=inputs.significance_level,
     )

@@ -40,7 +40,7 @@ from ..compute.ranking import rank_subjects
 from ..load.registry import REGISTRY_FILE
 from ..load.spec import Spec
 from ..problems import Problem
-from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, alpha_sensitivity
+from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from ..stats.case_summary import case_summaries
 from ..stats.eligibility import is_incomplete
 from ..stats.pairwise import PairwiseRow, paired_case_differences, significantly_better
@@ -55,6 +55,7 @@ from .results_tables import (
     PAIRWISE_PATH,
     PER_RUN_PATH,
     RANK_SETS_PATH,
+    RANK_STABILITY_PATH,
     SUBJECT_INTERVALS,
     SUBJECT_PATH,
     ResultTables,
@@ -293,6 +294,35 @@ def check_rank_sets(file_rows: dict[tuple[str], Row], ranks: dict[str, int]) -> 
     return problems
 
 
+def check_rank_stability(file_rows: dict[tuple[str, str], Row], expected: list[OrderRow]) -> tuple[list[OrderRow], list[Problem]]:
+    """Every pair of ranked subjects once (a above b), ranks, adjacency and alpha_crossing equal to the
+    recomputation, swap_share in [0, 1]; returns the rows with the file's swap shares."""
+    problems = []
+    out = []
+    want = {(r.subject_a, r.subject_b): r for r in expected}
+    for key, row in sorted(file_rows.items(), key=lambda item: item[1].line):
+        v = row.values
+        w = want.get(key)
+        if w is None:
+            problems.append(Problem(RANK_STABILITY_PATH, f"line {row.line}: ({key[0]}, {key[1]}) is not a pair of "
+                                                         f"ranked subjects in leaderboard order ({OUT_OF_STEP})"))
+            continue
+        have = (v["rank_a"], v["rank_b"], v["adjacent"], fmt_fixed(v["alpha_crossing"]))
+        should = (w.rank_a, w.rank_b, w.adjacent, fmt_fixed(w.alpha_crossing))
+        share = v["swap_share"]
+        if have != should or (share is not None and not 0 <= share <= 1):
+            problems.append(Problem(RANK_STABILITY_PATH, f"line {row.line}: ({key[0]}, {key[1]}) should have ranks "
+                                                         f"{w.rank_a}, {w.rank_b}, adjacent {fmt_bool(w.adjacent)}, "
+                                                         f"alpha_crossing {fmt_fixed(w.alpha_crossing) or 'empty'} "
+                                                         f"and a swap_share in [0, 1] ({OUT_OF_STEP})"))
+            continue
+        out.append(OrderRow(*key, w.rank_a, w.rank_b, w.adjacent, w.alpha_crossing,
+                            None if share is None else float(share)))
+    for key in sorted(set(want) - set(file_rows)):
+        problems.append(Problem(RANK_STABILITY_PATH, f"no row for ({key[0]}, {key[1]}) ({OUT_OF_STEP})"))
+    return out, problems
+
+
 def check_alpha(file_rows: dict[tuple[str, Fraction], Row], expected: dict[tuple[str, Fraction], AlphaRow],
                 subjects: set[str]) -> list[Problem]:
     """Each row of alpha_sensitivity.csv equals the recomputation; no (subject, alpha) is missing or extra."""
@@ -329,6 +359,7 @@ class CheckedStats(NamedTuple):
     alpha_rows: list[AlphaRow] | None
     problems: list[Problem]
     rank_sets: dict[str, tuple[int, int, int, int]] | None = None   # subject_id -> (low, high, low_m, high_m)
+    order: list[OrderRow] | None = None                              # rank_stability.csv
 
 
 def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manifest, spec: Spec,
@@ -356,9 +387,14 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         problems += check_rank_sets(stats.rank_sets, ranks)
         sets = {sid: (r.values["rank_low"], r.values["rank_high"], r.values["rank_low_marginal"],
                       r.values["rank_high_marginal"]) for (sid,), r in stats.rank_sets.items()}
+    order = None
+    if stats.rank_stability is not None:
+        ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete) if s.rank is not None]
+        order, more = check_rank_stability(stats.rank_stability, order_stability(ranked, spec.max_score, None))
+        problems += more
     if stats.alpha is not None:
         rows = alpha_sensitivity(recomputed, spec.max_score, incomplete=incomplete)
         expected_alpha = {(row.subject_id, row.alpha): row for row in rows}
         problems += check_alpha(stats.alpha, expected_alpha, subjects)
         alpha = rows
-    return CheckedStats(pairwise, alpha, problems, sets)
+    return CheckedStats(pairwise, alpha, problems, sets, order)

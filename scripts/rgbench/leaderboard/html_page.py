@@ -16,7 +16,7 @@ from .board import Board
 from .calibration_text import calibration_reading
 from .charts import page_svgs
 from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
-from .reliability import EXPLANATIONS, LABELS, SCALES
+from .reliability import EXPLANATIONS, LABELS
 from .significance_text import rank_notes
 
 HTML_FILE = "leaderboard.html"
@@ -104,7 +104,6 @@ def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
     per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)
     labels = "".join(f"<dt>{esc(label)}</dt><dd>{esc(EXPLANATIONS[label])}</dd>" for label in LABELS)
-    scales = "".join(f"<li>{esc(scale.describe())}</li>" for scale in SCALES)
     return f"""<footer>
 <dl>
 <dt>Benchmark version</dt><dd>{esc(board.benchmark_version)}</dd>
@@ -113,10 +112,9 @@ def footer(board: Board) -> str:
 <dt>Scored runs</dt><dd>{per_subject or "none"}</dd>
 <dt>Intervals</dt><dd>{esc(board.interval_note) or "none in these results"}</dd>
 </dl>
-<p><strong>Reliability labels</strong>, from the number of distinct cases behind a figure (repeated runs of a case
-are not independent evidence):</p>
+<p><strong>Reliability labels</strong>, {esc(board.reliability_rule)} (cases are counted once however many runs they
+have):</p>
 <dl>{labels}</dl>
-<ul>{scales}</ul>
 <p>Ranks use the exact committed values; rows equal on Q_final, P, s\u0304 and BS share a rank. The reference
 table is <code>results/leaderboard.csv</code>; this page is generated from it by
 <code>scripts/build_leaderboard.py</code>.</p>

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..load.registry import REGISTRY_FILE
 from ..load.spec import Spec, load_spec
 from ..problems import Problem
-from ..stats.alpha_sensitivity import AlphaRow
+from ..stats.alpha_sensitivity import AlphaRow, OrderRow
 from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, check_stats_tables, incomplete_subjects, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails
@@ -43,6 +43,7 @@ class LeaderboardInputs:
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
     rank_sets: dict[str, tuple[int, int, int, int]] | None = None  # rank_sets.csv: (low, high, low_m, high_m)
     incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
+    order: list[OrderRow] | None = None        # rank_stability.csv, checked
 
     @property
     def significance_level(self) -> Fraction:
@@ -68,9 +69,9 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     problems += core
     stats, more = read_stats_tables(root, manifest)
     problems += more
-    pairwise = alpha_rows = rank_sets = None
+    pairwise = alpha_rows = rank_sets = order = None
     if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
-        pairwise, alpha_rows, more, rank_sets = check_stats_tables(stats, tables, manifest, spec, recomputed)
+        pairwise, alpha_rows, more, rank_sets, order = check_stats_tables(stats, tables, manifest, spec, recomputed)
         problems += more
     critical = read_critical_fails(root, spec, tables.runs)
     problems += critical.problems
@@ -80,4 +81,4 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
         return None, problems
     return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,
                              spec.fail_titles, pairwise, alpha_rows, rank_sets,
-                             incomplete_subjects(tables, spec)), []
+                             incomplete_subjects(tables, spec), order), []

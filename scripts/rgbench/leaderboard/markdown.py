@@ -18,7 +18,7 @@ from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
 from .calibration_text import calibration_reading
 from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
-from .reliability import EXPLANATIONS, LABELS, SCALES
+from .reliability import EXPLANATIONS, LABELS
 from .significance_text import range_text, rank_notes
 
 MARKDOWN_FILE = "leaderboard.md"
@@ -113,9 +113,8 @@ def notes(board: Board) -> list[str]:
     lines += ranks_notes(board)
     calibration = calibration_reading(board, board.significance_level, md_text, lambda t: t)
     lines += [calibration, ""] if calibration else []
-    lines.append("Reliability, from the distinct cases behind a figure: "
-                 + "; ".join(f"_{label}_: {EXPLANATIONS[label]}" for label in LABELS).replace(".;", ";")
-                 + " (" + "; ".join(scale.describe() for scale in SCALES) + ".)")
+    lines.append("Reliability, " + board.reliability_rule + ": "
+                 + "; ".join(f"_{label}_: {EXPLANATIONS[label]}" for label in LABELS).replace(".;", ";"))
     return lines
 
 

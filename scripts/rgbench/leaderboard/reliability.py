@@ -1,72 +1,72 @@
-"""Reliability labels: how much weight a figure can bear, from the number of distinct cases behind it.
+"""Reliability labels: how much weight a figure can bear, from the half-width of its interval (issue 11).
 
-Counted in distinct cases, not runs: repeated runs of one case are not
-independent evidence about the subject. The thresholds are the seed's table
-(issue 3):
+A figure's label says how far it could move on another sample of cases like these: with h the half-width
+of its 95% interval on the 0-1 scale (s_bar's divided by max_score) and the thresholds of config.yaml's
+``reliability_half_widths`` (default robust 0.02, stable 0.05, reasonable 0.10):
 
-* P, s_bar: "reasonable" below 80 cases, "stable" below 300, "robust" from 300;
-* BS, ECE, Q_final: "indicative" below 80 cases, "stable" below 300, "robust" from 300;
-* P_family, s_bar_family: "indicative" below 10 cases, "reasonable" below 50, "stable" from 50.
+* ``robust`` when h < 0.02, ``stable`` when h < 0.05, ``reasonable`` when h < 0.10, ``indicative`` otherwise;
+* ``indicative`` whatever h when the figure rests on fewer than ``reliability_min_cases`` (10) distinct cases:
+  a bootstrap over so few cases is itself too narrow;
+* ``""`` (no label) when the figure is undefined or the results carry no interval for it.
 
-A figure backed by zero cases is undefined and gets the empty label ``""``.
+Counted in distinct cases, not runs: repeated runs of one case are not independent evidence.
 """
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
+from fractions import Fraction
+
+from ..stats.config import DEFAULT_HALF_WIDTHS, DEFAULT_RELIABILITY_MIN_CASES, RELIABILITY_LABELS
 
 INDICATIVE, REASONABLE, STABLE, ROBUST = "indicative", "reasonable", "stable", "robust"
 LABELS = (INDICATIVE, REASONABLE, STABLE, ROBUST)
-
-
-@dataclass(frozen=True)
-class Scale:
-    """Labels for one group of figures: ``labels[i]`` applies below ``bounds[i]``, the last one from ``bounds[-1]``."""
-
-    figures: tuple[str, ...]
-    bounds: tuple[int, ...]
-    labels: tuple[str, ...]
-
-    def label(self, n_cases: int) -> str:
-        """The label for ``n_cases`` distinct cases; ``""`` when there are none."""
-        if n_cases < 0:
-            raise ValueError(f"n_cases must be >= 0, got {n_cases}")
-        return self.labels[bisect.bisect_right(self.bounds, n_cases)] if n_cases else ""
-
-    def describe(self) -> str:
-        """E.g. ``P, s_bar: reasonable below 80 cases, stable below 300, robust from 300``."""
-        parts = [f"{self.labels[0]} below {self.bounds[0]} cases"]
-        parts += [f"{label} below {bound}" for bound, label in zip(self.bounds[1:], self.labels[1:])]
-        parts.append(f"{self.labels[-1]} from {self.bounds[-1]}")
-        return f"{', '.join(self.figures)}: {', '.join(parts)}"
-
-
-CORE = Scale(("P", "s_bar"), (80, 300), (REASONABLE, STABLE, ROBUST))
-CALIBRATION = Scale(("BS", "ECE", "Q_final"), (80, 300), (INDICATIVE, STABLE, ROBUST))
-FAMILY = Scale(("P_family", "s_bar_family"), (10, 50), (INDICATIVE, REASONABLE, STABLE))
-SCALES = (CORE, CALIBRATION, FAMILY)
+assert RELIABILITY_LABELS == (ROBUST, STABLE, REASONABLE)
 
 # The subject-level figures that carry a reliability column, in the CSV's order.
 SUBJECT_FIGURES = ("P", "s_bar", "Q_final", "BS", "ECE")
 
 # One sentence per label, for the page footer and the Markdown notes.
 EXPLANATIONS = {
-    INDICATIVE: "a hint, not a measurement: too few distinct cases for small differences between subjects to mean much.",
+    INDICATIVE: "a hint, not a measurement: another sample of similar cases could move it a lot (or it rests on "
+                "too few cases to say).",
     REASONABLE: "a usable estimate, but differences of a few points between subjects are within sampling noise.",
-    STABLE: "enough distinct cases that another sample of similar cases would move the figure little.",
-    ROBUST: "enough distinct cases for fine-grained comparisons between subjects.",
+    STABLE: "another sample of similar cases would move it little.",
+    ROBUST: "fine enough for close comparisons between subjects.",
 }
 
 
-def scale_for(figure: str) -> Scale:
-    """The scale that labels ``figure`` (a subject-level or family-level column name)."""
-    for scale in SCALES:
-        if figure in scale.figures:
-            return scale
-    raise KeyError(f"no reliability scale for {figure!r}")
+@dataclass(frozen=True)
+class Thresholds:
+    """Half-widths (robust, stable, reasonable), increasing, and the fewest cases a label above indicative needs."""
+
+    half_widths: tuple[Fraction, ...] = DEFAULT_HALF_WIDTHS
+    min_cases: int = DEFAULT_RELIABILITY_MIN_CASES
+
+    def label(self, interval: tuple[Fraction, Fraction] | None, n_cases: int, scale: Fraction = Fraction(1)) -> str:
+        """The label of a figure with this interval over ``n_cases`` cases; ``scale`` maps it to 0-1 (max_score
+        for s_bar). ``""`` without an interval or a case."""
+        if interval is None or n_cases <= 0:
+            return ""
+        if n_cases < self.min_cases:
+            return INDICATIVE
+        half = (Fraction(interval[1]) - Fraction(interval[0])) / 2 / scale
+        for label, bound in zip((ROBUST, STABLE, REASONABLE), self.half_widths):
+            if half < bound:
+                return label
+        return INDICATIVE
+
+    def describe(self) -> str:
+        """E.g. ``robust below a half-width of 0.02, stable below 0.05, reasonable below 0.1, indicative above or
+        under 10 cases``."""
+        robust, stable, reasonable = (f"{float(b):g}" for b in self.half_widths)
+        return (f"from each figure's 95% interval half-width on the 0-1 scale (s\u0304 divided by the maximum "
+                f"score): robust below {robust}, stable below {stable}, reasonable below {reasonable}, indicative "
+                f"above, or whenever the figure rests on fewer than {self.min_cases} cases")
 
 
-def subject_labels(n_cases: int) -> dict[str, str]:
-    """Label of each subject-level figure (SUBJECT_FIGURES) for a subject with ``n_cases`` distinct cases."""
-    return {figure: scale_for(figure).label(n_cases) for figure in SUBJECT_FIGURES}
+def subject_labels(intervals: dict, n_cases: int, thresholds: Thresholds, max_score: int) -> dict[str, str]:
+    """Label of each subject-level figure (SUBJECT_FIGURES) from its interval (``intervals``: figure -> bounds)."""
+    return {figure: thresholds.label(intervals.get(figure), n_cases,
+                                     Fraction(max_score) if figure == "s_bar" else Fraction(1))
+            for figure in SUBJECT_FIGURES}

@@ -38,7 +38,7 @@ from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_single_file
 from ..problems import Problem
 from ..results_csv import csv_records
-from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE, RANK_SETS_FILE
+from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE, RANK_SETS_FILE, RANK_STABILITY_FILE
 from .manifest import Manifest
 
 RESULTS_DIR = "results"
@@ -46,6 +46,7 @@ PER_RUN_PATH = f"{RESULTS_DIR}/{PER_RUN_FILE}"
 PAIRWISE_PATH = f"{RESULTS_DIR}/{PAIRWISE_FILE}"
 ALPHA_PATH = f"{RESULTS_DIR}/{ALPHA_FILE}"
 RANK_SETS_PATH = f"{RESULTS_DIR}/{RANK_SETS_FILE}"
+RANK_STABILITY_PATH = f"{RESULTS_DIR}/{RANK_STABILITY_FILE}"
 SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
 FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
 _REGENERATE = "run `make metrics` to regenerate it"
@@ -275,6 +276,11 @@ ALPHA_TYPES: dict[str, Parser] = {
 PAIRWISE_COLUMNS = tuple(PAIRWISE_TYPES)
 ALPHA_COLUMNS = tuple(ALPHA_TYPES)
 RANK_SETS_COLUMNS = tuple(RANK_SETS_TYPES)
+RANK_STABILITY_TYPES: dict[str, Parser] = {
+    "subject_a": _text, "subject_b": _text, "rank_a": _int, "rank_b": _int, "adjacent": _bool,
+    "alpha_crossing": _fixed_or_empty, "swap_share": _fixed_or_empty,
+}
+RANK_STABILITY_COLUMNS = tuple(RANK_STABILITY_TYPES)
 
 
 @dataclass(frozen=True)
@@ -288,6 +294,7 @@ class StatsTables:
     alpha: dict[tuple[str, Fraction], Row] | None
     digests: dict[str, str]
     rank_sets: dict[tuple[str], Row] | None = None
+    rank_stability: dict[tuple[str, str], Row] | None = None
 
 
 def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
@@ -299,7 +306,12 @@ def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | Non
     """Read pairwise.csv, rank_sets.csv and alpha_sensitivity.csv under ``root/results``; (tables, []) or (None, problems)."""
     digests: dict[str, str] = {}
     problems: list[Problem] = []
-    pairwise = alpha = rank_sets = None
+    pairwise = alpha = rank_sets = stability = None
+    if _wanted(root, RANK_STABILITY_PATH, manifest):
+        rows, more = read_csv(root, RANK_STABILITY_PATH, digests, RANK_STABILITY_COLUMNS, RANK_STABILITY_TYPES)
+        stability, repeated = _keyed(RANK_STABILITY_PATH, rows, ("subject_a", "subject_b"),
+                                     lambda key: f"pair ({key[0]}, {key[1]})")
+        problems += more + repeated
     if _wanted(root, RANK_SETS_PATH, manifest):
         rows, more = read_csv(root, RANK_SETS_PATH, digests, RANK_SETS_COLUMNS, RANK_SETS_TYPES)
         rank_sets, repeated = _keyed(RANK_SETS_PATH, rows, ("subject_id",), lambda key: f"subject {key[0]!r}")
@@ -316,4 +328,4 @@ def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | Non
         problems += more + repeated
     if problems:
         return None, problems
-    return StatsTables(pairwise, alpha, digests, rank_sets), []
+    return StatsTables(pairwise, alpha, digests, rank_sets, stability), []

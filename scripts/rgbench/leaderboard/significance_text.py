@@ -115,6 +115,27 @@ def alpha_sentence(statement: AlphaStatement, alpha: Fraction | None, name: Text
     return esc(f"{subject} {verb} on alpha ({ALPHA_FILE_NAME}{used}): ") + stretches + esc(".")
 
 
+def order_sentence(board: Board, name: Text, esc: Text) -> str:
+    """Which ranked pairs change order for some alpha in [0, 1] (rank_stability.csv), and how often adjacent
+    ranks swap in the bootstrap replicates; ``""`` without the file."""
+    if not board.order:
+        return ""
+    crossing = [r for r in board.order if r.alpha_crossing is not None]
+    if crossing:
+        parts = [name(r.subject_a) + esc(" and ") + name(r.subject_b)
+                 + esc(f" swap at alpha {float(r.alpha_crossing):.2f}") for r in crossing]
+        text = esc("Pairs whose order changes for some alpha from 0 to 1: ") + esc("; ").join(parts) + esc(". ")
+    else:
+        text = esc("No two ranked subjects change order for any alpha from 0 to 1 (results/rank_stability.csv). ")
+    adjacent = [r for r in board.order if r.adjacent and r.swap_share is not None]
+    if adjacent:
+        parts = [esc(f"#{r.rank_a} ") + name(r.subject_a) + esc(f" and #{r.rank_b} ") + name(r.subject_b)
+                 + esc(f" in {100 * r.swap_share:.0f}%") for r in adjacent]
+        text += (esc("Neighbouring ranks swap in this share of bootstrap replicates of the cases: ")
+                 + esc("; ").join(parts) + esc(" (near 50%: the data cannot order them)."))
+    return text
+
+
 def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
     """(what the rank ranges rest on, the significant differences with any rank outside its range, the alpha
     sentence), each ``""`` when the results do not carry what it describes."""
@@ -127,4 +148,7 @@ def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
         differences += (" " + power) if power else ""
     if board.alpha_statement is not None:
         alpha = alpha_sentence(board.alpha_statement, board.alpha, name, esc)
+    order = order_sentence(board, name, esc)
+    if order:
+        alpha = (alpha + " " + order) if alpha else order
     return method, differences, alpha

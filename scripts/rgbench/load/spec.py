@@ -24,7 +24,8 @@ BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "
                   "criterion_max", "pass_threshold", "conditional_threshold"}
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
-               "difficulty_weights", "q_final_jump_threshold", "min_case_coverage"}
+               "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
+               "reliability_min_cases"}
 
 
 def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:

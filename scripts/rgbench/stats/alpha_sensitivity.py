@@ -62,3 +62,50 @@ def top_ranks_by_alpha(rows: Iterable[AlphaRow], top: int = 3) -> dict[Fraction,
 def top_ranks_depend_on_alpha(rows: Iterable[AlphaRow], top: int = 3) -> bool:
     """True when the subjects holding ranks 1..top (and their ranks) differ between two alphas of the grid."""
     return len(set(top_ranks_by_alpha(rows, top).values())) > 1
+
+
+@dataclass(frozen=True)
+class OrderRow:
+    """One row of rank_stability.csv: ranked subject a above ranked subject b (leaderboard order).
+
+    ``alpha_crossing``: the alpha in [0, 1] at which Q_final(a) = Q_final(b) when b is above a for some alpha of
+    [0, 1] (None when a stays at or above b for every alpha); ``swap_share``: the share of the rank sets'
+    bootstrap replicates in which b's Q_final is above a's (ties count half); ``adjacent``: consecutive places.
+    """
+
+    subject_a: str
+    subject_b: str
+    rank_a: int
+    rank_b: int
+    adjacent: bool
+    alpha_crossing: Fraction | None
+    swap_share: float | None
+
+
+def alpha_crossing(a: SubjectMetrics, b: SubjectMetrics, max_score: int) -> Fraction | None:
+    """Where the order of a (above) and b changes on alpha in [0, 1], exactly; None when it never does.
+
+    d(alpha) = Q_final(a) − Q_final(b) = alpha · d1 + (1 − alpha) · d0 with d0 = (s_bar_a − s_bar_b) / max_score
+    (alpha = 0) and d1 = P_a − P_b (alpha = 1) is linear, so b gets above a somewhere on [0, 1] iff
+    min(d0, d1) < 0, and the two are equal at alpha = d0 / (d0 − d1).
+    """
+    if a.p is None or b.p is None or a.s_bar is None or b.s_bar is None:
+        return None
+    d0, d1 = (a.s_bar - b.s_bar) / max_score, a.p - b.p
+    if min(d0, d1) >= 0 or d0 == d1:
+        return None
+    return d0 / (d0 - d1)
+
+
+def order_stability(ranked: Sequence[tuple[int, SubjectMetrics]], max_score: int,
+                    swap: Sequence[Sequence[float]] | None) -> list[OrderRow]:
+    """Every pair of ranked subjects (``ranked``: (rank, metrics) in leaderboard order), a above b, with
+    :func:`alpha_crossing` and ``swap[i][j]`` (share of replicates with subject j above subject i)."""
+    rows = []
+    for i, (rank_a, a) in enumerate(ranked):
+        for j in range(i + 1, len(ranked)):
+            rank_b, b = ranked[j]
+            share = None if swap is None else float(swap[i][j])
+            rows.append(OrderRow(a.subject_id, b.subject_id, rank_a, rank_b, j == i + 1,
+                                 alpha_crossing(a, b, max_score), share))
+    return rows

@@ -18,19 +18,28 @@ DEFAULT_SIGNIFICANCE = Fraction(5, 100)
 DEFAULT_WEIGHTS = {1: Fraction(1), 2: Fraction(5, 4), 3: Fraction(3, 2), 4: Fraction(2), 5: Fraction(5, 2)}
 MAX_RESAMPLES = 100_000
 DEFAULT_MIN_CASE_COVERAGE = Fraction(9, 10)
+# interval half-width (on the 0-1 scale; s_bar divided by max_score) below which a figure is robust, stable,
+# reasonable; wider, or over fewer than DEFAULT_RELIABILITY_MIN_CASES cases, it is indicative
+RELIABILITY_LABELS = ("robust", "stable", "reasonable")
+DEFAULT_HALF_WIDTHS = (Fraction(2, 100), Fraction(5, 100), Fraction(10, 100))
+DEFAULT_RELIABILITY_MIN_CASES = 10
 
 
 @dataclass(frozen=True)
 class StatsConfig:
     """confidence_level of every interval, bootstrap_resamples, significance_level of rank ranges,
     difficulty_weights (gold difficulty -> positive weight) of the weighted pass rate, min_case_coverage
-    (share of the benchmark's cases a subject needs scored runs on to be ranked, in [0, 1])."""
+    (share of the benchmark's cases a subject needs scored runs on to be ranked, in [0, 1]),
+    reliability_half_widths (robust, stable, reasonable: increasing half-widths in (0, 1]) and
+    reliability_min_cases (below it every figure is indicative)."""
 
     confidence_level: Fraction = DEFAULT_CONFIDENCE
     bootstrap_resamples: int = DEFAULT_RESAMPLES
     significance_level: Fraction = DEFAULT_SIGNIFICANCE
     difficulty_weights: dict[int, Fraction] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     min_case_coverage: Fraction = DEFAULT_MIN_CASE_COVERAGE
+    reliability_half_widths: tuple[Fraction, ...] = DEFAULT_HALF_WIDTHS
+    reliability_min_cases: int = DEFAULT_RELIABILITY_MIN_CASES
 
 
 def _open_unit(config: dict, key: str, default: Fraction, messages: list[str]) -> Fraction:
@@ -97,7 +106,36 @@ def parse_stats_config(config: dict, difficulties: range | None = None) -> tuple
             messages.append(f"$.min_case_coverage: must be a number from 0 to 1, got {config['min_case_coverage']!r}")
         else:
             coverage = value
-    return StatsConfig(confidence, resamples, significance, weights, coverage), messages
+    half_widths = _half_widths(config, messages)
+    min_cases = config.get("reliability_min_cases", DEFAULT_RELIABILITY_MIN_CASES)
+    if isinstance(min_cases, bool) or not isinstance(min_cases, int) or min_cases < 1:
+        messages.append(f"$.reliability_min_cases: must be a positive integer, got {min_cases!r}")
+        min_cases = DEFAULT_RELIABILITY_MIN_CASES
+    return StatsConfig(confidence, resamples, significance, weights, coverage, half_widths, min_cases), messages
+
+
+def _half_widths(config: dict, messages: list[str]) -> tuple[Fraction, ...]:
+    if "reliability_half_widths" not in config:
+        return DEFAULT_HALF_WIDTHS
+    raw = config["reliability_half_widths"]
+    expected = ", ".join(RELIABILITY_LABELS)
+    if not isinstance(raw, dict) or set(raw) != set(RELIABILITY_LABELS):
+        messages.append(f"$.reliability_half_widths: must map exactly {expected} to half-widths, got {raw!r}")
+        return DEFAULT_HALF_WIDTHS
+    values = []
+    for label in RELIABILITY_LABELS:
+        try:
+            value = exact_decimal(raw[label])
+        except ValueError:
+            value = None
+        if value is None or not 0 < value <= 1:
+            messages.append(f"$.reliability_half_widths.{label}: must be a number in (0, 1], got {raw[label]!r}")
+            return DEFAULT_HALF_WIDTHS
+        values.append(value)
+    if not values[0] < values[1] < values[2]:
+        messages.append(f"$.reliability_half_widths: must increase from robust to reasonable, got {raw!r}")
+        return DEFAULT_HALF_WIDTHS
+    return tuple(values)
 
 
 def schema_difficulty_range(gold_schema: Any) -> range | None:

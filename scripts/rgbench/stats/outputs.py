@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics
-from ..compute.numfmt import fmt_fixed
+from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..compute.ranking import RANKED, rank_subjects
 from ..load.spec import Spec
-from .alpha_sensitivity import AlphaRow, alpha_sensitivity
+from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from .bootstrap import case_counts
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
 from .calibration_check import CalibrationCheck, calibration_checks
@@ -27,7 +27,7 @@ from .eligibility import is_incomplete, missing_cases
 from .intervals import Interval, SubjectIntervals, proportion_interval, subject_intervals
 from .pairwise import PairwiseRow, pairwise_table, significantly_better
 from .pass_at_k import PassAtK, pass_at_k_from_columns
-from .rank_sets import RankSet, joint_replicates, rank_sets
+from .rank_sets import RankSet, joint_replicates, rank_sets, swap_shares
 from .run_columns import RunColumns
 from .seeds import generator, subject_digest
 
@@ -47,6 +47,7 @@ PAIRWISE_COLUMNS = ("subject_a", "subject_b", "n_cases", "q_diff", "q_diff_low",
                     "p_diff_low", "p_diff_high", "p_value", "test", "p_holm", "significantly_better",
                     "q_diff_sd", "p_diff_sd", "q_mde", "p_mde")
 RANK_SETS_COLUMNS = ("subject_id", "rank", "rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
+RANK_STABILITY_COLUMNS = ("subject_a", "subject_b", "rank_a", "rank_b", "adjacent", "alpha_crossing", "swap_share")
 PASS_AT_K_COLUMNS = ("subject_id", "k", "pass_at_k", "pass_hat_k", "n_cases")
 DIFFICULTY_COLUMNS = ("subject_id", "difficulty", "weight", "n_cases", "n_runs", "n_pass", "P_difficulty",
                       "P_difficulty_low", "P_difficulty_high")
@@ -57,6 +58,7 @@ ALPHA_COLUMNS = ("subject_id", "subject_version", "alpha", "Q_final", "rank")
 CALIBRATION_FILE = "calibration_bins.csv"
 PAIRWISE_FILE = "pairwise.csv"
 RANK_SETS_FILE = "rank_sets.csv"
+RANK_STABILITY_FILE = "rank_stability.csv"
 PASS_AT_K_FILE = "pass_at_k.csv"
 DIFFICULTY_FILE = "metrics_per_difficulty.csv"
 ALPHA_FILE = "alpha_sensitivity.csv"
@@ -67,6 +69,7 @@ STATS_TABLES = {
     CALIBRATION_FILE: CALIBRATION_COLUMNS,
     PAIRWISE_FILE: PAIRWISE_COLUMNS,
     RANK_SETS_FILE: RANK_SETS_COLUMNS,
+    RANK_STABILITY_FILE: RANK_STABILITY_COLUMNS,
     PASS_AT_K_FILE: PASS_AT_K_COLUMNS,
     DIFFICULTY_FILE: DIFFICULTY_COLUMNS,
     ALPHA_FILE: ALPHA_COLUMNS,
@@ -100,6 +103,7 @@ class Statistics:
     calibration: list[tuple[SubjectMetrics, list]] = field(default_factory=list)
     pairwise: list[PairwiseRow] = field(default_factory=list)
     rank_sets: list[RankSet] = field(default_factory=list)
+    order: list[OrderRow] = field(default_factory=list)
     pass_at_k: list[PassAtK] = field(default_factory=list)
     difficulty: list[DifficultyRow] = field(default_factory=list)
     alpha: list[AlphaRow] = field(default_factory=list)
@@ -169,11 +173,13 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     standings = [s for s in rank_subjects(subjects, incomplete) if s.status == RANKED]
     ranked_ids = [s.metrics.subject_id for s in standings]
     sets: list[RankSet] = []
+    swap = None
     if ranked_ids:
         replicates = joint_replicates([summaries[sid] for sid in ranked_ids],
                                       generator("ranks", [digests[sid] for sid in ranked_ids]), resamples)
         sets = rank_sets(ranked_ids, [s.rank or 0 for s in standings],
                          [float(s.metrics.q_final or 0) for s in standings], replicates, confidence)
+        swap = swap_shares(replicates).tolist()
     return Statistics(
         config=config,
         bins=spec.ece_bins,
@@ -184,6 +190,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         pairwise=pairwise_table(summaries, digests, resamples=resamples, confidence=confidence,
                                 level=config.significance_level),
         rank_sets=sets,
+        order=order_stability([(s.rank or 0, s.metrics) for s in standings], spec.max_score, swap),
         pass_at_k=pass_at_k_from_columns(columns),
         difficulty=difficulty,
         alpha=alpha_sensitivity(subjects, spec.max_score, incomplete=incomplete),
@@ -267,6 +274,8 @@ def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
         PAIRWISE_FILE: (pairwise_cells(r, level) for r in statistics.pairwise),
         RANK_SETS_FILE: ((r.subject_id, str(r.rank), str(r.rank_low), str(r.rank_high), str(r.rank_low_marginal),
                           str(r.rank_high_marginal)) for r in statistics.rank_sets),
+        RANK_STABILITY_FILE: ((r.subject_a, r.subject_b, str(r.rank_a), str(r.rank_b), fmt_bool(r.adjacent),
+                               fmt_fixed(r.alpha_crossing), fmt_float(r.swap_share)) for r in statistics.order),
         PASS_AT_K_FILE: ((r.subject_id, str(r.k), fmt_fixed(r.pass_at_k), fmt_fixed(r.pass_hat_k), str(r.n_cases))
                          for r in statistics.pass_at_k),
         DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fmt_fixed(r.weight), str(r.n_cases), str(r.n_runs),

@@ -10,6 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import build_leaderboard
+import pytest
 
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.calibration_text import calibration_reading
@@ -19,8 +20,9 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
 
 
-def board(tmp_path: Path):
-    root = tmp_path / "tree"
+@pytest.fixture(scope="module")
+def fixture_board(tmp_path_factory):
+    root = tmp_path_factory.mktemp("calibration") / "tree"
     shutil.copytree(FIXTURE / "tree", root)
     shutil.copytree(REPO / "system", root / "system")
     inputs, problems = load_inputs(root)
@@ -33,15 +35,15 @@ def with_checks(b, checks):
     return replace(b, entries=entries)
 
 
-def test_results_without_the_check_say_nothing(tmp_path):
-    b = board(tmp_path)     # the fixture's metrics_per_subject.csv has no ECE_calibrated_* columns
+def test_results_without_the_check_say_nothing(fixture_board):
+    b = fixture_board     # the fixture's metrics_per_subject.csv has no ECE_calibrated_* columns
     assert all(e.calibration_check is None for e in b.entries)
     assert calibration_reading(b, Fraction(5, 100), str, str) == ""
     assert "Calibration read against chance" not in build_leaderboard.render(b)["leaderboard.md"].decode()
 
 
-def test_subjects_are_split_by_the_share_against_the_significance_level(tmp_path):
-    b = board(tmp_path)
+def test_subjects_are_split_by_the_share_against_the_significance_level(fixture_board):
+    b = fixture_board
     scored = [e.metrics.subject_id for e in b.scored]
     first, second = scored[0], scored[1]
     # first: share 0.01 < 0.05 -> distinguishable; second: share exactly 0.05 -> not (the rule is share < level)
@@ -58,8 +60,8 @@ def test_subjects_are_split_by_the_share_against_the_significance_level(tmp_path
     assert 'id="calibration-reading"' in page and html.escape(names[first]) in page
 
 
-def test_names_are_escaped_on_the_page(tmp_path):
-    b = board(tmp_path)
+def test_names_are_escaped_on_the_page(fixture_board):
+    b = fixture_board
     evil = [e for e in b.scored if "<script>" in e.name]
     assert evil, "the fixture has a subject whose display name is markup"
     b = with_checks(b, {e.metrics.subject_id: (Fraction(1, 10), Fraction(1, 2)) for e in b.scored})

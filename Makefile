@@ -103,6 +103,10 @@ agreement: $(VENV)/.installed  ## several reviewers: results/agreement.csv and s
 bench: $(VENV)/.installed  ## time compute_metrics and make metrics against the read-and-parse floor; writes bench/RESULTS.md
 	$(PY) bench/run_bench.py
 
+.PHONY: stats-check
+stats-check: $(VENV)/.installed  ## simulation study of the statistics (type-I error, FWER, coverage); writes docs/statistics_check.md
+	$(PY) bench/stats_check.py $(if $(REPLICATIONS),--replications $(REPLICATIONS))
+
 clean-venv:  ## remove .venv
 	rm -rf $(VENV)
 

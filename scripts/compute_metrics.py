@@ -2,7 +2,7 @@
 """Validate a benchmark tree and write results/per_run.csv, metrics_per_subject.csv,
 metrics_per_family.csv and manifest.json, byte-deterministically, with the statistics
 (intervals, Brier decomposition, calibration_bins.csv, pairwise.csv, pass_at_k.csv,
-metrics_per_difficulty.csv, alpha_sensitivity.csv; see results/README.md).
+metrics_per_difficulty.csv, difficulty_trend.csv, alpha_sensitivity.csv; see results/README.md).
 
 v1.0 reads one scoring per run from scoring/. `--scoring-dir scoring_consolidated`
 reads the consolidated scorings that scripts/aggregate_scoring.py writes instead

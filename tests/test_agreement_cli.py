@@ -51,8 +51,10 @@ def test_agreement_report_by_hand(tmp_path):
     root = multi_tree(tmp_path).root
     assert aggregate_scoring.main(["--root", str(root)]) == 0
     lines = (root / "results/agreement.csv").read_text().splitlines()
-    assert lines[0] == "statistic,target,value,reviewer_a,reviewer_b,n_units,note"
-    rows = {tuple(line.split(",")[:2] + line.split(",")[3:5]): line for line in lines[1:]}
+    assert lines[0] == "statistic,target,value,reviewer_a,reviewer_b,n_units,note,value_low,value_high"
+    # rows without the two interval columns (their bounds are checked below and in test_agreement_bootstrap.py)
+    rows = {tuple(line.split(",")[:2] + line.split(",")[3:5]): ",".join(line.split(",")[:7]) for line in lines[1:]}
+    bounds = {tuple(line.split(",")[:2] + line.split(",")[3:5]): line.split(",")[7:] for line in lines[1:]}
     # Pairable runs (raw_score): alpha FOUL {a 12, b 9}, alpha MEMB {b 8, c 8}, alpha SCAL {a 12, b 12},
     # beta FOUL {a 11, b 11}; beta SCAL has one grade; the adjudication is not a rating.
     # Coincidences: o(12,9) = o(9,12) = 1, o(8,8) = o(12,12) = o(11,11) = 2; n8 = 2, n9 = 1, n11 = 2, n12 = 3, n = 8.
@@ -63,12 +65,16 @@ def test_agreement_report_by_hand(tmp_path):
     # every pairable diagnosis score is 2: no variation, so alpha is undefined
     assert rows["krippendorff_alpha_ordinal", "diagnosis", "", ""] == \
         "krippendorff_alpha_ordinal,diagnosis,,,,4,no variation: all ratings equal"
-    # classification: (Pass, Conditional), (Cond, Cond), (Pass, Pass), (Fail, Fail): nP = 3, nC = 3, nF = 2
-    # observed 2; expected 2(9 + 6 + 6) = 42; alpha = 1 - 7·2/42 = 2/3
-    assert rows["krippendorff_alpha_nominal", "classification", "", ""].startswith(
-        "krippendorff_alpha_nominal,classification,0.666667,,,4,")
-    # correctness: (1, 1/2), (0, 0), (1/2, 1/2), (0, 0): n1 = 1, n½ = 3, n0 = 4; 1 - 7·2/(2·19) = 12/19
-    assert ",0.631579," in rows["krippendorff_alpha_nominal", "correctness", "", ""]
+    # classification, ordinal with Fail < Conditional < Pass: (Pass, Conditional), (Cond, Cond), (Pass, Pass),
+    # (Fail, Fail): nF = 2, nC = 3, nP = 3, n = 8. δ²(F,C) = (5/2)² = 6.25, δ²(C,P) = 3² = 9,
+    # δ²(F,P) = (8 − 5/2)² = 30.25. Σ o δ = 2·9 = 18; Σ n n δ = 2(6·6.25 + 9·9 + 6·30.25) = 600;
+    # alpha = 1 − 7·18/600 = 0.79
+    assert rows["krippendorff_alpha_ordinal", "classification", "", ""] == \
+        "krippendorff_alpha_ordinal,classification,0.790000,,,4,"
+    # correctness, ordinal: (1, 1/2), (0, 0), (1/2, 1/2), (0, 0): n0 = 4, n½ = 3, n1 = 1. δ²(0,½) = 3.5² = 12.25,
+    # δ²(½,1) = 2² = 4, δ²(0,1) = 5.5² = 30.25. Σ o δ = 2·4 = 8; Σ n n δ = 2(12·12.25 + 3·4 + 4·30.25) = 560;
+    # alpha = 1 − 7·8/560 = 0.9
+    assert rows["krippendorff_alpha_ordinal", "correctness", "", ""] == "krippendorff_alpha_ordinal,correctness,0.900000,,,4,"
     # the critical flag: both graders of beta FOUL flag it, nobody else does: perfect agreement
     assert ",1.000000," in rows["krippendorff_alpha_nominal", "has_critical_fail", "", ""]
     # raw_score agrees on 3 of the 4 pairable runs
@@ -89,8 +95,17 @@ def test_agreement_report_by_hand(tmp_path):
     # correctness: rev-a (1 - 1/2)/3 = 1/6; rev-b -(1/2)/4 = -1/8
     assert ",0.166667,rev-a,,3,lenient" in rows["mean_deviation", "correctness", "rev-a", ""]
     assert ",-0.125000,rev-b,,4,severe" in rows["mean_deviation", "correctness", "rev-b", ""]
-    # 7 ordinal + 3 nominal alphas, 10 percent agreements, 3 pairs x 7 kappas, 3 reviewers x 2 deviations
-    assert len(lines) - 1 == 7 + 3 + 10 + 21 + 6
+    # every defined statistic has an interval over its units, every undefined one none
+    for key, row in rows.items():
+        low, high = bounds[key]
+        assert (low == high == "") == row.split(",")[2].__eq__(""), (key, row, low, high)
+        if low:
+            assert float(low) <= float(high)
+    # one unit (rev-a vs rev-b's kappa has 3; rev-c's deviation has 1): every redraw is the one unit: a point
+    assert bounds["mean_deviation", "raw_score", "rev-c", ""] == ["0.000000", "0.000000"]
+    # 9 ordinal alphas (raw_score, 6 criteria, classification, correctness) + 1 nominal (has_critical_fail),
+    # 10 percent agreements, 3 pairs x 7 kappas, 3 reviewers x 2 deviations
+    assert len(lines) - 1 == 9 + 1 + 10 + 21 + 6
 
 
 def test_consolidated_scorings_name_their_sources_and_originals_stay(tmp_path):
@@ -219,10 +234,10 @@ def test_without_further_reviewers_agreement_is_undefined_and_says_why(tmp_path)
     root = small_tree(tmp_path / "tree").root
     assert aggregate_scoring.main(["--root", str(root)]) == 0
     lines = (root / "results/agreement.csv").read_text().splitlines()
-    assert "krippendorff_alpha_ordinal,raw_score,,,,0,no run has two ratings" in lines
-    assert "percent_agreement,classification,,,,0,no run has two ratings" in lines
-    assert "cohen_kappa_quadratic,raw_score,,rev-a,rev-b,0,no run graded by both" in lines
-    assert "mean_deviation,raw_score,,rev-a,,0,no run shared with another reviewer" in lines
+    assert "krippendorff_alpha_ordinal,raw_score,,,,0,no run has two ratings,," in lines
+    assert "percent_agreement,classification,,,,0,no run has two ratings,," in lines
+    assert "cohen_kappa_quadratic,raw_score,,rev-a,rev-b,0,no run graded by both,," in lines
+    assert "mean_deviation,raw_score,,rev-a,,0,no run shared with another reviewer,," in lines
     # every run is carried over from its single grade
     assert len(list((root / OUT).rglob("*.json"))) == 5
 

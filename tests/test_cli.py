@@ -23,7 +23,7 @@ OUTPUTS = ("manifest.json", "metrics_per_family.csv", "metrics_per_subject.csv",
            # issue 15's tables
            "metrics_per_criterion.csv", "metrics_per_tag.csv", "metrics_per_case_type.csv", "metrics_advanced.csv",
            "cost_per_subject.csv", "human_baseline.csv", "run_metadata.csv", "cases.csv", "explorer_runs.csv",
-           "rank_sets.csv", "rank_stability.csv")
+           "rank_sets.csv", "rank_stability.csv", "difficulty_trend.csv")
 
 
 def outputs(root: Path) -> dict[str, bytes]:
@@ -89,8 +89,9 @@ def test_subject_without_scored_runs_keeps_its_row(tmp_path):
     tree.add_response("gamma-model", "RO-FOUL-001", "r2", 40)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     rows = (tree.root / "results/metrics_per_subject.csv").read_text().splitlines()
-    # statistics empty, n_cases 0, n_errors 0
-    assert rows[-1] == "gamma-model,0.1,0,2,,,,,,0.500000,false,0" + ",," * 7 + ",,0,0"
+    # statistics empty, n_cases 0, all 3 cases of the benchmark missing, calibration check and corrected Brier empty
+    assert rows[-1] == ("gamma-model,0.1,0,2,,,,,,0.500000,false,0" + ",," * 7 + ",,0"
+                        + ",3,RO-FOUL-001 RO-MEMB-001 RO-SCAL-001" + "," * 5)
     families = (tree.root / "results/metrics_per_family.csv").read_text()
     assert "gamma-model" not in families  # no row for n_family = 0
 

@@ -103,7 +103,9 @@ def test_new_result_files_by_hand(tmp_path):
     ]
     difficulty = results(root, "metrics_per_difficulty.csv")
     # beta-model: 0 of 2 cases at difficulty 2: Wilson over the 2 cases, as for its P
-    assert difficulty[-1] == "beta-model,2,1.250000,2,2,0,0.000000,0.000000,0.657620,false"
+    assert difficulty[-1] == "beta-model,2,1.250000,2,2,0,0.000000,0.000000,0.657620"
+    # one difficulty level: no trend test and no separation (empty cells)
+    assert results(root, "difficulty_trend.csv")[1] == "3,1,,,,,0,0,,,"
     alpha_rows = results(root, "alpha_sensitivity.csv")
     assert alpha_rows[0] == "subject_id,subject_version,alpha,Q_final,rank"
     # alpha-model at 0: s_bar/12 = 10/12; at 1: P = 2/3; beta-model is disqualified: Q_final but no rank
@@ -120,10 +122,13 @@ def test_repeated_runs_and_difficulty_warning(tmp_path, capsys):
     tree.add_run("alpha-model", "RO-INST-001", "r2", raw=12)
     tree.add_run("alpha-model", "RO-INST-001", "r3", raw=4, correctness=0)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    # INST (difficulty 5): 2 of 3 Pass = 0.666667 > 0.4 at difficulty 2 -> flagged and warned
+    # INST (difficulty 5): 2 of 3 Pass = 0.666667, above the difficulty-2 cases: no decreasing trend, warned
     assert "ALL,5,2.500000,1,3,2,0.666667," in "\n".join(results(tree.root, "metrics_per_difficulty.csv"))
-    assert "warning: pass rate over all subjects is higher at difficulty 5 (0.666667, 1 cases) than at difficulty 2 " \
-           "(0.400000, 3 cases)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "warning: gold difficulty does not predict lower pass rates over the 4 cases" in err
+    assert "less than 0.5 (seed 000's separation check)" in err
+    trend = results(tree.root, "difficulty_trend.csv")
+    assert trend[1].startswith("4,2,") and ",2,5,3,1," in trend[1]
     rows = results(tree.root, "pass_at_k.csv")
     # k = 2: only INST has 2+ runs (n = 3, c = 2): pass@2 = 1 - C(1,2)/C(3,2) = 1, pass^2 = C(2,2)/3 = 1/3
     # k = 3: pass@3 = 1, pass^3 = 0; beta-model has no case with 2 runs

@@ -21,7 +21,7 @@ from rgbench.compute.metrics import (
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
 from rgbench.stats.brier_decomposition import brier_decompositions
 from rgbench.stats.config import DEFAULT_WEIGHTS, parse_stats_config
-from rgbench.stats.difficulty import ALL_SUBJECTS, difficulty_from_columns, monotonicity_warnings, weighted_pass_rate
+from rgbench.stats.difficulty import ALL_SUBJECTS, difficulty_from_columns, weighted_pass_rate
 from rgbench.stats.pairwise import holm
 from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
 from rgbench.stats.run_columns import RunColumns
@@ -257,27 +257,18 @@ def test_weighted_pass_rate_hand_computed():
         weighted_pass_rate_of(difficulty_rows(), DIFFICULTY, {1: F(1)})
 
 
-def test_difficulty_table_and_monotonicity_warning():
+def test_difficulty_table():
     table = difficulty_table({"a": difficulty_rows(), "b": [row(FAIL, case="RO-FOUL-001")]}, DIFFICULTY,
                              DEFAULT_WEIGHTS, F(95, 100))
-    got = [(r.subject_id, r.difficulty, r.n_runs, r.n_pass, r.p, r.monotone_violation) for r in table]
-    # ALL pools a and b: difficulty 1 has 3 runs (2 Pass), 2 has 2 (1 Pass), 3 has 1 (1 Pass: 1 > 1/2, flagged)
+    got = [(r.subject_id, r.difficulty, r.n_runs, r.n_pass, r.p) for r in table]
+    # ALL pools a and b: difficulty 1 has 3 runs (2 Pass), 2 has 2 (1 Pass), 3 has 1 (1 Pass)
     assert got == [
-        (ALL_SUBJECTS, 1, 3, 2, F(2, 3), False), (ALL_SUBJECTS, 2, 2, 1, F(1, 2), False),
-        (ALL_SUBJECTS, 3, 1, 1, 1, True),
-        ("a", 1, 2, 2, 1, False), ("a", 2, 2, 1, F(1, 2), False), ("a", 3, 1, 1, 1, True),
-        ("b", 1, 1, 0, 0, False),
+        (ALL_SUBJECTS, 1, 3, 2, F(2, 3)), (ALL_SUBJECTS, 2, 2, 1, F(1, 2)), (ALL_SUBJECTS, 3, 1, 1, 1),
+        ("a", 1, 2, 2, 1), ("a", 2, 2, 1, F(1, 2)), ("a", 3, 1, 1, 1),
+        ("b", 1, 1, 0, 0),
     ]
     assert table[0].weight == 1 and table[2].weight == F(3, 2)
     assert (table[2].p_low, table[2].p_high) == (0.0, 1.0)       # the interval function's answer, per level
-    warnings = monotonicity_warnings(table)
-    assert warnings == ["pass rate over all subjects is higher at difficulty 3 (1.000000, 1 cases) than at "
-                        "difficulty 2 (0.500000, 2 cases); review the difficulty labels of those golds"]
-
-
-def test_monotone_difficulty_gives_no_warning():
-    rows = [row(PASS, case="RO-FOUL-001"), row(FAIL, case="RO-SCAL-001")]
-    assert monotonicity_warnings(difficulty_table({"a": rows}, DIFFICULTY, DEFAULT_WEIGHTS, F(95, 100))) == []
 
 
 # --- alpha sensitivity (§24) ---------------------------------------------------------------

@@ -51,6 +51,7 @@ class BoardEntry:
     n_errors: int = 0  # error runs (not in N), from results/run_metadata.csv when present
     rank_range: tuple[int, int] | None = None  # (low, high) rank set for Ranked entries when pairwise.csv exists
     missing_cases: tuple[str, ...] = ()   # the benchmark's cases without a scored run (metrics_per_subject.csv)
+    calibration_check: tuple[Fraction, Fraction] | None = None  # (ECE_calibrated_mean, ECE_calibrated_share)
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -92,6 +93,7 @@ class Board:
     source_commit: str = ""  # set only by `build_leaderboard.py --source-commit` (never in committed results)
     reliability_rule: str = ""  # how the reliability labels are given (Thresholds.describe)
     order: tuple = ()  # rank_stability.csv rows (alpha crossings, bootstrap swap shares), leaderboard order
+    significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the calibration reading
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -127,6 +129,12 @@ class Board:
     def family_codes(self) -> list[str]:
         """The families (in system/benchmark.yaml's order) with a figure for some scored entry."""
         return [code for code in self.families if any(code in e.families for e in self.scored)]
+
+
+def _calibration_check(extras: dict) -> tuple[Fraction, Fraction] | None:
+    """(ECE_calibrated_mean, ECE_calibrated_share) when metrics_per_subject.csv carries both for the subject."""
+    mean, share = extras.get("ECE_calibrated_mean"), extras.get("ECE_calibrated_share")
+    return None if mean is None or share is None else (mean, share)
 
 
 def build_board(inputs: LeaderboardInputs) -> Board:
@@ -168,6 +176,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
             n_errors=errors.get(sid, 0),
             missing_cases=tuple(tables.subject_extras.get(sid, {}).get("missing_cases", "").split()),
+            calibration_check=_calibration_check(tables.subject_extras.get(sid, {})),
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
@@ -189,4 +198,5 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         criteria=tuple(spec.criteria),
         reliability_rule=thresholds.describe(),
         order=tuple(inputs.order or ()),
+        significance_level=inputs.significance_level,
     )

@@ -13,6 +13,7 @@ import hashlib
 from pathlib import Path
 
 from .board import Board
+from .calibration_text import calibration_reading
 from .charts import page_svgs
 from .explorer import lab_sections, subject_filters
 from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
@@ -63,6 +64,7 @@ def charts_section(board: Board) -> str:
 <p>Accuracy (mean reviewer correctness) against reported confidence, in {board.ece_bins} fixed-width bins; the
 numbers above the plot count the runs in each bin, the dots mark each bin's mean confidence and the dashed diagonal
 is perfect calibration. ECE weighs each bin's gap by its share of the runs.</p>
+{calibration_note(board)}
 {calibration}
 <h2 id="families">Families</h2>
 {heatmap}
@@ -102,6 +104,12 @@ def source_commit(board: Board) -> str:
         return f"<code>{esc(board.source_commit)}</code>"
     return ("the commit whose results/manifest.json records this input digest "
             f"(<code>git log -S {esc(board.input_digest[:16])} -- results/manifest.json</code>)")
+
+
+def calibration_note(board: Board) -> str:
+    """Which ECE gaps are distinguishable from perfect calibration (§19a); ``""`` for results without the check."""
+    text = calibration_reading(board, board.significance_level, lambda n: f'<span class="name-ref">{esc(n)}</span>', esc)
+    return f'<p class="note" id="calibration-reading">{text}</p>' if text else ""
 
 
 def footer(board: Board) -> str:

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
+from .calibration_text import calibration_reading
 from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import range_text, rank_notes
@@ -110,6 +111,8 @@ def notes(board: Board) -> list[str]:
         lines.append(f"In parentheses: {board.interval_note[0].lower()}{board.interval_note[1:]}")
     lines.append("")
     lines += ranks_notes(board)
+    calibration = calibration_reading(board, board.significance_level, md_text, lambda t: t)
+    lines += [calibration, ""] if calibration else []
     lines.append("Reliability, " + board.reliability_rule + ": "
                  + "; ".join(f"_{label}_: {EXPLANATIONS[label]}" for label in LABELS).replace(".;", ";"))
     return lines

@@ -12,7 +12,8 @@
 - ``rank_sets``: simultaneous and marginal confidence sets for ranks (Mogstad et al. 2024).
 - ``eligibility``: Ranked only with scored runs on at least ``min_case_coverage`` of the cases.
 - ``pass_at_k``: unbiased pass@k and pass^k over repeated runs.
-- ``difficulty``: pass rate per difficulty, difficulty-weighted P, monotonicity check.
+- ``difficulty``: pass rate per difficulty, difficulty-weighted P.
+- ``difficulty_trend``: one case-level test that the difficulty labels mean something (Kendall tau-b, separation).
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
 - ``agreement``: Krippendorff's alpha, weighted kappa, percent agreement, reviewer deviation.
 - ``consolidate``: one scoring per run from several, by a declared policy or an adjudicator.

@@ -144,6 +144,17 @@ def pair_ratings(units: Sequence[Mapping[str, R]], a: str, b: str) -> list[tuple
     return [(unit[a], unit[b]) for unit in units if a in unit and b in unit]
 
 
+def unit_deviations(units: Sequence[Unit], reviewer: str) -> list[Fraction]:
+    """Per unit the reviewer rated together with at least one other reviewer: its value minus the mean of
+    the others' values (in the units' order)."""
+    deviations = []
+    for unit in units:
+        if reviewer in unit and len(unit) >= 2:
+            others = [Fraction(v) for r, v in unit.items() if r != reviewer]
+            deviations.append(Fraction(unit[reviewer]) - sum(others, Fraction(0)) / len(others))
+    return deviations
+
+
 def mean_deviation(units: Sequence[Unit], reviewer: str) -> tuple[Fraction | None, int]:
     """(mean of x_r − mean of the others' values, n): how lenient (> 0) or severe (< 0) a reviewer is.
 
@@ -152,11 +163,7 @@ def mean_deviation(units: Sequence[Unit], reviewer: str) -> tuple[Fraction | Non
     reviewers the two deviations are opposite. (None, 0) when the reviewer
     shares no unit with anyone.
     """
-    deviations = []
-    for unit in units:
-        if reviewer in unit and len(unit) >= 2:
-            others = [Fraction(v) for r, v in unit.items() if r != reviewer]
-            deviations.append(Fraction(unit[reviewer]) - sum(others, Fraction(0)) / len(others))
+    deviations = unit_deviations(units, reviewer)
     if not deviations:
         return None, 0
     return sum(deviations, Fraction(0)) / len(deviations), len(deviations)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.derive import derive_run
+from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
 from ..compute.numfmt import fmt_fixed
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Scoring, Tree
@@ -20,18 +20,30 @@ from .agreement import (
     mean_deviation,
     pair_ratings,
     percent_agreement,
+    unit_deviations,
 )
+from .agreement_bootstrap import Interval, alpha_interval, deviation_interval, kappa_interval, percent_interval, stream
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
 
 AGREEMENT_FILE = "agreement.csv"
-AGREEMENT_COLUMNS = ("statistic", "target", "value", "reviewer_a", "reviewer_b", "n_units", "note")
-NOMINAL_TARGETS = ("classification", "correctness", "has_critical_fail")
+AGREEMENT_COLUMNS = ("statistic", "target", "value", "reviewer_a", "reviewer_b", "n_units", "note",
+                     "value_low", "value_high")
+NOMINAL_TARGETS = ("has_critical_fail",)    # no order: nominal alpha
+RANKED_TARGETS = ("classification", "correctness")   # ordered, not numbers of the rubric's scale: ordinal alpha
+CLASSIFICATION_ORDER = {FAIL: 0, CONDITIONAL: 1, PASS: 2}
 DEVIATION_TARGETS = ("raw_score", "correctness")
 
 
 def ordinal_targets(spec: Spec) -> tuple[str, ...]:
-    """raw_score, then each criterion in the rubric's order."""
+    """raw_score, then each criterion in the rubric's order (the numeric scores: also kappa's targets)."""
     return ("raw_score",) + spec.criteria
+
+
+def ranked(target: str, units: list[Unit]) -> list[Unit]:
+    """The units with a classification replaced by its rank (Fail 0 < Conditional 1 < Pass 2); others as they are."""
+    if target != "classification":
+        return units
+    return [{r: CLASSIFICATION_ORDER[str(v)] for r, v in unit.items()} for unit in units]
 
 
 def rating_values(scoring: Scoring, tree: Tree, spec: Spec) -> dict[str, Rating]:
@@ -54,7 +66,7 @@ def units_by_target(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> dict
     runs = [{reviewer: rating_values(s, tree, spec) for reviewer, s in sorted(grades.items())}
             for _, grades in sorted(per_run.items()) if len(grades) >= 2]
     return {target: [{reviewer: values[target] for reviewer, values in run.items()} for run in runs]
-            for target in ordinal_targets(spec) + NOMINAL_TARGETS}
+            for target in ordinal_targets(spec) + RANKED_TARGETS + NOMINAL_TARGETS}
 
 
 @dataclass(frozen=True)
@@ -68,13 +80,18 @@ class AgreementRow:
     reviewer_b: str
     n_units: int
     note: str
+    interval: Interval = None   # bootstrap over the row's units (agreement_bootstrap)
 
 
-def _alpha_row(statistic: str, target: str, units: list[Unit], metric: str) -> AgreementRow:
+def _alpha_row(statistic: str, target: str, units: list[Unit], metric: str, resamples: int,
+               confidence: Fraction) -> AgreementRow:
+    units = ranked(target, units)
     value = krippendorff_alpha(units, metric)
     n = len(units)
     note = "" if value is not None else ("no run has two ratings" if n == 0 else "no variation: all ratings equal")
-    return AgreementRow(statistic, target, value, "", "", n, note)
+    interval = None if value is None else alpha_interval(units, metric, stream(statistic, target, *units),
+                                                         resamples, confidence)
+    return AgreementRow(statistic, target, value, "", "", n, note, interval)
 
 
 def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list[AgreementRow]:
@@ -82,12 +99,16 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
     ratings), in a fixed order (see results/README.md); every reviewer gets rows, even one who shares no run."""
     units = units_by_target(scorings, tree, spec)
     reviewers = sorted({scoring.reviewer_id for scoring in scorings})
-    rows = [_alpha_row("krippendorff_alpha_ordinal", t, units[t], "ordinal") for t in ordinal_targets(spec)]
-    rows += [_alpha_row("krippendorff_alpha_nominal", t, units[t], "nominal") for t in NOMINAL_TARGETS]
-    for target in ordinal_targets(spec) + NOMINAL_TARGETS:
+    resamples, level = spec.stats.bootstrap_resamples, spec.stats.confidence_level
+    rows = [_alpha_row("krippendorff_alpha_ordinal", t, units[t], "ordinal", resamples, level)
+            for t in ordinal_targets(spec) + RANKED_TARGETS]
+    rows += [_alpha_row("krippendorff_alpha_nominal", t, units[t], "nominal", resamples, level) for t in NOMINAL_TARGETS]
+    for target in ordinal_targets(spec) + RANKED_TARGETS + NOMINAL_TARGETS:
         value = percent_agreement(units[target])
+        interval = None if value is None else percent_interval(
+            units[target], stream("percent_agreement", target, *units[target]), resamples, level)
         rows.append(AgreementRow("percent_agreement", target, value, "", "", len(units[target]),
-                                 "" if value is not None else "no run has two ratings"))
+                                 "" if value is not None else "no run has two ratings", interval))
     for i, a in enumerate(reviewers):
         for b in reviewers[i + 1:]:
             for target in ordinal_targets(spec):
@@ -95,19 +116,25 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
                 value = cohen_weighted_kappa(pairs)
                 note = "" if value is not None else (
                     "no run graded by both" if not pairs else "no variation: both gave one and the same value")
-                rows.append(AgreementRow("cohen_kappa_quadratic", target, value, a, b, len(pairs), note))
+                interval = None if value is None else kappa_interval(
+                    pairs, stream("cohen_kappa_quadratic", target, a, b, *pairs), resamples, level)
+                rows.append(AgreementRow("cohen_kappa_quadratic", target, value, a, b, len(pairs), note, interval))
     for reviewer in reviewers:
         for target in DEVIATION_TARGETS:
             value, n = mean_deviation(units[target], reviewer)
             note = ("no run shared with another reviewer" if value is None else
                     "lenient" if value > 0 else "severe" if value < 0 else "neutral")
-            rows.append(AgreementRow("mean_deviation", target, value, reviewer, "", n, note))
+            deviations = unit_deviations(units[target], reviewer)
+            interval = None if value is None else deviation_interval(
+                deviations, stream("mean_deviation", target, reviewer, *deviations), resamples, level)
+            rows.append(AgreementRow("mean_deviation", target, value, reviewer, "", n, note, interval))
     return rows
 
 
 def agreement_csv_rows(rows: Sequence[AgreementRow]):
     for r in rows:
-        yield (r.statistic, r.target, fmt_fixed(r.value), r.reviewer_a, r.reviewer_b, str(r.n_units), r.note)
+        low, high = ("", "") if r.interval is None else (fmt_fixed(r.interval[0]), fmt_fixed(r.interval[1]))
+        yield (r.statistic, r.target, fmt_fixed(r.value), r.reviewer_a, r.reviewer_b, str(r.n_units), r.note, low, high)
 
 
 # --- consolidated scorings ------------------------------------------------------------

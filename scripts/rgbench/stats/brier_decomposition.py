@@ -77,8 +77,59 @@ def brier_decompositions(columns: RunColumns, bins: int) -> dict[str, BrierDecom
     per-bin integer sums of every subject are exact bincounts; :func:`decompose`
     turns each subject's sums into the four terms.
     """
+    per_subject = _bin_sums(columns, bins)
+    return {sid: decompose(per_subject[i], columns.scale) for i, sid in enumerate(columns.subjects)}
+
+
+@dataclass(frozen=True)
+class CorrectedDecomposition:
+    """Ferro and Fricker's (2012) bias-corrected reliability, resolution and uncertainty (see
+    :func:`bias_corrected`); reliability − resolution + uncertainty is the same as uncorrected."""
+
+    reliability: Fraction
+    resolution: Fraction
+    uncertainty: Fraction
+
+
+def bias_corrected(bin_sums: Iterable[Sequence[int]], scale: int) -> CorrectedDecomposition | None:
+    """The bias-corrected terms from the per-bin integer sums of :func:`decompose`; None when N < 2.
+
+    Ferro and Fricker (2012, "A bias-corrected decomposition of the Brier score", QJRMS 138) note that
+    with n_k runs in a bin the plug-in reliability and resolution are biased upward by the sampling
+    variance of the bin's mean outcome, Var(o_k) = σ_k² / n_k, estimated without bias by
+    S_k / (n_k (n_k − 1)) with S_k = Σ_{i in B_k} (o_i − o_k)². With W = (1/N) Σ_{k: n_k ≥ 2} S_k / (n_k − 1):
+
+    - reliability' = reliability − W  (may fall below 0: then no miscalibration is detectable);
+    - resolution'  = resolution − W + uncertainty / (N − 1);
+    - uncertainty' = uncertainty · N / (N − 1)  (the unbiased variance of correctness).
+
+    For 0/1 outcomes S_k / (n_k − 1) = n_k o_k (1 − o_k) / (n_k − 1), their formulas; written with S_k it
+    holds for the soft correctness too. Bins with one run have no variance estimate and are not corrected
+    (their bias, Var(o_i) / N each, stays). The corrections assume independent runs given the confidence;
+    runs of one case are positively correlated, so the remaining bias is still upward.
+    """
+    sums = [acc for acc in bin_sums if acc[0]]
+    n = sum(acc[0] for acc in sums)
+    if n < 2:
+        return None
+    plain = decompose(sums, scale)
+    assert plain is not None
+    L2 = scale * scale
+    w = sum((Fraction(kk * count - k * k, count * L2) / (count - 1) for count, _, k, _, kk, _ in sums if count >= 2),
+            Fraction(0)) / n
+    return CorrectedDecomposition(plain.reliability - w, plain.resolution - w + plain.uncertainty / (n - 1),
+                                  plain.uncertainty * n / (n - 1))
+
+
+def _bin_sums(columns: RunColumns, bins: int) -> list:
+    """Per subject, per bin: the integer sums (n, Σc, Σk, Σc², Σk², Σck) of :func:`decompose`."""
     c, k = columns.confidence, columns.correctness
     cell, size = bin_cells(columns, bins)
     table = np.stack([exact_bincount(cell, w, size) for w in (np.ones_like(c), c, k, c * c, k * k, c * k)], axis=1)
-    per_subject = table.reshape(len(columns.subjects), bins, 6).tolist()
-    return {sid: decompose(per_subject[i], columns.scale) for i, sid in enumerate(columns.subjects)}
+    return table.reshape(len(columns.subjects), bins, 6).tolist()
+
+
+def corrected_decompositions(columns: RunColumns, bins: int) -> dict[str, CorrectedDecomposition | None]:
+    """Subject id -> :func:`bias_corrected` of its runs over the ECE bins (None with fewer than 2 runs)."""
+    per_subject = _bin_sums(columns, bins)
+    return {sid: bias_corrected(per_subject[i], columns.scale) for i, sid in enumerate(columns.subjects)}

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from ..compute.numfmt import fmt_fixed
 from .run_columns import RunColumns, exact_bincount
 
 ALL_SUBJECTS = "ALL"  # the pooled row; cannot clash with a subject id (those are lowercase)
@@ -16,7 +15,7 @@ ALL_SUBJECTS = "ALL"  # the pooled row; cannot clash with a subject id (those ar
 
 @dataclass(frozen=True)
 class DifficultyRow:
-    """One row of metrics_per_difficulty.csv. ``monotone_violation``: P here exceeds P at the next easier level present."""
+    """One row of metrics_per_difficulty.csv."""
 
     subject_id: str
     difficulty: int
@@ -27,7 +26,6 @@ class DifficultyRow:
     p: Fraction
     p_low: float
     p_high: float
-    monotone_violation: bool
 
 
 # (scope, difficulty) -> the interval of that pass rate (:func:`rgbench.stats.outputs` gives the case-bootstrap one)
@@ -38,15 +36,12 @@ def _rows_from_counts(scope: str, counts: Mapping[int, tuple[int, int, int]], we
                       interval_of: LevelInterval) -> list[DifficultyRow]:
     """The rows of one scope from (distinct cases, runs, passes) per difficulty level present (runs > 0)."""
     out: list[DifficultyRow] = []
-    previous: Fraction | None = None
     for difficulty, (n_cases, n_runs, passes) in sorted(counts.items()):
         p = Fraction(passes, n_runs)
         interval = interval_of(scope, difficulty)
         assert interval is not None  # None only for no case, and every level here has runs
         low, high = interval
-        out.append(DifficultyRow(scope, difficulty, weights.get(difficulty), n_cases, n_runs, passes, p, low, high,
-                                 previous is not None and p > previous))
-        previous = p
+        out.append(DifficultyRow(scope, difficulty, weights.get(difficulty), n_cases, n_runs, passes, p, low, high))
     return out
 
 
@@ -55,11 +50,10 @@ def difficulty_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int
     """(metrics_per_difficulty.csv rows, subject id -> :func:`weighted_pass_rate`) for every subject of ``columns``.
 
     Rows: the pass rate (with the interval ``interval_of(scope, difficulty)``) per difficulty level
-    present, pooled over all subjects (``ALL``)
-    first, then per subject, sorted by (subject_id, difficulty); a level is flagged when its pass rate is
-    strictly higher than at the next easier level present for the same subject (or pooled): harder cases should
-    not be passed more often. Subjects with no scored run have no rows. From exact counts per (subject,
-    difficulty); equal to the straightforward per-row path of ``tests/reference_stats.py`` (tests prove it).
+    present, pooled over all subjects (``ALL``) first, then per subject, sorted by (subject_id, difficulty).
+    Whether the labels mean something is one case-level test (:mod:`.difficulty_trend`), not a flag per level.
+    Subjects with no scored run have no rows. From exact counts per (subject, difficulty); equal to the
+    straightforward per-row path of ``tests/reference_stats.py`` (tests prove it).
     """
     levels = sorted({difficulty_of[c] for c in columns.cases})
     level_of_case = np.array([levels.index(difficulty_of[c]) for c in columns.cases], dtype=np.int64)
@@ -104,21 +98,3 @@ def weighted_pass_rate(runs: Mapping[int, int], passes: Mapping[int, int],
         raise ValueError(f"no weight for difficulty {missing[0]} (difficulty_weights in config.yaml)")
     total = sum((weights[d] * runs[d] for d in present), Fraction(0))
     return sum((weights[d] * passes.get(d, 0) for d in present), Fraction(0)) / total
-
-
-def monotonicity_warnings(rows: Sequence[DifficultyRow]) -> list[str]:
-    """A message for each pooled (``ALL``) level whose pass rate exceeds the next easier level's.
-
-    Only the pooled rows warn: per-subject levels hold a few cases each and
-    cross often by chance; their flags stay in the CSV.
-    """
-    messages = []
-    previous: DifficultyRow | None = None
-    for row in (r for r in rows if r.subject_id == ALL_SUBJECTS):
-        if row.monotone_violation and previous is not None:
-            messages.append(
-                f"pass rate over all subjects is higher at difficulty {row.difficulty} ({fmt_fixed(row.p)}, "
-                f"{row.n_cases} cases) than at difficulty {previous.difficulty} ({fmt_fixed(previous.p)}, "
-                f"{previous.n_cases} cases); review the difficulty labels of those golds")
-        previous = row
-    return messages

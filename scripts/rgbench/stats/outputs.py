@@ -17,10 +17,12 @@ from ..compute.ranking import RANKED, rank_subjects
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from .bootstrap import case_counts
-from .brier_decomposition import BrierDecomposition, brier_decompositions
+from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
+from .calibration_check import CalibrationCheck, calibration_checks
 from .case_summary import CaseSummary, case_summaries, pooled_summary
 from .config import StatsConfig
-from .difficulty import ALL_SUBJECTS, DifficultyRow, difficulty_from_columns, monotonicity_warnings
+from .difficulty import ALL_SUBJECTS, DifficultyRow, difficulty_from_columns
+from .difficulty_trend import DifficultyTrend, difficulty_trend_from_columns, trend_warnings
 from .eligibility import is_incomplete, missing_cases
 from .intervals import Interval, SubjectIntervals, proportion_interval, subject_intervals
 from .pairwise import PairwiseRow, pairwise_table, significantly_better
@@ -33,6 +35,10 @@ SUBJECT_STATS_COLUMNS = (
     "P_low", "P_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
     "Q_final_low", "Q_final_high", "BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin",
     "P_weighted", "n_cases", "n_cases_missing", "missing_cases",
+) + (
+    # issue 11 item 5: ECE against perfect calibration, bias-corrected Brier terms (§19a, §19b)
+    "ECE_calibrated_mean", "ECE_calibrated_share", "BS_reliability_corrected", "BS_resolution_corrected",
+    "BS_uncertainty_corrected",
 )
 FAMILY_STATS_COLUMNS = ("P_family_low", "P_family_high")
 CALIBRATION_COLUMNS = ("subject_id", "subject_version", "bin", "bin_low", "bin_high", "count",
@@ -44,7 +50,9 @@ RANK_SETS_COLUMNS = ("subject_id", "rank", "rank_low", "rank_high", "rank_low_ma
 RANK_STABILITY_COLUMNS = ("subject_a", "subject_b", "rank_a", "rank_b", "adjacent", "alpha_crossing", "swap_share")
 PASS_AT_K_COLUMNS = ("subject_id", "k", "pass_at_k", "pass_hat_k", "n_cases")
 DIFFICULTY_COLUMNS = ("subject_id", "difficulty", "weight", "n_cases", "n_runs", "n_pass", "P_difficulty",
-                      "P_difficulty_low", "P_difficulty_high", "monotone_violation")
+                      "P_difficulty_low", "P_difficulty_high")
+DIFFICULTY_TREND_COLUMNS = ("n_cases", "n_levels", "kendall_tau_b", "kendall_p", "easiest", "hardest", "n_easiest",
+                            "n_hardest", "separation", "separation_low", "separation_high")
 ALPHA_COLUMNS = ("subject_id", "subject_version", "alpha", "Q_final", "rank")
 
 CALIBRATION_FILE = "calibration_bins.csv"
@@ -54,6 +62,7 @@ RANK_STABILITY_FILE = "rank_stability.csv"
 PASS_AT_K_FILE = "pass_at_k.csv"
 DIFFICULTY_FILE = "metrics_per_difficulty.csv"
 ALPHA_FILE = "alpha_sensitivity.csv"
+DIFFICULTY_TREND_FILE = "difficulty_trend.csv"
 
 # Every (file, columns) this module writes in full; the two core files gain the *_STATS_COLUMNS.
 STATS_TABLES = {
@@ -64,6 +73,7 @@ STATS_TABLES = {
     PASS_AT_K_FILE: PASS_AT_K_COLUMNS,
     DIFFICULTY_FILE: DIFFICULTY_COLUMNS,
     ALPHA_FILE: ALPHA_COLUMNS,
+    DIFFICULTY_TREND_FILE: DIFFICULTY_TREND_COLUMNS,
 }
 
 
@@ -77,6 +87,8 @@ class SubjectStats:
     n_cases: int
     missing: tuple[str, ...]
     digest: str
+    calibration_check: CalibrationCheck | None = None
+    corrected: CorrectedDecomposition | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +107,7 @@ class Statistics:
     pass_at_k: list[PassAtK] = field(default_factory=list)
     difficulty: list[DifficultyRow] = field(default_factory=list)
     alpha: list[AlphaRow] = field(default_factory=list)
+    difficulty_trend: DifficultyTrend | None = None
     warnings: list[str] = field(default_factory=list)
 
 
@@ -134,8 +147,11 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     summaries = case_summaries(columns, alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
     digests = subject_digests([m.subject_id for m in subjects], inputs)
     decompositions = brier_decompositions(columns, spec.ece_bins)
+    corrected = corrected_decompositions(columns, spec.ece_bins)
+    checks = calibration_checks(columns, spec.ece_bins, digests, resamples)
     difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
                                                    _level_intervals(summaries, digests, difficulty_of, config))
+    trend = difficulty_trend_from_columns(columns, difficulty_of, resamples, confidence)
     per_subject = {}
     for m in subjects:
         sid = m.subject_id
@@ -144,7 +160,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
                      if summary is not None else SubjectIntervals())
         scored = summary.case_ids if summary is not None else ()
         per_subject[sid] = SubjectStats(intervals, decompositions[sid], weighted[sid], len(scored),
-                                        missing_cases(scored, difficulty_of), digests[sid])
+                                        missing_cases(scored, difficulty_of), digests[sid], checks[sid], corrected[sid])
     family_intervals: dict[tuple[str, str], Interval | None] = {}
     for f in families:
         summary = summaries[f.subject_id]
@@ -178,7 +194,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         pass_at_k=pass_at_k_from_columns(columns),
         difficulty=difficulty,
         alpha=alpha_sensitivity(subjects, spec.max_score, incomplete=incomplete),
-        warnings=monotonicity_warnings(difficulty),
+        warnings=trend_warnings(trend, config.significance_level),
+        difficulty_trend=trend,
     )
 
 
@@ -207,7 +224,15 @@ def subject_stats_cells(statistics: Statistics, subject_id: str) -> tuple[str, .
         *(("", "", "", "") if d is None else
           (fmt_fixed(d.reliability), fmt_fixed(d.resolution), fmt_fixed(d.uncertainty), fmt_fixed(d.within_bin))),
         fmt_fixed(s.p_weighted), str(s.n_cases), str(len(s.missing)), " ".join(s.missing),
+        *_calibration_check_cells(s),
     )
+
+
+def _calibration_check_cells(s: SubjectStats) -> tuple[str, ...]:
+    """ECE_calibrated_mean, ECE_calibrated_share and the three bias-corrected Brier terms ("" when undefined)."""
+    check, c = s.calibration_check, s.corrected
+    return (("", "") if check is None else (fmt_fixed(check.expected), fmt_fixed(check.share_at_or_above))) + (
+        ("", "", "") if c is None else (fmt_fixed(c.reliability), fmt_fixed(c.resolution), fmt_fixed(c.uncertainty)))
 
 
 def family_stats_cells(statistics: Statistics, subject_id: str, family: str) -> tuple[str, ...]:
@@ -232,6 +257,15 @@ def pairwise_cells(row: PairwiseRow, level: Fraction) -> tuple[str, ...]:
             fmt_float(row.q_diff_sd), fmt_float(row.p_diff_sd), fmt_float(row.q_mde), fmt_float(row.p_mde))
 
 
+def _trend_rows(t: DifficultyTrend | None):
+    """The one row of difficulty_trend.csv (none when there is no scored run)."""
+    if t is None or t.n_cases == 0:
+        return
+    yield (str(t.n_cases), str(t.n_levels), fmt_float(t.tau_b), fmt_float(t.p_value), _int(t.easiest),
+           _int(t.hardest), str(t.n_easiest), str(t.n_hardest), fmt_fixed(t.separation), fmt_fixed(t.separation_low),
+           fmt_fixed(t.separation_high))
+
+
 def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
     """File name (inside results/) -> bytes of the statistics' CSV files; ``csv_text`` is the core writer."""
     level = statistics.config.significance_level
@@ -245,10 +279,11 @@ def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
         PASS_AT_K_FILE: ((r.subject_id, str(r.k), fmt_fixed(r.pass_at_k), fmt_fixed(r.pass_hat_k), str(r.n_cases))
                          for r in statistics.pass_at_k),
         DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fmt_fixed(r.weight), str(r.n_cases), str(r.n_runs),
-                           str(r.n_pass), fmt_fixed(r.p), fmt_float(r.p_low), fmt_float(r.p_high),
-                           fmt_bool(r.monotone_violation)) for r in statistics.difficulty),
+                           str(r.n_pass), fmt_fixed(r.p), fmt_float(r.p_low), fmt_float(r.p_high))
+                          for r in statistics.difficulty),
         ALPHA_FILE: ((r.subject_id, r.subject_version, fmt_fixed(r.alpha), fmt_fixed(r.q_final), _int(r.rank))
                      for r in statistics.alpha),
+        DIFFICULTY_TREND_FILE: _trend_rows(statistics.difficulty_trend),
     }
     return {name: csv_text(STATS_TABLES[name], rows).encode("utf-8") for name, rows in tables.items()}
 
@@ -261,7 +296,7 @@ def statistics_manifest(statistics: Statistics) -> dict:
         "bootstrap_streams": "per subject numpy Generator(PCG64(SeedSequence(the 8 big-endian 32-bit words of "
                              "sha256(label + newline + the digests sorted, joined by newlines)))), digests from "
                              "subject_digest (sha256 over the subject's own responses and scorings, golds/ and "
-                             "system/); labels subject, family:<code>, difficulty:<d>, pair, ranks "
+                             "system/); labels subject, family:<code>, difficulty:<d>, pair, ranks, calibration "
                              "(aggregate_metrics.md, section 18)",
         "confidence_level": fmt_fixed(c.confidence_level),
         "difficulty_weights": {str(d): fmt_fixed(w) for d, w in sorted(c.difficulty_weights.items())},

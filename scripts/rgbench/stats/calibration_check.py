@@ -1,0 +1,98 @@
+"""How large ECE is under perfect calibration, for each subject's own confidences (consistency resampling).
+
+ECE (aggregate_metrics.md §7) is biased upward: with a few runs per bin, a
+perfectly calibrated subject still shows bin gaps, so a raw ECE of 0.10 says
+nothing until it is set against what perfect calibration would give with the
+same confidences. Following Bröcker and Smith (2007, "Increasing the reliability
+of reliability diagrams", Weather and Forecasting 22(3)), each of B resamples
+keeps the subject's confidences c_i and redraws every outcome as
+Bernoulli(c_i / 100), which is perfectly calibrated by construction; the ECE of
+each resample is computed with the same bins as the observed ECE.
+
+Soft targets. correctness takes 0, 1/2 or 1; the null draws outcomes in {0, 1}.
+Among all outcome distributions on [0, 1] with mean c, Bernoulli(c) is the
+largest in convex order, and a bin's term |Σ (c_i − o_i)| is a convex function
+of independent outcomes, so the expected ECE under this null is the *largest*
+expected ECE of any perfectly calibrated subject with these confidences: the
+reference is conservative (it makes a gap harder, never easier, to call real).
+
+Seeds. Each subject's stream is ``seeds.generator("calibration", [its digest])``
+with the digest of :func:`rgbench.stats.seeds.subject_digest` (its own responses
+and scorings, golds/ and system/), so editing one subject's files leaves every
+other subject's figures byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..compute.metrics import confidence_bin
+from .run_columns import RunColumns
+from .seeds import generator
+
+_BLOCK = 4_000_000   # at most this many outcome draws in memory at once
+
+
+@dataclass(frozen=True)
+class CalibrationCheck:
+    """One subject's ECE against perfect calibration, both exact over the B resamples drawn.
+
+    ``expected``: the mean ECE of the calibrated resamples, in [0, 1] (the ECE a
+    perfectly calibrated subject with these confidences shows on average);
+    ``share_at_or_above``: the share of calibrated resamples whose ECE is at or
+    above the observed one, in [0, 1] (small: the gap is larger than perfect
+    calibration explains).
+    """
+
+    expected: Fraction
+    share_at_or_above: Fraction
+    resamples: int
+
+
+def calibration_check(confidence: np.ndarray, correctness: np.ndarray, scale: int, bins: int,
+                      rng: np.random.Generator, resamples: int) -> CalibrationCheck | None:
+    """The check of one subject's runs: integer ``confidence`` in 0..100, ``correctness`` = k / ``scale``.
+
+    Each resample draws o_i = [U_i < c_i] with U_i uniform on the integers 0..99 (exactly Bernoulli(c_i/100)),
+    and its ECE is (1/N) Σ_bins |Σ c_i/100 − Σ o_i|. Observed and resampled ECE are compared as integers
+    (Σ_bins |scale · Σ c − 100 · Σ k|, both over 100 · scale · N): no float enters a comparison.
+    None when the subject has no run. All confidences equal, one run: still defined (the draws vary).
+    """
+    n = int(confidence.size)
+    if n == 0:
+        return None
+    bin_of = np.array([confidence_bin(int(c), bins) for c in confidence], dtype=np.int64)
+    onehot = np.zeros((n, bins), dtype=np.int64)
+    onehot[np.arange(n), bin_of] = 1
+    conf_sums = np.bincount(bin_of, weights=confidence, minlength=bins).astype(np.int64)
+    k_sums = np.bincount(bin_of, weights=correctness, minlength=bins).astype(np.int64)
+    observed = int(np.abs(scale * conf_sums - 100 * k_sums).sum())          # ECE · 100 · scale · N
+    total = at_or_above = 0
+    block = max(1, _BLOCK // n)
+    done = 0
+    while done < resamples:
+        size = min(block, resamples - done)
+        outcomes = (rng.integers(0, 100, size=(size, n)) < confidence[None, :]).astype(np.int64)
+        numerators = scale * np.abs(conf_sums[None, :] - 100 * (outcomes @ onehot)).sum(axis=1)   # · 100 · scale · N
+        total += int(numerators.sum())
+        at_or_above += int(np.count_nonzero(numerators >= observed))
+        done += size
+    return CalibrationCheck(Fraction(total, resamples * 100 * scale * n), Fraction(at_or_above, resamples),
+                            resamples)
+
+
+def calibration_checks(columns: RunColumns, bins: int, digests: Mapping[str, str],
+                       resamples: int) -> dict[str, CalibrationCheck | None]:
+    """Subject id -> :func:`calibration_check` of its runs, its stream ``generator("calibration", [digest])``
+    with ``digests`` the subjects' :func:`rgbench.stats.seeds.subject_digest`; None without runs."""
+    out: dict[str, CalibrationCheck | None] = {}
+    for s, sid in enumerate(columns.subjects):
+        mask = columns.subject == s
+        rng = generator("calibration", [digests[sid]])
+        out[sid] = calibration_check(columns.confidence[mask], columns.correctness[mask], columns.scale, bins, rng,
+                                     resamples)
+    return out

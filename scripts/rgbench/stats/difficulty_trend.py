@@ -1,0 +1,115 @@
+"""Do the gold difficulty labels mean something? One case-level trend test and the easiest-hardest separation.
+
+The unit is the case: each case contributes one number, its pass rate over every scored run of it (all
+subjects pooled). Per-subject, per-level flags (the earlier ``monotone_violation``) fire by chance about as
+often as they did on the sample suite even when the labels are right; one test over the cases does not.
+
+- Trend: Kendall's tau-b between gold difficulty and per-case pass rate (Kendall 1945, "The treatment of
+  ties in ranking problems", Biometrika 33), with the two-sided p-value of ``scipy.stats.kendalltau``:
+  exact when there are no ties and at most 33 cases, otherwise the normal approximation with the
+  tie-corrected variance (Kendall and Gibbons 1990, "Rank Correlation Methods", ch. 4). Labels that work
+  give tau-b < 0 (harder cases are passed less often).
+- Separation (seed 000's calibration check, "Score(1) − Score(7) ≥ 0.5"): mean per-case pass rate at the
+  easiest level present minus at the hardest level present, with a percentile interval from a bootstrap
+  that resamples cases within each of the two levels, exact (``Fraction``) replicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy.stats import kendalltau
+
+from ..compute.numfmt import fmt_fixed
+from .exact_quantiles import percentile_interval, seeded_stream
+from .run_columns import RunColumns
+
+SEPARATION_TARGET = Fraction(1, 2)   # seed 000: the easiest level passes at least 50 points more often
+
+
+@dataclass(frozen=True)
+class DifficultyTrend:
+    """The one row of difficulty_trend.csv. Floats (tau-b, p) come from scipy; the separation is exact.
+
+    ``tau_b`` in [-1, 1] (negative: harder cases are passed less often) and ``p_value`` in [0, 1] are None
+    with fewer than two cases, one difficulty level, or every case at the same pass rate. The separation and
+    its interval are None with fewer than two levels.
+    """
+
+    n_cases: int
+    n_levels: int
+    tau_b: float | None
+    p_value: float | None
+    easiest: int | None
+    hardest: int | None
+    n_easiest: int
+    n_hardest: int
+    separation: Fraction | None
+    separation_low: Fraction | None
+    separation_high: Fraction | None
+
+
+def _mean(values: Sequence[Fraction]) -> Fraction:
+    return sum(values, Fraction(0)) / len(values)
+
+
+def difficulty_trend(difficulty: Sequence[int], rate: Sequence[Fraction], rng: np.random.Generator,
+                     resamples: int, confidence: Fraction) -> DifficultyTrend:
+    """The trend test and separation from one (difficulty, pass rate) pair per case (any order of cases)."""
+    n = len(difficulty)
+    levels = sorted(set(difficulty))
+    tau = p = None
+    if n >= 2 and len(levels) >= 2 and len(set(rate)) >= 2:
+        result = kendalltau(np.array(difficulty, dtype=float), np.array([float(r) for r in rate]), variant="b")
+        if not math.isnan(result.statistic):
+            tau, p = float(result.statistic), float(result.pvalue)
+    if len(levels) < 2:
+        return DifficultyTrend(n, len(levels), tau, p, None, None, 0, 0, None, None, None)
+    easy = sorted(r for d, r in zip(difficulty, rate) if d == levels[0])
+    hard = sorted(r for d, r in zip(difficulty, rate) if d == levels[-1])
+    separation = _mean(easy) - _mean(hard)
+    picks_easy = rng.integers(0, len(easy), size=(resamples, len(easy)))
+    picks_hard = rng.integers(0, len(hard), size=(resamples, len(hard)))
+    replicates = [_mean([easy[i] for i in a]) - _mean([hard[i] for i in b])
+                  for a, b in zip(picks_easy.tolist(), picks_hard.tolist())]
+    low, high = percentile_interval(replicates, confidence)
+    return DifficultyTrend(n, len(levels), tau, p, levels[0], levels[-1], len(easy), len(hard), separation, low, high)
+
+
+def separation_seed(difficulty: Sequence[int], rate: Sequence[Fraction]) -> int:
+    """64 bits of the sha256 of the (difficulty, pass rate) pairs it resamples, in case order: the seed of the
+    separation's bootstrap follows the data it resamples."""
+    text = "".join(f"{d} {r}\n" for d, r in zip(difficulty, rate))
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def difficulty_trend_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], resamples: int,
+                                  confidence: Fraction) -> DifficultyTrend:
+    """:func:`difficulty_trend` of every case with a scored run: its pass rate over all subjects' runs.
+
+    Cases are taken in ``columns.cases`` order (sorted); the stream is seeded by :func:`separation_seed`.
+    """
+    runs = np.bincount(columns.case, minlength=len(columns.cases)).tolist()
+    passes = np.bincount(columns.case, weights=columns.passed, minlength=len(columns.cases)).astype(np.int64).tolist()
+    present = [i for i, r in enumerate(runs) if r]
+    difficulty = [difficulty_of[columns.cases[i]] for i in present]
+    rate = [Fraction(passes[i], runs[i]) for i in present]
+    return difficulty_trend(difficulty, rate, seeded_stream(separation_seed(difficulty, rate)), resamples, confidence)
+
+
+def trend_warnings(trend: DifficultyTrend, level: Fraction) -> list[str]:
+    """A message when the labels show no significant decreasing trend, or the separation misses seed 000's 0.5."""
+    messages = []
+    if trend.tau_b is not None and trend.p_value is not None and not (trend.tau_b < 0 and trend.p_value < level):
+        messages.append(f"gold difficulty does not predict lower pass rates over the {trend.n_cases} cases "
+                        f"(Kendall tau-b {trend.tau_b:.3f}, p = {trend.p_value:.3f}); review the difficulty labels")
+    if trend.separation is not None and trend.separation < SEPARATION_TARGET:
+        messages.append(f"pass rate at difficulty {trend.easiest} exceeds difficulty {trend.hardest} by "
+                        f"{fmt_fixed(trend.separation, 3)}, less than {fmt_fixed(SEPARATION_TARGET, 1)} "
+                        "(seed 000's separation check); the hardest cases may not be hard enough")
+    return messages

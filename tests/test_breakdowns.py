@@ -28,7 +28,6 @@ from rgbench.compute.breakdowns import (
     fmt_decimal,
     geometric_mean,
     run_cost,
-    subject_digest,
 )
 from rgbench.compute.derive import RunRow
 from rgbench.load.records import Response, ResponseMeta
@@ -70,14 +69,6 @@ def test_case_draws_depend_on_the_subject_digest_and_label_only():
     assert (a == case_draws(5, 20, "a" * 64, "criteria")).all()
     assert not (a == case_draws(5, 20, "b" * 64, "criteria")).all()
     assert not (a == case_draws(5, 20, "a" * 64, "tag:x")).all()
-
-
-def test_subject_digest_reads_only_that_subjects_files():
-    inputs = {"responses/v1.0/a/X__r1.json": "1" * 64, "scoring/v1.0/a/X__r1__eval-r.json": "2" * 64,
-              "responses/v1.0/ab/X__r1.json": "3" * 64, "golds/v1.0/X_gold.md": "4" * 64}
-    base = subject_digest(inputs, "v1.0", "a")
-    assert base == subject_digest({**inputs, "responses/v1.0/ab/Y__r1.json": "5" * 64}, "v1.0", "a")
-    assert base != subject_digest({**inputs, "responses/v1.0/a/Y__r1.json": "5" * 64}, "v1.0", "a")
 
 
 def test_case_bootstrap_covers_a_known_mean_by_simulation():

@@ -83,12 +83,14 @@ def reference_interval(sums: dict[str, int], counts: dict[str, int], digest: str
 
 
 def subject_digests() -> dict[str, str]:
+    """Each subject's seed digest as aggregate_metrics.md §18 defines it (recomputed here from the manifest)."""
     inputs = json.loads((RESULTS / "manifest.json").read_text())["inputs"]
+    shared = [p for p in inputs if p.startswith(("golds/", "system/"))]
     out = {}
     for sid in {p.split("/")[2] for p in inputs if p.startswith(("responses/", "scoring/"))}:
-        mine = sorted((p, d) for p, d in inputs.items()
-                      if p.startswith((f"responses/{VERSION}/{sid}/", f"scoring/{VERSION}/{sid}/")))
-        out[sid] = hashlib.sha256("".join(f"{d}  {p}\n" for p, d in mine).encode()).hexdigest()
+        mine = [p for p in inputs if p.startswith((f"responses/{VERSION}/{sid}/", f"scoring/{VERSION}/{sid}/"))]
+        text = f"subject {sid}\n" + "".join(f"{inputs[p]}  {p}\n" for p in sorted(shared + mine))
+        out[sid] = hashlib.sha256(text.encode()).hexdigest()
     return out
 
 

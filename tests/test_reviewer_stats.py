@@ -8,7 +8,7 @@ from fractions import Fraction
 import aggregate_scoring
 from treebuilder import canonical, small_tree
 
-from rgbench.stats.case_bootstrap import case_interval, generator, ratio_interval
+from rgbench.stats.case_bootstrap import case_interval, label_stream, ratio_interval
 from rgbench.stats.judge_agreement import macro_f1
 
 REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"
@@ -32,7 +32,7 @@ def test_ratio_interval_is_the_mean_over_the_same_case_draws():
     direct = case_interval(clusters, lambda drawn: sum((s for s, _ in drawn), Fraction(0)) / sum(n for _, n in drawn),
                            seed=7, label="x", resamples=200, confidence=Fraction(9, 10))
     assert (low, high, 0) == direct
-    assert generator(7, "x").integers(0, 4, size=(200, 4)).shape == (200, 4)
+    assert label_stream(7, "x").integers(0, 4, size=(200, 4)).shape == (200, 4)
     assert ratio_interval([], seed=7, label="x", resamples=10, confidence=Fraction(1, 2)) == (None, None)
 
 

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 
 RESULTS_DIR = "results"
 
-BOOL_COLUMNS = frozenset({"has_critical_fail", "has_recoverable_fail", "disqualified", "monotone_violation"})
+BOOL_COLUMNS = frozenset({"adjacent", "has_critical_fail", "has_recoverable_fail", "disqualified", "monotone_violation"})
 INT_COLUMNS = frozenset({
+    "n_levels", "easiest", "hardest", "n_easiest", "n_hardest", "n_cases_missing", "rank_low", "rank_high",
+    "rank_low_marginal", "rank_high_marginal", "rank_a", "rank_b",
     "attempts", "confidence", "input_tokens", "output_tokens", "level", "max_runs_per_case", "min_difficulty", "n",
     "n_answered", "n_errors", "n_participants", "n_refused", "n_responses", "n_with_usage",
     "raw_score", "rubric_floor", "rubric_ceiling", "clipped_score", "reported_confidence", "N", "n_unscored",
@@ -40,6 +42,10 @@ INT_COLUMNS = frozenset({
     "difficulty", "n_runs", "n_pass", "rank", "rank_best", "rank_worst", "n_units",
 })
 FLOAT_COLUMNS = frozenset({
+    "value_low", "value_high", "kendall_tau_b", "kendall_p", "separation", "separation_low", "separation_high",
+    "P_family_low", "P_family_high", "ECE_calibrated_mean", "ECE_calibrated_share", "BS_reliability_corrected",
+    "BS_resolution_corrected", "BS_uncertainty_corrected", "p_diff", "p_diff_low", "p_diff_high", "p_value",
+    "q_diff_sd", "p_diff_sd", "q_mde", "p_mde", "alpha_crossing", "swap_share",
     "P_low", "P_high", "ci_low", "ci_high", "cost", "cost_per_pass", "cost_per_run", "geomean_cost_pass",
     "geomean_cost_run", "input_per_million", "output_per_million", "mean", "mean_low", "mean_high", "total_cost",
     "confidence_unit", "correctness", "P", "s_bar", "BS", "ECE", "Q_final", "alpha", "P_wilson_low", "P_wilson_high",
@@ -50,6 +56,7 @@ FLOAT_COLUMNS = frozenset({
     "P_difficulty", "P_difficulty_low", "P_difficulty_high", "value",
 })
 TEXT_COLUMNS = frozenset({
+    "missing_cases", "test",
     "case_type", "comments", "criterion", "criterion_scores", "currency", "experience_level", "fails", "generated_from",
     "generated_to", "gold_path", "group", "judge_id", "participant", "response_path", "scope", "status", "tag", "tags",
     "title", "temperature", "max_tokens",  # temperature, max_tokens: the declared values, several joined by "; "

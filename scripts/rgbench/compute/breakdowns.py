@@ -6,7 +6,7 @@ Pure: :func:`compute_breakdowns` takes the validated tree, the spec and the scor
 subject (error runs already left out) and returns exact rows; :func:`breakdown_files` renders them
 (rounded once, 6 decimals). Intervals are a percentile bootstrap over the subject's cases
 (:func:`case_bootstrap_interval`), seeded from the digest of that subject's own input files
-(:func:`subject_digest`), so adding another subject moves none of these intervals.
+(:func:`rgbench.stats.seeds.subject_digest`), so adding another subject moves none of these intervals.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 
 from ..load.records import Response, Scoring, Tree
 from ..load.spec import Spec
+from ..stats.seeds import subject_digests
 from .derive import PASS, RunRow
 from .numfmt import fmt_fixed
 
@@ -59,14 +60,6 @@ EXPLORER_COLUMNS = ("subject_id", "subject_version", "case_id", "run_id", "statu
 
 
 # --- the case bootstrap ------------------------------------------------------------------------------
-
-def subject_digest(inputs: Mapping[str, str], version_dir: str, subject_id: str) -> str:
-    """sha256 (hex) over ``<sha256>  <path>\\n`` lines, sorted by path, of the subject's own responses and
-    scorings: the seed of its intervals, which no other subject's files move."""
-    prefixes = (f"responses/{version_dir}/{subject_id}/", f"scoring/{version_dir}/{subject_id}/")
-    listing = "".join(f"{digest}  {path}\n" for path, digest in sorted(inputs.items()) if path.startswith(prefixes))
-    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
-
 
 def _stream(digest: str, label: str) -> np.random.Generator:
     """numpy Generator(PCG64) seeded with the first 128 bits of sha256(digest + "\\n" + label)."""
@@ -381,18 +374,14 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
     baseline: list[BaselineRow] = []
     metadata = []
     n_errors = {}
-    own_inputs: dict[str, dict[str, str]] = defaultdict(dict)   # subject -> its responses' and scorings' digests
-    for path, sha in tree.inputs.items():
-        parts = path.split("/")
-        if len(parts) == 4 and parts[0] in ("responses", "scoring") and parts[1] == spec.version_dir:
-            own_inputs[parts[2]][path] = sha
+    digests = subject_digests(tree.subjects, tree.inputs)  # each subject's own inputs with golds/ and system/
     for sid in sorted(tree.subjects):
         subject = tree.subjects[sid]
         version, extra = subject.subject_version, dict(subject.extra)
         rows = runs_of.get(sid, ())
         responses = responses_of.get(sid, [])
         n_errors[sid] = sum(1 for r in responses if r.meta.status == ERROR)
-        digest = subject_digest(own_inputs[sid], spec.version_dir, sid)
+        digest = digests[sid]
         criteria += criterion_rows(sid, version, rows, scores_of, spec.criteria, digest, resamples, confidence)
         by_tag: dict[str, list[RunRow]] = defaultdict(list)
         by_type: dict[str, list[RunRow]] = defaultdict(list)

@@ -4,7 +4,7 @@ For the reviewer report and the judge's agreement, whose statistics (Krippendorf
 mean deviation) are not ratios of per-case sums, so each replicate recomputes the statistic exactly on
 the drawn units. Clusters are the cases: the units of one case are drawn together, as everywhere in
 rgbench.stats (aggregate_metrics.md: the case is the unit). The stream is
-:func:`generator` (PCG64 seeded by the input digest and a label), so the same
+:func:`label_stream` (PCG64 seeded by the input digest and a label), so the same
 inputs give the same bytes; the interval is Hyndman-Fan type 7 on the replicates where the statistic is
 defined (:func:`quantile_positions`). :func:`ratio_interval` is the exact,
 vectorised form for a mean that is a ratio of per-case sums.
@@ -36,7 +36,7 @@ def label_key(label: str) -> int:
     return int.from_bytes(hashlib.sha256(label.encode("utf-8")).digest()[:8], "big")
 
 
-def generator(seed: int, label: str) -> np.random.Generator:
+def label_stream(seed: int, label: str) -> np.random.Generator:
     """The random stream of ``label`` under base ``seed``: numpy Generator(PCG64) on SeedSequence([seed, key])."""
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, label_key(label)])))
 
@@ -117,7 +117,7 @@ def case_interval(clusters: Sequence[Sequence[U]], statistic: Callable[[list[U]]
     """
     if not clusters:
         return None, None, resamples
-    draws = generator(seed, label).integers(0, len(clusters), size=(resamples, len(clusters)))
+    draws = label_stream(seed, label).integers(0, len(clusters), size=(resamples, len(clusters)))
     values: list[Fraction] = []
     for row in draws:
         value = statistic([unit for index in row for unit in clusters[int(index)]])
@@ -148,7 +148,7 @@ def ratio_interval(parts: Sequence[tuple[Fraction, int]], *, seed: int, label: s
     sums = np.array([int(total * scale) for total, _ in parts], dtype=np.int64)
     counts = np.array([n for _, n in parts], dtype=np.int64)
     cases = len(parts)
-    draws = generator(seed, label).integers(0, cases, size=(resamples, cases))
+    draws = label_stream(seed, label).integers(0, cases, size=(resamples, cases))
     multiplicity = np.zeros((resamples, cases), dtype=np.int64)
     np.add.at(multiplicity, (np.repeat(np.arange(resamples), cases), draws.ravel()), 1)
     replicates = Replicates(multiplicity @ sums, multiplicity @ counts, Fraction(1, scale))

@@ -8,6 +8,7 @@ install them, when Chromium, chromedriver or Selenium is missing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import threading
@@ -157,7 +158,11 @@ def test_invalid_form_shows_the_validator_message_and_writes_nothing(browser: we
                   "criterion_scores": {"diagnosis": 2, "evidence": 1, "causal_reasoning": 2, "action_plan": 2,
                                        "safety": None, "communication": None},
                   "reviewer_id": "rev-a", "run_id": "r1", "schema_version": "1.0", "subject_id": SUBJECT,
-                  "subject_version": VERSION}
+                  "subject_version": VERSION,
+                  # the pins the page fills in (the probe tree holds the same response and gold)
+                  "response_sha256": hashlib.sha256(
+                      (tree.root / f"responses/v1.0/{SUBJECT}/RO-FOUL-001__r1.json").read_bytes()).hexdigest(),
+                  "gold_sha256": hashlib.sha256((tree.root / "golds/v1.0/RO-FOUL-001_gold.md").read_bytes()).hexdigest()}
     rel = f"scoring/v1.0/{SUBJECT}/RO-FOUL-001__r1__eval-rev-a.json"
     probe = grading_tree(tree.root.parent / "probe")
     probe.write(rel, json.dumps(incomplete))

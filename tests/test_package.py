@@ -75,7 +75,8 @@ def test_requirements_files_are_plain_pins_that_pyproject_reads():
         lines = requirement_lines(name)
         assert lines and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][A-Za-z0-9.]*", line) for line in lines), name
     runtime = {line.split("==")[0].lower() for line in requirement_lines("requirements.txt")}
-    assert not runtime & {"pandas", "scipy", "statsmodels", "krippendorff", "pytest"}  # test/analysis-only
+    # test/analysis-only (scipy is a runtime dependency: the difficulty trend test's Kendall tau-b)
+    assert not runtime & {"pandas", "statsmodels", "krippendorff", "pytest"}
     dev = (REPO / "requirements-dev.txt").read_text()
     assert "-r requirements.txt" in dev and "-r requirements-analysis.txt" in dev
     assert all(re.search(rf"^{tool}==", dev, flags=re.M) for tool in ("pre-commit", "ruff", "mypy", "pytest"))

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.stats import kendalltau
 
 from ..compute.numfmt import fmt_fixed
 from .exact_quantiles import percentile_interval, seeded_stream
@@ -65,6 +64,8 @@ def difficulty_trend(difficulty: Sequence[int], rate: Sequence[Fraction], rng: n
     levels = sorted(set(difficulty))
     tau = p = None
     if n >= 2 and len(levels) >= 2 and len(set(rate)) >= 2:
+        from scipy.stats import kendalltau  # imported here: scipy's import costs seconds, and only this test needs it
+
         result = kendalltau(np.array(difficulty, dtype=float), np.array([float(r) for r in rate]), variant="b")
         if not math.isnan(result.statistic):
             tau, p = float(result.statistic), float(result.pvalue)

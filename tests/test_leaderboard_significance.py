@@ -229,3 +229,13 @@ def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_pat
     assert [line.split(",")[0] for line in (results / "rank_sets.csv").read_text().splitlines()[1:]] == ["full"]
     alpha = list(csv.DictReader(io.StringIO((results / "alpha_sensitivity.csv").read_text())))
     assert {r["rank"] for r in alpha if r["subject_id"] == "partial"} == {""}
+
+
+def test_the_rank_range_sentence_names_the_configured_correction():
+    from rgbench.leaderboard.rank_ranges import Significance
+    from rgbench.leaderboard.significance_text import rank_range_method
+    base = dict(level=Fraction(5, 100), n_pairs=1, above=(), ranges={"a": (1, 1)})
+    holm_text = rank_range_method(Significance(**base), lambda t: t)
+    bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t)
+    assert "Holm-adjusted over the pairs" in holm_text
+    assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over the pairs" in bh_text

@@ -384,3 +384,30 @@ def test_reliability_and_coverage_configuration():
         "{'robust': 0.1, 'stable': 0.05, 'reasonable': 0.2}",
         "$.reliability_min_cases: must be a positive integer, got 0",
     ]
+
+
+def test_benjamini_hochberg_by_hand():
+    from rgbench.stats.pairwise import benjamini_hochberg, holm
+    # p = (0.01, 0.04, 0.03): sorted 0.01, 0.03, 0.04; m·p/j = 0.03, 0.045, 0.04; running minimum from the top:
+    # p_bh = (0.03, 0.04, 0.04) in input order. Holm: 3·0.01, max(0.03, 2·0.03), max(0.06, 1·0.04) = 0.03, 0.06, 0.06.
+    p = [F(1, 100), F(4, 100), F(3, 100)]
+    assert benjamini_hochberg(p) == [F(3, 100), F(4, 100), F(4, 100)]
+    assert holm(p) == [F(3, 100), F(6, 100), F(6, 100)]
+    # never below the raw p, never above 1, never above Holm; ties keep one value; empty stays empty
+    q = [F(1, 2), F(1, 2), F(9, 10)]
+    assert benjamini_hochberg(q) == [F(3, 4), F(3, 4), F(9, 10)]
+    assert all(raw <= bh <= h <= 1 for raw, bh, h in zip(p, benjamini_hochberg(p), holm(p)))
+    assert benjamini_hochberg([]) == []
+
+
+def test_significantly_better_reads_the_configured_correction():
+    from rgbench.stats.config import parse_stats_config
+    from rgbench.stats.pairwise import PairwiseRow, significantly_better
+    # p_holm 0.06 is not below 0.05, p_bh 0.04 is: the configured correction decides.
+    row = PairwiseRow("a", "b", 30, q_diff=F(1, 10), p_value=F(2, 100), p_holm=F(6, 100), p_bh=F(4, 100))
+    assert significantly_better(row, F(5, 100)) is None
+    assert significantly_better(row, F(5, 100), "benjamini-hochberg") == "a"
+    config, messages = parse_stats_config({"pairwise_correction": "benjamini-hochberg"})
+    assert messages == [] and config.pairwise_correction == "benjamini-hochberg"
+    _, messages = parse_stats_config({"pairwise_correction": "bonferroni"})
+    assert messages == ["$.pairwise_correction: must be holm or benjamini-hochberg, got 'bonferroni'"]

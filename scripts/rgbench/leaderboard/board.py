@@ -155,7 +155,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     standings = rank_subjects(tables.subjects, inputs.incomplete)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level,
-                                                            inputs.rank_sets)
+                                                            inputs.rank_sets, inputs.spec.stats.pairwise_correction)
     errors = {r["subject_id"]: int(r["n_errors"]) for r in (inputs.lab.get(METADATA_FILE) if inputs.lab else [])
               if r["n_errors"].isdigit()}
     entries = []

@@ -236,11 +236,11 @@ def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> d
 def _row_of(a: str, b: str, v: dict) -> PairwiseRow:
     return PairwiseRow(a, b, v["n_cases"], v["q_diff"], v["q_diff_low"], v["q_diff_high"], v["p_diff"],
                        v["p_diff_low"], v["p_diff_high"], v["p_value"], v["test"], v["p_holm"], v["q_diff_sd"],
-                       v["p_diff_sd"], v["q_mde"], v["p_mde"])
+                       v["p_diff_sd"], v["q_mde"], v["p_mde"], v.get("p_bh"))
 
 
 def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[str, str], tuple],
-                   subjects: set[str], level: Fraction) -> list[Problem]:
+                   subjects: set[str], level: Fraction, correction: str = "holm") -> list[Problem]:
     """Each row of pairwise.csv agrees with the recomputation; no pair is missing or extra."""
     problems = []
 
@@ -265,11 +265,12 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             if (str(have) if column == "n_cases" else fmt_fixed(have)) != (
                     str(should) if column == "n_cases" else fmt_fixed(should)):
                 problem(row.line, f"{column} of ({a}, {b}) is {have} but {PER_RUN_PATH} gives {should} ({OUT_OF_STEP})")
-        better = significantly_better(_row_of(a, b, v), level) or ""
+        better = significantly_better(_row_of(a, b, v), level, correction) or ""
         if v["significantly_better"] != better:
+            adjusted = "p_bh" if correction == "benjamini-hochberg" else "p_holm"
             problem(row.line, f"significantly_better of ({a}, {b}) is {v['significantly_better'] or 'empty'} but its "
-                              f"p_holm and q_diff give {better or 'empty'} at significance level {fmt_fixed(level)} "
-                              f"({OUT_OF_STEP})")
+                              f"{adjusted} and q_diff give {better or 'empty'} at significance level "
+                              f"{fmt_fixed(level)} ({OUT_OF_STEP})")
         for low, high in (("q_diff_low", "q_diff_high"), ("p_diff_low", "p_diff_high")):
             if v[low] is not None and v[high] is not None and v[low] > v[high]:
                 problem(row.line, f"{low} {fmt_fixed(v[low])} is above {high} {fmt_fixed(v[high])} ({OUT_OF_STEP})")
@@ -384,7 +385,8 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
     pairwise = alpha = sets = None
     if stats.pairwise is not None:
         expected = expected_pairwise(tables, manifest, spec)
-        problems += check_pairwise(stats.pairwise, expected, subjects, level if recorded is None else Fraction(recorded))
+        problems += check_pairwise(stats.pairwise, expected, subjects, level if recorded is None else Fraction(recorded),
+                                   spec.stats.pairwise_correction)
         pairwise = [_row_of(a, b, stats.pairwise[(a, b)].values) for a, b in sorted(stats.pairwise)]
     if stats.rank_sets is not None:
         ranks = {s.metrics.subject_id: s.rank for s in rank_subjects(recomputed, incomplete) if s.rank is not None}

@@ -49,6 +49,7 @@ class Significance:
     marginal: dict[str, tuple[int, int]] | None = None
     q_mde: tuple[Fraction, Fraction] | None = None
     p_mde: tuple[Fraction, Fraction] | None = None
+    correction: str = "holm"  # config.yaml's pairwise_correction: holm or benjamini-hochberg
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def _span(values: list) -> tuple | None:
 
 
 def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: Fraction,
-                 rank_sets: dict[str, tuple[int, int, int, int]] | None) -> Significance:
+                 rank_sets: dict[str, tuple[int, int, int, int]] | None, correction: str = "holm") -> Significance:
     """The rank sets of the ranked subjects and the significant differences among them (module docstring).
 
     ``ranked_ids`` in leaderboard order; ``above`` follows that order (by the better subject, then the
@@ -86,7 +87,7 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     position = {sid: index for index, sid in enumerate(ranked_ids)}
     above = []
     for row in pairs:
-        better = significantly_better(row, level)
+        better = significantly_better(row, level, correction)
         if better is not None:
             worse = row.subject_b if better == row.subject_a else row.subject_a
             above.append((better, worse))
@@ -96,7 +97,7 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     ranges = {sid: sets[sid][:2] if sid in sets else (1, n) for sid in ranked_ids}
     marginal = {sid: sets[sid][2:] for sid in ranked_ids if sid in sets} if rank_sets is not None else None
     return Significance(level, len(pairs), tuple(above), ranges, marginal,
-                        _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]))
+                        _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction)
 
 
 def alpha_statement(rows: Sequence[AlphaRow], n_ranked: int, top: int = TOP) -> AlphaStatement | None:

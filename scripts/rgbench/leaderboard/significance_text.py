@@ -19,6 +19,11 @@ Text = Callable[[str], str]
 ALPHA_FILE_NAME = "results/alpha_sensitivity.csv"
 
 
+# How each pairwise_correction reads in a sentence (config.yaml; aggregate_metrics.md §20).
+CORRECTION_TEXT = {"holm": "Holm-adjusted",
+                   "benjamini-hochberg": "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error)"}
+CORRECTION_NAME = {"holm": "Holm", "benjamini-hochberg": "Benjamini-Hochberg"}
+
 def range_text(rank_range: tuple[int, int]) -> str:
     """``(best, worst)`` -> ``"best–worst"`` (an en dash; ``"4–4"`` when the rank is established)."""
     return f"{rank_range[0]}\u2013{rank_range[1]}"
@@ -41,7 +46,7 @@ def rank_range_method(sig: Significance, esc: Text) -> str:
         text += "No two ranked subjects share a case, so no pair is compared."
     else:
         text += (f"A difference is significant when the case-level sign-flip test of the Q_final difference over "
-                 f"the cases both subjects answered, Holm-adjusted over the pairs, gives p < {level}.")
+                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over the pairs, gives p < {level}.")
     return esc(text)
 
 
@@ -57,8 +62,8 @@ def power_sentence(sig: Significance, esc: Text) -> str:
     p_part = "" if sig.p_mde is None else f" and in P of {span(sig.p_mde)}"
     return esc(f"Power: with these cases, a true difference in Q_final of {span(sig.q_mde)}{p_part} between two "
                f"ranked subjects is detected 80% of the time by a test at level {level} (from each pair's observed "
-               "case-to-case spread, before the Holm adjustment). Smaller differences are not resolved by this "
-               "benchmark: \"not significant\" means \"not resolved\", not \"equal\".")
+               f"case-to-case spread, before the {CORRECTION_NAME[sig.correction]} adjustment). Smaller differences "
+               "are not resolved by this benchmark: \"not significant\" means \"not resolved\", not \"equal\".")
 
 
 def significant_differences(sig: Significance, name: Text, esc: Text) -> str:

@@ -27,7 +27,7 @@ BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
                "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
                "reliability_min_cases",
-               "llm_judge_in_metrics"}
+               "llm_judge_in_metrics", "pairwise_correction"}
 
 
 def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:

@@ -31,7 +31,8 @@ class StatsConfig:
     difficulty_weights (gold difficulty -> positive weight) of the weighted pass rate, min_case_coverage
     (share of the benchmark's cases a subject needs scored runs on to be ranked, in [0, 1]),
     reliability_half_widths (robust, stable, reasonable: increasing half-widths in (0, 1]) and
-    reliability_min_cases (below it every figure is indicative)."""
+    reliability_min_cases (below it every figure is indicative), pairwise_correction (``holm``, the
+    family-wise default, or ``benjamini-hochberg``: which adjusted p makes a pair significant)."""
 
     confidence_level: Fraction = DEFAULT_CONFIDENCE
     bootstrap_resamples: int = DEFAULT_RESAMPLES
@@ -40,6 +41,7 @@ class StatsConfig:
     min_case_coverage: Fraction = DEFAULT_MIN_CASE_COVERAGE
     reliability_half_widths: tuple[Fraction, ...] = DEFAULT_HALF_WIDTHS
     reliability_min_cases: int = DEFAULT_RELIABILITY_MIN_CASES
+    pairwise_correction: str = "holm"
 
 
 def _open_unit(config: dict, key: str, default: Fraction, messages: list[str]) -> Fraction:
@@ -111,7 +113,12 @@ def parse_stats_config(config: dict, difficulties: range | None = None) -> tuple
     if isinstance(min_cases, bool) or not isinstance(min_cases, int) or min_cases < 1:
         messages.append(f"$.reliability_min_cases: must be a positive integer, got {min_cases!r}")
         min_cases = DEFAULT_RELIABILITY_MIN_CASES
-    return StatsConfig(confidence, resamples, significance, weights, coverage, half_widths, min_cases), messages
+    correction = config.get("pairwise_correction", "holm")
+    if correction not in ("holm", "benjamini-hochberg"):
+        messages.append(f"$.pairwise_correction: must be holm or benjamini-hochberg, got {correction!r}")
+        correction = "holm"
+    return (StatsConfig(confidence, resamples, significance, weights, coverage, half_widths, min_cases, correction),
+            messages)
 
 
 def _half_widths(config: dict, messages: list[str]) -> tuple[Fraction, ...]:

@@ -45,7 +45,7 @@ CALIBRATION_COLUMNS = ("subject_id", "subject_version", "bin", "bin_low", "bin_h
                        "mean_confidence", "mean_correctness")
 PAIRWISE_COLUMNS = ("subject_a", "subject_b", "n_cases", "q_diff", "q_diff_low", "q_diff_high", "p_diff",
                     "p_diff_low", "p_diff_high", "p_value", "test", "p_holm", "significantly_better",
-                    "q_diff_sd", "p_diff_sd", "q_mde", "p_mde")
+                    "q_diff_sd", "p_diff_sd", "q_mde", "p_mde", "p_bh")
 RANK_SETS_COLUMNS = ("subject_id", "rank", "rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
 RANK_STABILITY_COLUMNS = ("subject_a", "subject_b", "rank_a", "rank_b", "adjacent", "alpha_crossing", "swap_share")
 PASS_AT_K_COLUMNS = ("subject_id", "k", "pass_at_k", "pass_hat_k", "n_cases")
@@ -249,12 +249,13 @@ def _calibration_rows(statistics: Statistics):
                    str(b.count), fmt_fixed(b.mean_confidence), fmt_fixed(b.mean_correctness))
 
 
-def pairwise_cells(row: PairwiseRow, level: Fraction) -> tuple[str, ...]:
+def pairwise_cells(row: PairwiseRow, level: Fraction, correction: str = "holm") -> tuple[str, ...]:
     """One row of pairwise.csv (PAIRWISE_COLUMNS)."""
     return (row.subject_a, row.subject_b, str(row.n_cases), fmt_fixed(row.q_diff), fmt_float(row.q_diff_low),
             fmt_float(row.q_diff_high), fmt_fixed(row.p_diff), fmt_float(row.p_diff_low), fmt_float(row.p_diff_high),
-            fmt_fixed(row.p_value), row.test, fmt_fixed(row.p_holm), significantly_better(row, level) or "",
-            fmt_float(row.q_diff_sd), fmt_float(row.p_diff_sd), fmt_float(row.q_mde), fmt_float(row.p_mde))
+            fmt_fixed(row.p_value), row.test, fmt_fixed(row.p_holm), significantly_better(row, level, correction) or "",
+            fmt_float(row.q_diff_sd), fmt_float(row.p_diff_sd), fmt_float(row.q_mde), fmt_float(row.p_mde),
+            fmt_fixed(row.p_bh))
 
 
 def _trend_rows(t: DifficultyTrend | None):
@@ -271,7 +272,7 @@ def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
     level = statistics.config.significance_level
     tables = {
         CALIBRATION_FILE: _calibration_rows(statistics),
-        PAIRWISE_FILE: (pairwise_cells(r, level) for r in statistics.pairwise),
+        PAIRWISE_FILE: (pairwise_cells(r, level, statistics.config.pairwise_correction) for r in statistics.pairwise),
         RANK_SETS_FILE: ((r.subject_id, str(r.rank), str(r.rank_low), str(r.rank_high), str(r.rank_low_marginal),
                           str(r.rank_high_marginal)) for r in statistics.rank_sets),
         RANK_STABILITY_FILE: ((r.subject_a, r.subject_b, str(r.rank_a), str(r.rank_b), fmt_bool(r.adjacent),

@@ -11,7 +11,10 @@ label, every run of a shared case is used, and a case counts once however many r
 - p_value: :func:`sign_flip_test` of the Q_final differences (Fisher's randomisation test for paired
   data: under "no difference" each d_c is as likely to be −d_c), exact over all 2ⁿ sign patterns when
   n ≤ ``EXACT_MAX_CASES``, else seeded Monte Carlo.
-- p_holm: :func:`holm` over every pair with a shared case.
+- p_holm: :func:`holm` over every pair with a shared case (family-wise error); p_bh:
+  :func:`benjamini_hochberg` over the same pairs (false discovery rate). config.yaml's
+  ``pairwise_correction`` (``holm``, the default, or ``benjamini-hochberg``) says which one
+  ``significantly_better`` reads.
 - q_diff_sd and the power columns: :func:`minimum_detectable_difference`.
 """
 
@@ -60,6 +63,7 @@ class PairwiseRow:
     p_diff_sd: float | None = None
     q_mde: float | None = None
     p_mde: float | None = None
+    p_bh: Fraction | None = None
 
 
 def paired_case_differences(a: CaseSummary, b: CaseSummary) -> tuple[tuple[str, ...], list[Fraction], list[Fraction]]:
@@ -118,6 +122,24 @@ def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
     return adjusted
 
 
+def benjamini_hochberg(p_values: Sequence[Fraction]) -> list[Fraction]:
+    """Benjamini-Hochberg (1995) adjusted p-values in the input order: sorted p_(1) <= ... <= p_(m),
+    p_bh_(i) = min_{j >= i} min(1, m · p_(j) / j). Controls the false discovery rate (independent or
+    positively dependent tests); less strict than :func:`holm`, which controls the family-wise error."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted: list[Fraction] = [Fraction(0)] * m
+    running = Fraction(1)
+    for position in range(m - 1, -1, -1):
+        i = order[position]
+        running = min(running, Fraction(m, position + 1) * Fraction(p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+CORRECTIONS = ("holm", "benjamini-hochberg")  # config.yaml's pairwise_correction
+
+
 def minimum_detectable_difference(sd: float | None, n: int, level: Fraction, power: Fraction = POWER) -> float | None:
     """(z_{1−level/2} + z_power) · sd / √n: the smallest true mean per-case difference a two-sided test at
     ``level`` detects with probability ``power`` (normal approximation of the paired test, sd the SD of
@@ -160,14 +182,16 @@ def pairwise_table(summaries: Mapping[str, CaseSummary], digests: Mapping[str, s
                          resamples=resamples, confidence=confidence, level=level)
             for i, a in enumerate(ids) for b in ids[i + 1:]]
     tested = [i for i, row in enumerate(rows) if row.p_value is not None]
-    adjusted = holm([rows[i].p_value for i in tested])   # type: ignore[misc]
-    for i, p in zip(tested, adjusted):
-        rows[i] = replace(rows[i], p_holm=p)
+    p_values = [rows[i].p_value for i in tested]
+    for i, p, q in zip(tested, holm(p_values), benjamini_hochberg(p_values)):   # type: ignore[arg-type]
+        rows[i] = replace(rows[i], p_holm=p, p_bh=q)
     return rows
 
 
-def significantly_better(row: PairwiseRow, level: Fraction) -> str | None:
-    """The subject of the pair whose Q_final contribution is significantly higher (p_holm < level), or None."""
-    if row.p_holm is None or row.q_diff is None or not row.p_holm < level or row.q_diff == 0:
+def significantly_better(row: PairwiseRow, level: Fraction, correction: str = "holm") -> str | None:
+    """The subject of the pair whose Q_final contribution is significantly higher (the adjusted p of
+    ``correction``, p_holm or p_bh, below ``level``), or None."""
+    adjusted = row.p_bh if correction == "benjamini-hochberg" else row.p_holm
+    if adjusted is None or row.q_diff is None or not adjusted < level or row.q_diff == 0:
         return None
     return row.subject_a if row.q_diff > 0 else row.subject_b

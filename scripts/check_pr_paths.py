@@ -31,6 +31,7 @@ from rgbench.governance.pr_paths import (
 )
 from rgbench.leaderboard.readme import README_FILE
 from rgbench.load.registry import REGISTRY_FILE
+from rgbench.load.spec import load_spec
 
 ALLOWED = " (allowed: a maintainer's pull request)"
 
@@ -65,8 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
         return 1
+    spec, _ = load_spec(args.root)   # the judge's system/ names the version folder inputs live in
     errors, notices, role = check_changes(changes, sizes, max_bytes=args.max_bytes, maintainer=args.maintainer,
-                                          facts=facts)
+                                          facts=facts, version_dir=spec.version_dir if spec else None)
     for level, found in (("notice", notices), ("error", errors)):
         for problem in found:
             if args.format == "github":

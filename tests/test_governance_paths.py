@@ -223,3 +223,27 @@ def test_readme_and_registry_rules_on_bytes():
     assert registry_additions(added, old) is None  # an entry removed
     assert registry_additions(old, added + b"    history: []\n") is None  # a new entry with history
     assert registry_additions(old, b"subjects: [\n") == set()  # unparsable: validate.py names it
+
+
+@pytest.mark.parametrize("path", ["scoring/v1.1/alpha-model/RO-MEMB-001__r2__eval-rev-b.json", "scoring/X.json",
+                                  "golds/RO-FOUL-001_gold.md", "subjects/registry.yml", "golds/drafts/blob"])
+def test_attack_a_misplaced_input_is_refused_by_the_pre_flight(bench, capsys, path):
+    # Every path in an input folder is an input or refused (issue 12, item 6): the pre-flight says so before
+    # validate runs, and names the layout, so a reviewer's misplaced grade does not count for nothing silently.
+    repo, tree, base = bench
+    (repo.root / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo.root / path).write_text("{}\n")
+    repo.commit("Misplaced")
+    status, err, _ = check(repo, base, capsys, "--maintainer")
+    assert status == 1
+    assert any(line.startswith(f"{path}: not where an input goes (") and "count for nothing" in line for line in err), err
+
+
+def test_layout_problem_accepts_every_input_and_gitkeep():
+    from rgbench.governance.pr_paths import layout_problem
+    for path in ("responses/v1.0/a/RO-FOUL-001__r1.json", "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json",
+                 "scoring_multi/v1.0/a/RO-FOUL-001__r1__adjudication-x.json", "golds/v1.0/RO-FOUL-001_gold.md",
+                 "subjects/registry.yaml", "subjects/reviewers.yaml", "subjects/second_reviews.json",
+                 "golds/v1.0/.gitkeep", "results/per_run.csv", "README.md"):
+        assert layout_problem(path, "v1.0") is None, path
+    assert layout_problem("responses/v1.0/a/b/c.json", "v1.0") is not None

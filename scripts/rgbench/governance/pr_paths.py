@@ -120,6 +120,29 @@ class Facts:
     registry_added: set[str] | None = field(default_factory=set)
 
 
+SUBJECT_FILES = ("subjects/registry.yaml", "subjects/reviewers.yaml", "subjects/second_reviews.json")
+
+
+def layout_problem(path: str, version_dir: str) -> str | None:
+    """Why a path in an input folder is never read (the loader refuses it too), or None when it is an input
+    (or a ``.gitkeep``). ``version_dir``: the benchmark's, e.g. ``v1.0``."""
+    parts = path.split("/")
+    if parts[-1] == ".gitkeep":
+        return None
+    if parts[0] in ("responses", *SCORING_DIRS):
+        layout = f"{parts[0]}/{version_dir}/<subject_id>/<file>.json"
+        ok = len(parts) == 4 and parts[1] == version_dir and parts[3].endswith(".json")
+    elif parts[0] == "golds":
+        layout = f"golds/{version_dir}/<case_id>_gold.md"
+        ok = len(parts) == 3 and parts[1] == version_dir and parts[2].endswith("_gold.md")
+    elif parts[0] == "subjects":
+        layout, ok = ", ".join(SUBJECT_FILES), path in SUBJECT_FILES
+    else:
+        return None
+    return None if ok else (f"not where an input goes ({layout}), so no step would read it and it would count "
+                            "for nothing (move it there or remove it)")
+
+
 def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
     """(role, what the change does) for one change; role None for generated results, which follow the inputs."""
     path = change.path
@@ -156,10 +179,13 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
 
 
 def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes: int = DEFAULT_MAX_BYTES,
-                  maintainer: bool = False, facts: Facts = Facts()) -> tuple[list[Problem], list[Problem], str]:
+                  maintainer: bool = False, facts: Facts = Facts(),
+                  version_dir: str | None = None) -> tuple[list[Problem], list[Problem], str]:
     """(errors, notices, the role the change needs) for a pull request; ``sizes`` maps blob ids to byte sizes.
 
     ``maintainer``: the pull request is a maintainer's, so what needs a maintainer is a notice, not an error.
+    ``version_dir``: the benchmark's version folder (``v1.0``); with it, a file added where no input goes is
+    an error (:func:`layout_problem`), whoever adds it.
     """
     errors: list[Problem] = []
     notices: list[Problem] = []
@@ -178,6 +204,9 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
             if part is not None:
                 errors.append(Problem(path, f"name component {part!r} uses characters outside "
                                             "[A-Za-z0-9._-] or starts with '.' or '-' (rename it)"))
+        misplaced = layout_problem(change.path, version_dir) if adds_content and version_dir else None
+        if misplaced is not None:
+            errors.append(Problem(change.path, misplaced))
         size = sizes.get(change.new_blob)
         if adds_content and size is not None and size > max_bytes:
             errors.append(Problem(change.path, f"is {size} bytes, above the limit of {max_bytes} (is it the right file?)"))

@@ -65,6 +65,9 @@ def make_fork(dest: Path) -> Path:
         shutil.rmtree(dest / name, ignore_errors=True)
         if (EXAMPLE / name).exists():
             shutil.copytree(EXAMPLE / name, dest / name)
+    # A fork is a git repository (the tests of .gitignore and CODEOWNERS ask git about it).
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    subprocess.run(["git", "-C", str(dest), "add", "-A"], check=True)
     for path in (dest / "results").iterdir():  # results are regenerated; results/README.md documents them
         if path.name != "README.md":
             shutil.rmtree(path) if path.is_dir() else path.unlink()

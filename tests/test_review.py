@@ -178,6 +178,7 @@ def test_a_bad_reviewers_file_is_refused(tmp_path, body, message):
     assert loaded is None and [str(p) for p in problems] == [f"subjects/reviewers.yaml: {message}"]
 
 
+@pytest.mark.sample  # the RO sample's rubric and its wording
 def test_rubric_levels_come_from_the_shipped_rubric():
     spec, _ = load_spec(REPO)
     assert spec is not None

@@ -52,8 +52,12 @@ leaderboard: $(VENV)/.installed  ## rebuild results/leaderboard.* (and README's 
 check: $(VENV)/.installed  ## fail when committed results/ differ from what the inputs produce
 	$(PY) scripts/check_results.py --root $(ROOT)
 
-test: $(VENV)/.installed-dev  ## run the test suite (on every core)
-	$(PY) -m pytest -q -n auto
+test: $(VENV)/.installed-dev  ## run the test suite on every core, end-to-end modules aside (see test-slow)
+	$(PY) -m pytest -q -n auto -m "not slow"
+
+.PHONY: test-slow
+test-slow: $(VENV)/.installed-dev  ## the end-to-end modules (git, wheel, browser, profiler; tests/conftest.py SLOW_MODULES)
+	$(PY) -m pytest -q -n auto -m slow
 
 # --- portability (issue 13): the suite's portable part on a fork holding examples/medadvice
 .PHONY: test-fork

@@ -11,13 +11,26 @@ from __future__ import annotations
 import pytest
 from treebuilder import REPO, is_ro_sample
 
+# End-to-end modules (several scripts, git repositories, a wheel build, a browser, a profiler): `make test`
+# leaves them out to stay a quick loop (under two minutes on 2 cores); `make test-slow` runs them, and
+# .ci/run runs both, so CI runs every test.
+SLOW_MODULES = frozenset({
+    "test_spec_calls", "test_governance_reviewer", "test_governance_gate", "test_governance_snapshot",
+    "test_governance_diff", "test_governance_provenance", "test_init", "test_package", "test_review_browser",
+    "test_leaderboard_lab_browser", "test_leaderboard_browser",
+})
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sample: expectations computed from the shipped RO sample "
                                        "(skipped when system/ holds another benchmark)")
+    config.addinivalue_line("markers", "slow: an end-to-end module (SLOW_MODULES), run by `make test-slow`")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.module is not None and item.module.__name__.rpartition(".")[2] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
     if is_ro_sample(REPO):
         return
     skip = pytest.mark.skip(reason="expectations of the RO sample; system/ holds another benchmark")

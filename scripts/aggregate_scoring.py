@@ -45,7 +45,6 @@ from rgbench.stats.agreement_outputs import (
     agreement_table,
     consolidated_files,
 )
-from rgbench.stats.case_bootstrap import bootstrap_seed
 from rgbench.stats.consolidate import consolidate_all
 from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
 from rgbench.stats.multi_scoring import MULTI_DIR, load_multi
@@ -87,10 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         reviewers = read_reviewers(root, spec)[0]
         grades = every_grade if spec.llm_judge_in_metrics else tuple(without_llm_judges(every_grade, reviewers))
         rows = agreement_table(grades, tree, spec)
-        seed = bootstrap_seed(input_digest({**tree.inputs, **multi.inputs}).removeprefix("sha256:"))
+        digest = input_digest({**tree.inputs, **multi.inputs})  # seeds the reviewer report's and the judge's draws
         reviewer_csv = csv_text(REVIEWER_COLUMNS, reviewer_rows(
-            every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, seed=seed)).encode("utf-8")
-        judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, seed=seed)
+            every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, digest=digest)).encode("utf-8")
+        judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, digest=digest)
         consolidated = consolidate_all(grades, multi.adjudications)
         files = consolidated_files(consolidated, tree, spec, args.output_dir, {**tree.inputs, **multi.inputs})
         agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")

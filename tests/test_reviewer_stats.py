@@ -8,7 +8,7 @@ from fractions import Fraction
 import aggregate_scoring
 from treebuilder import canonical, small_tree
 
-from rgbench.stats.case_bootstrap import case_interval, label_stream, ratio_interval
+from rgbench.stats.case_bootstrap import case_interval, ratio_interval
 from rgbench.stats.judge_agreement import macro_f1
 
 REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"
@@ -26,14 +26,13 @@ def test_macro_f1_by_hand():
 
 def test_ratio_interval_is_the_mean_over_the_same_case_draws():
     parts = [(Fraction(3), 1), (Fraction(-1, 2), 2), (Fraction(0), 1), (Fraction(5, 3), 3)]
-    low, high = ratio_interval(parts, seed=7, label="x", resamples=200, confidence=Fraction(9, 10))
+    low, high = ratio_interval(parts, digest="7", label="x", resamples=200, confidence=Fraction(9, 10))
     # the direct computation on the same draws: replicate = Σ sums / Σ runs of the drawn cases
     clusters = [[part] for part in parts]
     direct = case_interval(clusters, lambda drawn: sum((s for s, _ in drawn), Fraction(0)) / sum(n for _, n in drawn),
-                           seed=7, label="x", resamples=200, confidence=Fraction(9, 10))
+                           digest="7", label="x", resamples=200, confidence=Fraction(9, 10))
     assert (low, high, 0) == direct
-    assert label_stream(7, "x").integers(0, 4, size=(200, 4)).shape == (200, 4)
-    assert ratio_interval([], seed=7, label="x", resamples=10, confidence=Fraction(1, 2)) == (None, None)
+    assert ratio_interval([], digest="7", label="x", resamples=10, confidence=Fraction(1, 2)) == (None, None)
 
 
 def read(path):
@@ -135,7 +134,7 @@ def test_the_leniency_interval_covers_the_true_mean_deviation_by_simulation():
             runs = int(rng.integers(1, 4))
             draws = rng.choice(values, size=runs, p=weights)
             parts.append((Fraction(int(draws.sum())), runs))
-        low, high = ratio_interval(parts, seed=trial, label="sim", resamples=400, confidence=Fraction(95, 100))
+        low, high = ratio_interval(parts, digest=f"trial-{trial}", label="sim", resamples=400, confidence=Fraction(95, 100))
         assert low is not None and high is not None
         covered += low <= truth <= high
     assert 0.88 <= covered / 300 <= 0.99, covered

@@ -11,8 +11,6 @@ subject (error runs already left out) and returns exact rows; :func:`breakdown_f
 
 from __future__ import annotations
 
-import hashlib
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +21,8 @@ import numpy as np
 
 from ..load.records import Response, Scoring, Tree
 from ..load.spec import Spec
-from ..stats.seeds import subject_digests
+from ..stats.exact_quantiles import percentile_interval
+from ..stats.seeds import generator, subject_digests
 from .derive import PASS, RunRow
 from .numfmt import fmt_fixed
 
@@ -61,16 +60,10 @@ EXPLORER_COLUMNS = ("subject_id", "subject_version", "case_id", "run_id", "statu
 
 # --- the case bootstrap ------------------------------------------------------------------------------
 
-def _stream(digest: str, label: str) -> np.random.Generator:
-    """numpy Generator(PCG64) seeded with the first 128 bits of sha256(digest + "\\n" + label)."""
-    seed = int.from_bytes(hashlib.sha256(f"{digest}\n{label}".encode()).digest()[:16], "big")
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))
-
-
 def case_draws(n_cases: int, resamples: int, digest: str, label: str) -> np.ndarray:
     """(resamples x n_cases) case indices drawn with replacement; one draw per (subject, group label),
     shared by every statistic of that group (the criteria of a subject share one draw)."""
-    return _stream(digest, label).integers(0, n_cases, size=(resamples, n_cases))
+    return generator(label, [digest]).integers(0, n_cases, size=(resamples, n_cases))
 
 
 def case_bootstrap_interval(numerators: Sequence[int], denominators: Sequence[int], draws: np.ndarray,
@@ -79,27 +72,14 @@ def case_bootstrap_interval(numerators: Sequence[int], denominators: Sequence[in
 
     ``numerators[i]``/``denominators[i]`` are case i's sum and run count (every count > 0); a replicate
     is the ratio of the sums over the drawn cases (integer sums, exact), so a case's runs move together.
-    Replicates are ordered by their float value, exact for these ratios (two distinct ratios of counts
-    below 2**26 differ by more than 2**-52, far above double rounding), and the quantiles are taken on
-    the exact Fractions. None without cases; a single case gives the point (v, v).
+    The quantiles are :func:`rgbench.stats.exact_quantiles.percentile_interval` of the exact ratios.
+    None without cases; a single case gives the point (v, v).
     """
     if not len(numerators):
         return None
     num = np.asarray(numerators, dtype=np.int64)[draws].sum(axis=1)
     den = np.asarray(denominators, dtype=np.int64)[draws].sum(axis=1)
-    order = np.argsort(num / den, kind="stable")
-    resamples = len(order)
-    out = []
-    for q in ((1 - confidence) / 2, (1 + confidence) / 2):
-        h = (resamples - 1) * q
-        lo = math.floor(h)
-        frac = h - lo
-        x0 = Fraction(int(num[order[lo]]), int(den[order[lo]]))
-        if frac:
-            x1 = Fraction(int(num[order[lo + 1]]), int(den[order[lo + 1]]))
-            x0 += frac * (x1 - x0)
-        out.append(x0)
-    return out[0], out[1]
+    return percentile_interval((Fraction(int(n), int(d)) for n, d in zip(num, den)), confidence)
 
 
 # --- rows ---------------------------------------------------------------------------------------------

@@ -88,7 +88,7 @@ def judge_pairs(judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring]
 
 
 def judge_rows(grades: Sequence[Scoring], adjudications: Mapping[tuple[str, str, str], Scoring], tree: Tree,
-               spec: Spec, reviewers: Mapping[str, Reviewer] | None, *, seed: int) -> list[tuple[str, ...]]:
+               spec: Spec, reviewers: Mapping[str, Reviewer] | None, *, digest: str) -> list[tuple[str, ...]]:
     """The CSV rows (formatted); [] when no grade is by an llm-judge reviewer."""
     judges = {rid for rid, r in (reviewers or {}).items() if r.kind == LLM_JUDGE}
     judge_grades = [s for s in grades if s.reviewer_id in judges]
@@ -115,9 +115,9 @@ def judge_rows(grades: Sequence[Scoring], adjudications: Mapping[tuple[str, str,
             if name == "mean_deviation":  # a ratio of per-case sums: the exact vectorised bootstrap
                 parts = [(Fraction(len(case)) * mean, len(case)) for case in clusters
                          if case and (mean := statistic(case)) is not None]
-                low, high = ratio_interval(parts, seed=seed, label=label, resamples=resamples, confidence=confidence)
+                low, high = ratio_interval(parts, digest=digest, label=label, resamples=resamples, confidence=confidence)
             else:
-                low, high, undefined = case_interval(clusters, statistic, seed=seed, label=label,
+                low, high, undefined = case_interval(clusters, statistic, digest=digest, label=label,
                                                      resamples=resamples, confidence=confidence)
             note = f"{undefined} of {resamples} resamples undefined" if undefined else ""
             rows.append((judge, name, target, fmt_fixed(value), fmt_fixed(low), fmt_fixed(high), str(len(flat)), note))

@@ -51,7 +51,7 @@ def units_by_case(grades: Sequence[Scoring], tree: Tree, spec: Spec, target: str
 
 
 def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], tree: Tree, spec: Spec,
-                  reviewers: Mapping[str, Reviewer] | None, *, seed: int) -> list[tuple[str, ...]]:
+                  reviewers: Mapping[str, Reviewer] | None, *, digest: str) -> list[tuple[str, ...]]:
     """The CSV rows (already formatted), in reviewer, then statistic, then target order."""
     by_reviewer: dict[str, list[Scoring]] = defaultdict(list)
     for scoring in grades:
@@ -97,7 +97,7 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
                 mean, shared = mean_deviation(case, rid)
                 if mean is not None:
                     parts.append((mean * shared, shared))
-            low, high = ratio_interval(parts, seed=seed, label=f"leniency:{rid}:{target}", resamples=resamples,
+            low, high = ratio_interval(parts, digest=digest, label=f"leniency:{rid}:{target}", resamples=resamples,
                                        confidence=confidence)
             note = "lenient" if value > 0 else "severe" if value < 0 else "neutral"
             row("leniency", target, value, n, low=low, high=high, note=note)

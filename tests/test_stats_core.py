@@ -26,7 +26,7 @@ from rgbench.stats.config import parse_stats_config
 from rgbench.stats.eligibility import is_incomplete, missing_cases
 from rgbench.stats.intervals import proportion_interval, subject_intervals
 from rgbench.stats.pairwise import (
-    compare_pair,
+    compare_group,
     minimum_detectable_difference,
     paired_case_differences,
     pairwise_table,
@@ -64,11 +64,15 @@ def test_case_summary_hand_computed():
     assert s.runs.tolist() == [2, 2, 1] and s.passes.tolist() == [2, 1, 0] and s.clipped.tolist() == [22, 19, 6]
     # q = a·max·passes + (d − a)·clipped with alpha = 1/2 (a = 1, d = 2): FOUL 12·2 + 22 = 46, MEMB 12 + 19 = 31, SCAL 6
     assert s.q.tolist() == [46, 31, 6] and s.q_scale == 24
-    q, p = s.case_means()
-    # FOUL: Q per run 0.5 + 0.5·12/12 = 1 and 0.5 + 0.5·10/12 = 11/12 -> mean 23/24 = 46/48; Pass mean 1
-    assert q == [F(23, 24), F(31, 48), F(1, 4)] and p == [1, F(1, 2), 0]
+    q, p = s.case_means(2)
+    # over 2 runs: FOUL q 46 (2 runs) -> 46/48 = 23/24 (Q per run 0.5 + 0.5·12/12 = 1 and 0.5 + 0.5·10/12 =
+    # 11/12); MEMB 31/48; SCAL q 6 on 1 run -> 12/48 = 1/4; Pass 2/2, 1/2, 0 -> numerators 2, 1, 0
+    assert q.tolist() == [46, 31, 12] and p.tolist() == [2, 1, 0]
     reference = case_means(subject_runs(), HALF, 12)
-    assert [reference[c] for c in s.case_ids] == list(zip(q, p))
+    assert [reference[c] for c in s.case_ids] == [(F(int(a), 48), F(int(b), 2)) for a, b in zip(q, p)]
+    assert [v.tolist() for v in s.case_means(6)] == [[138, 93, 36], [6, 3, 0]]    # any common multiple
+    with pytest.raises(ValueError):
+        s.case_means(3)                                                             # 3 is not a multiple of 2
     # gaps in units of 1/(100·scale), scale 2: FOUL 90·2 − 200 = −20 (bin 9), 80·2 − 200 = −40 (bin 8)
     assert s.scale == 2 and s.gaps[0, 9] == -20 and s.gaps[0, 8] == -40
 
@@ -84,7 +88,7 @@ def test_case_summaries_ignore_run_labels_file_order_and_identical_repeats():
         assert got.case_ids == base.case_ids and (got.q == base.q).all() and (got.gaps == base.gaps).all()
     doubled = summaries({"s": repeated})["s"]
     assert (doubled.runs == 2 * base.runs).all() and (doubled.q == 2 * base.q).all()
-    assert doubled.case_means() == base.case_means()
+    assert all((x == y).all() for x, y in zip(doubled.case_means(4), base.case_means(4)))
     # the same stream: every interval equal bit for bit (a ratio of doubled sums is the same float)
     one = subject_intervals(base, generator("subject", ["x"]), 500, C95)
     two = subject_intervals(doubled, generator("subject", ["x"]), 500, C95)
@@ -152,26 +156,35 @@ def test_subject_interval_contains_the_estimate():
 
 # --- the paired test -------------------------------------------------------------------------
 
+def flip(differences, rng=None, resamples=0, **kw):
+    """sign_flip_test of one column of Fractions, scaled to integers (the test is scale-free)."""
+    scale = int(np.lcm.reduce([d.denominator for d in differences])) if differences else 1
+    p, kind = sign_flip_test(np.array([int(d * scale) for d in differences], dtype=np.int64), rng, resamples, **kw)
+    return p[0], kind
+
+
 def test_sign_flip_exact_hand_computed():
     # three positive differences: only ++ + and − − − reach |T| = 3: p = 2/8
-    assert sign_flip_test([F(1), F(1), F(1)], None, 0) == (F(1, 4), "exact")
+    assert flip([F(1), F(1), F(1)]) == (F(1, 4), "exact")
     # 1 and −1: T = 0, every pattern reaches it: p = 1
-    assert sign_flip_test([F(1), F(-1)], None, 0) == (F(1), "exact")
+    assert flip([F(1), F(-1)]) == (F(1), "exact")
     # 2, 1: patterns give ±3, ±1; |T*| >= 3 for 2 of 4: p = 1/2
-    assert sign_flip_test([F(2), F(1)], None, 0) == (F(1, 2), "exact")
-    assert sign_flip_test([F(0)] * 4, None, 0) == (F(1), "exact")                 # no difference at all
+    assert flip([F(2), F(1)]) == (F(1, 2), "exact")
+    assert flip([F(0)] * 4) == (F(1), "exact")                 # no difference at all
     with pytest.raises(ValueError):
-        sign_flip_test([], None, 0)
+        flip([])
+    # several pairs at once: each column is its own test over the same patterns
+    assert sign_flip_test(np.array([[1, 1], [1, -1], [1, 0]]), None, 0) == ([F(1, 4), F(1)], "exact")
 
 
 def test_sign_flip_matches_the_enumeration_and_monte_carlo_is_close():
     rnd = random.Random(3)
     for _ in range(20):
         d = [F(rnd.randint(-6, 6), rnd.choice([1, 2, 3, 4])) for _ in range(rnd.randint(1, 9))]
-        assert sign_flip_test(d, None, 0)[0] == sign_flip_p(d)
+        assert flip(d)[0] == sign_flip_p(d)
     d = [F(rnd.randint(-3, 8), 4) for _ in range(12)]
-    exact = sign_flip_test(d, None, 0)[0]
-    mc, kind = sign_flip_test(d, np.random.default_rng(9), 20000, exact_max=0)
+    exact = flip(d)[0]
+    mc, kind = flip(d, np.random.default_rng(9), 20000, exact_max=0)
     # Monte Carlo p = (1 + hits)/(1 + M): SE at most 0.5/sqrt(20000) = 0.0035
     assert kind == "monte-carlo" and abs(float(mc) - float(exact)) < 0.015 and mc >= F(1, 20001)
 
@@ -182,9 +195,28 @@ def test_paired_differences_use_every_run_and_no_label():
          row(FAIL, clipped=0, case="RO-FOUL-001", run="r2", subject="a")]
     b = [row(PASS, clipped=6, case="RO-FOUL-001", run="r7", subject="b"), row(PASS, case="RO-SCAL-001", subject="b")]
     s = summaries({"a": a, "b": b})
-    shared, dq, dp = paired_case_differences(s["a"], s["b"])
+    apart, groups = paired_case_differences(s)
     # a: Q per run 1 and 0 -> mean 1/2, Pass mean 1/2; b: 0.5 + 0.5·6/12 = 3/4, Pass 1
-    assert shared == ("RO-FOUL-001",) and dq == [F(-1, 4)] and dp == [F(-1, 2)]
+    # (on the common scale: runs lcm(2, 1, 1) = 2, q_scale 2·24 = 48: −1/4 = −12/48; p_scale 2: −1/2 = −1/2)
+    [group] = groups
+    assert apart == [] and group.cases == ("RO-FOUL-001",) and group.pairs == (("a", "b"),)
+    assert (group.q_scale, group.p_scale, group.q.tolist(), group.p.tolist()) == (48, 2, [[-12]], [[-1]])
+    assert (group.mean_q(0), group.mean_p(0)) == (F(-1, 4), F(-1, 2))
+
+
+def test_pairs_are_grouped_by_their_shared_cases():
+    cases = ("RO-FOUL-001", "RO-FOUL-002", "RO-FOUL-003")
+    full = {sid: [row(PASS, clipped=12 - i, case=c, subject=sid) for c in cases] for i, sid in enumerate("abc")}
+    part = {"d": [row(FAIL, clipped=3, case=c, subject="d") for c in cases[:2]]}
+    alone = {"e": [row(PASS, case="RO-SCAL-009", subject="e")]}
+    apart, groups = paired_case_differences(summaries({**full, **part, **alone}))
+    # every pair with e shares nothing; a-b, a-c, b-c share all three cases; a-d, b-d, c-d the first two
+    assert apart == [("a", "e"), ("b", "e"), ("c", "e"), ("d", "e")]
+    assert [(g.cases, g.pairs) for g in groups] == [
+        (cases, (("a", "b"), ("a", "c"), ("b", "c"))),
+        (cases[:2], (("a", "d"), ("b", "d"), ("c", "d")))]
+    # a − c on each case: Q 0.5 + 0.5·12/12 − (0.5 + 0.5·10/12) = 1/12 = 2/24; common scale 1·24
+    assert groups[0].q[:, 1].tolist() == [2, 2, 2] and groups[0].mean_q(1) == F(1, 12)
 
 
 def test_pairwise_rows_hand_computed_and_degenerate_pairs():
@@ -193,8 +225,7 @@ def test_pairwise_rows_hand_computed_and_degenerate_pairs():
     low = [row(FAIL, clipped=0, case=c, subject="low") for c in ("RO-FOUL-001", "RO-FOUL-002", "RO-FOUL-003")]
     apart = [row(PASS, case="RO-SCAL-009", subject="apart")]
     s = summaries({"x": x, "twin": twin, "low": low, "apart": apart})
-    digests = {sid: sid for sid in s}
-    rows = {(r.subject_a, r.subject_b): r for r in pairwise_table(s, digests, resamples=500, confidence=C95,
+    rows = {(r.subject_a, r.subject_b): r for r in pairwise_table(s, "seed", resamples=500, confidence=C95,
                                                                   level=F(5, 100))}
     # a pair with no shared case: a row with n_cases 0 and nothing else, and not counted in Holm's m
     none = rows[("apart", "low")]
@@ -213,8 +244,8 @@ def test_one_run_per_case_and_a_single_shared_case():
     a = [row(PASS, clipped=12, case="RO-FOUL-001", subject="a")]
     b = [row(FAIL, clipped=0, case="RO-FOUL-001", subject="b")]
     s = summaries({"a": a, "b": b})
-    r = compare_pair("a", "b", s["a"], s["b"], generator("pair", ["a", "b"]), resamples=100, confidence=C95,
-                     level=F(5, 100))
+    [group] = paired_case_differences(s)[1]
+    [r] = compare_group(group, generator("pairs", ["a", "b"]), resamples=100, confidence=C95, level=F(5, 100))
     # one case: d = 1; exact p = 2/2 = 1; the interval is a point and the SD (hence power) is unknown
     assert (r.n_cases, r.q_diff, r.p_value, r.q_diff_low, r.q_diff_high, r.q_diff_sd, r.q_mde) == (
         1, 1, 1, 1.0, 1.0, None, None)
@@ -411,3 +442,37 @@ def test_significantly_better_reads_the_configured_correction():
     assert messages == [] and config.pairwise_correction == "benjamini-hochberg"
     _, messages = parse_stats_config({"pairwise_correction": "bonferroni"})
     assert messages == ["$.pairwise_correction: must be holm or benjamini-hochberg, got 'bonferroni'"]
+
+
+def test_mean_difference_intervals_are_the_bca_interval_of_each_pair():
+    # the table's intervals (one product for every pair) equal bca_interval of each pair's mean alone
+    from rgbench.stats.pairwise import mean_difference_intervals
+    rng = np.random.default_rng(4)
+    d = rng.integers(-24, 25, size=(17, 5))
+    counts = case_counts(np.random.default_rng(5), 17, 400)
+    got = mean_difference_intervals(d, 24, counts, C95)
+    for j in range(5):
+        want = bca_interval(mean_statistic(d[:, j] / 24), 17, counts, C95)
+        assert got[j] == pytest.approx(want, abs=1e-12)
+    # one case: every replicate is the estimate, a point
+    assert mean_difference_intervals(np.array([[6, -3]]), 12, case_counts(rng, 1, 50), C95) == [(0.5, 0.5),
+                                                                                            (-0.25, -0.25)]
+
+
+def test_a_pair_row_depends_on_its_two_subjects_only():
+    cases = ("RO-FOUL-001", "RO-FOUL-002", "RO-SCAL-001") + tuple(f"RO-MEMB-{i:03d}" for i in range(20))
+    rnd = random.Random(8)
+
+    def runs(sid):
+        return [row(PASS if rnd.random() < 0.5 else FAIL, clipped=rnd.randint(0, 12), case=c, run=f"r{k}",
+                    subject=sid) for c in cases for k in (1, 2)]
+    base = {sid: runs(sid) for sid in ("a", "b", "c")}
+    changed = dict(base, c=[r._replace(clipped_score=0) for r in base["c"]][:-2])   # c rescored, missing a case
+    one = {(r.subject_a, r.subject_b): r for r in pairwise_table(summaries(base), "seed", resamples=300,
+                                                                 confidence=C95, level=F(5, 100))}
+    two = {(r.subject_a, r.subject_b): r for r in pairwise_table(summaries(changed), "seed", resamples=300,
+                                                                 confidence=C95, level=F(5, 100))}
+    # 23 cases > 16: Monte Carlo, yet a-b is byte-identical (only Holm's p_holm/p_bh are joint)
+    assert one["a", "b"].test == "monte-carlo"
+    assert replace(one["a", "b"], p_holm=None, p_bh=None) == replace(two["a", "b"], p_holm=None, p_bh=None)
+    assert one["a", "c"] != two["a", "c"] and two["a", "c"].n_cases == 22

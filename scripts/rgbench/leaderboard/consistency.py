@@ -223,13 +223,11 @@ def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> d
     grouped = runs_by_subject(tables.runs)
     columns = RunColumns.of({m.subject_id: grouped.get(m.subject_id, []) for m in tables.subjects})
     summaries = case_summaries(columns, alpha=manifest.alpha, max_score=spec.max_score, bins=spec.ece_bins)
-    ids = sorted(summaries)
-    out = {}
-    for i, a in enumerate(ids):
-        for b in ids[i + 1:]:
-            shared, dq, dp = paired_case_differences(summaries[a], summaries[b])
-            n = len(shared)
-            out[(a, b)] = (n, sum(dq, Fraction(0)) / n if n else None, sum(dp, Fraction(0)) / n if n else None)
+    apart, groups = paired_case_differences(summaries)
+    out: dict[tuple[str, str], tuple] = {pair: (0, None, None) for pair in apart}
+    for group in groups:
+        for j, pair in enumerate(group.pairs):
+            out[pair] = (group.n, group.mean_q(j), group.mean_p(j))
     return out
 
 

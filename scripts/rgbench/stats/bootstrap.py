@@ -31,10 +31,14 @@ _TIE = 1e-12   # replicates this close to the estimate (relative) count as equal
 
 
 def case_counts(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
-    """(resamples x k) int64: how often each of the k cases is drawn in each replicate (k draws with replacement)."""
+    """(resamples x k): how often each of the k cases is drawn in each replicate (k draws with replacement).
+
+    Whole numbers held as float64 (exact), the type every statistic multiplies them in, converted once.
+    """
     picks = rng.integers(0, k, size=(resamples, k))
     offsets = (np.arange(resamples, dtype=np.int64) * k)[:, None]
-    return np.bincount((picks + offsets).ravel(), minlength=resamples * k).reshape(resamples, k)
+    counts = np.bincount((picks + offsets).ravel(), minlength=resamples * k).reshape(resamples, k)
+    return counts.astype(np.float64)
 
 
 def ratio_statistic(numerator: np.ndarray, denominator: np.ndarray, scale: float = 1.0) -> Statistic:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
 
 import numpy as np
 
@@ -55,18 +54,18 @@ class CaseSummary:
                            self.clipped[rows], self.q[rows], self.brier[rows], self.gaps[rows], self.q_scale,
                            self.scale)
 
-    def case_means(self) -> tuple[list[Fraction], list[Fraction]]:
-        """(per-case mean Q_final contribution, per-case mean Pass), exact, one entry per case.
+    def case_means(self, runs_multiple: int) -> tuple[np.ndarray, np.ndarray]:
+        """(Q numerators, Pass numerators), int64, one entry per case, exact: the case's mean Q_final
+        contribution is ``q_num / (runs_multiple · q_scale)`` and its pass rate ``p_num / runs_multiple``.
 
         The Q_final contribution of a run is alpha · [Pass] + (1 − alpha) · clipped / max_score.
+        ``runs_multiple`` puts every case (of every subject) on one denominator: it must be a positive
+        multiple of every case's run count (ValueError otherwise), e.g. their lcm.
         """
-        return self._means
-
-    @cached_property
-    def _means(self) -> tuple[list[Fraction], list[Fraction]]:
-        runs = self.runs.tolist()
-        return ([Fraction(int(q), n * self.q_scale) for q, n in zip(self.q.tolist(), runs)],
-                [Fraction(int(p), n) for p, n in zip(self.passes.tolist(), runs)])
+        if runs_multiple < 1 or (runs_multiple % self.runs).any():
+            raise ValueError(f"{runs_multiple} is not a multiple of every case's run count")
+        factor = runs_multiple // self.runs
+        return self.q * factor, self.passes * factor
 
 
 def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins: int) -> dict[str, CaseSummary]:

@@ -29,7 +29,7 @@ from .pairwise import PairwiseRow, pairwise_table, significantly_better
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .rank_sets import RankSet, joint_replicates, rank_sets, swap_shares
 from .run_columns import RunColumns
-from .seeds import generator, subject_digests
+from .seeds import generator, shared_digest, subject_digests
 
 SUBJECT_STATS_COLUMNS = (
     "P_low", "P_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
@@ -187,7 +187,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         families=family_intervals,
         incomplete=incomplete,
         calibration=[(m, list(calibration[m.subject_id])) for m in subjects],
-        pairwise=pairwise_table(summaries, digests, resamples=resamples, confidence=confidence,
+        pairwise=pairwise_table(summaries, shared_digest(inputs), resamples=resamples, confidence=confidence,
                                 level=config.significance_level),
         rank_sets=sets,
         order=order_stability([(s.rank or 0, s.metrics) for s in standings], spec.max_score, swap),

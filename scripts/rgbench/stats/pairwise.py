@@ -7,7 +7,7 @@ d_c = mean_a(c) − mean_b(c) are the data (:func:`paired_case_differences`): no
 label, every run of a shared case is used, and a case counts once however many runs it has.
 
 - q_diff, p_diff: the mean of d_c over the shared cases, exact; their case-bootstrap BCa intervals
-  resample the shared cases with the pair's own stream (:mod:`.seeds`).
+  (:func:`mean_difference_intervals`).
 - p_value: :func:`sign_flip_test` of the Q_final differences (Fisher's randomisation test for paired
   data: under "no difference" each d_c is as likely to be −d_c), exact over all 2ⁿ sign patterns when
   n ≤ ``EXACT_MAX_CASES``, else seeded Monte Carlo.
@@ -16,10 +16,19 @@ label, every run of a shared case is used, and a case counts once however many r
   ``pairwise_correction`` (``holm``, the default, or ``benjamini-hochberg``) says which one
   ``significantly_better`` reads.
 - q_diff_sd and the power columns: :func:`minimum_detectable_difference`.
+
+**One draw per set of shared cases.** The pairs that share the same cases (on a complete board: every
+pair) are one :class:`PairGroup`: one case draw and one set of sign patterns serve them all, seeded from
+the golds, system/ and the list of those cases (:func:`pair_stream`), so the whole table is a few matrix
+products. A pair's row depends only on its two subjects' per-case values and its shared cases: a change
+to one subject leaves every pair without it byte-identical, and relabelling, reordering or repeating
+runs changes nothing at all. All sums are on integers (exact in float64 below 2⁵³), so the bytes do not
+depend on how the products are blocked.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -28,13 +37,14 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .bootstrap import bca_interval, case_counts, mean_statistic
+from .bootstrap import bca_bounds, case_counts, jackknife_acceleration
 from .case_summary import CaseSummary
 from .seeds import generator
 
 EXACT_MAX_CASES = 16   # 2**16 = 65,536 sign patterns: exact enumeration is cheap up to here
 POWER = Fraction(8, 10)
 EXACT, MONTE_CARLO = "exact", "monte-carlo"
+_CELLS = 1 << 22       # float64 cells of one block of a product (32 MiB): bounds memory at any board size
 
 
 @dataclass(frozen=True)
@@ -66,47 +76,136 @@ class PairwiseRow:
     p_bh: Fraction | None = None
 
 
-def paired_case_differences(a: CaseSummary, b: CaseSummary) -> tuple[tuple[str, ...], list[Fraction], list[Fraction]]:
-    """(shared case ids sorted, per-case Q_final-contribution differences a − b, per-case Pass differences), exact."""
-    qa, pa = a.case_means()
-    qb, pb = b.case_means()
-    at_b = {c: i for i, c in enumerate(b.case_ids)}
-    shared = [(c, i, at_b[c]) for i, c in enumerate(a.case_ids) if c in at_b]
-    return (tuple(c for c, _, _ in shared), [qa[i] - qb[j] for _, i, j in shared],
-            [pa[i] - pb[j] for _, i, j in shared])
+@dataclass(frozen=True)
+class PairGroup:
+    """The pairs that share exactly the cases ``cases`` (n ≥ 1), with their per-case differences.
 
-
-def _integers(values: Sequence[Fraction]) -> np.ndarray:
-    """The values times the lcm of their denominators, as int64 (exact: same order, same ties)."""
-    scale = math.lcm(1, *(v.denominator for v in values))
-    return np.array([int(v * scale) for v in values], dtype=np.int64)
-
-
-def sign_flip_test(differences: Sequence[Fraction], rng: np.random.Generator | None, resamples: int,
-                   exact_max: int = EXACT_MAX_CASES) -> tuple[Fraction, str]:
-    """(two-sided p-value, ``exact`` or ``monte-carlo``) of the paired sign-flip test of mean difference 0.
-
-    T = Σ d_c. Exact (n ≤ exact_max): p = #{s ∈ {−1, 1}ⁿ : |Σ s_c d_c| ≥ |T|} / 2ⁿ. Otherwise, with M =
-    ``resamples`` sign patterns drawn uniformly from ``rng``: p = (1 + #{|T*| ≥ |T|}) / (1 + M), which is
-    a valid p-value for any M (Phipson & Smyth 2010). Computed on integers, so ties are exact. n = 0 is a
-    ValueError; every difference 0 gives p = 1.
+    ``q[:, j]`` and ``p[:, j]`` (n x pairs, int64) are pair j's differences a − b of the per-case mean
+    Q_final contribution times ``q_scale`` and of the per-case pass rate times ``p_scale``, exact.
     """
-    n = len(differences)
+
+    cases: tuple[str, ...]
+    pairs: tuple[tuple[str, str], ...]
+    q: np.ndarray
+    p: np.ndarray
+    q_scale: int
+    p_scale: int
+
+    @property
+    def n(self) -> int:
+        return len(self.cases)
+
+    def mean_q(self, j: int) -> Fraction:
+        return Fraction(int(self.q[:, j].sum()), self.n * self.q_scale)
+
+    def mean_p(self, j: int) -> Fraction:
+        return Fraction(int(self.p[:, j].sum()), self.n * self.p_scale)
+
+
+def paired_case_differences(summaries: Mapping[str, CaseSummary]) -> tuple[list[tuple[str, str]], list[PairGroup]]:
+    """(the pairs a < b that share no case, the other pairs grouped by their shared cases), every subject
+    of ``summaries`` against every other (code-point order; groups in the order of their first pair)."""
+    ids = sorted(summaries)
+    if not ids:
+        return [], []
+    cases = sorted({c for s in summaries.values() for c in s.case_ids})
+    at = {c: i for i, c in enumerate(cases)}
+    runs_multiple = math.lcm(*(int(r) for s in summaries.values() for r in np.unique(s.runs)))
+    q_scale = runs_multiple * summaries[ids[0]].q_scale
+    present = np.zeros((len(ids), len(cases)), dtype=bool)
+    q = np.zeros((len(ids), len(cases)), dtype=np.int64)
+    p = np.zeros((len(ids), len(cases)), dtype=np.int64)
+    for i, sid in enumerate(ids):
+        columns = [at[c] for c in summaries[sid].case_ids]
+        present[i, columns] = True
+        q[i, columns], p[i, columns] = summaries[sid].case_means(runs_multiple)
+    apart: list[tuple[str, str]] = []
+    grouped: dict[bytes, list[tuple[int, int]]] = {}
+    for i in range(len(ids)):
+        shared = present[i] & present[i + 1:]
+        for offset, row in enumerate(shared):
+            if row.any():
+                grouped.setdefault(np.packbits(row).tobytes(), []).append((i, i + 1 + offset))
+            else:
+                apart.append((ids[i], ids[i + 1 + offset]))
+    groups = []
+    for members in grouped.values():
+        a, b = (np.array(side) for side in zip(*members))
+        keep = np.flatnonzero(present[a[0]] & present[b[0]])
+        groups.append(PairGroup(tuple(cases[c] for c in keep), tuple((ids[x], ids[y]) for x, y in members),
+                                (q[a][:, keep] - q[b][:, keep]).T.copy(), (p[a][:, keep] - p[b][:, keep]).T.copy(),
+                                q_scale, runs_multiple))
+    return apart, groups
+
+
+def _blocks(rows: int, columns: int) -> list[slice]:
+    """Column slices so that a (rows x block) float64 product stays under ``_CELLS`` cells."""
+    width = max(1, _CELLS // max(rows, 1))
+    return [slice(start, min(start + width, columns)) for start in range(0, columns, width)]
+
+
+def _exact_float(x: np.ndarray, weight: int) -> np.ndarray:
+    """x as float64, after checking that any sum of |x| times ``weight`` is an integer below 2⁵³ (exact BLAS)."""
+    if x.size and float(np.abs(x).sum(axis=0).max()) * weight >= 2 ** 53:
+        raise OverflowError("the scaled differences do not fit exactly in float64")
+    return x.astype(np.float64)
+
+
+def sign_flip_test(differences: np.ndarray, rng: np.random.Generator | None, resamples: int,
+                   exact_max: int = EXACT_MAX_CASES) -> tuple[list[Fraction], str]:
+    """(two-sided p-value of each column, ``exact`` or ``monte-carlo``): the paired sign-flip test of mean 0.
+
+    ``differences`` (n x m, or n) holds n per-case differences of m pairs as integers (any common
+    positive scale: the test is scale-free), so ties are exact. T = Σ d_c. Exact (n ≤ exact_max):
+    p = #{s ∈ {−1, 1}ⁿ : |Σ s_c d_c| ≥ |T|} / 2ⁿ. Otherwise, with M = ``resamples`` sign patterns drawn
+    uniformly from ``rng`` (shared by the columns): p = (1 + #{|T*| ≥ |T|}) / (1 + M), a valid p-value
+    for any M (Phipson & Smyth 2010). n = 0 is a ValueError; a column of zeros gives p = 1.
+    """
+    x = np.asarray(differences, dtype=np.int64)
+    x = x.reshape(len(x), -1)
+    n = len(x)
     if n == 0:
         raise ValueError("the sign-flip test needs at least one case")
-    x = _integers(differences)
-    observed = abs(int(x.sum()))
-    if float(np.abs(x).sum()) >= 2 ** 53:
-        raise OverflowError("the scaled differences do not fit exactly in float64")
-    xf = x.astype(np.float64)               # every partial sum an integer below 2**53: float64 BLAS is exact
+    observed = np.abs(x.sum(axis=0)).astype(np.float64)
+    xf = _exact_float(x, 1)
     if n <= exact_max:
-        patterns = (((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2 - 1).astype(np.float64)
-        return Fraction(int(np.count_nonzero(np.abs(patterns @ xf) >= observed)), 2 ** n), EXACT
-    if rng is None:
-        raise ValueError("a Monte Carlo sign-flip test needs a random stream")
-    signs = (rng.integers(0, 2, size=(resamples, n)) * 2 - 1).astype(np.float64)
-    hits = int(np.count_nonzero(np.abs(signs @ xf) >= observed))
-    return Fraction(1 + hits, 1 + resamples), MONTE_CARLO
+        signs = (((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2 - 1).astype(np.float64)
+        total, kind, extra = 2 ** n, EXACT, 0
+    else:
+        if rng is None:
+            raise ValueError("a Monte Carlo sign-flip test needs a random stream")
+        signs = (rng.integers(0, 2, size=(resamples, n)) * 2 - 1).astype(np.float64)
+        total, kind, extra = 1 + resamples, MONTE_CARLO, 1
+    hits = np.concatenate([np.count_nonzero(np.abs(signs @ xf[:, block]) >= observed[block], axis=0)
+                           for block in _blocks(len(signs), x.shape[1])])
+    return [Fraction(extra + int(h), total) for h in hits], kind
+
+
+def mean_difference_intervals(differences: np.ndarray, scale: int, counts: np.ndarray,
+                              confidence: Fraction) -> list[tuple[float, float]]:
+    """The case-bootstrap BCa interval (:func:`.bootstrap.bca_bounds`) of each column's mean d / scale.
+
+    ``differences`` (n x m int64, n ≥ 1) as in :func:`sign_flip_test`; ``counts`` (B x n) how often each
+    case is drawn per replicate (rows sum to n), shared by the columns. Replicate = counts @ d / (n·scale),
+    jackknife value i = (Σ d − d_i) / ((n − 1)·scale), both on exact integer sums. One case: a point.
+    """
+    n, m = differences.shape
+    totals = differences.sum(axis=0)
+    estimates = totals / (n * scale)
+    weights = np.asarray(counts, dtype=np.float64)
+    xf = _exact_float(differences, n)
+    out = []
+    for block in _blocks(len(counts), m):
+        replicates = (weights @ xf[:, block]) / (n * scale)
+        jackknife = (totals[block] - differences[:, block]) / ((n - 1) * scale) if n > 1 else None
+        for j in range(replicates.shape[1]):
+            column = block.start + j
+            acceleration = (jackknife_acceleration(np.ascontiguousarray(jackknife[:, j])) if jackknife is not None
+                            else 0.0)
+            bounds = bca_bounds(float(estimates[column]), replicates[:, j], acceleration, confidence)
+            assert bounds is not None   # every replicate of a mean over n ≥ 1 drawn cases is finite
+            out.append(bounds)
+    return out
 
 
 def holm(p_values: Sequence[Fraction]) -> list[Fraction]:
@@ -151,36 +250,48 @@ def minimum_detectable_difference(sd: float | None, n: int, level: Fraction, pow
     return (normal.inv_cdf(1 - float(level) / 2) + normal.inv_cdf(float(power))) * sd / math.sqrt(n)
 
 
-def _sd(values: Sequence[Fraction]) -> float | None:
-    return float(np.std(np.array([float(v) for v in values]), ddof=1)) if len(values) >= 2 else None
+def _sds(differences: np.ndarray, scale: int) -> list[float | None]:
+    """The SD (n − 1) of each column of differences / scale, from exact integer sums (so a column's value
+    does not depend on the other columns): √((nΣd² − (Σd)²) / (n(n − 1))) / scale; None when n < 2."""
+    n = len(differences)
+    if n < 2:
+        return [None] * differences.shape[1]
+    sums, squares = differences.sum(axis=0).tolist(), (differences * differences).sum(axis=0).tolist()
+    return [math.sqrt(Fraction(n * s2 - s1 * s1, n * (n - 1))) / scale for s1, s2 in zip(sums, squares)]
 
 
-def compare_pair(subject_a: str, subject_b: str, a: CaseSummary, b: CaseSummary, rng: np.random.Generator,
-                 *, resamples: int, confidence: Fraction, level: Fraction) -> PairwiseRow:
-    """One pair's row without p_holm (:func:`pairwise_table` adds it); ``rng`` is the pair's stream."""
-    shared, dq, dp = paired_case_differences(a, b)
-    n = len(shared)
-    if n == 0:
-        return PairwiseRow(subject_a, subject_b, 0)
-    counts = case_counts(rng, n, resamples)
-    q_bounds = bca_interval(mean_statistic(np.array([float(v) for v in dq])), n, counts, confidence)
-    p_bounds = bca_interval(mean_statistic(np.array([float(v) for v in dp])), n, counts, confidence)
-    assert q_bounds is not None and p_bounds is not None   # None only for n = 0
-    p_value, test = sign_flip_test(dq, rng, resamples)
-    q_sd, p_sd = _sd(dq), _sd(dp)
-    return PairwiseRow(subject_a, subject_b, n, sum(dq, Fraction(0)) / n, *q_bounds, sum(dp, Fraction(0)) / n,
-                       *p_bounds, p_value, test, None, q_sd, p_sd,
-                       minimum_detectable_difference(q_sd, n, level), minimum_detectable_difference(p_sd, n, level))
+def pair_stream(seed_digest: str, cases: Sequence[str]) -> np.random.Generator:
+    """The stream of every pair whose shared cases are ``cases``: ``generator("pairs", ...)`` over
+    ``seed_digest`` (golds and system/, :func:`.seeds.shared_digest`) and sha256 of the case ids, one a line."""
+    listed = hashlib.sha256("".join(f"{c}\n" for c in cases).encode("utf-8")).hexdigest()
+    return generator("pairs", [seed_digest, listed])
 
 
-def pairwise_table(summaries: Mapping[str, CaseSummary], digests: Mapping[str, str], *, resamples: int,
+def compare_group(group: PairGroup, rng: np.random.Generator, *, resamples: int, confidence: Fraction,
+                  level: Fraction) -> list[PairwiseRow]:
+    """The rows (without p_holm, p_bh) of the pairs of ``group``, from one draw of ``rng``: the case
+    counts first, then (n > EXACT_MAX_CASES) the sign patterns."""
+    counts = case_counts(rng, group.n, resamples)
+    q_bounds = mean_difference_intervals(group.q, group.q_scale, counts, confidence)
+    p_bounds = mean_difference_intervals(group.p, group.p_scale, counts, confidence)
+    p_values, test = sign_flip_test(group.q, rng, resamples)
+    q_sds, p_sds = _sds(group.q, group.q_scale), _sds(group.p, group.p_scale)
+    return [PairwiseRow(a, b, group.n, group.mean_q(j), *q_bounds[j], group.mean_p(j), *p_bounds[j], p_values[j],
+                        test, None, q_sds[j], p_sds[j], minimum_detectable_difference(q_sds[j], group.n, level),
+                        minimum_detectable_difference(p_sds[j], group.n, level))
+            for j, (a, b) in enumerate(group.pairs)]
+
+
+def pairwise_table(summaries: Mapping[str, CaseSummary], seed_digest: str, *, resamples: int,
                    confidence: Fraction, level: Fraction) -> list[PairwiseRow]:
-    """Every pair (a < b, code-point order) of the subjects of ``summaries``, with p_holm over the pairs
-    sharing a case. The pair's stream is ``generator("pair", [digest_a, digest_b])``."""
-    ids = sorted(summaries)
-    rows = [compare_pair(a, b, summaries[a], summaries[b], generator("pair", [digests[a], digests[b]]),
-                         resamples=resamples, confidence=confidence, level=level)
-            for i, a in enumerate(ids) for b in ids[i + 1:]]
+    """Every pair (a < b, code-point order) of the subjects of ``summaries``, with p_holm and p_bh over the
+    pairs sharing a case. Each group of pairs draws from :func:`pair_stream` of its shared cases."""
+    apart, groups = paired_case_differences(summaries)
+    rows = [PairwiseRow(a, b, 0) for a, b in apart]
+    for group in groups:
+        rows += compare_group(group, pair_stream(seed_digest, group.cases), resamples=resamples,
+                              confidence=confidence, level=level)
+    rows.sort(key=lambda r: (r.subject_a, r.subject_b))
     tested = [i for i, row in enumerate(rows) if row.p_value is not None]
     p_values = [rows[i].p_value for i in tested]
     for i, p, q in zip(tested, holm(p_values), benjamini_hochberg(p_values)):   # type: ignore[arg-type]

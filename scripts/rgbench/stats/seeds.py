@@ -1,4 +1,4 @@
-"""Where every random draw comes from: one stream per subject (per pair, per board), seeded by its own inputs.
+"""Where every random draw comes from: one stream per subject (per board, per set of shared cases), seeded by its inputs.
 
 A subject's **input digest** (:func:`subject_digest`) is sha256 over the ``sha256sum``-style lines of the
 files that can change its figures: its own responses and scorings (``responses/<version>/<subject_id>/``,
@@ -9,8 +9,9 @@ draws, hence its rows, byte-identical.
 
 A stream is ``numpy.random.Generator(PCG64(SeedSequence(words)))`` with ``words`` the eight 32-bit
 big-endian words of sha256(``label`` + ``\\n`` + the digests joined by ``\\n``) (:func:`generator`). The
-labels name the quantity (``subject``, ``family:<code>``, ``difficulty:<d>``, ``pair``, ``ranks``, ...); a
-pair's stream takes both subjects' digests (sorted), the rank sets' stream every ranked subject's.
+labels name the quantity (``subject``, ``family:<code>``, ``difficulty:<d>``, ``ranks``, ``pairs``, ...);
+the rank sets' stream takes every ranked subject's digest; the pairs' streams take :func:`shared_digest`
+(golds and system/) and the list of the pair's shared cases (:func:`rgbench.stats.pairwise.pair_stream`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ def subject_digests(subject_ids: Iterable[str], inputs: Mapping[str, str]) -> di
         text = f"subject {sid}\n" + "".join(f"{inputs[path]}  {path}\n" for path in paths)
         out[sid] = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return out
+
+
+def shared_digest(inputs: Mapping[str, str]) -> str:
+    """Hex sha256 over the ``<sha256>  <path>\\n`` lines (sorted by path) of the golds and system/ alone: the
+    inputs every subject shares, which seed the draws that belong to no one subject (the pairs')."""
+    paths = sorted(path for path in inputs if path.startswith(SHARED_PREFIXES))
+    return hashlib.sha256("".join(f"{inputs[path]}  {path}\n" for path in paths).encode("utf-8")).hexdigest()
 
 
 def generator(label: str, digests: Iterable[str]) -> np.random.Generator:

@@ -188,7 +188,7 @@ def case_level_methods(resamples: int) -> Methods:
     """Issue 11's case-level production functions (sign-flip test, BCa intervals, Mogstad et al. rank sets)."""
     from rgbench.stats.case_summary import case_summaries
     from rgbench.stats.intervals import subject_intervals
-    from rgbench.stats.pairwise import compare_pair, pairwise_table, significantly_better
+    from rgbench.stats.pairwise import pairwise_table, significantly_better
     from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets
 
     def summaries(runs: Runs):
@@ -196,14 +196,13 @@ def case_level_methods(resamples: int) -> Methods:
 
     def pair_p(runs: Runs, a: str, b: str, seed: int) -> float:
         s = summaries(runs)
-        row = compare_pair(a, b, s[a], s[b], np.random.default_rng(seed), resamples=resamples,
-                           confidence=CONFIDENCE, level=LEVEL)
+        [row] = pairwise_table({a: s[a], b: s[b]}, f"{seed}", resamples=resamples, confidence=CONFIDENCE,
+                               level=LEVEL)
         return float(row.p_value)
 
     def board(runs: Runs, seed: int) -> set[tuple[str, str]]:
         s = summaries(runs)
-        rows = pairwise_table(s, {sid: f"{seed}:{sid}" for sid in s}, resamples=resamples, confidence=CONFIDENCE,
-                              level=LEVEL)
+        rows = pairwise_table(s, f"{seed}", resamples=resamples, confidence=CONFIDENCE, level=LEVEL)
         out = set()
         for row in rows:
             better = significantly_better(row, LEVEL)

@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", required=True, help="git revision of the pull request's base")
     parser.add_argument("--head", default="HEAD", help="git revision of the pull request (default: HEAD)")
     parser.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
-                        help=f"largest file accepted (default: {DEFAULT_MAX_BYTES})")
+                        help=f"largest file accepted outside results/ and scoring_consolidated/ (default: {DEFAULT_MAX_BYTES}; "
+                             "generated files may reach rgbench.load.safe_read.MAX_RESULT_BYTES)")
     parser.add_argument("--maintainer", action="store_true",
                         help="a maintainer's pull request: report what needs a maintainer as notices only")
     parser.add_argument("--format", choices=("text", "github"), default="text", help="text (default) or GitHub annotations")

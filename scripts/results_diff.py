@@ -33,7 +33,7 @@ from rgbench.governance.results_diff import (
     parse_threshold,
 )
 from rgbench.load.parsing import ParseError, decode_utf8, loads_yaml_strict
-from rgbench.load.safe_read import read_single_file
+from rgbench.load.safe_read import read_result_file, read_single_file
 from rgbench.load.spec import load_spec
 from rgbench.results_csv import TableError, read_keyed_table
 
@@ -90,12 +90,12 @@ def main(argv: list[str] | None = None) -> int:
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
         return 1
-    new_subjects, problems = read_single_file(root, SUBJECT_PATH)
+    new_subjects, problems = read_result_file(root, SUBJECT_PATH)
     if new_subjects is None:
         for problem in problems:
             print(f"{problem} (run `make metrics`)", file=sys.stderr)
         return 1
-    new_board, _ = read_single_file(root, BOARD_PATH)
+    new_board, _ = read_result_file(root, BOARD_PATH)
     try:
         where = f"{SUBJECT_PATH} at {args.base}"
         old = read_keyed_table(old_subjects, SUBJECT_REQUIRED) if old_subjects is not None else {}

@@ -35,7 +35,7 @@ from rgbench.governance.snapshot import (
 )
 from rgbench.governance.write_once import publish_new_folder
 from rgbench.load.parsing import ParseError, decode_utf8, loads_json_strict
-from rgbench.load.safe_read import read_bytes, walk_files
+from rgbench.load.safe_read import MAX_RESULT_BYTES, read_bytes, walk_files
 from rgbench.problems import Problem, report
 
 
@@ -45,7 +45,7 @@ def current_results(root: Path) -> tuple[dict[str, bytes], list[Problem]]:
     files = {}
     for entry in entries:
         if is_generated_result(entry.rel):
-            files[entry.rel[len("results/"):]] = read_bytes(root, entry.rel)
+            files[entry.rel[len("results/"):]] = read_bytes(root, entry.rel, MAX_RESULT_BYTES)
     return files, problems
 
 

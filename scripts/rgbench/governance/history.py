@@ -12,7 +12,7 @@ from typing import Any
 
 from ..compute.tables import SUBJECT_FILE
 from ..load.parsing import decode_utf8, loads_json_strict
-from ..load.safe_read import check_dir_chain, read_bytes, read_single_file, walk_files
+from ..load.safe_read import MAX_RESULT_BYTES, check_dir_chain, read_bytes, read_result_file, walk_files
 from ..problems import Problem
 from ..results_csv import TableError, read_keyed_table
 from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
@@ -54,7 +54,7 @@ def read_folders(root: Path) -> tuple[dict[str, dict[str, bytes]], list[Problem]
             problems.append(Problem(f"{HISTORY_DIR}/{name}",
                                     "not a snapshot folder (snapshots are named YYYY-MM-DD by `make snapshot`)"))
             continue
-        folders.setdefault(name, {})["/".join(parts[1:])] = read_bytes(root, entry.rel)
+        folders.setdefault(name, {})["/".join(parts[1:])] = read_bytes(root, entry.rel, MAX_RESULT_BYTES)
     return dict(sorted(folders.items())), sorted(set(problems))
 
 
@@ -94,7 +94,7 @@ def load_snapshots(root: Path) -> tuple[list[Snapshot], list[Problem]]:
 
 def current_snapshot(root: Path) -> Snapshot | None:
     """The working tree's results/ as a pseudo-snapshot named ``current``; None when absent or unreadable."""
-    data, problems = read_single_file(root, f"results/{SUBJECT_FILE}")
+    data, problems = read_result_file(root, f"results/{SUBJECT_FILE}")
     if data is None:
         return None
     try:
@@ -102,7 +102,7 @@ def current_snapshot(root: Path) -> Snapshot | None:
     except TableError:
         return None
     ranks = {}
-    board, _ = read_single_file(root, f"results/{LEADERBOARD_FILE}")
+    board, _ = read_result_file(root, f"results/{LEADERBOARD_FILE}")
     if board is not None:
         try:
             ranks = {sid: row["rank"] for sid, row in read_keyed_table(board, ("subject_id", "rank")).items()}

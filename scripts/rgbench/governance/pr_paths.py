@@ -44,6 +44,7 @@ from typing import Any
 from ..leaderboard.readme import README_FILE, replace_block, split_readme
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
+from ..load.safe_read import MAX_RESULT_BYTES
 from ..problems import Problem
 from .gitio import MODE_SUBMODULE, MODE_SYMLINK, Change
 from .provenance import is_generated_result
@@ -208,8 +209,10 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
         if misplaced is not None:
             errors.append(Problem(change.path, misplaced))
         size = sizes.get(change.new_blob)
-        if adds_content and size is not None and size > max_bytes:
-            errors.append(Problem(change.path, f"is {size} bytes, above the limit of {max_bytes} (is it the right file?)"))
+        # what compute_metrics writes (results/, its snapshots, scoring_consolidated/) grows with the board
+        limit = MAX_RESULT_BYTES if change.path.startswith("results/") or is_generated_result(change.path) else max_bytes
+        if adds_content and size is not None and size > limit:
+            errors.append(Problem(change.path, f"is {size} bytes, above the limit of {limit} (is it the right file?)"))
         role, what = role_of(change, facts)
         if role is None:
             continue

@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..load.registry import REGISTRY_FILE
-from ..load.safe_read import read_single_file
+from ..load.safe_read import read_result_file
 from ..load.spec import Spec, load_spec
 from ..problems import Problem
 from ..stats.alpha_sensitivity import AlphaRow, OrderRow
@@ -64,7 +64,7 @@ def unread_output_digests(root: Path, manifest: Manifest, read: Collection[str])
     for name in sorted(manifest.outputs):
         rel = f"results/{name}"
         if rel not in read and "/" not in name:
-            data, _ = read_single_file(root, rel)
+            data, _ = read_result_file(root, rel)
             digests[rel] = hashlib.sha256(data).hexdigest() if data is not None else ""
     return digests
 

@@ -36,7 +36,7 @@ from ..compute.breakdowns import (
     TAG_FILE,
 )
 from ..load.parsing import ParseError, decode_utf8
-from ..load.safe_read import read_single_file
+from ..load.safe_read import read_result_file
 from ..problems import Problem
 from ..results_csv import csv_records
 from ..stats.outputs import DIFFICULTY_COLUMNS, DIFFICULTY_FILE, PASS_AT_K_COLUMNS, PASS_AT_K_FILE
@@ -92,7 +92,7 @@ def read_lab_tables(root: Path, listed: Collection[str] = ()) -> tuple[LabTables
         rel = f"results/{name}"
         if name not in listed and not os.path.lexists(Path(root) / rel):
             continue
-        data, more = read_single_file(Path(root), rel)
+        data, more = read_result_file(Path(root), rel)
         problems += more
         if data is None:
             continue

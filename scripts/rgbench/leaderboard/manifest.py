@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..compute.tables import MANIFEST_FILE, input_digest
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
-from ..load.safe_read import read_single_file
+from ..load.safe_read import read_result_file
 from ..problems import Problem
 
 MANIFEST_PATH = f"results/{MANIFEST_FILE}"
@@ -85,7 +85,7 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
 
 def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:
     """Read and check ``results/manifest.json``; (manifest, []) or (None, problems)."""
-    data, problems = read_single_file(root, MANIFEST_PATH)
+    data, problems = read_result_file(root, MANIFEST_PATH)
     if data is None:
         return None, [Problem(p.path, f"{p.message}; {_RUN_METRICS} to regenerate it") for p in problems]
     try:

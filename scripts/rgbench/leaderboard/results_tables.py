@@ -35,7 +35,7 @@ from ..compute.metrics import FamilyMetrics, SubjectMetrics
 from ..compute.numfmt import fmt_fixed
 from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
-from ..load.safe_read import read_single_file
+from ..load.safe_read import read_result_file
 from ..problems import Problem
 from ..results_csv import csv_records
 from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE, RANK_SETS_FILE, RANK_STABILITY_FILE
@@ -176,7 +176,7 @@ def read_csv(root: Path, rel: str, digests: dict[str, str], columns: tuple[str, 
              extra_types: dict[str, Parser] | None = None) -> tuple[list[Row], list[Problem]]:
     """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`; the sha256
     of the bytes read is stored in ``digests[rel]``."""
-    data, problems = read_single_file(root, rel)
+    data, problems = read_result_file(root, rel)
     if data is None:
         return [], [Problem(p.path, f"{p.message}; {_REGENERATE}") for p in problems]
     digests[rel] = hashlib.sha256(data).hexdigest()

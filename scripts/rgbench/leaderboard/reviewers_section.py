@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..load.parsing import ParseError, decode_utf8
-from ..load.safe_read import read_single_file
+from ..load.safe_read import read_result_file
 from .html_tables import esc
 
 REVIEWERS_CSV = "results/reviewers.csv"
@@ -23,7 +23,7 @@ def read_rows(root: Path, rel: str) -> list[dict[str, str]]:
     """The rows of an optional result CSV; [] when it is absent or unreadable."""
     if not (Path(root) / rel).is_file():
         return []
-    data, _ = read_single_file(root, rel)
+    data, _ = read_result_file(root, rel)
     if data is None:
         return []
     try:

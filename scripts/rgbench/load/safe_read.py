@@ -111,6 +111,10 @@ _REL = attrgetter("rel")
 
 # No input is read beyond this size (a schema may set a lower one with "x-max-file-bytes").
 MAX_FILE_BYTES = 1 << 20
+# No result file (results/, its snapshots) is read beyond this size. They grow with the benchmark:
+# manifest.json ~250 bytes an input file, explorer_runs.csv ~220 bytes a run (22 MB and 19 MB at
+# 100 subjects x 300 cases x 3 runs), so 256 MiB holds a board of about a million files.
+MAX_RESULT_BYTES = 256 << 20
 
 
 class FileTooLarge(OSError):
@@ -174,3 +178,8 @@ def read_single_file(root: Path, rel: str, max_bytes: int = MAX_FILE_BYTES) -> t
         return None, [Problem(rel, str(exc))]
     except OSError as exc:
         return None, [Problem(rel, f"cannot be read: {exc.strerror or exc}")]
+
+
+def read_result_file(root: Path, rel: str) -> tuple[bytes | None, list[Problem]]:
+    """:func:`read_single_file` of a file compute_metrics writes (results/, a snapshot), up to MAX_RESULT_BYTES."""
+    return read_single_file(root, rel, MAX_RESULT_BYTES)

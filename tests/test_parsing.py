@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from rgbench.load.gold_markdown import extract_gold_json
@@ -97,3 +99,17 @@ def test_gold_refusals(text, message):
     with pytest.raises(ParseError) as caught:
         extract_gold_json(text)
     assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("text, where", [
+    ('{"a": "\\ud800"}', "$.a"), ('{"a": ["x", "\\uDFFF"]}', "$.a[1]"), ('{"\\uDbFf": 1}', "$ (a key)"),
+    ('{"a": {"b": "ok \\udc00"}}', "$.a.b"), ('{"a": "\ud800"}', "$.a"),     # the last: a raw surrogate in a str
+])
+def test_every_lone_surrogate_is_refused_wherever_it_is(text, where):
+    with pytest.raises(ParseError, match=re.escape(f"{where} holds a lone surrogate")):
+        loads_json_strict(text)
+
+
+def test_paired_surrogates_and_an_escaped_backslash_are_text():
+    # \ud83d\ude00 is one astral character; "\\ud800" is a backslash followed by the letters "ud800"
+    assert loads_json_strict('{"a": "\\ud83d\\ude00", "b": "\\\\ud800"}') == {"a": "\U0001F600", "b": "\\ud800"}

@@ -76,6 +76,9 @@ def _bounded_int(text: str) -> int:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# A parsed string holds a surrogate only if the text holds one or a \uD800-\uDFFF escape: a document
+# whose text has neither is not walked (one with a match, even a false one like "\\ud800", is).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _lone_surrogate_path(document: Any) -> str | None:
@@ -138,7 +141,8 @@ def loads_json_strict(text: str) -> Any:
         raise ParseError(f"invalid JSON: {exc}") from None
     except RecursionError:
         raise ParseError("invalid JSON: nested too deeply") from None
-    refuse_lone_surrogates(document, "JSON")
+    if _SURROGATE_ESCAPE.search(text) or _SURROGATE.search(text):
+        refuse_lone_surrogates(document, "JSON")
     return document
 
 

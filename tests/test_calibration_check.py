@@ -207,3 +207,21 @@ def test_corrected_is_unbiased_for_reliability_under_calibration():
         corrected_sum += corrected_decompositions(sums, 10)["s"].reliability
     assert abs(float(plain_sum / trials) - 0.035) < 0.005
     assert abs(float(corrected_sum / trials)) < 0.005
+
+
+def test_duplicating_every_run_of_a_case_changes_nothing():
+    # One U per case: the copies r4..r6 of r1..r3 get the outcomes of their originals in every resample, so every
+    # bin's Σc − Σo doubles, N doubles and each ECE* is unchanged; the stream draws one U per case either way, so the
+    # check is identical, not just equal in law (under independent draws the copies would add noise).
+    base = [row(confidence=c, correctness=F(k, 2), case=f"RO-FOUL-00{i}", run=f"r{r}")
+            for i, (c, k) in enumerate(((35, 1), (62, 2), (88, 2), (91, 0)), start=1) for r in (1, 2, 3)]
+    copies = [row(confidence=r.reported_confidence, correctness=r.correctness, case=r.case_id,
+                  run=f"r{int(r.run_id[1:]) + 3}") for r in base]
+    assert check(base + copies, resamples=400) == check(base, resamples=400)
+
+
+def test_case_labels_not_their_order_define_the_clusters():
+    # Runs given in any order: the clusters are the case labels; the same runs reordered give the same check.
+    runs = [row(confidence=c, correctness=k, case=f"RO-FOUL-00{1 + i % 3}", run=f"r{i}")
+            for i, (c, k) in enumerate(((20, 0), (45, 1), (70, 1), (25, 0), (48, 0), (75, 1)))]
+    assert check(list(reversed(runs)), resamples=400).expected == check(runs, resamples=400).expected

@@ -17,7 +17,7 @@ from rgbench.stats.seeds import subject_digest
 
 def check(rows, resamples=4000, seed=7, bins=10):
     columns = RunColumns.of({"s": list(rows)})
-    return calibration_check(columns.confidence, columns.correctness, columns.scale, bins,
+    return calibration_check(columns.confidence, columns.correctness, columns.case, columns.scale, bins,
                              np.random.default_rng(seed), resamples)
 
 
@@ -33,17 +33,51 @@ def test_one_run_expected_ece_and_share():
     assert abs(float(got.expected) - 0.42) < 0.006
 
 
-def test_two_runs_at_fifty():
-    # Two runs at 50 %, one bin: ECE* = |1 − S| / 2 with S ~ Binomial(2, 1/2):
+def test_two_runs_at_fifty_on_two_cases():
+    # Two runs at 50 % on two cases (independent), one bin: ECE* = |1 − S| / 2 with S ~ Binomial(2, 1/2):
     # S = 0 or 2 (prob. 1/2) -> 0.5, S = 1 (prob. 1/2) -> 0; E[ECE*] = 0.25.
     # Observed correctness (1, 0): ECE = 0, share = 1; observed (1, 1): ECE = 0.5, share ≈ 1/2.
-    runs = [row(confidence=50, correctness=1, run="r1"), row(confidence=50, correctness=0, run="r2")]
+    runs = [row(confidence=50, correctness=1, case="RO-FOUL-001"), row(confidence=50, correctness=0, case="RO-FOUL-002")]
     got = check(runs, resamples=20000)
     assert got.share_at_or_above == 1
     assert abs(float(got.expected) - 0.25) < 0.01          # SD 0.25 / sqrt(20000) = 0.0018
-    both = check([row(confidence=50, correctness=1, run="r1"), row(confidence=50, correctness=1, run="r2")],
-                 resamples=20000)
+    both = check([row(confidence=50, correctness=1, case="RO-FOUL-001"),
+                  row(confidence=50, correctness=1, case="RO-FOUL-002")], resamples=20000)
     assert abs(float(both.share_at_or_above) - 0.5) < 0.02   # SD 0.5 / sqrt(20000) = 0.0035
+
+
+def test_two_runs_at_fifty_of_one_case_are_one_cluster():
+    # The same two runs on ONE case: one U per case, o1 = o2 = [U < 50], so S is 0 or 2 (prob. 1/2 each) and
+    # ECE* = |1 − S| / 2 = 0.5 always: E[ECE*] = 0.5 exactly (twice the independent 0.25), and every ECE* is
+    # at or above any observed ECE (0 for (1, 0), 0.5 for (1, 1)): share = 1.
+    for second in (0, 1):
+        got = check([row(confidence=50, correctness=1, run="r1"), row(confidence=50, correctness=second, run="r2")],
+                    resamples=500)
+        assert got.expected == F(1, 2) and got.share_at_or_above == 1
+
+
+def test_one_case_in_one_bin_comonotone_expectation():
+    # One case, runs at c = 40 and 45 (bin 5, [40, 50)), Σc = 0.85, N = 2; U uniform on 0..99:
+    # U < 40 (p 0.40): o = (1, 1), |0.85 − 2| = 1.15;  40 ≤ U < 45 (p 0.05): o = (0, 1), |0.85 − 1| = 0.15;
+    # U ≥ 45 (p 0.55): o = (0, 0), 0.85.  E[ECE*] = (0.4·1.15 + 0.05·0.15 + 0.55·0.85) / 2 = 0.935 / 2 = 0.4675
+    # (independent runs: E|0.85 − S| / 2 with S ~ PoissonBinomial(0.4, 0.45) = (0.33·0.85 + 0.49·0.15 + 0.18·1.15)/2
+    # = (0.2805 + 0.0735 + 0.207) / 2 = 0.2805). Monte-Carlo SD < 0.5 / sqrt(20000) = 0.0035; tolerance 0.01.
+    got = check([row(confidence=40, correctness=0, run="r1"), row(confidence=45, correctness=0, run="r2")],
+                resamples=20000)
+    assert abs(float(got.expected) - 0.4675) < 0.01
+    apart = check([row(confidence=40, correctness=0, case="RO-FOUL-001"),
+                   row(confidence=45, correctness=0, case="RO-FOUL-002")], resamples=20000)
+    assert abs(float(apart.expected) - 0.2805) < 0.01
+
+
+def test_runs_of_one_case_in_different_bins_keep_the_expectation():
+    # One case, c = 30 (bin 4) and c = 70 (bin 8): comonotone o1 = [U < 30], o2 = [U < 70]:
+    # U < 30 (p 0.3): (1, 1) -> (0.7 + 0.3)/2 = 0.5; 30 ≤ U < 70 (p 0.4): (0, 1) -> (0.3 + 0.3)/2 = 0.3;
+    # U ≥ 70 (p 0.3): (0, 0) -> (0.3 + 0.7)/2 = 0.5.  E = 0.15 + 0.12 + 0.15 = 0.42, as for independent runs
+    # (bins separate the terms, so only their joint law moves): E|0.3 − o1| = E|0.7 − o2| = 0.42.
+    got = check([row(confidence=30, correctness=0, run="r1"), row(confidence=70, correctness=0, run="r2")],
+                resamples=20000)
+    assert abs(float(got.expected) - 0.42) < 0.01           # SD < 0.1 / sqrt(20000)
 
 
 @pytest.mark.parametrize("correctness, ece, share", [(1, 0, 1), (F(1, 2), F(1, 2), 0), (0, 1, 0)])
@@ -74,13 +108,13 @@ def test_expected_matches_exact_poisson_binomial():
             p *= F(c, 100) if oi else 1 - F(c, 100)
         gap = abs(F(12 + 18, 100) - (o[0] + o[1])) + abs(F(71 + 77 + 79, 100) - (o[2] + o[3] + o[4]))
         exact += p * gap / 5
-    runs = [row(confidence=c, correctness=1, run=f"r{i}") for i, c in enumerate(confs)]
+    runs = [row(confidence=c, correctness=1, case=f"RO-FOUL-{i:03d}") for i, c in enumerate(confs)]   # 5 cases
     got = check(runs, resamples=40000)
     assert abs(float(got.expected - exact)) < 0.006      # SD of ECE* < 0.5, / sqrt(40000) = 0.0025
 
 
 def test_no_run_is_none():
-    assert calibration_check(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 2, 10,
+    assert calibration_check(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 2, 10,
                              np.random.default_rng(0), 10) is None
 
 
@@ -173,3 +207,21 @@ def test_corrected_is_unbiased_for_reliability_under_calibration():
         corrected_sum += corrected_decompositions(sums, 10)["s"].reliability
     assert abs(float(plain_sum / trials) - 0.035) < 0.005
     assert abs(float(corrected_sum / trials)) < 0.005
+
+
+def test_duplicating_every_run_of_a_case_changes_nothing():
+    # One U per case: the copies r4..r6 of r1..r3 get the outcomes of their originals in every resample, so every
+    # bin's Σc − Σo doubles, N doubles and each ECE* is unchanged; the stream draws one U per case either way, so the
+    # check is identical, not just equal in law (under independent draws the copies would add noise).
+    base = [row(confidence=c, correctness=F(k, 2), case=f"RO-FOUL-00{i}", run=f"r{r}")
+            for i, (c, k) in enumerate(((35, 1), (62, 2), (88, 2), (91, 0)), start=1) for r in (1, 2, 3)]
+    copies = [row(confidence=r.reported_confidence, correctness=r.correctness, case=r.case_id,
+                  run=f"r{int(r.run_id[1:]) + 3}") for r in base]
+    assert check(base + copies, resamples=400) == check(base, resamples=400)
+
+
+def test_case_labels_not_their_order_define_the_clusters():
+    # Runs given in any order: the clusters are the case labels; the same runs reordered give the same check.
+    runs = [row(confidence=c, correctness=k, case=f"RO-FOUL-00{1 + i % 3}", run=f"r{i}")
+            for i, (c, k) in enumerate(((20, 0), (45, 1), (70, 1), (25, 0), (48, 0), (75, 1)))]
+    assert check(list(reversed(runs)), resamples=400).expected == check(runs, resamples=400).expected

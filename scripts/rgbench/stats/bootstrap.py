@@ -14,7 +14,7 @@ acceleration a = Σ(θ̄ − θ₍ᵢ₎)³ / (6 (Σ(θ̄ − θ₍ᵢ₎)²)^{3
 values θ₍ᵢ₎, the bounds are the replicates' quantiles (linear interpolation,
 numpy's default) at Φ(z0 + (z0 + z_q)/(1 − a (z0 + z_q))) for q = (1 − c)/2 and
 (1 + c)/2. It corrects the percentile interval's bias and skew, which matter for
-ratios like ECE and for proportions near 0 or 1 with ~30 cases.
+ratios like BS and for proportions near 0 or 1 with ~30 cases.
 """
 
 from __future__ import annotations
@@ -54,19 +54,6 @@ def ratio_statistic(numerator: np.ndarray, denominator: np.ndarray, scale: float
         bottom = w @ den
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(bottom > 0, (w @ num) / np.where(bottom > 0, bottom, 1) / scale, np.nan)
-    return statistic
-
-
-def ece_statistic(gaps: np.ndarray, runs: np.ndarray, scale: float) -> Statistic:
-    """W -> Σ_b |W @ gaps[:, b]| / (W @ runs) / scale: ECE over the weighted cases (gaps: K x bins)."""
-    g = np.asarray(gaps, dtype=np.float64)
-    den = np.asarray(runs, dtype=np.float64)
-
-    def statistic(weights: np.ndarray) -> np.ndarray:
-        w = np.asarray(weights, dtype=np.float64)
-        bottom = w @ den
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(bottom > 0, np.abs(w @ g).sum(axis=1) / np.where(bottom > 0, bottom, 1) / scale, np.nan)
     return statistic
 
 

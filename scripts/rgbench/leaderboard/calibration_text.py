@@ -31,8 +31,9 @@ def calibration_reading(board: Board, level: Fraction, name: Text, esc: Text) ->
     within = [item(e, *check) for e, check in checked if check[1] >= level]
     parts = [esc("Calibration read against chance: ECE is biased upward with few runs per bin, so each subject's "
                  "ECE is set against the ECE of the same confidences with outcomes redrawn perfectly calibrated "
-                 "(Bernoulli(confidence), consistency resampling; the mean is the ECE a perfectly calibrated "
-                 "subject would show, the share how often it reaches the observed ECE). ")]
+                 "(Bernoulli(confidence), one draw per case that all its runs share, consistency resampling; the mean "
+                 "is the ECE a perfectly calibrated subject would show, the share how often it reaches the "
+                 "observed ECE). ")]
     lv = short_decimal(level)
     if above:
         parts.append(esc(f"Miscalibration distinguishable from chance (share below {lv}): ") + esc("; ").join(above)

@@ -18,8 +18,8 @@ from rgbench.stats.difficulty_trend import (
     separation_statistic,
     trend_warnings,
 )
-from rgbench.stats.seeds import generator
 from rgbench.stats.run_columns import RunColumns
+from rgbench.stats.seeds import generator
 
 
 def trend(difficulty, rate, resamples=200, seed=1):

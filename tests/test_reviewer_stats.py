@@ -6,10 +6,9 @@ import csv
 from fractions import Fraction
 
 import aggregate_scoring
-from treebuilder import canonical, small_tree
-
 import numpy as np
 import pytest
+from treebuilder import canonical, small_tree
 
 from rgbench.stats.agreement import krippendorff_alpha
 from rgbench.stats.case_bootstrap import case_weights, ratio_interval, undefined_replicates

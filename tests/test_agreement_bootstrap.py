@@ -1,8 +1,10 @@
-"""Bootstrap intervals over units for the agreement statistics (§25): every replicate is the statistic of the
-redrawn units, exactly; degenerate cases; the `krippendorff` package as an oracle for alpha."""
+"""Bootstrap intervals over units for the agreement statistics (§25): every statistic is a function of unit
+weights whose replicate is the statistic of the redrawn units; the interval is the library's BCa over those
+weights; degenerate cases; the `krippendorff` package as an oracle for alpha."""
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction as F
 
 import krippendorff
@@ -18,14 +20,20 @@ from rgbench.stats.agreement import (
 )
 from rgbench.stats.agreement_bootstrap import (
     alpha_interval,
-    alpha_replicates,
+    alpha_statistic,
     deviation_interval,
     kappa_interval,
+    kappa_statistic,
     percent_interval,
     stream,
-    unit_weights,
 )
 from rgbench.stats.agreement_outputs import ranked
+from rgbench.stats.bootstrap import bca_interval, case_counts, mean_statistic, ratio_statistic
+
+
+def unit_weights(rng, n_units, resamples):
+    """The unit draw the intervals use (the library's case_counts: k draws with replacement per replicate)."""
+    return case_counts(rng, n_units, resamples)
 
 
 def random_units(seed, n=30, raters=("r1", "r2", "r3")):
@@ -50,18 +58,18 @@ def test_each_alpha_replicate_is_alpha_of_the_redrawn_units(metric, seed):
     units = random_units(seed)
     weights = unit_weights(np.random.default_rng(seed), len(units), 25)
     assert (weights.sum(axis=1) == len(units)).all()
-    num, den = alpha_replicates(units, metric, weights)
+    got = alpha_statistic(units, metric)(weights)
     for i in range(len(weights)):
         expected = krippendorff_alpha(expand(units, weights[i]), metric)
-        assert (None if den[i] == 0 else F(int(num[i]), int(den[i]))) == expected
+        assert np.isnan(got[i]) if expected is None else got[i] == pytest.approx(float(expected), abs=1e-12)
 
 
 @pytest.mark.parametrize("metric", ["nominal", "ordinal"])
 def test_alpha_with_unit_weights_matches_the_krippendorff_package(metric):
     units = random_units(5, n=40)
-    num, den = alpha_replicates(units, metric, np.ones((1, len(units)), dtype=np.int64))
+    value = alpha_statistic(units, metric)(np.ones((1, len(units))))[0]
     data = np.array([[u.get(r, np.nan) for u in units] for r in ("r1", "r2", "r3")], dtype=float)
-    assert int(num[0]) / int(den[0]) == pytest.approx(krippendorff.alpha(reliability_data=data,
+    assert value == pytest.approx(krippendorff.alpha(reliability_data=data,
                                                                          level_of_measurement=metric), abs=1e-12)
 
 
@@ -80,33 +88,53 @@ def test_ordinal_classification_uses_the_rubric_order():
 
 def test_percent_kappa_and_deviation_replicates_are_the_statistic_of_the_redrawn_units():
     units = random_units(9)
-    # percent agreement: replay the same stream to get the weights the interval used
-    low, high = percent_interval(units, np.random.default_rng(3), 400, F(95, 100))
-    weights = unit_weights(np.random.default_rng(3), len(units), 400)
-    values = sorted(percent_agreement(expand(units, w)) for w in weights)
-    # type-7 quantiles of 400 replicates: h = 399 · 0.025 = 9.975 and 399 · 0.975 = 389.025
-    assert low == values[9] + F(39, 40) * (values[10] - values[9])
-    assert high == values[389] + F(1, 40) * (values[390] - values[389])
+    weights = unit_weights(np.random.default_rng(3), len(units), 40)
+    agree = [sum(c * (c - 1) // 2 for c in Counter(u.values()).values()) for u in units]
+    total = [len(u) * (len(u) - 1) // 2 for u in units]
+    replicates = ratio_statistic(np.array(agree, float), np.array(total, float))(weights)
+    assert replicates == pytest.approx([float(percent_agreement(expand(units, w))) for w in weights])
     pairs = [(u["r1"], u["r2"]) for u in units if "r1" in u and "r2" in u]
-    low, high = kappa_interval(pairs, np.random.default_rng(4), 400, F(95, 100))
-    weights = unit_weights(np.random.default_rng(4), len(pairs), 400)
-    kappas = sorted(k for w in weights if (k := cohen_weighted_kappa(expand(pairs, w))) is not None)
-    assert kappas[0] <= low <= high <= kappas[-1]
+    weights = unit_weights(np.random.default_rng(4), len(pairs), 40)
+    for w, got in zip(weights, kappa_statistic(pairs)(weights)):
+        expected = cohen_weighted_kappa(expand(pairs, w))
+        assert np.isnan(got) if expected is None else got == pytest.approx(float(expected))
     deviations = unit_deviations(units, "r1")
     assert mean_deviation(units, "r1") == (sum(deviations, F(0)) / len(deviations), len(deviations))
-    low, high = deviation_interval(deviations, np.random.default_rng(5), 400, F(95, 100))
-    weights = unit_weights(np.random.default_rng(5), len(deviations), 400)
-    means = sorted(sum(expand(deviations, w), F(0)) / len(deviations) for w in weights)
-    assert low == means[9] + F(39, 40) * (means[10] - means[9])
+
+
+def test_the_intervals_are_the_bca_interval_over_the_unit_draw():
+    units = random_units(9)
+    c = F(95, 100)
+    agree = np.array([sum(k * (k - 1) // 2 for k in Counter(u.values()).values())
+                      for u in units], float)
+    total = np.array([len(u) * (len(u) - 1) // 2 for u in units], float)
+    expected = bca_interval(ratio_statistic(agree, total), len(units), unit_weights(np.random.default_rng(3), len(units), 400), c)
+    assert percent_interval(units, np.random.default_rng(3), 400, c) == expected
+    low, high = expected
+    assert low < float(percent_agreement(units)) < high                         # the estimate inside, not a point
+    deviations = unit_deviations(units, "r1")
+    values = np.array([float(d) for d in deviations])
+    assert deviation_interval(deviations, np.random.default_rng(5), 400, c) == bca_interval(
+        mean_statistic(values), len(values), unit_weights(np.random.default_rng(5), len(values), 400), c)
+
+
+def test_a_symmetric_unit_draw_gives_the_percentile_interval():
+    # three units with deviations 0, 1, 2 (mean 1; jackknife 3/2, 1, 1/2: symmetric, a = 0); five redraws give
+    # the replicates 0, 2, 1/3, 5/3, 1: two below the estimate, one equal -> share 1/2, z0 = 0, so at confidence
+    # 1/2 the bounds are the type-7 quartiles of 0, 1/3, 1, 5/3, 2: h = 1 and 3 -> 1/3 and 5/3
+    weights = np.array([[3, 0, 0], [0, 0, 3], [2, 1, 0], [0, 1, 2], [1, 1, 1]])
+    assert bca_interval(mean_statistic(np.array([0.0, 1.0, 2.0])), 3, weights, F(1, 2)) == pytest.approx((1 / 3, 5 / 3))
 
 
 def test_one_unit_gives_a_point_interval_and_no_unit_none():
     # one unit {a: 1, b: 2}: every redraw is that unit, so every replicate equals the value
     one = [{"a": 1, "b": 2}]
     assert percent_interval(one, np.random.default_rng(0), 50, F(95, 100)) == (0, 0)
-    value = krippendorff_alpha(one, "nominal")
-    assert alpha_interval(one, "nominal", np.random.default_rng(0), 50, F(95, 100)) == (value, value)
-    assert deviation_interval([F(3, 2)], np.random.default_rng(0), 50, F(95, 100)) == (F(3, 2), F(3, 2))
+    value = krippendorff_alpha(one, "nominal")     # 0: one disagreeing pair
+    assert alpha_interval(one, "nominal", np.random.default_rng(0), 50, F(95, 100)) == (float(value), float(value))
+    assert deviation_interval([F(3, 2)], np.random.default_rng(0), 50, F(95, 100)) == (1.5, 1.5)
+    # all equal: every replicate is the value
+    assert deviation_interval([F(1, 2)] * 4, np.random.default_rng(0), 50, F(95, 100)) == pytest.approx((0.5, 0.5))
     assert alpha_interval([], "ordinal", np.random.default_rng(0), 50, F(95, 100)) is None
     assert percent_interval([{"a": 1}], np.random.default_rng(0), 50, F(95, 100)) is None
     assert kappa_interval([], np.random.default_rng(0), 50, F(95, 100)) is None
@@ -116,8 +144,8 @@ def test_replicates_without_variation_are_left_out():
     # two units, one with disagreement: redraws of the agreeing unit alone have D_e = 0 (alpha undefined)
     units = [{"a": 2, "b": 2}, {"a": 1, "b": 2}]
     weights = np.array([[2, 0], [1, 1], [0, 2]])
-    num, den = alpha_replicates(units, "ordinal", weights)
-    assert den[0] == 0 and den[1] != 0 and den[2] != 0
+    got = alpha_statistic(units, "ordinal")(weights)
+    assert np.isnan(got[0]) and np.isfinite(got[1]) and np.isfinite(got[2])
     # all replicates undefined: no interval
     assert alpha_interval([{"a": 1, "b": 1}], "nominal", np.random.default_rng(0), 20, F(95, 100)) is None
 

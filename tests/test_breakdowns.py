@@ -7,6 +7,7 @@ import csv
 import io
 from decimal import Decimal
 from fractions import Fraction
+from statistics import NormalDist
 
 import compute_metrics
 import numpy as np
@@ -23,14 +24,14 @@ from rgbench.compute.breakdowns import (
     METADATA_FILE,
     TAG_FILE,
     baseline_rows,
-    case_bootstrap_interval,
-    case_draws,
     fmt_decimal,
     geometric_mean,
     run_cost,
 )
 from rgbench.compute.derive import RunRow
 from rgbench.load.records import Response, ResponseMeta
+from rgbench.stats.case_bootstrap import case_weights, ratio_interval
+from rgbench.stats.wilson import wilson_interval
 
 
 def table(root, name: str) -> list[dict[str, str]]:
@@ -44,31 +45,49 @@ def run(sid: str, case: str, run_id: str, classification: str, clipped: int) -> 
 
 # --- the case bootstrap ---------------------------------------------------------------------------------
 
-def test_case_bootstrap_interval_on_hand_made_draws():
-    # cases: A (1 Pass of 1 run), B (0 of 1), C (2 of 2). Five resamples of three cases:
-    draws = np.array([[0, 0, 0],    # 3/3 = 1
-                      [1, 1, 1],    # 0/3 = 0
-                      [0, 1, 2],    # (1+0+2)/(1+1+2) = 3/4
-                      [2, 2, 1],    # (2+2+0)/(2+2+1) = 4/5
-                      [1, 1, 0]])   # 1/3
-    # sorted: 0, 1/3, 3/4, 4/5, 1. confidence 1/2 -> q = 1/4 and 3/4; h = (5-1)q = 1 and 3 (no interpolation)
-    assert case_bootstrap_interval([1, 0, 2], [1, 1, 2], draws, Fraction(1, 2)) == (Fraction(1, 3), Fraction(4, 5))
-    # confidence 0.9 -> q = 0.05, 0.95; h = 0.2 and 3.8:
-    # low = 0 + 0.2 (1/3 - 0) = 1/15; high = 4/5 + 0.8 (1 - 4/5) = 4/5 + 4/25 = 24/25
-    assert case_bootstrap_interval([1, 0, 2], [1, 1, 2], draws, Fraction(9, 10)) == (Fraction(1, 15), Fraction(24, 25))
+def test_ratio_interval_is_the_percentile_interval_when_bca_has_no_bias_and_no_acceleration():
+    # cases: A (0 over 1 run), B (1 over 1), C (2 over 1); estimate 3/3 = 1. Jackknife (leave one case out):
+    # 3/2, 2/2, 1/2 -> d = θ̄ − θ₍ᵢ₎ = −1/2, 0, 1/2, Σd³ = 0 -> a = 0. Five replicates (weights per case):
+    weights = np.array([[3, 0, 0],    # 0/3 = 0
+                        [0, 0, 3],    # 6/3 = 2
+                        [2, 1, 0],    # 1/3
+                        [0, 1, 2],    # 5/3
+                        [1, 1, 1]])   # 3/3 = 1
+    # sorted 0, 1/3, 1, 5/3, 2: 2 below the estimate, 1 equal -> share (2 + 1/2)/5 = 1/2, z0 = 0: BCa levels are
+    # the percentile levels. confidence 1/2 -> q = 1/4, 3/4; h = (5 − 1) q = 1 and 3 -> 1/3 and 5/3
+    assert ratio_interval([0, 1, 2], [1, 1, 1], weights, Fraction(1, 2)) == pytest.approx((1 / 3, 5 / 3))
+    # confidence 0.9 -> q = 0.05, 0.95; h = 0.2 and 3.8: low = 0.2 · 1/3 = 1/15; high = 5/3 + 0.8 · 1/3 = 29/15
+    assert ratio_interval([0, 1, 2], [1, 1, 1], weights, Fraction(9, 10)) == pytest.approx((1 / 15, 29 / 15))
+
+
+def test_ratio_interval_corrects_for_bias():
+    # the same replicates with the estimate moved: cases A (0/1), B (0/1), C (3/1), estimate 1; weights as above
+    # give replicates 0, 3, 0, 2, 1: 2 below, 1 equal -> z0 = 0, but the jackknife 3/2, 3/2, 0 (d = −1/2,
+    # −1/2, 1) has Σd³ = 3/4 > 0 -> a = 0.75 / (6 · 1.5^1.5) = 0.068041: BCa moves both levels up
+    weights = np.array([[3, 0, 0], [0, 0, 3], [2, 1, 0], [0, 1, 2], [1, 1, 1]])
+    low, high = ratio_interval([0, 0, 3], [1, 1, 1], weights, Fraction(1, 2))
+    z, a = NormalDist(), 0.75 / (6 * 1.5 ** 1.5)
+    levels = [z.cdf(zq / (1 - a * zq)) for zq in (z.inv_cdf(0.25), z.inv_cdf(0.75))]
+    assert levels[0] > 0.25 and levels[1] > 0.75
+    assert (low, high) == pytest.approx(tuple(float(np.quantile([0, 0, 1, 2, 3], lv)) for lv in levels))
 
 
 def test_case_bootstrap_degenerate_groups():
-    assert case_bootstrap_interval([], [], np.zeros((10, 0), dtype=np.int64), Fraction(95, 100)) is None
-    one = case_draws(1, 50, "d" * 64, "tag:x")
-    assert case_bootstrap_interval([3], [4], one, Fraction(95, 100)) == (Fraction(3, 4), Fraction(3, 4))
+    assert ratio_interval([], [], np.zeros((10, 0), dtype=np.int64), Fraction(95, 100)) is None   # no case
+    one = case_weights(1, digest="d" * 64, label="tag:x", resamples=50)
+    assert (one == 1).all()
+    assert ratio_interval([3], [4], one, Fraction(95, 100)) == (0.75, 0.75)   # one case: the point
+    # every case at the same mean (1/2): every replicate is 1/2
+    same = case_weights(3, digest="d" * 64, label="tag:y", resamples=200)
+    assert ratio_interval([1, 2, 3], [2, 4, 6], same, Fraction(95, 100)) == pytest.approx((0.5, 0.5))
 
 
-def test_case_draws_depend_on_the_subject_digest_and_label_only():
-    a = case_draws(5, 20, "a" * 64, "criteria")
-    assert (a == case_draws(5, 20, "a" * 64, "criteria")).all()
-    assert not (a == case_draws(5, 20, "b" * 64, "criteria")).all()
-    assert not (a == case_draws(5, 20, "a" * 64, "tag:x")).all()
+def test_case_weights_depend_on_the_subject_digest_and_label_only():
+    a = case_weights(5, digest="a" * 64, label="criteria", resamples=20)
+    assert a.shape == (20, 5) and (a.sum(axis=1) == 5).all()     # five cases drawn per replicate
+    assert (a == case_weights(5, digest="a" * 64, label="criteria", resamples=20)).all()
+    assert not (a == case_weights(5, digest="b" * 64, label="criteria", resamples=20)).all()
+    assert not (a == case_weights(5, digest="a" * 64, label="tag:x", resamples=20)).all()
 
 
 def test_case_bootstrap_covers_a_known_mean_by_simulation():
@@ -78,9 +97,9 @@ def test_case_bootstrap_covers_a_known_mean_by_simulation():
     covered = 0
     for i in range(200):
         passes = rng.binomial(2, 0.6, size=30)
-        draws = case_draws(30, 400, f"{i:064d}", "sim")
-        low, high = case_bootstrap_interval(list(passes), [2] * 30, draws, Fraction(9, 10))
-        covered += low <= Fraction(3, 5) <= high
+        weights = case_weights(30, digest=f"{i:064d}", label="sim", resamples=400)
+        low, high = ratio_interval(list(passes), [2] * 30, weights, Fraction(9, 10))
+        covered += low <= 0.6 <= high
     assert 0.8 <= covered / 200 <= 0.97
 
 
@@ -181,10 +200,16 @@ def test_tag_case_type_and_advanced(lab_tree):
     assert (tags[("llm-a", "hard")]["P"], tags[("llm-a", "hard")]["s_bar"]) == ("0.500000", "9.000000")
     # one case: the interval is the point
     assert (tags[("llm-a", "hard")]["P_low"], tags[("llm-a", "hard")]["P_high"]) == ("0.500000", "0.500000")
+    assert (tags[("llm-a", "hard")]["s_bar_low"], tags[("llm-a", "hard")]["s_bar_high"]) == ("9.000000", "9.000000")
     types = {(r["subject_id"], r["case_type"]): r for r in table(lab_tree.root, CASE_TYPE_FILE)}
     assert types[("llm-a", "Open")]["s_bar"] == "2.000000"   # the refused run, graded 2
     advanced = {r["subject_id"]: r for r in table(lab_tree.root, ADVANCED_FILE)}
     assert advanced["panel"]["s_bar"] == "11.000000" and advanced["panel"]["min_difficulty"] == "4"
+    # panel passes its one Advanced+ case (11 of 12): P = 1, where every replicate is 1; the interval is the
+    # Wilson interval over that one case, as for P_family (aggregate_metrics.md §17): [0.206549, 1]
+    # (z = 1.959964, n = 1: centre (1 + z²/2)/(1 + z²) = 0.603275, half z·sqrt(z²/4)/(1 + z²) = 0.396725)
+    low, high = wilson_interval(1, 1, Fraction(95, 100))
+    assert (advanced["panel"]["P_low"], advanced["panel"]["P_high"]) == (f"{low:.6f}", f"{high:.6f}") == ("0.206549", "1.000000")
 
 
 def test_cost(lab_tree):

@@ -3,7 +3,9 @@
 Reads scoring/, responses/, golds/ and subjects/registry.yaml directly (json, yaml, a regex for the gold's
 block), takes only the classification from per_run.csv (checked by its own tests), and recomputes every
 breakdown with plain loops and Fractions; the bootstrap intervals are recomputed replicate by replicate
-from the documented draws (aggregate_metrics.md §30). Holds for any benchmark tree with committed results.
+from the documented draws, with the BCa bounds written out here from Efron's formulas (aggregate_metrics.md
+§18, §30) and Wilson's interval for a pass rate at 0 or 1 (§17). Holds for any benchmark tree with
+committed results.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import math
 import re
 from collections import defaultdict
 from fractions import Fraction
+from statistics import NormalDist
 
+import numpy as np
 import pytest
 import yaml
 from treebuilder import REPO
 
-from rgbench.compute.breakdowns import case_draws
 from rgbench.compute.numfmt import fmt_fixed
 
 RESULTS = REPO / "results"
@@ -65,21 +68,59 @@ def raw():
     return load_raw()
 
 
-def reference_interval(sums: dict[str, int], counts: dict[str, int], digest: str, label: str, resamples: int,
-                       confidence: Fraction) -> tuple[Fraction, Fraction]:
-    cases = sorted(counts)
-    draws = case_draws(len(cases), resamples, digest, label)
-    replicates = sorted(Fraction(sum(sums[cases[i]] for i in draw), sum(counts[cases[i]] for i in draw))
-                        for draw in draws.tolist())
+def draws(k: int, resamples: int, digest: str, label: str) -> list[list[int]]:
+    """The documented draw: the stream of sha256(label + newline + digest) as eight big-endian 32-bit words,
+    ``resamples`` rows of k case indices drawn with replacement."""
+    words = np.frombuffer(hashlib.sha256(f"{label}\n{digest}".encode()).digest(), dtype=">u4").tolist()
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
+    return rng.integers(0, k, size=(resamples, k)).tolist()
+
+
+def reference_bca(sums: list[int], counts: list[int], rows: list[list[int]], confidence: Fraction) -> tuple[float, float]:
+    """Efron's BCa bounds of Σ sums / Σ counts, one replicate and one leave-one-out value at a time."""
+    k = len(sums)
+    estimate = sum(sums) / sum(counts)
+    replicates = [sum(sums[i] for i in row) / sum(counts[i] for i in row) for row in rows]
+    tie = 1e-12 * max(1.0, abs(estimate))
+    if all(abs(r - estimate) <= tie for r in replicates):
+        return estimate, estimate
+    below = sum(r < estimate - tie for r in replicates) + sum(abs(r - estimate) <= tie for r in replicates) / 2
+    share = min(max(below / len(rows), 0.5 / len(rows)), 1 - 0.5 / len(rows))
+    jack = [(sum(sums) - sums[i]) / (sum(counts) - counts[i]) for i in range(k)] if k > 1 else []
+    d = [sum(jack) / len(jack) - v for v in jack]
+    s2 = sum(x * x for x in d)
+    a = sum(x ** 3 for x in d) / (6 * s2 ** 1.5) if s2 > 0 else 0.0
+    z = NormalDist()
+    z0 = z.inv_cdf(share)
+    levels = [z.cdf(z0 + (z0 + zq) / (1 - a * (z0 + zq)))
+              for zq in (z.inv_cdf(float((1 - confidence) / 2)), z.inv_cdf(float((1 + confidence) / 2)))]
+    ordered = sorted(replicates)
     out = []
-    for q in ((1 - confidence) / 2, (1 + confidence) / 2):
-        h = (resamples - 1) * q
+    for level in levels:   # type-7 quantile
+        h = (len(ordered) - 1) * level
         lo = math.floor(h)
-        value = replicates[lo]
-        if h > lo:
-            value += (h - lo) * (replicates[lo + 1] - value)
-        out.append(value)
+        out.append(ordered[lo] + (h - lo) * (ordered[min(lo + 1, len(ordered) - 1)] - ordered[lo]))
     return out[0], out[1]
+
+
+def reference_interval(sums: dict[str, int], counts: dict[str, int], digest: str, label: str, resamples: int,
+                       confidence: Fraction, proportion: bool = False) -> tuple[float, float]:
+    """The committed interval of a ratio over the subject's cases; a pass rate at 0 or 1 is Wilson over the cases."""
+    cases = sorted(counts)
+    total, n = sum(sums.values()), sum(counts.values())
+    if proportion and total in (0, n):
+        k, z = len(cases), NormalDist().inv_cdf(float((1 + confidence) / 2))
+        p = 0 if total == 0 else 1
+        centre = (p + z * z / (2 * k)) / (1 + z * z / k)
+        half = z * math.sqrt(z * z / (4 * k * k)) / (1 + z * z / k)
+        return (0.0, centre + half) if p == 0 else (centre - half, 1.0)
+    rows = draws(len(cases), resamples, digest, label)
+    return reference_bca([sums[c] for c in cases], [counts[c] for c in cases], rows, confidence)
+
+
+def close(cells: tuple[str, ...], values: tuple[float, ...]) -> bool:
+    """Written bounds equal to the reference to 6 decimals (one unit of the last place for float noise)."""
+    return all(abs(float(cell) - value) <= 1.000001e-6 for cell, value in zip(cells, values, strict=True))
 
 
 def subject_digests() -> dict[str, str]:
@@ -120,7 +161,7 @@ def test_criterion_means_and_intervals(raw):
                 sums[d["case_id"]] += d["criterion_scores"][criterion]
                 counts[d["case_id"]] += 1
             low, high = reference_interval(sums, counts, digests[sid], "criteria", resamples, confidence)
-            assert (row["mean_low"], row["mean_high"]) == (fmt_fixed(low), fmt_fixed(high)), (sid, criterion)
+            assert close((row["mean_low"], row["mean_high"]), (low, high)), (sid, criterion)
     assert set(committed) == expected
 
 
@@ -155,9 +196,9 @@ def _check_groups(raw, name: str, key: str, of_gold, label, with_intervals: bool
         assert row["P"] == fmt_fixed(Fraction(sum(passes.values()), n))
         assert row["s_bar"] == fmt_fixed(Fraction(sum(clipped.values()), n))
         if with_intervals:
-            p = reference_interval(passes, counts, digests[sid], label(group), resamples, confidence)
+            p = reference_interval(passes, counts, digests[sid], label(group), resamples, confidence, proportion=True)
             s = reference_interval(clipped, counts, digests[sid], label(group), resamples, confidence)
-            assert (row["P_low"], row["P_high"], row["s_bar_low"], row["s_bar_high"]) == tuple(map(fmt_fixed, p + s))
+            assert close((row["P_low"], row["P_high"], row["s_bar_low"], row["s_bar_high"]), p + s), (sid, group)
 
 
 def test_case_type_and_advanced_with_intervals(raw):
@@ -168,7 +209,7 @@ def test_case_type_and_advanced_with_intervals(raw):
 
 
 def test_tags(raw):
-    _check_groups(raw, "metrics_per_tag.csv", "tag", lambda g: g.get("tags", []), lambda g: f"tag:{g}", False)
+    _check_groups(raw, "metrics_per_tag.csv", "tag", lambda g: g.get("tags", []), lambda g: f"tag:{g}", True)
 
 
 def test_cost(raw):

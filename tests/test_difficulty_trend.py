@@ -10,8 +10,16 @@ import pytest
 from test_metrics import row
 
 from rgbench.compute.derive import FAIL, PASS
-from rgbench.stats.difficulty_trend import difficulty_trend, difficulty_trend_from_columns, trend_warnings
+from rgbench.stats.bootstrap import bca_interval, case_counts
+from rgbench.stats.difficulty_trend import (
+    difficulty_trend,
+    difficulty_trend_from_columns,
+    separation_digest,
+    separation_statistic,
+    trend_warnings,
+)
 from rgbench.stats.run_columns import RunColumns
+from rgbench.stats.seeds import generator
 
 
 def trend(difficulty, rate, resamples=200, seed=1):
@@ -39,6 +47,40 @@ def test_ties_take_the_tie_corrected_normal_approximation():
     # separation: mean(1, 1/2) − mean(1/2, 0) = 3/4 − 1/4 = 1/2; replicates lie in [1/2 − 1/2, 1/2 + 1/2]
     assert t.separation == F(1, 2)
     assert 0 <= t.separation_low <= F(1, 2) <= t.separation_high <= 1
+
+
+def test_separation_statistic_weights_each_level_apart():
+    # easiest level: cases at 1 and 1/2; hardest: 1/2 and 0. Weights (easy | hard):
+    # [1 1 | 1 1] -> 3/4 − 1/4 = 1/2; [2 0 | 0 2] -> 1 − 0 = 1; [0 2 | 2 0] -> 1/2 − 1/2 = 0;
+    # [1 1 | 0 0] -> the hardest level has no weight: undefined (NaN)
+    statistic = separation_statistic([F(1), F(1, 2)], [F(1, 2), F(0)])
+    got = statistic(np.array([[1, 1, 1, 1], [2, 0, 0, 2], [0, 2, 2, 0], [1, 1, 0, 0]]))
+    assert got[:3].tolist() == [0.5, 1.0, 0.0] and np.isnan(got[3])
+
+
+def test_the_separation_interval_is_bca_over_a_draw_within_each_level():
+    d, r = [1, 1, 1, 3, 5, 5, 5, 5], [1, F(2, 3), 1, F(1, 3), F(1, 2), 0, F(1, 3), 0]
+    t = trend(d, r, resamples=300, seed=4)
+    rng = np.random.default_rng(4)
+    weights = np.hstack([case_counts(rng, 3, 300), case_counts(rng, 4, 300)])   # 3 easiest, then 4 hardest cases
+    assert (weights[:, :3].sum(axis=1) == 3).all() and (weights[:, 3:].sum(axis=1) == 4).all()
+    easy, hard = [F(1), F(2, 3), F(1)], [F(1, 2), 0, F(1, 3), 0]
+    expected = bca_interval(separation_statistic(sorted(easy), sorted(hard)), 7, weights, F(95, 100))
+    assert (t.separation_low, t.separation_high) == expected
+    assert t.separation == F(8, 9) - F(5, 24)        # 8/9 − (1/2 + 1/3)/4 = 49/72 = 0.680556
+    low, high = expected
+    assert low < 49 / 72 < high and -1 <= low and high <= 1
+
+
+def test_the_separation_stream_follows_the_data_it_resamples():
+    d, r = [1, 2], [F(1), F(1, 2)]
+    assert separation_digest(d, r) == separation_digest(list(d), list(r))
+    assert separation_digest(d, r) != separation_digest(d, [F(1), F(1, 3)])
+    runs = {"s": [row(PASS, case="RO-FOUL-001", run="r1"), row(FAIL, case="RO-SCAL-001", run="r1"),
+                  row(PASS, case="RO-SCAL-001", run="r2")]}
+    got = difficulty_trend_from_columns(RunColumns.of(runs), {"RO-FOUL-001": 1, "RO-SCAL-001": 2}, 50, F(95, 100))
+    rng = generator("separation", [separation_digest([1, 2], [F(1), F(1, 2)])])
+    assert got == difficulty_trend([1, 2], [F(1), F(1, 2)], rng, 50, F(95, 100))
 
 
 def test_degenerate_inputs():

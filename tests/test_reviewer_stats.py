@@ -6,10 +6,13 @@ import csv
 from fractions import Fraction
 
 import aggregate_scoring
+import numpy as np
+import pytest
 from treebuilder import canonical, small_tree
 
-from rgbench.stats.case_bootstrap import case_interval, ratio_interval
-from rgbench.stats.judge_agreement import macro_f1
+from rgbench.stats.agreement import krippendorff_alpha
+from rgbench.stats.case_bootstrap import case_weights, ratio_interval, undefined_replicates
+from rgbench.stats.judge_agreement import case_statistic, macro_f1, macro_f1_statistic
 
 REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"
              "    kind: human\n  - id: judge-x\n    name: \"Judge X\"\n    kind: llm-judge\n")
@@ -24,15 +27,37 @@ def test_macro_f1_by_hand():
     assert macro_f1([]) is None
 
 
-def test_ratio_interval_is_the_mean_over_the_same_case_draws():
-    parts = [(Fraction(3), 1), (Fraction(-1, 2), 2), (Fraction(0), 1), (Fraction(5, 3), 3)]
-    low, high = ratio_interval(parts, digest="7", label="x", resamples=200, confidence=Fraction(9, 10))
-    # the direct computation on the same draws: replicate = Σ sums / Σ runs of the drawn cases
-    clusters = [[part] for part in parts]
-    direct = case_interval(clusters, lambda drawn: sum((s for s, _ in drawn), Fraction(0)) / sum(n for _, n in drawn),
-                           digest="7", label="x", resamples=200, confidence=Fraction(9, 10))
-    assert (low, high, 0) == direct
-    assert ratio_interval([], digest="7", label="x", resamples=10, confidence=Fraction(1, 2)) == (None, None)
+def test_macro_f1_of_weights_is_macro_f1_of_the_drawn_pairs():
+    pairs = [("A", "A"), ("A", "B"), ("B", "B"), ("C", "B")]
+    weights = np.array([[1, 1, 1, 1], [0, 2, 2, 0], [4, 0, 0, 0], [0, 0, 1, 3]])
+    # row 2: (A,B) twice and (B,B) twice: A: TP 0, FP 2 -> 0; B: TP 2, FN 2 -> 4/6; mean 1/3
+    # row 3: (A,A) four times: only class A occurs, F1 1; row 4: (B,B), (C,B)x3: B 2/5, C 0 -> 1/5
+    expected = [macro_f1([p for p, w in zip(pairs, row) for _ in range(w)]) for row in weights.tolist()]
+    assert expected == [Fraction(7, 18), Fraction(1, 3), 1, Fraction(1, 5)]
+    assert macro_f1_statistic(pairs)(weights) == pytest.approx([float(e) for e in expected])
+
+
+def test_the_judge_statistics_weight_every_run_of_a_drawn_case():
+    # two cases: FOUL holds two (judge, human) pairs, SCAL one; a case weight repeats all its pairs
+    foul = [({"raw_score": 10}, {"raw_score": 9}), ({"raw_score": 4}, {"raw_score": 6})]
+    scal = [({"raw_score": 12}, {"raw_score": 12})]
+    weights = np.array([[1, 1], [2, 0], [0, 2]])
+    got = case_statistic([foul, scal], "krippendorff_alpha_ordinal", "raw_score")(weights)
+    drawn = [foul + scal, foul + foul, scal + scal]
+    expected = [krippendorff_alpha([{"judge": j["raw_score"], "human": h["raw_score"]} for j, h in d], "ordinal")
+                for d in drawn]
+    assert expected[2] is None                          # SCAL twice: one value throughout, alpha undefined
+    assert got[:2] == pytest.approx([float(expected[0]), float(expected[1])]) and np.isnan(got[2])
+    assert undefined_replicates(case_statistic([foul, scal], "krippendorff_alpha_ordinal", "raw_score"), weights) == 1
+
+
+def test_ratio_interval_of_a_mean_deviation_degenerate_cases():
+    # no shared case: no interval; one case: the point; every case with the same mean deviation: the point
+    assert ratio_interval([], [], np.zeros((10, 0), dtype=np.int64), Fraction(95, 100)) is None
+    one = case_weights(1, digest="7", label="x", resamples=20)
+    assert ratio_interval([Fraction(-3, 2)], [2], one, Fraction(95, 100)) == (-0.75, -0.75)
+    same = case_weights(3, digest="7", label="y", resamples=200)
+    assert ratio_interval([Fraction(1), Fraction(2), Fraction(3)], [1, 2, 3], same, Fraction(9, 10)) == (1.0, 1.0)
 
 
 def read(path):
@@ -52,8 +77,9 @@ def test_leniency_and_judge_agreement_by_hand(tmp_path):
     assert not (tree.root / "results/judge_agreement.csv").exists()  # no judge grade: no judge report
     rows = {(r["reviewer_id"], r["statistic"], r["target"], r["level"]): r for r in read(tree.root / "results/reviewers.csv")}
     lenient = rows[("rev-a", "leniency", "raw_score", "")]
-    # two cases: replicates are 3 (FOUL twice), 2 (one of each) or 1 (SCAL twice); the 2.5% and 97.5%
-    # quantiles of 2000 replicates are 1 and 3 (each extreme has probability 1/4)
+    # two cases: replicates are 3 (FOUL twice), 2 (one of each) or 1 (SCAL twice). BCa: the jackknife values
+    # 1 and 3 are symmetric about 2 (a = 0) and about half the replicates sit below-or-equal-halved, so z0 ≈ 0
+    # and the levels are ≈ 2.5% and 97.5%, inside the masses of 1 and 3 (1/4 each): the bounds are 1 and 3
     assert (lenient["value"], lenient["ci_low"], lenient["ci_high"], lenient["n"]) == ("2.000000", "1.000000", "3.000000", "2")
     assert rows[("rev-b", "leniency", "raw_score", "")]["value"] == "-2.000000"
     assert rows[("rev-a", "runs_graded", "all", "")]["value"] == "4"  # small_tree: rev-a grades 4 runs
@@ -120,21 +146,21 @@ def test_the_leaderboard_section_shows_reviewers_and_escapes_them():
 def test_the_leniency_interval_covers_the_true_mean_deviation_by_simulation():
     # What the interval covers: the mean deviation of a reviewer over the population of cases the shared
     # runs come from. Simulation: 300 data sets of 25 cases, 1-3 shared runs each, deviations drawn from
-    # {-2, -1, 0, 1, 2} with probabilities (.1, .2, .3, .25, .15): true mean 0.15. A 95% percentile
-    # bootstrap over 25 clusters covers close to, a little below, 95% (280 of 300, 0.933, with these seeds).
-    import numpy as np
-
+    # {-2, -1, 0, 1, 2} with probabilities (.1, .2, .3, .25, .15): true mean 0.15. The 95% BCa interval
+    # over 25 clusters covers close to, a little below, 95%.
     rng = np.random.default_rng(20261201)
     values, weights = np.array([-2, -1, 0, 1, 2]), np.array([.1, .2, .3, .25, .15])
     truth = Fraction(15, 100)
     covered = 0
     for trial in range(300):
-        parts = []
+        sums, counts = [], []
         for _ in range(25):
             runs = int(rng.integers(1, 4))
             draws = rng.choice(values, size=runs, p=weights)
-            parts.append((Fraction(int(draws.sum())), runs))
-        low, high = ratio_interval(parts, digest=f"trial-{trial}", label="sim", resamples=400, confidence=Fraction(95, 100))
-        assert low is not None and high is not None
-        covered += low <= truth <= high
+            sums.append(int(draws.sum()))
+            counts.append(runs)
+        interval = ratio_interval(sums, counts, case_weights(25, digest=f"trial-{trial}", label="sim", resamples=400),
+                                  Fraction(95, 100))
+        assert interval is not None
+        covered += interval[0] <= truth <= interval[1]
     assert 0.88 <= covered / 300 <= 0.99, covered

@@ -4,9 +4,13 @@ tables.
 
 Pure: :func:`compute_breakdowns` takes the validated tree, the spec and the scored runs of each
 subject (error runs already left out) and returns exact rows; :func:`breakdown_files` renders them
-(rounded once, 6 decimals). Intervals are a percentile bootstrap over the subject's cases
-(:func:`case_bootstrap_interval`), seeded from the digest of that subject's own input files
-(:func:`rgbench.stats.seeds.subject_digest`), so adding another subject moves none of these intervals.
+(rounded once, 6 decimals). Intervals are the case-bootstrap BCa intervals of the headline statistics
+(:mod:`rgbench.stats.case_bootstrap`): a criterion mean and a group's s_bar by
+:func:`rgbench.stats.case_bootstrap.ratio_interval`, a group's pass rate by
+:func:`rgbench.stats.intervals.proportion_interval` (Wilson over the group's cases at 0 or 1), over a
+case draw seeded from the digest of that subject's own input files
+(:func:`rgbench.stats.seeds.subject_digest`) and the group's label, so adding another subject moves none
+of these intervals. The bounds are floats, written with :func:`rgbench.stats.outputs.fmt_float`.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-import numpy as np
-
 from ..load.records import Response, Scoring, Tree
 from ..load.spec import Spec
-from ..stats.exact_quantiles import percentile_interval
-from ..stats.seeds import generator, subject_digests
+from ..stats.case_bootstrap import Interval, case_weights, ratio_interval
+from ..stats.case_summary import CaseSummary, case_summaries
+from ..stats.intervals import proportion_interval
+from ..stats.outputs import fmt_float
+from ..stats.run_columns import RunColumns
+from ..stats.seeds import subject_digests
 from .derive import PASS, RunRow
 from .numfmt import fmt_fixed
 
@@ -58,30 +64,6 @@ EXPLORER_COLUMNS = ("subject_id", "subject_version", "case_id", "run_id", "statu
                     "confidence", "comments", "response_path", "cost")
 
 
-# --- the case bootstrap ------------------------------------------------------------------------------
-
-def case_draws(n_cases: int, resamples: int, digest: str, label: str) -> np.ndarray:
-    """(resamples x n_cases) case indices drawn with replacement; one draw per (subject, group label),
-    shared by every statistic of that group (the criteria of a subject share one draw)."""
-    return generator(label, [digest]).integers(0, n_cases, size=(resamples, n_cases))
-
-
-def case_bootstrap_interval(numerators: Sequence[int], denominators: Sequence[int], draws: np.ndarray,
-                            confidence: Fraction) -> tuple[Fraction, Fraction] | None:
-    """Percentile interval (Hyndman-Fan type 7, as numpy's default) of sum(num)/sum(den) over resampled cases.
-
-    ``numerators[i]``/``denominators[i]`` are case i's sum and run count (every count > 0); a replicate
-    is the ratio of the sums over the drawn cases (integer sums, exact), so a case's runs move together.
-    The quantiles are :func:`rgbench.stats.exact_quantiles.percentile_interval` of the exact ratios.
-    None without cases; a single case gives the point (v, v).
-    """
-    if not len(numerators):
-        return None
-    num = np.asarray(numerators, dtype=np.int64)[draws].sum(axis=1)
-    den = np.asarray(denominators, dtype=np.int64)[draws].sum(axis=1)
-    return percentile_interval((Fraction(int(n), int(d)) for n, d in zip(num, den)), confidence)
-
-
 # --- rows ---------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -91,7 +73,7 @@ class CriterionRow:
     criterion: str
     n: int
     mean: Fraction
-    interval: tuple[Fraction, Fraction] | None
+    interval: Interval | None
     n_cases: int
 
 
@@ -106,9 +88,9 @@ class GroupRow:
     n: int
     n_pass: int
     p: Fraction
-    p_interval: tuple[Fraction, Fraction] | None
+    p_interval: Interval | None
     s_bar: Fraction
-    s_bar_interval: tuple[Fraction, Fraction] | None
+    s_bar_interval: Interval | None
 
 
 @dataclass(frozen=True)
@@ -174,20 +156,15 @@ def _passed(row: RunRow) -> int:
     return 1 if row.classification == PASS else 0
 
 
-def _clipped(row: RunRow) -> int:
-    return row.clipped_score
-
-
-def group_row(subject_id: str, version: str, group: str, rows: Sequence[RunRow], digest: str, label: str,
+def group_row(subject_id: str, version: str, group: str, summary: CaseSummary, digest: str, label: str,
               resamples: int, confidence: Fraction) -> GroupRow:
-    """P and s_bar of ``rows`` (at least one) with case-bootstrap intervals from one shared draw."""
-    cases, passes, counts = _per_case(rows, _passed)
-    _, clipped, _ = _per_case(rows, _clipped)
-    draws = case_draws(len(cases), resamples, digest, label)
-    n = sum(counts)
-    return GroupRow(subject_id, version, group, len(cases), n, sum(passes), Fraction(sum(passes), n),
-                    case_bootstrap_interval(passes, counts, draws, confidence), Fraction(sum(clipped), n),
-                    case_bootstrap_interval(clipped, counts, draws, confidence))
+    """P and s_bar over the subject's runs on the cases of ``summary`` (its summary restricted to the group's
+    cases, at least one), with case-bootstrap intervals from one shared draw (label ``label``)."""
+    weights = case_weights(summary.k, digest=digest, label=label, resamples=resamples)
+    n, n_pass = int(summary.runs.sum()), int(summary.passes.sum())
+    return GroupRow(subject_id, version, group, summary.k, n, n_pass, Fraction(n_pass, n),
+                    proportion_interval(summary, weights, confidence), Fraction(int(summary.clipped.sum()), n),
+                    ratio_interval(summary.clipped, summary.runs, weights, confidence))
 
 
 def criterion_rows(subject_id: str, version: str, rows: Sequence[RunRow], scores_of: Mapping[tuple, dict[str, int]],
@@ -202,10 +179,10 @@ def criterion_rows(subject_id: str, version: str, rows: Sequence[RunRow], scores
         scores, i = scores_of[_run_key(row)], position[row.case_id]
         for k, criterion in enumerate(criteria):
             sums[k][i] += scores[criterion]
-    draws = case_draws(len(cases), resamples, digest, "criteria")
+    weights = case_weights(len(cases), digest=digest, label="criteria", resamples=resamples)
     n = sum(counts)
     return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n),
-                         case_bootstrap_interval(sums[k], counts, draws, confidence), len(cases))
+                         ratio_interval(sums[k], counts, weights, confidence), len(cases))
             for k, criterion in enumerate(criteria)]
 
 
@@ -355,6 +332,7 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
     metadata = []
     n_errors = {}
     digests = subject_digests(tree.subjects, tree.inputs)  # each subject's own inputs with golds/ and system/
+    summaries = case_summaries(RunColumns.of(runs_of), alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
     for sid in sorted(tree.subjects):
         subject = tree.subjects[sid]
         version, extra = subject.subject_version, dict(subject.extra)
@@ -363,23 +341,25 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
         n_errors[sid] = sum(1 for r in responses if r.meta.status == ERROR)
         digest = digests[sid]
         criteria += criterion_rows(sid, version, rows, scores_of, spec.criteria, digest, resamples, confidence)
-        by_tag: dict[str, list[RunRow]] = defaultdict(list)
-        by_type: dict[str, list[RunRow]] = defaultdict(list)
-        hard = []
+        by_tag: dict[str, set[str]] = defaultdict(set)    # group -> its cases with a scored run of the subject
+        by_type: dict[str, set[str]] = defaultdict(set)
+        hard: set[str] = set()
         for row in rows:
             gold = tree.golds[row.case_id]
             for tag in gold.tags:
-                by_tag[tag].append(row)
-            by_type[gold.case_type].append(row)
+                by_tag[tag].add(row.case_id)
+            by_type[gold.case_type].add(row.case_id)
             if gold.difficulty >= ADVANCED_MIN_DIFFICULTY:
-                hard.append(row)
-        tags += [group_row(sid, version, tag, group, digest, f"tag:{tag}", resamples, confidence)
-                 for tag, group in sorted(by_tag.items())]
-        types += [group_row(sid, version, kind, group, digest, f"case_type:{kind}", resamples, confidence)
-                  for kind, group in sorted(by_type.items())]
-        if hard:
-            advanced.append(group_row(sid, version, str(ADVANCED_MIN_DIFFICULTY), hard, digest, "advanced",
-                                      resamples, confidence))
+                hard.add(row.case_id)
+        summary = summaries.get(sid)
+        if summary is not None:
+            tags += [group_row(sid, version, tag, summary.subset(sorted(cases)), digest, f"tag:{tag}", resamples,
+                               confidence) for tag, cases in sorted(by_tag.items())]
+            types += [group_row(sid, version, kind, summary.subset(sorted(cases)), digest, f"case_type:{kind}",
+                                resamples, confidence) for kind, cases in sorted(by_type.items())]
+            if hard:
+                advanced.append(group_row(sid, version, str(ADVANCED_MIN_DIFFICULTY), summary.subset(sorted(hard)),
+                                          digest, "advanced", resamples, confidence))
         costs.append(cost_row(sid, version, extra, responses, rows))
         baseline += baseline_rows(sid, version, extra, {(r.case_id, r.run_id): r.meta.participant for r in responses},
                                   rows)
@@ -422,8 +402,8 @@ def _explorer_rows(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[RunRow
 
 # --- rendering ----------------------------------------------------------------------------------------
 
-def _bounds(pair: tuple[Fraction, Fraction] | None) -> tuple[str, str]:
-    return ("", "") if pair is None else (fmt_fixed(pair[0]), fmt_fixed(pair[1]))
+def _bounds(pair: Interval | None) -> tuple[str, str]:
+    return ("", "") if pair is None else (fmt_float(pair[0]), fmt_float(pair[1]))
 
 
 def fmt_decimal(value: Decimal | None) -> str:

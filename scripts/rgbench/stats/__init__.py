@@ -5,6 +5,7 @@
 - ``seeds``: each subject's input digest and the random streams seeded from it.
 - ``bootstrap``: the case bootstrap and its BCa interval.
 - ``intervals``: BCa intervals of P, s_bar, BS, ECE, Q_final (and of any proportion over cases).
+- ``case_bootstrap``: the seeded case draw and BCa ratio interval of the breakdowns, reviewers and judge.
 - ``wilson``: Wilson score interval, for a proportion at 0 or 1 counted over cases.
 - ``run_columns``: the scored runs read once into integer arrays.
 - ``brier_decomposition``: reliability, resolution, uncertainty (and the within-bin term).
@@ -16,6 +17,7 @@
 - ``difficulty_trend``: one case-level test that the difficulty labels mean something (Kendall tau-b, separation).
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
 - ``agreement``: Krippendorff's alpha, weighted kappa, percent agreement, reviewer deviation.
+- ``agreement_bootstrap``: the agreement statistics as functions of unit weights, with BCa intervals.
 - ``consolidate``: one scoring per run from several, by a declared policy or an adjudicator.
 - ``multi_scoring``: the several-reviewers folder (``scoring_multi/``), read with the loader's listing and checks.
 - ``outputs`` / ``agreement_outputs``: the tables and file bytes these produce.

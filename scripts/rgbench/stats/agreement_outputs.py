@@ -24,6 +24,7 @@ from .agreement import (
 )
 from .agreement_bootstrap import Interval, alpha_interval, deviation_interval, kappa_interval, percent_interval, stream
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
+from .outputs import fmt_float
 
 AGREEMENT_FILE = "agreement.csv"
 AGREEMENT_COLUMNS = ("statistic", "target", "value", "reviewer_a", "reviewer_b", "n_units", "note",
@@ -133,7 +134,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
 
 def agreement_csv_rows(rows: Sequence[AgreementRow]):
     for r in rows:
-        low, high = ("", "") if r.interval is None else (fmt_fixed(r.interval[0]), fmt_fixed(r.interval[1]))
+        low, high = ("", "") if r.interval is None else (fmt_float(r.interval[0]), fmt_float(r.interval[1]))
         yield (r.statistic, r.target, fmt_fixed(r.value), r.reviewer_a, r.reviewer_b, str(r.n_units), r.note, low, high)
 
 

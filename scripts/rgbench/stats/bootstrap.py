@@ -28,6 +28,7 @@ import numpy as np
 Statistic = Callable[[np.ndarray], np.ndarray]
 _NORMAL = NormalDist()
 _TIE = 1e-12   # replicates this close to the estimate (relative) count as equal to it
+_BLOCK = 512   # leave-one-out weight rows built at a time: k x k weights for thousands of units would not fit
 
 
 def case_counts(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
@@ -106,5 +107,6 @@ def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: F
     if k == 0:
         return None
     estimate = float(statistic(np.ones((1, k)))[0])
-    jackknife = statistic(np.ones((k, k)) - np.eye(k)) if k > 1 else np.zeros(0)
+    jackknife = np.concatenate([statistic(np.ones((min(_BLOCK, k - start), k)) - np.eye(k)[start:start + _BLOCK])
+                                for start in range(0, k, _BLOCK)]) if k > 1 else np.zeros(0)
     return bca_bounds(estimate, statistic(counts), jackknife_acceleration(jackknife), confidence)

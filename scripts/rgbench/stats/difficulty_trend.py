@@ -10,8 +10,12 @@ often as they did on the sample suite even when the labels are right; one test o
   tie-corrected variance (Kendall and Gibbons 1990, "Rank Correlation Methods", ch. 4). Labels that work
   give tau-b < 0 (harder cases are passed less often).
 - Separation (seed 000's calibration check, "Score(1) − Score(7) ≥ 0.5"): mean per-case pass rate at the
-  easiest level present minus at the hardest level present, with a percentile interval from a bootstrap
-  that resamples cases within each of the two levels, exact (``Fraction``) replicates.
+  easiest level present minus at the hardest level present, with the BCa interval
+  (:func:`rgbench.stats.bootstrap.bca_interval`, float bounds) of a bootstrap that resamples cases within
+  each of the two levels (:func:`separation_statistic` of the case weights; the acceleration from
+  leave-one-case-out over both levels, Efron and Tibshirani's two-sample acceleration up to factors
+  n/(n − 1)), on the stream :func:`rgbench.stats.seeds.generator` ``separation`` over
+  :func:`separation_digest` of the data it resamples.
 """
 
 from __future__ import annotations
@@ -25,15 +29,17 @@ from fractions import Fraction
 import numpy as np
 
 from ..compute.numfmt import fmt_fixed
-from .exact_quantiles import percentile_interval, seeded_stream
+from .bootstrap import Statistic, bca_interval, case_counts
 from .run_columns import RunColumns
+from .seeds import generator
 
 SEPARATION_TARGET = Fraction(1, 2)   # seed 000: the easiest level passes at least 50 points more often
 
 
 @dataclass(frozen=True)
 class DifficultyTrend:
-    """The one row of difficulty_trend.csv. Floats (tau-b, p) come from scipy; the separation is exact.
+    """The one row of difficulty_trend.csv. Floats (tau-b, p) come from scipy; the separation is exact, its
+    bootstrap bounds are floats.
 
     ``tau_b`` in [-1, 1] (negative: harder cases are passed less often) and ``p_value`` in [0, 1] are None
     with fewer than two cases, one difficulty level, or every case at the same pass rate. The separation and
@@ -49,8 +55,8 @@ class DifficultyTrend:
     n_easiest: int
     n_hardest: int
     separation: Fraction | None
-    separation_low: Fraction | None
-    separation_high: Fraction | None
+    separation_low: float | None
+    separation_high: float | None
 
 
 def _mean(values: Sequence[Fraction]) -> Fraction:
@@ -74,33 +80,48 @@ def difficulty_trend(difficulty: Sequence[int], rate: Sequence[Fraction], rng: n
     easy = sorted(r for d, r in zip(difficulty, rate) if d == levels[0])
     hard = sorted(r for d, r in zip(difficulty, rate) if d == levels[-1])
     separation = _mean(easy) - _mean(hard)
-    picks_easy = rng.integers(0, len(easy), size=(resamples, len(easy)))
-    picks_hard = rng.integers(0, len(hard), size=(resamples, len(hard)))
-    replicates = [_mean([easy[i] for i in a]) - _mean([hard[i] for i in b])
-                  for a, b in zip(picks_easy.tolist(), picks_hard.tolist())]
-    low, high = percentile_interval(replicates, confidence)
+    weights = np.hstack([case_counts(rng, len(easy), resamples), case_counts(rng, len(hard), resamples)])
+    interval = bca_interval(separation_statistic(easy, hard), len(easy) + len(hard), weights, confidence)
+    low, high = (None, None) if interval is None else interval
     return DifficultyTrend(n, len(levels), tau, p, levels[0], levels[-1], len(easy), len(hard), separation, low, high)
 
 
-def separation_seed(difficulty: Sequence[int], rate: Sequence[Fraction]) -> int:
-    """64 bits of the sha256 of the (difficulty, pass rate) pairs it resamples, in case order: the seed of the
-    separation's bootstrap follows the data it resamples."""
+def separation_statistic(easy: Sequence[Fraction], hard: Sequence[Fraction]) -> Statistic:
+    """W -> (W_e @ easy) / ΣW_e − (W_h @ hard) / ΣW_h, W's first len(easy) columns weighting the easiest level's
+    cases and the rest the hardest's; NaN where a level has no weight (a leave-one-out of a one-case level)."""
+    e = np.array([float(r) for r in easy], dtype=np.float64)
+    h = np.array([float(r) for r in hard], dtype=np.float64)
+
+    def statistic(weights: np.ndarray) -> np.ndarray:
+        w = np.asarray(weights, dtype=np.float64)
+        we, wh = w[:, :len(e)], w[:, len(e):]
+        se, sh = we.sum(axis=1), wh.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ok = (se > 0) & (sh > 0)
+            return np.where(ok, (we @ e) / np.where(se > 0, se, 1) - (wh @ h) / np.where(sh > 0, sh, 1), np.nan)
+    return statistic
+
+
+def separation_digest(difficulty: Sequence[int], rate: Sequence[Fraction]) -> str:
+    """Hex sha256 of the (difficulty, pass rate) pairs it resamples, in case order: the separation's stream is
+    ``generator("separation", [this])``, so it follows the data it resamples."""
     text = "".join(f"{d} {r}\n" for d, r in zip(difficulty, rate))
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def difficulty_trend_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], resamples: int,
                                   confidence: Fraction) -> DifficultyTrend:
     """:func:`difficulty_trend` of every case with a scored run: its pass rate over all subjects' runs.
 
-    Cases are taken in ``columns.cases`` order (sorted); the stream is seeded by :func:`separation_seed`.
+    Cases are taken in ``columns.cases`` order (sorted); the stream is seeded by :func:`separation_digest`.
     """
     runs = np.bincount(columns.case, minlength=len(columns.cases)).tolist()
     passes = np.bincount(columns.case, weights=columns.passed, minlength=len(columns.cases)).astype(np.int64).tolist()
     present = [i for i, r in enumerate(runs) if r]
     difficulty = [difficulty_of[columns.cases[i]] for i in present]
     rate = [Fraction(passes[i], runs[i]) for i in present]
-    return difficulty_trend(difficulty, rate, seeded_stream(separation_seed(difficulty, rate)), resamples, confidence)
+    rng = generator("separation", [separation_digest(difficulty, rate)])
+    return difficulty_trend(difficulty, rate, rng, resamples, confidence)
 
 
 def trend_warnings(trend: DifficultyTrend, level: Fraction) -> list[str]:

@@ -11,8 +11,11 @@ human both graded, per judge (columns ``JUDGE_COLUMNS``):
   HealthBench's meta-evaluation reports its grader against physicians;
 - ``mean_deviation`` on raw_score and correctness: mean of (judge − human); > 0 the judge is lenient;
 
-each with a percentile bootstrap interval over the shared runs, resampled by case
-(:func:`rgbench.stats.case_bootstrap.case_interval`).
+each with the case-bootstrap BCa interval over the shared runs, resampled by case: every statistic is a
+function of case weights (alpha through :func:`rgbench.stats.agreement_bootstrap.alpha_statistic`, macro-F1
+through :func:`macro_f1_statistic`, the mean deviation through
+:func:`rgbench.stats.case_bootstrap.ratio_interval`), so each takes
+:func:`rgbench.stats.bootstrap.bca_interval` over one draw (:func:`rgbench.stats.case_bootstrap.case_weights`).
 """
 
 from __future__ import annotations
@@ -21,14 +24,19 @@ from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 
+import numpy as np
+
 from ..compute.numfmt import fmt_fixed
 from ..load.records import Scoring, Tree
 from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from .agreement import Rating, krippendorff_alpha
+from .agreement_bootstrap import alpha_statistic
 from .agreement_outputs import rating_values
-from .case_bootstrap import case_interval, ratio_interval
+from .bootstrap import Statistic, bca_interval
+from .case_bootstrap import case_weights, ratio_interval, undefined_replicates
 from .consolidate import consolidate_all
+from .outputs import fmt_float
 
 JUDGE_FILE = "judge_agreement.csv"
 JUDGE_COLUMNS = ("judge_id", "statistic", "target", "value", "ci_low", "ci_high", "n_runs", "note")
@@ -54,6 +62,36 @@ def macro_f1(pairs: Sequence[tuple[Hashable, Hashable]]) -> Fraction | None:
         fn = sum(1 for p, t in pairs if p != label and t == label)
         scores.append(Fraction(2 * tp, 2 * tp + fp + fn))
     return sum(scores, Fraction(0)) / len(scores)
+
+
+def macro_f1_statistic(pairs: Sequence[tuple[Hashable, Hashable]]) -> Statistic:
+    """W -> :func:`macro_f1` of the pairs weighted by W (replicates x pairs): per class TP, FP, FN are weighted
+    counts, and the mean runs over the classes with 2·TP + FP + FN > 0 in the replicate (those that occur)."""
+    classes = sorted({label for pair in pairs for label in pair}, key=repr)
+    predicted = np.array([[p == c for p, _ in pairs] for c in classes], dtype=np.float64).T   # pairs x classes
+    true = np.array([[t == c for _, t in pairs] for c in classes], dtype=np.float64).T
+
+    def statistic(weights: np.ndarray) -> np.ndarray:
+        w = np.asarray(weights, dtype=np.float64)
+        tp = w @ (predicted * true)
+        occur = w @ (predicted + true)           # 2·TP + FP + FN = predicted + true counts
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f1 = np.where(occur > 0, 2 * tp / np.where(occur > 0, occur, 1), 0.0)
+            present = (occur > 0).sum(axis=1)
+            return np.where(present > 0, f1.sum(axis=1) / np.where(present > 0, present, 1), np.nan)
+    return statistic
+
+
+def case_statistic(clusters: Sequence[Sequence[Pair]], name: str, target: str) -> Statistic:
+    """The judge's ``name`` statistic on ``target`` as a function of case weights (replicates x cases): each
+    pair takes the weight of its case."""
+    flat = [pair for case in clusters for pair in case]
+    case_of = np.array([i for i, case in enumerate(clusters) for _ in case], dtype=np.int64)
+    if name == "macro_f1":
+        per_pair = macro_f1_statistic([(j[target], h[target]) for j, h in flat])
+    else:
+        per_pair = alpha_statistic([{"judge": j[target], HUMAN: h[target]} for j, h in flat], "ordinal")
+    return lambda weights: per_pair(np.asarray(weights)[:, case_of])
 
 
 def _alpha(target: str):
@@ -111,14 +149,21 @@ def judge_rows(grades: Sequence[Scoring], adjudications: Mapping[tuple[str, str,
                 note = "no run graded by both the judge and a human" if not flat else "no variation: all ratings equal"
                 rows.append((judge, name, target, "", "", "", str(len(flat)), note))
                 continue
-            label, undefined = f"judge:{judge}:{name}:{target}", 0
-            if name == "mean_deviation":  # a ratio of per-case sums: the exact vectorised bootstrap
-                parts = [(Fraction(len(case)) * mean, len(case)) for case in clusters
-                         if case and (mean := statistic(case)) is not None]
-                low, high = ratio_interval(parts, digest=digest, label=label, resamples=resamples, confidence=confidence)
+            label = f"judge:{judge}:{name}:{target}"
+            weights = case_weights(len(clusters), digest=digest, label=label, resamples=resamples)
+            if name == "mean_deviation":  # a ratio of per-case sums
+                sums, runs = [], []
+                for case in clusters:
+                    mean = statistic(case)
+                    if case and mean is not None:
+                        sums.append(len(case) * mean)
+                        runs.append(len(case))
+                interval, undefined = ratio_interval(sums, runs, weights, confidence), 0
             else:
-                low, high, undefined = case_interval(clusters, statistic, digest=digest, label=label,
-                                                     resamples=resamples, confidence=confidence)
+                weighted = case_statistic(clusters, name, target)
+                interval = bca_interval(weighted, len(clusters), weights, confidence)
+                undefined = undefined_replicates(weighted, weights)
+            low, high = (None, None) if interval is None else interval
             note = f"{undefined} of {resamples} resamples undefined" if undefined else ""
-            rows.append((judge, name, target, fmt_fixed(value), fmt_fixed(low), fmt_fixed(high), str(len(flat)), note))
+            rows.append((judge, name, target, fmt_fixed(value), fmt_float(low), fmt_float(high), str(len(flat)), note))
     return rows

@@ -263,8 +263,8 @@ def _trend_rows(t: DifficultyTrend | None):
     if t is None or t.n_cases == 0:
         return
     yield (str(t.n_cases), str(t.n_levels), fmt_float(t.tau_b), fmt_float(t.p_value), _int(t.easiest),
-           _int(t.hardest), str(t.n_easiest), str(t.n_hardest), fmt_fixed(t.separation), fmt_fixed(t.separation_low),
-           fmt_fixed(t.separation_high))
+           _int(t.hardest), str(t.n_easiest), str(t.n_hardest), fmt_fixed(t.separation), fmt_float(t.separation_low),
+           fmt_float(t.separation_high))
 
 
 def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:

@@ -10,8 +10,8 @@ Rows (columns ``REVIEWER_COLUMNS``), per registered-or-seen reviewer in id order
 - ``leniency`` (target raw_score, correctness): :func:`rgbench.stats.agreement.mean_deviation`, the
   mean over the runs they share with another human grader of (their value − the mean of the humans'
   others'; an llm-judge is compared with the humans, and never enters a human's leniency); > 0
-  lenient, < 0 severe; with a percentile bootstrap interval over the shared runs, resampled by case
-  (:func:`rgbench.stats.case_bootstrap.ratio_interval`).
+  lenient, < 0 severe; with the case-bootstrap BCa interval over the shared runs, resampled by case
+  (:func:`rgbench.stats.case_bootstrap.ratio_interval`, float bounds).
 
 Drift over time needs each grade's commit date, which the results cannot hold (a grade and the
 results it changes are committed together), so it is reported by scripts/reviewer_drift.py, not here.
@@ -29,7 +29,8 @@ from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from .agreement import Unit, mean_deviation
 from .agreement_outputs import rating_values
-from .case_bootstrap import ratio_interval
+from .case_bootstrap import case_weights, ratio_interval
+from .outputs import fmt_float
 
 REVIEWERS_FILE = "reviewers.csv"
 REVIEWER_COLUMNS = ("reviewer_id", "kind", "statistic", "target", "level", "value", "ci_low", "ci_high", "n", "note")
@@ -67,10 +68,10 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
         mine = by_reviewer.get(rid, [])
 
         def row(statistic: str, target: str, value: Fraction | int | None, n: int, level: str = "",
-                low: Fraction | None = None, high: Fraction | None = None, note: str = "",
+                low: float | None = None, high: float | None = None, note: str = "",
                 rid: str = rid, kind: str = kind) -> None:
             shown = str(value) if isinstance(value, int) else fmt_fixed(value)  # counts stay integers
-            rows.append((rid, kind, statistic, target, level, shown, fmt_fixed(low), fmt_fixed(high), str(n), note))
+            rows.append((rid, kind, statistic, target, level, shown, fmt_float(low), fmt_float(high), str(n), note))
 
         row("runs_graded", "all", len(mine), len(mine))
         row("adjudications", "all", adjudicated.get(rid, 0), adjudicated.get(rid, 0))
@@ -92,13 +93,15 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
             if value is None:
                 row("leniency", target, None, 0, note="no run shared with another grader")
                 continue
-            parts = []  # per case: (sum of the reviewer's deviations, runs), from mean_deviation itself
+            sums, runs = [], []  # per case: the sum of the reviewer's deviations and its runs, from mean_deviation
             for case in clusters[target]:
                 mean, shared = mean_deviation(case, rid)
                 if mean is not None:
-                    parts.append((mean * shared, shared))
-            low, high = ratio_interval(parts, digest=digest, label=f"leniency:{rid}:{target}", resamples=resamples,
-                                       confidence=confidence)
+                    sums.append(mean * shared)
+                    runs.append(shared)
+            weights = case_weights(len(runs), digest=digest, label=f"leniency:{rid}:{target}", resamples=resamples)
+            interval = ratio_interval(sums, runs, weights, confidence)
+            low, high = (None, None) if interval is None else interval
             note = "lenient" if value > 0 else "severe" if value < 0 else "neutral"
             row("leniency", target, value, n, low=low, high=high, note=note)
     return rows

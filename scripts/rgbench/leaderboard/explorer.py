@@ -253,7 +253,7 @@ individual pass rates (each person weighs the same, however many cases they answ
 
 # --- the case explorer -----------------------------------------------------------------------------------
 
-def _run_block(r: Row, criteria_note: str = "") -> str:
+def _run_block(r: Row) -> str:
     """One run of one subject on one case: a summary line and, opened, the grade and the comments."""
     link = f'<a href="../{esc(r["response_path"])}">response</a>'
     head = f'<span class="run-id mono">{esc(r["run_id"])}</span>'

@@ -20,8 +20,9 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
-from rgbench.governance.scoring_template import gold_rel, id_errors, response_rel, scoring_rel, template
+from rgbench.governance.scoring_template import id_errors, template
 from rgbench.governance.write_once import write_new_file
+from rgbench.load.loader import gold_rel, response_rel, scoring_rel
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.registry import REGISTRY_FILE, entries
 from rgbench.load.safe_read import read_single_file, walk_files

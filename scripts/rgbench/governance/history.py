@@ -15,10 +15,10 @@ from ..load.parsing import decode_utf8, loads_json_strict
 from ..load.safe_read import check_dir_chain, read_bytes, read_single_file, walk_files
 from ..problems import Problem
 from ..results_csv import TableError, read_keyed_table
+from .results_diff import SUBJECT_REQUIRED
 from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
 
 LEADERBOARD_FILE = "leaderboard.csv"
-SUBJECT_REQUIRED = ("subject_id", "subject_version", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")
 ALLOWED_LOOSE_FILES = frozenset({"README.md"})  # besides dated folders, historico/ may hold a README
 SERIES_COLUMNS = ("snapshot", "subject_version", "rank", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")
 

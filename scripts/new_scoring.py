@@ -103,9 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         return report([Problem(target, f"cannot be written: {exc.strerror or exc} (free some disk space or make "
                                        "the folder writable, then run again)")])
-    rubric = f"system/rubric/{spec.version_dir}/generic_rubric.md"
     print(f"1. Read the gold first: {gold}")
-    print(f"   and the rubric: {rubric}; the fail catalog: {spec.catalog_path}")
+    print(f"   and the rubric: {spec.rubric_path}; the fail catalog: {spec.catalog_path}")
     print(f"2. Read the response: {response}")
     print(f"3. Fill in {target}:")
     print(f"   criterion_scores ({', '.join(spec.criteria)}: {spec.criterion_min}-{spec.criterion_max} each), "

@@ -23,11 +23,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import groupby
 from operator import itemgetter
+from typing import NamedTuple
 
 from ..stats.alpha_sensitivity import AlphaRow, top_ranks_by_alpha, top_ranks_depend_on_alpha
 from ..stats.pairwise import PairwiseRow, significantly_better
 
 TOP = 3  # "the top ranks" of issue 5: ranks 1..3
+
+
+class RankSet(NamedTuple):
+    """One ranked subject's row of rank_sets.csv: the simultaneous rank set (``low``..``high``, jointly for
+    every ranked subject) and the marginal one (that subject alone)."""
+
+    low: int
+    high: int
+    low_marginal: int
+    high_marginal: int
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,7 @@ def _span(values: list) -> tuple | None:
 
 
 def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: Fraction,
-                 rank_sets: dict[str, tuple[int, int, int, int]] | None, correction: str = "holm") -> Significance:
+                 rank_sets: dict[str, RankSet] | None, correction: str = "holm") -> Significance:
     """The rank sets of the ranked subjects and the significant differences among them (module docstring).
 
     ``ranked_ids`` in leaderboard order; ``above`` follows that order (by the better subject, then the
@@ -94,8 +105,9 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     above.sort(key=lambda pair: (position[pair[0]], position[pair[1]]))
     n = len(ranked_ids)
     sets = rank_sets or {}
-    ranges = {sid: sets[sid][:2] if sid in sets else (1, n) for sid in ranked_ids}
-    marginal = {sid: sets[sid][2:] for sid in ranked_ids if sid in sets} if rank_sets is not None else None
+    ranges = {sid: (sets[sid].low, sets[sid].high) if sid in sets else (1, n) for sid in ranked_ids}
+    marginal = ({sid: (sets[sid].low_marginal, sets[sid].high_marginal) for sid in ranked_ids if sid in sets}
+                if rank_sets is not None else None)
     return Significance(level, len(pairs), tuple(above), ranges, marginal,
                         _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction)
 

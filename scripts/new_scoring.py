@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if registered is None:
         known = ", ".join(sorted(entries(registry))) or "none"
         return report([Problem(REGISTRY_FILE, f"subject {args.subject!r} is not registered (registered: {known})")])
-    document = template(spec, subject_id=args.subject, subject_version=registered[1]["subject_version"],
+    document = template(spec, subject_id=args.subject, subject_version=registered.item["subject_version"],
                         case_id=args.case, run_id=args.run, reviewer_id=args.reviewer, response_sha256="0" * 64,
                         gold_sha256="0" * 64)
     problems = [Problem(target, error) for error in id_errors(spec, document)]

@@ -58,6 +58,11 @@ def read_folders(root: Path) -> tuple[dict[str, dict[str, bytes]], list[Problem]
     return dict(sorted(folders.items())), sorted(set(problems))
 
 
+def rank_cells(data: bytes) -> dict[str, str]:
+    """subject_id -> rank cell of a leaderboard.csv (TableError when it is not one)."""
+    return {sid: row["rank"] for sid, row in read_keyed_table(data, ("subject_id", "rank")).items()}
+
+
 def parse_snapshot(name: str, files: dict[str, bytes]) -> tuple[Snapshot | None, list[Problem]]:
     """A verified snapshot, or the problems of its folder."""
     where = f"{HISTORY_DIR}/{name}"
@@ -69,9 +74,7 @@ def parse_snapshot(name: str, files: dict[str, bytes]) -> tuple[Snapshot | None,
         return None, [Problem(f"{where}/{SNAPSHOT_FILE}", f"$.date: {document.get('date')!r} but the folder is named {name!r}")]
     try:
         subjects = read_keyed_table(files.get(SUBJECT_FILE, b""), SUBJECT_REQUIRED)
-        ranks = {}
-        if LEADERBOARD_FILE in files:
-            ranks = {sid: row["rank"] for sid, row in read_keyed_table(files[LEADERBOARD_FILE], ("subject_id", "rank")).items()}
+        ranks = rank_cells(files[LEADERBOARD_FILE]) if LEADERBOARD_FILE in files else {}
     except TableError as exc:
         return None, [Problem(f"{where}/{SUBJECT_FILE}", str(exc))]
     return Snapshot(name, document, subjects, ranks), []
@@ -105,7 +108,7 @@ def current_snapshot(root: Path) -> Snapshot | None:
     board, _ = read_single_file(root, f"results/{LEADERBOARD_FILE}")
     if board is not None:
         try:
-            ranks = {sid: row["rank"] for sid, row in read_keyed_table(board, ("subject_id", "rank")).items()}
+            ranks = rank_cells(board)
         except TableError:
             pass
     return Snapshot("current", {}, subjects, ranks)

@@ -48,13 +48,12 @@ ROWS = [
     pair("D", "E", "1", "0.010000"),
 ]
 RANKED = ["A", "B", "C", "D"]
-SETS = {"A": RankSet(1, 2, 1, 2), "B": RankSet(1, 4, 1, 3), "C": RankSet(2, 4, 2, 4), "D": RankSet(2, 4, 3, 4)}
+SETS = {"A": RankSet(1, 2), "B": RankSet(1, 4), "C": RankSet(2, 4), "D": RankSet(2, 4)}
 
 
 def test_significance_takes_the_ranges_from_the_rank_sets_and_the_differences_from_pairwise():
     sig = significance(RANKED, ROWS, LEVEL, SETS)
-    assert sig.ranges == {sid: SETS[sid][:2] for sid in RANKED}
-    assert sig.marginal == {sid: SETS[sid][2:] for sid in RANKED}
+    assert sig.ranges == {sid: (SETS[sid].low, SETS[sid].high) for sid in RANKED}
     # p_holm < 0.05 and q_diff > 0: A above C (0.01) and D (0.04); the disqualified E's pair is left out.
     assert sig.above == (("A", "C"), ("A", "D")) and sig.n_pairs == 6
     # power: the smallest and largest q_mde / p_mde over the 6 ranked pairs
@@ -70,7 +69,7 @@ def test_without_rank_sets_nothing_is_established():
 
 
 def test_one_ranked_subject_and_no_pairs():
-    sig = significance(["A"], ROWS, LEVEL, {"A": RankSet(1, 1, 1, 1)})
+    sig = significance(["A"], ROWS, LEVEL, {"A": RankSet(1, 1)})
     assert sig.ranges == {"A": (1, 1)} and sig.n_pairs == 0 and sig.q_mde is None
     assert "No two ranked subjects share a case" in rank_range_method(sig, str)
     assert power_sentence(sig, str) == ""

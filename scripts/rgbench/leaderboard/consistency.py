@@ -392,8 +392,7 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
     if stats.rank_sets is not None:
         ranks = {s.metrics.subject_id: s.rank for s in rank_subjects(recomputed, incomplete) if s.rank is not None}
         problems += check_rank_sets(stats.rank_sets, ranks)
-        sets = {sid: RankSet(r.values["rank_low"], r.values["rank_high"], r.values["rank_low_marginal"],
-                             r.values["rank_high_marginal"]) for (sid,), r in stats.rank_sets.items()}
+        sets = {sid: RankSet(r.values["rank_low"], r.values["rank_high"]) for (sid,), r in stats.rank_sets.items()}
     order = None
     if stats.rank_stability is not None:
         ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete) if s.rank is not None]

@@ -32,13 +32,11 @@ TOP = 3  # "the top ranks" of issue 5: ranks 1..3
 
 
 class RankSet(NamedTuple):
-    """One ranked subject's row of rank_sets.csv: the simultaneous rank set (``low``..``high``, jointly for
-    every ranked subject) and the marginal one (that subject alone)."""
+    """One ranked subject's simultaneous rank set from rank_sets.csv: ``low``..``high``, jointly for every
+    ranked subject (the file's marginal columns are checked by :mod:`.consistency` and shown nowhere)."""
 
     low: int
     high: int
-    low_marginal: int
-    high_marginal: int
 
 
 @dataclass(frozen=True)
@@ -48,7 +46,7 @@ class Significance:
     ``level``: the significance level (config.yaml); ``n_pairs``: pairs of ranked
     subjects with a shared case; ``above``: (better, worse) subject_id pairs that
     differ significantly; ``ranges``: subject_id -> (low, high) simultaneous rank set
-    of each ranked subject; ``marginal``: the same, one subject at a time;
+    of each ranked subject;
     ``mde``: (smallest, largest) difference in Q_final and in P detectable with 80%
     power over the pairs of ranked subjects (pairwise.csv's q_mde, p_mde), or None.
     """
@@ -57,7 +55,6 @@ class Significance:
     n_pairs: int
     above: tuple[tuple[str, str], ...]
     ranges: dict[str, tuple[int, int]]
-    marginal: dict[str, tuple[int, int]] | None = None
     q_mde: tuple[Fraction, Fraction] | None = None
     p_mde: tuple[Fraction, Fraction] | None = None
     correction: str = "holm"  # config.yaml's pairwise_correction: holm or benjamini-hochberg
@@ -106,9 +103,7 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     n = len(ranked_ids)
     sets = rank_sets or {}
     ranges = {sid: (sets[sid].low, sets[sid].high) if sid in sets else (1, n) for sid in ranked_ids}
-    marginal = ({sid: (sets[sid].low_marginal, sets[sid].high_marginal) for sid in ranked_ids if sid in sets}
-                if rank_sets is not None else None)
-    return Significance(level, len(pairs), tuple(above), ranges, marginal,
+    return Significance(level, len(pairs), tuple(above), ranges,
                         _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction)
 
 

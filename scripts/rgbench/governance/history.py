@@ -25,10 +25,10 @@ SERIES_COLUMNS = ("snapshot", "subject_version", "rank", "N", "P", "s_bar", "BS"
 
 @dataclass(frozen=True)
 class Snapshot:
-    """One dated snapshot: its snapshot.json, its subject rows and (when it has a leaderboard) the ranks."""
+    """One dated snapshot (verified against its snapshot.json): its subject rows and (when it has a
+    leaderboard) the ranks."""
 
     name: str
-    document: dict[str, Any]
     subjects: dict[str, dict[str, str]]
     ranks: dict[str, str] = field(default_factory=dict)
 
@@ -77,7 +77,7 @@ def parse_snapshot(name: str, files: dict[str, bytes]) -> tuple[Snapshot | None,
         ranks = rank_cells(files[LEADERBOARD_FILE]) if LEADERBOARD_FILE in files else {}
     except TableError as exc:
         return None, [Problem(f"{where}/{SUBJECT_FILE}", str(exc))]
-    return Snapshot(name, document, subjects, ranks), []
+    return Snapshot(name, subjects, ranks), []
 
 
 def load_snapshots(root: Path) -> tuple[list[Snapshot], list[Problem]]:
@@ -111,7 +111,7 @@ def current_snapshot(root: Path) -> Snapshot | None:
             ranks = rank_cells(board)
         except TableError:
             pass
-    return Snapshot("current", {}, subjects, ranks)
+    return Snapshot("current", subjects, ranks)
 
 
 def subject_series(snapshots: list[Snapshot], subject_id: str) -> list[dict[str, str]]:

@@ -18,7 +18,6 @@ from rgbench.leaderboard.rank_ranges import (
     outside_range,
     significance,
 )
-from rgbench.leaderboard.results_tables import ALPHA_COLUMNS, PAIRWISE_COLUMNS, RANK_SETS_COLUMNS
 from rgbench.leaderboard.significance_text import (
     alpha_sentence,
     power_sentence,
@@ -26,7 +25,6 @@ from rgbench.leaderboard.significance_text import (
     rank_range_method,
     significant_differences,
 )
-from rgbench.stats import outputs
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow
 
@@ -152,10 +150,4 @@ def test_alpha_statement_when_the_top_does_not_depend_on_alpha():
 def test_no_alpha_statement_without_ranked_subjects_or_rows():
     assert alpha_statement(alpha_sensitivity([FLIP[3]], 12), n_ranked=0) is None
     assert alpha_statement([], n_ranked=2) is None
-
-
-def test_the_leaderboard_reads_the_columns_compute_metrics_writes():
-    assert outputs.PAIRWISE_COLUMNS[: len(PAIRWISE_COLUMNS)] == PAIRWISE_COLUMNS
-    assert outputs.ALPHA_COLUMNS[: len(ALPHA_COLUMNS)] == ALPHA_COLUMNS
-    assert outputs.RANK_SETS_COLUMNS == RANK_SETS_COLUMNS
 

@@ -23,7 +23,7 @@ from rgbench.governance.annotations import github_line
 from rgbench.governance.gitio import GitError, blob_sizes, diff_trees, merge_base, read_blob, resolve
 from rgbench.governance.pr_paths import (
     DEFAULT_MAX_BYTES,
-    LEADERBOARD_FILE,
+    LEADERBOARD_MARKDOWN,
     Facts,
     check_changes,
     readme_is_regenerated,
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 
         facts = Facts(
             readme_regenerated=README_FILE in modified and readme_is_regenerated(
-                *blobs(README_FILE), read_blob(args.root, head, LEADERBOARD_FILE)),
+                *blobs(README_FILE), read_blob(args.root, head, LEADERBOARD_MARKDOWN)),
             registry_added=registry_additions(*blobs(REGISTRY_FILE)) if REGISTRY_FILE in modified else set(),
         )
     except GitError as exc:

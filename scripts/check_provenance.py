@@ -51,7 +51,6 @@ from rgbench.governance.gitio import (
 )
 from rgbench.governance.history import load_snapshots
 from rgbench.governance.provenance import (
-    HISTORY_DIR,
     CommitRecord,
     RecordedCommit,
     check_commits,
@@ -62,7 +61,7 @@ from rgbench.governance.provenance import (
     snapshot_folder,
 )
 from rgbench.governance.registry_history import check_against_snapshots, check_change, unchanged_items
-from rgbench.governance.snapshot import MANIFEST_FILE, SNAPSHOT_FILE, folder_contents, snapshot_document
+from rgbench.governance.snapshot import HISTORY_DIR, MANIFEST_FILE, SNAPSHOT_FILE, folder_contents, snapshot_document
 from rgbench.load.parsing import ParseError, decode_utf8, loads_json_strict
 from rgbench.load.registry import REGISTRY_FILE, entries, parse_registry, read_registry
 from rgbench.load.spec import Spec, load_spec

@@ -16,12 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rgbench.cli import script_parser
+from rgbench.cli import RESULT_STEPS, script_parser
 from rgbench.governance.provenance import INPUT_DIRS, is_generated_result
 from rgbench.leaderboard.readme import README_FILE, replace_block, split_readme
-
-# Steps that write results/, in order; each takes --root.
-STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
 
 
 def regenerate(root: Path, work: Path) -> int:
@@ -35,7 +32,7 @@ def regenerate(root: Path, work: Path) -> int:
 
 def run_steps(work: Path) -> int:
     """Run every result-producing step on the tree ``work``; print their problems and return 1 if one fails."""
-    for step in STEPS:
+    for step in RESULT_STEPS:
         script = Path(__file__).resolve().parent / step
         if not script.exists():
             continue

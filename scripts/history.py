@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     blocks = []
     for sid in wanted:
-        history = entries(registry).get(sid, (0, {}))[1].get("history", [])
+        entry = entries(registry).get(sid)
+        history = entry.item.get("history", []) if entry is not None else []
         blocks.append(markdown_series(sid, subject_series(series_of, sid), history))
     sys.stdout.write("\n".join(blocks))
     return 0

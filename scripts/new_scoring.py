@@ -20,8 +20,9 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
-from rgbench.governance.scoring_template import gold_rel, id_errors, response_rel, scoring_rel, template
+from rgbench.governance.scoring_template import id_errors, template
 from rgbench.governance.write_once import write_new_file
+from rgbench.load.loader import gold_rel, response_rel, scoring_rel
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.registry import REGISTRY_FILE, entries
 from rgbench.load.safe_read import read_single_file, walk_files
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if registered is None:
         known = ", ".join(sorted(entries(registry))) or "none"
         return report([Problem(REGISTRY_FILE, f"subject {args.subject!r} is not registered (registered: {known})")])
-    document = template(spec, subject_id=args.subject, subject_version=registered[1]["subject_version"],
+    document = template(spec, subject_id=args.subject, subject_version=registered.item["subject_version"],
                         case_id=args.case, run_id=args.run, reviewer_id=args.reviewer, response_sha256="0" * 64,
                         gold_sha256="0" * 64)
     problems = [Problem(target, error) for error in id_errors(spec, document)]
@@ -102,9 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         return report([Problem(target, f"cannot be written: {exc.strerror or exc} (free some disk space or make "
                                        "the folder writable, then run again)")])
-    rubric = f"system/rubric/{spec.version_dir}/generic_rubric.md"
     print(f"1. Read the gold first: {gold}")
-    print(f"   and the rubric: {rubric}; the fail catalog: {spec.catalog_path}")
+    print(f"   and the rubric: {spec.rubric_path}; the fail catalog: {spec.catalog_path}")
     print(f"2. Read the response: {response}")
     print(f"3. Fill in {target}:")
     print(f"   criterion_scores ({', '.join(spec.criteria)}: {spec.criterion_min}-{spec.criterion_max} each), "

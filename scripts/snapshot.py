@@ -16,6 +16,7 @@ later commit) is a no-op. A snapshot is never modified or deleted.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import sys
 from pathlib import Path
 
@@ -30,7 +31,6 @@ from rgbench.governance.snapshot import (
     differing_files,
     folder_contents,
     parse_date,
-    sha256_hex,
     snapshot_document,
 )
 from rgbench.governance.write_once import publish_new_folder
@@ -66,7 +66,7 @@ def check_results_are_current(files: dict[str, bytes], digest: str) -> tuple[dic
         problems.append(Problem(where, "input_digest differs from the current inputs: results/ is out of date "
                                        "(run `make metrics` and commit, then snapshot)"))
     for name, sha in sorted(manifest["outputs"].items()):
-        if name not in files or sha256_hex(files[name]) != sha:
+        if name not in files or hashlib.sha256(files[name]).hexdigest() != sha:
             problems.append(Problem(f"results/{name}", "differs from the digest in results/manifest.json (run `make metrics`)"))
     return (None if problems else manifest), problems
 

@@ -342,8 +342,8 @@ def test_v1_refusal_of_two_scorings_in_scoring_stands(tmp_path, capsys):
 
 
 def test_make_check_regenerates_the_agreement_report():
-    assert "aggregate_scoring.py" in check_results.STEPS and "scoring_multi" in check_results.INPUT_DIRS
-    assert check_results.STEPS.index("compute_metrics.py") < check_results.STEPS.index("aggregate_scoring.py")
+    assert "aggregate_scoring.py" in check_results.RESULT_STEPS and "scoring_multi" in check_results.INPUT_DIRS
+    assert check_results.RESULT_STEPS.index("compute_metrics.py") < check_results.RESULT_STEPS.index("aggregate_scoring.py")
 
 
 def test_same_bytes_in_another_place_with_another_hash_seed(tmp_path):

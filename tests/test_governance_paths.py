@@ -109,7 +109,7 @@ def test_unknown_base(bench, capsys):
 
 def test_rules_on_raw_changes():
     def change(status, path, mode="100644", old_path=None):
-        return Change(status, path, old_path or path, "100644", mode, "b" * 40)
+        return Change(status, path, old_path or path, mode, "b" * 40)
 
     errors, notices, role = check_changes([change("D", "scripts/x.py")], {}, maintainer=True)
     assert errors == [] and [p.path for p in notices] == ["scripts/x.py"] and role == "maintainer"

@@ -349,7 +349,7 @@ def test_rules_on_raw_changes():
         return CommitRecord("c" * 40, "msg", tuple(changes), before)
 
     def change(status, path, old_path=None):
-        return Change(status, path, old_path or path, "100644", "100644", "b" * 40)
+        return Change(status, path, old_path or path, "100644", "b" * 40)
 
     # A copy out of history leaves the snapshot alone; a copy into a new snapshot folder is an addition.
     assert check_commit(record(change("C", "notes/x.csv", f"{SNAP}/x.csv"))) == []

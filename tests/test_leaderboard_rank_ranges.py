@@ -12,12 +12,12 @@ from rgbench.compute.metrics import SubjectMetrics
 from rgbench.leaderboard.display import short_decimal
 from rgbench.leaderboard.rank_ranges import (
     AlphaSpan,
+    RankSet,
     Significance,
     alpha_statement,
     outside_range,
     significance,
 )
-from rgbench.leaderboard.results_tables import ALPHA_COLUMNS, PAIRWISE_COLUMNS, RANK_SETS_COLUMNS
 from rgbench.leaderboard.significance_text import (
     alpha_sentence,
     power_sentence,
@@ -25,7 +25,6 @@ from rgbench.leaderboard.significance_text import (
     rank_range_method,
     significant_differences,
 )
-from rgbench.stats import outputs
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow
 
@@ -47,13 +46,12 @@ ROWS = [
     pair("D", "E", "1", "0.010000"),
 ]
 RANKED = ["A", "B", "C", "D"]
-SETS = {"A": (1, 2, 1, 2), "B": (1, 4, 1, 3), "C": (2, 4, 2, 4), "D": (2, 4, 3, 4)}
+SETS = {"A": RankSet(1, 2), "B": RankSet(1, 4), "C": RankSet(2, 4), "D": RankSet(2, 4)}
 
 
 def test_significance_takes_the_ranges_from_the_rank_sets_and_the_differences_from_pairwise():
     sig = significance(RANKED, ROWS, LEVEL, SETS)
-    assert sig.ranges == {sid: SETS[sid][:2] for sid in RANKED}
-    assert sig.marginal == {sid: SETS[sid][2:] for sid in RANKED}
+    assert sig.ranges == {sid: (SETS[sid].low, SETS[sid].high) for sid in RANKED}
     # p_holm < 0.05 and q_diff > 0: A above C (0.01) and D (0.04); the disqualified E's pair is left out.
     assert sig.above == (("A", "C"), ("A", "D")) and sig.n_pairs == 6
     # power: the smallest and largest q_mde / p_mde over the 6 ranked pairs
@@ -69,7 +67,7 @@ def test_without_rank_sets_nothing_is_established():
 
 
 def test_one_ranked_subject_and_no_pairs():
-    sig = significance(["A"], ROWS, LEVEL, {"A": (1, 1, 1, 1)})
+    sig = significance(["A"], ROWS, LEVEL, {"A": RankSet(1, 1)})
     assert sig.ranges == {"A": (1, 1)} and sig.n_pairs == 0 and sig.q_mde is None
     assert "No two ranked subjects share a case" in rank_range_method(sig, str)
     assert power_sentence(sig, str) == ""
@@ -152,10 +150,4 @@ def test_alpha_statement_when_the_top_does_not_depend_on_alpha():
 def test_no_alpha_statement_without_ranked_subjects_or_rows():
     assert alpha_statement(alpha_sensitivity([FLIP[3]], 12), n_ranked=0) is None
     assert alpha_statement([], n_ranked=2) is None
-
-
-def test_the_leaderboard_reads_the_columns_compute_metrics_writes():
-    assert outputs.PAIRWISE_COLUMNS[: len(PAIRWISE_COLUMNS)] == PAIRWISE_COLUMNS
-    assert outputs.ALPHA_COLUMNS[: len(ALPHA_COLUMNS)] == ALPHA_COLUMNS
-    assert outputs.RANK_SETS_COLUMNS == RANK_SETS_COLUMNS
 

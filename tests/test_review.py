@@ -190,7 +190,7 @@ def test_rubric_levels_come_from_the_shipped_rubric():
 
 
 def test_the_page_renders_untrusted_markdown_as_text():
-    html = pages.markdown("<script>alert(1)</script> [x](javascript:alert(1))")
+    html = pages.render_markdown("<script>alert(1)</script> [x](javascript:alert(1))")
     assert "<script>" not in html and "&lt;script&gt;" in html and 'href="javascript' not in html
 
 

@@ -7,6 +7,7 @@ Data flows one way, a subpackage per step:
     stats/       the statistics across runs, cases and subjects, and reviewer agreement
     leaderboard/ result tables -> leaderboard.csv, .html, .md
     governance/  pull-request gate, provenance, snapshots, history, diffs
+    review/      the local grading page (rgbench review) and the planned second grades (rgbench assign)
 
 Shared edges: ``problems`` (problems as values), ``cli`` (what scripts' main() share), ``atomic``
 (atomic writes), ``progress`` (a terminal progress line), ``results_csv`` (the one reader of result CSVs).

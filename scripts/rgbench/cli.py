@@ -22,6 +22,8 @@ from .problems import report
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _REPO_DEFAULT = "(default: this repository)"
+# The scripts that write results/, in the order `make metrics`, `rgbench metrics` and check_results run them.
+RESULT_STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
 
 
 class Invocation(NamedTuple):

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from . import __version__
-from .cli import invoked_as, script_parser
+from .cli import RESULT_STEPS, invoked_as, script_parser
 
 PROG = "rgbench"
 Main = Callable[[list[str] | None], int]
@@ -35,7 +35,7 @@ class Command(NamedTuple):
 
 COMMANDS: dict[str, Command] = {
     "validate": Command(("validate.py",), "check every input file; write nothing"),
-    "metrics": Command(("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py"),
+    "metrics": Command(RESULT_STEPS,
                        "validate, then write results/ (metrics, agreement, leaderboard), as `make metrics`"),
     "compute": Command(("compute_metrics.py",), "the metric tables only (also --alpha, --scoring-dir, --results-dir)"),
     "leaderboard": Command(("build_leaderboard.py",), "rebuild results/leaderboard.* from the metric tables (--readme)"),

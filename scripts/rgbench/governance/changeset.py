@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from ..load.loader import gold_rel, response_rel
 from ..load.registry import REGISTRY_FILE
 from ..load.spec import Spec
 from ..problems import Problem
@@ -36,9 +37,9 @@ def references(path: str, spec: Spec) -> set[str]:
             return refs  # a subject folder: only its registration
         sid, fields = parts[2], parts[3][: -len(".json")].split("__")
         case_id = fields[0]
-        refs.add(f"golds/{version}/{case_id}_gold.md")
+        refs.add(gold_rel(spec, case_id))
         if parts[0] == "scoring" and len(fields) == 3:
-            refs.add(f"responses/{version}/{sid}/{case_id}__{fields[1]}.json")
+            refs.add(response_rel(spec, sid, case_id, fields[1]))
             refs.add(spec.catalog_path)
         return refs
     return set()

@@ -32,14 +32,13 @@ class Change:
 
     ``status`` is one letter: A (added), M (modified), D (deleted), R (renamed),
     C (copied), T (type changed). ``path`` is the new path (the old one for D);
-    ``old_path`` differs from it only for R and C. Modes are git's six-digit
-    octal strings ("000000" when absent); ``new_blob`` is the new content's id.
+    ``old_path`` differs from it only for R and C. ``new_mode`` is git's six-digit
+    octal string ("000000" when absent); ``new_blob`` is the new content's id.
     """
 
     status: str
     path: str
     old_path: str
-    old_mode: str
     new_mode: str
     new_blob: str
 
@@ -119,7 +118,7 @@ def parse_raw_diff(data: bytes, pfx: str = "") -> list[Change]:
         index += 1
         if not head.startswith(":"):
             continue
-        old_mode, new_mode, _old_blob, new_blob, status = head[1:].split(" ")
+        _old_mode, new_mode, _old_blob, new_blob, status = head[1:].split(" ")
         letter = status[0]
         first = items[index].decode("utf-8", "surrogateescape")
         index += 1
@@ -130,7 +129,7 @@ def parse_raw_diff(data: bytes, pfx: str = "") -> list[Change]:
         new_path, old_path = _relative(second, pfx), _relative(first, pfx)
         if new_path is None and old_path is None:
             continue
-        changes.append(Change(letter, new_path or old_path or "", old_path or new_path or "", old_mode, new_mode, new_blob))
+        changes.append(Change(letter, new_path or old_path or "", old_path or new_path or "", new_mode, new_blob))
     return changes
 
 

@@ -15,20 +15,20 @@ from ..load.parsing import decode_utf8, loads_json_strict
 from ..load.safe_read import MAX_RESULT_BYTES, check_dir_chain, read_bytes, read_result_file, walk_files
 from ..problems import Problem
 from ..results_csv import TableError, read_keyed_table
+from .results_diff import SUBJECT_REQUIRED
 from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
 
 LEADERBOARD_FILE = "leaderboard.csv"
-SUBJECT_REQUIRED = ("subject_id", "subject_version", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")
 ALLOWED_LOOSE_FILES = frozenset({"README.md"})  # besides dated folders, historico/ may hold a README
 SERIES_COLUMNS = ("snapshot", "subject_version", "rank", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """One dated snapshot: its snapshot.json, its subject rows and (when it has a leaderboard) the ranks."""
+    """One dated snapshot (verified against its snapshot.json): its subject rows and (when it has a
+    leaderboard) the ranks."""
 
     name: str
-    document: dict[str, Any]
     subjects: dict[str, dict[str, str]]
     ranks: dict[str, str] = field(default_factory=dict)
 
@@ -58,6 +58,11 @@ def read_folders(root: Path) -> tuple[dict[str, dict[str, bytes]], list[Problem]
     return dict(sorted(folders.items())), sorted(set(problems))
 
 
+def rank_cells(data: bytes) -> dict[str, str]:
+    """subject_id -> rank cell of a leaderboard.csv (TableError when it is not one)."""
+    return {sid: row["rank"] for sid, row in read_keyed_table(data, ("subject_id", "rank")).items()}
+
+
 def parse_snapshot(name: str, files: dict[str, bytes]) -> tuple[Snapshot | None, list[Problem]]:
     """A verified snapshot, or the problems of its folder."""
     where = f"{HISTORY_DIR}/{name}"
@@ -69,12 +74,10 @@ def parse_snapshot(name: str, files: dict[str, bytes]) -> tuple[Snapshot | None,
         return None, [Problem(f"{where}/{SNAPSHOT_FILE}", f"$.date: {document.get('date')!r} but the folder is named {name!r}")]
     try:
         subjects = read_keyed_table(files.get(SUBJECT_FILE, b""), SUBJECT_REQUIRED)
-        ranks = {}
-        if LEADERBOARD_FILE in files:
-            ranks = {sid: row["rank"] for sid, row in read_keyed_table(files[LEADERBOARD_FILE], ("subject_id", "rank")).items()}
+        ranks = rank_cells(files[LEADERBOARD_FILE]) if LEADERBOARD_FILE in files else {}
     except TableError as exc:
         return None, [Problem(f"{where}/{SUBJECT_FILE}", str(exc))]
-    return Snapshot(name, document, subjects, ranks), []
+    return Snapshot(name, subjects, ranks), []
 
 
 def load_snapshots(root: Path) -> tuple[list[Snapshot], list[Problem]]:
@@ -105,10 +108,10 @@ def current_snapshot(root: Path) -> Snapshot | None:
     board, _ = read_result_file(root, f"results/{LEADERBOARD_FILE}")
     if board is not None:
         try:
-            ranks = {sid: row["rank"] for sid, row in read_keyed_table(board, ("subject_id", "rank")).items()}
+            ranks = rank_cells(board)
         except TableError:
             pass
-    return Snapshot("current", {}, subjects, ranks)
+    return Snapshot("current", subjects, ranks)
 
 
 def subject_series(snapshots: list[Snapshot], subject_id: str) -> list[dict[str, str]]:

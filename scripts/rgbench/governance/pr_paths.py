@@ -53,7 +53,7 @@ DATA_DIRS = ("responses", "scoring", "scoring_multi", "scoring_consolidated", "g
 DEFAULT_MAX_BYTES = 1_000_000
 REVIEWER, SUBMISSION, MAINTAINER = "reviewer", "submission", "maintainer"
 ROLES = (REVIEWER, SUBMISSION, MAINTAINER)
-LEADERBOARD_FILE = "results/leaderboard.md"
+LEADERBOARD_MARKDOWN = "results/leaderboard.md"
 SCORING_DIRS = ("scoring", "scoring_multi")
 _SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _CONTRIBUTOR = ("a contributor's pull request either adds or changes scorings (a review) or adds one subject's "
@@ -175,7 +175,7 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
     if path.startswith("results/historico/"):
         return MAINTAINER, "adds a snapshot (results/historico/, taken by `make snapshot`)"
     if path == README_FILE:
-        return MAINTAINER, f"changes README.md beyond the regenerated leaderboard block (equal to {LEADERBOARD_FILE})"
+        return MAINTAINER, f"changes README.md beyond the regenerated leaderboard block (equal to {LEADERBOARD_MARKDOWN})"
     return MAINTAINER, reasons.get(parts[0], "is outside the data folders")
 
 

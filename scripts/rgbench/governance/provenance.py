@@ -38,14 +38,13 @@ from pathlib import PurePosixPath
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..problems import Problem
 from .gitio import Change
-from .snapshot import DATE_RE, SNAPSHOT_FILE, verify_folder
+from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
 
 INPUT_DIRS = ("responses", "scoring", "scoring_multi", "golds", "subjects")
 DEFINITION_DIRS = ("system", "scripts")
 RESULTS_DIR = "results"
 # Folders written by the result-producing steps besides results/ (consolidated multi-reviewer grades).
 GENERATED_DIRS = ("scoring_consolidated",)
-HISTORY_DIR = "results/historico"
 NOT_GENERATED = frozenset({"results/README.md"})
 _VERBS = {"M": "modifies", "D": "deletes", "R": "renames", "T": "changes the type of", "C": "copies"}
 

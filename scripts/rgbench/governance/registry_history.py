@@ -109,7 +109,7 @@ def check_change(old: dict[str, Any] | None, new: dict[str, Any]) -> list[Proble
     for sid, (index, item) in sorted(after.items()):
         if sid not in before:
             continue
-        previous = before[sid][1]
+        previous = before[sid].item
         listed = {h["subject_version"] for h in item.get("history", [])}
         if previous["subject_version"] != item["subject_version"] and previous["subject_version"] not in listed:
             problems.append(Problem(REGISTRY_FILE, (

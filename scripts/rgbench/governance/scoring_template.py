@@ -17,19 +17,6 @@ from ..load.spec import Spec, schema_errors
 PLACEHOLDER_PATHS = ("$.criterion_scores.", "$.correctness")
 
 
-def scoring_rel(spec: Spec, subject_id: str, case_id: str, run_id: str, reviewer_id: str) -> str:
-    """Where the scoring lives: ``scoring/<v>/<subject>/<case>__<run>__eval-<reviewer>.json``."""
-    return f"scoring/{spec.version_dir}/{subject_id}/{case_id}__{run_id}__eval-{reviewer_id}.json"
-
-
-def response_rel(spec: Spec, subject_id: str, case_id: str, run_id: str) -> str:
-    return f"responses/{spec.version_dir}/{subject_id}/{case_id}__{run_id}.json"
-
-
-def gold_rel(spec: Spec, case_id: str) -> str:
-    return f"golds/{spec.version_dir}/{case_id}_gold.md"
-
-
 def template(spec: Spec, *, subject_id: str, subject_version: str, case_id: str, run_id: str,
              reviewer_id: str, response_sha256: str, gold_sha256: str) -> dict[str, Any]:
     """The template document: every criterion of ``system/benchmark.yaml`` listed with a null score, and the

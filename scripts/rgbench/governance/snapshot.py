@@ -54,10 +54,6 @@ def parse_date(text: str, today: dt.date) -> tuple[str | None, str | None]:
     return text, None
 
 
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def snapshot_document(*, date: str, commit: str, manifest: dict[str, Any], subjects: dict[str, str],
                       files: dict[str, bytes]) -> dict[str, Any]:
     """The ``snapshot.json`` of a snapshot of ``files`` (name -> bytes) taken at ``commit``."""
@@ -65,7 +61,7 @@ def snapshot_document(*, date: str, commit: str, manifest: dict[str, Any], subje
         "alpha": manifest["alpha"],
         "benchmark_version": manifest["benchmark_version"],
         "date": date,
-        "files": {name: sha256_hex(data) for name, data in sorted(files.items())},
+        "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())},
         "generator": GENERATOR,
         "git_commit": commit,
         "input_digest": manifest["input_digest"],
@@ -129,6 +125,6 @@ def verify_folder(files: dict[str, bytes]) -> list[str]:
             messages.append(f"{name}: listed in {SNAPSHOT_FILE} but missing from the folder")
         elif name not in listed:
             messages.append(f"{name}: not listed in {SNAPSHOT_FILE} (a snapshot holds only what it records)")
-        elif listed[name] != sha256_hex(others[name]):
+        elif listed[name] != hashlib.sha256(others[name]).hexdigest():
             messages.append(f"{name}: sha256 differs from the one recorded in {SNAPSHOT_FILE}")
     return messages

@@ -8,13 +8,11 @@ above the observed ECE), aggregate_metrics.md §19a. Shared by the Markdown and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 
 from .board import Board, BoardEntry
 from .display import short_decimal, shown
-
-Text = Callable[[str], str]
+from .significance_text import Text
 
 
 def calibration_reading(board: Board, level: Fraction, name: Text, esc: Text) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..compute.derive import RunRow
+from ..load.loader import scoring_rel
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import read_single_file
 from ..load.spec import Spec, schema_errors
@@ -53,7 +54,7 @@ def read_critical_fails(root: Path, spec: Spec, runs: Sequence[RunRow]) -> Criti
     for row in runs:
         if not row.has_critical_fail:
             continue
-        rel = f"scoring/{spec.version_dir}/{row.subject_id}/{row.case_id}__{row.run_id}__eval-{row.reviewer_id}.json"
+        rel = scoring_rel(spec, row.subject_id, row.case_id, row.run_id, row.reviewer_id)
         data, read_problems = read_single_file(root, rel)
         if data is None:
             problems += [Problem(p.path, f"{p.message}; results/per_run.csv lists a critical fail graded "

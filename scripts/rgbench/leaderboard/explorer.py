@@ -27,9 +27,9 @@ from ..compute.breakdowns import (
 from ..compute.numfmt import fmt_fixed
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
-from .html_tables import esc
+from .html_tables import esc, scroll_table
 from .lab_charts import lab_svgs
-from .lab_tables import Row
+from .lab_tables import LabRow
 
 NOT_DECLARED = '<span class="nd">not declared</span>'
 DASH = '<span class="nd">\u2014</span>'
@@ -63,13 +63,12 @@ def subject_th(entry: BoardEntry) -> str:
             f'<span class="ident mono">{esc(sid)}</span></th>')
 
 
-def table(attrs: str, head: Sequence[str], rows: Iterable[str]) -> str:
-    """A table in its own horizontally scrolling box; the first column stays fixed (CSS ``.subject-col``)."""
+def lab_table(attrs: str, head: Sequence[str], rows: Iterable[str]) -> str:
+    """A lab view's table (:func:`~.html_tables.scroll_table`, class ``lab``); the first column stays fixed
+    (CSS ``.subject-col``)."""
     first = ' class="subject-col"'
     heads = "".join(f'<th scope="col"{first if i == 0 else ""}>{h}</th>' for i, h in enumerate(head))
-    body = "\n".join(rows)
-    return (f'<div class="scroll"><table class="lab" {attrs}><thead><tr>{heads}</tr></thead><tbody>\n{body}\n'
-            "</tbody></table></div>")
+    return scroll_table(f'class="lab" {attrs}', heads, rows)
 
 
 def _row(entry: BoardEntry, cells: Iterable[str]) -> str:
@@ -148,12 +147,12 @@ def settings_section(board: Board) -> str:
 <p>Under which settings each subject was run (seed 003's required metadata): the registry's value, else what the
 responses declare. <em>not declared</em> means neither says. Error runs (API or harness failures) are not answers:
 they are left out of N and counted here.</p>
-{table('id="settings-table"', head, rows)}
+{lab_table('id="settings-table"', head, rows)}
 <h2 id="cost">Cost</h2>
 <p>From the responses' token usage and the registry's prices: a run costs input tokens \u00d7 input price + output
 tokens \u00d7 output price (per million). Cost per Pass divides the total by the Pass runs and is empty when nothing
 passed; the geometric means are needle-bench's. Shown only when prices and every response's usage are declared.</p>
-{table('id="cost-table"', cost_head, cost_rows)}
+{lab_table('id="cost-table"', cost_head, cost_rows)}
 </section>"""
 
 
@@ -183,7 +182,7 @@ def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> s
                 f'{esc(r["n"])} runs, {esc(r["n_cases"])} cases</span></td>'))
         rows.append(_row(e, cells))
     label_of = (lambda g: f"difficulty \u2265 {esc(g)}") if key == "min_difficulty" else esc
-    return table(attrs, ["Subject", *(label_of(g) for g in groups)], rows)
+    return lab_table(attrs, ["Subject", *(label_of(g) for g in groups)], rows)
 
 
 def breakdowns_section(board: Board) -> str:
@@ -198,7 +197,7 @@ def breakdowns_section(board: Board) -> str:
                  f'<td class="num">{num(cell[(e.metrics.subject_id, c)]["mean"], 2)}'
                  f'{interval(cell[(e.metrics.subject_id, c)]["mean_low"], cell[(e.metrics.subject_id, c)]["mean_high"], 2)}</td>')
                 for c in board.criteria)))
-    criteria_table = (table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
+    criteria_table = (lab_table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
                             crit_rows) if crit_rows else '<p class="empty">No criterion figures in these results.</p>')
     return f"""<section class="card" id="breakdowns">
 <h2>Where each subject is strong or weak</h2>
@@ -247,13 +246,13 @@ def baseline_section(board: Board) -> str:
 <h2>Human baseline per participant</h2>
 <p>Each panel member's pass rate, the pooled rate per experience level, and the baseline as the mean of the
 individual pass rates (each person weighs the same, however many cases they answered).</p>
-{table('id="baseline-table"', head, rows)}
+{lab_table('id="baseline-table"', head, rows)}
 </section>"""
 
 
 # --- the case explorer -----------------------------------------------------------------------------------
 
-def _run_block(r: Row, criteria_note: str = "") -> str:
+def _run_block(r: LabRow) -> str:
     """One run of one subject on one case: a summary line and, opened, the grade and the comments."""
     link = f'<a href="../{esc(r["response_path"])}">response</a>'
     head = f'<span class="run-id mono">{esc(r["run_id"])}</span>'
@@ -288,7 +287,7 @@ def explorer_section(board: Board) -> str:
         return ('<section class="card" id="explorer"><h2>Case explorer</h2><p class="empty">These results carry no '
                 'per-case tables (results/cases.csv, results/explorer_runs.csv).</p></section>')
     cases = lab.get(CASES_FILE)
-    runs: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    runs: dict[tuple[str, str], list[LabRow]] = defaultdict(list)
     for r in lab.get(EXPLORER_FILE):
         runs[(r["case_id"], r["subject_id"])].append(r)
     entries = [e for e in board.entries if any(k[1] == e.metrics.subject_id for k in runs)]
@@ -348,7 +347,7 @@ def _profile_table(title: str, head: Sequence[str], rows: list[str]) -> str:
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def _group_rows(rows: Iterable[Row], key: str) -> list[str]:
+def _group_rows(rows: Iterable[LabRow], key: str) -> list[str]:
     def label(value: str) -> str:
         return f"difficulty \u2265 {esc(value)}" if key == "min_difficulty" else esc(value)
     return [f'<tr><th scope="row" class="subject-col">{label(r[key])}</th><td class="num">{num(r["P"])}'
@@ -357,7 +356,7 @@ def _group_rows(rows: Iterable[Row], key: str) -> list[str]:
             f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in rows]
 
 
-def _dash_comment(r: Row) -> str:
+def _dash_comment(r: LabRow) -> str:
     return f" \u2014 {esc(r['comments'])}" if r["comments"] else ""
 
 
@@ -365,7 +364,7 @@ def subject_profile(board: Board, entry: BoardEntry) -> str:
     sid = entry.metrics.subject_id
     lab = board.lab
 
-    def mine(name: str) -> list[Row]:
+    def mine(name: str) -> list[LabRow]:
         return [r for r in (lab.get(name) if lab else []) if r["subject_id"] == sid]
     group_head = ("Group", "P", "s\u0304", "Runs", "Cases")
     crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'

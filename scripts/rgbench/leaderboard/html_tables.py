@@ -99,7 +99,7 @@ def html_rank_cell(entry: BoardEntry) -> str:
     return f'<td class="rank num" data-sort="{entry.rank}"><span class="rank-value">{entry.rank}</span>{span}</td>'
 
 
-def _table(attributes: str, head: str, rows: Iterable[str]) -> str:
+def scroll_table(attributes: str, head: str, rows: Iterable[str]) -> str:
     """A horizontally scrolling ``<table attributes>`` with one header row."""
     return (f'<div class="scroll"><table {attributes}><thead><tr>{head}</tr></thead><tbody>\n'
             + "\n".join(rows) + "\n</tbody></table></div>")
@@ -107,7 +107,7 @@ def _table(attributes: str, head: str, rows: Iterable[str]) -> str:
 
 def _entries_table(attributes: str, head: str, entries: Sequence[BoardEntry], cells: Callable[[BoardEntry], str]) -> str:
     """One row per entry (its position and subject_id as data attributes for page.js), ``cells(entry)`` inside."""
-    return _table(attributes, head, (f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
+    return scroll_table(attributes, head, (f'<tr data-order="{order}" data-subject="{esc(entry.metrics.subject_id)}">'
                                      f'{cells(entry)}</tr>' for order, entry in enumerate(entries)))
 
 
@@ -214,4 +214,4 @@ def family_table(board: Board) -> str:
                          f'<span class="ident">{cell.n_family} runs, {cell.n_cases} cases</span>'
                          f'{rel_tag(cell.reliability)}</td>')
         rows.append(f'<tr><td><span class="name">{esc(entry.name)}</span></td>{"".join(cells)}</tr>')
-    return _table('id="family-table"', head, rows)
+    return scroll_table('id="family-table"', head, rows)

@@ -47,24 +47,24 @@ LAB_FILES: dict[str, tuple[str, ...]] = {
     METADATA_FILE: METADATA_COLUMNS, CASES_FILE: CASES_COLUMNS, EXPLORER_FILE: EXPLORER_COLUMNS,
     PASS_AT_K_FILE: PASS_AT_K_COLUMNS, DIFFICULTY_FILE: DIFFICULTY_COLUMNS,
 }
-Row = dict[str, str]
+LabRow = dict[str, str]
 
 
 @dataclass(frozen=True)
 class LabTables:
     """Rows (column -> text) of each lab file present, by file name; sha256 of each by ``results/<name>``."""
 
-    rows: dict[str, list[Row]] = field(default_factory=dict)
+    rows: dict[str, list[LabRow]] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)
 
-    def get(self, name: str) -> list[Row]:
+    def get(self, name: str) -> list[LabRow]:
         return self.rows.get(name, [])
 
     def has(self, name: str) -> bool:
         return name in self.rows
 
 
-def parse_table(rel: str, data: bytes, columns: tuple[str, ...]) -> tuple[list[Row], list[Problem]]:
+def parse_lab_table(rel: str, data: bytes, columns: tuple[str, ...]) -> tuple[list[LabRow], list[Problem]]:
     """The rows of one CSV as dicts, or the problems that make it unreadable."""
     try:
         text = decode_utf8(data)
@@ -96,7 +96,7 @@ def read_lab_tables(root: Path, listed: Collection[str] = ()) -> tuple[LabTables
         problems += more
         if data is None:
             continue
-        rows, more = parse_table(rel, data, columns)
+        rows, more = parse_lab_table(rel, data, columns)
         problems += more
         tables.rows[name] = rows
         tables.digests[rel] = hashlib.sha256(data).hexdigest()

@@ -23,11 +23,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import groupby
 from operator import itemgetter
+from typing import NamedTuple
 
 from ..stats.alpha_sensitivity import AlphaRow, top_ranks_by_alpha, top_ranks_depend_on_alpha
 from ..stats.pairwise import PairwiseRow, significantly_better
 
 TOP = 3  # "the top ranks" of issue 5: ranks 1..3
+
+
+class RankSet(NamedTuple):
+    """One ranked subject's simultaneous rank set from rank_sets.csv: ``low``..``high``, jointly for every
+    ranked subject (the file's marginal columns are checked by :mod:`.consistency` and shown nowhere)."""
+
+    low: int
+    high: int
 
 
 @dataclass(frozen=True)
@@ -37,7 +46,7 @@ class Significance:
     ``level``: the significance level (config.yaml); ``n_pairs``: pairs of ranked
     subjects with a shared case; ``above``: (better, worse) subject_id pairs that
     differ significantly; ``ranges``: subject_id -> (low, high) simultaneous rank set
-    of each ranked subject; ``marginal``: the same, one subject at a time;
+    of each ranked subject;
     ``mde``: (smallest, largest) difference in Q_final and in P detectable with 80%
     power over the pairs of ranked subjects (pairwise.csv's q_mde, p_mde), or None.
     """
@@ -46,7 +55,6 @@ class Significance:
     n_pairs: int
     above: tuple[tuple[str, str], ...]
     ranges: dict[str, tuple[int, int]]
-    marginal: dict[str, tuple[int, int]] | None = None
     q_mde: tuple[Fraction, Fraction] | None = None
     p_mde: tuple[Fraction, Fraction] | None = None
     correction: str = "holm"  # config.yaml's pairwise_correction: holm or benjamini-hochberg
@@ -76,7 +84,7 @@ def _span(values: list) -> tuple | None:
 
 
 def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: Fraction,
-                 rank_sets: dict[str, tuple[int, int, int, int]] | None, correction: str = "holm") -> Significance:
+                 rank_sets: dict[str, RankSet] | None, correction: str = "holm") -> Significance:
     """The rank sets of the ranked subjects and the significant differences among them (module docstring).
 
     ``ranked_ids`` in leaderboard order; ``above`` follows that order (by the better subject, then the
@@ -94,9 +102,8 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     above.sort(key=lambda pair: (position[pair[0]], position[pair[1]]))
     n = len(ranked_ids)
     sets = rank_sets or {}
-    ranges = {sid: sets[sid][:2] if sid in sets else (1, n) for sid in ranked_ids}
-    marginal = {sid: sets[sid][2:] for sid in ranked_ids if sid in sets} if rank_sets is not None else None
-    return Significance(level, len(pairs), tuple(above), ranges, marginal,
+    ranges = {sid: (sets[sid].low, sets[sid].high) if sid in sets else (1, n) for sid in ranked_ids}
+    return Significance(level, len(pairs), tuple(above), ranges,
                         _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction)
 
 

@@ -38,7 +38,16 @@ from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
 from ..problems import Problem
 from ..results_csv import csv_records
-from ..stats.outputs import ALPHA_FILE, PAIRWISE_FILE, RANK_SETS_FILE, RANK_STABILITY_FILE
+from ..stats.outputs import (
+    ALPHA_COLUMNS,
+    ALPHA_FILE,
+    PAIRWISE_COLUMNS,
+    PAIRWISE_FILE,
+    RANK_SETS_COLUMNS,
+    RANK_SETS_FILE,
+    RANK_STABILITY_COLUMNS,
+    RANK_STABILITY_FILE,
+)
 from .manifest import Manifest
 
 RESULTS_DIR = "results"
@@ -272,16 +281,13 @@ ALPHA_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "alpha": _fixed, "Q_final": _fixed_or_empty,
     "rank": _int_or_empty,
 }
-# The columns the leaderboard reads: the start of the header compute_metrics writes
-# (rgbench.stats.outputs.PAIRWISE_COLUMNS / ALPHA_COLUMNS; a test keeps them in step).
-PAIRWISE_COLUMNS = tuple(PAIRWISE_TYPES)
-ALPHA_COLUMNS = tuple(ALPHA_TYPES)
-RANK_SETS_COLUMNS = tuple(RANK_SETS_TYPES)
 RANK_STABILITY_TYPES: dict[str, Parser] = {
     "subject_a": _text, "subject_b": _text, "rank_a": _int, "rank_b": _int, "adjacent": _bool,
     "alpha_crossing": _fixed_or_empty, "swap_share": _fixed_or_empty,
 }
-RANK_STABILITY_COLUMNS = tuple(RANK_STABILITY_TYPES)
+# Every column compute_metrics writes to these tables (rgbench.stats.outputs) has its parser here.
+assert tuple(PAIRWISE_TYPES) == PAIRWISE_COLUMNS and tuple(ALPHA_TYPES) == ALPHA_COLUMNS
+assert tuple(RANK_SETS_TYPES) == RANK_SETS_COLUMNS and tuple(RANK_STABILITY_TYPES) == RANK_STABILITY_COLUMNS
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from .board import Board
 from .display import short_decimal
 from .rank_ranges import AlphaSpan, AlphaStatement, Significance, outside_range
 
-Text = Callable[[str], str]
+Text = Callable[[str], str]  # a writer's escaping: identity for Markdown, html.escape for the page
 ALPHA_FILE_NAME = "results/alpha_sensitivity.csv"
 
 

@@ -4,10 +4,13 @@
 - ``parsing``: strict JSON and YAML (duplicate keys, NaN, overflow refused), canonical JSON.
 - ``gold_markdown``: the one ```json block of a gold file (CommonMark).
 - ``spec``: ``system/`` read and checked: ids, families, rubric, thresholds, alpha, schemas.
+- ``system_check``: ``system/`` as a whole: the schemas agree with ``benchmark.yaml`` (pure checks).
 - ``extract``: per file, independent of every other: parse, validate, keep the fields that matter.
 - ``parallel``: the extraction over many files, on every core when it pays.
 - ``registry``: ``subjects/registry.yaml``, the one reader.
-- ``loader``: cross-file checks (ids vs paths, golds, versions, catalog, response digests, one
-  scoring per run) -> a :class:`records.Tree` or every problem.
+- ``reviewers``: ``subjects/reviewers.yaml``: who may grade, a person or an LLM judge.
+- ``loader``: the tree's file layout (``gold_rel``, ``response_rel``, ``scoring_rel``) and the cross-file
+  checks (ids vs paths, golds, versions, catalog, response digests, one scoring per run) -> a
+  :class:`records.Tree` or every problem.
 - ``records``: the typed records of validated inputs.
 """

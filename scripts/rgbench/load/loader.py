@@ -190,6 +190,16 @@ def gold_rel(spec: Spec, case_id: str) -> str:
     return f"golds/{spec.version_dir}/{case_id}_gold.md"
 
 
+def response_rel(spec: Spec, subject_id: str, case_id: str, run_id: str) -> str:
+    """Where a response lives: ``responses/<version>/<subject>/<case>__<run>.json``."""
+    return f"responses/{spec.version_dir}/{subject_id}/{case_id}__{run_id}.json"
+
+
+def scoring_rel(spec: Spec, subject_id: str, case_id: str, run_id: str, reviewer_id: str) -> str:
+    """Where a scoring lives: ``scoring/<version>/<subject>/<case>__<run>__eval-<reviewer>.json``."""
+    return f"scoring/{spec.version_dir}/{subject_id}/{case_id}__{run_id}__eval-{reviewer_id}.json"
+
+
 _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
 _SCORING_ORDER = itemgetter(0, 2, 3, 4)  # (subject_id, case_id, run_id, reviewer_id) of a Scoring
 
@@ -353,17 +363,17 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             ok = False
         response_digest = present.get(key)
         if response_digest is None:
-            response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
-            if not col.is_blocked(response_rel):
-                add(rel, f"no matching response: {response_rel} does not exist (a scoring grades an existing response)")
+            response_path = response_rel(spec, sid, case_id, run_id)
+            if not col.is_blocked(response_path):
+                add(rel, f"no matching response: {response_path} does not exist (a scoring grades an existing response)")
             ok = False
         elif key in responses and responses[key].meta.status == "error":
             add(rel, "grades a response with status error (an API or harness failure, no answer to grade); "
                      "delete this scoring, or correct the response's status")  # whatever it pinned: nothing to grade
             ok = False
         elif response_sha != response_digest and key in responses:  # an invalid response has its own problem
-            response_rel = f"responses/{spec.version_dir}/{sid}/{case_id}__{run_id}.json"
-            add(rel, f"$.response_sha256: does not match the sha256 of {response_rel} ({response_digest}); "
+            response_path = response_rel(spec, sid, case_id, run_id)
+            add(rel, f"$.response_sha256: does not match the sha256 of {response_path} ({response_digest}); "
                      "the response changed after grading, so re-grade it")
             ok = False
         gold_digest = gold_digests.get(case_id)

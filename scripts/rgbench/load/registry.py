@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..problems import Problem
 from .extract import max_file_bytes
@@ -111,9 +111,16 @@ def registered_subjects(document: dict[str, Any]) -> dict[str, Subject]:
     }
 
 
-def entries(document: dict[str, Any]) -> dict[str, tuple[int, dict[str, Any]]]:
+class RegistryEntry(NamedTuple):
+    """One item of the registry's ``subjects`` list and its position there (for ``$.subjects[i]`` messages)."""
+
+    position: int
+    item: dict[str, Any]
+
+
+def entries(document: dict[str, Any]) -> dict[str, RegistryEntry]:
     """Registry entries by subject_id, with their index (the first one when an id repeats)."""
-    found: dict[str, tuple[int, dict[str, Any]]] = {}
+    found: dict[str, RegistryEntry] = {}
     for index, item in enumerate(document["subjects"]):
-        found.setdefault(item["subject_id"], (index, item))
+        found.setdefault(item["subject_id"], RegistryEntry(index, item))
     return found

@@ -23,12 +23,11 @@ HUMAN, LLM_JUDGE = "human", "llm-judge"
 
 @dataclass(frozen=True)
 class Reviewer:
-    """A registered reviewer: ``kind`` is ``human`` or ``llm-judge``; ``expertise`` is "" when not given."""
+    """A registered reviewer: ``kind`` is ``human`` or ``llm-judge`` (the file's ``name`` and optional
+    ``expertise`` are for people reading it; nothing computes with them)."""
 
     reviewer_id: str
-    name: str
     kind: str
-    expertise: str = ""
 
 
 def schema_rel(spec: Spec) -> str:
@@ -57,7 +56,7 @@ def parse_reviewers(data: bytes, spec: Spec, root: Path) -> tuple[dict[str, Revi
                                                     f"(first at $.reviewers[{first[rid]}]); each reviewer is listed once"))
             continue
         first[rid] = index
-        found[rid] = Reviewer(rid, item["name"], item["kind"], item.get("expertise", ""))
+        found[rid] = Reviewer(rid, item["kind"])
     return (None, problems) if problems else (dict(sorted(found.items())), [])
 
 

@@ -128,6 +128,10 @@ class Spec:
         return len(self.criteria) * self.criterion_max
 
     @property
+    def rubric_path(self) -> str:
+        return f"system/rubric/{self.version_dir}/generic_rubric.md"
+
+    @property
     def catalog_path(self) -> str:
         return f"system/rubric/{self.version_dir}/automatic_fails.yaml"
 

@@ -22,7 +22,7 @@ _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table"
 _LEVEL = re.compile(r"^\s*(\d+)")
 
 
-def markdown(text: str) -> str:
+def render_markdown(text: str) -> str:
     """HTML of ``text`` (CommonMark and tables, raw HTML shown as text)."""
     return _MD.render(text)
 
@@ -149,8 +149,8 @@ def run_page(*, spec: Spec, run: QueuedRun, reviewer: str, token: str, csrf: str
         f"<header><a href=\"{escape(link('/', token, filters))}\" accesskey=\"q\">← queue (q)</a> · "
         f"<h1>{escape(run.case_id)} · run {escape(run.run_id)}</h1> · {escape(role)} · {left} left · "
         f"reviewer <code>{escape(reviewer)}</code>{who}</header>\n"
-        "<main><section id=\"gold\" class=\"pane\"><h2>Gold</h2>" + markdown(gold_md) + "</section>\n"
-        "<section id=\"response\" class=\"pane\"><h2>Response</h2>" + markdown(response_text) + "</section>\n"
+        "<main><section id=\"gold\" class=\"pane\"><h2>Gold</h2>" + render_markdown(gold_md) + "</section>\n"
+        "<section id=\"response\" class=\"pane\"><h2>Response</h2>" + render_markdown(response_text) + "</section>\n"
         f"<section id=\"grading\" class=\"pane\"><h2>Grade</h2>"
         f"<p class=\"keys\">Tab / Shift+Tab between criteria · digit sets the focused one · Ctrl+Enter saves and opens "
         f"the next run</p>"

@@ -17,9 +17,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..governance.scoring_template import gold_rel, response_rel, scoring_rel, template
+from ..governance.scoring_template import template
 from ..governance.write_once import write_new_file
-from ..load.loader import fail_problems
+from ..load.loader import fail_problems, gold_rel, response_rel, scoring_rel
 from ..load.parsing import dumps_json_canonical
 from ..load.reviewers import Reviewer, unregistered_message
 from ..load.safe_read import read_single_file, walk_files

@@ -89,7 +89,7 @@ class ReviewApp:
     def rubric_text(self) -> str:
         """The reviewers' rubric (what each level means); "" when the tree has none, so the page lists no meanings."""
         try:
-            return decode_utf8(read_bytes(self.root, f"system/rubric/{self.spec.version_dir}/generic_rubric.md"))
+            return decode_utf8(read_bytes(self.root, self.spec.rubric_path))
         except (OSError, ParseError):
             return ""
 

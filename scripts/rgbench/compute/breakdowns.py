@@ -23,7 +23,8 @@ from fractions import Fraction
 
 from ..load.records import Response, Scoring, Tree
 from ..load.spec import Spec
-from ..stats.case_bootstrap import Interval, case_weights, ratio_interval
+from ..stats.bootstrap import Interval
+from ..stats.case_bootstrap import case_weights, ratio_interval
 from ..stats.case_summary import CaseSummary, case_summaries
 from ..stats.intervals import proportion_interval
 from ..stats.outputs import fmt_float

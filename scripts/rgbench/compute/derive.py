@@ -33,10 +33,6 @@ class RunRow(NamedTuple):
     confidence_unit: Fraction
     correctness: Fraction
 
-    @property
-    def sort_key(self) -> tuple[str, str, str, str]:
-        return (self.subject_id, self.case_id, self.run_id, self.reviewer_id)
-
 
 def classify(*, has_critical: bool, has_recoverable: bool, clipped: int, floor: int,
              pass_threshold: int, conditional_threshold: int) -> str:

@@ -15,6 +15,7 @@ from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standing, rank_subjects
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
+from .difficulty_text import DifficultyTrendRow
 from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .lab_tables import LabTables
@@ -94,6 +95,8 @@ class Board:
     reliability_rule: str = ""  # how the reliability labels are given (Thresholds.describe)
     order: tuple = ()  # rank_stability.csv rows (alpha crossings, bootstrap swap shares), leaderboard order
     significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the calibration reading
+    difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv; None without it
+    confidence_level: Fraction | None = None  # manifest.json's, for the intervals the notes quote
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -199,4 +202,6 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         reliability_rule=thresholds.describe(),
         order=tuple(inputs.order or ()),
         significance_level=inputs.significance_level,
+        difficulty_trend=inputs.difficulty_trend,
+        confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
     )

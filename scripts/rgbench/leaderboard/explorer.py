@@ -27,6 +27,7 @@ from ..compute.breakdowns import (
 from ..compute.numfmt import fmt_fixed
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
+from .difficulty_text import difficulty_reading
 from .html_tables import esc, scroll_table
 from .lab_charts import lab_svgs
 from .lab_tables import LabRow
@@ -209,8 +210,9 @@ seeded from the subject's own files. Per-tag and per-type figures rest on few ca
 {criteria_table}
 </details>
 <h3 id="difficulty">By difficulty</h3>
-{_figure(difficulty_svg, "Pass rate at each gold difficulty with its 95% Wilson interval; points of one level "
+{_figure(difficulty_svg, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
          "are offset sideways so that whiskers do not hide each other.", "No difficulty figures yet.")}
+{difficulty_note(board)}
 <h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
 {_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")}
 <h3 id="pass-at-k">Repeated runs: pass@k</h3>
@@ -393,7 +395,7 @@ def subject_profile(board: Board, entry: BoardEntry) -> str:
         weakest,
         _profile_table("Criteria", ("Criterion", "Mean (0-2)", "Runs"), crit),
         _profile_table("Families", ("Family", "P", "s\u0304", "Runs", "Cases"), fam),
-        _profile_table("Difficulties", ("Difficulty", "P (Wilson)", "Runs", "Cases"), diff),
+        _profile_table("Difficulties", ("Difficulty", "P (interval)", "Runs", "Cases"), diff),
         _profile_table("Advanced+ (difficulty >= 4)", group_head, _group_rows(mine(ADVANCED_FILE), "min_difficulty")),
         _profile_table("Case types", group_head, _group_rows(mine(CASE_TYPE_FILE), "case_type")),
         _profile_table("Tags", group_head, _group_rows(mine(TAG_FILE), "tag")),
@@ -417,3 +419,9 @@ def lab_sections(board: Board) -> str:
     """Every lab section, in page order."""
     return "\n".join(s for s in (settings_section(board), breakdowns_section(board), baseline_section(board),
                                  explorer_section(board), subjects_section(board)) if s)
+
+
+def difficulty_note(board: Board) -> str:
+    """Whether the gold difficulty labels order the cases (§23a); ``""`` for results without difficulty_trend.csv."""
+    text = difficulty_reading(board.difficulty_trend, board.significance_level, board.confidence_level, esc)
+    return f'<p class="note" id="difficulty-reading">{text}</p>' if text else ""

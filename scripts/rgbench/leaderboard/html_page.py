@@ -112,6 +112,7 @@ def calibration_note(board: Board) -> str:
     return f'<p class="note" id="calibration-reading">{text}</p>' if text else ""
 
 
+
 def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
     per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)

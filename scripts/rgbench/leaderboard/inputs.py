@@ -24,6 +24,7 @@ from ..stats.alpha_sensitivity import AlphaRow, OrderRow
 from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, check_stats_tables, incomplete_subjects, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails
+from .difficulty_text import DifficultyTrendRow
 from .lab_tables import LabTables, read_lab_tables
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
 from .rank_ranges import RankSet
@@ -50,6 +51,7 @@ class LeaderboardInputs:
     rank_sets: dict[str, RankSet] | None = None  # rank_sets.csv, by subject_id
     incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
     order: list[OrderRow] | None = None        # rank_stability.csv, checked
+    difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv (the manifest vouches for it)
 
     @property
     def significance_level(self) -> Fraction:
@@ -104,4 +106,4 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
         return None, problems
     return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,
                              spec.fail_titles, pairwise, alpha_rows, lab, rank_sets,
-                             incomplete_subjects(tables, spec), order), []
+                             incomplete_subjects(tables, spec), order, stats.difficulty_trend if stats else None), []

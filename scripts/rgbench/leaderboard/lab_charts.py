@@ -87,7 +87,7 @@ def _legend(ax, count: int) -> None:
 
 
 def draw_difficulty(rows: Sequence) -> str:
-    """P per gold difficulty, one line per subject, with Wilson interval whiskers, slightly offset."""
+    """P per gold difficulty, one line per subject, with case-bootstrap interval whiskers, slightly offset."""
     with chart_style():
         fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
         ax = fig.add_subplot()
@@ -109,7 +109,7 @@ def draw_difficulty(rows: Sequence) -> str:
         ax.set_axisbelow(True)
         _tidy(ax)
         _legend(ax, len(rows))
-        return figure_svg(fig, scope=DIFFICULTY_CHART, title="Pass rate by difficulty, with 95% Wilson intervals")
+        return figure_svg(fig, scope=DIFFICULTY_CHART, title="Pass rate by difficulty, with case-bootstrap intervals")
 
 
 def pass_at_k_spec(board: Board) -> tuple | None:

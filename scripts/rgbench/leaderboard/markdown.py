@@ -17,6 +17,7 @@ from fractions import Fraction
 from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
 from .calibration_text import calibration_reading
+from .difficulty_text import difficulty_reading
 from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import range_text, rank_notes
@@ -113,6 +114,9 @@ def notes(board: Board) -> list[str]:
     lines += ranks_notes(board)
     calibration = calibration_reading(board, board.significance_level, md_text, lambda t: t)
     lines += [calibration, ""] if calibration else []
+    difficulty = difficulty_reading(board.difficulty_trend, board.significance_level, board.confidence_level,
+                                    lambda t: t)
+    lines += [difficulty, ""] if difficulty else []
     lines.append("Reliability, " + board.reliability_rule + ": "
                  + "; ".join(f"_{label}_: {EXPLANATIONS[label]}" for label in LABELS).replace(".;", ";"))
     return lines

@@ -41,6 +41,8 @@ from ..results_csv import csv_records
 from ..stats.outputs import (
     ALPHA_COLUMNS,
     ALPHA_FILE,
+    DIFFICULTY_TREND_COLUMNS,
+    DIFFICULTY_TREND_FILE,
     PAIRWISE_COLUMNS,
     PAIRWISE_FILE,
     RANK_SETS_COLUMNS,
@@ -48,6 +50,7 @@ from ..stats.outputs import (
     RANK_STABILITY_COLUMNS,
     RANK_STABILITY_FILE,
 )
+from .difficulty_text import DifficultyTrendRow
 from .manifest import Manifest
 
 RESULTS_DIR = "results"
@@ -56,6 +59,7 @@ PAIRWISE_PATH = f"{RESULTS_DIR}/{PAIRWISE_FILE}"
 ALPHA_PATH = f"{RESULTS_DIR}/{ALPHA_FILE}"
 RANK_SETS_PATH = f"{RESULTS_DIR}/{RANK_SETS_FILE}"
 RANK_STABILITY_PATH = f"{RESULTS_DIR}/{RANK_STABILITY_FILE}"
+DIFFICULTY_TREND_PATH = f"{RESULTS_DIR}/{DIFFICULTY_TREND_FILE}"
 SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
 FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
 _REGENERATE = "run `make metrics` to regenerate it"
@@ -285,9 +289,15 @@ RANK_STABILITY_TYPES: dict[str, Parser] = {
     "subject_a": _text, "subject_b": _text, "rank_a": _int, "rank_b": _int, "adjacent": _bool,
     "alpha_crossing": _fixed_or_empty, "swap_share": _fixed_or_empty,
 }
+DIFFICULTY_TREND_TYPES: dict[str, Parser] = {
+    "n_cases": _int, "n_levels": _int, "kendall_tau_b": _fixed_or_empty, "kendall_p": _fixed_or_empty,
+    "easiest": _int_or_empty, "hardest": _int_or_empty, "n_easiest": _int, "n_hardest": _int,
+    "separation": _fixed_or_empty, "separation_low": _fixed_or_empty, "separation_high": _fixed_or_empty,
+}
 # Every column compute_metrics writes to these tables (rgbench.stats.outputs) has its parser here.
 assert tuple(PAIRWISE_TYPES) == PAIRWISE_COLUMNS and tuple(ALPHA_TYPES) == ALPHA_COLUMNS
 assert tuple(RANK_SETS_TYPES) == RANK_SETS_COLUMNS and tuple(RANK_STABILITY_TYPES) == RANK_STABILITY_COLUMNS
+assert tuple(DIFFICULTY_TREND_TYPES) == DIFFICULTY_TREND_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -302,6 +312,7 @@ class StatsTables:
     digests: dict[str, str]
     rank_sets: dict[tuple[str], Row] | None = None
     rank_stability: dict[tuple[str, str], Row] | None = None
+    difficulty_trend: DifficultyTrendRow | None = None
 
 
 def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
@@ -314,6 +325,14 @@ def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | Non
     digests: dict[str, str] = {}
     problems: list[Problem] = []
     pairwise = alpha = rank_sets = stability = None
+    trend = None
+    if _wanted(root, DIFFICULTY_TREND_PATH, manifest):
+        rows, more = read_csv(root, DIFFICULTY_TREND_PATH, digests, DIFFICULTY_TREND_COLUMNS, DIFFICULTY_TREND_TYPES)
+        problems += more
+        if not more and len(rows) != 1:
+            problems.append(Problem(DIFFICULTY_TREND_PATH, f"expected one row, found {len(rows)} (run `make metrics`)"))
+        elif not more:
+            trend = DifficultyTrendRow(*(rows[0].values[c] for c in DIFFICULTY_TREND_COLUMNS))
     if _wanted(root, RANK_STABILITY_PATH, manifest):
         rows, more = read_csv(root, RANK_STABILITY_PATH, digests, RANK_STABILITY_COLUMNS, RANK_STABILITY_TYPES)
         stability, repeated = _keyed(RANK_STABILITY_PATH, rows, ("subject_a", "subject_b"),
@@ -335,4 +354,4 @@ def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | Non
         problems += more + repeated
     if problems:
         return None, problems
-    return StatsTables(pairwise, alpha, digests, rank_sets, stability), []
+    return StatsTables(pairwise, alpha, digests, rank_sets, stability, trend), []

@@ -31,10 +31,8 @@ from fractions import Fraction
 import numpy as np
 
 from .agreement import Unit, pairable
-from .bootstrap import Statistic, bca_interval, case_counts, mean_statistic, ratio_statistic
+from .bootstrap import Interval, Statistic, bca_interval, case_counts, mean_statistic, ratio_statistic
 from .seeds import generator
-
-Interval = tuple[float, float] | None
 
 
 def units_digest(*parts: object) -> str:
@@ -51,7 +49,7 @@ def stream(statistic: str, target: str, *parts: object) -> np.random.Generator:
 
 
 def unit_interval(statistic: Statistic, n_units: int, rng: np.random.Generator, resamples: int,
-                  confidence: Fraction) -> Interval:
+                  confidence: Fraction) -> Interval | None:
     """The BCa interval of ``statistic`` over ``n_units`` units redrawn ``resamples`` times from ``rng``."""
     return bca_interval(statistic, n_units, case_counts(rng, n_units, resamples), confidence)
 
@@ -102,7 +100,7 @@ def alpha_statistic(units: Sequence[Unit], metric: str, order: Sequence | None =
 
 
 def alpha_interval(units: Sequence[Unit], metric: str, rng: np.random.Generator, resamples: int,
-                   confidence: Fraction, order: Sequence | None = None) -> Interval:
+                   confidence: Fraction, order: Sequence | None = None) -> Interval | None:
     units = pairable(units)
     if not units:
         return None
@@ -110,7 +108,7 @@ def alpha_interval(units: Sequence[Unit], metric: str, rng: np.random.Generator,
 
 
 def percent_interval(units: Sequence[Unit], rng: np.random.Generator, resamples: int,
-                     confidence: Fraction) -> Interval:
+                     confidence: Fraction) -> Interval | None:
     units = pairable(units)
     if not units:
         return None
@@ -135,14 +133,14 @@ def kappa_statistic(pairs: Sequence[tuple[Fraction | int, Fraction | int]]) -> S
 
 
 def kappa_interval(pairs: Sequence[tuple[Fraction | int, Fraction | int]], rng: np.random.Generator,
-                   resamples: int, confidence: Fraction) -> Interval:
+                   resamples: int, confidence: Fraction) -> Interval | None:
     if not pairs:
         return None
     return unit_interval(kappa_statistic(pairs), len(pairs), rng, resamples, confidence)
 
 
 def deviation_interval(deviations: Sequence[Fraction], rng: np.random.Generator, resamples: int,
-                       confidence: Fraction) -> Interval:
+                       confidence: Fraction) -> Interval | None:
     """The mean of the per-unit deviations per replicate."""
     if not deviations:
         return None

@@ -22,7 +22,8 @@ from .agreement import (
     percent_agreement,
     unit_deviations,
 )
-from .agreement_bootstrap import Interval, alpha_interval, deviation_interval, kappa_interval, percent_interval, stream
+from .agreement_bootstrap import alpha_interval, deviation_interval, kappa_interval, percent_interval, stream
+from .bootstrap import Interval
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
 from .outputs import fmt_float
 
@@ -81,7 +82,7 @@ class AgreementRow:
     reviewer_b: str
     n_units: int
     note: str
-    interval: Interval = None   # bootstrap over the row's units (agreement_bootstrap)
+    interval: Interval | None = None   # bootstrap over the row's units (agreement_bootstrap)
 
 
 def _alpha_row(statistic: str, target: str, units: list[Unit], metric: str, resamples: int,

@@ -26,6 +26,7 @@ from statistics import NormalDist
 import numpy as np
 
 Statistic = Callable[[np.ndarray], np.ndarray]
+Interval = tuple[float, float]   # (low, high) bounds of a confidence interval
 _NORMAL = NormalDist()
 _TIE = 1e-12   # replicates this close to the estimate (relative) count as equal to it
 _BLOCK = 512   # leave-one-out weight rows built at a time: k x k weights for thousands of units would not fit

@@ -17,10 +17,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bootstrap import Statistic, bca_interval, case_counts, ratio_statistic
+from .bootstrap import Interval, Statistic, bca_interval, case_counts, ratio_statistic
 from .seeds import generator
-
-Interval = tuple[float, float]
 
 
 def case_weights(k: int, *, digest: str, label: str, resamples: int) -> np.ndarray:

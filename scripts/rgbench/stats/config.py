@@ -24,6 +24,8 @@ RELIABILITY_LABELS = ("robust", "stable", "reasonable")
 DEFAULT_HALF_WIDTHS = (Fraction(2, 100), Fraction(5, 100), Fraction(10, 100))
 DEFAULT_RELIABILITY_MIN_CASES = 10
 
+CORRECTIONS = ("holm", "benjamini-hochberg")   # pairwise_correction: which adjusted p is read (§20)
+
 
 @dataclass(frozen=True)
 class StatsConfig:
@@ -114,7 +116,7 @@ def parse_stats_config(config: dict, difficulties: range | None = None) -> tuple
         messages.append(f"$.reliability_min_cases: must be a positive integer, got {min_cases!r}")
         min_cases = DEFAULT_RELIABILITY_MIN_CASES
     correction = config.get("pairwise_correction", "holm")
-    if correction not in ("holm", "benjamini-hochberg"):
+    if correction not in CORRECTIONS:
         messages.append(f"$.pairwise_correction: must be holm or benjamini-hochberg, got {correction!r}")
         correction = "holm"
     return (StatsConfig(confidence, resamples, significance, weights, coverage, half_widths, min_cases, correction),

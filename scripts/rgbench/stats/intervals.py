@@ -22,11 +22,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bootstrap import bca_interval, case_counts, ratio_statistic
+from .bootstrap import Interval, bca_interval, case_counts, ratio_statistic
 from .case_summary import CaseSummary
 from .wilson import wilson_interval
-
-Interval = tuple[float, float]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from .agreement import Rating, krippendorff_alpha
 from .agreement_bootstrap import alpha_statistic
-from .agreement_outputs import rating_values
+from .agreement_outputs import DEVIATION_TARGETS, rating_values
 from .bootstrap import Statistic, bca_interval
 from .case_bootstrap import case_weights, ratio_interval, undefined_replicates
 from .consolidate import consolidate_all
@@ -42,7 +42,6 @@ JUDGE_FILE = "judge_agreement.csv"
 JUDGE_COLUMNS = ("judge_id", "statistic", "target", "value", "ci_low", "ci_high", "n_runs", "note")
 HUMAN = "human"
 F1_TARGETS = ("classification", "correctness")
-DEVIATION_TARGETS = ("raw_score", "correctness")
 Pair = tuple[Mapping[str, Rating], Mapping[str, Rating]]  # (the judge's values, the human grade's values)
 
 

@@ -16,7 +16,7 @@ from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..compute.ranking import RANKED, rank_subjects
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stability
-from .bootstrap import case_counts
+from .bootstrap import Interval, case_counts
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
 from .calibration_check import CalibrationCheck, calibration_checks
 from .case_summary import CaseSummary, case_summaries, pooled_summary
@@ -24,7 +24,7 @@ from .config import StatsConfig
 from .difficulty import ALL_SUBJECTS, DifficultyRow, difficulty_from_columns
 from .difficulty_trend import DifficultyTrend, difficulty_trend_from_columns, trend_warnings
 from .eligibility import is_incomplete, missing_cases
-from .intervals import Interval, SubjectIntervals, proportion_interval, subject_intervals
+from .intervals import SubjectIntervals, proportion_interval, subject_intervals
 from .pairwise import PairwiseRow, pairwise_table, significantly_better
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .rank_sets import RankSet, joint_replicates, rank_sets, swap_shares

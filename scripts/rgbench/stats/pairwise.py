@@ -236,9 +236,6 @@ def benjamini_hochberg(p_values: Sequence[Fraction]) -> list[Fraction]:
     return adjusted
 
 
-CORRECTIONS = ("holm", "benjamini-hochberg")  # config.yaml's pairwise_correction
-
-
 def minimum_detectable_difference(sd: float | None, n: int, level: Fraction, power: Fraction = POWER) -> float | None:
     """(z_{1−level/2} + z_power) · sd / √n: the smallest true mean per-case difference a two-sided test at
     ``level`` detects with probability ``power`` (normal approximation of the paired test, sd the SD of

@@ -1,0 +1,61 @@
+"""The page's difficulty sentence (leaderboard/difficulty_text.py) from difficulty_trend.csv, by hand."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+from rgbench.leaderboard.difficulty_text import DifficultyTrendRow, difficulty_reading
+
+LEVEL, C95 = F(5, 100), F(95, 100)
+
+
+def trend(**changes) -> DifficultyTrendRow:
+    values = dict(n_cases=30, n_levels=5, tau_b=F(-391178, 10 ** 6), p_value=F(7639, 10 ** 6), easiest=1, hardest=5,
+                  n_easiest=2, n_hardest=2, separation=F(318182, 10 ** 6), separation_low=F(90909, 10 ** 6),
+                  separation_high=F(545455, 10 ** 6))
+    return DifficultyTrendRow(**{**values, **changes})
+
+
+def test_a_significant_trend_with_a_small_separation():
+    # tau-b −0.391178 -> −0.391, p 0.007639 -> 0.008 (< 0.05, and tau < 0: the labels order the cases);
+    # separation 0.318182 < 0.5: seed 000's check is not met
+    assert difficulty_reading(trend(), LEVEL, C95, str) == (
+        "Difficulty labels: over the 30 cases (5 levels) harder cases are passed less often (Kendall's tau-b -0.391 "
+        "between gold difficulty and each case's pass rate, p = 0.008). The easiest level (1, 2 cases) is passed "
+        "0.318 more often than the hardest (5, 2 cases; 95% interval 0.091 to 0.545), less than the 0.5 of seed "
+        "000's check: the hardest cases may not be hard enough.")
+
+
+def test_no_trend_and_a_separation_that_meets_the_check():
+    text = difficulty_reading(trend(tau_b=F(-1, 10), p_value=F(3, 10), separation=F(1, 2)), LEVEL, C95, str)
+    assert "gold difficulty does not predict a lower pass rate at the 0.05 level (Kendall's tau-b -0.100" in text
+    assert text.endswith("passed 0.500 more often than the hardest (5, 2 cases; 95% interval 0.091 to 0.545), "
+                         "at least the 0.5 of seed 000's check.")
+    # a positive tau-b is no trend whatever its p-value (harder cases passed MORE often)
+    assert "does not predict" in difficulty_reading(trend(tau_b=F(4, 10), p_value=F(1, 1000)), LEVEL, C95, str)
+
+
+def test_degenerate_rows_and_escaping():
+    assert difficulty_reading(None, LEVEL, C95, str) == ""
+    assert difficulty_reading(trend(n_levels=1, tau_b=None, p_value=None, easiest=None, hardest=None, separation=None,
+                                    separation_low=None, separation_high=None), LEVEL, C95, str) == ""
+    # every case at one pass rate: tau-b undefined, nothing to say
+    assert difficulty_reading(trend(tau_b=None, p_value=None), LEVEL, C95, str) == ""
+    # a separation without an interval, and no confidence level recorded
+    text = difficulty_reading(trend(separation_low=None, separation_high=None), LEVEL, None, str)
+    assert "(5, 2 cases), less than" in text
+    escaped = difficulty_reading(trend(), LEVEL, None, lambda t: t.replace("'", "&#x27;"))
+    assert escaped.count("&#x27;") == 3 and "'" not in escaped and "(5, 2 cases; interval 0.091 to 0.545)" in escaped
+
+
+def test_the_committed_board_states_the_trend_its_results_carry():
+    # for any benchmark tree: the sentence is on the board exactly when difficulty_trend.csv has a tau-b
+    import csv
+    from pathlib import Path
+    results = Path(__file__).resolve().parent.parent / "results"
+    rows = list(csv.DictReader((results / "difficulty_trend.csv").read_text(encoding="utf-8").splitlines()))
+    board = (results / "leaderboard.md").read_text(encoding="utf-8")
+    assert len(rows) == 1
+    assert ("Difficulty labels:" in board) == (rows[0]["kendall_tau_b"] != "" and int(rows[0]["n_levels"]) >= 2)
+    if rows[0]["kendall_tau_b"]:
+        assert f"Kendall's tau-b {float(rows[0]['kendall_tau_b']):.3f}" in board

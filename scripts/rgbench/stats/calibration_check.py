@@ -81,7 +81,7 @@ def calibration_check(confidence: np.ndarray, correctness: np.ndarray, case: np.
     if n == 0:
         return None
     bin_of = np.array([confidence_bin(int(c), bins) for c in confidence], dtype=np.int64)
-    onehot = np.zeros((n, bins), dtype=np.int64)
+    onehot = np.zeros((n, bins), dtype=np.float64)   # 0/1 products summed over n runs: exact in float64 (BLAS)
     onehot[np.arange(n), bin_of] = 1
     conf_sums = np.bincount(bin_of, weights=confidence, minlength=bins).astype(np.int64)
     k_sums = np.bincount(bin_of, weights=correctness, minlength=bins).astype(np.int64)
@@ -94,8 +94,9 @@ def calibration_check(confidence: np.ndarray, correctness: np.ndarray, case: np.
     while done < resamples:
         size = min(block, resamples - done)
         uniform = rng.integers(0, 100, size=(size, clusters))
-        outcomes = (uniform[:, cluster] < confidence[None, :]).astype(np.int64)
-        numerators = scale * np.abs(conf_sums[None, :] - 100 * (outcomes @ onehot)).sum(axis=1)   # · 100 · scale · N
+        outcomes = (uniform[:, cluster] < confidence[None, :]).astype(np.float64)
+        hits = (outcomes @ onehot).astype(np.int64)                             # outcomes per bin, exact
+        numerators = scale * np.abs(conf_sums[None, :] - 100 * hits).sum(axis=1)   # · 100 · scale · N
         total += int(numerators.sum())
         at_or_above += int(np.count_nonzero(numerators >= observed))
         done += size

@@ -476,3 +476,26 @@ def test_a_pair_row_depends_on_its_two_subjects_only():
     assert one["a", "b"].test == "monte-carlo"
     assert replace(one["a", "b"], p_holm=None, p_bh=None) == replace(two["a", "b"], p_holm=None, p_bh=None)
     assert one["a", "c"] != two["a", "c"] and two["a", "c"].n_cases == 22
+
+
+def test_column_quantiles_are_numpys_linear_quantiles_bit_for_bit():
+    from rgbench.stats.bootstrap import column_quantiles
+    rng = np.random.default_rng(1)
+    for b in (1, 2, 3, 10, 999):
+        x = np.sort(rng.standard_normal((b, 40)) * 10.0 ** rng.integers(-3, 3), axis=0)
+        levels = rng.random(40)
+        levels[:3] = (0.0, 1.0, 0.5)                       # both ends and a midpoint (t = 0.5 takes the b − … branch)
+        want = [np.quantile(x[:, j], float(levels[j])) for j in range(40)]
+        assert column_quantiles(x, levels).tolist() == want
+    # by hand: 0, 10, 20, 30 at q = 0.5: h = 1.5, t = 0.5 -> 20 − 10·0.5 = 15
+    assert column_quantiles(np.array([[0.0], [10.0], [20.0], [30.0]]), np.array([0.5])).tolist() == [15.0]
+
+
+def test_accelerations_by_column_are_each_columns_acceleration():
+    from rgbench.stats.bootstrap import jackknife_accelerations
+    j = np.column_stack([[1.0, 2.0, 6.0], [2.0, 2.0, 2.0], [1.0, np.nan, 6.0]])
+    got = jackknife_accelerations(j)
+    # column 0 as in test_jackknife_acceleration_hand_computed; a constant column gives 0; the NaN is left out
+    # (1, 6: mean 3.5, d = 2.5, −2.5: Σd³ = 0)
+    assert got.tolist() == pytest.approx([-18 / (6 * 14 ** 1.5), 0.0, 0.0])
+    assert jackknife_acceleration(j[:, 0]) == pytest.approx(got[0])

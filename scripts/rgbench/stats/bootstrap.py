@@ -64,39 +64,80 @@ def mean_statistic(values: np.ndarray) -> Statistic:
     return ratio_statistic(values, np.ones(len(values)))
 
 
+def jackknife_accelerations(jackknife: np.ndarray) -> np.ndarray:
+    """Per column of ``jackknife`` (K x m: the K leave-one-out values θ₍ᵢ₎ of m statistics),
+    a = Σ(θ̄ − θ₍ᵢ₎)³ / (6 · (Σ(θ̄ − θ₍ᵢ₎)²)^{3/2}) over its finite values; 0 where they are all equal or
+    fewer than 2 are finite."""
+    columns = np.asarray(jackknife, dtype=np.float64)
+    finite = np.isfinite(columns)
+    count = finite.sum(axis=0)
+    kept = np.where(finite, columns, 0.0)
+    mean = kept.sum(axis=0) / np.maximum(count, 1)
+    d = np.where(finite, mean - kept, 0.0)
+    s2 = (d * d).sum(axis=0)
+    s3 = (d ** 3).sum(axis=0)
+    defined = (count >= 2) & (s2 > 0)
+    return np.where(defined, s3 / (6.0 * np.where(defined, s2, 1.0) ** 1.5), 0.0)
+
+
 def jackknife_acceleration(jackknife: np.ndarray) -> float:
-    """a = Σ(θ̄ − θ₍ᵢ₎)³ / (6 · (Σ(θ̄ − θ₍ᵢ₎)²)^{3/2}); 0 when every leave-one-out value is equal (or K < 2)."""
-    values = jackknife[np.isfinite(jackknife)]
-    if values.size < 2:
-        return 0.0
-    d = values.mean() - values
-    s2 = float((d * d).sum())
-    return 0.0 if s2 <= 0 else float((d ** 3).sum()) / (6.0 * s2 ** 1.5)
+    """:func:`jackknife_accelerations` of one statistic's K leave-one-out values (0 when K < 2)."""
+    values = np.asarray(jackknife, dtype=np.float64)
+    return float(jackknife_accelerations(values[:, None])[0]) if values.size else 0.0
+
+
+def column_quantiles(ordered: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Column j's ``levels[j]`` quantile of ``ordered`` (B x m, each column sorted ascending), by the rule of
+    numpy's default ``np.quantile(method="linear")``, operation for operation (so the same float): h =
+    (B − 1)·q, a = x_⌊h⌋, b = x_⌊h⌋+1 (the last one at the end), t = h − ⌊h⌋, a + (b − a)·t, or b − (b − a)(1 − t)
+    when t ≥ 0.5."""
+    b_count, m = ordered.shape
+    virtual = (b_count - 1) * np.asarray(levels, dtype=np.float64)
+    previous = np.floor(virtual)
+    upper = virtual >= b_count - 1
+    previous = np.where(upper, -1, np.where(virtual < 0, 0, previous)).astype(np.int64)
+    following = np.where(upper, -1, np.minimum(previous + 1, b_count - 1))
+    gamma = virtual - previous
+    columns = np.arange(m)
+    low, high = ordered[previous, columns], ordered[following, columns]
+    diff = high - low
+    return np.where(gamma >= 0.5, high - diff * (1 - gamma), low + diff * gamma)
+
+
+def bca_columns(estimates: np.ndarray, replicates: np.ndarray, accelerations: np.ndarray,
+                confidence: Fraction) -> list[tuple[float, float]]:
+    """The BCa bounds of each column of ``replicates`` (B x m, every value finite), with its estimate and
+    acceleration: z0 = Φ⁻¹(share of replicates below the estimate, ties counted half, kept within
+    [1/(2B), 1 − 1/(2B)]), bounds the replicates' quantiles (:func:`column_quantiles`) at
+    Φ(z0 + (z0 + z_q)/(1 − a (z0 + z_q))) for q = (1 − c)/2 and (1 + c)/2. A column whose replicates all
+    equal its estimate is that point (no case-level variation)."""
+    b_count = len(replicates)
+    estimates = np.asarray(estimates, dtype=np.float64)
+    tie = _TIE * np.maximum(1.0, np.abs(estimates))
+    below = np.count_nonzero(replicates < estimates - tie, axis=0)
+    equal = np.count_nonzero(np.abs(replicates - estimates) <= tie, axis=0)
+    z_levels = [_NORMAL.inv_cdf(float(q)) for q in ((1 - confidence) / 2, (1 + confidence) / 2)]
+    levels = np.zeros((2, len(estimates)))
+    for j, (under, same, acceleration) in enumerate(zip(below.tolist(), equal.tolist(), accelerations)):
+        share = min(max((under + same / 2) / b_count, 0.5 / b_count), 1 - 0.5 / b_count)
+        z0 = _NORMAL.inv_cdf(share)
+        for side, z in enumerate(z_levels):
+            zq = z0 + z
+            levels[side, j] = _NORMAL.cdf(z0 + zq / (1 - float(acceleration) * zq))
+    ordered = np.sort(replicates, axis=0)
+    lows, highs = column_quantiles(ordered, levels[0]), column_quantiles(ordered, levels[1])
+    point = equal == b_count
+    return [(float(e), float(e)) if flat else (float(lo), float(hi))
+            for e, flat, lo, hi in zip(estimates, point, lows, highs)]
 
 
 def bca_bounds(estimate: float, replicates: np.ndarray, acceleration: float,
                confidence: Fraction) -> tuple[float, float] | None:
-    """The BCa bounds from the replicates (NaN replicates dropped); None when no replicate is finite.
-
-    When every replicate equals the estimate the interval is that point (no case-level variation).
-    """
+    """:func:`bca_columns` of one statistic (NaN replicates dropped); None when no replicate is finite."""
     reps = replicates[np.isfinite(replicates)]
     if not reps.size:
         return None
-    tie = _TIE * max(1.0, abs(estimate))
-    below = np.count_nonzero(reps < estimate - tie)
-    equal = np.count_nonzero(np.abs(reps - estimate) <= tie)
-    if equal == reps.size:
-        return estimate, estimate
-    share = (below + equal / 2) / reps.size
-    share = min(max(share, 0.5 / reps.size), 1 - 0.5 / reps.size)
-    z0 = _NORMAL.inv_cdf(share)
-    out = []
-    for q in ((1 - confidence) / 2, (1 + confidence) / 2):
-        zq = z0 + _NORMAL.inv_cdf(float(q))
-        level = _NORMAL.cdf(z0 + zq / (1 - acceleration * zq))
-        out.append(float(np.quantile(reps, level)))
-    return out[0], out[1]
+    return bca_columns(np.array([estimate]), reps[:, None], np.array([acceleration]), confidence)[0]
 
 
 def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: Fraction) -> tuple[float, float] | None:

@@ -37,7 +37,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .bootstrap import bca_bounds, case_counts, jackknife_acceleration
+from .bootstrap import bca_columns, case_counts, jackknife_accelerations
 from .case_summary import CaseSummary
 from .seeds import generator
 
@@ -183,7 +183,7 @@ def sign_flip_test(differences: np.ndarray, rng: np.random.Generator | None, res
 
 def mean_difference_intervals(differences: np.ndarray, scale: int, counts: np.ndarray,
                               confidence: Fraction) -> list[tuple[float, float]]:
-    """The case-bootstrap BCa interval (:func:`.bootstrap.bca_bounds`) of each column's mean d / scale.
+    """The case-bootstrap BCa interval (:func:`.bootstrap.bca_columns`) of each column's mean d / scale.
 
     ``differences`` (n x m int64, n ≥ 1) as in :func:`sign_flip_test`; ``counts`` (B x n) how often each
     case is drawn per replicate (rows sum to n), shared by the columns. Replicate = counts @ d / (n·scale),
@@ -194,17 +194,12 @@ def mean_difference_intervals(differences: np.ndarray, scale: int, counts: np.nd
     estimates = totals / (n * scale)
     weights = np.asarray(counts, dtype=np.float64)
     xf = _exact_float(differences, n)
-    out = []
+    out: list[tuple[float, float]] = []
     for block in _blocks(len(counts), m):
-        replicates = (weights @ xf[:, block]) / (n * scale)
-        jackknife = (totals[block] - differences[:, block]) / ((n - 1) * scale) if n > 1 else None
-        for j in range(replicates.shape[1]):
-            column = block.start + j
-            acceleration = (jackknife_acceleration(np.ascontiguousarray(jackknife[:, j])) if jackknife is not None
-                            else 0.0)
-            bounds = bca_bounds(float(estimates[column]), replicates[:, j], acceleration, confidence)
-            assert bounds is not None   # every replicate of a mean over n ≥ 1 drawn cases is finite
-            out.append(bounds)
+        replicates = (weights @ xf[:, block]) / (n * scale)      # every replicate of a mean over n cases is finite
+        accelerations = (jackknife_accelerations((totals[block] - differences[:, block]) / ((n - 1) * scale))
+                         if n > 1 else np.zeros(replicates.shape[1]))
+        out += bca_columns(estimates[block], replicates, accelerations, confidence)
     return out
 
 

@@ -37,11 +37,8 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-ana
 	$(PY) -m pip install --disable-pip-version-check --progress-bar on -r requirements-dev.txt
 	touch $@
 
-metrics: $(VENV)/.installed  ## validate every input, then write results/ (metrics and leaderboard)
-	$(PY) scripts/validate.py --root $(ROOT) >/dev/null
-	$(PY) scripts/compute_metrics.py --root $(ROOT)
-	$(PY) scripts/aggregate_scoring.py --root $(ROOT)
-	$(PY) scripts/build_leaderboard.py --root $(ROOT) $(if $(filter .,$(ROOT)),--readme)
+metrics: $(VENV)/.installed  ## validate every input, then write results/ (metrics, agreement, leaderboard), reading the tree once
+	$(PY) scripts/metrics.py --root $(ROOT) $(if $(filter .,$(ROOT)),--readme)
 
 validate: $(VENV)/.installed  ## check every input file; write nothing
 	$(PY) scripts/validate.py --root $(ROOT)

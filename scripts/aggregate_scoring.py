@@ -36,7 +36,9 @@ from rgbench.atomic import OutputError, write_if_changed, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import csv_text, input_digest
 from rgbench.load.loader import without_llm_judges
+from rgbench.load.records import Tree
 from rgbench.load.reviewers import read_reviewers
+from rgbench.load.spec import Spec
 from rgbench.problems import report
 from rgbench.stats.agreement_outputs import (
     AGREEMENT_COLUMNS,
@@ -47,7 +49,7 @@ from rgbench.stats.agreement_outputs import (
 )
 from rgbench.stats.consolidate import consolidate_all
 from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
-from rgbench.stats.multi_scoring import MULTI_DIR, load_multi
+from rgbench.stats.multi_scoring import MULTI_DIR, MultiScorings, load_multi
 from rgbench.stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE, reviewer_rows
 
 CONSOLIDATED_DIR = "scoring_consolidated"
@@ -82,18 +84,25 @@ def main(argv: list[str] | None = None) -> int:
         multi, problems = load_multi(root, spec, tree, args.multi_dir)
         if multi is None:
             return report(problems)
-        every_grade = tuple(tree.scorings) + multi.extra
-        reviewers = read_reviewers(root, spec)[0]
-        grades = every_grade if spec.llm_judge_in_metrics else tuple(without_llm_judges(every_grade, reviewers))
-        rows = agreement_table(grades, tree, spec)
-        digest = input_digest({**tree.inputs, **multi.inputs})  # seeds the reviewer report's and the judge's draws
-        reviewer_csv = csv_text(REVIEWER_COLUMNS, reviewer_rows(
-            every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, digest=digest)).encode("utf-8")
-        judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, digest=digest)
-        consolidated = consolidate_all(grades, multi.adjudications)
-        files = consolidated_files(consolidated, tree, spec, args.output_dir, {**tree.inputs, **multi.inputs})
-        agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
-    base = f"{args.output_dir}/{spec.version_dir}"
+    return write_agreement(root, spec, tree, multi, args.output_dir)
+
+
+def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, output_dir: str = CONSOLIDATED_DIR) -> int:
+    """From the valid ``tree`` (every scoring, llm-judge ones included) and its further grades ``multi``, write
+    agreement.csv, reviewers.csv, judge_agreement.csv (when judges graded) as one set, then the consolidated
+    scorings under ``output_dir``; print a summary line. 0, or 1 when a file could not be written."""
+    every_grade = tuple(tree.scorings) + multi.extra
+    reviewers = read_reviewers(root, spec)[0]
+    grades = every_grade if spec.llm_judge_in_metrics else tuple(without_llm_judges(every_grade, reviewers))
+    rows = agreement_table(grades, tree, spec)
+    digest = input_digest({**tree.inputs, **multi.inputs})  # seeds the reviewer report's and the judge's draws
+    reviewer_csv = csv_text(REVIEWER_COLUMNS, reviewer_rows(
+        every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, digest=digest)).encode("utf-8")
+    judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, digest=digest)
+    consolidated = consolidate_all(grades, multi.adjudications)
+    files = consolidated_files(consolidated, tree, spec, output_dir, {**tree.inputs, **multi.inputs})
+    agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
+    base = f"{output_dir}/{spec.version_dir}"
     outputs = {root / "results" / AGREEMENT_FILE: agreement, root / "results" / REVIEWERS_FILE: reviewer_csv}
     judge_path = root / "results" / JUDGE_FILE
     if judge:

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import sys
 from contextlib import closing
+from pathlib import Path
 
 from rgbench.atomic import OutputError, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import MANIFEST_FILE, compute_results, render_results
+from rgbench.load.records import Tree
+from rgbench.load.spec import Spec
 from rgbench.progress import Progress
 
 
@@ -48,10 +51,17 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 1
         progress.update("computing", 1, 2, force=True)
-        results = compute_results(tree, spec)
-        outputs = render_results(spec, results)
+        return write_metrics(root, spec, tree, args.results_dir)
+
+
+def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "results") -> int:
+    """Compute every table of ``tree`` (valid, as loaded for the metrics: without llm-judge scorings unless
+    config.yaml counts them) and write them to ``root/results_dir`` as one set, manifest.json last; print the
+    warnings and a summary line. 0, or 1 when the set could not be written (nothing half-written)."""
+    results = compute_results(tree, spec)
+    outputs = render_results(spec, results)
     try:  # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
-        write_many_atomic({root / args.results_dir / name: data for name, data in outputs.items()}, last=MANIFEST_FILE)
+        write_many_atomic({root / results_dir / name: data for name, data in outputs.items()}, last=MANIFEST_FILE)
     except OutputError as exc:
         print(exc.strerror, file=sys.stderr)
         return 1
@@ -59,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     ranked = sum(1 for m in results.subjects if m.n)
     print(f"{results.n_runs} scored runs of {len(results.subjects)} subjects ({ranked} with scores) "
-          f"-> {root.name or root}/{args.results_dir}/")
+          f"-> {root.name or root}/{results_dir}/")
     return 0
 
 

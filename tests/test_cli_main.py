@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from treebuilder import REPO, small_tree
 
+from rgbench.cli import RESULT_STEPS
 from rgbench.cli_main import COMMANDS, load_script, main, scripts_dir
 
 SCRIPTS = REPO / "scripts"
@@ -34,9 +35,8 @@ def test_every_command_the_issue_names_exists_and_runs_a_script_of_this_checkout
     assert set(ISSUE_COMMANDS) <= set(COMMANDS)
     assert scripts_dir() == SCRIPTS  # a source checkout runs scripts/ itself
     for command in COMMANDS.values():
-        for name in command.scripts:
-            assert (SCRIPTS / name).is_file(), name
-            assert callable(load_script(name).main), name
+        assert (SCRIPTS / command.script).is_file(), command.script
+        assert callable(load_script(command.script).main), command.script
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -60,7 +60,7 @@ def test_scripts_run_directly_keep_their_program_name_and_default():
 def test_the_command_prints_exactly_what_the_script_prints(tmp_path):
     root = small_tree(tmp_path / "tree").root
     for args in (("validate",), ("fmt", "--check")):
-        name = COMMANDS[args[0]].scripts[0]
+        name = COMMANDS[args[0]].script
         ours, theirs = rgbench(*args, "--root", str(root)), script(name, "--root", str(root), *args[1:])
         assert (ours.returncode, ours.stdout, ours.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr), args
     (root / "golds/v1.0/RO-FOUL-001_gold.md").write_text("no json block\n")
@@ -82,7 +82,7 @@ def test_root_defaults_to_the_current_directory(tmp_path, monkeypatch, capsys):
 def test_metrics_writes_what_the_three_scripts_write(tmp_path):
     ours, theirs = small_tree(tmp_path / "a").root, small_tree(tmp_path / "b").root
     assert main(["metrics", "--root", str(ours)]) == 0
-    for name in COMMANDS["metrics"].scripts:
+    for name in RESULT_STEPS:   # what check_results runs, one process each
         assert load_script(name).main(["--root", str(theirs)]) == 0, name
     files = sorted(p.relative_to(theirs / "results").as_posix() for p in (theirs / "results").rglob("*") if p.is_file())
     assert "leaderboard.html" in files and "agreement.csv" in files

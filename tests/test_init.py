@@ -30,7 +30,7 @@ HEADER = ("# Written by `rgbench init` from the toolkit's own review workflow: t
 def adopted_workflow(text: str) -> str:
     """The toolkit's review workflow as an adopter's repository runs it: each `judge/scripts/NAME.py` becomes
     the `rgbench` subcommand that runs NAME.py, from judge/.venv (the pinned toolkit)."""
-    command_of = {c.scripts[0]: name for name, c in COMMANDS.items() if len(c.scripts) == 1}
+    command_of = {c.script: name for name, c in COMMANDS.items()}
     text = re.sub(r"judge/\.venv/bin/python judge/scripts/([a-z_]+\.py)",
                   lambda m: f"judge/.venv/bin/rgbench {command_of[m.group(1)]}", text)
     text = text.replace("tests/test_governance_workflow.py", "the toolkit's tests/test_governance_workflow.py")

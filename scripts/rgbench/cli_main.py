@@ -1,7 +1,7 @@
 """The ``rgbench`` command: one subcommand per script, each run through the script's own ``main(argv)``.
 
     rgbench validate --root DIR      is   python scripts/validate.py --root DIR
-    rgbench metrics                  is   make metrics (compute_metrics, aggregate_scoring, build_leaderboard)
+    rgbench metrics                  is   make metrics (scripts/metrics.py: validate, compute, agree, leaderboard)
 
 A subcommand takes exactly the script's options and prints exactly what it prints, with two differences:
 ``--root`` defaults to the current directory (scripts/*.py default to the checkout they belong to), and
@@ -20,44 +20,37 @@ from types import ModuleType
 from typing import NamedTuple
 
 from . import __version__
-from .cli import RESULT_STEPS, invoked_as, script_parser
+from .cli import invoked_as
 
 PROG = "rgbench"
 Main = Callable[[list[str] | None], int]
 
 
 class Command(NamedTuple):
-    """A subcommand: the scripts it runs in order (file names under scripts/) and its summary for ``--help``."""
+    """A subcommand: the script it runs (its file name under scripts/) and its summary for ``--help``."""
 
-    scripts: tuple[str, ...]
+    script: str
     summary: str
 
 
 COMMANDS: dict[str, Command] = {
-    "validate": Command(("validate.py",), "check every input file; write nothing"),
-    "metrics": Command(RESULT_STEPS,
-                       "validate, then write results/ (metrics, agreement, leaderboard), as `make metrics`"),
-    "compute": Command(("compute_metrics.py",), "the metric tables only (also --alpha, --scoring-dir, --results-dir)"),
-    "leaderboard": Command(("build_leaderboard.py",), "rebuild results/leaderboard.* from the metric tables (--readme)"),
-    "check": Command(("check_results.py",), "fail when committed results/ differ from what the inputs produce"),
-    "agreement": Command(("aggregate_scoring.py",), "several reviewers: results/agreement.csv and scoring_consolidated/"),
-    "new-scoring": Command(("new_scoring.py",), "write a reviewer's scoring template for one response"),
-    "snapshot": Command(("snapshot.py",), "copy the current results into results/historico/DATE/"),
-    "history": Command(("history.py",), "a subject's metrics across snapshots"),
-    "diff": Command(("results_diff.py",), "Markdown diff of the results against a git revision (--base)"),
-    "provenance": Command(("check_provenance.py",), "fail on commits since --base that edit results by hand"),
-    "paths": Command(("check_pr_paths.py",), "pre-flight of a change since --base: links, submodules, odd or large files"),
-    "fmt": Command(("fmt_json.py",), "rewrite the JSON inputs in canonical form (--check: only list them)"),
-    "init": Command(("init_benchmark.py",), "write a new benchmark repository into DIR"),
-    "review": Command(("review.py",), "serve the blind grading page on 127.0.0.1 (--reviewer ID; --port, --unblind)"),
-    "assign": Command(("assign.py",), "pick a stratified, seeded sample of runs for second grades (--share)"),
+    "validate": Command("validate.py", "check every input file; write nothing"),
+    "metrics": Command("metrics.py", "validate, then write results/ (metrics, agreement, leaderboard), as `make metrics`"),
+    "compute": Command("compute_metrics.py", "the metric tables only (also --alpha, --scoring-dir, --results-dir)"),
+    "leaderboard": Command("build_leaderboard.py", "rebuild results/leaderboard.* from the metric tables (--readme)"),
+    "check": Command("check_results.py", "fail when committed results/ differ from what the inputs produce"),
+    "agreement": Command("aggregate_scoring.py", "several reviewers: results/agreement.csv and scoring_consolidated/"),
+    "new-scoring": Command("new_scoring.py", "write a reviewer's scoring template for one response"),
+    "snapshot": Command("snapshot.py", "copy the current results into results/historico/DATE/"),
+    "history": Command("history.py", "a subject's metrics across snapshots"),
+    "diff": Command("results_diff.py", "Markdown diff of the results against a git revision (--base)"),
+    "provenance": Command("check_provenance.py", "fail on commits since --base that edit results by hand"),
+    "paths": Command("check_pr_paths.py", "pre-flight of a change since --base: links, submodules, odd or large files"),
+    "fmt": Command("fmt_json.py", "rewrite the JSON inputs in canonical form (--check: only list them)"),
+    "init": Command("init_benchmark.py", "write a new benchmark repository into DIR"),
+    "review": Command("review.py", "serve the blind grading page on 127.0.0.1 (--reviewer ID; --port, --unblind)"),
+    "assign": Command("assign.py", "pick a stratified, seeded sample of runs for second grades (--share)"),
 }
-
-METRICS_DOC = """Validate every input, then write results/: the metric tables (compute_metrics), the reviewer
-agreement and consolidated scorings (aggregate_scoring), the leaderboard (build_leaderboard), in that
-order, stopping at the first step that fails. This is what `make metrics` runs; `rgbench check` then
-proves the committed results are exactly these."""
-
 
 def scripts_dir() -> Path:
     """The folder of the scripts: ``rgbench/scripts/`` in an installed wheel, else scripts/ of the checkout
@@ -79,20 +72,6 @@ def load_script(name: str) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
-
-
-def run_metrics(argv: list[str] | None) -> int:
-    """``rgbench metrics``: the three result-producing steps of :data:`COMMANDS` ["metrics"] on one tree."""
-    parser = script_parser(METRICS_DOC, "benchmark tree (default: this repository)")
-    parser.add_argument("--readme", action="store_true",
-                        help="also embed results/leaderboard.md in the tree's README.md (what `make metrics` does)")
-    args = parser.parse_args(argv)
-    for script in COMMANDS["metrics"].scripts:
-        extra = ["--readme"] if args.readme and script == "build_leaderboard.py" else []
-        status = load_script(script).main(["--root", str(args.root), *extra])
-        if status:
-            return status
-    return 0
 
 
 def usage() -> str:
@@ -118,7 +97,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(usage())
         print(f"{PROG}: {name!r} is not a command (choose from {', '.join(COMMANDS)})", file=sys.stderr)
         return 2
-    scripts = COMMANDS[name].scripts
-    entry: Main = (lambda a: run_metrics(a)) if len(scripts) > 1 else load_script(scripts[0]).main
+    entry: Main = load_script(COMMANDS[name].script).main
     with invoked_as(f"{PROG} {name}"):
         return entry(rest)

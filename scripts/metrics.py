@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""`make metrics` in one process: validate every input, then write results/, reading the tree once.
+
+Every input is read and checked first, the further reviewers' grades in scoring_multi/ included (what
+validate.py checks); nothing is written unless all of it is valid. Then, in this order, each step
+writes what its own script writes: the metric tables (compute_metrics.py), the reviewer agreement and
+the consolidated scorings (aggregate_scoring.py) and the leaderboard (build_leaderboard.py; --readme
+also embeds it in README.md), stopping at the first step that fails. The files are the same bytes as
+the three scripts run one after the other give (check_results.py runs them so, and `make check`
+compares); only the tree is read once instead of three times.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import closing
+from dataclasses import replace
+from pathlib import Path
+
+from rgbench.cli import collector_paused, load_valid_tree, not_a_tree, script_parser
+from rgbench.cli_main import load_script
+from rgbench.load.loader import without_llm_judges
+from rgbench.load.reviewers import read_reviewers
+from rgbench.problems import report
+from rgbench.progress import Progress
+from rgbench.stats.multi_scoring import load_multi
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = script_parser(__doc__, "benchmark tree (default: this repository)")
+    parser.add_argument("--readme", action="store_true",
+                        help="also embed results/leaderboard.md in the tree's README.md (what `make metrics` does)")
+    args = parser.parse_args(argv)
+    root = args.root
+    if not_a_tree(root):
+        return 1
+    status = write_tables(root)
+    if status:
+        return status
+    # the tree is no longer referenced: the leaderboard step works with the collector on a small heap
+    return load_script("build_leaderboard.py").main(["--root", str(root), *(["--readme"] if args.readme else [])])
+
+
+def write_tables(root: Path) -> int:
+    """Load and check every input once, then write what compute_metrics.py and aggregate_scoring.py write."""
+    with collector_paused(), closing(Progress()) as progress:
+        loaded = load_valid_tree(root, llm_judges=True,
+                                 progress=lambda done, total: progress.update("reading", done, total))
+        if loaded is None:
+            return 1
+        spec, tree = loaded   # every scoring: aggregate_scoring reads the llm-judge grades too
+        multi, problems = load_multi(root, spec, tree)
+        if multi is None:
+            return report(problems)
+        counted = tree if spec.llm_judge_in_metrics else replace(
+            tree, scorings=tuple(without_llm_judges(tree.scorings, read_reviewers(root, spec)[0])))
+        progress.update("computing", 1, 2, force=True)
+        status = load_script("compute_metrics.py").write_metrics(root, spec, counted)
+        if status == 0:
+            status = load_script("aggregate_scoring.py").write_agreement(root, spec, tree, multi)
+        return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -55,7 +55,10 @@ def test_the_committed_board_states_the_trend_its_results_carry():
     results = Path(__file__).resolve().parent.parent / "results"
     rows = list(csv.DictReader((results / "difficulty_trend.csv").read_text(encoding="utf-8").splitlines()))
     board = (results / "leaderboard.md").read_text(encoding="utf-8")
-    assert len(rows) == 1
+    assert len(rows) <= 1                                          # none without a scored run
+    if not rows:
+        assert "Difficulty labels:" not in board
+        return
     assert ("Difficulty labels:" in board) == (rows[0]["kendall_tau_b"] != "" and int(rows[0]["n_levels"]) >= 2)
     if rows[0]["kendall_tau_b"]:
         assert f"Kendall's tau-b {float(rows[0]['kendall_tau_b']):.3f}" in board

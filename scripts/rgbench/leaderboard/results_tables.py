@@ -329,9 +329,10 @@ def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | Non
     if _wanted(root, DIFFICULTY_TREND_PATH, manifest):
         rows, more = read_csv(root, DIFFICULTY_TREND_PATH, digests, DIFFICULTY_TREND_COLUMNS, DIFFICULTY_TREND_TYPES)
         problems += more
-        if not more and len(rows) != 1:
-            problems.append(Problem(DIFFICULTY_TREND_PATH, f"expected one row, found {len(rows)} (run `make metrics`)"))
-        elif not more:
+        if not more and len(rows) > 1:   # none without a scored run
+            problems.append(Problem(DIFFICULTY_TREND_PATH, f"expected at most one row, found {len(rows)} "
+                                                           "(run `make metrics`)"))
+        elif not more and rows:
             trend = DifficultyTrendRow(*(rows[0].values[c] for c in DIFFICULTY_TREND_COLUMNS))
     if _wanted(root, RANK_STABILITY_PATH, manifest):
         rows, more = read_csv(root, RANK_STABILITY_PATH, digests, RANK_STABILITY_COLUMNS, RANK_STABILITY_TYPES)

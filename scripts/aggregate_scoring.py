@@ -35,7 +35,7 @@ from pathlib import Path
 from rgbench.atomic import OutputError, write_if_changed, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.tables import csv_text, input_digest
-from rgbench.load.loader import without_llm_judges
+from rgbench.load.loader import counted_scorings
 from rgbench.load.records import Tree
 from rgbench.load.reviewers import read_reviewers
 from rgbench.load.spec import Spec
@@ -93,7 +93,7 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     scorings under ``output_dir``; print a summary line. 0, or 1 when a file could not be written."""
     every_grade = tuple(tree.scorings) + multi.extra
     reviewers = read_reviewers(root, spec)[0]
-    grades = every_grade if spec.llm_judge_in_metrics else tuple(without_llm_judges(every_grade, reviewers))
+    grades = tuple(counted_scorings(every_grade, spec, reviewers))
     rows = agreement_table(grades, tree, spec)
     digest = input_digest({**tree.inputs, **multi.inputs})  # seeds the reviewer report's and the judge's draws
     reviewer_csv = csv_text(REVIEWER_COLUMNS, reviewer_rows(

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rgbench.cli import collector_paused, load_valid_tree, not_a_tree, script_parser
 from rgbench.cli_main import load_script
-from rgbench.load.loader import without_llm_judges
+from rgbench.load.loader import counted_scorings
 from rgbench.load.reviewers import read_reviewers
 from rgbench.problems import report
 from rgbench.progress import Progress
@@ -52,8 +52,7 @@ def write_tables(root: Path) -> int:
         multi, problems = load_multi(root, spec, tree)
         if multi is None:
             return report(problems)
-        counted = tree if spec.llm_judge_in_metrics else replace(
-            tree, scorings=tuple(without_llm_judges(tree.scorings, read_reviewers(root, spec)[0])))
+        counted = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, read_reviewers(root, spec)[0])))
         progress.update("computing", 1, 2, force=True)
         status = load_script("compute_metrics.py").write_metrics(root, spec, counted)
         if status == 0:

@@ -5,6 +5,7 @@ invariances the case as unit guarantees, degenerate cases by name, and brute-for
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import replace
 from fractions import Fraction as F
@@ -35,7 +36,7 @@ from rgbench.stats.pairwise import (
 )
 from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets, rank_sets, swap_shares
 from rgbench.stats.run_columns import RunColumns
-from rgbench.stats.seeds import generator, subject_digest, subject_digests
+from rgbench.stats.seeds import generator, shared_digest, subject_digest, subject_digests
 from rgbench.stats.wilson import wilson_interval
 
 HALF = F(1, 2)
@@ -337,8 +338,26 @@ def test_a_subjects_digest_ignores_other_subjects_files():
         assert subject_digest("a", {**inputs, key: "changed"}) != base
     assert subject_digest("b", inputs) != base
     assert subject_digests(["a", "b", "c"], inputs) == {sid: subject_digest(sid, inputs) for sid in "abc"}
-    # the pair's stream does not depend on the order the digests come in
+    # a stream does not depend on the order the digests come in
     assert generator("pair", ["x", "y"]).integers(0, 10**9) == generator("pair", ["y", "x"]).integers(0, 10**9)
+
+
+def test_the_pairs_seed_follows_the_golds_and_system_alone():
+    inputs = {"golds/v1.0/RO-FOUL-001_gold.md": "g", "system/metrics/v1.0/config.yaml": "c",
+              "responses/v1.0/a/RO-FOUL-001__r1.json": "ra", "subjects/registry.yaml": "reg"}
+    base = shared_digest(inputs)
+    # sha256 of the sorted `<sha256>  <path>` lines of golds/ and system/ only
+    lines = "g  golds/v1.0/RO-FOUL-001_gold.md\nc  system/metrics/v1.0/config.yaml\n"
+    assert base == hashlib.sha256(lines.encode("utf-8")).hexdigest()
+    for key in ("responses/v1.0/a/RO-FOUL-001__r1.json", "subjects/registry.yaml"):
+        assert shared_digest({**inputs, key: "changed"}) == base
+    for key in ("golds/v1.0/RO-FOUL-001_gold.md", "system/metrics/v1.0/config.yaml"):
+        assert shared_digest({**inputs, key: "changed"}) != base
+    # one stream per set of shared cases: another case list, another draw
+    from rgbench.stats.pairwise import pair_stream
+    one = pair_stream(base, ["RO-FOUL-001", "RO-FOUL-002"]).integers(0, 10**9)
+    assert one == pair_stream(base, ["RO-FOUL-001", "RO-FOUL-002"]).integers(0, 10**9)
+    assert one != pair_stream(base, ["RO-FOUL-001"]).integers(0, 10**9)
 
 
 def test_eligibility_rule():

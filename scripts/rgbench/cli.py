@@ -100,7 +100,7 @@ def collector_paused() -> Iterator[None]:
 
 def load_valid_tree(root: Path, *, alpha_override: str | None = None, scoring_dir: str = "scoring",
                     progress: Callable[[int, int], None] | None = None,
-                    llm_judges: bool | None = None) -> tuple[Spec, Tree] | None:
+                    llm_judges: bool = False) -> tuple[Spec, Tree] | None:
     """(spec, tree) of a fully valid tree; otherwise print every problem (``path: message``) and return None.
 
     ``scoring_dir``, ``progress`` and ``llm_judges`` go to :func:`rgbench.load.loader.load_tree`.

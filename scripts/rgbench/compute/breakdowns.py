@@ -25,11 +25,9 @@ from ..load.records import Response, Scoring, Tree
 from ..load.spec import Spec
 from ..stats.bootstrap import Interval
 from ..stats.case_bootstrap import case_weights, ratio_interval
-from ..stats.case_summary import CaseSummary, case_summaries
+from ..stats.case_summary import CaseSummary
 from ..stats.intervals import proportion_interval
 from ..stats.outputs import fmt_float
-from ..stats.run_columns import RunColumns
-from ..stats.seeds import subject_digests
 from .derive import PASS, RunRow
 from .numfmt import fmt_fixed
 
@@ -313,8 +311,11 @@ def metadata_row(subject_id: str, version: str, extra: Mapping, responses: Seque
             str(status.count(ANSWERED)), str(status.count(REFUSED)), str(status.count(ERROR)))
 
 
-def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[RunRow]]) -> Breakdowns:
-    """Every issue-15 table from the validated tree and each subject's scored (non-error) runs."""
+def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[RunRow]], *,
+                       summaries: Mapping[str, CaseSummary], digests: Mapping[str, str]) -> Breakdowns:
+    """Every issue-15 table from the validated tree and each subject's scored (non-error) runs, with their
+    per-case summaries and each subject's input digest (:func:`rgbench.stats.seeds.subject_digests`), as
+    the statistics use them."""
     stats = spec.stats
     resamples, confidence = stats.bootstrap_resamples, stats.confidence_level
     responses_of: dict[str, list[Response]] = defaultdict(list)
@@ -332,8 +333,6 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
     baseline: list[BaselineRow] = []
     metadata = []
     n_errors = {}
-    digests = subject_digests(tree.subjects, tree.inputs)  # each subject's own inputs with golds/ and system/
-    summaries = case_summaries(RunColumns.of(runs_of), alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
     for sid in sorted(tree.subjects):
         subject = tree.subjects[sid]
         version, extra = subject.subject_version, dict(subject.extra)

@@ -19,6 +19,7 @@ from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
 from ..load.spec import Spec
 from ..stats.calibration import calibration_tables
+from ..stats.case_summary import case_summaries
 from ..stats.outputs import (
     FAMILY_STATS_COLUMNS,
     SUBJECT_STATS_COLUMNS,
@@ -30,6 +31,7 @@ from ..stats.outputs import (
     subject_stats_cells,
 )
 from ..stats.run_columns import RunColumns
+from ..stats.seeds import subject_digests
 from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
 from .derive import RunRow, derive_run
 from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
@@ -97,8 +99,12 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     digest = input_digest(tree.inputs)
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     family_of = {case_id: gold.family for case_id, gold in tree.golds.items()}
-    statistics = compute_statistics_from_columns(RunColumns.of(runs_of), difficulty_of, family_of, spec, subjects,
-                                                 families, tree.inputs, calibration_tables(runs_of, spec.ece_bins))
+    columns = RunColumns.of(runs_of)
+    summaries = case_summaries(columns, alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
+    digests = subject_digests(runs_of, tree.inputs)   # one per registered subject (runs_of has them all)
+    statistics = compute_statistics_from_columns(columns, difficulty_of, family_of, spec, subjects, families,
+                                                 tree.inputs, calibration_tables(runs_of, spec.ece_bins),
+                                                 summaries=summaries, digests=digests)
     runs = tuple(row for rows in runs_of.values() for row in rows)
     counts = {
         "golds": len(tree.golds),
@@ -108,7 +114,7 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
         "subjects": len(tree.subjects),
         "unscored_responses": sum(unscored.values()),
     }
-    breakdowns = compute_breakdowns(tree, spec, runs_of)
+    breakdowns = compute_breakdowns(tree, spec, runs_of, summaries=summaries, digests=digests)
     if any(breakdowns.n_errors.values()):
         counts["error_responses"] = sum(breakdowns.n_errors.values())
     return Results(runs, subjects, families, counts, dict(sorted(tree.inputs.items())), digest, statistics,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..stats.difficulty_trend import SEPARATION_TARGET
+from ..stats.difficulty_trend import SEPARATION_TARGET, labels_order_cases
 from .display import short_decimal, shown
 
 
@@ -41,7 +41,7 @@ def difficulty_reading(trend: DifficultyTrendRow | None, level: Fraction, confid
         return ""
     tau, p = shown(trend.tau_b, 3), shown(trend.p_value, 3)
     test = f"Kendall's tau-b {tau} between gold difficulty and each case's pass rate, p = {p}"
-    if trend.tau_b < 0 and trend.p_value < level:
+    if labels_order_cases(trend.tau_b, trend.p_value, level):
         head = (f"Difficulty labels: over the {trend.n_cases} cases ({trend.n_levels} levels) harder cases are "
                 f"passed less often ({test}).")
     else:

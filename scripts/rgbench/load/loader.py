@@ -400,22 +400,23 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
     return scorings
 
 
-def without_llm_judges(scorings, reviewers: dict[str, Reviewer] | None) -> list[Scoring]:
-    """``scorings`` less those by reviewers registered as ``llm-judge``."""
-    if not reviewers:
+def counted_scorings(scorings, spec: Spec, reviewers: dict[str, Reviewer] | None) -> list[Scoring]:
+    """The ``scorings`` that enter the metrics and the agreement: all of them when config.yaml's
+    ``llm_judge_in_metrics`` is true, otherwise those by reviewers not registered as ``llm-judge``."""
+    if spec.llm_judge_in_metrics or not reviewers:
         return list(scorings)
     return [s for s in scorings if reviewers[s.reviewer_id].kind != LLM_JUDGE]
 
 
 def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | None = None,
-              scoring_dir: str = "scoring", llm_judges: bool | None = None) -> tuple[Tree | None, list[Problem]]:
+              scoring_dir: str = "scoring", llm_judges: bool = False) -> tuple[Tree | None, list[Problem]]:
     """Load and cross-check every input under ``root``. Returns (tree, []) or (None, problems).
 
     ``progress(done, total)`` is called as files are processed.
     ``scoring_dir`` reads the scorings from ``<scoring_dir>/<version>/`` instead of ``scoring/`` (e.g. the
     consolidated scorings of scripts/aggregate_scoring.py).
-    ``llm_judges``: keep the scorings of ``llm-judge`` reviewers in the tree (default: config.yaml's
-    ``llm_judge_in_metrics``, false when absent); they are validated either way.
+    ``llm_judges``: keep every scoring in the tree, ``llm-judge`` reviewers' included (default: only
+    :func:`counted_scorings`, as config.yaml's ``llm_judge_in_metrics`` says); they are validated either way.
     """
     col = Collector(root)
     read_system(col)
@@ -440,8 +441,8 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
                               gold_digests)
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
-    if not (spec.llm_judge_in_metrics if llm_judges is None else llm_judges):
-        scorings = without_llm_judges(scorings, col.reviewers)
+    if not llm_judges:
+        scorings = counted_scorings(scorings, spec, col.reviewers)
     tree = Tree(
         subjects=dict(sorted(subjects.items())),
         golds=dict(sorted(golds.items())),

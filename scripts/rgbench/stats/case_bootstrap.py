@@ -22,8 +22,8 @@ from .seeds import generator
 
 
 def case_weights(k: int, *, digest: str, label: str, resamples: int) -> np.ndarray:
-    """(resamples x k) int64: how often each of the k cases is drawn in each replicate, from the stream of
-    ``label`` over ``digest``; shared by every statistic of one (digest, label)."""
+    """(resamples x k): how often each of the k cases is drawn in each replicate (:func:`.bootstrap.case_counts`),
+    from the stream of ``label`` over ``digest``; shared by every statistic of one (digest, label)."""
     return case_counts(generator(label, [digest]), k, resamples)
 
 

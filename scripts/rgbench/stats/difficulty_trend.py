@@ -124,10 +124,16 @@ def difficulty_trend_from_columns(columns: RunColumns, difficulty_of: Mapping[st
     return difficulty_trend(difficulty, rate, rng, resamples, confidence)
 
 
+def labels_order_cases(tau_b: float | Fraction, p_value: float | Fraction, level: Fraction) -> bool:
+    """The labels work: harder cases are passed less often (tau-b < 0) at the significance ``level`` (p < level)."""
+    return tau_b < 0 and p_value < level
+
+
 def trend_warnings(trend: DifficultyTrend, level: Fraction) -> list[str]:
     """A message when the labels show no significant decreasing trend, or the separation misses seed 000's 0.5."""
     messages = []
-    if trend.tau_b is not None and trend.p_value is not None and not (trend.tau_b < 0 and trend.p_value < level):
+    if trend.tau_b is not None and trend.p_value is not None and not labels_order_cases(trend.tau_b, trend.p_value,
+                                                                                          level):
         messages.append(f"gold difficulty does not predict lower pass rates over the {trend.n_cases} cases "
                         f"(Kendall tau-b {trend.tau_b:.3f}, p = {trend.p_value:.3f}); review the difficulty labels")
     if trend.separation is not None and trend.separation < SEPARATION_TARGET:

@@ -19,7 +19,7 @@ from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stab
 from .bootstrap import Interval, case_counts
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
 from .calibration_check import CalibrationCheck, calibration_checks
-from .case_summary import CaseSummary, case_summaries, pooled_summary
+from .case_summary import CaseSummary, pooled_summary
 from .config import StatsConfig
 from .difficulty import ALL_SUBJECTS, DifficultyRow, difficulty_from_columns
 from .difficulty_trend import DifficultyTrend, difficulty_trend_from_columns, trend_warnings
@@ -29,7 +29,7 @@ from .pairwise import PairwiseRow, pairwise_table, significantly_better
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .rank_sets import RankSet, joint_replicates, rank_sets, swap_shares
 from .run_columns import RunColumns
-from .seeds import generator, shared_digest, subject_digests
+from .seeds import generator, shared_digest
 
 SUBJECT_STATS_COLUMNS = (
     "P_low", "P_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
@@ -111,7 +111,7 @@ class Statistics:
     warnings: list[str] = field(default_factory=list)
 
 
-def _level_intervals(summaries: dict[str, CaseSummary], digests: dict[str, str], difficulty_of: Mapping[str, int],
+def _level_intervals(summaries: Mapping[str, CaseSummary], digests: Mapping[str, str], difficulty_of: Mapping[str, int],
                      config: StatsConfig):
     """(scope, difficulty) -> the case-bootstrap interval of that pass rate; ``ALL`` pools every subject's runs
     of a case into one cluster, with a stream over every subject's digest."""
@@ -133,19 +133,20 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
                                     family_of: Mapping[str, str], spec: Spec,
                                     subjects: Sequence[SubjectMetrics], families: Sequence[FamilyMetrics],
                                     inputs: Mapping[str, str],
-                                    calibration: Mapping[str, Sequence[CalibrationBin]]) -> Statistics:
+                                    calibration: Mapping[str, Sequence[CalibrationBin]], *,
+                                    summaries: Mapping[str, CaseSummary], digests: Mapping[str, str]) -> Statistics:
     """All statistics from the scored runs as columns and the core metrics.
 
     ``columns`` holds the runs of every subject of ``subjects`` (subjects sorted, including those without
     runs); ``difficulty_of`` and ``family_of`` map each case id of the benchmark (every gold) to its
     difficulty and family; ``inputs``
-    maps every input path to its sha256 (each subject's stream is seeded from its own, :mod:`.seeds`);
-    ``calibration`` holds every subject's :func:`.calibration.calibration_tables` entry.
+    maps every input path to its sha256; ``calibration`` holds every subject's
+    :func:`.calibration.calibration_tables` entry; ``summaries`` are :func:`.case_summary.case_summaries` of
+    ``columns`` and ``digests`` every subject's :func:`.seeds.subject_digests` (each subject's stream is seeded
+    from its own, :mod:`.seeds`), built once by the caller and shared with the lab's breakdowns.
     """
     config: StatsConfig = spec.stats
     resamples, confidence = config.bootstrap_resamples, config.confidence_level
-    summaries = case_summaries(columns, alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
-    digests = subject_digests([m.subject_id for m in subjects], inputs)
     decompositions = brier_decompositions(columns, spec.ece_bins)
     corrected = corrected_decompositions(columns, spec.ece_bins)
     checks = calibration_checks(columns, spec.ece_bins, digests, resamples)

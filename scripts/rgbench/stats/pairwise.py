@@ -120,18 +120,18 @@ def paired_case_differences(summaries: Mapping[str, CaseSummary]) -> tuple[list[
         present[i, columns] = True
         q[i, columns], p[i, columns] = summaries[sid].case_means(runs_multiple)
     apart: list[tuple[str, str]] = []
-    grouped: dict[bytes, list[tuple[int, int]]] = {}
+    grouped: dict[bytes, tuple[np.ndarray, list[tuple[int, int]]]] = {}   # shared cases -> (their mask, pairs)
     for i in range(len(ids)):
         shared = present[i] & present[i + 1:]
         for offset, row in enumerate(shared):
             if row.any():
-                grouped.setdefault(np.packbits(row).tobytes(), []).append((i, i + 1 + offset))
+                grouped.setdefault(np.packbits(row).tobytes(), (row, []))[1].append((i, i + 1 + offset))
             else:
                 apart.append((ids[i], ids[i + 1 + offset]))
     groups = []
-    for members in grouped.values():
+    for mask, members in grouped.values():
         a, b = (np.array(side) for side in zip(*members))
-        keep = np.flatnonzero(present[a[0]] & present[b[0]])
+        keep = np.flatnonzero(mask)
         groups.append(PairGroup(tuple(cases[c] for c in keep), tuple((ids[x], ids[y]) for x, y in members),
                                 (q[a][:, keep] - q[b][:, keep]).T.copy(), (p[a][:, keep] - p[b][:, keep]).T.copy(),
                                 q_scale, runs_multiple))

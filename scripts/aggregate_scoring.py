@@ -87,10 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     return write_agreement(root, spec, tree, multi, args.output_dir)
 
 
-def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, output_dir: str = CONSOLIDATED_DIR) -> int:
+def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, output_dir: str = CONSOLIDATED_DIR,
+                    write_consolidated: bool = True) -> int:
     """From the valid ``tree`` (every scoring, llm-judge ones included) and its further grades ``multi``, write
-    agreement.csv, reviewers.csv, judge_agreement.csv (when judges graded) as one set, then the consolidated
-    scorings under ``output_dir``; print a summary line. 0, or 1 when a file could not be written."""
+    agreement.csv, reviewers.csv, judge_agreement.csv (when judges graded) as one set, then (unless
+    ``write_consolidated`` is false) the consolidated scorings under ``output_dir``; print a summary line.
+    0, or 1 when a file could not be written."""
     every_grade = tuple(tree.scorings) + multi.extra
     reviewers = read_reviewers(root, spec)[0]
     grades = tuple(counted_scorings(every_grade, spec, reviewers))
@@ -100,7 +102,6 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
         every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, digest=digest)).encode("utf-8")
     judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, digest=digest)
     consolidated = consolidate_all(grades, multi.adjudications)
-    files = consolidated_files(consolidated, tree, spec, output_dir, {**tree.inputs, **multi.inputs})
     agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
     base = f"{output_dir}/{spec.version_dir}"
     outputs = {root / "results" / AGREEMENT_FILE: agreement, root / "results" / REVIEWERS_FILE: reviewer_csv}
@@ -114,6 +115,13 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     except OutputError as exc:
         print(exc.strerror, file=sys.stderr)
         return 1
+    several = sum(1 for item in consolidated if len(item.sources) > 1)
+    summary = (f"{len(grades)} grades of {len(consolidated)} runs ({several} with several grades or an adjudication) -> "
+               f"results/{AGREEMENT_FILE}, results/{REVIEWERS_FILE}" + (f", results/{JUDGE_FILE}" if judge else ""))
+    if not write_consolidated:
+        print(summary)
+        return 0
+    files = consolidated_files(consolidated, tree, spec, output_dir, {**tree.inputs, **multi.inputs})
     try:  # derived and git-ignored: regenerated whole on the next run
         for rel in sorted(files):
             write_if_changed(root / rel, files[rel], durable=False)
@@ -123,10 +131,7 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
         print(f"{exc.filename or base}: cannot be written: {exc.strerror or exc} (free some disk space or make "
               f"the folder writable, then run again; results/{AGREEMENT_FILE} is written)", file=sys.stderr)
         return 1
-    several = sum(1 for item in consolidated if len(item.sources) > 1)
-    print(f"{len(grades)} grades of {len(consolidated)} runs ({several} with several grades or an adjudication) -> "
-          f"results/{AGREEMENT_FILE}, results/{REVIEWERS_FILE}" + (f", results/{JUDGE_FILE}" if judge else "")
-          + f", {base}/")
+    print(f"{summary}, {base}/")
     return 0
 
 

@@ -3,11 +3,15 @@
 
 Every input is read and checked first, the further reviewers' grades in scoring_multi/ included (what
 validate.py checks); nothing is written unless all of it is valid. Then, in this order, each step
-writes what its own script writes: the metric tables (compute_metrics.py), the reviewer agreement and
-the consolidated scorings (aggregate_scoring.py) and the leaderboard (build_leaderboard.py; --readme
-also embeds it in README.md), stopping at the first step that fails. The files are the same bytes as
-the three scripts run one after the other give (check_results.py runs them so, and `make check`
-compares); only the tree is read once instead of three times.
+writes what its own script writes: the metric tables (compute_metrics.py), the reviewer agreement
+(aggregate_scoring.py) and the leaderboard (build_leaderboard.py; --readme also embeds it in README.md),
+stopping at the first step that fails. The files are the same bytes as the three scripts run one after
+the other give (check_results.py runs them so, and `make check` compares); only the tree is read once
+instead of three times.
+
+The consolidated scorings (scoring_consolidated/, git-ignored, one file per run) are aggregate_scoring.py's
+on request (`make agreement`): this script rewrites them only when that folder already exists, so that
+it never goes stale once asked for, and a benchmark that never reads it does not pay for writing it.
 """
 
 from __future__ import annotations
@@ -56,7 +60,11 @@ def write_tables(root: Path) -> int:
         progress.update("computing", 1, 2, force=True)
         status = load_script("compute_metrics.py").write_metrics(root, spec, counted)
         if status == 0:
-            status = load_script("aggregate_scoring.py").write_agreement(root, spec, tree, multi)
+            aggregate = load_script("aggregate_scoring.py")
+            # the consolidated scorings (87,000 files at 100 x 300 x 3) are written on request (make agreement);
+            # once asked for, they are kept current, so that a folder `--scoring-dir` reads is never stale
+            status = aggregate.write_agreement(root, spec, tree, multi, write_consolidated=(
+                root / aggregate.CONSOLIDATED_DIR).is_dir())
         return status
 
 

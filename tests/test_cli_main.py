@@ -88,6 +88,21 @@ def test_metrics_writes_what_the_three_scripts_write(tmp_path):
     assert "leaderboard.html" in files and "agreement.csv" in files
     assert {f: (ours / "results" / f).read_bytes() for f in files} == {f: (theirs / "results" / f).read_bytes() for f in files}
 
+def test_metrics_keeps_the_consolidated_scorings_current_only_once_asked_for(tmp_path):
+    root = small_tree(tmp_path / "tree").root
+    assert main(["metrics", "--root", str(root)]) == 0
+    assert not (root / "scoring_consolidated").exists()   # never asked for: not written
+    assert main(["agreement", "--root", str(root)]) == 0   # make agreement writes them
+    folder = root / "scoring_consolidated/v1.0"
+    before = {p.relative_to(folder).as_posix() for p in folder.rglob("*.json")}
+    assert before
+    gone = sorted((root / "scoring/v1.0").rglob("*.json"))[0]
+    gone.unlink()   # its run is now unscored: no consolidated grade
+    assert main(["metrics", "--root", str(root)]) == 0    # once asked for, make metrics keeps them current
+    after = {p.relative_to(folder).as_posix() for p in folder.rglob("*.json")}
+    assert after == before - {f"{gone.parent.name}/{gone.name}"}
+
+
 
 def test_metrics_stops_at_the_first_failing_step(tmp_path, capsys):
     root = small_tree(tmp_path / "tree").root

@@ -27,7 +27,7 @@ from ..compute.numfmt import fmt_fixed
 from ..load.records import Scoring, Tree
 from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
-from .agreement import Unit, mean_deviation
+from .agreement import Rating, Unit, mean_deviation
 from .agreement_outputs import rating_values
 from .case_bootstrap import case_weights, ratio_interval
 from .outputs import fmt_float
@@ -37,11 +37,20 @@ REVIEWER_COLUMNS = ("reviewer_id", "kind", "statistic", "target", "level", "valu
 LENIENCY_TARGETS = ("raw_score", "correctness")
 
 
-def units_by_case(grades: Sequence[Scoring], tree: Tree, spec: Spec, target: str) -> list[list[Unit]]:
-    """Per case (sorted), the units (reviewer -> value of ``target``) of its runs graded at least twice."""
+Ratings = Mapping[str, Mapping[str, Rating]]   # grade path -> rating_values of that grade
+
+
+def ratings_of(grades: Sequence[Scoring], tree: Tree, spec: Spec) -> dict[str, dict[str, Rating]]:
+    """Every grade's :func:`~.agreement_outputs.rating_values`, by the grade's path: derived once per grade."""
+    return {scoring.path: rating_values(scoring, tree, spec) for scoring in grades}
+
+
+def units_by_case(grades: Sequence[Scoring], ratings: Ratings, target: str) -> list[list[Unit]]:
+    """Per case (sorted), the units (reviewer -> value of ``target``) of its runs graded at least twice;
+    ``ratings`` holds every grade's values (:func:`ratings_of`)."""
     per_run: dict[tuple[str, str, str], dict[str, Fraction | int]] = defaultdict(dict)
     for scoring in grades:
-        value = rating_values(scoring, tree, spec)[target]
+        value = ratings[scoring.path][target]
         assert not isinstance(value, str)  # raw_score, criteria and correctness are numbers
         per_run[scoring.run_key][scoring.reviewer_id] = value
     cases: dict[str, list[Unit]] = defaultdict(list)
@@ -62,6 +71,8 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
     judges = {r for r in ids if reviewers and r in reviewers and reviewers[r].kind == LLM_JUDGE}
     human_grades = [s for s in grades if s.reviewer_id not in judges]
     confidence, resamples = spec.stats.confidence_level, spec.stats.bootstrap_resamples
+    ratings = ratings_of(grades, tree, spec)
+    human_clusters = {target: units_by_case(human_grades, ratings, target) for target in LENIENCY_TARGETS}
     rows: list[tuple[str, ...]] = []
     for rid in ids:
         kind = reviewers[rid].kind if reviewers and rid in reviewers else ""
@@ -76,17 +87,17 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
         row("runs_graded", "all", len(mine), len(mine))
         row("adjudications", "all", adjudicated.get(rid, 0), adjudicated.get(rid, 0))
         for name in spec.criteria:
-            counts = Counter(dict(s.criterion_scores)[name] for s in mine)
+            counts = Counter(ratings[s.path][name] for s in mine)
             for level in range(spec.criterion_min, spec.criterion_max + 1):
                 share = Fraction(counts[level], len(mine)) if mine else None
                 row("level_share", name, share, len(mine), str(level), note="" if mine else "no grade")
         for target in ("raw_score", *spec.criteria):
-            values = [rating_values(s, tree, spec)[target] for s in mine]
-            mean = sum((Fraction(v) for v in values if not isinstance(v, str)), Fraction(0)) / len(values) if values else None
+            values = [rating for s in mine if not isinstance(rating := ratings[s.path][target], str)]  # integers
+            mean = Fraction(sum(values), len(values)) if values else None
             row("mean_score", target, mean, len(values), note="" if values else "no grade")
         # against the human graders only: a judge's grades never move a human's leniency
-        compared = human_grades if rid not in judges else human_grades + mine
-        clusters = {target: units_by_case(compared, tree, spec, target) for target in LENIENCY_TARGETS}
+        clusters = human_clusters if rid not in judges else {
+            target: units_by_case(human_grades + mine, ratings, target) for target in LENIENCY_TARGETS}
         for target in LENIENCY_TARGETS:
             units = [unit for case in clusters[target] for unit in case]
             value, n = mean_deviation(units, rid)
@@ -117,6 +128,7 @@ def drift_rows(grades: Sequence[Scoring], dates: Mapping[str, str], tree: Tree, 
     runs (whenever those were graded), in reviewer then period order."""
     judges = {r for r, info in (reviewers or {}).items() if info.kind == LLM_JUDGE}
     human_grades = [s for s in grades if s.reviewer_id not in judges]
+    ratings = ratings_of(grades, tree, spec)
     rows: list[tuple[str, ...]] = []
     by_key: dict[tuple[str, str], list[Scoring]] = defaultdict(list)
     for scoring in grades:
@@ -124,11 +136,11 @@ def drift_rows(grades: Sequence[Scoring], dates: Mapping[str, str], tree: Tree, 
         by_key[(scoring.reviewer_id, date[:7] if date else "uncommitted")].append(scoring)
     for (rid, period), mine in sorted(by_key.items()):
         kind = reviewers[rid].kind if reviewers and rid in reviewers else ""
-        raw = [rating_values(s, tree, spec)["raw_score"] for s in mine]
+        raw = [ratings[s.path]["raw_score"] for s in mine]
         mean = sum((Fraction(v) for v in raw if not isinstance(v, str)), Fraction(0)) / len(raw)
         runs = {s.run_key for s in mine}
         others = [s for s in human_grades if s.run_key in runs and s.reviewer_id != rid]
-        units = [unit for case in units_by_case(mine + others, tree, spec, "raw_score") for unit in case]
+        units = [unit for case in units_by_case(mine + others, ratings, "raw_score") for unit in case]
         lean, shared = mean_deviation(units, rid)
         rows.append((rid, kind, period, str(len(mine)), fmt_fixed(mean), fmt_fixed(lean), str(shared)))
     return rows

@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 
 from rgbench.atomic import OutputError, write_if_changed, write_many_atomic
-from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
+from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, one_blas_thread, script_parser
 from rgbench.compute.tables import csv_text, input_digest
 from rgbench.load.loader import counted_scorings
 from rgbench.load.records import Tree
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",
               file=sys.stderr)
         return 1
-    with collector_paused():
+    with collector_paused(), one_blas_thread():
         loaded = load_valid_tree(root, llm_judges=True)
         if loaded is None:
             return 1
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         multi, problems = load_multi(root, spec, tree, args.multi_dir)
         if multi is None:
             return report(problems)
-    return write_agreement(root, spec, tree, multi, args.output_dir)
+        return write_agreement(root, spec, tree, multi, args.output_dir)
 
 
 def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, output_dir: str = CONSOLIDATED_DIR,

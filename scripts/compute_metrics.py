@@ -20,7 +20,7 @@ from contextlib import closing
 from pathlib import Path
 
 from rgbench.atomic import OutputError, write_many_atomic
-from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, script_parser
+from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, one_blas_thread, script_parser
 from rgbench.compute.tables import MANIFEST_FILE, compute_results, render_results
 from rgbench.load.records import Tree
 from rgbench.load.spec import Spec
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root
     if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}) or not_a_tree(root):
         return 1
-    with collector_paused(), closing(Progress()) as progress:
+    with collector_paused(), one_blas_thread(), closing(Progress()) as progress:
         loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir,
                                  progress=lambda done, total: progress.update("reading", done, total))
         if loaded is None:

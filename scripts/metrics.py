@@ -21,7 +21,7 @@ from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
-from rgbench.cli import collector_paused, load_valid_tree, not_a_tree, script_parser
+from rgbench.cli import collector_paused, load_valid_tree, not_a_tree, one_blas_thread, script_parser
 from rgbench.cli_main import load_script
 from rgbench.load.loader import counted_scorings
 from rgbench.load.reviewers import read_reviewers
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def write_tables(root: Path) -> int:
     """Load and check every input once, then write what compute_metrics.py and aggregate_scoring.py write."""
-    with collector_paused(), closing(Progress()) as progress:
+    with collector_paused(), one_blas_thread(), closing(Progress()) as progress:
         loaded = load_valid_tree(root, llm_judges=True,
                                  progress=lambda done, total: progress.update("reading", done, total))
         if loaded is None:

@@ -233,3 +233,12 @@ def test_input_digest_can_be_recomputed_with_shell_tools(tmp_path):
     assert command in (REPO / "results/README.md").read_text()
     done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, check=True)
     assert done.stdout.split()[0] == manifest["input_digest"]
+
+
+def test_the_compute_phase_keeps_blas_to_one_thread():
+    from threadpoolctl import threadpool_info
+
+    from rgbench.cli import one_blas_thread
+    with one_blas_thread():
+        blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+        assert blas and all(lib["num_threads"] == 1 for lib in blas)   # numpy's BLAS is found, and limited

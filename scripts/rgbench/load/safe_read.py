@@ -81,23 +81,21 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[TreeFile], list[Problem]]
     append = entries.append
     root_text = os.fspath(root)
     stack = [str(PurePosixPath(rel_dir))]
-    S_ISDIR, S_ISREG = stat.S_ISDIR, stat.S_ISREG
     while stack:
         current = stack.pop()
         prefix = current + "/"
         subdirs = []
         odd = []
         with os.scandir(os.path.join(root_text, current)) as iterator:
-            for child in iterator:
-                mode = child.stat(follow_symlinks=False).st_mode
-                if S_ISREG(mode):
+            for child in iterator:   # the entry's type from the directory itself: no stat per file
+                if child.is_file(follow_symlinks=False):
                     name = child.name
                     if name != ".gitkeep":
                         append(TreeFile(prefix + name))
-                elif S_ISDIR(mode):
+                elif child.is_dir(follow_symlinks=False):
                     subdirs.append(child.name)
                 else:
-                    odd.append((child.name, mode))
+                    odd.append((child.name, child.stat(follow_symlinks=False).st_mode))
         for name, mode in sorted(odd):
             problems.append(Problem(prefix + name, f"is {_kind(mode)}; only regular files are read (replace it by a real file)"))
         subdirs.sort()

@@ -68,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"folder of the further grades and adjudications (default: {MULTI_DIR})")
     parser.add_argument("--output-dir", default=CONSOLIDATED_DIR, metavar="NAME",
                         help=f"folder to write the consolidated scorings to (default: {CONSOLIDATED_DIR})")
+    parser.add_argument("--no-consolidated", action="store_true",
+                        help="write the results/ tables only, not the consolidated scorings (what check_results needs)")
     args = parser.parse_args(argv)
     root = args.root
     if not_a_tree(root) or bad_folder_name({"--multi-dir": args.multi_dir, "--output-dir": args.output_dir}):
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         multi, problems = load_multi(root, spec, tree, args.multi_dir)
         if multi is None:
             return report(problems)
-        return write_agreement(root, spec, tree, multi, args.output_dir)
+        return write_agreement(root, spec, tree, multi, args.output_dir, write_consolidated=not args.no_consolidated)
 
 
 def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, output_dir: str = CONSOLIDATED_DIR,

@@ -30,13 +30,18 @@ def regenerate(root: Path, work: Path) -> int:
     return run_steps(work)
 
 
+# What the comparison does not need: the consolidated scorings are git-ignored (one file per run).
+STEP_OPTIONS = {"aggregate_scoring.py": ["--no-consolidated"]}
+
+
 def run_steps(work: Path) -> int:
     """Run every result-producing step on the tree ``work``; print their problems and return 1 if one fails."""
     for step in RESULT_STEPS:
         script = Path(__file__).resolve().parent / step
         if not script.exists():
             continue
-        completed = subprocess.run([sys.executable, str(script), "--root", str(work)], capture_output=True, text=True)
+        completed = subprocess.run([sys.executable, str(script), "--root", str(work), *STEP_OPTIONS.get(step, [])],
+                                   capture_output=True, text=True)
         if completed.returncode != 0:
             sys.stderr.write(completed.stderr)
             print(f"{step} failed on the committed inputs; fix the problems above", file=sys.stderr)

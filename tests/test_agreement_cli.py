@@ -158,6 +158,15 @@ def test_compute_metrics_reads_consolidated_scorings_only_when_asked(tmp_path):
     assert not any(path.startswith("scoring/") for path in manifest["inputs"])
 
 
+def test_no_consolidated_writes_the_same_tables_and_no_consolidated_scoring(tmp_path):
+    ours, theirs = multi_tree(tmp_path / "a").root, multi_tree(tmp_path / "b").root
+    assert aggregate_scoring.main(["--root", str(ours), "--no-consolidated"]) == 0   # what check_results runs
+    assert aggregate_scoring.main(["--root", str(theirs)]) == 0
+    assert not (ours / "scoring_consolidated").exists() and digests(theirs, OUT)
+    tables = digests(ours, "results")
+    assert "results/agreement.csv" in tables and tables == digests(theirs, "results")
+
+
 def test_rerun_removes_consolidated_files_no_longer_produced_and_is_byte_stable(tmp_path):
     root = multi_tree(tmp_path).root
     assert aggregate_scoring.main(["--root", str(root)]) == 0

@@ -17,7 +17,7 @@ from treebuilder import REPO, is_ro_sample
 SLOW_MODULES = frozenset({
     "test_spec_calls", "test_governance_reviewer", "test_governance_gate", "test_governance_snapshot",
     "test_governance_diff", "test_governance_provenance", "test_init", "test_package", "test_review_browser",
-    "test_leaderboard_lab_browser", "test_leaderboard_browser", "test_scale",
+    "test_leaderboard_lab_browser", "test_leaderboard_browser", "test_leaderboard_explorer_browser", "test_scale",
 })
 
 

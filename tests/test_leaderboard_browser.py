@@ -162,7 +162,9 @@ PROBE = r"""JSON.stringify((() => {
     charts: [...document.querySelectorAll("svg.chart")].map(box),
     names: [...document.querySelectorAll("#ranked-table .name")].map(e => e.textContent),
     bodyHasEvilText: document.body.innerText.includes("<script>alert(1)</script>"),
-    scripts: document.scripts.length, images: document.images.length,
+    scripts: [...document.scripts].filter(s => !(s.type === "application/json" && s.id === "explorer-data")).length,
+    dataBlocks: [...document.scripts].filter(s => s.type === "application/json").length,
+    images: document.images.length,
     pwnedAttribute: document.body.hasAttribute("data-pwned"),
     resources: performance.getEntriesByType("resource").map(e => e.name),
     alerts: window.__alerts,
@@ -228,6 +230,7 @@ def test_what_a_reader_sees(page):
     assert all(c["width"] > 100 and c["height"] > 100 and c["shown"] for c in seen["charts"])
     assert EVIL_NAME in seen["names"] and seen["bodyHasEvilText"]  # the hostile name reads as text
     assert seen["scripts"] == 1 and seen["images"] == 0              # only our own script; no injected <img>
+    assert seen["dataBlocks"] == 0                                   # no explorer data without explorer_runs.csv
     assert seen["pwnedAttribute"] is False and seen["alerts"] == []
     assert seen["resources"] == []                                    # nothing fetched: the page is self-contained
     assert not [e for e in client.events if e.get("method") == "Page.javascriptDialogOpening"]
@@ -261,4 +264,5 @@ def test_the_committed_page(browser):
             assert seen["rankRanges"][0][0] == f"({ranked[0]['rank_best']}\u2013{ranked[0]['rank_worst']})"
     assert seen["disqualified"] == [r["subject_id"] for r in rows if r["leaderboard_status"] == "Disqualified"]
     assert all(c["width"] > 100 and c["height"] > 100 for c in seen["charts"])
-    assert seen["resources"] == [] and seen["alerts"] == [] and seen["scripts"] == 1
+    assert seen["resources"] == [] and seen["alerts"] == [] and seen["scripts"] == 1   # besides the inert data block
+    assert seen["dataBlocks"] <= 1

@@ -29,6 +29,13 @@ def page(root) -> str:
     return (root / "results" / "leaderboard.html").read_text(encoding="utf-8")
 
 
+def explorer_block(html: str) -> dict:
+    """The page's one ``<script type="application/json" id="explorer-data">``, parsed."""
+    start = '<script type="application/json" id="explorer-data">'
+    assert html.count(start) == 1
+    return json.loads(html.split(start, 1)[1].split("</script>", 1)[0])
+
+
 def test_the_page_shows_the_lab_views(root):
     html = page(root)
     for anchor in ("settings", "cost", "breakdowns", "criteria", "difficulty", "pass-at-k", "tags", "case-types",
@@ -36,7 +43,10 @@ def test_the_page_shows_the_lab_views(root):
         assert f'id="{anchor}"' in html, anchor
     assert 'id="chart-criteria-title"' in html and 'id="chart-difficulty-title"' in html
     assert 'id="chart-pass-at-k-title"' in html
-    assert html.count('class="case-row"') == 4
+    # the explorer's rows are drawn by page.js from the inline data block (its 4 cases, 16 + 1 runs)
+    data = explorer_block(html)
+    assert [c[0] for c in data["cases"]["rows"]] == ["RO-FOUL-001", "RO-FOUL-002", "RO-MEMB-001", "RO-SCAL-001"]
+    assert len(data["runs"]["rows"]) == 17 and 'class="case-row"' not in html
     assert "not declared" in html
 
 

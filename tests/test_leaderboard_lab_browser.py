@@ -76,11 +76,13 @@ VISIBLE_COLUMNS = """return [...document.querySelectorAll("#explorer-table thead
 
 def test_explorer_shows_each_run_with_its_grade_and_links(lab_page):
     client, session = lab_page
+    # a run's details are drawn when it opens (its toggle event, a task after this script)
+    js(client, session, """document.querySelector('#case-RO-FOUL-001 td[data-subject="model-a"] details.run').open = true;
+      return true;""")
     seen = js(client, session, """
       const row = document.getElementById("case-RO-FOUL-001");
       const cell = row.querySelector('td[data-subject="model-a"]');
       const run = cell.querySelector("details.run");
-      run.open = true;
       const error = row.querySelector('td[data-subject="model-b"] details.run-error');
       return {cases: [...document.querySelectorAll("#explorer-table tr.case-row")].map(r => r.id),
               summary: run.querySelector("summary").textContent, text: run.innerText,

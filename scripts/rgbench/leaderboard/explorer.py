@@ -2,14 +2,18 @@
 the per-case explorer and one profile per subject.
 
 Everything here formats the committed tables (:mod:`.lab_tables`) of a :class:`~.board.Board`; nothing is
-computed but display rounding. Every string from the data goes through :func:`~.html_tables.esc`. Links to
-a response or a gold are relative to ``results/`` (``../responses/...``), so they open from a checkout.
+computed but display rounding. Every string from the data goes through :func:`~.html_tables.esc`, or, for the
+case explorer and the profiles' lists of runs not passed (drawn on demand by page.js), through
+:func:`script_json` into one inert JSON block that page.js shows with textContent only. Links to a response or a
+gold are relative to ``results/`` (``../responses/...``), so they open from a checkout; page.js links only plain
+relative paths and shows any other as text.
 Sections whose table is absent (results older than issue 15) say so instead of disappearing.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
@@ -35,7 +39,6 @@ from .lab_tables import LabRow
 NOT_DECLARED = '<span class="nd">not declared</span>'
 DASH = '<span class="nd">\u2014</span>'
 KIND_LABELS = {"llm": "LLM", "human": "human baseline"}
-SHORT = {"Pass": "Pass", "Conditional": "Cond.", "Fail": "Fail"}
 
 
 def num(cell: str, decimals: int = 3) -> str:
@@ -253,29 +256,77 @@ individual pass rates (each person weighs the same, however many cases they answ
 
 
 # --- the case explorer -----------------------------------------------------------------------------------
+# The explorer and the profiles' "Runs not passed" lists are drawn in the browser (page.js) from one inline
+# JSON block (:func:`explorer_data`), a page of cases and one opened run at a time: inlined as HTML, 90,000
+# runs made a 64 MB page that no browser opens.
 
-def _run_block(r: LabRow) -> str:
-    """One run of one subject on one case: a summary line and, opened, the grade and the comments."""
-    link = f'<a href="../{esc(r["response_path"])}">response</a>'
-    head = f'<span class="run-id mono">{esc(r["run_id"])}</span>'
-    if r["status"] == "error":
-        return (f'<details class="run run-error"><summary>{head} error</summary>'
-                f'<p>API or harness failure: no answer, not in N. {link}</p></details>')
-    if not r["classification"]:
-        return f'<details class="run run-waiting"><summary>{head} unscored</summary><p>Awaiting a scoring. {link}</p></details>'
-    kind = r["classification"].lower()
-    refused = ' <span class="tag">refused</span>' if r["status"] == "refused" else ""
-    scores = "".join(f"<li>{esc(name.replace('_', ' '))} <strong>{esc(score)}</strong></li>"
-                     for name, _, score in (p.partition("=") for p in r["criterion_scores"].split(";") if p))
-    fails = ", ".join(f'<code>{esc(code)}</code> ({esc(sev)})' for code, _, sev in
-                      (f.partition(":") for f in r["fails"].split(";") if f)) or "none"
-    who = f' \u00b7 participant {esc(r["participant"])}' if r["participant"] else ""
-    comments = f'<blockquote>{esc(r["comments"])}</blockquote>' if r["comments"] else '<p class="nd">no comments</p>'
-    return (f'<details class="run run-{esc(kind)}"><summary>{head} {esc(SHORT.get(r["classification"], r["classification"]))} '
-            f'<span class="score">{esc(r["clipped_score"])}</span>{refused}</summary>'
-            f'<ul class="scores">{scores}</ul><p>fails: {fails}; correctness {num(r["correctness"], 1)}; '
-            f'confidence {esc(r["confidence"])}; raw {esc(r["raw_score"])}, clipped {esc(r["clipped_score"])}</p>'
-            f'<p>reviewer <code>{esc(r["reviewer_id"])}</code>{who} \u00b7 {link}</p>{comments}</details>')
+DATA_ID = "explorer-data"
+CASE_FIELDS = ("case_id", "family", "case_type", "difficulty", "tags", "title", "gold_path")
+RUN_FIELDS = ("subject_id", "case_id", "run_id", "status", "participant", "reviewer_id", "classification",
+              "raw_score", "clipped_score", "criterion_scores", "fails", "correctness", "confidence", "comments",
+              "response_dir", "response_file")
+NEEDS_JS = ("needs JavaScript (it is drawn from the data inlined in this page); the same runs, with every "
+            "grade and comment, are in <code>results/explorer_runs.csv</code>.")
+_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def script_json(value: object) -> str:
+    """``value`` as JSON text that is safe inside ``<script type="application/json">``: compact, sorted keys,
+    non-ASCII kept, and ``<``, ``>``, ``&``, U+2028 and U+2029 written as ``\\uXXXX`` escapes (the same
+    value for JSON.parse), so no string can close the element or open a comment or another script."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return "".join(_SCRIPT_ESCAPES.get(ch, ch) for ch in text) if any(ch in text for ch in _SCRIPT_ESCAPES) else text
+
+
+def _run_cells(r: LabRow, rounded: dict[str, str]) -> tuple[str, ...]:
+    """The texts page.js shows of one run (:data:`RUN_FIELDS`): the CSV's cells, except that correctness is
+    rounded to 1 decimal here (half to even on its exact value, as the tables) or ``""`` (``rounded`` caches
+    the roundings), and response_path is cut after its last ``/`` into response_dir and response_file (their
+    concatenation is the path; both repeat across runs, the path does not)."""
+    cell = r["correctness"]
+    if cell not in rounded:
+        rounded[cell] = fmt_fixed(Fraction(cell), 1) if cell else ""
+    directory, slash, file = r["response_path"].rpartition("/")
+    split = {"correctness": rounded[cell], "response_dir": directory + slash, "response_file": file}
+    return tuple(split[k] if k in split else r[k] for k in RUN_FIELDS)
+
+
+def explorer_data(board: Board) -> dict[str, object] | None:
+    """The runs of results/explorer_runs.csv (file order) and the cases of cases.csv, for page.js; ``None``
+    without explorer_runs.csv.
+
+    ``runs.rows`` are lists of indexes into ``strings`` (one per :data:`RUN_FIELDS` column): every cell is
+    interned, the most frequent strings first (ties: first seen), so a repeated reviewer id, criterion
+    vector or path directory costs a few bytes. ``cases.rows`` hold the cells of :data:`CASE_FIELDS`;
+    ``subjects`` the explorer's columns ``[subject_id, name]`` in leaderboard order (those with a run).
+    Every string is data from a pull request: page.js shows it with textContent only.
+    """
+    lab = board.lab
+    if lab is None or not lab.has(EXPLORER_FILE):
+        return None
+    rounded: dict[str, str] = {}
+    cells = [_run_cells(r, rounded) for r in lab.get(EXPLORER_FILE)]
+    counts: Counter[str] = Counter(c for row in cells for c in row)
+    first: dict[str, int] = {}
+    for row in cells:
+        for c in row:
+            first.setdefault(c, len(first))
+    strings = sorted(counts, key=lambda c: (-counts[c], first[c]))
+    index = {c: i for i, c in enumerate(strings)}
+    with_runs = {r["subject_id"] for r in lab.get(EXPLORER_FILE)}
+    return {
+        "cases": {"columns": list(CASE_FIELDS), "rows": [[c[k] for k in CASE_FIELDS] for c in lab.get(CASES_FILE)]},
+        "runs": {"columns": list(RUN_FIELDS), "rows": [[index[c] for c in row] for row in cells]},
+        "strings": strings,
+        "subjects": [[e.metrics.subject_id, e.name] for e in board.entries if e.metrics.subject_id in with_runs],
+    }
+
+
+def explorer_data_script(board: Board) -> str:
+    """The ``<script type="application/json" id="explorer-data">`` element (inert: never run, so the
+    Content-Security-Policy need not allow it), or ``""`` without explorer_runs.csv."""
+    data = explorer_data(board)
+    return "" if data is None else f'<script type="application/json" id="{DATA_ID}">{script_json(data)}</script>\n'
 
 
 def _select(ident: str, label: str, values: Iterable[str]) -> str:
@@ -284,15 +335,15 @@ def _select(ident: str, label: str, values: Iterable[str]) -> str:
 
 
 def explorer_section(board: Board) -> str:
+    """The explorer's frame: filters, count, an empty table and a pager; page.js fills the table from
+    :func:`explorer_data`, one page of cases at a time."""
     lab = board.lab
     if lab is None or not lab.has(CASES_FILE) or not lab.has(EXPLORER_FILE):
         return ('<section class="card" id="explorer"><h2>Case explorer</h2><p class="empty">These results carry no '
                 'per-case tables (results/cases.csv, results/explorer_runs.csv).</p></section>')
     cases = lab.get(CASES_FILE)
-    runs: dict[tuple[str, str], list[LabRow]] = defaultdict(list)
-    for r in lab.get(EXPLORER_FILE):
-        runs[(r["case_id"], r["subject_id"])].append(r)
-    entries = [e for e in board.entries if any(k[1] == e.metrics.subject_id for k in runs)]
+    with_runs = {r["subject_id"] for r in lab.get(EXPLORER_FILE)}
+    entries = [e for e in board.entries if e.metrics.subject_id in with_runs]
     tags = sorted({t for c in cases for t in c["tags"].split(";") if t})
     filters = "".join((
         _select("explorer-family", "Family", sorted({c["family"] for c in cases})),
@@ -304,38 +355,20 @@ def explorer_section(board: Board) -> str:
         + "</select></label>",
         '<label>Outcome <select id="explorer-outcome"><option value="">all cases</option>'
         '<option value="not-pass">a shown subject did not pass a run</option></select></label>'))
-    head = "".join(f'<th scope="col" data-subject="{esc(e.metrics.subject_id)}"><a href="#subject-{esc(e.metrics.subject_id)}">'
-                   f'{esc(e.name)}</a></th>' for e in entries)
-    rows = []
-    for c in cases:
-        tag_text = " ".join(f'<span class="tag">{esc(t)}</span>' for t in c["tags"].split(";") if t)
-        cells = []
-        for e in entries:
-            sid = e.metrics.subject_id
-            mine = runs.get((c["case_id"], sid), [])
-            not_pass = any(r["classification"] and r["classification"] != "Pass" for r in mine)
-            body = "".join(_run_block(r) for r in mine) or DASH
-            cells.append(f'<td data-subject="{esc(sid)}"{" data-not-pass" if not_pass else ""}>{body}</td>')
-        rows.append(
-            f'<tr class="case-row" id="case-{esc(c["case_id"])}" data-family="{esc(c["family"])}" '
-            f'data-difficulty="{esc(c["difficulty"])}" data-type="{esc(c["case_type"])}" '
-            f'data-tags=" {esc(" ".join(t for t in c["tags"].split(";") if t))} ">'
-            f'<th scope="row" class="subject-col case-col">'
-            f'<a class="mono" href="../{esc(c["gold_path"])}">{esc(c["case_id"])}</a>'
-            f'<span class="case-title">{esc(c["title"])}</span>'
-            f'<span class="ident">{esc(c["case_type"])} \u00b7 difficulty {esc(c["difficulty"])}</span>{tag_text}</th>'
-            f'{"".join(cells)}</tr>')
     return f"""<section class="card" id="explorer">
 <h2>Case explorer</h2>
 <p>One row per case, one column per subject: each run's classification and clipped score; open a run for its
 criterion scores, automatic fails, correctness and the reviewer's comments, with a link to the response text. The
-case id links to its gold.</p>
+case id links to its gold. Cases come a page at a time (fewer per page when many subjects are shown): choose a
+subject to compare it with the gold case by case.</p>
 <form class="filters" id="explorer-filters" aria-label="filter cases">{filters}
 <span class="note" id="explorer-count"></span></form>
+<noscript><p class="note">The case explorer {NEEDS_JS}</p></noscript>
+<p class="pager" id="explorer-pager" hidden><button type="button" id="explorer-prev">Previous</button>
+<span class="note" id="explorer-page"></span>
+<button type="button" id="explorer-next">Next</button></p>
 <div class="scroll explorer-box"><table class="lab explorer" id="explorer-table"><thead><tr>
-<th scope="col" class="subject-col">Case</th>{head}</tr></thead><tbody>
-{chr(10).join(rows)}
-</tbody></table></div>
+<th scope="col" class="subject-col">Case</th></tr></thead><tbody></tbody></table></div>
 </section>"""
 
 
@@ -358,16 +391,29 @@ def _group_rows(rows: Iterable[LabRow], key: str) -> list[str]:
             f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in rows]
 
 
-def _dash_comment(r: LabRow) -> str:
-    return f" \u2014 {esc(r['comments'])}" if r["comments"] else ""
+PROFILE_FILES = (CRITERION_FILE, DIFFICULTY_FILE, ADVANCED_FILE, CASE_TYPE_FILE, TAG_FILE, EXPLORER_FILE)
+BySubject = dict[str, dict[str, list[LabRow]]]
 
 
-def subject_profile(board: Board, entry: BoardEntry) -> str:
+def rows_by_subject(board: Board) -> BySubject:
+    """The rows of each lab file a profile shows, by file name and subject id (file order kept)."""
+    out: BySubject = {}
+    for name in PROFILE_FILES:
+        groups: dict[str, list[LabRow]] = defaultdict(list)
+        for r in board.lab.get(name) if board.lab else []:
+            groups[r["subject_id"]].append(r)
+        out[name] = groups
+    return out
+
+
+def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject | None = None) -> str:
+    """One subject's profile (a closed ``<details>``). Its "Runs not passed" heading counts the runs; the
+    list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
     sid = entry.metrics.subject_id
-    lab = board.lab
+    index = rows_by_subject(board) if by_subject is None else by_subject
 
     def mine(name: str) -> list[LabRow]:
-        return [r for r in (lab.get(name) if lab else []) if r["subject_id"] == sid]
+        return index[name].get(sid, [])
     group_head = ("Group", "P", "s\u0304", "Runs", "Cases")
     crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
             f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
@@ -384,13 +430,10 @@ def subject_profile(board: Board, entry: BoardEntry) -> str:
     diff = [f'<tr><th scope="row" class="subject-col">{esc(r["difficulty"])}</th><td class="num">{num(r["P_difficulty"])}'
             f'{interval(r["P_difficulty_low"], r["P_difficulty_high"])}</td><td class="num">{esc(r["n_runs"])}</td>'
             f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in mine(DIFFICULTY_FILE)]
-    failed = [r for r in mine(EXPLORER_FILE) if r["classification"] and r["classification"] != "Pass"]
-    failed_items = "".join(
-        f'<li><a href="#case-{esc(r["case_id"])}" class="mono">{esc(r["case_id"])}</a> {esc(r["run_id"])}: '
-        f'{esc(r["classification"])} ({esc(r["clipped_score"])}){_dash_comment(r)}</li>'
-        for r in failed)
-    failed_html = (f'<h4>Runs not passed ({len(failed)})</h4><ul class="failed-runs">{failed_items}</ul>'
-                   if failed else "<p>Every scored run passed.</p>" if mine(EXPLORER_FILE) else "")
+    n_failed = sum(1 for r in mine(EXPLORER_FILE) if r["classification"] and r["classification"] != "Pass")
+    failed_html = (f'<h4>Runs not passed ({n_failed})</h4><ul class="failed-runs" data-runs-of="{esc(sid)}"></ul>'
+                   f'<noscript><p class="note">This list {NEEDS_JS}</p></noscript>'
+                   if n_failed else "<p>Every scored run passed.</p>" if mine(EXPLORER_FILE) else "")
     body = "".join((
         weakest,
         _profile_table("Criteria", ("Criterion", "Mean (0-2)", "Runs"), crit),
@@ -407,7 +450,8 @@ def subject_profile(board: Board, entry: BoardEntry) -> str:
 
 
 def subjects_section(board: Board) -> str:
-    profiles = "\n".join(subject_profile(board, e) for e in board.entries)
+    by_subject = rows_by_subject(board)
+    profiles = "\n".join(subject_profile(board, e, by_subject) for e in board.entries)
     return f"""<section class="card" id="subjects">
 <h2>Subject profiles</h2>
 <p>Each subject across criteria, families, difficulties, case types and tags, with the runs it did not pass.</p>

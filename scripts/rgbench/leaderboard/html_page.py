@@ -15,7 +15,7 @@ from pathlib import Path
 from .board import Board
 from .calibration_text import calibration_reading
 from .charts import page_svgs
-from .explorer import lab_sections, subject_filters
+from .explorer import explorer_data_script, lab_sections, subject_filters
 from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import rank_notes
@@ -183,7 +183,7 @@ rest of the record. A new registered version starts with a clean record.</p>
 {extra_sections}
 </main>
 {footer(board)}
-<script>{JS}</script>
+{explorer_data_script(board)}<script>{JS}</script>
 </body>
 </html>
 """

@@ -16,7 +16,7 @@ import make_synthetic
 import pytest
 from treebuilder import LIBRARY_ROOT, small_tree
 
-import rgbench.leaderboard.charts as charts
+import rgbench.leaderboard.page_charts as page_charts
 import rgbench.load.parallel as parallel
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
@@ -61,7 +61,7 @@ def test_results_and_leaderboard_from_the_pools_are_byte_identical(tmp_path, mon
     for root in (one, many):
         if root == many:
             monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 1)
-            monkeypatch.setattr(charts, "PARALLEL_MIN_CHARTS", 1)
+            monkeypatch.setattr(page_charts, "PARALLEL_MIN_CHARTS", 1)
             pools = spy_on_pools(monkeypatch)
         assert compute_metrics.main(["--root", str(root)]) == 0
         assert build_leaderboard.main(["--root", str(root)]) == 0

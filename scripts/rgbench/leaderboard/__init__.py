@@ -17,7 +17,8 @@ One concept per module, in the order data flows:
   ``display``, ``significance_text`` and ``calibration_text`` format a Board; ``explorer`` writes the
   page's lab views and ``reviewers_section`` its Reviewers section (from reviewers.csv and
   judge_agreement.csv); ``charts`` (a ``Chart`` value each) and ``lab_charts`` say what each chart shows
-  and draw it with matplotlib (``svg``: deterministic, inline-ready SVG);
+  and draw it with matplotlib (``svg``: deterministic, inline-ready SVG); ``page_charts`` draws all of a
+  page's charts as one batch, on every core when there are many;
 * ``readme`` embeds the Markdown table in README.md between two markers.
 
 ``scripts/build_leaderboard.py`` renders every file and writes them.

@@ -8,15 +8,14 @@
   giving P_family, its runs and its distinct cases.
 
 Each returns a :class:`Chart` (or ``None`` when there is nothing to draw): its
-``data`` holds every value the drawing shows and nothing else, so :func:`chart_svg`
+``data`` holds every value the drawing shows and nothing else, so its ``draw_*``
 draws it with matplotlib (:mod:`.svg`) from that alone, and a page's charts can be
-drawn on every core (:func:`chart_svgs`) with the same bytes as one by one.
+drawn on every core (:mod:`.page_charts`) with the same bytes as one by one.
 Names are the registry's display names, shortened to fit.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +24,6 @@ from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 
 from ..compute.numfmt import fmt_fixed
 from ..compute.ranking import DISQUALIFIED
-from ..load.parallel import usable_cores
 from .board import Board, BoardEntry
 from .svg import chart_style, figure_svg, new_figure
 
@@ -195,36 +193,3 @@ def draw_families(chart: Chart) -> str:
         bar.set_label("P_family", color=INK)
         bar.outline.set_visible(False)
         return figure_svg(fig, scope=chart.scope, title="P_family by subject and family")
-
-
-DRAWINGS = {Q_FINAL: draw_q_final, CALIBRATION: draw_calibration, FAMILIES: draw_families}
-
-
-def chart_svg(chart: Chart) -> str:
-    """The chart's inline SVG (byte-deterministic)."""
-    return DRAWINGS[chart.kind](chart)
-
-
-# Below this many charts, starting worker processes costs more than it saves (make bench: ~0.1 s a chart).
-PARALLEL_MIN_CHARTS = 8
-
-
-def chart_svgs(charts: Sequence[Chart]) -> list[str]:
-    """Every chart's SVG, in order; in a fork pool when there are many (the inputs are already checked)."""
-    cores = usable_cores()
-    if len(charts) < PARALLEL_MIN_CHARTS or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [chart_svg(chart) for chart in charts]
-    with multiprocessing.get_context("fork").Pool(cores) as pool:
-        return pool.map(chart_svg, charts, chunksize=max(1, len(charts) // (4 * cores)))
-
-
-def page_svgs(board: Board) -> tuple[str | None, list[str], str | None]:
-    """The SVGs :func:`~.html_page.leaderboard_html` shows for ``board``: the Q_final bars, the reliability
-    diagram of each scored entry that has one, the family heatmap (None: nothing to draw), drawn in that order."""
-    scored = board.scored
-    q_final, families = q_final_spec(scored), families_spec(board)
-    calibration = [chart for index, entry in enumerate(scored)
-                   if (chart := calibration_spec(entry, index, board.ece_bins)) is not None]
-    svgs = iter(chart_svgs([chart for chart in (q_final, *calibration, families) if chart is not None]))
-    return (None if q_final is None else next(svgs), [next(svgs) for _ in calibration],
-            None if families is None else next(svgs))

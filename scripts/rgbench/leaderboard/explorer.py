@@ -33,8 +33,8 @@ from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
 from .difficulty_text import difficulty_reading
 from .html_tables import esc, scroll_table
-from .lab_charts import lab_svgs
 from .lab_tables import LabRow
+from .page_charts import PageSvgs
 
 NOT_DECLARED = '<span class="nd">not declared</span>'
 DASH = '<span class="nd">\u2014</span>'
@@ -189,8 +189,8 @@ def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> s
     return lab_table(attrs, ["Subject", *(label_of(g) for g in groups)], rows)
 
 
-def breakdowns_section(board: Board) -> str:
-    criteria_svg, difficulty_svg, pass_svg = lab_svgs(board)
+def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
+    criteria_svg, difficulty_svg, pass_svg = svgs.criteria, svgs.difficulty, svgs.pass_at_k
     lab = board.lab
     crit_rows = []
     if lab is not None and lab.get(CRITERION_FILE):
@@ -459,9 +459,9 @@ def subjects_section(board: Board) -> str:
 </section>"""
 
 
-def lab_sections(board: Board) -> str:
-    """Every lab section, in page order."""
-    return "\n".join(s for s in (settings_section(board), breakdowns_section(board), baseline_section(board),
+def lab_sections(board: Board, svgs: PageSvgs) -> str:
+    """Every lab section, in page order (the lab charts among the page's ``svgs``)."""
+    return "\n".join(s for s in (settings_section(board), breakdowns_section(board, svgs), baseline_section(board),
                                  explorer_section(board), subjects_section(board)) if s)
 
 

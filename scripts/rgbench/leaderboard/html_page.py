@@ -14,9 +14,9 @@ from pathlib import Path
 
 from .board import Board
 from .calibration_text import calibration_reading
-from .charts import page_svgs
 from .explorer import explorer_data_script, lab_sections, subject_filters
 from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
+from .page_charts import PageSvgs, page_svgs
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import rank_notes
 
@@ -46,9 +46,9 @@ def summary(board: Board) -> str:
     return f'<ul class="summary" aria-label="subjects by status">{items}</ul>'
 
 
-def charts_section(board: Board) -> str:
+def charts_section(board: Board, svgs: PageSvgs) -> str:
     """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
-    bars_svg, diagrams, heatmap_svg = page_svgs(board)
+    bars_svg, diagrams, heatmap_svg = svgs.q_final, svgs.calibration, svgs.families
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
@@ -139,6 +139,7 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
     # extra_sections (HTML, e.g. the reviewers section) goes after the charts
     """The whole page as text (``\\n`` line endings), its charts drawn now."""
     title = f"{board.title} \u2014 leaderboard"
+    svgs = page_svgs(board)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -178,8 +179,8 @@ rest of the record. A new registered version starts with a clean record.</p>
 <h2>Unscored</h2>
 {unscored_table(board)}
 </section>
-{charts_section(board)}
-{lab_sections(board)}
+{charts_section(board, svgs)}
+{lab_sections(board, svgs)}
 {extra_sections}
 </main>
 {footer(board)}

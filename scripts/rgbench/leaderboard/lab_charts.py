@@ -146,11 +146,3 @@ def draw_pass_at_k(rows: Sequence) -> str:
         _tidy(ax)
         _legend(ax, len(rows))
         return figure_svg(fig, scope=PASS_AT_K_CHART, title="pass@k and pass^k by number of runs")
-
-
-def lab_svgs(board: Board) -> tuple[str | None, str | None, str | None]:
-    """(criterion heatmap, difficulty progression, pass@k curves) SVGs; None for a chart without data."""
-    criteria, difficulty, passes = criteria_spec(board), difficulty_spec(board), pass_at_k_spec(board)
-    return (None if criteria is None else draw_criteria(criteria),
-            None if difficulty is None else draw_difficulty(difficulty),
-            None if passes is None else draw_pass_at_k(passes))

@@ -1,0 +1,95 @@
+"""Every chart of the page, drawn as one batch: the leaderboard's (:mod:`.charts`) and the lab's
+(:mod:`.lab_charts`), on every core when there are many.
+
+A 100-subject board has 106 charts (one reliability diagram per subject); its three lab charts and
+the family heatmap take a second or more each, the diagrams a tenth. They are handed to a fork pool
+one at a time, the heavy ones first, so that both cores stay busy to the end; the page receives them
+in page order. The bytes are the same as drawn one by one: each drawing depends on its values alone.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..load.parallel import usable_cores
+from .board import Board
+from .charts import (
+    CALIBRATION,
+    FAMILIES,
+    Q_FINAL,
+    Chart,
+    calibration_spec,
+    draw_calibration,
+    draw_families,
+    draw_q_final,
+    families_spec,
+    q_final_spec,
+)
+from .lab_charts import (
+    CRITERIA_CHART,
+    DIFFICULTY_CHART,
+    PASS_AT_K_CHART,
+    criteria_spec,
+    difficulty_spec,
+    draw_criteria,
+    draw_difficulty,
+    draw_pass_at_k,
+    pass_at_k_spec,
+)
+
+DRAWINGS: dict[str, Callable[[Chart], str]] = {
+    Q_FINAL: draw_q_final, CALIBRATION: draw_calibration, FAMILIES: draw_families,
+    CRITERIA_CHART: lambda chart: draw_criteria(chart.data),
+    DIFFICULTY_CHART: lambda chart: draw_difficulty(chart.data),
+    PASS_AT_K_CHART: lambda chart: draw_pass_at_k(chart.data),
+}
+# Below this many charts, starting worker processes costs more than it saves (make bench: ~0.1 s a chart).
+PARALLEL_MIN_CHARTS = 8
+
+
+@dataclass(frozen=True)
+class PageSvgs:
+    """The page's SVGs; None (or no diagram) where there is nothing to draw."""
+
+    q_final: str | None
+    calibration: list[str]   # one per scored entry with runs, in leaderboard order
+    families: str | None
+    criteria: str | None
+    difficulty: str | None
+    pass_at_k: str | None
+
+
+def chart_svg(chart: Chart) -> str:
+    """The chart's inline SVG (byte-deterministic)."""
+    return DRAWINGS[chart.kind](chart)
+
+
+def chart_svgs(charts: Sequence[Chart]) -> list[str]:
+    """Every chart's SVG, in order; in a fork pool, one chart a task, when there are many (the inputs are
+    already checked)."""
+    cores = usable_cores()
+    if len(charts) < PARALLEL_MIN_CHARTS or cores < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [chart_svg(chart) for chart in charts]
+    with multiprocessing.get_context("fork").Pool(cores) as pool:
+        return pool.map(chart_svg, charts, chunksize=1)
+
+
+def page_svgs(board: Board) -> PageSvgs:
+    """Every SVG :func:`~.html_page.leaderboard_html` shows for ``board``."""
+    def lab(kind: str, data: tuple | None) -> Chart | None:
+        return None if data is None else Chart(kind, kind, data)   # the lab charts' scope is their kind
+    heavy = {CRITERIA_CHART: lab(CRITERIA_CHART, criteria_spec(board)),
+             DIFFICULTY_CHART: lab(DIFFICULTY_CHART, difficulty_spec(board)),
+             FAMILIES: families_spec(board),
+             PASS_AT_K_CHART: lab(PASS_AT_K_CHART, pass_at_k_spec(board)),
+             Q_FINAL: q_final_spec(board.scored)}
+    diagrams = [chart for index, entry in enumerate(board.scored)
+                if (chart := calibration_spec(entry, index, board.ece_bins)) is not None]
+    named = [(name, chart) for name, chart in heavy.items() if chart is not None]
+    drawn = chart_svgs([chart for _, chart in named] + diagrams)
+    svg = dict(zip((name for name, _ in named), drawn))
+    return PageSvgs(q_final=svg.get(Q_FINAL), calibration=drawn[len(named):], families=svg.get(FAMILIES),
+                    criteria=svg.get(CRITERIA_CHART), difficulty=svg.get(DIFFICULTY_CHART),
+                    pass_at_k=svg.get(PASS_AT_K_CHART))

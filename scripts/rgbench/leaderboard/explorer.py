@@ -360,7 +360,7 @@ def explorer_section(board: Board) -> str:
 <p>One row per case, one column per subject: each run's classification and clipped score; open a run for its
 criterion scores, automatic fails, correctness and the reviewer's comments, with a link to the response text. The
 case id links to its gold. Cases come a page at a time (fewer per page when many subjects are shown): choose a
-subject to compare it with the gold case by case.</p>
+subject to read its runs case by case.</p>
 <form class="filters" id="explorer-filters" aria-label="filter cases">{filters}
 <span class="note" id="explorer-count"></span></form>
 <noscript><p class="note">The case explorer {NEEDS_JS}</p></noscript>

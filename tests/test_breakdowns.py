@@ -30,7 +30,7 @@ from rgbench.compute.breakdowns import (
 )
 from rgbench.compute.derive import RunRow
 from rgbench.load.records import Response, ResponseMeta
-from rgbench.stats.case_bootstrap import case_weights, ratio_interval, ratio_intervals
+from rgbench.stats.case_bootstrap import case_weights, ratio_interval
 from rgbench.stats.wilson import wilson_interval
 
 
@@ -58,18 +58,6 @@ def test_ratio_interval_is_the_percentile_interval_when_bca_has_no_bias_and_no_a
     assert ratio_interval([0, 1, 2], [1, 1, 1], weights, Fraction(1, 2)) == pytest.approx((1 / 3, 5 / 3))
     # confidence 0.9 -> q = 0.05, 0.95; h = 0.2 and 3.8: low = 0.2 · 1/3 = 1/15; high = 5/3 + 0.8 · 1/3 = 29/15
     assert ratio_interval([0, 1, 2], [1, 1, 1], weights, Fraction(9, 10)) == pytest.approx((1 / 15, 29 / 15))
-
-
-def test_ratio_intervals_are_each_columns_ratio_interval_and_none_without_cases():
-    # the same hand-checked draw: column 0 is the case above (0, 1, 2 over one run each), column 1 its double
-    # (whole numbers: one product gives each column exactly), so both have the interval (1/3, 5/3) at c = 1/2
-    weights = np.array([[3, 0, 0], [0, 0, 3], [2, 1, 0], [0, 1, 2], [1, 1, 1]])
-    sums = np.array([[0, 0], [1, 2], [2, 4]])
-    together = ratio_intervals(sums, [1, 1, 1], weights, Fraction(1, 2))
-    assert together == [ratio_interval([0, 1, 2], [1, 1, 1], weights, Fraction(1, 2)),
-                        ratio_interval([0, 2, 4], [1, 1, 1], weights, Fraction(1, 2))]
-    assert together[0] == pytest.approx((1 / 3, 5 / 3)) and together[1] == pytest.approx((2 / 3, 10 / 3))
-    assert ratio_intervals(np.zeros((0, 3)), [], np.zeros((5, 0)), Fraction(1, 2)) == [None, None, None]
 
 
 def test_ratio_interval_corrects_for_bias():

@@ -21,15 +21,7 @@ from rgbench.compute.metrics import subject_metrics
 from rgbench.compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, rank_subjects
 from rgbench.leaderboard.reliability import Thresholds, subject_labels
 from rgbench.stats.alpha_sensitivity import alpha_crossing, order_stability
-from rgbench.stats.bootstrap import (
-    bca_bounds,
-    bca_interval,
-    bca_intervals,
-    case_counts,
-    jackknife_acceleration,
-    mean_statistic,
-    ratio_statistic,
-)
+from rgbench.stats.bootstrap import bca_bounds, bca_interval, case_counts, jackknife_acceleration, mean_statistic
 from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.config import parse_stats_config
 from rgbench.stats.eligibility import is_incomplete, missing_cases
@@ -136,21 +128,6 @@ def test_bca_degenerate_cases():
     assert bca_interval(mean_statistic(np.zeros(0)), 0, np.zeros((5, 0)), C95) is None
     same = mean_statistic(np.array([0.2, 0.2, 0.2]))
     assert bca_interval(same, 3, case_counts(np.random.default_rng(2), 3, 200), C95) == pytest.approx((0.2, 0.2))
-
-
-def test_bca_intervals_of_several_ratios_are_each_ratios_own_bca_interval_bit_for_bit():
-    # whole-number sums: one (B x k) @ (k x m) product is exact, so each column is the float its own
-    # (B x k) @ (k,) product gives, and the bounds are those of m separate calls
-    rng = np.random.default_rng(7)
-    for k in (1, 2, 9, 40):
-        runs = rng.integers(1, 4, size=k).astype(np.float64)
-        sums = rng.integers(0, 50, size=(k, 3)).astype(np.float64)
-        scales = np.array([1.0, 3.0, 40000.0])
-        counts = case_counts(np.random.default_rng(k), k, 300)
-        together = bca_intervals(ratio_statistic(sums, runs, scales), k, counts, C95)
-        alone = [bca_interval(ratio_statistic(sums[:, j], runs, float(scales[j])), k, counts, C95) for j in range(3)]
-        assert together == alone, k
-    assert bca_intervals(ratio_statistic(np.zeros((0, 2)), np.zeros(0)), 0, np.zeros((5, 0)), C95) == []
 
 
 def test_case_counts_draw_k_cases_per_replicate_and_follow_the_stream():

@@ -5,9 +5,9 @@ tables.
 Pure: :func:`compute_breakdowns` takes the validated tree, the spec and the scored runs of each
 subject (error runs already left out) and returns exact rows; :func:`breakdown_files` renders them
 (rounded once, 6 decimals). Intervals are the case-bootstrap BCa intervals of the headline statistics
-(:mod:`rgbench.stats.case_bootstrap`): a subject's criterion means, and a group's pass rate and s_bar,
-by :func:`rgbench.stats.case_bootstrap.ratio_intervals` from one draw (a pass rate at 0 or 1 by
-:func:`rgbench.stats.intervals.edge_interval`, Wilson over the group's cases), over a
+(:mod:`rgbench.stats.case_bootstrap`): a criterion mean and a group's s_bar by
+:func:`rgbench.stats.case_bootstrap.ratio_interval`, a group's pass rate by
+:func:`rgbench.stats.intervals.proportion_interval` (Wilson over the group's cases at 0 or 1), over a
 case draw seeded from the digest of that subject's own input files
 (:func:`rgbench.stats.seeds.subject_digest`) and the group's label, so adding another subject moves none
 of these intervals. The bounds are floats, written with :func:`rgbench.stats.outputs.fmt_float`.
@@ -21,14 +21,12 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-import numpy as np
-
 from ..load.records import Response, Scoring, Tree
 from ..load.spec import Spec
 from ..stats.bootstrap import Interval
-from ..stats.case_bootstrap import case_weights, ratio_intervals
+from ..stats.case_bootstrap import case_weights, ratio_interval
 from ..stats.case_summary import CaseSummary
-from ..stats.intervals import edge_interval
+from ..stats.intervals import proportion_interval
 from ..stats.outputs import fmt_float
 from .derive import PASS, RunRow
 from .numfmt import fmt_fixed
@@ -163,9 +161,9 @@ def group_row(subject_id: str, version: str, group: str, summary: CaseSummary, d
     cases, at least one), with case-bootstrap intervals from one shared draw (label ``label``)."""
     weights = case_weights(summary.k, digest=digest, label=label, resamples=resamples)
     n, n_pass = int(summary.runs.sum()), int(summary.passes.sum())
-    p, s_bar = ratio_intervals(np.column_stack([summary.passes, summary.clipped]), summary.runs, weights, confidence)
     return GroupRow(subject_id, version, group, summary.k, n, n_pass, Fraction(n_pass, n),
-                    edge_interval(summary, confidence) or p, Fraction(int(summary.clipped.sum()), n), s_bar)
+                    proportion_interval(summary, weights, confidence), Fraction(int(summary.clipped.sum()), n),
+                    ratio_interval(summary.clipped, summary.runs, weights, confidence))
 
 
 def criterion_rows(subject_id: str, version: str, rows: Sequence[RunRow], scores_of: Mapping[tuple, dict[str, int]],
@@ -182,8 +180,8 @@ def criterion_rows(subject_id: str, version: str, rows: Sequence[RunRow], scores
             sums[k][i] += scores[criterion]
     weights = case_weights(len(cases), digest=digest, label="criteria", resamples=resamples)
     n = sum(counts)
-    intervals = ratio_intervals(np.array(sums, dtype=np.float64).T, counts, weights, confidence)
-    return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n), intervals[k], len(cases))
+    return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n),
+                         ratio_interval(sums[k], counts, weights, confidence), len(cases))
             for k, criterion in enumerate(criteria)]
 
 

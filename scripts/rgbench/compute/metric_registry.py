@@ -47,10 +47,8 @@ NOT_METRICS = {
     "rgbench.compute.metrics.calibration_bins": "the per-bin sums ECE and calibration_bins.csv are made of (§7)",
     "rgbench.compute.metrics.q_numerator": "Q_final as an integer numerator over d · max_score (§8)",
     "rgbench.compute.metrics.subject_metrics": "P, s_bar, BS, ECE, Q_final and the gate of one subject together",
-    "rgbench.stats.intervals.proportion_interval": "the interval of P_family and of a pass rate per difficulty "
-                                                   "(§18)",
-    "rgbench.stats.intervals.edge_interval": "the interval of a pass rate at 0 or 1 (§17; inside subject_intervals "
-                                             "and proportion_interval)",
+    "rgbench.stats.intervals.proportion_interval": "the interval of P (inside subject_intervals), of P_family and "
+                                                   "of a pass rate per difficulty (§18)",
     "rgbench.stats.intervals.ece_interval": "the interval of ECE (inside subject_intervals, §18)",
     "rgbench.stats.brier_decomposition.decompose": "the four terms from one subject's per-bin sums (§19)",
     "rgbench.stats.brier_decomposition.bias_corrected": "the bias-corrected terms from one subject's per-bin sums "

@@ -43,12 +43,9 @@ def case_counts(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
     return counts.astype(np.float64)
 
 
-def ratio_statistic(numerator: np.ndarray, denominator: np.ndarray, scale: float | np.ndarray = 1.0) -> Statistic:
+def ratio_statistic(numerator: np.ndarray, denominator: np.ndarray, scale: float = 1.0) -> Statistic:
     """W -> (W @ numerator) / (W @ denominator) / scale: a ratio of per-case sums (P, s_bar, BS, Q_final).
 
-    ``numerator`` is one value per case (the statistic gives R values) or a (k x m) array of m numerators
-    over the one denominator, each with its ``scale`` (the statistic gives R x m values from one product;
-    with whole-number sums every product is exact, so each column is the float its own ratio gives).
     A replicate whose denominator is 0 gives NaN (only possible when some cases have no weight in it).
     """
     num = np.asarray(numerator, dtype=np.float64)
@@ -57,8 +54,6 @@ def ratio_statistic(numerator: np.ndarray, denominator: np.ndarray, scale: float
     def statistic(weights: np.ndarray) -> np.ndarray:
         w = np.asarray(weights, dtype=np.float64)
         bottom = w @ den
-        if num.ndim == 2:
-            bottom = bottom[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(bottom > 0, (w @ num) / np.where(bottom > 0, bottom, 1) / scale, np.nan)
     return statistic
@@ -154,25 +149,6 @@ def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: F
     if k == 0:
         return None
     estimate = float(statistic(np.ones((1, k)))[0])
-    return bca_bounds(estimate, statistic(counts), jackknife_acceleration(_jackknife(statistic, k)), confidence)
-
-
-def bca_intervals(statistic: Statistic, k: int, counts: np.ndarray, confidence: Fraction) -> list[Interval | None]:
-    """:func:`bca_interval` of each of the m statistics that ``statistic`` gives at once (weights R x k ->
-    values R x m, e.g. a :func:`ratio_statistic` of m numerators), from the one draw ``counts``: the same
-    bounds as m calls, with one product per draw instead of m; ``[]`` when k = 0."""
-    if k == 0:
-        return []
-    estimates = statistic(np.ones((1, k)))[0]
-    replicates, jackknife = statistic(counts), _jackknife(statistic, k)
-    return [bca_bounds(float(estimates[j]), np.ascontiguousarray(replicates[:, j]),
-                       jackknife_acceleration(np.ascontiguousarray(jackknife[:, j])), confidence)
-            for j in range(len(estimates))]
-
-
-def _jackknife(statistic: Statistic, k: int) -> np.ndarray:
-    """The statistic at the k leave-one-case-out weights (k rows), built _BLOCK rows at a time; empty when k = 1."""
-    if k == 1:
-        return statistic(np.ones((1, 1)))[:0]
-    return np.concatenate([statistic(np.ones((min(_BLOCK, k - start), k)) - np.eye(k)[start:start + _BLOCK])
-                           for start in range(0, k, _BLOCK)])
+    jackknife = np.concatenate([statistic(np.ones((min(_BLOCK, k - start), k)) - np.eye(k)[start:start + _BLOCK])
+                                for start in range(0, k, _BLOCK)]) if k > 1 else np.zeros(0)
+    return bca_bounds(estimate, statistic(counts), jackknife_acceleration(jackknife), confidence)

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bootstrap import Interval, Statistic, bca_interval, bca_intervals, case_counts, ratio_statistic
+from .bootstrap import Interval, Statistic, bca_interval, case_counts, ratio_statistic
 from .seeds import generator
 
 
@@ -37,17 +37,6 @@ def ratio_interval(sums: Sequence[Fraction | int] | np.ndarray, runs: Sequence[i
     numerator = np.array([float(s) for s in sums], dtype=np.float64)
     return bca_interval(ratio_statistic(numerator, np.asarray(runs, dtype=np.float64)), len(runs), weights,
                         confidence)
-
-
-def ratio_intervals(sums: np.ndarray, runs: Sequence[int] | np.ndarray, weights: np.ndarray,
-                    confidence: Fraction) -> list[Interval | None]:
-    """:func:`ratio_interval` of each column of ``sums`` (k x m whole-number totals over the same runs) from one
-    product per draw (:func:`rgbench.stats.bootstrap.bca_intervals`; exact, so the same bounds as m calls);
-    m Nones without cases."""
-    if not len(runs):
-        return [None] * sums.shape[1]
-    return bca_intervals(ratio_statistic(np.asarray(sums, dtype=np.float64), np.asarray(runs, dtype=np.float64)),
-                         len(runs), weights, confidence)
 
 
 def undefined_replicates(statistic: Statistic, weights: np.ndarray) -> int:

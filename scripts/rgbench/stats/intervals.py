@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bootstrap import Interval, bca_interval, bca_intervals, case_counts, ratio_statistic
+from .bootstrap import Interval, bca_interval, case_counts, ratio_statistic
 from .case_summary import CaseSummary
 from .wilson import wilson_interval
 
@@ -42,17 +42,10 @@ def proportion_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fr
     """The BCa interval of the pass rate Σ passes / Σ runs over the summary's cases (Wilson over K cases at 0 or 1)."""
     if summary.k == 0:
         return None
-    return edge_interval(summary, confidence) or bca_interval(
-        ratio_statistic(summary.passes, summary.runs), summary.k, counts, confidence)
-
-
-def edge_interval(summary: CaseSummary, confidence: Fraction) -> Interval | None:
-    """The Wilson interval over the K ≥ 1 cases when the pass rate is 0 or 1 (every replicate equals it, so
-    the bootstrap says nothing); None at any other rate, where the BCa interval applies."""
     passes, runs = int(summary.passes.sum()), int(summary.runs.sum())
-    if passes not in (0, runs):
-        return None
-    return wilson_interval(0 if passes == 0 else summary.k, summary.k, confidence)
+    if passes in (0, runs):
+        return wilson_interval(0 if passes == 0 else summary.k, summary.k, confidence)
+    return bca_interval(ratio_statistic(summary.passes, summary.runs), summary.k, counts, confidence)
 
 
 def ece_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fraction) -> Interval | None:
@@ -98,11 +91,14 @@ def subject_intervals(summary: CaseSummary, rng: np.random.Generator, resamples:
     k = summary.k
     counts = case_counts(rng, k, resamples)
     unit = 100 * summary.scale
-    if k == 0:
-        return SubjectIntervals()
-    # P, s_bar, BS and Q_final are ratios over the same runs: one product per draw (proportion_interval's P)
-    p, s_bar, bs, q_final = bca_intervals(ratio_statistic(
-        np.column_stack([summary.passes, summary.clipped, summary.brier, summary.q]), summary.runs,
-        np.array([1.0, 1.0, float(unit * unit), float(summary.q_scale)])), k, counts, confidence)
-    return SubjectIntervals(p=edge_interval(summary, confidence) or p, s_bar=s_bar, bs=bs,
-                            ece=ece_interval(summary, counts, confidence), q_final=q_final)
+
+    def bca(statistic):
+        return bca_interval(statistic, k, counts, confidence)
+
+    return SubjectIntervals(
+        p=proportion_interval(summary, counts, confidence),
+        s_bar=bca(ratio_statistic(summary.clipped, summary.runs)),
+        bs=bca(ratio_statistic(summary.brier, summary.runs, float(unit * unit))),
+        ece=ece_interval(summary, counts, confidence),
+        q_final=bca(ratio_statistic(summary.q, summary.runs, float(summary.q_scale))),
+    )

@@ -21,7 +21,9 @@ grades only when config.yaml sets llm_judge_in_metrics: true.
 The originals are never modified. The consolidated folder is regenerated whole (a file is
 rewritten only when its bytes change; files no longer produced are removed; being derived
 and git-ignored, they are not fsynced) and
-is read only by `compute_metrics.py --scoring-dir scoring_consolidated`.
+is read only by `compute_metrics.py --scoring-dir scoring_consolidated`. With --no-consolidated only
+the results/ tables are written (what check_results compares) and an existing consolidated folder is
+left as it is; `make metrics` rewrites it whenever it exists.
 
 On any invalid input, prints every problem as `path: message` on stderr, exits 1
 and writes nothing.

@@ -61,13 +61,17 @@ def hostile_tree(root) -> MiniTree:
     tree.add_subject("evil", "1", display_name="Evil", kind="llm", provider="Acme")
     tree.add_gold("RO-FOUL-001", difficulty=3, title=HOSTILE_TITLE)
     tree.add_gold("RO-FOUL-002", difficulty=2)
-    for case in ("RO-FOUL-001", "RO-FOUL-002"):
+    tree.add_gold("RO-FOUL-003", difficulty=2)
+    for case in ("RO-FOUL-001", "RO-FOUL-002", "RO-FOUL-003"):
         tree.add_response("evil", case, "r1")
         tree.add_scoring("evil", case, "r1", raw=4, comments=HOSTILE_COMMENT)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     rewrite_output(tree, "explorer_runs.csv", "responses/v1.0/evil/RO-FOUL-001__r1.json", "javascript:alert(3)")
     rewrite_output(tree, "explorer_runs.csv", "responses/v1.0/evil/RO-FOUL-002__r1.json", "/etc/passwd")
     rewrite_output(tree, "cases.csv", "golds/v1.0/RO-FOUL-002_gold.md", "javascript:alert(4)")
+    # relative, but out of the checkout: to another page of the same site
+    rewrite_output(tree, "explorer_runs.csv", "responses/v1.0/evil/RO-FOUL-003__r1.json", "../../elsewhere/phish.html")
+    rewrite_output(tree, "cases.csv", "golds/v1.0/RO-FOUL-003_gold.md", "golds/v1.0/../../x.md")
     assert build_leaderboard.main(["--root", str(tree.root)]) == 0
     return tree
 
@@ -205,8 +209,11 @@ def test_hostile_strings_are_text(hostile):
     assert "../golds/v1.0/RO-FOUL-001_gold.md" in seen["links"]
     assert not [h for h in seen["links"] if "javascript" in h or "passwd" in h]
     assert sorted(seen["refused"]) == ["RO-FOUL-002 (not a relative path: javascript:alert(4))",
+                                       "RO-FOUL-003 (not a relative path: golds/v1.0/../../x.md)",
+                                       "response (not a relative path: ../../elsewhere/phish.html)",
                                        "response (not a relative path: /etc/passwd)",
                                        "response (not a relative path: javascript:alert(3))"]
+    assert not [h for h in seen["links"] if "/../" in h[3:] or "phish" in h]
     assert not [e for e in client.events if e.get("method") == "Page.javascriptDialogOpening"]
 
 

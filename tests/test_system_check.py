@@ -93,6 +93,9 @@ BENCH_CASES = {
                     f"{BENCH}: $.criterion_max: {SPEC.criterion_min} is not above criterion_min"),
     "negative minimum": (set_bench("criterion_min", -1), f"{BENCH}: $.criterion_min: -1 is negative"),
     "no criteria": (set_bench("criteria", []), f"{BENCH}: $.criteria: empty"),
+    # A criterion named like a grade's derived value would be counted as that value by the agreement reports.
+    "reserved criterion name": (lambda d: d["criteria"].__setitem__(0, "correctness"),
+                                f"{BENCH}: $.criteria[0]: 'correctness' names a value derived from each grade"),
     "bad criterion name": (lambda d: d["criteria"].__setitem__(0, "Bad Name"),
                            f"{BENCH}: $.criteria[0]: 'Bad Name' is not a criterion name"),
     "family no id can carry": (lambda d: d["families"].__setitem__("x1", "Lowercase"),
@@ -259,3 +262,11 @@ def test_consolidated_scorings_carry_the_schemas_file_format_version(tmp_path):
     assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
     (doc,) = (tree.root / "scoring_consolidated").rglob("*.json")
     assert json.loads(doc.read_text(encoding="utf-8"))["schema_version"] == "2.1"
+
+
+def test_the_reserved_criterion_names_are_every_derived_value_the_agreement_reports_read():
+    from rgbench.load.system_check import RESERVED_CRITERIA
+    from rgbench.stats.agreement_outputs import NOMINAL_TARGETS, RANKED_TARGETS
+
+    derived = {"raw_score", *RANKED_TARGETS, *NOMINAL_TARGETS}   # rating_values' keys beside the criteria
+    assert set(RESERVED_CRITERIA) == derived

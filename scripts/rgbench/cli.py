@@ -105,8 +105,10 @@ def one_blas_thread() -> Iterator[None]:
     The bootstrap makes thousands of small products (a 2,000 x 300 draw times a few columns); BLAS
     threads add little to each and spin while they wait, and they compete with the extraction pool
     and with anything else on the machine. make bench at 100 x 300 x 3 on 2 cores: compute_metrics
-    16.8 s with one thread, 24.6 s with OpenBLAS's default (CPU time 14.2 s against 22.7 s). Products
-    of whole numbers are exact, so the thread count changes no byte.
+    16.8 s with one thread, 24.6 s with OpenBLAS's default (CPU time 14.2 s against 22.7 s). The
+    bootstrap's products are of whole numbers, exact in any order, so they give the same bytes either
+    way; the few products of fractional values (agreement intervals) are summed in one fixed order
+    on one thread, which is the more reproducible of the two.
     """
     import numpy  # noqa: F401  (loaded first: threadpoolctl limits the BLAS libraries already loaded)
     from threadpoolctl import threadpool_limits

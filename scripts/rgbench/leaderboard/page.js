@@ -83,9 +83,13 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     (children || []).forEach(function (c) { el.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
     return el;
   }
-  // A plain relative path: segments of letters, digits and . _ - ~ + @; no scheme, no leading slash, no
-  // backslash, query or fragment. Linked relative to results/ ("../"), as the committed tables give them.
-  function plainPath(path) { return /^[A-Za-z0-9._~+@-]+(\/[A-Za-z0-9._~+@-]+)*$/.test(path); }
+  // A plain relative path: segments of letters, digits and . _ - ~ + @, none of them "." or ".."; no scheme,
+  // no leading slash, no backslash, query or fragment, no way out of the checkout. Linked relative to results/
+  // ("../"), as the committed tables give them.
+  function plainPath(path) {
+    return /^[A-Za-z0-9._~+@-]+(\/[A-Za-z0-9._~+@-]+)*$/.test(path) &&
+      path.split("/").every(function (part) { return part !== "." && part !== ".."; });
+  }
   function pathLink(path, text, attrs) {
     if (plainPath(path)) {
       var a = node("a", attrs, [text]);

@@ -87,9 +87,15 @@ def schema_case_patterns(case_pattern: str) -> tuple[str, ...]:
     return (before + inner + after, f"{before}({inner}){after}")
 
 
+# The names the agreement and reviewer reports give a grade's derived values, beside its criterion scores
+# (rgbench.stats.agreement_outputs.rating_values): a criterion of one of these names would be read as them.
+RESERVED_CRITERIA = ("classification", "correctness", "has_critical_fail", "raw_score")
+
+
 def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_re: re.Pattern[str],
                        low: int, high: int, pass_t: int, cond_t: int, example: Any) -> list[Problem]:
-    """Inconsistencies inside ``benchmark.yaml``: repeated or empty criteria, an empty range, unreachable thresholds."""
+    """Inconsistencies inside ``benchmark.yaml``: repeated, reserved or empty criteria, an empty range, unreachable
+    thresholds."""
     problems: list[Problem] = []
     if not criteria:
         problems.append(Problem(rel, "$.criteria: empty (list at least one criterion name)"))
@@ -98,6 +104,9 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
         if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
             problems.append(Problem(rel, f"$.criteria[{index}]: {name!r} is not a criterion name "
                                          "(lowercase letters, digits and '_', starting with a letter)"))
+        elif name in RESERVED_CRITERIA:
+            problems.append(Problem(rel, f"$.criteria[{index}]: {name!r} names a value derived from each grade "
+                                         f"({', '.join(RESERVED_CRITERIA)} are taken; rename the criterion)"))
         elif name in seen:
             problems.append(Problem(rel, f"$.criteria[{index}]: {name!r} is listed twice "
                                          "(each criterion once; the maximum score counts every entry)"))

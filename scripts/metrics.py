@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     status = write_tables(root)
     if status:
         return status
-    # the tree is no longer referenced: the leaderboard step works with the collector on a small heap
+    # the tree is no longer referenced: the leaderboard step reads the results, not the tree
     return load_script("build_leaderboard.py").main(["--root", str(root), *(["--readme"] if args.readme else [])])
 
 

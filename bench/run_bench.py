@@ -7,8 +7,8 @@ fresh process, best of --repeat runs:
 
 - floor: bench/floor.py reads every input once and JSON-parses the JSON ones;
 - compute_metrics.py (strict parsing, full validation, every output and statistic);
-- each result-producing step on its own (compute_metrics, aggregate_scoring, build_leaderboard), as
-  ``make check`` runs them (aggregate_scoring without the consolidated scorings, check_results.STEP_OPTIONS);
+- each result-producing step on its own (compute_metrics, aggregate_scoring without the consolidated
+  scorings, build_leaderboard);
 - ``make metrics`` itself: scripts/metrics.py, the three steps in one process that reads the tree once.
 
 Wall time and peak resident memory (the child's ru_maxrss) are reported, with
@@ -30,13 +30,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
-from check_results import STEP_OPTIONS  # noqa: E402  (each step as make check runs it)
+from rgbench.cli import RESULT_STEPS  # noqa: E402
+
+# each step as make metrics runs it: the consolidated scorings are written only once asked for
+STEP_OPTIONS = {"aggregate_scoring.py": ["--no-consolidated"]}
 
 PY = sys.executable
 # Children run as users run them: with Python's bytecode cache.
 CHILD_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 DEFAULT_SIZES = ("10x30x3", "30x100x3", "100x300x3")
-STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
 
 
 def measure(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
@@ -82,12 +84,12 @@ def main() -> int:
                             str(cases), "--runs", str(runs), "--out", str(tree)], check=True, stdout=subprocess.DEVNULL)
         floor = best([PY, str(REPO / "bench/floor.py"), str(tree)], args.repeat)
         steps = [best([PY, str(REPO / "scripts" / step), "--root", str(tree), *STEP_OPTIONS.get(step, [])], args.repeat)
-                 for step in STEPS]
+                 for step in RESULT_STEPS]
         # a benchmark that has not asked for consolidated scorings (make agreement): make metrics writes none
         shutil.rmtree(tree / "scoring_consolidated", ignore_errors=True)
         whole = best([PY, str(REPO / "scripts/metrics.py"), "--root", str(tree)], args.repeat)
         rows.append((size, file_count(tree), floor, steps, whole))
-        print(f"{size}: floor {floor[0]:.2f}s, " + ", ".join(f"{s} {t[0]:.2f}s" for s, (t) in zip(STEPS, steps)),
+        print(f"{size}: floor {floor[0]:.2f}s, " + ", ".join(f"{s} {t[0]:.2f}s" for s, (t) in zip(RESULT_STEPS, steps)),
               flush=True)
     tests = None if args.no_tests else measure(["make", "test"], cwd=REPO)[0]
     lines = [

@@ -22,8 +22,8 @@ The originals are never modified. The consolidated folder is regenerated whole (
 rewritten only when its bytes change; files no longer produced are removed; being derived
 and git-ignored, they are not fsynced) and
 is read only by `compute_metrics.py --scoring-dir scoring_consolidated`. With --no-consolidated only
-the results/ tables are written (what check_results compares) and an existing consolidated folder is
-left as it is; `make metrics` rewrites it whenever it exists.
+the results/ tables are written (what `make metrics` writes when no consolidated folder exists) and an
+existing consolidated folder is left as it is; `make metrics` rewrites the default one whenever it exists.
 
 On any invalid input, prints every problem as `path: message` on stderr, exits 1
 and writes nothing.
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output-dir", default=CONSOLIDATED_DIR, metavar="NAME",
                         help=f"folder to write the consolidated scorings to (default: {CONSOLIDATED_DIR})")
     parser.add_argument("--no-consolidated", action="store_true",
-                        help="write the results/ tables only, not the consolidated scorings (what check_results needs)")
+                        help="write the results/ tables only, not the consolidated scorings")
     args = parser.parse_args(argv)
     root = args.root
     if not_a_tree(root) or bad_folder_name({"--multi-dir": args.multi_dir, "--output-dir": args.output_dir}):

@@ -2,7 +2,7 @@
 """Prove that the committed results are exactly what the committed inputs produce.
 
 Copies the inputs (system/, golds/, responses/, scoring/, subjects/) to a
-temporary tree, runs the result-producing steps there, and compares every file
+temporary tree, runs `make metrics` there (scripts/metrics.py), and compares every file
 they write with the one in results/, and README.md's embedded leaderboard block
 (when README.md has one) with the fresh results/leaderboard.md. Exits 1 naming
 each differing, missing or unexpected file.
@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rgbench.cli import RESULT_STEPS, script_parser
+from rgbench.cli import script_parser
 from rgbench.governance.provenance import INPUT_DIRS, is_generated_result
 from rgbench.leaderboard.readme import README_FILE, replace_block, split_readme
 
@@ -30,22 +30,16 @@ def regenerate(root: Path, work: Path) -> int:
     return run_steps(work)
 
 
-# What the comparison does not need: the consolidated scorings are git-ignored (one file per run).
-STEP_OPTIONS = {"aggregate_scoring.py": ["--no-consolidated"]}
-
-
 def run_steps(work: Path) -> int:
-    """Run every result-producing step on the tree ``work``; print their problems and return 1 if one fails."""
-    for step in RESULT_STEPS:
-        script = Path(__file__).resolve().parent / step
-        if not script.exists():
-            continue
-        completed = subprocess.run([sys.executable, str(script), "--root", str(work), *STEP_OPTIONS.get(step, [])],
-                                   capture_output=True, text=True)
-        if completed.returncode != 0:
-            sys.stderr.write(completed.stderr)
-            print(f"{step} failed on the committed inputs; fix the problems above", file=sys.stderr)
-            return 1
+    """Run what ``make metrics`` runs (scripts/metrics.py, every result-producing step from one load) on the tree
+    ``work``; print its problems and return 1 if it fails. (tests/test_cli_main.py shows that the steps' own
+    scripts, run one by one, write the same bytes.)"""
+    script = Path(__file__).resolve().parent / "metrics.py"
+    completed = subprocess.run([sys.executable, str(script), "--root", str(work)], capture_output=True, text=True)
+    if completed.returncode != 0:
+        sys.stderr.write(completed.stderr)
+        print("make metrics failed on the committed inputs; fix the problems above", file=sys.stderr)
+        return 1
     return 0
 
 

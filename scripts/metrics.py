@@ -6,12 +6,13 @@ validate.py checks); nothing is written unless all of it is valid. Then, in this
 writes what its own script writes: the metric tables (compute_metrics.py), the reviewer agreement
 (aggregate_scoring.py) and the leaderboard (build_leaderboard.py; --readme also embeds it in README.md),
 stopping at the first step that fails. The files are the same bytes as the three scripts run one after
-the other give (check_results.py runs them so, and `make check` compares); only the tree is read once
-instead of three times.
+the other give (tests/test_cli_main.py); only the tree is read once instead of three times. `make check`
+(check_results.py) runs this script on a copy of the inputs.
 
-The consolidated scorings (scoring_consolidated/, git-ignored, one file per run) are aggregate_scoring.py's
-on request (`make agreement`): this script rewrites them only when that folder already exists, so that
-it never goes stale once asked for, and a benchmark that never reads it does not pay for writing it.
+The consolidated scorings (the default scoring_consolidated/, git-ignored, one file per run) are
+aggregate_scoring.py's on request (`make agreement`): this script rewrites them only when that folder
+already exists, so that it never goes stale once asked for, and a benchmark that never reads it does not
+pay for writing it (a folder written with aggregate_scoring.py --output-dir is not kept current).
 """
 
 from __future__ import annotations

@@ -65,11 +65,11 @@ class GitRepo:
 
 
 def regenerate(root: Path) -> None:
-    """Every result-producing step of `make check` (check_results.RESULT_STEPS) that the tree's toolkit has, in-process,
-    and README.md's leaderboard block when the tree has a README (as `make metrics` does)."""
-    import check_results
+    """Every result-producing step (rgbench.cli.RESULT_STEPS) that the tree's toolkit has, in-process, and
+    README.md's leaderboard block when the tree has a README (what `make metrics` writes)."""
+    from rgbench.cli import RESULT_STEPS
 
-    for step in check_results.RESULT_STEPS:
+    for step in RESULT_STEPS:
         if (Path(root) / "scripts" / step).exists():
             module = importlib.import_module(step[: -len(".py")])
             assert module.main(["--root", str(root)]) == 0, step

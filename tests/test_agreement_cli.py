@@ -350,9 +350,14 @@ def test_v1_refusal_of_two_scorings_in_scoring_stands(tmp_path, capsys):
     assert "more than one scoring for (alpha-model, RO-FOUL-001, r1)" in capsys.readouterr().err
 
 
-def test_make_check_regenerates_the_agreement_report():
-    assert "aggregate_scoring.py" in check_results.RESULT_STEPS and "scoring_multi" in check_results.INPUT_DIRS
-    assert check_results.RESULT_STEPS.index("compute_metrics.py") < check_results.RESULT_STEPS.index("aggregate_scoring.py")
+def test_make_check_regenerates_the_agreement_report(tmp_path, capsys):
+    tree = multi_tree(tmp_path)
+    assert check_results.run_steps(tree.root) == 0
+    assert check_results.main(["--root", str(tree.root)]) == 0
+    assert not (tree.root / "scoring_consolidated").exists()   # make metrics writes them only once asked for
+    add_multi(tree, "beta-model", "RO-SCAL-001", "rev-c", raw=12, correctness=1)   # a further grade, not regenerated
+    assert check_results.main(["--root", str(tree.root)]) == 1
+    assert "results/agreement.csv: differs from what the committed inputs produce" in capsys.readouterr().err
 
 
 def test_same_bytes_in_another_place_with_another_hash_seed(tmp_path):

@@ -173,7 +173,7 @@ def test_root_that_is_not_a_directory(tmp_path):
 def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
     root = tree.root
-    assert check_results.run_steps(root) == 0  # what `make metrics` runs
+    assert check_results.run_steps(root) == 0  # make metrics, as make check runs it
     (root / "results/README.md").write_text("documentation is not generated\n")
     assert check_results.main(["--root", str(root)]) == 0
     capsys.readouterr()

@@ -79,9 +79,25 @@ def test_root_defaults_to_the_current_directory(tmp_path, monkeypatch, capsys):
     assert "system/benchmark.yaml" in capsys.readouterr().err
 
 
-def test_metrics_writes_what_the_three_scripts_write(tmp_path):
-    ours, theirs = small_tree(tmp_path / "a").root, small_tree(tmp_path / "b").root
+JUDGE_REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"
+                   "    kind: human\n  - id: judge-x\n    name: \"Judge X\"\n    kind: llm-judge\n")
+
+
+def judged_tree(root):
+    """small_tree with an llm-judge's grade in scoring/: read by the agreement report, left out of the metrics."""
+    tree = small_tree(root)
+    tree.write("subjects/reviewers.yaml", JUDGE_REVIEWERS)
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "judge-x", raw=4, correctness=0)  # a run only the judge graded
+    return tree
+
+
+@pytest.mark.parametrize("build", [small_tree, judged_tree], ids=["humans", "with-an-llm-judge"])
+def test_metrics_writes_what_the_three_scripts_write(tmp_path, build):
+    ours, theirs = build(tmp_path / "a").root, build(tmp_path / "b").root
     assert main(["metrics", "--root", str(ours)]) == 0
+    if build is judged_tree:   # the one load keeps the judge for the report and drops it from the metrics
+        assert "judge-x" not in (ours / "results/per_run.csv").read_text()
+        assert "judge-x" in (ours / "results/reviewers.csv").read_text()
     for name in RESULT_STEPS:   # what check_results runs, one process each
         assert load_script(name).main(["--root", str(theirs)]) == 0, name
     files = sorted(p.relative_to(theirs / "results").as_posix() for p in (theirs / "results").rglob("*") if p.is_file())

@@ -12,7 +12,7 @@ from rgbench.compute.metrics import SubjectMetrics
 from rgbench.leaderboard.display import short_decimal
 from rgbench.leaderboard.rank_ranges import (
     AlphaSpan,
-    RankSet,
+    RankRange,
     Significance,
     alpha_statement,
     outside_range,
@@ -46,7 +46,7 @@ ROWS = [
     pair("D", "E", "1", "0.010000"),
 ]
 RANKED = ["A", "B", "C", "D"]
-SETS = {"A": RankSet(1, 2), "B": RankSet(1, 4), "C": RankSet(2, 4), "D": RankSet(2, 4)}
+SETS = {"A": RankRange(1, 2), "B": RankRange(1, 4), "C": RankRange(2, 4), "D": RankRange(2, 4)}
 
 
 def test_significance_takes_the_ranges_from_the_rank_sets_and_the_differences_from_pairwise():
@@ -67,7 +67,7 @@ def test_without_rank_sets_nothing_is_established():
 
 
 def test_one_ranked_subject_and_no_pairs():
-    sig = significance(["A"], ROWS, LEVEL, {"A": RankSet(1, 1)})
+    sig = significance(["A"], ROWS, LEVEL, {"A": RankRange(1, 1)})
     assert sig.ranges == {"A": (1, 1)} and sig.n_pairs == 0 and sig.q_mde is None
     assert "No two ranked subjects share a case" in rank_range_method(sig, str)
     assert power_sentence(sig, str) == ""

@@ -24,7 +24,7 @@ from treebuilder import LIBRARY_SYSTEM, MiniTree
 
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.inputs import load_inputs
-from rgbench.leaderboard.rank_ranges import RankSet
+from rgbench.leaderboard.rank_ranges import RankRange
 from rgbench.stats.pairwise import PairwiseRow
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,8 +59,8 @@ def render_with(tmp_path: Path, comparisons: list[PairwiseRow], rank_sets: dict)
 
 
 # simultaneous rank sets as rank_sets.csv gives them: subject -> (rank_low, rank_high)
-SETS = {"atlas": RankSet(1, 3), "borealis": RankSet(1, 5), "cirrus": RankSet(1, 5), "dune": RankSet(2, 5),
-        "evil": RankSet(2, 5)}
+SETS = {"atlas": RankRange(1, 3), "borealis": RankRange(1, 5), "cirrus": RankRange(1, 5), "dune": RankRange(2, 5),
+        "evil": RankRange(2, 5)}
 
 
 def test_rank_ranges_in_every_output(tmp_path):
@@ -96,7 +96,7 @@ def test_rank_ranges_in_every_output(tmp_path):
 def test_a_rank_outside_its_range_is_pointed_out(tmp_path):
     # rank_sets.csv's sets contain the rank by construction (the consistency check refuses any other); a board
     # given such a set anyway says so rather than hide it.
-    out = render_with(tmp_path, [], {**SETS, "atlas": RankSet(2, 5), "evil": RankSet(1, 4)})
+    out = render_with(tmp_path, [], {**SETS, "atlas": RankRange(2, 5), "evil": RankRange(1, 4)})
     table = rows_of(out["leaderboard.csv"].encode())
     assert (table["atlas"]["rank_best"], table["atlas"]["rank_worst"]) == ("2", "5")
     assert "The rank of Atlas 2 and" in out["leaderboard.md"] and "lie outside the range" in out["leaderboard.md"]
@@ -199,7 +199,7 @@ def test_inputs_keep_the_exact_comparisons(tmp_path):
     by_pair = {(r.subject_a, r.subject_b): r for r in inputs.pairwise}
     # atlas vs borealis per case (3 shared cases): mean over cases of the per-case Q contribution difference.
     assert by_pair[("atlas", "borealis")].q_diff == Fraction("0.111111") and by_pair[("atlas", "borealis")].n_cases == 3
-    assert inputs.rank_sets is not None and inputs.rank_sets["atlas"] == RankSet(low=1, high=4)
+    assert inputs.rank_sets is not None and inputs.rank_sets["atlas"] == RankRange(low=1, high=4)
     assert len(inputs.alpha_rows) == 7 * 11 and inputs.significance_level == Fraction(5, 100)
 
 

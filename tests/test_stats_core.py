@@ -130,6 +130,18 @@ def test_bca_degenerate_cases():
     assert bca_interval(same, 3, case_counts(np.random.default_rng(2), 3, 200), C95) == pytest.approx((0.2, 0.2))
 
 
+def test_the_jackknife_in_blocks_is_the_whole_leave_one_out_matrix():
+    from rgbench.stats.bootstrap import _BLOCK, leave_one_out_weights
+    k = 2 * _BLOCK + 77                                   # three blocks, the last one short
+    blocks = np.concatenate([leave_one_out_weights(k, start, min(_BLOCK, k - start)) for start in range(0, k, _BLOCK)])
+    assert (blocks == np.ones((k, k)) - np.eye(k)).all()
+    values = np.random.default_rng(3).integers(0, 9, size=k).astype(np.float64)
+    counts = case_counts(np.random.default_rng(4), k, 50)
+    statistic = mean_statistic(values)
+    whole = jackknife_acceleration(statistic(np.ones((k, k)) - np.eye(k)))
+    assert bca_interval(statistic, k, counts, C95) == bca_bounds(float(values.mean()), statistic(counts), whole, C95)
+
+
 def test_case_counts_draw_k_cases_per_replicate_and_follow_the_stream():
     a = case_counts(np.random.default_rng(5), 7, 50)
     assert a.shape == (50, 7) and (a.sum(axis=1) == 7).all()

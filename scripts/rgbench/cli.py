@@ -22,7 +22,8 @@ from .problems import report
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _REPO_DEFAULT = "(default: this repository)"
-# The scripts that write results/, in the order `make metrics`, `rgbench metrics` and check_results run them.
+# The scripts that write results/, in the order they run one by one; scripts/metrics.py (make metrics, rgbench
+# metrics, check_results) writes the same bytes from one load (tests/test_cli_main.py).
 RESULT_STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
 
 

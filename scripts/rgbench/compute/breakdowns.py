@@ -341,25 +341,25 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
         n_errors[sid] = sum(1 for r in responses if r.meta.status == ERROR)
         digest = digests[sid]
         criteria += criterion_rows(sid, version, rows, scores_of, spec.criteria, digest, resamples, confidence)
-        by_tag: dict[str, set[str]] = defaultdict(set)    # group -> its cases with a scored run of the subject
-        by_type: dict[str, set[str]] = defaultdict(set)
-        hard: set[str] = set()
-        for row in rows:
-            gold = tree.golds[row.case_id]
-            for tag in gold.tags:
-                by_tag[tag].add(row.case_id)
-            by_type[gold.case_type].add(row.case_id)
-            if gold.difficulty >= ADVANCED_MIN_DIFFICULTY:
-                hard.add(row.case_id)
-        summary = summaries.get(sid)
+        summary = summaries.get(sid)     # None: no scored run, so no group either
         if summary is not None:
-            tags += [group_row(sid, version, tag, summary.subset(sorted(cases)), digest, f"tag:{tag}", resamples,
-                               confidence) for tag, cases in sorted(by_tag.items())]
-            types += [group_row(sid, version, kind, summary.subset(sorted(cases)), digest, f"case_type:{kind}",
-                                resamples, confidence) for kind, cases in sorted(by_type.items())]
+            by_tag: dict[str, list[str]] = defaultdict(list)    # group -> its cases, in the summary's order
+            by_type: dict[str, list[str]] = defaultdict(list)
+            hard: list[str] = []
+            for case in summary.case_ids:
+                gold = tree.golds[case]
+                for tag in gold.tags:
+                    by_tag[tag].append(case)
+                by_type[gold.case_type].append(case)
+                if gold.difficulty >= ADVANCED_MIN_DIFFICULTY:
+                    hard.append(case)
+            tags += [group_row(sid, version, tag, summary.subset(cases), digest, f"tag:{tag}", resamples, confidence)
+                     for tag, cases in sorted(by_tag.items())]
+            types += [group_row(sid, version, kind, summary.subset(cases), digest, f"case_type:{kind}", resamples,
+                                confidence) for kind, cases in sorted(by_type.items())]
             if hard:
-                advanced.append(group_row(sid, version, str(ADVANCED_MIN_DIFFICULTY), summary.subset(sorted(hard)),
-                                          digest, "advanced", resamples, confidence))
+                advanced.append(group_row(sid, version, str(ADVANCED_MIN_DIFFICULTY), summary.subset(hard), digest,
+                                          "advanced", resamples, confidence))
         costs.append(cost_row(sid, version, extra, responses, rows))
         baseline += baseline_rows(sid, version, extra, {(r.case_id, r.run_id): r.meta.participant for r in responses},
                                   rows)

@@ -47,7 +47,7 @@ from ..stats.pairwise import PairwiseRow, paired_case_differences, significantly
 from ..stats.run_columns import RunColumns
 from .intervals import interval_problems
 from .manifest import MANIFEST_PATH, Manifest
-from .rank_ranges import RankSet
+from .rank_ranges import RankRange
 from .registry import RegisteredSubject
 from .results_tables import (
     ALPHA_PATH,
@@ -362,7 +362,7 @@ class CheckedStats(NamedTuple):
     pairwise: list[PairwiseRow] | None
     alpha_rows: list[AlphaRow] | None
     problems: list[Problem]
-    rank_sets: dict[str, RankSet] | None = None                      # rank_sets.csv, by subject_id
+    rank_sets: dict[str, RankRange] | None = None                      # rank_sets.csv, by subject_id
     order: list[OrderRow] | None = None                              # rank_stability.csv
 
 
@@ -390,7 +390,7 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
     if stats.rank_sets is not None:
         ranks = {s.metrics.subject_id: s.rank for s in rank_subjects(recomputed, incomplete) if s.rank is not None}
         problems += check_rank_sets(stats.rank_sets, ranks)
-        sets = {sid: RankSet(r.values["rank_low"], r.values["rank_high"]) for (sid,), r in stats.rank_sets.items()}
+        sets = {sid: RankRange(r.values["rank_low"], r.values["rank_high"]) for (sid,), r in stats.rank_sets.items()}
     order = None
     if stats.rank_stability is not None:
         ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete) if s.rank is not None]

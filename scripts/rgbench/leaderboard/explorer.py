@@ -267,7 +267,8 @@ RUN_FIELDS = ("subject_id", "case_id", "run_id", "status", "participant", "revie
               "response_dir", "response_file")
 NEEDS_JS = ("needs JavaScript (it is drawn from the data inlined in this page); the same runs, with every "
             "grade and comment, are in <code>results/explorer_runs.csv</code>.")
-_SCRIPT_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_SCRIPT_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 def script_json(value: object) -> str:
@@ -275,7 +276,7 @@ def script_json(value: object) -> str:
     non-ASCII kept, and ``<``, ``>``, ``&``, U+2028 and U+2029 written as ``\\uXXXX`` escapes (the same
     value for JSON.parse), so no string can close the element or open a comment or another script."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
-    return "".join(_SCRIPT_ESCAPES.get(ch, ch) for ch in text) if any(ch in text for ch in _SCRIPT_ESCAPES) else text
+    return text.translate(_SCRIPT_ESCAPES)
 
 
 def _run_cells(r: LabRow, rounded: dict[str, str]) -> tuple[str, ...]:
@@ -289,6 +290,12 @@ def _run_cells(r: LabRow, rounded: dict[str, str]) -> tuple[str, ...]:
     directory, slash, file = r["response_path"].rpartition("/")
     split = {"correctness": rounded[cell], "response_dir": directory + slash, "response_file": file}
     return tuple(split[k] if k in split else r[k] for k in RUN_FIELDS)
+
+
+def explorer_entries(board: Board) -> list[BoardEntry]:
+    """The explorer's subject columns: the board's entries with a run in explorer_runs.csv, leaderboard order."""
+    with_runs = {r["subject_id"] for r in board.lab.get(EXPLORER_FILE)} if board.lab else set()
+    return [e for e in board.entries if e.metrics.subject_id in with_runs]
 
 
 def explorer_data(board: Board) -> dict[str, object] | None:
@@ -306,19 +313,14 @@ def explorer_data(board: Board) -> dict[str, object] | None:
         return None
     rounded: dict[str, str] = {}
     cells = [_run_cells(r, rounded) for r in lab.get(EXPLORER_FILE)]
-    counts: Counter[str] = Counter(c for row in cells for c in row)
-    first: dict[str, int] = {}
-    for row in cells:
-        for c in row:
-            first.setdefault(c, len(first))
-    strings = sorted(counts, key=lambda c: (-counts[c], first[c]))
+    counts: Counter[str] = Counter(c for row in cells for c in row)   # keys in first-seen order
+    strings = sorted(counts, key=lambda c: -counts[c])                # stable: ties stay first-seen first
     index = {c: i for i, c in enumerate(strings)}
-    with_runs = {r["subject_id"] for r in lab.get(EXPLORER_FILE)}
     return {
         "cases": {"columns": list(CASE_FIELDS), "rows": [[c[k] for k in CASE_FIELDS] for c in lab.get(CASES_FILE)]},
         "runs": {"columns": list(RUN_FIELDS), "rows": [[index[c] for c in row] for row in cells]},
         "strings": strings,
-        "subjects": [[e.metrics.subject_id, e.name] for e in board.entries if e.metrics.subject_id in with_runs],
+        "subjects": [[e.metrics.subject_id, e.name] for e in explorer_entries(board)],
     }
 
 
@@ -342,8 +344,7 @@ def explorer_section(board: Board) -> str:
         return ('<section class="card" id="explorer"><h2>Case explorer</h2><p class="empty">These results carry no '
                 'per-case tables (results/cases.csv, results/explorer_runs.csv).</p></section>')
     cases = lab.get(CASES_FILE)
-    with_runs = {r["subject_id"] for r in lab.get(EXPLORER_FILE)}
-    entries = [e for e in board.entries if e.metrics.subject_id in with_runs]
+    entries = explorer_entries(board)
     tags = sorted({t for c in cases for t in c["tags"].split(";") if t})
     filters = "".join((
         _select("explorer-family", "Family", sorted({c["family"] for c in cases})),
@@ -406,14 +407,13 @@ def rows_by_subject(board: Board) -> BySubject:
     return out
 
 
-def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject | None = None) -> str:
+def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> str:
     """One subject's profile (a closed ``<details>``). Its "Runs not passed" heading counts the runs; the
     list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
     sid = entry.metrics.subject_id
-    index = rows_by_subject(board) if by_subject is None else by_subject
 
     def mine(name: str) -> list[LabRow]:
-        return index[name].get(sid, [])
+        return by_subject[name].get(sid, [])
     group_head = ("Group", "P", "s\u0304", "Runs", "Cases")
     crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
             f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'

@@ -27,7 +27,7 @@ from .critical_fails import CriticalFail, read_critical_fails
 from .difficulty_text import DifficultyTrendRow
 from .lab_tables import LabTables, read_lab_tables
 from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
-from .rank_ranges import RankSet
+from .rank_ranges import RankRange
 from .registry import Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables, read_stats_tables
 
@@ -48,7 +48,7 @@ class LeaderboardInputs:
     pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
     lab: LabTables | None = None               # issue 15's tables (explorer, breakdowns, cost), those present
-    rank_sets: dict[str, RankSet] | None = None  # rank_sets.csv, by subject_id
+    rank_sets: dict[str, RankRange] | None = None  # rank_sets.csv, by subject_id
     incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
     order: list[OrderRow] | None = None        # rank_stability.csv, checked
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv (the manifest vouches for it)

@@ -7,14 +7,12 @@ draw) and each ``draw_*`` draws from those values alone with matplotlib, byte-de
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 
 from ..compute.breakdowns import CRITERION_FILE
 from ..stats.outputs import DIFFICULTY_FILE, PASS_AT_K_FILE
 from .board import Board
-from .charts import INK, _tidy, short, subject_label
+from .charts import INK, Chart, _tidy, short, subject_label
 from .svg import chart_style, figure_svg, new_figure
 
 CRITERIA_CHART, DIFFICULTY_CHART, PASS_AT_K_CHART = "chart-criteria", "chart-difficulty", "chart-pass-at-k"
@@ -29,19 +27,19 @@ def _scored(board: Board) -> list[tuple[str, str]]:
     return [(e.metrics.subject_id, subject_label(e)) for e in board.scored]
 
 
-def criteria_spec(board: Board) -> tuple | None:
-    """(criteria, ((label, (mean or None per criterion)) per scored subject)), or None without the table."""
+def criteria_spec(board: Board) -> Chart | None:
+    """data (criteria, ((label, (mean or None per criterion)) per scored subject)), or None without the table."""
     if board.lab is None or not board.lab.get(CRITERION_FILE):
         return None
     means = {(r["subject_id"], r["criterion"]): float(r["mean"]) for r in board.lab.get(CRITERION_FILE)}
     criteria = tuple(c for c in board.criteria if any(k[1] == c for k in means))
     rows = tuple((label, tuple(means.get((sid, c)) for c in criteria)) for sid, label in _scored(board))
-    return (criteria, rows) if criteria and rows else None
+    return Chart(CRITERIA_CHART, CRITERIA_CHART, (criteria, rows)) if criteria and rows else None
 
 
-def draw_criteria(data: tuple) -> str:
+def draw_criteria(chart: Chart) -> str:
     """Subjects (rows) by criteria (columns), coloured by the mean score 0..2, each cell labelled."""
-    criteria, rows = data
+    criteria, rows = chart.data
     with chart_style():
         fig = new_figure(1.9 + 0.95 * len(criteria), 0.9 + 0.42 * len(rows))
         ax = fig.add_subplot()
@@ -64,11 +62,11 @@ def draw_criteria(data: tuple) -> str:
         bar = fig.colorbar(image, ax=ax, shrink=0.8, ticks=[0, 0.5, 1, 1.5, 2])
         bar.set_label("mean criterion score (0-2)", color=INK)
         bar.outline.set_visible(False)
-        return figure_svg(fig, scope=CRITERIA_CHART, title="Mean score per criterion and subject")
+        return figure_svg(fig, scope=chart.scope, title="Mean score per criterion and subject")
 
 
-def difficulty_spec(board: Board) -> tuple | None:
-    """((label, ((difficulty, P, low, high) per level)) per scored subject with rows), or None."""
+def difficulty_spec(board: Board) -> Chart | None:
+    """data ((label, ((difficulty, P, low, high) per level)) per scored subject with rows), or None."""
     if board.lab is None or not board.lab.get(DIFFICULTY_FILE):
         return None
     by_subject: dict[str, list[tuple[int, float, float, float]]] = {}
@@ -78,7 +76,7 @@ def difficulty_spec(board: Board) -> tuple | None:
                 (int(r["difficulty"]), float(r["P_difficulty"]), float(r["P_difficulty_low"] or r["P_difficulty"]),
                  float(r["P_difficulty_high"] or r["P_difficulty"])))
     rows = tuple((label, tuple(sorted(by_subject[sid]))) for sid, label in _scored(board) if sid in by_subject)
-    return rows or None
+    return Chart(DIFFICULTY_CHART, DIFFICULTY_CHART, rows) if rows else None
 
 
 def _legend(ax, count: int) -> None:
@@ -86,8 +84,9 @@ def _legend(ax, count: int) -> None:
               fontsize=8.5, labelcolor=INK)
 
 
-def draw_difficulty(rows: Sequence) -> str:
+def draw_difficulty(chart: Chart) -> str:
     """P per gold difficulty, one line per subject, with case-bootstrap interval whiskers, slightly offset."""
+    rows = chart.data
     with chart_style():
         fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
         ax = fig.add_subplot()
@@ -109,11 +108,11 @@ def draw_difficulty(rows: Sequence) -> str:
         ax.set_axisbelow(True)
         _tidy(ax)
         _legend(ax, len(rows))
-        return figure_svg(fig, scope=DIFFICULTY_CHART, title="Pass rate by difficulty, with case-bootstrap intervals")
+        return figure_svg(fig, scope=chart.scope, title="Pass rate by difficulty, with case-bootstrap intervals")
 
 
-def pass_at_k_spec(board: Board) -> tuple | None:
-    """((label, ((k, pass@k, pass^k) per k with cases)) per scored subject), or None."""
+def pass_at_k_spec(board: Board) -> Chart | None:
+    """data ((label, ((k, pass@k, pass^k) per k with cases)) per scored subject), or None."""
     if board.lab is None or not board.lab.get(PASS_AT_K_FILE):
         return None
     by_subject: dict[str, list[tuple[int, float, float]]] = {}
@@ -122,11 +121,12 @@ def pass_at_k_spec(board: Board) -> tuple | None:
             by_subject.setdefault(r["subject_id"], []).append(
                 (int(r["k"]), float(r["pass_at_k"]), float(r["pass_hat_k"])))
     rows = tuple((label, tuple(sorted(by_subject[sid]))) for sid, label in _scored(board) if sid in by_subject)
-    return rows or None
+    return Chart(PASS_AT_K_CHART, PASS_AT_K_CHART, rows) if rows else None
 
 
-def draw_pass_at_k(rows: Sequence) -> str:
+def draw_pass_at_k(chart: Chart) -> str:
     """pass@k (solid) and pass^k (dashed) against k, one colour per subject."""
+    rows = chart.data
     with chart_style():
         fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
         ax = fig.add_subplot()
@@ -145,4 +145,4 @@ def draw_pass_at_k(rows: Sequence) -> str:
         ax.set_axisbelow(True)
         _tidy(ax)
         _legend(ax, len(rows))
-        return figure_svg(fig, scope=PASS_AT_K_CHART, title="pass@k and pass^k by number of runs")
+        return figure_svg(fig, scope=chart.scope, title="pass@k and pass^k by number of runs")

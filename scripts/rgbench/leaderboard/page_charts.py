@@ -41,9 +41,7 @@ from .lab_charts import (
 
 DRAWINGS: dict[str, Callable[[Chart], str]] = {
     Q_FINAL: draw_q_final, CALIBRATION: draw_calibration, FAMILIES: draw_families,
-    CRITERIA_CHART: lambda chart: draw_criteria(chart.data),
-    DIFFICULTY_CHART: lambda chart: draw_difficulty(chart.data),
-    PASS_AT_K_CHART: lambda chart: draw_pass_at_k(chart.data),
+    CRITERIA_CHART: draw_criteria, DIFFICULTY_CHART: draw_difficulty, PASS_AT_K_CHART: draw_pass_at_k,
 }
 # Below this many charts, starting worker processes costs more than it saves (make bench: ~0.1 s a chart).
 PARALLEL_MIN_CHARTS = 8
@@ -78,13 +76,8 @@ def chart_svgs(charts: Sequence[Chart]) -> list[str]:
 
 def page_svgs(board: Board) -> PageSvgs:
     """Every SVG :func:`~.html_page.leaderboard_html` shows for ``board``."""
-    def lab(kind: str, data: tuple | None) -> Chart | None:
-        return None if data is None else Chart(kind, kind, data)   # the lab charts' scope is their kind
-    heavy = {CRITERIA_CHART: lab(CRITERIA_CHART, criteria_spec(board)),
-             DIFFICULTY_CHART: lab(DIFFICULTY_CHART, difficulty_spec(board)),
-             FAMILIES: families_spec(board),
-             PASS_AT_K_CHART: lab(PASS_AT_K_CHART, pass_at_k_spec(board)),
-             Q_FINAL: q_final_spec(board.scored)}
+    heavy = {CRITERIA_CHART: criteria_spec(board), DIFFICULTY_CHART: difficulty_spec(board),
+             FAMILIES: families_spec(board), PASS_AT_K_CHART: pass_at_k_spec(board), Q_FINAL: q_final_spec(board.scored)}
     diagrams = [chart for index, entry in enumerate(board.scored)
                 if (chart := calibration_spec(entry, index, board.ece_bins)) is not None]
     named = [(name, chart) for name, chart in heavy.items() if chart is not None]

@@ -31,7 +31,7 @@ from ..stats.pairwise import PairwiseRow, significantly_better
 TOP = 3  # "the top ranks" of issue 5: ranks 1..3
 
 
-class RankSet(NamedTuple):
+class RankRange(NamedTuple):
     """One ranked subject's simultaneous rank set from rank_sets.csv: ``low``..``high``, jointly for every
     ranked subject (the file's marginal columns are checked by :mod:`.consistency` and shown nowhere)."""
 
@@ -84,7 +84,7 @@ def _span(values: list) -> tuple | None:
 
 
 def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: Fraction,
-                 rank_sets: dict[str, RankSet] | None, correction: str = "holm") -> Significance:
+                 rank_sets: dict[str, RankRange] | None, correction: str = "holm") -> Significance:
     """The rank sets of the ranked subjects and the significant differences among them (module docstring).
 
     ``ranked_ids`` in leaderboard order; ``above`` follows that order (by the better subject, then the

@@ -140,6 +140,12 @@ def bca_bounds(estimate: float, replicates: np.ndarray, acceleration: float,
     return bca_columns(np.array([estimate]), reps[:, None], np.array([acceleration]), confidence)[0]
 
 
+def leave_one_out_weights(k: int, start: int, rows: int) -> np.ndarray:
+    """Rows ``start``..``start + rows - 1`` of the k x k leave-one-case-out weights (all ones but a 0 at
+    column i of row i), built without the whole k x k matrix."""
+    return np.ones((rows, k)) - np.eye(rows, k, start)
+
+
 def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: Fraction) -> tuple[float, float] | None:
     """The case-bootstrap BCa interval of ``statistic`` over k cases with the draw ``counts`` (B x k).
 
@@ -149,6 +155,6 @@ def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: F
     if k == 0:
         return None
     estimate = float(statistic(np.ones((1, k)))[0])
-    jackknife = np.concatenate([statistic(np.ones((min(_BLOCK, k - start), k)) - np.eye(k)[start:start + _BLOCK])
+    jackknife = np.concatenate([statistic(leave_one_out_weights(k, start, min(_BLOCK, k - start)))
                                 for start in range(0, k, _BLOCK)]) if k > 1 else np.zeros(0)
     return bca_bounds(estimate, statistic(counts), jackknife_acceleration(jackknife), confidence)

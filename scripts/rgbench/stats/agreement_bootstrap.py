@@ -31,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from .agreement import Unit, pairable
-from .bootstrap import Interval, Statistic, bca_interval, case_counts, mean_statistic, ratio_statistic
+from .bootstrap import Interval, Statistic, bca_interval, case_counts, mean_statistic, ratio_statistic, safe_ratio
 from .seeds import generator
 
 
@@ -52,11 +52,6 @@ def unit_interval(statistic: Statistic, n_units: int, rng: np.random.Generator, 
                   confidence: Fraction) -> Interval | None:
     """The BCa interval of ``statistic`` over ``n_units`` units redrawn ``resamples`` times from ``rng``."""
     return bca_interval(statistic, n_units, case_counts(rng, n_units, resamples), confidence)
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den != 0, num / np.where(den != 0, den, 1), np.nan)
 
 
 def alpha_statistic(units: Sequence[Unit], metric: str, order: Sequence | None = None) -> Statistic:
@@ -95,7 +90,7 @@ def alpha_statistic(units: Sequence[Unit], metric: str, order: Sequence | None =
             e = (2 * between - marg[:, :, None] - marg[:, None, :]) ** 2
         expected = (marg[:, :, None] * marg[:, None, :] * e).sum(axis=(1, 2))
         observed = (o * e).sum(axis=(1, 2))
-        return _ratio(expected - (n - big_l) * observed, expected)
+        return safe_ratio(expected - (n - big_l) * observed, expected)
     return statistic
 
 
@@ -128,7 +123,7 @@ def kappa_statistic(pairs: Sequence[tuple[Fraction | int, Fraction | int]]) -> S
         n = w.sum(axis=1)
         sx, sy = w @ x, w @ y
         den = n * (w @ (x * x)) - 2 * sx * sy + n * (w @ (y * y))
-        return _ratio(den - n * (w @ ((x - y) ** 2)), den)
+        return safe_ratio(den - n * (w @ ((x - y) ** 2)), den)
     return statistic
 
 

@@ -53,10 +53,14 @@ def ratio_statistic(numerator: np.ndarray, denominator: np.ndarray, scale: float
 
     def statistic(weights: np.ndarray) -> np.ndarray:
         w = np.asarray(weights, dtype=np.float64)
-        bottom = w @ den
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(bottom > 0, (w @ num) / np.where(bottom > 0, bottom, 1) / scale, np.nan)
+        return safe_ratio(w @ num, w @ den) / scale
     return statistic
+
+
+def safe_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator elementwise, NaN where the denominator is 0 (an undefined replicate)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator != 0, numerator / np.where(denominator != 0, denominator, 1), np.nan)
 
 
 def mean_statistic(values: np.ndarray) -> Statistic:

@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..compute.numfmt import fmt_fixed
-from .bootstrap import Statistic, bca_interval, case_counts
+from .bootstrap import Statistic, bca_interval, case_counts, mean_statistic
 from .run_columns import RunColumns
 from .seeds import generator
 
@@ -89,16 +89,12 @@ def difficulty_trend(difficulty: Sequence[int], rate: Sequence[Fraction], rng: n
 def separation_statistic(easy: Sequence[Fraction], hard: Sequence[Fraction]) -> Statistic:
     """W -> (W_e @ easy) / ΣW_e − (W_h @ hard) / ΣW_h, W's first len(easy) columns weighting the easiest level's
     cases and the rest the hardest's; NaN where a level has no weight (a leave-one-out of a one-case level)."""
-    e = np.array([float(r) for r in easy], dtype=np.float64)
-    h = np.array([float(r) for r in hard], dtype=np.float64)
+    n_easy, easy_mean, hard_mean = len(easy), mean_statistic(np.array(easy, dtype=np.float64)), mean_statistic(
+        np.array(hard, dtype=np.float64))
 
     def statistic(weights: np.ndarray) -> np.ndarray:
         w = np.asarray(weights, dtype=np.float64)
-        we, wh = w[:, :len(e)], w[:, len(e):]
-        se, sh = we.sum(axis=1), wh.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ok = (se > 0) & (sh > 0)
-            return np.where(ok, (we @ e) / np.where(se > 0, se, 1) - (wh @ h) / np.where(sh > 0, sh, 1), np.nan)
+        return easy_mean(w[:, :n_easy]) - hard_mean(w[:, n_easy:])
     return statistic
 
 

@@ -35,13 +35,12 @@ import sys
 from pathlib import Path
 
 from rgbench.atomic import OutputError, write_if_changed, write_many_atomic
-from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, one_blas_thread, script_parser
+from rgbench.cli import bad_folder_name, collector_paused, load_valid_grades, not_a_tree, one_blas_thread, script_parser
 from rgbench.compute.tables import csv_text, input_digest
 from rgbench.load.loader import counted_scorings
 from rgbench.load.records import Tree
 from rgbench.load.reviewers import read_reviewers
 from rgbench.load.spec import Spec
-from rgbench.problems import report
 from rgbench.stats.agreement_outputs import (
     AGREEMENT_COLUMNS,
     AGREEMENT_FILE,
@@ -51,7 +50,7 @@ from rgbench.stats.agreement_outputs import (
 )
 from rgbench.stats.consolidate import consolidate_all
 from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
-from rgbench.stats.multi_scoring import MULTI_DIR, MultiScorings, load_multi
+from rgbench.stats.multi_scoring import MULTI_DIR, MultiScorings
 from rgbench.stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE, reviewer_rows
 
 CONSOLIDATED_DIR = "scoring_consolidated"
@@ -81,13 +80,10 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     with collector_paused(), one_blas_thread():
-        loaded = load_valid_tree(root, llm_judges=True)
+        loaded = load_valid_grades(root, args.multi_dir)
         if loaded is None:
             return 1
-        spec, tree = loaded
-        multi, problems = load_multi(root, spec, tree, args.multi_dir)
-        if multi is None:
-            return report(problems)
+        spec, tree, multi = loaded
         return write_agreement(root, spec, tree, multi, args.output_dir, write_consolidated=not args.no_consolidated)
 
 

@@ -22,13 +22,11 @@ from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
-from rgbench.cli import collector_paused, load_valid_tree, not_a_tree, one_blas_thread, script_parser
+from rgbench.cli import collector_paused, load_valid_grades, not_a_tree, one_blas_thread, script_parser
 from rgbench.cli_main import load_script
 from rgbench.load.loader import counted_scorings
 from rgbench.load.reviewers import read_reviewers
-from rgbench.problems import report
 from rgbench.progress import Progress
-from rgbench.stats.multi_scoring import load_multi
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,14 +47,10 @@ def main(argv: list[str] | None = None) -> int:
 def write_tables(root: Path) -> int:
     """Load and check every input once, then write what compute_metrics.py and aggregate_scoring.py write."""
     with collector_paused(), one_blas_thread(), closing(Progress()) as progress:
-        loaded = load_valid_tree(root, llm_judges=True,
-                                 progress=lambda done, total: progress.update("reading", done, total))
+        loaded = load_valid_grades(root, progress=lambda done, total: progress.update("reading", done, total))
         if loaded is None:
             return 1
-        spec, tree = loaded   # every scoring: aggregate_scoring reads the llm-judge grades too
-        multi, problems = load_multi(root, spec, tree)
-        if multi is None:
-            return report(problems)
+        spec, tree, multi = loaded   # every scoring: aggregate_scoring reads the llm-judge grades too
         counted = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, read_reviewers(root, spec)[0])))
         progress.update("computing", 1, 2, force=True)
         status = load_script("compute_metrics.py").write_metrics(root, spec, counted)

@@ -16,12 +16,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rgbench.cli import collector_paused, load_valid_tree, not_a_tree, script_parser
+from rgbench.cli import collector_paused, load_valid_grades, not_a_tree, script_parser
 from rgbench.compute.tables import csv_text
 from rgbench.governance.gitio import GitError, git, prefix
 from rgbench.load.reviewers import read_reviewers
-from rgbench.problems import report
-from rgbench.stats.multi_scoring import load_multi
 from rgbench.stats.reviewer_report import DRIFT_COLUMNS, drift_rows
 
 
@@ -53,13 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.root}: {exc} (drift needs the commit dates of the grades)", file=sys.stderr)
         return 1
     with collector_paused():
-        loaded = load_valid_tree(args.root, llm_judges=True)
+        loaded = load_valid_grades(args.root)
         if loaded is None:
             return 1
-        spec, tree = loaded
-        multi, problems = load_multi(args.root, spec, tree)
-        if multi is None:
-            return report(problems)
+        spec, tree, multi = loaded
         reviewers = read_reviewers(args.root, spec)[0]
         text = csv_text(DRIFT_COLUMNS, drift_rows(tuple(tree.scorings) + multi.extra, dates, tree, spec, reviewers))
     if args.output:

@@ -18,6 +18,7 @@ from .load.records import Tree
 from .load.registry import read_registry
 from .load.spec import Spec, load_spec
 from .problems import report
+from .stats.multi_scoring import MULTI_DIR, MultiScorings, load_multi
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -134,6 +135,21 @@ def load_valid_tree(root: Path, *, alpha_override: str | None = None, scoring_di
         report(problems)
         return None
     return spec, tree
+
+
+def load_valid_grades(root: Path, multi_dir: str = MULTI_DIR, progress: Callable[[int, int], None] | None = None
+                      ) -> tuple[Spec, Tree, MultiScorings] | None:
+    """(spec, tree with every scoring, llm-judges' included, the further grades of ``multi_dir``) of a fully
+    valid tree: what the agreement reports read; otherwise print every problem and return None."""
+    loaded = load_valid_tree(root, llm_judges=True, progress=progress)
+    if loaded is None:
+        return None
+    spec, tree = loaded
+    multi, problems = load_multi(root, spec, tree, multi_dir)
+    if multi is None:
+        report(problems)
+        return None
+    return spec, tree, multi
 
 
 def load_spec_and_registry(root: Path) -> tuple[Spec, dict[str, Any]] | None:

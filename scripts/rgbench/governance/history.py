@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compute.tables import SUBJECT_FILE
+from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE
 from ..load.parsing import decode_utf8, loads_json_strict
 from ..load.safe_read import MAX_RESULT_BYTES, check_dir_chain, read_bytes, read_result_file, walk_files
 from ..problems import Problem
@@ -18,7 +19,6 @@ from ..results_csv import TableError, read_keyed_table
 from .results_diff import SUBJECT_REQUIRED
 from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
 
-LEADERBOARD_FILE = "leaderboard.csv"
 ALLOWED_LOOSE_FILES = frozenset({"README.md"})  # besides dated folders, historico/ may hold a README
 SERIES_COLUMNS = ("snapshot", "subject_version", "rank", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")
 

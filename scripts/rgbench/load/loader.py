@@ -195,9 +195,10 @@ def response_rel(spec: Spec, subject_id: str, case_id: str, run_id: str) -> str:
     return f"responses/{spec.version_dir}/{subject_id}/{case_id}__{run_id}.json"
 
 
-def scoring_rel(spec: Spec, subject_id: str, case_id: str, run_id: str, reviewer_id: str) -> str:
-    """Where a scoring lives: ``scoring/<version>/<subject>/<case>__<run>__eval-<reviewer>.json``."""
-    return f"scoring/{spec.version_dir}/{subject_id}/{case_id}__{run_id}__eval-{reviewer_id}.json"
+def scoring_rel(spec: Spec, subject_id: str, case_id: str, run_id: str, reviewer_id: str, folder: str = "scoring") -> str:
+    """Where a scoring lives: ``<folder>/<version>/<subject>/<case>__<run>__eval-<reviewer>.json`` (``folder``
+    scoring/, or the consolidated scorings' folder)."""
+    return f"{folder}/{spec.version_dir}/{subject_id}/{case_id}__{run_id}__eval-{reviewer_id}.json"
 
 
 _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
 from ..compute.numfmt import fmt_fixed
+from ..load.loader import scoring_rel
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
@@ -174,6 +175,6 @@ def consolidated_files(items: Sequence[Consolidated], tree: Tree, spec: Spec, ou
     files = {}
     for item in items:
         s = item.scoring
-        rel = f"{out_dir}/{spec.version_dir}/{s.subject_id}/{s.case_id}__{s.run_id}__eval-{s.reviewer_id}.json"
+        rel = scoring_rel(spec, s.subject_id, s.case_id, s.run_id, s.reviewer_id, folder=out_dir)
         files[rel] = dumps_json_canonical(consolidated_document(item, tree, digests, spec.schema_version)).encode("utf-8")
     return files

@@ -54,9 +54,9 @@ def test_reviewer_path_on_a_git_repository(tmp_path):
     assert done.returncode == 1
     assert sorted(line.split(": ")[1] for line in done.stderr.splitlines()[:-1]) == sorted(
         ["$.correctness"] + [f"$.criterion_scores.{name}" for name in SPEC.criteria])
-    # ... and so does make check: compute_metrics refuses the tree.
+    # ... and so does make check: make metrics refuses the tree.
     done = repo.make("check")
-    assert done.returncode != 0 and "compute_metrics.py failed on the committed inputs" in done.stderr
+    assert done.returncode != 0 and "make metrics failed on the committed inputs" in done.stderr
 
     # 3. Filled in, it validates (whole tree and changed files).
     fill(repo.root / TEMPLATE_REL, raw=4, correctness=0)

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from operator import itemgetter
+from typing import cast
 
 from ..compute.numfmt import fmt_fixed
 from ..load.records import Scoring, Tree
@@ -85,13 +87,16 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
 
         row("runs_graded", "all", len(mine), len(mine))
         row("adjudications", "all", adjudicated.get(rid, 0), adjudicated.get(rid, 0))
+        # raw_score and each criterion of the reviewer's grades, a column each (integers)
+        values_of_mine = [ratings[s.path] for s in mine]
+        columns = {target: cast("list[int]", list(map(itemgetter(target), values_of_mine)))
+                   for target in ("raw_score", *spec.criteria)}
         for name in spec.criteria:
-            counts = Counter(ratings[s.path][name] for s in mine)
+            counts = Counter(columns[name])
             for level in range(spec.criterion_min, spec.criterion_max + 1):
                 share = Fraction(counts[level], len(mine)) if mine else None
                 row("level_share", name, share, len(mine), str(level), note="" if mine else "no grade")
-        for target in ("raw_score", *spec.criteria):
-            values = [rating for s in mine if not isinstance(rating := ratings[s.path][target], str)]  # integers
+        for target, values in columns.items():
             mean = Fraction(sum(values), len(values)) if values else None
             row("mean_score", target, mean, len(values), note="" if values else "no grade")
         # against the human graders only: a judge's grades never move a human's leniency

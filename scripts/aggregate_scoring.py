@@ -39,7 +39,6 @@ from rgbench.cli import bad_folder_name, collector_paused, load_valid_grades, no
 from rgbench.compute.tables import csv_text, input_digest
 from rgbench.load.loader import counted_scorings
 from rgbench.load.records import Tree
-from rgbench.load.reviewers import read_reviewers
 from rgbench.load.spec import Spec
 from rgbench.stats.agreement_outputs import (
     AGREEMENT_COLUMNS,
@@ -94,7 +93,7 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     ``write_consolidated`` is false) the consolidated scorings under ``output_dir``; print a summary line.
     0, or 1 when a file could not be written."""
     every_grade = tuple(tree.scorings) + multi.extra
-    reviewers = read_reviewers(root, spec)[0]
+    reviewers = tree.reviewers
     grades = tuple(counted_scorings(every_grade, spec, reviewers))
     rows = agreement_table(grades, tree, spec)
     digest = input_digest({**tree.inputs, **multi.inputs})  # seeds the reviewer report's and the judge's draws

@@ -25,7 +25,6 @@ from pathlib import Path
 from rgbench.cli import collector_paused, load_valid_grades, not_a_tree, one_blas_thread, script_parser
 from rgbench.cli_main import load_script
 from rgbench.load.loader import counted_scorings
-from rgbench.load.reviewers import read_reviewers
 from rgbench.progress import Progress
 
 
@@ -51,7 +50,7 @@ def write_tables(root: Path) -> int:
         if loaded is None:
             return 1
         spec, tree, multi = loaded   # every scoring: aggregate_scoring reads the llm-judge grades too
-        counted = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, read_reviewers(root, spec)[0])))
+        counted = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, tree.reviewers)))
         progress.update("computing", 1, 2, force=True)
         status = load_script("compute_metrics.py").write_metrics(root, spec, counted)
         if status == 0:

@@ -19,7 +19,6 @@ from pathlib import Path
 from rgbench.cli import collector_paused, load_valid_grades, not_a_tree, script_parser
 from rgbench.compute.tables import csv_text
 from rgbench.governance.gitio import GitError, git, prefix
-from rgbench.load.reviewers import read_reviewers
 from rgbench.stats.reviewer_report import DRIFT_COLUMNS, drift_rows
 
 
@@ -55,8 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         if loaded is None:
             return 1
         spec, tree, multi = loaded
-        reviewers = read_reviewers(args.root, spec)[0]
-        text = csv_text(DRIFT_COLUMNS, drift_rows(tuple(tree.scorings) + multi.extra, dates, tree, spec, reviewers))
+        text = csv_text(DRIFT_COLUMNS, drift_rows(tuple(tree.scorings) + multi.extra, dates, tree, spec, tree.reviewers))
     if args.output:
         args.output.write_text(text, encoding="utf-8", newline="\n")
     else:

@@ -450,5 +450,6 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
         responses=dict(sorted(responses.items())),
         scorings=tuple(sorted(scorings, key=_SCORING_ORDER)),
         inputs=dict(sorted(col.inputs.items())),
+        reviewers=col.reviewers,
     )
     return tree, []

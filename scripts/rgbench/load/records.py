@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .reviewers import Reviewer
 
 
 class Gold(NamedTuple):
@@ -89,3 +92,5 @@ class Tree:
     responses: dict[tuple[str, str, str], Response]  # (subject_id, case_id, run_id)
     scorings: tuple[Scoring, ...]
     inputs: dict[str, str]  # relative path -> sha256 of its bytes
+    # subjects/reviewers.yaml as read with the tree; None when the tree has no such file (no reviewer is checked)
+    reviewers: dict[str, Reviewer] | None = None

@@ -26,7 +26,6 @@ from ..load.extract import EVALUATION
 from ..load.loader import Collector, build_scorings, list_subject_files
 from ..load.parallel import extract_files
 from ..load.records import Scoring, Tree
-from ..load.reviewers import read_reviewers
 from ..load.spec import Spec
 from ..problems import Problem
 
@@ -50,7 +49,7 @@ def load_multi(root: Path, spec: Spec, tree: Tree, folder: str = MULTI_DIR) -> t
     (aggregate_scoring sets them apart); a reviewer not in subjects/reviewers.yaml is refused.
     """
     col = Collector(root)
-    col.reviewers = read_reviewers(root, spec)[0]  # its own problems are load_tree's
+    col.reviewers = tree.reviewers
     jobs = list_subject_files(col, spec, folder, EVALUATION, tree.subjects, reviewer_prefixes=("eval-", ADJUDICATION))
     extracted = extract_files(root, spec, [(entry, kind) for entry, kind, _ in jobs])
     present = {key: tree.inputs[response.path] for key, response in tree.responses.items()}

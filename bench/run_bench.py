@@ -9,7 +9,8 @@ fresh process, best of --repeat runs:
 - compute_metrics.py (strict parsing, full validation, every output and statistic);
 - each result-producing step on its own (compute_metrics, aggregate_scoring without the consolidated
   scorings, build_leaderboard);
-- ``make metrics`` itself: scripts/metrics.py, the three steps in one process that reads the tree once.
+- ``make metrics`` itself: scripts/metrics.py, the three steps in one process that reads the tree once;
+- once, make metrics' phases timed inside one process (bench/phases.py).
 
 Wall time and peak resident memory (the child's ru_maxrss) are reported, with
 the ratios the targets are stated in. Then, once, the wall time of ``make test``
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import platform
 import shutil
@@ -63,6 +65,13 @@ def measure(command: list[str], cwd: Path | None = None) -> Run:
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{stderr}")
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def phases(tree: Path) -> dict[str, list[float]]:
+    """make metrics' phases on ``tree`` (bench/phases.py, a fresh process): name -> [wall s, CPU s]."""
+    done = subprocess.run([PY, str(REPO / "bench/phases.py"), str(tree)], capture_output=True, text=True, env=CHILD_ENV,
+                          check=True)
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 def best(command: list[str], repeat: int) -> Run:
@@ -116,7 +125,7 @@ def main() -> int:
         # a benchmark that has not asked for consolidated scorings (make agreement): make metrics writes none
         shutil.rmtree(tree / "scoring_consolidated", ignore_errors=True)
         whole = best([PY, str(REPO / "scripts/metrics.py"), "--root", str(tree)], args.repeat)
-        rows.append((size, file_count(tree), floor, steps, whole))
+        rows.append((size, file_count(tree), floor, steps, whole, phases(tree)))
         print(f"{size}: floor {floor.wall:.2f}s, "
               + ", ".join(f"{s} {t.wall:.2f}s" for s, t in zip(RESULT_STEPS, steps)) + f", make metrics {whole.wall:.2f}s",
               flush=True)
@@ -135,7 +144,7 @@ def main() -> int:
         "| aggregate_scoring s | build_leaderboard s | make metrics s (CPU) | / floor | peak MiB |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for size, files, floor, steps, whole in rows:
+    for size, files, floor, steps, whole, _ in rows:
         compute, aggregate, board = steps
         lines.append(f"| {size} | {files} | {floor.wall:.2f} | {compute.wall:.2f} ({compute.cpu:.1f}) | "
                      f"{compute.wall / floor.wall:.1f}x | {aggregate.wall:.2f} | {board.wall:.2f} | "
@@ -147,6 +156,13 @@ def main() -> int:
               "CPU: user + system seconds of the fastest run, its fork pools' workers included (the extraction "
               "and the charts use both cores, so CPU can exceed wall); steadier than wall on a shared machine.",
               "peak MiB: the largest resident set of the steps and of make metrics.", ""]
+    names = list(rows[0][5]) if rows else []
+    lines += ["Where `make metrics` spends its time (`bench/phases.py`: one run, its phases timed in one process; "
+              "wall s / CPU s):", "",
+              "| size | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    lines += [f"| {size} | " + " | ".join(f"{wall:.2f} / {cpu:.2f}" for wall, cpu in timed.values()) + " |"
+              for size, *_, timed in rows]
+    lines.append("")
     if tests is not None:
         lines.append(f"`make test`: {tests:.0f} s wall time (target: under 120 s on 2 cores).")
     kinds = library_lines()

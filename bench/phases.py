@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Where `make metrics` spends its time: run scripts/metrics.py on a tree, timing each of its phases.
+
+    python bench/phases.py TREE        prints one JSON object: phase -> [wall seconds, CPU seconds]
+
+The phases are make metrics' own calls, wrapped with a timer (nothing is re-implemented here):
+start-up (imports, before main), load (every input read, parsed, validated and cross-checked),
+metric tables (compute_metrics' computation and writing), agreement (aggregate_scoring's) and
+leaderboard (build_leaderboard's). CPU is user + system time of this process and of its reaped
+children (the fork pools' workers), so it can exceed wall time.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+START = time.perf_counter()
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from rgbench.cli_main import load_script  # noqa: E402
+
+
+def cpu_seconds() -> float:
+    """User + system seconds of this process and its waited-for children."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def main() -> int:
+    tree = sys.argv[1]
+    timed: dict[str, list[float]] = {}
+
+    def timer(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def timed_call(*args: Any, **kwargs: Any) -> Any:
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                timed[name] = [round(time.perf_counter() - wall, 3), round(cpu_seconds() - cpu, 3)]
+        return timed_call
+
+    metrics = load_script("metrics.py")
+    steps = [(metrics, "load_valid_grades", "load"),
+             (load_script("compute_metrics.py"), "write_metrics", "metric tables"),
+             (load_script("aggregate_scoring.py"), "write_agreement", "agreement"),
+             (load_script("build_leaderboard.py"), "main", "leaderboard")]
+    for module, attribute, name in steps:
+        setattr(module, attribute, timer(name, getattr(module, attribute)))
+    timed["start-up"] = [round(time.perf_counter() - START, 3), round(cpu_seconds(), 3)]
+    status = metrics.main(["--root", tree])
+    if status:
+        return status
+    print(json.dumps({name: timed[name] for name in ("start-up", *(name for _, _, name in steps))}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

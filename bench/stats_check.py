@@ -240,7 +240,7 @@ def case_level_methods(resamples: int) -> Methods:
         ids = sorted(s)
         estimates = [float(q_final(pass_rate(runs[i]), mean_clipped_score(runs[i]), ALPHA, MAX_SCORE)) for i in ids]
         replicates = joint_replicates([s[i] for i in ids], np.random.default_rng(seed), resamples)
-        return dict(zip(ids, rank_confidence_sets(estimates, replicates, CONFIDENCE, simultaneous=True)))
+        return dict(zip(ids, rank_confidence_sets(estimates, replicates, CONFIDENCE)[0]))
 
     return Methods("case-level (issue 11: sign-flip test on per-case Q_final, BCa case bootstrap, "
                    "Mogstad et al. 2024 rank sets)", pair_p, board, intervals, rank_sets)

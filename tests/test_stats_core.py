@@ -278,18 +278,18 @@ def test_rank_sets_hand_computed():
     # replicates; A − B = 1 is ≫ c·σ: A established first, B second.
     rng = np.random.default_rng(0)
     reps = np.column_stack([1 + 0.1 * rng.standard_normal(400), 0.1 * rng.standard_normal(400)])
-    assert rank_confidence_sets([1.0, 0.0], reps, C95, True) == [(1, 1), (2, 2)]
+    assert rank_confidence_sets([1.0, 0.0], reps, C95)[0] == [(1, 1), (2, 2)]
     # estimates 0.01 apart with the same spread: nothing established
-    assert rank_confidence_sets([0.01, 0.0], reps - np.array([0.99, 0.0]), C95, True) == [(1, 2), (1, 2)]
+    assert rank_confidence_sets([0.01, 0.0], reps - np.array([0.99, 0.0]), C95)[0] == [(1, 2), (1, 2)]
 
 
 def test_rank_sets_degenerate_cases():
-    assert rank_confidence_sets([0.5], np.full((10, 1), 0.5), C95, True) == [(1, 1)]
+    assert rank_confidence_sets([0.5], np.full((10, 1), 0.5), C95) == ([(1, 1)], [(1, 1)])
     # one case: every replicate equals the estimate: nothing can be established
-    assert rank_confidence_sets([0.9, 0.1], np.tile([0.9, 0.1], (50, 1)), C95, True) == [(1, 2), (1, 2)]
+    assert rank_confidence_sets([0.9, 0.1], np.tile([0.9, 0.1], (50, 1)), C95) == ([(1, 2), (1, 2)],) * 2
     # identical subjects
     base = np.random.default_rng(1).random(100)
-    assert rank_confidence_sets([0.5, 0.5], np.column_stack([base, base]), C95, True) == [(1, 2), (1, 2)]
+    assert rank_confidence_sets([0.5, 0.5], np.column_stack([base, base]), C95) == ([(1, 2), (1, 2)],) * 2
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -299,10 +299,9 @@ def test_rank_sets_equal_the_brute_force_projection(seed, simultaneous):
     p = int(rng.integers(3, 6))
     theta = np.sort(rng.random(p))[::-1] * 0.6
     reps = theta + rng.normal(0, 0.05, size=(300, p)) + rng.normal(0, 0.03, size=(300, 1))   # correlated
-    got = rank_confidence_sets(theta, reps, C95, simultaneous)
+    simul, marginal = rank_confidence_sets(theta, reps, C95)
+    got = simul if simultaneous else marginal
     assert got == rank_sets_brute_force(theta, reps, 0.95, simultaneous)
-    marginal = rank_confidence_sets(theta, reps, C95, False)
-    simul = rank_confidence_sets(theta, reps, C95, True)
     for (ml, mh), (sl, sh), rank in zip(marginal, simul, range(1, p + 1)):
         assert sl <= ml <= rank <= mh <= sh            # marginal sets are inside the simultaneous ones
 
@@ -332,7 +331,7 @@ def test_rank_sets_ignore_run_labels_and_identical_repeats():
         reps = joint_replicates([s[k] for k in "abc"], generator("ranks", ["fixed"]), 500)
         est = [float(m.q_final) for m in (subject_metrics(k, "1", data[k], 0, alpha=HALF, bins=10, max_score=12)
                                           for k in "abc")]
-        return rank_confidence_sets(est, reps, C95, True)
+        return rank_confidence_sets(est, reps, C95)
     assert sets_of(runs) == sets_of(relabelled) == sets_of(repeated)
 
 

@@ -140,17 +140,6 @@ class Breakdowns:
     n_errors: Mapping[str, int]
 
 
-def _per_case(rows: Iterable[RunRow], value: Callable[[RunRow], int]) -> tuple[list[str], list[int], list[int]]:
-    """(case ids sorted, per-case sum of value, per-case run count)."""
-    sums: dict[str, int] = defaultdict(int)
-    counts: dict[str, int] = defaultdict(int)
-    for row in rows:
-        sums[row.case_id] += value(row)
-        counts[row.case_id] += 1
-    cases = sorted(counts)
-    return cases, [sums[c] for c in cases], [counts[c] for c in cases]
-
-
 def _passed(row: RunRow) -> int:
     return 1 if row.classification == PASS else 0
 
@@ -166,20 +155,23 @@ def group_row(subject_id: str, version: str, group: str, summary: CaseSummary, d
                     ratio_interval(summary.clipped, summary.runs, weights, confidence))
 
 
-def criterion_rows(subject_id: str, version: str, rows: Sequence[RunRow], scores_of: Mapping[tuple, dict[str, int]],
-                   criteria: Sequence[str], digest: str, resamples: int, confidence: Fraction) -> list[CriterionRow]:
-    """Mean score of each criterion over the subject's scored runs, in the rubric's order, with intervals."""
-    if not rows:
+def criterion_rows(subject_id: str, version: str, scorings: Sequence[Scoring], criteria: Sequence[str], digest: str,
+                   resamples: int, confidence: Fraction) -> list[CriterionRow]:
+    """Mean score of each criterion over the subject's scored runs (``scorings``: their grades, one per run),
+    in the rubric's order, with intervals."""
+    if not scorings:
         return []
-    cases, _, counts = _per_case(rows, _passed)
+    cases = sorted({s.case_id for s in scorings})
     position = {case: i for i, case in enumerate(cases)}
+    counts = [0] * len(cases)
     sums = [[0] * len(cases) for _ in criteria]   # sums[k][i]: criterion k's points over case i's runs
-    for row in rows:
-        scores, i = scores_of[_run_key(row)], position[row.case_id]
+    for scoring in scorings:
+        scores, i = dict(scoring.criterion_scores), position[scoring.case_id]
+        counts[i] += 1
         for k, criterion in enumerate(criteria):
             sums[k][i] += scores[criterion]
     weights = case_weights(len(cases), digest=digest, label="criteria", resamples=resamples)
-    n = sum(counts)
+    n = len(scorings)
     return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n),
                          ratio_interval(sums[k], counts, weights, confidence), len(cases))
             for k, criterion in enumerate(criteria)]
@@ -318,12 +310,14 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
     the statistics use them."""
     stats = spec.stats
     resamples, confidence = stats.bootstrap_resamples, stats.confidence_level
+    keys = sorted(tree.responses)
     responses_of: dict[str, list[Response]] = defaultdict(list)
-    for key in sorted(tree.responses):
+    for key in keys:
         responses_of[key[0]].append(tree.responses[key])
-    scores_of = {(s.subject_id, s.case_id, s.run_id, s.reviewer_id): dict(s.criterion_scores) for s in tree.scorings}
+    scorings_of: dict[str, list[Scoring]] = defaultdict(list)   # subject -> the grades of its scored runs
     scoring_of: dict[tuple[str, str, str], list[Scoring]] = defaultdict(list)
     for s in tree.scorings:
+        scorings_of[s.subject_id].append(s)
         scoring_of[s.run_key].append(s)
     criteria: list[CriterionRow] = []
     tags: list[GroupRow] = []
@@ -340,7 +334,7 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
         responses = responses_of.get(sid, [])
         n_errors[sid] = sum(1 for r in responses if r.meta.status == ERROR)
         digest = digests[sid]
-        criteria += criterion_rows(sid, version, rows, scores_of, spec.criteria, digest, resamples, confidence)
+        criteria += criterion_rows(sid, version, scorings_of[sid], spec.criteria, digest, resamples, confidence)
         summary = summaries.get(sid)     # None: no scored run, so no group either
         if summary is not None:
             by_tag: dict[str, list[str]] = defaultdict(list)    # group -> its cases, in the summary's order
@@ -366,38 +360,38 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
         metadata.append(metadata_row(sid, version, extra, responses))
     cases = tuple((g.case_id, g.family, g.case_type, str(g.difficulty), ";".join(g.tags), g.title, g.path)
                   for _, g in sorted(tree.golds.items()))
-    explorer = tuple(_explorer_rows(tree, spec, runs_of, scoring_of))
+    explorer = tuple(_explorer_rows(tree, keys, runs_of, scoring_of))
     return Breakdowns(tuple(criteria), tuple(tags), tuple(types), tuple(advanced), tuple(costs), tuple(baseline),
                       tuple(metadata), cases, explorer, n_errors)
 
 
-def _explorer_rows(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[RunRow]],
+def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Mapping[str, Sequence[RunRow]],
                    scoring_of: Mapping[tuple[str, str, str], list[Scoring]]) -> Iterable[tuple[str, ...]]:
-    """One row per (response, reviewer): a response without a scoring, or an error run, has one row with
-    the grade's cells empty."""
+    """One row per (response, reviewer), responses in the order of ``keys`` (every response's key, sorted): a
+    response without a scoring, or an error run, has one row with the grade's cells empty."""
     derived = {_run_key(r): r for rows in runs_of.values() for r in rows}
     prices_of = {}
     for sid, subject in tree.subjects.items():
         prices = dict(subject.extra).get("prices") or {}
         prices_of[sid] = (_price(prices.get("input_per_million")), _price(prices.get("output_per_million")))
-    for key in sorted(tree.responses):
+    for key in keys:
         response = tree.responses[key]
         sid, case_id, run_id = key
         pin, pout = prices_of[sid]
-        cost = run_cost(response, pin, pout) if pin is not None and pout is not None else None
+        cost = fmt_fixed(run_cost(response, pin, pout)) if pin is not None and pout is not None else ""
         meta = response.meta
-        head = (sid, response.subject_version, case_id, run_id, meta.status, meta.participant or "")
-        tail = (str(response.confidence), )
-        graded = [] if meta.status == ERROR else scoring_of.get(key, [])
+        version, participant, confidence = response.subject_version, meta.participant or "", str(response.confidence)
+        graded = () if meta.status == ERROR else scoring_of.get(key, ())
         if not graded:
-            yield head + ("", "", "", "", "", "", "") + tail + ("", response.path, fmt_fixed(cost))
-            continue
+            yield (sid, version, case_id, run_id, meta.status, participant, "", "", "", "", "", "", "", confidence,
+                   "", response.path, cost)
         for scoring in graded:
             row = derived[(sid, case_id, run_id, scoring.reviewer_id)]
-            yield head + (scoring.reviewer_id, row.classification, str(row.raw_score), str(row.clipped_score),
-                          ";".join(f"{name}={score}" for name, score in scoring.criterion_scores),
-                          ";".join(f"{code}:{severity}" for code, severity in scoring.fails),
-                          fmt_fixed(row.correctness)) + tail + (scoring.comments, response.path, fmt_fixed(cost))
+            yield (sid, version, case_id, run_id, meta.status, participant, scoring.reviewer_id, row.classification,
+                   str(row.raw_score), str(row.clipped_score),
+                   ";".join([f"{name}={score}" for name, score in scoring.criterion_scores]),
+                   ";".join([f"{code}:{severity}" for code, severity in scoring.fails]),
+                   fmt_fixed(row.correctness), confidence, scoring.comments, response.path, cost)
 
 
 # --- rendering ----------------------------------------------------------------------------------------

@@ -81,9 +81,10 @@ def _studentised(estimates: np.ndarray, replicates: np.ndarray, j: int) -> tuple
     return z, t
 
 
-def rank_confidence_sets(estimates: Sequence[float], replicates: np.ndarray, confidence: Fraction,
-                         simultaneous: bool) -> list[tuple[int, int]]:
-    """(low, high) rank set of every subject (rank 1 = highest estimate), in the input order.
+def rank_confidence_sets(estimates: Sequence[float], replicates: np.ndarray, confidence: Fraction
+                         ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(the simultaneous sets, the marginal sets): the (low, high) rank set of every subject (rank 1 = highest
+    estimate), in the input order, both from one studentisation of the replicates.
 
     ``replicates``: (B x p) bootstrap replicates; rows with a NaN are dropped. Nothing is established,
     every set {1..p}, when p < 2, fewer than 2 replicates are usable, or no replicate differs from
@@ -93,18 +94,21 @@ def rank_confidence_sets(estimates: Sequence[float], replicates: np.ndarray, con
     p = len(est)
     reps = replicates[np.all(np.isfinite(replicates), axis=1)] if p else replicates
     if p < 2 or len(reps) < 2 or np.all(reps == reps[0]):
-        return [(1, p)] * p
+        return [(1, p)] * p, [(1, p)] * p
     rows = [_studentised(est, reps, j) for j in range(p)]
     maxima = np.stack([t.max(axis=1) for _, t in rows], axis=1)               # (B x p): max over k of T*_jk
     q = float(confidence)
-    critical = ([float(np.quantile(maxima.max(axis=1), q))] * p if simultaneous
-                else [float(np.quantile(maxima[:, j], q)) for j in range(p)])
-    out = []
-    for j, (z, _) in enumerate(rows):
-        n_above = int(np.count_nonzero(z < -critical[j]))        # subjects significantly above j
-        n_below = int(np.count_nonzero(z > critical[j]))         # subjects significantly below j
-        out.append((1 + n_above, p - n_below))
-    return out
+    simultaneous = [float(np.quantile(maxima.max(axis=1), q))] * p
+    marginal = [float(np.quantile(maxima[:, j], q)) for j in range(p)]
+
+    def sets(critical: list[float]) -> list[tuple[int, int]]:
+        out = []
+        for j, (z, _) in enumerate(rows):
+            n_above = int(np.count_nonzero(z < -critical[j]))        # subjects significantly above j
+            n_below = int(np.count_nonzero(z > critical[j]))         # subjects significantly below j
+            out.append((1 + n_above, p - n_below))
+        return out
+    return sets(simultaneous), sets(marginal)
 
 
 def swap_shares(replicates: np.ndarray) -> np.ndarray:
@@ -120,7 +124,6 @@ def swap_shares(replicates: np.ndarray) -> np.ndarray:
 def rank_sets(subject_ids: Sequence[str], ranks: Sequence[int], estimates: Sequence[float], replicates: np.ndarray,
               confidence: Fraction) -> list[RankSet]:
     """The rank_sets.csv rows of the ranked subjects (in the order given: leaderboard order)."""
-    simul = rank_confidence_sets(estimates, replicates, confidence, simultaneous=True)
-    marginal = rank_confidence_sets(estimates, replicates, confidence, simultaneous=False)
+    simul, marginal = rank_confidence_sets(estimates, replicates, confidence)
     return [RankSet(sid, rank, lo, hi, mlo, mhi)
             for sid, rank, (lo, hi), (mlo, mhi) in zip(subject_ids, ranks, simul, marginal)]

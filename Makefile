@@ -62,7 +62,7 @@ test-fork: $(VENV)/.installed-dev  ## copy the repository, replace system/ and t
 	RGBENCH_FORK_TEST=1 $(PY) -m pytest -q tests/test_portability.py
 
 .PHONY: lint
-lint: $(VENV)/.installed-dev  ## ruff and mypy over scripts/, tests/ and bench/; zizmor over the workflows
+lint: $(VENV)/.installed-dev  ## ruff over scripts/, tests/ and bench/, mypy over scripts/ and bench/; zizmor over the workflows
 	$(VENV)/bin/ruff check scripts tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/zizmor --offline --persona=auditor --no-progress -q .github .pre-commit-config.yaml

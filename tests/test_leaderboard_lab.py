@@ -4,11 +4,15 @@ and the source commit (shown only when given, so committed results stay reproduc
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections import Counter
 
 import build_leaderboard
+import compute_metrics
 import pytest
 from test_leaderboard_lab_browser import lab_tree
+from treebuilder import MiniTree
 
 from rgbench.leaderboard.lab_tables import LAB_FILES
 
@@ -38,8 +42,8 @@ def explorer_block(html: str) -> dict:
 
 def test_the_page_shows_the_lab_views(root):
     html = page(root)
-    for anchor in ("settings", "cost", "breakdowns", "criteria", "difficulty", "pass-at-k", "tags", "case-types",
-                   "advanced", "baseline", "explorer", "subjects", "subject-filters"):
+    for anchor in ("settings", "cost", "breakdowns", "criteria", "difficulty", "pass-at-k", "tags", "by-case-type",
+                   "advanced", "baseline", "explorer", "subjects", "filters"):
         assert f'id="{anchor}"' in html, anchor
     assert 'id="chart-criteria-title"' in html and 'id="chart-difficulty-title"' in html
     assert 'id="chart-pass-at-k-title"' in html
@@ -48,6 +52,27 @@ def test_the_page_shows_the_lab_views(root):
     assert [c[0] for c in data["cases"]["rows"]] == ["RO-FOUL-001", "RO-FOUL-002", "RO-MEMB-001", "RO-SCAL-001"]
     assert len(data["runs"]["rows"]) == 17 and 'class="case-row"' not in html
     assert "not declared" in html
+
+
+def test_no_subject_takes_an_id_of_the_page(tmp_path):
+    """A subject's profile is ``#subject-<id>`` and page.js gives a case's row ``#case-<id>``: the page's own
+    ids never begin so, so a subject named like one of them ("filters" and "facets" were ``#subject-filters``
+    and ``#subject-facets``) or a case id such as ``types`` (``#case-types``) cannot take its anchor."""
+    tree = MiniTree(tmp_path / "tree")
+    for sid in ("filters", "facets", "explorer"):
+        tree.add_subject(sid, "1", display_name=sid.title(), kind="llm", provider="Acme")
+    for case in ("RO-FOUL-001", "RO-FOUL-002"):
+        tree.add_gold(case, difficulty=3)
+        for sid in ("filters", "facets", "explorer"):
+            tree.add_response(sid, case, "r1")
+            tree.add_scoring(sid, case, "r1", raw=9)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    ids = Counter(re.findall(r'\bid="([^"]+)"', page(tree.root)))
+    assert [name for name, count in ids.items() if count > 1] == []
+    profiles = {"subject-filters", "subject-facets", "subject-explorer"}
+    assert profiles <= set(ids)
+    assert [name for name in ids if name.startswith(("subject-", "case-")) and name not in profiles] == []
 
 
 def test_an_edited_lab_table_is_refused(root, capsys):

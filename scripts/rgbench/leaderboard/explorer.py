@@ -89,12 +89,12 @@ def subject_filters(board: Board) -> str:
                      f'data-provider="{esc(e.subject.provider)}"></span>' for e in board.entries)
     kind_options = "".join(f'<option value="{esc(k)}">{esc(KIND_LABELS.get(k, k))}</option>' for k in kinds)
     provider_options = "".join(f'<option value="{esc(p)}">{esc(p)}</option>' for p in providers)
-    return f"""<form class="filters" id="subject-filters" aria-label="filter subjects">
+    return f"""<form class="filters" id="filters" aria-label="filter subjects">
 <label>Subject kind <select id="filter-kind"><option value="">all</option>{kind_options}</select></label>
 <label>Provider <select id="filter-provider"><option value="">all</option>{provider_options}</select></label>
 <span class="note" id="filter-count"></span>
 </form>
-<div id="subject-facets" hidden>{facets}</div>"""
+<div id="facets" hidden>{facets}</div>"""
 
 
 # --- run settings and cost -------------------------------------------------------------------------------
@@ -221,8 +221,8 @@ seeded from the subject's own files. Per-tag and per-type figures rest on few ca
 <h3 id="pass-at-k">Repeated runs: pass@k</h3>
 {_figure(pass_svg, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
          "(mean over the cases with at least k runs).", "No pass@k figures yet.")}
-<h3 id="case-types">By case type</h3>
-{_group_table(board, CASE_TYPE_FILE, "case_type", 'id="case-type-table"', "case type")}
+<h3 id="by-case-type">By case type</h3>
+{_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")}
 <h3 id="tags">By tag</h3>
 {_group_table(board, TAG_FILE, "tag", 'id="tag-table"', "tag")}
 </section>"""

@@ -38,7 +38,7 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 // and a path is linked only when it is a plain relative path (else it is shown as text).
 (function () {
   var facets = Object.create(null);   // keyed by subject ids from the data: no inherited keys
-  document.querySelectorAll("#subject-facets [data-facet]").forEach(function (f) {
+  document.querySelectorAll("#facets [data-facet]").forEach(function (f) {
     facets[f.getAttribute("data-facet")] = {kind: f.getAttribute("data-kind"), provider: f.getAttribute("data-provider")};
   });
   function value(id) { var el = document.getElementById(id); return el ? el.value : ""; }
@@ -305,7 +305,7 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     if (count) { count.textContent = shown + " of " + total + " subjects shown"; }
     drawExplorer();
   }
-  document.querySelectorAll("#subject-filters select, #explorer-filters select").forEach(function (s) {
+  document.querySelectorAll("#filters select, #explorer-filters select").forEach(function (s) {
     s.addEventListener("change", apply);
   });
   function openTarget() {

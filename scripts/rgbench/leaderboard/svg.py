@@ -51,7 +51,7 @@ METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
 _COMMENT = re.compile(r"\s*<!--.*?-->", re.S)
-_ID = re.compile(r'\bid="([^"]+)"')
+_ID_OR_REFERENCE = re.compile(r'(\bid="|href="#|url\(#)')
 _MISSING_GLYPH = r"Glyph .* missing from font"
 
 
@@ -78,15 +78,9 @@ def new_figure(width: float, height: float, *, margins: dict[str, float] | None 
 
 
 def scope_ids(svg: str, scope: str) -> str:
-    """Prefix every id defined in ``svg`` (and every ``#id`` / ``url(#id)`` reference to it) with ``scope-``
-    (one of the charts' own names: lowercase letters, digits and '-')."""
-    ids = sorted(set(_ID.findall(svg)), key=len, reverse=True)
-    if not ids:
-        return svg
-    names = "|".join(re.escape(name) for name in ids)
-    svg = re.sub(rf'\bid="({names})"', lambda m: f'id="{scope}-{m.group(1)}"', svg)
-    svg = re.sub(rf'href="#({names})"', lambda m: f'href="#{scope}-{m.group(1)}"', svg)
-    return re.sub(rf"url\(#({names})\)", lambda m: f"url(#{scope}-{m.group(1)})", svg)
+    """Prefix every id defined in ``svg`` (and every ``#id`` / ``url(#id)`` reference, each to an id the same
+    file defines) with ``scope-`` (one of the charts' own names: lowercase letters, digits and '-')."""
+    return _ID_OR_REFERENCE.sub(rf"\1{scope}-", svg)
 
 
 def figure_svg(fig: Figure, *, scope: str, title: str) -> str:

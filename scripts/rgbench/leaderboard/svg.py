@@ -1,7 +1,10 @@
 """Byte-deterministic SVG from matplotlib, ready to inline in an HTML page.
 
 Determinism: figures are :class:`matplotlib.figure.Figure` objects (no pyplot
-state) saved by the SVG backend inside an ``rc_context`` that fixes the hash salt used for
+state) drawn once by the SVG backend's canvas (``print_svg``, which computes a
+constrained layout at the start of that draw; ``savefig`` would compute it in a
+first draw to nothing, then draw again: the same bytes, one pass more) inside an
+``rc_context`` that fixes the hash salt used for
 element ids, draws text as paths in DejaVu Sans (the copy bundled with
 matplotlib, so the glyphs do not depend on the machine's fonts), turns mathtext
 off (a ``$`` in a subject's name stays a dollar sign) and drops the date and
@@ -28,6 +31,7 @@ import matplotlib
 matplotlib.use("Agg")  # never open a window, never need a display
 
 from matplotlib import rc_context  # noqa: E402  (after choosing the backend)
+from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 if TYPE_CHECKING:
@@ -42,8 +46,6 @@ RC: dict[RcKeyType, Any] = {
     "text.parse_math": False,
     "axes.unicode_minus": True,
     "figure.dpi": 72.0,
-    "savefig.dpi": 72.0,
-    "savefig.bbox": None,
     "path.simplify": True,
 }
 METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
@@ -89,7 +91,7 @@ def figure_svg(fig: Figure, *, scope: str, title: str) -> str:
     The same figure always gives the same text (no dates, fixed salt, fixed font).
     """
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata=METADATA)
+    FigureCanvasSVG(fig).print_svg(buffer, metadata=METADATA)
     svg = buffer.getvalue()
     svg = _PROLOG.sub("", svg, count=1)
     svg = _METADATA.sub("", svg, count=1)

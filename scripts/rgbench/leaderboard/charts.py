@@ -97,6 +97,8 @@ DIAGRAM_MARGINS = {"left": 0.17, "right": 0.96, "bottom": 0.14, "top": 0.86}
 
 
 def _tidy(ax) -> None:
+    """No top and right spines, muted ticks. Called on a new Axes, before its ticks are set: each tick is then
+    made with this style instead of being restyled one by one."""
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     ax.tick_params(colors=MUTED, labelcolor=INK)
@@ -108,6 +110,7 @@ def draw_q_final(chart: Chart) -> str:
     with chart_style():
         fig = new_figure(7.2, 0.9 + 0.42 * len(rows))
         ax = fig.add_subplot()
+        _tidy(ax)
         positions = list(range(len(rows)))[::-1]
         for y, (_, q_final, dq, interval) in zip(positions, rows):
             value = float(q_final)
@@ -127,7 +130,6 @@ def draw_q_final(chart: Chart) -> str:
         ax.set_xlabel("Q_final (higher is better)", color=INK)
         ax.xaxis.grid(True, color=GRID, linewidth=0.8)
         ax.set_axisbelow(True)
-        _tidy(ax)
         return figure_svg(fig, scope=chart.scope, title="Q_final by subject, leaderboard order")
 
 
@@ -138,12 +140,13 @@ def draw_calibration(chart: Chart) -> str:
     with chart_style():
         fig = new_figure(3.5, 3.3, margins=DIAGRAM_MARGINS)
         ax = fig.add_subplot()
+        _tidy(ax)
         ax.plot([0, 1], [0, 1], linestyle="--", color=MUTED, linewidth=1, label="perfect calibration")
-        for index, count, confidence_sum, correctness_sum in bins:
+        accuracies = [float(correctness_sum / count) for _, count, _, correctness_sum in bins]
+        ax.bar([index * width for index, *_ in bins], accuracies, width=width, align="edge", color=RANKED_COLOUR,
+               alpha=0.75, edgecolor="white", linewidth=0.8)
+        for (index, count, confidence_sum, _), accuracy in zip(bins, accuracies):
             left = index * width
-            accuracy = float(correctness_sum / count)
-            ax.bar(left, accuracy, width=width, align="edge", color=RANKED_COLOUR, alpha=0.75,
-                   edgecolor="white", linewidth=0.8)
             ax.plot([float(confidence_sum / count)], [accuracy], marker="o", markersize=3.5, color=INK)
             # The bin counts in one strip above the plot: readable even when neighbouring bars are tall.
             ax.text(left + width / 2, 1.075, str(count), ha="center", va="center", fontsize=7, color=INK)
@@ -156,8 +159,7 @@ def draw_calibration(chart: Chart) -> str:
         ax.set_xlabel("reported confidence", color=INK)
         ax.set_ylabel("accuracy (mean correctness)", color=INK)
         ece = fmt_fixed(ece_value, 3)
-        ax.set_title(f"{label}\nECE {ece} ({ece_label})", color=INK, fontsize=9.5)
-        _tidy(ax)
+        ax.set_title(f"{label}\nECE {ece} ({ece_label})", color=INK, fontsize=9.5, y=1.0)
         return figure_svg(fig, scope=chart.scope, title=f"Reliability diagram of {name}: ECE {ece}")
 
 
@@ -168,6 +170,8 @@ def draw_families(chart: Chart) -> str:
     with chart_style():
         fig = new_figure(2.4 + 1.45 * n_cols, 1.5 + 0.52 * n_rows)
         ax = fig.add_subplot()
+        ax.xaxis.tick_top()
+        ax.tick_params(length=0)  # before the ticks are set, as in _tidy
         grid = [[float(cell[0]) if cell is not None else float("nan") for cell in cells] for _, cells in rows]
         image = ax.pcolormesh(grid, cmap=HEAT, norm=HEAT_NORM, edgecolors="white", linewidth=1.5)
         ax.set_xlim(0, n_cols)
@@ -185,8 +189,6 @@ def draw_families(chart: Chart) -> str:
                         color=colour, fontsize=6.5)
         ax.set_xticks([i + 0.5 for i in range(n_cols)], [textwrap.fill(name, 16) for _, name in families], fontsize=7.5)
         ax.set_yticks([i + 0.5 for i in range(n_rows)], [label for label, _ in rows])
-        ax.xaxis.tick_top()
-        ax.tick_params(length=0)
         for spine in ax.spines.values():
             spine.set_visible(False)
         bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.02, ticks=[0, 0.2, 0.4, 0.6, 0.8, 1.0])

@@ -16,6 +16,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from operator import itemgetter
 
 from ..compute.breakdowns import (
     ADVANCED_FILE,
@@ -265,6 +266,7 @@ CASE_FIELDS = ("case_id", "family", "case_type", "difficulty", "tags", "title", 
 RUN_FIELDS = ("subject_id", "case_id", "run_id", "status", "participant", "reviewer_id", "classification",
               "raw_score", "clipped_score", "criterion_scores", "fails", "correctness", "confidence", "comments",
               "response_dir", "response_file")
+_RUN_CELLS = itemgetter(*RUN_FIELDS)
 NEEDS_JS = ("needs JavaScript (it is drawn from the data inlined in this page); the same runs, with every "
             "grade and comment, are in <code>results/explorer_runs.csv</code>.")
 _SCRIPT_ESCAPES = str.maketrans(
@@ -288,8 +290,7 @@ def _run_cells(r: LabRow, rounded: dict[str, str]) -> tuple[str, ...]:
     if cell not in rounded:
         rounded[cell] = fmt_fixed(Fraction(cell), 1) if cell else ""
     directory, slash, file = r["response_path"].rpartition("/")
-    split = {"correctness": rounded[cell], "response_dir": directory + slash, "response_file": file}
-    return tuple(split[k] if k in split else r[k] for k in RUN_FIELDS)
+    return _RUN_CELLS({**r, "correctness": rounded[cell], "response_dir": directory + slash, "response_file": file})
 
 
 def explorer_entries(board: Board) -> list[BoardEntry]:

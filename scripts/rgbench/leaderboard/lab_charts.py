@@ -43,6 +43,7 @@ def draw_criteria(chart: Chart) -> str:
     with chart_style():
         fig = new_figure(1.9 + 0.95 * len(criteria), 0.9 + 0.42 * len(rows))
         ax = fig.add_subplot()
+        ax.tick_params(length=0, labelcolor=INK)  # before the ticks are set, as in _tidy
         n_cols, n_rows = len(criteria), len(rows)
         matrix = [[float("nan") if v is None else v for v in values] for _, values in rows]
         image = ax.pcolormesh(matrix, cmap=CRIT_HEAT, norm=BoundaryNorm([i / 4 for i in range(9)], CRIT_HEAT.N),
@@ -56,7 +57,6 @@ def draw_criteria(chart: Chart) -> str:
                             color="#ffffff" if value >= 1.5 else INK)
         ax.set_xticks([i + 0.5 for i in range(n_cols)], [c.replace("_", " ") for c in criteria], rotation=20, ha="right")
         ax.set_yticks([i + 0.5 for i in range(n_rows)], [label for label, _ in rows])
-        ax.tick_params(length=0, labelcolor=INK)
         for side in ax.spines.values():
             side.set_visible(False)
         bar = fig.colorbar(image, ax=ax, shrink=0.8, ticks=[0, 0.5, 1, 1.5, 2])
@@ -90,6 +90,7 @@ def draw_difficulty(chart: Chart) -> str:
     with chart_style():
         fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
         ax = fig.add_subplot()
+        _tidy(ax)
         spread = 0.08
         for i, (label, points) in enumerate(rows):
             offset = (i - (len(rows) - 1) / 2) * spread
@@ -106,7 +107,6 @@ def draw_difficulty(chart: Chart) -> str:
         ax.set_ylim(-0.03, 1.03)
         ax.yaxis.grid(True, color="#e4e7eb", linewidth=0.8)
         ax.set_axisbelow(True)
-        _tidy(ax)
         _legend(ax, len(rows))
         return figure_svg(fig, scope=chart.scope, title="Pass rate by difficulty, with case-bootstrap intervals")
 
@@ -130,6 +130,7 @@ def draw_pass_at_k(chart: Chart) -> str:
     with chart_style():
         fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
         ax = fig.add_subplot()
+        _tidy(ax)
         for i, (label, points) in enumerate(rows):
             colour = PALETTE[i % len(PALETTE)]
             ks = [k for k, _, _ in points]
@@ -143,6 +144,5 @@ def draw_pass_at_k(chart: Chart) -> str:
         ax.set_ylim(-0.03, 1.03)
         ax.yaxis.grid(True, color="#e4e7eb", linewidth=0.8)
         ax.set_axisbelow(True)
-        _tidy(ax)
         _legend(ax, len(rows))
         return figure_svg(fig, scope=chart.scope, title="pass@k and pass^k by number of runs")

@@ -59,9 +59,8 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
     if not isinstance(inputs, dict):
         messages.append("$.inputs: expected an object mapping relative paths to sha256 digests")
     else:
-        for path, value in sorted(inputs.items()):
-            if not isinstance(value, str) or not _SHA256.match(value):
-                messages.append(f"$.inputs[{path!r}]: expected a sha256 hex digest, got {value!r}")
+        malformed = [path for path, value in inputs.items() if not isinstance(value, str) or not _SHA256.match(value)]
+        messages += [f"$.inputs[{path!r}]: expected a sha256 hex digest, got {inputs[path]!r}" for path in sorted(malformed)]
     outputs = document.get("outputs", {})
     if not isinstance(outputs, dict) or not all(isinstance(v, str) and _SHA256.match(v) for v in outputs.values()):
         messages.append("$.outputs: expected an object mapping result file names to sha256 digests")
@@ -79,7 +78,7 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
     assert isinstance(alpha, str) and isinstance(version, str) and isinstance(digest, str) and isinstance(inputs, dict)
     if input_digest(inputs) != digest:
         return None, [f"$.input_digest: does not match the digest of $.inputs (the manifest was edited by hand; {_RUN_METRICS})"]
-    return Manifest(Fraction(alpha), alpha, version, digest, dict(sorted(inputs.items())), dict(outputs),
+    return Manifest(Fraction(alpha), alpha, version, digest, dict(inputs), dict(outputs),
                     level, resamples, significance), []
 
 

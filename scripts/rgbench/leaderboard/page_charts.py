@@ -2,7 +2,7 @@
 (:mod:`.lab_charts`), on every core when there are many.
 
 A 100-subject board has 106 charts (one reliability diagram per subject); its three lab charts and
-the family heatmap take a second or more each, the diagrams a tenth. They are handed to a fork pool
+the family heatmap take about a second each, the diagrams a twentieth. They are handed to a fork pool
 one at a time, the heavy ones first, so that both cores stay busy to the end; the page receives them
 in page order. The bytes are the same as drawn one by one: each drawing depends on its values alone.
 """
@@ -43,7 +43,7 @@ DRAWINGS: dict[str, Callable[[Chart], str]] = {
     Q_FINAL: draw_q_final, CALIBRATION: draw_calibration, FAMILIES: draw_families,
     CRITERIA_CHART: draw_criteria, DIFFICULTY_CHART: draw_difficulty, PASS_AT_K_CHART: draw_pass_at_k,
 }
-# Below this many charts, starting worker processes costs more than it saves (make bench: ~0.1 s a chart).
+# Below this many charts, starting worker processes costs more than it saves (~0.05 s a reliability diagram).
 PARALLEL_MIN_CHARTS = 8
 
 

@@ -253,7 +253,7 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
         return None, problems
     return ResultTables(
         # PER_RUN_TYPES parses every column (RunRow's fields, asserted above) to its field's type.
-        runs=[RunRow._make([row.values[field] for field in RunRow._fields]) for row in runs],
+        runs=[RunRow(**row.values) for row in runs],
         # SUBJECT_COLUMNS and FAMILY_COLUMNS are SubjectMetrics' and FamilyMetrics' fields, in order.
         subjects=[SubjectMetrics(*(r.values[c] for c in SUBJECT_COLUMNS)) for r in subject_rows],
         families=[FamilyMetrics(*(r.values[c] for c in FAMILY_COLUMNS)) for r in family_rows],

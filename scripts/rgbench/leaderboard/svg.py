@@ -1,7 +1,10 @@
 """Byte-deterministic SVG from matplotlib, ready to inline in an HTML page.
 
 Determinism: figures are :class:`matplotlib.figure.Figure` objects (no pyplot
-state) saved by the SVG backend inside an ``rc_context`` that fixes the hash salt used for
+state) drawn once by the SVG backend's canvas (``print_svg``, which computes a
+constrained layout at the start of that draw; ``savefig`` would compute it in a
+first draw to nothing, then draw again: the same bytes, one pass more) inside an
+``rc_context`` that fixes the hash salt used for
 element ids, draws text as paths in DejaVu Sans (the copy bundled with
 matplotlib, so the glyphs do not depend on the machine's fonts), turns mathtext
 off (a ``$`` in a subject's name stays a dollar sign) and drops the date and
@@ -28,6 +31,7 @@ import matplotlib
 matplotlib.use("Agg")  # never open a window, never need a display
 
 from matplotlib import rc_context  # noqa: E402  (after choosing the backend)
+from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 if TYPE_CHECKING:
@@ -42,8 +46,6 @@ RC: dict[RcKeyType, Any] = {
     "text.parse_math": False,
     "axes.unicode_minus": True,
     "figure.dpi": 72.0,
-    "savefig.dpi": 72.0,
-    "savefig.bbox": None,
     "path.simplify": True,
 }
 METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
@@ -51,7 +53,7 @@ METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
 _PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
 _COMMENT = re.compile(r"\s*<!--.*?-->", re.S)
-_ID = re.compile(r'\bid="([^"]+)"')
+_ID_OR_REFERENCE = re.compile(r'(\bid="|href="#|url\(#)')
 _MISSING_GLYPH = r"Glyph .* missing from font"
 
 
@@ -78,15 +80,9 @@ def new_figure(width: float, height: float, *, margins: dict[str, float] | None 
 
 
 def scope_ids(svg: str, scope: str) -> str:
-    """Prefix every id defined in ``svg`` (and every ``#id`` / ``url(#id)`` reference to it) with ``scope-``
-    (one of the charts' own names: lowercase letters, digits and '-')."""
-    ids = sorted(set(_ID.findall(svg)), key=len, reverse=True)
-    if not ids:
-        return svg
-    names = "|".join(re.escape(name) for name in ids)
-    svg = re.sub(rf'\bid="({names})"', lambda m: f'id="{scope}-{m.group(1)}"', svg)
-    svg = re.sub(rf'href="#({names})"', lambda m: f'href="#{scope}-{m.group(1)}"', svg)
-    return re.sub(rf"url\(#({names})\)", lambda m: f"url(#{scope}-{m.group(1)})", svg)
+    """Prefix every id defined in ``svg`` (and every ``#id`` / ``url(#id)`` reference, each to an id the same
+    file defines) with ``scope-`` (one of the charts' own names: lowercase letters, digits and '-')."""
+    return _ID_OR_REFERENCE.sub(rf"\1{scope}-", svg)
 
 
 def figure_svg(fig: Figure, *, scope: str, title: str) -> str:
@@ -95,7 +91,7 @@ def figure_svg(fig: Figure, *, scope: str, title: str) -> str:
     The same figure always gives the same text (no dates, fixed salt, fixed font).
     """
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata=METADATA)
+    FigureCanvasSVG(fig).print_svg(buffer, metadata=METADATA)
     svg = buffer.getvalue()
     svg = _PROLOG.sub("", svg, count=1)
     svg = _METADATA.sub("", svg, count=1)

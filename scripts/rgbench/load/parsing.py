@@ -176,7 +176,7 @@ def exact_decimal(value: Any) -> Fraction:
     if match is None or abs(int(match.group("exponent") or 0)) > MAX_EXPONENT:
         raise ValueError(f"not a number: {_shown(text)!r} (a decimal of at most {MAX_NUMBER_CHARS} characters, "
                          f"exponent within +-{MAX_EXPONENT})")
-    return Fraction(text)
+    return Fraction(Decimal(text))  # the same value as Fraction(text), which parses the text again in Python
 
 
 _DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exponent>[-+]?[0-9]+))?")

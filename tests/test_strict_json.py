@@ -1,6 +1,6 @@
 """The strict JSON reader's behaviour where its implementation is not json.loads's: one shared decoder
 (so json.loads's own byte-order-mark check is made here), a duplicate-key hook that builds the dict at
-once, the raw-surrogate scan skipped for ASCII texts, and exact_decimal through Decimal."""
+once, raw surrogates found by encoding the text, and exact_decimal through Decimal."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def test_a_raw_surrogate_is_refused_in_a_non_ascii_text_and_ascii_text_is_read()
     assert "holds a lone surrogate" in refusal('{"a": "é", "b": "\udc00"}')
     assert loads_json_strict('{"a": "plain ascii \\\\u00e9"}') == {"a": "plain ascii \\u00e9"}
     assert loads_json_strict('{"a": "é \\ud83d\\ude00"}') == {"a": "é \U0001F600"}
+    assert loads_json_strict('{"a": "\U0001F600 \ue000 \uffff"}') == {"a": "\U0001F600 \ue000 \uffff"}
 
 
 @pytest.mark.parametrize("value", [0, 1, -7, 10**17, 0.5, 0.1, -0.25, 1e-5, 1e22, 5e-324, "0.1", "-0", ".5", "5.",

@@ -18,7 +18,9 @@ from treebuilder import LIBRARY_ROOT, small_tree
 
 import rgbench.leaderboard.page_charts as page_charts
 import rgbench.load.parallel as parallel
+from rgbench.load.extract import EVALUATION, GOLD, RESPONSE
 from rgbench.load.loader import load_tree
+from rgbench.load.safe_read import walk_files
 from rgbench.load.spec import load_spec
 
 needs_pool = pytest.mark.skipif(parallel.usable_cores() < 2 or "fork" not in multiprocessing.get_all_start_methods(),
@@ -51,6 +53,27 @@ def test_extraction_in_the_pool_equals_one_process(tmp_path, monkeypatch):
     assert pools == ["fork"]                    # the pool path did run
     assert serial[0] is None and serial[1]      # a refused tree: the problems must match too
     assert pooled == serial
+
+
+@needs_pool
+def test_extraction_in_many_chunks_keeps_each_result_with_its_file(tmp_path, monkeypatch):
+    """The workers get ranges of the job list they inherited; results come back in order, chunk by chunk."""
+    tree = small_tree(tmp_path / "tree")
+    broken = tree.add_response("beta-model", "RO-MEMB-001", "r1", 50)
+    broken.write_text(broken.read_text().replace('"confidence": 50', '"confidence": 500'))
+    spec, _ = load_spec(tree.root)
+    jobs = [(entry, kind) for folder, kind in (("golds", GOLD), ("responses", RESPONSE), ("scoring", EVALUATION))
+            for entry in walk_files(tree.root, folder)[0]]
+    serial = parallel.extract_files(tree.root, spec, jobs)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(parallel, "_CHUNK", 2)
+    pools = spy_on_pools(monkeypatch)
+    done: list[int] = []
+    pooled = parallel.extract_files(tree.root, spec, jobs, done.append)
+    assert pools == ["fork"] and len(jobs) > 8
+    assert list(pooled.items()) == list(serial.items())
+    assert done == [*range(2, len(jobs), 2), len(jobs)]
+    assert [rel for rel, result in pooled.items() if result.problems] == [broken.relative_to(tree.root).as_posix()]
 
 
 @needs_pool

@@ -309,8 +309,10 @@ def build_responses(col, spec, jobs, extracted, subjects, golds, gold_files):
 
 def _participant_ok(col: Collector, rel: str, participant: str | None, subject: Subject) -> bool:
     """A named participant must be one of the registry's ``participants`` when the entry lists any."""
+    if participant is None:
+        return True
     listed = [p["participant_id"] for p in dict(subject.extra).get("participants") or ()]
-    if participant is None or not listed or participant in listed:
+    if not listed or participant in listed:
         return True
     col.add(rel, f"$.participant: {participant!r} is not among the participants of {subject.subject_id!r} in "
                  f"{REGISTRY_FILE} ({', '.join(listed)}); add it there with its experience_level, or fix the name")

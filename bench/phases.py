@@ -7,7 +7,8 @@ The phases are make metrics' own calls, wrapped with a timer (nothing is re-impl
 start-up (imports, before main), load (every input read, parsed, validated and cross-checked),
 metric tables (compute_metrics' computation and writing), agreement (aggregate_scoring's) and
 leaderboard (build_leaderboard's). CPU is user + system time of this process and of its reaped
-children (the fork pools' workers), so it can exceed wall time.
+children (the fork pools' workers), so it can exceed wall time. Start-up's wall time runs from the
+first line of this file (the interpreter's own start is not in it), its CPU time from the process's start.
 """
 
 from __future__ import annotations

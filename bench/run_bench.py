@@ -12,9 +12,10 @@ fresh process, best of --repeat runs:
 - ``make metrics`` itself: scripts/metrics.py, the three steps in one process that reads the tree once;
 - once, make metrics' phases timed inside one process (bench/phases.py).
 
-Wall time and peak resident memory (the child's ru_maxrss) are reported, with
-the ratios the targets are stated in. Then, once, the wall time of ``make test``
-(skipped with --no-tests) and the size of the library (lines under scripts/).
+Wall time, CPU time (user + system, fork-pool workers included) and peak resident memory (the
+child's ru_maxrss) are reported, with the ratios the targets are stated in, and a table of make
+metrics' phases. Then, once, the wall time of ``make test`` (skipped with --no-tests) and the size
+of the library (lines under scripts/, by kind: code, docstrings, comments, blank).
 Timings live here, never in tests.
 """
 

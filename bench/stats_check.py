@@ -238,8 +238,11 @@ def case_level_methods(resamples: int) -> Methods:
     def rank_sets(runs: Runs, seed: int) -> dict[str, tuple[int, int]]:
         s = summaries(runs)
         ids = sorted(s)
-        # every simulated subject has runs, so Q_final is defined (never None)
-        estimates = [float(q_final(pass_rate(runs[i]), mean_clipped_score(runs[i]), ALPHA, MAX_SCORE) or 0) for i in ids]
+        estimates = []
+        for i in ids:
+            value = q_final(pass_rate(runs[i]), mean_clipped_score(runs[i]), ALPHA, MAX_SCORE)
+            assert value is not None  # every simulated subject has runs
+            estimates.append(float(value))
         replicates = joint_replicates([s[i] for i in ids], np.random.default_rng(seed), resamples)
         return dict(zip(ids, rank_confidence_sets(estimates, replicates, CONFIDENCE)[0]))
 

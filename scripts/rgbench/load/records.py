@@ -93,4 +93,4 @@ class Tree:
     scorings: tuple[Scoring, ...]
     inputs: dict[str, str]  # relative path -> sha256 of its bytes
     # subjects/reviewers.yaml as read with the tree; None when the tree has no such file (no reviewer is checked)
-    reviewers: dict[str, Reviewer] | None = None
+    reviewers: dict[str, Reviewer] | None

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..atomic import write_bytes_atomic
 from ..cli import not_a_tree, script_parser
 from ..load.loader import load_tree
-from ..load.reviewers import HUMAN, REVIEWERS_FILE, read_reviewers, unregistered_message
+from ..load.reviewers import HUMAN, REVIEWERS_FILE, unregistered_message
 from ..load.spec import load_spec
 from ..problems import Problem, report
 from . import assignments, scoring_doc
@@ -45,9 +45,7 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
     tree, problems = load_tree(root, spec, llm_judges=True)
     if tree is None:
         return None, problems
-    reviewers, _, problems = read_reviewers(root, spec)
-    if problems:
-        return None, problems
+    reviewers = tree.reviewers   # a malformed reviewers.yaml is one of load_tree's problems
     if reviewers is None:
         return None, [Problem(REVIEWERS_FILE, "missing: register reviewers (id, name, kind) before grading")]
     if reviewer_id not in reviewers:
@@ -111,10 +109,7 @@ def assign_main(argv: list[str] | None = None) -> int:
     tree, problems = load_tree(root, spec, llm_judges=True)
     if tree is None:
         return report(problems)
-    reviewers, _, problems = read_reviewers(root, spec)
-    if problems:
-        return report(problems)
-    humans = [r.reviewer_id for r in (reviewers or {}).values() if r.kind == HUMAN]
+    humans = [r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN]
     if not humans:
         return report([Problem(REVIEWERS_FILE, "no human reviewer registered; a second grade needs one")])
     first, anyone = scoring_doc.graded_runs(root, spec)

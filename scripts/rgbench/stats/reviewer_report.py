@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from operator import itemgetter
 from typing import cast
 
 from ..compute.numfmt import fmt_fixed
@@ -87,9 +86,10 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
 
         row("runs_graded", "all", len(mine), len(mine))
         row("adjudications", "all", adjudicated.get(rid, 0), adjudicated.get(rid, 0))
-        # raw_score and each criterion of the reviewer's grades, a column each (integers)
+        # raw_score and each criterion of the reviewer's grades, a column each: integers (no criterion may be
+        # named like a grade's label, classification: system_check's RESERVED_CRITERIA)
         values_of_mine = [ratings[s.path] for s in mine]
-        columns = {target: cast("list[int]", list(map(itemgetter(target), values_of_mine)))
+        columns = {target: [cast(int, values[target]) for values in values_of_mine]
                    for target in ("raw_score", *spec.criteria)}
         for name in spec.criteria:
             counts = Counter(columns[name])

@@ -40,11 +40,17 @@ def spy_on_pools(monkeypatch) -> list[str]:
     return asked
 
 
-@needs_pool
-def test_extraction_in_the_pool_equals_one_process(tmp_path, monkeypatch):
-    tree = small_tree(tmp_path / "tree")
+def tree_with_a_refused_response(root):
+    """The small tree plus one response whose confidence (500) the schema refuses, and that response's path."""
+    tree = small_tree(root)
     broken = tree.add_response("beta-model", "RO-MEMB-001", "r1", 50)
     broken.write_text(broken.read_text().replace('"confidence": 50', '"confidence": 500'))
+    return tree, broken
+
+
+@needs_pool
+def test_extraction_in_the_pool_equals_one_process(tmp_path, monkeypatch):
+    tree, _ = tree_with_a_refused_response(tmp_path / "tree")
     spec, _ = load_spec(tree.root)
     serial = load_tree(tree.root, spec)
     monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 1)
@@ -58,9 +64,7 @@ def test_extraction_in_the_pool_equals_one_process(tmp_path, monkeypatch):
 @needs_pool
 def test_extraction_in_many_chunks_keeps_each_result_with_its_file(tmp_path, monkeypatch):
     """The workers get ranges of the job list they inherited; results come back in order, chunk by chunk."""
-    tree = small_tree(tmp_path / "tree")
-    broken = tree.add_response("beta-model", "RO-MEMB-001", "r1", 50)
-    broken.write_text(broken.read_text().replace('"confidence": 50', '"confidence": 500'))
+    tree, broken = tree_with_a_refused_response(tmp_path / "tree")
     spec, _ = load_spec(tree.root)
     jobs = [(entry, kind) for folder, kind in (("golds", GOLD), ("responses", RESPONSE), ("scoring", EVALUATION))
             for entry in walk_files(tree.root, folder)[0]]

@@ -154,7 +154,7 @@ def judge_rows(grades: Sequence[Scoring], adjudications: Mapping[tuple[str, str,
                 sums, runs = [], []
                 for case in clusters:
                     mean = statistic(case)
-                    if case and mean is not None:
+                    if mean is not None:  # None only for a case without pairs, which a cluster never is
                         sums.append(len(case) * mean)
                         runs.append(len(case))
                 interval, undefined = ratio_interval(sums, runs, weights, confidence), 0

@@ -178,6 +178,25 @@ def test_a_bad_reviewers_file_is_refused(tmp_path, body, message):
     assert loaded is None and [str(p) for p in problems] == [f"subjects/reviewers.yaml: {message}"]
 
 
+def test_the_page_and_assign_take_the_reviewers_the_tree_was_checked_against(tmp_path, capsys):
+    tree = tree_with_reviewers(tmp_path)
+    _, loaded, _ = load(tree.root)
+    assert loaded is not None and loaded.reviewers is not None
+    assert sorted(loaded.reviewers) == ["judge-x", "rev-a", "rev-b", "rev-c"]
+    app, problems = open_app(tree.root, "rev-nobody")
+    assert app is None and [str(p) for p in problems] == [
+        "subjects/reviewers.yaml: $.reviewer_id: 'rev-nobody' is not registered in subjects/reviewers.yaml "
+        "(registered: judge-x, rev-a, rev-b, rev-c); add the reviewer there first"]
+    tree.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-a\n    name: A\n    kind: robot\n")
+    app, problems = open_app(tree.root, "rev-a")   # a bad file: load_tree's one problem, reported once
+    assert app is None and [p.message for p in problems] == ["$.reviewers[0].kind: 'robot' is not one of ['human', "
+                                                             "'llm-judge']"]
+    tree.write("subjects/reviewers.yaml", "reviewers:\n" + "".join(   # the small tree's graders, both judges
+        f"  - id: {rid}\n    name: {rid}\n    kind: llm-judge\n" for rid in ("rev-a", "rev-b")))
+    assert assign_main(["--root", str(tree.root), "--share", "1"]) == 1
+    assert "no human reviewer registered; a second grade needs one" in capsys.readouterr().err
+
+
 @pytest.mark.sample  # the RO sample's rubric and its wording
 def test_rubric_levels_come_from_the_shipped_rubric():
     spec, _ = load_spec(REPO)

@@ -362,8 +362,8 @@ class CheckedStats(NamedTuple):
     pairwise: list[PairwiseRow] | None
     alpha_rows: list[AlphaRow] | None
     problems: list[Problem]
-    rank_sets: dict[str, RankRange] | None = None                      # rank_sets.csv, by subject_id
-    order: list[OrderRow] | None = None                              # rank_stability.csv
+    rank_sets: dict[str, RankRange] | None = None   # rank_sets.csv, by subject_id
+    order: list[OrderRow] | None = None             # rank_stability.csv
 
 
 def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manifest, spec: Spec,

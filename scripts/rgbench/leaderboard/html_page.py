@@ -136,8 +136,8 @@ table is <code>results/leaderboard.csv</code>; this page is generated from it by
 
 
 def leaderboard_html(board: Board, extra_sections: str = "") -> str:
-    # extra_sections (HTML, e.g. the reviewers section) goes after the charts
-    """The whole page as text (``\\n`` line endings), its charts drawn now."""
+    """The whole page as text (``\\n`` line endings), its charts drawn now; ``extra_sections`` (HTML, e.g. the
+    reviewers section) goes after the charts and the lab's sections."""
     title = f"{board.title} \u2014 leaderboard"
     svgs = page_svgs(board)
     return f"""<!DOCTYPE html>

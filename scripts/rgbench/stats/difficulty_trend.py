@@ -89,8 +89,9 @@ def difficulty_trend(difficulty: Sequence[int], rate: Sequence[Fraction], rng: n
 def separation_statistic(easy: Sequence[Fraction], hard: Sequence[Fraction]) -> Statistic:
     """W -> (W_e @ easy) / ΣW_e − (W_h @ hard) / ΣW_h, W's first len(easy) columns weighting the easiest level's
     cases and the rest the hardest's; NaN where a level has no weight (a leave-one-out of a one-case level)."""
-    n_easy, easy_mean, hard_mean = len(easy), mean_statistic(np.array(easy, dtype=np.float64)), mean_statistic(
-        np.array(hard, dtype=np.float64))
+    n_easy = len(easy)
+    easy_mean = mean_statistic(np.array(easy, dtype=np.float64))
+    hard_mean = mean_statistic(np.array(hard, dtype=np.float64))
 
     def statistic(weights: np.ndarray) -> np.ndarray:
         w = np.asarray(weights, dtype=np.float64)

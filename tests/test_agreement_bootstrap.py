@@ -19,16 +19,15 @@ from rgbench.stats.agreement import (
     unit_deviations,
 )
 from rgbench.stats.agreement_bootstrap import (
-    alpha_interval,
     alpha_statistic,
-    deviation_interval,
-    kappa_interval,
     kappa_statistic,
-    percent_interval,
-    stream,
+    percent_statistic,
+    unit_interval,
+    units_digest,
 )
 from rgbench.stats.agreement_outputs import ranked
 from rgbench.stats.bootstrap import bca_interval, case_counts, mean_statistic, ratio_statistic
+from rgbench.stats.case_bootstrap import case_weights
 
 
 def unit_weights(rng, n_units, resamples):
@@ -102,20 +101,22 @@ def test_percent_kappa_and_deviation_replicates_are_the_statistic_of_the_redrawn
     assert mean_deviation(units, "r1") == (sum(deviations, F(0)) / len(deviations), len(deviations))
 
 
+def interval(weighted, n_units, parts=(), resamples=50):
+    """The agreement row interval of ``weighted`` (label agreement:s:t)."""
+    return unit_interval(weighted, n_units, "s", "t", parts, resamples, F(95, 100))
+
+
 def test_the_intervals_are_the_bca_interval_over_the_unit_draw():
     units = random_units(9)
     c = F(95, 100)
     agree = np.array([sum(k * (k - 1) // 2 for k in Counter(u.values()).values())
                       for u in units], float)
     total = np.array([len(u) * (len(u) - 1) // 2 for u in units], float)
-    expected = bca_interval(ratio_statistic(agree, total), len(units), unit_weights(np.random.default_rng(3), len(units), 400), c)
-    assert percent_interval(units, np.random.default_rng(3), 400, c) == expected
+    weights = case_weights(len(units), digest=units_digest("s", "t", *units), label="agreement:s:t", resamples=400)
+    expected = bca_interval(ratio_statistic(agree, total), len(units), weights, c)
+    assert interval(percent_statistic(units), len(units), units, 400) == expected
     low, high = expected
     assert low < float(percent_agreement(units)) < high                         # the estimate inside, not a point
-    deviations = unit_deviations(units, "r1")
-    values = np.array([float(d) for d in deviations])
-    assert deviation_interval(deviations, np.random.default_rng(5), 400, c) == bca_interval(
-        mean_statistic(values), len(values), unit_weights(np.random.default_rng(5), len(values), 400), c)
 
 
 def test_a_symmetric_unit_draw_gives_the_percentile_interval():
@@ -129,15 +130,15 @@ def test_a_symmetric_unit_draw_gives_the_percentile_interval():
 def test_one_unit_gives_a_point_interval_and_no_unit_none():
     # one unit {a: 1, b: 2}: every redraw is that unit, so every replicate equals the value
     one = [{"a": 1, "b": 2}]
-    assert percent_interval(one, np.random.default_rng(0), 50, F(95, 100)) == (0, 0)
+    assert interval(percent_statistic(one), 1, one) == (0, 0)
     value = krippendorff_alpha(one, "nominal")     # 0: one disagreeing pair
-    assert alpha_interval(one, "nominal", np.random.default_rng(0), 50, F(95, 100)) == (float(value), float(value))
-    assert deviation_interval([F(3, 2)], np.random.default_rng(0), 50, F(95, 100)) == (1.5, 1.5)
+    assert interval(alpha_statistic(one, "nominal"), 1, one) == (float(value), float(value))
+    assert interval(mean_statistic(np.array([1.5])), 1) == (1.5, 1.5)
     # all equal: every replicate is the value
-    assert deviation_interval([F(1, 2)] * 4, np.random.default_rng(0), 50, F(95, 100)) == pytest.approx((0.5, 0.5))
-    assert alpha_interval([], "ordinal", np.random.default_rng(0), 50, F(95, 100)) is None
-    assert percent_interval([{"a": 1}], np.random.default_rng(0), 50, F(95, 100)) is None
-    assert kappa_interval([], np.random.default_rng(0), 50, F(95, 100)) is None
+    assert interval(mean_statistic(np.array([0.5] * 4)), 4) == pytest.approx((0.5, 0.5))
+    assert interval(alpha_statistic([], "ordinal"), 0) is None
+    assert interval(percent_statistic([{"a": 1}]), 0) is None
+    assert interval(kappa_statistic([]), 0) is None
 
 
 def test_replicates_without_variation_are_left_out():
@@ -147,12 +148,12 @@ def test_replicates_without_variation_are_left_out():
     got = alpha_statistic(units, "ordinal")(weights)
     assert np.isnan(got[0]) and np.isfinite(got[1]) and np.isfinite(got[2])
     # all replicates undefined: no interval
-    assert alpha_interval([{"a": 1, "b": 1}], "nominal", np.random.default_rng(0), 20, F(95, 100)) is None
+    assert interval(alpha_statistic([{"a": 1, "b": 1}], "nominal"), 1, resamples=20) is None
 
 
 def test_streams_follow_the_data():
     units = random_units(2)
-    a = percent_interval(units, stream("percent_agreement", "x", *units), 300, F(95, 100))
-    assert a == percent_interval(units, stream("percent_agreement", "x", *units), 300, F(95, 100))
+    a = interval(percent_statistic(units), len(units), units, 300)
+    assert a == interval(percent_statistic(units), len(units), units, 300)
     changed = units[:-1] + [{"r1": 0, "r2": 4}]
-    assert stream("p", "x", *units).integers(0, 2**62) != stream("p", "x", *changed).integers(0, 2**62)
+    assert units_digest("p", "x", *units) != units_digest("p", "x", *changed)

@@ -1,23 +1,23 @@
 """Bootstrap intervals over units (runs) for every agreement statistic of agreement.csv: BCa over unit weights.
 
-The unit is the run: a replicate redraws the statistic's own U units with replacement (multiplicities
-w_u, Σ w_u = U, :func:`rgbench.stats.bootstrap.case_counts`) and the interval is
-:func:`rgbench.stats.bootstrap.bca_interval`, the one used for every case bootstrap of the library (the
-acceleration from leave-one-unit-out). Every statistic of :mod:`.agreement` is a function of the unit
-weights, a ratio of weighted sums of per-unit integer terms, evaluated in float64 per replicate (the
-statistic itself stays exact in agreement.csv's ``value``):
+The unit is the run: :func:`unit_interval` redraws the row's own U units with replacement (multiplicities
+w_u, Σ w_u = U: :func:`rgbench.stats.case_bootstrap.case_weights`, the draw of every case bootstrap of
+the library) and takes :func:`rgbench.stats.bootstrap.bca_interval` (the acceleration from
+leave-one-unit-out). Every statistic of :mod:`.agreement` is a function of the unit weights, a ratio of
+weighted sums of per-unit integer terms, evaluated in float64 per replicate (the statistic itself stays
+exact in agreement.csv's ``value``):
 
 - Krippendorff's alpha (:func:`alpha_statistic`): each unit's coincidences, scaled by L = lcm(m_u − 1)
   to integers, add up to the replicate's matrix O;
-- percent agreement: agreeing pairs over all pairs;
-- quadratic-weighted kappa: weighted sums of x, y, x², y², (x − y)²;
-- mean deviation: the mean of the per-unit deviations.
+- percent agreement (:func:`percent_statistic`): agreeing pairs over all pairs;
+- quadratic-weighted kappa (:func:`kappa_statistic`): weighted sums of x, y, x², y², (x − y)²;
+- mean deviation (:func:`rgbench.stats.bootstrap.mean_statistic`): the mean of the per-unit deviations.
 
 So no statistic needs a percentile of recomputed replicates. Replicates where the statistic is undefined
 (D_e = 0 in the redrawn units) are NaN and left out; with none left the interval is empty. Seeds: each
-row's stream is :func:`rgbench.stats.seeds.generator` of the row's label (statistic and target) over
-:func:`units_digest` of its statistic, target, reviewers and units, so the same ratings give the same
-bytes and a new grade moves only the rows whose units it enters.
+row's draw follows its label (statistic and target) and :func:`units_digest` of its statistic, target,
+reviewers and units, so the same ratings give the same bytes and a new grade moves only the rows whose
+units it enters.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from fractions import Fraction
 import numpy as np
 
 from .agreement import Unit, pairable
-from .bootstrap import Interval, Statistic, bca_interval, case_counts, mean_statistic, ratio_statistic, safe_ratio
-from .seeds import generator
+from .bootstrap import Interval, Statistic, bca_interval, ratio_statistic, safe_ratio
+from .case_bootstrap import case_weights
 
 
 def units_digest(*parts: object) -> str:
@@ -42,29 +42,27 @@ def units_digest(*parts: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def stream(statistic: str, target: str, *parts: object) -> np.random.Generator:
-    """The random stream of one agreement row: label ``agreement:<statistic>:<target>`` over
-    :func:`units_digest` of the statistic, target and the parts it resamples."""
-    return generator(f"agreement:{statistic}:{target}", [units_digest(statistic, target, *parts)])
+def unit_interval(weighted: Statistic, n_units: int, statistic: str, target: str, parts: Sequence[object],
+                  resamples: int, confidence: Fraction) -> Interval | None:
+    """The BCa interval of one agreement row: ``weighted`` over its ``n_units`` units redrawn by
+    :func:`rgbench.stats.case_bootstrap.case_weights` (label ``agreement:<statistic>:<target>`` over
+    :func:`units_digest` of the statistic, target and ``parts``, the data the row resamples)."""
+    weights = case_weights(n_units, digest=units_digest(statistic, target, *parts),
+                           label=f"agreement:{statistic}:{target}", resamples=resamples)
+    return bca_interval(weighted, n_units, weights, confidence)
 
 
-def unit_interval(statistic: Statistic, n_units: int, rng: np.random.Generator, resamples: int,
-                  confidence: Fraction) -> Interval | None:
-    """The BCa interval of ``statistic`` over ``n_units`` units redrawn ``resamples`` times from ``rng``."""
-    return bca_interval(statistic, n_units, case_counts(rng, n_units, resamples), confidence)
-
-
-def alpha_statistic(units: Sequence[Unit], metric: str, order: Sequence | None = None) -> Statistic:
+def alpha_statistic(units: Sequence[Unit], metric: str) -> Statistic:
     """W -> Krippendorff's alpha of the pairable ``units`` weighted by W (replicates x units); NaN where
     D_e = 0.
 
     With O the weighted coincidences times L, N_c its marginals, N = Σ N_c:
     alpha = (Σ N_c N_k E_ck − (N − L) Σ O_ck E_ck) / Σ N_c N_k E_ck, where E_ck = [c ≠ k] (nominal) or
     E_ck = (2 Σ_{g=c..k} N_g − N_c − N_k)² (ordinal; 4 L² δ²_ck in Krippendorff's 2011 notation): the
-    factors of L cancel. ``order`` lists the categories from lowest (default: sorted values).
+    factors of L cancel. The categories are ordered by their sorted values.
     """
     units = pairable(units)
-    values = sorted({v for u in units for v in u.values()}) if order is None else list(order)
+    values = sorted({v for u in units for v in u.values()})
     index = {v: i for i, v in enumerate(values)}
     k = len(values)
     big_l = math.lcm(1, *(len(u) - 1 for u in units))
@@ -94,22 +92,12 @@ def alpha_statistic(units: Sequence[Unit], metric: str, order: Sequence | None =
     return statistic
 
 
-def alpha_interval(units: Sequence[Unit], metric: str, rng: np.random.Generator, resamples: int,
-                   confidence: Fraction, order: Sequence | None = None) -> Interval | None:
+def percent_statistic(units: Sequence[Unit]) -> Statistic:
+    """W -> percent agreement of the pairable ``units`` weighted by W: agreeing pairs over all pairs."""
     units = pairable(units)
-    if not units:
-        return None
-    return unit_interval(alpha_statistic(units, metric, order), len(units), rng, resamples, confidence)
-
-
-def percent_interval(units: Sequence[Unit], rng: np.random.Generator, resamples: int,
-                     confidence: Fraction) -> Interval | None:
-    units = pairable(units)
-    if not units:
-        return None
     agree = np.array([sum(c * (c - 1) // 2 for c in Counter(u.values()).values()) for u in units], dtype=np.float64)
     total = np.array([len(u) * (len(u) - 1) // 2 for u in units], dtype=np.float64)
-    return unit_interval(ratio_statistic(agree, total), len(units), rng, resamples, confidence)
+    return ratio_statistic(agree, total)
 
 
 def kappa_statistic(pairs: Sequence[tuple[Fraction | int, Fraction | int]]) -> Statistic:
@@ -125,19 +113,3 @@ def kappa_statistic(pairs: Sequence[tuple[Fraction | int, Fraction | int]]) -> S
         den = n * (w @ (x * x)) - 2 * sx * sy + n * (w @ (y * y))
         return safe_ratio(den - n * (w @ ((x - y) ** 2)), den)
     return statistic
-
-
-def kappa_interval(pairs: Sequence[tuple[Fraction | int, Fraction | int]], rng: np.random.Generator,
-                   resamples: int, confidence: Fraction) -> Interval | None:
-    if not pairs:
-        return None
-    return unit_interval(kappa_statistic(pairs), len(pairs), rng, resamples, confidence)
-
-
-def deviation_interval(deviations: Sequence[Fraction], rng: np.random.Generator, resamples: int,
-                       confidence: Fraction) -> Interval | None:
-    """The mean of the per-unit deviations per replicate."""
-    if not deviations:
-        return None
-    values = np.array([float(d) for d in deviations], dtype=np.float64)
-    return unit_interval(mean_statistic(values), len(deviations), rng, resamples, confidence)

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
 from ..compute.numfmt import fmt_fixed
 from ..load.loader import scoring_rel
@@ -23,8 +25,8 @@ from .agreement import (
     percent_agreement,
     unit_deviations,
 )
-from .agreement_bootstrap import alpha_interval, deviation_interval, kappa_interval, percent_interval, stream
-from .bootstrap import Interval
+from .agreement_bootstrap import alpha_statistic, kappa_statistic, percent_statistic, unit_interval
+from .bootstrap import Interval, Statistic, mean_statistic
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
 from .outputs import fmt_float
 
@@ -86,32 +88,33 @@ class AgreementRow:
     interval: Interval | None = None   # bootstrap over the row's units (agreement_bootstrap)
 
 
-def _alpha_row(statistic: str, target: str, units: list[Unit], metric: str, resamples: int,
-               confidence: Fraction) -> AgreementRow:
-    units = ranked(target, units)
-    value = krippendorff_alpha(units, metric)
-    n = len(units)
-    note = "" if value is not None else ("no run has two ratings" if n == 0 else "no variation: all ratings equal")
-    interval = None if value is None else alpha_interval(units, metric, stream(statistic, target, *units),
-                                                         resamples, confidence)
-    return AgreementRow(statistic, target, value, "", "", n, note, interval)
-
-
 def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list[AgreementRow]:
     """Every agreement statistic over every grade (scoring/ and the extra reviewers; adjudications are not
     ratings), in a fixed order (see results/README.md); every reviewer gets rows, even one who shares no run."""
     units = units_by_target(scorings, tree, spec)
     reviewers = sorted({scoring.reviewer_id for scoring in scorings})
     resamples, level = spec.stats.bootstrap_resamples, spec.stats.confidence_level
-    rows = [_alpha_row("krippendorff_alpha_ordinal", t, units[t], "ordinal", resamples, level)
-            for t in ordinal_targets(spec) + RANKED_TARGETS]
-    rows += [_alpha_row("krippendorff_alpha_nominal", t, units[t], "nominal", resamples, level) for t in NOMINAL_TARGETS]
+    rows: list[AgreementRow] = []
+
+    def add(statistic: str, target: str, value: Fraction | None, n: int, note: str, weighted: Statistic,
+            parts: Sequence[object], reviewer_a: str = "", reviewer_b: str = "") -> None:
+        """One row; its interval (:func:`.agreement_bootstrap.unit_interval` of ``weighted`` over the row's n
+        units) only when the value is defined."""
+        interval = None if value is None else unit_interval(weighted, n, statistic, target, parts, resamples, level)
+        rows.append(AgreementRow(statistic, target, value, reviewer_a, reviewer_b, n, note, interval))
+
+    for statistic, metric, targets in (("krippendorff_alpha_ordinal", "ordinal", ordinal_targets(spec) + RANKED_TARGETS),
+                                       ("krippendorff_alpha_nominal", "nominal", NOMINAL_TARGETS)):
+        for target in targets:
+            rated = ranked(target, units[target])
+            value = krippendorff_alpha(rated, metric)
+            note = "" if value is not None else (
+                "no run has two ratings" if not rated else "no variation: all ratings equal")
+            add(statistic, target, value, len(rated), note, alpha_statistic(rated, metric), rated)
     for target in ordinal_targets(spec) + RANKED_TARGETS + NOMINAL_TARGETS:
         value = percent_agreement(units[target])
-        interval = None if value is None else percent_interval(
-            units[target], stream("percent_agreement", target, *units[target]), resamples, level)
-        rows.append(AgreementRow("percent_agreement", target, value, "", "", len(units[target]),
-                                 "" if value is not None else "no run has two ratings", interval))
+        add("percent_agreement", target, value, len(units[target]), "" if value is not None else "no run has two ratings",
+            percent_statistic(units[target]), units[target])
     for i, a in enumerate(reviewers):
         for b in reviewers[i + 1:]:
             for target in ordinal_targets(spec):
@@ -119,18 +122,17 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
                 value = cohen_weighted_kappa(pairs)
                 note = "" if value is not None else (
                     "no run graded by both" if not pairs else "no variation: both gave one and the same value")
-                interval = None if value is None else kappa_interval(
-                    pairs, stream("cohen_kappa_quadratic", target, a, b, *pairs), resamples, level)
-                rows.append(AgreementRow("cohen_kappa_quadratic", target, value, a, b, len(pairs), note, interval))
+                add("cohen_kappa_quadratic", target, value, len(pairs), note, kappa_statistic(pairs),
+                    (a, b, *pairs), a, b)
     for reviewer in reviewers:
         for target in DEVIATION_TARGETS:
             value, n = mean_deviation(units[target], reviewer)
             note = ("no run shared with another reviewer" if value is None else
                     "lenient" if value > 0 else "severe" if value < 0 else "neutral")
             deviations = unit_deviations(units[target], reviewer)
-            interval = None if value is None else deviation_interval(
-                deviations, stream("mean_deviation", target, reviewer, *deviations), resamples, level)
-            rows.append(AgreementRow("mean_deviation", target, value, reviewer, "", n, note, interval))
+            add("mean_deviation", target, value, n, note,
+                mean_statistic(np.array([float(d) for d in deviations], dtype=np.float64)),
+                (reviewer, *deviations), reviewer)
     return rows
 
 

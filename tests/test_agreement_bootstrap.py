@@ -26,8 +26,7 @@ from rgbench.stats.agreement_bootstrap import (
     units_digest,
 )
 from rgbench.stats.agreement_outputs import ranked
-from rgbench.stats.bootstrap import bca_interval, case_counts, mean_statistic, ratio_statistic
-from rgbench.stats.case_bootstrap import case_weights
+from rgbench.stats.bootstrap import bca_interval, case_counts, case_weights, mean_statistic, ratio_statistic
 
 
 def unit_weights(rng, n_units, resamples):

@@ -30,7 +30,7 @@ from rgbench.compute.breakdowns import (
 )
 from rgbench.compute.derive import RunRow
 from rgbench.load.records import Response, ResponseMeta
-from rgbench.stats.case_bootstrap import case_weights, ratio_interval
+from rgbench.stats.bootstrap import case_weights, ratio_interval
 from rgbench.stats.wilson import wilson_interval
 
 

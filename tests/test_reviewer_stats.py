@@ -11,7 +11,7 @@ import pytest
 from treebuilder import canonical, small_tree
 
 from rgbench.stats.agreement import krippendorff_alpha
-from rgbench.stats.case_bootstrap import case_weights, ratio_interval, undefined_replicates
+from rgbench.stats.bootstrap import case_weights, ratio_interval, undefined_replicates
 from rgbench.stats.judge_agreement import case_statistic, macro_f1, macro_f1_statistic
 
 REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"

@@ -5,12 +5,12 @@ tables.
 Pure: :func:`compute_breakdowns` takes the validated tree, the spec and the scored runs of each
 subject (error runs already left out) and returns exact rows; :func:`breakdown_files` renders them
 (rounded once, 6 decimals). Intervals are the case-bootstrap BCa intervals of the headline statistics
-(:mod:`rgbench.stats.case_bootstrap`): a criterion mean and a group's s_bar by
-:func:`rgbench.stats.case_bootstrap.ratio_interval`, a group's pass rate by
+(:mod:`rgbench.stats.bootstrap`): a criterion mean and a group's s_bar by
+:func:`rgbench.stats.bootstrap.ratio_interval`, a group's pass rate by
 :func:`rgbench.stats.intervals.proportion_interval` (Wilson over the group's cases at 0 or 1), over a
 case draw seeded from the digest of that subject's own input files
 (:func:`rgbench.stats.seeds.subject_digest`) and the group's label, so adding another subject moves none
-of these intervals. The bounds are floats, written with :func:`rgbench.stats.outputs.fmt_float`.
+of these intervals. The bounds are floats, written with :func:`rgbench.stats.outputs.fmt_interval`.
 """
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ from fractions import Fraction
 
 from ..load.records import Response, Scoring, Tree
 from ..load.spec import Spec
-from ..stats.bootstrap import Interval
-from ..stats.case_bootstrap import case_weights, ratio_interval
+from ..stats.bootstrap import Interval, case_weights, ratio_interval
 from ..stats.case_summary import CaseSummary
 from ..stats.intervals import proportion_interval
-from ..stats.outputs import fmt_float
+from ..stats.outputs import fmt_interval
 from .derive import PASS, RunRow
 from .numfmt import fmt_fixed
 
@@ -396,10 +395,6 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
 
 # --- rendering ----------------------------------------------------------------------------------------
 
-def _bounds(pair: Interval | None) -> tuple[str, str]:
-    return ("", "") if pair is None else (fmt_float(pair[0]), fmt_float(pair[1]))
-
-
 def fmt_decimal(value: Decimal | None) -> str:
     """A Decimal with 6 decimals, rounded half to even on its exact value; empty for None."""
     return "" if value is None else fmt_fixed(Fraction(value))
@@ -407,14 +402,14 @@ def fmt_decimal(value: Decimal | None) -> str:
 
 def _group_cells(g: GroupRow) -> tuple[str, ...]:
     return (g.subject_id, g.subject_version, g.group, str(g.n_cases), str(g.n), str(g.n_pass), fmt_fixed(g.p),
-            *_bounds(g.p_interval), fmt_fixed(g.s_bar), *_bounds(g.s_bar_interval))
+            *fmt_interval(g.p_interval), fmt_fixed(g.s_bar), *fmt_interval(g.s_bar_interval))
 
 
 def breakdown_files(b: Breakdowns, csv_text: Callable[[Sequence[str], Iterable[Sequence[str]]], str]) -> dict[str, bytes]:
     """File name inside results/ -> bytes of every issue-15 table."""
     texts = {
         CRITERION_FILE: csv_text(CRITERION_COLUMNS, (
-            (c.subject_id, c.subject_version, c.criterion, str(c.n), fmt_fixed(c.mean), *_bounds(c.interval),
+            (c.subject_id, c.subject_version, c.criterion, str(c.n), fmt_fixed(c.mean), *fmt_interval(c.interval),
              str(c.n_cases)) for c in b.criteria)),
         TAG_FILE: csv_text(TAG_COLUMNS, map(_group_cells, b.tags)),
         CASE_TYPE_FILE: csv_text(CASE_TYPE_COLUMNS, map(_group_cells, b.case_types)),

@@ -3,9 +3,8 @@
 - ``config``: the statistics parameters of ``config.yaml`` (confidence level, resamples, weights, min_case_coverage).
 - ``case_summary``: each subject's runs summed per case, the unit of every interval, test and rank set.
 - ``seeds``: each subject's input digest and the random streams seeded from it.
-- ``bootstrap``: the case bootstrap and its BCa interval.
+- ``bootstrap``: the case bootstrap and its BCa interval, the seeded case draw and the ratio interval.
 - ``intervals``: BCa intervals of P, s_bar, BS, ECE, Q_final (and of any proportion over cases).
-- ``case_bootstrap``: the seeded case draw and BCa ratio interval of the breakdowns, reviewers and judge.
 - ``wilson``: Wilson score interval, for a proportion at 0 or 1 counted over cases.
 - ``run_columns``: the scored runs read once into integer arrays.
 - ``brier_decomposition``: reliability, resolution, uncertainty (and the within-bin term).

@@ -1,7 +1,7 @@
 """Bootstrap intervals over units (runs) for every agreement statistic of agreement.csv: BCa over unit weights.
 
 The unit is the run: :func:`unit_interval` redraws the row's own U units with replacement (multiplicities
-w_u, Σ w_u = U: :func:`rgbench.stats.case_bootstrap.case_weights`, the draw of every case bootstrap of
+w_u, Σ w_u = U: :func:`rgbench.stats.bootstrap.case_weights`, the draw of every case bootstrap of
 the library) and takes :func:`rgbench.stats.bootstrap.bca_interval` (the acceleration from
 leave-one-unit-out). Every statistic of :mod:`.agreement` is a function of the unit weights, a ratio of
 weighted sums of per-unit integer terms, evaluated in float64 per replicate (the statistic itself stays
@@ -31,8 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from .agreement import Unit, pairable
-from .bootstrap import Interval, Statistic, bca_interval, ratio_statistic, safe_ratio
-from .case_bootstrap import case_weights
+from .bootstrap import Interval, Statistic, bca_interval, case_weights, ratio_statistic, safe_ratio
 
 
 def units_digest(*parts: object) -> str:
@@ -45,7 +44,7 @@ def units_digest(*parts: object) -> str:
 def unit_interval(weighted: Statistic, n_units: int, statistic: str, target: str, parts: Sequence[object],
                   resamples: int, confidence: Fraction) -> Interval | None:
     """The BCa interval of one agreement row: ``weighted`` over its ``n_units`` units redrawn by
-    :func:`rgbench.stats.case_bootstrap.case_weights` (label ``agreement:<statistic>:<target>`` over
+    :func:`rgbench.stats.bootstrap.case_weights` (label ``agreement:<statistic>:<target>`` over
     :func:`units_digest` of the statistic, target and ``parts``, the data the row resamples)."""
     weights = case_weights(n_units, digest=units_digest(statistic, target, *parts),
                            label=f"agreement:{statistic}:{target}", resamples=resamples)

@@ -28,7 +28,7 @@ from .agreement import (
 from .agreement_bootstrap import alpha_statistic, kappa_statistic, percent_statistic, unit_interval
 from .bootstrap import Interval, Statistic, mean_statistic
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
-from .outputs import fmt_float
+from .outputs import fmt_interval
 
 AGREEMENT_FILE = "agreement.csv"
 AGREEMENT_COLUMNS = ("statistic", "target", "value", "reviewer_a", "reviewer_b", "n_units", "note",
@@ -138,8 +138,8 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
 
 def agreement_csv_rows(rows: Sequence[AgreementRow]):
     for r in rows:
-        low, high = ("", "") if r.interval is None else (fmt_float(r.interval[0]), fmt_float(r.interval[1]))
-        yield (r.statistic, r.target, fmt_fixed(r.value), r.reviewer_a, r.reviewer_b, str(r.n_units), r.note, low, high)
+        yield (r.statistic, r.target, fmt_fixed(r.value), r.reviewer_a, r.reviewer_b, str(r.n_units), r.note,
+               *fmt_interval(r.interval))
 
 
 # --- consolidated scorings ------------------------------------------------------------

@@ -15,15 +15,25 @@ values θ₍ᵢ₎, the bounds are the replicates' quantiles (linear interpolati
 numpy's default) at Φ(z0 + (z0 + z_q)/(1 − a (z0 + z_q))) for q = (1 − c)/2 and
 (1 + c)/2. It corrects the percentile interval's bias and skew, which matter for
 ratios like BS and for proportions near 0 or 1 with ~30 cases.
+
+Every interval of the library takes it: the headline figures (:mod:`.intervals`), the lab's breakdowns
+(per criterion, tag, case type, Advanced+), the reviewers' leniency, the judge's and the reviewers'
+agreement, each over a seeded draw (:func:`case_weights`: :func:`case_counts` on the stream
+:func:`rgbench.stats.seeds.generator` of a label over a digest of the inputs resampled).
+:func:`ratio_interval` is the interval of a ratio of per-case sums (a mean over runs: a pass rate, a
+mean score, a mean deviation). Bounds are floats, formatted once at output
+(:func:`rgbench.stats.outputs.fmt_float`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from statistics import NormalDist
 
 import numpy as np
+
+from .seeds import generator
 
 Statistic = Callable[[np.ndarray], np.ndarray]
 Interval = tuple[float, float]   # (low, high) bounds of a confidence interval
@@ -43,7 +53,8 @@ def case_counts(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
     return counts.astype(np.float64)
 
 
-def ratio_statistic(numerator: np.ndarray, denominator: np.ndarray, scale: float = 1.0) -> Statistic:
+def ratio_statistic(numerator: Sequence[Fraction | int] | np.ndarray, denominator: Sequence[int] | np.ndarray,
+                    scale: float = 1.0) -> Statistic:
     """W -> (W @ numerator) / (W @ denominator) / scale: a ratio of per-case sums (P, s_bar, BS, Q_final).
 
     A replicate whose denominator is 0 gives NaN (only possible when some cases have no weight in it).
@@ -162,3 +173,23 @@ def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: F
     jackknife = np.concatenate([statistic(leave_one_out_weights(k, start, min(_BLOCK, k - start)))
                                 for start in range(0, k, _BLOCK)]) if k > 1 else np.zeros(0)
     return bca_bounds(estimate, statistic(counts), jackknife_acceleration(jackknife), confidence)
+
+
+def case_weights(k: int, *, digest: str, label: str, resamples: int) -> np.ndarray:
+    """:func:`case_counts` of k cases from the stream of ``label`` over ``digest``; shared by every statistic
+    of one (digest, label)."""
+    return case_counts(generator(label, [digest]), k, resamples)
+
+
+def ratio_interval(sums: Sequence[Fraction | int] | np.ndarray, runs: Sequence[int] | np.ndarray,
+                   weights: np.ndarray, confidence: Fraction, scale: float = 1.0) -> Interval | None:
+    """:func:`bca_interval` of Σ_c sum_c / Σ_c n_c / ``scale`` (:func:`ratio_statistic`) over the case draw
+    ``weights`` (``sums[c]``: case c's total of the value, ``runs[c]`` ≥ 1 its runs). None without cases;
+    one case, or every case at the same mean, gives the point."""
+    return bca_interval(ratio_statistic(sums, runs, scale), len(runs), weights, confidence)
+
+
+def undefined_replicates(statistic: Statistic, weights: np.ndarray) -> int:
+    """How many replicates of the draw ``weights`` leave ``statistic`` undefined (NaN: no variation in them);
+    :func:`bca_interval` leaves those out."""
+    return int(np.count_nonzero(~np.isfinite(statistic(weights))))

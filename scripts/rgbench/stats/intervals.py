@@ -1,7 +1,7 @@
 """Case-bootstrap intervals of P, s_bar, BS, ECE and Q_final of one subject, and of any proportion over cases.
 
 Every interval resamples the subject's cases (:func:`.bootstrap.case_counts` with the subject's own
-stream, :mod:`.seeds`) and takes the BCa bounds (:func:`.bootstrap.bca_interval`). All five figures of a
+stream, :mod:`.seeds`) and takes the BCa bounds (:func:`.bootstrap.ratio_interval`). All five figures of a
 subject use the same draw. A proportion at 0 or 1 (P, P_family, a pass rate per difficulty) has every
 replicate equal to it, so the bootstrap says nothing; :func:`proportion_interval` then gives the Wilson
 interval over the K cases (each case counted once, the largest design effect runs of one case can
@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bootstrap import Interval, bca_interval, case_counts, ratio_statistic
+from .bootstrap import Interval, case_counts, ratio_interval
 from .case_summary import CaseSummary
 from .wilson import wilson_interval
 
@@ -45,7 +45,7 @@ def proportion_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fr
     passes, runs = int(summary.passes.sum()), int(summary.runs.sum())
     if passes in (0, runs):
         return wilson_interval(0 if passes == 0 else summary.k, summary.k, confidence)
-    return bca_interval(ratio_statistic(summary.passes, summary.runs), summary.k, counts, confidence)
+    return ratio_interval(summary.passes, summary.runs, counts, confidence)
 
 
 def ece_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fraction) -> Interval | None:
@@ -88,17 +88,12 @@ def ece_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fraction)
 def subject_intervals(summary: CaseSummary, rng: np.random.Generator, resamples: int,
                       confidence: Fraction) -> SubjectIntervals:
     """P, s_bar, BS, ECE and Q_final intervals of one subject from one case draw of its stream ``rng``."""
-    k = summary.k
-    counts = case_counts(rng, k, resamples)
+    counts = case_counts(rng, summary.k, resamples)
     unit = 100 * summary.scale
-
-    def bca(statistic):
-        return bca_interval(statistic, k, counts, confidence)
-
     return SubjectIntervals(
         p=proportion_interval(summary, counts, confidence),
-        s_bar=bca(ratio_statistic(summary.clipped, summary.runs)),
-        bs=bca(ratio_statistic(summary.brier, summary.runs, float(unit * unit))),
+        s_bar=ratio_interval(summary.clipped, summary.runs, counts, confidence),
+        bs=ratio_interval(summary.brier, summary.runs, counts, confidence, float(unit * unit)),
         ece=ece_interval(summary, counts, confidence),
-        q_final=bca(ratio_statistic(summary.q, summary.runs, float(summary.q_scale))),
+        q_final=ratio_interval(summary.q, summary.runs, counts, confidence, float(summary.q_scale)),
     )

@@ -13,9 +13,8 @@ human both graded, per judge (columns ``JUDGE_COLUMNS``):
 
 each with the case-bootstrap BCa interval over the shared runs, resampled by case: every statistic is a
 function of case weights (alpha through :func:`rgbench.stats.agreement_bootstrap.alpha_statistic`, macro-F1
-through :func:`macro_f1_statistic`, the mean deviation through
-:func:`rgbench.stats.case_bootstrap.ratio_interval`), so each takes
-:func:`rgbench.stats.bootstrap.bca_interval` over one draw (:func:`rgbench.stats.case_bootstrap.case_weights`).
+through :func:`macro_f1_statistic`, the mean deviation as the ratio of per-case sums), so each takes
+:func:`rgbench.stats.bootstrap.bca_interval` over one draw (:func:`rgbench.stats.bootstrap.case_weights`).
 """
 
 from __future__ import annotations
@@ -33,10 +32,9 @@ from ..load.spec import Spec
 from .agreement import Rating, krippendorff_alpha
 from .agreement_bootstrap import alpha_statistic
 from .agreement_outputs import DEVIATION_TARGETS, rating_values
-from .bootstrap import Statistic, bca_interval
-from .case_bootstrap import case_weights, ratio_interval, undefined_replicates
+from .bootstrap import Statistic, bca_interval, case_weights, ratio_statistic, undefined_replicates
 from .consolidate import consolidate_all
-from .outputs import fmt_float
+from .outputs import fmt_interval
 
 JUDGE_FILE = "judge_agreement.csv"
 JUDGE_COLUMNS = ("judge_id", "statistic", "target", "value", "ci_low", "ci_high", "n_runs", "note")
@@ -81,9 +79,25 @@ def macro_f1_statistic(pairs: Sequence[tuple[Hashable, Hashable]]) -> Statistic:
     return statistic
 
 
+def judge_statistic(pairs: Sequence[Pair], name: str, target: str) -> Fraction | None:
+    """The judge's ``name`` statistic on ``target`` over the (judge, human) ``pairs``, exact; None when undefined."""
+    if name == "macro_f1":
+        return macro_f1([(j[target], h[target]) for j, h in pairs])
+    if name == "mean_deviation":
+        return _deviation_sum(pairs, target) / len(pairs) if pairs else None
+    return krippendorff_alpha([{"judge": j[target], HUMAN: h[target]} for j, h in pairs], "ordinal")
+
+
+def _deviation_sum(pairs: Sequence[Pair], target: str) -> Fraction:
+    """Σ (judge − human) of ``target`` over the pairs."""
+    return sum((Fraction(j[target]) - Fraction(h[target]) for j, h in pairs), Fraction(0))
+
+
 def case_statistic(clusters: Sequence[Sequence[Pair]], name: str, target: str) -> Statistic:
-    """The judge's ``name`` statistic on ``target`` as a function of case weights (replicates x cases): each
-    pair takes the weight of its case."""
+    """:func:`judge_statistic` as a function of case weights (replicates x cases): each pair takes the weight
+    of its case; the mean deviation is the ratio of the per-case sums (:func:`.bootstrap.ratio_statistic`)."""
+    if name == "mean_deviation":
+        return ratio_statistic([_deviation_sum(case, target) for case in clusters], [len(case) for case in clusters])
     flat = [pair for case in clusters for pair in case]
     case_of = np.array([i for i, case in enumerate(clusters) for _ in case], dtype=np.int64)
     if name == "macro_f1":
@@ -91,23 +105,6 @@ def case_statistic(clusters: Sequence[Sequence[Pair]], name: str, target: str) -
     else:
         per_pair = alpha_statistic([{"judge": j[target], HUMAN: h[target]} for j, h in flat], "ordinal")
     return lambda weights: per_pair(np.asarray(weights)[:, case_of])
-
-
-def _alpha(target: str):
-    return lambda pairs: krippendorff_alpha([{"judge": j[target], HUMAN: h[target]} for j, h in pairs], "ordinal")
-
-
-def _f1(target: str):
-    return lambda pairs: macro_f1([(j[target], h[target]) for j, h in pairs])
-
-
-def _deviation(target: str):
-    def statistic(pairs: Sequence[Pair]) -> Fraction | None:
-        if not pairs:
-            return None
-        return sum((Fraction(j[target]) - Fraction(h[target]) for j, h in pairs
-                    ), Fraction(0)) / len(pairs)
-    return statistic
 
 
 def judge_pairs(judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring],
@@ -134,35 +131,24 @@ def judge_rows(grades: Sequence[Scoring], adjudications: Mapping[tuple[str, str,
     human_grades = [s for s in grades if s.reviewer_id not in judges]
     human_adjudications = {k: s for k, s in adjudications.items() if s.reviewer_id not in judges}
     pairs = judge_pairs(judge_grades, human_grades, human_adjudications, tree, spec)
-    statistics = ([("krippendorff_alpha_ordinal", t, _alpha(t)) for t in ("raw_score", *spec.criteria)]
-                  + [("macro_f1", t, _f1(t)) for t in F1_TARGETS]
-                  + [("mean_deviation", t, _deviation(t)) for t in DEVIATION_TARGETS])
+    statistics = ([("krippendorff_alpha_ordinal", t) for t in ("raw_score", *spec.criteria)]
+                  + [("macro_f1", t) for t in F1_TARGETS] + [("mean_deviation", t) for t in DEVIATION_TARGETS])
     resamples, confidence = spec.stats.bootstrap_resamples, spec.stats.confidence_level
     rows: list[tuple[str, ...]] = []
     for judge in sorted({s.reviewer_id for s in judge_grades}):
         clusters = pairs.get(judge, [])
         flat = [pair for case in clusters for pair in case]
-        for name, target, statistic in statistics:
-            value = statistic(flat)
+        for name, target in statistics:
+            value = judge_statistic(flat, name, target)
             if value is None:
                 note = "no run graded by both the judge and a human" if not flat else "no variation: all ratings equal"
                 rows.append((judge, name, target, "", "", "", str(len(flat)), note))
                 continue
-            label = f"judge:{judge}:{name}:{target}"
-            weights = case_weights(len(clusters), digest=digest, label=label, resamples=resamples)
-            if name == "mean_deviation":  # a ratio of per-case sums
-                sums, runs = [], []
-                for case in clusters:
-                    mean = statistic(case)
-                    if mean is not None:  # None only for a case without pairs, which a cluster never is
-                        sums.append(len(case) * mean)
-                        runs.append(len(case))
-                interval, undefined = ratio_interval(sums, runs, weights, confidence), 0
-            else:
-                weighted = case_statistic(clusters, name, target)
-                interval = bca_interval(weighted, len(clusters), weights, confidence)
-                undefined = undefined_replicates(weighted, weights)
-            low, high = (None, None) if interval is None else interval
+            weights = case_weights(len(clusters), digest=digest, label=f"judge:{judge}:{name}:{target}",
+                                   resamples=resamples)
+            weighted = case_statistic(clusters, name, target)
+            undefined = undefined_replicates(weighted, weights)
             note = f"{undefined} of {resamples} resamples undefined" if undefined else ""
-            rows.append((judge, name, target, fmt_fixed(value), fmt_float(low), fmt_float(high), str(len(flat)), note))
+            rows.append((judge, name, target, fmt_fixed(value), *fmt_interval(
+                bca_interval(weighted, len(clusters), weights, confidence)), str(len(flat)), note))
     return rows

@@ -207,8 +207,9 @@ def fmt_float(value: float | None) -> str:
     return "" if value is None else fmt_fixed(Fraction(value))
 
 
-def _interval(pair: tuple | None, fmt=fmt_float) -> tuple[str, str]:
-    return ("", "") if pair is None else (fmt(pair[0]), fmt(pair[1]))
+def fmt_interval(pair: tuple[float, float] | None) -> tuple[str, str]:
+    """The two cells of an interval's bounds (:func:`fmt_float`); empty without an interval."""
+    return ("", "") if pair is None else (fmt_float(pair[0]), fmt_float(pair[1]))
 
 
 def _int(value: int | None) -> str:
@@ -221,7 +222,7 @@ def subject_stats_cells(statistics: Statistics, subject_id: str) -> tuple[str, .
     d = s.decomposition
     i = s.intervals
     return (
-        *_interval(i.p), *_interval(i.s_bar), *_interval(i.bs), *_interval(i.ece), *_interval(i.q_final),
+        *fmt_interval(i.p), *fmt_interval(i.s_bar), *fmt_interval(i.bs), *fmt_interval(i.ece), *fmt_interval(i.q_final),
         *(("", "", "", "") if d is None else
           (fmt_fixed(d.reliability), fmt_fixed(d.resolution), fmt_fixed(d.uncertainty), fmt_fixed(d.within_bin))),
         fmt_fixed(s.p_weighted), str(s.n_cases), str(len(s.missing)), " ".join(s.missing),
@@ -238,7 +239,7 @@ def _calibration_check_cells(s: SubjectStats) -> tuple[str, ...]:
 
 def family_stats_cells(statistics: Statistics, subject_id: str, family: str) -> tuple[str, ...]:
     """The FAMILY_STATS_COLUMNS cells of one row of metrics_per_family.csv."""
-    return _interval(statistics.families[(subject_id, family)])
+    return fmt_interval(statistics.families[(subject_id, family)])
 
 
 def _calibration_rows(statistics: Statistics):

@@ -11,7 +11,7 @@ Rows (columns ``REVIEWER_COLUMNS``), per registered-or-seen reviewer in id order
   mean over the runs they share with another human grader of (their value − the mean of the humans'
   others'; an llm-judge is compared with the humans, and never enters a human's leniency); > 0
   lenient, < 0 severe; with the case-bootstrap BCa interval over the shared runs, resampled by case
-  (:func:`rgbench.stats.case_bootstrap.ratio_interval`, float bounds).
+  (:func:`rgbench.stats.bootstrap.ratio_interval`, float bounds).
 
 Drift over time needs each grade's commit date, which the results cannot hold (a grade and the
 results it changes are committed together), so it is reported by scripts/reviewer_drift.py, not here.
@@ -30,8 +30,8 @@ from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from .agreement import Rating, Unit, mean_deviation
 from .agreement_outputs import DEVIATION_TARGETS, rating_values
-from .case_bootstrap import case_weights, ratio_interval
-from .outputs import fmt_float
+from .bootstrap import Interval, case_weights, ratio_interval
+from .outputs import fmt_interval
 
 REVIEWERS_FILE = "reviewers.csv"
 REVIEWER_COLUMNS = ("reviewer_id", "kind", "statistic", "target", "level", "value", "ci_low", "ci_high", "n", "note")
@@ -79,10 +79,9 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
         mine = by_reviewer.get(rid, [])
 
         def row(statistic: str, target: str, value: Fraction | int | None, n: int, level: str = "",
-                low: float | None = None, high: float | None = None, note: str = "",
-                rid: str = rid, kind: str = kind) -> None:
+                interval: Interval | None = None, note: str = "", rid: str = rid, kind: str = kind) -> None:
             shown = str(value) if isinstance(value, int) else fmt_fixed(value)  # counts stay integers
-            rows.append((rid, kind, statistic, target, level, shown, fmt_float(low), fmt_float(high), str(n), note))
+            rows.append((rid, kind, statistic, target, level, shown, *fmt_interval(interval), str(n), note))
 
         row("runs_graded", "all", len(mine), len(mine))
         row("adjudications", "all", adjudicated.get(rid, 0), adjudicated.get(rid, 0))
@@ -115,10 +114,8 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
                     sums.append(mean * shared)
                     runs.append(shared)
             weights = case_weights(len(runs), digest=digest, label=f"leniency:{rid}:{target}", resamples=resamples)
-            interval = ratio_interval(sums, runs, weights, confidence)
-            low, high = (None, None) if interval is None else interval
             note = "lenient" if value > 0 else "severe" if value < 0 else "neutral"
-            row("leniency", target, value, n, low=low, high=high, note=note)
+            row("leniency", target, value, n, interval=ratio_interval(sums, runs, weights, confidence), note=note)
     return rows
 
 

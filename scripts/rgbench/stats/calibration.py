@@ -11,16 +11,17 @@ from ..compute.metrics import CalibrationBin, calibration_bins, confidence_bin
 from .run_columns import RunColumns
 
 
-def bin_cells(columns: RunColumns, bins: int) -> tuple[np.ndarray, int]:
-    """Each run's (subject, confidence bin) cell index, subject * bins + bin, and the number of cells.
-
-    Bins are ``metrics.confidence_bin`` of the integer confidence; ValueError outside 0..100.
-    """
-    c = columns.confidence
-    if c.size and not 0 <= int(c.min()) <= int(c.max()) <= 100:
+def confidence_bins(confidence: np.ndarray, bins: int) -> np.ndarray:
+    """Each integer confidence's bin index, :func:`rgbench.compute.metrics.confidence_bin` looked up in a table
+    of 0..100 (int64, the shape of ``confidence``); ValueError outside 0..100."""
+    if confidence.size and not 0 <= int(confidence.min()) <= int(confidence.max()) <= 100:
         raise ValueError("confidence outside 0..100")
-    bin_of = np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)
-    return columns.subject * bins + bin_of[c], len(columns.subjects) * bins
+    return np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)[confidence]
+
+
+def bin_cells(columns: RunColumns, bins: int) -> tuple[np.ndarray, int]:
+    """Each run's (subject, confidence bin) cell index, subject * bins + bin, and the number of cells."""
+    return columns.subject * bins + confidence_bins(columns.confidence, bins), len(columns.subjects) * bins
 
 
 def calibration_tables(runs_by_subject: Mapping[str, Sequence[RunRow]], bins: int) -> dict[str, list[CalibrationBin]]:

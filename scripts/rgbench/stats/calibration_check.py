@@ -43,7 +43,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..compute.metrics import confidence_bin
+from .calibration import confidence_bins
 from .run_columns import RunColumns
 from .seeds import generator
 
@@ -80,7 +80,7 @@ def calibration_check(confidence: np.ndarray, correctness: np.ndarray, case: np.
     n = int(confidence.size)
     if n == 0:
         return None
-    bin_of = np.array([confidence_bin(int(c), bins) for c in confidence], dtype=np.int64)
+    bin_of = confidence_bins(confidence, bins)
     onehot = np.zeros((n, bins), dtype=np.float64)   # 0/1 products summed over n runs: exact in float64 (BLAS)
     onehot[np.arange(n), bin_of] = 1
     conf_sums = np.bincount(bin_of, weights=confidence, minlength=bins).astype(np.int64)

@@ -17,7 +17,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..compute.metrics import confidence_bin, q_numerator
+from ..compute.metrics import q_numerator
+from .calibration import confidence_bins
 from .run_columns import RunColumns, exact_bincount
 
 
@@ -73,7 +74,6 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins
     n_cases = len(columns.cases)
     cell = columns.subject * n_cases + columns.case
     size = len(columns.subjects) * n_cases
-    bin_of = np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)
     gap = columns.confidence * columns.scale - 100 * columns.correctness
 
     def per_cell(weights: np.ndarray) -> np.ndarray:
@@ -82,7 +82,7 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins
     runs = per_cell(np.ones_like(cell))
     passes, clipped = per_cell(columns.passed), per_cell(columns.clipped)
     brier = per_cell(gap * gap)
-    run_bin = bin_of[columns.confidence] if columns.confidence.size else columns.confidence
+    run_bin = confidence_bins(columns.confidence, bins)
     gaps = np.stack([per_cell(np.where(run_bin == b, gap, 0)) for b in range(bins)], axis=2)
     q_all = q_numerator(passes, clipped, Fraction(alpha), max_score)
     out = {}

@@ -16,7 +16,7 @@ from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..compute.ranking import RANKED, rank_subjects
 from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stability
-from .bootstrap import Interval, case_counts
+from .bootstrap import Interval, case_counts, case_weights
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
 from .calibration_check import CalibrationCheck, calibration_checks
 from .case_summary import CaseSummary, pooled_summary
@@ -166,9 +166,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     for f in families:
         summary = summaries[f.subject_id]
         part = summary.subset([c for c in summary.case_ids if family_of[c] == f.family])
-        rng = generator(f"family:{f.family}", [digests[f.subject_id]])
-        family_intervals[(f.subject_id, f.family)] = proportion_interval(part, case_counts(rng, part.k, resamples),
-                                                                         confidence)
+        weights = case_weights(part.k, digest=digests[f.subject_id], label=f"family:{f.family}", resamples=resamples)
+        family_intervals[(f.subject_id, f.family)] = proportion_interval(part, weights, confidence)
     incomplete = frozenset(sid for sid, st in per_subject.items()
                            if is_incomplete(st.n_cases, len(st.missing), config.min_case_coverage))
     standings = [s for s in rank_subjects(subjects, incomplete) if s.status == RANKED]

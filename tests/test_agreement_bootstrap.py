@@ -19,17 +19,20 @@ from rgbench.stats.agreement import (
     unit_deviations,
 )
 from rgbench.stats.agreement_bootstrap import (
+    alpha_interval,
     alpha_statistic,
+    deviation_interval,
+    kappa_interval,
     kappa_statistic,
-    percent_statistic,
-    unit_interval,
+    percent_interval,
+    unit_weights,
     units_digest,
 )
 from rgbench.stats.agreement_outputs import ranked
 from rgbench.stats.bootstrap import bca_interval, case_counts, case_weights, mean_statistic, ratio_statistic
 
 
-def unit_weights(rng, n_units, resamples):
+def drawn(rng, n_units, resamples):
     """The unit draw the intervals use (the library's case_counts: k draws with replacement per replicate)."""
     return case_counts(rng, n_units, resamples)
 
@@ -54,7 +57,7 @@ def expand(units, weights):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_each_alpha_replicate_is_alpha_of_the_redrawn_units(metric, seed):
     units = random_units(seed)
-    weights = unit_weights(np.random.default_rng(seed), len(units), 25)
+    weights = drawn(np.random.default_rng(seed), len(units), 25)
     assert (weights.sum(axis=1) == len(units)).all()
     got = alpha_statistic(units, metric)(weights)
     for i in range(len(weights)):
@@ -86,23 +89,18 @@ def test_ordinal_classification_uses_the_rubric_order():
 
 def test_percent_kappa_and_deviation_replicates_are_the_statistic_of_the_redrawn_units():
     units = random_units(9)
-    weights = unit_weights(np.random.default_rng(3), len(units), 40)
+    weights = drawn(np.random.default_rng(3), len(units), 40)
     agree = [sum(c * (c - 1) // 2 for c in Counter(u.values()).values()) for u in units]
     total = [len(u) * (len(u) - 1) // 2 for u in units]
     replicates = ratio_statistic(np.array(agree, float), np.array(total, float))(weights)
     assert replicates == pytest.approx([float(percent_agreement(expand(units, w))) for w in weights])
     pairs = [(u["r1"], u["r2"]) for u in units if "r1" in u and "r2" in u]
-    weights = unit_weights(np.random.default_rng(4), len(pairs), 40)
+    weights = drawn(np.random.default_rng(4), len(pairs), 40)
     for w, got in zip(weights, kappa_statistic(pairs)(weights)):
         expected = cohen_weighted_kappa(expand(pairs, w))
         assert np.isnan(got) if expected is None else got == pytest.approx(float(expected))
     deviations = unit_deviations(units, "r1")
     assert mean_deviation(units, "r1") == (sum(deviations, F(0)) / len(deviations), len(deviations))
-
-
-def interval(weighted, n_units, parts=(), resamples=50):
-    """The agreement row interval of ``weighted`` (label agreement:s:t)."""
-    return unit_interval(weighted, n_units, "s", "t", parts, resamples, F(95, 100))
 
 
 def test_the_intervals_are_the_bca_interval_over_the_unit_draw():
@@ -111,11 +109,14 @@ def test_the_intervals_are_the_bca_interval_over_the_unit_draw():
     agree = np.array([sum(k * (k - 1) // 2 for k in Counter(u.values()).values())
                       for u in units], float)
     total = np.array([len(u) * (len(u) - 1) // 2 for u in units], float)
-    weights = case_weights(len(units), digest=units_digest("s", "t", *units), label="agreement:s:t", resamples=400)
-    expected = bca_interval(ratio_statistic(agree, total), len(units), weights, c)
-    assert interval(percent_statistic(units), len(units), units, 400) == expected
+    expected = bca_interval(ratio_statistic(agree, total), len(units), drawn(np.random.default_rng(3), len(units), 400), c)
+    assert percent_interval(units, drawn(np.random.default_rng(3), len(units), 400), c) == expected
     low, high = expected
     assert low < float(percent_agreement(units)) < high                         # the estimate inside, not a point
+    deviations = unit_deviations(units, "r1")
+    values = np.array([float(d) for d in deviations])
+    assert deviation_interval(deviations, drawn(np.random.default_rng(5), len(values), 400), c) == bca_interval(
+        mean_statistic(values), len(values), drawn(np.random.default_rng(5), len(values), 400), c)
 
 
 def test_a_symmetric_unit_draw_gives_the_percentile_interval():
@@ -129,15 +130,15 @@ def test_a_symmetric_unit_draw_gives_the_percentile_interval():
 def test_one_unit_gives_a_point_interval_and_no_unit_none():
     # one unit {a: 1, b: 2}: every redraw is that unit, so every replicate equals the value
     one = [{"a": 1, "b": 2}]
-    assert interval(percent_statistic(one), 1, one) == (0, 0)
+    assert percent_interval(one, drawn(np.random.default_rng(0), 1, 50), F(95, 100)) == (0, 0)
     value = krippendorff_alpha(one, "nominal")     # 0: one disagreeing pair
-    assert interval(alpha_statistic(one, "nominal"), 1, one) == (float(value), float(value))
-    assert interval(mean_statistic(np.array([1.5])), 1) == (1.5, 1.5)
+    assert alpha_interval(one, "nominal", drawn(np.random.default_rng(0), 1, 50), F(95, 100)) == (float(value), float(value))
+    assert deviation_interval([F(3, 2)], drawn(np.random.default_rng(0), 1, 50), F(95, 100)) == (1.5, 1.5)
     # all equal: every replicate is the value
-    assert interval(mean_statistic(np.array([0.5] * 4)), 4) == pytest.approx((0.5, 0.5))
-    assert interval(alpha_statistic([], "ordinal"), 0) is None
-    assert interval(percent_statistic([{"a": 1}]), 0) is None
-    assert interval(kappa_statistic([]), 0) is None
+    assert deviation_interval([F(1, 2)] * 4, drawn(np.random.default_rng(0), 4, 50), F(95, 100)) == pytest.approx((0.5, 0.5))
+    assert alpha_interval([], "ordinal", drawn(np.random.default_rng(0), 0, 50), F(95, 100)) is None
+    assert percent_interval([{"a": 1}], drawn(np.random.default_rng(0), 0, 50), F(95, 100)) is None
+    assert kappa_interval([], drawn(np.random.default_rng(0), 0, 50), F(95, 100)) is None
 
 
 def test_replicates_without_variation_are_left_out():
@@ -147,12 +148,15 @@ def test_replicates_without_variation_are_left_out():
     got = alpha_statistic(units, "ordinal")(weights)
     assert np.isnan(got[0]) and np.isfinite(got[1]) and np.isfinite(got[2])
     # all replicates undefined: no interval
-    assert interval(alpha_statistic([{"a": 1, "b": 1}], "nominal"), 1, resamples=20) is None
+    assert alpha_interval([{"a": 1, "b": 1}], "nominal", drawn(np.random.default_rng(0), 1, 20), F(95, 100)) is None
 
 
 def test_streams_follow_the_data():
     units = random_units(2)
-    a = interval(percent_statistic(units), len(units), units, 300)
-    assert a == interval(percent_statistic(units), len(units), units, 300)
+    draw = unit_weights(len(units), "percent_agreement", "x", units, 300)
+    assert (draw == unit_weights(len(units), "percent_agreement", "x", units, 300)).all()
+    assert draw.shape == (300, len(units)) and (draw.sum(axis=1) == len(units)).all()
+    assert (draw == case_weights(len(units), digest=units_digest("percent_agreement", "x", *units),
+                                 label="agreement:percent_agreement:x", resamples=300)).all()
     changed = units[:-1] + [{"r1": 0, "r2": 4}]
-    assert units_digest("p", "x", *units) != units_digest("p", "x", *changed)
+    assert not (draw == unit_weights(len(changed), "percent_agreement", "x", changed, 300)).all()

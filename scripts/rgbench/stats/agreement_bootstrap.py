@@ -1,6 +1,6 @@
 """Bootstrap intervals over units (runs) for every agreement statistic of agreement.csv: BCa over unit weights.
 
-The unit is the run: :func:`unit_interval` redraws the row's own U units with replacement (multiplicities
+The unit is the run: :func:`unit_weights` redraws the row's own U units with replacement (multiplicities
 w_u, Σ w_u = U: :func:`rgbench.stats.bootstrap.case_weights`, the draw of every case bootstrap of
 the library) and takes :func:`rgbench.stats.bootstrap.bca_interval` (the acceleration from
 leave-one-unit-out). Every statistic of :mod:`.agreement` is a function of the unit weights, a ratio of
@@ -9,7 +9,7 @@ exact in agreement.csv's ``value``):
 
 - Krippendorff's alpha (:func:`alpha_statistic`): each unit's coincidences, scaled by L = lcm(m_u − 1)
   to integers, add up to the replicate's matrix O;
-- percent agreement (:func:`percent_statistic`): agreeing pairs over all pairs;
+- percent agreement: agreeing pairs over all pairs;
 - quadratic-weighted kappa (:func:`kappa_statistic`): weighted sums of x, y, x², y², (x − y)²;
 - mean deviation (:func:`rgbench.stats.bootstrap.mean_statistic`): the mean of the per-unit deviations.
 
@@ -31,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from .agreement import Unit, pairable
-from .bootstrap import Interval, Statistic, bca_interval, case_weights, ratio_statistic, safe_ratio
+from .bootstrap import Interval, Statistic, bca_interval, case_weights, mean_statistic, ratio_statistic, safe_ratio
 
 
 def units_digest(*parts: object) -> str:
@@ -41,14 +41,12 @@ def units_digest(*parts: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def unit_interval(weighted: Statistic, n_units: int, statistic: str, target: str, parts: Sequence[object],
-                  resamples: int, confidence: Fraction) -> Interval | None:
-    """The BCa interval of one agreement row: ``weighted`` over its ``n_units`` units redrawn by
-    :func:`rgbench.stats.bootstrap.case_weights` (label ``agreement:<statistic>:<target>`` over
-    :func:`units_digest` of the statistic, target and ``parts``, the data the row resamples)."""
-    weights = case_weights(n_units, digest=units_digest(statistic, target, *parts),
-                           label=f"agreement:{statistic}:{target}", resamples=resamples)
-    return bca_interval(weighted, n_units, weights, confidence)
+def unit_weights(n_units: int, statistic: str, target: str, parts: Sequence[object], resamples: int) -> np.ndarray:
+    """The draw of one agreement row's ``n_units`` units: :func:`rgbench.stats.bootstrap.case_weights` with label
+    ``agreement:<statistic>:<target>`` over :func:`units_digest` of the statistic, target and ``parts`` (the
+    data the row resamples)."""
+    return case_weights(n_units, digest=units_digest(statistic, target, *parts), label=f"agreement:{statistic}:{target}",
+                        resamples=resamples)
 
 
 def alpha_statistic(units: Sequence[Unit], metric: str) -> Statistic:
@@ -91,12 +89,17 @@ def alpha_statistic(units: Sequence[Unit], metric: str) -> Statistic:
     return statistic
 
 
-def percent_statistic(units: Sequence[Unit]) -> Statistic:
-    """W -> percent agreement of the pairable ``units`` weighted by W: agreeing pairs over all pairs."""
+def alpha_interval(units: Sequence[Unit], metric: str, weights: np.ndarray, confidence: Fraction) -> Interval | None:
+    """The BCa interval of alpha over the unit draw ``weights`` (one column per pairable unit); None without one."""
+    return bca_interval(alpha_statistic(units, metric), len(pairable(units)), weights, confidence)
+
+
+def percent_interval(units: Sequence[Unit], weights: np.ndarray, confidence: Fraction) -> Interval | None:
+    """The BCa interval of percent agreement (agreeing pairs over all pairs) over the unit draw ``weights``."""
     units = pairable(units)
     agree = np.array([sum(c * (c - 1) // 2 for c in Counter(u.values()).values()) for u in units], dtype=np.float64)
     total = np.array([len(u) * (len(u) - 1) // 2 for u in units], dtype=np.float64)
-    return ratio_statistic(agree, total)
+    return bca_interval(ratio_statistic(agree, total), len(units), weights, confidence)
 
 
 def kappa_statistic(pairs: Sequence[tuple[Fraction | int, Fraction | int]]) -> Statistic:
@@ -112,3 +115,14 @@ def kappa_statistic(pairs: Sequence[tuple[Fraction | int, Fraction | int]]) -> S
         den = n * (w @ (x * x)) - 2 * sx * sy + n * (w @ (y * y))
         return safe_ratio(den - n * (w @ ((x - y) ** 2)), den)
     return statistic
+
+
+def kappa_interval(pairs: Sequence[tuple[Fraction | int, Fraction | int]], weights: np.ndarray,
+                   confidence: Fraction) -> Interval | None:
+    return bca_interval(kappa_statistic(pairs), len(pairs), weights, confidence)
+
+
+def deviation_interval(deviations: Sequence[Fraction], weights: np.ndarray, confidence: Fraction) -> Interval | None:
+    """The mean of the per-unit deviations per replicate."""
+    values = np.array([float(d) for d in deviations], dtype=np.float64)
+    return bca_interval(mean_statistic(values), len(deviations), weights, confidence)

@@ -6,8 +6,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
 from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
 from ..compute.numfmt import fmt_fixed
 from ..load.loader import scoring_rel
@@ -25,8 +23,8 @@ from .agreement import (
     percent_agreement,
     unit_deviations,
 )
-from .agreement_bootstrap import alpha_statistic, kappa_statistic, percent_statistic, unit_interval
-from .bootstrap import Interval, Statistic, mean_statistic
+from .agreement_bootstrap import alpha_interval, deviation_interval, kappa_interval, percent_interval, unit_weights
+from .bootstrap import Interval
 from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
 from .outputs import fmt_interval
 
@@ -90,19 +88,13 @@ class AgreementRow:
 
 def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list[AgreementRow]:
     """Every agreement statistic over every grade (scoring/ and the extra reviewers; adjudications are not
-    ratings), in a fixed order (see results/README.md); every reviewer gets rows, even one who shares no run."""
+    ratings), in a fixed order (see results/README.md); every reviewer gets rows, even one who shares no run.
+    A row's interval is drawn over its own units (:func:`.agreement_bootstrap.unit_weights`) when its value is
+    defined."""
     units = units_by_target(scorings, tree, spec)
     reviewers = sorted({scoring.reviewer_id for scoring in scorings})
     resamples, level = spec.stats.bootstrap_resamples, spec.stats.confidence_level
     rows: list[AgreementRow] = []
-
-    def add(statistic: str, target: str, value: Fraction | None, n: int, note: str, weighted: Statistic,
-            parts: Sequence[object], reviewer_a: str = "", reviewer_b: str = "") -> None:
-        """One row; its interval (:func:`.agreement_bootstrap.unit_interval` of ``weighted`` over the row's n
-        units) only when the value is defined."""
-        interval = None if value is None else unit_interval(weighted, n, statistic, target, parts, resamples, level)
-        rows.append(AgreementRow(statistic, target, value, reviewer_a, reviewer_b, n, note, interval))
-
     for statistic, metric, targets in (("krippendorff_alpha_ordinal", "ordinal", ordinal_targets(spec) + RANKED_TARGETS),
                                        ("krippendorff_alpha_nominal", "nominal", NOMINAL_TARGETS)):
         for target in targets:
@@ -110,11 +102,16 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
             value = krippendorff_alpha(rated, metric)
             note = "" if value is not None else (
                 "no run has two ratings" if not rated else "no variation: all ratings equal")
-            add(statistic, target, value, len(rated), note, alpha_statistic(rated, metric), rated)
+            interval = None if value is None else alpha_interval(
+                rated, metric, unit_weights(len(rated), statistic, target, rated, resamples), level)
+            rows.append(AgreementRow(statistic, target, value, "", "", len(rated), note, interval))
     for target in ordinal_targets(spec) + RANKED_TARGETS + NOMINAL_TARGETS:
         value = percent_agreement(units[target])
-        add("percent_agreement", target, value, len(units[target]), "" if value is not None else "no run has two ratings",
-            percent_statistic(units[target]), units[target])
+        n = len(units[target])
+        interval = None if value is None else percent_interval(
+            units[target], unit_weights(n, "percent_agreement", target, units[target], resamples), level)
+        rows.append(AgreementRow("percent_agreement", target, value, "", "", n,
+                                 "" if value is not None else "no run has two ratings", interval))
     for i, a in enumerate(reviewers):
         for b in reviewers[i + 1:]:
             for target in ordinal_targets(spec):
@@ -122,17 +119,18 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
                 value = cohen_weighted_kappa(pairs)
                 note = "" if value is not None else (
                     "no run graded by both" if not pairs else "no variation: both gave one and the same value")
-                add("cohen_kappa_quadratic", target, value, len(pairs), note, kappa_statistic(pairs),
-                    (a, b, *pairs), a, b)
+                interval = None if value is None else kappa_interval(
+                    pairs, unit_weights(len(pairs), "cohen_kappa_quadratic", target, (a, b, *pairs), resamples), level)
+                rows.append(AgreementRow("cohen_kappa_quadratic", target, value, a, b, len(pairs), note, interval))
     for reviewer in reviewers:
         for target in DEVIATION_TARGETS:
             value, n = mean_deviation(units[target], reviewer)
             note = ("no run shared with another reviewer" if value is None else
                     "lenient" if value > 0 else "severe" if value < 0 else "neutral")
             deviations = unit_deviations(units[target], reviewer)
-            add("mean_deviation", target, value, n, note,
-                mean_statistic(np.array([float(d) for d in deviations], dtype=np.float64)),
-                (reviewer, *deviations), reviewer)
+            interval = None if value is None else deviation_interval(
+                deviations, unit_weights(n, "mean_deviation", target, (reviewer, *deviations), resamples), level)
+            rows.append(AgreementRow("mean_deviation", target, value, reviewer, "", n, note, interval))
     return rows
 
 

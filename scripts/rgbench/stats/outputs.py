@@ -215,25 +215,22 @@ def _int(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
+def _fixed_cells(record: object | None, *fields: str) -> tuple[str, ...]:
+    """The named exact fields of ``record`` (:func:`fmt_fixed`); empty cells when it is None (undefined)."""
+    return tuple("" if record is None else fmt_fixed(getattr(record, name)) for name in fields)
+
+
 def subject_stats_cells(statistics: Statistics, subject_id: str) -> tuple[str, ...]:
     """The SUBJECT_STATS_COLUMNS cells of one subject's row in metrics_per_subject.csv."""
     s = statistics.subjects[subject_id]
-    d = s.decomposition
     i = s.intervals
     return (
         *fmt_interval(i.p), *fmt_interval(i.s_bar), *fmt_interval(i.bs), *fmt_interval(i.ece), *fmt_interval(i.q_final),
-        *(("", "", "", "") if d is None else
-          (fmt_fixed(d.reliability), fmt_fixed(d.resolution), fmt_fixed(d.uncertainty), fmt_fixed(d.within_bin))),
+        *_fixed_cells(s.decomposition, "reliability", "resolution", "uncertainty", "within_bin"),
         fmt_fixed(s.p_weighted), str(s.n_cases), str(len(s.missing)), " ".join(s.missing),
-        *_calibration_check_cells(s),
+        *_fixed_cells(s.calibration_check, "expected", "share_at_or_above"),
+        *_fixed_cells(s.corrected, "reliability", "resolution", "uncertainty"),
     )
-
-
-def _calibration_check_cells(s: SubjectStats) -> tuple[str, ...]:
-    """ECE_calibrated_mean, ECE_calibrated_share and the three bias-corrected Brier terms ("" when undefined)."""
-    check, c = s.calibration_check, s.corrected
-    return (("", "") if check is None else (fmt_fixed(check.expected), fmt_fixed(check.share_at_or_above))) + (
-        ("", "", "") if c is None else (fmt_fixed(c.reliability), fmt_fixed(c.resolution), fmt_fixed(c.uncertainty)))
 
 
 def family_stats_cells(statistics: Statistics, subject_id: str, family: str) -> tuple[str, ...]:

@@ -73,16 +73,20 @@ def commit_records(root: Path, base: str, head: str) -> list[CommitRecord]:
     records = []
     for commit in commits_between(root, base, head):
         parent_ids = parents(root, commit)
-        before: frozenset[str] = frozenset()
-        if parent_ids:
-            folders = (snapshot_folder(path) for path in tree_objects(root, parent_ids[0], HISTORY_DIR))
-            before = frozenset(filter(None, folders))
+        before = frozenset(_folders(tree_objects(root, parent_ids[0], HISTORY_DIR))) if parent_ids else frozenset()
         records.append(CommitRecord(commit, commit_subject(root, commit), tuple(commit_changes(root, commit)), before))
     return records
 
 
 def _folders(objects: dict[str, str]) -> set[str]:
+    """The snapshot folders that hold the files of ``objects`` (path -> mode and object id)."""
     return {folder for folder in map(snapshot_folder, objects) if folder is not None}
+
+
+def registry_at(root: Path, rev: str, spec: Spec) -> dict | None:
+    """The registry document at ``rev``; None when it is absent or invalid there (that revision's problem)."""
+    data = read_blob(root, rev, REGISTRY_FILE)
+    return parse_registry(data, spec)[0] if data is not None else None
 
 
 def recorded(root: Path, commit: str | None, base: str, date: str, spec: Spec | None) -> RecordedCommit | None:
@@ -97,9 +101,8 @@ def recorded(root: Path, commit: str | None, base: str, date: str, spec: Spec | 
                for path, obj in tree_objects(root, commit, "results").items()
                if is_generated_result(path) and obj.startswith("100")}
     expected = None
-    registry = read_blob(root, commit, REGISTRY_FILE)
-    if spec is not None and registry is not None and MANIFEST_FILE in results:
-        document, _ = parse_registry(registry, spec)
+    if spec is not None and MANIFEST_FILE in results:
+        document = registry_at(root, commit, spec)
         try:
             manifest = loads_json_strict(decode_utf8(results[MANIFEST_FILE]))
             subjects = {sid: item["subject_version"] for sid, (_, item) in entries(document).items()} if document else None
@@ -132,14 +135,6 @@ def history_range(root: Path, base: str, head: str, spec: Spec | None, today: dt
     return problems
 
 
-def registry_at(root: Path, rev: str, spec: Spec) -> tuple[dict | None, list[Problem]]:
-    data = read_blob(root, rev, REGISTRY_FILE)
-    if data is None:
-        return None, []
-    document, messages = parse_registry(data, spec)
-    return document, [Problem(REGISTRY_FILE, f"at {rev[:12]}: {m}") for m in messages]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = script_parser(__doc__, "benchmark tree inside a git repository (default: this repository)")
     parser.add_argument("--base", required=True, help="git revision the change starts from (e.g. the pull request's base)")
@@ -148,17 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
+    spec, spec_problems = load_spec(root)
     try:
         base, head = resolve(root, args.base), resolve(root, args.head)
         records = commit_records(root, base, head)
-    except GitError as exc:
-        print(f"--base: {exc}", file=sys.stderr)
-        return 1
-    problems = check_commits(records)
-
-    spec, spec_problems = load_spec(root)
-    try:
-        problems += history_range(root, base, head, spec, dt.datetime.now(dt.UTC).date())
+        problems = check_commits(records) + history_range(root, base, head, spec, dt.datetime.now(dt.UTC).date())
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
         return 1
@@ -169,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         current, _, registry_problems = read_registry(root, spec)
         problems += registry_problems
-        old, _ = registry_at(root, base, spec)  # an unreadable base registry was the base's problem
+        old = registry_at(root, base, spec)
         if current is not None:
             problems += check_change(old, current)
             problems += check_against_snapshots(current, snapshots, skip=unchanged_items(old, current))

@@ -161,10 +161,8 @@ def changed_since(root: Path, base: str) -> set[str]:
     commit = resolve(root, base)
     pfx = prefix(root)
     tracked = git(root, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", commit, "--")
-    paths = {p for p in (_relative(item, pfx) for item in _split_z(tracked)) if p}
     untracked = git(root, "ls-files", "-z", "--others", "--exclude-standard", "--full-name")
-    paths |= {p for p in (_relative(item, pfx) for item in _split_z(untracked)) if p}
-    return paths
+    return {p for p in (_relative(item, pfx) for item in _split_z(tracked + untracked)) if p}
 
 
 def read_blob(root: Path, rev: str, rel: str) -> bytes | None:
@@ -198,12 +196,7 @@ def dirty_paths(root: Path, rel_dirs: tuple[str, ...]) -> list[str]:
     pfx = prefix(root)
     out = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--",
               *(f"{pfx}{d}" for d in rel_dirs))
-    paths = []
-    for item in _split_z(out):
-        rel = _relative(item[3:], pfx)
-        if rel is not None:
-            paths.append(rel)
-    return sorted(paths)
+    return sorted(rel for rel in (_relative(item[3:], pfx) for item in _split_z(out)) if rel is not None)
 
 
 def tree_objects(root: Path, rev: str, rel_dir: str) -> dict[str, str]:

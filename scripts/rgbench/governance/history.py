@@ -17,7 +17,7 @@ from ..load.safe_read import MAX_RESULT_BYTES, check_dir_chain, read_bytes, read
 from ..problems import Problem
 from ..results_csv import TableError, read_keyed_table
 from .results_diff import SUBJECT_REQUIRED
-from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
+from .snapshot import DATE_RE, HISTORY_DIR, NOT_A_SNAPSHOT, SNAPSHOT_FILE, verify_folder
 
 ALLOWED_LOOSE_FILES = frozenset({"README.md"})  # besides dated folders, historico/ may hold a README
 SERIES_COLUMNS = ("snapshot", "subject_version", "rank", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified")
@@ -51,8 +51,7 @@ def read_folders(root: Path) -> tuple[dict[str, dict[str, bytes]], list[Problem]
             continue
         name = parts[0]
         if not DATE_RE.match(name):
-            problems.append(Problem(f"{HISTORY_DIR}/{name}",
-                                    "not a snapshot folder (snapshots are named YYYY-MM-DD by `make snapshot`)"))
+            problems.append(Problem(f"{HISTORY_DIR}/{name}", NOT_A_SNAPSHOT))
             continue
         folders.setdefault(name, {})["/".join(parts[1:])] = read_bytes(root, entry.rel, MAX_RESULT_BYTES)
     return dict(sorted(folders.items())), sorted(set(problems))
@@ -66,9 +65,9 @@ def rank_cells(data: bytes) -> dict[str, str]:
 def parse_snapshot(name: str, files: dict[str, bytes]) -> tuple[Snapshot | None, list[Problem]]:
     """A verified snapshot, or the problems of its folder."""
     where = f"{HISTORY_DIR}/{name}"
-    messages = verify_folder(files)
-    if messages:
-        return None, [Problem(f"{where}/{m.split(': ', 1)[0]}", m.split(": ", 1)[1]) for m in messages]
+    problems = verify_folder(where, files)
+    if problems:
+        return None, problems
     document = loads_json_strict(decode_utf8(files[SNAPSHOT_FILE]))
     if document.get("date") != name:
         return None, [Problem(f"{where}/{SNAPSHOT_FILE}", f"$.date: {document.get('date')!r} but the folder is named {name!r}")]

@@ -38,7 +38,7 @@ from pathlib import PurePosixPath
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..problems import Problem
 from .gitio import Change
-from .snapshot import DATE_RE, HISTORY_DIR, SNAPSHOT_FILE, verify_folder
+from .snapshot import DATE_RE, HISTORY_DIR, NOT_A_SNAPSHOT, SNAPSHOT_FILE, verify_folder
 
 INPUT_DIRS = ("responses", "scoring", "scoring_multi", "golds", "subjects")
 DEFINITION_DIRS = ("system", "scripts")
@@ -213,15 +213,14 @@ def judge_new_snapshot(folder: str, files: dict[str, bytes], recorded: RecordedC
     name = folder.rsplit("/", 1)[-1]
     where = f"{folder}/{SNAPSHOT_FILE}"
     if not DATE_RE.match(name):
-        return [Problem(folder, "not a snapshot folder (snapshots are named YYYY-MM-DD by `make snapshot`)")]
+        return [Problem(folder, NOT_A_SNAPSHOT)]
     try:
         date = dt.date.fromisoformat(name)
     except ValueError:
         return [Problem(folder, f"{name!r} is not a calendar date (snapshots are named YYYY-MM-DD by `make snapshot`)")]
-    messages = verify_folder(files)
-    if messages:
-        return [Problem(f"{folder}/{m.split(': ', 1)[0]}", m.split(": ", 1)[1]) for m in messages]
-    problems = []
+    problems = verify_folder(folder, files)
+    if problems:
+        return problems
     if date > today:
         problems.append(Problem(folder, f"is dated {name}, in the future (today is {today.isoformat()} UTC); "
                                         "a snapshot records results that exist"))

@@ -29,12 +29,14 @@ import re
 from typing import Any
 
 from ..load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
+from ..problems import Problem
 
 HISTORY_DIR = "results/historico"
 SNAPSHOT_FILE = "snapshot.json"
 MANIFEST_FILE = "manifest.json"
 GENERATOR = "scripts/snapshot.py"
 DATE_RE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+NOT_A_SNAPSHOT = "not a snapshot folder (snapshots are named YYYY-MM-DD by `make snapshot`)"
 REQUIRED_KEYS = ("alpha", "benchmark_version", "date", "files", "generator", "git_commit", "input_digest", "subjects")
 # Keys whose difference does not make two snapshots different: the same results
 # recorded again from a later commit (e.g. the one that committed the snapshot).
@@ -101,30 +103,31 @@ def differing_files(existing: dict[str, bytes], new: dict[str, bytes]) -> list[s
             or _content_view(name, existing[name]) != _content_view(name, new[name])]
 
 
-def verify_folder(files: dict[str, bytes]) -> list[str]:
-    """Messages (``name: what is wrong``) for a snapshot folder that is not self-consistent.
+def verify_folder(folder: str, files: dict[str, bytes]) -> list[Problem]:
+    """The problems of a snapshot ``folder`` (its path in the tree) that is not self-consistent.
 
     snapshot.json must parse, carry every required key, and list exactly the
     other files of the folder with their sha256.
     """
+    where = f"{folder}/{SNAPSHOT_FILE}"
     if SNAPSHOT_FILE not in files:
-        return [f"{SNAPSHOT_FILE}: missing (a snapshot folder is written by `make snapshot`)"]
+        return [Problem(where, "missing (a snapshot folder is written by `make snapshot`)")]
     try:
         document = loads_json_strict(decode_utf8(files[SNAPSHOT_FILE]))
     except ParseError as exc:
-        return [f"{SNAPSHOT_FILE}: {exc}"]
+        return [Problem(where, str(exc))]
     if not isinstance(document, dict):
-        return [f"{SNAPSHOT_FILE}: expected a JSON object"]
-    messages = [f"{SNAPSHOT_FILE}: $.{key}: missing" for key in REQUIRED_KEYS if key not in document]
+        return [Problem(where, "expected a JSON object")]
+    problems = [Problem(where, f"$.{key}: missing") for key in REQUIRED_KEYS if key not in document]
     listed = document.get("files")
     if not isinstance(listed, dict):
-        return messages or [f"{SNAPSHOT_FILE}: $.files: expected an object of name -> sha256"]
+        return problems or [Problem(where, "$.files: expected an object of name -> sha256")]
     others = {name: data for name, data in files.items() if name != SNAPSHOT_FILE}
     for name in sorted(set(listed) | set(others)):
         if name not in others:
-            messages.append(f"{name}: listed in {SNAPSHOT_FILE} but missing from the folder")
+            problems.append(Problem(f"{folder}/{name}", f"listed in {SNAPSHOT_FILE} but missing from the folder"))
         elif name not in listed:
-            messages.append(f"{name}: not listed in {SNAPSHOT_FILE} (a snapshot holds only what it records)")
+            problems.append(Problem(f"{folder}/{name}", f"not listed in {SNAPSHOT_FILE} (a snapshot holds only what it records)"))
         elif listed[name] != hashlib.sha256(others[name]).hexdigest():
-            messages.append(f"{name}: sha256 differs from the one recorded in {SNAPSHOT_FILE}")
-    return messages
+            problems.append(Problem(f"{folder}/{name}", f"sha256 differs from the one recorded in {SNAPSHOT_FILE}"))
+    return problems

@@ -7,10 +7,9 @@ one-scoring-per-run rule. Every problem of every file is collected; nothing is
 raised across layers.
 
 :func:`load_tree` reads the whole tree; every script that reads a tree goes
-through it. Its steps (``read_system``, ``load_registry``, ``list_golds``,
-``list_subject_files``, ``build_golds``, ``build_responses``, ``build_scorings``)
-are public so that the further-reviewers folder (``scoring_multi/``) is read
-with the same listing and the same checks.
+through it. The further-reviewers folder (``scoring_multi/``) is read with its
+``Collector``, ``list_subject_files`` and ``build_scorings``: the same listing
+and the same checks.
 """
 
 from __future__ import annotations

@@ -26,17 +26,16 @@ BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
                "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
-               "reliability_min_cases",
-               "llm_judge_in_metrics", "pairwise_correction"}
+               "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction"}
+SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:
     """A typo in a system file must not pass silently as 'use the default'."""
     return [Problem(rel, f"$.{key}: unknown key (known: {', '.join(sorted(known))})")
             for key in sorted(map(str, mapping)) if key not in known]
-SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 class SchemaValidator:

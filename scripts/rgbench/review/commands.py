@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
 from ..atomic import write_bytes_atomic
-from ..cli import not_a_tree, script_parser
+from ..cli import load_valid_tree, not_a_tree, script_parser
 from ..load.loader import load_tree
 from ..load.reviewers import HUMAN, REVIEWERS_FILE, unregistered_message
 from ..load.spec import load_spec
@@ -103,12 +104,10 @@ def assign_main(argv: list[str] | None = None) -> int:
     if not 0 < share <= 1:
         print(f"--share: {args.share!r} must be a number in (0, 1], e.g. 0.2", file=sys.stderr)
         return 1
-    spec, problems = load_spec(root)
-    if spec is None:
-        return report(problems)
-    tree, problems = load_tree(root, spec, llm_judges=True)
-    if tree is None:
-        return report(problems)
+    loaded = load_valid_tree(root, llm_judges=True)
+    if loaded is None:
+        return 1
+    spec, tree = loaded
     humans = [r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN]
     if not humans:
         return report([Problem(REVIEWERS_FILE, "no human reviewer registered; a second grade needs one")])
@@ -118,9 +117,7 @@ def assign_main(argv: list[str] | None = None) -> int:
     chosen = assignments.assign(first_reviewer, families, humans, anyone, share)
     write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE,
                        assignments.assignments_document(share, chosen, len(first_reviewer)))
-    per_reviewer: dict[str, int] = {}
-    for item in chosen:
-        per_reviewer[item["reviewer_id"]] = per_reviewer.get(item["reviewer_id"], 0) + 1
+    per_reviewer = Counter(item["reviewer_id"] for item in chosen)
     print(f"{assignments.ASSIGNMENTS_FILE}: {len(chosen)} of {len(first_reviewer)} graded runs assigned for a second "
           "grade (" + ", ".join(f"{r} {n}" for r, n in sorted(per_reviewer.items())) + ")")
     return 0

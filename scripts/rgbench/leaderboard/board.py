@@ -157,8 +157,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     runs_of = runs_by_subject(tables.runs)
     standings = rank_subjects(tables.subjects, inputs.incomplete)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
-    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level,
-                                                            inputs.rank_sets, inputs.spec.stats.pairwise_correction)
+    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, spec.stats.significance_level,
+                                                            inputs.rank_sets, spec.stats.pairwise_correction)
     errors = {r["subject_id"]: int(r["n_errors"]) for r in (inputs.lab.get(METADATA_FILE) if inputs.lab else [])
               if r["n_errors"].isdigit()}
     entries = []
@@ -201,7 +201,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         criteria=tuple(spec.criteria),
         reliability_rule=thresholds.describe(),
         order=tuple(inputs.order or ()),
-        significance_level=inputs.significance_level,
+        significance_level=spec.stats.significance_level,
         difficulty_trend=inputs.difficulty_trend,
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
     )

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import fields
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -79,9 +80,9 @@ _FAMILY_FIELDS: Fields = (
 )
 
 
-def _mismatches(committed: object, recomputed: object, fields: Fields) -> Iterator[tuple[str, str, str]]:
-    """(column, committed text, recomputed text) of each of ``fields`` in which the two records differ."""
-    for column, attribute, fmt in fields:
+def _mismatches(committed: object, recomputed: object, compared: Fields) -> Iterator[tuple[str, str, str]]:
+    """(column, committed text, recomputed text) of each of the ``compared`` fields in which the records differ."""
+    for column, attribute, fmt in compared:
         have, want = fmt(getattr(committed, attribute)), fmt(getattr(recomputed, attribute))
         if have != want:
             yield column, have, want
@@ -238,10 +239,9 @@ def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> d
     return out
 
 
-def _row_of(a: str, b: str, v: dict) -> PairwiseRow:
-    return PairwiseRow(a, b, v["n_cases"], v["q_diff"], v["q_diff_low"], v["q_diff_high"], v["p_diff"],
-                       v["p_diff_low"], v["p_diff_high"], v["p_value"], v["test"], v["p_holm"], v["q_diff_sd"],
-                       v["p_diff_sd"], v["q_mde"], v["p_mde"], v.get("p_bh"))
+def _row_of(values: dict[str, Any]) -> PairwiseRow:
+    """A parsed pairwise.csv row as the statistics' record (every field is a column)."""
+    return PairwiseRow(**{field.name: values[field.name] for field in fields(PairwiseRow)})
 
 
 def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[str, str], tuple],
@@ -269,7 +269,7 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             if fmt_fixed(v[column]) != fmt_fixed(should):  # n_cases too: equal integers, equal texts
                 problem(row.line, f"{column} of ({a}, {b}) is {v[column]} but {PER_RUN_PATH} gives {should} "
                                   f"({OUT_OF_STEP})")
-        better = significantly_better(_row_of(a, b, v), level, correction) or ""
+        better = significantly_better(_row_of(v), level, correction) or ""
         if v["significantly_better"] != better:
             adjusted = "p_bh" if correction == "benjamini-hochberg" else "p_holm"
             problem(row.line, f"significantly_better of ({a}, {b}) is {v['significantly_better'] or 'empty'} but its "
@@ -392,7 +392,7 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         expected = expected_pairwise(tables, manifest, spec)
         problems += check_pairwise(stats.pairwise, expected, subjects, level if recorded is None else Fraction(recorded),
                                    spec.stats.pairwise_correction)
-        pairwise = [_row_of(a, b, stats.pairwise[(a, b)].values) for a, b in sorted(stats.pairwise)]
+        pairwise = [_row_of(stats.pairwise[pair].values) for pair in sorted(stats.pairwise)]
     if stats.rank_sets is not None:
         problems += check_rank_sets(stats.rank_sets, {m.subject_id: rank for rank, m in ranked})
         sets = {sid: RankRange(r.values["rank_low"], r.values["rank_high"]) for (sid,), r in stats.rank_sets.items()}

@@ -1,11 +1,6 @@
-"""Everything the leaderboard reads, loaded and cross-checked in one call.
-
-Reads ``system/`` (through :func:`rgbench.load.spec.load_spec`), the three result
-tables, ``results/pairwise.csv``, ``results/rank_sets.csv`` and ``results/alpha_sensitivity.csv`` (when the
-manifest lists them or they exist), ``results/manifest.json``,
-``subjects/registry.yaml`` and, for runs with a critical fail, their scoring
-files. Returns (inputs, []) or (None, problems) with every problem found, so one
-broken file never hides another.
+"""Everything the leaderboard reads (``system/``, the result tables, the manifest, the registry and the
+scorings behind critical fails), loaded and cross-checked in one call that returns every problem found, so
+one broken file never hides another.
 """
 
 from __future__ import annotations
@@ -13,7 +8,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 
 from ..load.registry import REGISTRY_FILE
@@ -52,11 +46,6 @@ class LeaderboardInputs:
     incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
     order: list[OrderRow] | None = None        # rank_stability.csv, checked
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv (the manifest vouches for it)
-
-    @property
-    def significance_level(self) -> Fraction:
-        """config.yaml's, for the rank ranges."""
-        return self.spec.stats.significance_level
 
 
 def unread_output_digests(root: Path, manifest: Manifest, read: Collection[str]) -> dict[str, str]:

@@ -9,13 +9,9 @@ Columns after those are allowed (the statistics add some); the ones the
 leaderboard shows (intervals, ``n_cases``) are parsed as strictly, the others
 are ignored. A key (a subject, a (subject, family), a pair, a (subject, alpha))
 appears once. Every problem of every file is returned; nothing is raised.
-
-``pairwise.csv`` and ``alpha_sensitivity.csv`` (headers starting with
-``rgbench.stats.outputs.PAIRWISE_COLUMNS`` / ``ALPHA_COLUMNS``) are required
-when the manifest lists them among its ``outputs`` (every compute_metrics since
-the statistics does); results older than that carry neither file, and the
-leaderboard then shows no rank ranges and no alpha statement. Whether the
-values are *right* is :mod:`.consistency`'s business.
+The statistics tables are required when the manifest lists them (older results
+carry none: no rank ranges, no alpha statement). Whether the values are *right*
+is :mod:`.consistency`'s business.
 """
 
 from __future__ import annotations

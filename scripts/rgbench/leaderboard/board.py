@@ -23,6 +23,8 @@ from .rank_ranges import AlphaStatement, Significance, alpha_statement, signific
 from .registry import RegisteredSubject
 from .reliability import Thresholds, subject_labels
 
+DEFAULT_TITLE = "Reviewer-graded benchmark"
+
 
 @dataclass(frozen=True)
 class FamilyCell:
@@ -184,12 +186,12 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
     return Board(
-        title=inputs.title,
+        title=spec.title or DEFAULT_TITLE,
         benchmark_version=manifest.benchmark_version,
         alpha_text=manifest.alpha_text,
         input_digest=manifest.input_digest,
         families=dict(spec.families),
-        fail_titles=dict(inputs.fail_titles),
+        fail_titles=dict(spec.fail_titles),
         ece_bins=spec.ece_bins,
         max_score=spec.max_score,
         entries=tuple(entries),

@@ -25,20 +25,16 @@ from .rank_ranges import RankRange
 from .registry import Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables, read_stats_tables
 
-DEFAULT_TITLE = "Reviewer-graded benchmark"
-
 
 @dataclass(frozen=True)
 class LeaderboardInputs:
     """The validated inputs of one leaderboard build."""
 
     spec: Spec
-    title: str
     tables: ResultTables
     registry: Registry
     manifest: Manifest
     critical_fails: dict[str, tuple[CriticalFail, ...]]
-    fail_titles: dict[str, str]
     pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
     lab: LabTables | None = None               # issue 15's tables (explorer, breakdowns, cost), those present
@@ -93,6 +89,5 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     problems += stale_outputs(manifest, {**unread_output_digests(root, manifest, skip), **read})
     if problems:
         return None, problems
-    return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,
-                             spec.fail_titles, pairwise, alpha_rows, lab, rank_sets,
+    return LeaderboardInputs(spec, tables, registry, manifest, critical.fails, pairwise, alpha_rows, lab, rank_sets,
                              incomplete_subjects(tables, spec), order, stats.difficulty_trend if stats else None), []

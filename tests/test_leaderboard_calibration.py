@@ -39,7 +39,7 @@ def with_checks(b, checks):
 def test_results_without_the_check_say_nothing(fixture_board):
     b = fixture_board     # the fixture's metrics_per_subject.csv has no ECE_calibrated_* columns
     assert all(e.calibration_check is None for e in b.entries)
-    assert calibration_reading(b, Fraction(5, 100), str, str) == ""
+    assert calibration_reading(b, str, str) == ""
     assert "Calibration read against chance" not in build_leaderboard.render(b)["leaderboard.md"].decode()
 
 
@@ -48,9 +48,10 @@ def test_subjects_are_split_by_the_share_against_the_significance_level(fixture_
     scored = [e.metrics.subject_id for e in b.scored]
     first, second = scored[0], scored[1]
     # first: share 0.01 < 0.05 -> distinguishable; second: share exactly 0.05 -> not (the rule is share < level)
+    assert b.significance_level == Fraction(5, 100)
     b = with_checks(b, {first: (Fraction(6, 100), Fraction(1, 100)), second: (Fraction(1, 10), Fraction(5, 100))})
     names = b.names
-    text = calibration_reading(b, Fraction(5, 100), str, str)
+    text = calibration_reading(b, str, str)
     distinguishable, _, within = text.partition("Not distinguishable")
     assert f"{names[first]} (ECE" in distinguishable and "perfectly calibrated 0.060; share 0.010" in distinguishable
     assert f"{names[second]} (ECE" in within and "share 0.050" in within

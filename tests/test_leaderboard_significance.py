@@ -200,7 +200,7 @@ def test_inputs_keep_the_exact_comparisons(tmp_path):
     # atlas vs borealis per case (3 shared cases): mean over cases of the per-case Q contribution difference.
     assert by_pair[("atlas", "borealis")].q_diff == Fraction("0.111111") and by_pair[("atlas", "borealis")].n_cases == 3
     assert inputs.rank_sets is not None and inputs.rank_sets["atlas"] == RankRange(low=1, high=4)
-    assert len(inputs.alpha_rows) == 7 * 11 and inputs.significance_level == Fraction(5, 100)
+    assert len(inputs.alpha_rows) == 7 * 11 and inputs.spec.stats.significance_level == Fraction(5, 100)
 
 
 def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_path):

@@ -23,6 +23,8 @@ from .rank_ranges import AlphaStatement, Significance, alpha_statement, signific
 from .registry import RegisteredSubject
 from .reliability import Thresholds, subject_labels
 
+DEFAULT_TITLE = "Reviewer-graded benchmark"
+
 
 @dataclass(frozen=True)
 class FamilyCell:
@@ -157,8 +159,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     runs_of = runs_by_subject(tables.runs)
     standings = rank_subjects(tables.subjects, inputs.incomplete)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
-    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, inputs.significance_level,
-                                                            inputs.rank_sets, inputs.spec.stats.pairwise_correction)
+    sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, spec.stats.significance_level,
+                                                            inputs.rank_sets, spec.stats.pairwise_correction)
     errors = {r["subject_id"]: int(r["n_errors"]) for r in (inputs.lab.get(METADATA_FILE) if inputs.lab else [])
               if r["n_errors"].isdigit()}
     entries = []
@@ -184,12 +186,12 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
     return Board(
-        title=inputs.title,
+        title=spec.title or DEFAULT_TITLE,
         benchmark_version=manifest.benchmark_version,
         alpha_text=manifest.alpha_text,
         input_digest=manifest.input_digest,
         families=dict(spec.families),
-        fail_titles=dict(inputs.fail_titles),
+        fail_titles=dict(spec.fail_titles),
         ece_bins=spec.ece_bins,
         max_score=spec.max_score,
         entries=tuple(entries),
@@ -201,7 +203,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         criteria=tuple(spec.criteria),
         reliability_rule=thresholds.describe(),
         order=tuple(inputs.order or ()),
-        significance_level=inputs.significance_level,
+        significance_level=spec.stats.significance_level,
         difficulty_trend=inputs.difficulty_trend,
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
     )

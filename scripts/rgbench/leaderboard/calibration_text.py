@@ -15,8 +15,10 @@ from .display import short_decimal, shown
 from .significance_text import Text
 
 
-def calibration_reading(board: Board, level: Fraction, name: Text, esc: Text) -> str:
-    """One paragraph, or ``""`` when the results carry no calibration check (older results)."""
+def calibration_reading(board: Board, name: Text, esc: Text) -> str:
+    """One paragraph, or ``""`` when the results carry no calibration check (older results); a share below the
+    board's significance level is miscalibration distinguishable from chance."""
+    level = board.significance_level
     checked = [(e, e.calibration_check) for e in board.scored if e.calibration_check is not None]
     if not checked:
         return ""

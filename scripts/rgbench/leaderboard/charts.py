@@ -1,17 +1,9 @@
-"""The leaderboard's three charts, as values: what each shows, before anything is drawn.
+"""The leaderboard's three charts (Q_final bars, one reliability diagram per subject, the family heatmap).
 
-* :func:`q_final_spec`: Q_final per scored subject, leaderboard order, the
-  disqualified hatched in grey, with interval whiskers when the results carry them;
-* :func:`calibration_spec`: one subject's accuracy against confidence over
-  the fixed bins, with each bin's count, the diagonal, and ECE in the title;
-* :func:`families_spec`: subjects by family, coloured by P_family, each cell
-  giving P_family, its runs and its distinct cases.
-
-Each returns a :class:`Chart` (or ``None`` when there is nothing to draw): its
-``data`` holds every value the drawing shows and nothing else, so its ``draw_*``
-draws it with matplotlib (:mod:`.svg`) from that alone, and a page's charts can be
-drawn on every core (:mod:`.page_charts`) with the same bytes as one by one.
-Names are the registry's display names, shortened to fit.
+Each ``*_spec`` returns a :class:`Chart` (or ``None`` when there is nothing to draw): its ``data`` holds
+every value the drawing shows and nothing else, so its ``draw_*`` draws it with matplotlib (:mod:`.svg`)
+from that alone, and a page's charts can be drawn on every core (:mod:`.page_charts`) with the same bytes
+as one by one. Names are the registry's display names, shortened to fit.
 """
 
 from __future__ import annotations

@@ -29,9 +29,10 @@ rank range never rests on a rounded p-value or a q_diff of ``0.000000``.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import fields
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
@@ -66,12 +67,25 @@ from .results_tables import (
 
 OUT_OF_STEP = "the results are out of step; run `make metrics`"
 
-# (CSV column, SubjectMetrics attribute, formatter) compared between the table and the recomputation.
-_SUBJECT_FIELDS = (
+# (CSV column, SubjectMetrics / FamilyMetrics attribute, formatter) compared between a table and the recomputation.
+Fields = tuple[tuple[str, str, Callable[[Any], str]], ...]
+_SUBJECT_FIELDS: Fields = (
     ("N", "n", str), ("P", "p", fmt_fixed), ("s_bar", "s_bar", fmt_fixed), ("BS", "bs", fmt_fixed),
     ("ECE", "ece", fmt_fixed), ("Q_final", "q_final", fmt_fixed),
     ("disqualified", "disqualified", fmt_bool), ("n_critical", "n_critical", str),
 )
+_FAMILY_FIELDS: Fields = (
+    ("subject_version", "subject_version", str), ("n_family", "n_family", str),
+    ("P_family", "p_family", fmt_fixed), ("s_bar_family", "s_bar_family", fmt_fixed),
+)
+
+
+def _mismatches(committed: object, recomputed: object, compared: Fields) -> Iterator[tuple[str, str, str]]:
+    """(column, committed text, recomputed text) of each of the ``compared`` fields in which the records differ."""
+    for column, attribute, fmt in compared:
+        have, want = fmt(getattr(committed, attribute)), fmt(getattr(recomputed, attribute))
+        if have != want:
+            yield column, have, want
 
 
 def check_registry(tables: ResultTables, registered: dict[str, RegisteredSubject]) -> list[Problem]:
@@ -142,11 +156,9 @@ def check_subject_figures(tables: ResultTables, recomputed: list[SubjectMetrics]
     problems = []
     for m, expected in zip(tables.subjects, recomputed):
         line = tables.subject_lines[m.subject_id]
-        for column, attribute, fmt in _SUBJECT_FIELDS:
-            have, want = fmt(getattr(m, attribute)), fmt(getattr(expected, attribute))
-            if have != want:
-                problems.append(Problem(SUBJECT_PATH, f"line {line}: {column} of {m.subject_id!r} is {have or 'empty'} but "
-                                                      f"{PER_RUN_PATH} gives {want or 'empty'} ({OUT_OF_STEP})"))
+        for column, have, want in _mismatches(m, expected, _SUBJECT_FIELDS):
+            problems.append(Problem(SUBJECT_PATH, f"line {line}: {column} of {m.subject_id!r} is {have or 'empty'} but "
+                                                  f"{PER_RUN_PATH} gives {want or 'empty'} ({OUT_OF_STEP})"))
     return problems
 
 
@@ -164,15 +176,9 @@ def check_family_figures(tables: ResultTables, spec: Spec) -> list[Problem]:
             problems.append(Problem(FAMILY_PATH,
                                     f"line {line}: ({f.subject_id}, {f.family}) has no runs in {PER_RUN_PATH} ({OUT_OF_STEP})"))
             continue
-        for column, have, should in (
-            ("subject_version", f.subject_version, want.subject_version),
-            ("n_family", str(f.n_family), str(want.n_family)),
-            ("P_family", fmt_fixed(f.p_family), fmt_fixed(want.p_family)),
-            ("s_bar_family", fmt_fixed(f.s_bar_family), fmt_fixed(want.s_bar_family)),
-        ):
-            if have != should:
-                problems.append(Problem(FAMILY_PATH, f"line {line}: {column} of ({f.subject_id}, {f.family}) is {have} but "
-                                                     f"{PER_RUN_PATH} gives {should} ({OUT_OF_STEP})"))
+        for column, have, should in _mismatches(f, want, _FAMILY_FIELDS):
+            problems.append(Problem(FAMILY_PATH, f"line {line}: {column} of ({f.subject_id}, {f.family}) is {have} but "
+                                                 f"{PER_RUN_PATH} gives {should} ({OUT_OF_STEP})"))
     for key in sorted(set(expected) - set(tables.family_lines)):
         problems.append(Problem(FAMILY_PATH,
                                 f"no row for ({key[0]}, {key[1]}), which has runs in {PER_RUN_PATH} ({OUT_OF_STEP})"))
@@ -190,10 +196,11 @@ def check_statistics(tables: ResultTables) -> list[Problem]:
         if "n_cases" in extras and extras["n_cases"] != len(cases[sid]):
             problems.append(Problem(SUBJECT_PATH, f"line {line}: n_cases of {sid!r} is {extras['n_cases']} but "
                                                   f"{PER_RUN_PATH} has {len(cases[sid])} distinct cases ({OUT_OF_STEP})"))
-        if "n_cases_missing" in extras and extras["n_cases_missing"] != len(extras.get("missing_cases", "").split()):
+        listed = len(extras.get("missing_cases", "").split())
+        if "n_cases_missing" in extras and extras["n_cases_missing"] != listed:
             problems.append(Problem(SUBJECT_PATH, f"line {line}: n_cases_missing of {sid!r} is "
-                                                  f"{extras['n_cases_missing']} but missing_cases lists "
-                                                  f"{len(extras.get('missing_cases', '').split())} ({OUT_OF_STEP})"))
+                                                  f"{extras['n_cases_missing']} but missing_cases lists {listed} "
+                                                  f"({OUT_OF_STEP})"))
     for key, extras in sorted(tables.family_extras.items()):
         problems += [Problem(FAMILY_PATH, f"line {tables.family_lines[key]}: {message} ({OUT_OF_STEP})")
                      for message in interval_problems(extras, [FAMILY_INTERVAL])]
@@ -232,10 +239,9 @@ def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> d
     return out
 
 
-def _row_of(a: str, b: str, v: dict) -> PairwiseRow:
-    return PairwiseRow(a, b, v["n_cases"], v["q_diff"], v["q_diff_low"], v["q_diff_high"], v["p_diff"],
-                       v["p_diff_low"], v["p_diff_high"], v["p_value"], v["test"], v["p_holm"], v["q_diff_sd"],
-                       v["p_diff_sd"], v["q_mde"], v["p_mde"], v.get("p_bh"))
+def _row_of(values: dict[str, Any]) -> PairwiseRow:
+    """A parsed pairwise.csv row as the statistics' record (every field is a column)."""
+    return PairwiseRow(**{field.name: values[field.name] for field in fields(PairwiseRow)})
 
 
 def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[str, str], tuple],
@@ -260,11 +266,10 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             continue
         v = row.values
         for column, should in zip(("n_cases", "q_diff", "p_diff"), want):
-            have = v[column]
-            if (str(have) if column == "n_cases" else fmt_fixed(have)) != (
-                    str(should) if column == "n_cases" else fmt_fixed(should)):
-                problem(row.line, f"{column} of ({a}, {b}) is {have} but {PER_RUN_PATH} gives {should} ({OUT_OF_STEP})")
-        better = significantly_better(_row_of(a, b, v), level, correction) or ""
+            if fmt_fixed(v[column]) != fmt_fixed(should):  # n_cases too: equal integers, equal texts
+                problem(row.line, f"{column} of ({a}, {b}) is {v[column]} but {PER_RUN_PATH} gives {should} "
+                                  f"({OUT_OF_STEP})")
+        better = significantly_better(_row_of(v), level, correction) or ""
         if v["significantly_better"] != better:
             adjusted = "p_bh" if correction == "benjamini-hochberg" else "p_holm"
             problem(row.line, f"significantly_better of ({a}, {b}) is {v['significantly_better'] or 'empty'} but its "
@@ -381,19 +386,17 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
                                                f"says {fmt_fixed(level)} ({OUT_OF_STEP})"))
     subjects = {m.subject_id for m in tables.subjects}
     incomplete = incomplete_subjects(tables, spec)
-    pairwise = alpha = sets = None
+    ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete) if s.rank is not None]
+    pairwise = alpha = sets = order = None
     if stats.pairwise is not None:
         expected = expected_pairwise(tables, manifest, spec)
         problems += check_pairwise(stats.pairwise, expected, subjects, level if recorded is None else Fraction(recorded),
                                    spec.stats.pairwise_correction)
-        pairwise = [_row_of(a, b, stats.pairwise[(a, b)].values) for a, b in sorted(stats.pairwise)]
+        pairwise = [_row_of(stats.pairwise[pair].values) for pair in sorted(stats.pairwise)]
     if stats.rank_sets is not None:
-        ranks = {s.metrics.subject_id: s.rank for s in rank_subjects(recomputed, incomplete) if s.rank is not None}
-        problems += check_rank_sets(stats.rank_sets, ranks)
+        problems += check_rank_sets(stats.rank_sets, {m.subject_id: rank for rank, m in ranked})
         sets = {sid: RankRange(r.values["rank_low"], r.values["rank_high"]) for (sid,), r in stats.rank_sets.items()}
-    order = None
     if stats.rank_stability is not None:
-        ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete) if s.rank is not None]
         order, more = check_rank_stability(stats.rank_stability, order_stability(ranked, spec.max_score, None))
         problems += more
     if stats.alpha is not None:

@@ -33,13 +33,12 @@ from ..compute.numfmt import fmt_fixed
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
 from .difficulty_text import difficulty_reading
-from .html_tables import esc, scroll_table
+from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
 
 NOT_DECLARED = '<span class="nd">not declared</span>'
 DASH = '<span class="nd">\u2014</span>'
-KIND_LABELS = {"llm": "LLM", "human": "human baseline"}
 
 
 def num(cell: str, decimals: int = 3) -> str:
@@ -55,10 +54,6 @@ def interval(low: str, high: str, decimals: int = 3) -> str:
 
 def declared(cell: str) -> str:
     return esc(cell) if cell else NOT_DECLARED
-
-
-def _entries(board: Board) -> list[BoardEntry]:
-    return list(board.entries)
 
 
 def subject_th(entry: BoardEntry) -> str:
@@ -110,7 +105,7 @@ def settings_section(board: Board) -> str:
     head = ("Subject", "Kind", "Provider", "Evaluated", "Temperature", "Max tokens", "Attempts (declared)",
             "Runs per case (seen)", "Answers dated", "Responses", "Refused", "Errors (not in N)")
     rows = []
-    for e in _entries(board):
+    for e in board.entries:
         m = meta.get(e.metrics.subject_id)
         if m is None:
             continue
@@ -126,7 +121,7 @@ def settings_section(board: Board) -> str:
     cost_head = ("Subject", "Prices per million tokens (in / out)", "Tokens (in / out)", "Total cost", "Cost per run",
                  "Cost per Pass", "Geometric mean per run", "Geometric mean per Pass")
     cost_rows = []
-    for e in _entries(board):
+    for e in board.entries:
         c = cost.get(e.metrics.subject_id)
         if c is None:
             continue
@@ -169,6 +164,11 @@ def _figure(svg: str | None, caption: str, empty: str, cls: str = "wide") -> str
     return f'<figure class="{cls}"><div class="chart-box">\n{svg}</div><figcaption>{caption}</figcaption></figure>'
 
 
+def _group_label(key: str, group: str) -> str:
+    """A breakdown group's heading: the Advanced+ table's groups are minimum difficulties."""
+    return f"difficulty \u2265 {esc(group)}" if key == "min_difficulty" else esc(group)
+
+
 def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> str:
     """Subjects (rows) by groups (columns): P with its interval, s_bar, runs and cases."""
     rows_in = board.lab.get(name) if board.lab else []
@@ -181,27 +181,24 @@ def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> s
         cells = []
         for g in groups:
             r = cell.get((e.metrics.subject_id, g))
-            cells.append('<td class="empty">\u2014</td>' if r is None else (
+            cells.append(EMPTY_CELL if r is None else (
                 f'<td class="num" data-group="{esc(g)}">P {num(r["P"])}{interval(r["P_low"], r["P_high"])}'
                 f'<span class="ident">s\u0304 {num(r["s_bar"], 2)}{interval(r["s_bar_low"], r["s_bar_high"], 2)} \u00b7 '
                 f'{esc(r["n"])} runs, {esc(r["n_cases"])} cases</span></td>'))
         rows.append(_row(e, cells))
-    label_of = (lambda g: f"difficulty \u2265 {esc(g)}") if key == "min_difficulty" else esc
-    return lab_table(attrs, ["Subject", *(label_of(g) for g in groups)], rows)
+    return lab_table(attrs, ["Subject", *(_group_label(key, g) for g in groups)], rows)
 
 
 def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
-    criteria_svg, difficulty_svg, pass_svg = svgs.criteria, svgs.difficulty, svgs.pass_at_k
     lab = board.lab
     crit_rows = []
     if lab is not None and lab.get(CRITERION_FILE):
         cell = {(r["subject_id"], r["criterion"]): r for r in lab.get(CRITERION_FILE)}
         for e in board.scored:
-            crit_rows.append(_row(e, (
-                ('<td class="empty">\u2014</td>' if (e.metrics.subject_id, c) not in cell else
-                 f'<td class="num">{num(cell[(e.metrics.subject_id, c)]["mean"], 2)}'
-                 f'{interval(cell[(e.metrics.subject_id, c)]["mean_low"], cell[(e.metrics.subject_id, c)]["mean_high"], 2)}</td>')
-                for c in board.criteria)))
+            mine = [cell.get((e.metrics.subject_id, c)) for c in board.criteria]
+            crit_rows.append(_row(e, (EMPTY_CELL if r is None else
+                                      f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
+                                      for r in mine)))
     criteria_table = (lab_table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
                             crit_rows) if crit_rows else '<p class="empty">No criterion figures in these results.</p>')
     return f"""<section class="card" id="breakdowns">
@@ -209,18 +206,18 @@ def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
 <p>Intervals in parentheses: 95% percentile bootstrap over the subject's cases (a case's runs move together),
 seeded from the subject's own files. Per-tag and per-type figures rest on few cases: read them as indicative.</p>
 <h3 id="criteria">By rubric criterion</h3>
-{_figure(criteria_svg, "Mean score of each criterion (0-2) over the scored runs.", "No criterion figures yet.")}
+{_figure(svgs.criteria, "Mean score of each criterion (0-2) over the scored runs.", "No criterion figures yet.")}
 <details><summary>Criterion means as a table</summary>
 {criteria_table}
 </details>
 <h3 id="difficulty">By difficulty</h3>
-{_figure(difficulty_svg, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
+{_figure(svgs.difficulty, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
          "are offset sideways so that whiskers do not hide each other.", "No difficulty figures yet.")}
 {difficulty_note(board)}
 <h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
 {_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")}
 <h3 id="pass-at-k">Repeated runs: pass@k</h3>
-{_figure(pass_svg, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
+{_figure(svgs.pass_at_k, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
          "(mean over the cases with at least k runs).", "No pass@k figures yet.")}
 <h3 id="by-case-type">By case type</h3>
 {_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")}
@@ -385,9 +382,7 @@ def _profile_table(title: str, head: Sequence[str], rows: list[str]) -> str:
 
 
 def _group_rows(rows: Iterable[LabRow], key: str) -> list[str]:
-    def label(value: str) -> str:
-        return f"difficulty \u2265 {esc(value)}" if key == "min_difficulty" else esc(value)
-    return [f'<tr><th scope="row" class="subject-col">{label(r[key])}</th><td class="num">{num(r["P"])}'
+    return [f'<tr><th scope="row" class="subject-col">{_group_label(key, r[key])}</th><td class="num">{num(r["P"])}'
             f'{interval(r["P_low"], r["P_high"])}</td><td class="num">{num(r["s_bar"], 2)}'
             f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}</td><td class="num">{esc(r["n"])}</td>'
             f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in rows]

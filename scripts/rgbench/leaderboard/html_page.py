@@ -48,14 +48,13 @@ def summary(board: Board) -> str:
 
 def charts_section(board: Board, svgs: PageSvgs) -> str:
     """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
-    bars_svg, diagrams, heatmap_svg = svgs.q_final, svgs.calibration, svgs.families
-    calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in diagrams)
+    calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in svgs.calibration)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
-    bars = _figure(bars_svg, "Q_final per scored subject in leaderboard order; hatched grey bars are "
+    bars = _figure(svgs.q_final, "Q_final per scored subject in leaderboard order; hatched grey bars are "
                    "disqualified subject versions, shown for transparency and not ranked." + esc(whiskers),
                    "No scored subject yet.")
-    heatmap = _figure(heatmap_svg, "P_family per subject and family; n counts runs, cases count "
+    heatmap = _figure(svgs.families, "P_family per subject and family; n counts runs, cases count "
                       "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")
     return f"""<section class="card" id="charts">
 <h2>Q_final</h2>
@@ -82,13 +81,18 @@ def intervals_note(board: Board) -> str:
             "intervals overlap widely, their order may be noise.</p>")
 
 
+def name_ref(name: str) -> str:
+    """A subject's display name in a note."""
+    return f'<span class="name-ref">{esc(name)}</span>'
+
+
 def ranks_note(board: Board) -> str:
     """Below the ranked table: what the rank ranges rest on, the significant differences, and whether the
     top ranks depend on alpha; ``""`` when the results carry neither pairwise.csv nor alpha_sensitivity.csv."""
     names = board.names
 
     def name(sid: str) -> str:
-        return f'<span class="name-ref">{esc(names[sid])}</span>'
+        return name_ref(names[sid])
 
     method, differences, alpha = rank_notes(board, name, esc)
     paragraphs = [f'<p class="note" id="rank-ranges">{method}</p>', f'<p class="note">{differences}</p>'] if method else []
@@ -108,9 +112,8 @@ def source_commit(board: Board) -> str:
 
 def calibration_note(board: Board) -> str:
     """Which ECE gaps are distinguishable from perfect calibration (§19a); ``""`` for results without the check."""
-    text = calibration_reading(board, board.significance_level, lambda n: f'<span class="name-ref">{esc(n)}</span>', esc)
+    text = calibration_reading(board, name_ref, esc)
     return f'<p class="note" id="calibration-reading">{text}</p>' if text else ""
-
 
 
 def footer(board: Board) -> str:

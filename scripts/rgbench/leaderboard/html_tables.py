@@ -18,6 +18,12 @@ from .significance_text import range_text
 META_HEADING = "Registered"
 META_LABELS = ("provider", "parameters", "evaluated")
 DASH = "\u2014"
+EMPTY_CELL = '<td class="empty">\u2014</td>'
+KIND_LABELS = {"llm": "LLM", "human": "human baseline"}
+# The headings of figure_cells, for the tables that do not sort (Incomplete, Disqualified).
+FIGURE_HEADS = ("".join(f'<th scope="col" class="num">{label}</th>' for label, *_ in METRIC_COLUMNS)
+                + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
+                + f'<th scope="col">{META_HEADING}</th>')
 
 
 def esc(value: object) -> str:
@@ -57,7 +63,7 @@ def metric_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
 def subject_cell(entry: BoardEntry) -> str:
     """Display name, a kind tag, ``subject_id · version`` and the registry notes."""
     s = entry.subject
-    kind = {"human": "human baseline", "llm": "LLM"}.get(s.kind, s.kind)
+    kind = KIND_LABELS.get(s.kind, s.kind)
     tag = f'<span class="tag">{esc(kind)}</span>' if kind else ""
     notes = f'<span class="notes">{esc(s.notes)}</span>' if s.notes else ""
     return (f'<td class="subject" data-sort="{esc(entry.name.casefold())}"><span class="name">'
@@ -83,6 +89,11 @@ def meta_cells(entry: BoardEntry) -> str:
     text = "".join(f'<span class="meta-line"><span class="meta-key">{esc(label)}</span> {esc(value)}</span>'
                    for label, value in parts)
     return f'<td class="meta" data-sort="{esc(s.provider.casefold())}">{text or DASH}</td>'
+
+
+def figure_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
+    """The metric, count and registry cells every scored table ends with."""
+    return f"{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}"
 
 
 RANK_TITLE = ("rank; under it, in parentheses, its 95% confidence set: with 95% confidence every ranked subject's "
@@ -125,8 +136,7 @@ def ranked_table(board: Board) -> str:
             + sortable_head("Cases", numeric=True, first_desc=True, title="distinct cases behind the figures")
             + sortable_head(META_HEADING, title="as registered in subjects/registry.yaml"))
     return _entries_table('class="board sortable" id="ranked-table"', head, board.ranked, lambda entry: (
-        f'{html_rank_cell(entry)}{subject_cell(entry)}{metric_cells(entry, decimals)}{count_cells(entry)}'
-        f'{meta_cells(entry)}'))
+        f'{html_rank_cell(entry)}{subject_cell(entry)}{figure_cells(entry, decimals)}'))
 
 
 def fail_list(board: Board, entry: BoardEntry) -> str:
@@ -148,17 +158,13 @@ def disqualified_table(board: Board) -> str:
         return '<p class="empty">No subject version is disqualified.</p>'
     decimals = column_decimals(board.scored)
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
-            '<th scope="col">Critical fails (case, run, code)</th>'
-            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in METRIC_COLUMNS)
-            + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
-            + f'<th scope="col">{META_HEADING}</th>')
+            f'<th scope="col">Critical fails (case, run, code)</th>{FIGURE_HEADS}')
 
     def cells(entry: BoardEntry) -> str:
         n = entry.metrics.n_critical
         return (f'{subject_cell(entry)}<td><span class="badge badge-dq">Disqualified</span>'
                 f'<span class="status-note">{n} critical run{"" if n == 1 else "s"}</span></td>'
-                f'<td class="fail-cell">{fail_list(board, entry)}</td>'
-                f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}')
+                f'<td class="fail-cell">{fail_list(board, entry)}</td>{figure_cells(entry, decimals)}')
 
     return _entries_table('class="board" id="disqualified-table"', head, board.disqualified, cells)
 
@@ -169,15 +175,11 @@ def incomplete_section(board: Board) -> str:
     if not board.incomplete:
         return ""
     decimals = column_decimals(board.scored)
-    head = ('<th scope="col">Subject</th><th scope="col">Missing cases</th>'
-            + "".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, _, _, _ in METRIC_COLUMNS)
-            + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
-            + f'<th scope="col">{META_HEADING}</th>')
+    head = f'<th scope="col">Subject</th><th scope="col">Missing cases</th>{FIGURE_HEADS}'
 
     def cells(entry: BoardEntry) -> str:
         missing = ", ".join(f"<code>{esc(c)}</code>" for c in entry.missing_cases)
-        return (f'{subject_cell(entry)}<td>{len(entry.missing_cases)}: {missing}</td>'
-                f'{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}')
+        return f'{subject_cell(entry)}<td>{len(entry.missing_cases)}: {missing}</td>{figure_cells(entry, decimals)}'
 
     table = _entries_table('class="board" id="incomplete-table"', head, board.incomplete, cells)
     return ('<section class="card" id="incomplete">\n<h2>Incomplete</h2>\n<p>These subject versions have scored runs '
@@ -207,7 +209,7 @@ def family_table(board: Board) -> str:
         for code in codes:
             cell = entry.families.get(code)
             if cell is None:
-                cells.append('<td class="empty">\u2014</td>')
+                cells.append(EMPTY_CELL)
                 continue
             ci = f' <span class="ci-inline">({esc(interval_text(cell.p_interval, 3))})</span>' if cell.p_interval else ""
             cells.append(f'<td>P {esc(shown(cell.p_family, 3))}{ci} \u00b7 s\u0304 {esc(shown(cell.s_bar_family, 2))}'

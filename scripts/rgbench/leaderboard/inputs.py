@@ -1,11 +1,6 @@
-"""Everything the leaderboard reads, loaded and cross-checked in one call.
-
-Reads ``system/`` (through :func:`rgbench.load.spec.load_spec`), the three result
-tables, ``results/pairwise.csv``, ``results/rank_sets.csv`` and ``results/alpha_sensitivity.csv`` (when the
-manifest lists them or they exist), ``results/manifest.json``,
-``subjects/registry.yaml`` and, for runs with a critical fail, their scoring
-files. Returns (inputs, []) or (None, problems) with every problem found, so one
-broken file never hides another.
+"""Everything the leaderboard reads (``system/``, the result tables, the manifest, the registry and the
+scorings behind critical fails), loaded and cross-checked in one call that returns every problem found, so
+one broken file never hides another.
 """
 
 from __future__ import annotations
@@ -13,7 +8,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Collection
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 
 from ..load.registry import REGISTRY_FILE
@@ -31,20 +25,16 @@ from .rank_ranges import RankRange
 from .registry import Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables, read_stats_tables
 
-DEFAULT_TITLE = "Reviewer-graded benchmark"
-
 
 @dataclass(frozen=True)
 class LeaderboardInputs:
     """The validated inputs of one leaderboard build."""
 
     spec: Spec
-    title: str
     tables: ResultTables
     registry: Registry
     manifest: Manifest
     critical_fails: dict[str, tuple[CriticalFail, ...]]
-    fail_titles: dict[str, str]
     pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
     alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
     lab: LabTables | None = None               # issue 15's tables (explorer, breakdowns, cost), those present
@@ -52,11 +42,6 @@ class LeaderboardInputs:
     incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
     order: list[OrderRow] | None = None        # rank_stability.csv, checked
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv (the manifest vouches for it)
-
-    @property
-    def significance_level(self) -> Fraction:
-        """config.yaml's, for the rank ranges."""
-        return self.spec.stats.significance_level
 
 
 def unread_output_digests(root: Path, manifest: Manifest, read: Collection[str]) -> dict[str, str]:
@@ -104,6 +89,5 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     problems += stale_outputs(manifest, {**unread_output_digests(root, manifest, skip), **read})
     if problems:
         return None, problems
-    return LeaderboardInputs(spec, spec.title or DEFAULT_TITLE, tables, registry, manifest, critical.fails,
-                             spec.fail_titles, pairwise, alpha_rows, lab, rank_sets,
+    return LeaderboardInputs(spec, tables, registry, manifest, critical.fails, pairwise, alpha_rows, lab, rank_sets,
                              incomplete_subjects(tables, spec), order, stats.difficulty_trend if stats else None), []

@@ -7,12 +7,14 @@ draw) and each ``draw_*`` draws from those values alone with matplotlib, byte-de
 
 from __future__ import annotations
 
+from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
+from matplotlib.figure import Figure
 
 from ..compute.breakdowns import CRITERION_FILE
 from ..stats.outputs import DIFFICULTY_FILE, PASS_AT_K_FILE
 from .board import Board
-from .charts import INK, Chart, _tidy, short, subject_label
+from .charts import GRID, INK, Chart, _tidy, short, subject_label
 from .svg import chart_style, figure_svg, new_figure
 
 CRITERIA_CHART, DIFFICULTY_CHART, PASS_AT_K_CHART = "chart-criteria", "chart-difficulty", "chart-pass-at-k"
@@ -75,12 +77,33 @@ def difficulty_spec(board: Board) -> Chart | None:
             by_subject.setdefault(r["subject_id"], []).append(
                 (int(r["difficulty"]), float(r["P_difficulty"]), float(r["P_difficulty_low"] or r["P_difficulty"]),
                  float(r["P_difficulty_high"] or r["P_difficulty"])))
+    return _lines_spec(board, DIFFICULTY_CHART, by_subject)
+
+
+def _lines_spec(board: Board, name: str, by_subject: dict[str, list]) -> Chart | None:
+    """(label, its points sorted) per scored subject with points, in leaderboard order; None without any."""
     rows = tuple((label, tuple(sorted(by_subject[sid]))) for sid, label in _scored(board) if sid in by_subject)
-    return Chart(DIFFICULTY_CHART, DIFFICULTY_CHART, rows) if rows else None
+    return Chart(name, name, rows) if rows else None
 
 
-def _legend(ax, count: int) -> None:
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2 if count > 2 else count, frameon=False,
+def _line_axes(rows: tuple) -> tuple[Figure, Axes]:
+    """The figure of a chart with one line per row, tall enough for its legend below the plot."""
+    fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
+    ax = fig.add_subplot()
+    _tidy(ax)
+    return fig, ax
+
+
+def _finish_lines(ax: Axes, rows: tuple, xlabel: str, ylabel: str, ylabel_size: float) -> None:
+    """Every x of the points as a tick, the axis labels, the 0-1 y range with its grid, and the legend below."""
+    xs = sorted({x for _, points in rows for x, *_ in points})
+    ax.set_xticks(xs, [str(x) for x in xs])
+    ax.set_xlabel(xlabel, color=INK)
+    ax.set_ylabel(ylabel, color=INK, fontsize=ylabel_size)
+    ax.set_ylim(-0.03, 1.03)
+    ax.yaxis.grid(True, color=GRID, linewidth=0.8)
+    ax.set_axisbelow(True)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2 if len(rows) > 2 else len(rows), frameon=False,
               fontsize=8.5, labelcolor=INK)
 
 
@@ -88,9 +111,7 @@ def draw_difficulty(chart: Chart) -> str:
     """P per gold difficulty, one line per subject, with case-bootstrap interval whiskers, slightly offset."""
     rows = chart.data
     with chart_style():
-        fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
-        ax = fig.add_subplot()
-        _tidy(ax)
+        fig, ax = _line_axes(rows)
         spread = 0.08
         for i, (label, points) in enumerate(rows):
             offset = (i - (len(rows) - 1) / 2) * spread
@@ -100,14 +121,7 @@ def draw_difficulty(chart: Chart) -> str:
             colour = PALETTE[i % len(PALETTE)]
             ax.errorbar(xs, ys, yerr=err, color=colour, marker=MARKERS[i % len(MARKERS)], markersize=5,
                         linewidth=1.4, elinewidth=0.9, capsize=2.5, label=short(label, 36))
-        levels = sorted({d for _, points in rows for d, *_ in points})
-        ax.set_xticks(levels, [str(d) for d in levels])
-        ax.set_xlabel("gold difficulty (1 routine .. 5 expert)", color=INK)
-        ax.set_ylabel("pass rate P", color=INK)
-        ax.set_ylim(-0.03, 1.03)
-        ax.yaxis.grid(True, color="#e4e7eb", linewidth=0.8)
-        ax.set_axisbelow(True)
-        _legend(ax, len(rows))
+        _finish_lines(ax, rows, "gold difficulty (1 routine .. 5 expert)", "pass rate P", 9.0)
         return figure_svg(fig, scope=chart.scope, title="Pass rate by difficulty, with case-bootstrap intervals")
 
 
@@ -120,29 +134,19 @@ def pass_at_k_spec(board: Board) -> Chart | None:
         if r["pass_at_k"]:
             by_subject.setdefault(r["subject_id"], []).append(
                 (int(r["k"]), float(r["pass_at_k"]), float(r["pass_hat_k"])))
-    rows = tuple((label, tuple(sorted(by_subject[sid]))) for sid, label in _scored(board) if sid in by_subject)
-    return Chart(PASS_AT_K_CHART, PASS_AT_K_CHART, rows) if rows else None
+    return _lines_spec(board, PASS_AT_K_CHART, by_subject)
 
 
 def draw_pass_at_k(chart: Chart) -> str:
     """pass@k (solid) and pass^k (dashed) against k, one colour per subject."""
     rows = chart.data
     with chart_style():
-        fig = new_figure(7.2, 4.2 + 0.22 * ((len(rows) + 1) // 2))
-        ax = fig.add_subplot()
-        _tidy(ax)
+        fig, ax = _line_axes(rows)
         for i, (label, points) in enumerate(rows):
             colour = PALETTE[i % len(PALETTE)]
             ks = [k for k, _, _ in points]
             ax.plot(ks, [a for _, a, _ in points], color=colour, marker=MARKERS[i % len(MARKERS)], markersize=5,
                     linewidth=1.5, label=short(label, 36))
             ax.plot(ks, [h for _, _, h in points], color=colour, linestyle="--", linewidth=1.1)
-        ks = sorted({k for _, points in rows for k, _, _ in points})
-        ax.set_xticks(ks, [str(k) for k in ks])
-        ax.set_xlabel("k (runs drawn per case)", color=INK)
-        ax.set_ylabel("solid: pass@k (any of k passes); dashed: pass^k (all k pass)", color=INK, fontsize=8)
-        ax.set_ylim(-0.03, 1.03)
-        ax.yaxis.grid(True, color="#e4e7eb", linewidth=0.8)
-        ax.set_axisbelow(True)
-        _legend(ax, len(rows))
+        _finish_lines(ax, rows, "k (runs drawn per case)", "solid: pass@k (any of k passes); dashed: pass^k (all k pass)", 8)
         return figure_svg(fig, scope=chart.scope, title="pass@k and pass^k by number of runs")

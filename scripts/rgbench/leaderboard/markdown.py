@@ -112,7 +112,7 @@ def notes(board: Board) -> list[str]:
         lines.append(f"In parentheses: {board.interval_note[0].lower()}{board.interval_note[1:]}")
     lines.append("")
     lines += ranks_notes(board)
-    calibration = calibration_reading(board, board.significance_level, md_text, lambda t: t)
+    calibration = calibration_reading(board, md_text, lambda t: t)
     lines += [calibration, ""] if calibration else []
     difficulty = difficulty_reading(board.difficulty_trend, board.significance_level, board.confidence_level,
                                     lambda t: t)

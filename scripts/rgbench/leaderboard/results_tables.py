@@ -9,13 +9,9 @@ Columns after those are allowed (the statistics add some); the ones the
 leaderboard shows (intervals, ``n_cases``) are parsed as strictly, the others
 are ignored. A key (a subject, a (subject, family), a pair, a (subject, alpha))
 appears once. Every problem of every file is returned; nothing is raised.
-
-``pairwise.csv`` and ``alpha_sensitivity.csv`` (headers starting with
-``rgbench.stats.outputs.PAIRWISE_COLUMNS`` / ``ALPHA_COLUMNS``) are required
-when the manifest lists them among its ``outputs`` (every compute_metrics since
-the statistics does); results older than that carry neither file, and the
-leaderboard then shows no rank ranges and no alpha statement. Whether the
-values are *right* is :mod:`.consistency`'s business.
+The statistics tables are required when the manifest lists them (older results
+carry none: no rank ranges, no alpha statement). Whether the values are *right*
+is :mod:`.consistency`'s business.
 """
 
 from __future__ import annotations
@@ -214,6 +210,18 @@ def _keyed(rel: str, rows: list[Row], key_columns: tuple[str, ...], describe: Ca
     return keyed, problems
 
 
+def _subject_key(key: tuple) -> str:
+    return f"subject {key[0]!r}"
+
+
+def _pair_key(key: tuple) -> str:
+    return f"pair ({key[0]}, {key[1]})"
+
+
+def _alpha_key(key: tuple) -> str:
+    return f"({key[0]}, alpha {fmt_fixed(key[1])})"
+
+
 @dataclass(frozen=True)
 class ResultTables:
     """The three tables, exact; ``*_lines`` map a row's key to its line for messages.
@@ -246,7 +254,7 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
     family_rows, more = read_csv(root, FAMILY_PATH, digests, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES)
     problems += more
 
-    subjects, repeated = _keyed(SUBJECT_PATH, subject_rows, ("subject_id",), lambda key: f"subject {key[0]!r}")
+    subjects, repeated = _keyed(SUBJECT_PATH, subject_rows, ("subject_id",), _subject_key)
     families, more = _keyed(FAMILY_PATH, family_rows, ("subject_id", "family"), lambda key: f"({key[0]}, {key[1]})")
     problems += repeated + more
     if problems:
@@ -302,17 +310,25 @@ assert tuple(DIFFICULTY_TREND_TYPES) == DIFFICULTY_TREND_COLUMNS
 
 @dataclass(frozen=True)
 class StatsTables:
-    """The parsed rows (each with its line number), keyed: (subject_a, subject_b) and (subject_id, alpha).
+    """The parsed rows (each with its line number), keyed as in :data:`_KEYED_STATS`; a table is None when its
+    file is absent and the manifest does not list it."""
 
-    A table is None when its file is absent and the manifest does not list it.
-    """
-
-    pairwise: dict[tuple[str, str], Row] | None
-    alpha: dict[tuple[str, Fraction], Row] | None
     digests: dict[str, str]
-    rank_sets: dict[tuple[str], Row] | None = None
-    rank_stability: dict[tuple[str, str], Row] | None = None
+    pairwise: dict[tuple, Row] | None = None
+    alpha: dict[tuple, Row] | None = None
+    rank_sets: dict[tuple, Row] | None = None
+    rank_stability: dict[tuple, Row] | None = None
     difficulty_trend: DifficultyTrendRow | None = None
+
+
+# StatsTables field -> (path, columns, parsers, key columns, how a key is named in a problem), in reading order.
+_KEYED_STATS = {
+    "rank_stability": (RANK_STABILITY_PATH, RANK_STABILITY_COLUMNS, RANK_STABILITY_TYPES, ("subject_a", "subject_b"),
+                       _pair_key),
+    "rank_sets": (RANK_SETS_PATH, RANK_SETS_COLUMNS, RANK_SETS_TYPES, ("subject_id",), _subject_key),
+    "pairwise": (PAIRWISE_PATH, PAIRWISE_COLUMNS, PAIRWISE_TYPES, ("subject_a", "subject_b"), _pair_key),
+    "alpha": (ALPHA_PATH, ALPHA_COLUMNS, ALPHA_TYPES, ("subject_id", "alpha"), _alpha_key),
+}
 
 
 def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
@@ -321,10 +337,10 @@ def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
 
 
 def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | None, list[Problem]]:
-    """Read pairwise.csv, rank_sets.csv and alpha_sensitivity.csv under ``root/results``; (tables, []) or (None, problems)."""
+    """Read difficulty_trend.csv and the :data:`_KEYED_STATS` tables under ``root/results``; (tables, []) or
+    (None, problems)."""
     digests: dict[str, str] = {}
     problems: list[Problem] = []
-    pairwise = alpha = rank_sets = stability = None
     trend = None
     if _wanted(root, DIFFICULTY_TREND_PATH, manifest):
         rows, more = read_csv(root, DIFFICULTY_TREND_PATH, digests, DIFFICULTY_TREND_COLUMNS, DIFFICULTY_TREND_TYPES)
@@ -334,25 +350,12 @@ def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | Non
                                                            "(run `make metrics`)"))
         elif not more and rows:
             trend = DifficultyTrendRow(*(rows[0].values[c] for c in DIFFICULTY_TREND_COLUMNS))
-    if _wanted(root, RANK_STABILITY_PATH, manifest):
-        rows, more = read_csv(root, RANK_STABILITY_PATH, digests, RANK_STABILITY_COLUMNS, RANK_STABILITY_TYPES)
-        stability, repeated = _keyed(RANK_STABILITY_PATH, rows, ("subject_a", "subject_b"),
-                                     lambda key: f"pair ({key[0]}, {key[1]})")
-        problems += more + repeated
-    if _wanted(root, RANK_SETS_PATH, manifest):
-        rows, more = read_csv(root, RANK_SETS_PATH, digests, RANK_SETS_COLUMNS, RANK_SETS_TYPES)
-        rank_sets, repeated = _keyed(RANK_SETS_PATH, rows, ("subject_id",), lambda key: f"subject {key[0]!r}")
-        problems += more + repeated
-    if _wanted(root, PAIRWISE_PATH, manifest):
-        rows, more = read_csv(root, PAIRWISE_PATH, digests, PAIRWISE_COLUMNS, PAIRWISE_TYPES)
-        pairwise, repeated = _keyed(PAIRWISE_PATH, rows, ("subject_a", "subject_b"),
-                                    lambda key: f"pair ({key[0]}, {key[1]})")
-        problems += more + repeated
-    if _wanted(root, ALPHA_PATH, manifest):
-        rows, more = read_csv(root, ALPHA_PATH, digests, ALPHA_COLUMNS, ALPHA_TYPES)
-        alpha, repeated = _keyed(ALPHA_PATH, rows, ("subject_id", "alpha"),
-                                 lambda key: f"({key[0]}, alpha {fmt_fixed(key[1])})")
-        problems += more + repeated
+    keyed: dict[str, dict[tuple, Row]] = {}
+    for field, (rel, columns, types, key_columns, describe) in _KEYED_STATS.items():
+        if _wanted(root, rel, manifest):
+            rows, more = read_csv(root, rel, digests, columns, types)
+            keyed[field], repeated = _keyed(rel, rows, key_columns, describe)
+            problems += more + repeated
     if problems:
         return None, problems
-    return StatsTables(pairwise, alpha, digests, rank_sets, stability, trend), []
+    return StatsTables(digests, difficulty_trend=trend, **keyed), []

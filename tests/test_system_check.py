@@ -117,6 +117,47 @@ def test_an_inconsistent_benchmark_yaml_is_refused(tmp_path, case):
     assert all(problem.split(":")[0].startswith("system/") for problem in found)
 
 
+# benchmark.yaml as an adopter mistypes it: each line replaces the key's line; the message says what is there,
+# in the file's words, and what to write.
+TYPED_CASES = {
+    "quoted integer": ("criterion_max", 'criterion_max: "5"',
+                       f"{BENCH}: $.criterion_max: '5' is text (write a whole number, unquoted, e.g. 2)"),
+    "decimal threshold": ("pass_threshold", "pass_threshold: 9.5",
+                          f"{BENCH}: $.pass_threshold: 9.5 is a decimal number (write a whole number, unquoted, "
+                          "e.g. 10)"),
+    "boolean minimum": ("criterion_min", "criterion_min: yes",
+                        f"{BENCH}: $.criterion_min: true is true/false (write a whole number, unquoted, e.g. 0)"),
+    "empty threshold": ("conditional_threshold", "conditional_threshold:",
+                        f"{BENCH}: $.conditional_threshold: empty (write a whole number, unquoted, e.g. 7)"),
+    "unquoted version": ("benchmark_version", "benchmark_version: 1.1",
+                         f'{BENCH}: $.benchmark_version: 1.1 is a decimal number (write text, quoted, e.g. "1.0")'),
+    "missing pattern": ("case_id_pattern", "",
+                        f"{BENCH}: $.case_id_pattern: missing (write a quoted regular expression with a "
+                        "(?P<family>...) group)"),
+    "criteria on one line": ("criteria", "criteria: answer\nformer_criteria:",
+                             f"{BENCH}: $.criteria: 'answer' is text (write a list, one \"- criterion_name\" per line)"),
+    "title a number": ("title", "title: 42", f"{BENCH}: $.title: 42 is not text (write the leaderboard's title, "
+                                             "quoted if it reads as a number or a date, or remove the key)"),
+    "title a date": ("title", "title: 2026-01-01", f"{BENCH}: $.title: 2026-01-01 is not text (write the "
+                                                   "leaderboard's title, quoted if it reads as a number or a date, "
+                                                   "or remove the key)"),
+    "title empty": ("title", "title: ''", f"{BENCH}: $.title: empty (write the leaderboard's title, quoted if it "
+                                          "reads as a number or a date, or remove the key)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TYPED_CASES))
+def test_a_value_of_the_wrong_type_in_benchmark_yaml_says_what_to_write(tmp_path, case):
+    key, line, expected = TYPED_CASES[case]
+    root = system_copy(tmp_path)
+    path = root / BENCH
+    text = path.read_text(encoding="utf-8")
+    if not re.search(rf"(?m)^{key}:", text):
+        text += f"{key}: x\n"
+    path.write_text(re.sub(rf"(?m)^{key}:.*$", line.replace("\\", "\\\\"), text, count=1), encoding="utf-8")
+    assert expected in problems_of(root)
+
+
 def _drop_first_criterion(schema):
     node = criterion_node(schema)
     first = node["required"].pop(0)

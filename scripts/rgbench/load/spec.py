@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,7 @@ class Spec:
     catalog: dict[str, str]  # fail code -> severity
     validators: dict[str, SchemaValidator] = field(repr=False, compare=False)
     stats: StatsConfig = field(default_factory=StatsConfig)  # confidence level, resamples, weights (config.yaml)
-    title: str = ""  # benchmark.yaml's optional title, stripped ("" when absent or not text)
+    title: str = ""  # benchmark.yaml's optional title, stripped ("" when absent)
     fail_titles: dict[str, str] = field(default_factory=dict)  # fail code -> the catalog's one-line title
     # The evaluation schema's correctness enum, sorted (owned by that schema; e.g. 0, 1/2, 1).
     correctness_values: tuple[Fraction, ...] = (Fraction(0), Fraction(1))
@@ -280,10 +281,38 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
     return SchemaValidator(schema, fast)
 
 
-def _require(mapping: dict, key: str, kind: type | tuple, rel: str, problems: list[Problem]) -> Any:
+# The required keys of benchmark.yaml: the type each holds and how to write it.
+_REQUIRED: dict[str, tuple[type, str]] = {
+    "benchmark_version": (str, 'text, quoted, e.g. "1.0"'),
+    "case_id_pattern": (str, "a quoted regular expression with a (?P<family>...) group"),
+    "families": (dict, 'a mapping, one "CODE: human name" per line'),
+    "criteria": (list, 'a list, one "- criterion_name" per line'),
+    "criterion_min": (int, "a whole number, unquoted, e.g. 0"),
+    "criterion_max": (int, "a whole number, unquoted, e.g. 2"),
+    "pass_threshold": (int, "a whole number, unquoted, e.g. 10"),
+    "conditional_threshold": (int, "a whole number, unquoted, e.g. 7"),
+}
+# A YAML value's type in the words of the file (never Python's).
+_TYPE_WORDS = {bool: "true/false", int: "an integer", float: "a decimal number", str: "text", list: "a list",
+               dict: "a mapping"}
+
+
+def _shown(value: Any) -> str:
+    """A YAML value as the file spells it: text quoted, true/false, a date or number as written."""
+    return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _require(mapping: dict, key: str, rel: str, problems: list[Problem]) -> Any:
+    """``mapping[key]`` when it has the type ``_REQUIRED`` gives; else None, with a problem saying what is there
+    and what to write."""
+    kind, write = _REQUIRED[key]
     value = mapping.get(key)
-    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
-        problems.append(Problem(rel, f"$.{key}: required, of type {getattr(kind, '__name__', kind)}"))
+    if value is None:
+        problems.append(Problem(rel, f"$.{key}: {'empty' if key in mapping else 'missing'} (write {write})"))
+        return None
+    if isinstance(value, bool) or not isinstance(value, kind):
+        found = _TYPE_WORDS.get(type(value), "a date" if isinstance(value, date) else type(value).__name__)
+        problems.append(Problem(rel, f"$.{key}: {_shown(value)} is {found} (write {write})"))
         return None
     return value
 
@@ -298,14 +327,19 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         return None, problems
     rel = BENCHMARK_FILE
     problems.extend(unknown_key_problems(rel, bench, BENCHMARK_KEYS))
-    version = _require(bench, "benchmark_version", str, rel, problems)
-    pattern = _require(bench, "case_id_pattern", str, rel, problems)
-    families = _require(bench, "families", dict, rel, problems)
-    criteria = _require(bench, "criteria", list, rel, problems)
-    low = _require(bench, "criterion_min", int, rel, problems)
-    high = _require(bench, "criterion_max", int, rel, problems)
-    pass_t = _require(bench, "pass_threshold", int, rel, problems)
-    cond_t = _require(bench, "conditional_threshold", int, rel, problems)
+    version = _require(bench, "benchmark_version", rel, problems)
+    pattern = _require(bench, "case_id_pattern", rel, problems)
+    families = _require(bench, "families", rel, problems)
+    criteria = _require(bench, "criteria", rel, problems)
+    low = _require(bench, "criterion_min", rel, problems)
+    high = _require(bench, "criterion_max", rel, problems)
+    pass_t = _require(bench, "pass_threshold", rel, problems)
+    cond_t = _require(bench, "conditional_threshold", rel, problems)
+    title = bench.get("title", "")
+    if not isinstance(title, str) or "title" in bench and not title.strip():
+        shown = "empty" if title is None or isinstance(title, str) else f"{_shown(title)} is not text"
+        problems.append(Problem(rel, f"$.title: {shown} (write the leaderboard's title, quoted if it reads as a "
+                                     "number or a date, or remove the key)"))
     case_re = None
     if pattern is not None:
         try:
@@ -391,7 +425,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         catalog=catalog,
         validators=validators,
         stats=stats,
-        title=bench["title"].strip() if isinstance(bench.get("title"), str) else "",
+        title=title.strip(),
         fail_titles=fail_titles,
         correctness_values=facts.correctness_values,
         schema_version=facts.schema_version,

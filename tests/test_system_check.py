@@ -158,6 +158,11 @@ def test_a_value_of_the_wrong_type_in_benchmark_yaml_says_what_to_write(tmp_path
     assert expected in problems_of(root)
 
 
+def test_a_folder_without_system_is_named_as_no_benchmark(tmp_path):
+    assert problems_of(tmp_path) == [f"{BENCH}: missing: this folder holds no benchmark (run the command in a "
+                                     "benchmark's root or pass --root DIR; `rgbench init DIR` starts a new one)"]
+
+
 def _drop_first_criterion(schema):
     node = criterion_node(schema)
     first = node["required"].pop(0)

@@ -6,6 +6,7 @@ benchmark adopts the toolkit by editing ``system/``.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -22,6 +23,9 @@ from .safe_read import read_single_file
 from .system_check import benchmark_problems, schema_facts, schema_problems
 
 BENCHMARK_FILE = "system/benchmark.yaml"
+# The problem of a folder without system/: the usual slip is running a command outside the benchmark.
+NO_BENCHMARK = ("missing: this folder holds no benchmark (run the command in a benchmark's root or pass "
+                "--root DIR; `rgbench init DIR` starts a new one)")
 BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",
                   "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id"}
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
@@ -319,6 +323,8 @@ def _require(mapping: dict, key: str, rel: str, problems: list[Problem]) -> Any:
 
 def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | None, list[Problem]]:
     """Read ``system/`` under ``root``. Returns (spec, []) or (None, problems)."""
+    if not os.path.lexists(Path(root) / "system"):
+        return None, [Problem(BENCHMARK_FILE, NO_BENCHMARK)]
     problems: list[Problem] = []
     bench = _load_yaml(root, BENCHMARK_FILE, problems)
     if not isinstance(bench, dict):

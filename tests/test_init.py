@@ -10,6 +10,7 @@ Run as a script (`python tests/test_init.py`) to rewrite the template's review w
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import subprocess
@@ -77,6 +78,26 @@ def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path, ca
     assert main(["init", str(tmp_path / "empty")]) == 0  # an empty folder is filled in
     assert (tmp_path / "empty/system/benchmark.yaml").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "taken"]
+
+
+def test_init_under_a_file_or_on_a_failing_disk_is_refused_without_a_traceback(tmp_path, capsys, monkeypatch):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    target = tmp_path / "notes.txt" / "bench"
+    assert main(["init", str(target)]) == 1
+    assert capsys.readouterr().err == f"{target}: {tmp_path / 'notes.txt'} is a file, not a folder (choose DIR inside a folder)\n"
+
+    def full_disk(path, data):
+        if path.name == "config.yaml":  # after a few files were written
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real_write(path, data)
+
+    real_write = Path.write_bytes
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    assert main(["init", str(tmp_path / "bench")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{tmp_path / 'bench'}: cannot be written (") and err.endswith(
+        "/system/metrics/v1.0/config.yaml: No space left on device; choose a DIR you may write to)\n"), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no staging folder, no half repository
 
 
 def test_requirement_pins_this_toolkit_or_what_is_asked(tmp_path):

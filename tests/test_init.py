@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from treebuilder import REPO
 
 from rgbench import __version__
@@ -108,6 +109,19 @@ def test_requirement_pins_this_toolkit_or_what_is_asked(tmp_path):
     assert main(["init", str(tmp_path / "b"), "--requirement", wheel]) == 0
     assert (tmp_path / "b/requirements.txt").read_text().endswith(f"\n{wheel}\n")
     assert main(["init", str(tmp_path / "c"), "--requirement", "a\nb"]) == 1
+
+
+def test_template_config_shows_every_key_the_toolkit_reads_at_its_default(tmp_path):
+    # An adopter learns the settings from the file `rgbench init` writes: each key is there, with the value a
+    # missing key takes, so the written file and an empty one compute the same.
+    from rgbench.load.spec import CONFIG_KEYS, load_spec
+    from rgbench.stats.config import StatsConfig
+
+    config = yaml.safe_load(template_files()["system/metrics/v1.0/config.yaml"])
+    assert set(config) == CONFIG_KEYS
+    assert main(["init", str(tmp_path / "b")]) == 0
+    spec, problems = load_spec(tmp_path / "b")
+    assert problems == [] and spec is not None and spec.stats == StatsConfig() and not spec.llm_judge_in_metrics
 
 
 def test_template_review_workflow_is_the_toolkits_own_adopted():

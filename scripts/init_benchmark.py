@@ -4,8 +4,9 @@
 DIR gets a documented system/ (case-id pattern, one family, six criteria
 scored 0-2, Pass/Conditional thresholds, a fail catalog, the metrics config),
 one example case in golds/, empty responses/, scoring/ and scoring_multi/, an
-empty subjects/registry.yaml, a Makefile, .ci/run, the review workflow and
-CODEOWNERS under .github/, tests/ and a README with the two commands. Its
+empty subjects/registry.yaml, a Makefile, .ci/run, the review and tests
+workflows and CODEOWNERS under .github/, tests/ and a README with the two
+commands. Its
 requirements.txt pins this toolkit (--requirement to install it from elsewhere).
 Refuses, writing nothing, when DIR exists and is not empty. Then:
 

@@ -52,7 +52,8 @@ def test_init_then_make_metrics_and_make_test_pass_and_catch_stale_results(tmp_p
     assert "make metrics && make test" in capsys.readouterr().out
     for rel in ("system/benchmark.yaml", "system/rubric/v1.0/automatic_fails.yaml", "system/metrics/v1.0/config.yaml",
                 "golds/v1.0/EX-DEMO-001_gold.md", "subjects/registry.yaml", "Makefile", ".ci/run", WORKFLOW,
-                ".github/CODEOWNERS", "README.md", "requirements.txt", "tests/test_benchmark.py"):
+                ".github/workflows/tests.yml", ".github/CODEOWNERS", "README.md", "requirements.txt",
+                "tests/test_benchmark.py"):
         assert (root / rel).is_file(), rel
     assert os.access(root / ".ci/run", os.X_OK)
     assert [p.name for p in (root / "responses/v1.0").iterdir()] == [".gitkeep"]
@@ -128,6 +129,20 @@ def test_template_review_workflow_is_the_toolkits_own_adopted():
     expected = adopted_workflow((REPO / WORKFLOW).read_text(encoding="utf-8"))
     assert (TEMPLATE_DIR / WORKFLOW).read_text(encoding="utf-8") == expected, "run: python tests/test_init.py"
     assert "judge/scripts/" not in expected
+
+
+def test_template_tests_workflow_proves_what_the_judge_leaves_to_it():
+    # The judge skips `make check` on a pull request that changes requirements.txt (a toolkit upgrade) and says
+    # tests.yml proves it: the new repository has that workflow, running .ci/run with the pull request's pins.
+    assert "tests.yml proves its results with its own code" in (TEMPLATE_DIR / WORKFLOW).read_text(encoding="utf-8")
+    tests = yaml.safe_load((TEMPLATE_DIR / ".github/workflows/tests.yml").read_text(encoding="utf-8"))
+    assert list(tests[True]) == ["pull_request"] and tests["permissions"] == {"contents": "read"}  # YAML 1.1: on
+    steps = tests["jobs"]["tests"]["steps"]
+    assert [step["run"] for step in steps if "run" in step] == [".ci/run"]
+    toolkit = yaml.safe_load((REPO / ".github/workflows/tests.yml").read_text(encoding="utf-8"))
+    pinned = [step["uses"] for step in toolkit["jobs"]["tests"]["steps"] if "uses" in step]
+    assert [step["uses"] for step in steps if "uses" in step] == pinned  # the toolkit's actions, by commit SHA
+    assert steps[0]["with"]["persist-credentials"] is False
 
 
 def test_template_test_pins_are_the_toolkits():

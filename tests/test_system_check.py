@@ -212,6 +212,16 @@ def test_a_schema_that_disagrees_with_system_is_refused(tmp_path, case):
     assert any(problem.startswith(expected) for problem in found), found
 
 
+def test_criteria_in_another_order_are_quoted_in_the_schemas_order(tmp_path):
+    # The names are all there, in another order: the message must show the file's order, not a sorted list.
+    root = system_copy(tmp_path)
+    edit_json(root, EVAL, lambda s: criterion_node(s).__setitem__(
+        "properties", dict(reversed(criterion_node(s)["properties"].items()))))
+    assert problems_of(root) == [f"{EVAL}: $.properties.criterion_scores.properties: {list(reversed(SPEC.criteria))} "
+                                 f"instead of {list(SPEC.criteria)} (list exactly the criteria of "
+                                 "system/benchmark.yaml, in its order)"]
+
+
 def test_criterion_max_changed_in_benchmark_yaml_alone_blames_the_schemas_not_the_data(tmp_path):
     # criterion_max raised in benchmark.yaml only: the evaluation schema still caps each criterion at the old
     # maximum and the gold schema caps rubric_ceiling at N x old maximum, so both are named.

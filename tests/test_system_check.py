@@ -222,6 +222,23 @@ def test_criteria_in_another_order_are_quoted_in_the_schemas_order(tmp_path):
                                  "system/benchmark.yaml, in its order)"]
 
 
+@pytest.mark.parametrize(("value", "shown"), [(-1, "-1"), (0, "0"), (1.5, "1.5"), ("lots", "'lots'"), (True, "True")])
+def test_a_jump_threshold_out_of_range_is_refused_by_every_command_not_only_diff(tmp_path, value, shown):
+    # q_final_jump_threshold is read by `rgbench diff` alone; validate (and so make test) must refuse it too, or
+    # the mistake surfaces only in the next pull request's judge.
+    root = system_copy(tmp_path)
+    edit_yaml(root, CONFIG, set_bench("q_final_jump_threshold", value))
+    assert problems_of(root) == [f"{CONFIG}: $.q_final_jump_threshold: must be a number above 0 and at most 1 "
+                                 f"(e.g. 0.10), got {shown}"]
+
+
+@pytest.mark.parametrize("value", [0.05, 1, "0.2"])
+def test_a_jump_threshold_in_range_is_accepted(tmp_path, value):
+    root = system_copy(tmp_path)
+    edit_yaml(root, CONFIG, set_bench("q_final_jump_threshold", value))
+    assert problems_of(root) == []
+
+
 def test_criterion_max_changed_in_benchmark_yaml_alone_blames_the_schemas_not_the_data(tmp_path):
     # criterion_max raised in benchmark.yaml only: the evaluation schema still caps each criterion at the old
     # maximum and the gold schema caps rubric_ceiling at N x old maximum, so both are named.

@@ -376,6 +376,14 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
             ece_bins = raw_bins
+        jump = config.get("q_final_jump_threshold", 1)  # read by `rgbench diff`; checked here with the rest
+        try:
+            jump_ok = 0 < exact_decimal(jump) <= 1
+        except ValueError:
+            jump_ok = False
+        if not jump_ok:
+            problems.append(Problem(config_rel, f"$.q_final_jump_threshold: must be a number above 0 and at most 1 "
+                                                f"(e.g. 0.10), got {jump!r}"))
         if not isinstance(config.get("llm_judge_in_metrics", False), bool):
             problems.append(Problem(config_rel, "$.llm_judge_in_metrics: must be true or false, got "
                                                 f"{config['llm_judge_in_metrics']!r}"))

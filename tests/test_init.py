@@ -145,6 +145,13 @@ def test_template_tests_workflow_proves_what_the_judge_leaves_to_it():
     assert steps[0]["with"]["persist-credentials"] is False
 
 
+def test_template_makefile_has_a_target_for_every_command_a_benchmark_runs():
+    # The README's `make review` and `make assign` (and every other command's target) work in a new repository too.
+    makefile = (TEMPLATE_DIR / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"(?m)^([a-z-]+):", makefile))
+    assert sorted(set(COMMANDS) - {"init", "compute"} - targets) == []
+
+
 def test_template_test_pins_are_the_toolkits():
     ours = set((REPO / "requirements-dev.txt").read_text().splitlines())
     pins = [line for line in (TEMPLATE_DIR / "requirements-dev.txt").read_text().splitlines() if "==" in line]

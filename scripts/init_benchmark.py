@@ -4,8 +4,9 @@
 DIR gets a documented system/ (case-id pattern, one family, six criteria
 scored 0-2, Pass/Conditional thresholds, a fail catalog, the metrics config),
 one example case in golds/, empty responses/, scoring/ and scoring_multi/, an
-empty subjects/registry.yaml, a Makefile, .ci/run, the review workflow and
-CODEOWNERS under .github/, tests/ and a README with the two commands. Its
+empty subjects/registry.yaml, a Makefile, .ci/run, the review and tests
+workflows and CODEOWNERS under .github/, tests/ and a README with the two
+commands. Its
 requirements.txt pins this toolkit (--requirement to install it from elsewhere).
 Refuses, writing nothing, when DIR exists and is not empty. Then:
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -32,13 +34,17 @@ def write_tree(target: Path, files: dict[str, bytes]) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     umask = os.umask(0)
     os.umask(umask)
-    staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the repository gets the usual mode
-    for rel, data in files.items():
-        path = staging / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        if rel in EXECUTABLE:
-            path.chmod(0o755 & ~umask)
+    try:
+        staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the repository gets the usual mode
+        for rel, data in files.items():
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            if rel in EXECUTABLE:
+                path.chmod(0o755 & ~umask)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)  # e.g. a full disk: nothing half-written stays behind
+        raise
     if not target.exists():
         os.replace(staging, target)
         return
@@ -64,7 +70,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"--requirement: {exc}", file=sys.stderr)
         return 1
-    write_tree(target, files)
+    blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        print(f"{target}: {blocker} is a file, not a folder (choose DIR inside a folder)", file=sys.stderr)
+        return 1
+    try:
+        write_tree(target, files)
+    except OSError as exc:
+        print(f"{target}: cannot be written ({exc.filename}: {exc.strerror or exc}; choose a DIR you may write to)",
+              file=sys.stderr)
+        return 1
     print(f"{target}: new benchmark repository ({len(files)} files). Next: cd {target} && make metrics && make test")
     return 0
 

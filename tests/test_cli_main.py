@@ -74,9 +74,11 @@ def test_root_defaults_to_the_current_directory(tmp_path, monkeypatch, capsys):
     assert main(["metrics"]) == 0
     assert "-> ./results/leaderboard.{csv,html,md}" in capsys.readouterr().out
     assert (root / "results/leaderboard.csv").is_file() and (root / "results/agreement.csv").is_file()
-    monkeypatch.chdir(tmp_path)  # not a benchmark tree: the messages name what is missing in it
+    monkeypatch.chdir(tmp_path)  # not a benchmark tree: the message says so, and how to point at one
     assert main(["validate"]) == 1
-    assert "system/benchmark.yaml" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith(
+        "system/benchmark.yaml: missing: this folder holds no benchmark (run the command in a benchmark's root or "
+        "pass --root DIR; `rgbench init DIR` starts a new one)\n")
 
 
 JUDGE_REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"

@@ -10,12 +10,14 @@ Run as a script (`python tests/test_init.py`) to rewrite the template's review w
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from treebuilder import REPO
 
 from rgbench import __version__
@@ -50,7 +52,8 @@ def test_init_then_make_metrics_and_make_test_pass_and_catch_stale_results(tmp_p
     assert "make metrics && make test" in capsys.readouterr().out
     for rel in ("system/benchmark.yaml", "system/rubric/v1.0/automatic_fails.yaml", "system/metrics/v1.0/config.yaml",
                 "golds/v1.0/EX-DEMO-001_gold.md", "subjects/registry.yaml", "Makefile", ".ci/run", WORKFLOW,
-                ".github/CODEOWNERS", "README.md", "requirements.txt", "tests/test_benchmark.py"):
+                ".github/workflows/tests.yml", ".github/CODEOWNERS", "README.md", "requirements.txt",
+                "tests/test_benchmark.py"):
         assert (root / rel).is_file(), rel
     assert os.access(root / ".ci/run", os.X_OK)
     assert [p.name for p in (root / "responses/v1.0").iterdir()] == [".gitkeep"]
@@ -79,6 +82,26 @@ def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "taken"]
 
 
+def test_init_under_a_file_or_on_a_failing_disk_is_refused_without_a_traceback(tmp_path, capsys, monkeypatch):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    target = tmp_path / "notes.txt" / "bench"
+    assert main(["init", str(target)]) == 1
+    assert capsys.readouterr().err == f"{target}: {tmp_path / 'notes.txt'} is a file, not a folder (choose DIR inside a folder)\n"
+
+    def full_disk(path, data):
+        if path.name == "config.yaml":  # after a few files were written
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real_write(path, data)
+
+    real_write = Path.write_bytes
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    assert main(["init", str(tmp_path / "bench")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{tmp_path / 'bench'}: cannot be written (") and err.endswith(
+        "/system/metrics/v1.0/config.yaml: No space left on device; choose a DIR you may write to)\n"), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no staging folder, no half repository
+
+
 def test_requirement_pins_this_toolkit_or_what_is_asked(tmp_path):
     files = template_files()
     assert f"\nrgbench=={__version__}\n" in files["requirements.txt"].decode()
@@ -89,10 +112,44 @@ def test_requirement_pins_this_toolkit_or_what_is_asked(tmp_path):
     assert main(["init", str(tmp_path / "c"), "--requirement", "a\nb"]) == 1
 
 
+def test_template_config_shows_every_key_the_toolkit_reads_at_its_default(tmp_path):
+    # An adopter learns the settings from the file `rgbench init` writes: each key is there, with the value a
+    # missing key takes, so the written file and an empty one compute the same.
+    from rgbench.load.spec import CONFIG_KEYS, load_spec
+    from rgbench.stats.config import StatsConfig
+
+    config = yaml.safe_load(template_files()["system/metrics/v1.0/config.yaml"])
+    assert set(config) == CONFIG_KEYS
+    assert main(["init", str(tmp_path / "b")]) == 0
+    spec, problems = load_spec(tmp_path / "b")
+    assert problems == [] and spec is not None and spec.stats == StatsConfig() and not spec.llm_judge_in_metrics
+
+
 def test_template_review_workflow_is_the_toolkits_own_adopted():
     expected = adopted_workflow((REPO / WORKFLOW).read_text(encoding="utf-8"))
     assert (TEMPLATE_DIR / WORKFLOW).read_text(encoding="utf-8") == expected, "run: python tests/test_init.py"
     assert "judge/scripts/" not in expected
+
+
+def test_template_tests_workflow_proves_what_the_judge_leaves_to_it():
+    # The judge skips `make check` on a pull request that changes requirements.txt (a toolkit upgrade) and says
+    # tests.yml proves it: the new repository has that workflow, running .ci/run with the pull request's pins.
+    assert "tests.yml proves its results with its own code" in (TEMPLATE_DIR / WORKFLOW).read_text(encoding="utf-8")
+    tests = yaml.safe_load((TEMPLATE_DIR / ".github/workflows/tests.yml").read_text(encoding="utf-8"))
+    assert list(tests[True]) == ["pull_request"] and tests["permissions"] == {"contents": "read"}  # YAML 1.1: on
+    steps = tests["jobs"]["tests"]["steps"]
+    assert [step["run"] for step in steps if "run" in step] == [".ci/run"]
+    toolkit = yaml.safe_load((REPO / ".github/workflows/tests.yml").read_text(encoding="utf-8"))
+    pinned = [step["uses"] for step in toolkit["jobs"]["tests"]["steps"] if "uses" in step]
+    assert [step["uses"] for step in steps if "uses" in step] == pinned  # the toolkit's actions, by commit SHA
+    assert steps[0]["with"]["persist-credentials"] is False
+
+
+def test_template_makefile_has_a_target_for_every_command_a_benchmark_runs():
+    # The README's `make review` and `make assign` (and every other command's target) work in a new repository too.
+    makefile = (TEMPLATE_DIR / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"(?m)^([a-z-]+):", makefile))
+    assert sorted(set(COMMANDS) - {"init", "compute"} - targets) == []
 
 
 def test_template_test_pins_are_the_toolkits():

@@ -77,3 +77,25 @@ def test_a_venv_of_the_same_python_with_current_stamps_is_kept(which, tmp_path):
     plan = make(root, "-n", "metrics", f"PYTHON={sys.executable}").stdout
     assert "pip install" not in plan and "rebuilding" not in plan
     assert "metrics" in plan or "compute_metrics" in plan
+
+
+def test_the_template_with_an_installed_python_names_what_it_cannot_import(tmp_path):
+    # PY=/path/to/python installs nothing; an interpreter without rgbench (make metrics) or without pytest (make
+    # test) is named, with the install line, instead of Python's bare "No module named ...".
+    root = repo_copy(tmp_path, MAKEFILES["init template"])
+    bare = tmp_path / "bin/bare"
+    bare.parent.mkdir()
+    bare.write_text("#!/bin/sh\nexit 1\n")  # imports nothing
+    no_pytest = tmp_path / "bin/no-pytest"
+    no_pytest.write_text('#!/bin/sh\ncase "$*" in *"import pytest"*) exit 1;; esac\nexit 0\n')
+    for path in (bare, no_pytest):
+        path.chmod(0o755)
+    done = make(root, "metrics", f"PY={bare}")
+    assert done.returncode != 0 and done.stderr.splitlines()[0] == (
+        f"PY={bare} cannot import rgbench (install it there: {bare} -m pip install -r requirements.txt; "
+        "or leave PY unset to use .venv)")
+    done = make(root, "test", f"PY={no_pytest}")
+    assert done.returncode != 0 and done.stderr.splitlines()[0] == (
+        f"PY={no_pytest} cannot import pytest, which make test runs (install it there: {no_pytest} -m pip install "
+        "-r requirements-dev.txt; or leave PY unset to use .venv)")
+    assert not (root / ".venv").exists()

@@ -2,7 +2,7 @@
 
 The template is a complete, valid benchmark tree with no subject yet: a documented ``system/`` (ids,
 one family, six criteria 0-2, thresholds, a two-code fail catalog, the metrics config), one example
-case, empty data folders, a Makefile, ``.ci/run``, the review workflow, CODEOWNERS, tests and a README.
+case, empty data folders, a Makefile, ``.ci/run``, the review and tests workflows, CODEOWNERS, tests and a README.
 Two placeholders are filled in: ``@RGBENCH_VERSION@`` (this toolkit's version) and
 ``@RGBENCH_REQUIREMENT@`` (what the new repository's requirements.txt installs, by default
 ``rgbench==<version>``). Pure: :func:`template_files` returns bytes by relative path; the script

@@ -6,8 +6,10 @@ benchmark adopts the toolkit by editing ``system/``.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,9 @@ from .safe_read import read_single_file
 from .system_check import benchmark_problems, schema_facts, schema_problems
 
 BENCHMARK_FILE = "system/benchmark.yaml"
+# The problem of a folder without system/: the usual slip is running a command outside the benchmark.
+NO_BENCHMARK = ("missing: this folder holds no benchmark (run the command in a benchmark's root or pass "
+                "--root DIR; `rgbench init DIR` starts a new one)")
 BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",
                   "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id"}
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
@@ -99,7 +104,7 @@ class Spec:
     catalog: dict[str, str]  # fail code -> severity
     validators: dict[str, SchemaValidator] = field(repr=False, compare=False)
     stats: StatsConfig = field(default_factory=StatsConfig)  # confidence level, resamples, weights (config.yaml)
-    title: str = ""  # benchmark.yaml's optional title, stripped ("" when absent or not text)
+    title: str = ""  # benchmark.yaml's optional title, stripped ("" when absent)
     fail_titles: dict[str, str] = field(default_factory=dict)  # fail code -> the catalog's one-line title
     # The evaluation schema's correctness enum, sorted (owned by that schema; e.g. 0, 1/2, 1).
     correctness_values: tuple[Fraction, ...] = (Fraction(0), Fraction(1))
@@ -280,16 +285,46 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
     return SchemaValidator(schema, fast)
 
 
-def _require(mapping: dict, key: str, kind: type | tuple, rel: str, problems: list[Problem]) -> Any:
+# The required keys of benchmark.yaml: the type each holds and how to write it.
+_REQUIRED: dict[str, tuple[type, str]] = {
+    "benchmark_version": (str, 'text, quoted, e.g. "1.0"'),
+    "case_id_pattern": (str, "a quoted regular expression with a (?P<family>...) group"),
+    "families": (dict, 'a mapping, one "CODE: human name" per line'),
+    "criteria": (list, 'a list, one "- criterion_name" per line'),
+    "criterion_min": (int, "a whole number, unquoted, e.g. 0"),
+    "criterion_max": (int, "a whole number, unquoted, e.g. 2"),
+    "pass_threshold": (int, "a whole number, unquoted, e.g. 10"),
+    "conditional_threshold": (int, "a whole number, unquoted, e.g. 7"),
+}
+# A YAML value's type in the words of the file (never Python's).
+_TYPE_WORDS = {bool: "true/false", int: "an integer", float: "a decimal number", str: "text", list: "a list",
+               dict: "a mapping"}
+
+
+def _shown(value: Any) -> str:
+    """A YAML value as the file spells it: text quoted, true/false, a date or number as written."""
+    return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _require(mapping: dict, key: str, rel: str, problems: list[Problem]) -> Any:
+    """``mapping[key]`` when it has the type ``_REQUIRED`` gives; else None, with a problem saying what is there
+    and what to write."""
+    kind, write = _REQUIRED[key]
     value = mapping.get(key)
-    if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
-        problems.append(Problem(rel, f"$.{key}: required, of type {getattr(kind, '__name__', kind)}"))
+    if value is None:
+        problems.append(Problem(rel, f"$.{key}: {'empty' if key in mapping else 'missing'} (write {write})"))
+        return None
+    if isinstance(value, bool) or not isinstance(value, kind):
+        found = _TYPE_WORDS.get(type(value), "a date" if isinstance(value, date) else type(value).__name__)
+        problems.append(Problem(rel, f"$.{key}: {_shown(value)} is {found} (write {write})"))
         return None
     return value
 
 
 def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | None, list[Problem]]:
     """Read ``system/`` under ``root``. Returns (spec, []) or (None, problems)."""
+    if not os.path.lexists(Path(root) / "system"):
+        return None, [Problem(BENCHMARK_FILE, NO_BENCHMARK)]
     problems: list[Problem] = []
     bench = _load_yaml(root, BENCHMARK_FILE, problems)
     if not isinstance(bench, dict):
@@ -298,14 +333,19 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         return None, problems
     rel = BENCHMARK_FILE
     problems.extend(unknown_key_problems(rel, bench, BENCHMARK_KEYS))
-    version = _require(bench, "benchmark_version", str, rel, problems)
-    pattern = _require(bench, "case_id_pattern", str, rel, problems)
-    families = _require(bench, "families", dict, rel, problems)
-    criteria = _require(bench, "criteria", list, rel, problems)
-    low = _require(bench, "criterion_min", int, rel, problems)
-    high = _require(bench, "criterion_max", int, rel, problems)
-    pass_t = _require(bench, "pass_threshold", int, rel, problems)
-    cond_t = _require(bench, "conditional_threshold", int, rel, problems)
+    version = _require(bench, "benchmark_version", rel, problems)
+    pattern = _require(bench, "case_id_pattern", rel, problems)
+    families = _require(bench, "families", rel, problems)
+    criteria = _require(bench, "criteria", rel, problems)
+    low = _require(bench, "criterion_min", rel, problems)
+    high = _require(bench, "criterion_max", rel, problems)
+    pass_t = _require(bench, "pass_threshold", rel, problems)
+    cond_t = _require(bench, "conditional_threshold", rel, problems)
+    title = bench.get("title", "")
+    if not isinstance(title, str) or "title" in bench and not title.strip():
+        shown = "empty" if title is None or isinstance(title, str) else f"{_shown(title)} is not text"
+        problems.append(Problem(rel, f"$.title: {shown} (write the leaderboard's title, quoted if it reads as a "
+                                     "number or a date, or remove the key)"))
     case_re = None
     if pattern is not None:
         try:
@@ -336,6 +376,14 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
             ece_bins = raw_bins
+        jump = config.get("q_final_jump_threshold", 1)  # read by `rgbench diff`; checked here with the rest
+        try:
+            jump_ok = 0 < exact_decimal(jump) <= 1
+        except ValueError:
+            jump_ok = False
+        if not jump_ok:
+            problems.append(Problem(config_rel, f"$.q_final_jump_threshold: must be a number above 0 and at most 1 "
+                                                f"(e.g. 0.10), got {jump!r}"))
         if not isinstance(config.get("llm_judge_in_metrics", False), bool):
             problems.append(Problem(config_rel, "$.llm_judge_in_metrics: must be true or false, got "
                                                 f"{config['llm_judge_in_metrics']!r}"))
@@ -391,7 +439,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         catalog=catalog,
         validators=validators,
         stats=stats,
-        title=bench["title"].strip() if isinstance(bench.get("title"), str) else "",
+        title=title.strip(),
         fail_titles=fail_titles,
         correctness_values=facts.correctness_values,
         schema_version=facts.schema_version,

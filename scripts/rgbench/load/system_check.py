@@ -170,7 +170,7 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
         listed = _at(block, "properties")
         fix = "list exactly the criteria of system/benchmark.yaml, in its order"
         if not isinstance(listed, dict) or list(listed) != list(criteria):
-            problems.append(Problem(rel, f"$.properties.criterion_scores.properties: {sorted(listed or {})} "
+            problems.append(Problem(rel, f"$.properties.criterion_scores.properties: {list(listed or {})} "
                                          f"instead of {list(criteria)} ({fix})"))
         if _at(block, "required") != list(criteria):
             problems.append(Problem(rel, f"$.properties.criterion_scores.required: not the criteria of "

@@ -236,7 +236,7 @@ def test_the_rank_range_sentence_names_the_configured_correction():
     from rgbench.leaderboard.rank_ranges import Significance
     from rgbench.leaderboard.significance_text import rank_range_method
     base = dict(level=Fraction(5, 100), n_pairs=1, above=(), ranges={"a": (1, 1)})
-    holm_text = rank_range_method(Significance(**base), lambda t: t)
-    bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t)
+    holm_text = rank_range_method(Significance(**base), lambda t: t, 2)
+    bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t, 2)
     assert "Holm-adjusted over the pairs" in holm_text
     assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over the pairs" in bh_text

@@ -232,6 +232,32 @@ def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_pat
     assert {r["rank"] for r in alpha if r["subject_id"] == "partial"} == {""}
 
 
+def test_a_subject_with_one_case_reads_in_the_singular_and_is_counted_in_the_summary(tmp_path, capsys):
+    # "single" answered 1 of the 10 cases with 1 run: "1 case scored", "1 run, 1 case" (never "1 cases", "1 runs"),
+    # and build_leaderboard's summary line counts it as incomplete (it used to say "1 ranked, 0 disqualified, 0
+    # unscored", leaving the Incomplete subject out)
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("full", "1.0", display_name="Full")
+    tree.add_subject("single", "1.0", display_name="Single")
+    for i in range(1, 11):
+        tree.add_gold(f"RO-FOUL-{i:03d}")
+        tree.add_run("full", f"RO-FOUL-{i:03d}", raw=8)
+    tree.add_run("single", "RO-FOUL-001", raw=12)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    capsys.readouterr()
+    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert capsys.readouterr().out == ("leaderboard: 1 ranked, 1 incomplete, 0 disqualified, 0 unscored -> "
+                                       "tree/results/leaderboard.{csv,html,md}\n")
+    results = tree.root / "results"
+    md = (results / "leaderboard.md").read_text()
+    assert "- **Single** (`1.0`): 1 case scored, 9 missing: " in md
+    page = (results / "leaderboard.html").read_text()
+    assert '<span class="ident">1 run, 1 case</span>' in page and "Single: N = 1 (1 case)" in page
+    assert "1 cases" not in md + page and "1 runs" not in page
+    # Single's one run scores 2 on every criterion: no criterion is singled out as the weakest
+    assert "<p>Every criterion has the same mean (2.00 of 2).</p>" in page
+
+
 def test_the_rank_range_sentence_names_the_configured_correction():
     from rgbench.leaderboard.rank_ranges import Significance
     from rgbench.leaderboard.significance_text import rank_range_method

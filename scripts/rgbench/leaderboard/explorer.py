@@ -33,7 +33,7 @@ from ..compute.numfmt import fmt_fixed
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
 from .difficulty_text import difficulty_reading
-from .display import short_decimal
+from .display import counted, short_decimal
 from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
@@ -185,7 +185,7 @@ def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> s
             cells.append(EMPTY_CELL if r is None else (
                 f'<td class="num" data-group="{esc(g)}">P {num(r["P"])}{interval(r["P_low"], r["P_high"])}'
                 f'<span class="ident">s\u0304 {num(r["s_bar"], 2)}{interval(r["s_bar_low"], r["s_bar_high"], 2)} \u00b7 '
-                f'{esc(r["n"])} runs, {esc(r["n_cases"])} cases</span></td>'))
+                f'{esc(counted(r["n"], "run"))}, {esc(counted(r["n_cases"], "case"))}</span></td>'))
         rows.append(_row(e, cells))
     return lab_table(attrs, ["Subject", *(_group_label(key, g) for g in groups)], rows)
 

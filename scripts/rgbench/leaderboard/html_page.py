@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .board import Board
 from .calibration_text import calibration_reading
+from .display import counted
 from .explorer import explorer_data_script, lab_sections, subject_filters
 from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
 from .page_charts import PageSvgs, page_svgs
@@ -118,7 +119,7 @@ def calibration_note(board: Board) -> str:
 
 def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
-    per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)
+    per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({counted(e.n_cases, 'case')})" for e in board.entries)
     labels = "".join(f"<dt>{esc(label)}</dt><dd>{esc(EXPLANATIONS[label])}</dd>" for label in LABELS)
     return f"""<footer>
 <dl>

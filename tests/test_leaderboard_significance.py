@@ -258,6 +258,27 @@ def test_a_subject_with_one_case_reads_in_the_singular_and_is_counted_in_the_sum
     assert "<p>Every criterion has the same mean (2.00 of 2).</p>" in page
 
 
+def test_a_subject_whose_every_run_is_an_error_says_so(tmp_path):
+    # "broken" has two responses, both status error (API failures): N = 0, so Unscored; the board said
+    # "Broken (0 responses awaiting a scoring)" as if nothing had been run, and the page's table the same
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("full", "1.0", display_name="Full")
+    tree.add_subject("broken", "1.0", display_name="Broken")
+    for i in range(1, 3):
+        tree.add_gold(f"RO-FOUL-{i:03d}")
+        tree.add_run("full", f"RO-FOUL-{i:03d}", raw=8)
+        tree.add_response("broken", f"RO-FOUL-{i:03d}", "r1", status="error")
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    results = tree.root / "results"
+    md = (results / "leaderboard.md").read_text()
+    assert "**Unscored** (no scored run yet): Broken (0 responses awaiting a scoring, 2 error runs, not answers)." in md
+    page = (results / "leaderboard.html").read_text()
+    table = page.split('id="unscored-table"', 1)[1].split("</table>", 1)[0]
+    assert '<th scope="col" class="num">Error runs (not answers)</th>' in table
+    assert '<td class="num">0</td><td class="num">2</td>' in table
+
+
 def test_the_rank_range_sentence_names_the_configured_correction():
     from rgbench.leaderboard.rank_ranges import Significance
     from rgbench.leaderboard.significance_text import rank_range_method

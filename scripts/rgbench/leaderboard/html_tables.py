@@ -188,13 +188,15 @@ def incomplete_section(board: Board) -> str:
 
 
 def unscored_table(board: Board) -> str:
-    """Registered subjects with no scored run yet, and how many of their responses await a review."""
+    """Registered subjects with no scored run yet, how many of their responses await a review, and their error
+    runs (a subject whose every run failed technically has nothing to score)."""
     if not board.unscored:
         return '<p class="empty">Every registered subject has scored runs.</p>'
     head = ('<th scope="col">Subject</th><th scope="col" class="num">Responses awaiting a scoring</th>'
-            + f'<th scope="col">{META_HEADING}</th>')
+            '<th scope="col" class="num">Error runs (not answers)</th>' + f'<th scope="col">{META_HEADING}</th>')
     return _entries_table('class="board" id="unscored-table"', head, board.unscored, lambda entry: (
-        f'{subject_cell(entry)}<td class="num">{entry.metrics.n_unscored}</td>{meta_cells(entry)}'))
+        f'{subject_cell(entry)}<td class="num">{entry.metrics.n_unscored}</td><td class="num">{entry.n_errors}</td>'
+        f'{meta_cells(entry)}'))
 
 
 def family_table(board: Board) -> str:

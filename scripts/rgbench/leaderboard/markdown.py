@@ -102,7 +102,9 @@ def notes(board: Board) -> list[str]:
         lines.append("")
     unscored = board.unscored
     if unscored:
-        listed = ", ".join(f"{md_text(e.name)} ({e.metrics.n_unscored} responses awaiting a scoring)" for e in unscored)
+        listed = ", ".join(f"{md_text(e.name)} ({counted(e.metrics.n_unscored, 'response')} awaiting a scoring"
+                           + (f", {counted(e.n_errors, 'error run')}, not answers" if e.n_errors else "") + ")"
+                           for e in unscored)
         lines += [f"**Unscored** (no scored run yet): {listed}.", ""]
     lines.append(f"Benchmark {md_text(board.benchmark_version)} \u00b7 alpha {board.alpha_text} "
                  f"(Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score}) \u00b7 "

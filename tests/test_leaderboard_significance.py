@@ -254,6 +254,8 @@ def test_a_subject_with_one_case_reads_in_the_singular_and_is_counted_in_the_sum
     page = (results / "leaderboard.html").read_text()
     assert '<span class="ident">1 run, 1 case</span>' in page and "Single: N = 1 (1 case)" in page
     assert "1 cases" not in md + page and "1 runs" not in page
+    # the Q_final chart labels Single "inc." and its caption says what that means
+    assert 'Bars labelled &quot;inc.&quot; are Incomplete subjects (scored on too few of the cases), not ranked.' in page
     # Single's one run scores 2 on every criterion: no criterion is singled out as the weakest
     assert "<p>Every criterion has the same mean (2.00 of 2).</p>" in page
 

@@ -52,8 +52,10 @@ def charts_section(board: Board, svgs: PageSvgs) -> str:
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in svgs.calibration)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
+    incomplete = (' Bars labelled "inc." are Incomplete subjects (scored on too few of the cases), not ranked.'
+                  if board.incomplete else "")
     bars = _figure(svgs.q_final, "Q_final per scored subject in leaderboard order; hatched grey bars are "
-                   "disqualified subject versions, shown for transparency and not ranked." + esc(whiskers),
+                   "disqualified subject versions, shown for transparency and not ranked." + esc(incomplete + whiskers),
                    "No scored subject yet.")
     heatmap = _figure(svgs.families, "P_family per subject and family; n counts runs, cases count "
                       "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")

@@ -77,7 +77,10 @@ def test_rank_ranges_in_every_output(tmp_path):
     for line in ("| 1 (1\u20133) | Atlas 2 |", "| 2 (1\u20135) | Borealis |", "| 4 (2\u20135) | Dune |",
                  f"| 5 (2\u20135) | {EVIL_MD} |", "|  | Fathom |"):
         assert line in md
-    assert "Holm-adjusted over the pairs, gives p < 0.05" in md
+    # the family of the adjustment is every scored pair, not only the ranked ones (pairwise.py: holm over every
+    # pair with a shared case): an Incomplete or Disqualified subject on the board changes the ranked pairs' p
+    assert ("Holm-adjusted over every pair of scored subjects (disqualified and incomplete ones included), "
+            "gives p < 0.05") in md
     assert f"Significant differences: Atlas 2 above Dune and {EVIL_MD}." in md
     assert "with 95% confidence, every ranked subject's true rank" in md and "for all subjects at once" in md
     assert "The top 3 (#1 Atlas 2, #2 Borealis, #2 cirrus) are the same for every alpha from 0 to 1" in md
@@ -287,5 +290,5 @@ def test_the_rank_range_sentence_names_the_configured_correction():
     base = dict(level=Fraction(5, 100), n_pairs=1, above=(), ranges={"a": (1, 1)})
     holm_text = rank_range_method(Significance(**base), lambda t: t, 2)
     bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t, 2)
-    assert "Holm-adjusted over the pairs" in holm_text
-    assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over the pairs" in bh_text
+    assert "Holm-adjusted over every pair of scored subjects" in holm_text
+    assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over every pair" in bh_text

@@ -48,7 +48,8 @@ def rank_range_method(sig: Significance, esc: Text, n_ranked: int) -> str:
         text += "No two ranked subjects share a case, so no pair is compared."
     else:
         text += (f"A difference is significant when the case-level sign-flip test of the Q_final difference over "
-                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over the pairs, gives p < {level}.")
+                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over every pair of scored "
+                 f"subjects (disqualified and incomplete ones included), gives p < {level}.")
     return esc(text)
 
 

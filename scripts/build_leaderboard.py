@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     except OutputError as exc:
         print(exc.strerror, file=sys.stderr)
         return 1
-    print(f"leaderboard: {len(board.ranked)} ranked, {len(board.disqualified)} disqualified, "
-          f"{len(board.unscored)} unscored -> {root.name or root}/results/leaderboard.{{csv,html,md}}")
+    print(f"leaderboard: {len(board.ranked)} ranked, {len(board.incomplete)} incomplete, "
+          f"{len(board.disqualified)} disqualified, {len(board.unscored)} unscored -> "
+          f"{root.name or root}/results/leaderboard.{{csv,html,md}}")
     return 0
 
 

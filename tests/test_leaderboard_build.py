@@ -249,7 +249,8 @@ def test_intervals_when_the_statistics_provide_them(tmp_path):
     assert table["borealis"]["Q_final_low"] == "" and table["atlas"]["s_bar_low"] == ""   # absent: empty
     page = files["leaderboard.html"].decode()
     assert "0.710\u20130.880" in page and "0.600\u20130.750" in page
-    assert "95% intervals: a bootstrap over cases (2000 resamples), bias-corrected and accelerated (BCa)" in page
+    assert "95% intervals: a bootstrap over cases (2000 resamples), each case counting once with all its runs: " \
+           "bias-corrected and accelerated (BCa) for P" in page
     markdown = files["leaderboard.md"].decode()
     # 3 cases < reliability_min_cases 10: indicative whatever the width; P and Q_final have intervals, the others none
     assert "| 0.802 (0.710\u20130.880) _indicative_ | 0.750 (0.600\u20130.750) _indicative_ |" in markdown
@@ -432,3 +433,17 @@ def test_page_title_comes_from_benchmark_yaml(tmp_path):
         handle.write('\ntitle: "RO plant operations <sample>"\n')
     inputs, problems = load_inputs(root)
     assert problems == [] and build_board(inputs).title == "RO plant operations <sample>"
+
+
+def test_the_interval_note_names_each_method_it_covers():
+    # The note said "bias-corrected and accelerated (BCa), for every figure", but ECE's interval is the
+    # projected bin-gap interval (aggregate_metrics.md §18, not BCa, not centred on ECE) and a P of 0 or 1
+    # takes the Wilson interval; over one case every interval is a point (unknown spread, not certainty).
+    from rgbench.leaderboard.intervals import method_note
+    assert method_note("0.950000", 2000) == (
+        "95% intervals: a bootstrap over cases (2000 resamples), each case counting once with all its runs: "
+        "bias-corrected and accelerated (BCa) for P, s\u0304, BS and Q_final (a P of 0 or 1 takes the Wilson interval "
+        "over the cases); for ECE, the bootstrap of its bin gaps projected onto ECE, not centred on ECE, which is "
+        "biased upward (aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of "
+        "cases like these; over a single case an interval is a point: its spread is unknown, not zero.")
+    assert "for every figure" not in method_note(None, None)

@@ -12,7 +12,7 @@ import build_leaderboard
 import compute_metrics
 import pytest
 from test_leaderboard_lab_browser import lab_tree
-from treebuilder import MiniTree
+from treebuilder import REPO, MiniTree
 
 from rgbench.leaderboard.lab_tables import LAB_FILES
 
@@ -118,3 +118,24 @@ def test_source_commit_is_shown_only_when_given(root, capsys):
     assert "--source-commit: 'HEAD; rm -rf' is not a commit id" in capsys.readouterr().err
     assert build_leaderboard.main(["--root", str(root)]) == 0
     assert page(root) == committed   # without the option, the same bytes as before
+
+
+def test_the_criterion_views_use_the_rubrics_scale_and_name_every_tied_weakest(tmp_path):
+    # examples/medadvice scores criteria 0-3: its page said "(0-2)" and "Weakest criterion: advice (mean 2.25 of
+    # 2)", and picked one of two criteria tied at the minimum (metrics_per_criterion.csv: clinica-7 advice 2.25,
+    # safety_netting 2.25; quack-1 triage 1.25, safety_netting 1.25; triage-lite safety_netting 1.25 alone)
+    example = REPO / "examples" / "medadvice"
+    root = tmp_path / "medadvice"
+    for name in ("system", "golds", "responses", "scoring", "subjects"):
+        shutil.copytree(example / name, root / name)
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert build_leaderboard.main(["--root", str(root)]) == 0
+    html = page(root)
+    assert "Weakest criteria: <strong>advice</strong>, <strong>safety netting</strong> (mean 2.25 of 3)." in html
+    assert "Weakest criteria: <strong>triage</strong>, <strong>safety netting</strong> (mean 1.25 of 3)." in html
+    assert "Weakest criterion: <strong>safety netting</strong> (mean 1.25 of 3)." in html
+    assert "Mean score of each criterion (0-3) over the scored runs." in html and "Mean (0-3)" in html
+    assert "0-2" not in html and "of 2)" not in html
+    # the breakdown intervals are the case-bootstrap BCa intervals of aggregate_metrics.md §30, not percentile ones
+    assert "Intervals in parentheses: 95% case-bootstrap BCa intervals over the subject's cases" in html
+    assert "percentile" not in html

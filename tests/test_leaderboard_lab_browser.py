@@ -14,7 +14,7 @@ import build_leaderboard
 import compute_metrics
 import pytest
 from test_leaderboard_browser import CHROMIUM, DevTools, open_page
-from treebuilder import MiniTree
+from treebuilder import REPO, MiniTree
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium not found; install it with `apt-get install -y chromium` to run the browser test")
@@ -207,3 +207,35 @@ def test_narrow_layout_at_390_px(lab_page):
     assert seen["explorerScrolls"] and seen["scrolled"] > 0      # the explorer scrolls inside its own box
     assert abs(seen["stuck"]) <= 1                               # the case column stays at the box's left edge
     assert seen["settingsScrolled"] > 0 and abs(seen["settingsStuck"]) <= 1   # so does the subject column
+
+
+def test_a_benchmark_of_one_case_counts_it_in_the_singular(tmp_path):
+    # page.js wrote "1 of 1 cases shown" for a benchmark with a single case
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("model-a", "1", display_name="Model A")
+    tree.add_gold("RO-FOUL-001")
+    tree.add_run("model-a", "RO-FOUL-001", raw=12)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    client = DevTools(CHROMIUM, tmp_path / "profile")
+    try:
+        session = open_page(client, tree.root / "results" / "leaderboard.html")
+        assert js(client, session, 'return document.getElementById("explorer-count").textContent;') == (
+            "1 of 1 case shown")
+    finally:
+        client.close()
+
+
+def test_the_committed_page_never_scrolls_sideways_at_390_px(tmp_path):
+    # The Reviewers section's two tables (reviewers.csv, judge_agreement.csv; not in the lab tree, which runs no
+    # aggregate_scoring) sat outside a scroll box: at 390 px the sample page was 718 px wide
+    client = DevTools(CHROMIUM, tmp_path / "profile")
+    try:
+        session = open_page(client, REPO / "results" / "leaderboard.html")
+        client.send("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1,
+                                                           "mobile": True}, session)
+        seen = js(client, session, """return {page: document.documentElement.scrollWidth,
+          reviewers: [...document.querySelectorAll("#reviewers table")].map(t => !!t.closest(".scroll"))};""")
+    finally:
+        client.close()
+    assert seen == {"page": 390, "reviewers": [True, True]}

@@ -20,12 +20,13 @@ from rgbench.leaderboard.rank_ranges import (
 )
 from rgbench.leaderboard.significance_text import (
     alpha_sentence,
+    order_sentence,
     power_sentence,
     range_text,
     rank_range_method,
     significant_differences,
 )
-from rgbench.stats.alpha_sensitivity import alpha_sensitivity
+from rgbench.stats.alpha_sensitivity import OrderRow, alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow
 
 F = Fraction
@@ -69,7 +70,10 @@ def test_without_rank_sets_nothing_is_established():
 def test_one_ranked_subject_and_no_pairs():
     sig = significance(["A"], ROWS, LEVEL, {"A": RankRange(1, 1)})
     assert sig.ranges == {"A": (1, 1)} and sig.n_pairs == 0 and sig.q_mde is None
-    assert "No two ranked subjects share a case" in rank_range_method(sig, str)
+    # one ranked subject: there is no pair at all, so the reason is not "no two share a case"
+    assert rank_range_method(sig, str, 1).endswith(" Only one subject is ranked, so no pair is compared.")
+    assert "share a case" not in rank_range_method(sig, str, 1)
+    assert "No two ranked subjects share a case, so no pair is compared." in rank_range_method(sig, str, 2)
     assert power_sentence(sig, str) == ""
     assert significance([], [], LEVEL, {}).ranges == {}
 
@@ -88,7 +92,7 @@ def test_range_and_decimal_text():
 
 def test_method_and_differences_sentences():
     sig = significance(RANKED, ROWS, LEVEL, SETS)
-    method = rank_range_method(sig, str)
+    method = rank_range_method(sig, str, 2)
     assert "with 95% confidence, every ranked subject's true rank" in method and "Mogstad" in method
     assert "sign-flip test of the Q_final difference" in method and "p < 0.05" in method
     names = {"A": "Alpha", "B": "Beta", "C": "Gamma", "D": "Delta"}
@@ -96,7 +100,7 @@ def test_method_and_differences_sentences():
     none = Significance(LEVEL, 6, (), {})
     assert significant_differences(none, names.get, str) == "No ranked subject is significantly above another."
     # In HTML the fixed text is escaped too: "p < 0.05" becomes "p &lt; 0.05".
-    assert "p &lt; 0.05" in rank_range_method(sig, html.escape)
+    assert "p &lt; 0.05" in rank_range_method(sig, html.escape, 2)
     assert power_sentence(sig, str).startswith(
         "Power: with these cases, a true difference in Q_final of 0.15-0.30 and in P of 0.25-0.40 between two "
         "ranked subjects is detected 80% of the time by a test at level 0.05")
@@ -151,3 +155,17 @@ def test_no_alpha_statement_without_ranked_subjects_or_rows():
     assert alpha_statement(alpha_sensitivity([FLIP[3]], 12), n_ranked=0) is None
     assert alpha_statement([], n_ranked=2) is None
 
+
+
+def test_the_swap_sentence_glosses_every_share_and_never_rounds_a_swap_away():
+    from types import SimpleNamespace
+    # rank_stability.csv as the sample suite has it: 0.4895, 0.003 (6 of 2000 replicates) and 0; the gloss comes
+    # before the list (it used to trail the last pair, which read "#3 and #4 in 0% (near 50% ...)"), and 0.003 is
+    # "under 1%", not "0%"
+    rows = (OrderRow("A", "B", 1, 2, True, None, F("0.4895")), OrderRow("A", "C", 1, 3, False, None, F(0)),
+            OrderRow("B", "C", 2, 3, True, None, F("0.003")), OrderRow("C", "D", 3, 4, True, None, F(0)),
+            OrderRow("D", "E", 4, 5, True, None, F("0.996")))
+    text = order_sentence(SimpleNamespace(order=rows), str, str)
+    assert text.endswith("Neighbouring ranks swap in this share of bootstrap replicates of the cases (near 50%: the "
+                         "data cannot order them): #1 A and #2 B in 49%; #2 B and #3 C in under 1%; #3 C and #4 D "
+                         "in 0%; #4 D and #5 E in over 99%.")

@@ -77,7 +77,10 @@ def test_rank_ranges_in_every_output(tmp_path):
     for line in ("| 1 (1\u20133) | Atlas 2 |", "| 2 (1\u20135) | Borealis |", "| 4 (2\u20135) | Dune |",
                  f"| 5 (2\u20135) | {EVIL_MD} |", "|  | Fathom |"):
         assert line in md
-    assert "Holm-adjusted over the pairs, gives p < 0.05" in md
+    # the family of the adjustment is every scored pair, not only the ranked ones (pairwise.py: holm over every
+    # pair with a shared case): an Incomplete or Disqualified subject on the board changes the ranked pairs' p
+    assert ("Holm-adjusted over every pair of scored subjects (disqualified and incomplete ones included), "
+            "gives p < 0.05") in md
     assert f"Significant differences: Atlas 2 above Dune and {EVIL_MD}." in md
     assert "with 95% confidence, every ranked subject's true rank" in md and "for all subjects at once" in md
     assert "The top 3 (#1 Atlas 2, #2 Borealis, #2 cirrus) are the same for every alpha from 0 to 1" in md
@@ -232,11 +235,60 @@ def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_pat
     assert {r["rank"] for r in alpha if r["subject_id"] == "partial"} == {""}
 
 
+def test_a_subject_with_one_case_reads_in_the_singular_and_is_counted_in_the_summary(tmp_path, capsys):
+    # "single" answered 1 of the 10 cases with 1 run: "1 case scored", "1 run, 1 case" (never "1 cases", "1 runs"),
+    # and build_leaderboard's summary line counts it as incomplete (it used to say "1 ranked, 0 disqualified, 0
+    # unscored", leaving the Incomplete subject out)
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("full", "1.0", display_name="Full")
+    tree.add_subject("single", "1.0", display_name="Single")
+    for i in range(1, 11):
+        tree.add_gold(f"RO-FOUL-{i:03d}")
+        tree.add_run("full", f"RO-FOUL-{i:03d}", raw=8)
+    tree.add_run("single", "RO-FOUL-001", raw=12)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    capsys.readouterr()
+    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert capsys.readouterr().out == ("leaderboard: 1 ranked, 1 incomplete, 0 disqualified, 0 unscored -> "
+                                       "tree/results/leaderboard.{csv,html,md}\n")
+    results = tree.root / "results"
+    md = (results / "leaderboard.md").read_text()
+    assert "- **Single** (`1.0`): 1 case scored, 9 missing: " in md
+    page = (results / "leaderboard.html").read_text()
+    assert '<span class="ident">1 run, 1 case</span>' in page and "Single: N = 1 (1 case)" in page
+    assert "1 cases" not in md + page and "1 runs" not in page
+    # the Q_final chart labels Single "inc." and its caption says what that means
+    assert 'Bars labelled &quot;inc.&quot; are Incomplete subjects (scored on too few of the cases), not ranked.' in page
+    # Single's one run scores 2 on every criterion: no criterion is singled out as the weakest
+    assert "<p>Every criterion has the same mean (2.00 of 2).</p>" in page
+
+
+def test_a_subject_whose_every_run_is_an_error_says_so(tmp_path):
+    # "broken" has two responses, both status error (API failures): N = 0, so Unscored; the board said
+    # "Broken (0 responses awaiting a scoring)" as if nothing had been run, and the page's table the same
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("full", "1.0", display_name="Full")
+    tree.add_subject("broken", "1.0", display_name="Broken")
+    for i in range(1, 3):
+        tree.add_gold(f"RO-FOUL-{i:03d}")
+        tree.add_run("full", f"RO-FOUL-{i:03d}", raw=8)
+        tree.add_response("broken", f"RO-FOUL-{i:03d}", "r1", status="error")
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    results = tree.root / "results"
+    md = (results / "leaderboard.md").read_text()
+    assert "**Unscored** (no scored run yet): Broken (0 responses awaiting a scoring, 2 error runs, not answers)." in md
+    page = (results / "leaderboard.html").read_text()
+    table = page.split('id="unscored-table"', 1)[1].split("</table>", 1)[0]
+    assert '<th scope="col" class="num">Error runs (not answers)</th>' in table
+    assert '<td class="num">0</td><td class="num">2</td>' in table
+
+
 def test_the_rank_range_sentence_names_the_configured_correction():
     from rgbench.leaderboard.rank_ranges import Significance
     from rgbench.leaderboard.significance_text import rank_range_method
     base = dict(level=Fraction(5, 100), n_pairs=1, above=(), ranges={"a": (1, 1)})
-    holm_text = rank_range_method(Significance(**base), lambda t: t)
-    bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t)
-    assert "Holm-adjusted over the pairs" in holm_text
-    assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over the pairs" in bh_text
+    holm_text = rank_range_method(Significance(**base), lambda t: t, 2)
+    bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t, 2)
+    assert "Holm-adjusted over every pair of scored subjects" in holm_text
+    assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over every pair" in bh_text

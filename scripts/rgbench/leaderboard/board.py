@@ -86,6 +86,7 @@ class Board:
     fail_titles: dict[str, str]
     ece_bins: int
     max_score: int
+    criterion_range: tuple[int, int]  # the rubric's criterion_min, criterion_max (the criterion means' scale)
     entries: tuple[BoardEntry, ...]
     interval_note: str = ""  # what the intervals are; "" when the results carry none
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
@@ -194,6 +195,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         fail_titles=dict(spec.fail_titles),
         ece_bins=spec.ece_bins,
         max_score=spec.max_score,
+        criterion_range=(spec.criterion_min, spec.criterion_max),
         entries=tuple(entries),
         interval_note=method_note(manifest.confidence_level, manifest.bootstrap_resamples) if has_intervals else "",
         significance=sig,

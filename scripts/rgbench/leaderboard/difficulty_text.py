@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..stats.difficulty_trend import SEPARATION_TARGET, labels_order_cases
-from .display import short_decimal, shown
+from .display import counted, short_decimal, shown
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,10 @@ def difficulty_reading(trend: DifficultyTrendRow | None, level: Fraction, confid
     interval = ""
     if trend.separation_low is not None and trend.separation_high is not None:
         what = f"{short_decimal(100 * confidence)}% interval" if confidence is not None else "interval"
-        interval = f"; {what} {shown(trend.separation_low, 3)} to {shown(trend.separation_high, 3)}"
-    gap = (f" The easiest level ({trend.easiest}, {trend.n_easiest} cases) is passed {shown(trend.separation, 3)} "
-           f"more often than the hardest ({trend.hardest}, {trend.n_hardest} cases{interval})")
+        interval = f" ({what} {shown(trend.separation_low, 3)} to {shown(trend.separation_high, 3)})"
+    # Signed, so that a negative separation reads right (never "passed -0.167 more often").
+    gap = (f" The pass rate of the easiest level ({trend.easiest}, {counted(trend.n_easiest, 'case')}) minus that of "
+           f"the hardest ({trend.hardest}, {counted(trend.n_hardest, 'case')}) is {shown(trend.separation, 3)}{interval}")
     target = short_decimal(SEPARATION_TARGET)
     verdict = (f", at least the {target} of seed 000's check." if trend.separation >= SEPARATION_TARGET else
                f", less than the {target} of seed 000's check: the hardest cases may not be hard enough.")

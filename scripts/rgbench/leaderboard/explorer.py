@@ -33,6 +33,7 @@ from ..compute.numfmt import fmt_fixed
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
 from .difficulty_text import difficulty_reading
+from .display import counted, short_decimal
 from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
@@ -184,7 +185,7 @@ def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> s
             cells.append(EMPTY_CELL if r is None else (
                 f'<td class="num" data-group="{esc(g)}">P {num(r["P"])}{interval(r["P_low"], r["P_high"])}'
                 f'<span class="ident">s\u0304 {num(r["s_bar"], 2)}{interval(r["s_bar_low"], r["s_bar_high"], 2)} \u00b7 '
-                f'{esc(r["n"])} runs, {esc(r["n_cases"])} cases</span></td>'))
+                f'{esc(counted(r["n"], "run"))}, {esc(counted(r["n_cases"], "case"))}</span></td>'))
         rows.append(_row(e, cells))
     return lab_table(attrs, ["Subject", *(_group_label(key, g) for g in groups)], rows)
 
@@ -201,12 +202,16 @@ def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
                                       for r in mine)))
     criteria_table = (lab_table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
                             crit_rows) if crit_rows else '<p class="empty">No criterion figures in these results.</p>')
+    scale = "{}-{}".format(*board.criterion_range)
+    level = "" if board.confidence_level is None else f"{short_decimal(100 * board.confidence_level)}% "
     return f"""<section class="card" id="breakdowns">
 <h2>Where each subject is strong or weak</h2>
-<p>Intervals in parentheses: 95% percentile bootstrap over the subject's cases (a case's runs move together),
-seeded from the subject's own files. Per-tag and per-type figures rest on few cases: read them as indicative.</p>
+<p>Intervals in parentheses: {level}case-bootstrap BCa intervals over the subject's cases (a case's runs move
+together), seeded from the subject's own files; a pass rate of 0 or 1 takes the Wilson interval over the cases, and
+a figure over a single case shows the point itself (spread unknown, not certainty). Per-tag and per-type figures
+rest on few cases: read them as indicative.</p>
 <h3 id="criteria">By rubric criterion</h3>
-{_figure(svgs.criteria, "Mean score of each criterion (0-2) over the scored runs.", "No criterion figures yet.")}
+{_figure(svgs.criteria, f"Mean score of each criterion ({scale}) over the scored runs.", "No criterion figures yet.")}
 <details><summary>Criterion means as a table</summary>
 {criteria_table}
 </details>
@@ -411,14 +416,21 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
     def mine(name: str) -> list[LabRow]:
         return by_subject[name].get(sid, [])
     group_head = ("Group", "P", "s\u0304", "Runs", "Cases")
+    scale = "{}-{}".format(*board.criterion_range)
     crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
             f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
             f'<td class="num">{esc(r["n"])}</td></tr>' for r in mine(CRITERION_FILE)]
-    weakest = ""
+    weakest, top = "", board.criterion_range[1]
     if mine(CRITERION_FILE):
-        low = min(mine(CRITERION_FILE), key=lambda r: (Fraction(r["mean"]), r["criterion"]))
-        weakest = (f'<p>Weakest criterion: <strong>{esc(low["criterion"].replace("_", " "))}</strong> '
-                   f'(mean {num(low["mean"], 2)} of 2).</p>')
+        means = {r["criterion"]: Fraction(r["mean"]) for r in mine(CRITERION_FILE)}
+        low = min(means.values())
+        lowest = [c for c, m in means.items() if m == low]  # a tie names every criterion it holds, none picked
+        of = f"{esc(fmt_fixed(low, 2))} of {top}"
+        if len(lowest) == len(means) > 1:
+            weakest = f"<p>Every criterion has the same mean ({of}).</p>"
+        else:
+            names = ", ".join(f"<strong>{esc(c.replace('_', ' '))}</strong>" for c in lowest)
+            weakest = f"<p>Weakest criteri{'on' if len(lowest) == 1 else 'a'}: {names} (mean {of}).</p>"
     fam = [f'<tr><th scope="row" class="subject-col">{esc(board.families.get(code, code))}</th>'
            f'<td class="num">{esc(fmt_fixed(cell.p_family, 3))}</td><td class="num">{esc(fmt_fixed(cell.s_bar_family, 2))}</td>'
            f'<td class="num">{cell.n_family}</td><td class="num">{cell.n_cases}</td></tr>'
@@ -432,7 +444,7 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
                    if n_failed else "<p>Every scored run passed.</p>" if mine(EXPLORER_FILE) else "")
     body = "".join((
         weakest,
-        _profile_table("Criteria", ("Criterion", "Mean (0-2)", "Runs"), crit),
+        _profile_table("Criteria", ("Criterion", f"Mean ({scale})", "Runs"), crit),
         _profile_table("Families", ("Family", "P", "s\u0304", "Runs", "Cases"), fam),
         _profile_table("Difficulties", ("Difficulty", "P (interval)", "Runs", "Cases"), diff),
         _profile_table("Advanced+ (difficulty >= 4)", group_head, _group_rows(mine(ADVANCED_FILE), "min_difficulty")),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .board import Board
 from .calibration_text import calibration_reading
+from .display import counted
 from .explorer import explorer_data_script, lab_sections, subject_filters
 from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
 from .page_charts import PageSvgs, page_svgs
@@ -51,8 +52,10 @@ def charts_section(board: Board, svgs: PageSvgs) -> str:
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in svgs.calibration)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
+    incomplete = (' Bars labelled "inc." are Incomplete subjects (scored on too few of the cases), not ranked.'
+                  if board.incomplete else "")
     bars = _figure(svgs.q_final, "Q_final per scored subject in leaderboard order; hatched grey bars are "
-                   "disqualified subject versions, shown for transparency and not ranked." + esc(whiskers),
+                   "disqualified subject versions, shown for transparency and not ranked." + esc(incomplete + whiskers),
                    "No scored subject yet.")
     heatmap = _figure(svgs.families, "P_family per subject and family; n counts runs, cases count "
                       "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")
@@ -118,7 +121,7 @@ def calibration_note(board: Board) -> str:
 
 def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
-    per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({e.n_cases} cases)" for e in board.entries)
+    per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({counted(e.n_cases, 'case')})" for e in board.entries)
     labels = "".join(f"<dt>{esc(label)}</dt><dd>{esc(EXPLANATIONS[label])}</dd>" for label in LABELS)
     return f"""<footer>
 <dl>

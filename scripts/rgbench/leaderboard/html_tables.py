@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..compute.numfmt import fmt_fixed
 from .board import Board, BoardEntry
-from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
+from .display import METRIC_COLUMNS, column_decimals, counted, interval_text, shown
 from .reliability import EXPLANATIONS
 from .significance_text import range_text
 
@@ -188,13 +188,15 @@ def incomplete_section(board: Board) -> str:
 
 
 def unscored_table(board: Board) -> str:
-    """Registered subjects with no scored run yet, and how many of their responses await a review."""
+    """Registered subjects with no scored run yet, how many of their responses await a review, and their error
+    runs (a subject whose every run failed technically has nothing to score)."""
     if not board.unscored:
         return '<p class="empty">Every registered subject has scored runs.</p>'
     head = ('<th scope="col">Subject</th><th scope="col" class="num">Responses awaiting a scoring</th>'
-            + f'<th scope="col">{META_HEADING}</th>')
+            '<th scope="col" class="num">Error runs (not answers)</th>' + f'<th scope="col">{META_HEADING}</th>')
     return _entries_table('class="board" id="unscored-table"', head, board.unscored, lambda entry: (
-        f'{subject_cell(entry)}<td class="num">{entry.metrics.n_unscored}</td>{meta_cells(entry)}'))
+        f'{subject_cell(entry)}<td class="num">{entry.metrics.n_unscored}</td><td class="num">{entry.n_errors}</td>'
+        f'{meta_cells(entry)}'))
 
 
 def family_table(board: Board) -> str:
@@ -213,7 +215,7 @@ def family_table(board: Board) -> str:
                 continue
             ci = f' <span class="ci-inline">({esc(interval_text(cell.p_interval, 3))})</span>' if cell.p_interval else ""
             cells.append(f'<td>P {esc(shown(cell.p_family, 3))}{ci} \u00b7 s\u0304 {esc(shown(cell.s_bar_family, 2))}'
-                         f'<span class="ident">{cell.n_family} runs, {cell.n_cases} cases</span>'
+                         f'<span class="ident">{counted(cell.n_family, "run")}, {counted(cell.n_cases, "case")}</span>'
                          f'{rel_tag(cell.reliability)}</td>')
         rows.append(f'<tr><td><span class="name">{esc(entry.name)}</span></td>{"".join(cells)}</tr>')
     return scroll_table('id="family-table"', head, rows)

@@ -1,8 +1,9 @@
 """Uncertainty intervals, when compute_metrics' statistics provide them.
 
 metrics_per_subject.csv may carry, after its required columns, an interval per
-metric (a case-bootstrap BCa interval for P, s_bar, BS, ECE and Q_final) and
-metrics_per_family.csv one for P_family. This module
+metric (a case-bootstrap BCa interval for P, s_bar, BS and Q_final, Wilson for P
+at 0 or 1, the projected bin-gap interval for ECE) and metrics_per_family.csv
+one for P_family. This module
 turns those optional cells into ``(low, high)`` pairs, says what is wrong with
 them (one bound without the other, low above high), and describes the method
 for readers from the manifest's ``statistics`` record. Results without them are
@@ -59,6 +60,8 @@ def method_note(confidence_level: str | None, resamples: int | None) -> str:
     """One sentence saying what the intervals are, from the manifest's statistics record."""
     level = f"{short_decimal(Fraction(confidence_level) * 100)}%" if confidence_level else "The"  # 0.975000: 97.5%
     method = f"a bootstrap over cases ({resamples} resamples)" if resamples else "a bootstrap over cases"
-    return (f"{level} intervals: {method}, bias-corrected and accelerated (BCa), for every figure; each case "
-            "counts once with all its runs. They say how far the figure could move on another sample of cases like "
-            "these.")
+    return (f"{level} intervals: {method}, each case counting once with all its runs: bias-corrected and accelerated "
+            "(BCa) for P, s\u0304, BS and Q_final (a P of 0 or 1 takes the Wilson interval over the cases); for ECE, "
+            "the bootstrap of its bin gaps projected onto ECE, not centred on ECE, which is biased upward "
+            "(aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of cases like "
+            "these; over a single case an interval is a point: its spread is unknown, not zero.")

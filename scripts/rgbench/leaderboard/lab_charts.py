@@ -30,25 +30,28 @@ def _scored(board: Board) -> list[tuple[str, str]]:
 
 
 def criteria_spec(board: Board) -> Chart | None:
-    """data (criteria, ((label, (mean or None per criterion)) per scored subject)), or None without the table."""
+    """data (criteria, ((label, (mean or None per criterion)) per scored subject), (criterion_min, criterion_max)),
+    or None without the table."""
     if board.lab is None or not board.lab.get(CRITERION_FILE):
         return None
     means = {(r["subject_id"], r["criterion"]): float(r["mean"]) for r in board.lab.get(CRITERION_FILE)}
     criteria = tuple(c for c in board.criteria if any(k[1] == c for k in means))
     rows = tuple((label, tuple(means.get((sid, c)) for c in criteria)) for sid, label in _scored(board))
-    return Chart(CRITERIA_CHART, CRITERIA_CHART, (criteria, rows)) if criteria and rows else None
+    return Chart(CRITERIA_CHART, CRITERIA_CHART, (criteria, rows, board.criterion_range)) if criteria and rows else None
 
 
 def draw_criteria(chart: Chart) -> str:
-    """Subjects (rows) by criteria (columns), coloured by the mean score 0..2, each cell labelled."""
-    criteria, rows = chart.data
+    """Subjects (rows) by criteria (columns), coloured by the mean score on the rubric's criterion scale, each cell
+    labelled."""
+    criteria, rows, (low, high) = chart.data
+    span = high - low
     with chart_style():
         fig = new_figure(1.9 + 0.95 * len(criteria), 0.9 + 0.42 * len(rows))
         ax = fig.add_subplot()
         ax.tick_params(length=0, labelcolor=INK)  # before the ticks are set, as in _tidy
         n_cols, n_rows = len(criteria), len(rows)
         matrix = [[float("nan") if v is None else v for v in values] for _, values in rows]
-        image = ax.pcolormesh(matrix, cmap=CRIT_HEAT, norm=BoundaryNorm([i / 4 for i in range(9)], CRIT_HEAT.N),
+        image = ax.pcolormesh(matrix, cmap=CRIT_HEAT, norm=BoundaryNorm([low + span * i / 8 for i in range(9)], CRIT_HEAT.N),
                               edgecolors="white", linewidth=1.5)
         ax.set_xlim(0, n_cols)
         ax.set_ylim(n_rows, 0)
@@ -56,13 +59,13 @@ def draw_criteria(chart: Chart) -> str:
             for x, value in enumerate(values):
                 if value is not None:
                     ax.text(x + 0.5, y + 0.5, f"{value:.2f}", ha="center", va="center", fontsize=9,
-                            color="#ffffff" if value >= 1.5 else INK)
+                            color="#ffffff" if value >= low + 0.75 * span else INK)
         ax.set_xticks([i + 0.5 for i in range(n_cols)], [c.replace("_", " ") for c in criteria], rotation=20, ha="right")
         ax.set_yticks([i + 0.5 for i in range(n_rows)], [label for label, _ in rows])
         for side in ax.spines.values():
             side.set_visible(False)
-        bar = fig.colorbar(image, ax=ax, shrink=0.8, ticks=[0, 0.5, 1, 1.5, 2])
-        bar.set_label("mean criterion score (0-2)", color=INK)
+        bar = fig.colorbar(image, ax=ax, shrink=0.8, ticks=[low + span * i / 4 for i in range(5)])
+        bar.set_label(f"mean criterion score ({low}-{high})", color=INK)
         bar.outline.set_visible(False)
         return figure_svg(fig, scope=chart.scope, title="Mean score per criterion and subject")
 

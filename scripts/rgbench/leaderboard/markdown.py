@@ -18,7 +18,7 @@ from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
 from .calibration_text import calibration_reading
 from .difficulty_text import difficulty_reading
-from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
+from .display import METRIC_COLUMNS, column_decimals, counted, interval_text, shown
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import range_text, rank_notes
 
@@ -96,13 +96,15 @@ def notes(board: Board) -> list[str]:
     if board.incomplete:
         lines.append("**Incomplete** (scored runs on too few of the benchmark's cases to be ranked against the "
                      "others; figures shown, not ranked):")
-        lines += [f"- **{md_text(e.name)}** ({code(e.metrics.subject_version)}): {e.n_cases} cases scored, "
+        lines += [f"- **{md_text(e.name)}** ({code(e.metrics.subject_version)}): {counted(e.n_cases, 'case')} scored, "
                   f"{len(e.missing_cases)} missing: " + ", ".join(code(c) for c in e.missing_cases)
                   for e in board.incomplete]
         lines.append("")
     unscored = board.unscored
     if unscored:
-        listed = ", ".join(f"{md_text(e.name)} ({e.metrics.n_unscored} responses awaiting a scoring)" for e in unscored)
+        listed = ", ".join(f"{md_text(e.name)} ({counted(e.metrics.n_unscored, 'response')} awaiting a scoring"
+                           + (f", {counted(e.n_errors, 'error run')}, not answers" if e.n_errors else "") + ")"
+                           for e in unscored)
         lines += [f"**Unscored** (no scored run yet): {listed}.", ""]
     lines.append(f"Benchmark {md_text(board.benchmark_version)} \u00b7 alpha {board.alpha_text} "
                  f"(Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score}) \u00b7 "

@@ -205,7 +205,7 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     state.matching.slice(first, first + state.size).forEach(function (i) { body.appendChild(caseRow(cases[i], shown)); });
     table.tBodies[0].replaceChildren(body);
     var n = state.matching.length, pages = Math.max(1, Math.ceil(n / state.size));
-    document.getElementById("explorer-count").textContent = n + " of " + cases.length + " cases shown";
+    document.getElementById("explorer-count").textContent = n + " of " + cases.length + (cases.length === 1 ? " case shown" : " cases shown");
     document.getElementById("explorer-pager").hidden = n <= state.size;
     document.getElementById("explorer-page").textContent = n ? "cases " + (first + 1) + "\u2013" +
       Math.min(n, first + state.size) + " of " + n + " (page " + (state.page + 1) + " of " + pages + ")" : "";

@@ -57,15 +57,16 @@ def reviewers_section(reviewers: Sequence[dict[str, str]], judges: Sequence[dict
     judge_lines = "".join(
         f"<tr><td><code>{esc(r['judge_id'])}</code></td><td>{esc(r['statistic'])}</td><td>{esc(r['target'])}</td>"
         f"<td class=\"num\">{_interval(r)}</td><td class=\"num\">{esc(r['n_runs'])}</td></tr>" for r in judges)
-    judge_table = ("<h3>LLM judges against the human grade</h3><table><thead><tr><th>Judge</th><th>Statistic</th>"
-                   f"<th>Target</th><th>Value (95% interval)</th><th>Runs</th></tr></thead><tbody>{judge_lines}</tbody>"
-                   "</table><p>From <code>results/judge_agreement.csv</code>. Judges' grades never enter the metrics "
-                   "unless config.yaml sets <code>llm_judge_in_metrics: true</code>.</p>") if judges else ""
+    judge_table = ("<h3>LLM judges against the human grade</h3><div class=\"scroll\"><table><thead><tr><th>Judge</th>"
+                   "<th>Statistic</th><th>Target</th><th>Value (95% interval)</th><th>Runs</th></tr></thead><tbody>"
+                   f"{judge_lines}</tbody></table></div><p>From <code>results/judge_agreement.csv</code>. Judges' "
+                   "grades never enter the metrics unless config.yaml sets <code>llm_judge_in_metrics: true</code>."
+                   "</p>") if judges else ""
     return f"""<section class="card" id="reviewers">
 <h2>Reviewers</h2>
-<table><thead><tr><th>Reviewer</th><th>Kind</th><th>Grades</th><th>Mean raw score</th>
+<div class="scroll"><table><thead><tr><th>Reviewer</th><th>Kind</th><th>Grades</th><th>Mean raw score</th>
 <th>Leniency on raw score (interval)</th></tr></thead>
-<tbody>{"".join(lines)}</tbody></table>
+<tbody>{"".join(lines)}</tbody></table></div>
 <p>Leniency: mean over the runs shared with another human grader of (this reviewer's raw score \u2212 the others'
 mean); above 0 lenient, below 0 severe; in parentheses a bootstrap interval over cases. Criterion distributions
 per reviewer are in <code>results/reviewers.csv</code>; drift over time by <code>scripts/reviewer_drift.py</code>.</p>

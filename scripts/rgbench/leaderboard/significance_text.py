@@ -35,18 +35,21 @@ def _names(ids: Sequence[str], name: Text) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def rank_range_method(sig: Significance, esc: Text) -> str:
-    """What a rank range is and what it rests on (one paragraph)."""
+def rank_range_method(sig: Significance, esc: Text, n_ranked: int) -> str:
+    """What a rank range is and what it rests on (one paragraph); ``n_ranked``: how many subjects are ranked."""
     level = short_decimal(sig.level)
     text = ("Rank range (in parentheses with each rank): with 95% confidence, every ranked subject's true rank "
             "- its rank on the whole population of cases this sample stands for - lies in its range, for all "
             "subjects at once (simultaneous confidence sets for ranks, Mogstad, Romano, Shaikh and Wilhelm 2024, "
             "from a bootstrap over cases; results/rank_sets.csv). Ranks inside a range are not established. ")
-    if sig.n_pairs == 0:
+    if n_ranked < 2:
+        text += "Only one subject is ranked, so no pair is compared."
+    elif sig.n_pairs == 0:
         text += "No two ranked subjects share a case, so no pair is compared."
     else:
         text += (f"A difference is significant when the case-level sign-flip test of the Q_final difference over "
-                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over the pairs, gives p < {level}.")
+                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over every pair of scored "
+                 f"subjects (disqualified and incomplete ones included), gives p < {level}.")
     return esc(text)
 
 
@@ -135,10 +138,19 @@ def order_sentence(board: Board, name: Text, esc: Text) -> str:
     adjacent = [r for r in board.order if r.adjacent and r.swap_share is not None]
     if adjacent:
         parts = [esc(f"#{r.rank_a} ") + name(r.subject_a) + esc(f" and #{r.rank_b} ") + name(r.subject_b)
-                 + esc(f" in {100 * r.swap_share:.0f}%") for r in adjacent]
-        text += (esc("Neighbouring ranks swap in this share of bootstrap replicates of the cases: ")
-                 + esc("; ").join(parts) + esc(" (near 50%: the data cannot order them)."))
+                 + esc(f" in {share_text(r.swap_share)}") for r in adjacent]
+        text += (esc("Neighbouring ranks swap in this share of bootstrap replicates of the cases (near 50%: the data "
+                     "cannot order them): ") + esc("; ").join(parts) + esc("."))
     return text
+
+
+def share_text(share: Fraction) -> str:
+    """A share as a whole percentage that never rounds a rare event away: ``under 1%`` above 0, ``over 99%`` below 1."""
+    if 0 < share < Fraction(1, 200):
+        return "under 1%"
+    if Fraction(199, 200) <= share < 1:
+        return "over 99%"
+    return f"{float(100 * share):.0f}%"
 
 
 def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
@@ -146,7 +158,8 @@ def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
     sentence), each ``""`` when the results do not carry what it describes."""
     method = differences = alpha = ""
     if board.significance is not None and board.ranked:
-        method = rank_range_method(board.significance, esc)
+        method = rank_range_method(board.significance, esc, len(board.ranked))
+    if board.significance is not None and len(board.ranked) > 1:
         outside = outside_note(board, name, esc)
         differences = significant_differences(board.significance, name, esc) + (" " + outside if outside else "")
         power = power_sentence(board.significance, esc)

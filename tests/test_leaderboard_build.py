@@ -36,6 +36,7 @@ and refuses them if they disagree, so a passing build also checks the arithmetic
 
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
 import io
@@ -447,3 +448,23 @@ def test_the_interval_note_names_each_method_it_covers():
         "biased upward (aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of "
         "cases like these; over a single case an interval is a point: its spread is unknown, not zero.")
     assert "for every figure" not in method_note(None, None)
+
+
+
+def test_no_message_or_page_text_cites_a_document_of_the_toolkits_own_history():
+    # An adopter's page and messages are read by people who never saw this project's source documents: a
+    # sentence such as "less than the 0.5 of seed 000's check" means nothing to them. Docstrings and comments
+    # may cite the seeds; no other string literal (page text, messages) may.
+    docstrings = set()
+    found = []
+    for path in sorted((REPO / "scripts").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                first = node.body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                    docstrings.add(id(first.value))
+        found += [f"{path.name}:{node.lineno}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                  and re.search(r"\bseeds? \d{3}\b", node.value, re.IGNORECASE)]
+    assert found == []

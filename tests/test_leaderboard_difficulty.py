@@ -18,19 +18,19 @@ def trend(**changes) -> DifficultyTrendRow:
 
 def test_a_significant_trend_with_a_small_separation():
     # tau-b −0.391178 -> −0.391, p 0.007639 -> 0.008 (< 0.05, and tau < 0: the labels order the cases);
-    # separation 0.318182 < 0.5: seed 000's check is not met
+    # separation 0.318182 < 0.5: the separation target is not met
     assert difficulty_reading(trend(), LEVEL, C95, str) == (
         "Difficulty labels: over the 30 cases (5 levels) harder cases are passed less often (Kendall's tau-b -0.391 "
         "between gold difficulty and each case's pass rate, p = 0.008). The pass rate of the easiest level (1, 2 "
-        "cases) minus that of the hardest (5, 2 cases) is 0.318 (95% interval 0.091 to 0.545), less than the 0.5 of "
-        "seed 000's check: the hardest cases may not be hard enough.")
+        "cases) minus that of the hardest (5, 2 cases) is 0.318 (95% interval 0.091 to 0.545), less than the "
+        "separation target of 0.5: the hardest cases may not be hard enough.")
 
 
 def test_no_trend_and_a_separation_that_meets_the_check():
     text = difficulty_reading(trend(tau_b=F(-1, 10), p_value=F(3, 10), separation=F(1, 2)), LEVEL, C95, str)
     assert "gold difficulty does not predict a lower pass rate at the 0.05 level (Kendall's tau-b -0.100" in text
     assert text.endswith("minus that of the hardest (5, 2 cases) is 0.500 (95% interval 0.091 to 0.545), "
-                         "at least the 0.5 of seed 000's check.")
+                         "at least the separation target of 0.5.")
     # a positive tau-b is no trend whatever its p-value (harder cases passed MORE often)
     assert "does not predict" in difficulty_reading(trend(tau_b=F(4, 10), p_value=F(1, 1000)), LEVEL, C95, str)
 
@@ -41,7 +41,7 @@ def test_a_negative_separation_and_levels_of_one_case_read_right():
     text = difficulty_reading(trend(separation=F(-166667, 10 ** 6), separation_low=F(-333333, 10 ** 6),
                                     separation_high=F(0), n_easiest=1), LEVEL, C95, str)
     assert text.endswith(" The pass rate of the easiest level (1, 1 case) minus that of the hardest (5, 2 cases) is "
-                         "-0.167 (95% interval -0.333 to 0.000), less than the 0.5 of seed 000's check: the hardest "
+                         "-0.167 (95% interval -0.333 to 0.000), less than the separation target of 0.5: the hardest "
                          "cases may not be hard enough.")
     assert "more often" not in text and "1 cases" not in text
 
@@ -56,7 +56,7 @@ def test_degenerate_rows_and_escaping():
     text = difficulty_reading(trend(separation_low=None, separation_high=None), LEVEL, None, str)
     assert "(5, 2 cases) is 0.318, less than" in text
     escaped = difficulty_reading(trend(), LEVEL, None, lambda t: t.replace("'", "&#x27;"))
-    assert escaped.count("&#x27;") == 3 and "'" not in escaped and "is 0.318 (interval 0.091 to 0.545)" in escaped
+    assert escaped.count("&#x27;") == 2 and "'" not in escaped and "is 0.318 (interval 0.091 to 0.545)" in escaped
 
 
 def test_the_committed_board_states_the_trend_its_results_carry():

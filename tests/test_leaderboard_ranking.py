@@ -172,6 +172,7 @@ def test_ranking_does_not_mutate_its_input():
 
 @pytest.mark.parametrize("half, n_cases, label", [
     ("0", 0, ""),                                      # no case: undefined figure, no label
+    ("0", 30, INDICATIVE),                             # a point interval: no spread measured, not a zero spread
     ("0.01", 9, INDICATIVE),                           # fewer than 10 cases: indicative whatever the width
     ("0.019999", 10, ROBUST),
     ("0.02", 10, STABLE),                              # "below 0.02" ends just under it
@@ -196,7 +197,7 @@ def test_threshold_description_states_the_rule():
     assert Thresholds().describe() == (
         "from each figure's 95% interval half-width on the 0-1 scale (s\u0304 divided by the maximum score): "
         "robust below 0.02, stable below 0.05, reasonable below 0.1, indicative above, or whenever the figure "
-        "rests on fewer than 10 cases")
+        "rests on fewer than 10 cases or its interval is a point (every case the same: no spread measured)")
 
 
 # --- display precision ------------------------------------------------------------

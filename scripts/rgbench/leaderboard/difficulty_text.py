@@ -58,6 +58,6 @@ def difficulty_reading(trend: DifficultyTrendRow | None, level: Fraction, confid
     gap = (f" The pass rate of the easiest level ({trend.easiest}, {counted(trend.n_easiest, 'case')}) minus that of "
            f"the hardest ({trend.hardest}, {counted(trend.n_hardest, 'case')}) is {shown(trend.separation, 3)}{interval}")
     target = short_decimal(SEPARATION_TARGET)
-    verdict = (f", at least the {target} of seed 000's check." if trend.separation >= SEPARATION_TARGET else
-               f", less than the {target} of seed 000's check: the hardest cases may not be hard enough.")
+    verdict = (f", at least the separation target of {target}." if trend.separation >= SEPARATION_TARGET else
+               f", less than the separation target of {target}: the hardest cases may not be hard enough.")
     return esc(head + gap + verdict)

@@ -145,14 +145,15 @@ def settings_section(board: Board) -> str:
             f'<td class="num">{amount(c["geomean_cost_pass"])}</td>')))
     return f"""<section class="card" id="settings">
 <h2>Run settings</h2>
-<p>Under which settings each subject was run (seed 003's required metadata): the registry's value, else what the
+<p>Under which settings each subject was run: the registry's value, else what the
 responses declare. <em>not declared</em> means neither says. Error runs (API or harness failures) are not answers:
 they are left out of N and counted here.</p>
 {lab_table('id="settings-table"', head, rows)}
 <h2 id="cost">Cost</h2>
 <p>From the responses' token usage and the registry's prices: a run costs input tokens \u00d7 input price + output
 tokens \u00d7 output price (per million). Cost per Pass divides the total by the Pass runs and is empty when nothing
-passed; the geometric means are needle-bench's. Shown only when prices and every response's usage are declared.</p>
+passed; the geometric means keep a few costly runs from dominating. Shown only when prices and every
+response's usage are declared.</p>
 {lab_table('id="cost-table"', cost_head, cost_rows)}
 </section>"""
 

@@ -176,8 +176,8 @@ distinct cases, small differences are noise.</p>
 </section>
 {incomplete_section(board)}<section class="card disqualified" id="disqualified">
 <h2>Disqualified</h2>
-<p>At least one run of these subject versions recommended an action the rubric judges critical (irreversible
-damage or a safety hazard). They are not ranked; their figures stay visible so that their makers can see the
+<p>At least one run of these subject versions triggered an automatic fail that the rubric marks critical.
+They are not ranked; their figures stay visible so that their makers can see the
 rest of the record. A new registered version starts with a clean record.</p>
 {disqualified_table(board)}
 </section>

@@ -7,6 +7,8 @@ of its 95% interval on the 0-1 scale (s_bar's divided by max_score) and the thre
 * ``robust`` when h < 0.02, ``stable`` when h < 0.05, ``reasonable`` when h < 0.10, ``indicative`` otherwise;
 * ``indicative`` whatever h when the figure rests on fewer than ``reliability_min_cases`` (10) distinct cases:
   a bootstrap over so few cases is itself too narrow;
+* ``indicative`` when the interval is a point: every case gave the same value (a subject that failed every
+  case has s_bar 0 and Q_final 0 in every replicate), so the bootstrap measured no spread, not a zero one;
 * ``""`` (no label) when the figure is undefined or the results carry no interval for it.
 
 Counted in distinct cases, not runs: repeated runs of one case are not independent evidence.
@@ -48,7 +50,7 @@ class Thresholds:
         for s_bar). ``""`` without an interval or a case."""
         if interval is None or n_cases <= 0:
             return ""
-        if n_cases < self.min_cases:
+        if n_cases < self.min_cases or interval[0] == interval[1]:
             return INDICATIVE
         half = (Fraction(interval[1]) - Fraction(interval[0])) / 2 / scale
         for label, bound in zip((ROBUST, STABLE, REASONABLE), self.half_widths):
@@ -62,7 +64,8 @@ class Thresholds:
         robust, stable, reasonable = (f"{float(b):g}" for b in self.half_widths)
         return (f"from each figure's 95% interval half-width on the 0-1 scale (s\u0304 divided by the maximum "
                 f"score): robust below {robust}, stable below {stable}, reasonable below {reasonable}, indicative "
-                f"above, or whenever the figure rests on fewer than {self.min_cases} cases")
+                f"above, or whenever the figure rests on fewer than {self.min_cases} cases or its interval is a point "
+                "(every case the same: no spread measured)")
 
 
 def subject_labels(intervals: dict, n_cases: int, thresholds: Thresholds, max_score: int) -> dict[str, str]:

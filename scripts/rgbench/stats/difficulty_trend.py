@@ -134,7 +134,7 @@ def trend_warnings(trend: DifficultyTrend, level: Fraction) -> list[str]:
         messages.append(f"gold difficulty does not predict lower pass rates over the {trend.n_cases} cases "
                         f"(Kendall tau-b {trend.tau_b:.3f}, p = {trend.p_value:.3f}); review the difficulty labels")
     if trend.separation is not None and trend.separation < SEPARATION_TARGET:
-        messages.append(f"pass rate at difficulty {trend.easiest} exceeds difficulty {trend.hardest} by "
-                        f"{fmt_fixed(trend.separation, 3)}, less than {fmt_fixed(SEPARATION_TARGET, 1)} "
-                        "(seed 000's separation check); the hardest cases may not be hard enough")
+        messages.append(f"pass rate at difficulty {trend.easiest} minus at difficulty {trend.hardest} is "
+                        f"{fmt_fixed(trend.separation, 3)}, less than the separation target of "
+                        f"{fmt_fixed(SEPARATION_TARGET, 1)}; the hardest cases may not be hard enough")
     return messages

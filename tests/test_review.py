@@ -247,3 +247,18 @@ def test_unblinded_session_shows_the_subject_and_records_blind_false(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_score_in_non_ascii_digits_is_reported_not_a_traceback(tmp_path):
+    # str.isdigit() is true for '²' and '٣', and int('²') raises: the page's form only sends ASCII digits
+    tree = tree_with_reviewers(tmp_path)
+    spec, _, _ = load(tree.root)
+    run = QueuedRun("h", ("alpha-model", "RO-MEMB-001", "r2"), "MEMB", 2, "Closed", FIRST)
+    form = {"criterion_scores": {"diagnosis": "\u00b2", "evidence": "\u0663", "safety": "2"}}
+    document = scoring_doc.document_from_form(spec, run, "rev-b", "2.0", form, response_sha256="0" * 64,
+                                              gold_sha256="0" * 64, blind=True)
+    scores = document["criterion_scores"]
+    assert (scores["diagnosis"], scores["evidence"], scores["safety"]) == ("\u00b2", "\u0663", 2)
+    messages = scoring_doc.document_messages(spec, document, None)
+    assert "$.criterion_scores.diagnosis: '\u00b2' is not of type 'integer'" in messages
+    assert "$.criterion_scores.evidence: '\u0663' is not of type 'integer'" in messages

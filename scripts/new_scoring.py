@@ -109,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"3. Fill in {target}:")
     print(f"   criterion_scores ({', '.join(spec.criteria)}: {spec.criterion_min}-{spec.criterion_max} each), "
           f"correctness ({spec.correctness_text()}), automatic_fails_triggered, comments")
-    print("4. make fmt validate, then make metrics, and commit the scoring with the regenerated results/")
+    print("4. make fmt validate, then make metrics and make check; commit the scoring with the regenerated results/ "
+          "and README.md (its leaderboard block): git add scoring results README.md")
     return 0
 
 

@@ -38,6 +38,10 @@ def test_reviewer_path_on_a_git_repository(tmp_path):
     done = repo.run("new_scoring.py", *TEMPLATE_ARGS)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "1. Read the gold first: golds/v1.0/RO-MEMB-001_gold.md"
+    # make metrics rewrites README's leaderboard block too: committing results/ alone fails make check
+    assert done.stdout.splitlines()[-1] == ("4. make fmt validate, then make metrics and make check; commit the scoring "
+                                            "with the regenerated results/ and README.md (its leaderboard block): "
+                                            "git add scoring results README.md")
     template = json.loads((repo.root / TEMPLATE_REL).read_text())
     assert template == {
         "automatic_fails_triggered": [], "case_id": "RO-MEMB-001", "comments": "", "correctness": None,

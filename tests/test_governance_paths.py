@@ -240,6 +240,19 @@ def test_attack_a_misplaced_input_is_refused_by_the_pre_flight(bench, capsys, pa
     assert any(line.startswith(f"{path}: not where an input goes (") and "count for nothing" in line for line in err), err
 
 
+def test_a_misplaced_input_gets_one_true_message_not_a_maintainers_role(bench, capsys):
+    # scoring/ is a data folder: "is outside the data folders ... ask a maintainer" was untrue, and no role
+    # can add a file where no step reads it; the layout message alone says what to do.
+    repo, tree, base = bench
+    tree.write("scoring/notes.txt", "my notes\n")
+    repo.commit("Notes")
+    status, err, _ = check(repo, base, capsys)
+    assert (status, err) == (1, [
+        "scoring/notes.txt: not where an input goes (scoring/v1.0/<subject_id>/<file>.json), so no step would "
+        "read it and it would count for nothing (move it there or remove it)",
+        "1 path problem(s) in 1 changed file(s); this change needs the role: reviewer; nothing else was read"])
+
+
 def test_layout_problem_accepts_every_input_and_gitkeep():
     from rgbench.governance.pr_paths import layout_problem
     for path in ("responses/v1.0/a/RO-FOUL-001__r1.json", "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json",

@@ -213,6 +213,8 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
         limit = MAX_RESULT_BYTES if change.path.startswith("results/") or is_generated_result(change.path) else max_bytes
         if adds_content and size is not None and size > limit:
             errors.append(Problem(change.path, f"is {size} bytes, above the limit of {limit} (is it the right file?)"))
+        if misplaced is not None:
+            continue  # refused whoever adds it: no role makes it an input
         role, what = role_of(change, facts)
         if role is None:
             continue

@@ -50,8 +50,10 @@ def test_symlinks_and_submodules_are_refused_without_being_read(bench, capsys):
     status, err, out = check(repo, base, capsys)
     assert status == 1
     assert err[:2] == [
-        "responses/v1.0/vendor: is a submodule (git mode 160000); submodules are refused in a pull request",
-        f"{NEW}: is a symbolic link (git mode 120000); links are refused in a pull request",
+        "responses/v1.0/vendor: is a submodule (git mode 160000); submodules are refused in a pull request (remove it "
+        "with `git rm`, and commit its files themselves if they are needed)",
+        f"{NEW}: is a symbolic link (git mode 120000); links are refused in a pull request (commit the file itself: "
+        "`git rm --cached` the link, copy the file there)",
     ]
     assert err[2] == "2 path problem(s) in 2 changed file(s); this change needs the role: reviewer; nothing else was read"
 

@@ -195,10 +195,12 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
     for change in changes:
         adds_content = change.status != "D"
         if adds_content and change.new_mode == MODE_SYMLINK:
-            errors.append(Problem(change.path, "is a symbolic link (git mode 120000); links are refused in a pull request"))
+            errors.append(Problem(change.path, "is a symbolic link (git mode 120000); links are refused in a pull request "
+                                                "(commit the file itself: `git rm --cached` the link, copy the file there)"))
             continue
         if adds_content and change.new_mode == MODE_SUBMODULE:
-            errors.append(Problem(change.path, "is a submodule (git mode 160000); submodules are refused in a pull request"))
+            errors.append(Problem(change.path, "is a submodule (git mode 160000); submodules are refused in a pull request "
+                                                "(remove it with `git rm`, and commit its files themselves if they are needed)"))
             continue
         for path in sorted({change.path, change.old_path}):
             part = unsafe_name(path) if in_data_dirs(path) else None

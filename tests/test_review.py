@@ -262,3 +262,15 @@ def test_a_score_in_non_ascii_digits_is_reported_not_a_traceback(tmp_path):
     messages = scoring_doc.document_messages(spec, document, None)
     assert "$.criterion_scores.diagnosis: '\u00b2' is not of type 'integer'" in messages
     assert "$.criterion_scores.evidence: '\u0663' is not of type 'integer'" in messages
+
+
+def test_unblinded_the_page_shows_the_runs_grade_in_scoring_blind_it_does_not(tmp_path):
+    # docs/review.md, "blind": a second grade given unblinded sees the first
+    tree = tree_with_reviewers(tmp_path)
+    key = ("alpha-model", "RO-FOUL-001", "r1")  # graded by rev-a in scoring/
+    app, _ = open_app(tree.root, "rev-b", blind=False)
+    assert app is not None
+    shown = app.identity(key)
+    assert shown is not None and shown.startswith("Alpha (alpha-model, version 2.0) · graded in scoring/ by rev-a: ")
+    blind, _ = open_app(tree.root, "rev-b", blind=True)
+    assert blind is not None and blind.identity(key) is None

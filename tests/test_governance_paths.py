@@ -58,7 +58,7 @@ def test_symlinks_and_submodules_are_refused_without_being_read(bench, capsys):
     assert err[2] == "2 path problem(s) in 2 changed file(s); this change needs the role: reviewer; nothing else was read"
 
 
-MAINTAINERS = ("a maintainer's change; a contributor's pull request either adds or changes scorings (a review) or "
+MAINTAINERS = ("a maintainer's change; a contributor's pull request either adds scorings (a review) or "
                "adds one subject's responses and its registry entry (a submission), with the regenerated results "
                "(ask a maintainer to make this change)")
 
@@ -263,3 +263,18 @@ def test_layout_problem_accepts_every_input_and_gitkeep():
                  "golds/v1.0/.gitkeep", "results/per_run.csv", "README.md"):
         assert layout_problem(path, "v1.0") is None, path
     assert layout_problem("responses/v1.0/a/b/c.json", "v1.0") is not None
+
+
+def test_attack_a_contributor_edits_a_committed_grade(bench, capsys):
+    # Nothing maps a pull request's author to a reviewer id, so a grade on the base branch (maybe another
+    # reviewer's) is changed only by a maintainer; before, it passed every step as a reviewer's change.
+    repo, tree, base = bench
+    rel = "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
+    (repo.root / rel).write_text((repo.root / rel).read_text().replace('"correctness": 1', '"correctness": 0'))
+    repo.commit("Lower a rival's grade")
+    status, err, _ = check(repo, base, capsys)
+    assert (status, err) == (1, [
+        f"{rel}: changes a committed grade (it may be another reviewer's): {MAINTAINERS}",
+        "1 path problem(s) in 1 changed file(s); this change needs the role: maintainer; nothing else was read"])
+    status, _, out = check(repo, base, capsys, "--maintainer")
+    assert status == 0 and out.endswith("this change needs the role: maintainer\n")

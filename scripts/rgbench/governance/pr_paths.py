@@ -16,7 +16,7 @@ out; the few files it compares are read as git blobs):
 The roles, as the README's "Roles" section states them:
 
 ``reviewer``
-    adds or changes scorings (``scoring/``, ``scoring_multi/``) and the
+    adds scorings (``scoring/``, ``scoring_multi/``) and the
     results they regenerate (generated ``results/`` files, and ``README.md``
     when its only change is the leaderboard block rewritten to equal the
     pull request's ``results/leaderboard.md``, as ``make metrics`` writes it);
@@ -27,7 +27,8 @@ The roles, as the README's "Roles" section states them:
 ``maintainer``
     everything else: golds, ``system/``, code, workflows, snapshots
     (``results/historico/``), any removal or rename, a changed response, a
-    changed registry entry or registry history, ``results/README.md``,
+    changed scoring (a committed grade: the pre-flight cannot tell whose it
+    is), a changed registry entry or registry history, ``results/README.md``,
     README prose.
 
 Generated results and a regenerated README block need no role of their own:
@@ -56,7 +57,7 @@ ROLES = (REVIEWER, SUBMISSION, MAINTAINER)
 LEADERBOARD_MARKDOWN = "results/leaderboard.md"
 SCORING_DIRS = ("scoring", "scoring_multi")
 _SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_CONTRIBUTOR = ("a contributor's pull request either adds or changes scorings (a review) or adds one subject's "
+_CONTRIBUTOR = ("a contributor's pull request either adds scorings (a review) or adds one subject's "
                 "responses and its registry entry (a submission), with the regenerated results")
 
 
@@ -157,6 +158,8 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
     if path == README_FILE and facts.readme_regenerated:
         return None, "the regenerated leaderboard block"
     if parts[0] in SCORING_DIRS and len(parts) >= 4:
+        if change.status not in "AC":  # nothing maps a pull request's author to a reviewer id
+            return MAINTAINER, "changes a committed grade (it may be another reviewer's)"
         return REVIEWER, "a scoring"
     if parts[0] == "responses" and len(parts) == 4 and change.status in "AC":
         return SUBMISSION, f"a new response of {parts[2]!r}"

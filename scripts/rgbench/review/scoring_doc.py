@@ -131,7 +131,8 @@ def refusals(root: Path, spec: Spec, run: QueuedRun, reviewer_id: str, assigned_
     in scoring/, second grades only for the assigned reviewer and only after a first grade by someone else."""
     first, anyone = graded_runs(root, spec)
     if reviewer_id in anyone.get(run.key, set()):
-        return ["you have already graded this run; a grade is never overwritten (edit the file by pull request)"]
+        return ["you have already graded this run; a grade is never overwritten (before it is merged, edit the file in "
+                "your pull request; once merged, a correction is a maintainer's pull request)"]
     if run.role == FIRST and first.get(run.key):
         return ["this run already has its one scoring in scoring/; a further grade goes to scoring_multi/ "
                 "only when rgbench assign names you its second reviewer"]

@@ -278,3 +278,16 @@ def test_attack_a_contributor_edits_a_committed_grade(bench, capsys):
         "1 path problem(s) in 1 changed file(s); this change needs the role: maintainer; nothing else was read"])
     status, _, out = check(repo, base, capsys, "--maintainer")
     assert status == 0 and out.endswith("this change needs the role: maintainer\n")
+
+
+def test_the_reviewers_file_and_the_assignments_are_a_maintainers_and_named_as_such(bench, capsys):
+    # They are no registry entries: the message said "changes registry entries or their history".
+    repo, tree, base = bench
+    tree.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-eve\n    name: \"Eve\"\n    kind: human\n")
+    tree.write("subjects/second_reviews.json", '{"assignments": []}\n')
+    repo.commit("Register myself")
+    status, err, _ = check(repo, base, capsys)
+    assert (status, err[:2]) == (1, [
+        f"subjects/reviewers.yaml: changes who may grade (subjects/reviewers.yaml): {MAINTAINERS}",
+        "subjects/second_reviews.json: changes the planned second grades (subjects/second_reviews.json, written by "
+        f"`make assign`): {MAINTAINERS}"])

@@ -28,8 +28,9 @@ The roles, as the README's "Roles" section states them:
     everything else: golds, ``system/``, code, workflows, snapshots
     (``results/historico/``), any removal or rename, a changed response, a
     changed scoring (a committed grade: the pre-flight cannot tell whose it
-    is), a changed registry entry or registry history, ``results/README.md``,
-    README prose.
+    is), a changed registry entry or registry history, the reviewers and the
+    planned second grades (``subjects/reviewers.yaml``,
+    ``subjects/second_reviews.json``), ``results/README.md``, README prose.
 
 Generated results and a regenerated README block need no role of their own:
 they follow the inputs (``make check`` and ``check_provenance.py`` prove it).
@@ -175,6 +176,10 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
         "subjects": "changes registry entries or their history",
         "results": "changes the hand-written documentation of results/",
     }
+    if path == "subjects/reviewers.yaml":
+        return MAINTAINER, "changes who may grade (subjects/reviewers.yaml)"
+    if path == "subjects/second_reviews.json":
+        return MAINTAINER, "changes the planned second grades (subjects/second_reviews.json, written by `make assign`)"
     if path.startswith("results/historico/"):
         return MAINTAINER, "adds a snapshot (results/historico/, taken by `make snapshot`)"
     if path == README_FILE:

@@ -8,9 +8,10 @@ subject_version and the pins filled in (the sha256 of the response and of the
 case's gold, so that a later change to either makes the scoring stale), every rubric criterion
 listed with a null score and a null correctness. Those nulls fail validation
 until the reviewer replaces them, so an unfilled template cannot be merged.
-Refuses (exit 1, nothing written) when the subject is not registered, the case
-has no gold, the response does not exist, an id is malformed, or a scoring of
-this run already exists (v1.0 takes one per run). Prints the gold's path.
+Refuses (exit 1, nothing written) when the subject or the reviewer is not
+registered (a tree without subjects/reviewers.yaml checks no reviewer), the
+case has no gold, the response does not exist, an id is malformed, or a
+scoring of this run already exists (v1.0 takes one per run). Prints the gold's path.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from rgbench.governance.write_once import write_new_file
 from rgbench.load.loader import gold_rel, response_rel, scoring_rel
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.registry import REGISTRY_FILE, entries
+from rgbench.load.reviewers import REVIEWERS_FILE, read_reviewers
 from rgbench.load.safe_read import read_single_file, walk_files
 from rgbench.problems import Problem, report
 
@@ -75,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         return report(problems)
 
+    reviewers, _, problems = read_reviewers(root, spec)  # a tree without the file checks no reviewer
+    if reviewers is not None and args.reviewer not in reviewers:
+        problems.append(Problem(REVIEWERS_FILE, f"reviewer {args.reviewer!r} is not registered (registered: "
+                                                f"{', '.join(reviewers) or 'none'}); give your registered id, or "
+                                                "ask a maintainer to register you (a maintainer's change)"))
     gold = gold_rel(spec, args.case)
     gold_data = read_single_file(root, gold)[0]
     if gold_data is None:

@@ -147,6 +147,20 @@ def test_new_scoring_refusals(bench, capsys, args, expected):
     assert {rel: (bench.root / rel).read_bytes() for rel in scoring_files(bench.root)} == before
 
 
+def test_new_scoring_refuses_an_unregistered_reviewer(bench, capsys):
+    # validate refuses the scoring of a reviewer not on record: say so before the grading, not after
+    bench.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-c\n    name: \"C\"\n    kind: human\n"
+                                           "  - id: rev-a\n    name: \"A\"\n    kind: human\n")
+    args = ["--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "r2"]
+    assert new_scoring.main(["--root", str(bench.root), *args, "--reviewer", "rev-zed"]) == 1
+    assert capsys.readouterr().err == (
+        "subjects/reviewers.yaml: reviewer 'rev-zed' is not registered (registered: rev-a, rev-c); give your "
+        "registered id, or ask a maintainer to register you (a maintainer's change)\n"
+        "1 problem(s) found; nothing was written.\n")
+    assert not (bench.root / "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-zed.json").exists()
+    assert new_scoring.main(["--root", str(bench.root), *args, "--reviewer", "rev-c"]) == 0
+
+
 def test_new_scoring_refuses_a_stale_response(bench, capsys):
     rel = "responses/v1.0/alpha-model/RO-MEMB-001__r2.json"
     bench.write(rel, canonical(bench.response_doc("alpha-model", "RO-MEMB-001", "r2", subject_version="1.9")))

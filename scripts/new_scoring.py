@@ -60,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
+    empty = [name for name in ("subject", "case", "run", "reviewer") if not getattr(args, name)]
+    for name in empty:  # `make new-scoring` passes "" for a variable left out
+        print(f"--{name}: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)", file=sys.stderr)
+    if empty:
+        return 1
     loaded = load_spec_and_registry(root)
     if loaded is None:
         return 1

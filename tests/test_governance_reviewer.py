@@ -147,6 +147,18 @@ def test_new_scoring_refusals(bench, capsys, args, expected):
     assert {rel: (bench.root / rel).read_bytes() for rel in scoring_files(bench.root)} == before
 
 
+def test_new_scoring_names_the_ids_left_empty(bench, capsys):
+    # `make new-scoring SUBJECT=alpha-model CASE=RO-MEMB-001` passes "" for RUN and REVIEWER: it said
+    # "scoring/v1.0/alpha-model/RO-MEMB-001____eval-.json: $.run_id: '' does not match ..."
+    args = ["--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "", "--reviewer", ""]
+    before = scoring_files(bench.root)
+    assert new_scoring.main(["--root", str(bench.root), *args]) == 1
+    assert capsys.readouterr().err == (
+        "--run: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)\n"
+        "--reviewer: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)\n")
+    assert scoring_files(bench.root) == before
+
+
 def test_new_scoring_refuses_an_unregistered_reviewer(bench, capsys):
     # validate refuses the scoring of a reviewer not on record: say so before the grading, not after
     bench.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-c\n    name: \"C\"\n    kind: human\n"

@@ -274,3 +274,11 @@ def test_unblinded_the_page_shows_the_runs_grade_in_scoring_blind_it_does_not(tm
     assert shown is not None and shown.startswith("Alpha (alpha-model, version 2.0) · graded in scoring/ by rev-a: ")
     blind, _ = open_app(tree.root, "rev-b", blind=True)
     assert blind is not None and blind.identity(key) is None
+
+
+def test_review_without_a_reviewer_says_which_variable_to_give(tmp_path, capsys):
+    # `make review` without REVIEWER passes --reviewer "": it said "'' is not registered ...; add the reviewer there"
+    from rgbench.review.commands import review_main
+    tree = tree_with_reviewers(tmp_path)
+    assert review_main(["--root", str(tree.root), "--reviewer", ""]) == 1
+    assert capsys.readouterr().err == "--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)\n"

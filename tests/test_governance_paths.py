@@ -49,6 +49,7 @@ def test_symlinks_and_submodules_are_refused_without_being_read(bench, capsys):
     repo.git("commit", "-q", "-m", "A submodule")
     status, err, out = check(repo, base, capsys)
     assert status == 1
+    err = [line for line in err if not line.startswith("note: ")]  # the gitlink has no folder on disk
     assert err[:2] == [
         "responses/v1.0/vendor: is a submodule (git mode 160000); submodules are refused in a pull request (remove it "
         "with `git rm`, and commit its files themselves if they are needed)",
@@ -291,3 +292,16 @@ def test_the_reviewers_file_and_the_assignments_are_a_maintainers_and_named_as_s
         f"subjects/reviewers.yaml: changes who may grade (subjects/reviewers.yaml): {MAINTAINERS}",
         "subjects/second_reviews.json: changes the planned second grades (subjects/second_reviews.json, written by "
         f"`make assign`): {MAINTAINERS}"])
+
+
+def test_uncommitted_files_are_named_not_silently_passed(bench, capsys):
+    # A reviewer running `make paths` before committing got "0 changed file(s) checked" and a pass.
+    repo, tree, base = bench
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b")
+    status, err, out = check(repo, base, capsys)
+    assert (status, out) == (0, "paths: 0 changed file(s) checked; this change needs the role: reviewer\n")
+    assert err == [f"note: 1 uncommitted file(s) not checked, e.g. {NEW}: the pre-flight reads commits (commit them, "
+                   "then run it again)"]
+    repo.commit("Grade")
+    status, err, out = check(repo, base, capsys)
+    assert (status, err) == (0, [])

@@ -17,11 +17,13 @@ needs, and exits 1 if there is any error.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.annotations import github_line
-from rgbench.governance.gitio import GitError, blob_sizes, diff_trees, merge_base, read_blob, resolve
+from rgbench.governance.gitio import GitError, blob_sizes, diff_trees, dirty_paths, merge_base, read_blob, resolve
 from rgbench.governance.pr_paths import (
+    DATA_DIRS,
     DEFAULT_MAX_BYTES,
     LEADERBOARD_MARKDOWN,
     Facts,
@@ -67,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
         return 1
+    note = uncommitted_note(args.root, args.head) if args.format == "text" else None
+    if note:
+        print(note, file=sys.stderr)
     spec, _ = load_spec(args.root)   # the judge's system/ names the version folder inputs live in
     errors, notices, role = check_changes(changes, sizes, max_bytes=args.max_bytes, maintainer=args.maintainer,
                                           facts=facts, version_dir=spec.version_dir if spec else None)
@@ -82,6 +87,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"paths: {len(changes)} changed file(s) checked; this change needs the role: {role}")
     return 0
+
+
+def uncommitted_note(root: Path, head: str) -> str | None:
+    """Locally (--head HEAD), a note naming the data files not committed yet, which the pre-flight cannot see."""
+    dirty = dirty_paths(root, (*DATA_DIRS, README_FILE)) if head == "HEAD" else []
+    if not dirty:
+        return None
+    return (f"note: {len(dirty)} uncommitted file(s) not checked, e.g. {dirty[0]}: the pre-flight reads commits "
+            "(commit them, then run it again)")
 
 
 if __name__ == "__main__":

@@ -8,9 +8,10 @@ subject_version and the pins filled in (the sha256 of the response and of the
 case's gold, so that a later change to either makes the scoring stale), every rubric criterion
 listed with a null score and a null correctness. Those nulls fail validation
 until the reviewer replaces them, so an unfilled template cannot be merged.
-Refuses (exit 1, nothing written) when the subject is not registered, the case
-has no gold, the response does not exist, an id is malformed, or a scoring of
-this run already exists (v1.0 takes one per run). Prints the gold's path.
+Refuses (exit 1, nothing written) when the subject or the reviewer is not
+registered (a tree without subjects/reviewers.yaml checks no reviewer), the
+case has no gold, the response does not exist, an id is malformed, or a
+scoring of this run already exists (v1.0 takes one per run). Prints the gold's path.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from rgbench.governance.write_once import write_new_file
 from rgbench.load.loader import gold_rel, response_rel, scoring_rel
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.registry import REGISTRY_FILE, entries
+from rgbench.load.reviewers import REVIEWERS_FILE, read_reviewers
 from rgbench.load.safe_read import read_single_file, walk_files
 from rgbench.problems import Problem, report
 
@@ -58,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
+    empty = [name for name in ("subject", "case", "run", "reviewer") if not getattr(args, name)]
+    for name in empty:  # `make new-scoring` passes "" for a variable left out
+        print(f"--{name}: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)", file=sys.stderr)
+    if empty:
+        return 1
     loaded = load_spec_and_registry(root)
     if loaded is None:
         return 1
@@ -75,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         return report(problems)
 
+    reviewers, _, problems = read_reviewers(root, spec)  # a tree without the file checks no reviewer
+    if reviewers is not None and args.reviewer not in reviewers:
+        problems.append(Problem(REVIEWERS_FILE, f"reviewer {args.reviewer!r} is not registered (registered: "
+                                                f"{', '.join(reviewers) or 'none'}); give your registered id, or "
+                                                "ask a maintainer to register you (a maintainer's change)"))
     gold = gold_rel(spec, args.case)
     gold_data = read_single_file(root, gold)[0]
     if gold_data is None:
@@ -87,9 +99,10 @@ def main(argv: list[str] | None = None) -> int:
         problems += response_problems(response, data, document["subject_version"])
     others = existing_scorings(root, f"scoring/{spec.version_dir}/{args.subject}", args.case, args.run)
     for other in others:
-        what = "already exists; it is never overwritten" if other == target else \
-            f"already grades this run; {spec.version_dir} takes one scoring per run"
-        problems.append(Problem(other, f"{what} (edit that file instead, or grade another run)"))
+        what = "already exists; it is never overwritten (edit that file instead)" if other == target else (
+            f"already grades this run; {spec.version_dir} takes one scoring per run (another reviewer's grade is "
+            "not yours to edit: grade another run, or a second grade with `make review` once `make assign` names you)")
+        problems.append(Problem(other, what))
     if problems:
         return report(problems)
     assert data is not None and gold_data is not None  # no data only with problems, reported above
@@ -109,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"3. Fill in {target}:")
     print(f"   criterion_scores ({', '.join(spec.criteria)}: {spec.criterion_min}-{spec.criterion_max} each), "
           f"correctness ({spec.correctness_text()}), automatic_fails_triggered, comments")
-    print("4. make fmt validate, then make metrics, and commit the scoring with the regenerated results/")
+    print("4. make fmt validate, then make metrics and make check; commit the scoring with the regenerated results/ "
+          "and README.md (its leaderboard block): git add scoring results README.md")
     return 0
 
 

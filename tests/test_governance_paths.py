@@ -49,14 +49,17 @@ def test_symlinks_and_submodules_are_refused_without_being_read(bench, capsys):
     repo.git("commit", "-q", "-m", "A submodule")
     status, err, out = check(repo, base, capsys)
     assert status == 1
+    err = [line for line in err if not line.startswith("note: ")]  # the gitlink has no folder on disk
     assert err[:2] == [
-        "responses/v1.0/vendor: is a submodule (git mode 160000); submodules are refused in a pull request",
-        f"{NEW}: is a symbolic link (git mode 120000); links are refused in a pull request",
+        "responses/v1.0/vendor: is a submodule (git mode 160000); submodules are refused in a pull request (remove it "
+        "with `git rm`, and commit its files themselves if they are needed)",
+        f"{NEW}: is a symbolic link (git mode 120000); links are refused in a pull request (commit the file itself: "
+        "`git rm --cached` the link, copy the file there)",
     ]
     assert err[2] == "2 path problem(s) in 2 changed file(s); this change needs the role: reviewer; nothing else was read"
 
 
-MAINTAINERS = ("a maintainer's change; a contributor's pull request either adds or changes scorings (a review) or "
+MAINTAINERS = ("a maintainer's change; a contributor's pull request either adds scorings (a review) or "
                "adds one subject's responses and its registry entry (a submission), with the regenerated results "
                "(ask a maintainer to make this change)")
 
@@ -240,6 +243,19 @@ def test_attack_a_misplaced_input_is_refused_by_the_pre_flight(bench, capsys, pa
     assert any(line.startswith(f"{path}: not where an input goes (") and "count for nothing" in line for line in err), err
 
 
+def test_a_misplaced_input_gets_one_true_message_not_a_maintainers_role(bench, capsys):
+    # scoring/ is a data folder: "is outside the data folders ... ask a maintainer" was untrue, and no role
+    # can add a file where no step reads it; the layout message alone says what to do.
+    repo, tree, base = bench
+    tree.write("scoring/notes.txt", "my notes\n")
+    repo.commit("Notes")
+    status, err, _ = check(repo, base, capsys)
+    assert (status, err) == (1, [
+        "scoring/notes.txt: not where an input goes (scoring/v1.0/<subject_id>/<file>.json), so no step would "
+        "read it and it would count for nothing (move it there or remove it)",
+        "1 path problem(s) in 1 changed file(s); this change needs the role: reviewer; nothing else was read"])
+
+
 def test_layout_problem_accepts_every_input_and_gitkeep():
     from rgbench.governance.pr_paths import layout_problem
     for path in ("responses/v1.0/a/RO-FOUL-001__r1.json", "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json",
@@ -248,3 +264,44 @@ def test_layout_problem_accepts_every_input_and_gitkeep():
                  "golds/v1.0/.gitkeep", "results/per_run.csv", "README.md"):
         assert layout_problem(path, "v1.0") is None, path
     assert layout_problem("responses/v1.0/a/b/c.json", "v1.0") is not None
+
+
+def test_attack_a_contributor_edits_a_committed_grade(bench, capsys):
+    # Nothing maps a pull request's author to a reviewer id, so a grade on the base branch (maybe another
+    # reviewer's) is changed only by a maintainer; before, it passed every step as a reviewer's change.
+    repo, tree, base = bench
+    rel = "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
+    (repo.root / rel).write_text((repo.root / rel).read_text().replace('"correctness": 1', '"correctness": 0'))
+    repo.commit("Lower a rival's grade")
+    status, err, _ = check(repo, base, capsys)
+    assert (status, err) == (1, [
+        f"{rel}: changes a committed grade (it may be another reviewer's): {MAINTAINERS}",
+        "1 path problem(s) in 1 changed file(s); this change needs the role: maintainer; nothing else was read"])
+    status, _, out = check(repo, base, capsys, "--maintainer")
+    assert status == 0 and out.endswith("this change needs the role: maintainer\n")
+
+
+def test_the_reviewers_file_and_the_assignments_are_a_maintainers_and_named_as_such(bench, capsys):
+    # They are no registry entries: the message said "changes registry entries or their history".
+    repo, tree, base = bench
+    tree.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-eve\n    name: \"Eve\"\n    kind: human\n")
+    tree.write("subjects/second_reviews.json", '{"assignments": []}\n')
+    repo.commit("Register myself")
+    status, err, _ = check(repo, base, capsys)
+    assert (status, err[:2]) == (1, [
+        f"subjects/reviewers.yaml: changes who may grade (subjects/reviewers.yaml): {MAINTAINERS}",
+        "subjects/second_reviews.json: changes the planned second grades (subjects/second_reviews.json, written by "
+        f"`make assign`): {MAINTAINERS}"])
+
+
+def test_uncommitted_files_are_named_not_silently_passed(bench, capsys):
+    # A reviewer running `make paths` before committing got "0 changed file(s) checked" and a pass.
+    repo, tree, base = bench
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b")
+    status, err, out = check(repo, base, capsys)
+    assert (status, out) == (0, "paths: 0 changed file(s) checked; this change needs the role: reviewer\n")
+    assert err == [f"note: 1 uncommitted file(s) not checked, e.g. {NEW}: the pre-flight reads commits (commit them, "
+                   "then run it again)"]
+    repo.commit("Grade")
+    status, err, out = check(repo, base, capsys)
+    assert (status, err) == (0, [])

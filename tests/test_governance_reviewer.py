@@ -38,6 +38,10 @@ def test_reviewer_path_on_a_git_repository(tmp_path):
     done = repo.run("new_scoring.py", *TEMPLATE_ARGS)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "1. Read the gold first: golds/v1.0/RO-MEMB-001_gold.md"
+    # make metrics rewrites README's leaderboard block too: committing results/ alone fails make check
+    assert done.stdout.splitlines()[-1] == ("4. make fmt validate, then make metrics and make check; commit the scoring "
+                                            "with the regenerated results/ and README.md (its leaderboard block): "
+                                            "git add scoring results README.md")
     template = json.loads((repo.root / TEMPLATE_REL).read_text())
     assert template == {
         "automatic_fails_triggered": [], "case_id": "RO-MEMB-001", "comments": "", "correctness": None,
@@ -128,10 +132,11 @@ def scoring_files(root: Path) -> list[str]:
      "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-Rev_C.json: $.reviewer_id: 'Rev_C' does not match '^[a-z0-9][a-z0-9-]*$'"),
     (("--subject", "alpha-model", "--case", "RO-FOUL-001", "--run", "r1", "--reviewer", "rev-a"),
      "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json: already exists; it is never overwritten "
-     "(edit that file instead, or grade another run)"),
+     "(edit that file instead)"),
     (("--subject", "alpha-model", "--case", "RO-FOUL-001", "--run", "r1", "--reviewer", "rev-z"),
      "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json: already grades this run; v1.0 takes one scoring "
-     "per run (edit that file instead, or grade another run)"),
+     "per run (another reviewer's grade is not yours to edit: grade another run, or a second grade with "
+     "`make review` once `make assign` names you)"),
 ])
 def test_new_scoring_refusals(bench, capsys, args, expected):
     before = {rel: (bench.root / rel).read_bytes() for rel in scoring_files(bench.root)}
@@ -140,6 +145,32 @@ def test_new_scoring_refusals(bench, capsys, args, expected):
     assert err.splitlines()[0] == expected
     assert "Traceback" not in err and err.endswith("nothing was written.\n")
     assert {rel: (bench.root / rel).read_bytes() for rel in scoring_files(bench.root)} == before
+
+
+def test_new_scoring_names_the_ids_left_empty(bench, capsys):
+    # `make new-scoring SUBJECT=alpha-model CASE=RO-MEMB-001` passes "" for RUN and REVIEWER: it said
+    # "scoring/v1.0/alpha-model/RO-MEMB-001____eval-.json: $.run_id: '' does not match ..."
+    args = ["--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "", "--reviewer", ""]
+    before = scoring_files(bench.root)
+    assert new_scoring.main(["--root", str(bench.root), *args]) == 1
+    assert capsys.readouterr().err == (
+        "--run: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)\n"
+        "--reviewer: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)\n")
+    assert scoring_files(bench.root) == before
+
+
+def test_new_scoring_refuses_an_unregistered_reviewer(bench, capsys):
+    # validate refuses the scoring of a reviewer not on record: say so before the grading, not after
+    bench.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-c\n    name: \"C\"\n    kind: human\n"
+                                           "  - id: rev-a\n    name: \"A\"\n    kind: human\n")
+    args = ["--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "r2"]
+    assert new_scoring.main(["--root", str(bench.root), *args, "--reviewer", "rev-zed"]) == 1
+    assert capsys.readouterr().err == (
+        "subjects/reviewers.yaml: reviewer 'rev-zed' is not registered (registered: rev-a, rev-c); give your "
+        "registered id, or ask a maintainer to register you (a maintainer's change)\n"
+        "1 problem(s) found; nothing was written.\n")
+    assert not (bench.root / "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-zed.json").exists()
+    assert new_scoring.main(["--root", str(bench.root), *args, "--reviewer", "rev-c"]) == 0
 
 
 def test_new_scoring_refuses_a_stale_response(bench, capsys):

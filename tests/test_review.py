@@ -247,3 +247,38 @@ def test_unblinded_session_shows_the_subject_and_records_blind_false(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_score_in_non_ascii_digits_is_reported_not_a_traceback(tmp_path):
+    # str.isdigit() is true for '²' and '٣', and int('²') raises: the page's form only sends ASCII digits
+    tree = tree_with_reviewers(tmp_path)
+    spec, _, _ = load(tree.root)
+    run = QueuedRun("h", ("alpha-model", "RO-MEMB-001", "r2"), "MEMB", 2, "Closed", FIRST)
+    form = {"criterion_scores": {"diagnosis": "\u00b2", "evidence": "\u0663", "safety": "2"}}
+    document = scoring_doc.document_from_form(spec, run, "rev-b", "2.0", form, response_sha256="0" * 64,
+                                              gold_sha256="0" * 64, blind=True)
+    scores = document["criterion_scores"]
+    assert (scores["diagnosis"], scores["evidence"], scores["safety"]) == ("\u00b2", "\u0663", 2)
+    messages = scoring_doc.document_messages(spec, document, None)
+    assert "$.criterion_scores.diagnosis: '\u00b2' is not of type 'integer'" in messages
+    assert "$.criterion_scores.evidence: '\u0663' is not of type 'integer'" in messages
+
+
+def test_unblinded_the_page_shows_the_runs_grade_in_scoring_blind_it_does_not(tmp_path):
+    # docs/review.md, "blind": a second grade given unblinded sees the first
+    tree = tree_with_reviewers(tmp_path)
+    key = ("alpha-model", "RO-FOUL-001", "r1")  # graded by rev-a in scoring/
+    app, _ = open_app(tree.root, "rev-b", blind=False)
+    assert app is not None
+    shown = app.identity(key)
+    assert shown is not None and shown.startswith("Alpha (alpha-model, version 2.0) · graded in scoring/ by rev-a: ")
+    blind, _ = open_app(tree.root, "rev-b", blind=True)
+    assert blind is not None and blind.identity(key) is None
+
+
+def test_review_without_a_reviewer_says_which_variable_to_give(tmp_path, capsys):
+    # `make review` without REVIEWER passes --reviewer "": it said "'' is not registered ...; add the reviewer there"
+    from rgbench.review.commands import review_main
+    tree = tree_with_reviewers(tmp_path)
+    assert review_main(["--root", str(tree.root), "--reviewer", ""]) == 1
+    assert capsys.readouterr().err == "--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)\n"

@@ -16,7 +16,7 @@ out; the few files it compares are read as git blobs):
 The roles, as the README's "Roles" section states them:
 
 ``reviewer``
-    adds or changes scorings (``scoring/``, ``scoring_multi/``) and the
+    adds scorings (``scoring/``, ``scoring_multi/``) and the
     results they regenerate (generated ``results/`` files, and ``README.md``
     when its only change is the leaderboard block rewritten to equal the
     pull request's ``results/leaderboard.md``, as ``make metrics`` writes it);
@@ -27,8 +27,10 @@ The roles, as the README's "Roles" section states them:
 ``maintainer``
     everything else: golds, ``system/``, code, workflows, snapshots
     (``results/historico/``), any removal or rename, a changed response, a
-    changed registry entry or registry history, ``results/README.md``,
-    README prose.
+    changed scoring (a committed grade: the pre-flight cannot tell whose it
+    is), a changed registry entry or registry history, the reviewers and the
+    planned second grades (``subjects/reviewers.yaml``,
+    ``subjects/second_reviews.json``), ``results/README.md``, README prose.
 
 Generated results and a regenerated README block need no role of their own:
 they follow the inputs (``make check`` and ``check_provenance.py`` prove it).
@@ -56,7 +58,7 @@ ROLES = (REVIEWER, SUBMISSION, MAINTAINER)
 LEADERBOARD_MARKDOWN = "results/leaderboard.md"
 SCORING_DIRS = ("scoring", "scoring_multi")
 _SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_CONTRIBUTOR = ("a contributor's pull request either adds or changes scorings (a review) or adds one subject's "
+_CONTRIBUTOR = ("a contributor's pull request either adds scorings (a review) or adds one subject's "
                 "responses and its registry entry (a submission), with the regenerated results")
 
 
@@ -157,6 +159,8 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
     if path == README_FILE and facts.readme_regenerated:
         return None, "the regenerated leaderboard block"
     if parts[0] in SCORING_DIRS and len(parts) >= 4:
+        if change.status not in "AC":  # nothing maps a pull request's author to a reviewer id
+            return MAINTAINER, "changes a committed grade (it may be another reviewer's)"
         return REVIEWER, "a scoring"
     if parts[0] == "responses" and len(parts) == 4 and change.status in "AC":
         return SUBMISSION, f"a new response of {parts[2]!r}"
@@ -172,6 +176,10 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
         "subjects": "changes registry entries or their history",
         "results": "changes the hand-written documentation of results/",
     }
+    if path == "subjects/reviewers.yaml":
+        return MAINTAINER, "changes who may grade (subjects/reviewers.yaml)"
+    if path == "subjects/second_reviews.json":
+        return MAINTAINER, "changes the planned second grades (subjects/second_reviews.json, written by `make assign`)"
     if path.startswith("results/historico/"):
         return MAINTAINER, "adds a snapshot (results/historico/, taken by `make snapshot`)"
     if path == README_FILE:
@@ -195,10 +203,12 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
     for change in changes:
         adds_content = change.status != "D"
         if adds_content and change.new_mode == MODE_SYMLINK:
-            errors.append(Problem(change.path, "is a symbolic link (git mode 120000); links are refused in a pull request"))
+            errors.append(Problem(change.path, "is a symbolic link (git mode 120000); links are refused in a pull request "
+                                                "(commit the file itself: `git rm --cached` the link, copy the file there)"))
             continue
         if adds_content and change.new_mode == MODE_SUBMODULE:
-            errors.append(Problem(change.path, "is a submodule (git mode 160000); submodules are refused in a pull request"))
+            errors.append(Problem(change.path, "is a submodule (git mode 160000); submodules are refused in a pull request "
+                                                "(remove it with `git rm`, and commit its files themselves if they are needed)"))
             continue
         for path in sorted({change.path, change.old_path}):
             part = unsafe_name(path) if in_data_dirs(path) else None
@@ -213,6 +223,8 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
         limit = MAX_RESULT_BYTES if change.path.startswith("results/") or is_generated_result(change.path) else max_bytes
         if adds_content and size is not None and size > limit:
             errors.append(Problem(change.path, f"is {size} bytes, above the limit of {limit} (is it the right file?)"))
+        if misplaced is not None:
+            continue  # refused whoever adds it: no role makes it an input
         role, what = role_of(change, facts)
         if role is None:
             continue

@@ -67,6 +67,9 @@ def review_main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not_a_tree(args.root):
         return 1
+    if not args.reviewer:  # `make review` passes "" when REVIEWER is left out
+        print("--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)", file=sys.stderr)
+        return 1
     if not 0 <= args.port <= 65535:
         print(f"--port: {args.port} is not a port number (0-65535)", file=sys.stderr)
         return 1

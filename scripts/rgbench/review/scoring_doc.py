@@ -77,7 +77,9 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
     scores: dict[str, Any] = given if isinstance(given, dict) else {}
     for name in spec.criteria:
         value = scores.get(name)
-        document["criterion_scores"][name] = int(value) if isinstance(value, str) and value.isdigit() else value
+        # ASCII digits only: '²'.isdigit() is true too, and int('²') raises
+        ascii_digits = isinstance(value, str) and value.isascii() and value.isdigit()
+        document["criterion_scores"][name] = int(str(value)) if ascii_digits else value
     correctness = form.get("correctness")
     document["correctness"] = _CORRECTNESS.get(correctness, correctness) if isinstance(correctness, str) else correctness
     fails = []
@@ -129,7 +131,8 @@ def refusals(root: Path, spec: Spec, run: QueuedRun, reviewer_id: str, assigned_
     in scoring/, second grades only for the assigned reviewer and only after a first grade by someone else."""
     first, anyone = graded_runs(root, spec)
     if reviewer_id in anyone.get(run.key, set()):
-        return ["you have already graded this run; a grade is never overwritten (edit the file by pull request)"]
+        return ["you have already graded this run; a grade is never overwritten (before it is merged, edit the file in "
+                "your pull request; once merged, a correction is a maintainer's pull request)"]
     if run.role == FIRST and first.get(run.key):
         return ["this run already has its one scoring in scoring/; a further grade goes to scoring_multi/ "
                 "only when rgbench assign names you its second reviewer"]

@@ -135,7 +135,8 @@ def test_a_scoring_by_an_unregistered_reviewer_is_refused(tmp_path):
     assert loaded is None
     assert [str(p) for p in problems] == [
         f"{rel}: $.reviewer_id: 'rev-nobody' is not registered in subjects/reviewers.yaml "
-        "(registered: judge-x, rev-a, rev-b, rev-c); add the reviewer there first"]
+        "(registered: judge-x, rev-a, rev-b, rev-c); ask a maintainer to register the reviewer "
+        "(a maintainer's change)"]
 
 
 def test_a_tree_without_reviewers_file_checks_no_reviewer(tmp_path):
@@ -186,7 +187,8 @@ def test_the_page_and_assign_take_the_reviewers_the_tree_was_checked_against(tmp
     app, problems = open_app(tree.root, "rev-nobody")
     assert app is None and [str(p) for p in problems] == [
         "subjects/reviewers.yaml: $.reviewer_id: 'rev-nobody' is not registered in subjects/reviewers.yaml "
-        "(registered: judge-x, rev-a, rev-b, rev-c); add the reviewer there first"]
+        "(registered: judge-x, rev-a, rev-b, rev-c); ask a maintainer to register the reviewer "
+        "(a maintainer's change)"]
     tree.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-a\n    name: A\n    kind: robot\n")
     app, problems = open_app(tree.root, "rev-a")   # a bad file: load_tree's one problem, reported once
     assert app is None and [p.message for p in problems] == ["$.reviewers[0].kind: 'robot' is not one of ['human', "

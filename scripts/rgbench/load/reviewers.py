@@ -76,4 +76,4 @@ def unregistered_message(reviewer_id: str, reviewers: dict[str, Reviewer]) -> st
     """The loader's (and the grading page's) message for a reviewer not on record."""
     known = ", ".join(sorted(reviewers)) or "none"
     return (f"$.reviewer_id: {reviewer_id!r} is not registered in {REVIEWERS_FILE} (registered: {known}); "
-            "add the reviewer there first")
+            "ask a maintainer to register the reviewer (a maintainer's change)")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from rgbench.atomic import OutputError, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, one_blas_thread, script_parser
+from rgbench.compute.numfmt import counted
 from rgbench.compute.tables import MANIFEST_FILE, compute_results, render_results
 from rgbench.load.records import Tree
 from rgbench.load.spec import Spec
@@ -68,7 +69,7 @@ def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "result
     for warning in results.statistics.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     ranked = sum(1 for m in results.subjects if m.n)
-    print(f"{results.n_runs} scored runs of {len(results.subjects)} subjects ({ranked} with scores) "
+    print(f"{counted(results.n_runs, 'scored run')} of {counted(len(results.subjects), 'subject')} ({ranked} with scores) "
           f"-> {root.name or root}/{results_dir}/")
     return 0
 

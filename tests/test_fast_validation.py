@@ -17,9 +17,10 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from treebuilder import LIBRARY_ROOT, LIBRARY_SYSTEM, REPO, MiniTree
 
+from rgbench.governance.scoring_template import template
 from rgbench.load.gold_markdown import extract_gold_json
 from rgbench.load.parsing import ParseError, loads_json_strict, loads_yaml_strict
-from rgbench.load.spec import SCHEMA_KINDS, load_spec, meta_schema_accepts, schema_errors, schema_problem
+from rgbench.load.spec import SCHEMA_KINDS, document_errors, load_spec, meta_schema_accepts, schema_errors, schema_problem
 
 SPEC, _ = load_spec(LIBRARY_ROOT)
 FIXTURES = REPO / "tests" / "fixtures"
@@ -215,3 +216,15 @@ def test_a_pattern_python_cannot_compile_is_worded_by_python_jsonschema(pattern)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"a": {"pattern": pattern}}}
     assert not meta_schema_accepts(schema)
     assert schema_problem(schema) == reference_schema_problem(schema) is not None
+
+
+def test_an_unfilled_template_names_json_null_and_the_fix():
+    # python-jsonschema words a JSON null as Python's None ("None is not of type 'integer'"); a reviewer who ran
+    # new_scoring and forgot a score reads JSON's word, and what to do.
+    document = template(SPEC, subject_id="s", subject_version="1", case_id="RO-FOUL-001", run_id="r1",
+                        reviewer_id="rev-a", response_sha256="0" * 64, gold_sha256="0" * 64)
+    document["criterion_scores"] = dict.fromkeys(document["criterion_scores"], 1)
+    assert document_errors(SPEC, "evaluation", document) == ["$.correctness: null is not one of [0, 0.5, 1] (fill it in)"]
+    document["correctness"], document["criterion_scores"][SPEC.criteria[0]] = 1, None
+    assert document_errors(SPEC, "evaluation", document) == [
+        f"$.criterion_scores.{SPEC.criteria[0]}: null is not of type 'integer' (fill it in)"]

@@ -169,7 +169,7 @@ def test_invalid_form_shows_the_validator_message_and_writes_nothing(browser: we
     _, problems = load_tree(probe.root, spec)
     validate_messages = sorted(p.message for p in problems if p.path == rel)
     assert validate_messages and shown == validate_messages
-    assert "$.correctness: None is not one of [0, 0.5, 1]" in shown
+    assert "$.correctness: null is not one of [0, 0.5, 1] (fill it in)" in shown
     assert scoring_files(tree.root) == []
 
 

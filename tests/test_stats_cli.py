@@ -257,3 +257,12 @@ def test_relabelling_and_duplicating_runs_change_no_deterministic_statistic(tmp_
     base = deterministic(tree(tmp_path / "base", "base"))
     assert deterministic(tree(tmp_path / "relabelled", "relabelled")) == base
     assert deterministic(tree(tmp_path / "duplicated", "duplicated")) == base
+
+
+def test_the_summary_line_counts_in_the_singular_when_there_is_one(tmp_path, capsys):
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("alpha-model")
+    tree.add_gold("RO-FOUL-001")
+    tree.add_run("alpha-model", "RO-FOUL-001", "r1", raw=12)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert capsys.readouterr().out == "1 scored run of 1 subject (1 with scores) -> tree/results/\n"

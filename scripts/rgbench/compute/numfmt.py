@@ -49,3 +49,8 @@ _SCALE = tuple(10**d for d in range(19))
 def fmt_bool(value: bool) -> str:
     """Booleans are written ``true``/``false``."""
     return "true" if value else "false"
+
+
+def counted(n: int | str, noun: str) -> str:
+    """``1 case``, ``2 cases``: ``n`` (an int or its decimal text) with ``noun``, plural unless n is 1."""
+    return f"{n} {noun}" + ("" if int(n) == 1 else "s")

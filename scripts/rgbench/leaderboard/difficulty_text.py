@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..compute.numfmt import counted
 from ..stats.difficulty_trend import SEPARATION_TARGET, labels_order_cases
-from .display import counted, short_decimal, shown
+from .display import short_decimal, shown
 
 
 @dataclass(frozen=True)

@@ -60,11 +60,6 @@ def interval_text(interval: tuple | None, decimals: int) -> str:
     return f"{shown(interval[0], decimals)}\u2013{shown(interval[1], decimals)}"
 
 
-def counted(n: int | str, noun: str) -> str:
-    """``1 case``, ``2 cases``: ``n`` (an int or its decimal text) with ``noun``, plural unless n is 1."""
-    return f"{n} {noun}" + ("" if int(n) == 1 else "s")
-
-
 def short_decimal(value: Fraction) -> str:
     """An exact value with at most six decimals and no trailing zeros: 0.05, 0.1, 0, 1."""
     return fmt_fixed(value).rstrip("0").rstrip(".")

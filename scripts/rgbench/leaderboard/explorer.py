@@ -29,11 +29,11 @@ from ..compute.breakdowns import (
     METADATA_FILE,
     TAG_FILE,
 )
-from ..compute.numfmt import fmt_fixed
+from ..compute.numfmt import counted, fmt_fixed
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
 from .difficulty_text import difficulty_reading
-from .display import counted, short_decimal
+from .display import short_decimal
 from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs

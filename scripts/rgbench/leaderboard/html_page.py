@@ -12,9 +12,9 @@ import base64
 import hashlib
 from pathlib import Path
 
+from ..compute.numfmt import counted
 from .board import Board
 from .calibration_text import calibration_reading
-from .display import counted
 from .explorer import explorer_data_script, lab_sections, subject_filters
 from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
 from .page_charts import PageSvgs, page_svgs

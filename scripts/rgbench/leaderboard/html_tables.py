@@ -9,9 +9,9 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable, Sequence
 
-from ..compute.numfmt import fmt_fixed
+from ..compute.numfmt import counted, fmt_fixed
 from .board import Board, BoardEntry
-from .display import METRIC_COLUMNS, column_decimals, counted, interval_text, shown
+from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
 from .reliability import EXPLANATIONS
 from .significance_text import range_text
 

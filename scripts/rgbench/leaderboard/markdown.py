@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from ..compute.numfmt import counted
 from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
 from .calibration_text import calibration_reading
 from .difficulty_text import difficulty_reading
-from .display import METRIC_COLUMNS, column_decimals, counted, interval_text, shown
+from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import range_text, rank_notes
 

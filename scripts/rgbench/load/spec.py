@@ -162,7 +162,11 @@ _LIMITS = {"maxItems": "items", "maxLength": "characters", "maxProperties": "key
 
 
 def _message(error: Any) -> str:
-    """python-jsonschema's message, except for a size limit, whose message would quote the whole value."""
+    """python-jsonschema's message, except for a size limit, whose message would quote the whole value, and for
+    a JSON null, which python-jsonschema shows as Python's ``None`` (an unfilled template's score reads
+    ``null is not of type 'integer' (fill it in)``)."""
+    if error.instance is None and str(error.message).startswith("None "):
+        return f"null {str(error.message)[5:]} (fill it in)"
     what = _LIMITS.get(error.validator)
     if what is None:
         return str(error.message)

@@ -15,14 +15,11 @@ jump is flagged; 1 on unreadable tables.
 from __future__ import annotations
 
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.gitio import GitError, read_blob, resolve
 from rgbench.governance.results_diff import (
-    CONFIG_KEY,
-    DEFAULT_MAX_JUMP,
     SUBJECT_REQUIRED,
     board_ranks,
     check_numbers,
@@ -30,35 +27,14 @@ from rgbench.governance.results_diff import (
     diff,
     github_warnings,
     markdown,
-    parse_threshold,
 )
-from rgbench.load.parsing import ParseError, decode_utf8, loads_yaml_strict
-from rgbench.load.safe_read import read_result_file, read_single_file
-from rgbench.load.spec import load_spec
+from rgbench.load.safe_read import read_result_file
+from rgbench.load.spec import DEFAULT_MAX_JUMP, load_spec, parse_jump_threshold
+from rgbench.problems import report
 from rgbench.results_csv import TableError, read_keyed_table
 
 SUBJECT_PATH = "results/metrics_per_subject.csv"
 BOARD_PATH = "results/leaderboard.csv"
-
-
-def configured_threshold(root: Path) -> tuple[Fraction | None, str | None]:
-    """The threshold from the metrics config (DEFAULT_MAX_JUMP when the key is absent), or a message."""
-    spec, problems = load_spec(root)
-    if spec is None:
-        return None, "; ".join(str(p) for p in problems)
-    data, problems = read_single_file(root, spec.config_path)
-    if data is None:
-        return None, "; ".join(str(p) for p in problems)
-    try:
-        config = loads_yaml_strict(decode_utf8(data))
-    except ParseError as exc:
-        return None, f"{spec.config_path}: {exc}"
-    if not isinstance(config, dict) or CONFIG_KEY not in config:
-        return DEFAULT_MAX_JUMP, None
-    try:
-        return parse_threshold(config[CONFIG_KEY]), None
-    except ValueError as exc:
-        return None, f"{spec.config_path}: $.{CONFIG_KEY}: {exc}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,18 +47,17 @@ def main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
+    spec, problems = load_spec(root)
+    if spec is None:
+        report(problems)
+        return 1
+    threshold = spec.q_final_jump_threshold
     if args.max_jump is not None:
         try:
-            threshold = parse_threshold(args.max_jump)
+            threshold = parse_jump_threshold(args.max_jump)
         except ValueError as exc:
             print(f"--max-jump: {exc}", file=sys.stderr)
             return 1
-    else:
-        configured, message = configured_threshold(root)
-        if configured is None:
-            print(message, file=sys.stderr)
-            return 1
-        threshold = configured
     try:
         base = resolve(root, args.base)
         old_subjects = read_blob(root, base, SUBJECT_PATH)

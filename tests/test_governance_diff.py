@@ -111,7 +111,7 @@ def test_threshold_from_config_or_option(bench, capsys):
     captured = capsys.readouterr()
     assert "**implausible jump**" in captured.out and "implausible Q_final jump(s) flagged" in captured.err
     assert results_diff.main(["--root", str(repo.root), "--base", base, "--max-jump", "2"]) == 1
-    assert capsys.readouterr().err == "--max-jump: q_final_jump_threshold must be in (0, 1], got 2\n"
+    assert capsys.readouterr().err == "--max-jump: must be a number above 0 and at most 1 (e.g. 0.10), got '2'\n"
     config.write_text(config.read_text() + "q_final_jump_threshold: high\n")
     assert results_diff.main(["--root", str(repo.root), "--base", base]) == 1
     assert "duplicate key 'q_final_jump_threshold'" in capsys.readouterr().err

@@ -25,14 +25,12 @@ from fractions import Fraction
 from ..compute.metrics import SubjectMetrics
 from ..compute.numfmt import fmt_fixed
 from ..compute.ranking import rank_subjects
-from ..load.parsing import exact_decimal
+from ..load.spec import DEFAULT_MAX_JUMP
 from ..results_csv import TableError, exact
 from .annotations import escape_data
 
 METRICS = ("Q_final", "P", "s_bar", "BS", "ECE")
 SUBJECT_REQUIRED = ("subject_id", "subject_version", "N", *METRICS, "disqualified")
-DEFAULT_MAX_JUMP = Fraction(1, 10)
-CONFIG_KEY = "q_final_jump_threshold"
 
 Rows = dict[str, dict[str, str]]
 
@@ -224,14 +222,3 @@ def github_warnings(result: Diff) -> list[str]:
             out.append("::warning title=Newly disqualified::" + escape_data(
                 f"{s.subject_id} {s.new['subject_version']} is now disqualified (critical fail)"))
     return out
-
-
-def parse_threshold(value: object) -> Fraction:
-    """A jump threshold from config or the command line: a number in (0, 1]; ValueError otherwise."""
-    try:
-        threshold = exact_decimal(value)
-    except ValueError:
-        raise ValueError(f"{CONFIG_KEY} must be a number between 0 and 1, got {value!r}") from None
-    if not 0 < threshold <= 1:
-        raise ValueError(f"{CONFIG_KEY} must be in (0, 1], got {value}")
-    return threshold

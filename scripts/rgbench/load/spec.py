@@ -28,11 +28,12 @@ NO_BENCHMARK = ("missing: this folder holds no benchmark (run the command in a b
                 "--root DIR; `rgbench init DIR` starts a new one)")
 BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",
                   "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id"}
-# Keys of system/metrics/<version>/config.yaml; rgbench.stats.config and results_diff read the optional ones.
+# Keys of system/metrics/<version>/config.yaml; rgbench.stats.config reads the statistics' optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
                "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
                "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction"}
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
+DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
@@ -111,6 +112,7 @@ class Spec:
     schema_version: str = ""  # the schemas' const schema_version, written into generated documents
     example_case_id: str = ""  # benchmark.yaml's example_case_id, quoted in messages ("" when absent)
     llm_judge_in_metrics: bool = False  # config.yaml: do llm-judge reviewers' scorings enter the metrics?
+    q_final_jump_threshold: Fraction = DEFAULT_MAX_JUMP  # config.yaml: the Q_final move `rgbench diff` flags
 
     def correctness_text(self) -> str:
         """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``."""
@@ -185,6 +187,18 @@ def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
     if validator.fast.is_valid(document):
         return []
     return schema_errors(validator.reference, document)
+
+
+def parse_jump_threshold(value: object) -> Fraction:
+    """``q_final_jump_threshold`` (config.yaml, or ``rgbench diff --max-jump``) exactly: a number above 0 and at
+    most 1; ValueError otherwise."""
+    try:
+        threshold = exact_decimal(value)
+    except ValueError:
+        threshold = None
+    if threshold is None or not 0 < threshold <= 1:
+        raise ValueError(f"must be a number above 0 and at most 1 (e.g. 0.10), got {value!r}")
+    return threshold
 
 
 def parse_alpha(value: Any) -> Fraction:
@@ -369,6 +383,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     config = _load_yaml(root, config_rel, problems)
     alpha = Fraction(0)
     ece_bins = 0
+    jump = DEFAULT_MAX_JUMP
     if isinstance(config, dict):
         problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
         try:
@@ -380,14 +395,11 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
             ece_bins = raw_bins
-        jump = config.get("q_final_jump_threshold", 1)  # read by `rgbench diff`; checked here with the rest
-        try:
-            jump_ok = 0 < exact_decimal(jump) <= 1
-        except ValueError:
-            jump_ok = False
-        if not jump_ok:
-            problems.append(Problem(config_rel, f"$.q_final_jump_threshold: must be a number above 0 and at most 1 "
-                                                f"(e.g. 0.10), got {jump!r}"))
+        if "q_final_jump_threshold" in config:
+            try:
+                jump = parse_jump_threshold(config["q_final_jump_threshold"])
+            except ValueError as exc:
+                problems.append(Problem(config_rel, f"$.q_final_jump_threshold: {exc}"))
         if not isinstance(config.get("llm_judge_in_metrics", False), bool):
             problems.append(Problem(config_rel, "$.llm_judge_in_metrics: must be true or false, got "
                                                 f"{config['llm_judge_in_metrics']!r}"))
@@ -449,5 +461,6 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         schema_version=facts.schema_version,
         example_case_id=str(bench.get("example_case_id") or ""),
         llm_judge_in_metrics=isinstance(config, dict) and config.get("llm_judge_in_metrics") is True,
+        q_final_jump_threshold=jump,
     )
     return spec, []

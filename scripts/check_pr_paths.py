@@ -8,8 +8,9 @@ Compares the commits, not the checked-out files: the changes from the merge
 base of --base and --head to --head are read from git's objects, sizes from
 the object store, and the only files compared (README.md against the
 regenerated leaderboard, subjects/registry.yaml against the base) are read as
-git blobs. --maintainer (a maintainer's pull request) turns what needs a
-maintainer into notices. Prints every problem as `path: message` on stderr (or
+git blobs. Run locally (--head HEAD, text output), it also notes the data files
+not committed yet, which it cannot see. --maintainer (a maintainer's pull
+request) turns what needs a maintainer into notices. Prints every problem as `path: message` on stderr (or
 GitHub annotations on stdout with --format github), then the role the change
 needs, and exits 1 if there is any error.
 """
@@ -90,8 +91,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def uncommitted_note(root: Path, head: str) -> str | None:
-    """Locally (--head HEAD), a note naming the data files not committed yet, which the pre-flight cannot see."""
-    dirty = dirty_paths(root, (*DATA_DIRS, README_FILE)) if head == "HEAD" else []
+    """Locally (--head HEAD), a note naming the data files not committed yet, which the pre-flight cannot see;
+    None when there are none, or when git cannot list them (the note is advice, never a reason to fail)."""
+    try:
+        dirty = dirty_paths(root, (*DATA_DIRS, README_FILE)) if head == "HEAD" else []
+    except GitError:
+        return None
     if not dirty:
         return None
     return (f"note: {len(dirty)} uncommitted file(s) not checked, e.g. {dirty[0]}: the pre-flight reads commits "

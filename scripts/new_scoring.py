@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         problems += response_problems(response, data, document["subject_version"])
     others = existing_scorings(root, f"scoring/{spec.version_dir}/{args.subject}", args.case, args.run)
     for other in others:
-        what = "already exists; it is never overwritten (edit that file instead)" if other == target else (
+        what = ("already exists; it is never overwritten (before your pull request is merged, edit that file in it; "
+                "once merged, a correction is a maintainer's pull request)") if other == target else (
             f"already grades this run; {spec.version_dir} takes one scoring per run (another reviewer's grade is "
             "not yours to edit: grade another run, or a second grade with `make review` once `make assign` names you)")
         problems.append(Problem(other, what))

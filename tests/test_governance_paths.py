@@ -6,9 +6,9 @@ import os
 
 import check_pr_paths
 import pytest
-from gitrepo import toolkit_repo
+from gitrepo import GitRepo, toolkit_repo
 
-from rgbench.governance.gitio import Change
+from rgbench.governance.gitio import Change, dirty_paths
 from rgbench.governance.pr_paths import check_changes, readme_is_regenerated, registry_additions, unsafe_name
 
 NEW = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
@@ -305,3 +305,17 @@ def test_uncommitted_files_are_named_not_silently_passed(bench, capsys):
     repo.commit("Grade")
     status, err, out = check(repo, base, capsys)
     assert (status, err) == (0, [])
+
+
+def test_dirty_paths_of_a_tree_in_a_subfolder_of_its_repository(tmp_path):
+    # git reads pathspecs from the folder it runs in (the tree), but the tree's prefix was added to them: a tree
+    # at sub/ was asked about sub/sub/scoring and reported nothing dirty (the pre-flight's note, snapshot's refusal).
+    repo = GitRepo(tmp_path / "repo")
+    for rel in ("sub/scoring/a.json", "sub/responses/b.json", "scoring/outside.json"):
+        (repo.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo.root / rel).write_text("{}\n")
+    repo.commit("Base")
+    for rel in ("sub/scoring/a.json", "sub/scoring/new.json", "sub/responses/b.json", "scoring/outside.json"):
+        (repo.root / rel).write_text("{\"x\": 1}\n")
+    assert dirty_paths(repo.root / "sub", ("scoring",)) == ["scoring/a.json", "scoring/new.json"]
+    assert dirty_paths(repo.root, ("scoring",)) == ["scoring/outside.json"]

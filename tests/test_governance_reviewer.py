@@ -132,7 +132,8 @@ def scoring_files(root: Path) -> list[str]:
      "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-Rev_C.json: $.reviewer_id: 'Rev_C' does not match '^[a-z0-9][a-z0-9-]*$'"),
     (("--subject", "alpha-model", "--case", "RO-FOUL-001", "--run", "r1", "--reviewer", "rev-a"),
      "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json: already exists; it is never overwritten "
-     "(edit that file instead)"),
+     "(before your pull request is merged, edit that file in it; once merged, a correction is a maintainer's "
+     "pull request)"),
     (("--subject", "alpha-model", "--case", "RO-FOUL-001", "--run", "r1", "--reviewer", "rev-z"),
      "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json: already grades this run; v1.0 takes one scoring "
      "per run (another reviewer's grade is not yours to edit: grade another run, or a second grade with "

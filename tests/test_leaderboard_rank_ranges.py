@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 from fractions import Fraction
 
+import pytest
+
 from rgbench.compute.metrics import SubjectMetrics
 from rgbench.leaderboard.display import short_decimal
 from rgbench.leaderboard.rank_ranges import (
@@ -24,6 +26,7 @@ from rgbench.leaderboard.significance_text import (
     power_sentence,
     range_text,
     rank_range_method,
+    share_text,
     significant_differences,
 )
 from rgbench.stats.alpha_sensitivity import OrderRow, alpha_sensitivity
@@ -169,3 +172,13 @@ def test_the_swap_sentence_glosses_every_share_and_never_rounds_a_swap_away():
     assert text.endswith("Neighbouring ranks swap in this share of bootstrap replicates of the cases (near 50%: the "
                          "data cannot order them): #1 A and #2 B in 49%; #2 B and #3 C in under 1%; #3 C and #4 D "
                          "in 0%; #4 D and #5 E in over 99%.")
+
+
+@pytest.mark.parametrize(("share", "text"), [
+    ("0", "0%"), ("0.0005", "under 1%"), ("0.004999", "under 1%"),
+    ("0.005", "1%"),            # 10 of 2000 replicates: 0.5% rounds up (round-half-even gave "0%")
+    ("0.015", "2%"), ("0.025", "3%"),   # halves up, not to even
+    ("0.5", "50%"), ("0.994999", "99%"), ("0.995", "over 99%"), ("0.9995", "over 99%"), ("1", "100%"),
+])
+def test_a_swap_share_reads_as_a_whole_percentage_without_rounding_a_rare_event_away(share, text):
+    assert share_text(Fraction(share)) == text

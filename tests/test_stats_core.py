@@ -128,6 +128,9 @@ def test_bca_degenerate_cases():
     assert bca_interval(mean_statistic(np.zeros(0)), 0, np.zeros((5, 0)), C95) is None
     same = mean_statistic(np.array([0.2, 0.2, 0.2]))
     assert bca_interval(same, 3, case_counts(np.random.default_rng(2), 3, 200), C95) == pytest.approx((0.2, 0.2))
+    # a draw over 4 units for a statistic of 3 cases is refused, never read misaligned
+    with pytest.raises(ValueError, match=r"the draw has shape \(200, 4\), not one column for each of the 3 cases"):
+        bca_interval(same, 3, case_counts(np.random.default_rng(2), 4, 200), C95)
 
 
 def test_the_jackknife_in_blocks_is_the_whole_leave_one_out_matrix():

@@ -222,9 +222,10 @@ def test_criteria_in_another_order_are_quoted_in_the_schemas_order(tmp_path):
                                  "system/benchmark.yaml, in its order)"]
 
 
-@pytest.mark.parametrize(("value", "shown"), [(-1, "-1"), (0, "0"), (1.5, "1.5"), ("lots", "'lots'"), (True, "True")])
+@pytest.mark.parametrize(("value", "shown"), [(-1, "-1"), (0, "0"), (1.5, "1.5"), ("lots", "'lots'"), (True, "true"),
+                                             (None, "null")])
 def test_a_jump_threshold_out_of_range_is_refused_by_every_command_not_only_diff(tmp_path, value, shown):
-    # q_final_jump_threshold is read by `rgbench diff` alone; validate (and so make test) must refuse it too, or
+    # q_final_jump_threshold is used by `rgbench diff` alone; validate (and so make test) must refuse it too, or
     # the mistake surfaces only in the next pull request's judge.
     root = system_copy(tmp_path)
     edit_yaml(root, CONFIG, set_bench("q_final_jump_threshold", value))

@@ -195,7 +195,7 @@ def dirty_paths(root: Path, rel_dirs: tuple[str, ...]) -> list[str]:
     """Paths under ``rel_dirs`` whose working copy differs from HEAD (modified, staged or untracked)."""
     pfx = prefix(root)
     out = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--",
-              *(f"{pfx}{d}" for d in rel_dirs))
+              *(f":(top){pfx}{d}" for d in rel_dirs))  # pathspecs are read from root, not the repository top
     return sorted(rel for rel in (_relative(item[3:], pfx) for item in _split_z(out)) if rel is not None)
 
 

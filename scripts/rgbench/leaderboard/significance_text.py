@@ -8,6 +8,7 @@ wording is written once and every data string is escaped by its writer.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -145,12 +146,13 @@ def order_sentence(board: Board, name: Text, esc: Text) -> str:
 
 
 def share_text(share: Fraction) -> str:
-    """A share as a whole percentage that never rounds a rare event away: ``under 1%`` above 0, ``over 99%`` below 1."""
+    """A share as a whole percentage, halves rounded up, that never rounds a rare event away: ``under 1%`` above 0,
+    ``over 99%`` below 1."""
     if 0 < share < Fraction(1, 200):
         return "under 1%"
     if Fraction(199, 200) <= share < 1:
         return "over 99%"
-    return f"{float(100 * share):.0f}%"
+    return f"{math.floor(100 * share + Fraction(1, 2))}%"
 
 
 def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:

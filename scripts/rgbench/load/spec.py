@@ -197,7 +197,7 @@ def parse_jump_threshold(value: object) -> Fraction:
     except ValueError:
         threshold = None
     if threshold is None or not 0 < threshold <= 1:
-        raise ValueError(f"must be a number above 0 and at most 1 (e.g. 0.10), got {value!r}")
+        raise ValueError(f"must be a number above 0 and at most 1 (e.g. 0.10), got {_shown(value)}")
     return threshold
 
 
@@ -320,7 +320,9 @@ _TYPE_WORDS = {bool: "true/false", int: "an integer", float: "a decimal number",
 
 
 def _shown(value: Any) -> str:
-    """A YAML value as the file spells it: text quoted, true/false, a date or number as written."""
+    """A YAML value as the file spells it: text quoted, true/false, null, a date or number as written."""
+    if value is None:
+        return "null"
     return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 

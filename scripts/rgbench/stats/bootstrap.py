@@ -165,10 +165,13 @@ def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: F
     """The case-bootstrap BCa interval of ``statistic`` over k cases with the draw ``counts`` (B x k).
 
     None when k = 0. One case: every replicate is the estimate, so the interval is a point (no
-    case-level variation can be measured: read it as unknown, not as certain).
+    case-level variation can be measured: read it as unknown, not as certain). ValueError when ``counts`` does
+    not have one column per case (a draw sized for other units would be misaligned silently).
     """
     if k == 0:
         return None
+    if counts.ndim != 2 or counts.shape[1] != k:
+        raise ValueError(f"the draw has shape {counts.shape}, not one column for each of the {k} cases")
     estimate = float(statistic(np.ones((1, k)))[0])
     jackknife = np.concatenate([statistic(leave_one_out_weights(k, start, min(_BLOCK, k - start)))
                                 for start in range(0, k, _BLOCK)]) if k > 1 else np.zeros(0)

@@ -227,8 +227,9 @@ def test_a_benchmark_of_one_case_counts_it_in_the_singular(tmp_path):
 
 
 def test_the_committed_page_never_scrolls_sideways_at_390_px(tmp_path):
-    # The Reviewers section's two tables (reviewers.csv, judge_agreement.csv; not in the lab tree, which runs no
-    # aggregate_scoring) sat outside a scroll box: at 390 px the sample page was 718 px wide
+    # The Reviewers section's tables (reviewers.csv, and judge_agreement.csv when a judge grades; not in the lab
+    # tree, which runs no aggregate_scoring) sat outside a scroll box: at 390 px the sample page was 718 px wide.
+    # Whatever the benchmark (a fork's page may have one table or none), every one of them scrolls in its box.
     client = DevTools(CHROMIUM, tmp_path / "profile")
     try:
         session = open_page(client, REPO / "results" / "leaderboard.html")
@@ -238,4 +239,4 @@ def test_the_committed_page_never_scrolls_sideways_at_390_px(tmp_path):
           reviewers: [...document.querySelectorAll("#reviewers table")].map(t => !!t.closest(".scroll"))};""")
     finally:
         client.close()
-    assert seen == {"page": 390, "reviewers": [True, True]}
+    assert seen["page"] == 390 and all(seen["reviewers"]), seen

@@ -235,16 +235,23 @@ def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_pat
     assert {r["rank"] for r in alpha if r["subject_id"] == "partial"} == {""}
 
 
+def beside_full(tmp_path, other: str, cases: int) -> MiniTree:
+    """A tree of ``cases`` cases RO-FOUL-001.. that subject "full" (Full) answers once each with raw 8, and a
+    registered subject ``other`` (display name capitalised) with no run yet."""
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("full", "1.0", display_name="Full")
+    tree.add_subject(other, "1.0", display_name=other.capitalize())
+    for i in range(1, cases + 1):
+        tree.add_gold(f"RO-FOUL-{i:03d}")
+        tree.add_run("full", f"RO-FOUL-{i:03d}", raw=8)
+    return tree
+
+
 def test_a_subject_with_one_case_reads_in_the_singular_and_is_counted_in_the_summary(tmp_path, capsys):
     # "single" answered 1 of the 10 cases with 1 run: "1 case scored", "1 run, 1 case" (never "1 cases", "1 runs"),
     # and build_leaderboard's summary line counts it as incomplete (it used to say "1 ranked, 0 disqualified, 0
     # unscored", leaving the Incomplete subject out)
-    tree = MiniTree(tmp_path / "tree")
-    tree.add_subject("full", "1.0", display_name="Full")
-    tree.add_subject("single", "1.0", display_name="Single")
-    for i in range(1, 11):
-        tree.add_gold(f"RO-FOUL-{i:03d}")
-        tree.add_run("full", f"RO-FOUL-{i:03d}", raw=8)
+    tree = beside_full(tmp_path, "single", cases=10)
     tree.add_run("single", "RO-FOUL-001", raw=12)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     capsys.readouterr()
@@ -266,12 +273,8 @@ def test_a_subject_with_one_case_reads_in_the_singular_and_is_counted_in_the_sum
 def test_a_subject_whose_every_run_is_an_error_says_so(tmp_path):
     # "broken" has two responses, both status error (API failures): N = 0, so Unscored; the board said
     # "Broken (0 responses awaiting a scoring)" as if nothing had been run, and the page's table the same
-    tree = MiniTree(tmp_path / "tree")
-    tree.add_subject("full", "1.0", display_name="Full")
-    tree.add_subject("broken", "1.0", display_name="Broken")
+    tree = beside_full(tmp_path, "broken", cases=2)
     for i in range(1, 3):
-        tree.add_gold(f"RO-FOUL-{i:03d}")
-        tree.add_run("full", f"RO-FOUL-{i:03d}", raw=8)
         tree.add_response("broken", f"RO-FOUL-{i:03d}", "r1", status="error")
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     assert build_leaderboard.main(["--root", str(tree.root)]) == 0

@@ -62,10 +62,10 @@ test-fork: $(VENV)/.installed-dev  ## copy the repository, replace system/ and t
 	RGBENCH_FORK_TEST=1 $(PY) -m pytest -q tests/test_portability.py
 
 .PHONY: lint
-lint: $(VENV)/.installed-dev  ## ruff over scripts/, tests/ and bench/, mypy over scripts/ and bench/; zizmor over the workflows
+lint: $(VENV)/.installed-dev  ## ruff over scripts/, tests/ and bench/, mypy over scripts/ and bench/; zizmor over the workflows (ours and the rgbench init template's)
 	$(VENV)/bin/ruff check scripts tests bench
 	$(VENV)/bin/mypy
-	$(VENV)/bin/zizmor --offline --persona=auditor --no-progress -q .github .pre-commit-config.yaml
+	$(VENV)/bin/zizmor --offline --persona=auditor --no-progress -q .github .pre-commit-config.yaml scripts/rgbench/templates/init/.github
 
 fmt: $(VENV)/.installed  ## rewrite responses/, scoring/ and scoring_multi/ JSON in canonical form
 	$(PY) scripts/fmt_json.py --root $(ROOT)

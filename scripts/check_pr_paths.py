@@ -10,9 +10,9 @@ the object store, and the only files compared (README.md against the
 regenerated leaderboard, subjects/registry.yaml against the base) are read as
 git blobs. Run locally (--head HEAD, text output), it also notes the data files
 not committed yet, which it cannot see. --maintainer (a maintainer's pull
-request) turns what needs a maintainer into notices. Prints every problem as `path: message` on stderr (or
-GitHub annotations on stdout with --format github), then the role the change
-needs, and exits 1 if there is any error.
+request) turns what needs a maintainer into notices. Prints every problem as
+`path: message` on stderr (or GitHub annotations on stdout with --format
+github), then the role the change needs, and exits 1 if there is any error.
 """
 
 from __future__ import annotations

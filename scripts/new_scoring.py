@@ -26,7 +26,7 @@ from rgbench.governance.write_once import write_new_file
 from rgbench.load.loader import gold_rel, response_rel, scoring_rel
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from rgbench.load.registry import REGISTRY_FILE, entries
-from rgbench.load.reviewers import REVIEWERS_FILE, read_reviewers
+from rgbench.load.reviewers import REVIEWERS_FILE, read_reviewers, unregistered_message
 from rgbench.load.safe_read import read_single_file, walk_files
 from rgbench.problems import Problem, report
 
@@ -84,9 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
     reviewers, _, problems = read_reviewers(root, spec)  # a tree without the file checks no reviewer
     if reviewers is not None and args.reviewer not in reviewers:
-        problems.append(Problem(REVIEWERS_FILE, f"reviewer {args.reviewer!r} is not registered (registered: "
-                                                f"{', '.join(reviewers) or 'none'}); give your registered id, or "
-                                                "ask a maintainer to register you (a maintainer's change)"))
+        problems.append(Problem(REVIEWERS_FILE, unregistered_message(args.reviewer, reviewers)))
     gold = gold_rel(spec, args.case)
     gold_data = read_single_file(root, gold)[0]
     if gold_data is None:

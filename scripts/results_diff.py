@@ -48,9 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     if not_a_tree(root):
         return 1
     spec, problems = load_spec(root)
-    if spec is None:
-        report(problems)
-        return 1
+    if spec is None:  # system/ is read first, --max-jump or not: a broken config is reported either way
+        return report(problems)
     threshold = spec.q_final_jump_threshold
     if args.max_jump is not None:
         try:

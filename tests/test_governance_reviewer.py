@@ -167,8 +167,8 @@ def test_new_scoring_refuses_an_unregistered_reviewer(bench, capsys):
     args = ["--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "r2"]
     assert new_scoring.main(["--root", str(bench.root), *args, "--reviewer", "rev-zed"]) == 1
     assert capsys.readouterr().err == (
-        "subjects/reviewers.yaml: reviewer 'rev-zed' is not registered (registered: rev-a, rev-c); give your "
-        "registered id, or ask a maintainer to register you (a maintainer's change)\n"
+        "subjects/reviewers.yaml: $.reviewer_id: 'rev-zed' is not registered in subjects/reviewers.yaml (registered: "
+        "rev-a, rev-c); ask a maintainer to register the reviewer (a maintainer's change)\n"
         "1 problem(s) found; nothing was written.\n")
     assert not (bench.root / "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-zed.json").exists()
     assert new_scoring.main(["--root", str(bench.root), *args, "--reviewer", "rev-c"]) == 0

@@ -74,9 +74,10 @@ def test_one_ranked_subject_and_no_pairs():
     sig = significance(["A"], ROWS, LEVEL, {"A": RankRange(1, 1)})
     assert sig.ranges == {"A": (1, 1)} and sig.n_pairs == 0 and sig.q_mde is None
     # one ranked subject: there is no pair at all, so the reason is not "no two share a case"
-    assert rank_range_method(sig, str, 1).endswith(" Only one subject is ranked, so no pair is compared.")
-    assert "share a case" not in rank_range_method(sig, str, 1)
-    assert "No two ranked subjects share a case, so no pair is compared." in rank_range_method(sig, str, 2)
+    assert rank_range_method(sig, str).endswith(" Only one subject is ranked, so no pair is compared.")
+    assert "share a case" not in rank_range_method(sig, str)
+    two = significance(["A", "B"], [], LEVEL, {"A": RankRange(1, 2), "B": RankRange(1, 2)})
+    assert "No two ranked subjects share a case, so no pair is compared." in rank_range_method(two, str)
     assert power_sentence(sig, str) == ""
     assert significance([], [], LEVEL, {}).ranges == {}
 
@@ -95,7 +96,7 @@ def test_range_and_decimal_text():
 
 def test_method_and_differences_sentences():
     sig = significance(RANKED, ROWS, LEVEL, SETS)
-    method = rank_range_method(sig, str, 2)
+    method = rank_range_method(sig, str)
     assert "with 95% confidence, every ranked subject's true rank" in method and "Mogstad" in method
     assert "sign-flip test of the Q_final difference" in method and "p < 0.05" in method
     names = {"A": "Alpha", "B": "Beta", "C": "Gamma", "D": "Delta"}
@@ -103,7 +104,7 @@ def test_method_and_differences_sentences():
     none = Significance(LEVEL, 6, (), {})
     assert significant_differences(none, names.get, str) == "No ranked subject is significantly above another."
     # In HTML the fixed text is escaped too: "p < 0.05" becomes "p &lt; 0.05".
-    assert "p &lt; 0.05" in rank_range_method(sig, html.escape, 2)
+    assert "p &lt; 0.05" in rank_range_method(sig, html.escape)
     assert power_sentence(sig, str).startswith(
         "Power: with these cases, a true difference in Q_final of 0.15-0.30 and in P of 0.25-0.40 between two "
         "ranked subjects is detected 80% of the time by a test at level 0.05")

@@ -290,8 +290,21 @@ def test_a_subject_whose_every_run_is_an_error_says_so(tmp_path):
 def test_the_rank_range_sentence_names_the_configured_correction():
     from rgbench.leaderboard.rank_ranges import Significance
     from rgbench.leaderboard.significance_text import rank_range_method
-    base = dict(level=Fraction(5, 100), n_pairs=1, above=(), ranges={"a": (1, 1)})
-    holm_text = rank_range_method(Significance(**base), lambda t: t, 2)
-    bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t, 2)
+    base = dict(level=Fraction(5, 100), n_pairs=1, above=(), ranges={"a": (1, 2), "b": (1, 2)})
+    holm_text = rank_range_method(Significance(**base), lambda t: t)
+    bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t)
     assert "Holm-adjusted over every pair of scored subjects" in holm_text
     assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over every pair" in bh_text
+
+
+def test_one_ranked_subject_gets_the_rank_range_paragraph_and_no_empty_one(tmp_path):
+    # "idle" has no run, so "full" is ranked alone: the method paragraph says why no pair is compared, and the
+    # differences paragraph, which has nothing to say, is left out (it was an empty <p> and a trailing space)
+    tree = beside_full(tmp_path, "idle", cases=10)
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    results = tree.root / "results"
+    page = (results / "leaderboard.html").read_text()
+    assert "Only one subject is ranked, so no pair is compared.</p>" in page and '<p class="note"></p>' not in page
+    md = (results / "leaderboard.md").read_text()
+    assert "Only one subject is ranked, so no pair is compared.\n" in md

@@ -380,14 +380,13 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
         cost = fmt_fixed(run_cost(response, pin, pout)) if pin is not None and pout is not None else ""
         meta = response.meta
         version, participant, confidence = response.subject_version, meta.participant or "", str(response.confidence)
+        head = (sid, version, case_id, run_id, meta.status, participant)
         graded = () if meta.status == ERROR else scoring_of.get(key, ())
         if not graded:
-            yield (sid, version, case_id, run_id, meta.status, participant, "", "", "", "", "", "", "", confidence,
-                   "", response.path, cost)
+            yield (*head, "", "", "", "", "", "", "", confidence, "", response.path, cost)
         for scoring in graded:
             row = derived[(sid, case_id, run_id, scoring.reviewer_id)]
-            yield (sid, version, case_id, run_id, meta.status, participant, scoring.reviewer_id, row.classification,
-                   str(row.raw_score), str(row.clipped_score),
+            yield (*head, scoring.reviewer_id, row.classification, str(row.raw_score), str(row.clipped_score),
                    ";".join([f"{name}={score}" for name, score in scoring.criterion_scores]),
                    ";".join([f"{code}:{severity}" for code, severity in scoring.fails]),
                    fmt_fixed(row.correctness), confidence, scoring.comments, response.path, cost)

@@ -46,6 +46,7 @@ from typing import Any
 from ..leaderboard.readme import README_FILE, replace_block, split_readme
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
+from ..load.reviewers import ASSIGNMENTS_FILE, REVIEWERS_FILE
 from ..load.safe_read import MAX_RESULT_BYTES
 from ..problems import Problem
 from .gitio import MODE_SUBMODULE, MODE_SYMLINK, Change
@@ -123,7 +124,7 @@ class Facts:
     registry_added: set[str] | None = field(default_factory=set)
 
 
-SUBJECT_FILES = ("subjects/registry.yaml", "subjects/reviewers.yaml", "subjects/second_reviews.json")
+SUBJECT_FILES = (REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE)
 
 
 def layout_problem(path: str, version_dir: str) -> str | None:
@@ -176,10 +177,10 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
         "subjects": "changes registry entries or their history",
         "results": "changes the hand-written documentation of results/",
     }
-    if path == "subjects/reviewers.yaml":
-        return MAINTAINER, "changes who may grade (subjects/reviewers.yaml)"
-    if path == "subjects/second_reviews.json":
-        return MAINTAINER, "changes the planned second grades (subjects/second_reviews.json, written by `make assign`)"
+    if path == REVIEWERS_FILE:
+        return MAINTAINER, f"changes who may grade ({REVIEWERS_FILE})"
+    if path == ASSIGNMENTS_FILE:
+        return MAINTAINER, f"changes the planned second grades ({ASSIGNMENTS_FILE}, written by `make assign`)"
     if path.startswith("results/historico/"):
         return MAINTAINER, "adds a snapshot (results/historico/, taken by `make snapshot`)"
     if path == README_FILE:

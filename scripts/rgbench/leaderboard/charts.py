@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 
-from ..compute.numfmt import fmt_fixed
+from ..compute.numfmt import counted, fmt_fixed
 from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry
 from .svg import chart_style, figure_svg, new_figure
@@ -178,8 +178,7 @@ def draw_families(chart: Chart) -> str:
                 p_family, n_family, n_cases = cell
                 colour = "white" if p_family >= 0.5 else INK
                 ax.text(col + 0.5, row + 0.38, fmt_fixed(p_family, 3), ha="center", va="center", color=colour, fontsize=9)
-                cases = f"{n_cases} case" + ("" if n_cases == 1 else "s")
-                ax.text(col + 0.5, row + 0.72, f"n={n_family} \u00b7 {cases}", ha="center", va="center",
+                ax.text(col + 0.5, row + 0.72, f"n={n_family} \u00b7 {counted(n_cases, 'case')}", ha="center", va="center",
                         color=colour, fontsize=6.5)
         ax.set_xticks([i + 0.5 for i in range(n_cols)], [textwrap.fill(name, 16) for _, name in families], fontsize=7.5)
         ax.set_yticks([i + 0.5 for i in range(n_rows)], [label for label, _ in rows])

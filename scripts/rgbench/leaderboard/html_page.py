@@ -98,7 +98,8 @@ def ranks_note(board: Board) -> str:
         return name_ref(names[sid])
 
     method, differences, alpha = rank_notes(board, name, esc)
-    paragraphs = [f'<p class="note" id="rank-ranges">{method}</p>', f'<p class="note">{differences}</p>'] if method else []
+    paragraphs = [f'<p class="note" id="rank-ranges">{method}</p>'] if method else []
+    paragraphs += [f'<p class="note">{differences}</p>'] if method and differences else []
     if alpha:
         paragraphs.append(f'<p class="note" id="alpha-sensitivity">{alpha}</p>')
     return "\n".join(paragraphs)

@@ -77,7 +77,7 @@ def count_cells(entry: BoardEntry) -> str:
     waiting = f'<span class="ci" title="responses not scored yet">+{m.n_unscored} unscored</span>' if m.n_unscored else ""
     if entry.n_errors:
         waiting += (f'<span class="ci" title="API or harness failures: no answer, not in N">'
-                    f'+{entry.n_errors} error{"" if entry.n_errors == 1 else "s"}</span>')
+                    f'+{counted(entry.n_errors, "error")}</span>')
     return (f'<td class="num" data-sort="{m.n}">{m.n}{waiting}</td>'
             f'<td class="num" data-sort="{entry.n_cases}">{entry.n_cases}</td>')
 
@@ -163,7 +163,7 @@ def disqualified_table(board: Board) -> str:
     def cells(entry: BoardEntry) -> str:
         n = entry.metrics.n_critical
         return (f'{subject_cell(entry)}<td><span class="badge badge-dq">Disqualified</span>'
-                f'<span class="status-note">{n} critical run{"" if n == 1 else "s"}</span></td>'
+                f'<span class="status-note">{counted(n, "critical run")}</span></td>'
                 f'<td class="fail-cell">{fail_list(board, entry)}</td>{figure_cells(entry, decimals)}')
 
     return _entries_table('class="board" id="disqualified-table"', head, board.disqualified, cells)

@@ -130,7 +130,7 @@ def ranks_notes(board: Board) -> list[str]:
     sentence, each followed by a blank line; nothing for what the results do not carry."""
     names = board.names
     method, differences, alpha = rank_notes(board, lambda sid: md_text(names[sid]), lambda text: text)
-    return ([f"{method} {differences}", ""] if method else []) + ([alpha, ""] if alpha else [])
+    return ([" ".join(filter(None, (method, differences))), ""] if method else []) + ([alpha, ""] if alpha else [])
 
 
 def leaderboard_markdown(board: Board) -> str:

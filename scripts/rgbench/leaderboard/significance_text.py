@@ -36,14 +36,14 @@ def _names(ids: Sequence[str], name: Text) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def rank_range_method(sig: Significance, esc: Text, n_ranked: int) -> str:
-    """What a rank range is and what it rests on (one paragraph); ``n_ranked``: how many subjects are ranked."""
+def rank_range_method(sig: Significance, esc: Text) -> str:
+    """What a rank range is and what it rests on (one paragraph); ``sig.ranges`` has one entry per ranked subject."""
     level = short_decimal(sig.level)
     text = ("Rank range (in parentheses with each rank): with 95% confidence, every ranked subject's true rank "
             "- its rank on the whole population of cases this sample stands for - lies in its range, for all "
             "subjects at once (simultaneous confidence sets for ranks, Mogstad, Romano, Shaikh and Wilhelm 2024, "
             "from a bootstrap over cases; results/rank_sets.csv). Ranks inside a range are not established. ")
-    if n_ranked < 2:
+    if len(sig.ranges) < 2:
         text += "Only one subject is ranked, so no pair is compared."
     elif sig.n_pairs == 0:
         text += "No two ranked subjects share a case, so no pair is compared."
@@ -160,7 +160,7 @@ def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
     sentence), each ``""`` when the results do not carry what it describes."""
     method = differences = alpha = ""
     if board.significance is not None and board.ranked:
-        method = rank_range_method(board.significance, esc, len(board.ranked))
+        method = rank_range_method(board.significance, esc)
     if board.significance is not None and len(board.ranked) > 1:
         outside = outside_note(board, name, esc)
         differences = significant_differences(board.significance, name, esc) + (" " + outside if outside else "")

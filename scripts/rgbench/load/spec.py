@@ -192,12 +192,13 @@ def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
 def parse_jump_threshold(value: object) -> Fraction:
     """``q_final_jump_threshold`` (config.yaml, or ``rgbench diff --max-jump``) exactly: a number above 0 and at
     most 1; ValueError otherwise."""
+    message = f"must be a number above 0 and at most 1 (e.g. 0.10), got {_shown(value)}"
     try:
         threshold = exact_decimal(value)
     except ValueError:
-        threshold = None
-    if threshold is None or not 0 < threshold <= 1:
-        raise ValueError(f"must be a number above 0 and at most 1 (e.g. 0.10), got {_shown(value)}")
+        raise ValueError(message) from None
+    if not 0 < threshold <= 1:
+        raise ValueError(message)
     return threshold
 
 

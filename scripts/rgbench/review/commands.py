@@ -54,7 +54,7 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
     assigned, problems = assignments.read_assignments(root)
     if problems:
         return None, problems
-    return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id], reviewers=reviewers,
+    return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id],
                      assigned=assigned, blind=blind), []
 
 

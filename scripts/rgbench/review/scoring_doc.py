@@ -78,8 +78,9 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
     for name in spec.criteria:
         value = scores.get(name)
         # ASCII digits only: '²'.isdigit() is true too, and int('²') raises
-        ascii_digits = isinstance(value, str) and value.isascii() and value.isdigit()
-        document["criterion_scores"][name] = int(str(value)) if ascii_digits else value
+        if isinstance(value, str) and value.isascii() and value.isdigit():
+            value = int(value)
+        document["criterion_scores"][name] = value
     correctness = form.get("correctness")
     document["correctness"] = _CORRECTNESS.get(correctness, correctness) if isinstance(correctness, str) else correctness
     fails = []

@@ -50,8 +50,7 @@ class ReviewApp:
     root: Path
     spec: Spec
     tree: Tree
-    reviewer: Reviewer
-    reviewers: dict[str, Reviewer]
+    reviewer: Reviewer   # one of tree.reviewers (open_app refuses a tree without them)
     assigned: dict[RunKey, str]
     blind: bool = True
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
@@ -115,7 +114,7 @@ class ReviewApp:
         document = scoring_doc.document_from_form(
             self.spec, run, self.reviewer.reviewer_id, self.tree.subjects[run.key[0]].subject_version, form,
             response_sha256=response_sha or "0" * 64, gold_sha256=gold_sha or "0" * 64, blind=self.blind)
-        messages = scoring_doc.document_messages(self.spec, document, self.reviewers)
+        messages = scoring_doc.document_messages(self.spec, document, self.tree.reviewers)
         if saving:
             messages += problems
             if response_sha != self.tree.inputs[self.tree.responses[run.key].path]:

@@ -1,8 +1,9 @@
 """Case-bootstrap intervals of P, s_bar, BS, ECE and Q_final of one subject, and of any proportion over cases.
 
 Every interval resamples the subject's cases (:func:`.bootstrap.case_counts` with the subject's own
-stream, :mod:`.seeds`) and takes the BCa bounds (:func:`.bootstrap.ratio_interval`). All five figures of a
-subject use the same draw. A proportion at 0 or 1 (P, P_family, a pass rate per difficulty) has every
+stream, :mod:`.seeds`): P, s_bar, BS and Q_final take the BCa bounds (:func:`.bootstrap.ratio_interval`),
+ECE its own interval (:func:`ece_interval`, below). All five figures of a subject use the same draw.
+A proportion at 0 or 1 (P, P_family, a pass rate per difficulty) has every
 replicate equal to it, so the bootstrap says nothing; :func:`proportion_interval` then gives the Wilson
 interval over the K cases (each case counted once, the largest design effect runs of one case can
 have), which is never a point.

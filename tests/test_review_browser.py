@@ -27,6 +27,7 @@ from rgbench.review.server import ReviewApp, make_server, url
 
 selenium = pytest.importorskip("selenium", reason="selenium not installed (pip install -r requirements.txt)")
 from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -103,8 +104,10 @@ def messages(driver: webdriver.Chrome) -> list[str]:
 def test_grade_one_run_end_to_end_with_the_keyboard(browser: webdriver.Chrome, served) -> None:
     tree, app, start = served
     open_first_run(browser, start)
-    active = browser.switch_to.active_element
-    assert active.get_attribute("data-criterion") == "diagnosis"  # the first criterion has the focus
+    # the first criterion has the focus, once the page's script has built the form (asking earlier can meet an
+    # element the script has just replaced: a stale reference, seen under load in CI)
+    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: d.switch_to.active_element.get_attribute("data-criterion") == "diagnosis")
     for digit in "212210":  # each digit sets the focused criterion and moves on
         browser.switch_to.active_element.send_keys(digit)
     browser.switch_to.active_element.send_keys("5")  # correctness 0.5

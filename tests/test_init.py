@@ -51,7 +51,8 @@ def test_init_then_make_metrics_and_make_test_pass_and_catch_stale_results(tmp_p
     assert main(["init", str(root)]) == 0
     assert "make metrics && make test" in capsys.readouterr().out
     for rel in ("system/benchmark.yaml", "system/rubric/v1.0/automatic_fails.yaml", "system/metrics/v1.0/config.yaml",
-                "golds/v1.0/EX-DEMO-001_gold.md", "subjects/registry.yaml", "subjects/reviewers.yaml", "Makefile", ".ci/run", WORKFLOW,
+                "golds/v1.0/EX-DEMO-001_gold.md", "subjects/registry.yaml", "subjects/reviewers.yaml", "Makefile",
+                ".ci/run", WORKFLOW,
                 ".github/workflows/tests.yml", ".github/CODEOWNERS", "README.md", "requirements.txt",
                 "tests/test_benchmark.py"):
         assert (root / rel).is_file(), rel

@@ -66,8 +66,11 @@ def file_url_path(url: str) -> Path | None:
 
 
 def _fragment(record: dict, *pieces: str) -> str:
+    """The URL fragment: the archive's hash (``pieces``) and the project's ``subdirectory``, if any."""
     subdirectory = record.get("subdirectory")
-    found = [p for p in pieces if p] + ([f"subdirectory={subdirectory}"] if isinstance(subdirectory, str) and subdirectory else [])
+    found = [p for p in pieces if p]
+    if isinstance(subdirectory, str) and subdirectory:
+        found.append(f"subdirectory={subdirectory}")
     return "#" + "&".join(found) if found else ""
 
 
@@ -156,11 +159,10 @@ def toolkit_source(package_init: Path | None = None, path: list[str] | None = No
 
     ``package_init``: the running ``rgbench/__init__.py`` (default: this package's); ``path``: where
     installed distributions are looked for (default: sys.path)."""
-    from . import __file__ as own_init
-
-    here = Path(package_init or own_init).resolve()
-    where = {"path": path} if path is not None else {}
-    for dist in metadata.distributions(name=DIST_NAME, **where):
+    here = Path(package_init or Path(__file__).with_name("__init__.py")).resolve()
+    found = (metadata.distributions(name=DIST_NAME) if path is None
+             else metadata.distributions(name=DIST_NAME, path=path))
+    for dist in found:
         record, why = read_record(dist)
         if _holds(dist, here, record):
             return index_pin(dist.version or version, why) if why else source_from_record(record, dist.version or version)

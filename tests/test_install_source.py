@@ -33,7 +33,7 @@ WHEEL = "file:///opt/wheels/rgbench-0.1.0-py3-none-any.whl"
     ({"url": "file:///home/a/my%20tools/rgbench", "dir_info": {}},
      "rgbench @ file:///home/a/my%20tools/rgbench", "the directory /home/a/my tools/rgbench", Path("/home/a/my tools/rgbench")),
     ({"url": "file:///home/a/rgbench", "dir_info": {"editable": True}},
-     "-e file:///home/a/rgbench", "the directory /home/a/rgbench (editable)", Path("/home/a/rgbench")),
+     "-e file:///home/a/rgbench", "the editable directory /home/a/rgbench", Path("/home/a/rgbench")),
     ({"url": "https://github.com/o/rgbench.git", "subdirectory": "tool",
       "vcs_info": {"vcs": "git", "commit_id": "0a1b2c", "requested_revision": "v0.1.0"}},
      "rgbench @ git+https://github.com/o/rgbench.git@0a1b2c#subdirectory=tool",

@@ -109,7 +109,7 @@ def source_from_record(record: object, version: str = __version__) -> ToolkitSou
     if isinstance(record.get("dir_info"), dict):
         where = local if local is not None else url
         if record["dir_info"].get("editable") is True:
-            return ToolkitSource(f"-e {url}{_fragment(record)}", f"the directory {where} (editable)", local)
+            return ToolkitSource(f"-e {url}{_fragment(record)}", f"the editable directory {where}", local)
         return ToolkitSource(f"{DIST_NAME} @ {url}{_fragment(record)}", f"the directory {where}", local)
     return index_pin(version, f"its installation record {RECORD} is of no known kind")
 

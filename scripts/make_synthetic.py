@@ -162,6 +162,28 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     return counts
 
 
+def declare_kinds(out: Path, kinds: list[str]) -> None:
+    """Subject kinds (``--kinds llm,system``): the registry schema of the tree's system/ copy declares
+    ``kinds`` (its ``kind`` enum: the kinds it declared already, then the new ones), and subject i is of
+    kinds[i % len(kinds)]."""
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    path = out / "system" / "schemas" / spec.version_dir / "registry.schema.json"
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    kind = schema["properties"]["subjects"]["items"]["properties"].setdefault("kind", {})
+    kind["enum"] = [*kind.get("enum", []), *(k for k in kinds if k not in kind.get("enum", []))]
+    path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    registry = out / "subjects" / "registry.yaml"
+    lines = registry.read_text(encoding="utf-8").splitlines()
+    index = 0
+    for number, line in enumerate(lines):
+        if line == '    kind: "llm"':
+            lines[number] = f'    kind: "{kinds[index % len(kinds)]}"'
+            index += 1
+    registry.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subjects", type=int, required=True, help="number of subjects")
@@ -171,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT,
                         help="benchmark tree whose system/ the synthetic tree copies (default: this repository)")
+    parser.add_argument("--kinds", type=lambda text: text.split(","), default=None, metavar="K1,K2,...",
+                        help="subject kinds, given in turn (e.g. llm,system); the registry schema declares them")
     args = parser.parse_args(argv)
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
         print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
@@ -180,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
     counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root)
+    if args.kinds:
+        declare_kinds(args.out, args.kinds)
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "
           f"{args.subjects} subjects")
     return 0

@@ -10,6 +10,7 @@ import html
 from collections.abc import Callable, Iterable, Sequence
 
 from ..compute.numfmt import counted, fmt_fixed
+from ..load.subject_kinds import KIND_LABELS
 from .board import Board, BoardEntry
 from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
 from .reliability import EXPLANATIONS
@@ -19,7 +20,6 @@ META_HEADING = "Registered"
 META_LABELS = ("provider", "parameters", "evaluated")
 DASH = "\u2014"
 EMPTY_CELL = '<td class="empty">\u2014</td>'
-KIND_LABELS = {"llm": "LLM", "human": "human baseline"}
 # The headings of figure_cells, for the tables that do not sort (Incomplete, Disqualified).
 FIGURE_HEADS = ("".join(f'<th scope="col" class="num">{label}</th>' for label, *_ in METRIC_COLUMNS)
                 + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'

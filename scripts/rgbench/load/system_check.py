@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from ..problems import Problem
 from .parsing import exact_decimal
+from .subject_kinds import kind_problems
 
 SEVERITIES = ("critical", "recoverable")  # what classification knows: critical -> Fail, recoverable -> Conditional
 CONFIDENCE_RANGE = (0, 100)  # the toolkit computes on integer percentages (confidence_unit = c / 100)
@@ -223,6 +224,7 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
                                            _at(catalog, "properties", "automatic_fails", "items", "properties",
                                                "severity"),
                                            "$.properties.automatic_fails.items.properties.severity"))
+    problems.extend(kind_problems(f"{base}/registry.schema.json", schemas.get("registry")))
     return problems
 
 

@@ -58,8 +58,16 @@ class Extracted(NamedTuple):
     fields: Fields | None
 
 
+def empty_answer(text: object) -> bool:
+    """True when ``text`` (a response_text) is a string with no visible character: empty or only whitespace
+    (Python's str.isspace: spaces, tabs, newlines, Unicode spaces). Such an answer is an answer, graded like any
+    other; the grading page and the case explorer show it as "(empty answer)"."""
+    return isinstance(text, str) and not text.strip()
+
+
 def response_meta(document: dict) -> ResponseMeta:
-    """The run metadata a valid response declares (status, participant, usage, settings); None where absent."""
+    """The run metadata a valid response declares (status, participant, usage, settings); None where absent.
+    ``empty_answer`` when its response_text is empty or only whitespace (:func:`empty_answer`)."""
     usage = document.get("usage") or {}
     settings = document.get("generation_parameters") or {}
     temperature = settings.get("temperature")
@@ -67,7 +75,7 @@ def response_meta(document: dict) -> ResponseMeta:
         document.get("status", "answered"), document.get("participant"),
         usage.get("input_tokens"), usage.get("output_tokens"),
         None if temperature is None else str(temperature), settings.get("max_tokens"),
-        document.get("generated_on"))
+        document.get("generated_on"), empty_answer(document.get("response_text")))
     return ANSWERED if meta == ANSWERED else meta
 
 

@@ -11,7 +11,7 @@ import hashlib
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from .gold_markdown import extract_gold_json
+from .gold_markdown import gold_data_block, parse_data_block, quoted_blocks_note
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
 from .records import ANSWERED, Gold, ResponseMeta
 from .safe_read import MAX_FILE_BYTES
@@ -110,12 +110,18 @@ def max_file_bytes(spec: Spec, kind: str) -> int:
 def extract(kind: str, data: bytes, spec: Spec) -> Extracted:
     """Digest, problems and fields of one file's bytes, read as ``kind``."""
     digest = hashlib.sha256(data).hexdigest()
+    block = None
     try:
         text = decode_utf8(data)
-        document: Any = extract_gold_json(text) if kind == GOLD else loads_json_strict(text)
+        if kind == GOLD:
+            block = gold_data_block(text)
+            document: Any = parse_data_block(block)
+        else:
+            document = loads_json_strict(text)
     except ParseError as exc:
         return Extracted(digest, (str(exc),), None)
     errors = document_errors(spec, kind, document)
     if errors:
-        return Extracted(digest, tuple(errors), None)
+        note = quoted_blocks_note(block) if block is not None else None
+        return Extracted(digest, (*([note] if note else []), *errors), None)
     return Extracted(digest, (), _fields(kind, document, spec))

@@ -182,6 +182,41 @@ def declare_kinds(out: Path, kinds: list[str]) -> None:
             lines[number] = f'    kind: "{kinds[index % len(kinds)]}"'
             index += 1
     registry.write_text("\n".join(lines) + "\n", encoding="utf-8")
+BLANK_EVERY = 20   # --blank-answers: every 20th response (in path order) gets an empty or whitespace answer
+BLANK_TEXTS = ("", " \n\t ")
+
+
+def allow_blank_answers(out: Path, version_dir: str) -> None:
+    """Drop ``minLength`` and ``pattern`` from response_text in the tree's response schema (a system/ copied from an
+    older tree that still refuses a blank answer); the file is left as it is when it has neither."""
+    path = out / "system" / "schemas" / version_dir / "response.schema.json"
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    text = schema.get("properties", {}).get("response_text", {})
+    if "minLength" in text or "pattern" in text:
+        text.pop("minLength", None)
+        text.pop("pattern", None)
+        path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def blank_answers(out: Path, version_dir: str) -> list[str]:
+    """--blank-answers: every BLANK_EVERY-th response (sorted paths, starting with the first) gets an empty or a
+    whitespace-only response_text (alternately), and the scorings of those runs the new response_sha256. The
+    relative paths of the blanked responses."""
+    allow_blank_answers(out, version_dir)
+    blanked = []
+    responses = sorted((out / "responses" / version_dir).rglob("*.json"))
+    for number, path in enumerate(responses[::BLANK_EVERY]):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        document["response_text"] = BLANK_TEXTS[number % len(BLANK_TEXTS)]
+        data = _dump(document)
+        path.write_bytes(data)
+        blanked.append(path.relative_to(out).as_posix())
+        sid, run = path.parent.name, path.stem
+        for grade in sorted((out / "scoring" / version_dir / sid).glob(f"{run}__eval-*.json")):
+            scoring = json.loads(grade.read_text(encoding="utf-8"))
+            scoring["response_sha256"] = hashlib.sha256(data).hexdigest()
+            grade.write_bytes(_dump(scoring))
+    return blanked
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -195,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="benchmark tree whose system/ the synthetic tree copies (default: this repository)")
     parser.add_argument("--kinds", type=lambda text: text.split(","), default=None, metavar="K1,K2,...",
                         help="subject kinds, given in turn (e.g. llm,system); the registry schema declares them")
+    parser.add_argument("--blank-answers", action="store_true",
+                        help=f"give every {BLANK_EVERY}th response an empty or whitespace-only response_text (graded "
+                             "like any answer)")
     args = parser.parse_args(argv)
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
         print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
@@ -208,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
         declare_kinds(args.out, args.kinds)
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "
           f"{args.subjects} subjects")
+    if args.blank_answers:
+        spec, _ = load_spec(args.out)
+        assert spec is not None   # build() loaded the same system/
+        print(f"{args.out}: {len(blank_answers(args.out, spec.version_dir))} blank answers")
     return 0
 
 

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.skipif(
 # 30 FOUL and 30 SCAL cases: 60 in cases.csv order, more than one page (50 cases with 2 subject columns)
 PAGED = [f"RO-FOUL-{i:03d}" for i in range(1, 31)] + [f"RO-SCAL-{i:03d}" for i in range(1, 31)]
 MISSED = "RO-SCAL-025"          # the 55th case (page 2): alpha's only run not passed
+BLANK = "RO-FOUL-003"           # alpha's answer is empty (issue 23): graded, and marked "(empty answer)"
 HOSTILE_COMMENT = "</script><script>alert(1)</script><!-- \u2028line\u2029para & <b>bold</b>"
 HOSTILE_TITLE = '<img src=x onerror="alert(2)">'
 
@@ -35,7 +36,7 @@ def paged_tree(root) -> MiniTree:
     for case in PAGED:
         tree.add_gold(case, difficulty=3)
         for sid in ("alpha", "beta"):
-            tree.add_response(sid, case, "r1")
+            tree.add_response(sid, case, "r1", **({"response_text": ""} if (sid, case) == ("alpha", BLANK) else {}))
             raw = 5 if (sid, case) == ("alpha", MISSED) else 11
             tree.add_scoring(sid, case, "r1", raw=raw, comments=f"{sid} on {case}: checked.")
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
@@ -183,6 +184,21 @@ def test_a_profile_lists_its_runs_when_opened_and_links_to_the_case(paged):
     assert shown["shown"] and shown["inView"] and shown["target"]
     assert shown["open"] and f"alpha on {MISSED}: checked." in shown["text"]
     choose(client, session, "explorer-subject", "")
+
+
+def test_an_empty_answer_is_marked(paged):
+    client, session = paged
+    choose(client, session, "explorer-family", "FOUL")       # its first page holds the case, whatever page was shown
+    js(client, session, f"""document.querySelector('#case-{BLANK} td[data-subject="alpha"] details.run').open = true;
+      return true;""")
+    seen = js(client, session, f"""const cell = (s) => '#case-{BLANK} td[data-subject="' + s + '"] details.run';
+      const run = (s) => document.querySelector(cell(s));
+      return {{alpha: run("alpha").querySelector("summary").textContent, body: run("alpha").textContent,
+              beta: run("beta").textContent, marks: document.querySelectorAll("#explorer-table .empty-answer").length}};""")
+    choose(client, session, "explorer-family", "")
+    assert seen["alpha"].endswith("(empty answer)") and "Pass" in seen["alpha"]     # graded like any answer
+    assert "reviewer rev-a" in seen["body"] and seen["body"].count("(empty answer)") == 2   # summary and details
+    assert "(empty answer)" not in seen["beta"] and seen["marks"] == 1
 
 
 def test_hostile_strings_are_text(hostile):

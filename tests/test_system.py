@@ -96,8 +96,7 @@ def test_minimal_documents_of_the_contract_validate(kind):
     ("response", "run_id", "r__1"),
     ("response", "confidence", 101),
     ("response", "confidence", True),
-    ("response", "response_text", ""),
-    ("response", "response_text", "   "),
+    ("response", "response_text", "x" * 200_001),   # over maxLength
     ("response", "schema_version", "1.1"),
     ("evaluation", "reviewer_id", "Ana"),
     ("evaluation", "correctness", True),
@@ -108,6 +107,14 @@ def test_minimal_documents_of_the_contract_validate(kind):
 def test_contract_refuses(kind, field, value):
     document = dict(MINIMAL[kind], **{field: value})
     assert list(Draft202012Validator(SCHEMAS[kind]).iter_errors(document)) != []
+
+
+@pytest.mark.sample
+@pytest.mark.parametrize("text", ["", "   ", "\n\t"])
+def test_contract_accepts_a_blank_answer(text):
+    # issue 23: an empty or whitespace-only answer is an answer (graded like any other), not a placeholder
+    document = dict(MINIMAL["response"], response_text=text)
+    assert list(Draft202012Validator(SCHEMAS["response"]).iter_errors(document)) == []
 
 
 @pytest.mark.sample

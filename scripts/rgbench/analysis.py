@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 RESULTS_DIR = "results"
 
-BOOL_COLUMNS = frozenset({"adjacent", "has_critical_fail", "has_recoverable_fail", "disqualified", "monotone_violation"})
+BOOL_COLUMNS = frozenset({"adjacent", "has_critical_fail", "has_recoverable_fail", "disqualified", "monotone_violation",
+                          "empty_answer"})
 INT_COLUMNS = frozenset({
     "n_levels", "easiest", "hardest", "n_easiest", "n_hardest", "n_cases_missing", "rank_low", "rank_high",
     "rank_low_marginal", "rank_high_marginal", "rank_a", "rank_b",

@@ -59,7 +59,7 @@ METADATA_COLUMNS = ("subject_id", "subject_version", "kind", "provider", "evalua
 CASES_COLUMNS = ("case_id", "family", "case_type", "difficulty", "tags", "title", "gold_path")
 EXPLORER_COLUMNS = ("subject_id", "subject_version", "case_id", "run_id", "status", "participant", "reviewer_id",
                     "classification", "raw_score", "clipped_score", "criterion_scores", "fails", "correctness",
-                    "confidence", "comments", "response_path", "cost")
+                    "confidence", "comments", "response_path", "cost", "empty_answer")
 
 
 # --- rows ---------------------------------------------------------------------------------------------
@@ -382,14 +382,15 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
         version, participant, confidence = response.subject_version, meta.participant or "", str(response.confidence)
         head = (sid, version, case_id, run_id, meta.status, participant)
         graded = () if meta.status == ERROR else scoring_of.get(key, ())
+        empty = "true" if meta.empty_answer else "false"
         if not graded:
-            yield (*head, "", "", "", "", "", "", "", confidence, "", response.path, cost)
+            yield (*head, "", "", "", "", "", "", "", confidence, "", response.path, cost, empty)
         for scoring in graded:
             row = derived[(sid, case_id, run_id, scoring.reviewer_id)]
             yield (*head, scoring.reviewer_id, row.classification, str(row.raw_score), str(row.clipped_score),
                    ";".join([f"{name}={score}" for name, score in scoring.criterion_scores]),
                    ";".join([f"{code}:{severity}" for code, severity in scoring.fails]),
-                   fmt_fixed(row.correctness), confidence, scoring.comments, response.path, cost)
+                   fmt_fixed(row.correctness), confidence, scoring.comments, response.path, cost, empty)
 
 
 # --- rendering ----------------------------------------------------------------------------------------

@@ -268,7 +268,7 @@ DATA_ID = "explorer-data"
 CASE_FIELDS = ("case_id", "family", "case_type", "difficulty", "tags", "title", "gold_path")
 RUN_FIELDS = ("subject_id", "case_id", "run_id", "status", "participant", "reviewer_id", "classification",
               "raw_score", "clipped_score", "criterion_scores", "fails", "correctness", "confidence", "comments",
-              "response_dir", "response_file")
+              "response_dir", "response_file", "empty_answer")
 _RUN_CELLS = itemgetter(*RUN_FIELDS)
 NEEDS_JS = ("needs JavaScript (it is drawn from the data inlined in this page); the same runs, with every "
             "grade and comment, are in <code>results/explorer_runs.csv</code>.")
@@ -288,12 +288,14 @@ def _run_cells(r: LabRow, rounded: dict[str, str]) -> tuple[str, ...]:
     """The texts page.js shows of one run (:data:`RUN_FIELDS`): the CSV's cells, except that correctness is
     rounded to 1 decimal here (half to even on its exact value, as the tables) or ``""`` (``rounded`` caches
     the roundings), and response_path is cut after its last ``/`` into response_dir and response_file (their
-    concatenation is the path; both repeat across runs, the path does not)."""
+    concatenation is the path; both repeat across runs, the path does not); empty_answer is ``true`` or ``false``
+    (``""`` in results written before the column existed)."""
     cell = r["correctness"]
     if cell not in rounded:
         rounded[cell] = fmt_fixed(Fraction(cell), 1) if cell else ""
     directory, slash, file = r["response_path"].rpartition("/")
-    return _RUN_CELLS({**r, "correctness": rounded[cell], "response_dir": directory + slash, "response_file": file})
+    return _RUN_CELLS({**r, "correctness": rounded[cell], "response_dir": directory + slash, "response_file": file,
+                       "empty_answer": r.get("empty_answer", "")})
 
 
 def explorer_entries(board: Board) -> list[BoardEntry]:

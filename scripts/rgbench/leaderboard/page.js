@@ -116,6 +116,10 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
         summary.appendChild(node("span", {"class": "tag"}, ["refused"]));
       }
     }
+    if (kind !== "error" && cell(run, "empty_answer") === "true") {
+      summary.appendChild(document.createTextNode(" "));
+      summary.appendChild(node("span", {"class": "tag empty-answer"}, ["(empty answer)"]));
+    }
     var details = node("details", {"class": "run run-" + kind}, [summary]);
     details.setAttribute("data-run", String(run));
     return details;
@@ -129,8 +133,9 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
       details.appendChild(node("p", {}, ["API or harness failure: no answer, not in N. ", link]));
       return;
     }
+    var empty = cell(run, "empty_answer") === "true" ? " (empty answer)" : "";
     if (cell(run, "classification") === "") {
-      details.appendChild(node("p", {}, ["Awaiting a scoring. ", link]));
+      details.appendChild(node("p", {}, ["Awaiting a scoring. ", link, empty]));
       return;
     }
     var scores = node("ul", {"class": "scores"});
@@ -156,6 +161,7 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     if (cell(run, "participant") !== "") { who.appendChild(document.createTextNode(" \u00b7 participant " + cell(run, "participant"))); }
     who.appendChild(document.createTextNode(" \u00b7 "));
     who.appendChild(link);
+    if (empty !== "") { who.appendChild(document.createTextNode(empty)); }
     var comments = cell(run, "comments");
     details.appendChild(scores);
     details.appendChild(grade);

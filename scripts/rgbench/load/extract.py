@@ -11,7 +11,7 @@ import hashlib
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from .gold_markdown import extract_gold_json
+from .gold_markdown import gold_data_block, parse_data_block, quoted_blocks_note
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
 from .records import ANSWERED, Gold, ResponseMeta
 from .safe_read import MAX_FILE_BYTES
@@ -58,8 +58,16 @@ class Extracted(NamedTuple):
     fields: Fields | None
 
 
+def empty_answer(text: object) -> bool:
+    """True when ``text`` (a response_text) is a string with no visible character: empty or only whitespace
+    (Python's str.isspace: spaces, tabs, newlines, Unicode spaces). Such an answer is an answer, graded like any
+    other; the grading page and the case explorer show it as "(empty answer)"."""
+    return isinstance(text, str) and not text.strip()
+
+
 def response_meta(document: dict) -> ResponseMeta:
-    """The run metadata a valid response declares (status, participant, usage, settings); None where absent."""
+    """The run metadata a valid response declares (status, participant, usage, settings); None where absent.
+    ``empty_answer`` when its response_text is empty or only whitespace (:func:`empty_answer`)."""
     usage = document.get("usage") or {}
     settings = document.get("generation_parameters") or {}
     temperature = settings.get("temperature")
@@ -67,7 +75,7 @@ def response_meta(document: dict) -> ResponseMeta:
         document.get("status", "answered"), document.get("participant"),
         usage.get("input_tokens"), usage.get("output_tokens"),
         None if temperature is None else str(temperature), settings.get("max_tokens"),
-        document.get("generated_on"))
+        document.get("generated_on"), empty_answer(document.get("response_text")))
     return ANSWERED if meta == ANSWERED else meta
 
 
@@ -102,12 +110,18 @@ def max_file_bytes(spec: Spec, kind: str) -> int:
 def extract(kind: str, data: bytes, spec: Spec) -> Extracted:
     """Digest, problems and fields of one file's bytes, read as ``kind``."""
     digest = hashlib.sha256(data).hexdigest()
+    block = None
     try:
         text = decode_utf8(data)
-        document: Any = extract_gold_json(text) if kind == GOLD else loads_json_strict(text)
+        if kind == GOLD:
+            block = gold_data_block(text)
+            document: Any = parse_data_block(block)
+        else:
+            document = loads_json_strict(text)
     except ParseError as exc:
         return Extracted(digest, (str(exc),), None)
     errors = document_errors(spec, kind, document)
     if errors:
-        return Extracted(digest, tuple(errors), None)
+        note = quoted_blocks_note(block) if block is not None else None
+        return Extracted(digest, (*([note] if note else []), *errors), None)
     return Extracted(digest, (), _fields(kind, document, spec))

@@ -47,6 +47,7 @@ class ResponseMeta(NamedTuple):
     temperature: str | None = None    # as written in generation_parameters
     max_tokens: int | None = None
     generated_on: str | None = None
+    empty_answer: bool = False        # response_text is empty or only whitespace: graded like any answer
 
 
 ANSWERED = ResponseMeta()

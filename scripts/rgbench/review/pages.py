@@ -27,6 +27,17 @@ def render_markdown(text: str) -> str:
     return _MD.render(text)
 
 
+EMPTY_ANSWER = "(empty answer)"
+
+
+def response_html(text: str) -> str:
+    """The response pane's HTML: ``text`` rendered (:func:`render_markdown`), or ``(empty answer)`` when it is empty
+    or only whitespace (an answer like any other: it is graded)."""
+    if not text.strip():
+        return f"<p class=\"empty-answer\"><em>{EMPTY_ANSWER}</em></p>\n"
+    return render_markdown(text)
+
+
 def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
@@ -150,7 +161,7 @@ def run_page(*, spec: Spec, run: QueuedRun, reviewer: str, token: str, csrf: str
         f"<h1>{escape(run.case_id)} · run {escape(run.run_id)}</h1> · {escape(role)} · {left} left · "
         f"reviewer <code>{escape(reviewer)}</code>{who}</header>\n"
         "<main><section id=\"gold\" class=\"pane\"><h2>Gold</h2>" + render_markdown(gold_md) + "</section>\n"
-        "<section id=\"response\" class=\"pane\"><h2>Response</h2>" + render_markdown(response_text) + "</section>\n"
+        "<section id=\"response\" class=\"pane\"><h2>Response</h2>" + response_html(response_text) + "</section>\n"
         f"<section id=\"grading\" class=\"pane\"><h2>Grade</h2>"
         f"<p class=\"keys\">Tab / Shift+Tab between criteria · digit sets the focused one · Ctrl+Enter saves and opens "
         f"the next run</p>"

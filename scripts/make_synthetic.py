@@ -92,7 +92,7 @@ SCALES = {
     "likert": (("relevance", "coherence", "empathy", "surprise", "engagement", "complexity"), 1, 5,
                {"type": "integer", "minimum": 1, "maximum": 5},
                {"score_direction": "higher_is_better", "score_total": "mean", "score_name": "mean rating",
-                "pass_threshold": 4, "conditional_threshold": 3}),
+                "pass_threshold": 3.5, "conditional_threshold": 2.5}),
 }
 
 
@@ -157,8 +157,11 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     step, span = _grid(spec)   # a criterion's score: low + k * step (k = 0..span), k counting quality
     higher = spec.higher_is_better
     lowest, highest = spec.score_min, spec.score_max
-    # The floors and ceilings move by notches on the total's range (1 point on the seed's 0-12).
+    # The floors and ceilings move by notches on the total's range (1 point on the seed's 0-12), on a decimal grid
+    # a JSON number holds (a mean of 6 integer ratings moves by sixths: its notches by tenths).
     total_step = step if spec.score_total == "sum" else step / len(spec.criteria)
+    if total_step.denominator not in (1, 2, 4, 5, 10, 20, 25, 50, 100):
+        total_step = Fraction(1, 10)
     notch = total_step * max(1, round((highest - lowest) / 12 / total_step))
     notches = int((highest - lowest) / notch)
     best, worst, toward = (highest, lowest, 1) if higher else (lowest, highest, -1)

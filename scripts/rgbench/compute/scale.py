@@ -117,15 +117,15 @@ class ScoreScale:
     def describe(self) -> str:
         """One sentence on the score: name, what it aggregates, range, direction; ``""`` for the default scale.
 
-        E.g. ``s̄ is the mean MQM-style penalty per run (each run's total: the sum of 4 criteria, 0-100;
-        lower is better).``
+        E.g. ``s̄ (MQM-style penalty) is the mean over runs of each run's total: the sum of its 4 criteria
+        (0–100; lower is better).``
         """
         if self.is_default:
             return ""
         what = "sum" if self.total == SUM else "mean"
-        named = f"the mean {self.name} per run" if self.name else "the mean total per run"
-        return (f"{SYMBOL} is {named} (each run's total: the {what} of {self.criteria} criteria, "
-                f"{score_text(self.low)}\u2013{score_text(self.high)}; {self.direction_text}).")
+        named = f" ({self.name})" if self.name else ""
+        return (f"{SYMBOL}{named} is the mean over runs of each run's total: the {what} of its {self.criteria} "
+                f"criteria ({score_text(self.low)}\u2013{score_text(self.high)}; {self.direction_text}).")
 
 
 def default_scale(max_score: int = 12) -> ScoreScale:

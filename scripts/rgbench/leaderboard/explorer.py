@@ -34,7 +34,7 @@ from ..compute.scale import score_text
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
 from .difficulty_text import difficulty_reading
-from .display import short_decimal
+from .display import score_heading, short_decimal
 from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
@@ -251,7 +251,8 @@ def baseline_section(board: Board) -> str:
                     f'<td class="num">{esc(r["n_participants"])}</td><td class="num">{esc(r["n"])}</td>'
                     f'<td class="num">{esc(r["n_cases"])}</td><td class="num">{num(r["P"])}</td>'
                     f'<td class="num">{num(r["s_bar"], 2)}</td></tr>')
-    head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases", "P", "s\u0304")
+    head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases", "P",
+            esc(score_heading(board.scale)))
     return f"""<section class="card" id="baseline">
 <h2>Human baseline per participant</h2>
 <p>Each panel member's pass rate, the pooled rate per experience level, and the baseline as the mean of the
@@ -423,7 +424,8 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
 
     def mine(name: str) -> list[LabRow]:
         return by_subject[name].get(sid, [])
-    group_head = ("Group", "P", "s\u0304", "Runs", "Cases")
+    score = esc(score_heading(board.scale))   # s̄, or the benchmark's score_name with its direction
+    group_head = ("Group", "P", score, "Runs", "Cases")
     scale = criterion_scale_text(board)
     crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
             f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
@@ -454,7 +456,7 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
     body = "".join((
         weakest,
         _profile_table("Criteria", ("Criterion", f"Mean ({scale})", "Runs"), crit),
-        _profile_table("Families", ("Family", "P", "s\u0304", "Runs", "Cases"), fam),
+        _profile_table("Families", ("Family", "P", score, "Runs", "Cases"), fam),
         _profile_table("Difficulties", ("Difficulty", "P (interval)", "Runs", "Cases"), diff),
         _profile_table("Advanced+ (difficulty >= 4)", group_head, _group_rows(mine(ADVANCED_FILE), "min_difficulty")),
         _profile_table("Case types", group_head, _group_rows(mine(CASE_TYPE_FILE), "case_type")),

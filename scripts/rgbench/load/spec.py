@@ -101,8 +101,10 @@ class Spec:
     criteria: tuple[str, ...]
     criterion_min: Fraction   # exact, as written in benchmark.yaml (an integer or a decimal)
     criterion_max: Fraction
-    pass_threshold: Fraction   # on the total's scale (rgbench.compute.scale), in its direction
-    conditional_threshold: Fraction
+    # On the total's scale (rgbench.compute.scale), in its direction; exact: an int when whole (every run compares
+    # its total with them: ints compare several times faster than Fractions), else a Fraction.
+    pass_threshold: int | Fraction
+    conditional_threshold: int | Fraction
     alpha: Fraction
     ece_bins: int
     catalog: dict[str, str]  # fail code -> severity
@@ -390,6 +392,11 @@ def _require(mapping: dict, key: str, rel: str, problems: list[Problem]) -> Any:
     return value
 
 
+def _whole(value: Fraction) -> int | Fraction:
+    """An exact value as an int when it is whole (the thresholds of the seed's kind of scale), else as it is."""
+    return value.numerator if value.denominator == 1 else value
+
+
 def _scale_keys(bench: dict, rel: str, problems: list[Problem]) -> tuple[bool, str, str]:
     """(higher_is_better, score_total, score_name) from benchmark.yaml's optional scale keys, each problem
     appended to ``problems`` (defaults: higher_is_better, sum, no name)."""
@@ -523,8 +530,8 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         criteria=tuple(str(name) for name in criteria),
         criterion_min=low,
         criterion_max=high,
-        pass_threshold=pass_t,
-        conditional_threshold=cond_t,
+        pass_threshold=_whole(pass_t),
+        conditional_threshold=_whole(cond_t),
         alpha=alpha,
         ece_bins=ece_bins,
         catalog=catalog,

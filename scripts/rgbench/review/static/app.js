@@ -89,6 +89,15 @@
   groups.forEach(function (group, index) {
     group.addEventListener("keydown", function (event) {
       if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+      if (group.querySelector("input[type=number]")) {
+        // a decimal score is typed into its field; Enter moves on to the next criterion instead of saving
+        if (event.key === "Enter") {
+          event.preventDefault();
+          const after = groups[index + 1];
+          if (after) { focusGroup(after); } else { (document.getElementById("fails").querySelector("input") || group).focus(); }
+        }
+        return;
+      }
       let value = event.key;
       if (group.dataset.correctness && (value === "5" || value === ".")) { value = "0.5"; }
       const radio = group.querySelector("input[value='" + value + "']");

@@ -10,8 +10,13 @@ fail and a few subjects carry a critical fail. Same arguments, same bytes.
 Everything benchmark-specific comes from system/: case ids are
 benchmark.yaml's example_case_id with the family group replaced by each family
 code and its last digits by a counter (same width); scores span
-criterion_min..criterion_max, ceilings and floors the score range, correctness
-the evaluation schema's values, schema_version the schemas' const.
+criterion_min..criterion_max on the evaluation schema's step (decimals too), in the
+score's direction, ceilings and floors the total's range, correctness the
+evaluation schema's values, schema_version the schemas' const.
+
+--scale penalty rewrites the copied system/ first to a decimal, lower-is-better scale (four
+MQM-style error categories, each 0-25 penalty points in tenths, summed to a 0-100 "MQM-style
+penalty"); --scale likert to six 1-5 ratings whose mean is the total.
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
+import yaml
+
 from rgbench.cli import REPO_ROOT
+from rgbench.compute.scale import json_score
 from rgbench.load.spec import Spec, load_spec
 from rgbench.problems import report
 from rgbench.stats.config import schema_difficulty_range
@@ -72,20 +80,91 @@ def _json_number(value: Fraction) -> int | float:
     return value.numerator if value.denominator == 1 else float(value)
 
 
-def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path = REPO_ROOT) -> dict[str, int]:
+# --- --scale: rewrite the copied system/ to another score scale (DESIGN D3) --------------------------------
+
+# name -> (criteria, criterion_min, criterion_max, JSON schema of one criterion, benchmark.yaml keys); the
+# schema of rubric_floor/rubric_ceiling follows (a decimal number on the total's range).
+SCALES = {
+    "penalty": (("accuracy", "fluency", "terminology", "style"), 0, 25,
+                {"type": "number", "minimum": 0, "maximum": 25, "multipleOf": 0.1},
+                {"score_direction": "lower_is_better", "score_total": "sum", "score_name": "MQM-style penalty",
+                 "pass_threshold": 25, "conditional_threshold": 50}),
+    "likert": (("relevance", "coherence", "empathy", "surprise", "engagement", "complexity"), 1, 5,
+               {"type": "integer", "minimum": 1, "maximum": 5},
+               {"score_direction": "higher_is_better", "score_total": "mean", "score_name": "mean rating",
+                "pass_threshold": 3.5, "conditional_threshold": 2.5}),
+}
+
+
+def rewrite_scale(out: Path, name: str) -> None:
+    """Rewrite ``out``/system/ (a copy) to the scale ``name`` of SCALES: benchmark.yaml's criteria, range and scale
+    keys, the evaluation schema's criteria, the gold schema's floor and ceiling."""
+    criteria, low, high, node, keys = SCALES[name]
+    bench_path = out / "system" / "benchmark.yaml"
+    bench = yaml.safe_load(bench_path.read_text(encoding="utf-8"))
+    bench.update({"criteria": list(criteria), "criterion_min": low, "criterion_max": high, **keys})
+    bench_path.write_text(yaml.safe_dump(bench, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    version = f"v{bench['benchmark_version']}"
+    schemas = out / "system" / "schemas" / version
+
+    def edit(kind: str, change: Callable[[dict], None]) -> None:
+        path = schemas / f"{kind}.schema.json"
+        document = json.loads(path.read_text(encoding="utf-8"))
+        change(document)
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def scores(document: dict) -> None:
+        block = document["properties"]["criterion_scores"]
+        block["description"] = f"{len(criteria)} criteria, each {low}-{high} ({keys['score_direction']})."
+        block["required"] = list(criteria)
+        block["properties"] = {c: {"description": c.capitalize() + ".", **node} for c in criteria}
+
+    total_low, total_high = (len(criteria) * low, len(criteria) * high) if keys["score_total"] == "sum" else (low, high)
+
+    def bounds(document: dict) -> None:
+        for key in ("rubric_floor", "rubric_ceiling"):
+            document["properties"][key].update({"type": "number", "minimum": total_low, "maximum": total_high})
+
+    edit("evaluation", scores)
+    edit("gold", bounds)
+
+
+def _grid(spec: Spec) -> tuple[Fraction, int]:
+    """(step, number of steps) of a criterion's range: the schema's step, else a hundredth of the range."""
+    span = spec.criterion_max - spec.criterion_min
+    step = spec.criterion_step if spec.criterion_step is not None else span / 100
+    return step, int(span / step)
+
+
+def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path = REPO_ROOT,
+          scale: str | None = None) -> dict[str, int]:
     spec, problems = load_spec(root)
     if spec is None:
         raise SystemExit(report(problems))
+    rng = random.Random(seed)
+    shutil.copytree(root / "system", out / "system")
+    if scale is not None:
+        rewrite_scale(out, scale)
+        spec, problems = load_spec(out)
+        if spec is None:
+            raise SystemExit(report(problems))
     maker = case_id_maker(spec)
     if isinstance(maker, str):
         raise SystemExit(maker)
     make_id, per_family = maker
-    rng = random.Random(seed)
-    shutil.copytree(root / "system", out / "system")
     low, high = spec.criterion_min, spec.criterion_max
     difficulty = schema_difficulty_range(spec.validators["gold"].schema) or range(1, 6)
-    span = high - low
-    lowest, highest = len(spec.criteria) * low, spec.max_score
+    step, span = _grid(spec)   # a criterion's score: low + k * step (k = 0..span), k counting quality
+    higher = spec.higher_is_better
+    lowest, highest = spec.score_min, spec.score_max
+    # The floors and ceilings move by notches on the total's range (1 point on the seed's 0-12), on a decimal grid
+    # a JSON number holds (a mean of 6 integer ratings moves by sixths: its notches by tenths).
+    total_step = step if spec.score_total == "sum" else step / len(spec.criteria)
+    if total_step.denominator not in (1, 2, 4, 5, 10, 20, 25, 50, 100):
+        total_step = Fraction(1, 10)
+    notch = total_step * max(1, round((highest - lowest) / 12 / total_step))
+    notches = int((highest - lowest) / notch)
+    best, worst, toward = (highest, lowest, 1) if higher else (lowest, highest, -1)
     values = [_json_number(v) for v in spec.correctness_values]
     good_correctness = (values[0], *values[1:-1], values[-1], values[-1])
     poor_correctness = (values[0], values[0], *values[1:-1], values[-1])
@@ -105,9 +184,11 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
             raise SystemExit(f"system/benchmark.yaml: $.example_case_id: built {case_id!r}, which case_id_pattern "
                              "refuses (give an example whose family and last digits can vary)")
         case_type = rng.choice(("Closed", "Closed", "Open", "Ambiguous"))
-        ceiling = rng.choice((highest - 2, highest - 1)) if case_type == "Ambiguous" else highest
+        # the ceiling is the best total the case credits, the floor the worst it tolerates (in the score's direction)
+        ceiling = best - toward * notch * rng.choice((2, 1)) if case_type == "Ambiguous" else best
+        floor = worst + toward * notch * rng.randint(0, notches // 2)
         meta = {"schema_version": spec.schema_version, "case_id": case_id, "family": family, "case_type": case_type,
-                "rubric_floor": rng.randint(lowest, lowest + (highest - lowest) // 2), "rubric_ceiling": ceiling,
+                "rubric_floor": json_score(floor), "rubric_ceiling": json_score(ceiling),
                 "difficulty": rng.randint(difficulty[0], difficulty[-1])}
         golds[case_id] = meta
         case_ids.append(case_id)
@@ -140,8 +221,10 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
                 counts["responses"] += 1
                 if rng.random() < 0.03:
                     continue  # unscored
-                scores = {name: low + min(span, max(0, int(rng.random() * (0.7 * span) + skill * (0.65 * span))))
-                          for name in spec.criteria}
+                quality = {name: min(span, max(0, int(rng.random() * (0.7 * span) + skill * (0.65 * span))))
+                           for name in spec.criteria}   # steps of quality: a score, or a penalty counted down
+                scores = {name: json_score(low + k * step if higher else high - k * step)
+                          for name, k in quality.items()}
                 fails = []
                 if has_critical and rng.random() < 0.01:
                     fails.append({"code": rng.choice(critical), "severity": "critical"})
@@ -233,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blank-answers", action="store_true",
                         help=f"give every {BLANK_EVERY}th response an empty or whitespace-only response_text (graded "
                              "like any answer)")
+    parser.add_argument("--scale", choices=sorted(SCALES),
+                        help="rewrite the copied system/ to another score scale first: penalty (4 criteria of 0-25 "
+                             "penalty points in tenths, summed, lower is better) or likert (6 ratings 1-5, their mean)")
     args = parser.parse_args(argv)
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
         print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
@@ -241,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.out}: exists and is not empty (choose a new folder)", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root)
+    counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root, args.scale)
     if args.kinds:
         declare_kinds(args.out, args.kinds)
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
+from rgbench.compute.scale import score_text
 from rgbench.governance.scoring_template import id_errors, template
 from rgbench.governance.write_once import write_new_file
 from rgbench.load.loader import gold_rel, response_rel, scoring_rel
@@ -119,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"   and the rubric: {spec.rubric_path}; the fail catalog: {spec.catalog_path}")
     print(f"2. Read the response: {response}")
     print(f"3. Fill in {target}:")
-    print(f"   criterion_scores ({', '.join(spec.criteria)}: {spec.criterion_min}-{spec.criterion_max} each), "
+    low, high = score_text(spec.criterion_min), score_text(spec.criterion_max)
+    print(f"   criterion_scores ({', '.join(spec.criteria)}: {low}-{high} each, {spec.scale.direction_text}), "
           f"correctness ({spec.correctness_text()}), automatic_fails_triggered, comments")
     print("4. make fmt validate, then make metrics and make check; commit the scoring with the regenerated results/ "
           "and README.md (its leaderboard block): git add scoring results README.md")

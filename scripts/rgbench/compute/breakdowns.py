@@ -29,6 +29,7 @@ from ..stats.intervals import proportion_interval
 from ..stats.outputs import fmt_interval
 from .derive import PASS, RunRow
 from .numfmt import fmt_fixed
+from .scale import score_text, score_unit
 
 ADVANCED_MIN_DIFFICULTY = 4   # Rockman's Advanced+ band (seeds 000, 001, 003): gold difficulty >= 4
 ERROR, REFUSED, ANSWERED = "error", "refused", "answered"
@@ -149,30 +150,34 @@ def group_row(subject_id: str, version: str, group: str, summary: CaseSummary, d
     cases, at least one), with case-bootstrap intervals from one shared draw (label ``label``)."""
     weights = case_weights(summary.k, digest=digest, label=label, resamples=resamples)
     n, n_pass = int(summary.runs.sum()), int(summary.passes.sum())
+    unit = summary.score_unit   # clipped scores are integers in 1/unit (1 on an integer scale)
     return GroupRow(subject_id, version, group, summary.k, n, n_pass, Fraction(n_pass, n),
-                    proportion_interval(summary, weights, confidence), Fraction(int(summary.clipped.sum()), n),
-                    ratio_interval(summary.clipped, summary.runs, weights, confidence))
+                    proportion_interval(summary, weights, confidence), Fraction(int(summary.clipped.sum()), n * unit),
+                    ratio_interval(summary.clipped, summary.runs, weights, confidence, float(unit)))
 
 
 def criterion_rows(subject_id: str, version: str, scorings: Sequence[Scoring], criteria: Sequence[str], digest: str,
                    resamples: int, confidence: Fraction) -> list[CriterionRow]:
     """Mean score of each criterion over the subject's scored runs (``scorings``: their grades, one per run),
-    in the rubric's order, with intervals."""
+    in the rubric's order, with intervals. Scores are summed as integers in 1/U (U the lcm of their
+    denominators: 1 on an integer scale), exact, and the bootstrap divides by U."""
     if not scorings:
         return []
     cases = sorted({s.case_id for s in scorings})
     position = {case: i for i, case in enumerate(cases)}
+    unit = score_unit(score for s in scorings for _, score in s.criterion_scores)
     counts = [0] * len(cases)
-    sums = [[0] * len(cases) for _ in criteria]   # sums[k][i]: criterion k's points over case i's runs
+    sums = [[0] * len(cases) for _ in criteria]   # sums[k][i]: criterion k's points (times unit) over case i's runs
     for scoring in scorings:
         scores, i = dict(scoring.criterion_scores), position[scoring.case_id]
         counts[i] += 1
         for k, criterion in enumerate(criteria):
-            sums[k][i] += scores[criterion]
+            sums[k][i] += int(scores[criterion] * unit)
     weights = case_weights(len(cases), digest=digest, label="criteria", resamples=resamples)
     n = len(scorings)
-    return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n),
-                         ratio_interval(sums[k], counts, weights, confidence), len(cases))
+    return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n * unit),
+                         ratio_interval(sums[k], counts, weights, confidence, float(unit)),
+                         len(cases))
             for k, criterion in enumerate(criteria)]
 
 
@@ -387,8 +392,9 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
             yield (*head, "", "", "", "", "", "", "", confidence, "", response.path, cost, empty)
         for scoring in graded:
             row = derived[(sid, case_id, run_id, scoring.reviewer_id)]
-            yield (*head, scoring.reviewer_id, row.classification, str(row.raw_score), str(row.clipped_score),
-                   ";".join([f"{name}={score}" for name, score in scoring.criterion_scores]),
+            yield (*head, scoring.reviewer_id, row.classification, score_text(row.raw_score),
+                   score_text(row.clipped_score),
+                   ";".join([f"{name}={score_text(score)}" for name, score in scoring.criterion_scores]),
                    ";".join([f"{code}:{severity}" for code, severity in scoring.fails]),
                    fmt_fixed(row.correctness), confidence, scoring.comments, response.path, cost, empty)
 

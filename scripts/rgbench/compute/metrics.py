@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .derive import PASS, RunRow
+from .scale import ScoreScale
 
 
 def pass_rate(rows: Sequence[RunRow]) -> Fraction | None:
@@ -24,7 +25,8 @@ def pass_rate(rows: Sequence[RunRow]) -> Fraction | None:
 
 
 def mean_clipped_score(rows: Sequence[RunRow]) -> Fraction | None:
-    """s_bar = mean clipped_score, in [0, max_score], higher is better; None when N = 0."""
+    """s_bar = mean clipped_score, in [score_min, score_max], on the domain's scale and in its direction
+    (rgbench.compute.scale); None when N = 0."""
     if not rows:
         return None
     return Fraction(sum(row.clipped_score for row in rows), len(rows))
@@ -115,29 +117,34 @@ def expected_calibration_error(rows: Sequence[RunRow], bins: int) -> Fraction | 
     return total / len(rows)
 
 
-def q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, max_score: int) -> Fraction | None:
-    """Q_final = alpha * P + (1 - alpha) * s_bar / max_score, in [0, 1], higher is better; None if P or s_bar is.
+def q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, scale: ScoreScale) -> Fraction | None:
+    """Q_final = alpha * P + (1 - alpha) * norm(s_bar), in [0, 1], higher is better; None if P or s_bar is.
 
-    Computed as ``q_numerator(P, s_bar, alpha, max_score) / (d * max_score)`` with alpha = a/d.
+    norm(s_bar) = (s_bar - score_min) / (score_max - score_min), or (score_max - s_bar) / (score_max - score_min)
+    when lower is better (:meth:`rgbench.compute.scale.ScoreScale.norm`; s_bar / 12 on the seed's 0-12 scale).
+    Computed as ``q_numerator(P, credit, alpha, span) / (d * span)`` with alpha = a/d, credit = norm(s_bar) * span
+    and span = score_max - score_min.
     """
     if p is None or s_bar is None:
         return None
     alpha = Fraction(alpha)
-    return Fraction(q_numerator(p, s_bar, alpha, max_score)) / (alpha.denominator * max_score)
+    return Fraction(q_numerator(p, scale.credit(s_bar), alpha, scale.span)) / (alpha.denominator * scale.span)
 
 
-def q_numerator(passed, clipped, alpha: Fraction, max_score: int):
-    """a * max_score * passed + (d - a) * clipped, with alpha = a/d in lowest terms: Q_final times d * max_score.
+def q_numerator(passed, credit, alpha: Fraction, span):
+    """a * span * passed + (d - a) * credit, with alpha = a/d in lowest terms: Q_final times d * span.
 
-    The one encoding of Q_final as an integer numerator over ``d * max_score``:
-    alpha * P + (1 - alpha) * s_bar / max_score = (a * max_score * P + (d - a) * s_bar) / (d * max_score).
-    ``passed`` and ``clipped`` may be one run's [Pass] and clipped_score, sums of them over runs (then the
-    value is Q_final times d * max_score * N), numpy integer arrays of either (element-wise), or P and
-    s_bar themselves (as :func:`q_final` uses it). Integers in, integers out: exact.
+    The one encoding of Q_final as an integer numerator over ``d * span``, where span = score_max - score_min and
+    credit = norm(score) * span (score - score_min, or score_max - score when lower is better):
+    alpha * P + (1 - alpha) * credit / span = (a * span * P + (d - a) * credit) / (d * span).
+    ``passed`` and ``credit`` may be one run's [Pass] and credit, sums of them over runs (then the value is
+    Q_final times d * span * N), numpy integer arrays of either (element-wise, with span and credit in the
+    same integer units: rgbench.compute.scale.score_unit), or P and the credit of s_bar (as :func:`q_final`
+    uses it). Integers in, integers out: exact.
     """
     alpha = Fraction(alpha)
     a, d = alpha.numerator, alpha.denominator
-    return a * max_score * passed + (d - a) * clipped
+    return a * span * passed + (d - a) * credit
 
 
 def critical_gate(rows: Sequence[RunRow]) -> tuple[bool, int]:
@@ -163,7 +170,7 @@ class SubjectMetrics:
 
 
 def subject_metrics(subject_id: str, subject_version: str, rows: Sequence[RunRow], n_unscored: int,
-                    *, alpha: Fraction, bins: int, max_score: int) -> SubjectMetrics:
+                    *, alpha: Fraction, bins: int, scale: ScoreScale) -> SubjectMetrics:
     """All per-subject metrics of one subject's scored runs."""
     p = pass_rate(rows)
     s_bar = mean_clipped_score(rows)
@@ -177,7 +184,7 @@ def subject_metrics(subject_id: str, subject_version: str, rows: Sequence[RunRow
         s_bar=s_bar,
         bs=brier_score(rows),
         ece=expected_calibration_error(rows, bins),
-        q_final=q_final(p, s_bar, alpha, max_score),
+        q_final=q_final(p, s_bar, alpha, scale),
         alpha=alpha,
         disqualified=disqualified,
         n_critical=n_critical,

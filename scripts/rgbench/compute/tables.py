@@ -36,6 +36,7 @@ from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
 from .derive import RunRow, derive_run
 from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
 from .numfmt import fmt_bool, fmt_fixed
+from .scale import score_text
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",
@@ -83,9 +84,10 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     (subject, family) and across subjects (the statistics)."""
     runs_of: dict[str, list[RunRow]] = {sid: [] for sid in sorted(tree.subjects)}
     scored: set[tuple[str, str, str]] = set()
+    scale = spec.scale
     for scoring in tree.scorings:   # sorted by (subject_id, case_id, run_id, reviewer_id)
         runs_of[scoring.subject_id].append(
-            derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec))
+            derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec, scale))
         scored.add(scoring.run_key)
     unscored = dict.fromkeys(runs_of, 0)
     for key, response in tree.responses.items():
@@ -93,14 +95,14 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
             unscored[key[0]] += 1
     subjects = tuple(
         subject_metrics(sid, tree.subjects[sid].subject_version, rows, unscored[sid],
-                        alpha=spec.alpha, bins=spec.ece_bins, max_score=spec.max_score)
+                        alpha=spec.alpha, bins=spec.ece_bins, scale=scale)
         for sid, rows in runs_of.items())
     families = tuple(f for rows in runs_of.values() for f in family_metrics(rows))
     digest = input_digest(tree.inputs)
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     family_of = {case_id: gold.family for case_id, gold in tree.golds.items()}
     columns = RunColumns.of(runs_of)
-    summaries = case_summaries(columns, alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
+    summaries = case_summaries(columns, alpha=spec.alpha, scale=scale, bins=spec.ece_bins)
     digests = subject_digests(runs_of, tree.inputs)   # one per registered subject (runs_of has them all)
     statistics = compute_statistics_from_columns(columns, difficulty_of, family_of, spec, subjects, families,
                                                  tree.inputs, calibration_tables(runs_of, spec.ece_bins),
@@ -132,8 +134,9 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 def per_run_csv(runs: Sequence[RunRow]) -> str:
     return csv_text(PER_RUN_COLUMNS, (
-        (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, str(r.raw_score),
-         str(r.rubric_floor), str(r.rubric_ceiling), str(r.clipped_score), fmt_bool(r.has_critical_fail),
+        (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, score_text(r.raw_score),
+         score_text(r.rubric_floor), score_text(r.rubric_ceiling), score_text(r.clipped_score),
+         fmt_bool(r.has_critical_fail),
          fmt_bool(r.has_recoverable_fail), r.classification, str(r.reported_confidence),
          fmt_fixed(r.confidence_unit), fmt_fixed(r.correctness))
         for r in runs

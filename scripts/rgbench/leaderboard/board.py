@@ -13,6 +13,7 @@ from fractions import Fraction
 from ..compute.breakdowns import METADATA_FILE
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standing, rank_subjects
+from ..compute.scale import ScoreScale
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .difficulty_text import DifficultyTrendRow
@@ -85,8 +86,8 @@ class Board:
     families: dict[str, str]
     fail_titles: dict[str, str]
     ece_bins: int
-    max_score: int
-    criterion_range: tuple[int, int]  # the rubric's criterion_min, criterion_max (the criterion means' scale)
+    scale: ScoreScale  # the total's range, direction and name (s_bar's scale; Q_final normalises by its range)
+    criterion_range: tuple[Fraction, Fraction]  # the rubric's criterion_min, criterion_max (the criterion means' scale)
     entries: tuple[BoardEntry, ...]
     interval_note: str = ""  # what the intervals are; "" when the results carry none
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
@@ -158,7 +159,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         cells[f.subject_id][f.family] = FamilyCell(f.family, f.n_family, n_cases, f.p_family, f.s_bar_family,
                                                    thresholds.label(interval, n_cases), interval)
     runs_of = runs_by_subject(tables.runs)
-    standings = rank_subjects(tables.subjects, inputs.incomplete)
+    standings = rank_subjects(tables.subjects, inputs.incomplete, higher_is_better=spec.higher_is_better)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, spec.stats.significance_level,
                                                             inputs.rank_sets, spec.stats.pairwise_correction)
@@ -174,7 +175,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             standing=standing,
             subject=inputs.registry.subjects[sid],
             n_cases=n_cases,
-            reliability=subject_labels(intervals, n_cases, thresholds, spec.max_score),
+            reliability=subject_labels(intervals, n_cases, thresholds, spec.scale),
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
@@ -194,7 +195,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         families=dict(spec.families),
         fail_titles=dict(spec.fail_titles),
         ece_bins=spec.ece_bins,
-        max_score=spec.max_score,
+        scale=spec.scale,
         criterion_range=(spec.criterion_min, spec.criterion_max),
         entries=tuple(entries),
         interval_note=method_note(manifest.confidence_level, manifest.bootstrap_resamples) if has_intervals else "",
@@ -203,7 +204,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         alpha=manifest.alpha,
         lab=inputs.lab,
         criteria=tuple(spec.criteria),
-        reliability_rule=thresholds.describe(),
+        reliability_rule=thresholds.describe(spec.scale),
         order=tuple(inputs.order or ()),
         significance_level=spec.stats.significance_level,
         difficulty_trend=inputs.difficulty_trend,

@@ -147,7 +147,7 @@ def recomputed_subjects(tables: ResultTables, spec: Spec) -> list[SubjectMetrics
     """Each subject row's metrics recomputed exactly from its per-run rows (same order, each row's alpha)."""
     runs = runs_by_subject(tables.runs)
     return [subject_metrics(m.subject_id, m.subject_version, runs.get(m.subject_id, []), m.n_unscored,
-                            alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score) for m in tables.subjects]
+                            alpha=m.alpha, bins=spec.ece_bins, scale=spec.scale) for m in tables.subjects]
 
 
 def check_subject_figures(tables: ResultTables, recomputed: list[SubjectMetrics]) -> list[Problem]:
@@ -230,7 +230,7 @@ def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> d
     """(n_cases, q_diff, p_diff) of every pair of scored subjects recomputed exactly from per_run.csv."""
     grouped = runs_by_subject(tables.runs)
     columns = RunColumns.of({m.subject_id: grouped.get(m.subject_id, []) for m in tables.subjects})
-    summaries = case_summaries(columns, alpha=manifest.alpha, max_score=spec.max_score, bins=spec.ece_bins)
+    summaries = case_summaries(columns, alpha=manifest.alpha, scale=spec.scale, bins=spec.ece_bins)
     apart, groups = paired_case_differences(summaries)
     out: dict[tuple[str, str], tuple] = {pair: (0, None, None) for pair in apart}
     for group in groups:
@@ -386,7 +386,8 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
                                                f"says {fmt_fixed(level)} ({OUT_OF_STEP})"))
     subjects = {m.subject_id for m in tables.subjects}
     incomplete = incomplete_subjects(tables, spec)
-    ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete) if s.rank is not None]
+    ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete, higher_is_better=spec.higher_is_better)
+              if s.rank is not None]
     pairwise = alpha = sets = order = None
     if stats.pairwise is not None:
         expected = expected_pairwise(tables, manifest, spec)
@@ -397,10 +398,10 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         problems += check_rank_sets(stats.rank_sets, {m.subject_id: rank for rank, m in ranked})
         sets = {sid: RankRange(r.values["rank_low"], r.values["rank_high"]) for (sid,), r in stats.rank_sets.items()}
     if stats.rank_stability is not None:
-        order, more = check_rank_stability(stats.rank_stability, order_stability(ranked, spec.max_score, None))
+        order, more = check_rank_stability(stats.rank_stability, order_stability(ranked, spec.scale, None))
         problems += more
     if stats.alpha is not None:
-        rows = alpha_sensitivity(recomputed, spec.max_score, incomplete=incomplete)
+        rows = alpha_sensitivity(recomputed, spec.scale, incomplete=incomplete)
         expected_alpha = {(row.subject_id, row.alpha): row for row in rows}
         problems += check_alpha(stats.alpha, expected_alpha, subjects)
         alpha = rows

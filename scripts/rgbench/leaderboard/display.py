@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..compute.numfmt import DECIMALS, fmt_fixed
+from ..compute.scale import ScoreScale
 
 if TYPE_CHECKING:  # board builds its interval note with short_decimal (via intervals)
     from .board import BoardEntry
@@ -27,6 +28,18 @@ METRIC_COLUMNS = (
     ("BS", "bs", "BS", False),
     ("ECE", "ece", "ECE", False),
 )
+
+
+def score_heading(scale: ScoreScale) -> str:
+    """How the tables head s_bar: ``s̄`` on the seed's kind of scale, else the benchmark's score_name (or s̄)
+    with its direction, e.g. ``MQM-style penalty (lower is better)``."""
+    return scale.label if scale.is_default else f"{scale.label} ({scale.direction_text})"
+
+
+def metric_columns(scale: ScoreScale) -> tuple[tuple[str, str, str, bool], ...]:
+    """:data:`METRIC_COLUMNS` with s_bar headed by :func:`score_heading` and sorted in the scale's direction."""
+    return tuple((score_heading(scale), attr, key, scale.higher_is_better) if attr == "s_bar" else column
+                 for column in METRIC_COLUMNS for _, attr, key, _ in (column,))
 
 
 def display_decimals(values: Iterable[Fraction | None]) -> int:

@@ -30,10 +30,11 @@ from ..compute.breakdowns import (
     TAG_FILE,
 )
 from ..compute.numfmt import counted, fmt_fixed
+from ..compute.scale import score_text
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
 from .difficulty_text import difficulty_reading
-from .display import short_decimal
+from .display import score_heading, short_decimal
 from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
@@ -203,7 +204,7 @@ def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
                                       for r in mine)))
     criteria_table = (lab_table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
                             crit_rows) if crit_rows else '<p class="empty">No criterion figures in these results.</p>')
-    scale = "{}-{}".format(*board.criterion_range)
+    scale = criterion_scale_text(board)
     level = "" if board.confidence_level is None else f"{short_decimal(100 * board.confidence_level)}% "
     return f"""<section class="card" id="breakdowns">
 <h2>Where each subject is strong or weak</h2>
@@ -250,7 +251,8 @@ def baseline_section(board: Board) -> str:
                     f'<td class="num">{esc(r["n_participants"])}</td><td class="num">{esc(r["n"])}</td>'
                     f'<td class="num">{esc(r["n_cases"])}</td><td class="num">{num(r["P"])}</td>'
                     f'<td class="num">{num(r["s_bar"], 2)}</td></tr>')
-    head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases", "P", "s\u0304")
+    head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases", "P",
+            esc(score_heading(board.scale)))
     return f"""<section class="card" id="baseline">
 <h2>Human baseline per participant</h2>
 <p>Each panel member's pass rate, the pooled rate per experience level, and the baseline as the mean of the
@@ -411,6 +413,12 @@ def rows_by_subject(board: Board) -> BySubject:
     return out
 
 
+def criterion_scale_text(board: Board) -> str:
+    """A criterion's range as the page quotes it, e.g. ``0-2``, ``0-25, lower is better``."""
+    text = "-".join(score_text(v) for v in board.criterion_range)
+    return text if board.scale.higher_is_better else f"{text}, lower is better"
+
+
 def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> str:
     """One subject's profile (a closed ``<details>``). Its "Runs not passed" heading counts the runs; the
     list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
@@ -418,17 +426,19 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
 
     def mine(name: str) -> list[LabRow]:
         return by_subject[name].get(sid, [])
-    group_head = ("Group", "P", "s\u0304", "Runs", "Cases")
-    scale = "{}-{}".format(*board.criterion_range)
+    score = esc(score_heading(board.scale))   # s̄, or the benchmark's score_name with its direction
+    group_head = ("Group", "P", score, "Runs", "Cases")
+    scale = criterion_scale_text(board)
     crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
             f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
             f'<td class="num">{esc(r["n"])}</td></tr>' for r in mine(CRITERION_FILE)]
-    weakest, top = "", board.criterion_range[1]
+    higher = board.scale.higher_is_better
+    weakest, top = "", score_text(board.criterion_range[1 if higher else 0])
     if mine(CRITERION_FILE):
         means = {r["criterion"]: Fraction(r["mean"]) for r in mine(CRITERION_FILE)}
-        low = min(means.values())
+        low = min(means.values()) if higher else max(means.values())   # the worst mean, in the scale's direction
         lowest = [c for c, m in means.items() if m == low]  # a tie names every criterion it holds, none picked
-        of = f"{esc(fmt_fixed(low, 2))} of {top}"
+        of = f"{esc(fmt_fixed(low, 2))} of {top}" if higher else f"{esc(fmt_fixed(low, 2))}; best {top}"
         if len(lowest) == len(means) > 1:
             weakest = f"<p>Every criterion has the same mean ({of}).</p>"
         else:
@@ -448,7 +458,7 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
     body = "".join((
         weakest,
         _profile_table("Criteria", ("Criterion", f"Mean ({scale})", "Runs"), crit),
-        _profile_table("Families", ("Family", "P", "s\u0304", "Runs", "Cases"), fam),
+        _profile_table("Families", ("Family", "P", score, "Runs", "Cases"), fam),
         _profile_table("Difficulties", ("Difficulty", "P (interval)", "Runs", "Cases"), diff),
         _profile_table("Advanced+ (difficulty >= 4)", group_head, _group_rows(mine(ADVANCED_FILE), "min_difficulty")),
         _profile_table("Case types", group_head, _group_rows(mine(CASE_TYPE_FILE), "case_type")),

@@ -105,6 +105,16 @@ def ranks_note(board: Board) -> str:
     return "\n".join(paragraphs)
 
 
+def scale_note(board: Board) -> str:
+    """The score's scale in one sentence (name, aggregation, range, direction, how Q_final puts it on 0-1),
+    with a leading space; ``""`` on the seed's kind of scale (0-max, higher is better), which needs none."""
+    described = board.scale.describe()
+    if not described:
+        return ""
+    return (f" {esc(described)} Q_final puts it on the 0\u20131 scale of P by its range, "
+            f"{esc(board.scale.norm_text())}, so 1 is the best total and 0 the worst.")
+
+
 def source_commit(board: Board) -> str:
     """The commit the inputs came from: given by ``--source-commit`` when a page is published; in committed
     results (which cannot name the commit that holds them) how to find it from the input digest."""
@@ -127,7 +137,7 @@ def footer(board: Board) -> str:
     return f"""<footer>
 <dl>
 <dt>Benchmark version</dt><dd>{esc(board.benchmark_version)}</dd>
-<dt>alpha</dt><dd>{esc(board.alpha_text)} (Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score})</dd>
+<dt>alpha</dt><dd>{esc(board.alpha_text)} (Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 {esc(board.scale.norm_text())})</dd>
 <dt>Input digest</dt><dd><code>sha256:{esc(board.input_digest)}</code> (results/manifest.json)</dd>
 <dt>Source commit</dt><dd>{source_commit(board)}</dd>
 <dt>Scored runs</dt><dd>{per_subject or "none"}</dd>
@@ -147,6 +157,7 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
     reviewers section) goes after the charts and the lab's sections."""
     title = f"{board.title} \u2014 leaderboard"
     svgs = page_svgs(board)
+    norm = esc(board.scale.norm_text())
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -162,9 +173,9 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
 <header>
 <h1>{esc(board.title)}</h1>
 <p class="lede">Leaderboard of benchmark version {esc(board.benchmark_version)}. Subjects are ranked by
-Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score} (alpha = {esc(board.alpha_text)}), then P, s\u0304
+Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 {norm} (alpha = {esc(board.alpha_text)}), then P, s\u0304
 and BS. A single critical fail disqualifies a subject version. Every figure carries a reliability label: with few
-distinct cases, small differences are noise.</p>
+distinct cases, small differences are noise.{scale_note(board)}</p>
 {summary(board)}
 {subject_filters(board)}
 </header>

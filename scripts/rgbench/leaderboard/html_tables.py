@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..compute.numfmt import counted, fmt_fixed
 from ..load.subject_kinds import KIND_LABELS
 from .board import Board, BoardEntry
-from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
+from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
 from .reliability import EXPLANATIONS
 from .significance_text import range_text
 
@@ -20,10 +20,11 @@ META_HEADING = "Registered"
 META_LABELS = ("provider", "parameters", "evaluated")
 DASH = "\u2014"
 EMPTY_CELL = '<td class="empty">\u2014</td>'
-# The headings of figure_cells, for the tables that do not sort (Incomplete, Disqualified).
-FIGURE_HEADS = ("".join(f'<th scope="col" class="num">{label}</th>' for label, *_ in METRIC_COLUMNS)
-                + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
-                + f'<th scope="col">{META_HEADING}</th>')
+def figure_heads(columns: tuple = METRIC_COLUMNS) -> str:
+    """The headings of figure_cells, for the tables that do not sort (Incomplete, Disqualified)."""
+    return ("".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, *_ in columns)
+            + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
+            + f'<th scope="col">{META_HEADING}</th>')
 
 
 def esc(value: object) -> str:
@@ -46,10 +47,11 @@ def rel_tag(label: str) -> str:
     return f'<span class="rel rel-{esc(label)}" title="{esc(label)}: {esc(EXPLANATIONS[label])}">{esc(label)}</span>'
 
 
-def metric_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
-    """Value, interval (when the statistics give one) and reliability label of each metric."""
+def metric_cells(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METRIC_COLUMNS) -> str:
+    """Value, interval (when the statistics give one) and reliability label of each metric (``columns``:
+    :func:`.display.metric_columns` of the board's scale)."""
     cells = []
-    for label, attr, key, _ in METRIC_COLUMNS:
+    for label, attr, key, _ in columns:
         value = getattr(entry.metrics, attr)
         exact = fmt_fixed(value)
         interval = entry.intervals.get(key)
@@ -91,9 +93,9 @@ def meta_cells(entry: BoardEntry) -> str:
     return f'<td class="meta" data-sort="{esc(s.provider.casefold())}">{text or DASH}</td>'
 
 
-def figure_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
+def figure_cells(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METRIC_COLUMNS) -> str:
     """The metric, count and registry cells every scored table ends with."""
-    return f"{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}"
+    return f"{metric_cells(entry, decimals, columns)}{count_cells(entry)}{meta_cells(entry)}"
 
 
 RANK_TITLE = ("rank; under it, in parentheses, its 95% confidence set: with 95% confidence every ranked subject's "
@@ -127,16 +129,17 @@ def ranked_table(board: Board) -> str:
     if not board.ranked:
         return '<p class="empty">No subject is ranked yet.</p>'
     decimals = column_decimals(board.scored)
+    columns = metric_columns(board.scale)
     rank_title = RANK_TITLE if board.significance is not None else ""
     head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject")
             + "".join(sortable_head(label, numeric=True, first_desc=higher,
                                     title=f"{label}: {'higher' if higher else 'lower'} is better")
-                      for label, _, _, higher in METRIC_COLUMNS)
+                      for label, _, _, higher in columns)
             + sortable_head("Runs", numeric=True, first_desc=True, title="N: scored runs")
             + sortable_head("Cases", numeric=True, first_desc=True, title="distinct cases behind the figures")
             + sortable_head(META_HEADING, title="as registered in subjects/registry.yaml"))
     return _entries_table('class="board sortable" id="ranked-table"', head, board.ranked, lambda entry: (
-        f'{html_rank_cell(entry)}{subject_cell(entry)}{figure_cells(entry, decimals)}'))
+        f'{html_rank_cell(entry)}{subject_cell(entry)}{figure_cells(entry, decimals, columns)}'))
 
 
 def fail_list(board: Board, entry: BoardEntry) -> str:
@@ -157,14 +160,15 @@ def disqualified_table(board: Board) -> str:
     if not board.disqualified:
         return '<p class="empty">No subject version is disqualified.</p>'
     decimals = column_decimals(board.scored)
+    columns = metric_columns(board.scale)
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
-            f'<th scope="col">Critical fails (case, run, code)</th>{FIGURE_HEADS}')
+            f'<th scope="col">Critical fails (case, run, code)</th>{figure_heads(columns)}')
 
     def cells(entry: BoardEntry) -> str:
         n = entry.metrics.n_critical
         return (f'{subject_cell(entry)}<td><span class="badge badge-dq">Disqualified</span>'
                 f'<span class="status-note">{counted(n, "critical run")}</span></td>'
-                f'<td class="fail-cell">{fail_list(board, entry)}</td>{figure_cells(entry, decimals)}')
+                f'<td class="fail-cell">{fail_list(board, entry)}</td>{figure_cells(entry, decimals, columns)}')
 
     return _entries_table('class="board" id="disqualified-table"', head, board.disqualified, cells)
 
@@ -175,11 +179,13 @@ def incomplete_section(board: Board) -> str:
     if not board.incomplete:
         return ""
     decimals = column_decimals(board.scored)
-    head = f'<th scope="col">Subject</th><th scope="col">Missing cases</th>{FIGURE_HEADS}'
+    columns = metric_columns(board.scale)
+    head = f'<th scope="col">Subject</th><th scope="col">Missing cases</th>{figure_heads(columns)}'
 
     def cells(entry: BoardEntry) -> str:
         missing = ", ".join(f"<code>{esc(c)}</code>" for c in entry.missing_cases)
-        return f'{subject_cell(entry)}<td>{len(entry.missing_cases)}: {missing}</td>{figure_cells(entry, decimals)}'
+        return (f'{subject_cell(entry)}<td>{len(entry.missing_cases)}: {missing}</td>'
+                f'{figure_cells(entry, decimals, columns)}')
 
     table = _entries_table('class="board" id="incomplete-table"', head, board.incomplete, cells)
     return ('<section class="card" id="incomplete">\n<h2>Incomplete</h2>\n<p>These subject versions have scored runs '

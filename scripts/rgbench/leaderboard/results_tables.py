@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
 from ..compute.numfmt import fmt_fixed
+from ..compute.scale import parse_score
 from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
@@ -88,6 +89,20 @@ def _fixed(cell: str) -> Fraction:
     return Fraction(cell)
 
 
+@cache
+def _score(cell: str) -> int | Fraction:
+    """A score cell (per_run.csv's raw, clipped, floor and ceiling): an integer, a decimal or n/d, exactly as
+    rgbench.compute.scale.score_text writes it (so the recomputed figures are exact)."""
+    if _INT.match(cell):
+        return int(cell)
+    try:
+        if len(cell) <= 80:
+            return parse_score(cell)
+    except (ValueError, ZeroDivisionError):
+        pass
+    raise _Bad(f"{cell!r} is not a score (an integer, a decimal such as 12.5, or a fraction such as 23/6)")
+
+
 def _fixed_or_empty(cell: str) -> Fraction | None:
     return None if cell == "" else _fixed(cell)
 
@@ -102,8 +117,8 @@ Parser = Callable[[str], Any]  # a cell's text -> its value, of the type the col
 
 PER_RUN_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
-    "reviewer_id": _text, "family": _text, "raw_score": _int, "rubric_floor": _int,
-    "rubric_ceiling": _int, "clipped_score": _int, "has_critical_fail": _bool,
+    "reviewer_id": _text, "family": _text, "raw_score": _score, "rubric_floor": _score,
+    "rubric_ceiling": _score, "clipped_score": _score, "has_critical_fail": _bool,
     "has_recoverable_fail": _bool, "classification": _text, "reported_confidence": _int,
     "confidence_unit": _fixed, "correctness": _fixed,
 }

@@ -39,7 +39,7 @@ class ScoringFields(NamedTuple):
     case_id: str
     run_id: str
     reviewer_id: str
-    scores: tuple[int, ...]
+    scores: tuple[int | Fraction, ...]   # exact: an int, or the decimal written (a "type": "number" criterion)
     fails: tuple[tuple[str, str], ...]   # (code, severity) as listed
     correctness: Fraction
     response_sha256: str   # sha256 of the graded response's bytes (required by the schema)
@@ -87,13 +87,19 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
         scores = document["criterion_scores"]
         return ScoringFields(
             document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
-            document["reviewer_id"], tuple(int(scores[name]) for name in spec.criteria),
+            document["reviewer_id"], tuple(_exact(scores[name]) for name in spec.criteria),
             tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
             exact_decimal(document["correctness"]), document["response_sha256"], document["gold_sha256"],
             document.get("comments", ""))
-    return Gold(document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
-                document["rubric_ceiling"], document["difficulty"], path="",
+    return Gold(document["case_id"], document["family"], document["case_type"], _exact(document["rubric_floor"]),
+                _exact(document["rubric_ceiling"]), document["difficulty"], path="",
                 tags=tuple(document.get("tags", ())), title=document.get("title", ""))
+
+
+def _exact(value: int | float) -> int | Fraction:
+    """A score as read from a valid document: an int stays an int (the common, fast case), a decimal becomes
+    the exact Fraction of what was written (the strict JSON parser refuses a decimal a float cannot hold)."""
+    return value if type(value) is int else exact_decimal(value)
 
 
 MAX_BYTES_KEY = "x-max-file-bytes"  # a schema's limit on the size of a file of its kind

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 
+from ..compute.scale import score_text
 from ..problems import Problem
 from .extract import EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields
 from .parallel import extract_files
@@ -246,12 +247,19 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
             known = ", ".join(sorted(spec.families))
             col.add(rel, f"$.family: {family!r} is not declared in system/benchmark.yaml (known: {known})")
             bad = True
-        if floor > ceiling:
-            col.add(rel, f"$.rubric_floor: {floor} is greater than rubric_ceiling {ceiling}")
+        scale = spec.scale
+        if not scale.at_least(ceiling, floor):
+            col.add(rel, f"$.rubric_floor: {score_text(floor)} is greater than rubric_ceiling {score_text(ceiling)}"
+                    if scale.higher_is_better else
+                    f"$.rubric_floor: {score_text(floor)} is below rubric_ceiling {score_text(ceiling)} (with "
+                    "score_direction lower_is_better the ceiling is the best total a case credits and the floor the "
+                    "worst it tolerates: floor >= ceiling)")
             bad = True
-        if ceiling > spec.max_score:
-            col.add(rel, f"$.rubric_ceiling: {ceiling} is above the maximum score {spec.max_score}")
-            bad = True
+        for key, value in (("rubric_floor", floor), ("rubric_ceiling", ceiling)):
+            if not scale.low <= value <= scale.high:
+                col.add(rel, f"$.{key}: {score_text(value)} is outside the score range {score_text(scale.low)}.."
+                             f"{score_text(scale.high)}")
+                bad = True
         if not bad:
             golds[case_id] = fields._replace(path=rel)
     return golds, present

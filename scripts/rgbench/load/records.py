@@ -20,8 +20,8 @@ class Gold(NamedTuple):
     case_id: str
     family: str
     case_type: str
-    rubric_floor: int
-    rubric_ceiling: int
+    rubric_floor: int | Fraction     # on the total's scale, in its direction (rgbench.compute.scale)
+    rubric_ceiling: int | Fraction
     difficulty: int
     path: str
     tags: tuple[str, ...] = ()   # the gold's optional keywords, as listed
@@ -73,7 +73,7 @@ class Scoring(NamedTuple):
     case_id: str
     run_id: str
     reviewer_id: str
-    criterion_scores: tuple[tuple[str, int], ...]
+    criterion_scores: tuple[tuple[str, int | Fraction], ...]   # exact; a Fraction for a decimal score
     fails: tuple[tuple[str, str], ...]  # (code, severity), sorted
     correctness: Fraction
     path: str

@@ -10,16 +10,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from html import escape
 from urllib.parse import urlencode
 
 from markdown_it import MarkdownIt
 
+from ..compute.scale import SUM, score_text
 from ..load.spec import Spec
 from .runs import SECOND, QueuedRun
 
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _LEVEL = re.compile(r"^\s*(\d+)")
+MAX_CHOICES = 11   # a criterion with at most this many possible scores is graded with radio buttons
 
 
 def render_markdown(text: str) -> str:
@@ -128,17 +131,29 @@ def run_page(*, spec: Spec, run: QueuedRun, reviewer: str, token: str, csrf: str
              identity: str | None) -> str:
     """A run's page: gold, response, rubric and the grading form. ``identity`` is shown only unblinded."""
     criteria_html = []
+    choices = score_choices(spec)
     for index, name in enumerate(spec.criteria):
+        legend = (f"<legend>{index + 1}. <code>{escape(name)}</code> "
+                  f"<small>{escape(criterion_help.get(name, ''))}</small></legend>")
+        if choices is None:   # a decimal scale: one number field, within range, at the schema's step
+            step = "any" if spec.criterion_step is None else score_text(spec.criterion_step)
+            low, high = score_text(spec.criterion_min), score_text(spec.criterion_max)
+            criteria_html.append(
+                f"<fieldset class=\"criterion decimal\" data-criterion=\"{escape(name)}\" id=\"crit-{escape(name)}\">"
+                + legend + f"<label class=\"score\"><input type=\"number\" name=\"c-{escape(name)}\" min=\"{low}\" "
+                f"max=\"{high}\" step=\"{step}\" inputmode=\"decimal\"> <span>{low}\u2013{high}"
+                + ("" if spec.criterion_step is None else f", step {step}") + "</span></label></fieldset>")
+            continue
         options = []
-        for level in range(spec.criterion_max, spec.criterion_min - 1, -1):
-            meaning = levels.get(name, {}).get(level, "")
+        for level in choices:
+            meaning = levels.get(name, {}).get(int(level), "") if level.denominator == 1 else ""
+            text = score_text(level)
             options.append(
-                f"<label class=\"level\"><input type=\"radio\" name=\"c-{escape(name)}\" value=\"{level}\" tabindex=\"-1\">"
-                f"<b>{level}</b> <span>{_MD.renderInline(meaning)}</span></label>")
+                f"<label class=\"level\"><input type=\"radio\" name=\"c-{escape(name)}\" value=\"{text}\" tabindex=\"-1\">"
+                f"<b>{text}</b> <span>{_MD.renderInline(meaning)}</span></label>")
         criteria_html.append(
             f"<fieldset class=\"criterion\" tabindex=\"0\" data-criterion=\"{escape(name)}\" id=\"crit-{escape(name)}\">"
-            f"<legend>{index + 1}. <code>{escape(name)}</code> <small>{escape(criterion_help.get(name, ''))}</small></legend>"
-            + "".join(options) + "</fieldset>")
+            + legend + "".join(options) + "</fieldset>")
     correctness = ("<fieldset class=\"criterion\" tabindex=\"0\" id=\"correctness\" data-correctness=\"1\">"
                    "<legend>Correctness <small>(keys 0, 5 for 0.5, 1)</small></legend>"
                    + "".join(f"<label class=\"level\"><input type=\"radio\" name=\"correctness\" value=\"{v}\" "
@@ -164,7 +179,7 @@ def run_page(*, spec: Spec, run: QueuedRun, reviewer: str, token: str, csrf: str
         "<section id=\"response\" class=\"pane\"><h2>Response</h2>" + response_html(response_text) + "</section>\n"
         f"<section id=\"grading\" class=\"pane\"><h2>Grade</h2>"
         f"<p class=\"keys\">Tab / Shift+Tab between criteria · digit sets the focused one · Ctrl+Enter saves and opens "
-        f"the next run</p>"
+        f"the next run</p><p class=\"scale\" id=\"scale\">{escape(scale_sentence(spec))}</p>"
         f"<form id=\"grade\" data-handle=\"{escape(run.handle)}\" data-csrf=\"{escape(csrf)}\" "
         f"data-queue=\"{escape(link('/', token, filters))}\" data-filters=\"{escape(urlencode(sorted(filters.items())))}\">"
         + "".join(criteria_html) + correctness
@@ -174,6 +189,29 @@ def run_page(*, spec: Spec, run: QueuedRun, reviewer: str, token: str, csrf: str
         + "<button type=\"submit\" id=\"save\">Save and next (Ctrl+Enter)</button>"
         + "<p id=\"saved\" role=\"status\"></p></form></section></main>")
     return _page(f"{run.case_id} {run.run_id}", body, token)
+
+
+def score_choices(spec: Spec) -> list[Fraction] | None:
+    """The scores a criterion can take, best first (the radio buttons), when they are few (at most
+    MAX_CHOICES on the schema's step); None for a decimal scale with more (a number field instead)."""
+    low, high, step = spec.criterion_min, spec.criterion_max, spec.criterion_step
+    if step is None or (high - low) / step >= MAX_CHOICES:
+        return None
+    levels = [low + i * step for i in range(int((high - low) / step) + 1)]
+    return levels[::-1] if spec.higher_is_better else levels
+
+
+def scale_sentence(spec: Spec) -> str:
+    """What a score means on this benchmark, e.g. ``Each criterion 0-2 (whole numbers), higher is better; a run's
+    total is their sum (0-12).``"""
+    step = spec.criterion_step
+    grain = ("any decimal" if step is None else "whole numbers" if step == 1 else f"in steps of {score_text(step)}")
+    how = "sum" if spec.score_total == SUM else "mean"
+    scale = spec.scale
+    named = f" ({spec.score_name})" if spec.score_name else ""
+    return (f"Each criterion {score_text(spec.criterion_min)}\u2013{score_text(spec.criterion_max)} ({grain}), "
+            f"{scale.direction_text}; a run's total{named} is their {how} "
+            f"({score_text(scale.low)}\u2013{score_text(scale.high)}).")
 
 
 def error_page(status: str, message: str) -> str:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections import defaultdict
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,17 @@ from .runs import FIRST, SECOND, QueuedRun, RunKey
 
 SCORING_DIRS = {FIRST: "scoring", SECOND: "scoring_multi"}
 _CORRECTNESS = {"0": 0, "0.5": 0.5, "1": 1}
+_DECIMAL = re.compile(r"-?[0-9]{1,18}(\.[0-9]{1,18})?")
+
+
+def _json_decimal(text: str) -> int | float | str:
+    """A typed score as the JSON number it names (an int, or the float whose shortest repr is that decimal);
+    the text itself when no float holds it exactly, so the schema words the problem."""
+    value = Fraction(text)
+    if value.denominator == 1:
+        return int(value)
+    number = float(value)
+    return number if Fraction(repr(number)) == value else text
 
 
 def target_rel(spec: Spec, run: QueuedRun, reviewer_id: str) -> str:
@@ -80,6 +93,8 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
         # ASCII digits only: '²'.isdigit() is true too, and int('²') raises
         if isinstance(value, str) and value.isascii() and value.isdigit():
             value = int(value)
+        elif isinstance(value, str) and _DECIMAL.fullmatch(value):
+            value = _json_decimal(value)   # a decimal score (a "type": "number" criterion), as the JSON number typed
         document["criterion_scores"][name] = value
     correctness = form.get("correctness")
     document["correctness"] = _CORRECTNESS.get(correctness, correctness) if isinstance(correctness, str) else correctness

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
 from ..compute.numfmt import fmt_fixed
+from ..compute.scale import json_score
 from ..load.loader import scoring_rel
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Scoring, Tree
@@ -158,7 +159,7 @@ def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, 
         "case_id": s.case_id,
         "comments": f"Consolidated by scripts/aggregate_scoring.py: {how}. Sources: {sources}.",
         "correctness": int(s.correctness) if s.correctness.denominator == 1 else float(s.correctness),
-        "criterion_scores": dict(s.criterion_scores),
+        "criterion_scores": {name: json_score(score) for name, score in s.criterion_scores},   # exact decimals
         "response_sha256": digests[tree.responses[s.run_key].path],
         "gold_sha256": digests[tree.golds[s.case_id].path],
         "reviewer_id": s.reviewer_id,

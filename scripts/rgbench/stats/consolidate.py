@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..compute.scale import Score
 from ..load.records import Scoring
 
 POLICY = "median-v1"
@@ -30,8 +31,9 @@ CONSENSUS = "consensus"
 SINGLE, BY_POLICY, ADJUDICATED = "single", "policy", "adjudication"
 
 
-def lower_median(values: Sequence[int]) -> int:
-    """The median of integers; with an even count the lower middle value (median of [1, 2] is 1). Needs values."""
+def lower_median(values: Sequence[Score]) -> Score:
+    """The median of scores (ints or exact Fractions); with an even count the lower middle value (median of [1, 2]
+    is 1). Needs values."""
     if not values:
         raise ValueError("median of no values")
     ordered = sorted(values)

@@ -170,7 +170,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         family_intervals[(f.subject_id, f.family)] = proportion_interval(part, weights, confidence)
     incomplete = frozenset(sid for sid, st in per_subject.items()
                            if is_incomplete(st.n_cases, len(st.missing), config.min_case_coverage))
-    standings = [s for s in rank_subjects(subjects, incomplete) if s.status == RANKED]
+    standings = [s for s in rank_subjects(subjects, incomplete, higher_is_better=spec.higher_is_better)
+                 if s.status == RANKED]
     ranked_ids = [s.metrics.subject_id for s in standings]
     sets: list[RankSet] = []
     swap = None
@@ -190,10 +191,10 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         pairwise=pairwise_table(summaries, shared_digest(inputs), resamples=resamples, confidence=confidence,
                                 level=config.significance_level),
         rank_sets=sets,
-        order=order_stability([(s.rank or 0, s.metrics) for s in standings], spec.max_score, swap),
+        order=order_stability([(s.rank or 0, s.metrics) for s in standings], spec.scale, swap),
         pass_at_k=pass_at_k_from_columns(columns),
         difficulty=difficulty,
-        alpha=alpha_sensitivity(subjects, spec.max_score, incomplete=incomplete),
+        alpha=alpha_sensitivity(subjects, spec.scale, incomplete=incomplete),
         warnings=trend_warnings(trend, config.significance_level),
         difficulty_trend=trend,
     )

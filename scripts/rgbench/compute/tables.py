@@ -66,6 +66,9 @@ class Results:
     input_digest: str
     statistics: Statistics
     breakdowns: Breakdowns | None = None   # issue 15's tables; None only in hand-built Results
+    # what a board of consolidated grades rests on (rgbench.stats.consolidated_board.grades_record); None: one
+    # grade per run, as scoring/ holds it
+    grades: Mapping[str, object] | None = None
 
     @property
     def n_runs(self) -> int:
@@ -173,6 +176,8 @@ def manifest_json(spec: Spec, results: Results, outputs: Mapping[str, bytes]) ->
         "outputs": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(outputs.items())},
         "statistics": statistics_manifest(results.statistics),
     }
+    if results.grades is not None:
+        manifest["grades"] = dict(results.grades)
     return dumps_json_canonical(manifest).encode("utf-8")
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
-from ..compute.numfmt import fmt_fixed
+from ..compute.numfmt import DECIMALS, fmt_fixed
 from ..load.loader import scoring_rel
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Scoring, Tree
@@ -25,7 +25,7 @@ from .agreement import (
 )
 from .agreement_bootstrap import alpha_interval, deviation_interval, kappa_interval, percent_interval, unit_weights
 from .bootstrap import Interval
-from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
+from .consolidate import ADJUDICATED, MEDIAN_V1, SINGLE, Consolidated, Policy
 from .outputs import fmt_interval
 
 AGREEMENT_FILE = "agreement.csv"
@@ -148,17 +148,40 @@ _HOW = {
 }
 
 
-def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, str], schema_version: str) -> dict:
-    """The evaluation-schema document of one consolidated scoring; ``comments`` names its sources and their sha256."""
+def json_score(value: Fraction | int) -> int | float:
+    """A consolidated score or correctness as a JSON number: an integer when whole; else its decimal when that
+    is exact (1.5, 1.25, 0.125: every grade's own value), otherwise rounded half to even to 6 decimals (the
+    mean 4/3 is written 1.333333; the file's comments give the exact value, and a board with
+    ``board_grades: consolidated`` is computed from the exact values in memory, never from these files)."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return value.numerator
+    shortest = float(value)
+    if Fraction(repr(shortest)) == value:   # the decimal JSON writes (the float's repr) is the value itself
+        return shortest
+    return float(fmt_fixed(value))   # at most 6 decimals: its repr is that decimal, read back exactly
+
+
+def _rounded(value: Fraction | int) -> bool:
+    return Fraction(json_score(value)) != value
+
+
+def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, str], schema_version: str,
+                          policy: Policy = MEDIAN_V1) -> dict:
+    """The evaluation-schema document of one consolidated scoring; ``comments`` names its sources and their
+    sha256, and the exact value of each score written rounded (:func:`json_score`)."""
     s = item.scoring
     sources = "; ".join(f"{path} (sha256 {digests[path]})" for path in item.sources)
-    how = _HOW.get(item.method, f"the grades combined by policy {POLICY} ({POLICY_TEXT})")
+    how = _HOW.get(item.method, f"the grades combined by policy {policy.name} ({policy.text})")
+    exact = [f"{name} {value}" for name, value in (*s.criterion_scores, ("correctness", s.correctness))
+             if _rounded(value)]
+    note = f" Exact values of the scores rounded to {DECIMALS} decimals here: {', '.join(exact)}." if exact else ""
     return {
         "automatic_fails_triggered": [{"code": code, "severity": severity} for code, severity in s.fails],
         "case_id": s.case_id,
-        "comments": f"Consolidated by scripts/aggregate_scoring.py: {how}. Sources: {sources}.",
-        "correctness": int(s.correctness) if s.correctness.denominator == 1 else float(s.correctness),
-        "criterion_scores": dict(s.criterion_scores),
+        "comments": f"Consolidated by scripts/aggregate_scoring.py: {how}. Sources: {sources}.{note}",
+        "correctness": json_score(s.correctness),
+        "criterion_scores": {name: json_score(value) for name, value in s.criterion_scores},
         "response_sha256": digests[tree.responses[s.run_key].path],
         "gold_sha256": digests[tree.golds[s.case_id].path],
         "reviewer_id": s.reviewer_id,
@@ -170,11 +193,12 @@ def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, 
 
 
 def consolidated_files(items: Sequence[Consolidated], tree: Tree, spec: Spec, out_dir: str,
-                       digests: Mapping[str, str]) -> dict[str, bytes]:
+                       digests: Mapping[str, str], policy: Policy = MEDIAN_V1) -> dict[str, bytes]:
     """Relative path -> canonical JSON bytes of every consolidated scoring, under ``<out_dir>/<version>/``."""
     files = {}
     for item in items:
         s = item.scoring
         rel = scoring_rel(spec, s.subject_id, s.case_id, s.run_id, s.reviewer_id, folder=out_dir)
-        files[rel] = dumps_json_canonical(consolidated_document(item, tree, digests, spec.schema_version)).encode("utf-8")
+        document = consolidated_document(item, tree, digests, spec.schema_version, policy)
+        files[rel] = dumps_json_canonical(document).encode("utf-8")
     return files

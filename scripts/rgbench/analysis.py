@@ -19,6 +19,7 @@ requirements-analysis.txt): the toolkit never imports it, only this function doe
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,7 @@ INT_COLUMNS = frozenset({
     "rank_low_marginal", "rank_high_marginal", "rank_a", "rank_b",
     "attempts", "confidence", "input_tokens", "output_tokens", "level", "max_runs_per_case", "min_difficulty", "n",
     "n_answered", "n_errors", "n_participants", "n_refused", "n_responses", "n_with_usage",
-    "raw_score", "rubric_floor", "rubric_ceiling", "clipped_score", "reported_confidence", "N", "n_unscored",
+    "rubric_floor", "rubric_ceiling", "reported_confidence", "N", "n_unscored",
     "n_critical", "n_cases", "n_family", "bin", "count", "n_pairs", "a_pass_b_not", "b_pass_a_not", "k",
     "difficulty", "n_runs", "n_pass", "rank", "rank_best", "rank_worst", "n_units",
 })
@@ -49,7 +50,7 @@ FLOAT_COLUMNS = frozenset({
     "q_diff_sd", "p_diff_sd", "q_mde", "p_mde", "alpha_crossing", "swap_share",
     "P_low", "P_high", "ci_low", "ci_high", "cost", "cost_per_pass", "cost_per_run", "geomean_cost_pass",
     "geomean_cost_run", "input_per_million", "output_per_million", "mean", "mean_low", "mean_high", "total_cost",
-    "confidence_unit", "correctness", "P", "s_bar", "BS", "ECE", "Q_final", "alpha", "P_wilson_low", "P_wilson_high",
+    "confidence_unit", "correctness", "raw_score", "clipped_score", "P", "s_bar", "BS", "ECE", "Q_final", "alpha", "P_wilson_low", "P_wilson_high",
     "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high", "Q_final_low", "Q_final_high",
     "BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin", "P_weighted", "P_family", "s_bar_family",
     "P_family_wilson_low", "P_family_wilson_high", "bin_low", "bin_high", "mean_confidence", "mean_correctness",
@@ -71,6 +72,7 @@ DTYPES = {"bool": "boolean", "int": "Int64", "float": "float64", "text": "string
 
 _INT = re.compile(r"^-?(0|[1-9][0-9]*)$")
 _DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
+_RATIO = re.compile(r"^-?[0-9]+/[1-9][0-9]*$")   # a per-run consolidated mean written exactly, e.g. 13/3
 
 
 def column_kind(name: str) -> str:
@@ -94,6 +96,8 @@ def parse_cell(kind: str, cell: str) -> Any:
             raise ValueError(f"{cell!r} is not an integer")
         return int(cell)
     if kind == "float":
+        if _RATIO.match(cell):
+            return float(Fraction(cell))
         if not _DECIMAL.match(cell):
             raise ValueError(f"{cell!r} is not a decimal number")
         return float(cell)

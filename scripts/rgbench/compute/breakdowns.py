@@ -28,7 +28,7 @@ from ..stats.case_summary import CaseSummary
 from ..stats.intervals import proportion_interval
 from ..stats.outputs import fmt_interval
 from .derive import PASS, RunRow
-from .numfmt import fmt_fixed
+from .numfmt import fmt_exact, fmt_fixed
 
 ADVANCED_MIN_DIFFICULTY = 4   # Rockman's Advanced+ band (seeds 000, 001, 003): gold difficulty >= 4
 ERROR, REFUSED, ANSWERED = "error", "refused", "answered"
@@ -150,8 +150,9 @@ def group_row(subject_id: str, version: str, group: str, summary: CaseSummary, d
     weights = case_weights(summary.k, digest=digest, label=label, resamples=resamples)
     n, n_pass = int(summary.runs.sum()), int(summary.passes.sum())
     return GroupRow(subject_id, version, group, summary.k, n, n_pass, Fraction(n_pass, n),
-                    proportion_interval(summary, weights, confidence), Fraction(int(summary.clipped.sum()), n),
-                    ratio_interval(summary.clipped, summary.runs, weights, confidence))
+                    proportion_interval(summary, weights, confidence),
+                    Fraction(int(summary.clipped.sum()), n * summary.score_scale),
+                    ratio_interval(summary.clipped, summary.runs, weights, confidence, float(summary.score_scale)))
 
 
 def criterion_rows(subject_id: str, version: str, scorings: Sequence[Scoring], criteria: Sequence[str], digest: str,
@@ -387,8 +388,8 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
             yield (*head, "", "", "", "", "", "", "", confidence, "", response.path, cost, empty)
         for scoring in graded:
             row = derived[(sid, case_id, run_id, scoring.reviewer_id)]
-            yield (*head, scoring.reviewer_id, row.classification, str(row.raw_score), str(row.clipped_score),
-                   ";".join([f"{name}={score}" for name, score in scoring.criterion_scores]),
+            yield (*head, scoring.reviewer_id, row.classification, fmt_exact(row.raw_score), fmt_exact(row.clipped_score),
+                   ";".join([f"{name}={fmt_exact(score)}" for name, score in scoring.criterion_scores]),
                    ";".join([f"{code}:{severity}" for code, severity in scoring.fails]),
                    fmt_fixed(row.correctness), confidence, scoring.comments, response.path, cost, empty)
 

@@ -35,7 +35,7 @@ from ..stats.seeds import subject_digests
 from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
 from .derive import RunRow, derive_run
 from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
-from .numfmt import fmt_bool, fmt_fixed
+from .numfmt import fmt_bool, fmt_exact, fmt_fixed
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",
@@ -135,10 +135,10 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 def per_run_csv(runs: Sequence[RunRow]) -> str:
     return csv_text(PER_RUN_COLUMNS, (
-        (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, str(r.raw_score),
-         str(r.rubric_floor), str(r.rubric_ceiling), str(r.clipped_score), fmt_bool(r.has_critical_fail),
+        (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, fmt_exact(r.raw_score),
+         str(r.rubric_floor), str(r.rubric_ceiling), fmt_exact(r.clipped_score), fmt_bool(r.has_critical_fail),
          fmt_bool(r.has_recoverable_fail), r.classification, str(r.reported_confidence),
-         fmt_fixed(r.confidence_unit), fmt_fixed(r.correctness))
+         fmt_fixed(r.confidence_unit), fmt_exact(r.correctness, 6))
         for r in runs
     ))
 

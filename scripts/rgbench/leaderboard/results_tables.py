@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
-from ..compute.numfmt import fmt_fixed
+from ..compute.numfmt import fmt_fixed, parse_exact
 from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
@@ -82,6 +82,16 @@ def _int(cell: str) -> int:
 
 
 @cache
+def _exact(cell: str) -> Fraction | int:
+    """A per-run score or correctness as :func:`rgbench.compute.numfmt.fmt_exact` writes it (``10``, ``4.5``,
+    ``0.500000``, or ``13/3`` for a consolidated mean)."""
+    value = parse_exact(cell)
+    if value is None or value < 0:
+        raise _Bad(f"{cell!r} is not a non-negative number (digits, a decimal, or numerator/denominator)")
+    return value
+
+
+@cache
 def _fixed(cell: str) -> Fraction:
     if not _FIXED.match(cell):
         raise _Bad(f"{cell!r} is not a number with exactly 6 decimals (e.g. 0.500000)")
@@ -102,10 +112,10 @@ Parser = Callable[[str], Any]  # a cell's text -> its value, of the type the col
 
 PER_RUN_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
-    "reviewer_id": _text, "family": _text, "raw_score": _int, "rubric_floor": _int,
-    "rubric_ceiling": _int, "clipped_score": _int, "has_critical_fail": _bool,
+    "reviewer_id": _text, "family": _text, "raw_score": _exact, "rubric_floor": _int,
+    "rubric_ceiling": _int, "clipped_score": _exact, "has_critical_fail": _bool,
     "has_recoverable_fail": _bool, "classification": _text, "reported_confidence": _int,
-    "confidence_unit": _fixed, "correctness": _fixed,
+    "confidence_unit": _fixed, "correctness": _exact,
 }
 SUBJECT_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "N": _int, "n_unscored": _int,

@@ -26,7 +26,9 @@ from .run_columns import RunColumns, exact_bincount
 class CaseSummary:
     """One subject's scored runs summed per case; every array has one entry (row) per case of ``case_ids``.
 
-    ``q`` is Q_final · ``q_scale`` summed over the case's runs (q_scale = d · max_score, alpha = a/d);
+    ``clipped`` is the clipped scores summed times ``score_scale`` (1 on an integer rubric; the common
+    denominator of the clipped scores otherwise, e.g. 3 for consolidated means of three grades);
+    ``q`` is Q_final · ``q_scale`` summed over the case's runs (q_scale = d · max_score · score_scale, alpha = a/d);
     ``brier`` Σ (c·scale − 100·k)² and ``gaps[:, b]`` Σ (c·scale − 100·k) over the runs in ECE bin b, with
     c the integer confidence and k/scale the correctness (so BS = Σ brier / ((100·scale)² · N) and ECE =
     Σ_b |Σ_c gaps[c, b]| / (100·scale · N)).
@@ -41,6 +43,7 @@ class CaseSummary:
     gaps: np.ndarray
     q_scale: int
     scale: int
+    score_scale: int = 1
 
     @property
     def k(self) -> int:
@@ -53,7 +56,7 @@ class CaseSummary:
         rows = np.array([i for i, c in enumerate(self.case_ids) if c in wanted], dtype=np.int64)
         return CaseSummary(tuple(self.case_ids[i] for i in rows), self.runs[rows], self.passes[rows],
                            self.clipped[rows], self.q[rows], self.brier[rows], self.gaps[rows], self.q_scale,
-                           self.scale)
+                           self.scale, self.score_scale)
 
     def case_means(self, runs_multiple: int) -> tuple[np.ndarray, np.ndarray]:
         """(Q numerators, Pass numerators), int64, one entry per case, exact: the case's mean Q_final
@@ -84,7 +87,8 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins
     brier = per_cell(gap * gap)
     run_bin = confidence_bins(columns.confidence, bins)
     gaps = np.stack([per_cell(np.where(run_bin == b, gap, 0)) for b in range(bins)], axis=2)
-    q_all = q_numerator(passes, clipped, Fraction(alpha), max_score)
+    unit = columns.score_scale   # clipped is in 1/unit points: so is the Pass term, and q_scale carries it
+    q_all = q_numerator(passes * unit, clipped, Fraction(alpha), max_score)
     out = {}
     for s, sid in enumerate(columns.subjects):
         rows = np.flatnonzero(runs[s])
@@ -92,7 +96,7 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins
             continue
         out[sid] = CaseSummary(tuple(columns.cases[i] for i in rows), runs[s, rows], passes[s, rows],
                                clipped[s, rows], q_all[s, rows], brier[s, rows], gaps[s, rows],
-                               Fraction(alpha).denominator * max_score, columns.scale)
+                               Fraction(alpha).denominator * max_score * unit, columns.scale, unit)
     return out
 
 
@@ -107,4 +111,4 @@ def pooled_summary(summaries: Sequence[CaseSummary]) -> CaseSummary:
         rows = np.array([index[c] for c in s.case_ids], dtype=np.int64)
         for name, total in fields.items():
             total[rows] += getattr(s, name)
-    return CaseSummary(ids, q_scale=first.q_scale, scale=first.scale, **fields)
+    return CaseSummary(ids, q_scale=first.q_scale, scale=first.scale, score_scale=first.score_scale, **fields)

@@ -93,7 +93,7 @@ def subject_intervals(summary: CaseSummary, rng: np.random.Generator, resamples:
     unit = 100 * summary.scale
     return SubjectIntervals(
         p=proportion_interval(summary, counts, confidence),
-        s_bar=ratio_interval(summary.clipped, summary.runs, counts, confidence),
+        s_bar=ratio_interval(summary.clipped, summary.runs, counts, confidence, float(summary.score_scale)),
         bs=ratio_interval(summary.brier, summary.runs, counts, confidence, float(unit * unit)),
         ece=ece_interval(summary, counts, confidence),
         q_final=ratio_interval(summary.q, summary.runs, counts, confidence, float(summary.q_scale)),

@@ -24,7 +24,8 @@ class RunColumns:
     ``case`` indexes ``cases`` (the sorted distinct case ids); ``item`` indexes
     ``items`` (the sorted distinct (case_id, run_id)); ``correctness`` is the
     integer k with correctness = k / ``scale`` (``scale`` the common denominator
-    of every correctness value).
+    of every correctness value); ``clipped`` is the integer u with clipped_score = u / ``score_scale`` (the
+    common denominator of every clipped score: 1 on an integer rubric, 3 for the means of three graders).
     """
 
     subjects: tuple[str, ...]
@@ -38,6 +39,7 @@ class RunColumns:
     confidence: np.ndarray
     correctness: np.ndarray
     scale: int
+    score_scale: int = 1
 
     @staticmethod
     def of(runs_by_subject: Mapping[str, Sequence[RunRow]]) -> RunColumns:
@@ -51,6 +53,7 @@ class RunColumns:
         item_position = {pair: index for index, pair in enumerate(items)}
         case_position = {case_id: index for index, case_id in enumerate(cases)}
         scale = math.lcm(1, *{row.correctness.denominator for row in rows})
+        score_scale = math.lcm(1, *{row.clipped_score.denominator for row in rows})
 
         def column(values: Iterable[int]) -> np.ndarray:
             return np.array(list(values), dtype=np.int64)
@@ -63,10 +66,11 @@ class RunColumns:
             case=column(case_position[row.case_id] for row in rows),
             item=column(item_position[(row.case_id, row.run_id)] for row in rows),
             passed=column(row.classification == PASS for row in rows),
-            clipped=column(row.clipped_score for row in rows),
+            clipped=column(row.clipped_score.numerator * (score_scale // row.clipped_score.denominator) for row in rows),
             confidence=column(row.reported_confidence for row in rows),
             correctness=column(row.correctness.numerator * (scale // row.correctness.denominator) for row in rows),
             scale=scale,
+            score_scale=score_scale,
         )
 
     def per_subject_case(self, weights: np.ndarray, universe: Mapping[str, int] | None = None) -> np.ndarray:

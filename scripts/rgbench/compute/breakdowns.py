@@ -164,7 +164,7 @@ def criterion_rows(subject_id: str, version: str, scorings: Sequence[Scoring], c
     cases = sorted({s.case_id for s in scorings})
     position = {case: i for i, case in enumerate(cases)}
     counts = [0] * len(cases)
-    sums = [[0] * len(cases) for _ in criteria]   # sums[k][i]: criterion k's points over case i's runs
+    sums: list[list[int | Fraction]] = [[0] * len(cases) for _ in criteria]   # criterion k's points over case i
     for scoring in scorings:
         scores, i = dict(scoring.criterion_scores), position[scoring.case_id]
         counts[i] += 1

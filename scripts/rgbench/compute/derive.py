@@ -22,10 +22,10 @@ class RunRow(NamedTuple):
     run_id: str
     reviewer_id: str
     family: str
-    raw_score: int
+    raw_score: int | Fraction   # a Fraction when a consolidated mean leaves the integer scale (31/3)
     rubric_floor: int
     rubric_ceiling: int
-    clipped_score: int
+    clipped_score: int | Fraction
     has_critical_fail: bool
     has_recoverable_fail: bool
     classification: str
@@ -34,7 +34,7 @@ class RunRow(NamedTuple):
     correctness: Fraction
 
 
-def classify(*, has_critical: bool, has_recoverable: bool, clipped: int, floor: int,
+def classify(*, has_critical: bool, has_recoverable: bool, clipped: int | Fraction, floor: int,
              pass_threshold: int, conditional_threshold: int) -> str:
     """The rubric's classification, first matching rule wins.
 
@@ -61,7 +61,7 @@ def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> 
     raw_score is the sum of the criteria (0..max_score); clipped_score is
     min(raw_score, rubric_ceiling); confidence_unit is confidence/100 exactly.
     """
-    raw = 0
+    raw: int | Fraction = 0
     for _, score in scoring.criterion_scores:
         raw += score
     clipped = raw if raw < gold.rubric_ceiling else gold.rubric_ceiling

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -45,7 +46,7 @@ class ScoringFields(NamedTuple):
     case_id: str
     run_id: str
     reviewer_id: str
-    scores: tuple[int, ...]
+    scores: tuple[int | Fraction, ...]   # Fractions only in a mean policy's consolidated grades
     fails: tuple[tuple[str, str], ...]   # (code, severity) as listed
     correctness: Fraction
     response_sha256: str   # sha256 of the graded response's bytes (required by the schema)
@@ -91,12 +92,13 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
                               document["run_id"], int(document["confidence"]), response_meta(document))
     if kind == EVALUATION or kind == CONSOLIDATED:
         scores = document["criterion_scores"]
-        score = int if kind == EVALUATION else exact_decimal
+        score: Callable[[Any], int | Fraction] = int if kind == EVALUATION else read_mean
         return ScoringFields(
             document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
             document["reviewer_id"], tuple(score(scores[name]) for name in spec.criteria),
             tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
-            exact_decimal(document["correctness"]), document["response_sha256"], document["gold_sha256"],
+            (exact_decimal if kind == EVALUATION else read_mean)(document["correctness"]),
+            document["response_sha256"], document["gold_sha256"],
             document.get("comments", ""))
     return Gold(document["case_id"], document["family"], document["case_type"], document["rubric_floor"],
                 document["rubric_ceiling"], document["difficulty"], path="",
@@ -127,6 +129,23 @@ def _any_number_within(rule: dict) -> dict:
     if values:
         opened["minimum"], opened["maximum"] = min(values), max(values)
     return opened
+
+
+ROUNDED_DECIMALS = 6        # a mean whose decimal does not end is written rounded to this many decimals
+MAX_MEAN_DENOMINATOR = 1000  # ... and read back exactly when its denominator is at most this
+
+
+def read_mean(value: Any) -> Fraction:
+    """A mean-policy consolidated score or correctness, exactly: a value written with exactly 6 decimals is a
+    mean rounded there (rgbench.stats.agreement_outputs.json_score) when a fraction of denominator at most 1,000
+    lies within half a unit of its 6th decimal, and is read as that fraction (1.333333 -> 4/3: the mean of up to
+    1,000 grades on an integer scale comes back exact; two such fractions are more than a unit apart, so there
+    is at most one); any other value is read as written."""
+    exact = exact_decimal(value)
+    if (exact * 10**ROUNDED_DECIMALS).denominator != 1 or (exact * 10**(ROUNDED_DECIMALS - 1)).denominator == 1:
+        return exact
+    mean = exact.limit_denominator(MAX_MEAN_DENOMINATOR)
+    return mean if 2 * 10**ROUNDED_DECIMALS * abs(mean - exact) < 1 else exact
 
 
 def with_consolidated_validator(spec: Spec) -> None:

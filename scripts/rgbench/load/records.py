@@ -73,7 +73,7 @@ class Scoring(NamedTuple):
     case_id: str
     run_id: str
     reviewer_id: str
-    criterion_scores: tuple[tuple[str, int], ...]
+    criterion_scores: tuple[tuple[str, int | Fraction], ...]   # a consolidated mean may be a Fraction (4/3)
     fails: tuple[tuple[str, str], ...]  # (code, severity), sorted
     correctness: Fraction
     path: str

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
-from ..compute.numfmt import DECIMALS, fmt_fixed
+from ..compute.numfmt import fmt_fixed
+from ..load.extract import ROUNDED_DECIMALS
 from ..load.loader import scoring_rel
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Scoring, Tree
@@ -151,15 +152,16 @@ _HOW = {
 def json_score(value: Fraction | int) -> int | float:
     """A consolidated score or correctness as a JSON number: an integer when whole; else its decimal when that
     is exact (1.5, 1.25, 0.125: every grade's own value), otherwise rounded half to even to 6 decimals (the
-    mean 4/3 is written 1.333333; the file's comments give the exact value, and a board with
-    ``board_grades: consolidated`` is computed from the exact values in memory, never from these files)."""
+    mean 4/3 is written 1.333333; the file's comments give the exact value; reading the folder back,
+    :func:`rgbench.load.extract.read_mean` recovers it; a board with ``board_grades: consolidated`` is computed
+    from the exact values in memory and never reads these files)."""
     value = Fraction(value)
     if value.denominator == 1:
         return value.numerator
     shortest = float(value)
     if Fraction(repr(shortest)) == value:   # the decimal JSON writes (the float's repr) is the value itself
         return shortest
-    return float(fmt_fixed(value))   # at most 6 decimals: its repr is that decimal, read back exactly
+    return float(fmt_fixed(value, ROUNDED_DECIMALS))   # its repr is that decimal, read back exactly
 
 
 def _rounded(value: Fraction | int) -> bool:
@@ -173,9 +175,9 @@ def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, 
     s = item.scoring
     sources = "; ".join(f"{path} (sha256 {digests[path]})" for path in item.sources)
     how = _HOW.get(item.method, f"the grades combined by policy {policy.name} ({policy.text})")
-    exact = [f"{name} {value}" for name, value in (*s.criterion_scores, ("correctness", s.correctness))
-             if _rounded(value)]
-    note = f" Exact values of the scores rounded to {DECIMALS} decimals here: {', '.join(exact)}." if exact else ""
+    values: list[tuple[str, Fraction | int]] = [*s.criterion_scores, ("correctness", s.correctness)]
+    exact = [f"{name} {value}" for name, value in values if _rounded(value)]
+    note = f" Exact values of the scores rounded to {ROUNDED_DECIMALS} decimals here: {', '.join(exact)}." if exact else ""
     return {
         "automatic_fails_triggered": [{"code": code, "severity": severity} for code, severity in s.fails],
         "case_id": s.case_id,

@@ -132,7 +132,7 @@ def consolidate_run(scorings: Sequence[Scoring], adjudication: Scoring | None = 
     scores = tuple((name, policy.criterion([dict(s.criterion_scores)[name] for s in ordered])) for name in criteria)
     merged = Scoring(
         subject_id=first.subject_id, subject_version=first.subject_version, case_id=first.case_id,
-        run_id=first.run_id, reviewer_id=policy.reviewer, criterion_scores=scores,  # type: ignore[arg-type]
+        run_id=first.run_id, reviewer_id=policy.reviewer, criterion_scores=scores,
         fails=consolidated_fails([s.fails for s in ordered]),
         correctness=policy.correctness([s.correctness for s in ordered]), path="",
         comments=f"Grades of {', '.join(s.reviewer_id for s in ordered)} combined by policy {policy.name}.",

@@ -7,6 +7,10 @@ answer texts of realistic size (about 1-2 KB), and a scoring for most of them:
 about 3% of responses stay unscored, about 2% of scorings flag a recoverable
 fail and a few subjects carry a critical fail. Same arguments, same bytes.
 
+--graders N (with --policy median|mean) gives every scored run N-1 further grades in scoring_multi/ by
+registered human reviewers (subjects/reviewers.yaml) and sets config.yaml's board_grades: consolidated and
+consolidation_policy; --judge adds a registered llm-judge reviewer grading every scored run there.
+
 Everything benchmark-specific comes from system/: case ids are
 benchmark.yaml's example_case_id with the family group replaced by each family
 code and its last digits by a counter (same width); scores span

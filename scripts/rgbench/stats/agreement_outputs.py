@@ -175,14 +175,14 @@ def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, 
     s = item.scoring
     sources = "; ".join(f"{path} (sha256 {digests[path]})" for path in item.sources)
     how = _HOW.get(item.method, f"the grades combined by policy {policy.name} ({policy.text})")
-    values: list[tuple[str, Fraction | int]] = [*s.criterion_scores, ("correctness", s.correctness)]
-    exact = [f"{name} {value}" for name, value in values if _rounded(value)]
+    values: list[tuple[str, Fraction | int | None]] = [*s.criterion_scores, ("correctness", s.correctness)]
+    exact = [f"{name} {value}" for name, value in values if value is not None and _rounded(value)]
     note = f" Exact values of the scores rounded to {ROUNDED_DECIMALS} decimals here: {', '.join(exact)}." if exact else ""
-    return {
+    document = {
         "automatic_fails_triggered": [{"code": code, "severity": severity} for code, severity in s.fails],
         "case_id": s.case_id,
         "comments": f"Consolidated by scripts/aggregate_scoring.py: {how}. Sources: {sources}.{note}",
-        "correctness": json_score(s.correctness),
+        "correctness": None if s.correctness is None else json_score(s.correctness),
         "criterion_scores": {name: json_score(value) for name, value in s.criterion_scores},
         "response_sha256": digests[tree.responses[s.run_key].path],
         "gold_sha256": digests[tree.golds[s.case_id].path],
@@ -192,6 +192,7 @@ def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, 
         "subject_id": s.subject_id,
         "subject_version": s.subject_version,
     }
+    return {key: value for key, value in document.items() if value is not None}   # no correctness: not recorded
 
 
 def consolidated_files(items: Sequence[Consolidated], tree: Tree, spec: Spec, out_dir: str,

@@ -134,10 +134,18 @@ def consolidate_run(scorings: Sequence[Scoring], adjudication: Scoring | None = 
         subject_id=first.subject_id, subject_version=first.subject_version, case_id=first.case_id,
         run_id=first.run_id, reviewer_id=policy.reviewer, criterion_scores=scores,
         fails=consolidated_fails([s.fails for s in ordered]),
-        correctness=policy.correctness([s.correctness for s in ordered]), path="",
+        correctness=_correctness(policy, [s.correctness for s in ordered]), path="",
         comments=f"Grades of {', '.join(s.reviewer_id for s in ordered)} combined by policy {policy.name}.",
     )
     return Consolidated(merged, BY_POLICY, sources)
+
+
+def _correctness(policy: Policy, values: Sequence[Fraction]) -> Fraction:
+    """The policy's correctness of the grades' values; a benchmark that records no correctness (every grade's
+    is None) keeps None."""
+    if values[0] is None:
+        return values[0]
+    return policy.correctness(values)
 
 
 def consolidate_all(scorings: Sequence[Scoring], adjudications: Mapping[tuple[str, str, str], Scoring],

@@ -7,6 +7,10 @@ answer texts of realistic size (about 1-2 KB), and a scoring for most of them:
 about 3% of responses stay unscored, about 2% of scorings flag a recoverable
 fail and a few subjects carry a critical fail. Same arguments, same bytes.
 
+--graders N (with --policy median|mean) gives every scored run N-1 further grades in scoring_multi/ by
+registered human reviewers (subjects/reviewers.yaml) and sets config.yaml's board_grades: consolidated and
+consolidation_policy; --judge adds a registered llm-judge reviewer grading every scored run there.
+
 Everything benchmark-specific comes from system/: case ids are
 benchmark.yaml's example_case_id with the family group replaced by each family
 code and its last digits by a counter (same width); scores span
@@ -265,6 +269,8 @@ def declare_kinds(out: Path, kinds: list[str]) -> None:
             lines[number] = f'    kind: "{kinds[index % len(kinds)]}"'
             index += 1
     registry.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 BLANK_EVERY = 20   # --blank-answers: every 20th response (in path order) gets an empty or whitespace answer
 BLANK_TEXTS = ("", " \n\t ")
 
@@ -302,6 +308,75 @@ def blank_answers(out: Path, version_dir: str) -> list[str]:
     return blanked
 
 
+# --- several graders per answer (--graders N --policy P) and an LLM judge (--judge) ------------------------
+
+JUDGE_ID = "judge-synth-1"
+
+
+def _set_config_key(path: Path, key: str, value: str) -> None:
+    """Set ``key: value`` in the YAML file ``path``: its line replaced when the key is there, else appended."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if not re.match(rf"{re.escape(key)}\s*:", line)]
+    path.write_text("\n".join(kept + [f"{key}: {value}"]) + "\n", encoding="utf-8")
+
+
+def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, bias: int = 0) -> dict:
+    """Another reviewer's grade of the run ``document`` grades: each criterion moved by -1, 0 or +1 step (plus
+    ``bias`` steps; a step is 1 on an integer scale, a tenth of the range otherwise) within the range, the
+    correctness moved to a neighbouring value at times, the same fails."""
+    low, high = Fraction(spec.criterion_min), Fraction(spec.criterion_max)
+    step = Fraction(1) if low.denominator == high.denominator == 1 else (high - low) / 10
+    scores = {}
+    for name, score in document["criterion_scores"].items():
+        moved = Fraction(score) + step * (rng.choice((-1, 0, 0, 1)) + bias)
+        scores[name] = _json_number(min(high, max(low, moved)))
+    values = list(spec.correctness_values)
+    at = values.index(Fraction(document["correctness"])) if Fraction(document["correctness"]) in values else 0
+    correctness = values[min(len(values) - 1, max(0, at + rng.choice((-1, 0, 0, 0, 1))))]
+    return {**document, "reviewer_id": reviewer, "criterion_scores": scores, "correctness": _json_number(correctness),
+            "comments": "Synthetic further grade."}
+
+
+def _write_reviewers(out: Path, humans: list[str], judge: bool) -> None:
+    lines = ["reviewers:"]
+    for rid in humans:
+        lines += [f"  - id: {rid}", f'    name: "Synthetic reviewer {rid}"', "    kind: human"]
+    if judge:
+        lines += [f"  - id: {JUDGE_ID}", '    name: "Synthetic LLM judge"', "    kind: llm-judge"]
+    (out / "subjects" / "reviewers.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: int) -> dict[str, int]:
+    """Rewrite the tree at ``out`` for several graders: every scored run gets ``graders - 1`` further grades in
+    scoring_multi/ by other human reviewers (and, with ``judge``, one by the llm-judge ``JUDGE_ID``, lenient by one
+    step); subjects/reviewers.yaml registers them all; with ``graders`` > 1, config.yaml sets
+    ``board_grades: consolidated`` and ``consolidation_policy: policy``. Counts of what was written."""
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    rng = random.Random(f"graders:{seed}")
+    pool = [f"rev-{i}" for i in range(1, max(6, graders) + 1)]
+    counts = {"further_grades": 0, "judge_grades": 0}
+    for path in sorted((out / "scoring" / spec.version_dir).glob("*/*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        others = rng.sample([r for r in pool if r != document["reviewer_id"]], graders - 1)
+        grades = [_other_grade(document, r, spec, rng) for r in others]
+        if judge:
+            grades.append(_other_grade(document, JUDGE_ID, spec, rng, bias=1))
+        folder = out / "scoring_multi" / spec.version_dir / path.parent.name
+        folder.mkdir(parents=True, exist_ok=True)
+        for grade in grades:
+            name = f"{grade['case_id']}__{grade['run_id']}__eval-{grade['reviewer_id']}.json"
+            (folder / name).write_bytes(_dump(grade))
+            counts["judge_grades" if grade["reviewer_id"] == JUDGE_ID else "further_grades"] += 1
+    _write_reviewers(out, pool, judge)
+    if graders > 1:
+        config = out / spec.config_path
+        _set_config_key(config, "board_grades", "consolidated")
+        _set_config_key(config, "consolidation_policy", policy or "median")
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subjects", type=int, required=True, help="number of subjects")
@@ -319,7 +394,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", choices=sorted(SCALES),
                         help="rewrite the copied system/ to another score scale first: penalty (4 criteria of 0-25 "
                              "penalty points in tenths, summed, lower is better) or likert (6 ratings 1-5, their mean)")
+    parser.add_argument("--graders", type=int, default=1, metavar="N",
+                        help="grades per answer: one in scoring/, N-1 in scoring_multi/ by registered human reviewers; "
+                             "above 1, config.yaml sets board_grades: consolidated (default 1)")
+    parser.add_argument("--policy", choices=("median", "mean"),
+                        help="config.yaml's consolidation_policy with --graders (default median)")
+    parser.add_argument("--judge", action="store_true",
+                        help="a registered llm-judge reviewer grades every scored run in scoring_multi/")
     args = parser.parse_args(argv)
+    if args.graders < 1 or (args.policy and args.graders < 2):
+        print("--graders must be at least 1, and --policy needs --graders 2 or more", file=sys.stderr)
+        return 1
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
         print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
         return 1
@@ -336,6 +421,10 @@ def main(argv: list[str] | None = None) -> int:
         spec, _ = load_spec(args.out)
         assert spec is not None   # build() loaded the same system/
         print(f"{args.out}: {len(blank_answers(args.out, spec.version_dir))} blank answers")
+    if args.graders > 1 or args.judge:   # after the blank answers: the further grades pin the final responses
+        added = add_graders(args.out, args.graders, args.policy, args.judge, args.seed)
+        print(f"{args.out}: {added['further_grades']} further grades and {added['judge_grades']} LLM-judge grades "
+              "in scoring_multi/")
     return 0
 
 

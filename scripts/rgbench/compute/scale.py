@@ -31,6 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .numfmt import fmt_exact, parse_exact
+
 SUM, MEAN = "sum", "mean"
 TOTALS = (SUM, MEAN)
 HIGHER_IS_BETTER, LOWER_IS_BETTER = "higher_is_better", "lower_is_better"
@@ -147,50 +149,23 @@ def units(values: Sequence[Score], unit: int) -> list[int]:
 
 # --- writing and reading a score ---------------------------------------------------------------
 
-MAX_SCORE_DECIMALS = 18
 
 
 def score_text(value: Score) -> str:
-    """A score as result files and messages write it, exactly and the same way every time:
-
-    * an integer as an integer (``7``: the seed's files are unchanged);
-    * a terminating decimal as its shortest decimal (``12.3``, ``0.25``, ``-1.5``);
-    * any other rational (a mean of criteria or of graders: 23/6) as ``numerator/denominator`` (``23/6``),
-      so a file that holds it can be read back exactly (:func:`parse_score`).
-    """
-    if type(value) is int:   # the common case, fast
-        return str(value)
-    numerator, denominator = value.numerator, value.denominator
-    if denominator == 1:
-        return str(numerator)
-    twos = fives = 0
-    rest = denominator
-    while rest % 2 == 0:
-        rest //= 2
-        twos += 1
-    while rest % 5 == 0:
-        rest //= 5
-        fives += 1
-    places = max(twos, fives)
-    if rest != 1 or places > MAX_SCORE_DECIMALS:
-        return f"{numerator}/{denominator}"
-    digits = str(abs(numerator) * 10**places // denominator).rjust(places + 1, "0")
-    sign = "-" if numerator < 0 else ""
-    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+    """A score as result files and messages write it, exactly and the same way every time
+    (:func:`rgbench.compute.numfmt.fmt_exact`, the one writer of exact per-run values): an integer as an integer
+    (``7``: the seed's files are unchanged); a terminating decimal as its shortest decimal (``12.3``, ``-1.5``);
+    any other rational (a mean of criteria or of graders: 23/6) as ``numerator/denominator``, so a file that
+    holds it can be read back exactly (:func:`parse_score`)."""
+    return fmt_exact(value)
 
 
 def parse_score(text: str) -> Score:
     """The exact value of a :func:`score_text` cell (int when it is an integer); ValueError otherwise."""
-    if "/" in text:
-        numerator, _, denominator = text.partition("/")
-        value = Fraction(int(numerator), int(denominator))
-        if score_text(value) != text:
-            raise ValueError(f"{text!r} is not a score as the results write it")
-        return value
-    value = Fraction(text)
-    if score_text(value) != text:
+    value = parse_exact(text)
+    if value is None or score_text(value) != text:
         raise ValueError(f"{text!r} is not a score as the results write it")
-    return value.numerator if value.denominator == 1 else value
+    return value
 
 
 def json_score(value: Score) -> int | float:

@@ -35,7 +35,7 @@ from ..stats.seeds import subject_digests
 from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
 from .derive import RunRow, derive_run
 from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
-from .numfmt import fmt_bool, fmt_fixed
+from .numfmt import fmt_bool, fmt_exact, fmt_fixed
 from .scale import score_text
 
 PER_RUN_COLUMNS = (
@@ -67,6 +67,9 @@ class Results:
     input_digest: str
     statistics: Statistics
     breakdowns: Breakdowns | None = None   # issue 15's tables; None only in hand-built Results
+    # what a board of consolidated grades rests on (rgbench.stats.consolidated_board.grades_record); None: one
+    # grade per run, as scoring/ holds it
+    grades: Mapping[str, object] | None = None
 
     @property
     def n_runs(self) -> int:
@@ -138,7 +141,7 @@ def per_run_csv(runs: Sequence[RunRow]) -> str:
          score_text(r.rubric_floor), score_text(r.rubric_ceiling), score_text(r.clipped_score),
          fmt_bool(r.has_critical_fail),
          fmt_bool(r.has_recoverable_fail), r.classification, str(r.reported_confidence),
-         fmt_fixed(r.confidence_unit), fmt_fixed(r.correctness))
+         fmt_fixed(r.confidence_unit), fmt_exact(r.correctness, 6))
         for r in runs
     ))
 
@@ -176,6 +179,8 @@ def manifest_json(spec: Spec, results: Results, outputs: Mapping[str, bytes]) ->
         "outputs": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(outputs.items())},
         "statistics": statistics_manifest(results.statistics),
     }
+    if results.grades is not None:
+        manifest["grades"] = dict(results.grades)
     return dumps_json_canonical(manifest).encode("utf-8")
 
 

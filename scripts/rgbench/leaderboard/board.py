@@ -17,6 +17,7 @@ from ..compute.scale import ScoreScale
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .difficulty_text import DifficultyTrendRow
+from .grades_text import grades_note
 from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .lab_tables import LabTables
@@ -101,6 +102,7 @@ class Board:
     significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the calibration reading
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv; None without it
     confidence_level: Fraction | None = None  # manifest.json's, for the intervals the notes quote
+    grades_note: str = ""  # what a board of consolidated grades rests on (grades_text.grades_note); "" otherwise
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -209,4 +211,5 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         significance_level=spec.stats.significance_level,
         difficulty_trend=inputs.difficulty_trend,
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
+        grades_note=grades_note(manifest.grades),
     )

@@ -76,6 +76,11 @@ is perfect calibration. ECE weighs each bin's gap by its share of the runs.</p>
 </section>"""
 
 
+def grades_paragraph(board: Board) -> str:
+    """Under the lede, once: the consolidated grades every figure rests on; "" for one grade per run."""
+    return f'<p class="lede" id="grades">{esc(board.grades_note)}</p>\n' if board.grades_note else ""
+
+
 def intervals_note(board: Board) -> str:
     """Below the ranked table: what the small ranges under each value are, or that there are none yet."""
     if not board.interval_note:
@@ -176,7 +181,7 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
 Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 {norm} (alpha = {esc(board.alpha_text)}), then P, s\u0304
 and BS. A single critical fail disqualifies a subject version. Every figure carries a reliability label: with few
 distinct cases, small differences are noise.{scale_note(board)}</p>
-{summary(board)}
+{grades_paragraph(board)}{summary(board)}
 {subject_filters(board)}
 </header>
 <main>

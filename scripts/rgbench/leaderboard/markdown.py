@@ -117,6 +117,8 @@ def notes(board: Board) -> list[str]:
                  "and BS share a rank." + (f" {md_text(described)}" if described else ""))
     if board.interval_note:
         lines.append(f"In parentheses: {board.interval_note[0].lower()}{board.interval_note[1:]}")
+    if board.grades_note:
+        lines.append(md_text(board.grades_note))
     lines.append("")
     lines += ranks_notes(board)
     calibration = calibration_reading(board, md_text, lambda t: t)

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
-from ..compute.numfmt import fmt_fixed
+from ..compute.numfmt import fmt_fixed, parse_exact
 from ..compute.scale import parse_score
 from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
@@ -83,6 +83,16 @@ def _int(cell: str) -> int:
 
 
 @cache
+def _exact(cell: str) -> Fraction | int:
+    """A per-run score or correctness as :func:`rgbench.compute.numfmt.fmt_exact` writes it (``10``, ``4.5``,
+    ``0.500000``, or ``13/3`` for a consolidated mean)."""
+    value = parse_exact(cell)
+    if value is None or value < 0:
+        raise _Bad(f"{cell!r} is not a non-negative number (digits, a decimal, or numerator/denominator)")
+    return value
+
+
+@cache
 def _fixed(cell: str) -> Fraction:
     if not _FIXED.match(cell):
         raise _Bad(f"{cell!r} is not a number with exactly 6 decimals (e.g. 0.500000)")
@@ -120,7 +130,7 @@ PER_RUN_TYPES: dict[str, Parser] = {
     "reviewer_id": _text, "family": _text, "raw_score": _score, "rubric_floor": _score,
     "rubric_ceiling": _score, "clipped_score": _score, "has_critical_fail": _bool,
     "has_recoverable_fail": _bool, "classification": _text, "reported_confidence": _int,
-    "confidence_unit": _fixed, "correctness": _fixed,
+    "confidence_unit": _fixed, "correctness": _exact,
 }
 SUBJECT_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "N": _int, "n_unscored": _int,

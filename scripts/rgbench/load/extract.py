@@ -7,17 +7,24 @@ other files happen later, in loader.py.
 
 from __future__ import annotations
 
+import copy
 import hashlib
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
+
+import jsonschema_rs
 
 from .gold_markdown import gold_data_block, parse_data_block, quoted_blocks_note
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
 from .records import ANSWERED, Gold, ResponseMeta
 from .safe_read import MAX_FILE_BYTES
-from .spec import Spec, document_errors
+from .spec import SchemaValidator, Spec, document_errors
 
 RESPONSE, EVALUATION, GOLD = "response", "evaluation", "gold"
+# The consolidated grades of a policy whose scores leave the rubric's scale (mean-v1: 4/3 is written 1.333333):
+# checked against consolidated_schema(), their scores read exactly.
+CONSOLIDATED = "consolidated"
 
 
 class ResponseFields(NamedTuple):
@@ -83,13 +90,15 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
     if kind == RESPONSE:
         return ResponseFields(document["subject_id"], document["subject_version"], document["case_id"],
                               document["run_id"], int(document["confidence"]), response_meta(document))
-    if kind == EVALUATION:
+    if kind == EVALUATION or kind == CONSOLIDATED:
         scores = document["criterion_scores"]
+        score: Callable[[Any], int | Fraction] = _exact if kind == EVALUATION else read_mean
         return ScoringFields(
             document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
-            document["reviewer_id"], tuple(_exact(scores[name]) for name in spec.criteria),
+            document["reviewer_id"], tuple(score(scores[name]) for name in spec.criteria),
             tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
-            exact_decimal(document["correctness"]), document["response_sha256"], document["gold_sha256"],
+            (exact_decimal if kind == EVALUATION else read_mean)(document["correctness"]),
+            document["response_sha256"], document["gold_sha256"],
             document.get("comments", ""))
     return Gold(document["case_id"], document["family"], document["case_type"], _exact(document["rubric_floor"]),
                 _exact(document["rubric_ceiling"]), document["difficulty"], path="",
@@ -100,6 +109,56 @@ def _exact(value: int | float) -> int | Fraction:
     """A score as read from a valid document: an int stays an int (the common, fast case), a decimal becomes
     the exact Fraction of what was written (the strict JSON parser refuses a decimal a float cannot hold)."""
     return value if type(value) is int else exact_decimal(value)
+
+
+def consolidated_schema(evaluation: dict) -> dict:
+    """The evaluation schema with every criterion score, and correctness, opened to any number within the
+    bounds the schema gives them (an enum's lowest and highest value): what the mean policy's consolidated
+    grades hold (the mean of 1, 1 and 2 is 4/3). Everything else (ids, pins, fails, their patterns) is as
+    the schema says."""
+    schema = copy.deepcopy(evaluation)
+    properties = schema.get("properties", {})
+    criteria = properties.get("criterion_scores", {}).get("properties", {})
+    for name, rule in criteria.items():
+        if isinstance(rule, dict):
+            criteria[name] = _any_number_within(rule)
+    if isinstance(properties.get("correctness"), dict):
+        properties["correctness"] = _any_number_within(properties["correctness"])
+    return schema
+
+
+def _any_number_within(rule: dict) -> dict:
+    """``rule`` as a number between its bounds: its minimum/maximum, or its enum's lowest/highest value."""
+    values = [v for v in rule.get("enum", ()) if isinstance(v, int | float) and not isinstance(v, bool)]
+    opened = {key: value for key, value in rule.items() if key not in ("type", "enum", "const", "multipleOf")}
+    opened["type"] = "number"
+    if values:
+        opened["minimum"], opened["maximum"] = min(values), max(values)
+    return opened
+
+
+ROUNDED_DECIMALS = 6        # a mean whose decimal does not end is written rounded to this many decimals
+MAX_MEAN_DENOMINATOR = 1000  # ... and read back exactly when its denominator is at most this
+
+
+def read_mean(value: Any) -> Fraction:
+    """A mean-policy consolidated score or correctness, exactly: a value written with exactly 6 decimals is a
+    mean rounded there (rgbench.stats.agreement_outputs.consolidated_number) when a fraction of denominator at most 1,000
+    lies within half a unit of its 6th decimal, and is read as that fraction (1.333333 -> 4/3: the mean of up to
+    1,000 grades on an integer scale comes back exact; two such fractions are more than a unit apart, so there
+    is at most one); any other value is read as written."""
+    exact = exact_decimal(value)
+    if (exact * 10**ROUNDED_DECIMALS).denominator != 1 or (exact * 10**(ROUNDED_DECIMALS - 1)).denominator == 1:
+        return exact
+    mean = exact.limit_denominator(MAX_MEAN_DENOMINATOR)
+    return mean if 2 * 10**ROUNDED_DECIMALS * abs(mean - exact) < 1 else exact
+
+
+def with_consolidated_validator(spec: Spec) -> None:
+    """Add the validator of :func:`consolidated_schema` to ``spec.validators`` (once) as kind CONSOLIDATED."""
+    if CONSOLIDATED not in spec.validators and EVALUATION in spec.validators:
+        schema = consolidated_schema(spec.validators[EVALUATION].schema)
+        spec.validators[CONSOLIDATED] = SchemaValidator(schema, jsonschema_rs.validator_for(schema))
 
 
 MAX_BYTES_KEY = "x-max-file-bytes"  # a schema's limit on the size of a file of its kind

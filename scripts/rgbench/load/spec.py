@@ -34,7 +34,8 @@ BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config reads the statistics' optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
                "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
-               "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction"}
+               "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction",
+               "consolidation_policy", "board_grades"}
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"

@@ -2,7 +2,7 @@
 
 Written only when scorings by ``llm-judge`` reviewers (subjects/reviewers.yaml) exist. The human grade of
 a run is the consolidated grade of its human graders (:func:`rgbench.stats.consolidate.consolidate_all`:
-the one human grade, their median-v1 combination, or the adjudication). Over the runs a judge and a
+the one human grade, their combination by config.yaml's consolidation_policy, or the adjudication). Over the runs a judge and a
 human both graded, per judge (columns ``JUDGE_COLUMNS``):
 
 - ``krippendorff_alpha_ordinal`` on raw_score and each criterion (the judge and the human grade as two
@@ -33,7 +33,7 @@ from .agreement import Rating, krippendorff_alpha
 from .agreement_bootstrap import alpha_statistic
 from .agreement_outputs import DEVIATION_TARGETS, rating_values
 from .bootstrap import Statistic, bca_interval, case_weights, ratio_statistic, undefined_replicates
-from .consolidate import consolidate_all
+from .consolidate import POLICIES, consolidate_all
 from .outputs import fmt_interval
 
 JUDGE_FILE = "judge_agreement.csv"
@@ -111,7 +111,8 @@ def judge_pairs(judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring]
                 adjudications: Mapping[tuple[str, str, str], Scoring], tree: Tree,
                 spec: Spec) -> dict[str, list[list[Pair]]]:
     """judge id -> per case (sorted) the (judge, human) value pairs of the runs both graded."""
-    reference = {item.scoring.run_key: item.scoring for item in consolidate_all(human_grades, adjudications)}
+    policy = POLICIES[spec.stats.consolidation_policy]
+    reference = {item.scoring.run_key: item.scoring for item in consolidate_all(human_grades, adjudications, policy)}
     by_case: dict[str, dict[str, list[Pair]]] = defaultdict(lambda: defaultdict(list))
     for scoring in sorted(judge_grades, key=lambda s: (s.reviewer_id, s.run_key)):
         human = reference.get(scoring.run_key)

@@ -23,7 +23,7 @@ import random
 import re
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from fractions import Fraction
 from pathlib import Path
 
@@ -86,7 +86,8 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     difficulty = schema_difficulty_range(spec.validators["gold"].schema) or range(1, 6)
     span = high - low
     lowest, highest = len(spec.criteria) * low, spec.max_score
-    values = [_json_number(v) for v in spec.correctness_values]
+    # the evaluation schema's correctness values; quarters for a schema without an enum (any number in [0, 1])
+    values = [_json_number(v) for v in spec.correctness_values or [Fraction(k, 4) for k in range(5)]]
     good_correctness = (values[0], *values[1:-1], values[-1], values[-1])
     poor_correctness = (values[0], values[0], *values[1:-1], values[-1])
     version_dir = spec.version_dir
@@ -162,6 +163,102 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     return counts
 
 
+# --- fields the benchmark does not record (issue 23): --no-confidence, --no-correctness, --no-difficulty,
+# --no-pass-rule. Each rewrites the generated tree's system/ copy (the schema or benchmark.yaml that declares the
+# field) and removes the field from every generated file, then the scorings are pinned again: the same seed
+# gives the same tree, without the field.
+
+def _rewrite_json(path: Path, change: Callable[[dict], None], *, sort_keys: bool = True) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)
+    text = json.dumps(document, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def _undeclare(out: Path, version_dir: str, kind: str, field: str) -> None:
+    """Remove ``field`` from the ``kind`` schema's properties and required: the benchmark no longer records it."""
+    def change(schema: dict) -> None:
+        schema["required"] = [name for name in schema["required"] if name != field]
+        schema["properties"].pop(field, None)
+    _rewrite_json(out / "system" / "schemas" / version_dir / f"{kind}.schema.json", change, sort_keys=False)
+
+
+def _drop_from_json_files(out: Path, folder: str, field: str) -> None:
+    for path in sorted((out / folder).rglob("*.json")):
+        _rewrite_json(path, lambda document: document.pop(field, None))
+
+
+def _drop_from_golds(out: Path, field: str) -> None:
+    """Remove ``field`` from each gold's json block (the last fenced json block of the file)."""
+    for path in sorted((out / "golds").rglob("*_gold.md")):
+        text = path.read_text(encoding="utf-8")
+        start = text.rindex("```json\n") + len("```json\n")
+        end = text.index("\n```", start)
+        meta = json.loads(text[start:end])
+        meta.pop(field, None)
+        path.write_text(text[:start] + json.dumps(meta, indent=2) + text[end:], encoding="utf-8")
+
+
+def _drop_yaml_keys(path: Path, keys: tuple[str, ...]) -> None:
+    """Remove the top-level ``key: value`` lines of ``keys`` from a YAML file (comments kept)."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if line.split(":", 1)[0] not in keys), encoding="utf-8")
+
+
+def drop_confidence(out: Path, version_dir: str) -> None:
+    """--no-confidence: the response schema and the responses without ``confidence``."""
+    _undeclare(out, version_dir, "response", "confidence")
+    _drop_from_json_files(out, "responses", "confidence")
+
+
+def drop_correctness(out: Path, version_dir: str) -> None:
+    """--no-correctness: the evaluation schema and the scorings without ``correctness``."""
+    _undeclare(out, version_dir, "evaluation", "correctness")
+    _drop_from_json_files(out, "scoring", "correctness")
+
+
+def drop_difficulty(out: Path, version_dir: str) -> None:
+    """--no-difficulty: the gold schema and the golds without ``difficulty`` (config.yaml's difficulty_weights
+    stay: without a difficulty they are not checked against the gold schema, and not used)."""
+    _undeclare(out, version_dir, "gold", "difficulty")
+    _drop_from_golds(out, "difficulty")
+
+
+def drop_pass_rule(out: Path, version_dir: str) -> None:
+    """--no-pass-rule: benchmark.yaml without pass_threshold and conditional_threshold, config.yaml without alpha
+    (there is no P to weigh: Q_final is the normalised score)."""
+    _drop_yaml_keys(out / "system" / "benchmark.yaml", ("pass_threshold", "conditional_threshold"))
+    _drop_yaml_keys(out / "system" / "metrics" / version_dir / "config.yaml", ("alpha",))
+
+
+ABSENT = {"confidence": drop_confidence, "correctness": drop_correctness, "difficulty": drop_difficulty,
+          "pass_rule": drop_pass_rule}
+
+
+def repin(out: Path, version_dir: str) -> None:
+    """Every scoring's response_sha256 and gold_sha256 set to the files' current bytes."""
+    def digest(rel: str) -> str:
+        return hashlib.sha256((out / rel).read_bytes()).hexdigest()
+
+    for path in sorted((out / "scoring").rglob("*.json")):
+        def change(doc: dict) -> None:
+            doc["response_sha256"] = digest(f"responses/{version_dir}/{doc['subject_id']}/{doc['case_id']}__"
+                                            f"{doc['run_id']}.json")
+            doc["gold_sha256"] = digest(f"golds/{version_dir}/{doc['case_id']}_gold.md")
+        _rewrite_json(path, change)
+
+
+def drop_fields(out: Path, absent: Collection[str]) -> None:
+    """Make the generated tree ``out`` a benchmark that does not record ``absent`` (keys of :data:`ABSENT`)."""
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    for name in ABSENT:
+        if name in absent:
+            ABSENT[name](out, spec.version_dir)
+    repin(out, spec.version_dir)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subjects", type=int, required=True, help="number of subjects")
@@ -171,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT,
                         help="benchmark tree whose system/ the synthetic tree copies (default: this repository)")
+    for name in ABSENT:
+        flag = name.replace("_", "-")
+        parser.add_argument(f"--no-{flag}", action="store_true",
+                            help=f"a benchmark without {name.replace('_', ' ')} (system/ copy rewritten: {ABSENT[name].__doc__})")
     args = parser.parse_args(argv)
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
         print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
@@ -180,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
     counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root)
+    absent = [name for name in ABSENT if getattr(args, f"no_{name}")]
+    if absent:
+        drop_fields(args.out, absent)
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "
           f"{args.subjects} subjects")
     return 0

@@ -52,11 +52,11 @@ def repin(root: Path) -> None:
     def digest(rel: str) -> str:
         return hashlib.sha256((root / rel).read_bytes()).hexdigest()
 
+    def change(doc: dict) -> None:
+        doc["response_sha256"] = digest(f"responses/v1.0/{doc['subject_id']}/{doc['case_id']}__{doc['run_id']}.json")
+        doc["gold_sha256"] = digest(f"golds/v1.0/{doc['case_id']}_gold.md")
+
     for path in sorted((root / "scoring").rglob("*.json")):
-        def change(doc: dict) -> None:
-            version = path.parent.parent.name
-            doc["response_sha256"] = digest(f"responses/{version}/{doc['subject_id']}/{doc['case_id']}__{doc['run_id']}.json")
-            doc["gold_sha256"] = digest(f"golds/{version}/{doc['case_id']}_gold.md")
         _edit_json(path, change)
 
 

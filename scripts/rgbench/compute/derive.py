@@ -23,34 +23,38 @@ class RunRow(NamedTuple):
     reviewer_id: str
     family: str
     raw_score: int
-    rubric_floor: int
-    rubric_ceiling: int
+    rubric_floor: int | None       # None: the benchmark records no floor (no floor rule)
+    rubric_ceiling: int | None     # None: no ceiling (clipped_score = raw_score)
     clipped_score: int
     has_critical_fail: bool
     has_recoverable_fail: bool
-    classification: str
-    reported_confidence: int
-    confidence_unit: Fraction
-    correctness: Fraction
+    classification: str | None     # None: the benchmark has no pass rule
+    reported_confidence: int | None   # None: the benchmark records no confidence
+    confidence_unit: Fraction | None
+    correctness: Fraction | None   # None: the benchmark records no correctness
 
 
-def classify(*, has_critical: bool, has_recoverable: bool, clipped: int, floor: int,
-             pass_threshold: int, conditional_threshold: int) -> str:
+def classify(*, has_critical: bool, has_recoverable: bool, clipped: int, floor: int | None,
+             pass_threshold: int | None, conditional_threshold: int | None) -> str | None:
     """The rubric's classification, first matching rule wins.
 
     1. a critical fail -> Fail; 2. a recoverable fail -> Conditional;
     3. clipped < floor -> Fail; 4. clipped >= pass_threshold -> Pass;
     5. clipped >= conditional_threshold -> Conditional; 6. otherwise Fail (thresholds: system/benchmark.yaml).
+    None when there is no pass rule (``pass_threshold`` None: nothing is classified); a ``floor`` of None
+    (the benchmark records none) skips rule 3, a ``conditional_threshold`` of None rule 5.
     """
+    if pass_threshold is None:
+        return None
     if has_critical:
         return FAIL
     if has_recoverable:
         return CONDITIONAL
-    if clipped < floor:
+    if floor is not None and clipped < floor:
         return FAIL
     if clipped >= pass_threshold:
         return PASS
-    if clipped >= conditional_threshold:
+    if conditional_threshold is not None and clipped >= conditional_threshold:
         return CONDITIONAL
     return FAIL
 
@@ -59,12 +63,14 @@ def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> 
     """Per-run values of aggregate_metrics.md: raw and clipped score, fail flags, classification.
 
     raw_score is the sum of the criteria (0..max_score); clipped_score is
-    min(raw_score, rubric_ceiling); confidence_unit is confidence/100 exactly.
+    min(raw_score, rubric_ceiling), raw_score itself without a ceiling; confidence_unit is confidence/100
+    exactly. A field the benchmark does not record stays None (and so do the values made of it).
     """
     raw = 0
     for _, score in scoring.criterion_scores:
         raw += score
-    clipped = raw if raw < gold.rubric_ceiling else gold.rubric_ceiling
+    ceiling = gold.rubric_ceiling
+    clipped = raw if ceiling is None or raw < ceiling else ceiling
     critical = recoverable = False
     for _, severity in scoring.fails:
         critical = critical or severity == "critical"
@@ -91,6 +97,6 @@ def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> 
             conditional_threshold=spec.conditional_threshold,
         ),
         reported_confidence=response.confidence,
-        confidence_unit=_CONFIDENCE_UNIT[response.confidence],
+        confidence_unit=None if response.confidence is None else _CONFIDENCE_UNIT[response.confidence],
         correctness=scoring.correctness,
     )

@@ -130,11 +130,18 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return buffer.getvalue()
 
 
+def _cell(value: int | str | None) -> str:
+    """An integer or text cell; empty for a value the benchmark does not record (None)."""
+    return "" if value is None else str(value)
+
+
 def per_run_csv(runs: Sequence[RunRow]) -> str:
+    """per_run.csv; the cells of a field the benchmark does not record (floor, ceiling, classification,
+    confidence, correctness) are empty."""
     return csv_text(PER_RUN_COLUMNS, (
         (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, str(r.raw_score),
-         str(r.rubric_floor), str(r.rubric_ceiling), str(r.clipped_score), fmt_bool(r.has_critical_fail),
-         fmt_bool(r.has_recoverable_fail), r.classification, str(r.reported_confidence),
+         _cell(r.rubric_floor), _cell(r.rubric_ceiling), str(r.clipped_score), fmt_bool(r.has_critical_fail),
+         fmt_bool(r.has_recoverable_fail), _cell(r.classification), _cell(r.reported_confidence),
          fmt_fixed(r.confidence_unit), fmt_fixed(r.correctness))
         for r in runs
     ))

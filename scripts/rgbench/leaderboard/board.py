@@ -10,9 +10,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.breakdowns import METADATA_FILE
+from ..compute.breakdowns import CASES_FILE, METADATA_FILE
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standing, rank_subjects
+from .absent import Shown, reasons, shown_of
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .difficulty_text import DifficultyTrendRow
@@ -33,7 +34,7 @@ class FamilyCell:
     family: str
     n_family: int
     n_cases: int
-    p_family: Fraction
+    p_family: Fraction | None   # None: no pass rule
     s_bar_family: Fraction
     reliability: str
     p_interval: Bounds | None = None
@@ -100,6 +101,12 @@ class Board:
     significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the calibration reading
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv; None without it
     confidence_level: Fraction | None = None  # manifest.json's, for the intervals the notes quote
+    shown: Shown = Shown()  # the optional figures the benchmark records (absent ones: left out, said why once)
+
+    @property
+    def absent_reasons(self) -> list[str]:
+        """The sentences that say, once per page, why figures are absent (none when nothing is)."""
+        return reasons(self.shown, self.max_score)
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -186,6 +193,9 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
+    lab = inputs.lab
+    has_tags = lab is None or not lab.has(CASES_FILE) or any(r["tags"] for r in lab.get(CASES_FILE))
+    shown = shown_of(spec, has_tags)
     return Board(
         title=spec.title or DEFAULT_TITLE,
         benchmark_version=manifest.benchmark_version,
@@ -197,7 +207,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         max_score=spec.max_score,
         criterion_range=(spec.criterion_min, spec.criterion_max),
         entries=tuple(entries),
-        interval_note=method_note(manifest.confidence_level, manifest.bootstrap_resamples) if has_intervals else "",
+        interval_note=(method_note(manifest.confidence_level, manifest.bootstrap_resamples, shown)
+                       if has_intervals else ""),
         significance=sig,
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
@@ -208,4 +219,5 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         significance_level=spec.stats.significance_level,
         difficulty_trend=inputs.difficulty_trend,
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
+        shown=shown,
     )

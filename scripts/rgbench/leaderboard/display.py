@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..compute.numfmt import DECIMALS, fmt_fixed
 
 if TYPE_CHECKING:  # board builds its interval note with short_decimal (via intervals)
+    from .absent import Shown
     from .board import BoardEntry
 
 MIN_DECIMALS = 3
@@ -27,6 +28,12 @@ METRIC_COLUMNS = (
     ("BS", "bs", "BS", False),
     ("ECE", "ece", "ECE", False),
 )
+
+
+def metric_columns(shown: Shown) -> tuple[tuple[str, str, str, bool], ...]:
+    """The METRIC_COLUMNS the board shows: without a pass rule no P, without calibration no BS and ECE."""
+    absent = ({"p"} if not shown.pass_rule else set()) | ({"bs", "ece"} if not shown.calibration else set())
+    return tuple(column for column in METRIC_COLUMNS if column[1] not in absent)
 
 
 def display_decimals(values: Iterable[Fraction | None]) -> int:

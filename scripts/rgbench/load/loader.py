@@ -246,10 +246,10 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
             known = ", ".join(sorted(spec.families))
             col.add(rel, f"$.family: {family!r} is not declared in system/benchmark.yaml (known: {known})")
             bad = True
-        if floor > ceiling:
+        if floor is not None and ceiling is not None and floor > ceiling:
             col.add(rel, f"$.rubric_floor: {floor} is greater than rubric_ceiling {ceiling}")
             bad = True
-        if ceiling > spec.max_score:
+        if ceiling is not None and ceiling > spec.max_score:
             col.add(rel, f"$.rubric_ceiling: {ceiling} is above the maximum score {spec.max_score}")
             bad = True
         if not bad:

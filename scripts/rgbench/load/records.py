@@ -19,10 +19,10 @@ class Gold(NamedTuple):
 
     case_id: str
     family: str
-    case_type: str
-    rubric_floor: int
-    rubric_ceiling: int
-    difficulty: int
+    case_type: str | None        # None (and the next three): the gold schema does not record it
+    rubric_floor: int | None
+    rubric_ceiling: int | None
+    difficulty: int | None
     path: str
     tags: tuple[str, ...] = ()   # the gold's optional keywords, as listed
     title: str = ""
@@ -59,7 +59,7 @@ class Response(NamedTuple):
     subject_version: str
     case_id: str
     run_id: str
-    confidence: int
+    confidence: int | None   # None: the response schema does not record confidence
     path: str
     meta: ResponseMeta = ANSWERED  # status, participant, usage, settings
 
@@ -74,7 +74,7 @@ class Scoring(NamedTuple):
     reviewer_id: str
     criterion_scores: tuple[tuple[str, int], ...]
     fails: tuple[tuple[str, str], ...]  # (code, severity), sorted
-    correctness: Fraction
+    correctness: Fraction | None   # None: the evaluation schema does not record correctness
     path: str
     comments: str = ""   # the reviewer's free text, shown by the leaderboard's case explorer
 

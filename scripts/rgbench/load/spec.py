@@ -19,6 +19,7 @@ import jsonschema_rs
 from ..problems import Problem
 from ..stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
+from .recorded import recorded
 from .safe_read import read_single_file
 from .system_check import benchmark_problems, schema_facts, schema_problems
 
@@ -34,6 +35,7 @@ CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "
                "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction"}
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
+DEFAULT_ECE_BINS = 10   # ece_bins when config.yaml leaves it out; only a benchmark without calibration may
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
@@ -98,9 +100,9 @@ class Spec:
     criteria: tuple[str, ...]
     criterion_min: int
     criterion_max: int
-    pass_threshold: int
-    conditional_threshold: int
-    alpha: Fraction
+    pass_threshold: int | None   # None: no pass rule (no classification, no P; Q_final is the normalised score)
+    conditional_threshold: int | None   # None: no Conditional band (only with a pass_threshold)
+    alpha: Fraction   # 0 when there is no pass rule (Q_final = the normalised score alone)
     ece_bins: int
     catalog: dict[str, str]  # fail code -> severity
     validators: dict[str, SchemaValidator] = field(repr=False, compare=False)
@@ -113,9 +115,29 @@ class Spec:
     example_case_id: str = ""  # benchmark.yaml's example_case_id, quoted in messages ("" when absent)
     llm_judge_in_metrics: bool = False  # config.yaml: do llm-judge reviewers' scorings enter the metrics?
     q_final_jump_threshold: Fraction = DEFAULT_MAX_JUMP  # config.yaml: the Q_final move `rgbench diff` flags
+    # What the benchmark records, declared by its schemas (rgbench.load.recorded): a field the schema requires.
+    has_confidence: bool = True      # response.schema.json's confidence
+    has_correctness: bool = True     # evaluation.schema.json's correctness
+    has_difficulty: bool = True      # gold.schema.json's difficulty
+    has_case_type: bool = True       # gold.schema.json's case_type
+    has_rubric_floor: bool = True    # gold.schema.json's rubric_floor
+    has_rubric_ceiling: bool = True  # gold.schema.json's rubric_ceiling
+
+    @property
+    def has_pass_rule(self) -> bool:
+        """True when benchmark.yaml declares a pass_threshold: runs are classified, P is defined."""
+        return self.pass_threshold is not None
+
+    @property
+    def has_calibration(self) -> bool:
+        """True when both confidence and correctness are recorded: BS, ECE and calibration are defined."""
+        return self.has_confidence and self.has_correctness
 
     def correctness_text(self) -> str:
-        """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``."""
+        """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``; ``a number from 0 to 1`` when the
+        schema gives no enum."""
+        if not self.correctness_values:
+            return "a number from 0 to 1"
         words = [str(v.numerator) if v.denominator == 1 else repr(float(v)) for v in self.correctness_values]
         return f"{', '.join(words[:-1])} or {words[-1]}"
 
@@ -200,6 +222,11 @@ def parse_jump_threshold(value: object) -> Fraction:
     if not 0 < threshold <= 1:
         raise ValueError(message)
     return threshold
+
+
+def fmt_alpha(alpha: Fraction) -> str:
+    """alpha as written, e.g. ``0.5``."""
+    return str(alpha.numerator) if alpha.denominator == 1 else repr(float(alpha))
 
 
 def parse_alpha(value: Any) -> Fraction:
@@ -360,8 +387,9 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     criteria = _require(bench, "criteria", rel, problems)
     low = _require(bench, "criterion_min", rel, problems)
     high = _require(bench, "criterion_max", rel, problems)
-    pass_t = _require(bench, "pass_threshold", rel, problems)
-    cond_t = _require(bench, "conditional_threshold", rel, problems)
+    # the pass rule is optional (issue 23): a key left out is no threshold; a key written empty is a problem
+    pass_t = _require(bench, "pass_threshold", rel, problems) if "pass_threshold" in bench else None
+    cond_t = _require(bench, "conditional_threshold", rel, problems) if "conditional_threshold" in bench else None
     title = bench.get("title", "")
     if not isinstance(title, str) or "title" in bench and not title.strip():
         shown = "empty" if title is None or isinstance(title, str) else f"{_shown(title)} is not text"
@@ -387,17 +415,27 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     alpha = Fraction(0)
     ece_bins = 0
     jump = DEFAULT_MAX_JUMP
+    validators: dict[str, SchemaValidator] = {}
+    for kind in SCHEMA_KINDS:
+        validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
+        if validator is not None:
+            validators[kind] = validator
+    fields = recorded({kind: v.schema for kind, v in validators.items()})
     if isinstance(config, dict):
         problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
-        try:
-            alpha = parse_alpha(config.get("alpha"))
-        except ValueError as exc:
-            problems.append(Problem(config_rel, f"$.alpha: {exc}"))
-        raw_bins = config.get("ece_bins")
-        if isinstance(raw_bins, bool) or not isinstance(raw_bins, int) or raw_bins < 1 or 100 % raw_bins:
-            problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
+        if pass_t is not None or "alpha" in config:
+            try:
+                alpha = parse_alpha(config.get("alpha"))
+            except ValueError as exc:
+                problems.append(Problem(config_rel, f"$.alpha: {exc}"))
+        if "ece_bins" in config or (fields.confidence and fields.correctness):
+            raw_bins = config.get("ece_bins")
+            if isinstance(raw_bins, bool) or not isinstance(raw_bins, int) or raw_bins < 1 or 100 % raw_bins:
+                problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
+            else:
+                ece_bins = raw_bins
         else:
-            ece_bins = raw_bins
+            ece_bins = DEFAULT_ECE_BINS  # not used: no calibration without confidence and correctness
         if "q_final_jump_threshold" in config:
             try:
                 jump = parse_jump_threshold(config["q_final_jump_threshold"])
@@ -413,12 +451,11 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             alpha = parse_alpha(alpha_override)
         except ValueError as exc:
             problems.append(Problem("--alpha", str(exc)))
-
-    validators: dict[str, SchemaValidator] = {}
-    for kind in SCHEMA_KINDS:
-        validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
-        if validator is not None:
-            validators[kind] = validator
+    if pass_t is None and alpha:
+        where = "--alpha" if alpha_override is not None else config_rel
+        problems.append(Problem(where, f"{'' if alpha_override is not None else '$.alpha: '}{fmt_alpha(alpha)} weighs P, "
+                                       f"but {BENCHMARK_FILE} declares no pass_threshold, so there is no P (Q_final "
+                                       "is the normalised score alone): remove alpha, or declare pass_threshold"))
 
     problems.extend(schema_problems({kind: v.schema for kind, v in validators.items()}, version_dir,
                                     [str(name) for name in criteria], pattern, low, high))
@@ -465,5 +502,11 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         example_case_id=str(bench.get("example_case_id") or ""),
         llm_judge_in_metrics=isinstance(config, dict) and config.get("llm_judge_in_metrics") is True,
         q_final_jump_threshold=jump,
+        has_confidence=facts.recorded.confidence,
+        has_correctness=facts.recorded.correctness,
+        has_difficulty=facts.recorded.difficulty,
+        has_case_type=facts.recorded.case_type,
+        has_rubric_floor=facts.recorded.rubric_floor,
+        has_rubric_ceiling=facts.recorded.rubric_ceiling,
     )
     return spec, []

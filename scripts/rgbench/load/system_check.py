@@ -9,9 +9,11 @@ read: an edit to one file that the other does not follow is refused with
 ``system/<file>: what is wrong (how to fix it)``, never blamed on the data.
 
 The schemas own what ``benchmark.yaml`` does not say: the correctness values
-(the ``enum`` of ``correctness``), the confidence scale, the file-format
+(the ``enum`` of ``correctness``, or any number from 0 to 1), the confidence scale, the file-format
 version (the ``const`` of ``schema_version``) and the gold's difficulty range.
-They are read from there (see :func:`schema_facts`).
+They are read from there (see :func:`schema_facts`). They also declare which
+optional fields the benchmark records at all (:mod:`.recorded`): the checks of a
+field the benchmark does not record are skipped.
 
 Every function here is pure: it takes the parsed values and returns problems.
 """
@@ -25,17 +27,22 @@ from typing import Any, NamedTuple
 
 from ..problems import Problem
 from .parsing import exact_decimal
+from .recorded import Recorded, declaration_problems, recorded
 
 SEVERITIES = ("critical", "recoverable")  # what classification knows: critical -> Fail, recoverable -> Conditional
 CONFIDENCE_RANGE = (0, 100)  # the toolkit computes on integer percentages (confidence_unit = c / 100)
+# A correctness schema without an enum (any number from 0 to 1) is read with at most this many decimals: the
+# Brier sums stay exact integers in thousandths (loader: a value with more decimals is a problem of its file).
+CORRECTNESS_DECIMALS = 3
 ID_KINDS = ("response", "evaluation", "gold")  # the schemas that carry case_id and schema_version
 
 
 class SchemaFacts(NamedTuple):
     """What the pipeline reads from the schemas themselves (their owner)."""
 
-    correctness_values: tuple[Fraction, ...]  # sorted, distinct, each in [0, 1]
+    correctness_values: tuple[Fraction, ...]  # sorted, distinct, each in [0, 1]; () when any number in [0, 1]
     schema_version: str  # the const of schema_version in the response, evaluation and gold schemas
+    recorded: Recorded = Recorded()  # the optional fields the schemas require (:mod:`.recorded`)
 
 
 def _at(schema: Any, *keys: str) -> Any:
@@ -93,9 +100,10 @@ RESERVED_CRITERIA = ("classification", "correctness", "has_critical_fail", "raw_
 
 
 def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_re: re.Pattern[str],
-                       low: int, high: int, pass_t: int, cond_t: int, example: Any) -> list[Problem]:
+                       low: int, high: int, pass_t: int | None, cond_t: int | None, example: Any) -> list[Problem]:
     """Inconsistencies inside ``benchmark.yaml``: repeated, reserved or empty criteria, an empty range, unreachable
-    thresholds."""
+    thresholds. ``pass_t`` None: the benchmark has no pass rule (no classification); ``cond_t`` None: no
+    Conditional band, which needs a pass_threshold above it."""
     problems: list[Problem] = []
     if not criteria:
         problems.append(Problem(rel, "$.criteria: empty (list at least one criterion name)"))
@@ -116,17 +124,7 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
     if high <= low:
         problems.append(Problem(rel, f"$.criterion_max: {high} is not above criterion_min {low} "
                                      "(a criterion needs at least two scores)"))
-    lowest, highest = len(criteria) * low, len(criteria) * high
-    if pass_t > highest:
-        problems.append(Problem(rel, f"$.pass_threshold: {pass_t} is above the maximum score {highest} "
-                                     f"({len(criteria)} criteria x {high}), so no run can pass "
-                                     f"(set it to at most {highest})"))
-    if cond_t >= pass_t:
-        problems.append(Problem(rel, f"$.pass_threshold: {pass_t} is not above conditional_threshold {cond_t}, "
-                                     "so no score is Conditional (set pass_threshold > conditional_threshold)"))
-    if cond_t <= lowest:
-        problems.append(Problem(rel, f"$.conditional_threshold: {cond_t} is not above the minimum score {lowest}, "
-                                     f"so no score is a Fail (set it to at least {lowest + 1})"))
+    problems += threshold_problems(rel, len(criteria) * low, len(criteria) * high, len(criteria), high, pass_t, cond_t)
     if not families:
         problems.append(Problem(rel, "$.families: empty (declare at least one family code: name)"))
     split = family_group(case_re.pattern)
@@ -146,6 +144,32 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
     return problems
 
 
+def threshold_problems(rel: str, lowest: int, highest: int, n: int, high: int, pass_t: int | None,
+                       cond_t: int | None) -> list[Problem]:
+    """Thresholds that make a class unreachable, on the total score range ``lowest..highest``; none to check
+    without a pass rule, except a conditional_threshold given alone."""
+    problems = []
+    if pass_t is None:
+        if cond_t is not None:
+            problems.append(Problem(rel, f"$.conditional_threshold: {cond_t} without a pass_threshold (a run is "
+                                         "Conditional below the pass threshold: declare pass_threshold above it, or "
+                                         "remove conditional_threshold for a benchmark without a pass rule)"))
+        return problems
+    if pass_t > highest:
+        problems.append(Problem(rel, f"$.pass_threshold: {pass_t} is above the maximum score {highest} "
+                                     f"({n} criteria x {high}), so no run can pass "
+                                     f"(set it to at most {highest})"))
+    if cond_t is not None and cond_t >= pass_t:
+        problems.append(Problem(rel, f"$.pass_threshold: {pass_t} is not above conditional_threshold {cond_t}, "
+                                     "so no score is Conditional (set pass_threshold > conditional_threshold)"))
+    bottom = pass_t if cond_t is None else cond_t
+    if bottom <= lowest:
+        which = "pass_threshold" if cond_t is None else "conditional_threshold"
+        problems.append(Problem(rel, f"$.{which}: {bottom} is not above the minimum score {lowest}, "
+                                     f"so no score is a Fail (set it to at least {lowest + 1})"))
+    return problems
+
+
 def _range_problems(rel: str, where: str, node: Any, low: int, high: int, why: str) -> list[Problem]:
     """``node`` must be an integer schema with minimum ``low`` and maximum ``high``."""
     if not isinstance(node, dict):
@@ -161,9 +185,10 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
                     low: int, high: int) -> list[Problem]:
     """Facts the schemas repeat from ``benchmark.yaml``, compared with it; and the facts they own, checked usable."""
     base = f"system/schemas/{version_dir}"
-    problems: list[Problem] = []
+    problems: list[Problem] = declaration_problems(schemas, version_dir)
     response, evaluation, gold = (schemas.get(kind) for kind in ID_KINDS)
     n = len(criteria)
+    fields = recorded(schemas)
     if evaluation is not None:
         rel = f"{base}/evaluation.schema.json"
         block = _at(evaluation, "properties", "criterion_scores")
@@ -185,17 +210,19 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
         problems.extend(_severity_problems(rel, _at(evaluation, "properties", "automatic_fails_triggered", "items",
                                                     "properties", "severity"),
                                            "$.properties.automatic_fails_triggered.items.properties.severity"))
-        problems.extend(_correctness_problems(rel, _at(evaluation, "properties", "correctness")))
+        if fields.correctness:
+            problems.extend(_correctness_problems(rel, _at(evaluation, "properties", "correctness")))
         problems.extend(_pin_problems(rel, evaluation))
-    if response is not None:
+    if response is not None and fields.confidence:
         problems.extend(_range_problems(f"{base}/response.schema.json", "$.properties.confidence",
                                         _at(response, "properties", "confidence"), *CONFIDENCE_RANGE,
                                         "the toolkit reads confidence as an integer percentage"))
     if gold is not None:
         rel = f"{base}/gold.schema.json"
         for key in ("rubric_floor", "rubric_ceiling"):
-            problems.extend(_range_problems(rel, f"$.properties.{key}", _at(gold, "properties", key), n * low,
-                                            n * high, f"{n} criteria x criterion_min {low} .. criterion_max {high}"))
+            if getattr(fields, key):
+                problems.extend(_range_problems(rel, f"$.properties.{key}", _at(gold, "properties", key), n * low,
+                                                n * high, f"{n} criteria x criterion_min {low} .. criterion_max {high}"))
         split = family_group(case_pattern)
         family = _at(gold, "properties", "family", "pattern")
         if split is not None and family != f"^{split[1]}$":
@@ -249,7 +276,15 @@ def _severity_problems(rel: str, node: Any, where: str) -> list[Problem]:
 
 
 def correctness_values(node: Any) -> tuple[Fraction, ...] | None:
-    """The correctness enum as sorted exact values, or None when it is not a list of distinct numbers in [0, 1]."""
+    """The correctness enum as sorted exact values; ``()`` for a schema without an enum that allows numbers
+    within [0, 1] (``{"type": "number", "minimum": 0, "maximum": 1}``: any value, at most
+    CORRECTNESS_DECIMALS decimals); None when it is neither (not a list of distinct numbers in [0, 1])."""
+    if isinstance(node, dict) and "enum" not in node:
+        low, high = node.get("minimum"), node.get("maximum")
+        if (node.get("type") == "number" and isinstance(low, (int, float)) and isinstance(high, (int, float))
+                and not isinstance(low, bool) and not isinstance(high, bool) and 0 <= low < high <= 1):
+            return ()
+        return None
     enum = _at(node, "enum")
     if not isinstance(enum, list) or any(isinstance(value, bool) or not isinstance(value, (int, float))
                                          for value in enum):
@@ -261,15 +296,20 @@ def correctness_values(node: Any) -> tuple[Fraction, ...] | None:
 
 
 def _correctness_problems(rel: str, node: Any) -> list[Problem]:
-    if correctness_values(node) is None:
-        return [Problem(rel, f"$.properties.correctness.enum: {_at(node, 'enum')!r}; needs at least two distinct "
-                             "numbers between 0 (wrong) and 1 (right), e.g. [0, 0.5, 1]")]
-    return []
+    if correctness_values(node) is not None:
+        return []
+    if isinstance(node, dict) and "enum" not in node:
+        return [Problem(rel, "$.properties.correctness: neither an enum nor a number range within [0, 1]; write an "
+                             "enum of the values (e.g. [0, 0.5, 1]) or {\"type\": \"number\", \"minimum\": 0, "
+                             "\"maximum\": 1}")]
+    return [Problem(rel, f"$.properties.correctness.enum: {_at(node, 'enum')!r}; needs at least two distinct "
+                         "numbers between 0 (wrong) and 1 (right), e.g. [0, 0.5, 1]")]
 
 
 def schema_facts(schemas: dict[str, Any]) -> SchemaFacts:
     """The facts the schemas own; call only when :func:`schema_problems` found none."""
-    values = correctness_values(_at(schemas["evaluation"], "properties", "correctness"))
+    fields = recorded(schemas)
+    values = correctness_values(_at(schemas["evaluation"], "properties", "correctness")) if fields.correctness else ()
     assert values is not None
     version = _at(schemas["evaluation"], "properties", "schema_version", "const")
-    return SchemaFacts(values, str(version))
+    return SchemaFacts(values, str(version), fields)

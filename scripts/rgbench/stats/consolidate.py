@@ -86,7 +86,9 @@ def consolidate_run(scorings: Sequence[Scoring], adjudication: Scoring | None = 
         subject_id=first.subject_id, subject_version=first.subject_version, case_id=first.case_id,
         run_id=first.run_id, reviewer_id=CONSENSUS, criterion_scores=scores,
         fails=consolidated_fails([s.fails for s in ordered]),
-        correctness=majority_lowest([s.correctness for s in ordered]), path="",
+        correctness=None if first.correctness is None else majority_lowest(
+            [s.correctness for s in ordered if s.correctness is not None]),
+        path="",
     )
     return Consolidated(merged, BY_POLICY, sources)
 

@@ -31,7 +31,7 @@ from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from .agreement import Rating, krippendorff_alpha
 from .agreement_bootstrap import alpha_statistic
-from .agreement_outputs import DEVIATION_TARGETS, rating_values
+from .agreement_outputs import deviation_targets, ranked_targets, rating_values
 from .bootstrap import Statistic, bca_interval, case_weights, ratio_statistic, undefined_replicates
 from .consolidate import consolidate_all
 from .outputs import fmt_interval
@@ -132,7 +132,8 @@ def judge_rows(grades: Sequence[Scoring], adjudications: Mapping[tuple[str, str,
     human_adjudications = {k: s for k, s in adjudications.items() if s.reviewer_id not in judges}
     pairs = judge_pairs(judge_grades, human_grades, human_adjudications, tree, spec)
     statistics = ([("krippendorff_alpha_ordinal", t) for t in ("raw_score", *spec.criteria)]
-                  + [("macro_f1", t) for t in F1_TARGETS] + [("mean_deviation", t) for t in DEVIATION_TARGETS])
+                  + [("macro_f1", t) for t in F1_TARGETS if t in ranked_targets(spec)]   # those recorded
+                  + [("mean_deviation", t) for t in deviation_targets(spec)])
     resamples, confidence = spec.stats.bootstrap_resamples, spec.stats.confidence_level
     rows: list[tuple[str, ...]] = []
     for judge in sorted({s.reviewer_id for s in judge_grades}):

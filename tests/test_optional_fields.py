@@ -21,6 +21,7 @@ import pytest
 from treebuilder import LIBRARY_ROOT
 
 from rgbench.cli_main import load_script
+from rgbench.compute.numfmt import fmt_fixed
 from rgbench.compute.tables import compute_results
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
@@ -99,7 +100,7 @@ def same_point_figures(root: Path, recorded: dict, figures: tuple[str, ...]) -> 
         want = recorded[row["subject_id"]]
         for figure in figures:
             expected = want[figure]
-            assert row[figure] == (expected if isinstance(expected, str) else f"{float(expected):.6f}"), figure
+            assert row[figure] == (expected if isinstance(expected, str) else fmt_fixed(expected)), figure
 
 
 def test_no_confidence(tmp_path, capsys, recorded):
@@ -183,7 +184,7 @@ def test_no_pass_rule(tmp_path, capsys, recorded):
         assert row["alpha"] == "0.000000"
         # Q_final is s_bar / max_score alone: the exact mean clipped score of the subject's runs over 12
         mine = [int(r["clipped_score"]) for r in runs if r["subject_id"] == row["subject_id"]]
-        assert row["Q_final"] == f"{float(Fraction(sum(mine), len(mine) * spec.max_score)):.6f}"
+        assert row["Q_final"] == fmt_fixed(Fraction(sum(mine), len(mine) * spec.max_score))
         assert row["BS"]   # calibration does not need the pass rule
     assert all(r["P_family"] == r["P_family_low"] == "" and r["s_bar_family"]
                for r in rows(root, "metrics_per_family.csv"))
@@ -212,3 +213,29 @@ def test_everything_absent_at_once(tmp_path, capsys):
         once(md, sentence)
     assert table_head(md)[4:6] == ["Q_final", "s\u0304"] and "BS" not in table_head(md)
     assert "rows equal on Q_final and s\u0304 share a rank" in md
+
+
+@pytest.mark.parametrize("correctness", [{"enum": [0, 0.25, 0.5, 0.75, 1]},
+                                         {"type": "number", "minimum": 0, "maximum": 1}],
+                         ids=["quarters", "range"])
+def test_another_correctness_scale_keeps_working(tmp_path, capsys, correctness):
+    """Correctness in quarters, or any number from 0 to 1 without an enum (make_synthetic.py then writes quarters):
+    BS is the exact mean of (confidence / 100 - correctness)^2 over per_run.csv's cells."""
+    import json
+    import shutil
+
+    shutil.copytree(LIBRARY_ROOT / "system", tmp_path / "root" / "system")
+    schema_path = tmp_path / "root/system/schemas/v1.0/evaluation.schema.json"
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    schema["properties"]["correctness"] = correctness
+    schema_path.write_text(json.dumps(schema, indent=2), encoding="utf-8")
+    root = tmp_path / "tree"
+    assert load_script("make_synthetic.py").main([*SHAPE, "--out", str(root), "--root", str(tmp_path / "root")]) == 0
+    assert load_script("metrics.py").main(["--root", str(root)]) == 0, capsys.readouterr().err
+    runs = rows(root, "per_run.csv")
+    assert {r["correctness"] for r in runs} <= {"0.000000", "0.250000", "0.500000", "0.750000", "1.000000"}
+    assert {r["correctness"] for r in runs} & {"0.250000", "0.750000"}
+    for row in rows(root, "metrics_per_subject.csv"):
+        mine = [r for r in runs if r["subject_id"] == row["subject_id"]]
+        bs = sum((Fraction(int(r["reported_confidence"]), 100) - Fraction(r["correctness"])) ** 2 for r in mine)
+        assert row["BS"] == fmt_fixed(bs / len(mine)) and row["ECE"] and row["BS_low"]

@@ -249,14 +249,27 @@ def repin(out: Path, version_dir: str) -> None:
 
 
 def drop_fields(out: Path, absent: Collection[str]) -> None:
-    """Make the generated tree ``out`` a benchmark that does not record ``absent`` (keys of :data:`ABSENT`)."""
+    """Make the generated tree ``out`` a benchmark that does not record ``absent`` (keys of :data:`ABSENT`); a
+    field the copied system/ itself does not record is removed from the generated files too (build writes every
+    field). Nothing to do (no file rewritten) when the benchmark records everything."""
     spec, problems = load_spec(out)
     if spec is None:
         raise SystemExit(report(problems))
+    version = spec.version_dir
     for name in ABSENT:
         if name in absent:
-            ABSENT[name](out, spec.version_dir)
-    repin(out, spec.version_dir)
+            ABSENT[name](out, version)
+    kept = {field: getattr(spec, f"has_{field}") for field in ("confidence", "correctness", "difficulty", "case_type",
+                                                               "rubric_floor", "rubric_ceiling")}
+    if not absent and all(kept.values()):
+        return
+    for field, folder in (("confidence", "responses"), ("correctness", "scoring")):
+        if not kept[field]:
+            _drop_from_json_files(out, folder, field)
+    for field in ("difficulty", "case_type", "rubric_floor", "rubric_ceiling"):
+        if not kept[field]:
+            _drop_from_golds(out, field)
+    repin(out, version)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,9 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
     counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root)
-    absent = [name for name in ABSENT if getattr(args, f"no_{name}")]
-    if absent:
-        drop_fields(args.out, absent)
+    drop_fields(args.out, [name for name in ABSENT if getattr(args, f"no_{name}")])
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "
           f"{args.subjects} subjects")
     return 0

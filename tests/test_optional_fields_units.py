@@ -164,8 +164,8 @@ def test_required_but_not_listed_is_a_problem_with_the_fix(tmp_path):
 def test_without_a_pass_rule_alpha_must_be_absent_and_conditional_needs_pass(tmp_path):
     root = system(tmp_path)
     alpha = ("system/metrics/v1.0/config.yaml: $.alpha: 0.5 weighs P, but system/benchmark.yaml declares no "
-             "pass_threshold, so there is no P (Q_final is the normalised score alone): remove alpha, or declare "
-             "pass_threshold")
+             "pass_threshold, so there is no P (remove alpha: Q_final is then the normalised score alone; or declare "
+             "pass_threshold)")
     edit_yaml(root, "system/benchmark.yaml", lambda d: d.pop("pass_threshold"))
     assert problems_of(root) == [   # every problem at once
         "system/benchmark.yaml: $.conditional_threshold: 7 without a pass_threshold (a run is Conditional below the "
@@ -180,8 +180,8 @@ def test_without_a_pass_rule_alpha_must_be_absent_and_conditional_needs_pass(tmp
     assert spec is not None and spec.alpha == 0 and spec.pass_threshold is None
     _, problems = load_spec(root, alpha_override="0.3")
     assert [str(p) for p in problems] == ["--alpha: 0.3 weighs P, but system/benchmark.yaml declares no "
-                                          "pass_threshold, so there is no P (Q_final is the normalised score "
-                                          "alone): remove alpha, or declare pass_threshold"]
+                                          "pass_threshold, so there is no P (leave out --alpha: Q_final is then "
+                                          "the normalised score alone; or declare pass_threshold)"]
 
 
 def test_a_pass_threshold_alone_must_leave_room_for_a_fail(tmp_path):

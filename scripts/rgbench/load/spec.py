@@ -451,11 +451,12 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             alpha = parse_alpha(alpha_override)
         except ValueError as exc:
             problems.append(Problem("--alpha", str(exc)))
-    if pass_t is None and alpha:
-        where = "--alpha" if alpha_override is not None else config_rel
-        problems.append(Problem(where, f"{'' if alpha_override is not None else '$.alpha: '}{fmt_alpha(alpha)} weighs P, "
-                                       f"but {BENCHMARK_FILE} declares no pass_threshold, so there is no P (Q_final "
-                                       "is the normalised score alone): remove alpha, or declare pass_threshold"))
+    if pass_t is None and alpha:   # no pass rule: alpha weighs a P that does not exist
+        flag = alpha_override is not None
+        where, key, drop = ("--alpha", "", "leave out --alpha") if flag else (config_rel, "$.alpha: ", "remove alpha")
+        problems.append(Problem(where, f"{key}{fmt_alpha(alpha)} weighs P, but {BENCHMARK_FILE} declares no "
+                                       f"pass_threshold, so there is no P ({drop}: Q_final is then the normalised "
+                                       "score alone; or declare pass_threshold)"))
 
     problems.extend(schema_problems({kind: v.schema for kind, v in validators.items()}, version_dir,
                                     [str(name) for name in criteria], pattern, low, high))

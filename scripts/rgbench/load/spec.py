@@ -35,7 +35,7 @@ CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "
                "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction"}
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
-DEFAULT_ECE_BINS = 10   # ece_bins when config.yaml leaves it out; only a benchmark without calibration may
+DEFAULT_ECE_BINS = 10   # ece_bins when config.yaml leaves it out; only a benchmark without calibration may (unused)
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
@@ -415,27 +415,18 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     alpha = Fraction(0)
     ece_bins = 0
     jump = DEFAULT_MAX_JUMP
-    validators: dict[str, SchemaValidator] = {}
-    for kind in SCHEMA_KINDS:
-        validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
-        if validator is not None:
-            validators[kind] = validator
-    fields = recorded({kind: v.schema for kind, v in validators.items()})
     if isinstance(config, dict):
         problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
-        if pass_t is not None or "alpha" in config:
+        if pass_t is not None or "alpha" in config:   # no pass rule: alpha may be left out (it is 0)
             try:
                 alpha = parse_alpha(config.get("alpha"))
             except ValueError as exc:
                 problems.append(Problem(config_rel, f"$.alpha: {exc}"))
-        if "ece_bins" in config or (fields.confidence and fields.correctness):
-            raw_bins = config.get("ece_bins")
-            if isinstance(raw_bins, bool) or not isinstance(raw_bins, int) or raw_bins < 1 or 100 % raw_bins:
-                problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
-            else:
-                ece_bins = raw_bins
+        raw_bins = config.get("ece_bins", DEFAULT_ECE_BINS)   # left out: a problem only with calibration (below)
+        if isinstance(raw_bins, bool) or not isinstance(raw_bins, int) or raw_bins < 1 or 100 % raw_bins:
+            problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
-            ece_bins = DEFAULT_ECE_BINS  # not used: no calibration without confidence and correctness
+            ece_bins = raw_bins
         if "q_final_jump_threshold" in config:
             try:
                 jump = parse_jump_threshold(config["q_final_jump_threshold"])
@@ -451,6 +442,15 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             alpha = parse_alpha(alpha_override)
         except ValueError as exc:
             problems.append(Problem("--alpha", str(exc)))
+
+    validators: dict[str, SchemaValidator] = {}
+    for kind in SCHEMA_KINDS:
+        validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
+        if validator is not None:
+            validators[kind] = validator
+    fields = recorded({kind: v.schema for kind, v in validators.items()})
+    if isinstance(config, dict) and "ece_bins" not in config and fields.confidence and fields.correctness:
+        problems.append(Problem(config_rel, "$.ece_bins: must be a positive integer dividing 100, got None"))
     if pass_t is None and alpha:   # no pass rule: alpha weighs a P that does not exist
         flag = alpha_override is not None
         where, key, drop = ("--alpha", "", "leave out --alpha") if flag else (config_rel, "$.alpha: ", "remove alpha")

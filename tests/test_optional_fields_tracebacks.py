@@ -5,8 +5,8 @@ such a half-declared field is now a system-check problem saying exactly what to 
 problem (exit 1, nothing written, no traceback); and a field left out of the schema entirely is simply not
 recorded, so every command runs.
 
-Each tree is a tiny synthetic one (make_synthetic.py) whose schema and files are edited the way an adopter
-would: drop the field from ``required`` (and from some files), re-pin the scorings.
+Each tree is a tiny synthetic one (make_synthetic.py on the library fixture's system/) whose schema and files are
+edited the way an adopter would: drop the field from ``required`` (and from the files), re-pin the scorings.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from make_synthetic import build
+from treebuilder import LIBRARY_ROOT
 
 from rgbench.cli_main import load_script
 from rgbench.load.gold_markdown import extract_gold_json
@@ -64,7 +65,7 @@ def half_declared(tmp_path: Path, field: str, *, keep_property: bool) -> Path:
     """A synthetic tree whose schema no longer requires ``field`` (and, unless ``keep_property``, no longer lists
     it), with the field removed from every file that carries it."""
     root = tmp_path / "tree"
-    build(root, 3, 6, 1, seed=5)
+    build(root, 3, 6, 1, seed=5, root=LIBRARY_ROOT)
     kind, folder = FIELDS[field]
 
     def schema_change(schema: dict) -> None:

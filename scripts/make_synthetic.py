@@ -32,7 +32,7 @@ import random
 import re
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from fractions import Fraction
 from pathlib import Path
 
@@ -169,7 +169,8 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     notch = total_step * max(1, round((highest - lowest) / 12 / total_step))
     notches = int((highest - lowest) / notch)
     best, worst, toward = (highest, lowest, 1) if higher else (lowest, highest, -1)
-    values = [_json_number(v) for v in spec.correctness_values]
+    # the evaluation schema's correctness values; quarters for a schema without an enum (any number in [0, 1])
+    values = [_json_number(v) for v in spec.correctness_values or [Fraction(k, 4) for k in range(5)]]
     good_correctness = (values[0], *values[1:-1], values[-1], values[-1])
     poor_correctness = (values[0], values[0], *values[1:-1], values[-1])
     version_dir = spec.version_dir
@@ -330,11 +331,12 @@ def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, 
     for name, score in document["criterion_scores"].items():
         moved = Fraction(score) + step * (rng.choice((-1, 0, 0, 1)) + bias)
         scores[name] = _json_number(min(high, max(low, moved)))
+    grade = {**document, "reviewer_id": reviewer, "criterion_scores": scores, "comments": "Synthetic further grade."}
     values = list(spec.correctness_values)
-    at = values.index(Fraction(document["correctness"])) if Fraction(document["correctness"]) in values else 0
-    correctness = values[min(len(values) - 1, max(0, at + rng.choice((-1, 0, 0, 0, 1))))]
-    return {**document, "reviewer_id": reviewer, "criterion_scores": scores, "correctness": _json_number(correctness),
-            "comments": "Synthetic further grade."}
+    if "correctness" in document and values:   # a benchmark without correctness (or without an enum) keeps the grade's
+        at = values.index(Fraction(document["correctness"])) if Fraction(document["correctness"]) in values else 0
+        grade["correctness"] = _json_number(values[min(len(values) - 1, max(0, at + rng.choice((-1, 0, 0, 0, 1))))])
+    return grade
 
 
 def _write_reviewers(out: Path, humans: list[str], judge: bool) -> None:
@@ -377,6 +379,115 @@ def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: 
     return counts
 
 
+# --- fields the benchmark does not record (issue 23): --no-confidence, --no-correctness, --no-difficulty,
+# --no-pass-rule. Each rewrites the generated tree's system/ copy (the schema or benchmark.yaml that declares the
+# field) and removes the field from every generated file, then the scorings are pinned again: the same seed
+# gives the same tree, without the field.
+
+def _rewrite_json(path: Path, change: Callable[[dict], None], *, sort_keys: bool = True) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)
+    text = json.dumps(document, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def _undeclare(out: Path, version_dir: str, kind: str, field: str) -> None:
+    """Remove ``field`` from the ``kind`` schema's properties and required: the benchmark no longer records it."""
+    def change(schema: dict) -> None:
+        schema["required"] = [name for name in schema["required"] if name != field]
+        schema["properties"].pop(field, None)
+    _rewrite_json(out / "system" / "schemas" / version_dir / f"{kind}.schema.json", change, sort_keys=False)
+
+
+def _drop_from_json_files(out: Path, folder: str, field: str) -> None:
+    for path in sorted((out / folder).rglob("*.json")):
+        _rewrite_json(path, lambda document: document.pop(field, None))
+
+
+def _drop_from_golds(out: Path, field: str) -> None:
+    """Remove ``field`` from each gold's json block (the last fenced json block of the file)."""
+    for path in sorted((out / "golds").rglob("*_gold.md")):
+        text = path.read_text(encoding="utf-8")
+        start = text.rindex("```json\n") + len("```json\n")
+        end = text.index("\n```", start)
+        meta = json.loads(text[start:end])
+        meta.pop(field, None)
+        path.write_text(text[:start] + json.dumps(meta, indent=2) + text[end:], encoding="utf-8")
+
+
+def _drop_yaml_keys(path: Path, keys: tuple[str, ...]) -> None:
+    """Remove the top-level ``key: value`` lines of ``keys`` from a YAML file (comments kept)."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if line.split(":", 1)[0] not in keys), encoding="utf-8")
+
+
+def drop_confidence(out: Path, version_dir: str) -> None:
+    """--no-confidence: the response schema and the responses without ``confidence``."""
+    _undeclare(out, version_dir, "response", "confidence")
+    _drop_from_json_files(out, "responses", "confidence")
+
+
+def drop_correctness(out: Path, version_dir: str) -> None:
+    """--no-correctness: the evaluation schema and the scorings without ``correctness``."""
+    _undeclare(out, version_dir, "evaluation", "correctness")
+    _drop_from_json_files(out, "scoring", "correctness")
+
+
+def drop_difficulty(out: Path, version_dir: str) -> None:
+    """--no-difficulty: the gold schema and the golds without ``difficulty`` (config.yaml's difficulty_weights
+    stay: without a difficulty they are not checked against the gold schema, and not used)."""
+    _undeclare(out, version_dir, "gold", "difficulty")
+    _drop_from_golds(out, "difficulty")
+
+
+def drop_pass_rule(out: Path, version_dir: str) -> None:
+    """--no-pass-rule: benchmark.yaml without pass_threshold and conditional_threshold, config.yaml without alpha
+    (there is no P to weigh: Q_final is the normalised score)."""
+    _drop_yaml_keys(out / "system" / "benchmark.yaml", ("pass_threshold", "conditional_threshold"))
+    _drop_yaml_keys(out / "system" / "metrics" / version_dir / "config.yaml", ("alpha",))
+
+
+ABSENT = {"confidence": drop_confidence, "correctness": drop_correctness, "difficulty": drop_difficulty,
+          "pass_rule": drop_pass_rule}
+
+
+def repin(out: Path, version_dir: str) -> None:
+    """Every scoring's response_sha256 and gold_sha256 set to the files' current bytes."""
+    def digest(rel: str) -> str:
+        return hashlib.sha256((out / rel).read_bytes()).hexdigest()
+
+    for path in sorted((out / "scoring").rglob("*.json")):
+        def change(doc: dict) -> None:
+            doc["response_sha256"] = digest(f"responses/{version_dir}/{doc['subject_id']}/{doc['case_id']}__"
+                                            f"{doc['run_id']}.json")
+            doc["gold_sha256"] = digest(f"golds/{version_dir}/{doc['case_id']}_gold.md")
+        _rewrite_json(path, change)
+
+
+def drop_fields(out: Path, absent: Collection[str]) -> None:
+    """Make the generated tree ``out`` a benchmark that does not record ``absent`` (keys of :data:`ABSENT`); a
+    field the copied system/ itself does not record is removed from the generated files too (build writes every
+    field). Nothing to do (no file rewritten) when the benchmark records everything."""
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    version = spec.version_dir
+    for name in ABSENT:
+        if name in absent:
+            ABSENT[name](out, version)
+    kept = {field: getattr(spec, f"has_{field}") for field in ("confidence", "correctness", "difficulty", "case_type",
+                                                               "rubric_floor", "rubric_ceiling")}
+    if not absent and all(kept.values()):
+        return
+    for field, folder in (("confidence", "responses"), ("correctness", "scoring")):
+        if not kept[field]:
+            _drop_from_json_files(out, folder, field)
+    for field in ("difficulty", "case_type", "rubric_floor", "rubric_ceiling"):
+        if not kept[field]:
+            _drop_from_golds(out, field)
+    repin(out, version)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subjects", type=int, required=True, help="number of subjects")
@@ -401,6 +512,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="config.yaml's consolidation_policy with --graders (default median)")
     parser.add_argument("--judge", action="store_true",
                         help="a registered llm-judge reviewer grades every scored run in scoring_multi/")
+    for name in ABSENT:
+        flag = name.replace("_", "-")
+        parser.add_argument(f"--no-{flag}", action="store_true",
+                            help=f"a benchmark without {name.replace('_', ' ')} (system/ copy rewritten: {ABSENT[name].__doc__})")
     args = parser.parse_args(argv)
     if args.graders < 1 or (args.policy and args.graders < 2):
         print("--graders must be at least 1, and --policy needs --graders 2 or more", file=sys.stderr)
@@ -413,6 +528,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
     counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root, args.scale)
+    drop_fields(args.out, [name for name in ABSENT if getattr(args, f"no_{name}")])
     if args.kinds:
         declare_kinds(args.out, args.kinds)
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "

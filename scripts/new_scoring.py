@@ -6,7 +6,8 @@
 creates scoring/<version>/S/C__R__eval-ID.json with the ids, the registered
 subject_version and the pins filled in (the sha256 of the response and of the
 case's gold, so that a later change to either makes the scoring stale), every rubric criterion
-listed with a null score and a null correctness. Those nulls fail validation
+listed with a null score and a null correctness (no correctness key when the benchmark records none). Those
+nulls fail validation
 until the reviewer replaces them, so an unfilled template cannot be merged.
 Refuses (exit 1, nothing written) when the subject or the reviewer is not
 registered (a tree without subjects/reviewers.yaml checks no reviewer), the
@@ -122,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"3. Fill in {target}:")
     low, high = score_text(spec.criterion_min), score_text(spec.criterion_max)
     print(f"   criterion_scores ({', '.join(spec.criteria)}: {low}-{high} each, {spec.scale.direction_text}), "
-          f"correctness ({spec.correctness_text()}), automatic_fails_triggered, comments")
+          + (f"correctness ({spec.correctness_text()}), " if spec.has_correctness else "")
+          + "automatic_fails_triggered, comments")
     print("4. make fmt validate, then make metrics and make check; commit the scoring with the regenerated results/ "
           "and README.md (its leaderboard block): git add scoring results README.md")
     return 0

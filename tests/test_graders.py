@@ -357,3 +357,16 @@ def test_synthetic_refuses_meaningless_grader_options(tmp_path, argv, capsys):
     assert make_synthetic.main(["--subjects", "1", "--cases", "1", "--runs", "1", "--out", str(tmp_path / "x"),
                                 *argv]) == 1
     assert "--graders must be at least 1" in capsys.readouterr().err
+
+
+def test_median_ties_go_against_the_subject_in_the_scale_direction():
+    """median-v1 breaks an even count's tie against the subject: the lower middle score when higher is better, the
+    upper one (the larger penalty) when lower is better; the mean has no tie to break."""
+    from rgbench.stats.consolidate import MEAN_V1, MEDIAN_V1, MEDIAN_V1_LOWER, policy_for, upper_median
+    # grades 1, 2, 4, 5 of one criterion: middle values 2 and 4
+    assert policy_for("median").criterion([5, 1, 4, 2]) == 2
+    assert policy_for("median", higher_is_better=False) is MEDIAN_V1_LOWER
+    assert MEDIAN_V1_LOWER.criterion([5, 1, 4, 2]) == 4 == upper_median([5, 1, 4, 2])
+    assert upper_median([F(3, 10), F(1, 10), F(2, 10)]) == F(2, 10)   # odd count: the one median either way
+    assert policy_for("median") is MEDIAN_V1 and policy_for("mean", higher_is_better=False) is MEAN_V1
+    assert MEDIAN_V1_LOWER.reviewer == MEDIAN_V1.reviewer and MEDIAN_V1_LOWER.name != MEDIAN_V1.name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import build_leaderboard
 import compute_metrics
@@ -242,3 +243,32 @@ def test_many_subject_columns_make_shorter_pages(browser, tmp_path_factory):
     choose(browser, session, "explorer-subject", "s07")
     one = js(browser, session, PAGER)
     assert len(one["rows"]) == 30 and one["runs"] == 30 and not one["pagerShown"]
+
+
+def test_the_explorer_shows_only_what_the_benchmark_records(browser, tmp_path_factory):
+    """Issue 23: a benchmark without confidence, correctness, difficulty or pass rule. The data block leaves those
+    columns out and page.js reads only the columns it names: a scored run shows its clipped score (no
+    classification) and is not taken for an unscored one, and its details and the case rows name no correctness,
+    confidence or difficulty."""
+    import make_synthetic
+    from treebuilder import LIBRARY_ROOT
+
+    out = tmp_path_factory.mktemp("absent") / "tree"
+    assert make_synthetic.main(["--subjects", "2", "--cases", "4", "--runs", "1", "--seed", "3", "--out", str(out),
+                                "--root", str(LIBRARY_ROOT), "--no-confidence", "--no-correctness", "--no-difficulty",
+                                "--no-pass-rule"]) == 0
+    assert compute_metrics.main(["--root", str(out)]) == 0
+    assert build_leaderboard.main(["--root", str(out)]) == 0
+    session = open_page(browser, out / "results" / "leaderboard.html")
+    js(browser, session, 'document.querySelectorAll("#explorer-table details.run").forEach(d => { d.open = true; });'
+                         " return true;")
+    seen = js(browser, session, """const runs = [...document.querySelectorAll("#explorer-table details.run")];
+      return {summaries: runs.map(d => d.querySelector("summary").textContent), classes: runs.map(d => d.className),
+              texts: runs.map(d => d.innerText),
+              idents: [...document.querySelectorAll("#explorer-table .case-col .ident")].map(s => s.textContent)};""")
+    scored = [i for i, s in enumerate(seen["summaries"]) if "unscored" not in s]
+    assert scored and all(re.fullmatch(r"r1 \d+", seen["summaries"][i]) for i in scored), seen["summaries"]
+    assert all(seen["classes"][i] == "run run-scored" for i in scored)
+    assert all("raw " in seen["texts"][i] and "reviewer " in seen["texts"][i] for i in scored)
+    assert not [t for t in seen["texts"] if "correctness" in t or "confidence" in t]
+    assert seen["idents"] and all(i in ("Closed", "Open", "Ambiguous") for i in seen["idents"])

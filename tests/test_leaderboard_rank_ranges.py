@@ -12,6 +12,7 @@ import pytest
 
 from rgbench.compute.metrics import SubjectMetrics
 from rgbench.compute.scale import default_scale
+from rgbench.leaderboard.absent import Shown
 from rgbench.leaderboard.display import short_decimal
 from rgbench.leaderboard.rank_ranges import (
     AlphaSpan,
@@ -172,7 +173,7 @@ def test_the_swap_sentence_glosses_every_share_and_never_rounds_a_swap_away():
     rows = (OrderRow("A", "B", 1, 2, True, None, F("0.4895")), OrderRow("A", "C", 1, 3, False, None, F(0)),
             OrderRow("B", "C", 2, 3, True, None, F("0.003")), OrderRow("C", "D", 3, 4, True, None, F(0)),
             OrderRow("D", "E", 4, 5, True, None, F("0.996")))
-    text = order_sentence(SimpleNamespace(order=rows), str, str)
+    text = order_sentence(SimpleNamespace(order=rows, shown=Shown()), str, str)
     assert text.endswith("Neighbouring ranks swap in this share of bootstrap replicates of the cases (near 50%: the "
                          "data cannot order them): #1 A and #2 B in 49%; #2 B and #3 C in under 1%; #3 C and #4 D "
                          "in 0%; #4 D and #5 E in over 99%.")

@@ -44,6 +44,8 @@ COVERED_MODULES = ("rgbench.compute.metrics", "rgbench.stats.intervals",
 
 # Public functions of COVERED_MODULES that are not a metric themselves, and why.
 NOT_METRICS = {
+    "rgbench.compute.metrics.classified": "whether the runs carry a classification (a pass rule, §11a)",
+    "rgbench.compute.metrics.calibrated": "whether the runs carry confidence and correctness (§11a)",
     "rgbench.compute.metrics.confidence_bin": "the bin index of a confidence (§7)",
     "rgbench.compute.metrics.calibration_bins": "the per-bin sums ECE and calibration_bins.csv are made of (§7)",
     "rgbench.compute.metrics.q_numerator": "Q_final as an integer numerator over d · span (§8)",

@@ -52,10 +52,12 @@ def status_of(m: SubjectMetrics, incomplete: Collection[str] = frozenset()) -> s
 
 
 def tie_key(m: SubjectMetrics) -> tuple[Fraction, Fraction, Fraction, Fraction]:
-    """The values two rows must share to tie: (Q_final, P, s_bar, BS). Requires N > 0."""
-    if m.q_final is None or m.p is None or m.s_bar is None or m.bs is None:
-        raise ValueError(f"{m.subject_id}: a scored subject needs Q_final, P, s_bar and BS")
-    return (m.q_final, m.p, m.s_bar, m.bs)
+    """The values two rows must share to tie: (Q_final, P, s_bar, BS). Requires N > 0. P or BS is None for every
+    subject of a benchmark that does not define it (no pass rule; no confidence or correctness): it then
+    counts as 0 in every key, so the order rests on the other figures."""
+    if m.q_final is None or m.s_bar is None:
+        raise ValueError(f"{m.subject_id}: a scored subject needs Q_final and s_bar")
+    return (m.q_final, m.p or Fraction(0), m.s_bar, m.bs or Fraction(0))
 
 
 def order_key(m: SubjectMetrics, higher_is_better: bool = True) -> tuple[Fraction, Fraction, Fraction, Fraction, str]:

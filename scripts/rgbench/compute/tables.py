@@ -12,8 +12,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
@@ -135,13 +136,21 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return buffer.getvalue()
 
 
+def _cell(value: Any, fmt: Callable[[Any], str] = str) -> str:
+    """A cell written by ``fmt`` (``str`` for an integer or text); empty for a value the benchmark does not
+    record (None)."""
+    return "" if value is None else fmt(value)
+
+
 def per_run_csv(runs: Sequence[RunRow]) -> str:
+    """per_run.csv; the cells of a field the benchmark does not record (floor, ceiling, classification,
+    confidence, correctness) are empty."""
     return csv_text(PER_RUN_COLUMNS, (
         (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, score_text(r.raw_score),
-         score_text(r.rubric_floor), score_text(r.rubric_ceiling), score_text(r.clipped_score),
+         _cell(r.rubric_floor, score_text), _cell(r.rubric_ceiling, score_text), score_text(r.clipped_score),
          fmt_bool(r.has_critical_fail),
-         fmt_bool(r.has_recoverable_fail), r.classification, str(r.reported_confidence),
-         fmt_fixed(r.confidence_unit), fmt_exact(r.correctness, 6))
+         fmt_bool(r.has_recoverable_fail), _cell(r.classification), _cell(r.reported_confidence),
+         fmt_fixed(r.confidence_unit), _cell(r.correctness, lambda v: fmt_exact(v, 6)))
         for r in runs
     ))
 

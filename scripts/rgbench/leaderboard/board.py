@@ -10,10 +10,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.breakdowns import METADATA_FILE
+from ..compute.breakdowns import CASES_FILE, METADATA_FILE
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standing, rank_subjects
 from ..compute.scale import ScoreScale
+from .absent import Shown, reasons, shown_of
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .difficulty_text import DifficultyTrendRow
@@ -35,7 +36,7 @@ class FamilyCell:
     family: str
     n_family: int
     n_cases: int
-    p_family: Fraction
+    p_family: Fraction | None   # None: no pass rule
     s_bar_family: Fraction
     reliability: str
     p_interval: Bounds | None = None
@@ -103,6 +104,12 @@ class Board:
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv; None without it
     confidence_level: Fraction | None = None  # manifest.json's, for the intervals the notes quote
     grades_note: str = ""  # what a board of consolidated grades rests on (grades_text.grades_note); "" otherwise
+    shown: Shown = Shown()  # the optional figures the benchmark records (absent ones: left out, said why once)
+
+    @property
+    def absent_reasons(self) -> list[str]:
+        """The sentences that say, once per page, why figures are absent (none when nothing is)."""
+        return reasons(self.shown, self.scale)
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -189,6 +196,9 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
+    lab = inputs.lab
+    has_tags = lab is None or not lab.has(CASES_FILE) or any(r["tags"] for r in lab.get(CASES_FILE))
+    shown = shown_of(spec, has_tags)
     return Board(
         title=spec.title or DEFAULT_TITLE,
         benchmark_version=manifest.benchmark_version,
@@ -200,7 +210,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         scale=spec.scale,
         criterion_range=(spec.criterion_min, spec.criterion_max),
         entries=tuple(entries),
-        interval_note=method_note(manifest.confidence_level, manifest.bootstrap_resamples) if has_intervals else "",
+        interval_note=(method_note(manifest.confidence_level, manifest.bootstrap_resamples, shown)
+                       if has_intervals else ""),
         significance=sig,
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
@@ -212,4 +223,5 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         difficulty_trend=inputs.difficulty_trend,
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
         grades_note=grades_note(manifest.grades),
+        shown=shown,
     )

@@ -126,9 +126,30 @@ def runs_by_subject(runs: Sequence[RunRow]) -> dict[str, list[RunRow]]:
     return grouped
 
 
-def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
-    """Each per-run row belongs to a subject row of the same version and to a family system/ declares."""
+# per_run.csv's cells of the optional fields (issue 23) and the Spec flag that says whether they are filled
+_RECORDED_CELLS = (("rubric_floor", "has_rubric_floor"), ("rubric_ceiling", "has_rubric_ceiling"),
+                   ("classification", "has_pass_rule"), ("reported_confidence", "has_confidence"),
+                   ("confidence_unit", "has_confidence"), ("correctness", "has_correctness"))
+
+
+def recorded_cell_problems(tables: ResultTables, spec: Spec) -> list[Problem]:
+    """The cells of a field system/ records are filled in every row, those of a field it does not record empty."""
     problems = []
+    for column, flag in _RECORDED_CELLS:
+        wanted = getattr(spec, flag)
+        odd = sum(1 for row in tables.runs if (getattr(row, column) is None) == wanted)
+        if odd:
+            state = "empty" if wanted else "filled"
+            problems.append(Problem(PER_RUN_PATH, f"{column} is {state} in {odd} of {len(tables.runs)} rows, but "
+                                                  f"system/ {'records' if wanted else 'does not record'} it "
+                                                  f"({OUT_OF_STEP})"))
+    return problems
+
+
+def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
+    """Each per-run row belongs to a subject row of the same version and to a family system/ declares, and fills
+    exactly the optional cells system/ records (:func:`recorded_cell_problems`)."""
+    problems = recorded_cell_problems(tables, spec)
     versions = {m.subject_id: m.subject_version for m in tables.subjects}
     bad_subjects: set[tuple[str, str]] = set()
     for row in tables.runs:
@@ -234,8 +255,8 @@ def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> d
     apart, groups = paired_case_differences(summaries)
     out: dict[tuple[str, str], tuple] = {pair: (0, None, None) for pair in apart}
     for group in groups:
-        for j, pair in enumerate(group.pairs):
-            out[pair] = (group.n, group.mean_q(j), group.mean_p(j))
+        for j, pair in enumerate(group.pairs):   # no pass rule: no P, so no p_diff
+            out[pair] = (group.n, group.mean_q(j), group.mean_p(j) if spec.has_pass_rule else None)
     return out
 
 
@@ -401,7 +422,8 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         order, more = check_rank_stability(stats.rank_stability, order_stability(ranked, spec.scale, None))
         problems += more
     if stats.alpha is not None:
-        rows = alpha_sensitivity(recomputed, spec.scale, incomplete=incomplete)
+        # no pass rule: no P to weigh against the score, so no row (alpha_sensitivity.csv is its header)
+        rows = alpha_sensitivity(recomputed, spec.scale, incomplete=incomplete) if spec.has_pass_rule else []
         expected_alpha = {(row.subject_id, row.alpha): row for row in rows}
         problems += check_alpha(stats.alpha, expected_alpha, subjects)
         alpha = rows

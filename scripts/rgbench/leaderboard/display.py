@@ -17,6 +17,7 @@ from ..compute.numfmt import DECIMALS, fmt_fixed
 from ..compute.scale import ScoreScale
 
 if TYPE_CHECKING:  # board builds its interval note with short_decimal (via intervals)
+    from .absent import Shown
     from .board import BoardEntry
 
 MIN_DECIMALS = 3
@@ -36,10 +37,12 @@ def score_heading(scale: ScoreScale) -> str:
     return scale.label if scale.is_default else f"{scale.label} ({scale.direction_text})"
 
 
-def metric_columns(scale: ScoreScale) -> tuple[tuple[str, str, str, bool], ...]:
-    """:data:`METRIC_COLUMNS` with s_bar headed by :func:`score_heading` and sorted in the scale's direction."""
+def metric_columns(scale: ScoreScale, shown: Shown) -> tuple[tuple[str, str, str, bool], ...]:
+    """The METRIC_COLUMNS the board shows, s_bar headed by :func:`score_heading` and sorted in the scale's
+    direction: without a pass rule no P, without calibration no BS and ECE."""
+    absent = ({"p"} if not shown.pass_rule else set()) | ({"bs", "ece"} if not shown.calibration else set())
     return tuple((score_heading(scale), attr, key, scale.higher_is_better) if attr == "s_bar" else column
-                 for column in METRIC_COLUMNS for _, attr, key, _ in (column,))
+                 for column in METRIC_COLUMNS for _, attr, key, _ in (column,) if attr not in absent)
 
 
 def display_decimals(values: Iterable[Fraction | None]) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..compute.numfmt import counted
 from ..load.spec import Spec
 from ..problems import Problem
-from ..stats.consolidate import POLICIES
+from ..stats.consolidate import KNOWN_POLICIES, policy_for
 from ..stats.consolidated_board import CONSOLIDATED_BOARD
 from .manifest import MANIFEST_PATH, Manifest
 
@@ -16,7 +16,7 @@ OUT_OF_STEP = "the results are out of step with config.yaml; run `make metrics`"
 def grades_problems(manifest: Manifest, spec: Spec) -> list[Problem]:
     """The manifest's grades agree with config.yaml's board_grades and consolidation_policy."""
     grades, board = manifest.grades, spec.stats.board_grades
-    policy = POLICIES[spec.stats.consolidation_policy]
+    policy = policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
     if grades is None:
         return [] if board != CONSOLIDATED_BOARD else [Problem(
             MANIFEST_PATH, f"no $.grades, but {spec.config_path} sets board_grades: {board} ({OUT_OF_STEP})")]
@@ -36,7 +36,7 @@ def grades_note(grades: dict[str, object] | None) -> str:
     if grades is None:
         return ""
     name = str(grades["consolidation_policy"])
-    policy = next(p for p in POLICIES.values() if p.name == name)   # grades_problems checked it is config.yaml's
+    policy = next(p for p in KNOWN_POLICIES if p.name == name)   # grades_problems checked it is config.yaml's
     n = {key: int(str(grades[key])) for key in ("grades", "raters", "runs", "runs_adjudicated", "runs_combined")}
     return (f"Every figure rests on the consolidated grade of each of the {counted(n['runs'], 'run')}, from "
             f"{counted(n['grades'], 'grade')} by {counted(n['raters'], 'rater')}: the grades of "

@@ -129,7 +129,7 @@ def ranked_table(board: Board) -> str:
     if not board.ranked:
         return '<p class="empty">No subject is ranked yet.</p>'
     decimals = column_decimals(board.scored)
-    columns = metric_columns(board.scale)
+    columns = metric_columns(board.scale, board.shown)
     rank_title = RANK_TITLE if board.significance is not None else ""
     head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject")
             + "".join(sortable_head(label, numeric=True, first_desc=higher,
@@ -160,7 +160,7 @@ def disqualified_table(board: Board) -> str:
     if not board.disqualified:
         return '<p class="empty">No subject version is disqualified.</p>'
     decimals = column_decimals(board.scored)
-    columns = metric_columns(board.scale)
+    columns = metric_columns(board.scale, board.shown)
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
             f'<th scope="col">Critical fails (case, run, code)</th>{figure_heads(columns)}')
 
@@ -179,7 +179,7 @@ def incomplete_section(board: Board) -> str:
     if not board.incomplete:
         return ""
     decimals = column_decimals(board.scored)
-    columns = metric_columns(board.scale)
+    columns = metric_columns(board.scale, board.shown)
     head = f'<th scope="col">Subject</th><th scope="col">Missing cases</th>{figure_heads(columns)}'
 
     def cells(entry: BoardEntry) -> str:
@@ -220,7 +220,8 @@ def family_table(board: Board) -> str:
                 cells.append(EMPTY_CELL)
                 continue
             ci = f' <span class="ci-inline">({esc(interval_text(cell.p_interval, 3))})</span>' if cell.p_interval else ""
-            cells.append(f'<td>P {esc(shown(cell.p_family, 3))}{ci} \u00b7 s\u0304 {esc(shown(cell.s_bar_family, 2))}'
+            p = f'P {esc(shown(cell.p_family, 3))}{ci} \u00b7 ' if cell.p_family is not None else ""  # no pass rule: s\u0304
+            cells.append(f'<td>{p}s\u0304 {esc(shown(cell.s_bar_family, 2))}'
                          f'<span class="ident">{counted(cell.n_family, "run")}, {counted(cell.n_cases, "case")}</span>'
                          f'{rel_tag(cell.reliability)}</td>')
         rows.append(f'<tr><td><span class="name">{esc(entry.name)}</span></td>{"".join(cells)}</tr>')

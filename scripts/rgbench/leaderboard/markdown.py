@@ -16,6 +16,8 @@ from fractions import Fraction
 
 from ..compute.numfmt import counted
 from ..compute.ranking import DISQUALIFIED
+from .absent import listed as listed_words
+from .absent import q_formula, tie_figures
 from .board import Board, BoardEntry
 from .calibration_text import calibration_reading
 from .difficulty_text import difficulty_reading
@@ -75,7 +77,7 @@ def table_row(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METR
 
 def table(board: Board) -> str:
     decimals = column_decimals(board.scored)
-    columns = metric_columns(board.scale)
+    columns = metric_columns(board.scale, board.shown)
     fixed = {label for label, *_ in METRIC_COLUMNS}   # the seed's headings, as written; a score_name is escaped
     head = ["Rank", "Subject", "Version", "Status", *(label if label in fixed else md_text(label) for label, *_ in columns),
             "N", "Cases", "Critical"]
@@ -110,11 +112,14 @@ def notes(board: Board) -> list[str]:
                            + (f", {counted(e.n_errors, 'error run')}, not answers" if e.n_errors else "") + ")"
                            for e in unscored)
         lines += [f"**Unscored** (no scored run yet): {listed}.", ""]
+    if board.absent_reasons:
+        lines += [" ".join(board.absent_reasons), ""]
     described = board.scale.describe()
-    lines.append(f"Benchmark {md_text(board.benchmark_version)} \u00b7 alpha {board.alpha_text} "
-                 f"(Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 {board.scale.norm_text()}) \u00b7 "
-                 f"input digest {code('sha256:' + board.input_digest)} \u00b7 rows equal on Q_final, P, s\u0304 "
-                 "and BS share a rank." + (f" {md_text(described)}" if described else ""))
+    formula = q_formula(board.shown, board.scale)
+    weights = f"alpha {board.alpha_text} ({formula})" if board.shown.pass_rule else formula
+    lines.append(f"Benchmark {md_text(board.benchmark_version)} \u00b7 {weights} \u00b7 "
+                 f"input digest {code('sha256:' + board.input_digest)} \u00b7 rows equal on "
+                 f"{listed_words(tie_figures(board.shown))} share a rank." + (f" {md_text(described)}" if described else ""))
     if board.interval_note:
         lines.append(f"In parentheses: {board.interval_note[0].lower()}{board.interval_note[1:]}")
     if board.grades_note:

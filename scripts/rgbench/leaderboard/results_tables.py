@@ -92,6 +92,11 @@ def _exact(cell: str) -> Fraction | int:
     return value
 
 
+def _exact_or_empty(cell: str) -> Fraction | int | None:
+    """:func:`_exact`, or None for an empty cell (a correctness the benchmark does not record)."""
+    return None if cell == "" else _exact(cell)
+
+
 @cache
 def _fixed(cell: str) -> Fraction:
     if not _FIXED.match(cell):
@@ -117,6 +122,19 @@ def _fixed_or_empty(cell: str) -> Fraction | None:
     return None if cell == "" else _fixed(cell)
 
 
+def _int_or_empty(cell: str) -> int | None:
+    return None if cell == "" else _int(cell)
+
+
+def _score_or_empty(cell: str) -> int | Fraction | None:
+    """:func:`_score`, or None for an empty cell (a floor or ceiling the benchmark does not record)."""
+    return None if cell == "" else _score(cell)
+
+
+def _text_or_none(cell: str) -> str | None:
+    return cell or None
+
+
 def _bool(cell: str) -> bool:
     if cell not in ("true", "false"):
         raise _Bad(f"{cell!r} is not a boolean (true or false)")
@@ -125,12 +143,14 @@ def _bool(cell: str) -> bool:
 
 Parser = Callable[[str], Any]  # a cell's text -> its value, of the type the column's field has
 
+# The cells of a field a benchmark may not record (issue 23) may be empty; consistency.check_runs holds them
+# to what system/ declares.
 PER_RUN_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
-    "reviewer_id": _text, "family": _text, "raw_score": _score, "rubric_floor": _score,
-    "rubric_ceiling": _score, "clipped_score": _score, "has_critical_fail": _bool,
-    "has_recoverable_fail": _bool, "classification": _text, "reported_confidence": _int,
-    "confidence_unit": _fixed, "correctness": _exact,
+    "reviewer_id": _text, "family": _text, "raw_score": _score, "rubric_floor": _score_or_empty,
+    "rubric_ceiling": _score_or_empty, "clipped_score": _score, "has_critical_fail": _bool,
+    "has_recoverable_fail": _bool, "classification": _text_or_none, "reported_confidence": _int_or_empty,
+    "confidence_unit": _fixed_or_empty, "correctness": _exact_or_empty,
 }
 SUBJECT_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "N": _int, "n_unscored": _int,
@@ -139,7 +159,7 @@ SUBJECT_TYPES: dict[str, Parser] = {
 }
 FAMILY_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "family": _text, "n_family": _int,
-    "P_family": _fixed, "s_bar_family": _fixed,
+    "P_family": _fixed_or_empty, "s_bar_family": _fixed,
 }
 
 assert set(PER_RUN_TYPES) == set(PER_RUN_COLUMNS) == set(RunRow._fields), "per_run.csv's columns are RunRow's fields"
@@ -296,10 +316,6 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
         family_extras={key: row.extras for key, row in families.items()},
         digests=digests,
     ), []
-
-
-def _int_or_empty(cell: str) -> int | None:
-    return None if cell == "" else _int(cell)
 
 
 PAIRWISE_TYPES: dict[str, Parser] = {

@@ -141,7 +141,9 @@ def order_sentence(board: Board, name: Text, esc: Text) -> str:
     if not board.order:
         return ""
     crossing = [r for r in board.order if r.alpha_crossing is not None]
-    if crossing:
+    if not board.shown.pass_rule:   # no P: alpha weighs nothing, nothing crosses
+        text = ""
+    elif crossing:
         parts = [name(r.subject_a) + esc(" and ") + name(r.subject_b)
                  + esc(f" swap at alpha {float(r.alpha_crossing):.2f}") for r in crossing]
         text = esc("Pairs whose order changes for some alpha from 0 to 1: ") + esc("; ").join(parts) + esc(". ")

@@ -20,6 +20,7 @@ from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
 from .records import ANSWERED, Gold, ResponseMeta
 from .safe_read import MAX_FILE_BYTES
 from .spec import SchemaValidator, Spec, document_errors
+from .system_check import CORRECTNESS_DECIMALS
 
 RESPONSE, EVALUATION, GOLD = "response", "evaluation", "gold"
 # The consolidated grades of a policy whose scores leave the rubric's scale (mean-v1: 4/3 is written 1.333333):
@@ -34,7 +35,7 @@ class ResponseFields(NamedTuple):
     subject_version: str
     case_id: str
     run_id: str
-    confidence: int
+    confidence: int | None   # None when the response schema does not record it
     meta: ResponseMeta = ANSWERED
 
 
@@ -48,7 +49,7 @@ class ScoringFields(NamedTuple):
     reviewer_id: str
     scores: tuple[int | Fraction, ...]   # exact: an int, or the decimal written (a "type": "number" criterion)
     fails: tuple[tuple[str, str], ...]   # (code, severity) as listed
-    correctness: Fraction
+    correctness: Fraction | None         # None when the evaluation schema does not record it
     response_sha256: str   # sha256 of the graded response's bytes (required by the schema)
     gold_sha256: str       # sha256 of the gold's bytes the grade was made against
     comments: str = ""
@@ -87,9 +88,12 @@ def response_meta(document: dict) -> ResponseMeta:
 
 
 def _fields(kind: str, document: dict, spec: Spec) -> Fields:
+    """The fields of a valid document; an optional field the schema does not record (so no valid document
+    carries it, :mod:`.recorded`) is None."""
     if kind == RESPONSE:
+        confidence = int(document["confidence"]) if spec.has_confidence else None
         return ResponseFields(document["subject_id"], document["subject_version"], document["case_id"],
-                              document["run_id"], int(document["confidence"]), response_meta(document))
+                              document["run_id"], confidence, response_meta(document))
     if kind == EVALUATION or kind == CONSOLIDATED:
         scores = document["criterion_scores"]
         score: Callable[[Any], int | Fraction] = _exact if kind == EVALUATION else read_mean
@@ -97,11 +101,14 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
             document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
             document["reviewer_id"], tuple(score(scores[name]) for name in spec.criteria),
             tuple((fail["code"], fail["severity"]) for fail in document["automatic_fails_triggered"]),
-            (exact_decimal if kind == EVALUATION else read_mean)(document["correctness"]),
+            (exact_decimal if kind == EVALUATION else read_mean)(document["correctness"]) if spec.has_correctness
+            else None,
             document["response_sha256"], document["gold_sha256"],
             document.get("comments", ""))
-    return Gold(document["case_id"], document["family"], document["case_type"], _exact(document["rubric_floor"]),
-                _exact(document["rubric_ceiling"]), document["difficulty"], path="",
+    return Gold(document["case_id"], document["family"], document["case_type"] if spec.has_case_type else None,
+                _exact(document["rubric_floor"]) if spec.has_rubric_floor else None,
+                _exact(document["rubric_ceiling"]) if spec.has_rubric_ceiling else None,
+                document["difficulty"] if spec.has_difficulty else None, path="",
                 tags=tuple(document.get("tags", ())), title=document.get("title", ""))
 
 
@@ -161,6 +168,17 @@ def with_consolidated_validator(spec: Spec) -> None:
         spec.validators[CONSOLIDATED] = SchemaValidator(schema, jsonschema_rs.validator_for(schema))
 
 
+def _decimal_problems(kind: str, document: dict, spec: Spec) -> tuple[str, ...]:
+    """A correctness with more decimals than a schema without an enum allows (CORRECTNESS_DECIMALS)."""
+    if kind != EVALUATION or not spec.has_correctness or spec.correctness_values:
+        return ()
+    value = exact_decimal(document["correctness"])
+    if (value * 10 ** CORRECTNESS_DECIMALS).denominator == 1:
+        return ()
+    return (f"$.correctness: {document['correctness']} has more than {CORRECTNESS_DECIMALS} decimals (round it to "
+            f"{CORRECTNESS_DECIMALS}: the toolkit keeps the Brier sums exact in thousandths)",)
+
+
 MAX_BYTES_KEY = "x-max-file-bytes"  # a schema's limit on the size of a file of its kind
 
 
@@ -189,4 +207,7 @@ def extract(kind: str, data: bytes, spec: Spec) -> Extracted:
     if errors:
         note = quoted_blocks_note(block) if block is not None else None
         return Extracted(digest, (*([note] if note else []), *errors), None)
+    decimals = _decimal_problems(kind, document, spec)
+    if decimals:
+        return Extracted(digest, decimals, None)
     return Extracted(digest, (), _fields(kind, document, spec))

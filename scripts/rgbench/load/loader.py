@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..compute.scale import score_text
 from ..problems import Problem
-from ..stats.consolidate import POLICIES
+from ..stats.consolidate import KNOWN_POLICIES, policy_for
 from .extract import CONSOLIDATED, EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields, with_consolidated_validator
 from .parallel import extract_files
 from .records import Gold, Response, Scoring, Subject, Tree
@@ -250,7 +250,7 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
             col.add(rel, f"$.family: {family!r} is not declared in system/benchmark.yaml (known: {known})")
             bad = True
         scale = spec.scale
-        if not scale.at_least(ceiling, floor):
+        if floor is not None and ceiling is not None and not scale.at_least(ceiling, floor):
             col.add(rel, f"$.rubric_floor: {score_text(floor)} is greater than rubric_ceiling {score_text(ceiling)}"
                     if scale.higher_is_better else
                     f"$.rubric_floor: {score_text(floor)} is below rubric_ceiling {score_text(ceiling)} (with "
@@ -258,7 +258,7 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
                     "worst it tolerates: floor >= ceiling)")
             bad = True
         for key, value in (("rubric_floor", floor), ("rubric_ceiling", ceiling)):
-            if not scale.low <= value <= scale.high:
+            if value is not None and not scale.low <= value <= scale.high:
                 col.add(rel, f"$.{key}: {score_text(value)} is outside the score range {score_text(scale.low)}.."
                              f"{score_text(scale.high)}")
                 bad = True
@@ -416,7 +416,7 @@ def _unregistered(reviewer_id: str, col: Collector, spec: Spec) -> str:
     """The problem of a scoring whose reviewer is not registered; in a consolidated folder, the grade of another
     policy than config.yaml's is named as such (the folder is stale)."""
     assert col.reviewers is not None
-    stale = next((p for p in POLICIES.values() if p.reviewer == reviewer_id), None) if col.implied_reviewer else None
+    stale = next((p for p in KNOWN_POLICIES if p.reviewer == reviewer_id), None) if col.implied_reviewer else None
     if stale is not None:
         return (f"$.reviewer_id: {reviewer_id!r} is the consolidated reviewer of policy {stale.name}, but "
                 f"{spec.config_path} sets consolidation_policy: {spec.stats.consolidation_policy} (its grades are "
@@ -442,7 +442,7 @@ def consolidated_kind(col: Collector, spec: Spec, scoring_dir: str) -> str:
     takes exact means, read them as CONSOLIDATED (scores any number within the rubric's bounds, read exactly)."""
     if scoring_dir == SCORING_DIR:
         return EVALUATION
-    policy = POLICIES[spec.stats.consolidation_policy]
+    policy = policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
     col.implied_reviewer = policy.reviewer
     if not policy.exact_means:
         return EVALUATION

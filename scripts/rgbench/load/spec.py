@@ -21,6 +21,7 @@ from ..compute.scale import DIRECTIONS, HIGHER_IS_BETTER, SUM, TOTALS, ScoreScal
 from ..problems import Problem
 from ..stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
+from .recorded import recorded
 from .safe_read import read_single_file
 from .system_check import benchmark_problems, schema_facts, schema_problems
 
@@ -38,6 +39,7 @@ CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "
                "consolidation_policy", "board_grades"}
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
+DEFAULT_ECE_BINS = 10   # ece_bins when config.yaml leaves it out; only a benchmark without calibration may (unused)
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
@@ -104,9 +106,10 @@ class Spec:
     criterion_max: Fraction
     # On the total's scale (rgbench.compute.scale), in its direction; exact: an int when whole (every run compares
     # its total with them: ints compare several times faster than Fractions), else a Fraction.
-    pass_threshold: int | Fraction
-    conditional_threshold: int | Fraction
-    alpha: Fraction
+    # None: no pass rule (no classification, no P; Q_final is the normalised score).
+    pass_threshold: int | Fraction | None
+    conditional_threshold: int | Fraction | None   # None: no Conditional band (only with a pass_threshold)
+    alpha: Fraction   # 0 when there is no pass rule (Q_final = the normalised score alone)
     ece_bins: int
     catalog: dict[str, str]  # fail code -> severity
     validators: dict[str, SchemaValidator] = field(repr=False, compare=False)
@@ -125,9 +128,29 @@ class Spec:
     # The evaluation schema's step of a criterion score: 1 for "type": "integer" (or its multipleOf), the
     # multipleOf of "type": "number", None for any decimal.
     criterion_step: Fraction | None = Fraction(1)
+    # What the benchmark records, declared by its schemas (rgbench.load.recorded): a field the schema requires.
+    has_confidence: bool = True      # response.schema.json's confidence
+    has_correctness: bool = True     # evaluation.schema.json's correctness
+    has_difficulty: bool = True      # gold.schema.json's difficulty
+    has_case_type: bool = True       # gold.schema.json's case_type
+    has_rubric_floor: bool = True    # gold.schema.json's rubric_floor
+    has_rubric_ceiling: bool = True  # gold.schema.json's rubric_ceiling
+
+    @property
+    def has_pass_rule(self) -> bool:
+        """True when benchmark.yaml declares a pass_threshold: runs are classified, P is defined."""
+        return self.pass_threshold is not None
+
+    @property
+    def has_calibration(self) -> bool:
+        """True when both confidence and correctness are recorded: BS, ECE and calibration are defined."""
+        return self.has_confidence and self.has_correctness
 
     def correctness_text(self) -> str:
-        """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``."""
+        """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``; ``a number from 0 to 1`` when the
+        schema gives no enum."""
+        if not self.correctness_values:
+            return "a number from 0 to 1"
         words = [str(v.numerator) if v.denominator == 1 else repr(float(v)) for v in self.correctness_values]
         return f"{', '.join(words[:-1])} or {words[-1]}"
 
@@ -241,6 +264,11 @@ def parse_jump_threshold(value: object) -> Fraction:
     if not 0 < threshold <= 1:
         raise ValueError(message)
     return threshold
+
+
+def fmt_alpha(alpha: Fraction) -> str:
+    """alpha as written, e.g. ``0.5``."""
+    return str(alpha.numerator) if alpha.denominator == 1 else repr(float(alpha))
 
 
 def parse_alpha(value: Any) -> Fraction:
@@ -393,8 +421,11 @@ def _require(mapping: dict, key: str, rel: str, problems: list[Problem]) -> Any:
     return value
 
 
-def _whole(value: Fraction) -> int | Fraction:
-    """An exact value as an int when it is whole (the thresholds of the seed's kind of scale), else as it is."""
+def _whole(value: Fraction | None) -> int | Fraction | None:
+    """An exact value as an int when it is whole (the thresholds of the seed's kind of scale), else as it is;
+    None (a threshold left out) stays None."""
+    if value is None:
+        return None
     return value.numerator if value.denominator == 1 else value
 
 
@@ -438,8 +469,9 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     criteria = _require(bench, "criteria", rel, problems)
     low = _require(bench, "criterion_min", rel, problems)
     high = _require(bench, "criterion_max", rel, problems)
-    pass_t = _require(bench, "pass_threshold", rel, problems)
-    cond_t = _require(bench, "conditional_threshold", rel, problems)
+    # the pass rule is optional (issue 23): a key left out is no threshold; a key written empty is a problem
+    pass_t = _require(bench, "pass_threshold", rel, problems) if "pass_threshold" in bench else None
+    cond_t = _require(bench, "conditional_threshold", rel, problems) if "conditional_threshold" in bench else None
     higher_is_better, score_total, score_name = _scale_keys(bench, rel, problems)
     title = bench.get("title", "")
     if not isinstance(title, str) or "title" in bench and not title.strip():
@@ -469,11 +501,12 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     jump = DEFAULT_MAX_JUMP
     if isinstance(config, dict):
         problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
-        try:
-            alpha = parse_alpha(config.get("alpha"))
-        except ValueError as exc:
-            problems.append(Problem(config_rel, f"$.alpha: {exc}"))
-        raw_bins = config.get("ece_bins")
+        if pass_t is not None or "alpha" in config:   # no pass rule: alpha may be left out (it is 0)
+            try:
+                alpha = parse_alpha(config.get("alpha"))
+            except ValueError as exc:
+                problems.append(Problem(config_rel, f"$.alpha: {exc}"))
+        raw_bins = config.get("ece_bins", DEFAULT_ECE_BINS)   # left out: a problem only with calibration (below)
         if isinstance(raw_bins, bool) or not isinstance(raw_bins, int) or raw_bins < 1 or 100 % raw_bins:
             problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
@@ -499,6 +532,15 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
         if validator is not None:
             validators[kind] = validator
+    fields = recorded({kind: v.schema for kind, v in validators.items()})
+    if isinstance(config, dict) and "ece_bins" not in config and fields.confidence and fields.correctness:
+        problems.append(Problem(config_rel, "$.ece_bins: must be a positive integer dividing 100, got None"))
+    if pass_t is None and alpha:   # no pass rule: alpha weighs a P that does not exist
+        flag = alpha_override is not None
+        where, key, drop = ("--alpha", "", "leave out --alpha") if flag else (config_rel, "$.alpha: ", "remove alpha")
+        problems.append(Problem(where, f"{key}{fmt_alpha(alpha)} weighs P, but {BENCHMARK_FILE} declares no "
+                                       f"pass_threshold, so there is no P ({drop}: Q_final is then the normalised "
+                                       "score alone; or declare pass_threshold)"))
 
     problems.extend(schema_problems({kind: v.schema for kind, v in validators.items()}, version_dir,
                                     [str(name) for name in criteria], pattern, low, high, total=score_total))
@@ -549,5 +591,11 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         score_total=score_total,
         score_name=score_name,
         criterion_step=facts.criterion_step,
+        has_confidence=facts.recorded.confidence,
+        has_correctness=facts.recorded.correctness,
+        has_difficulty=facts.recorded.difficulty,
+        has_case_type=facts.recorded.case_type,
+        has_rubric_floor=facts.recorded.rubric_floor,
+        has_rubric_ceiling=facts.recorded.rubric_ceiling,
     )
     return spec, []

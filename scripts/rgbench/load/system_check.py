@@ -9,9 +9,11 @@ read: an edit to one file that the other does not follow is refused with
 ``system/<file>: what is wrong (how to fix it)``, never blamed on the data.
 
 The schemas own what ``benchmark.yaml`` does not say: the correctness values
-(the ``enum`` of ``correctness``), the confidence scale, the file-format
+(the ``enum`` of ``correctness``, or any number from 0 to 1), the confidence scale, the file-format
 version (the ``const`` of ``schema_version``) and the gold's difficulty range.
-They are read from there (see :func:`schema_facts`).
+They are read from there (see :func:`schema_facts`). They also declare which
+optional fields the benchmark records at all (:mod:`.recorded`): the checks of a
+field the benchmark does not record are skipped.
 
 Every function here is pure: it takes the parsed values and returns problems.
 """
@@ -26,19 +28,24 @@ from typing import Any, NamedTuple
 from ..compute.scale import SUM, score_text
 from ..problems import Problem
 from .parsing import exact_decimal
+from .recorded import Recorded, declaration_problems, recorded
 from .subject_kinds import kind_problems
 
 SEVERITIES = ("critical", "recoverable")  # what classification knows: critical -> Fail, recoverable -> Conditional
 CONFIDENCE_RANGE = (0, 100)  # the toolkit computes on integer percentages (confidence_unit = c / 100)
+# A correctness schema without an enum (any number from 0 to 1) is read with at most this many decimals: the
+# Brier sums stay exact integers in thousandths (loader: a value with more decimals is a problem of its file).
+CORRECTNESS_DECIMALS = 3
 ID_KINDS = ("response", "evaluation", "gold")  # the schemas that carry case_id and schema_version
 
 
 class SchemaFacts(NamedTuple):
     """What the pipeline reads from the schemas themselves (their owner)."""
 
-    correctness_values: tuple[Fraction, ...]  # sorted, distinct, each in [0, 1]
+    correctness_values: tuple[Fraction, ...]  # sorted, distinct, each in [0, 1]; () when any number in [0, 1]
     schema_version: str  # the const of schema_version in the response, evaluation and gold schemas
     criterion_step: Fraction | None = Fraction(1)  # a criterion score's step (criterion_step); None: any decimal
+    recorded: Recorded = Recorded()  # the optional fields the schemas require (:mod:`.recorded`)
 
 
 def _at(schema: Any, *keys: str) -> Any:
@@ -96,10 +103,11 @@ RESERVED_CRITERIA = ("classification", "correctness", "has_critical_fail", "raw_
 
 
 def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_re: re.Pattern[str],
-                       low: Fraction, high: Fraction, pass_t: Fraction, cond_t: Fraction, example: Any, *,
+                       low: Fraction, high: Fraction, pass_t: Fraction | None, cond_t: Fraction | None, example: Any, *,
                        higher_is_better: bool = True, total: str = SUM) -> list[Problem]:
     """Inconsistencies inside ``benchmark.yaml``: repeated, reserved or empty criteria, an empty range, unreachable
-    thresholds (on the total's scale, in its direction: rgbench.compute.scale)."""
+    thresholds (on the total's scale, in its direction: rgbench.compute.scale). ``pass_t`` None: the benchmark has
+    no pass rule (no classification); ``cond_t`` None: no Conditional band, which needs a pass_threshold."""
     problems: list[Problem] = []
     if not criteria:
         problems.append(Problem(rel, "$.criteria: empty (list at least one criterion name)"))
@@ -140,40 +148,50 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
     return problems
 
 
-def _threshold_problems(rel: str, n: int, low: Fraction, high: Fraction, pass_t: Fraction, cond_t: Fraction,
-                        higher_is_better: bool, total: str) -> list[Problem]:
+def _threshold_problems(rel: str, n: int, low: Fraction, high: Fraction, pass_t: Fraction | None,
+                        cond_t: Fraction | None,                         higher_is_better: bool, total: str) -> list[Problem]:
     """pass_threshold and conditional_threshold on the total's scale (n·min..n·max for a sum, min..max for a
     mean): every class reachable, read in the scale's direction (lower is better: Pass at or below pass_threshold,
     Conditional at or below conditional_threshold)."""
     problems = []
+    if pass_t is None:   # no pass rule (no classification): nothing to reach, unless a Conditional band is given alone
+        if cond_t is not None:
+            problems.append(Problem(rel, f"$.conditional_threshold: {score_text(cond_t)} without a pass_threshold (a "
+                                         "run is Conditional between the two thresholds: declare pass_threshold too, "
+                                         "or remove conditional_threshold for a benchmark without a pass rule)"))
+        return problems
     lowest, highest = (n * low, n * high) if total == SUM else (low, high)
     how = (f"{n} criteria x {score_text(high)}" if total == SUM
            else f"the mean of the criteria, {score_text(low)}-{score_text(high)}")
-    pass_text, cond_text, low_text, high_text = (score_text(v) for v in (pass_t, cond_t, lowest, highest))
+    pass_text, low_text, high_text = (score_text(v) for v in (pass_t, lowest, highest))
+    cond_text = "" if cond_t is None else score_text(cond_t)
+    # without a Conditional band, the pass threshold alone must leave room for a Fail
+    bottom, which = (pass_t, "pass_threshold") if cond_t is None else (cond_t, "conditional_threshold")
+    bottom_text = score_text(bottom)
     integral = total == SUM and low.denominator == high.denominator == 1
     if higher_is_better:
         if pass_t > highest:
             problems.append(Problem(rel, f"$.pass_threshold: {pass_text} is above the maximum score {high_text} "
                                          f"({how}), so no run can pass (set it to at most {high_text})"))
-        if cond_t >= pass_t:
+        if cond_t is not None and cond_t >= pass_t:
             problems.append(Problem(rel, f"$.pass_threshold: {pass_text} is not above conditional_threshold "
                                          f"{cond_text}, so no score is Conditional "
                                          "(set pass_threshold > conditional_threshold)"))
-        if cond_t <= lowest:
+        if bottom <= lowest:
             fix = f"at least {score_text(lowest + 1)}" if integral else f"above {low_text}"
-            problems.append(Problem(rel, f"$.conditional_threshold: {cond_text} is not above the minimum score "
+            problems.append(Problem(rel, f"$.{which}: {bottom_text} is not above the minimum score "
                                          f"{low_text}, so no score is a Fail (set it to {fix})"))
         return problems
     if pass_t < lowest:
         problems.append(Problem(rel, f"$.pass_threshold: {pass_text} is below the minimum score {low_text}, the best "
                                      "total with score_direction lower_is_better, so no run can pass "
                                      f"(set it to at least {low_text})"))
-    if cond_t <= pass_t:
+    if cond_t is not None and cond_t <= pass_t:
         problems.append(Problem(rel, f"$.pass_threshold: {pass_text} is not below conditional_threshold {cond_text}, "
                                      "so no score is Conditional (with score_direction lower_is_better, a run passes "
                                      "at or below pass_threshold: set pass_threshold < conditional_threshold)"))
-    if cond_t >= highest:
-        problems.append(Problem(rel, f"$.conditional_threshold: {cond_text} is not below the maximum score "
+    if bottom >= highest:
+        problems.append(Problem(rel, f"$.{which}: {bottom_text} is not below the maximum score "
                                      f"{high_text} ({how}), the worst total with score_direction lower_is_better, so "
                                      f"no score is a Fail (set it below {high_text})"))
     return problems
@@ -236,9 +254,10 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
                     low: Fraction, high: Fraction, *, total: str = SUM) -> list[Problem]:
     """Facts the schemas repeat from ``benchmark.yaml``, compared with it; and the facts they own, checked usable."""
     base = f"system/schemas/{version_dir}"
-    problems: list[Problem] = []
+    problems: list[Problem] = declaration_problems(schemas, version_dir)
     response, evaluation, gold = (schemas.get(kind) for kind in ID_KINDS)
     n = len(criteria)
+    fields = recorded(schemas)
     if evaluation is not None:
         rel = f"{base}/evaluation.schema.json"
         block = _at(evaluation, "properties", "criterion_scores")
@@ -270,9 +289,10 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
         problems.extend(_severity_problems(rel, _at(evaluation, "properties", "automatic_fails_triggered", "items",
                                                     "properties", "severity"),
                                            "$.properties.automatic_fails_triggered.items.properties.severity"))
-        problems.extend(_correctness_problems(rel, _at(evaluation, "properties", "correctness")))
+        if fields.correctness:
+            problems.extend(_correctness_problems(rel, _at(evaluation, "properties", "correctness")))
         problems.extend(_pin_problems(rel, evaluation))
-    if response is not None:
+    if response is not None and fields.confidence:
         problems.extend(_range_problems(f"{base}/response.schema.json", "$.properties.confidence",
                                         _at(response, "properties", "confidence"), *CONFIDENCE_RANGE,
                                         "the toolkit reads confidence as an integer percentage"))
@@ -282,8 +302,9 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
         why = (f"{n} criteria x criterion_min {score_text(low)} .. criterion_max {score_text(high)}" if total == SUM
                else f"score_total mean: criterion_min {score_text(low)} .. criterion_max {score_text(high)}")
         for key in ("rubric_floor", "rubric_ceiling"):
-            problems.extend(_scale_problems(rel, f"$.properties.{key}", _at(gold, "properties", key), lowest,
-                                            highest, why))
+            if getattr(fields, key):
+                problems.extend(_scale_problems(rel, f"$.properties.{key}", _at(gold, "properties", key), lowest,
+                                                highest, why))
         split = family_group(case_pattern)
         family = _at(gold, "properties", "family", "pattern")
         if split is not None and family != f"^{split[1]}$":
@@ -338,7 +359,15 @@ def _severity_problems(rel: str, node: Any, where: str) -> list[Problem]:
 
 
 def correctness_values(node: Any) -> tuple[Fraction, ...] | None:
-    """The correctness enum as sorted exact values, or None when it is not a list of distinct numbers in [0, 1]."""
+    """The correctness enum as sorted exact values; ``()`` for a schema without an enum that allows numbers
+    within [0, 1] (``{"type": "number", "minimum": 0, "maximum": 1}``: any value, at most
+    CORRECTNESS_DECIMALS decimals); None when it is neither (not a list of distinct numbers in [0, 1])."""
+    if isinstance(node, dict) and "enum" not in node:
+        low, high = node.get("minimum"), node.get("maximum")
+        if (node.get("type") == "number" and isinstance(low, (int, float)) and isinstance(high, (int, float))
+                and not isinstance(low, bool) and not isinstance(high, bool) and 0 <= low < high <= 1):
+            return ()
+        return None
     enum = _at(node, "enum")
     if not isinstance(enum, list) or any(isinstance(value, bool) or not isinstance(value, (int, float))
                                          for value in enum):
@@ -350,10 +379,14 @@ def correctness_values(node: Any) -> tuple[Fraction, ...] | None:
 
 
 def _correctness_problems(rel: str, node: Any) -> list[Problem]:
-    if correctness_values(node) is None:
-        return [Problem(rel, f"$.properties.correctness.enum: {_at(node, 'enum')!r}; needs at least two distinct "
-                             "numbers between 0 (wrong) and 1 (right), e.g. [0, 0.5, 1]")]
-    return []
+    if correctness_values(node) is not None:
+        return []
+    if isinstance(node, dict) and "enum" not in node:
+        return [Problem(rel, "$.properties.correctness: neither an enum nor a number range within [0, 1]; write an "
+                             "enum of the values (e.g. [0, 0.5, 1]) or {\"type\": \"number\", \"minimum\": 0, "
+                             "\"maximum\": 1}")]
+    return [Problem(rel, f"$.properties.correctness.enum: {_at(node, 'enum')!r}; needs at least two distinct "
+                         "numbers between 0 (wrong) and 1 (right), e.g. [0, 0.5, 1]")]
 
 
 def _step_text(step: Fraction | None) -> str:
@@ -362,9 +395,10 @@ def _step_text(step: Fraction | None) -> str:
 
 def schema_facts(schemas: dict[str, Any]) -> SchemaFacts:
     """The facts the schemas own; call only when :func:`schema_problems` found none."""
-    values = correctness_values(_at(schemas["evaluation"], "properties", "correctness"))
+    fields = recorded(schemas)
+    values = correctness_values(_at(schemas["evaluation"], "properties", "correctness")) if fields.correctness else ()
     assert values is not None
     version = _at(schemas["evaluation"], "properties", "schema_version", "const")
     listed = _at(schemas["evaluation"], "properties", "criterion_scores", "properties")
     first = next(iter(listed.values())) if isinstance(listed, dict) and listed else None
-    return SchemaFacts(values, str(version), criterion_step(first))
+    return SchemaFacts(values, str(version), criterion_step(first), fields)

@@ -82,8 +82,9 @@ class ReviewApp:
         subject = self.tree.subjects[key[0]]
         name = dict(subject.extra).get("display_name", subject.subject_id)
         total = self.spec.scale.total_of
-        grades = "; ".join(f"{s.reviewer_id}: raw score {score_text(total(v for _, v in s.criterion_scores))}, correctness "
-                           f"{float(s.correctness):g}" for s in self.tree.scorings if s.run_key == key)
+        grades = "; ".join(f"{s.reviewer_id}: raw score {score_text(total(v for _, v in s.criterion_scores))}"
+                           + ("" if s.correctness is None else f", correctness {float(s.correctness):g}")
+                           for s in self.tree.scorings if s.run_key == key)
         return f"{name} ({subject.subject_id}, version {subject.subject_version})" + (
             f" · graded in scoring/ by {grades}" if grades else "")
 
@@ -212,7 +213,8 @@ class Handler(BaseHTTPRequestHandler):
             notice = f"{len(app.saved)} grade(s) saved this session." if app.saved else ""
             return self._html(HTTPStatus.OK, pages.queue_page(
                 reviewer=app.reviewer.reviewer_id, blind=app.blind, token=app.token, queue=queue, shown=shown,
-                filters=filters, families=sorted(app.spec.families), notice=notice))
+                filters=filters, families=sorted(app.spec.families), notice=notice,
+                has_difficulty=app.spec.has_difficulty, has_case_type=app.spec.has_case_type))
         if path.startswith("/run/"):
             run = next((r for r in queue if r.handle == path[len("/run/"):]), None)
             if run is None:

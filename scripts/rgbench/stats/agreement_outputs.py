@@ -39,6 +39,16 @@ CLASSIFICATION_ORDER = {FAIL: 0, CONDITIONAL: 1, PASS: 2}
 DEVIATION_TARGETS = ("raw_score", "correctness")
 
 
+def ranked_targets(spec: Spec) -> tuple[str, ...]:
+    """RANKED_TARGETS the benchmark records: no classification without a pass rule, no correctness without it."""
+    return tuple(t for t in RANKED_TARGETS if (spec.has_pass_rule if t == "classification" else spec.has_correctness))
+
+
+def deviation_targets(spec: Spec) -> tuple[str, ...]:
+    """DEVIATION_TARGETS the benchmark records (raw_score always; correctness when the schema requires it)."""
+    return tuple(t for t in DEVIATION_TARGETS if t != "correctness" or spec.has_correctness)
+
+
 def ordinal_targets(spec: Spec) -> tuple[str, ...]:
     """raw_score, then each criterion in the rubric's order (the numeric scores: also kappa's targets)."""
     return ("raw_score",) + spec.criteria
@@ -56,7 +66,11 @@ def rating_values(scoring: Scoring, tree: Tree, spec: Spec) -> dict[str, Rating]
     row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec)
     values: dict[str, Rating] = {"raw_score": row.raw_score}
     values.update(dict(scoring.criterion_scores))
-    values.update(classification=row.classification, correctness=row.correctness, has_critical_fail=row.has_critical_fail)
+    values["has_critical_fail"] = row.has_critical_fail
+    if row.classification is not None:   # no pass rule, no correctness: no such target (ranked_targets)
+        values["classification"] = row.classification
+    if row.correctness is not None:
+        values["correctness"] = row.correctness
     return values
 
 
@@ -71,7 +85,7 @@ def units_by_target(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> dict
     runs = [{reviewer: rating_values(s, tree, spec) for reviewer, s in sorted(grades.items())}
             for _, grades in sorted(per_run.items()) if len(grades) >= 2]
     return {target: [{reviewer: values[target] for reviewer, values in run.items()} for run in runs]
-            for target in ordinal_targets(spec) + RANKED_TARGETS + NOMINAL_TARGETS}
+            for target in ordinal_targets(spec) + ranked_targets(spec) + NOMINAL_TARGETS}
 
 
 @dataclass(frozen=True)
@@ -97,7 +111,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
     reviewers = sorted({scoring.reviewer_id for scoring in scorings})
     resamples, level = spec.stats.bootstrap_resamples, spec.stats.confidence_level
     rows: list[AgreementRow] = []
-    for statistic, metric, targets in (("krippendorff_alpha_ordinal", "ordinal", ordinal_targets(spec) + RANKED_TARGETS),
+    for statistic, metric, targets in (("krippendorff_alpha_ordinal", "ordinal", ordinal_targets(spec) + ranked_targets(spec)),
                                        ("krippendorff_alpha_nominal", "nominal", NOMINAL_TARGETS)):
         for target in targets:
             rated = ranked(target, units[target])
@@ -107,7 +121,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
             interval = None if value is None else alpha_interval(
                 rated, metric, unit_weights(len(rated), statistic, target, rated, resamples), level)
             rows.append(AgreementRow(statistic, target, value, "", "", len(rated), note, interval))
-    for target in ordinal_targets(spec) + RANKED_TARGETS + NOMINAL_TARGETS:
+    for target in ordinal_targets(spec) + ranked_targets(spec) + NOMINAL_TARGETS:
         value = percent_agreement(units[target])
         n = len(units[target])
         interval = None if value is None else percent_interval(
@@ -125,7 +139,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
                     pairs, unit_weights(len(pairs), "cohen_kappa_quadratic", target, (a, b, *pairs), resamples), level)
                 rows.append(AgreementRow("cohen_kappa_quadratic", target, value, a, b, len(pairs), note, interval))
     for reviewer in reviewers:
-        for target in DEVIATION_TARGETS:
+        for target in deviation_targets(spec):
             value, n = mean_deviation(units[target], reviewer)
             note = ("no run shared with another reviewer" if value is None else
                     "lenient" if value > 0 else "severe" if value < 0 else "neutral")

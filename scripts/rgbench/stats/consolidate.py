@@ -67,6 +67,15 @@ def lower_median(values: Sequence[Fraction | int]) -> Fraction | int:
     return ordered[(len(ordered) - 1) // 2]
 
 
+def upper_median(values: Sequence[Fraction | int]) -> Fraction | int:
+    """The median of the values; with an even count the upper middle value (median of [1, 2] is 2): against the
+    subject on a lower-is-better scale (a penalty). Needs values."""
+    if not values:
+        raise ValueError("median of no values")
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
 def majority_lowest(values: Sequence[Fraction]) -> Fraction:
     """The most frequent value; among equally frequent ones the lowest (majority of [1, 1/2] is 1/2). Needs values."""
     if not values:
@@ -88,7 +97,22 @@ MEDIAN_V1 = Policy(MEDIAN, "median-v1", "consensus",
                    + ", correctness by majority with ties to the lower value", lower_median, majority_lowest)
 MEAN_V1 = Policy(MEAN, "mean-v1", "consensus-mean",
                  "exact mean of each criterion, " + FAILS_TEXT + ", correctness the exact mean", exact_mean, exact_mean)
+# median-v1 on a lower-is-better scale (score_direction lower_is_better): its ties still go against the subject,
+# which there is the upper middle value (the larger penalty).
+MEDIAN_V1_LOWER = Policy(MEDIAN, "median-v1-lower-is-better", "consensus",
+                         "median of each criterion (upper middle value when even: lower is better), " + FAILS_TEXT
+                         + ", correctness by majority with ties to the lower value", upper_median, majority_lowest)
 POLICIES: dict[str, Policy] = {MEDIAN: MEDIAN_V1, MEAN: MEAN_V1}
+KNOWN_POLICIES = (MEDIAN_V1, MEAN_V1, MEDIAN_V1_LOWER)
+
+
+def policy_for(key: str, higher_is_better: bool = True) -> Policy:
+    """The policy config.yaml's ``consolidation_policy`` names (``median`` or ``mean``), its ties resolved against
+    the subject in the scale's direction: median-v1 takes the lower middle value when higher is better, the upper
+    one (:data:`MEDIAN_V1_LOWER`) when lower is better; the mean has no ties."""
+    if key == MEDIAN and not higher_is_better:
+        return MEDIAN_V1_LOWER
+    return POLICIES[key]
 # The default policy's names, as before policies could be chosen.
 POLICY, POLICY_TEXT, CONSENSUS = MEDIAN_V1.name, MEDIAN_V1.text, MEDIAN_V1.reviewer
 
@@ -140,12 +164,11 @@ def consolidate_run(scorings: Sequence[Scoring], adjudication: Scoring | None = 
     return Consolidated(merged, BY_POLICY, sources)
 
 
-def _correctness(policy: Policy, values: Sequence[Fraction]) -> Fraction:
+def _correctness(policy: Policy, values: Sequence[Fraction | None]) -> Fraction | None:
     """The policy's correctness of the grades' values; a benchmark that records no correctness (every grade's
     is None) keeps None."""
-    if values[0] is None:
-        return values[0]
-    return policy.correctness(values)
+    recorded = [value for value in values if value is not None]
+    return policy.correctness(recorded) if recorded else None
 
 
 def consolidate_all(scorings: Sequence[Scoring], adjudications: Mapping[tuple[str, str, str], Scoring],

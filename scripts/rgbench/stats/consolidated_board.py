@@ -17,7 +17,7 @@ from dataclasses import replace
 from ..load.loader import counted_scorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
-from .consolidate import ADJUDICATED, BY_POLICY, POLICIES, Consolidated, Policy, consolidate_all
+from .consolidate import ADJUDICATED, BY_POLICY, Consolidated, Policy, consolidate_all, policy_for
 from .multi_scoring import MultiScorings
 
 SINGLE_BOARD, CONSOLIDATED_BOARD = "single", "consolidated"   # config.yaml's board_grades values
@@ -25,7 +25,7 @@ SINGLE_BOARD, CONSOLIDATED_BOARD = "single", "consolidated"   # config.yaml's bo
 
 def policy_of(spec: Spec) -> Policy:
     """config.yaml's consolidation policy."""
-    return POLICIES[spec.stats.consolidation_policy]
+    return policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
 
 
 def counted_grades(spec: Spec, tree: Tree,

@@ -34,7 +34,7 @@ from ..load.records import Scoring, Tree
 from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from .agreement import Rating, Unit, mean_deviation
-from .agreement_outputs import DEVIATION_TARGETS, rating_values
+from .agreement_outputs import deviation_targets, rating_values
 from .bootstrap import Interval, case_weights, ratio_interval
 from .outputs import fmt_interval
 
@@ -110,7 +110,8 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
     confidence, resamples = spec.stats.confidence_level, spec.stats.bootstrap_resamples
     ratings = ratings_of(grades, tree, spec)
     levels = score_levels(spec)
-    human_clusters = {target: units_by_case(human_grades, ratings, target) for target in DEVIATION_TARGETS}
+    targets = deviation_targets(spec)   # correctness only when the benchmark records it
+    human_clusters = {target: units_by_case(human_grades, ratings, target) for target in targets}
     rows: list[tuple[str, ...]] = []
     for rid in ids:
         kind = reviewers[rid].kind if reviewers and rid in reviewers else ""
@@ -139,8 +140,8 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
             row("mean_score", target, mean, len(values), note="" if values else "no grade")
         # against the human graders only: a judge's grades never move a human's leniency
         clusters = human_clusters if rid not in judges else {
-            target: units_by_case(human_grades + mine, ratings, target) for target in DEVIATION_TARGETS}
-        for target in DEVIATION_TARGETS:
+            target: units_by_case(human_grades + mine, ratings, target) for target in targets}
+        for target in targets:
             units = [unit for case in clusters[target] for unit in case]
             value, n = mean_deviation(units, rid)
             if value is None:

@@ -29,13 +29,16 @@
       const checked = group.querySelector("input:checked");
       scores[group.dataset.criterion] = field ? (field.value === "" ? null : field.value) : (checked ? checked.value : null);
     });
-    const correctness = form.querySelector("input[name=correctness]:checked");
+    // a radio per value of the schema's enum, or a number field when the schema gives none (none at all when the
+    // benchmark records no correctness)
+    const correctness = form.querySelector("input[name=correctness]:checked") ||
+      form.querySelector("input[type=number][name=correctness]");
     const fails = Array.from(form.querySelectorAll("input[name=fail]:checked")).map(function (box) {
       const evidence = form.querySelector("textarea[data-evidence-for='" + box.value + "']");
       return {code: box.value, evidence: evidence ? evidence.value : ""};
     });
     return {handle: form.dataset.handle, criterion_scores: scores,
-            correctness: correctness ? correctness.value : null, fails: fails,
+            correctness: correctness && correctness.value !== "" ? correctness.value : null, fails: fails,
             comments: document.getElementById("comments").value, filters: form.dataset.filters};
   }
 

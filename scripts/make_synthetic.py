@@ -326,10 +326,10 @@ def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, 
     ``bias`` steps; a step is 1 on an integer scale, a tenth of the range otherwise) within the range, the
     correctness moved to a neighbouring value at times, the same fails."""
     low, high = Fraction(spec.criterion_min), Fraction(spec.criterion_max)
-    step = Fraction(1) if low.denominator == high.denominator == 1 else (high - low) / 10
+    step = spec.criterion_step or (high - low) / 10   # the schema's step (multipleOf), a tenth of the range without one
     scores = {}
     for name, score in document["criterion_scores"].items():
-        moved = Fraction(score) + step * (rng.choice((-1, 0, 0, 1)) + bias)
+        moved = Fraction(str(score)) + step * (rng.choice((-1, 0, 0, 1)) + bias)   # str: the decimal written
         scores[name] = _json_number(min(high, max(low, moved)))
     grade = {**document, "reviewer_id": reviewer, "criterion_scores": scores, "comments": "Synthetic further grade."}
     values = list(spec.correctness_values)

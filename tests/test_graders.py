@@ -370,3 +370,19 @@ def test_median_ties_go_against_the_subject_in_the_scale_direction():
     assert upper_median([F(3, 10), F(1, 10), F(2, 10)]) == F(2, 10)   # odd count: the one median either way
     assert policy_for("median") is MEDIAN_V1 and policy_for("mean", higher_is_better=False) is MEAN_V1
     assert MEDIAN_V1_LOWER.reviewer == MEDIAN_V1.reviewer and MEDIAN_V1_LOWER.name != MEDIAN_V1.name
+
+
+def test_synthetic_graders_on_a_decimal_penalty_scale_end_to_end(tmp_path):
+    """Three graders on a lower-is-better decimal scale (the parts meet: make_synthetic's further grades stay on the
+    schema's 0.1 step, written exactly; median-v1 breaks ties toward the larger penalty; metrics and check agree)."""
+    out = tmp_path / "penalty"
+    assert make_synthetic.main(["--subjects", "3", "--cases", "8", "--runs", "1", "--out", str(out),
+                                "--scale", "penalty", "--graders", "3", "--policy", "median"]) == 0
+    set_config(out, bootstrap_resamples=200)
+    for script in ("metrics.py", "check_results.py"):
+        done = subprocess.run([sys.executable, str(REPO / "scripts" / script), "--root", str(out)],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    manifest = json.loads((out / "results/manifest.json").read_text())
+    assert manifest["grades"]["consolidation_policy"] == "median-v1-lower-is-better"
+    assert "upper middle value when even" in (out / "results/leaderboard.html").read_text()

@@ -32,6 +32,7 @@ from ..compute.breakdowns import (
 from ..compute.numfmt import counted, fmt_fixed
 from ..stats.outputs import DIFFICULTY_FILE
 from .board import Board, BoardEntry
+from .chart_limits import CHART_SUBJECTS, LINE_SUBJECTS, chart_note
 from .difficulty_text import difficulty_reading
 from .display import short_decimal
 from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
@@ -212,19 +213,24 @@ together), seeded from the subject's own files; a pass rate of 0 or 1 takes the 
 a figure over a single case shows the point itself (spread unknown, not certainty). Per-tag and per-type figures
 rest on few cases: read them as indicative.</p>
 <h3 id="criteria">By rubric criterion</h3>
-{_figure(svgs.criteria, f"Mean score of each criterion ({scale}) over the scored runs.", "No criterion figures yet.")}
+{_figure(svgs.criteria, f"Mean score of each criterion ({scale}) over the scored runs."
+         + chart_note(board, CHART_SUBJECTS, "the table below and results/metrics_per_criterion.csv", esc),
+         "No criterion figures yet.")}
 <details><summary>Criterion means as a table</summary>
 {criteria_table}
 </details>
 <h3 id="difficulty">By difficulty</h3>
 {_figure(svgs.difficulty, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
-         "are offset sideways so that whiskers do not hide each other.", "No difficulty figures yet.")}
+         "are offset sideways so that whiskers do not hide each other."
+         + chart_note(board, LINE_SUBJECTS, "the profiles below and results/metrics_per_difficulty.csv", esc),
+         "No difficulty figures yet.")}
 {difficulty_note(board)}
 <h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
 {_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")}
 <h3 id="pass-at-k">Repeated runs: pass@k</h3>
 {_figure(svgs.pass_at_k, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
-         "(mean over the cases with at least k runs).", "No pass@k figures yet.")}
+         "(mean over the cases with at least k runs)." + chart_note(board, LINE_SUBJECTS, "results/pass_at_k.csv", esc),
+         "No pass@k figures yet.")}
 <h3 id="by-case-type">By case type</h3>
 {_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")}
 <h3 id="tags">By tag</h3>

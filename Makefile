@@ -104,10 +104,6 @@ agreement: $(VENV)/.installed  ## several reviewers: results/agreement.csv and s
 bench: $(VENV)/.installed  ## time compute_metrics and make metrics against the read-and-parse floor; writes bench/RESULTS.md
 	$(PY) bench/run_bench.py
 
-.PHONY: bench-large
-bench-large: $(VENV)/.installed  ## one 150 x 800 x 1 board: make metrics time, peak memory, where the time goes, size of each result file (SIZE=SxCxR); into bench/RESULTS.md
-	$(PY) bench/large_board.py $(if $(SIZE),--size "$(SIZE)")
-
 .PHONY: stats-check
 stats-check: $(VENV)/.installed  ## simulation study of the statistics (type-I error, FWER, coverage); writes docs/statistics_check.md
 	$(PY) bench/stats_check.py $(if $(REPLICATIONS),--replications $(REPLICATIONS))

@@ -16,7 +16,7 @@ Wall time, CPU time (user + system, fork-pool workers included) and peak residen
 child's ru_maxrss) are reported, with the ratios the targets are stated in, and a table of make
 metrics' phases. Then, once, the wall time of ``make test`` (skipped with --no-tests) and the size
 of the library (lines under scripts/, by kind: code, docstrings, comments, blank). The large board's section
-(bench/large_board.py, `make bench-large`) is kept as it is.
+(`.venv/bin/python bench/large_board.py`) is kept as it is.
 Timings live here, never in tests.
 """
 

@@ -10,6 +10,7 @@ each differing, missing or unexpected file.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,10 @@ import tempfile
 from pathlib import Path
 
 from rgbench.cli import script_parser
+from rgbench.compute.input_groups import input_changes
+from rgbench.compute.tables import MANIFEST_FILE
 from rgbench.governance.provenance import INPUT_DIRS, is_generated_result
+from rgbench.leaderboard.long_lists import capped
 from rgbench.leaderboard.readme import README_FILE, replace_block, split_readme
 
 
@@ -58,8 +62,29 @@ def compare(committed: Path, fresh: Path) -> list[str]:
         elif name not in new:
             messages.append(f"{where}: committed but no step produces it (delete it)")
         elif (committed / name).read_bytes() != (fresh / name).read_bytes():
-            messages.append(f"{where}: differs from what the committed inputs produce (run `make metrics` and commit it)")
+            messages.append(f"{where}: differs from what the committed inputs produce (run `make metrics` and commit it)"
+                            + (changed_inputs(committed / name, fresh / name) if name == MANIFEST_FILE else ""))
     return messages
+
+
+def recorded_inputs(path: Path) -> dict[str, str] | None:
+    """A manifest's ``inputs`` record (key -> digest), or None when the file does not hold one."""
+    try:
+        inputs = json.loads(path.read_bytes()).get("inputs")
+    except (ValueError, AttributeError, OSError):
+        return None
+    return inputs if isinstance(inputs, dict) else None
+
+
+def changed_inputs(committed: Path, fresh: Path) -> str:
+    """``; inputs changed since it was written: scoring/v1.0/s/ (changed), ...`` from the two manifests'
+    ``inputs`` (a subject folder, or a file), the first few when many; ``""`` when they agree or cannot be read."""
+    old, new = recorded_inputs(committed), recorded_inputs(fresh)
+    changes = input_changes(old, new) if old is not None and new is not None else []
+    if not changes:
+        return ""
+    return "; inputs changed since it was written: " + capped(
+        changes, ", ".join, noun="input", where=f"git diff results/{MANIFEST_FILE} after `make metrics`", esc=str)
 
 
 def readme_message(root: Path, fresh: Path) -> str | None:

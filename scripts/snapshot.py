@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import load_valid_tree, not_a_tree, script_parser
-from rgbench.compute.tables import input_digest
+from rgbench.compute.input_groups import manifest_digest
 from rgbench.governance.gitio import GitError, dirty_paths, resolve
 from rgbench.governance.history import read_folders
 from rgbench.governance.provenance import DEFINITION_DIRS, GENERATED_DIRS, INPUT_DIRS, is_generated_result
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     files, problems = current_results(root)
     if problems:
         return report(problems)
-    manifest, problems = check_results_are_current(files, input_digest(tree.inputs))
+    manifest, problems = check_results_are_current(files, manifest_digest(tree.inputs))
     if manifest is None:
         return report(problems)
     try:

@@ -124,14 +124,19 @@ def close(cells: tuple[str, ...], values: tuple[float, ...]) -> bool:
 
 
 def subject_digests() -> dict[str, str]:
-    """Each subject's seed digest as aggregate_metrics.md §18 defines it (recomputed here from the manifest)."""
-    inputs = json.loads((RESULTS / "manifest.json").read_text())["inputs"]
-    shared = [p for p in inputs if p.startswith(("golds/", "system/"))]
+    """Each subject's seed digest as aggregate_metrics.md §18 defines it, recomputed here from the files (the
+    manifest records a digest per subject folder, and this digest itself, which must agree)."""
+    def files(*folders: str) -> dict[str, str]:
+        return {path.relative_to(REPO).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+                for folder in folders for path in (REPO / folder).rglob("*") if path.is_file() and path.name != ".gitkeep"}
+    shared = files("golds", "system")
+    recorded = json.loads((RESULTS / "manifest.json").read_text())["statistics"]["subject_digests"]
     out = {}
-    for sid in {p.split("/")[2] for p in inputs if p.startswith(("responses/", "scoring/"))}:
-        mine = [p for p in inputs if p.startswith((f"responses/{VERSION}/{sid}/", f"scoring/{VERSION}/{sid}/"))]
-        text = f"subject {sid}\n" + "".join(f"{inputs[p]}  {p}\n" for p in sorted(shared + mine))
+    for sid in sorted({*recorded, *(p.name for top in ("responses", "scoring") for p in (REPO / top / VERSION).iterdir())}):
+        inputs = {**shared, **files(f"responses/{VERSION}/{sid}", f"scoring/{VERSION}/{sid}")}
+        text = f"subject {sid}\n" + "".join(f"{inputs[p]}  {p}\n" for p in sorted(inputs))
         out[sid] = hashlib.sha256(text.encode()).hexdigest()
+    assert {sid: out[sid] for sid in recorded} == recorded
     return out
 
 

@@ -183,6 +183,9 @@ def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
     err = capsys.readouterr().err
     for name in OUTPUTS[:4]:  # the core files all move; a statistic (e.g. pairwise.csv here) need not
         assert f"results/{name}: differs from what the committed inputs produce" in err
+    # the manifest's message names the input that moved: the subject folder of the new grade
+    assert ("results/manifest.json: differs from what the committed inputs produce (run `make metrics` and commit "
+            "it); inputs changed since it was written: scoring/v1.0/alpha-model/ (changed)\n") in err
     # A hand-made file in results/ is named too; a missing one as well.
     assert check_results.run_steps(root) == 0
     (root / "results/extra.csv").write_text("x\n")
@@ -224,15 +227,25 @@ def test_fmt_leaves_unparsable_files_alone(tmp_path, capsys):
 
 
 def test_input_digest_can_be_recomputed_with_shell_tools(tmp_path):
-    # results/README.md documents this command; it must give the manifest's digest.
+    # results/README.md documents these commands; they must give the manifest's digests (its inputs record a
+    # digest per subject folder of responses/ and scoring/, one per other file).
     root = small_tree(tmp_path / "tree").root
     assert compute_metrics.main(["--root", str(root)]) == 0
     manifest = json.loads((root / "results/manifest.json").read_text())
-    command = ("find system golds responses scoring subjects/registry.yaml -type f ! -name .gitkeep"
-               " | LC_ALL=C sort | xargs sha256sum | sha256sum")
-    assert command in (REPO / "results/README.md").read_text()
-    done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, check=True)
-    assert done.stdout.split()[0] == manifest["input_digest"]
+    assert "scoring/v1.0/alpha-model/" in manifest["inputs"] and "golds/v1.0/RO-FOUL-001_gold.md" in manifest["inputs"]
+    assert not any(key.startswith(("responses/", "scoring/")) and not key.endswith("/") for key in manifest["inputs"])
+    readme = (REPO / "results/README.md").read_text()
+    folder = "find scoring/v1.0/<subject_id> -type f ! -name .gitkeep | LC_ALL=C sort | xargs sha256sum | sha256sum"
+    whole = ('{ find system golds subjects/registry.yaml subjects/reviewers.yaml -type f ! -name .gitkeep 2>/dev/null'
+             ' | LC_ALL=C sort | xargs -r sha256sum; for d in responses/*/* scoring/*/*; do echo "$(find "$d" -type f'
+             ' ! -name .gitkeep | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-64)  $d/"; done; }'
+             ' | LC_ALL=C sort -k2 | sha256sum')
+    assert folder in readme and whole in readme
+    for command, expected in ((folder.replace("<subject_id>", "alpha-model"), "scoring/v1.0/alpha-model/"),
+                              (whole, None)):
+        done = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True, check=True)
+        digest = manifest["inputs"][expected] if expected else manifest["input_digest"]
+        assert done.stdout.split()[0] == digest
 
 
 def test_the_compute_phase_keeps_blas_to_one_thread():

@@ -104,8 +104,11 @@ def test_a_scoring_committed_without_results_fails_check_but_not_provenance(tmp_
     done = repo.make("check")
     assert done.returncode != 0
     named = [line for line in done.stderr.splitlines() if "differs" in line]
-    for name in ("manifest.json", *OUTPUT_CSVS):
+    for name in OUTPUT_CSVS:
         assert f"results/{name}: differs from what the committed inputs produce (run `make metrics` and commit it)" in named
+    # the manifest's line also names the input that moved: the folder of the new scoring
+    assert ("results/manifest.json: differs from what the committed inputs produce (run `make metrics` and commit it); "
+            "inputs changed since it was written: scoring/v1.0/alpha-model/ (changed)") in named
 
 
 # --- refusals of new_scoring.py: exit 1, `path: message`, nothing written ------------------------

@@ -58,6 +58,7 @@ from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.inputs import load_inputs
 from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leaderboard_csv
+from rgbench.leaderboard.manifest import folder_digest_now
 from rgbench.leaderboard.readme import END, START, replace_block, split_readme
 from rgbench.leaderboard.svg import RC, scope_ids
 
@@ -85,7 +86,8 @@ def refresh_manifest(root: Path, **extra) -> None:
     """Re-record the digests of the files the manifest lists (after a test edits one of them), add ``extra`` keys."""
     path = root / "results" / "manifest.json"
     manifest = json.loads(path.read_text())
-    manifest["inputs"] = {rel: hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in manifest["inputs"]}
+    manifest["inputs"] = {rel: folder_digest_now(root, rel) if rel.endswith("/") else
+                          hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in manifest["inputs"]}
     manifest["input_digest"] = input_digest(manifest["inputs"])
     manifest["outputs"] = {name: hashlib.sha256((root / "results" / name).read_bytes()).hexdigest()
                            for name in manifest["outputs"]}

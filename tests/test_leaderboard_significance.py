@@ -29,7 +29,7 @@ from rgbench.stats.pairwise import PairwiseRow
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
-EVIL_MD = "\\<script\\>alert\\(1\\)\\</script\\>"
+EVIL_MD = "\\<script\\>alert(1)\\</script\\>"  # parentheses are no markup inside a line
 EVIL_HTML = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 
@@ -102,8 +102,8 @@ def test_a_rank_outside_its_range_is_pointed_out(tmp_path):
     out = render_with(tmp_path, [], {**SETS, "atlas": RankRange(2, 5), "evil": RankRange(1, 4)})
     table = rows_of(out["leaderboard.csv"].encode())
     assert (table["atlas"]["rank_best"], table["atlas"]["rank_worst"]) == ("2", "5")
-    assert "The rank of Atlas 2 and" in out["leaderboard.md"] and "lie outside the range" in out["leaderboard.md"]
-    assert "lie outside the range" in out["leaderboard.html"]
+    assert f"here they disagree: the rank lies outside the range for Atlas 2 and {EVIL_MD}." in out["leaderboard.md"]
+    assert "the rank lies outside the range for" in out["leaderboard.html"]
 
 
 def test_results_without_the_statistics_files(tmp_path):
@@ -226,7 +226,7 @@ def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_pat
     assert (partial["rank"], partial["leaderboard_status"], partial["n_cases"], partial["n_cases_missing"],
             partial["missing_cases"]) == ("", "Incomplete", "8", "2", "RO-FOUL-009 RO-FOUL-010")
     md = (results / "leaderboard.md").read_text()
-    assert "**Incomplete**" in md and "- **Partial** (`1.0`): 8 cases scored, 2 missing: `RO-FOUL-009`, `RO-FOUL-010`" in md
+    assert "**Incomplete**" in md and "- **Partial** (`1.0`): 8 cases scored, missing: `RO-FOUL-009`, `RO-FOUL-010`" in md
     page = (results / "leaderboard.html").read_text()
     assert 'id="incomplete-table"' in page and "<strong>1</strong> incomplete" in page
     # not in the rank sets, and no rank at any alpha
@@ -260,7 +260,9 @@ def test_a_subject_with_one_case_reads_in_the_singular_and_is_counted_in_the_sum
                                        "tree/results/leaderboard.{csv,html,md}\n")
     results = tree.root / "results"
     md = (results / "leaderboard.md").read_text()
-    assert "- **Single** (`1.0`): 1 case scored, 9 missing: " in md
+    # 9 missing cases, more than LIST_LIMIT (5): their count, where they all are, the first five
+    assert ("- **Single** (`1.0`): 1 case scored, missing: 9 cases (all in results/metrics_per_subject.csv, column "
+            "missing_cases); the first 5: `RO-FOUL-002`, `RO-FOUL-003`, `RO-FOUL-004`, `RO-FOUL-005`, `RO-FOUL-006`\n") in md
     page = (results / "leaderboard.html").read_text()
     assert '<span class="ident">1 run, 1 case</span>' in page and "Single: N = 1 (1 case)" in page
     assert "1 cases" not in md + page and "1 runs" not in page

@@ -535,3 +535,29 @@ def test_accelerations_by_column_are_each_columns_acceleration():
     # (1, 6: mean 3.5, d = 2.5, −2.5: Σd³ = 0)
     assert got.tolist() == pytest.approx([-18 / (6 * 14 ** 1.5), 0.0, 0.0])
     assert jackknife_acceleration(j[:, 0]) == pytest.approx(got[0])
+
+
+def test_the_pairs_give_the_same_rows_on_every_core_as_on_one(monkeypatch):
+    # 12 subjects each missing a different case: 66 pairs, each its own set of shared cases (a group, a draw);
+    # the fork pool (from 2 groups here) must give exactly the rows of the one-process loop
+    import rgbench.stats.pairwise as pairwise
+    cases = tuple(f"RO-FOUL-{i:03d}" for i in range(1, 21))
+    rnd = random.Random(3)
+    runs = {f"s{j:02d}": [row(PASS if rnd.random() < 0.5 else FAIL, clipped=rnd.randint(0, 12), case=c,
+                              subject=f"s{j:02d}") for c in cases if c != cases[j]] for j in range(12)}
+    kw = {"resamples": 300, "confidence": C95, "level": F(5, 100)}
+    monkeypatch.setattr(pairwise, "PARALLEL_MIN_GROUPS", 10 ** 9)
+    alone = pairwise_table(summaries(runs), "seed", **kw)
+    monkeypatch.setattr(pairwise, "PARALLEL_MIN_GROUPS", 2)
+    monkeypatch.setattr(pairwise, "usable_cores", lambda: 2)
+    assert len(paired_case_differences(summaries(runs))[1]) == 66
+    assert pairwise_table(summaries(runs), "seed", **kw) == alone
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 17, 800, 2 ** 20])
+def test_case_draws_as_int32_are_the_int64_draws(k):
+    # case_counts and the sign patterns draw int32 for speed: numpy takes any range below 2**32 from the same
+    # 32-bit stream whatever the dtype, so the numbers are those of the int64 draw they replaced
+    def draw(dtype):
+        return np.random.Generator(np.random.PCG64(7)).integers(0, k, size=(50, 9), dtype=dtype)
+    assert np.array_equal(draw(np.int32), draw(np.int64))

@@ -35,6 +35,7 @@ from ..stats.run_columns import RunColumns
 from ..stats.seeds import subject_digests
 from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
 from .derive import RunRow, derive_run
+from .input_groups import grouped_inputs, listing_digest
 from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
 from .numfmt import fmt_bool, fmt_exact, fmt_fixed
 from .scale import score_text
@@ -64,7 +65,7 @@ class Results:
     subjects: tuple[SubjectMetrics, ...]   # every registered subject, by subject_id
     families: tuple[FamilyMetrics, ...]    # by (subject_id, family)
     counts: Mapping[str, int]         # the manifest's counts
-    inputs: Mapping[str, str]         # every input file's path -> sha256, sorted by path
+    inputs: Mapping[str, str]         # the manifest's record of the inputs (input_groups.grouped_inputs), sorted
     input_digest: str
     statistics: Statistics
     breakdowns: Breakdowns | None = None   # issue 15's tables; None only in hand-built Results
@@ -78,9 +79,9 @@ class Results:
 
 
 def input_digest(inputs: Mapping[str, str]) -> str:
-    """sha256 over ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``)."""
-    listing = "".join(f"{digest}  {path}\n" for path, digest in sorted(inputs.items()))
-    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+    """sha256 over ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``): the manifest's
+    ``input_digest`` of its ``inputs`` record (:func:`.input_groups.listing_digest`)."""
+    return listing_digest(inputs)
 
 
 def compute_results(tree: Tree, spec: Spec) -> Results:
@@ -102,7 +103,7 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
                         alpha=spec.alpha, bins=spec.ece_bins, scale=scale)
         for sid, rows in runs_of.items())
     families = tuple(f for rows in runs_of.values() for f in family_metrics(rows))
-    digest = input_digest(tree.inputs)
+    recorded = grouped_inputs(tree.inputs)   # the manifest's record: a digest per subject folder, per other file
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     family_of = {case_id: gold.family for case_id, gold in tree.golds.items()}
     columns = RunColumns.of(runs_of)
@@ -123,8 +124,7 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     breakdowns = compute_breakdowns(tree, spec, runs_of, summaries=summaries, digests=digests)
     if any(breakdowns.n_errors.values()):
         counts["error_responses"] = sum(breakdowns.n_errors.values())
-    return Results(runs, subjects, families, counts, dict(sorted(tree.inputs.items())), digest, statistics,
-                   breakdowns)
+    return Results(runs, subjects, families, counts, recorded, input_digest(recorded), statistics, breakdowns)
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:

@@ -13,7 +13,7 @@ key                 meaning
 ``files``           sha256 of every other file of the folder, by name
 ``generator``       ``scripts/snapshot.py``
 ``git_commit``      the commit whose inputs and results were copied
-``input_digest``    the manifest's digest of every input file
+``input_digest``    the manifest's digest of its inputs record (a digest per subject folder, per other file)
 ``subjects``        subject_id -> the registered subject_version
 ==================  ==========================================================
 

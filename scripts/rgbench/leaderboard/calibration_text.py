@@ -12,7 +12,10 @@ from fractions import Fraction
 
 from .board import Board, BoardEntry
 from .display import short_decimal, shown
+from .long_lists import capped
 from .significance_text import Text
+
+CHECK_WHERE = "results/metrics_per_subject.csv, columns ECE_calibrated_mean and ECE_calibrated_share"
 
 
 def calibration_reading(board: Board, name: Text, esc: Text) -> str:
@@ -35,10 +38,12 @@ def calibration_reading(board: Board, name: Text, esc: Text) -> str:
                  "is the ECE a perfectly calibrated subject would show, the share how often it reaches the "
                  "observed ECE). ")]
     lv = short_decimal(level)
+
+    def listed(items: list[str]) -> str:
+        return capped(items, esc("; ").join, noun="subject", where=CHECK_WHERE, esc=esc)
     if above:
-        parts.append(esc(f"Miscalibration distinguishable from chance (share below {lv}): ") + esc("; ").join(above)
-                     + esc(". "))
+        parts.append(esc(f"Miscalibration distinguishable from chance (share below {lv}): ") + listed(above) + esc(". "))
     if within:
         parts.append(esc(f"Not distinguishable from perfect calibration (share {lv} or more; the gap may be "
-                         "sampling noise): ") + esc("; ").join(within) + esc("."))
+                         "sampling noise): ") + listed(within) + esc("."))
     return "".join(parts).rstrip()

@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextToPath
 
 from ..compute.numfmt import counted, fmt_fixed
 from ..compute.ranking import DISQUALIFIED
 from .board import Board, BoardEntry, FamilyCell
-from .svg import chart_style, figure_svg, new_figure
+from .svg import RC, chart_style, figure_svg, new_figure
 
 MAX_LABEL = 30
+_TEXT = TextToPath()   # measures a label in the charts' font, as drawn (text is drawn as paths)
 Q_FINAL, CALIBRATION, FAMILIES = "q-final", "calibration", "families"
 
 
@@ -37,6 +40,17 @@ def short(name: str, limit: int = MAX_LABEL) -> str:
     """``name`` on one line, cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(name.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
+
+
+def heatmap_width(base: float, per_column: float, columns: int, labels: Sequence[str]) -> float:
+    """Inches for a heatmap of ``columns`` columns with ``labels`` on its rows and a colour bar: ``base +
+    per_column x columns``, widened when that leaves no room for the axes (matplotlib's constrained layout then
+    gives up, "axes sizes collapsed to zero", and warns): one criterion or one family beside long labels. The
+    labels are measured in the charts' font (DejaVu Sans, 9 points); the colour bar, its label and the pads
+    take 1.1 in, each column at least half an inch."""
+    font = FontProperties(family=RC["font.sans-serif"], size=RC["font.size"])
+    longest = max((_TEXT.get_text_width_height_descent(label, font, ismath=False)[0] for label in labels), default=0)
+    return max(base + per_column * columns, longest / 72 + 1.1 + 0.5 * columns)
 
 
 def subject_label(entry: BoardEntry) -> str:
@@ -171,7 +185,7 @@ def draw_families(chart: Chart) -> str:
     figure = named[0] if named else "P_family"
     n_cols, n_rows = len(families), len(rows)
     with chart_style():
-        fig = new_figure(2.4 + 1.45 * n_cols, 1.5 + 0.52 * n_rows)
+        fig = new_figure(heatmap_width(2.4, 1.45, n_cols, [label for label, _ in rows]), 1.5 + 0.52 * n_rows)
         ax = fig.add_subplot()
         ax.xaxis.tick_top()
         ax.tick_params(length=0)  # before the ticks are set, as in _tidy

@@ -34,6 +34,7 @@ from ..compute.scale import score_text
 from ..stats.outputs import DIFFICULTY_FILE
 from .absent import Shown, listed
 from .board import Board, BoardEntry
+from .chart_limits import CHART_SUBJECTS, LINE_SUBJECTS, chart_note
 from .difficulty_text import difficulty_reading
 from .display import score_heading, short_decimal
 from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
@@ -222,7 +223,9 @@ def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
     # a breakdown whose field the benchmark does not record is left out (the page says why once: .absent)
     difficulty = f"""<h3 id="difficulty">By difficulty</h3>
 {_figure(svgs.difficulty, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
-         "are offset sideways so that whiskers do not hide each other.", "No difficulty figures yet.")}
+         "are offset sideways so that whiskers do not hide each other."
+         + chart_note(board, LINE_SUBJECTS, "the profiles below and results/metrics_per_difficulty.csv", esc),
+         "No difficulty figures yet.")}
 {difficulty_note(board)}
 """ if shown.difficulty_figures else ""
     advanced = f"""<h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
@@ -230,7 +233,8 @@ def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
 """ if shown.difficulty else ""
     pass_at_k = f"""<h3 id="pass-at-k">Repeated runs: pass@k</h3>
 {_figure(svgs.pass_at_k, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
-         "(mean over the cases with at least k runs).", "No pass@k figures yet.")}
+         "(mean over the cases with at least k runs)." + chart_note(board, LINE_SUBJECTS, "results/pass_at_k.csv", esc),
+         "No pass@k figures yet.")}
 """ if shown.pass_rule else ""
     case_type = f"""<h3 id="by-case-type">By case type</h3>
 {_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")}
@@ -245,7 +249,9 @@ together), seeded from the subject's own files;{wilson}a figure over a single ca
 unknown, not certainty). Per-tag and per-type figures
 rest on few cases: read them as indicative.</p>
 <h3 id="criteria">By rubric criterion</h3>
-{_figure(svgs.criteria, f"Mean score of each criterion ({scale}) over the scored runs.", "No criterion figures yet.")}
+{_figure(svgs.criteria, f"Mean score of each criterion ({scale}) over the scored runs."
+         + chart_note(board, CHART_SUBJECTS, "the table below and results/metrics_per_criterion.csv", esc),
+         "No criterion figures yet.")}
 <details><summary>Criterion means as a table</summary>
 {criteria_table}
 </details>

@@ -16,8 +16,10 @@ from ..compute.numfmt import counted
 from .absent import listed, q_formula, tie_figures
 from .board import Board
 from .calibration_text import calibration_reading
+from .chart_limits import CHART_SUBJECTS, chart_note
 from .explorer import explorer_data_script, lab_sections, subject_filters
 from .html_tables import disqualified_table, esc, family_table, incomplete_section, ranked_table, unscored_table
+from .long_lists import RUNS_WHERE, capped
 from .page_charts import PageSvgs, page_svgs
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import rank_notes
@@ -53,12 +55,13 @@ def calibration_block(board: Board, svgs: PageSvgs) -> str:
     benchmark that records no confidence or no correctness (the page says why once, :mod:`.absent`)."""
     if not board.shown.calibration:
         return ""
+    diagrams_note = chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in svgs.calibration)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
     return f"""<h2 id="calibration">Calibration</h2>
 <p>Accuracy (mean reviewer correctness) against reported confidence, in {board.ece_bins} fixed-width bins; the
 numbers above the plot count the runs in each bin, the dots mark each bin's mean confidence and the dashed diagonal
-is perfect calibration. ECE weighs each bin's gap by its share of the runs.</p>
+is perfect calibration. ECE weighs each bin's gap by its share of the runs.{diagrams_note}</p>
 {calibration_note(board)}
 {calibration}
 """
@@ -70,11 +73,14 @@ def charts_section(board: Board, svgs: PageSvgs) -> str:
     incomplete = (' Bars labelled "inc." are Incomplete subjects (scored on too few of the cases), not ranked.'
                   if board.incomplete else "")
     bars = _figure(svgs.q_final, "Q_final per scored subject in leaderboard order; hatched grey bars are "
-                   "disqualified subject versions, shown for transparency and not ranked." + esc(incomplete + whiskers),
+                   "disqualified subject versions, shown for transparency and not ranked." + esc(incomplete + whiskers)
+                   + chart_note(board, CHART_SUBJECTS, "the tables above and results/leaderboard.csv", esc),
                    "No scored subject yet.")
     figure = "P_family" if board.shown.pass_rule else board.scale.norm_text("s\u0304_family")
     heatmap = _figure(svgs.families, f"{figure} per subject and family; n counts runs, cases count "
-                      "distinct cases. Per-family figures rest on few cases.", "No family figures yet.")
+                      "distinct cases. Per-family figures rest on few cases."
+                      + chart_note(board, CHART_SUBJECTS, "the table below and results/metrics_per_family.csv", esc),
+                      "No family figures yet.")
     return f"""<section class="card" id="charts">
 <h2>Q_final</h2>
 {bars}
@@ -175,7 +181,9 @@ def absent_note(board: Board) -> str:
 
 def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
-    per_subject = ", ".join(f"{esc(e.name)}: N = {e.metrics.n} ({counted(e.n_cases, 'case')})" for e in board.entries)
+    per_subject = capped(board.entries, lambda entries: ", ".join(
+        f"{esc(e.name)}: N = {e.metrics.n} ({counted(e.n_cases, 'case')})" for e in entries),
+        noun="subject", where=RUNS_WHERE, esc=esc)
     labels = "".join(f"<dt>{esc(label)}</dt><dd>{esc(EXPLANATIONS[label])}</dd>" for label in LABELS)
     return f"""<footer>
 <dl>

@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 from ..compute.numfmt import counted, fmt_fixed
 from ..load.subject_kinds import KIND_LABELS
 from .board import Board, BoardEntry
+from .critical_fails import CriticalFail
 from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
+from .long_lists import CRITICAL_RUNS_WHERE, MISSING_CASES_WHERE, capped
 from .reliability import EXPLANATIONS
 from .significance_text import range_text
 
@@ -143,9 +145,15 @@ def ranked_table(board: Board) -> str:
 
 
 def fail_list(board: Board, entry: BoardEntry) -> str:
-    """The runs with a critical fail: case, run, reviewer, codes and their catalog titles."""
+    """The runs with a critical fail: case, run, reviewer, codes and their catalog titles; beyond LIST_LIMIT runs,
+    their count, where they all are and the first ones (:func:`~.long_lists.capped`)."""
+    return capped(entry.critical_fails, lambda fails: _fail_items(board, fails), noun="critical run",
+                  where=CRITICAL_RUNS_WHERE, esc=esc)
+
+
+def _fail_items(board: Board, fails: Sequence[CriticalFail]) -> str:
     items = []
-    for fail in entry.critical_fails:
+    for fail in fails:
         codes = "; ".join(
             f'<code>{esc(code)}</code>' + (f' <span class="fail-title">{esc(board.fail_titles[code])}</span>'
                                           if code in board.fail_titles else "")
@@ -183,9 +191,9 @@ def incomplete_section(board: Board) -> str:
     head = f'<th scope="col">Subject</th><th scope="col">Missing cases</th>{figure_heads(columns)}'
 
     def cells(entry: BoardEntry) -> str:
-        missing = ", ".join(f"<code>{esc(c)}</code>" for c in entry.missing_cases)
-        return (f'{subject_cell(entry)}<td>{len(entry.missing_cases)}: {missing}</td>'
-                f'{figure_cells(entry, decimals, columns)}')
+        missing = capped(entry.missing_cases, lambda cases: ", ".join(f"<code>{esc(c)}</code>" for c in cases),
+                         noun="case", where=MISSING_CASES_WHERE, esc=esc)
+        return f'{subject_cell(entry)}<td>{missing}</td>{figure_cells(entry, decimals, columns)}'
 
     table = _entries_table('class="board" id="incomplete-table"', head, board.incomplete, cells)
     return ('<section class="card" id="incomplete">\n<h2>Incomplete</h2>\n<p>These subject versions have scored runs '

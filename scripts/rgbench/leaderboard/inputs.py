@@ -21,7 +21,7 @@ from .critical_fails import CriticalFail, read_critical_fails
 from .difficulty_text import DifficultyTrendRow
 from .grades_text import grades_problems
 from .lab_tables import LabTables, read_lab_tables
-from .manifest import Manifest, read_manifest, stale_inputs, stale_outputs
+from .manifest import Manifest, read_manifest, recorded_now, stale_inputs, stale_outputs
 from .rank_ranges import RankRange
 from .registry import Registry, read_registered_subjects
 from .results_tables import ResultTables, read_result_tables, read_stats_tables
@@ -86,7 +86,7 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
     problems += critical.problems
     lab, more = read_lab_tables(root, manifest.outputs)
     problems += more + stale_outputs(manifest, lab.digests)
-    problems += stale_inputs(manifest, {REGISTRY_FILE: registry.sha256, **critical.digests})
+    problems += stale_inputs(manifest, recorded_now(root, {REGISTRY_FILE: registry.sha256, **critical.digests}))
     read = {**tables.digests, **(stats.digests if stats else {})}
     skip = read.keys() | {problem.path for problem in problems}  # a file with a problem of its own is not blamed twice
     problems += stale_outputs(manifest, {**unread_output_digests(root, manifest, skip), **read})

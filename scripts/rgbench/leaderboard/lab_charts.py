@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from ..compute.breakdowns import CRITERION_FILE
 from ..stats.outputs import DIFFICULTY_FILE, PASS_AT_K_FILE
 from .board import Board
-from .charts import GRID, INK, Chart, _tidy, short, subject_label
+from .charts import GRID, INK, Chart, _tidy, heatmap_width, short, subject_label
 from .svg import chart_style, figure_svg, new_figure
 
 CRITERIA_CHART, DIFFICULTY_CHART, PASS_AT_K_CHART = "chart-criteria", "chart-difficulty", "chart-pass-at-k"
@@ -48,7 +48,7 @@ def draw_criteria(chart: Chart) -> str:
     criteria, rows, (low, high, higher) = chart.data
     span = high - low
     with chart_style():
-        fig = new_figure(1.9 + 0.95 * len(criteria), 0.9 + 0.42 * len(rows))
+        fig = new_figure(heatmap_width(1.9, 0.95, len(criteria), [label for label, _ in rows]), 0.9 + 0.42 * len(rows))
         ax = fig.add_subplot()
         ax.tick_params(length=0, labelcolor=INK)  # before the ticks are set, as in _tidy
         n_cols, n_rows = len(criteria), len(rows)

@@ -3,19 +3,25 @@
 The manifest is checked for internal consistency (its ``input_digest`` must be
 the digest of its ``inputs`` listing, computed the way compute_metrics computes
 it), and :func:`stale_inputs` tells whether a file read now still has the
-digest it had when the metrics were computed.
+digest it had when the metrics were computed. ``inputs`` holds a digest per
+subject folder of responses/ and scoring/ and one per other file
+(:mod:`rgbench.compute.input_groups`): :func:`recorded_now` turns the files the
+leaderboard reads into those keys.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from ..compute.input_groups import input_group, listing_digest
 from ..compute.tables import MANIFEST_FILE, input_digest
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
-from ..load.safe_read import read_result_file
+from ..load.safe_read import read_bytes, read_result_file, walk_files
 from ..problems import Problem
 
 MANIFEST_PATH = f"results/{MANIFEST_FILE}"
@@ -126,8 +132,35 @@ def stale_outputs(manifest: Manifest, digests: dict[str, str]) -> list[Problem]:
     return problems
 
 
+def folder_digest_now(root: Path, folder: str) -> str:
+    """The :func:`~rgbench.compute.input_groups.listing_digest` of the files under ``folder`` (a manifest key
+    ending in ``/``) as they are now; a file that cannot be read counts with an empty digest (so it differs)."""
+    entries, _ = walk_files(root, folder.rstrip("/"))
+    digests = {}
+    for entry in entries:
+        try:
+            digests[entry.rel] = hashlib.sha256(read_bytes(root, entry.rel)).hexdigest()
+        except OSError:
+            digests[entry.rel] = ""
+    return listing_digest(digests)
+
+
+def recorded_now(root: Path, digests: Mapping[str, str]) -> dict[str, str]:
+    """Files read now (path -> sha256) as manifest keys -> digest now: a file recorded on its own keeps its
+    digest; a file of a subject folder stands for the folder, whose every file is hashed again."""
+    out: dict[str, str] = {}
+    for path, digest in digests.items():
+        key = input_group(path)
+        if key == path:
+            out[path] = digest
+        elif key not in out:
+            out[key] = folder_digest_now(root, key)
+    return out
+
+
 def stale_inputs(manifest: Manifest, digests: dict[str, str]) -> list[Problem]:
-    """A problem for each file (path -> sha256 of its bytes now) that differs from, or is absent in, the manifest."""
+    """A problem for each manifest key (-> its digest now, :func:`recorded_now`) that differs from, or is
+    absent in, the manifest."""
     problems = []
     for path, digest in sorted(digests.items()):
         recorded = manifest.inputs.get(path)

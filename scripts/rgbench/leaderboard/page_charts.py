@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..load.parallel import usable_cores
 from .board import Board
+from .chart_limits import CHART_SUBJECTS, LINE_SUBJECTS, charted
 from .charts import (
     CALIBRATION,
     FAMILIES,
@@ -52,7 +53,7 @@ class PageSvgs:
     """The page's SVGs; None (or no diagram) where there is nothing to draw."""
 
     q_final: str | None
-    calibration: list[str]   # one per scored entry with runs, in leaderboard order
+    calibration: list[str]   # one per charted scored entry with runs (chart_limits), in leaderboard order
     families: str | None
     criteria: str | None
     difficulty: str | None
@@ -75,10 +76,12 @@ def chart_svgs(charts: Sequence[Chart]) -> list[str]:
 
 
 def page_svgs(board: Board) -> PageSvgs:
-    """Every SVG :func:`~.html_page.leaderboard_html` shows for ``board``."""
-    heavy = {CRITERIA_CHART: criteria_spec(board), DIFFICULTY_CHART: difficulty_spec(board),
-             FAMILIES: families_spec(board), PASS_AT_K_CHART: pass_at_k_spec(board), Q_FINAL: q_final_spec(board.scored)}
-    diagrams = [chart for index, entry in enumerate(board.scored)
+    """Every SVG :func:`~.html_page.leaderboard_html` shows for ``board``: on a large board, of its first
+    scored subjects (:mod:`.chart_limits`)."""
+    top, lines = charted(board, CHART_SUBJECTS), charted(board, LINE_SUBJECTS)
+    heavy = {CRITERIA_CHART: criteria_spec(top), DIFFICULTY_CHART: difficulty_spec(lines),
+             FAMILIES: families_spec(top), PASS_AT_K_CHART: pass_at_k_spec(lines), Q_FINAL: q_final_spec(top.scored)}
+    diagrams = [chart for index, entry in enumerate(top.scored)
                 if (chart := calibration_spec(entry, index, board.ece_bins)) is not None]
     named = [(name, chart) for name, chart in heavy.items() if chart is not None]
     drawn = chart_svgs([chart for _, chart in named] + diagrams)

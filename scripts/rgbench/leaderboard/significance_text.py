@@ -15,10 +15,14 @@ from fractions import Fraction
 from ..compute.scale import ScoreScale, difference_text, score_text
 from .board import Board
 from .display import short_decimal
+from .long_lists import capped, joined
 from .rank_ranges import AlphaSpan, AlphaStatement, Significance, outside_range
 
 Text = Callable[[str], str]  # a writer's escaping: identity for Markdown, html.escape for the page
 ALPHA_FILE_NAME = "results/alpha_sensitivity.csv"
+PAIRWISE_WHERE = "results/pairwise.csv, column significantly_better"
+RANK_SETS_FILE_NAME = "results/rank_sets.csv"
+ORDER_FILE_NAME = "results/rank_stability.csv"
 
 
 # How each pairwise_correction reads in a sentence (config.yaml; aggregate_metrics.md §20).
@@ -31,10 +35,9 @@ def range_text(rank_range: tuple[int, int]) -> str:
     return f"{rank_range[0]}\u2013{rank_range[1]}"
 
 
-def _names(ids: Sequence[str], name: Text) -> str:
+def _names(ids: Sequence[str], name: Text, esc: Text) -> str:
     """``A``, ``A and B``, ``A, B and C``."""
-    names = [name(sid) for sid in ids]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return joined([name(sid) for sid in ids], esc)
 
 
 def rank_range_method(sig: Significance, esc: Text) -> str:
@@ -82,14 +85,19 @@ def power_sentence(sig: Significance, esc: Text, scale: ScoreScale | None = None
 
 
 def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
-    """``Significantly above: A above B and C; D above E.`` in leaderboard order, or that there is none."""
+    """``Significant differences: A above B and C; D above E.`` in leaderboard order, or that there is none;
+    beyond :data:`~.long_lists.LIST_LIMIT` pairs, their count and the first pairs (:func:`~.long_lists.capped`)."""
     if not sig.above:
         return esc("No ranked subject is significantly above another.")
-    groups: dict[str, list[str]] = {}
-    for better, worse in sig.above:
-        groups.setdefault(better, []).append(worse)
-    parts = [f"{name(better)}{esc(' above ')}{_names(worse, name)}" for better, worse in groups.items()]
-    return esc("Significant differences: ") + esc("; ").join(parts) + esc(".")
+
+    def render(pairs: Sequence[tuple[str, str]]) -> str:
+        groups: dict[str, list[str]] = {}
+        for better, worse in pairs:
+            groups.setdefault(better, []).append(worse)
+        return esc("; ").join(f"{name(better)}{esc(' above ')}{_names(worse, name, esc)}"
+                              for better, worse in groups.items())
+    return (esc("Significant differences: ") + capped(sig.above, render, noun="pair", where=PAIRWISE_WHERE, esc=esc)
+            + esc("."))
 
 
 def outside_note(board: Board, name: Text, esc: Text) -> str:
@@ -97,10 +105,9 @@ def outside_note(board: Board, name: Text, esc: Text) -> str:
     odd = [e.metrics.subject_id for e in board.ranked if outside_range(e.rank, e.rank_range)]
     if not odd:
         return ""
-    verb = "lies" if len(odd) == 1 else "lie"
-    return (esc("The rank of ") + _names(odd, name) + esc(f" {verb} outside the range: the ranking uses every scored "
-                                                        "run, the paired tests only the runs two subjects share, and "
-                                                        "here they disagree."))
+    listed = capped(odd, lambda ids: _names(ids, name, esc), noun="subject", where=RANK_SETS_FILE_NAME, esc=esc)
+    return (esc("The ranking uses every scored run, the paired tests only the runs two subjects share, and here they "
+                "disagree: the rank lies outside the range for ") + listed + esc("."))
 
 
 def _leaders(top: Sequence[tuple[int, str]], name: Text, esc: Text) -> str:
@@ -129,8 +136,9 @@ def alpha_sentence(statement: AlphaStatement, alpha: Fraction | None, name: Text
         return (esc(f"{subject} (") + _leaders(statement.spans[0].top, name, esc)
                 + esc(f") {verb} the same for every alpha {_grid_text(statement.grid)} ({ALPHA_FILE_NAME})."))
     verb = "depends" if statement.top == 1 else "depend"
-    stretches = esc("; ").join(_leaders(span.top, name, esc) + esc(f" for {_span_text(span)}")
-                               for span in statement.spans)
+    stretches = capped(statement.spans, lambda spans: esc("; ").join(
+        _leaders(span.top, name, esc) + esc(f" for {_span_text(span)}") for span in spans),
+        noun="alpha range", where=ALPHA_FILE_NAME, esc=esc)
     used = "" if alpha is None else f"; this leaderboard uses alpha {short_decimal(alpha)}"
     return esc(f"{subject} {verb} on alpha ({ALPHA_FILE_NAME}{used}): ") + stretches + esc(".")
 
@@ -144,17 +152,19 @@ def order_sentence(board: Board, name: Text, esc: Text) -> str:
     if not board.shown.pass_rule:   # no P: alpha weighs nothing, nothing crosses
         text = ""
     elif crossing:
-        parts = [name(r.subject_a) + esc(" and ") + name(r.subject_b)
-                 + esc(f" swap at alpha {float(r.alpha_crossing):.2f}") for r in crossing]
-        text = esc("Pairs whose order changes for some alpha from 0 to 1: ") + esc("; ").join(parts) + esc(". ")
+        parts = capped(crossing, lambda rows: esc("; ").join(
+            name(r.subject_a) + esc(" and ") + name(r.subject_b) + esc(f" swap at alpha {float(r.alpha_crossing):.2f}")
+            for r in rows), noun="pair", where=ORDER_FILE_NAME, esc=esc)
+        text = esc("Pairs whose order changes for some alpha from 0 to 1: ") + parts + esc(". ")
     else:
         text = esc("No two ranked subjects change order for any alpha from 0 to 1 (results/rank_stability.csv). ")
     adjacent = [r for r in board.order if r.adjacent and r.swap_share is not None]
     if adjacent:
-        parts = [esc(f"#{r.rank_a} ") + name(r.subject_a) + esc(f" and #{r.rank_b} ") + name(r.subject_b)
-                 + esc(f" in {share_text(r.swap_share)}") for r in adjacent]
+        parts = capped(adjacent, lambda rows: esc("; ").join(
+            esc(f"#{r.rank_a} ") + name(r.subject_a) + esc(f" and #{r.rank_b} ") + name(r.subject_b)
+            + esc(f" in {share_text(r.swap_share)}") for r in rows), noun="pair", where=ORDER_FILE_NAME, esc=esc)
         text += (esc("Neighbouring ranks swap in this share of bootstrap replicates of the cases (near 50%: the data "
-                     "cannot order them): ") + esc("; ").join(parts) + esc("."))
+                     "cannot order them): ") + parts + esc("."))
     return text
 
 

@@ -110,8 +110,8 @@ _REL = attrgetter("rel")
 # No input is read beyond this size (a schema may set a lower one with "x-max-file-bytes").
 MAX_FILE_BYTES = 1 << 20
 # No result file (results/, its snapshots) is read beyond this size. They grow with the benchmark:
-# manifest.json ~250 bytes an input file, explorer_runs.csv ~220 bytes a run (22 MB and 19 MB at
-# 100 subjects x 300 cases x 3 runs), so 256 MiB holds a board of about a million files.
+# explorer_runs.csv ~220 bytes a run (19 MB at 100 subjects x 300 cases x 3 runs; manifest.json, a digest
+# per subject folder and per gold, stays small), so 256 MiB holds a board of about a million runs.
 MAX_RESULT_BYTES = 256 << 20
 
 

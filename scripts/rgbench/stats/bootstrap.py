@@ -45,9 +45,12 @@ _BLOCK = 512   # leave-one-out weight rows built at a time: k x k weights for th
 def case_counts(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
     """(resamples x k): how often each of the k cases is drawn in each replicate (k draws with replacement).
 
-    Whole numbers held as float64 (exact), the type every statistic multiplies them in, converted once.
+    Whole numbers held as float64 (exact), the type every statistic multiplies them in, converted once. The
+    picks are drawn as int32: numpy draws any range below 2**32 from the same 32-bit stream whatever the dtype,
+    so they are the int64 draw's numbers (tests/test_large_board.py holds it), at a third of the time (the
+    pairs of a 150-subject board draw about 11,000 of these).
     """
-    picks = rng.integers(0, k, size=(resamples, k))
+    picks = rng.integers(0, k, size=(resamples, k), dtype=np.int32 if k < 2 ** 31 else np.int64)
     offsets = (np.arange(resamples, dtype=np.int64) * k)[:, None]
     counts = np.bincount((picks + offsets).ravel(), minlength=resamples * k).reshape(resamples, k)
     return counts.astype(np.float64)

@@ -164,20 +164,3 @@ def test_the_leniency_interval_covers_the_true_mean_deviation_by_simulation():
         assert interval is not None
         covered += interval[0] <= truth <= interval[1]
     assert 0.88 <= covered / 300 <= 0.99, covered
-
-
-def test_level_shares_cover_the_levels_graded_not_the_whole_scale(tmp_path):
-    # small_tree's grades (scores_summing_to fills criteria in order, each 0-2): rev-a grades alpha FOUL 12 and
-    # SCAL 12 (all 2s), beta FOUL 11 (2,2,2,2,2,1) and SCAL 5 (2,2,1,0,0,0); rev-b alpha MEMB 8 (2,2,2,2,0,0).
-    # diagnosis is 2 in every grade: one row per reviewer (a 0-100 scale would otherwise write 101 rows per
-    # reviewer and criterion, mostly zeros). action_plan is 2, 2, 2, 0 (rev-a) and 2 (rev-b): levels 0 and 2.
-    tree = small_tree(tmp_path)
-    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
-    shares = {(r["reviewer_id"], r["target"], r["level"]): r["value"] for r in read(tree.root / "results/reviewers.csv")
-              if r["statistic"] == "level_share"}
-    assert {key for key in shares if key[1] == "diagnosis"} == {("rev-a", "diagnosis", "2"), ("rev-b", "diagnosis", "2")}
-    assert {key: value for key, value in shares.items() if key[1] == "action_plan"} == {
-        ("rev-a", "action_plan", "0"): "0.250000", ("rev-a", "action_plan", "2"): "0.750000",   # 1 and 3 of 4
-        ("rev-b", "action_plan", "0"): "0.000000", ("rev-b", "action_plan", "2"): "1.000000"}
-    # communication: 2, 2, 1, 0 (rev-a) and 0 (rev-b): every level, rev-b's share of 1 and 2 is 0
-    assert sorted(level for rid, target, level in shares if rid == "rev-b" and target == "communication") == ["0", "1", "2"]

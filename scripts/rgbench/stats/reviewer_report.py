@@ -4,10 +4,8 @@ Rows (columns ``REVIEWER_COLUMNS``), per registered-or-seen reviewer in id order
 
 - ``runs_graded`` (target ``all``): grades in scoring/ and scoring_multi/ (``eval-`` files; an
   adjudication is counted apart, ``adjudications``).
-- ``level_share`` (target a criterion, ``level`` a score some grade gives that criterion): the share of
-  the reviewer's grades at that level, n = their grades; the distribution of each criterion. Only the
-  levels graded by someone have a row (the same levels for every reviewer; a level no one gave is 0 for
-  all): on a 0-100 scale the rows grow with what was graded, not with the scale's 101 levels.
+- ``level_share`` (target a criterion, ``level`` 0..max): the share of the reviewer's grades at that
+  level, n = their grades; the distribution of each criterion.
 - ``mean_score`` (target raw_score or a criterion): the mean of their grades.
 - ``leniency`` (target raw_score, correctness): :func:`rgbench.stats.agreement.mean_deviation`, the
   mean over the runs they share with another human grader of (their value − the mean of the humans'
@@ -74,7 +72,6 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
     human_grades = [s for s in grades if s.reviewer_id not in judges]
     confidence, resamples = spec.stats.confidence_level, spec.stats.bootstrap_resamples
     ratings = ratings_of(grades, tree, spec)
-    levels = {name: sorted({cast(int, values[name]) for values in ratings.values()}) for name in spec.criteria}
     human_clusters = {target: units_by_case(human_grades, ratings, target) for target in DEVIATION_TARGETS}
     rows: list[tuple[str, ...]] = []
     for rid in ids:
@@ -95,7 +92,7 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
                    for target in ("raw_score", *spec.criteria)}
         for name in spec.criteria:
             counts = Counter(columns[name])
-            for level in levels[name]:
+            for level in range(spec.criterion_min, spec.criterion_max + 1):
                 share = Fraction(counts[level], len(mine)) if mine else None
                 row("level_share", name, share, len(mine), str(level), note="" if mine else "no grade")
         for target, values in columns.items():

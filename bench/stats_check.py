@@ -53,6 +53,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow  # noqa: E402
 from rgbench.compute.metrics import mean_clipped_score, pass_rate, q_final  # noqa: E402
+from rgbench.compute.scale import default_scale  # noqa: E402
 from rgbench.stats.calibration_check import calibration_check  # noqa: E402
 from rgbench.stats.run_columns import RunColumns  # noqa: E402
 
@@ -212,7 +213,7 @@ def case_level_methods(resamples: int) -> Methods:
     from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets
 
     def summaries(runs: Runs):
-        return case_summaries(RunColumns.of(runs), alpha=ALPHA, max_score=MAX_SCORE, bins=BINS)
+        return case_summaries(RunColumns.of(runs), alpha=ALPHA, scale=default_scale(MAX_SCORE), bins=BINS)
 
     def pair_p(runs: Runs, a: str, b: str, seed: int) -> float:
         s = summaries(runs)
@@ -240,7 +241,7 @@ def case_level_methods(resamples: int) -> Methods:
         ids = sorted(s)
         estimates = []
         for i in ids:
-            value = q_final(pass_rate(runs[i]), mean_clipped_score(runs[i]), ALPHA, MAX_SCORE)
+            value = q_final(pass_rate(runs[i]), mean_clipped_score(runs[i]), ALPHA, default_scale(MAX_SCORE))
             assert value is not None  # every simulated subject has runs
             estimates.append(float(value))
         replicates = joint_replicates([s[i] for i in ids], np.random.default_rng(seed), resamples)

@@ -13,15 +13,20 @@ further grades in scoring_multi/<version>/<subject_id>/:
   results/judge_agreement.csv                 only when llm-judge scorings exist: each judge against
                                               the human grade (alpha, macro-F1, mean deviation)
   scoring_consolidated/<version>/<subject_id>/<case_id>__<run_id>__eval-<reviewer_id>.json
-                                              one grade per run by the declared policy
-                                              (median-v1) or the adjudication; each names its
-                                              sources and their sha256 in `comments`
-Grades by llm-judge reviewers (subjects/reviewers.yaml) enter agreement.csv and the consolidated
-grades only when config.yaml sets llm_judge_in_metrics: true.
+                                              one grade per run by config.yaml's
+                                              consolidation_policy (median: median-v1, by reviewer
+                                              `consensus`; mean: mean-v1, by `consensus-mean`) or the
+                                              adjudication; each names its sources and their sha256 in
+                                              `comments`. A mean that no decimal writes exactly (4/3) is
+                                              written rounded to 6 decimals, its exact value in `comments`.
+Grades by llm-judge reviewers (subjects/reviewers.yaml), adjudications included, enter agreement.csv and
+the consolidated grades only when config.yaml sets llm_judge_in_metrics: true.
 The originals are never modified. The consolidated folder is regenerated whole (a file is
 rewritten only when its bytes change; files no longer produced are removed; being derived
 and git-ignored, they are not fsynced) and
-is read only by `compute_metrics.py --scoring-dir scoring_consolidated`. With --no-consolidated only
+is read only by `compute_metrics.py --scoring-dir scoring_consolidated` (and `validate.py --scoring-dir`), which
+accept the policy's reviewer without registration; a board with `board_grades: consolidated` in config.yaml is
+computed from the same grades in memory by `make metrics` and never reads this folder. With --no-consolidated only
 the results/ tables are written (what `make metrics` writes when no consolidated folder exists) and an
 existing consolidated folder is left as it is; `make metrics` rewrites the default one whenever it exists.
 
@@ -47,7 +52,7 @@ from rgbench.stats.agreement_outputs import (
     agreement_table,
     consolidated_files,
 )
-from rgbench.stats.consolidate import consolidate_all
+from rgbench.stats.consolidated_board import consolidated_grades, policy_of
 from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
 from rgbench.stats.multi_scoring import MULTI_DIR, MultiScorings
 from rgbench.stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE, reviewer_rows
@@ -94,13 +99,13 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     0, or 1 when a file could not be written."""
     every_grade = tuple(tree.scorings) + multi.extra
     reviewers = tree.reviewers
-    grades = tuple(counted_scorings(every_grade, spec, reviewers))
+    grades = tuple(counted_scorings(every_grade, spec, reviewers))   # no llm-judge's unless config.yaml says so
     rows = agreement_table(grades, tree, spec)
     digest = input_digest({**tree.inputs, **multi.inputs})  # seeds the reviewer report's and the judge's draws
     reviewer_csv = csv_text(REVIEWER_COLUMNS, reviewer_rows(
         every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, digest=digest)).encode("utf-8")
     judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, digest=digest)
-    consolidated = consolidate_all(grades, multi.adjudications)
+    consolidated = consolidated_grades(spec, tree, multi)
     agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
     base = f"{output_dir}/{spec.version_dir}"
     outputs = {root / "results" / AGREEMENT_FILE: agreement, root / "results" / REVIEWERS_FILE: reviewer_csv}
@@ -120,7 +125,7 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     if not write_consolidated:
         print(summary)
         return 0
-    files = consolidated_files(consolidated, tree, spec, output_dir, {**tree.inputs, **multi.inputs})
+    files = consolidated_files(consolidated, tree, spec, output_dir, {**tree.inputs, **multi.inputs}, policy_of(spec))
     try:  # derived and git-ignored: regenerated whole on the next run
         for rel in sorted(files):
             write_if_changed(root / rel, files[rel], durable=False)

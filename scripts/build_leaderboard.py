@@ -55,7 +55,8 @@ def build_files(root: Path, source_commit: str = "") -> tuple[dict[str, bytes] |
     if inputs is None:
         return None, None, problems
     board = dataclasses.replace(build_board(inputs), source_commit=source_commit)
-    section = reviewers_section(read_rows(root, REVIEWERS_CSV), read_rows(root, JUDGE_CSV))
+    section = reviewers_section(read_rows(root, REVIEWERS_CSV), read_rows(root, JUDGE_CSV),
+                                higher_is_better=board.scale.higher_is_better)
     return render(board, section), board, []
 
 

@@ -4,10 +4,14 @@ metrics_per_family.csv and manifest.json, byte-deterministically, with the stati
 (intervals, Brier decomposition, calibration_bins.csv, pairwise.csv, pass_at_k.csv,
 metrics_per_difficulty.csv, difficulty_trend.csv, alpha_sensitivity.csv; see results/README.md).
 
-v1.0 reads one scoring per run from scoring/. `--scoring-dir scoring_consolidated`
-reads the consolidated scorings that scripts/aggregate_scoring.py writes instead
-(the several-reviewers path); `--results-dir` keeps such a computation apart from
-the committed results/.
+v1.0 reads one scoring per run from scoring/. With `board_grades: consolidated` in
+system/metrics/<version>/config.yaml, every figure is computed instead from the consolidated
+grade of each run: every grade of scoring/ and scoring_multi/ that counts, one per run by the
+declared consolidation_policy (median or mean; an adjudication first), exact and in memory;
+manifest.json records it under `grades`. `--scoring-dir scoring_consolidated` reads the
+consolidated scorings that scripts/aggregate_scoring.py writes instead (their policy's
+reviewer needs no registration; a mean written rounded is read as written); `--results-dir`
+keeps such a computation apart from the committed results/.
 
 On any invalid input, prints every problem as `path: message` on stderr, exits 1
 and leaves results/ untouched.
@@ -17,15 +21,26 @@ from __future__ import annotations
 
 import sys
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 from rgbench.atomic import OutputError, write_many_atomic
-from rgbench.cli import bad_folder_name, collector_paused, load_valid_tree, not_a_tree, one_blas_thread, script_parser
+from rgbench.cli import (
+    bad_folder_name,
+    collector_paused,
+    load_valid_grades,
+    load_valid_tree,
+    not_a_tree,
+    one_blas_thread,
+    script_parser,
+)
 from rgbench.compute.numfmt import counted
 from rgbench.compute.tables import MANIFEST_FILE, compute_results, render_results
+from rgbench.load.loader import SCORING_DIR
 from rgbench.load.records import Tree
-from rgbench.load.spec import Spec
+from rgbench.load.spec import Spec, load_spec
 from rgbench.progress import Progress
+from rgbench.stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,12 +56,21 @@ def main(argv: list[str] | None = None) -> int:
     if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}) or not_a_tree(root):
         return 1
     with collector_paused(), one_blas_thread(), closing(Progress()) as progress:
-        loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir,
-                                 progress=lambda done, total: progress.update("reading", done, total))
+        def reading(done: int, total: int) -> None:
+            progress.update("reading", done, total)
+
+        if args.scoring_dir == SCORING_DIR and board_of_consolidated_grades(root):
+            grades = load_valid_grades(root, progress=reading, alpha_override=args.alpha)
+            if grades is None:
+                return 1
+            spec, tree, record = grades[0], *consolidated_tree(*grades)
+            progress.update("computing", 1, 2, force=True)
+            return write_metrics(root, spec, tree, args.results_dir, record)
+        loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir, progress=reading)
         if loaded is None:
             return 1
         spec, tree = loaded
-        if args.scoring_dir != "scoring" and not (root / args.scoring_dir / spec.version_dir).is_dir():
+        if args.scoring_dir != SCORING_DIR and not (root / args.scoring_dir / spec.version_dir).is_dir():
             print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
                   "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)",
                   file=sys.stderr)
@@ -55,11 +79,20 @@ def main(argv: list[str] | None = None) -> int:
         return write_metrics(root, spec, tree, args.results_dir)
 
 
-def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "results") -> int:
+def board_of_consolidated_grades(root: Path) -> bool:
+    """True when config.yaml sets ``board_grades: consolidated`` (a system/ that does not load: False, and the
+    load that follows reports why)."""
+    spec, _ = load_spec(root)
+    return spec is not None and spec.stats.board_grades == CONSOLIDATED_BOARD
+
+
+def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "results",
+                  grades: dict[str, object] | None = None) -> int:
     """Compute every table of ``tree`` (valid, as loaded for the metrics: without llm-judge scorings unless
-    config.yaml counts them) and write them to ``root/results_dir`` as one set, manifest.json last; print the
-    warnings and a summary line. 0, or 1 when the set could not be written (nothing half-written)."""
-    results = compute_results(tree, spec)
+    config.yaml counts them; or one consolidated grade per run, ``grades`` then saying so in manifest.json)
+    and write them to ``root/results_dir`` as one set, manifest.json last; print the warnings and a summary
+    line. 0, or 1 when the set could not be written (nothing half-written)."""
+    results = replace(compute_results(tree, spec), grades=grades)
     outputs = render_results(spec, results)
     try:  # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
         write_many_atomic({root / results_dir / name: data for name, data in outputs.items()}, last=MANIFEST_FILE)

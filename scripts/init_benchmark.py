@@ -4,10 +4,13 @@
 DIR gets a documented system/ (case-id pattern, one family, six criteria
 scored 0-2, Pass/Conditional thresholds, a fail catalog, the metrics config),
 one example case in golds/, empty responses/, scoring/ and scoring_multi/, an
-empty subjects/registry.yaml, a Makefile, .ci/run, the review and tests
+empty subjects/registry.yaml, a reviewers registry (subjects/reviewers.yaml:
+one example human reviewer), a Makefile, .ci/run, the review and tests
 workflows and CODEOWNERS under .github/, tests/ and a README with the two
-commands. Its
-requirements.txt pins this toolkit (--requirement to install it from elsewhere).
+commands. Its requirements.txt installs the toolkit running this command: from
+the package index when it came from there, else the wheel, directory or git
+commit it was installed from (its installation record), or this source checkout
+(--requirement to write another line, e.g. one that CI can install too).
 Refuses, writing nothing, when DIR exists and is not empty. Then:
 
     cd DIR && make metrics && make test
@@ -23,7 +26,8 @@ import tempfile
 from pathlib import Path
 
 from rgbench.cli import invocation
-from rgbench.template import EXECUTABLE, default_requirement, template_files
+from rgbench.install_source import ToolkitSource, toolkit_source
+from rgbench.template import EXECUTABLE, template_files
 
 
 def write_tree(target: Path, files: dict[str, bytes]) -> None:
@@ -58,15 +62,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=invocation().prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, metavar="DIR", help="the new repository (created; may exist if empty)")
-    parser.add_argument("--requirement", default=default_requirement(),
-                        help=f"the line of DIR/requirements.txt that installs the toolkit (default: {default_requirement()})")
+    source = toolkit_source()
+    parser.add_argument("--requirement", help="the line of DIR/requirements.txt that installs the toolkit (default: the "
+                                              f"toolkit running now, {source.requirement!r}, from {source.origin})")
     args = parser.parse_args(argv)
     target: Path = args.dir
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         print(f"{target}: exists and is not an empty folder (rgbench init writes a new repository)", file=sys.stderr)
         return 1
     try:
-        files = template_files(args.requirement)
+        files = template_files(source.requirement if args.requirement is None else args.requirement)
     except ValueError as exc:
         print(f"--requirement: {exc}", file=sys.stderr)
         return 1
@@ -81,7 +86,19 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     print(f"{target}: new benchmark repository ({len(files)} files). Next: cd {target} && make metrics && make test")
+    if args.requirement is None:
+        print(requirement_note(source))
     return 0
+
+
+def requirement_note(source: ToolkitSource) -> str:
+    """What the written requirements.txt installs, and, for a path on this machine, what a shared repository needs."""
+    note = f"requirements.txt: {source.requirement} (the toolkit running now, from {source.origin})"
+    if source.path is None:
+        return note
+    gone = "" if source.path.exists() else f"; {source.path} no longer exists"
+    return (f"{note}{gone}. A path installs on this machine only: for CI and other machines, replace the line with "
+            "one they can install (a wheel's URL, or a git URL pinned to a tag or commit; or rgbench init --requirement)")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,20 @@ answer texts of realistic size (about 1-2 KB), and a scoring for most of them:
 about 3% of responses stay unscored, about 2% of scorings flag a recoverable
 fail and a few subjects carry a critical fail. Same arguments, same bytes.
 
+--graders N (with --policy median|mean) gives every scored run N-1 further grades in scoring_multi/ by
+registered human reviewers (subjects/reviewers.yaml) and sets config.yaml's board_grades: consolidated and
+consolidation_policy; --judge adds a registered llm-judge reviewer grading every scored run there.
+
 Everything benchmark-specific comes from system/: case ids are
 benchmark.yaml's example_case_id with the family group replaced by each family
 code and its last digits by a counter (same width); scores span
-criterion_min..criterion_max, ceilings and floors the score range, correctness
-the evaluation schema's values, schema_version the schemas' const.
+criterion_min..criterion_max on the evaluation schema's step (decimals too), in the
+score's direction, ceilings and floors the total's range, correctness the
+evaluation schema's values, schema_version the schemas' const.
+
+--scale penalty rewrites the copied system/ first to a decimal, lower-is-better scale (four
+MQM-style error categories, each 0-25 penalty points in tenths, summed to a 0-100 "MQM-style
+penalty"); --scale likert to six 1-5 ratings whose mean is the total.
 """
 
 from __future__ import annotations
@@ -23,11 +32,14 @@ import random
 import re
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from fractions import Fraction
 from pathlib import Path
 
+import yaml
+
 from rgbench.cli import REPO_ROOT
+from rgbench.compute.scale import json_score
 from rgbench.load.spec import Spec, load_spec
 from rgbench.problems import report
 from rgbench.stats.config import schema_difficulty_range
@@ -72,21 +84,93 @@ def _json_number(value: Fraction) -> int | float:
     return value.numerator if value.denominator == 1 else float(value)
 
 
-def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path = REPO_ROOT) -> dict[str, int]:
+# --- --scale: rewrite the copied system/ to another score scale (DESIGN D3) --------------------------------
+
+# name -> (criteria, criterion_min, criterion_max, JSON schema of one criterion, benchmark.yaml keys); the
+# schema of rubric_floor/rubric_ceiling follows (a decimal number on the total's range).
+SCALES = {
+    "penalty": (("accuracy", "fluency", "terminology", "style"), 0, 25,
+                {"type": "number", "minimum": 0, "maximum": 25, "multipleOf": 0.1},
+                {"score_direction": "lower_is_better", "score_total": "sum", "score_name": "MQM-style penalty",
+                 "pass_threshold": 25, "conditional_threshold": 50}),
+    "likert": (("relevance", "coherence", "empathy", "surprise", "engagement", "complexity"), 1, 5,
+               {"type": "integer", "minimum": 1, "maximum": 5},
+               {"score_direction": "higher_is_better", "score_total": "mean", "score_name": "mean rating",
+                "pass_threshold": 3.5, "conditional_threshold": 2.5}),
+}
+
+
+def rewrite_scale(out: Path, name: str) -> None:
+    """Rewrite ``out``/system/ (a copy) to the scale ``name`` of SCALES: benchmark.yaml's criteria, range and scale
+    keys, the evaluation schema's criteria, the gold schema's floor and ceiling."""
+    criteria, low, high, node, keys = SCALES[name]
+    bench_path = out / "system" / "benchmark.yaml"
+    bench = yaml.safe_load(bench_path.read_text(encoding="utf-8"))
+    bench.update({"criteria": list(criteria), "criterion_min": low, "criterion_max": high, **keys})
+    bench_path.write_text(yaml.safe_dump(bench, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    version = f"v{bench['benchmark_version']}"
+    schemas = out / "system" / "schemas" / version
+
+    def edit(kind: str, change: Callable[[dict], None]) -> None:
+        path = schemas / f"{kind}.schema.json"
+        document = json.loads(path.read_text(encoding="utf-8"))
+        change(document)
+        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def scores(document: dict) -> None:
+        block = document["properties"]["criterion_scores"]
+        block["description"] = f"{len(criteria)} criteria, each {low}-{high} ({keys['score_direction']})."
+        block["required"] = list(criteria)
+        block["properties"] = {c: {"description": c.capitalize() + ".", **node} for c in criteria}
+
+    total_low, total_high = (len(criteria) * low, len(criteria) * high) if keys["score_total"] == "sum" else (low, high)
+
+    def bounds(document: dict) -> None:
+        for key in ("rubric_floor", "rubric_ceiling"):
+            document["properties"][key].update({"type": "number", "minimum": total_low, "maximum": total_high})
+
+    edit("evaluation", scores)
+    edit("gold", bounds)
+
+
+def _grid(spec: Spec) -> tuple[Fraction, int]:
+    """(step, number of steps) of a criterion's range: the schema's step, else a hundredth of the range."""
+    span = spec.criterion_max - spec.criterion_min
+    step = spec.criterion_step if spec.criterion_step is not None else span / 100
+    return step, int(span / step)
+
+
+def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path = REPO_ROOT,
+          scale: str | None = None) -> dict[str, int]:
     spec, problems = load_spec(root)
     if spec is None:
         raise SystemExit(report(problems))
+    rng = random.Random(seed)
+    shutil.copytree(root / "system", out / "system")
+    if scale is not None:
+        rewrite_scale(out, scale)
+        spec, problems = load_spec(out)
+        if spec is None:
+            raise SystemExit(report(problems))
     maker = case_id_maker(spec)
     if isinstance(maker, str):
         raise SystemExit(maker)
     make_id, per_family = maker
-    rng = random.Random(seed)
-    shutil.copytree(root / "system", out / "system")
     low, high = spec.criterion_min, spec.criterion_max
     difficulty = schema_difficulty_range(spec.validators["gold"].schema) or range(1, 6)
-    span = high - low
-    lowest, highest = len(spec.criteria) * low, spec.max_score
-    values = [_json_number(v) for v in spec.correctness_values]
+    step, span = _grid(spec)   # a criterion's score: low + k * step (k = 0..span), k counting quality
+    higher = spec.higher_is_better
+    lowest, highest = spec.score_min, spec.score_max
+    # The floors and ceilings move by notches on the total's range (1 point on the seed's 0-12), on a decimal grid
+    # a JSON number holds (a mean of 6 integer ratings moves by sixths: its notches by tenths).
+    total_step = step if spec.score_total == "sum" else step / len(spec.criteria)
+    if total_step.denominator not in (1, 2, 4, 5, 10, 20, 25, 50, 100):
+        total_step = Fraction(1, 10)
+    notch = total_step * max(1, round((highest - lowest) / 12 / total_step))
+    notches = int((highest - lowest) / notch)
+    best, worst, toward = (highest, lowest, 1) if higher else (lowest, highest, -1)
+    # the evaluation schema's correctness values; quarters for a schema without an enum (any number in [0, 1])
+    values = [_json_number(v) for v in spec.correctness_values or [Fraction(k, 4) for k in range(5)]]
     good_correctness = (values[0], *values[1:-1], values[-1], values[-1])
     poor_correctness = (values[0], values[0], *values[1:-1], values[-1])
     version_dir = spec.version_dir
@@ -105,9 +189,11 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
             raise SystemExit(f"system/benchmark.yaml: $.example_case_id: built {case_id!r}, which case_id_pattern "
                              "refuses (give an example whose family and last digits can vary)")
         case_type = rng.choice(("Closed", "Closed", "Open", "Ambiguous"))
-        ceiling = rng.choice((highest - 2, highest - 1)) if case_type == "Ambiguous" else highest
+        # the ceiling is the best total the case credits, the floor the worst it tolerates (in the score's direction)
+        ceiling = best - toward * notch * rng.choice((2, 1)) if case_type == "Ambiguous" else best
+        floor = worst + toward * notch * rng.randint(0, notches // 2)
         meta = {"schema_version": spec.schema_version, "case_id": case_id, "family": family, "case_type": case_type,
-                "rubric_floor": rng.randint(lowest, lowest + (highest - lowest) // 2), "rubric_ceiling": ceiling,
+                "rubric_floor": json_score(floor), "rubric_ceiling": json_score(ceiling),
                 "difficulty": rng.randint(difficulty[0], difficulty[-1])}
         golds[case_id] = meta
         case_ids.append(case_id)
@@ -140,8 +226,10 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
                 counts["responses"] += 1
                 if rng.random() < 0.03:
                     continue  # unscored
-                scores = {name: low + min(span, max(0, int(rng.random() * (0.7 * span) + skill * (0.65 * span))))
-                          for name in spec.criteria}
+                quality = {name: min(span, max(0, int(rng.random() * (0.7 * span) + skill * (0.65 * span))))
+                           for name in spec.criteria}   # steps of quality: a score, or a penalty counted down
+                scores = {name: json_score(low + k * step if higher else high - k * step)
+                          for name, k in quality.items()}
                 fails = []
                 if has_critical and rng.random() < 0.01:
                     fails.append({"code": rng.choice(critical), "severity": "critical"})
@@ -162,6 +250,244 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     return counts
 
 
+def declare_kinds(out: Path, kinds: list[str]) -> None:
+    """Subject kinds (``--kinds llm,system``): the registry schema of the tree's system/ copy declares
+    ``kinds`` (its ``kind`` enum: the kinds it declared already, then the new ones), and subject i is of
+    kinds[i % len(kinds)]."""
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    path = out / "system" / "schemas" / spec.version_dir / "registry.schema.json"
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    kind = schema["properties"]["subjects"]["items"]["properties"].setdefault("kind", {})
+    kind["enum"] = [*kind.get("enum", []), *(k for k in kinds if k not in kind.get("enum", []))]
+    path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    registry = out / "subjects" / "registry.yaml"
+    lines = registry.read_text(encoding="utf-8").splitlines()
+    index = 0
+    for number, line in enumerate(lines):
+        if line == '    kind: "llm"':
+            lines[number] = f'    kind: "{kinds[index % len(kinds)]}"'
+            index += 1
+    registry.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+BLANK_EVERY = 20   # --blank-answers: every 20th response (in path order) gets an empty or whitespace answer
+BLANK_TEXTS = ("", " \n\t ")
+
+
+def allow_blank_answers(out: Path, version_dir: str) -> None:
+    """Drop ``minLength`` and ``pattern`` from response_text in the tree's response schema (a system/ copied from an
+    older tree that still refuses a blank answer); the file is left as it is when it has neither."""
+    path = out / "system" / "schemas" / version_dir / "response.schema.json"
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    text = schema.get("properties", {}).get("response_text", {})
+    if "minLength" in text or "pattern" in text:
+        text.pop("minLength", None)
+        text.pop("pattern", None)
+        path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def blank_answers(out: Path, version_dir: str) -> list[str]:
+    """--blank-answers: every BLANK_EVERY-th response (sorted paths, starting with the first) gets an empty or a
+    whitespace-only response_text (alternately), and the scorings of those runs the new response_sha256. The
+    relative paths of the blanked responses."""
+    allow_blank_answers(out, version_dir)
+    blanked = []
+    responses = sorted((out / "responses" / version_dir).rglob("*.json"))
+    for number, path in enumerate(responses[::BLANK_EVERY]):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        document["response_text"] = BLANK_TEXTS[number % len(BLANK_TEXTS)]
+        data = _dump(document)
+        path.write_bytes(data)
+        blanked.append(path.relative_to(out).as_posix())
+        sid, run = path.parent.name, path.stem
+        for grade in sorted((out / "scoring" / version_dir / sid).glob(f"{run}__eval-*.json")):
+            scoring = json.loads(grade.read_text(encoding="utf-8"))
+            scoring["response_sha256"] = hashlib.sha256(data).hexdigest()
+            grade.write_bytes(_dump(scoring))
+    return blanked
+
+
+# --- several graders per answer (--graders N --policy P) and an LLM judge (--judge) ------------------------
+
+JUDGE_ID = "judge-synth-1"
+
+
+def _set_config_key(path: Path, key: str, value: str) -> None:
+    """Set ``key: value`` in the YAML file ``path``: its line replaced when the key is there, else appended."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if not re.match(rf"{re.escape(key)}\s*:", line)]
+    path.write_text("\n".join(kept + [f"{key}: {value}"]) + "\n", encoding="utf-8")
+
+
+def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, bias: int = 0) -> dict:
+    """Another reviewer's grade of the run ``document`` grades: each criterion moved by -1, 0 or +1 step (plus
+    ``bias`` steps; a step is 1 on an integer scale, a tenth of the range otherwise) within the range, the
+    correctness moved to a neighbouring value at times, the same fails."""
+    low, high = Fraction(spec.criterion_min), Fraction(spec.criterion_max)
+    step = spec.criterion_step or (high - low) / 10   # the schema's step (multipleOf), a tenth of the range without one
+    scores = {}
+    for name, score in document["criterion_scores"].items():
+        moved = Fraction(str(score)) + step * (rng.choice((-1, 0, 0, 1)) + bias)   # str: the decimal written
+        scores[name] = _json_number(min(high, max(low, moved)))
+    grade = {**document, "reviewer_id": reviewer, "criterion_scores": scores, "comments": "Synthetic further grade."}
+    values = list(spec.correctness_values)
+    if "correctness" in document and values:   # a benchmark without correctness (or without an enum) keeps the grade's
+        at = values.index(Fraction(document["correctness"])) if Fraction(document["correctness"]) in values else 0
+        grade["correctness"] = _json_number(values[min(len(values) - 1, max(0, at + rng.choice((-1, 0, 0, 0, 1))))])
+    return grade
+
+
+def _write_reviewers(out: Path, humans: list[str], judge: bool) -> None:
+    lines = ["reviewers:"]
+    for rid in humans:
+        lines += [f"  - id: {rid}", f'    name: "Synthetic reviewer {rid}"', "    kind: human"]
+    if judge:
+        lines += [f"  - id: {JUDGE_ID}", '    name: "Synthetic LLM judge"', "    kind: llm-judge"]
+    (out / "subjects" / "reviewers.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: int) -> dict[str, int]:
+    """Rewrite the tree at ``out`` for several graders: every scored run gets ``graders - 1`` further grades in
+    scoring_multi/ by other human reviewers (and, with ``judge``, one by the llm-judge ``JUDGE_ID``, lenient by one
+    step); subjects/reviewers.yaml registers them all; with ``graders`` > 1, config.yaml sets
+    ``board_grades: consolidated`` and ``consolidation_policy: policy``. Counts of what was written."""
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    rng = random.Random(f"graders:{seed}")
+    pool = [f"rev-{i}" for i in range(1, max(6, graders) + 1)]
+    counts = {"further_grades": 0, "judge_grades": 0}
+    for path in sorted((out / "scoring" / spec.version_dir).glob("*/*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        others = rng.sample([r for r in pool if r != document["reviewer_id"]], graders - 1)
+        grades = [_other_grade(document, r, spec, rng) for r in others]
+        if judge:
+            grades.append(_other_grade(document, JUDGE_ID, spec, rng, bias=1))
+        folder = out / "scoring_multi" / spec.version_dir / path.parent.name
+        folder.mkdir(parents=True, exist_ok=True)
+        for grade in grades:
+            name = f"{grade['case_id']}__{grade['run_id']}__eval-{grade['reviewer_id']}.json"
+            (folder / name).write_bytes(_dump(grade))
+            counts["judge_grades" if grade["reviewer_id"] == JUDGE_ID else "further_grades"] += 1
+    _write_reviewers(out, pool, judge)
+    if graders > 1:
+        config = out / spec.config_path
+        _set_config_key(config, "board_grades", "consolidated")
+        _set_config_key(config, "consolidation_policy", policy or "median")
+    return counts
+
+
+# --- fields the benchmark does not record (issue 23): --no-confidence, --no-correctness, --no-difficulty,
+# --no-pass-rule. Each rewrites the generated tree's system/ copy (the schema or benchmark.yaml that declares the
+# field) and removes the field from every generated file, then the scorings are pinned again: the same seed
+# gives the same tree, without the field.
+
+def _rewrite_json(path: Path, change: Callable[[dict], None], *, sort_keys: bool = True) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)
+    text = json.dumps(document, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def _undeclare(out: Path, version_dir: str, kind: str, field: str) -> None:
+    """Remove ``field`` from the ``kind`` schema's properties and required: the benchmark no longer records it."""
+    def change(schema: dict) -> None:
+        schema["required"] = [name for name in schema["required"] if name != field]
+        schema["properties"].pop(field, None)
+    _rewrite_json(out / "system" / "schemas" / version_dir / f"{kind}.schema.json", change, sort_keys=False)
+
+
+def _drop_from_json_files(out: Path, folder: str, field: str) -> None:
+    for path in sorted((out / folder).rglob("*.json")):
+        _rewrite_json(path, lambda document: document.pop(field, None))
+
+
+def _drop_from_golds(out: Path, field: str) -> None:
+    """Remove ``field`` from each gold's json block (the last fenced json block of the file)."""
+    for path in sorted((out / "golds").rglob("*_gold.md")):
+        text = path.read_text(encoding="utf-8")
+        start = text.rindex("```json\n") + len("```json\n")
+        end = text.index("\n```", start)
+        meta = json.loads(text[start:end])
+        meta.pop(field, None)
+        path.write_text(text[:start] + json.dumps(meta, indent=2) + text[end:], encoding="utf-8")
+
+
+def _drop_yaml_keys(path: Path, keys: tuple[str, ...]) -> None:
+    """Remove the top-level ``key: value`` lines of ``keys`` from a YAML file (comments kept)."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if line.split(":", 1)[0] not in keys), encoding="utf-8")
+
+
+def drop_confidence(out: Path, version_dir: str) -> None:
+    """--no-confidence: the response schema and the responses without ``confidence``."""
+    _undeclare(out, version_dir, "response", "confidence")
+    _drop_from_json_files(out, "responses", "confidence")
+
+
+def drop_correctness(out: Path, version_dir: str) -> None:
+    """--no-correctness: the evaluation schema and the scorings without ``correctness``."""
+    _undeclare(out, version_dir, "evaluation", "correctness")
+    _drop_from_json_files(out, "scoring", "correctness")
+
+
+def drop_difficulty(out: Path, version_dir: str) -> None:
+    """--no-difficulty: the gold schema and the golds without ``difficulty`` (config.yaml's difficulty_weights
+    stay: without a difficulty they are not checked against the gold schema, and not used)."""
+    _undeclare(out, version_dir, "gold", "difficulty")
+    _drop_from_golds(out, "difficulty")
+
+
+def drop_pass_rule(out: Path, version_dir: str) -> None:
+    """--no-pass-rule: benchmark.yaml without pass_threshold and conditional_threshold, config.yaml without alpha
+    (there is no P to weigh: Q_final is the normalised score)."""
+    _drop_yaml_keys(out / "system" / "benchmark.yaml", ("pass_threshold", "conditional_threshold"))
+    _drop_yaml_keys(out / "system" / "metrics" / version_dir / "config.yaml", ("alpha",))
+
+
+ABSENT = {"confidence": drop_confidence, "correctness": drop_correctness, "difficulty": drop_difficulty,
+          "pass_rule": drop_pass_rule}
+
+
+def repin(out: Path, version_dir: str) -> None:
+    """Every scoring's response_sha256 and gold_sha256 set to the files' current bytes."""
+    def digest(rel: str) -> str:
+        return hashlib.sha256((out / rel).read_bytes()).hexdigest()
+
+    for path in sorted((out / "scoring").rglob("*.json")):
+        def change(doc: dict) -> None:
+            doc["response_sha256"] = digest(f"responses/{version_dir}/{doc['subject_id']}/{doc['case_id']}__"
+                                            f"{doc['run_id']}.json")
+            doc["gold_sha256"] = digest(f"golds/{version_dir}/{doc['case_id']}_gold.md")
+        _rewrite_json(path, change)
+
+
+def drop_fields(out: Path, absent: Collection[str]) -> None:
+    """Make the generated tree ``out`` a benchmark that does not record ``absent`` (keys of :data:`ABSENT`); a
+    field the copied system/ itself does not record is removed from the generated files too (build writes every
+    field). Nothing to do (no file rewritten) when the benchmark records everything."""
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    version = spec.version_dir
+    for name in ABSENT:
+        if name in absent:
+            ABSENT[name](out, version)
+    kept = {field: getattr(spec, f"has_{field}") for field in ("confidence", "correctness", "difficulty", "case_type",
+                                                               "rubric_floor", "rubric_ceiling")}
+    if not absent and all(kept.values()):
+        return
+    for field, folder in (("confidence", "responses"), ("correctness", "scoring")):
+        if not kept[field]:
+            _drop_from_json_files(out, folder, field)
+    for field in ("difficulty", "case_type", "rubric_floor", "rubric_ceiling"):
+        if not kept[field]:
+            _drop_from_golds(out, field)
+    repin(out, version)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subjects", type=int, required=True, help="number of subjects")
@@ -171,7 +497,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT,
                         help="benchmark tree whose system/ the synthetic tree copies (default: this repository)")
+    parser.add_argument("--kinds", type=lambda text: text.split(","), default=None, metavar="K1,K2,...",
+                        help="subject kinds, given in turn (e.g. llm,system); the registry schema declares them")
+    parser.add_argument("--blank-answers", action="store_true",
+                        help=f"give every {BLANK_EVERY}th response an empty or whitespace-only response_text (graded "
+                             "like any answer)")
+    parser.add_argument("--scale", choices=sorted(SCALES),
+                        help="rewrite the copied system/ to another score scale first: penalty (4 criteria of 0-25 "
+                             "penalty points in tenths, summed, lower is better) or likert (6 ratings 1-5, their mean)")
+    parser.add_argument("--graders", type=int, default=1, metavar="N",
+                        help="grades per answer: one in scoring/, N-1 in scoring_multi/ by registered human reviewers; "
+                             "above 1, config.yaml sets board_grades: consolidated (default 1)")
+    parser.add_argument("--policy", choices=("median", "mean"),
+                        help="config.yaml's consolidation_policy with --graders (default median)")
+    parser.add_argument("--judge", action="store_true",
+                        help="a registered llm-judge reviewer grades every scored run in scoring_multi/")
+    for name in ABSENT:
+        flag = name.replace("_", "-")
+        parser.add_argument(f"--no-{flag}", action="store_true",
+                            help=f"a benchmark without {name.replace('_', ' ')} (system/ copy rewritten: {ABSENT[name].__doc__})")
     args = parser.parse_args(argv)
+    if args.graders < 1 or (args.policy and args.graders < 2):
+        print("--graders must be at least 1, and --policy needs --graders 2 or more", file=sys.stderr)
+        return 1
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
         print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
         return 1
@@ -179,9 +527,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.out}: exists and is not empty (choose a new folder)", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
-    counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root)
+    counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root, args.scale)
+    drop_fields(args.out, [name for name in ABSENT if getattr(args, f"no_{name}")])
+    if args.kinds:
+        declare_kinds(args.out, args.kinds)
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "
           f"{args.subjects} subjects")
+    if args.blank_answers:
+        spec, _ = load_spec(args.out)
+        assert spec is not None   # build() loaded the same system/
+        print(f"{args.out}: {len(blank_answers(args.out, spec.version_dir))} blank answers")
+    if args.graders > 1 or args.judge:   # after the blank answers: the further grades pin the final responses
+        added = add_graders(args.out, args.graders, args.policy, args.judge, args.seed)
+        print(f"{args.out}: {added['further_grades']} further grades and {added['judge_grades']} LLM-judge grades "
+              "in scoring_multi/")
     return 0
 
 

@@ -7,7 +7,9 @@ writes what its own script writes: the metric tables (compute_metrics.py), the r
 (aggregate_scoring.py) and the leaderboard (build_leaderboard.py; --readme also embeds it in README.md),
 stopping at the first step that fails. The files are the same bytes as the three scripts run one after
 the other give (tests/test_cli_main.py); only the tree is read once instead of three times. `make check`
-(check_results.py) runs this script on a copy of the inputs.
+(check_results.py) runs this script on a copy of the inputs. With `board_grades: consolidated` in config.yaml,
+the metric tables are computed from the consolidated grade of each run (every rater of scoring/ and
+scoring_multi/, by the declared consolidation_policy), in memory.
 
 The consolidated scorings (the default scoring_consolidated/, git-ignored, one file per run) are
 aggregate_scoring.py's on request (`make agreement`): this script rewrites them only when that folder
@@ -26,6 +28,7 @@ from rgbench.cli import collector_paused, load_valid_grades, not_a_tree, one_bla
 from rgbench.cli_main import load_script
 from rgbench.load.loader import counted_scorings
 from rgbench.progress import Progress
+from rgbench.stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,9 +53,11 @@ def write_tables(root: Path) -> int:
         if loaded is None:
             return 1
         spec, tree, multi = loaded   # every scoring: aggregate_scoring reads the llm-judge grades too
-        counted = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, tree.reviewers)))
+        counted, grades = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, tree.reviewers))), None
+        if spec.stats.board_grades == CONSOLIDATED_BOARD:   # every figure from each run's consolidated grade
+            counted, grades = consolidated_tree(spec, tree, multi)
         progress.update("computing", 1, 2, force=True)
-        status = load_script("compute_metrics.py").write_metrics(root, spec, counted)
+        status = load_script("compute_metrics.py").write_metrics(root, spec, counted, grades=grades)
         if status == 0:
             aggregate = load_script("aggregate_scoring.py")
             # the consolidated scorings (87,000 files at 100 x 300 x 3) are written on request (make agreement);

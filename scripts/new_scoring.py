@@ -6,7 +6,8 @@
 creates scoring/<version>/S/C__R__eval-ID.json with the ids, the registered
 subject_version and the pins filled in (the sha256 of the response and of the
 case's gold, so that a later change to either makes the scoring stale), every rubric criterion
-listed with a null score and a null correctness. Those nulls fail validation
+listed with a null score and a null correctness (no correctness key when the benchmark records none). Those
+nulls fail validation
 until the reviewer replaces them, so an unfilled template cannot be merged.
 Refuses (exit 1, nothing written) when the subject or the reviewer is not
 registered (a tree without subjects/reviewers.yaml checks no reviewer), the
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
+from rgbench.compute.scale import score_text
 from rgbench.governance.scoring_template import id_errors, template
 from rgbench.governance.write_once import write_new_file
 from rgbench.load.loader import gold_rel, response_rel, scoring_rel
@@ -119,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"   and the rubric: {spec.rubric_path}; the fail catalog: {spec.catalog_path}")
     print(f"2. Read the response: {response}")
     print(f"3. Fill in {target}:")
-    print(f"   criterion_scores ({', '.join(spec.criteria)}: {spec.criterion_min}-{spec.criterion_max} each), "
-          f"correctness ({spec.correctness_text()}), automatic_fails_triggered, comments")
+    low, high = score_text(spec.criterion_min), score_text(spec.criterion_max)
+    print(f"   criterion_scores ({', '.join(spec.criteria)}: {low}-{high} each, {spec.scale.direction_text}), "
+          + (f"correctness ({spec.correctness_text()}), " if spec.has_correctness else "")
+          + "automatic_fails_triggered, comments")
     print("4. make fmt validate, then make metrics and make check; commit the scoring with the regenerated results/ "
           "and README.md (its leaderboard block): git add scoring results README.md")
     return 0

@@ -3,6 +3,9 @@
 
 Prints each problem as `path: message` on stderr and exits 1 if there is any.
 Further reviewers' grades in scoring_multi/ are checked too, once the rest is valid.
+With --scoring-dir NAME, the scorings are read from NAME (e.g. scoring_consolidated, the consolidated
+grades scripts/aggregate_scoring.py writes, whose policy's own reviewer needs no registration) instead of
+scoring/, as compute_metrics.py --scoring-dir reads them; scoring_multi/ is then not read.
 
 With --changed BASE, reports only the problems of the files changed since the
 git revision BASE (working tree and untracked files included), of the files
@@ -17,11 +20,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rgbench.cli import not_a_tree, script_parser
+from rgbench.cli import bad_folder_name, not_a_tree, script_parser
 from rgbench.governance.annotations import github_line
 from rgbench.governance.changeset import select
 from rgbench.governance.gitio import GitError, changed_since
-from rgbench.load.loader import load_tree
+from rgbench.load.loader import SCORING_DIR, load_tree
 from rgbench.load.safe_read import read_single_file
 from rgbench.load.spec import load_spec
 from rgbench.problems import Problem, report
@@ -34,8 +37,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="report only problems of files changed since git revision BASE and their references")
     parser.add_argument("--format", choices=("text", "github"), default="text",
                         help="text: `path: message` lines on stderr (default); github: annotations on stdout")
+    parser.add_argument("--scoring-dir", default=SCORING_DIR, metavar="NAME",
+                        help="folder of the tree to read scorings from, e.g. scoring_consolidated (default: scoring)")
     args = parser.parse_args(argv)
-    if not_a_tree(args.root):
+    if bad_folder_name({"--scoring-dir": args.scoring_dir}) or not_a_tree(args.root):
         return 1
     changed = None
     if args.changed is not None:
@@ -48,9 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     spec, problems = load_spec(args.root)
     if spec is None:
         return emit(problems)
-    tree, problems = load_tree(args.root, spec)
+    if args.scoring_dir != SCORING_DIR and not (args.root / args.scoring_dir / spec.version_dir).is_dir():
+        print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree (--scoring-dir names a folder of "
+              "scorings, e.g. one written by scripts/aggregate_scoring.py)", file=sys.stderr)
+        return 1
+    tree, problems = load_tree(args.root, spec, scoring_dir=args.scoring_dir)
     multi = None
-    if tree is not None:  # further reviewers' grades (scoring_multi/) are judged against the valid tree
+    if tree is not None and args.scoring_dir == SCORING_DIR:  # further grades are judged against the valid tree
         multi, problems = load_multi(args.root, spec, tree)
     left_out = 0
     if changed is not None:

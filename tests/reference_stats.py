@@ -86,3 +86,70 @@ def rank_sets_brute_force(estimates: Sequence[float], replicates: np.ndarray, co
                 ranks.add(position[j] + 1)
         out.append((min(ranks), max(ranks)))
     return out
+
+
+def krippendorff_alpha_by_matrix(units: Sequence[dict], metric: str) -> Fraction | None:
+    """Krippendorff's alpha from its definition: the coincidence matrix o_ck, then D_o and D_e summed over every
+    pair of values (c, k) with δ²(c, k) computed per pair (ordinal: Σ_{g=c..k} n_g − (n_c + n_k)/2, by a loop)."""
+    matrix: dict = defaultdict(Fraction)
+    for unit in units:
+        values = list(unit.values())
+        if len(values) < 2:
+            continue
+        for i, c in enumerate(values):
+            for j, k in enumerate(values):
+                if i != j:
+                    matrix[(c, k)] += Fraction(1, len(values) - 1)
+    if not matrix:
+        return None
+    marginals: dict = defaultdict(Fraction)
+    for (c, _), weight in matrix.items():
+        marginals[c] += weight
+    n = sum(marginals.values(), Fraction(0))
+    order = sorted(marginals)
+
+    def delta(c, k):
+        if metric == "nominal":
+            return Fraction(c != k)
+        if metric == "interval":
+            return Fraction(c - k) ** 2
+        lo, hi = sorted((order.index(c), order.index(k)))
+        return (sum((marginals[order[g]] for g in range(lo, hi + 1)), Fraction(0)) - (marginals[c] + marginals[k]) / 2) ** 2
+
+    observed = sum((w * delta(c, k) for (c, k), w in matrix.items()), Fraction(0))
+    expected = sum((marginals[c] * marginals[k] * delta(c, k) for c in order for k in order), Fraction(0))
+    return None if expected == 0 else 1 - (n - 1) * observed / expected
+
+
+def alpha_replicates_by_matrix(units: Sequence[dict], metric: str, weights: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha of each weight row in float64, through a values x values coincidence matrix per
+    replicate (the form the library used before issue 23: memory replicates x values²): O = W @ (per-unit
+    coincidences times L = lcm(m_u − 1)), N_c its marginals, E_ck = [c ≠ k] or (2 Σ_{g=c..k} N_g − N_c − N_k)²,
+    alpha = (Σ N_c N_k E_ck − (N − L) Σ O_ck E_ck) / Σ N_c N_k E_ck, NaN where the denominator is 0."""
+    import math
+    units = [u for u in units if len(u) >= 2]
+    values = sorted({v for u in units for v in u.values()})
+    index = {v: i for i, v in enumerate(values)}
+    k = len(values)
+    big_l = math.lcm(1, *(len(u) - 1 for u in units))
+    contributions = np.zeros((len(units), k * k), dtype=np.float64)
+    for row, unit in enumerate(units):
+        share = big_l // (len(unit) - 1)
+        ratings = [index[v] for v in unit.values()]
+        for i, c in enumerate(ratings):
+            for j, d in enumerate(ratings):
+                if i != j:
+                    contributions[row, c * k + d] += share
+    lo, hi = np.minimum.outer(np.arange(k), np.arange(k)), np.maximum.outer(np.arange(k), np.arange(k))
+    o = (np.asarray(weights, dtype=np.float64) @ contributions).reshape(-1, k, k)
+    marg = o.sum(axis=2)
+    n = marg.sum(axis=1)
+    if metric == "nominal":
+        e = np.broadcast_to(1 - np.eye(k), o.shape)
+    else:
+        cum = np.concatenate([np.zeros((len(o), 1)), np.cumsum(marg, axis=1)], axis=1)
+        e = (2 * (cum[:, hi + 1] - cum[:, lo]) - marg[:, :, None] - marg[:, None, :]) ** 2
+    expected = (marg[:, :, None] * marg[:, None, :] * e).sum(axis=(1, 2))
+    observed = (o * e).sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(expected != 0, (expected - (n - big_l) * observed) / np.where(expected != 0, expected, 1), np.nan)

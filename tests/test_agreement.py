@@ -9,6 +9,7 @@ from fractions import Fraction as F
 import krippendorff
 import numpy as np
 import pytest
+from reference_stats import krippendorff_alpha_by_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from rgbench.load.records import Scoring
@@ -98,6 +99,46 @@ def test_krippendorff_alpha_nominal_on_labels_matches_the_package():
     theirs = krippendorff.alpha(reliability_data=reliability_data(coded, ["a", "b", "c"]), level_of_measurement="nominal")
     assert float(krippendorff_alpha(units, "nominal")) == pytest.approx(theirs, abs=1e-12)
 
+
+
+def mixed_units(seed, n=40, raters=("r1", "r2", "r3", "r4"), top=12, step=F(1)):
+    """Units of 0-4 ratings (some unpairable) on the values 0, step, 2·step, ..., top·step."""
+    rng = np.random.default_rng(seed)
+    units = []
+    for _ in range(n):
+        base = int(rng.integers(0, top + 1))
+        units.append({r: step * int(np.clip(base + rng.integers(-2, 3), 0, top)) for r in raters if rng.random() < 0.6})
+    return units
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal", "interval"])
+@pytest.mark.parametrize(("top", "step"), [(12, F(1)), (228, F(1)), (40, F(1, 4)), (30, F(7, 10))])
+def test_krippendorff_alpha_is_exactly_its_coincidence_matrix_definition(metric, top, step):
+    # the sums over values x values are computed in closed form (n² − Σ n_c², 2nΣ n_c p_c² − 2(Σ n_c p_c)²):
+    # the same Fraction as the definition, on integer and decimal (Fraction) scores
+    for seed in (1, 2):
+        units = mixed_units(seed, top=top, step=step)
+        assert krippendorff_alpha(units, metric) == krippendorff_alpha_by_matrix(units, metric)
+    labels = [{"a": "Pass", "b": "Fail"}, {"a": "Fail", "b": "Fail", "c": "Conditional"}, {"b": "Pass", "c": "Pass"}]
+    assert krippendorff_alpha(labels, "nominal") == krippendorff_alpha_by_matrix(labels, "nominal")
+
+
+def test_krippendorff_alpha_on_a_wide_range():
+    # runs graded twice on 0..100000: about as many distinct values as ratings; time and memory follow the
+    # ratings, not the range (the values x values sums are closed forms; ordinal's were k³ Fraction additions)
+    rng = np.random.default_rng(7)
+
+    def wide(n):
+        base = rng.integers(0, 100_001, n)
+        return [{"a": int(b), "b": int(np.clip(b + rng.integers(-5000, 5001), 0, 100_000))} for b in base]
+    few = wide(120)   # the package builds units x values x values arrays: kept small for it
+    for metric in ("ordinal", "interval"):
+        theirs = krippendorff.alpha(reliability_data=reliability_data(few, ["a", "b"]), level_of_measurement=metric)
+        assert float(krippendorff_alpha(few, metric)) == pytest.approx(theirs, abs=1e-9)
+    many = wide(3000)
+    # ordinal alpha depends on the order of the values only: a strictly increasing map leaves it unchanged, exactly
+    assert krippendorff_alpha(many, "ordinal") == krippendorff_alpha(
+        [{r: F(v) ** 3 / 7 + 5 for r, v in unit.items()} for unit in many], "ordinal")
 
 # --- weighted kappa, percent agreement, deviation ------------------------------------------
 

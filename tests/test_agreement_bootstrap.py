@@ -4,12 +4,14 @@ weights; degenerate cases; the `krippendorff` package as an oracle for alpha."""
 
 from __future__ import annotations
 
+import tracemalloc
 from collections import Counter
 from fractions import Fraction as F
 
 import krippendorff
 import numpy as np
 import pytest
+from reference_stats import alpha_replicates_by_matrix
 
 from rgbench.stats.agreement import (
     cohen_weighted_kappa,
@@ -73,6 +75,48 @@ def test_alpha_with_unit_weights_matches_the_krippendorff_package(metric):
     assert value == pytest.approx(krippendorff.alpha(reliability_data=data,
                                                                          level_of_measurement=metric), abs=1e-12)
 
+
+
+@pytest.mark.parametrize("metric", ["nominal", "ordinal"])
+@pytest.mark.parametrize(("top", "step"), [(4, F(1)), (228, F(1)), (40, F(1, 4))])
+def test_alpha_replicates_are_the_floats_of_the_coincidence_matrix_form(metric, top, step):
+    # the replicate is computed from per-rating sums (no values x values matrix), as exact integers in int64:
+    # the very same float64 as the matrix form, bit for bit, on integer and decimal (Fraction) scores, with
+    # 2 to 4 raters per unit (L = lcm(m_u − 1) = 6), on the draw, the estimate and leave-one-out rows
+    rng = np.random.default_rng(top)
+    units = []
+    for _ in range(60):
+        base = int(rng.integers(0, top + 1))
+        unit = {r: step * int(np.clip(base + rng.integers(-3, 4), 0, top)) for r in ("a", "b", "c", "d")
+                if rng.random() < 0.7}
+        if len(unit) >= 2:
+            units.append(unit)
+    weights = np.concatenate([drawn(rng, len(units), 300), np.ones((1, len(units))),
+                              np.ones((5, len(units))) - np.eye(5, len(units))])
+    np.testing.assert_array_equal(alpha_statistic(units, metric)(weights),
+                                  alpha_replicates_by_matrix(units, metric, weights))
+
+
+def _peak_bytes(units, weights):
+    tracemalloc.start()
+    try:
+        alpha_statistic(units, "ordinal")(weights)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_alpha_memory_does_not_grow_with_the_range_of_values():
+    # 300 runs graded twice, 2000 resamples: on 0..4 (5 values) and on 0..100000 (about 600 values). A values x
+    # values coincidence matrix per replicate needs 2000 x 600² floats (5.8 GB) on the wide range; the per-rating
+    # sums need at most a block of replicates x ratings, so the wide range may not cost more than twice the narrow
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 100_001, 300)
+    wide = [{"a": int(b), "b": int(np.clip(b + rng.integers(-3000, 3001), 0, 100_000))} for b in base]
+    narrow = [{"a": int(b) % 5, "b": int(np.clip(b % 5 + rng.integers(-1, 2), 0, 4))} for b in base]
+    weights = drawn(rng, 300, 2000)
+    assert len({v for u in wide for v in u.values()}) > 500
+    assert _peak_bytes(wide, weights) < 2 * _peak_bytes(narrow, weights) + (1 << 20)
 
 def test_ordinal_classification_uses_the_rubric_order():
     # Fail-vs-Pass disagreement is farther than Fail-vs-Conditional under the order Fail < Conditional < Pass;

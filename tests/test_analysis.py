@@ -11,7 +11,15 @@ import pytest
 from treebuilder import REPO, small_tree
 
 import rgbench
-from rgbench.analysis import BOOL_COLUMNS, FLOAT_COLUMNS, INT_COLUMNS, TEXT_COLUMNS, column_kind, parse_table
+from rgbench.analysis import (
+    BOOL_COLUMNS,
+    FLOAT_COLUMNS,
+    INT_COLUMNS,
+    SCORE_COLUMNS,
+    TEXT_COLUMNS,
+    column_kind,
+    parse_table,
+)
 from rgbench.cli_main import main
 from rgbench.results_csv import TableError
 
@@ -68,8 +76,9 @@ def test_read_results_of_a_computed_tree(tmp_path):
 
 def test_every_column_the_toolkit_writes_has_a_declared_type(tmp_path):
     """A new result column must be added to rgbench/analysis.py's column sets (else it would read as text)."""
-    declared = BOOL_COLUMNS | INT_COLUMNS | FLOAT_COLUMNS | TEXT_COLUMNS
-    assert len(declared) == len(BOOL_COLUMNS) + len(INT_COLUMNS) + len(FLOAT_COLUMNS) + len(TEXT_COLUMNS)
+    declared = BOOL_COLUMNS | INT_COLUMNS | FLOAT_COLUMNS | TEXT_COLUMNS | SCORE_COLUMNS
+    assert len(declared) == (len(BOOL_COLUMNS) + len(INT_COLUMNS) + len(FLOAT_COLUMNS) + len(TEXT_COLUMNS)
+                             + len(SCORE_COLUMNS))
     root = small_tree(tmp_path / "tree").root
     assert main(["metrics", "--root", str(root)]) == 0
     for tree in (root, REPO):  # a computed tree and the committed results/ (whatever benchmark it holds)

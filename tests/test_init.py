@@ -51,7 +51,8 @@ def test_init_then_make_metrics_and_make_test_pass_and_catch_stale_results(tmp_p
     assert main(["init", str(root)]) == 0
     assert "make metrics && make test" in capsys.readouterr().out
     for rel in ("system/benchmark.yaml", "system/rubric/v1.0/automatic_fails.yaml", "system/metrics/v1.0/config.yaml",
-                "golds/v1.0/EX-DEMO-001_gold.md", "subjects/registry.yaml", "Makefile", ".ci/run", WORKFLOW,
+                "golds/v1.0/EX-DEMO-001_gold.md", "subjects/registry.yaml", "subjects/reviewers.yaml", "Makefile",
+                ".ci/run", WORKFLOW,
                 ".github/workflows/tests.yml", ".github/CODEOWNERS", "README.md", "requirements.txt",
                 "tests/test_benchmark.py"):
         assert (root / rel).is_file(), rel
@@ -110,6 +111,78 @@ def test_requirement_pins_this_toolkit_or_what_is_asked(tmp_path):
     assert main(["init", str(tmp_path / "b"), "--requirement", wheel]) == 0
     assert (tmp_path / "b/requirements.txt").read_text().endswith(f"\n{wheel}\n")
     assert main(["init", str(tmp_path / "c"), "--requirement", "a\nb"]) == 1
+
+
+def init_tree_with_graded_runs(root: Path) -> None:
+    """A new repository with one subject of a kind it declares (system), and two runs of the example case:
+    r1 graded by the template's example reviewer (human), r2 by a registered LLM judge; plus a third grade,
+    in scoring_multi/, by the judge on r1."""
+    import hashlib
+    import json
+
+    from rgbench.load.spec import load_spec
+
+    assert main(["init", str(root)]) == 0
+    schema = root / "system/schemas/v1.0/registry.schema.json"
+    schema.write_text(schema.read_text().replace('"human"\n', '"human",\n              "system"\n'))
+    (root / "subjects/registry.yaml").write_text(
+        'subjects:\n  - subject_id: "mt-2021"\n    subject_version: "2021-06-01"\n    kind: "system"\n')
+    reviewers = root / "subjects/reviewers.yaml"
+    reviewers.write_text(reviewers.read_text() + "  - id: judge-example\n    name: Example judge\n    kind: llm-judge\n")
+    spec, problems = load_spec(root)
+    assert spec is not None, problems
+    gold = (root / "golds/v1.0/EX-DEMO-001_gold.md").read_bytes()
+
+    def dump(rel: str, document: dict) -> bytes:
+        data = (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+        return data
+
+    head = {"schema_version": "1.0", "subject_id": "mt-2021", "subject_version": "2021-06-01", "case_id": "EX-DEMO-001"}
+    for run, reviewer, folder in (("r1", "rev-example", "scoring"), ("r2", "judge-example", "scoring"),
+                                  ("r1", "judge-example", "scoring_multi")):
+        response = dump(f"responses/v1.0/mt-2021/EX-DEMO-001__{run}.json",
+                        {**head, "run_id": run, "confidence": 80, "response_text": "7: it is prime."})
+        dump(f"{folder}/v1.0/mt-2021/EX-DEMO-001__{run}__eval-{reviewer}.json",
+             {**head, "run_id": run, "reviewer_id": reviewer, "criterion_scores": dict.fromkeys(spec.criteria, 2),
+              "automatic_fails_triggered": [], "correctness": 1, "response_sha256": hashlib.sha256(response).hexdigest(),
+              "gold_sha256": hashlib.sha256(gold).hexdigest()})
+
+
+def test_init_registers_reviewers_so_judge_grades_never_count_as_human(tmp_path, capsys):
+    # The new repository holds a reviewers registry from the start: its example scorings name a registered
+    # reviewer, the judge's grades stay out of the board unless config.yaml says otherwise, and a grade by
+    # anyone unregistered is refused. Its subject is of a kind the registry schema declares (system).
+    import csv
+
+    root = tmp_path / "b"
+    init_tree_with_graded_runs(root)
+    assert main(["metrics", "--root", str(root)]) == 0
+    with open(root / "results/per_run.csv", newline="") as handle:
+        runs = [(row["run_id"], row["reviewer_id"]) for row in csv.DictReader(handle)]
+    assert runs == [("r1", "rev-example")]  # r2, graded by the judge alone, is not on the board
+    with open(root / "results/reviewers.csv", newline="") as handle:
+        kinds = {(row["reviewer_id"], row["kind"]) for row in csv.DictReader(handle)}
+    assert kinds == {("rev-example", "human"), ("judge-example", "llm-judge")}
+    with open(root / "results/judge_agreement.csv", newline="") as handle:  # the judge, against the human grade
+        assert {row["judge_id"] for row in csv.DictReader(handle)} == {"judge-example"}
+    board = (root / "results/leaderboard.html").read_text()
+    assert '<span class="tag">system</span>' in board and '<option value="system">system</option>' in board
+    assert ",system," in (root / "results/leaderboard.csv").read_text()
+    config = root / "system/metrics/v1.0/config.yaml"
+    config.write_text(config.read_text().replace("llm_judge_in_metrics: false", "llm_judge_in_metrics: true"))
+    assert main(["metrics", "--root", str(root)]) == 0
+    with open(root / "results/per_run.csv", newline="") as handle:
+        assert [(row["run_id"], row["reviewer_id"]) for row in csv.DictReader(handle)] == [
+            ("r1", "rev-example"), ("r2", "judge-example")]
+    capsys.readouterr()
+    stray = root / "scoring/v1.0/mt-2021/EX-DEMO-001__r2__eval-judge-example.json"
+    stray.with_name("EX-DEMO-001__r2__eval-rev-nobody.json").write_text(stray.read_text().replace("judge-example", "rev-nobody"))
+    stray.unlink()
+    assert main(["validate", "--root", str(root)]) == 1
+    assert "'rev-nobody' is not registered in subjects/reviewers.yaml (registered: judge-example, rev-example)" in (
+        capsys.readouterr().err)
 
 
 def test_template_config_shows_every_key_the_toolkit_reads_at_its_default(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import build_leaderboard
 import compute_metrics
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.skipif(
 # 30 FOUL and 30 SCAL cases: 60 in cases.csv order, more than one page (50 cases with 2 subject columns)
 PAGED = [f"RO-FOUL-{i:03d}" for i in range(1, 31)] + [f"RO-SCAL-{i:03d}" for i in range(1, 31)]
 MISSED = "RO-SCAL-025"          # the 55th case (page 2): alpha's only run not passed
+BLANK = "RO-FOUL-003"           # alpha's answer is empty (issue 23): graded, and marked "(empty answer)"
 HOSTILE_COMMENT = "</script><script>alert(1)</script><!-- \u2028line\u2029para & <b>bold</b>"
 HOSTILE_TITLE = '<img src=x onerror="alert(2)">'
 
@@ -35,7 +37,7 @@ def paged_tree(root) -> MiniTree:
     for case in PAGED:
         tree.add_gold(case, difficulty=3)
         for sid in ("alpha", "beta"):
-            tree.add_response(sid, case, "r1")
+            tree.add_response(sid, case, "r1", **({"response_text": ""} if (sid, case) == ("alpha", BLANK) else {}))
             raw = 5 if (sid, case) == ("alpha", MISSED) else 11
             tree.add_scoring(sid, case, "r1", raw=raw, comments=f"{sid} on {case}: checked.")
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
@@ -185,6 +187,21 @@ def test_a_profile_lists_its_runs_when_opened_and_links_to_the_case(paged):
     choose(client, session, "explorer-subject", "")
 
 
+def test_an_empty_answer_is_marked(paged):
+    client, session = paged
+    choose(client, session, "explorer-family", "FOUL")       # its first page holds the case, whatever page was shown
+    js(client, session, f"""document.querySelector('#case-{BLANK} td[data-subject="alpha"] details.run').open = true;
+      return true;""")
+    seen = js(client, session, f"""const cell = (s) => '#case-{BLANK} td[data-subject="' + s + '"] details.run';
+      const run = (s) => document.querySelector(cell(s));
+      return {{alpha: run("alpha").querySelector("summary").textContent, body: run("alpha").textContent,
+              beta: run("beta").textContent, marks: document.querySelectorAll("#explorer-table .empty-answer").length}};""")
+    choose(client, session, "explorer-family", "")
+    assert seen["alpha"].endswith("(empty answer)") and "Pass" in seen["alpha"]     # graded like any answer
+    assert "reviewer rev-a" in seen["body"] and seen["body"].count("(empty answer)") == 2   # summary and details
+    assert "(empty answer)" not in seen["beta"] and seen["marks"] == 1
+
+
 def test_hostile_strings_are_text(hostile):
     client, session, html = hostile
     # in the page's bytes: no string can close the data block; the separators are escaped too
@@ -226,3 +243,32 @@ def test_many_subject_columns_make_shorter_pages(browser, tmp_path_factory):
     choose(browser, session, "explorer-subject", "s07")
     one = js(browser, session, PAGER)
     assert len(one["rows"]) == 30 and one["runs"] == 30 and not one["pagerShown"]
+
+
+def test_the_explorer_shows_only_what_the_benchmark_records(browser, tmp_path_factory):
+    """Issue 23: a benchmark without confidence, correctness, difficulty or pass rule. The data block leaves those
+    columns out and page.js reads only the columns it names: a scored run shows its clipped score (no
+    classification) and is not taken for an unscored one, and its details and the case rows name no correctness,
+    confidence or difficulty."""
+    import make_synthetic
+    from treebuilder import LIBRARY_ROOT
+
+    out = tmp_path_factory.mktemp("absent") / "tree"
+    assert make_synthetic.main(["--subjects", "2", "--cases", "4", "--runs", "1", "--seed", "3", "--out", str(out),
+                                "--root", str(LIBRARY_ROOT), "--no-confidence", "--no-correctness", "--no-difficulty",
+                                "--no-pass-rule"]) == 0
+    assert compute_metrics.main(["--root", str(out)]) == 0
+    assert build_leaderboard.main(["--root", str(out)]) == 0
+    session = open_page(browser, out / "results" / "leaderboard.html")
+    js(browser, session, 'document.querySelectorAll("#explorer-table details.run").forEach(d => { d.open = true; });'
+                         " return true;")
+    seen = js(browser, session, """const runs = [...document.querySelectorAll("#explorer-table details.run")];
+      return {summaries: runs.map(d => d.querySelector("summary").textContent), classes: runs.map(d => d.className),
+              texts: runs.map(d => d.innerText),
+              idents: [...document.querySelectorAll("#explorer-table .case-col .ident")].map(s => s.textContent)};""")
+    scored = [i for i, s in enumerate(seen["summaries"]) if "unscored" not in s]
+    assert scored and all(re.fullmatch(r"r1 \d+", seen["summaries"][i]) for i in scored), seen["summaries"]
+    assert all(seen["classes"][i] == "run run-scored" for i in scored)
+    assert all("raw " in seen["texts"][i] and "reviewer " in seen["texts"][i] for i in scored)
+    assert not [t for t in seen["texts"] if "correctness" in t or "confidence" in t]
+    assert seen["idents"] and all(i in ("Closed", "Open", "Ambiguous") for i in seen["idents"])

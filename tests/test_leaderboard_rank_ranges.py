@@ -11,6 +11,8 @@ from fractions import Fraction
 import pytest
 
 from rgbench.compute.metrics import SubjectMetrics
+from rgbench.compute.scale import default_scale
+from rgbench.leaderboard.absent import Shown
 from rgbench.leaderboard.display import short_decimal
 from rgbench.leaderboard.rank_ranges import (
     AlphaSpan,
@@ -31,6 +33,8 @@ from rgbench.leaderboard.significance_text import (
 )
 from rgbench.stats.alpha_sensitivity import OrderRow, alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow
+
+SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
 F = Fraction
 LEVEL = F(5, 100)
@@ -127,7 +131,7 @@ FLIP = [metrics("steady", "1", "10"), metrics("sharp", "0.8", "11.2"), metrics("
 
 
 def test_alpha_statement_when_the_top_depends_on_alpha():
-    statement = alpha_statement(alpha_sensitivity(FLIP, 12), n_ranked=3)
+    statement = alpha_statement(alpha_sensitivity(FLIP, SCALE), n_ranked=3)
     grid = tuple(F(i, 10) for i in range(11))
     assert statement.depends and statement.top == 3 and statement.grid == grid
     assert statement.spans == (
@@ -142,21 +146,21 @@ def test_alpha_statement_when_the_top_depends_on_alpha():
 
 def test_alpha_statement_when_the_top_does_not_depend_on_alpha():
     # Without "sharp": steady (5/6 .. 1) is above weak (1/3 .. 1/5) at every alpha. Two ranked: the top 2.
-    rows = alpha_sensitivity([m for m in FLIP if m.subject_id != "sharp"], 12)
+    rows = alpha_sensitivity([m for m in FLIP if m.subject_id != "sharp"], SCALE)
     statement = alpha_statement(rows, n_ranked=2)
     assert not statement.depends and statement.top == 2 and len(statement.spans) == 1
     names = {"steady": "Steady", "weak": "<Weak>"}
     assert alpha_sentence(statement, F(1, 2), lambda sid: html.escape(names[sid]), html.escape) == (
         "The top 2 (#1 Steady, #2 &lt;Weak&gt;) are the same for every alpha from 0 to 1 in steps of 0.1 "
         "(results/alpha_sensitivity.csv).")
-    one = alpha_statement(alpha_sensitivity([FLIP[0]], 12), n_ranked=1)
+    one = alpha_statement(alpha_sensitivity([FLIP[0]], SCALE), n_ranked=1)
     assert alpha_sentence(one, F(1, 2), names.get, str) == (
         "The first place (#1 Steady) is the same for every alpha from 0 to 1 in steps of 0.1 "
         "(results/alpha_sensitivity.csv).")
 
 
 def test_no_alpha_statement_without_ranked_subjects_or_rows():
-    assert alpha_statement(alpha_sensitivity([FLIP[3]], 12), n_ranked=0) is None
+    assert alpha_statement(alpha_sensitivity([FLIP[3]], SCALE), n_ranked=0) is None
     assert alpha_statement([], n_ranked=2) is None
 
 
@@ -169,7 +173,7 @@ def test_the_swap_sentence_glosses_every_share_and_never_rounds_a_swap_away():
     rows = (OrderRow("A", "B", 1, 2, True, None, F("0.4895")), OrderRow("A", "C", 1, 3, False, None, F(0)),
             OrderRow("B", "C", 2, 3, True, None, F("0.003")), OrderRow("C", "D", 3, 4, True, None, F(0)),
             OrderRow("D", "E", 4, 5, True, None, F("0.996")))
-    text = order_sentence(SimpleNamespace(order=rows), str, str)
+    text = order_sentence(SimpleNamespace(order=rows, shown=Shown()), str, str)
     assert text.endswith("Neighbouring ranks swap in this share of bootstrap replicates of the cases (near 50%: the "
                          "data cannot order them): #1 A and #2 B in 49%; #2 B and #3 C in under 1%; #3 C and #4 D "
                          "in 0%; #4 D and #5 E in over 99%.")

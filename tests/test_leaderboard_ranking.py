@@ -26,6 +26,7 @@ from rgbench.compute.ranking import (
     rank_subjects,
     status_of,
 )
+from rgbench.compute.scale import default_scale
 from rgbench.leaderboard.display import display_decimals, shown
 from rgbench.leaderboard.reliability import (
     INDICATIVE,
@@ -36,6 +37,8 @@ from rgbench.leaderboard.reliability import (
     subject_labels,
 )
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
+
+SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
 F = Fraction
 
@@ -189,7 +192,7 @@ def test_reliability_thresholds(half, n_cases, label):
     # s_bar's half-width is read on the 0-1 scale: 12 times wider on 0-12 gives the same label
     assert thresholds.label((F(6) - 12 * F(half), F(6) + 12 * F(half)), n_cases, F(12)) == label
     labels = subject_labels({"P": interval, "s_bar": (F(6) - 12 * F(half), F(6) + 12 * F(half))}, n_cases, thresholds,
-                            12)
+                            SCALE)
     assert labels == {"P": label, "s_bar": label, "Q_final": "", "BS": "", "ECE": ""}
 
 
@@ -251,10 +254,10 @@ def test_rank_subjects_and_alpha_sensitivity_agree_on_many_ties():
             n = rng.choice([0, 12, 12, 12])
             p, s_bar, bs = (F(rng.randrange(3), 2), F(rng.randrange(4) * 3), F(rng.randrange(2), 4)) if n else (None,) * 3
             alpha = F(rng.randrange(11), 10)
-            rows.append(SubjectMetrics(f"s{i}", "1", n, 0, p, s_bar, bs, None, q_final(p, s_bar, alpha, 12) if n else None,
+            rows.append(SubjectMetrics(f"s{i}", "1", n, 0, p, s_bar, bs, None, q_final(p, s_bar, alpha, SCALE) if n else None,
                                        alpha, n > 0 and rng.random() < 0.2, 0))
         for alpha in {m.alpha for m in rows}:
-            at_alpha = [replace(m, alpha=alpha, q_final=q_final(m.p, m.s_bar, alpha, 12)) for m in rows]
+            at_alpha = [replace(m, alpha=alpha, q_final=q_final(m.p, m.s_bar, alpha, SCALE)) for m in rows]
             board = {s.metrics.subject_id: s.rank for s in rank_subjects(at_alpha)}
-            sensitivity = {r.subject_id: r.rank for r in alpha_sensitivity(rows, 12, [alpha])}
+            sensitivity = {r.subject_id: r.rank for r in alpha_sensitivity(rows, SCALE, [alpha])}
             assert board == sensitivity

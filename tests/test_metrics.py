@@ -21,6 +21,9 @@ from rgbench.compute.metrics import (
     subject_metrics,
 )
 from rgbench.compute.numfmt import fmt_fixed
+from rgbench.compute.scale import default_scale
+
+SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
 
 def row(classification=PASS, clipped=10, confidence=50, correctness=F(1), critical=False,
@@ -134,7 +137,7 @@ def test_ece_30_is_not_pooled_with_29():
 
 def test_q_final_default_alpha():
     # 0.5 * 0.6 + 0.5 * 9/12 = 0.30 + 0.375 = 0.675
-    assert q_final(F(3, 5), F(9), F(1, 2), 12) == F(675, 1000)
+    assert q_final(F(3, 5), F(9), F(1, 2), SCALE) == F(675, 1000)
 
 
 @pytest.mark.parametrize(("alpha", "expected"), [
@@ -143,7 +146,7 @@ def test_q_final_default_alpha():
     (F(3, 10), F(705, 1000)), # 0.3 * 0.6 + 0.7 * 0.75 = 0.18 + 0.525 = 0.705
 ])
 def test_q_final_alpha(alpha, expected):
-    assert q_final(F(3, 5), F(9), alpha, 12) == expected
+    assert q_final(F(3, 5), F(9), alpha, SCALE) == expected
 
 
 def test_q_numerator_hand_computed():
@@ -153,7 +156,7 @@ def test_q_numerator_hand_computed():
     # alpha = 0.3 = 3/10: 3·12·passed + 7·clipped; 3 Pass of 5 runs with clipped sum 45 (P 0.6, s_bar 9):
     # 3·12·3 + 7·45 = 108 + 315 = 423 -> Q = 423 / (10 · 12 · 5) = 423/600 = 0.705, as test_q_final_alpha
     assert q_numerator(3, 45, F(3, 10), 12) == 423
-    assert F(423, 10 * 12 * 5) == q_final(F(3, 5), F(9), F(3, 10), 12)
+    assert F(423, 10 * 12 * 5) == q_final(F(3, 5), F(9), F(3, 10), SCALE)
     # element-wise on integer arrays, still integers
     import numpy as np
     out = q_numerator(np.array([1, 0]), np.array([12, 6]), F(1, 2), 12)
@@ -169,8 +172,8 @@ def test_seed_example_same_p_different_reasoning():
     assert pass_rate(a) == pass_rate(b) == F(3, 5)
     # s_bar a = (216 + 72) / 30 = 9.6; b = 180 / 30 = 6
     # Q a = 0.3 + 0.5 * 9.6 / 12 = 0.3 + 0.4 = 0.7; Q b = 0.3 + 0.5 * 0.5 = 0.55
-    assert q_final(pass_rate(a), mean_clipped_score(a), F(1, 2), 12) == F(7, 10)
-    assert q_final(pass_rate(b), mean_clipped_score(b), F(1, 2), 12) == F(55, 100)
+    assert q_final(pass_rate(a), mean_clipped_score(a), F(1, 2), SCALE) == F(7, 10)
+    assert q_final(pass_rate(b), mean_clipped_score(b), F(1, 2), SCALE) == F(55, 100)
 
 
 # --- gate, empty subject, families ----------------------------------------------
@@ -181,10 +184,10 @@ def test_critical_gate():
 
 
 def test_empty_subject_has_undefined_metrics_and_no_gate():
-    m = subject_metrics("s", "1", [], 3, alpha=F(1, 2), bins=10, max_score=12)
+    m = subject_metrics("s", "1", [], 3, alpha=F(1, 2), bins=10, scale=SCALE)
     assert (m.n, m.n_unscored, m.p, m.s_bar, m.bs, m.ece, m.q_final) == (0, 3, None, None, None, None, None)
     assert (m.disqualified, m.n_critical) == (False, 0)
-    assert q_final(None, None, F(1, 2), 12) is None
+    assert q_final(None, None, F(1, 2), SCALE) is None
 
 
 def test_family_metrics_groups_and_sorts():

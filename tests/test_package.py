@@ -3,16 +3,24 @@
 The wheel is built offline from a copy of the checkout (`pip wheel --no-build-isolation`, with the
 setuptools and wheel pinned in requirements-dev.txt) and installed with `--target` into a folder that
 this interpreter then imports from, away from the checkout.
+
+`rgbench init` run from that wheel, or from a copy of the checkout, writes a requirements.txt that installs
+that very toolkit: the new repository's own `make metrics && make test` install it into its .venv and
+pass. Offline: the .venv is made here beforehand and sees this interpreter's site-packages (the pinned
+dependencies, not rgbench) through a .pth file, and pip runs with PIP_NO_INDEX, so the requirement line
+is all pip can install from.
 """
 
 from __future__ import annotations
 
 import email
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 import zipfile
 from pathlib import Path
@@ -38,10 +46,7 @@ def normal(requirement: str) -> str:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("wheel")
-    source = work / "src"
-    shutil.copytree(REPO / "scripts", source / "scripts", ignore=IGNORE)
-    for name in ("pyproject.toml", "setup.py", "README.md", "requirements.txt", "requirements-analysis.txt"):
-        shutil.copy2(REPO / name, source / name)
+    source = source_copy(work)
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
                            "--disable-pip-version-check", "-w", str(work / "dist"), str(source)],
                           capture_output=True, text=True)
@@ -63,6 +68,46 @@ def run_installed(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProc
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     return subprocess.run([sys.executable, "-m", "rgbench", *args], capture_output=True, text=True, cwd=cwd,
                           env={**env, "PYTHONPATH": str(site)})
+
+
+def source_copy(work: Path) -> Path:
+    """A copy of the checkout that pip can build (a build writes build/ and an egg-info into its source)."""
+    source = work / "src"
+    shutil.copytree(REPO / "scripts", source / "scripts", ignore=IGNORE)
+    for name in ("pyproject.toml", "setup.py", "README.md", "requirements.txt", "requirements-analysis.txt"):
+        shutil.copy2(REPO / name, source / name)
+    return source
+
+
+def offline_env() -> dict[str, str]:
+    """This environment without PYTHONPATH (the new repository's .venv alone decides what imports), and pip
+    offline: no package index, no build isolation (a build takes the pinned setuptools already installed)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    return {**env, "PIP_NO_INDEX": "1", "PIP_NO_BUILD_ISOLATION": "0"}  # (pip reads "0" as: no isolation)
+
+
+def venv_with_the_dependencies(venv: Path) -> Path:
+    """``venv``, created without rgbench: it imports the toolkit's pinned dependencies (and pip) from this
+    interpreter's site-packages through a .pth file. Returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    (Path(site) / "_toolkit_dependencies.pth").write_text("".join(f"{path}\n" for path in ours))
+    probe = subprocess.run([str(python), "-c", "import numpy, pip, rgbench"], capture_output=True, text=True,
+                           env=offline_env())
+    assert "No module named 'rgbench'" in probe.stderr, probe.stderr  # the dependencies are there, rgbench is not
+    return python
+
+
+def requirement_of(repo: Path) -> str:
+    return (repo / "requirements.txt").read_text().splitlines()[-1]
+
+
+def make_offline(repo: Path, target: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "--no-print-directory", "-C", str(repo), target, f"PYTHON={sys.executable}"],
+                          capture_output=True, text=True, env=offline_env())
 
 
 def test_requirements_files_are_plain_pins_that_pyproject_reads():
@@ -119,6 +164,48 @@ def test_the_installed_package_runs_away_from_the_checkout(installed, tmp_path):
     done = run_installed(installed, "init", str(tmp_path / "new"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert os.access(tmp_path / "new/.ci/run", os.X_OK)
+
+
+def test_init_from_the_wheel_writes_a_requirement_that_installs_it_and_make_metrics_and_make_test_pass(
+        installed, wheel, tmp_path):
+    # A fresh machine: no option, no PY=, no PYTHONPATH. The installed wheel's record (direct_url.json, PEP 610)
+    # names the wheel and its hash; the new repository's Makefile builds .venv from that line.
+    new = tmp_path / "new"
+    done = run_installed(installed, "init", str(new), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    line = f"rgbench @ {wheel.as_uri()}#sha256={hashlib.sha256(wheel.read_bytes()).hexdigest()}"
+    assert requirement_of(new) == line
+    assert f"requirements.txt: {line} (the toolkit running now, from the wheel {wheel})" in done.stdout
+    python = venv_with_the_dependencies(new / ".venv")
+    done = make_offline(new, "metrics")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Successfully installed rgbench-" in done.stdout
+    where = subprocess.run([str(python), "-c", "import rgbench; print(rgbench.__file__)"], capture_output=True,
+                           text=True, env=offline_env(), cwd=tmp_path)
+    assert Path(where.stdout.strip()).is_relative_to(new / ".venv"), where.stdout + where.stderr
+    done = make_offline(new, "test")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^4 passed", done.stdout, flags=re.M), done.stdout
+
+
+def test_init_from_a_checkout_writes_a_requirement_that_installs_that_checkout(tmp_path):
+    # `python scripts/init_benchmark.py DIR` in a checkout that was never installed: the line is the checkout
+    # (a project root), which pip builds and installs.
+    checkout = source_copy(tmp_path / "work")
+    new = tmp_path / "new"
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, str(checkout / "scripts/init_benchmark.py"), str(new)], capture_output=True,
+                          text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert requirement_of(new) == f"rgbench @ {checkout.resolve().as_uri()}"
+    assert f"from the source checkout {checkout.resolve()}). A path installs on this machine only" in done.stdout
+    python = venv_with_the_dependencies(new / ".venv")
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(new / "requirements.txt")],
+                          capture_output=True, text=True, env=offline_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run([str(new / ".venv/bin/rgbench"), "validate", "--root", str(new)], capture_output=True,
+                          text=True, env=offline_env(), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_a_python_without_the_dependencies_gets_one_line_not_a_traceback(tmp_path):

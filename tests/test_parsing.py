@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rgbench.load.gold_markdown import extract_gold_json
+from rgbench.load.gold_markdown import extract_gold_json, gold_data_block, quoted_blocks_note
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict, loads_yaml_strict
 
 
@@ -77,6 +77,21 @@ def test_gold_block_extracted():
     assert extract_gold_json(GOLD) == {"case_id": "RO-FOUL-001"}
 
 
+REFERENCE = ("# Case\n\n## Reference answer\n\nThe tool should return:\n\n```json\n{\"status\": \"ok\", \"items\": []}\n```\n\n"
+             "and never\n\n```json\n{\"status\": \"error\"}\n```\n\n## Metadata\n\n")
+
+
+def test_a_gold_quoting_json_blocks_reads_its_last_one_as_its_data():
+    # issue 23: a reference answer's own ```json blocks (lines 7 and 13) are case text; the data is the last block
+    assert extract_gold_json(REFERENCE + "```json\n{\"case_id\": \"RO-FOUL-001\"}\n```\n") == {"case_id": "RO-FOUL-001"}
+    block = gold_data_block(REFERENCE + "```json\n{\"case_id\": \"RO-FOUL-001\"}\n```\n\nThe end.\n")
+    assert (block.line, block.quoted) == (19, (7, 13))
+    assert quoted_blocks_note(block) == (
+        "json block at line 19 was read as the case's data (a gold's data block is its last ```json block; those at "
+        "lines 7, 13 are case text) (put the data block after every ```json block the case text quotes)")
+    assert quoted_blocks_note(gold_data_block(GOLD)) is None       # the only block: nothing to explain
+
+
 def test_gold_other_fences_and_longer_fences_are_fine():
     text = "~~~text\nlog\n~~~\n\n````json\n{\"a\": 1}\n````\n\n```\nplain\n```\n"
     assert extract_gold_json(text) == {"a": 1}
@@ -88,8 +103,11 @@ def test_gold_json_inside_another_fence_does_not_count():
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("# Case\n", "no ```json block found (a gold needs exactly one)"),
-    (GOLD + "\n```json\n{}\n```\n", "2 ```json blocks found at lines 5, 9 (a gold needs exactly one)"),
+    ("# Case\n", "no ```json block found (a gold's data block is its last ```json block: add one holding the "
+                  "case's data)"),
+    ("```json\n{\"a\": 1}\n```\n\n```json\n{\"a\": 1,}\n```\n", "json block at line 5 (a gold's data block is its "
+     "last ```json block; the one at line 1 is case text): invalid JSON at line 1 column 9: Expecting "
+     "property name enclosed in double quotes"),
     ("```json\n{\"a\": 1}\n", "unclosed code fence opened at line 1 (add a closing ```)"),
     (GOLD + "\n~~~\nopen\n", "unclosed code fence opened at line 9 (add a closing ~~~)"),
     ("```json\n{\"a\": 1, \"a\": 2}\n```\n", "json block at line 1: invalid JSON: duplicate key 'a' (keep only one)"),

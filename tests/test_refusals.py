@@ -18,7 +18,7 @@ from pathlib import Path
 import compute_metrics
 import pytest
 import validate
-from treebuilder import small_tree
+from treebuilder import MiniTree, small_tree
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
@@ -74,6 +74,21 @@ def test_the_base_tree_is_valid(tmp_path, capsys):
     root = small_tree(tmp_path / "tree").root
     assert validate.main(["--root", str(root)]) == 0
     assert "valid: 3 golds, 6 responses, 5 scorings, 2 subjects" in capsys.readouterr().out
+
+
+def test_a_gold_whose_reference_answer_quotes_json_blocks_is_valid(tmp_path, capsys):
+    # issue 23: the data block is the gold's last ```json block; the reference answer's own ones are case text
+    # (before issue 23 the file was refused: "3 ```json blocks found at lines ... (a gold needs exactly one)")
+    tree = MiniTree(tmp_path / "tree")
+    tree.add_subject("alpha-model", "2.0")
+    text = tree.gold_text("RO-FOUL-001").replace("```json", "## Reference answer\n\nThe API answers\n\n```json\n"
+                                                  '{"status": "fouling"}\n```\n\nor, in a list:\n\n- ```json\n  []\n  ```\n\n'
+                                                  "## Metadata\n\n```json", 1)
+    tree.write("golds/v1.0/RO-FOUL-001_gold.md", text)
+    tree.add_run("alpha-model", "RO-FOUL-001", "r1", raw=11)
+    assert validate.main(["--root", str(tree.root)]) == 0
+    assert capsys.readouterr().out.startswith("valid: 1 gold")
+    assert compute_metrics.main(["--root", str(tree.root)]) == 0
 
 
 def run_refused(root: Path, capsys) -> list[str]:

@@ -206,7 +206,8 @@ def test_rubric_levels_come_from_the_shipped_rubric():
     text = (REPO / "system/rubric/v1.0/generic_rubric.md").read_text(encoding="utf-8")
     levels = pages.rubric_levels(text, spec.criteria)
     assert sorted(levels) == sorted(spec.criteria)
-    assert all(sorted(levels[name]) == list(range(spec.criterion_min, spec.criterion_max + 1)) for name in spec.criteria)
+    scores = list(range(int(spec.criterion_min), int(spec.criterion_max) + 1))
+    assert all(sorted(levels[name]) == scores for name in spec.criteria)
     assert levels["diagnosis"][0] == "Wrong cause, or no diagnosis."
 
 

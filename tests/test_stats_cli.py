@@ -13,6 +13,7 @@ from treebuilder import MiniTree, small_tree
 
 from rgbench.compute.input_groups import grouped_inputs
 from rgbench.compute.numfmt import fmt_fixed
+from rgbench.compute.scale import default_scale
 from rgbench.compute.tables import SUBJECT_COLUMNS, compute_results
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
@@ -20,6 +21,8 @@ from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.intervals import subject_intervals
 from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.seeds import generator, subject_digest
+
+SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
 CONFIG = "system/metrics/v1.0/config.yaml"
 
@@ -163,7 +166,7 @@ def test_manifest_records_the_seeds_and_the_intervals_can_be_redone_from_them(tm
     assert grouped_inputs(tree.inputs) == manifest["inputs"]
     # redo alpha-model's intervals from its recorded digest alone
     runs = [r for r in compute_results(tree, spec).runs if r.subject_id == "alpha-model"]
-    summary = case_summaries(RunColumns.of({"alpha-model": runs}), alpha=F(1, 2), max_score=12, bins=10)["alpha-model"]
+    summary = case_summaries(RunColumns.of({"alpha-model": runs}), alpha=F(1, 2), scale=SCALE, bins=10)["alpha-model"]
     redone = subject_intervals(summary, generator("subject", [digest]), 2000, F(95, 100))
     header, alpha, _ = results(root, "metrics_per_subject.csv")
     row = dict(zip(header.split(","), alpha.split(",")))

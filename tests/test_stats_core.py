@@ -19,6 +19,7 @@ from test_metrics import row
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
 from rgbench.compute.metrics import subject_metrics
 from rgbench.compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, rank_subjects
+from rgbench.compute.scale import default_scale
 from rgbench.leaderboard.reliability import Thresholds, subject_labels
 from rgbench.stats.alpha_sensitivity import alpha_crossing, order_stability
 from rgbench.stats.bootstrap import bca_bounds, bca_interval, case_counts, jackknife_acceleration, mean_statistic
@@ -39,12 +40,14 @@ from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.seeds import generator, shared_digest, subject_digest, subject_digests
 from rgbench.stats.wilson import wilson_interval
 
+SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
+
 HALF = F(1, 2)
 C95 = F(95, 100)
 
 
 def summaries(runs_by_subject, alpha=HALF):
-    return case_summaries(RunColumns.of(runs_by_subject), alpha=alpha, max_score=12, bins=10)
+    return case_summaries(RunColumns.of(runs_by_subject), alpha=alpha, scale=SCALE, bins=10)
 
 
 def subject_runs(sid="s"):
@@ -163,7 +166,7 @@ def test_subject_interval_contains_the_estimate():
     runs = [row(PASS if (i * r + i // 3) % 3 else FAIL, clipped=(5 + i + r) % 13, confidence=10 * (i % 10),
                 case=f"RO-FOUL-{i:03d}", run=f"r{r}", correctness=(i + r) % 2) for i in range(1, 25) for r in (1, 2, 3)]
     s = summaries({"s": runs})["s"]
-    m = subject_metrics("s", "1", runs, 0, alpha=HALF, bins=10, max_score=12)
+    m = subject_metrics("s", "1", runs, 0, alpha=HALF, bins=10, scale=SCALE)
     got = subject_intervals(s, generator("subject", ["d"]), 2000, C95)
     for (low, high), value in ((got.p, m.p), (got.s_bar, m.s_bar), (got.bs, m.bs), (got.ece, m.ece),
                                (got.q_final, m.q_final)):
@@ -332,7 +335,7 @@ def test_rank_sets_ignore_run_labels_and_identical_repeats():
     def sets_of(data):
         s = summaries(data)
         reps = joint_replicates([s[k] for k in "abc"], generator("ranks", ["fixed"]), 500)
-        est = [float(m.q_final) for m in (subject_metrics(k, "1", data[k], 0, alpha=HALF, bins=10, max_score=12)
+        est = [float(m.q_final) for m in (subject_metrics(k, "1", data[k], 0, alpha=HALF, bins=10, scale=SCALE)
                                           for k in "abc")]
         return rank_confidence_sets(est, reps, C95)
     assert sets_of(runs) == sets_of(relabelled) == sets_of(repeated)
@@ -386,8 +389,8 @@ def test_incomplete_subjects_are_not_ranked_and_disqualified_wins():
     def m(sid, q, n=10, dq=False):
         return subject_metrics(sid, "1", [row(PASS if q else FAIL, clipped=12 if q else 0, critical=dq,
                                               case=f"RO-FOUL-{i:03d}") for i in range(n)], 0,
-                               alpha=HALF, bins=10, max_score=12) if n else replace(
-            subject_metrics(sid, "1", [], 0, alpha=HALF, bins=10, max_score=12))
+                               alpha=HALF, bins=10, scale=SCALE) if n else replace(
+            subject_metrics(sid, "1", [], 0, alpha=HALF, bins=10, scale=SCALE))
     rows = [m("few", True, n=2), m("full", False), m("bad", True, dq=True), m("none", True, n=0)]
     standings = rank_subjects(rows, incomplete={"few", "bad"})
     assert [(s.metrics.subject_id, s.status, s.rank) for s in standings] == [
@@ -401,22 +404,22 @@ def test_alpha_crossing_hand_computed():
         return replace_metrics(sid, F(p), F(s_bar))
     # a: P 0.8, s_bar 11.2 -> d0 = (11.2 − 10)/12 = 0.1, d1 = 0.8 − 1 = −0.2 vs b (P 1, s_bar 10):
     # equal at alpha = 0.1 / (0.1 + 0.2) = 1/3
-    assert alpha_crossing(m("a", "0.8", "11.2"), m("b", "1", "10"), 12) == F(1, 3)
+    assert alpha_crossing(m("a", "0.8", "11.2"), m("b", "1", "10"), SCALE) == F(1, 3)
     # a above b at both ends: never changes
-    assert alpha_crossing(m("a", "0.9", "11"), m("b", "0.5", "9"), 12) is None
+    assert alpha_crossing(m("a", "0.9", "11"), m("b", "0.5", "9"), SCALE) is None
     # equal at alpha = 0 (d0 = 0) and a ahead at 1: it never gets below
-    assert alpha_crossing(m("a", "0.9", "10"), m("b", "0.5", "10"), 12) is None
+    assert alpha_crossing(m("a", "0.9", "10"), m("b", "0.5", "10"), SCALE) is None
 
 
 def replace_metrics(sid, p, s_bar):
-    base = subject_metrics(sid, "1", [row(PASS)], 0, alpha=HALF, bins=10, max_score=12)
+    base = subject_metrics(sid, "1", [row(PASS)], 0, alpha=HALF, bins=10, scale=SCALE)
     return base.__class__(**{**base.__dict__, "p": p, "s_bar": s_bar})
 
 
 def test_order_stability_rows():
     ranked = [(1, replace_metrics("a", F("0.8"), F("11.2"))), (2, replace_metrics("b", F(1), F(10))),
               (3, replace_metrics("c", F("0.1"), F(2)))]
-    rows = order_stability(ranked, 12, [[0.5, 0.4, 0.0], [0.6, 0.5, 0.01], [1.0, 0.99, 0.5]])
+    rows = order_stability(ranked, SCALE, [[0.5, 0.4, 0.0], [0.6, 0.5, 0.01], [1.0, 0.99, 0.5]])
     assert [(r.subject_a, r.subject_b, r.adjacent, r.alpha_crossing, r.swap_share) for r in rows] == [
         ("a", "b", True, F(1, 3), 0.4), ("a", "c", False, None, 0.0), ("b", "c", True, None, 0.01)]
 
@@ -430,7 +433,7 @@ def test_reliability_labels_from_half_widths():
     assert t.label(None, 30) == "" and t.label((F(0), F(0)), 0) == ""
     # s_bar on 0-12: [9, 10.2] has half-width 0.6, 0.05 on the 0-1 scale: not below 0.05 -> reasonable
     assert t.label((F(9), F("10.2")), 30, F(12)) == "reasonable"
-    labels = subject_labels({"P": (F("0.6"), F("0.9")), "Q_final": (F("0.72"), F("0.8"))}, 30, t, 12)   # half 0.04
+    labels = subject_labels({"P": (F("0.6"), F("0.9")), "Q_final": (F("0.72"), F("0.8"))}, 30, t, SCALE)   # half 0.04
     assert labels == {"P": "indicative", "s_bar": "", "Q_final": "stable", "BS": "", "ECE": ""}
 
 

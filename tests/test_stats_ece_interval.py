@@ -11,11 +11,14 @@ import pytest
 from test_metrics import row
 
 from rgbench.compute.metrics import expected_calibration_error
+from rgbench.compute.scale import default_scale
 from rgbench.stats.bootstrap import case_counts
 from rgbench.stats.case_summary import CaseSummary, case_summaries
 from rgbench.stats.intervals import ece_interval, subject_intervals
 from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.seeds import generator
+
+SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
 C95 = F(95, 100)
 
@@ -98,7 +101,7 @@ def test_subject_intervals_use_it_and_the_estimate_is_the_seeds_ece():
     # brackets the seed's ECE of §7, which is unchanged.
     runs = [row(confidence=(7 * i + 13 * r) % 101, correctness=F((i + r) % 3, 2), case=f"RO-FOUL-{i:03d}",
                 run=f"r{r}") for i in range(1, 21) for r in (1, 2)]
-    s = case_summaries(RunColumns.of({"s": runs}), alpha=F(1, 2), max_score=12, bins=10)["s"]
+    s = case_summaries(RunColumns.of({"s": runs}), alpha=F(1, 2), scale=SCALE, bins=10)["s"]
     got = subject_intervals(s, generator("subject", ["d"]), 500, C95).ece
     counts = case_counts(generator("subject", ["d"]), s.k, 500)
     assert got == ece_interval(s, counts, C95)

@@ -18,6 +18,7 @@ from rgbench.compute.metrics import (
     brier_score,
     q_final,
 )
+from rgbench.compute.scale import default_scale
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
 from rgbench.stats.brier_decomposition import brier_decompositions
 from rgbench.stats.config import DEFAULT_WEIGHTS, parse_stats_config
@@ -26,6 +27,8 @@ from rgbench.stats.pairwise import holm
 from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
 from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.wilson import wilson_interval, z_value
+
+SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
 # The hand-computed values below are checked on the functions production calls (the ones
 # aggregate_metrics.md names), which take every subject's runs as columns; these give one subject's answer.
@@ -283,7 +286,7 @@ def test_alpha_sensitivity_hand_computed():
     y = metrics_of("y", F(1, 2), F(12))    # Q = 0.5α + (1 - α) = 1 - 0.5α
     z = metrics_of("z", F(1), F(12), disqualified=True)
     empty = metrics_of("e", None, None, bs=None, n=0)
-    rows = alpha_sensitivity([y, x, z, empty], 12)
+    rows = alpha_sensitivity([y, x, z, empty], SCALE)
     by = {(r.subject_id, r.alpha): r for r in rows}
     assert len(rows) == 4 * 11 and [r.alpha for r in rows[:11]] == [F(i, 10) for i in range(11)]
     # α = 0: y 1.0, x 0.5 -> y first; α = 1: x 1.0, y 0.5 -> x first
@@ -303,16 +306,16 @@ def test_alpha_sensitivity_stable_top_and_shared_ranks():
     a = metrics_of("a", F(1), F(12))
     b = metrics_of("b", F(1, 2), F(6))
     b2 = metrics_of("b2", F(1, 2), F(6))   # equal to b on Q, P, s_bar and BS: the same rank
-    rows = alpha_sensitivity([a, b, b2], 12)
+    rows = alpha_sensitivity([a, b, b2], SCALE)
     assert not top_ranks_depend_on_alpha(rows, top=3)
-    assert ranked_order([a, b, b2], F(1, 2), 12) == [(1, "a"), (2, "b"), (2, "b2")]
+    assert ranked_order([a, b, b2], F(1, 2), SCALE) == [(1, "a"), (2, "b"), (2, "b2")]
 
 
 
 def test_alpha_sensitivity_equals_the_fraction_definition_with_ties():
     # the leaderboard rule with Fraction keys and metrics.q_final, as first written
     def reference(subjects, alpha):
-        keyed = sorted(((-q_final(m.p, m.s_bar, alpha, 12), -m.p, -m.s_bar, m.bs), m.subject_id)
+        keyed = sorted(((-q_final(m.p, m.s_bar, alpha, SCALE), -m.p, -m.s_bar, m.bs), m.subject_id)
                        for m in subjects if m.n and not m.disqualified)
         out = []
         for position, (key, sid) in enumerate(keyed, start=1):
@@ -328,14 +331,14 @@ def test_alpha_sensitivity_equals_the_fraction_definition_with_ties():
         subjects += [metrics_of("twin", *(subjects[0].p, subjects[0].s_bar), bs=subjects[0].bs)] if subjects and \
             subjects[0].n else []
         grid = [F(i, 10) for i in range(11)] + [F(1, 3)]
-        rows = alpha_sensitivity(subjects, 12, grid)
+        rows = alpha_sensitivity(subjects, SCALE, grid)
         by = {(r.subject_id, r.alpha): r for r in rows}
         for alpha in grid:
             order = reference(subjects, alpha)
-            assert ranked_order(subjects, alpha, 12) == order
+            assert ranked_order(subjects, alpha, SCALE) == order
             ranks = dict((sid, rank) for rank, sid in order)
             for m in subjects:
-                assert by[m.subject_id, alpha].q_final == q_final(m.p, m.s_bar, alpha, 12)
+                assert by[m.subject_id, alpha].q_final == q_final(m.p, m.s_bar, alpha, SCALE)
                 assert by[m.subject_id, alpha].rank == ranks.get(m.subject_id)
 
 

@@ -23,7 +23,7 @@ SCHEMAS = {kind: json.loads((REPO / f"system/schemas/v1.0/{kind}.schema.json").r
 def test_shipped_spec_loads():
     assert PROBLEMS == [] and SPEC is not None
     assert SPEC.alpha == Fraction(1, 2) and SPEC.ece_bins == 10
-    assert (SPEC.pass_threshold, SPEC.conditional_threshold, SPEC.max_score) == (10, 7, 12)
+    assert (SPEC.pass_threshold, SPEC.conditional_threshold, SPEC.score_max) == (10, 7, 12)
     assert sorted(SPEC.families) == ["CHEM", "FOUL", "INST", "MEMB", "SCAL"]
 
 
@@ -59,7 +59,7 @@ def test_schemas_agree_with_benchmark_yaml():
     for kind in ("response", "evaluation", "gold"):
         assert SCHEMAS[kind]["properties"]["case_id"]["pattern"] == plain_case_pattern
     gold = SCHEMAS["gold"]["properties"]
-    assert gold["rubric_ceiling"]["maximum"] == SPEC.max_score == gold["rubric_floor"]["maximum"]
+    assert gold["rubric_ceiling"]["maximum"] == SPEC.score_max == gold["rubric_floor"]["maximum"]
     severities = set(SCHEMAS["catalog"]["properties"]["automatic_fails"]["items"]["properties"]["severity"]["enum"])
     assert severities == {"critical", "recoverable"}
 
@@ -96,8 +96,7 @@ def test_minimal_documents_of_the_contract_validate(kind):
     ("response", "run_id", "r__1"),
     ("response", "confidence", 101),
     ("response", "confidence", True),
-    ("response", "response_text", ""),
-    ("response", "response_text", "   "),
+    ("response", "response_text", "x" * 200_001),   # over maxLength
     ("response", "schema_version", "1.1"),
     ("evaluation", "reviewer_id", "Ana"),
     ("evaluation", "correctness", True),
@@ -108,6 +107,14 @@ def test_minimal_documents_of_the_contract_validate(kind):
 def test_contract_refuses(kind, field, value):
     document = dict(MINIMAL[kind], **{field: value})
     assert list(Draft202012Validator(SCHEMAS[kind]).iter_errors(document)) != []
+
+
+@pytest.mark.sample
+@pytest.mark.parametrize("text", ["", "   ", "\n\t"])
+def test_contract_accepts_a_blank_answer(text):
+    # issue 23: an empty or whitespace-only answer is an answer (graded like any other), not a placeholder
+    document = dict(MINIMAL["response"], response_text=text)
+    assert list(Draft202012Validator(SCHEMAS["response"]).iter_errors(document)) == []
 
 
 @pytest.mark.sample

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -38,18 +39,29 @@ def system_copy(tmp_path: Path, source: Path = REPO) -> Path:
     return tmp_path
 
 
+def plain(value):
+    """``value`` with every exact Fraction (the Spec's scores and thresholds) as the number a file would hold."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
 def edit_yaml(root: Path, rel: str, change) -> None:
     path = root / rel
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     change(data)
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    path.write_text(yaml.safe_dump(plain(data), sort_keys=False), encoding="utf-8")
 
 
 def edit_json(root: Path, rel: str, change) -> None:
     path = root / rel
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
-    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    path.write_text(json.dumps(plain(data), indent=2), encoding="utf-8")
 
 
 def problems_of(root: Path) -> list[str]:
@@ -77,8 +89,8 @@ BENCH_CASES = {
     "criterion twice": (lambda d: d["criteria"].append(d["criteria"][0]),
                         f"{BENCH}: $.criteria[{N}]: {SPEC.criteria[0]!r} is listed twice"),
     # pass_threshold above the maximum score N x criterion_max: a perfect run would be a Fail.
-    "pass above maximum": (set_bench("pass_threshold", SPEC.max_score + 1),
-                           f"{BENCH}: $.pass_threshold: {SPEC.max_score + 1} is above the maximum score {SPEC.max_score}"),
+    "pass above maximum": (set_bench("pass_threshold", SPEC.score_max + 1),
+                           f"{BENCH}: $.pass_threshold: {SPEC.score_max + 1} is above the maximum score {SPEC.score_max}"),
     # pass_threshold below conditional_threshold: no score is Conditional.
     "pass below conditional": (set_bench("pass_threshold", SPEC.conditional_threshold - 1),
                                f"{BENCH}: $.pass_threshold: {SPEC.conditional_threshold - 1} is not above "
@@ -121,14 +133,16 @@ def test_an_inconsistent_benchmark_yaml_is_refused(tmp_path, case):
 # in the file's words, and what to write.
 TYPED_CASES = {
     "quoted integer": ("criterion_max", 'criterion_max: "5"',
-                       f"{BENCH}: $.criterion_max: '5' is text (write a whole number, unquoted, e.g. 2)"),
-    "decimal threshold": ("pass_threshold", "pass_threshold: 9.5",
-                          f"{BENCH}: $.pass_threshold: 9.5 is a decimal number (write a whole number, unquoted, "
-                          "e.g. 10)"),
+                       f"{BENCH}: $.criterion_max: '5' is text (write a number, unquoted, e.g. 2 or 2.5)"),
+    # a decimal threshold is a threshold (scores may be decimals); an infinite one is not
+    "infinite threshold": ("pass_threshold", "pass_threshold: .inf",
+                           f"{BENCH}: $.pass_threshold: inf is not a number of at most 40 characters (write a number "
+                           "on the total's scale, unquoted, e.g. 10)"),
     "boolean minimum": ("criterion_min", "criterion_min: yes",
-                        f"{BENCH}: $.criterion_min: true is true/false (write a whole number, unquoted, e.g. 0)"),
+                        f"{BENCH}: $.criterion_min: true is true/false (write a number, unquoted, e.g. 0 or 0.5)"),
     "empty threshold": ("conditional_threshold", "conditional_threshold:",
-                        f"{BENCH}: $.conditional_threshold: empty (write a whole number, unquoted, e.g. 7)"),
+                        f"{BENCH}: $.conditional_threshold: empty (write a number on the total's scale, unquoted, "
+                        "e.g. 7)"),
     "unquoted version": ("benchmark_version", "benchmark_version: 1.1",
                          f'{BENCH}: $.benchmark_version: 1.1 is a decimal number (write text, quoted, e.g. "1.0")'),
     "missing pattern": ("case_id_pattern", "",
@@ -184,8 +198,8 @@ SCHEMA_CASES = {
                                 f"{RESPONSE}: $.properties.case_id.pattern: '^X-[0-9]+$' is not system/benchmark.yaml's"),
     # The gold schema caps rubric_ceiling below the maximum score: Q_final could never reach 1.
     "ceiling cap below maximum": (GOLD, lambda s: s["properties"]["rubric_ceiling"].__setitem__(
-        "maximum", SPEC.max_score - 1), f"{GOLD}: $.properties.rubric_ceiling: type 'integer', minimum "
-                                        f"{N * SPEC.criterion_min}, maximum {SPEC.max_score - 1}"),
+        "maximum", SPEC.score_max - 1), f"{GOLD}: $.properties.rubric_ceiling: type 'integer', minimum "
+                                        f"{N * SPEC.criterion_min}, maximum {SPEC.score_max - 1}"),
     "correctness above 1": (EVAL, lambda s: s["properties"]["correctness"].__setitem__("enum", [0, 2]),
                             f"{EVAL}: $.properties.correctness.enum: [0, 2]; needs at least two distinct numbers"),
     "one correctness value": (EVAL, lambda s: s["properties"]["correctness"].__setitem__("enum", [1]),
@@ -266,7 +280,7 @@ def test_the_shipped_example_id_and_families_fit_the_pattern():
 def test_an_inconsistent_system_is_refused_before_any_data_is_read(tmp_path):
     # A tree whose data are broken too: only system/ is reported, since the data cannot be judged against it.
     root = system_copy(tmp_path)
-    edit_yaml(root, BENCH, set_bench("pass_threshold", SPEC.max_score + 1))
+    edit_yaml(root, BENCH, set_bench("pass_threshold", SPEC.score_max + 1))
     (root / "responses" / VERSION / "nobody").mkdir(parents=True)
     (root / "responses" / VERSION / "nobody" / "junk.json").write_text("{not json", encoding="utf-8")
     (root / "subjects").mkdir()

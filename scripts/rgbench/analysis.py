@@ -7,7 +7,10 @@
 
 Each column gets the type its values have in the result format: booleans (``true``/``false``) as
 pandas' nullable ``boolean``, integers as nullable ``Int64``, the 6-decimal fractions as ``float64``
-(the decimal read to the nearest float), text as ``string``; an empty cell (an undefined value, e.g.
+(the decimal read to the nearest float), text as ``string``; a score column (per_run.csv's raw, clipped,
+floor and ceiling scores, a reviewer's criterion ``level``) as ``Int64`` when every score is an integer,
+else ``float64`` (a decimal or a fraction such as 23/6 read to the nearest float), and a ``level`` that
+names a bin of a decimal scale (``0-2.5``) as ``string``; an empty cell (an undefined value, e.g.
 P of a subject with no scored run, the rank of a disqualified subject) is missing (``pd.NA``, or
 ``NaN`` for floats). A cell that does not have its column's format is refused (:class:`TableError`
 naming the file, line and column). Columns this module does not know are kept as text.
@@ -22,6 +25,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .compute.scale import parse_score, score_text
 from .load.parsing import ParseError, decode_utf8
 from .load.safe_read import read_single_file
 from .results_csv import TableError, csv_records
@@ -31,13 +35,14 @@ if TYPE_CHECKING:
 
 RESULTS_DIR = "results"
 
-BOOL_COLUMNS = frozenset({"adjacent", "has_critical_fail", "has_recoverable_fail", "disqualified", "monotone_violation"})
+BOOL_COLUMNS = frozenset({"adjacent", "has_critical_fail", "has_recoverable_fail", "disqualified", "monotone_violation",
+                          "empty_answer"})
 INT_COLUMNS = frozenset({
     "n_levels", "easiest", "hardest", "n_easiest", "n_hardest", "n_cases_missing", "rank_low", "rank_high",
     "rank_low_marginal", "rank_high_marginal", "rank_a", "rank_b",
-    "attempts", "confidence", "input_tokens", "output_tokens", "level", "max_runs_per_case", "min_difficulty", "n",
+    "attempts", "confidence", "input_tokens", "output_tokens", "max_runs_per_case", "min_difficulty", "n",
     "n_answered", "n_errors", "n_participants", "n_refused", "n_responses", "n_with_usage",
-    "raw_score", "rubric_floor", "rubric_ceiling", "clipped_score", "reported_confidence", "N", "n_unscored",
+    "reported_confidence", "N", "n_unscored",
     "n_critical", "n_cases", "n_family", "bin", "count", "n_pairs", "a_pass_b_not", "b_pass_a_not", "k",
     "difficulty", "n_runs", "n_pass", "rank", "rank_best", "rank_worst", "n_units",
 })
@@ -66,6 +71,8 @@ TEXT_COLUMNS = frozenset({
     "P_reliability_label", "s_bar_reliability_label", "Q_final_reliability_label", "BS_reliability_label",
     "ECE_reliability_label",
 })
+# Scores on the benchmark's own scale (rgbench.compute.scale.score_text: 7, 12.3 or 23/6); level: a score or a bin.
+SCORE_COLUMNS = frozenset({"raw_score", "rubric_floor", "rubric_ceiling", "clipped_score", "level"})
 DTYPES = {"bool": "boolean", "int": "Int64", "float": "float64", "text": "string"}
 
 _INT = re.compile(r"^-?(0|[1-9][0-9]*)$")
@@ -74,7 +81,7 @@ _DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 
 def column_kind(name: str) -> str:
     """``bool``, ``int``, ``float`` or ``text``: the type of the values of result column ``name``."""
-    for kind, names in (("bool", BOOL_COLUMNS), ("int", INT_COLUMNS), ("float", FLOAT_COLUMNS)):
+    for kind, names in (("bool", BOOL_COLUMNS), ("int", INT_COLUMNS), ("float", FLOAT_COLUMNS), ("score", SCORE_COLUMNS)):
         if name in names:
             return kind
     return "text"
@@ -96,7 +103,23 @@ def parse_cell(kind: str, cell: str) -> Any:
         if not _DECIMAL.match(cell):
             raise ValueError(f"{cell!r} is not a decimal number")
         return float(cell)
+    if kind == "score":
+        try:
+            return parse_score(cell) if len(cell) <= 80 else cell
+        except (ValueError, ZeroDivisionError):
+            return cell   # a level naming a bin of a decimal scale (0-2.5); text
     return cell
+
+
+def _score_dtype(values: list[Any]) -> tuple[str, list[Any]]:
+    """The dtype of a score column and its values: Int64 for integers only, float64 once a score is a decimal or a
+    fraction, string once a cell is not a score (a level's bin)."""
+    present = [v for v in values if v is not None]
+    if any(isinstance(v, str) for v in present):
+        return "text", [None if v is None else v if isinstance(v, str) else score_text(v) for v in values]
+    if all(isinstance(v, int) for v in present):
+        return "int", values
+    return "float", [None if v is None else float(v) for v in values]
 
 
 def parse_table(rel: str, text: str) -> pd.DataFrame:
@@ -120,6 +143,9 @@ def parse_table(rel: str, text: str) -> pd.DataFrame:
                 values.append(parse_cell(kind, cell))
             except ValueError as exc:
                 raise TableError(f"{rel}: line {record.line}: {name}: {exc}") from None
+    for index, kind in enumerate(kinds):
+        if kind == "score":
+            kinds[index], columns[index] = _score_dtype(columns[index])
     data = {name: pd.array([pd.NA if v is None else v for v in values] if kind != "float"
                            else [float("nan") if v is None else v for v in values], dtype=DTYPES[kind])
             for name, kind, values in zip(names, kinds, columns)}

@@ -137,11 +137,12 @@ def load_valid_tree(root: Path, *, alpha_override: str | None = None, scoring_di
     return spec, tree
 
 
-def load_valid_grades(root: Path, multi_dir: str = MULTI_DIR, progress: Callable[[int, int], None] | None = None
-                      ) -> tuple[Spec, Tree, MultiScorings] | None:
+def load_valid_grades(root: Path, multi_dir: str = MULTI_DIR, progress: Callable[[int, int], None] | None = None,
+                      alpha_override: str | None = None) -> tuple[Spec, Tree, MultiScorings] | None:
     """(spec, tree with every scoring, llm-judges' included, the further grades of ``multi_dir``) of a fully
-    valid tree: what the agreement reports read; otherwise print every problem and return None."""
-    loaded = load_valid_tree(root, llm_judges=True, progress=progress)
+    valid tree: what the agreement reports (and a board of consolidated grades) read; otherwise print every
+    problem and return None. ``alpha_override`` goes to :func:`load_valid_tree`."""
+    loaded = load_valid_tree(root, llm_judges=True, progress=progress, alpha_override=alpha_override)
     if loaded is None:
         return None
     spec, tree = loaded

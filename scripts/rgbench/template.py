@@ -2,11 +2,14 @@
 
 The template is a complete, valid benchmark tree with no subject yet: a documented ``system/`` (ids,
 one family, six criteria 0-2, thresholds, a two-code fail catalog, the metrics config), one example
-case, empty data folders, a Makefile, ``.ci/run``, the review and tests workflows, CODEOWNERS, tests and a README.
+case, empty data folders, a reviewers registry with one example human reviewer, a Makefile, ``.ci/run``,
+the review and tests workflows, CODEOWNERS, tests and a README.
 Two placeholders are filled in: ``@RGBENCH_VERSION@`` (this toolkit's version) and
-``@RGBENCH_REQUIREMENT@`` (what the new repository's requirements.txt installs, by default
+``@RGBENCH_REQUIREMENT@`` (what the new repository's requirements.txt installs: the script
+``init_benchmark.py`` gives the line that installs the running toolkit,
+:func:`rgbench.install_source.toolkit_source`; :func:`template_files` alone defaults to
 ``rgbench==<version>``). Pure: :func:`template_files` returns bytes by relative path; the script
-``init_benchmark.py`` writes them.
+writes them.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from ..stats.intervals import proportion_interval
 from ..stats.outputs import fmt_interval
 from .derive import PASS, RunRow
 from .numfmt import fmt_fixed
+from .scale import score_text, score_unit
 
 ADVANCED_MIN_DIFFICULTY = 4   # Rockman's Advanced+ band (seeds 000, 001, 003): gold difficulty >= 4
 ERROR, REFUSED, ANSWERED = "error", "refused", "answered"
@@ -59,7 +60,7 @@ METADATA_COLUMNS = ("subject_id", "subject_version", "kind", "provider", "evalua
 CASES_COLUMNS = ("case_id", "family", "case_type", "difficulty", "tags", "title", "gold_path")
 EXPLORER_COLUMNS = ("subject_id", "subject_version", "case_id", "run_id", "status", "participant", "reviewer_id",
                     "classification", "raw_score", "clipped_score", "criterion_scores", "fails", "correctness",
-                    "confidence", "comments", "response_path", "cost")
+                    "confidence", "comments", "response_path", "cost", "empty_answer")
 
 
 # --- rows ---------------------------------------------------------------------------------------------
@@ -84,8 +85,8 @@ class GroupRow:
     group: str
     n_cases: int
     n: int
-    n_pass: int
-    p: Fraction
+    n_pass: int | None      # None (and P): the benchmark has no pass rule
+    p: Fraction | None
     p_interval: Interval | None
     s_bar: Fraction
     s_bar_interval: Interval | None
@@ -104,7 +105,7 @@ class CostRow:
     output_tokens: int
     total_cost: Fraction | None       # None unless prices are declared and every response declares usage
     cost_per_run: Fraction | None
-    n_pass: int
+    n_pass: int | None                # None (and the per-Pass costs): the benchmark has no pass rule
     cost_per_pass: Fraction | None    # None when nothing passed (never Infinity)
     geomean_run: Decimal | None
     geomean_pass: Decimal | None
@@ -120,7 +121,7 @@ class BaselineRow:
     n_participants: int
     n_cases: int
     n: int
-    n_pass: int
+    n_pass: int | None      # None (and P): the benchmark has no pass rule
     p: Fraction | None
     s_bar: Fraction | None
 
@@ -144,35 +145,43 @@ def _passed(row: RunRow) -> int:
 
 
 def group_row(subject_id: str, version: str, group: str, summary: CaseSummary, digest: str, label: str,
-              resamples: int, confidence: Fraction) -> GroupRow:
+              resamples: int, confidence: Fraction, passes: bool = True) -> GroupRow:
     """P and s_bar over the subject's runs on the cases of ``summary`` (its summary restricted to the group's
-    cases, at least one), with case-bootstrap intervals from one shared draw (label ``label``)."""
+    cases, at least one), with case-bootstrap intervals from one shared draw (label ``label``); without a pass
+    rule (``passes`` False) s_bar alone, from the same draw."""
     weights = case_weights(summary.k, digest=digest, label=label, resamples=resamples)
     n, n_pass = int(summary.runs.sum()), int(summary.passes.sum())
+    unit = summary.score_unit   # clipped scores are integers in 1/unit (1 on an integer scale)
+    s_bar, s_bar_interval = (Fraction(int(summary.clipped.sum()), n * unit),
+                             ratio_interval(summary.clipped, summary.runs, weights, confidence, float(unit)))
+    if not passes:
+        return GroupRow(subject_id, version, group, summary.k, n, None, None, None, s_bar, s_bar_interval)
     return GroupRow(subject_id, version, group, summary.k, n, n_pass, Fraction(n_pass, n),
-                    proportion_interval(summary, weights, confidence), Fraction(int(summary.clipped.sum()), n),
-                    ratio_interval(summary.clipped, summary.runs, weights, confidence))
+                    proportion_interval(summary, weights, confidence), s_bar, s_bar_interval)
 
 
 def criterion_rows(subject_id: str, version: str, scorings: Sequence[Scoring], criteria: Sequence[str], digest: str,
                    resamples: int, confidence: Fraction) -> list[CriterionRow]:
     """Mean score of each criterion over the subject's scored runs (``scorings``: their grades, one per run),
-    in the rubric's order, with intervals."""
+    in the rubric's order, with intervals. Scores are summed as integers in 1/U (U the lcm of their
+    denominators: 1 on an integer scale), exact, and the bootstrap divides by U."""
     if not scorings:
         return []
     cases = sorted({s.case_id for s in scorings})
     position = {case: i for i, case in enumerate(cases)}
+    unit = score_unit(score for s in scorings for _, score in s.criterion_scores)
     counts = [0] * len(cases)
-    sums = [[0] * len(cases) for _ in criteria]   # sums[k][i]: criterion k's points over case i's runs
+    sums = [[0] * len(cases) for _ in criteria]   # sums[k][i]: criterion k's points (times unit) over case i's runs
     for scoring in scorings:
         scores, i = dict(scoring.criterion_scores), position[scoring.case_id]
         counts[i] += 1
         for k, criterion in enumerate(criteria):
-            sums[k][i] += scores[criterion]
+            sums[k][i] += int(scores[criterion] * unit)
     weights = case_weights(len(cases), digest=digest, label="criteria", resamples=resamples)
     n = len(scorings)
-    return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n),
-                         ratio_interval(sums[k], counts, weights, confidence), len(cases))
+    return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n * unit),
+                         ratio_interval(sums[k], counts, weights, confidence, float(unit)),
+                         len(cases))
             for k, criterion in enumerate(criteria)]
 
 
@@ -207,13 +216,14 @@ def _price(value) -> Fraction | None:
 
 
 def cost_row(subject_id: str, version: str, extra: Mapping, responses: Sequence[Response],
-             rows: Sequence[RunRow]) -> CostRow:
+             rows: Sequence[RunRow], passes: bool = True) -> CostRow:
     """Cost figures of one subject; every money value None unless prices are declared and every
-    response declares usage (a partial total would understate). Error runs cost what they consumed."""
+    response declares usage (a partial total would understate). Error runs cost what they consumed.
+    Without a pass rule (``passes`` False) the per-Pass figures and n_pass are None."""
     prices = extra.get("prices") or {}
     pin, pout = _price(prices.get("input_per_million")), _price(prices.get("output_per_million"))
     with_usage = [r for r in responses if r.meta.input_tokens is not None]
-    n_pass = sum(1 for r in rows if r.classification == PASS)
+    n_pass: int | None = sum(1 for r in rows if r.classification == PASS) if passes else None
     total = per_run = per_pass = geo_run = geo_pass = None
     if pin is not None and pout is not None and responses and len(with_usage) == len(responses):
         costs = {(r.case_id, r.run_id): run_cost(r, pin, pout) for r in responses}
@@ -223,16 +233,21 @@ def cost_row(subject_id: str, version: str, extra: Mapping, responses: Sequence[
         per_pass = total / n_pass if n_pass else None
         geo_run = geometric_mean(values)
         passed = {(r.case_id, r.run_id) for r in rows if r.classification == PASS}
-        geo_pass = geometric_mean([c for key, c in sorted(costs.items()) if c is not None and key in passed])
+        geo_pass = geometric_mean([c for key, c in sorted(costs.items()) if c is not None and key in passed]
+                                  ) if passes else None
     return CostRow(subject_id, version, prices.get("currency", ""), pin, pout, len(responses), len(with_usage),
                    sum(r.meta.input_tokens or 0 for r in with_usage), sum(r.meta.output_tokens or 0 for r in with_usage),
                    total, per_run, n_pass, per_pass, geo_run, geo_pass)
 
 
-def _pass_and_score(rows: Sequence[RunRow]) -> tuple[int, int, Fraction | None, Fraction | None]:
+def _pass_and_score(rows: Sequence[RunRow]) -> tuple[int, int | None, Fraction | None, Fraction | None]:
+    """(n, n_pass, P, s_bar) of ``rows``; n_pass and P None when the runs are not classified (no pass rule)."""
     n = len(rows)
+    s_bar = Fraction(sum(r.clipped_score for r in rows), n) if n else None
+    if any(r.classification is None for r in rows):
+        return n, None, None, s_bar
     n_pass = sum(_passed(r) for r in rows)
-    return n, n_pass, (Fraction(n_pass, n) if n else None), (Fraction(sum(r.clipped_score for r in rows), n) if n else None)
+    return n, n_pass, (Fraction(n_pass, n) if n else None), s_bar
 
 
 def baseline_rows(subject_id: str, version: str, extra: Mapping, participant_of: Mapping[tuple[str, str], str | None],
@@ -256,8 +271,9 @@ def baseline_rows(subject_id: str, version: str, extra: Mapping, participant_of:
     for participant, group in sorted(by_participant.items()):
         level = level_of.get(participant, "not declared")
         n, n_pass, p, s_bar = _pass_and_score(group)
-        assert p is not None and s_bar is not None
-        rates.append(p)
+        assert s_bar is not None
+        if p is not None:
+            rates.append(p)
         scores.append(s_bar)
         by_level[level].extend(group)
         members[level].add(participant)
@@ -268,9 +284,12 @@ def baseline_rows(subject_id: str, version: str, extra: Mapping, participant_of:
         out.append(BaselineRow(subject_id, version, "experience_level", level, level, len(members[level]),
                                len({r.case_id for r in group}), n, n_pass, p, s_bar))
     named = [r for g in by_participant.values() for r in g]
-    out.append(BaselineRow(subject_id, version, "mean_of_participants", "", "", len(rates),
-                           len({r.case_id for r in named}), len(named), sum(_passed(r) for r in named),
-                           sum(rates, Fraction(0)) / len(rates), sum(scores, Fraction(0)) / len(scores)))
+    classified = len(rates) == len(scores)   # every group has a P: the benchmark has a pass rule
+    out.append(BaselineRow(subject_id, version, "mean_of_participants", "", "", len(scores),
+                           len({r.case_id for r in named}), len(named),
+                           sum(_passed(r) for r in named) if classified else None,
+                           sum(rates, Fraction(0)) / len(rates) if classified else None,
+                           sum(scores, Fraction(0)) / len(scores)))
     return out
 
 
@@ -309,6 +328,7 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
     the statistics use them."""
     stats = spec.stats
     resamples, confidence = stats.bootstrap_resamples, stats.confidence_level
+    passes = spec.has_pass_rule   # without: no P, no n_pass, no cost per Pass
     keys = sorted(tree.responses)
     responses_of: dict[str, list[Response]] = defaultdict(list)
     for key in keys:
@@ -339,25 +359,26 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
             by_tag: dict[str, list[str]] = defaultdict(list)    # group -> its cases, in the summary's order
             by_type: dict[str, list[str]] = defaultdict(list)
             hard: list[str] = []
-            for case in summary.case_ids:
+            for case in summary.case_ids:   # a case type or difficulty the benchmark does not record: no group
                 gold = tree.golds[case]
                 for tag in gold.tags:
                     by_tag[tag].append(case)
-                by_type[gold.case_type].append(case)
-                if gold.difficulty >= ADVANCED_MIN_DIFFICULTY:
+                if gold.case_type is not None:
+                    by_type[gold.case_type].append(case)
+                if gold.difficulty is not None and gold.difficulty >= ADVANCED_MIN_DIFFICULTY:
                     hard.append(case)
-            tags += [group_row(sid, version, tag, summary.subset(cases), digest, f"tag:{tag}", resamples, confidence)
-                     for tag, cases in sorted(by_tag.items())]
+            tags += [group_row(sid, version, tag, summary.subset(cases), digest, f"tag:{tag}", resamples, confidence,
+                               passes) for tag, cases in sorted(by_tag.items())]
             types += [group_row(sid, version, kind, summary.subset(cases), digest, f"case_type:{kind}", resamples,
-                                confidence) for kind, cases in sorted(by_type.items())]
+                                confidence, passes) for kind, cases in sorted(by_type.items())]
             if hard:
                 advanced.append(group_row(sid, version, str(ADVANCED_MIN_DIFFICULTY), summary.subset(hard), digest,
-                                          "advanced", resamples, confidence))
-        costs.append(cost_row(sid, version, extra, responses, rows))
+                                          "advanced", resamples, confidence, passes))
+        costs.append(cost_row(sid, version, extra, responses, rows, passes))
         baseline += baseline_rows(sid, version, extra, {(r.case_id, r.run_id): r.meta.participant for r in responses},
                                   rows)
         metadata.append(metadata_row(sid, version, extra, responses))
-    cases = tuple((g.case_id, g.family, g.case_type, str(g.difficulty), ";".join(g.tags), g.title, g.path)
+    cases = tuple((g.case_id, g.family, _cell(g.case_type), _cell(g.difficulty), ";".join(g.tags), g.title, g.path)
                   for _, g in sorted(tree.golds.items()))
     explorer = tuple(_explorer_rows(tree, keys, runs_of, scoring_of))
     return Breakdowns(tuple(criteria), tuple(tags), tuple(types), tuple(advanced), tuple(costs), tuple(baseline),
@@ -379,17 +400,19 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
         pin, pout = prices_of[sid]
         cost = fmt_fixed(run_cost(response, pin, pout)) if pin is not None and pout is not None else ""
         meta = response.meta
-        version, participant, confidence = response.subject_version, meta.participant or "", str(response.confidence)
+        version, participant, confidence = response.subject_version, meta.participant or "", _cell(response.confidence)
         head = (sid, version, case_id, run_id, meta.status, participant)
         graded = () if meta.status == ERROR else scoring_of.get(key, ())
+        empty = "true" if meta.empty_answer else "false"
         if not graded:
-            yield (*head, "", "", "", "", "", "", "", confidence, "", response.path, cost)
+            yield (*head, "", "", "", "", "", "", "", confidence, "", response.path, cost, empty)
         for scoring in graded:
             row = derived[(sid, case_id, run_id, scoring.reviewer_id)]
-            yield (*head, scoring.reviewer_id, row.classification, str(row.raw_score), str(row.clipped_score),
-                   ";".join([f"{name}={score}" for name, score in scoring.criterion_scores]),
+            yield (*head, scoring.reviewer_id, _cell(row.classification), score_text(row.raw_score),
+                   score_text(row.clipped_score),
+                   ";".join([f"{name}={score_text(score)}" for name, score in scoring.criterion_scores]),
                    ";".join([f"{code}:{severity}" for code, severity in scoring.fails]),
-                   fmt_fixed(row.correctness), confidence, scoring.comments, response.path, cost)
+                   fmt_fixed(row.correctness), confidence, scoring.comments, response.path, cost, empty)
 
 
 # --- rendering ----------------------------------------------------------------------------------------
@@ -399,8 +422,13 @@ def fmt_decimal(value: Decimal | None) -> str:
     return "" if value is None else fmt_fixed(Fraction(value))
 
 
+def _cell(value: int | str | None) -> str:
+    """An integer or text cell; empty for a value the benchmark does not record (None)."""
+    return "" if value is None else str(value)
+
+
 def _group_cells(g: GroupRow) -> tuple[str, ...]:
-    return (g.subject_id, g.subject_version, g.group, str(g.n_cases), str(g.n), str(g.n_pass), fmt_fixed(g.p),
+    return (g.subject_id, g.subject_version, g.group, str(g.n_cases), str(g.n), _cell(g.n_pass), fmt_fixed(g.p),
             *fmt_interval(g.p_interval), fmt_fixed(g.s_bar), *fmt_interval(g.s_bar_interval))
 
 
@@ -416,11 +444,11 @@ def breakdown_files(b: Breakdowns, csv_text: Callable[[Sequence[str], Iterable[S
         COST_FILE: csv_text(COST_COLUMNS, (
             (c.subject_id, c.subject_version, c.currency, fmt_fixed(c.input_price), fmt_fixed(c.output_price),
              str(c.n_responses), str(c.n_with_usage), str(c.input_tokens), str(c.output_tokens),
-             fmt_fixed(c.total_cost), fmt_fixed(c.cost_per_run), str(c.n_pass), fmt_fixed(c.cost_per_pass),
+             fmt_fixed(c.total_cost), fmt_fixed(c.cost_per_run), _cell(c.n_pass), fmt_fixed(c.cost_per_pass),
              fmt_decimal(c.geomean_run), fmt_decimal(c.geomean_pass)) for c in b.costs)),
         BASELINE_FILE: csv_text(BASELINE_COLUMNS, (
             (r.subject_id, r.subject_version, r.scope, r.group, r.experience_level, str(r.n_participants),
-             str(r.n_cases), str(r.n), str(r.n_pass), fmt_fixed(r.p), fmt_fixed(r.s_bar)) for r in b.baseline)),
+             str(r.n_cases), str(r.n), _cell(r.n_pass), fmt_fixed(r.p), fmt_fixed(r.s_bar)) for r in b.baseline)),
         METADATA_FILE: csv_text(METADATA_COLUMNS, b.metadata),
         CASES_FILE: csv_text(CASES_COLUMNS, b.cases),
         EXPLORER_FILE: csv_text(EXPLORER_COLUMNS, b.explorer),

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from ..load.records import Gold, Response, Scoring
 from ..load.spec import Spec
+from .scale import Score, ScoreScale
 
 PASS, CONDITIONAL, FAIL = "Pass", "Conditional", "Fail"
 # confidence c -> c/100, built once: 101 shared exact values instead of one Fraction per run.
@@ -22,49 +23,68 @@ class RunRow(NamedTuple):
     run_id: str
     reviewer_id: str
     family: str
-    raw_score: int
-    rubric_floor: int
-    rubric_ceiling: int
-    clipped_score: int
+    raw_score: Score        # exact: an int on an integer scale, else a Fraction (rgbench.compute.scale)
+    rubric_floor: Score | None       # None: the benchmark records no floor (no floor rule)
+    rubric_ceiling: Score | None     # None: no ceiling (clipped_score = raw_score)
+    clipped_score: Score
     has_critical_fail: bool
     has_recoverable_fail: bool
-    classification: str
-    reported_confidence: int
-    confidence_unit: Fraction
-    correctness: Fraction
+    classification: str | None     # None: the benchmark has no pass rule
+    reported_confidence: int | None   # None: the benchmark records no confidence
+    confidence_unit: Fraction | None
+    correctness: Fraction | None   # None: the benchmark records no correctness
 
 
-def classify(*, has_critical: bool, has_recoverable: bool, clipped: int, floor: int,
-             pass_threshold: int, conditional_threshold: int) -> str:
+def classify(*, has_critical: bool, has_recoverable: bool, clipped: Score, floor: Score | None,
+             pass_threshold: Score | None, conditional_threshold: Score | None,
+             higher_is_better: bool = True) -> str | None:
     """The rubric's classification, first matching rule wins.
 
     1. a critical fail -> Fail; 2. a recoverable fail -> Conditional;
     3. clipped < floor -> Fail; 4. clipped >= pass_threshold -> Pass;
     5. clipped >= conditional_threshold -> Conditional; 6. otherwise Fail (thresholds: system/benchmark.yaml).
+    With ``higher_is_better`` False (score_direction lower_is_better) every comparison is read the other way:
+    clipped > floor -> Fail, clipped <= pass_threshold -> Pass, clipped <= conditional_threshold -> Conditional.
+    None when there is no pass rule (``pass_threshold`` None: nothing is classified); a ``floor`` of None
+    (the benchmark records none) skips rule 3, a ``conditional_threshold`` of None rule 5.
     """
+    if pass_threshold is None:
+        return None
     if has_critical:
         return FAIL
     if has_recoverable:
         return CONDITIONAL
-    if clipped < floor:
+    if higher_is_better:
+        if floor is not None and clipped < floor:
+            return FAIL
+        if clipped >= pass_threshold:
+            return PASS
+        if conditional_threshold is not None and clipped >= conditional_threshold:
+            return CONDITIONAL
         return FAIL
-    if clipped >= pass_threshold:
+    if floor is not None and clipped > floor:
+        return FAIL
+    if clipped <= pass_threshold:
         return PASS
-    if clipped >= conditional_threshold:
+    if conditional_threshold is not None and clipped <= conditional_threshold:
         return CONDITIONAL
     return FAIL
 
 
-def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> RunRow:
+def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec, scale: ScoreScale | None = None) -> RunRow:
     """Per-run values of aggregate_metrics.md: raw and clipped score, fail flags, classification.
 
-    raw_score is the sum of the criteria (0..max_score); clipped_score is
-    min(raw_score, rubric_ceiling); confidence_unit is confidence/100 exactly.
+    raw_score is the total of the criteria (their sum, or their mean with score_total mean: within
+    score_min..score_max); clipped_score is min(raw_score, rubric_ceiling), or max(...) with
+    score_direction lower_is_better (the ceiling is the best total the case credits); confidence_unit is
+    confidence/100 exactly. A field the benchmark does not record stays None (and so do the values made of
+    it): no ceiling, no clipping; no floor, no floor rule. ``scale`` is ``spec.scale`` (pass it when
+    deriving many runs: built once).
     """
-    raw = 0
-    for _, score in scoring.criterion_scores:
-        raw += score
-    clipped = raw if raw < gold.rubric_ceiling else gold.rubric_ceiling
+    scale = scale or spec.scale
+    raw = scale.total_of(score for _, score in scoring.criterion_scores)
+    ceiling = gold.rubric_ceiling
+    clipped = raw if ceiling is None else scale.clip(raw, ceiling)
     critical = recoverable = False
     for _, severity in scoring.fails:
         critical = critical or severity == "critical"
@@ -89,8 +109,9 @@ def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec) -> 
             floor=gold.rubric_floor,
             pass_threshold=spec.pass_threshold,
             conditional_threshold=spec.conditional_threshold,
+            higher_is_better=scale.higher_is_better,
         ),
         reported_confidence=response.confidence,
-        confidence_unit=_CONFIDENCE_UNIT[response.confidence],
+        confidence_unit=None if response.confidence is None else _CONFIDENCE_UNIT[response.confidence],
         correctness=scoring.correctness,
     )

@@ -35,6 +35,7 @@ from .metrics import (
     pass_rate,
     q_final,
 )
+from .scale import ScoreScale, default_scale
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"   # which values are better; NEITHER: a property of the data
 
@@ -43,9 +44,11 @@ COVERED_MODULES = ("rgbench.compute.metrics", "rgbench.stats.intervals",
 
 # Public functions of COVERED_MODULES that are not a metric themselves, and why.
 NOT_METRICS = {
+    "rgbench.compute.metrics.classified": "whether the runs carry a classification (a pass rule, §11a)",
+    "rgbench.compute.metrics.calibrated": "whether the runs carry confidence and correctness (§11a)",
     "rgbench.compute.metrics.confidence_bin": "the bin index of a confidence (§7)",
     "rgbench.compute.metrics.calibration_bins": "the per-bin sums ECE and calibration_bins.csv are made of (§7)",
-    "rgbench.compute.metrics.q_numerator": "Q_final as an integer numerator over d · max_score (§8)",
+    "rgbench.compute.metrics.q_numerator": "Q_final as an integer numerator over d · span (§8)",
     "rgbench.compute.metrics.subject_metrics": "P, s_bar, BS, ECE, Q_final and the gate of one subject together",
     "rgbench.stats.intervals.proportion_interval": "the interval of P (inside subject_intervals), of P_family and "
                                                    "of a pass rate per difficulty (§18)",
@@ -67,7 +70,7 @@ class Params:
 
     alpha: Fraction = Fraction(1, 2)
     bins: int = 10
-    max_score: int = 12
+    scale: ScoreScale = field(default_factory=default_scale)                # the total's range and direction
     difficulty_of: Mapping[str, int] = field(default_factory=dict)    # case_id -> gold difficulty
     weights: Mapping[int, Fraction] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     confidence: Fraction = DEFAULT_CONFIDENCE
@@ -112,7 +115,7 @@ def _family(rows: Sequence[RunRow], attribute: str):
 
 
 def _interval(rows: Sequence[RunRow], params: Params, attribute: str, side: int):
-    summary = case_summaries(_one(rows), alpha=params.alpha, max_score=params.max_score, bins=params.bins).get("s")
+    summary = case_summaries(_one(rows), alpha=params.alpha, scale=params.scale, bins=params.bins).get("s")
     if summary is None:
         return None
     interval = getattr(subject_intervals(summary, generator("subject", [str(params.seed)]), params.resamples,
@@ -136,8 +139,12 @@ def _weighted(rows: Sequence[RunRow], params: Params):
     return difficulty_from_columns(_one(rows), params.difficulty_of, params.weights, lambda scope, d: (0.0, 1.0))[1]["s"]
 
 
-def _max_score(params: Params, n: int) -> Fraction:
-    return Fraction(params.max_score)
+def _score_min(params: Params, n: int) -> Fraction:
+    return params.scale.low
+
+
+def _score_max(params: Params, n: int) -> Fraction:
+    return params.scale.high
 
 
 def _n(params: Params, n: int) -> Fraction:
@@ -158,13 +165,13 @@ def _registry() -> dict[str, Metric]:
 
     out = [
         metric("P", pass_rate, lambda rows, p: pass_rate(rows), 0, 1, HIGHER, "§4", "[0, 1]"),
-        metric("s_bar", mean_clipped_score, lambda rows, p: mean_clipped_score(rows), 0, _max_score, HIGHER, "§5",
-               "[0, max_score]"),
+        metric("s_bar", mean_clipped_score, lambda rows, p: mean_clipped_score(rows), _score_min, _score_max, HIGHER,
+               "§5", "[score_min, score_max]"),
         metric("BS", brier_score, lambda rows, p: brier_score(rows), 0, 1, LOWER, "§6", "[0, 1]"),
         metric("ECE", expected_calibration_error, lambda rows, p: expected_calibration_error(rows, p.bins), 0, 1,
                LOWER, "§7", "[0, 1]"),
         metric("Q_final", q_final,
-               lambda rows, p: q_final(pass_rate(rows), mean_clipped_score(rows), p.alpha, p.max_score), 0, 1,
+               lambda rows, p: q_final(pass_rate(rows), mean_clipped_score(rows), p.alpha, p.scale), 0, 1,
                HIGHER, "§8", "[0, 1]"),
         metric("n_critical", critical_gate, lambda rows, p: critical_gate(rows)[1], 0, _n, LOWER, "§9", "[0, N]",
                undefined=0),
@@ -172,16 +179,16 @@ def _registry() -> dict[str, Metric]:
                "{False, True}", undefined=False),
         metric("P_family", family_metrics, lambda rows, p: _family(rows, "p_family"), 0, 1, HIGHER, "§10",
                "[0, 1]"),
-        metric("s_bar_family", family_metrics, lambda rows, p: _family(rows, "s_bar_family"), 0, _max_score,
-               HIGHER, "§10", "[0, max_score]"),
+        metric("s_bar_family", family_metrics, lambda rows, p: _family(rows, "s_bar_family"), _score_min,
+               _score_max, HIGHER, "§10", "[score_min, score_max]"),
     ]
-    for stem, attribute, high, direction, text in (("P", "p", 1, HIGHER, "[0, 1]"),
-                                                   ("s_bar", "s_bar", _max_score, HIGHER, "[0, max_score]"),
-                                                   ("BS", "bs", 1, LOWER, "[0, 1]"), ("ECE", "ece", 1, LOWER, "[0, 1]"),
-                                                   ("Q_final", "q_final", 1, HIGHER, "[0, 1]")):
+    for stem, attribute, low, high, direction, text in (
+            ("P", "p", 0, 1, HIGHER, "[0, 1]"), ("s_bar", "s_bar", _score_min, _score_max, HIGHER, "[score_min, score_max]"),
+            ("BS", "bs", 0, 1, LOWER, "[0, 1]"), ("ECE", "ece", 0, 1, LOWER, "[0, 1]"),
+            ("Q_final", "q_final", 0, 1, HIGHER, "[0, 1]")):
         for side, end in ((0, "low"), (1, "high")):
             out.append(metric(f"{stem}_{end}", subject_intervals,
-                              lambda rows, p, a=attribute, s=side: _interval(rows, p, a, s), 0, high, direction,
+                              lambda rows, p, a=attribute, s=side: _interval(rows, p, a, s), low, high, direction,
                               "§18", text))
     out += [
         metric("BS_reliability", brier_decompositions, lambda rows, p: _decomposition(rows, p, "reliability"), 0, 1,

@@ -2,7 +2,8 @@
 
 All values are exact (``Fraction``); rounding happens only in the writers.
 Every function takes the scored runs R of one subject (or one family) and
-returns ``None`` where the metric is undefined (N = 0).
+returns ``None`` where the metric is undefined: N = 0, or the benchmark does not record what it needs
+(no pass rule: P; no confidence or no correctness: BS, ECE; aggregate_metrics.md §0b).
 """
 
 from __future__ import annotations
@@ -14,17 +15,30 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .derive import PASS, RunRow
+from .scale import ScoreScale
+
+
+def classified(rows: Sequence[RunRow]) -> bool:
+    """True when every row has a classification (the benchmark has a pass rule) and there is one."""
+    return bool(rows) and all(row.classification is not None for row in rows)
+
+
+def calibrated(rows: Sequence[RunRow]) -> bool:
+    """True when every row has a confidence and a correctness (the benchmark records both) and there is one."""
+    return bool(rows) and all(row.reported_confidence is not None and row.correctness is not None for row in rows)
 
 
 def pass_rate(rows: Sequence[RunRow]) -> Fraction | None:
-    """P = #Pass / N, in [0, 1], higher is better. Conditional is not a pass; None when N = 0."""
-    if not rows:
+    """P = #Pass / N, in [0, 1], higher is better. Conditional is not a pass; None when N = 0 or the runs are
+    not classified (no pass rule)."""
+    if not classified(rows):
         return None
     return Fraction(sum(1 for row in rows if row.classification == PASS), len(rows))
 
 
 def mean_clipped_score(rows: Sequence[RunRow]) -> Fraction | None:
-    """s_bar = mean clipped_score, in [0, max_score], higher is better; None when N = 0."""
+    """s_bar = mean clipped_score, in [score_min, score_max], on the domain's scale and in its direction
+    (rgbench.compute.scale); None when N = 0."""
     if not rows:
         return None
     return Fraction(sum(row.clipped_score for row in rows), len(rows))
@@ -36,27 +50,29 @@ def _correctness_scale(rows: Sequence[RunRow]) -> int:
     Each correctness is then an integer k / L, so sums stay in integers, exact
     and fast, whatever correctness values the evaluation schema allows.
     """
-    return math.lcm(1, *{row.correctness.denominator for row in rows})
+    return math.lcm(1, *{row.correctness.denominator for row in rows if row.correctness is not None})
 
 
 def _correctness_units(row: RunRow, scale: int) -> int:
-    """correctness x ``scale`` as an integer (``scale`` a multiple of its denominator)."""
+    """correctness x ``scale`` as an integer (``scale`` a multiple of its denominator); calibrated rows only."""
     value = row.correctness
+    assert value is not None
     return value.numerator * (scale // value.denominator)
 
 
 def brier_score(rows: Sequence[RunRow]) -> Fraction | None:
-    """Soft Brier BS = mean (confidence_unit - correctness)^2, in [0, 1], lower is better; None when N = 0.
+    """Soft Brier BS = mean (confidence_unit - correctness)^2, in [0, 1], lower is better; None when N = 0 or
+    the runs carry no confidence or no correctness.
 
     Computed in integers: (c/100 - k/L)^2 = (L c - 100 k)^2 / (100 L)^2, with c the
     integer confidence, L = :func:`_correctness_scale` and k the correctness in 1/L units.
     """
-    if not rows:
+    if not calibrated(rows):
         return None
     scale = _correctness_scale(rows)
     total = 0
     for row in rows:
-        diff = scale * row.reported_confidence - 100 * _correctness_units(row, scale)
+        diff = scale * row.reported_confidence - 100 * _correctness_units(row, scale)  # type: ignore[operator]
         total += diff * diff
     return Fraction(total, (100 * scale) ** 2 * len(rows))
 
@@ -90,15 +106,20 @@ class CalibrationBin:
 
 
 def calibration_bins(rows: Sequence[RunRow], bins: int) -> list[CalibrationBin]:
-    """The non-empty fixed-width confidence bins, by index; empty bins are omitted."""
+    """The non-empty fixed-width confidence bins, by index; empty bins are omitted, and so is every bin of runs
+    without a confidence or a correctness (none: the benchmark records no calibration)."""
+    if not calibrated(rows):
+        return []
     count: dict[int, int] = defaultdict(int)
     conf: dict[int, int] = defaultdict(int)   # sum of integer confidences
     corr: dict[int, int] = defaultdict(int)   # sum of correctness in 1/scale units
     scale = _correctness_scale(rows)
     for row in rows:
-        index = confidence_bin(row.reported_confidence, bins)
+        confidence = row.reported_confidence
+        assert confidence is not None
+        index = confidence_bin(confidence, bins)
         count[index] += 1
-        conf[index] += row.reported_confidence
+        conf[index] += confidence
         corr[index] += _correctness_units(row, scale)
     return [CalibrationBin(i, count[i], Fraction(conf[i], 100), Fraction(corr[i], scale)) for i in sorted(count)]
 
@@ -107,37 +128,44 @@ def expected_calibration_error(rows: Sequence[RunRow], bins: int) -> Fraction | 
     """ECE = sum over non-empty bins of |B|/N * |conf(B) - acc(B)|, in [0, 1], lower is better.
 
     Equal to (1/N) * sum |sum conf - sum acc| per bin, which is how it is
-    computed (no division inside bins). Empty bins contribute nothing; None when N = 0.
+    computed (no division inside bins). Empty bins contribute nothing; None when N = 0 or the runs carry no
+    confidence or no correctness.
     """
-    if not rows:
+    if not calibrated(rows):
         return None
     total = sum((abs(b.confidence_sum - b.correctness_sum) for b in calibration_bins(rows, bins)), Fraction(0))
     return total / len(rows)
 
 
-def q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, max_score: int) -> Fraction | None:
-    """Q_final = alpha * P + (1 - alpha) * s_bar / max_score, in [0, 1], higher is better; None if P or s_bar is.
+def q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, scale: ScoreScale) -> Fraction | None:
+    """Q_final = alpha * P + (1 - alpha) * norm(s_bar), in [0, 1], higher is better; None if s_bar is, or if P is
+    while alpha > 0. With alpha = 0 (a benchmark without a pass rule has no P) it is norm(s_bar).
 
-    Computed as ``q_numerator(P, s_bar, alpha, max_score) / (d * max_score)`` with alpha = a/d.
+    norm(s_bar) = (s_bar - score_min) / (score_max - score_min), or (score_max - s_bar) / (score_max - score_min)
+    when lower is better (:meth:`rgbench.compute.scale.ScoreScale.norm`; s_bar / 12 on the seed's 0-12 scale).
+    Computed as ``q_numerator(P, credit, alpha, span) / (d * span)`` with alpha = a/d, credit = norm(s_bar) * span
+    and span = score_max - score_min.
     """
-    if p is None or s_bar is None:
-        return None
     alpha = Fraction(alpha)
-    return Fraction(q_numerator(p, s_bar, alpha, max_score)) / (alpha.denominator * max_score)
+    if s_bar is None or (p is None and alpha):
+        return None
+    return Fraction(q_numerator(p or 0, scale.credit(s_bar), alpha, scale.span)) / (alpha.denominator * scale.span)
 
 
-def q_numerator(passed, clipped, alpha: Fraction, max_score: int):
-    """a * max_score * passed + (d - a) * clipped, with alpha = a/d in lowest terms: Q_final times d * max_score.
+def q_numerator(passed, credit, alpha: Fraction, span):
+    """a * span * passed + (d - a) * credit, with alpha = a/d in lowest terms: Q_final times d * span.
 
-    The one encoding of Q_final as an integer numerator over ``d * max_score``:
-    alpha * P + (1 - alpha) * s_bar / max_score = (a * max_score * P + (d - a) * s_bar) / (d * max_score).
-    ``passed`` and ``clipped`` may be one run's [Pass] and clipped_score, sums of them over runs (then the
-    value is Q_final times d * max_score * N), numpy integer arrays of either (element-wise), or P and
-    s_bar themselves (as :func:`q_final` uses it). Integers in, integers out: exact.
+    The one encoding of Q_final as an integer numerator over ``d * span``, where span = score_max - score_min and
+    credit = norm(score) * span (score - score_min, or score_max - score when lower is better):
+    alpha * P + (1 - alpha) * credit / span = (a * span * P + (d - a) * credit) / (d * span).
+    ``passed`` and ``credit`` may be one run's [Pass] and credit, sums of them over runs (then the value is
+    Q_final times d * span * N), numpy integer arrays of either (element-wise, with span and credit in the
+    same integer units: rgbench.compute.scale.score_unit), or P and the credit of s_bar (as :func:`q_final`
+    uses it). Integers in, integers out: exact.
     """
     alpha = Fraction(alpha)
     a, d = alpha.numerator, alpha.denominator
-    return a * max_score * passed + (d - a) * clipped
+    return a * span * passed + (d - a) * credit
 
 
 def critical_gate(rows: Sequence[RunRow]) -> tuple[bool, int]:
@@ -163,7 +191,7 @@ class SubjectMetrics:
 
 
 def subject_metrics(subject_id: str, subject_version: str, rows: Sequence[RunRow], n_unscored: int,
-                    *, alpha: Fraction, bins: int, max_score: int) -> SubjectMetrics:
+                    *, alpha: Fraction, bins: int, scale: ScoreScale) -> SubjectMetrics:
     """All per-subject metrics of one subject's scored runs."""
     p = pass_rate(rows)
     s_bar = mean_clipped_score(rows)
@@ -177,7 +205,7 @@ def subject_metrics(subject_id: str, subject_version: str, rows: Sequence[RunRow
         s_bar=s_bar,
         bs=brier_score(rows),
         ece=expected_calibration_error(rows, bins),
-        q_final=q_final(p, s_bar, alpha, max_score),
+        q_final=q_final(p, s_bar, alpha, scale),
         alpha=alpha,
         disqualified=disqualified,
         n_critical=n_critical,
@@ -190,7 +218,7 @@ class FamilyMetrics:
     subject_version: str
     family: str
     n_family: int
-    p_family: Fraction
+    p_family: Fraction | None   # None: no pass rule
     s_bar_family: Fraction
 
 
@@ -202,6 +230,6 @@ def family_metrics(rows: Sequence[RunRow]) -> list[FamilyMetrics]:
     families = []
     for (sid, version, family), group in sorted(groups.items()):
         p_family, s_bar_family = pass_rate(group), mean_clipped_score(group)
-        assert p_family is not None and s_bar_family is not None  # None only for no rows; every group has one
+        assert s_bar_family is not None  # None only for no rows; every group has one (P_family: no pass rule)
         families.append(FamilyMetrics(sid, version, family, len(group), p_family, s_bar_family))
     return families

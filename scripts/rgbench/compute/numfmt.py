@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 DECIMALS = 6
@@ -44,6 +45,47 @@ def fmt_fixed(value: Fraction | int | None, decimals: int = DECIMALS) -> str:
 
 
 _SCALE = tuple(10**d for d in range(19))
+
+
+def _terminates(denominator: int) -> int | None:
+    """The number of decimals of 1/denominator when its decimal expansion ends (1/8: 3), else None (1/3)."""
+    twos = fives = 0
+    while denominator % 2 == 0:
+        denominator, twos = denominator // 2, twos + 1
+    while denominator % 5 == 0:
+        denominator, fives = denominator // 5, fives + 1
+    return max(twos, fives) if denominator == 1 else None
+
+
+MAX_EXACT_DECIMALS = 18   # a terminating decimal longer than this is written numerator/denominator
+
+
+def fmt_exact(value: Fraction | int, decimals: int | None = None) -> str:
+    """A per-run value written exactly: an integer as digits (``10``), a value whose decimal ends as that
+    decimal (``4.5``), with at least ``decimals`` decimals when given (``0.500000``; the 6-decimal columns keep
+    their form), and any other rational as ``numerator/denominator`` (the mean of 4, 4 and 5 is ``13/3``), which
+    :func:`parse_exact` reads back; a consolidated mean (aggregate_metrics.md §26) leaves the integer scale."""
+    value = Fraction(value)
+    places = _terminates(value.denominator)
+    if places is None or places > MAX_EXACT_DECIMALS:
+        return f"{value.numerator}/{value.denominator}"
+    if decimals is not None:
+        places = max(places, decimals)
+    if value.denominator == 1 and decimals is None:
+        return str(value.numerator)
+    return fmt_fixed(value, places)
+
+
+_EXACT = re.compile(r"^-?(?:(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,18})?|(?:0|[1-9][0-9]{0,17})/[1-9][0-9]{0,17})$")
+
+
+def parse_exact(cell: str) -> Fraction | int | None:
+    """The value :func:`fmt_exact` wrote (an int for plain digits), or None when ``cell`` is not one."""
+    if not _EXACT.match(cell):
+        return None
+    if "/" not in cell and "." not in cell:
+        return int(cell)
+    return Fraction(cell)
 
 
 def fmt_bool(value: bool) -> str:

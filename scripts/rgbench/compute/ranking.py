@@ -9,7 +9,8 @@ when a side has no leaderboard.csv. Rules (issue 3):
   benchmark's cases, :mod:`rgbench.stats.eligibility`); else ``Ranked``.
   Disqualified wins over Incomplete.
 * Ranked rows first, by Q_final descending, then P descending, s_bar
-  descending, BS ascending, subject_id ascending (code-point order).
+  descending (ascending when the benchmark's score_direction is lower_is_better: the better s_bar first),
+  BS ascending, subject_id ascending (code-point order).
 * rank is competition ranking ("1, 2, 2, 4"): rows equal on (Q_final, P,
   s_bar, BS) share the rank of the first of them, and the next distinct row
   takes its position. subject_id only orders tied rows; it never breaks a tie.
@@ -51,16 +52,19 @@ def status_of(m: SubjectMetrics, incomplete: Collection[str] = frozenset()) -> s
 
 
 def tie_key(m: SubjectMetrics) -> tuple[Fraction, Fraction, Fraction, Fraction]:
-    """The values two rows must share to tie: (Q_final, P, s_bar, BS). Requires N > 0."""
-    if m.q_final is None or m.p is None or m.s_bar is None or m.bs is None:
-        raise ValueError(f"{m.subject_id}: a scored subject needs Q_final, P, s_bar and BS")
-    return (m.q_final, m.p, m.s_bar, m.bs)
+    """The values two rows must share to tie: (Q_final, P, s_bar, BS). Requires N > 0. P or BS is None for every
+    subject of a benchmark that does not define it (no pass rule; no confidence or correctness): it then
+    counts as 0 in every key, so the order rests on the other figures."""
+    if m.q_final is None or m.s_bar is None:
+        raise ValueError(f"{m.subject_id}: a scored subject needs Q_final and s_bar")
+    return (m.q_final, m.p or Fraction(0), m.s_bar, m.bs or Fraction(0))
 
 
-def order_key(m: SubjectMetrics) -> tuple[Fraction, Fraction, Fraction, Fraction, str]:
-    """Sort key, best first: Q_final desc, P desc, s_bar desc, BS asc, then subject_id asc."""
+def order_key(m: SubjectMetrics, higher_is_better: bool = True) -> tuple[Fraction, Fraction, Fraction, Fraction, str]:
+    """Sort key, best first: Q_final desc, P desc, s_bar desc (asc when lower is better), BS asc, then
+    subject_id asc."""
     q, p, s_bar, bs = tie_key(m)
-    return (-q, -p, -s_bar, bs, m.subject_id)
+    return (-q, -p, -s_bar if higher_is_better else s_bar, bs, m.subject_id)
 
 
 def competition_ranks(keys: Sequence[object]) -> list[int]:
@@ -74,17 +78,22 @@ def competition_ranks(keys: Sequence[object]) -> list[int]:
     return ranks
 
 
-def rank_subjects(rows: Iterable[SubjectMetrics], incomplete: Collection[str] = frozenset()) -> list[Standing]:
+def rank_subjects(rows: Iterable[SubjectMetrics], incomplete: Collection[str] = frozenset(), *,
+                  higher_is_better: bool = True) -> list[Standing]:
     """Ranked rows (with competition ranks), then Incomplete, Disqualified, Unscored, as the module docstring says.
 
     The input order does not matter; the output is a total order (subject_id
-    is unique), so the same rows always give the same list.
+    is unique), so the same rows always give the same list. ``higher_is_better`` is the score's direction
+    (Spec.higher_is_better): it orders s_bar, which decides only between rows equal on Q_final and P (at alpha 1).
     """
     rows = list(rows)
     status = {m.subject_id: status_of(m, incomplete) for m in rows}
-    ranked = sorted((m for m in rows if status[m.subject_id] == RANKED), key=order_key)
-    partial = sorted((m for m in rows if status[m.subject_id] == INCOMPLETE), key=order_key)
-    disqualified = sorted((m for m in rows if status[m.subject_id] == DISQUALIFIED), key=order_key)
+
+    def key(m: SubjectMetrics) -> tuple:
+        return order_key(m, higher_is_better)
+    ranked = sorted((m for m in rows if status[m.subject_id] == RANKED), key=key)
+    partial = sorted((m for m in rows if status[m.subject_id] == INCOMPLETE), key=key)
+    disqualified = sorted((m for m in rows if status[m.subject_id] == DISQUALIFIED), key=key)
     unscored = sorted((m for m in rows if status[m.subject_id] == UNSCORED), key=lambda m: m.subject_id)
     ranks = competition_ranks([tie_key(m) for m in ranked])
     return (

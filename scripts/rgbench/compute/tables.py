@@ -12,8 +12,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
@@ -36,7 +37,8 @@ from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
 from .derive import RunRow, derive_run
 from .input_groups import grouped_inputs, listing_digest
 from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
-from .numfmt import fmt_bool, fmt_fixed
+from .numfmt import fmt_bool, fmt_exact, fmt_fixed
+from .scale import score_text
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",
@@ -67,6 +69,9 @@ class Results:
     input_digest: str
     statistics: Statistics
     breakdowns: Breakdowns | None = None   # issue 15's tables; None only in hand-built Results
+    # what a board of consolidated grades rests on (rgbench.stats.consolidated_board.grades_record); None: one
+    # grade per run, as scoring/ holds it
+    grades: Mapping[str, object] | None = None
 
     @property
     def n_runs(self) -> int:
@@ -84,9 +89,10 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     (subject, family) and across subjects (the statistics)."""
     runs_of: dict[str, list[RunRow]] = {sid: [] for sid in sorted(tree.subjects)}
     scored: set[tuple[str, str, str]] = set()
+    scale = spec.scale
     for scoring in tree.scorings:   # sorted by (subject_id, case_id, run_id, reviewer_id)
         runs_of[scoring.subject_id].append(
-            derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec))
+            derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec, scale))
         scored.add(scoring.run_key)
     unscored = dict.fromkeys(runs_of, 0)
     for key, response in tree.responses.items():
@@ -94,14 +100,14 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
             unscored[key[0]] += 1
     subjects = tuple(
         subject_metrics(sid, tree.subjects[sid].subject_version, rows, unscored[sid],
-                        alpha=spec.alpha, bins=spec.ece_bins, max_score=spec.max_score)
+                        alpha=spec.alpha, bins=spec.ece_bins, scale=scale)
         for sid, rows in runs_of.items())
     families = tuple(f for rows in runs_of.values() for f in family_metrics(rows))
     recorded = grouped_inputs(tree.inputs)   # the manifest's record: a digest per subject folder, per other file
     difficulty_of = {case_id: gold.difficulty for case_id, gold in tree.golds.items()}
     family_of = {case_id: gold.family for case_id, gold in tree.golds.items()}
     columns = RunColumns.of(runs_of)
-    summaries = case_summaries(columns, alpha=spec.alpha, max_score=spec.max_score, bins=spec.ece_bins)
+    summaries = case_summaries(columns, alpha=spec.alpha, scale=scale, bins=spec.ece_bins)
     digests = subject_digests(runs_of, tree.inputs)   # one per registered subject (runs_of has them all)
     statistics = compute_statistics_from_columns(columns, difficulty_of, family_of, spec, subjects, families,
                                                  tree.inputs, calibration_tables(runs_of, spec.ece_bins),
@@ -130,12 +136,21 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return buffer.getvalue()
 
 
+def _cell(value: Any, fmt: Callable[[Any], str] = str) -> str:
+    """A cell written by ``fmt`` (``str`` for an integer or text); empty for a value the benchmark does not
+    record (None)."""
+    return "" if value is None else fmt(value)
+
+
 def per_run_csv(runs: Sequence[RunRow]) -> str:
+    """per_run.csv; the cells of a field the benchmark does not record (floor, ceiling, classification,
+    confidence, correctness) are empty."""
     return csv_text(PER_RUN_COLUMNS, (
-        (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, str(r.raw_score),
-         str(r.rubric_floor), str(r.rubric_ceiling), str(r.clipped_score), fmt_bool(r.has_critical_fail),
-         fmt_bool(r.has_recoverable_fail), r.classification, str(r.reported_confidence),
-         fmt_fixed(r.confidence_unit), fmt_fixed(r.correctness))
+        (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, score_text(r.raw_score),
+         _cell(r.rubric_floor, score_text), _cell(r.rubric_ceiling, score_text), score_text(r.clipped_score),
+         fmt_bool(r.has_critical_fail),
+         fmt_bool(r.has_recoverable_fail), _cell(r.classification), _cell(r.reported_confidence),
+         fmt_fixed(r.confidence_unit), _cell(r.correctness, lambda v: fmt_exact(v, 6)))
         for r in runs
     ))
 
@@ -173,6 +188,8 @@ def manifest_json(spec: Spec, results: Results, outputs: Mapping[str, bytes]) ->
         "outputs": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(outputs.items())},
         "statistics": statistics_manifest(results.statistics),
     }
+    if results.grades is not None:
+        manifest["grades"] = dict(results.grades)
     return dumps_json_canonical(manifest).encode("utf-8")
 
 

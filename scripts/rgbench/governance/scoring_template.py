@@ -19,13 +19,14 @@ PLACEHOLDER_PATHS = ("$.criterion_scores.", "$.correctness")
 
 def template(spec: Spec, *, subject_id: str, subject_version: str, case_id: str, run_id: str,
              reviewer_id: str, response_sha256: str, gold_sha256: str) -> dict[str, Any]:
-    """The template document: every criterion of ``system/benchmark.yaml`` listed with a null score, and the
-    pins: the sha256 of the response graded and of the gold it is graded against."""
+    """The template document: every criterion of ``system/benchmark.yaml`` listed with a null score (and a null
+    correctness, when the evaluation schema records correctness: otherwise no such key), and the pins: the
+    sha256 of the response graded and of the gold it is graded against."""
     return {
         "automatic_fails_triggered": [],
         "case_id": case_id,
         "comments": "",
-        "correctness": None,
+        **({"correctness": None} if spec.has_correctness else {}),
         "criterion_scores": {name: None for name in spec.criteria},
         "gold_sha256": gold_sha256,
         "response_sha256": response_sha256,

@@ -10,12 +10,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.breakdowns import METADATA_FILE
+from ..compute.breakdowns import CASES_FILE, METADATA_FILE
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standing, rank_subjects
+from ..compute.scale import ScoreScale
+from .absent import Shown, reasons, shown_of
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .difficulty_text import DifficultyTrendRow
+from .grades_text import grades_note
 from .inputs import LeaderboardInputs
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .lab_tables import LabTables
@@ -33,7 +36,7 @@ class FamilyCell:
     family: str
     n_family: int
     n_cases: int
-    p_family: Fraction
+    p_family: Fraction | None   # None: no pass rule
     s_bar_family: Fraction
     reliability: str
     p_interval: Bounds | None = None
@@ -85,8 +88,8 @@ class Board:
     families: dict[str, str]
     fail_titles: dict[str, str]
     ece_bins: int
-    max_score: int
-    criterion_range: tuple[int, int]  # the rubric's criterion_min, criterion_max (the criterion means' scale)
+    scale: ScoreScale  # the total's range, direction and name (s_bar's scale; Q_final normalises by its range)
+    criterion_range: tuple[Fraction, Fraction]  # the rubric's criterion_min, criterion_max (the criterion means' scale)
     entries: tuple[BoardEntry, ...]
     interval_note: str = ""  # what the intervals are; "" when the results carry none
     significance: Significance | None = None  # rank ranges and what they rest on; None without pairwise.csv
@@ -100,6 +103,13 @@ class Board:
     significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the calibration reading
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv; None without it
     confidence_level: Fraction | None = None  # manifest.json's, for the intervals the notes quote
+    grades_note: str = ""  # what a board of consolidated grades rests on (grades_text.grades_note); "" otherwise
+    shown: Shown = Shown()  # the optional figures the benchmark records (absent ones: left out, said why once)
+
+    @property
+    def absent_reasons(self) -> list[str]:
+        """The sentences that say, once per page, why figures are absent (none when nothing is)."""
+        return reasons(self.shown, self.scale)
 
     def with_status(self, status: str) -> tuple[BoardEntry, ...]:
         """The entries of one status, in leaderboard order."""
@@ -158,7 +168,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         cells[f.subject_id][f.family] = FamilyCell(f.family, f.n_family, n_cases, f.p_family, f.s_bar_family,
                                                    thresholds.label(interval, n_cases), interval)
     runs_of = runs_by_subject(tables.runs)
-    standings = rank_subjects(tables.subjects, inputs.incomplete)
+    standings = rank_subjects(tables.subjects, inputs.incomplete, higher_is_better=spec.higher_is_better)
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, spec.stats.significance_level,
                                                             inputs.rank_sets, spec.stats.pairwise_correction)
@@ -174,7 +184,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             standing=standing,
             subject=inputs.registry.subjects[sid],
             n_cases=n_cases,
-            reliability=subject_labels(intervals, n_cases, thresholds, spec.max_score),
+            reliability=subject_labels(intervals, n_cases, thresholds, spec.scale),
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
@@ -186,6 +196,9 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
+    lab = inputs.lab
+    has_tags = lab is None or not lab.has(CASES_FILE) or any(r["tags"] for r in lab.get(CASES_FILE))
+    shown = shown_of(spec, has_tags)
     return Board(
         title=spec.title or DEFAULT_TITLE,
         benchmark_version=manifest.benchmark_version,
@@ -194,18 +207,21 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         families=dict(spec.families),
         fail_titles=dict(spec.fail_titles),
         ece_bins=spec.ece_bins,
-        max_score=spec.max_score,
+        scale=spec.scale,
         criterion_range=(spec.criterion_min, spec.criterion_max),
         entries=tuple(entries),
-        interval_note=method_note(manifest.confidence_level, manifest.bootstrap_resamples) if has_intervals else "",
+        interval_note=(method_note(manifest.confidence_level, manifest.bootstrap_resamples, shown)
+                       if has_intervals else ""),
         significance=sig,
         alpha_statement=None if inputs.alpha_rows is None else alpha_statement(inputs.alpha_rows, len(ranked_ids)),
         alpha=manifest.alpha,
         lab=inputs.lab,
         criteria=tuple(spec.criteria),
-        reliability_rule=thresholds.describe(),
+        reliability_rule=thresholds.describe(spec.scale),
         order=tuple(inputs.order or ()),
         significance_level=spec.stats.significance_level,
         difficulty_trend=inputs.difficulty_trend,
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
+        grades_note=grades_note(manifest.grades),
+        shown=shown,
     )

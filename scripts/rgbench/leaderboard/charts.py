@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 from matplotlib.font_manager import FontProperties
@@ -18,7 +19,7 @@ from matplotlib.textpath import TextToPath
 
 from ..compute.numfmt import counted, fmt_fixed
 from ..compute.ranking import DISQUALIFIED
-from .board import Board, BoardEntry
+from .board import Board, BoardEntry, FamilyCell
 from .svg import RC, chart_style, figure_svg, new_figure
 
 MAX_LABEL = 30
@@ -80,14 +81,20 @@ def calibration_spec(entry: BoardEntry, index: int, bins: int) -> Chart | None:
 
 def families_spec(board: Board) -> Chart | None:
     """((code, family name) per family with a figure, (label, (P_family, n_family, n_cases) or None per
-    family) per scored entry)."""
+    family) per scored entry); without a pass rule s_bar_family / max_score takes P_family's place (then a
+    third item names it)."""
     codes = board.family_codes
     if not codes:
         return None
+    passes = board.shown.pass_rule
+
+    def value(cell: FamilyCell) -> Fraction | None:
+        return cell.p_family if passes else board.scale.norm(cell.s_bar_family)
     rows = tuple((subject_label(e), tuple(None if code not in e.families else (
-        e.families[code].p_family, e.families[code].n_family, e.families[code].n_cases) for code in codes))
+        value(e.families[code]), e.families[code].n_family, e.families[code].n_cases) for code in codes))
         for e in board.scored)
-    return Chart(FAMILIES, "chart-families", (tuple((code, board.families[code]) for code in codes), rows))
+    named = () if passes else (board.scale.norm_text("s\u0304_family"),)
+    return Chart(FAMILIES, "chart-families", (tuple((code, board.families[code]) for code in codes), rows, *named))
 
 
 INK = "#1f2933"
@@ -172,8 +179,10 @@ def draw_calibration(chart: Chart) -> str:
 
 
 def draw_families(chart: Chart) -> str:
-    """P_family for each row (leaderboard order) and each family column, each cell with its runs and cases."""
-    families, rows = chart.data
+    """P_family (or the figure the data names) for each row (leaderboard order) and each family column, each cell
+    with its runs and cases."""
+    families, rows, *named = chart.data
+    figure = named[0] if named else "P_family"
     n_cols, n_rows = len(families), len(rows)
     with chart_style():
         fig = new_figure(heatmap_width(2.4, 1.45, n_cols, [label for label, _ in rows]), 1.5 + 0.52 * n_rows)
@@ -199,6 +208,6 @@ def draw_families(chart: Chart) -> str:
         for spine in ax.spines.values():
             spine.set_visible(False)
         bar = fig.colorbar(image, ax=ax, shrink=0.8, pad=0.02, ticks=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
-        bar.set_label("P_family", color=INK)
+        bar.set_label(figure, color=INK)
         bar.outline.set_visible(False)
-        return figure_svg(fig, scope=chart.scope, title="P_family by subject and family")
+        return figure_svg(fig, scope=chart.scope, title=f"{figure} by subject and family")

@@ -126,9 +126,30 @@ def runs_by_subject(runs: Sequence[RunRow]) -> dict[str, list[RunRow]]:
     return grouped
 
 
-def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
-    """Each per-run row belongs to a subject row of the same version and to a family system/ declares."""
+# per_run.csv's cells of the optional fields (issue 23) and the Spec flag that says whether they are filled
+_RECORDED_CELLS = (("rubric_floor", "has_rubric_floor"), ("rubric_ceiling", "has_rubric_ceiling"),
+                   ("classification", "has_pass_rule"), ("reported_confidence", "has_confidence"),
+                   ("confidence_unit", "has_confidence"), ("correctness", "has_correctness"))
+
+
+def recorded_cell_problems(tables: ResultTables, spec: Spec) -> list[Problem]:
+    """The cells of a field system/ records are filled in every row, those of a field it does not record empty."""
     problems = []
+    for column, flag in _RECORDED_CELLS:
+        wanted = getattr(spec, flag)
+        odd = sum(1 for row in tables.runs if (getattr(row, column) is None) == wanted)
+        if odd:
+            state = "empty" if wanted else "filled"
+            problems.append(Problem(PER_RUN_PATH, f"{column} is {state} in {odd} of {len(tables.runs)} rows, but "
+                                                  f"system/ {'records' if wanted else 'does not record'} it "
+                                                  f"({OUT_OF_STEP})"))
+    return problems
+
+
+def check_runs(tables: ResultTables, spec: Spec) -> list[Problem]:
+    """Each per-run row belongs to a subject row of the same version and to a family system/ declares, and fills
+    exactly the optional cells system/ records (:func:`recorded_cell_problems`)."""
+    problems = recorded_cell_problems(tables, spec)
     versions = {m.subject_id: m.subject_version for m in tables.subjects}
     bad_subjects: set[tuple[str, str]] = set()
     for row in tables.runs:
@@ -147,7 +168,7 @@ def recomputed_subjects(tables: ResultTables, spec: Spec) -> list[SubjectMetrics
     """Each subject row's metrics recomputed exactly from its per-run rows (same order, each row's alpha)."""
     runs = runs_by_subject(tables.runs)
     return [subject_metrics(m.subject_id, m.subject_version, runs.get(m.subject_id, []), m.n_unscored,
-                            alpha=m.alpha, bins=spec.ece_bins, max_score=spec.max_score) for m in tables.subjects]
+                            alpha=m.alpha, bins=spec.ece_bins, scale=spec.scale) for m in tables.subjects]
 
 
 def check_subject_figures(tables: ResultTables, recomputed: list[SubjectMetrics]) -> list[Problem]:
@@ -230,12 +251,12 @@ def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> d
     """(n_cases, q_diff, p_diff) of every pair of scored subjects recomputed exactly from per_run.csv."""
     grouped = runs_by_subject(tables.runs)
     columns = RunColumns.of({m.subject_id: grouped.get(m.subject_id, []) for m in tables.subjects})
-    summaries = case_summaries(columns, alpha=manifest.alpha, max_score=spec.max_score, bins=spec.ece_bins)
+    summaries = case_summaries(columns, alpha=manifest.alpha, scale=spec.scale, bins=spec.ece_bins)
     apart, groups = paired_case_differences(summaries)
     out: dict[tuple[str, str], tuple] = {pair: (0, None, None) for pair in apart}
     for group in groups:
-        for j, pair in enumerate(group.pairs):
-            out[pair] = (group.n, group.mean_q(j), group.mean_p(j))
+        for j, pair in enumerate(group.pairs):   # no pass rule: no P, so no p_diff
+            out[pair] = (group.n, group.mean_q(j), group.mean_p(j) if spec.has_pass_rule else None)
     return out
 
 
@@ -386,7 +407,8 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
                                                f"says {fmt_fixed(level)} ({OUT_OF_STEP})"))
     subjects = {m.subject_id for m in tables.subjects}
     incomplete = incomplete_subjects(tables, spec)
-    ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete) if s.rank is not None]
+    ranked = [(s.rank, s.metrics) for s in rank_subjects(recomputed, incomplete, higher_is_better=spec.higher_is_better)
+              if s.rank is not None]
     pairwise = alpha = sets = order = None
     if stats.pairwise is not None:
         expected = expected_pairwise(tables, manifest, spec)
@@ -397,10 +419,11 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
         problems += check_rank_sets(stats.rank_sets, {m.subject_id: rank for rank, m in ranked})
         sets = {sid: RankRange(r.values["rank_low"], r.values["rank_high"]) for (sid,), r in stats.rank_sets.items()}
     if stats.rank_stability is not None:
-        order, more = check_rank_stability(stats.rank_stability, order_stability(ranked, spec.max_score, None))
+        order, more = check_rank_stability(stats.rank_stability, order_stability(ranked, spec.scale, None))
         problems += more
     if stats.alpha is not None:
-        rows = alpha_sensitivity(recomputed, spec.max_score, incomplete=incomplete)
+        # no pass rule: no P to weigh against the score, so no row (alpha_sensitivity.csv is its header)
+        rows = alpha_sensitivity(recomputed, spec.scale, incomplete=incomplete) if spec.has_pass_rule else []
         expected_alpha = {(row.subject_id, row.alpha): row for row in rows}
         problems += check_alpha(stats.alpha, expected_alpha, subjects)
         alpha = rows

@@ -14,8 +14,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..compute.numfmt import DECIMALS, fmt_fixed
+from ..compute.scale import ScoreScale
 
 if TYPE_CHECKING:  # board builds its interval note with short_decimal (via intervals)
+    from .absent import Shown
     from .board import BoardEntry
 
 MIN_DECIMALS = 3
@@ -27,6 +29,20 @@ METRIC_COLUMNS = (
     ("BS", "bs", "BS", False),
     ("ECE", "ece", "ECE", False),
 )
+
+
+def score_heading(scale: ScoreScale) -> str:
+    """How the tables head s_bar: ``s̄`` on the seed's kind of scale, else the benchmark's score_name (or s̄)
+    with its direction, e.g. ``MQM-style penalty (lower is better)``."""
+    return scale.label if scale.is_default else f"{scale.label} ({scale.direction_text})"
+
+
+def metric_columns(scale: ScoreScale, shown: Shown) -> tuple[tuple[str, str, str, bool], ...]:
+    """The METRIC_COLUMNS the board shows, s_bar headed by :func:`score_heading` and sorted in the scale's
+    direction: without a pass rule no P, without calibration no BS and ECE."""
+    absent = ({"p"} if not shown.pass_rule else set()) | ({"bs", "ece"} if not shown.calibration else set())
+    return tuple((score_heading(scale), attr, key, scale.higher_is_better) if attr == "s_bar" else column
+                 for column in METRIC_COLUMNS for _, attr, key, _ in (column,) if attr not in absent)
 
 
 def display_decimals(values: Iterable[Fraction | None]) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from operator import itemgetter
 
@@ -30,11 +30,13 @@ from ..compute.breakdowns import (
     TAG_FILE,
 )
 from ..compute.numfmt import counted, fmt_fixed
+from ..compute.scale import score_text
 from ..stats.outputs import DIFFICULTY_FILE
+from .absent import Shown, listed
 from .board import Board, BoardEntry
 from .chart_limits import CHART_SUBJECTS, LINE_SUBJECTS, chart_note
 from .difficulty_text import difficulty_reading
-from .display import short_decimal
+from .display import score_heading, short_decimal
 from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
@@ -120,8 +122,10 @@ def settings_section(board: Board) -> str:
             f'<td class="num">{esc(m["max_runs_per_case"])}</td>', f"<td>{dates}</td>",
             f'<td class="num">{esc(m["n_responses"])}</td>', f'<td class="num">{esc(m["n_refused"])}</td>',
             f'<td class="num">{esc(m["n_errors"])}</td>')))
+    passes = board.shown.pass_rule   # no pass rule: no cost per Pass
     cost_head = ("Subject", "Prices per million tokens (in / out)", "Tokens (in / out)", "Total cost", "Cost per run",
-                 "Cost per Pass", "Geometric mean per run", "Geometric mean per Pass")
+                 *(("Cost per Pass",) if passes else ()), "Geometric mean per run",
+                 *(("Geometric mean per Pass",) if passes else ()))
     cost_rows = []
     for e in board.entries:
         c = cost.get(e.metrics.subject_id)
@@ -141,9 +145,13 @@ def settings_section(board: Board) -> str:
                   if c["n_with_usage"] != "0" else NOT_DECLARED)
         cost_rows.append(_row(e, (
             f"<td>{prices}</td>", f'<td class="num">{tokens}</td>', f'<td class="num">{amount(c["total_cost"])}</td>',
-            f'<td class="num">{amount(c["cost_per_run"])}</td>', f'<td class="num">{amount(c["cost_per_pass"])}</td>',
+            f'<td class="num">{amount(c["cost_per_run"])}</td>',
+            *((f'<td class="num">{amount(c["cost_per_pass"])}</td>',) if passes else ()),
             f'<td class="num">{amount(c["geomean_cost_run"])}</td>',
-            f'<td class="num">{amount(c["geomean_cost_pass"])}</td>')))
+            *((f'<td class="num">{amount(c["geomean_cost_pass"])}</td>',) if passes else ()))))
+    per_pass = (" Cost per Pass divides the total by the Pass runs and is empty when nothing\npassed; the geometric "
+                "means keep a few costly runs from dominating." if passes else
+                " The geometric mean keeps a few costly runs from dominating.")
     return f"""<section class="card" id="settings">
 <h2>Run settings</h2>
 <p>Under which settings each subject was run: the registry's value, else what the
@@ -152,8 +160,7 @@ they are left out of N and counted here.</p>
 {lab_table('id="settings-table"', head, rows)}
 <h2 id="cost">Cost</h2>
 <p>From the responses' token usage and the registry's prices: a run costs input tokens \u00d7 input price + output
-tokens \u00d7 output price (per million). Cost per Pass divides the total by the Pass runs and is empty when nothing
-passed; the geometric means keep a few costly runs from dominating. Shown only when prices and every
+tokens \u00d7 output price (per million).{per_pass} Shown only when prices and every
 response's usage are declared.</p>
 {lab_table('id="cost-table"', cost_head, cost_rows)}
 </section>"""
@@ -184,6 +191,11 @@ def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> s
         cells = []
         for g in groups:
             r = cell.get((e.metrics.subject_id, g))
+            if r is not None and not board.shown.pass_rule:   # no pass rule: s\u0304 alone
+                cells.append(f'<td class="num" data-group="{esc(g)}">s\u0304 {num(r["s_bar"], 2)}'
+                             f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}<span class="ident">'
+                             f'{esc(counted(r["n"], "run"))}, {esc(counted(r["n_cases"], "case"))}</span></td>')
+                continue
             cells.append(EMPTY_CELL if r is None else (
                 f'<td class="num" data-group="{esc(g)}">P {num(r["P"])}{interval(r["P_low"], r["P_high"])}'
                 f'<span class="ident">s\u0304 {num(r["s_bar"], 2)}{interval(r["s_bar_low"], r["s_bar_high"], 2)} \u00b7 '
@@ -204,13 +216,37 @@ def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
                                       for r in mine)))
     criteria_table = (lab_table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
                             crit_rows) if crit_rows else '<p class="empty">No criterion figures in these results.</p>')
-    scale = "{}-{}".format(*board.criterion_range)
+    scale = criterion_scale_text(board)
     level = "" if board.confidence_level is None else f"{short_decimal(100 * board.confidence_level)}% "
+    shown = board.shown
+    wilson = " a pass rate of 0 or 1 takes the Wilson interval over the cases, and\n" if shown.pass_rule else "\n"
+    # a breakdown whose field the benchmark does not record is left out (the page says why once: .absent)
+    difficulty = f"""<h3 id="difficulty">By difficulty</h3>
+{_figure(svgs.difficulty, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
+         "are offset sideways so that whiskers do not hide each other."
+         + chart_note(board, LINE_SUBJECTS, "the profiles below and results/metrics_per_difficulty.csv", esc),
+         "No difficulty figures yet.")}
+{difficulty_note(board)}
+""" if shown.difficulty_figures else ""
+    advanced = f"""<h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
+{_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")}
+""" if shown.difficulty else ""
+    pass_at_k = f"""<h3 id="pass-at-k">Repeated runs: pass@k</h3>
+{_figure(svgs.pass_at_k, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
+         "(mean over the cases with at least k runs)." + chart_note(board, LINE_SUBJECTS, "results/pass_at_k.csv", esc),
+         "No pass@k figures yet.")}
+""" if shown.pass_rule else ""
+    case_type = f"""<h3 id="by-case-type">By case type</h3>
+{_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")}
+""" if shown.case_type else ""
+    tags = f"""<h3 id="tags">By tag</h3>
+{_group_table(board, TAG_FILE, "tag", 'id="tag-table"', "tag")}
+""" if shown.tags else ""
     return f"""<section class="card" id="breakdowns">
 <h2>Where each subject is strong or weak</h2>
 <p>Intervals in parentheses: {level}case-bootstrap BCa intervals over the subject's cases (a case's runs move
-together), seeded from the subject's own files; a pass rate of 0 or 1 takes the Wilson interval over the cases, and
-a figure over a single case shows the point itself (spread unknown, not certainty). Per-tag and per-type figures
+together), seeded from the subject's own files;{wilson}a figure over a single case shows the point itself (spread \
+unknown, not certainty). Per-tag and per-type figures
 rest on few cases: read them as indicative.</p>
 <h3 id="criteria">By rubric criterion</h3>
 {_figure(svgs.criteria, f"Mean score of each criterion ({scale}) over the scored runs."
@@ -219,23 +255,7 @@ rest on few cases: read them as indicative.</p>
 <details><summary>Criterion means as a table</summary>
 {criteria_table}
 </details>
-<h3 id="difficulty">By difficulty</h3>
-{_figure(svgs.difficulty, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
-         "are offset sideways so that whiskers do not hide each other."
-         + chart_note(board, LINE_SUBJECTS, "the profiles below and results/metrics_per_difficulty.csv", esc),
-         "No difficulty figures yet.")}
-{difficulty_note(board)}
-<h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
-{_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")}
-<h3 id="pass-at-k">Repeated runs: pass@k</h3>
-{_figure(svgs.pass_at_k, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
-         "(mean over the cases with at least k runs)." + chart_note(board, LINE_SUBJECTS, "results/pass_at_k.csv", esc),
-         "No pass@k figures yet.")}
-<h3 id="by-case-type">By case type</h3>
-{_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")}
-<h3 id="tags">By tag</h3>
-{_group_table(board, TAG_FILE, "tag", 'id="tag-table"', "tag")}
-</section>"""
+{difficulty}{advanced}{pass_at_k}{case_type}{tags}</section>"""
 
 
 # --- human baseline --------------------------------------------------------------------------------------
@@ -245,8 +265,10 @@ def baseline_section(board: Board) -> str:
     if not rows_in:
         return ""
     names = board.names
+    passes = board.shown.pass_rule   # no pass rule: s\u0304 alone
     scope_label = {"participant": "participant", "experience_level": "experience level",
-                   "mean_of_participants": "mean of the participants' rates"}
+                   "mean_of_participants": "mean of the participants' rates" if passes else
+                   "mean of the participants' scores"}
     rows = []
     for r in rows_in:
         rows.append(f'<tr data-subject="{esc(r["subject_id"])}"><th scope="row" class="subject-col">'
@@ -254,13 +276,16 @@ def baseline_section(board: Board) -> str:
                     f'<td>{esc(scope_label.get(r["scope"], r["scope"]))}</td>'
                     f'<td>{esc(r["group"]) or DASH}</td><td>{esc(r["experience_level"]) or DASH}</td>'
                     f'<td class="num">{esc(r["n_participants"])}</td><td class="num">{esc(r["n"])}</td>'
-                    f'<td class="num">{esc(r["n_cases"])}</td><td class="num">{num(r["P"])}</td>'
-                    f'<td class="num">{num(r["s_bar"], 2)}</td></tr>')
-    head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases", "P", "s\u0304")
+                    f'<td class="num">{esc(r["n_cases"])}</td>'
+                    + (f'<td class="num">{num(r["P"])}</td>' if passes else "")
+                    + f'<td class="num">{num(r["s_bar"], 2)}</td></tr>')
+    head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases",
+            *(("P",) if passes else ()), esc(score_heading(board.scale)))
+    what, pooled = ("pass rate", "rate") if passes else ("mean score s\u0304", "score")
     return f"""<section class="card" id="baseline">
 <h2>Human baseline per participant</h2>
-<p>Each panel member's pass rate, the pooled rate per experience level, and the baseline as the mean of the
-individual pass rates (each person weighs the same, however many cases they answered).</p>
+<p>Each panel member's {what}, the pooled {pooled} per experience level, and the baseline as the mean of the
+individual {what}s (each person weighs the same, however many cases they answered).</p>
 {lab_table('id="baseline-table"', head, rows)}
 </section>"""
 
@@ -274,7 +299,7 @@ DATA_ID = "explorer-data"
 CASE_FIELDS = ("case_id", "family", "case_type", "difficulty", "tags", "title", "gold_path")
 RUN_FIELDS = ("subject_id", "case_id", "run_id", "status", "participant", "reviewer_id", "classification",
               "raw_score", "clipped_score", "criterion_scores", "fails", "correctness", "confidence", "comments",
-              "response_dir", "response_file")
+              "response_dir", "response_file", "empty_answer")
 _RUN_CELLS = itemgetter(*RUN_FIELDS)
 NEEDS_JS = ("needs JavaScript (it is drawn from the data inlined in this page); the same runs, with every "
             "grade and comment, are in <code>results/explorer_runs.csv</code>.")
@@ -290,16 +315,32 @@ def script_json(value: object) -> str:
     return text.translate(_SCRIPT_ESCAPES)
 
 
-def _run_cells(r: LabRow, rounded: dict[str, str]) -> tuple[str, ...]:
-    """The texts page.js shows of one run (:data:`RUN_FIELDS`): the CSV's cells, except that correctness is
-    rounded to 1 decimal here (half to even on its exact value, as the tables) or ``""`` (``rounded`` caches
-    the roundings), and response_path is cut after its last ``/`` into response_dir and response_file (their
-    concatenation is the path; both repeat across runs, the path does not)."""
+def run_fields(shown: Shown) -> tuple[str, ...]:
+    """:data:`RUN_FIELDS` without those the benchmark does not record (classification without a pass rule,
+    correctness, confidence): page.js shows only the columns the data names."""
+    absent = {name for name, kept in (("classification", shown.pass_rule), ("correctness", shown.correctness),
+                                      ("confidence", shown.confidence)) if not kept}
+    return tuple(name for name in RUN_FIELDS if name not in absent)
+
+
+def case_fields(shown: Shown) -> tuple[str, ...]:
+    """:data:`CASE_FIELDS` without case_type and difficulty when the benchmark does not record them."""
+    absent = {name for name, kept in (("case_type", shown.case_type), ("difficulty", shown.difficulty)) if not kept}
+    return tuple(name for name in CASE_FIELDS if name not in absent)
+
+
+def _run_cells(r: LabRow, rounded: dict[str, str], cells: Callable[[dict], tuple] = _RUN_CELLS) -> tuple[str, ...]:
+    """The texts page.js shows of one run (``cells``: :data:`RUN_FIELDS`, or those of :func:`run_fields`): the
+    CSV's cells, except that correctness is rounded to 1 decimal here (half to even on its exact value, as the
+    tables) or ``""`` (``rounded`` caches the roundings), and response_path is cut after its last ``/`` into
+    response_dir and response_file (their concatenation is the path; both repeat across runs, the path does not);
+    empty_answer is ``true`` or ``false`` (``""`` in results written before the column existed)."""
     cell = r["correctness"]
     if cell not in rounded:
         rounded[cell] = fmt_fixed(Fraction(cell), 1) if cell else ""
     directory, slash, file = r["response_path"].rpartition("/")
-    return _RUN_CELLS({**r, "correctness": rounded[cell], "response_dir": directory + slash, "response_file": file})
+    return cells({**r, "correctness": rounded[cell], "response_dir": directory + slash, "response_file": file,
+                       "empty_answer": r.get("empty_answer", "")})
 
 
 def explorer_entries(board: Board) -> list[BoardEntry]:
@@ -322,13 +363,15 @@ def explorer_data(board: Board) -> dict[str, object] | None:
     if lab is None or not lab.has(EXPLORER_FILE):
         return None
     rounded: dict[str, str] = {}
-    cells = [_run_cells(r, rounded) for r in lab.get(EXPLORER_FILE)]
+    fields, case_columns = run_fields(board.shown), case_fields(board.shown)
+    getter = _RUN_CELLS if fields == RUN_FIELDS else itemgetter(*fields)
+    cells = [_run_cells(r, rounded, getter) for r in lab.get(EXPLORER_FILE)]
     counts: Counter[str] = Counter(c for row in cells for c in row)   # keys in first-seen order
     strings = sorted(counts, key=lambda c: -counts[c])                # stable: ties stay first-seen first
     index = {c: i for i, c in enumerate(strings)}
     return {
-        "cases": {"columns": list(CASE_FIELDS), "rows": [[c[k] for k in CASE_FIELDS] for c in lab.get(CASES_FILE)]},
-        "runs": {"columns": list(RUN_FIELDS), "rows": [[index[c] for c in row] for row in cells]},
+        "cases": {"columns": list(case_columns), "rows": [[c[k] for k in case_columns] for c in lab.get(CASES_FILE)]},
+        "runs": {"columns": list(fields), "rows": [[index[c] for c in row] for row in cells]},
         "strings": strings,
         "subjects": [[e.metrics.subject_id, e.name] for e in explorer_entries(board)],
     }
@@ -355,21 +398,28 @@ def explorer_section(board: Board) -> str:
                 'per-case tables (results/cases.csv, results/explorer_runs.csv).</p></section>')
     cases = lab.get(CASES_FILE)
     entries = explorer_entries(board)
+    shown = board.shown
     tags = sorted({t for c in cases for t in c["tags"].split(";") if t})
+    # a filter on a field the benchmark does not record (or a tag no case carries) is left out
     filters = "".join((
         _select("explorer-family", "Family", sorted({c["family"] for c in cases})),
-        _select("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases}, key=int)),
-        _select("explorer-type", "Case type", sorted({c["case_type"] for c in cases})),
-        _select("explorer-tag", "Tag", tags),
+        _select("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases}, key=int))
+        if shown.difficulty else "",
+        _select("explorer-type", "Case type", sorted({c["case_type"] for c in cases})) if shown.case_type else "",
+        _select("explorer-tag", "Tag", tags) if shown.tags else "",
         '<label>Subject <select id="explorer-subject"><option value="">all</option>'
         + "".join(f'<option value="{esc(e.metrics.subject_id)}">{esc(e.name)}</option>' for e in entries)
         + "</select></label>",
         '<label>Outcome <select id="explorer-outcome"><option value="">all cases</option>'
-        '<option value="not-pass">a shown subject did not pass a run</option></select></label>'))
+        '<option value="not-pass">a shown subject did not pass a run</option></select></label>' if shown.pass_rule
+        else ""))
+    graded = listed(["criterion scores", "automatic fails", *(["correctness"] if shown.correctness else []),
+                     "the reviewer's comments"])
+    summary = "classification and clipped score" if shown.pass_rule else "clipped score"
     return f"""<section class="card" id="explorer">
 <h2>Case explorer</h2>
-<p>One row per case, one column per subject: each run's classification and clipped score; open a run for its
-criterion scores, automatic fails, correctness and the reviewer's comments, with a link to the response text. The
+<p>One row per case, one column per subject: each run's {summary}; open a run for its
+{graded}, with a link to the response text. The
 case id links to its gold. Cases come a page at a time (fewer per page when many subjects are shown): choose a
 subject to read its runs case by case.</p>
 <form class="filters" id="explorer-filters" aria-label="filter cases">{filters}
@@ -393,9 +443,11 @@ def _profile_table(title: str, head: Sequence[str], rows: list[str]) -> str:
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def _group_rows(rows: Iterable[LabRow], key: str) -> list[str]:
-    return [f'<tr><th scope="row" class="subject-col">{_group_label(key, r[key])}</th><td class="num">{num(r["P"])}'
-            f'{interval(r["P_low"], r["P_high"])}</td><td class="num">{num(r["s_bar"], 2)}'
+def _group_rows(rows: Iterable[LabRow], key: str, passes: bool = True) -> list[str]:
+    """A profile's rows of one breakdown: P (unless there is no pass rule), s\u0304, runs and cases."""
+    return [f'<tr><th scope="row" class="subject-col">{_group_label(key, r[key])}</th>'
+            + (f'<td class="num">{num(r["P"])}{interval(r["P_low"], r["P_high"])}</td>' if passes else "")
+            + f'<td class="num">{num(r["s_bar"], 2)}'
             f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}</td><td class="num">{esc(r["n"])}</td>'
             f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in rows]
 
@@ -415,6 +467,12 @@ def rows_by_subject(board: Board) -> BySubject:
     return out
 
 
+def criterion_scale_text(board: Board) -> str:
+    """A criterion's range as the page quotes it, e.g. ``0-2``, ``0-25, lower is better``."""
+    text = "-".join(score_text(v) for v in board.criterion_range)
+    return text if board.scale.higher_is_better else f"{text}, lower is better"
+
+
 def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> str:
     """One subject's profile (a closed ``<details>``). Its "Runs not passed" heading counts the runs; the
     list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
@@ -422,24 +480,28 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
 
     def mine(name: str) -> list[LabRow]:
         return by_subject[name].get(sid, [])
-    group_head = ("Group", "P", "s\u0304", "Runs", "Cases")
-    scale = "{}-{}".format(*board.criterion_range)
+    score = esc(score_heading(board.scale))   # s̄, or the benchmark's score_name with its direction
+    group_head: tuple[str, ...] = ("Group", "P", score, "Runs", "Cases")
+    scale = criterion_scale_text(board)
     crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
             f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
             f'<td class="num">{esc(r["n"])}</td></tr>' for r in mine(CRITERION_FILE)]
-    weakest, top = "", board.criterion_range[1]
+    higher = board.scale.higher_is_better
+    weakest, top = "", score_text(board.criterion_range[1 if higher else 0])
     if mine(CRITERION_FILE):
         means = {r["criterion"]: Fraction(r["mean"]) for r in mine(CRITERION_FILE)}
-        low = min(means.values())
+        low = min(means.values()) if higher else max(means.values())   # the worst mean, in the scale's direction
         lowest = [c for c, m in means.items() if m == low]  # a tie names every criterion it holds, none picked
-        of = f"{esc(fmt_fixed(low, 2))} of {top}"
+        of = f"{esc(fmt_fixed(low, 2))} of {top}" if higher else f"{esc(fmt_fixed(low, 2))}; best {top}"
         if len(lowest) == len(means) > 1:
             weakest = f"<p>Every criterion has the same mean ({of}).</p>"
         else:
             names = ", ".join(f"<strong>{esc(c.replace('_', ' '))}</strong>" for c in lowest)
             weakest = f"<p>Weakest criteri{'on' if len(lowest) == 1 else 'a'}: {names} (mean {of}).</p>"
+    passes = board.shown.pass_rule   # no pass rule: no P column, no runs "not passed"
     fam = [f'<tr><th scope="row" class="subject-col">{esc(board.families.get(code, code))}</th>'
-           f'<td class="num">{esc(fmt_fixed(cell.p_family, 3))}</td><td class="num">{esc(fmt_fixed(cell.s_bar_family, 2))}</td>'
+           + (f'<td class="num">{esc(fmt_fixed(cell.p_family, 3))}</td>' if passes else "")
+           + f'<td class="num">{esc(fmt_fixed(cell.s_bar_family, 2))}</td>'
            f'<td class="num">{cell.n_family}</td><td class="num">{cell.n_cases}</td></tr>'
            for code, cell in entry.families.items()]
     diff = [f'<tr><th scope="row" class="subject-col">{esc(r["difficulty"])}</th><td class="num">{num(r["P_difficulty"])}'
@@ -448,15 +510,18 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
     n_failed = sum(1 for r in mine(EXPLORER_FILE) if r["classification"] and r["classification"] != "Pass")
     failed_html = (f'<h4>Runs not passed ({n_failed})</h4><ul class="failed-runs" data-runs-of="{esc(sid)}"></ul>'
                    f'<noscript><p class="note">This list {NEEDS_JS}</p></noscript>'
-                   if n_failed else "<p>Every scored run passed.</p>" if mine(EXPLORER_FILE) else "")
+                   if n_failed else "<p>Every scored run passed.</p>" if mine(EXPLORER_FILE) and passes else "")
+    if not passes:
+        group_head = ("Group", score, "Runs", "Cases")
     body = "".join((
         weakest,
         _profile_table("Criteria", ("Criterion", f"Mean ({scale})", "Runs"), crit),
-        _profile_table("Families", ("Family", "P", "s\u0304", "Runs", "Cases"), fam),
+        _profile_table("Families", ("Family", *(("P",) if passes else ()), score, "Runs", "Cases"), fam),
         _profile_table("Difficulties", ("Difficulty", "P (interval)", "Runs", "Cases"), diff),
-        _profile_table("Advanced+ (difficulty >= 4)", group_head, _group_rows(mine(ADVANCED_FILE), "min_difficulty")),
-        _profile_table("Case types", group_head, _group_rows(mine(CASE_TYPE_FILE), "case_type")),
-        _profile_table("Tags", group_head, _group_rows(mine(TAG_FILE), "tag")),
+        _profile_table("Advanced+ (difficulty >= 4)", group_head,
+                       _group_rows(mine(ADVANCED_FILE), "min_difficulty", passes)),
+        _profile_table("Case types", group_head, _group_rows(mine(CASE_TYPE_FILE), "case_type", passes)),
+        _profile_table("Tags", group_head, _group_rows(mine(TAG_FILE), "tag", passes)),
         failed_html,
     )) or '<p class="empty">No scored run yet.</p>'
     return (f'<details class="profile-card" id="subject-{esc(sid)}" data-subject="{esc(sid)}"><summary>'
@@ -467,9 +532,13 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
 def subjects_section(board: Board) -> str:
     by_subject = rows_by_subject(board)
     profiles = "\n".join(subject_profile(board, e, by_subject) for e in board.entries)
+    shown = board.shown
+    across = listed(["criteria", "families", *(["difficulties"] if shown.difficulty else []),
+                     *(["case types"] if shown.case_type else []), *(["tags"] if shown.tags else [])])
+    runs = ", with the runs it did not pass" if shown.pass_rule else ""
     return f"""<section class="card" id="subjects">
 <h2>Subject profiles</h2>
-<p>Each subject across criteria, families, difficulties, case types and tags, with the runs it did not pass.</p>
+<p>Each subject across {across}{runs}.</p>
 {profiles}
 </section>"""
 

@@ -13,6 +13,7 @@ import hashlib
 from pathlib import Path
 
 from ..compute.numfmt import counted
+from .absent import listed, q_formula, tie_figures
 from .board import Board
 from .calibration_text import calibration_reading
 from .chart_limits import CHART_SUBJECTS, chart_note
@@ -49,10 +50,26 @@ def summary(board: Board) -> str:
     return f'<ul class="summary" aria-label="subjects by status">{items}</ul>'
 
 
-def charts_section(board: Board, svgs: PageSvgs) -> str:
-    """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
+def calibration_block(board: Board, svgs: PageSvgs) -> str:
+    """The Calibration heading, its explanation and one reliability diagram per charted scored subject
+    (:mod:`.chart_limits`); ``""`` for a benchmark that records no confidence or no correctness (the page says
+    why once, :mod:`.absent`)."""
+    if not board.shown.calibration:
+        return ""
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in svgs.calibration)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
+    diagrams_note = chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)
+    return f"""<h2 id="calibration">Calibration</h2>
+<p>Accuracy (mean reviewer correctness) against reported confidence, in {board.ece_bins} fixed-width bins; the
+numbers above the plot count the runs in each bin, the dots mark each bin's mean confidence and the dashed diagonal
+is perfect calibration. ECE weighs each bin's gap by its share of the runs.{diagrams_note}</p>
+{calibration_note(board)}
+{calibration}
+"""
+
+
+def charts_section(board: Board, svgs: PageSvgs) -> str:
+    """Q_final bars, one reliability diagram per scored subject, and the family heatmap (+ its table)."""
     whiskers = " Whiskers: Q_final's interval (see the note under the ranked table)." if board.interval_note else ""
     incomplete = (' Bars labelled "inc." are Incomplete subjects (scored on too few of the cases), not ranked.'
                   if board.incomplete else "")
@@ -60,26 +77,25 @@ def charts_section(board: Board, svgs: PageSvgs) -> str:
                    "disqualified subject versions, shown for transparency and not ranked." + esc(incomplete + whiskers)
                    + chart_note(board, CHART_SUBJECTS, "the tables above and results/leaderboard.csv", esc),
                    "No scored subject yet.")
-    diagrams_note = chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)
-    heatmap = _figure(svgs.families, "P_family per subject and family; n counts runs, cases count "
+    figure = "P_family" if board.shown.pass_rule else board.scale.norm_text("s\u0304_family")
+    heatmap = _figure(svgs.families, f"{figure} per subject and family; n counts runs, cases count "
                       "distinct cases. Per-family figures rest on few cases."
                       + chart_note(board, CHART_SUBJECTS, "the table below and results/metrics_per_family.csv", esc),
                       "No family figures yet.")
     return f"""<section class="card" id="charts">
 <h2>Q_final</h2>
 {bars}
-<h2 id="calibration">Calibration</h2>
-<p>Accuracy (mean reviewer correctness) against reported confidence, in {board.ece_bins} fixed-width bins; the
-numbers above the plot count the runs in each bin, the dots mark each bin's mean confidence and the dashed diagonal
-is perfect calibration. ECE weighs each bin's gap by its share of the runs.{diagrams_note}</p>
-{calibration_note(board)}
-{calibration}
-<h2 id="families">Families</h2>
+{calibration_block(board, svgs)}<h2 id="families">Families</h2>
 {heatmap}
 <details><summary>Family figures as a table</summary>
 {family_table(board)}
 </details>
 </section>"""
+
+
+def grades_paragraph(board: Board) -> str:
+    """Under the lede, once: the consolidated grades every figure rests on; "" for one grade per run."""
+    return f'<p class="lede" id="grades">{esc(board.grades_note)}</p>\n' if board.grades_note else ""
 
 
 def intervals_note(board: Board) -> str:
@@ -111,6 +127,16 @@ def ranks_note(board: Board) -> str:
     return "\n".join(paragraphs)
 
 
+def scale_note(board: Board) -> str:
+    """The score's scale in one sentence (name, aggregation, range, direction, how Q_final puts it on 0-1),
+    with a leading space; ``""`` on the seed's kind of scale (0-max, higher is better), which needs none."""
+    described = board.scale.describe()
+    if not described:
+        return ""
+    return (f" {esc(described)} Q_final puts it on the 0\u20131 scale of P by its range, "
+            f"{esc(board.scale.norm_text())}, so 1 is the best total and 0 the worst.")
+
+
 def source_commit(board: Board) -> str:
     """The commit the inputs came from: given by ``--source-commit`` when a page is published; in committed
     results (which cannot name the commit that holds them) how to find it from the input digest."""
@@ -126,6 +152,34 @@ def calibration_note(board: Board) -> str:
     return f'<p class="note" id="calibration-reading">{text}</p>' if text else ""
 
 
+LEDE_TAIL = (" A single critical fail disqualifies a subject version. Every figure carries a reliability label: with few"
+             "\ndistinct cases, small differences are noise.")
+
+
+def formula_item(board: Board) -> str:
+    """The footer's alpha entry (with the Q_final formula), or the formula alone without a pass rule."""
+    if not board.shown.pass_rule:
+        return f"<dt>Q_final</dt><dd>{esc(q_formula(board.shown, board.scale))}</dd>"
+    return f"<dt>alpha</dt><dd>{esc(board.alpha_text)} ({esc(q_formula(board.shown, board.scale))})</dd>"
+
+
+def ranking_sentence(board: Board) -> str:
+    """How subjects are ranked: the Q_final formula (with alpha) and the figures that break ties."""
+    shown = board.shown
+    if shown.pass_rule and shown.calibration:
+        return (f"Subjects are ranked by\nQ_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 {esc(board.scale.norm_text())} "
+                f"(alpha = {esc(board.alpha_text)}), then P, s\u0304\nand BS.")
+    alpha = f" (alpha = {esc(board.alpha_text)})" if shown.pass_rule else ""
+    return (f"Subjects are ranked by\n{esc(q_formula(shown, board.scale))}{alpha}, then "
+            f"{esc(listed(tie_figures(shown)[1:]))}.")
+
+
+def absent_note(board: Board) -> str:
+    """The one paragraph that says why figures are absent (:mod:`.absent`); ``""`` when none is."""
+    reasons = board.absent_reasons
+    return f'<p class="note" id="not-recorded">{esc(" ".join(reasons))}</p>\n' if reasons else ""
+
+
 def footer(board: Board) -> str:
     """Provenance (alpha, version, input digest), N per subject, and what each reliability label means."""
     per_subject = capped(board.entries, lambda entries: ", ".join(
@@ -135,7 +189,7 @@ def footer(board: Board) -> str:
     return f"""<footer>
 <dl>
 <dt>Benchmark version</dt><dd>{esc(board.benchmark_version)}</dd>
-<dt>alpha</dt><dd>{esc(board.alpha_text)} (Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score})</dd>
+{formula_item(board)}
 <dt>Input digest</dt><dd><code>sha256:{esc(board.input_digest)}</code> (results/manifest.json)</dd>
 <dt>Source commit</dt><dd>{source_commit(board)}</dd>
 <dt>Scored runs</dt><dd>{per_subject or "none"}</dd>
@@ -144,7 +198,7 @@ def footer(board: Board) -> str:
 <p><strong>Reliability labels</strong>, {esc(board.reliability_rule)} (cases are counted once however many runs they
 have):</p>
 <dl>{labels}</dl>
-<p>Ranks use the exact committed values; rows equal on Q_final, P, s\u0304 and BS share a rank. The reference
+<p>Ranks use the exact committed values; rows equal on {listed(tie_figures(board.shown))} share a rank. The reference
 table is <code>results/leaderboard.csv</code>; this page is generated from it by
 <code>scripts/build_leaderboard.py</code>.</p>
 </footer>"""
@@ -169,11 +223,9 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
 <body>
 <header>
 <h1>{esc(board.title)}</h1>
-<p class="lede">Leaderboard of benchmark version {esc(board.benchmark_version)}. Subjects are ranked by
-Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score} (alpha = {esc(board.alpha_text)}), then P, s\u0304
-and BS. A single critical fail disqualifies a subject version. Every figure carries a reliability label: with few
-distinct cases, small differences are noise.</p>
-{summary(board)}
+<p class="lede">Leaderboard of benchmark version {esc(board.benchmark_version)}. {ranking_sentence(board)}{LEDE_TAIL}\
+{scale_note(board)}</p>
+{absent_note(board)}{grades_paragraph(board)}{summary(board)}
 {subject_filters(board)}
 </header>
 <main>

@@ -10,9 +10,10 @@ import html
 from collections.abc import Callable, Iterable, Sequence
 
 from ..compute.numfmt import counted, fmt_fixed
+from ..load.subject_kinds import KIND_LABELS
 from .board import Board, BoardEntry
 from .critical_fails import CriticalFail
-from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
+from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
 from .long_lists import CRITICAL_RUNS_WHERE, MISSING_CASES_WHERE, capped
 from .reliability import EXPLANATIONS
 from .significance_text import range_text
@@ -21,11 +22,11 @@ META_HEADING = "Registered"
 META_LABELS = ("provider", "parameters", "evaluated")
 DASH = "\u2014"
 EMPTY_CELL = '<td class="empty">\u2014</td>'
-KIND_LABELS = {"llm": "LLM", "human": "human baseline"}
-# The headings of figure_cells, for the tables that do not sort (Incomplete, Disqualified).
-FIGURE_HEADS = ("".join(f'<th scope="col" class="num">{label}</th>' for label, *_ in METRIC_COLUMNS)
-                + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
-                + f'<th scope="col">{META_HEADING}</th>')
+def figure_heads(columns: tuple = METRIC_COLUMNS) -> str:
+    """The headings of figure_cells, for the tables that do not sort (Incomplete, Disqualified)."""
+    return ("".join(f'<th scope="col" class="num">{esc(label)}</th>' for label, *_ in columns)
+            + '<th scope="col" class="num">Runs</th><th scope="col" class="num">Cases</th>'
+            + f'<th scope="col">{META_HEADING}</th>')
 
 
 def esc(value: object) -> str:
@@ -48,10 +49,11 @@ def rel_tag(label: str) -> str:
     return f'<span class="rel rel-{esc(label)}" title="{esc(label)}: {esc(EXPLANATIONS[label])}">{esc(label)}</span>'
 
 
-def metric_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
-    """Value, interval (when the statistics give one) and reliability label of each metric."""
+def metric_cells(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METRIC_COLUMNS) -> str:
+    """Value, interval (when the statistics give one) and reliability label of each metric (``columns``:
+    :func:`.display.metric_columns` of the board's scale)."""
     cells = []
-    for label, attr, key, _ in METRIC_COLUMNS:
+    for label, attr, key, _ in columns:
         value = getattr(entry.metrics, attr)
         exact = fmt_fixed(value)
         interval = entry.intervals.get(key)
@@ -93,9 +95,9 @@ def meta_cells(entry: BoardEntry) -> str:
     return f'<td class="meta" data-sort="{esc(s.provider.casefold())}">{text or DASH}</td>'
 
 
-def figure_cells(entry: BoardEntry, decimals: dict[str, int]) -> str:
+def figure_cells(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METRIC_COLUMNS) -> str:
     """The metric, count and registry cells every scored table ends with."""
-    return f"{metric_cells(entry, decimals)}{count_cells(entry)}{meta_cells(entry)}"
+    return f"{metric_cells(entry, decimals, columns)}{count_cells(entry)}{meta_cells(entry)}"
 
 
 RANK_TITLE = ("rank; under it, in parentheses, its 95% confidence set: with 95% confidence every ranked subject's "
@@ -129,16 +131,17 @@ def ranked_table(board: Board) -> str:
     if not board.ranked:
         return '<p class="empty">No subject is ranked yet.</p>'
     decimals = column_decimals(board.scored)
+    columns = metric_columns(board.scale, board.shown)
     rank_title = RANK_TITLE if board.significance is not None else ""
     head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject")
             + "".join(sortable_head(label, numeric=True, first_desc=higher,
                                     title=f"{label}: {'higher' if higher else 'lower'} is better")
-                      for label, _, _, higher in METRIC_COLUMNS)
+                      for label, _, _, higher in columns)
             + sortable_head("Runs", numeric=True, first_desc=True, title="N: scored runs")
             + sortable_head("Cases", numeric=True, first_desc=True, title="distinct cases behind the figures")
             + sortable_head(META_HEADING, title="as registered in subjects/registry.yaml"))
     return _entries_table('class="board sortable" id="ranked-table"', head, board.ranked, lambda entry: (
-        f'{html_rank_cell(entry)}{subject_cell(entry)}{figure_cells(entry, decimals)}'))
+        f'{html_rank_cell(entry)}{subject_cell(entry)}{figure_cells(entry, decimals, columns)}'))
 
 
 def fail_list(board: Board, entry: BoardEntry) -> str:
@@ -165,14 +168,15 @@ def disqualified_table(board: Board) -> str:
     if not board.disqualified:
         return '<p class="empty">No subject version is disqualified.</p>'
     decimals = column_decimals(board.scored)
+    columns = metric_columns(board.scale, board.shown)
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
-            f'<th scope="col">Critical fails (case, run, code)</th>{FIGURE_HEADS}')
+            f'<th scope="col">Critical fails (case, run, code)</th>{figure_heads(columns)}')
 
     def cells(entry: BoardEntry) -> str:
         n = entry.metrics.n_critical
         return (f'{subject_cell(entry)}<td><span class="badge badge-dq">Disqualified</span>'
                 f'<span class="status-note">{counted(n, "critical run")}</span></td>'
-                f'<td class="fail-cell">{fail_list(board, entry)}</td>{figure_cells(entry, decimals)}')
+                f'<td class="fail-cell">{fail_list(board, entry)}</td>{figure_cells(entry, decimals, columns)}')
 
     return _entries_table('class="board" id="disqualified-table"', head, board.disqualified, cells)
 
@@ -183,12 +187,13 @@ def incomplete_section(board: Board) -> str:
     if not board.incomplete:
         return ""
     decimals = column_decimals(board.scored)
-    head = f'<th scope="col">Subject</th><th scope="col">Missing cases</th>{FIGURE_HEADS}'
+    columns = metric_columns(board.scale, board.shown)
+    head = f'<th scope="col">Subject</th><th scope="col">Missing cases</th>{figure_heads(columns)}'
 
     def cells(entry: BoardEntry) -> str:
         missing = capped(entry.missing_cases, lambda cases: ", ".join(f"<code>{esc(c)}</code>" for c in cases),
                          noun="case", where=MISSING_CASES_WHERE, esc=esc)
-        return f'{subject_cell(entry)}<td>{missing}</td>{figure_cells(entry, decimals)}'
+        return f'{subject_cell(entry)}<td>{missing}</td>{figure_cells(entry, decimals, columns)}'
 
     table = _entries_table('class="board" id="incomplete-table"', head, board.incomplete, cells)
     return ('<section class="card" id="incomplete">\n<h2>Incomplete</h2>\n<p>These subject versions have scored runs '
@@ -223,7 +228,8 @@ def family_table(board: Board) -> str:
                 cells.append(EMPTY_CELL)
                 continue
             ci = f' <span class="ci-inline">({esc(interval_text(cell.p_interval, 3))})</span>' if cell.p_interval else ""
-            cells.append(f'<td>P {esc(shown(cell.p_family, 3))}{ci} \u00b7 s\u0304 {esc(shown(cell.s_bar_family, 2))}'
+            p = f'P {esc(shown(cell.p_family, 3))}{ci} \u00b7 ' if cell.p_family is not None else ""  # no pass rule: s\u0304
+            cells.append(f'<td>{p}s\u0304 {esc(shown(cell.s_bar_family, 2))}'
                          f'<span class="ident">{counted(cell.n_family, "run")}, {counted(cell.n_cases, "case")}</span>'
                          f'{rel_tag(cell.reliability)}</td>')
         rows.append(f'<tr><td><span class="name">{esc(entry.name)}</span></td>{"".join(cells)}</tr>')

@@ -19,6 +19,7 @@ from ..stats.pairwise import PairwiseRow
 from .consistency import check_all, check_stats_tables, incomplete_subjects, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails
 from .difficulty_text import DifficultyTrendRow
+from .grades_text import grades_problems
 from .lab_tables import LabTables, read_lab_tables
 from .manifest import Manifest, read_manifest, recorded_now, stale_inputs, stale_outputs
 from .rank_ranges import RankRange
@@ -72,14 +73,16 @@ def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
         return None, problems
     recomputed = recomputed_subjects(tables, spec)
     core = check_all(tables, registry.subjects, manifest, spec, recomputed)
-    problems += core
+    problems += core + grades_problems(manifest, spec)
     stats, more = read_stats_tables(root, manifest)
     problems += more
     pairwise = alpha_rows = rank_sets = order = None
     if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
         pairwise, alpha_rows, more, rank_sets, order = check_stats_tables(stats, tables, manifest, spec, recomputed)
         problems += more
-    critical = read_critical_fails(root, spec, tables.runs)
+    grades = manifest.grades
+    critical = read_critical_fails(root, spec, tables.runs,
+                                   None if grades is None else str(grades["consolidated_reviewer"]))
     problems += critical.problems
     lab, more = read_lab_tables(root, manifest.outputs)
     problems += more + stale_outputs(manifest, lab.digests)

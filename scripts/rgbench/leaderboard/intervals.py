@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..compute.numfmt import fmt_fixed
 from .display import short_decimal
 from .results_tables import FAMILY_INTERVAL, SUBJECT_INTERVALS
+
+if TYPE_CHECKING:
+    from .absent import Shown
 
 
 class Bounds(NamedTuple):
@@ -56,12 +59,17 @@ def interval_problems(extras: dict[str, Any], pairs: Iterable[tuple[str, str]]) 
     return [message for low, high in pairs if (message := _pair(extras, low, high)[1])]
 
 
-def method_note(confidence_level: str | None, resamples: int | None) -> str:
-    """One sentence saying what the intervals are, from the manifest's statistics record."""
+def method_note(confidence_level: str | None, resamples: int | None, shown: Shown | None = None) -> str:
+    """One sentence saying what the intervals are, from the manifest's statistics record; it names only the
+    figures ``shown`` has (no P without a pass rule, no BS or ECE without calibration)."""
     level = f"{short_decimal(Fraction(confidence_level) * 100)}%" if confidence_level else "The"  # 0.975000: 97.5%
     method = f"a bootstrap over cases ({resamples} resamples)" if resamples else "a bootstrap over cases"
+    passes, calibration = (True, True) if shown is None else (shown.pass_rule, shown.calibration)
+    figures = ", ".join(name for name, kept in (("P", passes), ("s\u0304", True), ("BS", calibration)) if kept)
+    wilson = " (a P of 0 or 1 takes the Wilson interval over the cases)" if passes else ""
+    ece = ("; for ECE, the bootstrap of its bin gaps projected onto ECE, not centred on ECE, which is biased upward"
+           if calibration else "")
     return (f"{level} intervals: {method}, each case counting once with all its runs: bias-corrected and accelerated "
-            "(BCa) for P, s\u0304, BS and Q_final (a P of 0 or 1 takes the Wilson interval over the cases); for ECE, "
-            "the bootstrap of its bin gaps projected onto ECE, not centred on ECE, which is biased upward "
+            f"(BCa) for {figures} and Q_final{wilson}{ece} "
             "(aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of cases like "
             "these; over a single case an interval is a point: its spread is unknown, not zero.")

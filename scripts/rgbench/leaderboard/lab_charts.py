@@ -30,27 +30,30 @@ def _scored(board: Board) -> list[tuple[str, str]]:
 
 
 def criteria_spec(board: Board) -> Chart | None:
-    """data (criteria, ((label, (mean or None per criterion)) per scored subject), (criterion_min, criterion_max)),
-    or None without the table."""
+    """data (criteria, ((label, (mean or None per criterion)) per scored subject), (criterion_min, criterion_max,
+    higher is better)), or None without the table."""
     if board.lab is None or not board.lab.get(CRITERION_FILE):
         return None
     means = {(r["subject_id"], r["criterion"]): float(r["mean"]) for r in board.lab.get(CRITERION_FILE)}
     criteria = tuple(c for c in board.criteria if any(k[1] == c for k in means))
     rows = tuple((label, tuple(means.get((sid, c)) for c in criteria)) for sid, label in _scored(board))
-    return Chart(CRITERIA_CHART, CRITERIA_CHART, (criteria, rows, board.criterion_range)) if criteria and rows else None
+    low, high = board.criterion_range
+    scale = (float(low), float(high), board.scale.higher_is_better)
+    return Chart(CRITERIA_CHART, CRITERIA_CHART, (criteria, rows, scale)) if criteria and rows else None
 
 
 def draw_criteria(chart: Chart) -> str:
     """Subjects (rows) by criteria (columns), coloured by the mean score on the rubric's criterion scale, each cell
-    labelled."""
-    criteria, rows, (low, high) = chart.data
+    labelled. The colour grows with the quality: with lower is better (penalties), the scale is reversed."""
+    criteria, rows, (low, high, higher) = chart.data
     span = high - low
     with chart_style():
         fig = new_figure(heatmap_width(1.9, 0.95, len(criteria), [label for label, _ in rows]), 0.9 + 0.42 * len(rows))
         ax = fig.add_subplot()
         ax.tick_params(length=0, labelcolor=INK)  # before the ticks are set, as in _tidy
         n_cols, n_rows = len(criteria), len(rows)
-        matrix = [[float("nan") if v is None else v for v in values] for _, values in rows]
+        # coloured by quality: a penalty p is drawn as high + low - p, so the darkest cell is the best on both scales
+        matrix = [[float("nan") if v is None else v if higher else high + low - v for v in values] for _, values in rows]
         image = ax.pcolormesh(matrix, cmap=CRIT_HEAT, norm=BoundaryNorm([low + span * i / 8 for i in range(9)], CRIT_HEAT.N),
                               edgecolors="white", linewidth=1.5)
         ax.set_xlim(0, n_cols)
@@ -58,14 +61,18 @@ def draw_criteria(chart: Chart) -> str:
         for y, (_, values) in enumerate(rows):
             for x, value in enumerate(values):
                 if value is not None:
+                    quality = value if higher else high + low - value
                     ax.text(x + 0.5, y + 0.5, f"{value:.2f}", ha="center", va="center", fontsize=9,
-                            color="#ffffff" if value >= low + 0.75 * span else INK)
+                            color="#ffffff" if quality >= low + 0.75 * span else INK)
         ax.set_xticks([i + 0.5 for i in range(n_cols)], [c.replace("_", " ") for c in criteria], rotation=20, ha="right")
         ax.set_yticks([i + 0.5 for i in range(n_rows)], [label for label, _ in rows])
         for side in ax.spines.values():
             side.set_visible(False)
-        bar = fig.colorbar(image, ax=ax, shrink=0.8, ticks=[low + span * i / 4 for i in range(5)])
-        bar.set_label(f"mean criterion score ({low}-{high})", color=INK)
+        ticks = [low + span * i / 4 for i in range(5)]
+        bar = fig.colorbar(image, ax=ax, shrink=0.8, ticks=ticks)
+        if not higher:   # the ticks name the penalty each colour stands for
+            bar.set_ticks(ticks, labels=[f"{high + low - t:g}" for t in ticks])
+        bar.set_label(f"mean criterion score ({low:g}-{high:g}" + (")" if higher else ", lower is better)"), color=INK)
         bar.outline.set_visible(False)
         return figure_svg(fig, scope=chart.scope, title="Mean score per criterion and subject")
 

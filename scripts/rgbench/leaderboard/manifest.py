@@ -43,6 +43,7 @@ class Manifest:
     confidence_level: str | None = None
     bootstrap_resamples: int | None = None
     significance_level: str | None = None
+    grades: dict[str, object] | None = None   # what a board of consolidated grades rests on; None: one per run
 
 
 def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
@@ -78,6 +79,10 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
             or (resamples is not None and (isinstance(resamples, bool) or not isinstance(resamples, int))):
         messages.append("$.statistics: expected an object with a 6-decimal confidence_level and significance_level "
                         "and an integer bootstrap_resamples")
+    grades = document.get("grades")
+    if grades is not None and not _grades_ok(grades):
+        messages.append(f"$.grades: expected an object with text {', '.join(GRADES_TEXT)} and whole numbers "
+                        f"{', '.join(GRADES_COUNTS)} ({_RUN_METRICS})")
     if messages:
         return None, messages
     # No message: each field passed its check above.
@@ -85,7 +90,19 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
     if input_digest(inputs) != digest:
         return None, [f"$.input_digest: does not match the digest of $.inputs (the manifest was edited by hand; {_RUN_METRICS})"]
     return Manifest(Fraction(alpha), alpha, version, digest, dict(inputs), dict(outputs),
-                    level, resamples, significance), []
+                    level, resamples, significance, None if grades is None else dict(grades)), []
+
+
+# manifest.json's ``grades`` (rgbench.stats.consolidated_board.grades_record): its text and count fields.
+GRADES_TEXT = ("board_grades", "consolidation_policy", "consolidated_reviewer")
+GRADES_COUNTS = ("grades", "raters", "runs", "runs_adjudicated", "runs_combined")
+
+
+def _grades_ok(grades: object) -> bool:
+    return (isinstance(grades, dict) and set(grades) == set(GRADES_TEXT + GRADES_COUNTS)
+            and all(isinstance(grades[key], str) for key in GRADES_TEXT)
+            and all(isinstance(grades[key], int) and not isinstance(grades[key], bool) and grades[key] >= 0
+                    for key in GRADES_COUNTS))
 
 
 def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:

@@ -16,10 +16,12 @@ from fractions import Fraction
 
 from ..compute.numfmt import counted
 from ..compute.ranking import DISQUALIFIED
+from .absent import listed as listed_words
+from .absent import q_formula, tie_figures
 from .board import Board, BoardEntry
 from .calibration_text import calibration_reading
 from .difficulty_text import difficulty_reading
-from .display import METRIC_COLUMNS, column_decimals, interval_text, shown
+from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
 from .long_lists import (
     CRITICAL_RUNS_WHERE,
     MISSING_CASES_WHERE,
@@ -69,7 +71,7 @@ def markdown_rank_cell(entry: BoardEntry) -> str:
     return f"{entry.rank} ({range_text(entry.rank_range)})" if entry.rank_range else str(entry.rank)
 
 
-def table_row(entry: BoardEntry, decimals: dict[str, int]) -> str:
+def table_row(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METRIC_COLUMNS) -> str:
     m = entry.metrics
     status = "**Disqualified**" if entry.status == DISQUALIFIED else entry.status
     cells = [
@@ -78,7 +80,7 @@ def table_row(entry: BoardEntry, decimals: dict[str, int]) -> str:
         code(m.subject_version),
         status,
         *(_metric(getattr(m, attr), decimals[attr], entry.reliability[key],
-                  entry.intervals.get(key) if key in WITH_INTERVAL else None) for _, attr, key, _ in METRIC_COLUMNS),
+                  entry.intervals.get(key) if key in WITH_INTERVAL else None) for _, attr, key, _ in columns),
         str(m.n),
         str(entry.n_cases),
         str(m.n_critical),
@@ -88,10 +90,13 @@ def table_row(entry: BoardEntry, decimals: dict[str, int]) -> str:
 
 def table(board: Board) -> str:
     decimals = column_decimals(board.scored)
-    head = ["Rank", "Subject", "Version", "Status", *(label for label, *_ in METRIC_COLUMNS), "N", "Cases", "Critical"]
-    align = ["---:", "---", "---", "---", *("---:" for _ in METRIC_COLUMNS), "---:", "---:", "---:"]
+    columns = metric_columns(board.scale, board.shown)
+    fixed = {label for label, *_ in METRIC_COLUMNS}   # the seed's headings, as written; a score_name is escaped
+    head = ["Rank", "Subject", "Version", "Status", *(label if label in fixed else md_text(label) for label, *_ in columns),
+            "N", "Cases", "Critical"]
+    align = ["---:", "---", "---", "---", *("---:" for _ in columns), "---:", "---:", "---:"]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
-    lines += [table_row(entry, decimals) for entry in board.entries]
+    lines += [table_row(entry, decimals, columns) for entry in board.entries]
     return "\n".join(lines)
 
 
@@ -139,12 +144,18 @@ def notes(board: Board) -> list[str]:
         listed = capped(unscored, lambda entries: joined([unscored_text(e) for e in entries], _same, last=", "),
                         noun="subject", where=STATUS_WHERE, esc=_same)
         lines += [f"**Unscored** (no scored run yet): {listed}.", ""]
-    lines.append(f"Benchmark {md_text(board.benchmark_version)} \u00b7 alpha {board.alpha_text} "
-                 f"(Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 s\u0304 / {board.max_score}) \u00b7 "
-                 f"input digest {code('sha256:' + board.input_digest)} \u00b7 rows equal on Q_final, P, s\u0304 "
-                 "and BS share a rank.")
+    if board.absent_reasons:
+        lines += [" ".join(board.absent_reasons), ""]
+    described = board.scale.describe()
+    formula = q_formula(board.shown, board.scale)
+    weights = f"alpha {board.alpha_text} ({formula})" if board.shown.pass_rule else formula
+    lines.append(f"Benchmark {md_text(board.benchmark_version)} \u00b7 {weights} \u00b7 "
+                 f"input digest {code('sha256:' + board.input_digest)} \u00b7 rows equal on "
+                 f"{listed_words(tie_figures(board.shown))} share a rank." + (f" {md_text(described)}" if described else ""))
     if board.interval_note:
         lines.append(f"In parentheses: {board.interval_note[0].lower()}{board.interval_note[1:]}")
+    if board.grades_note:
+        lines.append(md_text(board.grades_note))
     lines.append("")
     lines += ranks_notes(board)
     calibration = calibration_reading(board, md_text, lambda t: t)

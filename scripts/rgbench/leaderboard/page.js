@@ -53,7 +53,11 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
     data.runs.columns.forEach(function (name, i) { col[name] = i; });
     data.cases.columns.forEach(function (name, i) { caseCol[name] = i; });
   }
-  function cell(run, name) { return strings[runRows[run][col[name]]]; }
+  // A column the data leaves out (a field the benchmark does not record: classification, correctness,
+  // confidence, case type, difficulty) reads as "" and is not shown.
+  function has(name) { return Object.prototype.hasOwnProperty.call(col, name); }
+  function cell(run, name) { return has(name) ? strings[runRows[run][col[name]]] : ""; }
+  function scored(run) { return cell(run, "reviewer_id") !== ""; }
   function notPassed(run) { var c = cell(run, "classification"); return c !== "" && c !== "Pass"; }
   var cases = data ? data.cases.rows.map(function (row) {
     var c = {};
@@ -104,17 +108,22 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 
   function runSummary(run) {
     var status = cell(run, "status"), classification = cell(run, "classification");
-    var kind = status === "error" ? "error" : classification === "" ? "waiting" : classification.toLowerCase();
+    var kind = status === "error" ? "error" : !scored(run) ? "waiting" :
+      classification === "" ? "scored" : classification.toLowerCase();
     var summary = node("summary", {}, [node("span", {"class": "run-id mono"}, [cell(run, "run_id")])]);
     if (kind === "error") { summary.appendChild(document.createTextNode(" error")); }
     else if (kind === "waiting") { summary.appendChild(document.createTextNode(" unscored")); }
     else {
-      summary.appendChild(document.createTextNode(" " + short(classification) + " "));
+      summary.appendChild(document.createTextNode(" " + (classification === "" ? "" : short(classification) + " ")));
       summary.appendChild(node("span", {"class": "score"}, [cell(run, "clipped_score")]));
       if (status === "refused") {
         summary.appendChild(document.createTextNode(" "));
         summary.appendChild(node("span", {"class": "tag"}, ["refused"]));
       }
+    }
+    if (kind !== "error" && cell(run, "empty_answer") === "true") {
+      summary.appendChild(document.createTextNode(" "));
+      summary.appendChild(node("span", {"class": "tag empty-answer"}, ["(empty answer)"]));
     }
     var details = node("details", {"class": "run run-" + kind}, [summary]);
     details.setAttribute("data-run", String(run));
@@ -129,8 +138,9 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
       details.appendChild(node("p", {}, ["API or harness failure: no answer, not in N. ", link]));
       return;
     }
-    if (cell(run, "classification") === "") {
-      details.appendChild(node("p", {}, ["Awaiting a scoring. ", link]));
+    var empty = cell(run, "empty_answer") === "true" ? " (empty answer)" : "";
+    if (!scored(run)) {
+      details.appendChild(node("p", {}, ["Awaiting a scoring. ", link, empty]));
       return;
     }
     var scores = node("ul", {"class": "scores"});
@@ -148,14 +158,17 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
       grade.appendChild(document.createTextNode(" (" + (at < 0 ? "" : f.slice(at + 1)) + ")"));
     });
     if (!fails.length) { grade.appendChild(document.createTextNode("none")); }
-    grade.appendChild(document.createTextNode("; correctness "));
-    grade.appendChild(cell(run, "correctness") === "" ? dash() : document.createTextNode(cell(run, "correctness")));
-    grade.appendChild(document.createTextNode("; confidence " + cell(run, "confidence") + "; raw " +
-      cell(run, "raw_score") + ", clipped " + cell(run, "clipped_score")));
+    if (has("correctness")) {
+      grade.appendChild(document.createTextNode("; correctness "));
+      grade.appendChild(cell(run, "correctness") === "" ? dash() : document.createTextNode(cell(run, "correctness")));
+    }
+    grade.appendChild(document.createTextNode((has("confidence") ? "; confidence " + cell(run, "confidence") : "") +
+      "; raw " + cell(run, "raw_score") + ", clipped " + cell(run, "clipped_score")));
     var who = node("p", {}, ["reviewer ", node("code", {}, [cell(run, "reviewer_id")])]);
     if (cell(run, "participant") !== "") { who.appendChild(document.createTextNode(" \u00b7 participant " + cell(run, "participant"))); }
     who.appendChild(document.createTextNode(" \u00b7 "));
     who.appendChild(link);
+    if (empty !== "") { who.appendChild(document.createTextNode(empty)); }
     var comments = cell(run, "comments");
     details.appendChild(scores);
     details.appendChild(grade);
@@ -183,7 +196,8 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
   function caseRow(c, shown) {
     var head = node("th", {scope: "row", "class": "subject-col case-col"}, [
       pathLink(c.gold_path, c.case_id, {"class": "mono"}), node("span", {"class": "case-title"}, [c.title]),
-      node("span", {"class": "ident"}, [c.case_type + " \u00b7 difficulty " + c.difficulty])]);
+      node("span", {"class": "ident"}, [[caseCol.case_type === undefined ? "" : c.case_type,
+        caseCol.difficulty === undefined ? "" : "difficulty " + c.difficulty].filter(Boolean).join(" \u00b7 ")])]);
     c.tagList.forEach(function (t) { head.appendChild(document.createTextNode(" ")); head.appendChild(node("span", {"class": "tag"}, [t])); });
     var row = node("tr", {"class": "case-row", id: "case-" + c.case_id}, [head]);
     shown.forEach(function (s) {

@@ -1,7 +1,8 @@
 """Reliability labels: how much weight a figure can bear, from the half-width of its interval (issue 11).
 
 A figure's label says how far it could move on another sample of cases like these: with h the half-width
-of its 95% interval on the 0-1 scale (s_bar's divided by max_score) and the thresholds of config.yaml's
+of its 95% interval on the 0-1 scale (s_bar's divided by the width of its range, score_max − score_min: 12 on
+the seed's 0-12 scale) and the thresholds of config.yaml's
 ``reliability_half_widths`` (default robust 0.02, stable 0.05, reasonable 0.10):
 
 * ``robust`` when h < 0.02, ``stable`` when h < 0.05, ``reasonable`` when h < 0.10, ``indicative`` otherwise;
@@ -19,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..compute.scale import ScoreScale, score_text
 from ..stats.config import DEFAULT_HALF_WIDTHS, DEFAULT_RELIABILITY_MIN_CASES, RELIABILITY_LABELS
 
 INDICATIVE, REASONABLE, STABLE, ROBUST = "indicative", "reasonable", "stable", "robust"
@@ -46,8 +48,8 @@ class Thresholds:
     min_cases: int = DEFAULT_RELIABILITY_MIN_CASES
 
     def label(self, interval: tuple[Fraction, Fraction] | None, n_cases: int, scale: Fraction = Fraction(1)) -> str:
-        """The label of a figure with this interval over ``n_cases`` cases; ``scale`` maps it to 0-1 (max_score
-        for s_bar). ``""`` without an interval or a case."""
+        """The label of a figure with this interval over ``n_cases`` cases; ``scale`` maps it to 0-1 (the width of
+        s_bar's range for s_bar). ``""`` without an interval or a case."""
         if interval is None or n_cases <= 0:
             return ""
         if n_cases < self.min_cases or interval[0] == interval[1]:
@@ -58,18 +60,20 @@ class Thresholds:
                 return label
         return INDICATIVE
 
-    def describe(self) -> str:
+    def describe(self, scale: ScoreScale | None = None) -> str:
         """E.g. ``robust below a half-width of 0.02, stable below 0.05, reasonable below 0.1, indicative above or
-        under 10 cases``."""
+        under 10 cases``. ``scale``: s_bar's (how it is put on 0-1 is said; the seed's wording on a 0-max scale)."""
         robust, stable, reasonable = (f"{float(b):g}" for b in self.half_widths)
-        return (f"from each figure's 95% interval half-width on the 0-1 scale (s\u0304 divided by the maximum "
-                f"score): robust below {robust}, stable below {stable}, reasonable below {reasonable}, indicative "
+        how = ("s\u0304 divided by the maximum score" if scale is None or scale.low == 0 else
+               f"s\u0304 divided by the width of its range, {score_text(scale.span)}")
+        return (f"from each figure's 95% interval half-width on the 0-1 scale ({how}): "
+                f"robust below {robust}, stable below {stable}, reasonable below {reasonable}, indicative "
                 f"above, or whenever the figure rests on fewer than {self.min_cases} cases or its interval is a point "
                 "(every case the same: no spread measured)")
 
 
-def subject_labels(intervals: dict, n_cases: int, thresholds: Thresholds, max_score: int) -> dict[str, str]:
-    """Label of each subject-level figure (SUBJECT_FIGURES) from its interval (``intervals``: figure -> bounds)."""
-    return {figure: thresholds.label(intervals.get(figure), n_cases,
-                                     Fraction(max_score) if figure == "s_bar" else Fraction(1))
+def subject_labels(intervals: dict, n_cases: int, thresholds: Thresholds, scale: ScoreScale) -> dict[str, str]:
+    """Label of each subject-level figure (SUBJECT_FIGURES) from its interval (``intervals``: figure -> bounds);
+    s_bar's half-width is divided by the width of its range (``scale.span``)."""
+    return {figure: thresholds.label(intervals.get(figure), n_cases, scale.span if figure == "s_bar" else Fraction(1))
             for figure in SUBJECT_FIGURES}

@@ -28,7 +28,8 @@ from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
-from ..compute.numfmt import fmt_fixed
+from ..compute.numfmt import fmt_fixed, parse_exact
+from ..compute.scale import parse_score
 from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
@@ -82,14 +83,56 @@ def _int(cell: str) -> int:
 
 
 @cache
+def _exact(cell: str) -> Fraction | int:
+    """A per-run score or correctness as :func:`rgbench.compute.numfmt.fmt_exact` writes it (``10``, ``4.5``,
+    ``0.500000``, or ``13/3`` for a consolidated mean)."""
+    value = parse_exact(cell)
+    if value is None or value < 0:
+        raise _Bad(f"{cell!r} is not a non-negative number (digits, a decimal, or numerator/denominator)")
+    return value
+
+
+def _exact_or_empty(cell: str) -> Fraction | int | None:
+    """:func:`_exact`, or None for an empty cell (a correctness the benchmark does not record)."""
+    return None if cell == "" else _exact(cell)
+
+
+@cache
 def _fixed(cell: str) -> Fraction:
     if not _FIXED.match(cell):
         raise _Bad(f"{cell!r} is not a number with exactly 6 decimals (e.g. 0.500000)")
     return Fraction(cell)
 
 
+@cache
+def _score(cell: str) -> int | Fraction:
+    """A score cell (per_run.csv's raw, clipped, floor and ceiling): an integer, a decimal or n/d, exactly as
+    rgbench.compute.scale.score_text writes it (so the recomputed figures are exact)."""
+    if _INT.match(cell):
+        return int(cell)
+    try:
+        if len(cell) <= 80:
+            return parse_score(cell)
+    except (ValueError, ZeroDivisionError):
+        pass
+    raise _Bad(f"{cell!r} is not a score (an integer, a decimal such as 12.5, or a fraction such as 23/6)")
+
+
 def _fixed_or_empty(cell: str) -> Fraction | None:
     return None if cell == "" else _fixed(cell)
+
+
+def _int_or_empty(cell: str) -> int | None:
+    return None if cell == "" else _int(cell)
+
+
+def _score_or_empty(cell: str) -> int | Fraction | None:
+    """:func:`_score`, or None for an empty cell (a floor or ceiling the benchmark does not record)."""
+    return None if cell == "" else _score(cell)
+
+
+def _text_or_none(cell: str) -> str | None:
+    return cell or None
 
 
 def _bool(cell: str) -> bool:
@@ -100,12 +143,14 @@ def _bool(cell: str) -> bool:
 
 Parser = Callable[[str], Any]  # a cell's text -> its value, of the type the column's field has
 
+# The cells of a field a benchmark may not record (issue 23) may be empty; consistency.check_runs holds them
+# to what system/ declares.
 PER_RUN_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
-    "reviewer_id": _text, "family": _text, "raw_score": _int, "rubric_floor": _int,
-    "rubric_ceiling": _int, "clipped_score": _int, "has_critical_fail": _bool,
-    "has_recoverable_fail": _bool, "classification": _text, "reported_confidence": _int,
-    "confidence_unit": _fixed, "correctness": _fixed,
+    "reviewer_id": _text, "family": _text, "raw_score": _score, "rubric_floor": _score_or_empty,
+    "rubric_ceiling": _score_or_empty, "clipped_score": _score, "has_critical_fail": _bool,
+    "has_recoverable_fail": _bool, "classification": _text_or_none, "reported_confidence": _int_or_empty,
+    "confidence_unit": _fixed_or_empty, "correctness": _exact_or_empty,
 }
 SUBJECT_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "N": _int, "n_unscored": _int,
@@ -114,7 +159,7 @@ SUBJECT_TYPES: dict[str, Parser] = {
 }
 FAMILY_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "family": _text, "n_family": _int,
-    "P_family": _fixed, "s_bar_family": _fixed,
+    "P_family": _fixed_or_empty, "s_bar_family": _fixed,
 }
 
 assert set(PER_RUN_TYPES) == set(PER_RUN_COLUMNS) == set(RunRow._fields), "per_run.csv's columns are RunRow's fields"
@@ -271,10 +316,6 @@ def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
         family_extras={key: row.extras for key, row in families.items()},
         digests=digests,
     ), []
-
-
-def _int_or_empty(cell: str) -> int | None:
-    return None if cell == "" else _int(cell)
 
 
 PAIRWISE_TYPES: dict[str, Parser] = {

@@ -39,10 +39,14 @@ def _interval(row: dict[str, str]) -> str:
     return f"{esc(row['value'])}{span}"
 
 
-def reviewers_section(reviewers: Sequence[dict[str, str]], judges: Sequence[dict[str, str]]) -> str:
-    """The section's HTML ("" when there is nothing to show)."""
+def reviewers_section(reviewers: Sequence[dict[str, str]], judges: Sequence[dict[str, str]], *,
+                      higher_is_better: bool = True) -> str:
+    """The section's HTML ("" when there is nothing to show); ``higher_is_better`` is the score's direction (a
+    reviewer above the others is lenient on a higher-is-better scale, severe on a penalty scale)."""
     if not reviewers:
         return ""
+    reading = ("above 0 lenient, below 0 severe" if higher_is_better
+               else "below 0 lenient, above 0 severe (lower is better)")
     by_id: dict[str, dict[tuple[str, str], dict[str, str]]] = {}
     for row in reviewers:
         by_id.setdefault(row["reviewer_id"], {})[(row["statistic"], row["target"] + ":" + row["level"])] = row
@@ -68,7 +72,7 @@ def reviewers_section(reviewers: Sequence[dict[str, str]], judges: Sequence[dict
 <th>Leniency on raw score (interval)</th></tr></thead>
 <tbody>{"".join(lines)}</tbody></table></div>
 <p>Leniency: mean over the runs shared with another human grader of (this reviewer's raw score \u2212 the others'
-mean); above 0 lenient, below 0 severe; in parentheses a bootstrap interval over cases. Criterion distributions
+mean); {reading}; in parentheses a bootstrap interval over cases. Criterion distributions
 per reviewer are in <code>results/reviewers.csv</code>; drift over time by <code>scripts/reviewer_drift.py</code>.</p>
 {judge_table}
 </section>"""

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
+from ..compute.scale import ScoreScale, difference_text, score_text
 from .board import Board
 from .display import short_decimal
 from .long_lists import capped, joined
@@ -57,17 +58,27 @@ def rank_range_method(sig: Significance, esc: Text) -> str:
     return esc(text)
 
 
-def power_sentence(sig: Significance, esc: Text) -> str:
-    """How small a difference the design resolves (80% power), so "not significant" reads "not resolved"."""
+def power_sentence(sig: Significance, esc: Text, scale: ScoreScale | None = None, alpha: Fraction | None = None) -> str:
+    """How small a difference the design resolves (80% power), so "not significant" reads "not resolved".
+
+    Differences are written by :func:`rgbench.compute.scale.difference_text` (two significant digits, never 0.00
+    for a difference that is not zero). On a benchmark's own scale (``scale`` not the seed's kind, alpha < 1)
+    the Q_final difference is also given as the difference in s_bar alone that makes it, on s_bar's scale:
+    Δs̄ = ΔQ_final · (score_max − score_min) / (1 − alpha).
+    """
     if sig.q_mde is None:
         return ""
     level = short_decimal(sig.level)
 
-    def span(pair: tuple[Fraction, Fraction]) -> str:
-        low, high = (f"{float(v):.2f}" for v in pair)
+    def span(pair: tuple[Fraction, Fraction], factor: Fraction = Fraction(1)) -> str:
+        low, high = (difference_text(Fraction(v) * factor) for v in pair)
         return low if low == high else f"{low}-{high}"
     p_part = "" if sig.p_mde is None else f" and in P of {span(sig.p_mde)}"
-    return esc(f"Power: with these cases, a true difference in Q_final of {span(sig.q_mde)}{p_part} between two "
+    on_scale = ""
+    if scale is not None and not scale.is_default and alpha is not None and alpha < 1:
+        on_scale = (f" (with P equal: a difference in {scale.label} of {span(sig.q_mde, scale.span / (1 - alpha))} "
+                    f"on its {score_text(scale.low)}\u2013{score_text(scale.high)} scale)")
+    return esc(f"Power: with these cases, a true difference in Q_final of {span(sig.q_mde)}{on_scale}{p_part} between two "
                f"ranked subjects is detected 80% of the time by a test at level {level} (from each pair's observed "
                f"case-to-case spread, before the {CORRECTION_NAME[sig.correction]} adjustment). Smaller differences "
                "are not resolved by this benchmark: \"not significant\" means \"not resolved\", not \"equal\".")
@@ -138,7 +149,9 @@ def order_sentence(board: Board, name: Text, esc: Text) -> str:
     if not board.order:
         return ""
     crossing = [r for r in board.order if r.alpha_crossing is not None]
-    if crossing:
+    if not board.shown.pass_rule:   # no P: alpha weighs nothing, nothing crosses
+        text = ""
+    elif crossing:
         parts = capped(crossing, lambda rows: esc("; ").join(
             name(r.subject_a) + esc(" and ") + name(r.subject_b) + esc(f" swap at alpha {float(r.alpha_crossing):.2f}")
             for r in rows), noun="pair", where=ORDER_FILE_NAME, esc=esc)
@@ -174,7 +187,7 @@ def rank_notes(board: Board, name: Text, esc: Text) -> tuple[str, str, str]:
     if board.significance is not None and len(board.ranked) > 1:
         outside = outside_note(board, name, esc)
         differences = significant_differences(board.significance, name, esc) + (" " + outside if outside else "")
-        power = power_sentence(board.significance, esc)
+        power = power_sentence(board.significance, esc, board.scale, board.alpha)
         differences += (" " + power) if power else ""
     if board.alpha_statement is not None:
         alpha = alpha_sentence(board.alpha_statement, board.alpha, name, esc)

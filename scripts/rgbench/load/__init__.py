@@ -2,7 +2,7 @@
 
 - ``safe_read``: regular files only, no symbolic links on the way, strict reading.
 - ``parsing``: strict JSON and YAML (duplicate keys, NaN, overflow refused), canonical JSON.
-- ``gold_markdown``: the one ```json block of a gold file (CommonMark).
+- ``gold_markdown``: a gold file's data block, its last ```json block (CommonMark).
 - ``spec``: ``system/`` read and checked: ids, families, rubric, thresholds, alpha, schemas.
 - ``system_check``: ``system/`` as a whole: the schemas agree with ``benchmark.yaml`` (pure checks).
 - ``extract``: per file, independent of every other: parse, validate, keep the fields that matter.

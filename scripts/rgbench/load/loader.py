@@ -20,8 +20,10 @@ from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 
+from ..compute.scale import score_text
 from ..problems import Problem
-from .extract import EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields
+from ..stats.consolidate import KNOWN_POLICIES, policy_for
+from .extract import CONSOLIDATED, EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields, with_consolidated_validator
 from .parallel import extract_files
 from .records import Gold, Response, Scoring, Subject, Tree
 from .registry import REGISTRY_FILE, read_registry, registered_subjects
@@ -41,6 +43,7 @@ class Collector:
         self.inputs: dict[str, str] = {}
         self.blocked: set[str] = set()
         self.reviewers: dict[str, Reviewer] | None = None  # subjects/reviewers.yaml; None: reviewers not checked
+        self.implied_reviewer = ""  # reading consolidated grades: the policy's own reviewer, needing no registration
 
     def is_blocked(self, rel: str) -> bool:
         """True when ``rel`` or a folder above it was refused as a link or special file."""
@@ -246,12 +249,19 @@ def build_golds(col: Collector, spec: Spec, jobs, extracted) -> tuple[dict[str, 
             known = ", ".join(sorted(spec.families))
             col.add(rel, f"$.family: {family!r} is not declared in system/benchmark.yaml (known: {known})")
             bad = True
-        if floor > ceiling:
-            col.add(rel, f"$.rubric_floor: {floor} is greater than rubric_ceiling {ceiling}")
+        scale = spec.scale
+        if floor is not None and ceiling is not None and not scale.at_least(ceiling, floor):
+            col.add(rel, f"$.rubric_floor: {score_text(floor)} is greater than rubric_ceiling {score_text(ceiling)}"
+                    if scale.higher_is_better else
+                    f"$.rubric_floor: {score_text(floor)} is below rubric_ceiling {score_text(ceiling)} (with "
+                    "score_direction lower_is_better the ceiling is the best total a case credits and the floor the "
+                    "worst it tolerates: floor >= ceiling)")
             bad = True
-        if ceiling > spec.max_score:
-            col.add(rel, f"$.rubric_ceiling: {ceiling} is above the maximum score {spec.max_score}")
-            bad = True
+        for key, value in (("rubric_floor", floor), ("rubric_ceiling", ceiling)):
+            if value is not None and not scale.low <= value <= scale.high:
+                col.add(rel, f"$.{key}: {score_text(value)} is outside the score range {score_text(scale.low)}.."
+                             f"{score_text(scale.high)}")
+                bad = True
         if not bad:
             golds[case_id] = fields._replace(path=rel)
     return golds, present
@@ -360,8 +370,8 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
             _ids_match(col, rel, (sid, case_id, run_id, reviewer_id), ids)
             continue
         ok = _case_and_version_ok(col, spec, rel, sid, version, case_id, subjects, golds, gold_files)
-        if col.reviewers is not None and reviewer_id not in col.reviewers:
-            add(rel, unregistered_message(reviewer_id, col.reviewers))
+        if col.reviewers is not None and reviewer_id not in col.reviewers and reviewer_id != col.implied_reviewer:
+            add(rel, _unregistered(reviewer_id, col, spec))
             ok = False
         response_digest = present.get(key)
         if response_digest is None:
@@ -402,21 +412,53 @@ def build_scorings(col, spec, jobs, extracted, subjects, golds, gold_files, resp
     return scorings
 
 
+def _unregistered(reviewer_id: str, col: Collector, spec: Spec) -> str:
+    """The problem of a scoring whose reviewer is not registered; in a consolidated folder, the grade of another
+    policy than config.yaml's is named as such (the folder is stale)."""
+    assert col.reviewers is not None
+    stale = next((p for p in KNOWN_POLICIES if p.reviewer == reviewer_id), None) if col.implied_reviewer else None
+    if stale is not None:
+        return (f"$.reviewer_id: {reviewer_id!r} is the consolidated reviewer of policy {stale.name}, but "
+                f"{spec.config_path} sets consolidation_policy: {spec.stats.consolidation_policy} (its grades are "
+                f"by {col.implied_reviewer!r}); consolidate again (make agreement)")
+    return unregistered_message(reviewer_id, col.reviewers)
+
+
 def counted_scorings(scorings, spec: Spec, reviewers: dict[str, Reviewer] | None) -> list[Scoring]:
     """The ``scorings`` that enter the metrics and the agreement: all of them when config.yaml's
-    ``llm_judge_in_metrics`` is true, otherwise those by reviewers not registered as ``llm-judge``."""
+    ``llm_judge_in_metrics`` is true, otherwise those by reviewers not registered as ``llm-judge`` (a
+    consolidated grade's policy reviewer, which needs no registration, combines counted grades: it counts)."""
     if spec.llm_judge_in_metrics or not reviewers:
         return list(scorings)
-    return [s for s in scorings if reviewers[s.reviewer_id].kind != LLM_JUDGE]
+    return [s for s in scorings if (reviewer := reviewers.get(s.reviewer_id)) is None or reviewer.kind != LLM_JUDGE]
+
+
+SCORING_DIR = "scoring"   # one grade per run; any other scoring folder a command reads holds consolidated grades
+
+
+def consolidated_kind(col: Collector, spec: Spec, scoring_dir: str) -> str:
+    """The kind the scorings of ``scoring_dir`` are read as: EVALUATION for scoring/; for a folder of
+    consolidated grades (any other), also accept config.yaml's policy's reviewer in ``col`` and, when that policy
+    takes exact means, read them as CONSOLIDATED (scores any number within the rubric's bounds, read exactly)."""
+    if scoring_dir == SCORING_DIR:
+        return EVALUATION
+    policy = policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
+    col.implied_reviewer = policy.reviewer
+    if not policy.exact_means:
+        return EVALUATION
+    with_consolidated_validator(spec)
+    return CONSOLIDATED
 
 
 def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | None = None,
-              scoring_dir: str = "scoring", llm_judges: bool = False) -> tuple[Tree | None, list[Problem]]:
+              scoring_dir: str = SCORING_DIR, llm_judges: bool = False) -> tuple[Tree | None, list[Problem]]:
     """Load and cross-check every input under ``root``. Returns (tree, []) or (None, problems).
 
     ``progress(done, total)`` is called as files are processed.
-    ``scoring_dir`` reads the scorings from ``<scoring_dir>/<version>/`` instead of ``scoring/`` (e.g. the
-    consolidated scorings of scripts/aggregate_scoring.py).
+    ``scoring_dir`` reads the scorings from ``<scoring_dir>/<version>/`` instead of ``scoring/``: the
+    consolidated scorings of scripts/aggregate_scoring.py, whose policy reviewer (config.yaml's
+    consolidation_policy: ``consensus``, ``consensus-mean``) is accepted there without registration, and whose
+    mean-policy scores may be decimals (:func:`consolidated_kind`).
     ``llm_judges``: keep every scoring in the tree, ``llm-judge`` reviewers' included (default: only
     :func:`counted_scorings`, as config.yaml's ``llm_judge_in_metrics`` says); they are validated either way.
     """
@@ -428,7 +470,7 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
     load_reviewers(col, spec)
     gold_jobs = list_golds(col, spec)
     response_jobs = list_subject_files(col, spec, "responses", RESPONSE, subjects)
-    scoring_jobs = list_subject_files(col, spec, scoring_dir, EVALUATION, subjects)
+    scoring_jobs = list_subject_files(col, spec, scoring_dir, consolidated_kind(col, spec, scoring_dir), subjects)
     jobs = [(entry, kind) for entry, kind, _ in gold_jobs + response_jobs + scoring_jobs]
     report = (lambda done: progress(done, len(jobs))) if progress else None
     extracted = extract_files(root, spec, jobs, report)

@@ -19,10 +19,10 @@ class Gold(NamedTuple):
 
     case_id: str
     family: str
-    case_type: str
-    rubric_floor: int
-    rubric_ceiling: int
-    difficulty: int
+    case_type: str | None        # None (and the next three): the gold schema does not record it
+    rubric_floor: int | Fraction | None     # on the total's scale, in its direction (rgbench.compute.scale)
+    rubric_ceiling: int | Fraction | None
+    difficulty: int | None
     path: str
     tags: tuple[str, ...] = ()   # the gold's optional keywords, as listed
     title: str = ""
@@ -47,6 +47,7 @@ class ResponseMeta(NamedTuple):
     temperature: str | None = None    # as written in generation_parameters
     max_tokens: int | None = None
     generated_on: str | None = None
+    empty_answer: bool = False        # response_text is empty or only whitespace: graded like any answer
 
 
 ANSWERED = ResponseMeta()
@@ -59,7 +60,7 @@ class Response(NamedTuple):
     subject_version: str
     case_id: str
     run_id: str
-    confidence: int
+    confidence: int | None   # None: the response schema does not record confidence
     path: str
     meta: ResponseMeta = ANSWERED  # status, participant, usage, settings
 
@@ -72,9 +73,9 @@ class Scoring(NamedTuple):
     case_id: str
     run_id: str
     reviewer_id: str
-    criterion_scores: tuple[tuple[str, int], ...]
+    criterion_scores: tuple[tuple[str, int | Fraction], ...]   # exact; a Fraction for a decimal score
     fails: tuple[tuple[str, str], ...]  # (code, severity), sorted
-    correctness: Fraction
+    correctness: Fraction | None   # None: the evaluation schema does not record correctness
     path: str
     comments: str = ""   # the reviewer's free text, shown by the leaderboard's case explorer
 

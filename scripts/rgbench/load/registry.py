@@ -16,6 +16,7 @@ from .parsing import ParseError, decode_utf8, loads_yaml_strict
 from .records import Subject
 from .safe_read import read_single_file
 from .spec import Spec, schema_errors
+from .subject_kinds import undeclared_hint
 
 REGISTRY_FILE = "subjects/registry.yaml"
 _QUOTE_HINT = " (quote the value in YAML so it stays text, e.g. \"1.10\")"
@@ -30,7 +31,9 @@ def parse_registry(data: bytes, spec: Spec) -> tuple[dict[str, Any] | None, list
         return None, [str(exc)]
     errors = schema_errors(spec.validators["registry"], document)
     if errors:
-        return None, [error + (_QUOTE_HINT if error.endswith("is not of type 'string'") else "") for error in errors]
+        schema_rel = f"system/schemas/{spec.version_dir}/registry.schema.json"
+        return None, [error + (_QUOTE_HINT if error.endswith("is not of type 'string'") else undeclared_hint(error, schema_rel))
+                      for error in errors]
     first: dict[str, int] = {}
     messages = []
     for index, item in enumerate(document["subjects"]):

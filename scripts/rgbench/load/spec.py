@@ -11,14 +11,17 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
 
+from ..compute.scale import DIRECTIONS, HIGHER_IS_BETTER, SUM, TOTALS, ScoreScale
 from ..problems import Problem
 from ..stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
+from .recorded import recorded
 from .safe_read import read_single_file
 from .system_check import benchmark_problems, schema_facts, schema_problems
 
@@ -27,13 +30,16 @@ BENCHMARK_FILE = "system/benchmark.yaml"
 NO_BENCHMARK = ("missing: this folder holds no benchmark (run the command in a benchmark's root or pass "
                 "--root DIR; `rgbench init DIR` starts a new one)")
 BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",
-                  "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id"}
+                  "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id",
+                  "score_direction", "score_total", "score_name"}
 # Keys of system/metrics/<version>/config.yaml; rgbench.stats.config reads the statistics' optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
                "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
-               "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction"}
+               "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction",
+               "consolidation_policy", "board_grades"}
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
+DEFAULT_ECE_BINS = 10   # ece_bins when config.yaml leaves it out; only a benchmark without calibration may (unused)
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
@@ -96,11 +102,14 @@ class Spec:
     case_id_re: re.Pattern[str]
     families: dict[str, str]
     criteria: tuple[str, ...]
-    criterion_min: int
-    criterion_max: int
-    pass_threshold: int
-    conditional_threshold: int
-    alpha: Fraction
+    criterion_min: Fraction   # exact, as written in benchmark.yaml (an integer or a decimal)
+    criterion_max: Fraction
+    # On the total's scale (rgbench.compute.scale), in its direction; exact: an int when whole (every run compares
+    # its total with them: ints compare several times faster than Fractions), else a Fraction.
+    # None: no pass rule (no classification, no P; Q_final is the normalised score).
+    pass_threshold: int | Fraction | None
+    conditional_threshold: int | Fraction | None   # None: no Conditional band (only with a pass_threshold)
+    alpha: Fraction   # 0 when there is no pass rule (Q_final = the normalised score alone)
     ece_bins: int
     catalog: dict[str, str]  # fail code -> severity
     validators: dict[str, SchemaValidator] = field(repr=False, compare=False)
@@ -113,9 +122,35 @@ class Spec:
     example_case_id: str = ""  # benchmark.yaml's example_case_id, quoted in messages ("" when absent)
     llm_judge_in_metrics: bool = False  # config.yaml: do llm-judge reviewers' scorings enter the metrics?
     q_final_jump_threshold: Fraction = DEFAULT_MAX_JUMP  # config.yaml: the Q_final move `rgbench diff` flags
+    higher_is_better: bool = True   # benchmark.yaml score_direction (default higher_is_better)
+    score_total: str = SUM          # benchmark.yaml score_total: sum | mean of the criteria
+    score_name: str = ""            # benchmark.yaml score_name: the board's name of s_bar ("" -> s̄)
+    # The evaluation schema's step of a criterion score: 1 for "type": "integer" (or its multipleOf), the
+    # multipleOf of "type": "number", None for any decimal.
+    criterion_step: Fraction | None = Fraction(1)
+    # What the benchmark records, declared by its schemas (rgbench.load.recorded): a field the schema requires.
+    has_confidence: bool = True      # response.schema.json's confidence
+    has_correctness: bool = True     # evaluation.schema.json's correctness
+    has_difficulty: bool = True      # gold.schema.json's difficulty
+    has_case_type: bool = True       # gold.schema.json's case_type
+    has_rubric_floor: bool = True    # gold.schema.json's rubric_floor
+    has_rubric_ceiling: bool = True  # gold.schema.json's rubric_ceiling
+
+    @property
+    def has_pass_rule(self) -> bool:
+        """True when benchmark.yaml declares a pass_threshold: runs are classified, P is defined."""
+        return self.pass_threshold is not None
+
+    @property
+    def has_calibration(self) -> bool:
+        """True when both confidence and correctness are recorded: BS, ECE and calibration are defined."""
+        return self.has_confidence and self.has_correctness
 
     def correctness_text(self) -> str:
-        """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``."""
+        """The correctness values as a reviewer writes them, e.g. ``0, 0.5 or 1``; ``a number from 0 to 1`` when the
+        schema gives no enum."""
+        if not self.correctness_values:
+            return "a number from 0 to 1"
         words = [str(v.numerator) if v.denominator == 1 else repr(float(v)) for v in self.correctness_values]
         return f"{', '.join(words[:-1])} or {words[-1]}"
 
@@ -129,9 +164,26 @@ class Spec:
         return f"v{self.benchmark_version}"
 
     @property
-    def max_score(self) -> int:
-        """Highest possible raw score: criteria count x criterion maximum (12 in v1.0)."""
-        return len(self.criteria) * self.criterion_max
+    def score_min(self) -> Fraction:
+        """The lowest possible total: n x criterion_min for a sum, criterion_min for a mean."""
+        return self.criterion_min * (len(self.criteria) if self.score_total == SUM else 1)
+
+    @property
+    def score_max(self) -> Fraction:
+        """The highest possible total: n x criterion_max for a sum (12 in v1.0), criterion_max for a mean."""
+        return self.criterion_max * (len(self.criteria) if self.score_total == SUM else 1)
+
+    @cached_property
+    def scale(self) -> ScoreScale:
+        """The total's scale: range, direction, aggregation, name (rgbench.compute.scale)."""
+        return ScoreScale(self.score_min, self.score_max, self.higher_is_better, self.score_total, self.score_name,
+                          len(self.criteria))
+
+    @property
+    def decimal_scores(self) -> bool:
+        """True when a criterion score may be a non-integer (the evaluation schema's "type": "number" with a
+        step other than a whole number, or none)."""
+        return self.criterion_step is None or self.criterion_step.denominator != 1
 
     @property
     def rubric_path(self) -> str:
@@ -156,8 +208,20 @@ def schema_errors(validator: Any, document: Any) -> list[str]:
         if _is_json(document) and _fast_accepts(validator.fast, document):
             return []
         validator = validator.reference
-    found = [f"{error.json_path}: {_message(error)}" for error in validator.iter_errors(document)]
+    found = [f"{error.json_path}: {_message(error)}" for error in validator.iter_errors(document)
+             if not _exact_multiple(error)]
     return sorted(set(found))
+
+
+def _exact_multiple(error: Any) -> bool:
+    """True for python-jsonschema's false multipleOf error: it divides in binary floating point, so 0.3 "is not a
+    multiple of 0.1"; both are read as the decimals written (jsonschema-rs, the fast path, agrees)."""
+    if error.validator != "multipleOf":
+        return False
+    try:
+        return (exact_decimal(error.instance) / exact_decimal(error.validator_value)).denominator == 1
+    except (ValueError, ZeroDivisionError):
+        return False
 
 
 _LIMITS = {"maxItems": "items", "maxLength": "characters", "maxProperties": "keys"}
@@ -200,6 +264,11 @@ def parse_jump_threshold(value: object) -> Fraction:
     if not 0 < threshold <= 1:
         raise ValueError(message)
     return threshold
+
+
+def fmt_alpha(alpha: Fraction) -> str:
+    """alpha as written, e.g. ``0.5``."""
+    return str(alpha.numerator) if alpha.denominator == 1 else repr(float(alpha))
 
 
 def parse_alpha(value: Any) -> Fraction:
@@ -305,16 +374,19 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
 
 
 # The required keys of benchmark.yaml: the type each holds and how to write it.
-_REQUIRED: dict[str, tuple[type, str]] = {
+_REQUIRED: dict[str, tuple[type | tuple[type, ...], str]] = {
     "benchmark_version": (str, 'text, quoted, e.g. "1.0"'),
     "case_id_pattern": (str, "a quoted regular expression with a (?P<family>...) group"),
     "families": (dict, 'a mapping, one "CODE: human name" per line'),
     "criteria": (list, 'a list, one "- criterion_name" per line'),
-    "criterion_min": (int, "a whole number, unquoted, e.g. 0"),
-    "criterion_max": (int, "a whole number, unquoted, e.g. 2"),
-    "pass_threshold": (int, "a whole number, unquoted, e.g. 10"),
-    "conditional_threshold": (int, "a whole number, unquoted, e.g. 7"),
+    # numbers: integers or decimals, read exactly (rgbench.compute.scale)
+    "criterion_min": ((int, float), "a number, unquoted, e.g. 0 or 0.5"),
+    "criterion_max": ((int, float), "a number, unquoted, e.g. 2 or 2.5"),
+    "pass_threshold": ((int, float), "a number on the total's scale, unquoted, e.g. 10"),
+    "conditional_threshold": ((int, float), "a number on the total's scale, unquoted, e.g. 7"),
 }
+# The optional keys of the score scale: the values each may take (the first is the default).
+_CHOICES = {"score_direction": DIRECTIONS, "score_total": TOTALS}
 # A YAML value's type in the words of the file (never Python's).
 _TYPE_WORDS = {bool: "true/false", int: "an integer", float: "a decimal number", str: "text", list: "a list",
                dict: "a mapping"}
@@ -339,7 +411,44 @@ def _require(mapping: dict, key: str, rel: str, problems: list[Problem]) -> Any:
         found = _TYPE_WORDS.get(type(value), "a date" if isinstance(value, date) else type(value).__name__)
         problems.append(Problem(rel, f"$.{key}: {_shown(value)} is {found} (write {write})"))
         return None
+    if isinstance(kind, tuple):   # a number, exactly as written (0.1 -> 1/10); .inf, .nan refused
+        try:
+            return exact_decimal(value)
+        except ValueError:
+            problems.append(Problem(rel, f"$.{key}: {_shown(value)} is not a number of at most 40 characters "
+                                         f"(write {write})"))
+            return None
     return value
+
+
+def _whole(value: Fraction | None) -> int | Fraction | None:
+    """An exact value as an int when it is whole (the thresholds of the seed's kind of scale), else as it is;
+    None (a threshold left out) stays None."""
+    if value is None:
+        return None
+    return value.numerator if value.denominator == 1 else value
+
+
+def _scale_keys(bench: dict, rel: str, problems: list[Problem]) -> tuple[bool, str, str]:
+    """(higher_is_better, score_total, score_name) from benchmark.yaml's optional scale keys, each problem
+    appended to ``problems`` (defaults: higher_is_better, sum, no name)."""
+    chosen = {}
+    for key, allowed in _CHOICES.items():
+        value = bench.get(key, allowed[0])
+        if value not in allowed:
+            problems.append(Problem(rel, f"$.{key}: {_shown(value)} is not one of {', '.join(allowed)} "
+                                         f"(write one of them, or remove the key for {allowed[0]})"))
+            value = allowed[0]
+        chosen[key] = value
+    name = bench.get("score_name", "")
+    if not isinstance(name, str) or "score_name" in bench and not name.strip():
+        problems.append(Problem(rel, "$.score_name: not a name (write the leaderboard's name of the mean total, "
+                                     "quoted, e.g. \"MQM\", or remove the key to show s\u0304)"))
+        name = ""
+    elif len(name) > 60:
+        problems.append(Problem(rel, f"$.score_name: {len(name)} characters (at most 60: it heads a column)"))
+        name = ""
+    return chosen["score_direction"] == HIGHER_IS_BETTER, chosen["score_total"], " ".join(name.split())
 
 
 def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | None, list[Problem]]:
@@ -360,8 +469,10 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     criteria = _require(bench, "criteria", rel, problems)
     low = _require(bench, "criterion_min", rel, problems)
     high = _require(bench, "criterion_max", rel, problems)
-    pass_t = _require(bench, "pass_threshold", rel, problems)
-    cond_t = _require(bench, "conditional_threshold", rel, problems)
+    # the pass rule is optional (issue 23): a key left out is no threshold; a key written empty is a problem
+    pass_t = _require(bench, "pass_threshold", rel, problems) if "pass_threshold" in bench else None
+    cond_t = _require(bench, "conditional_threshold", rel, problems) if "conditional_threshold" in bench else None
+    higher_is_better, score_total, score_name = _scale_keys(bench, rel, problems)
     title = bench.get("title", "")
     if not isinstance(title, str) or "title" in bench and not title.strip():
         shown = "empty" if title is None or isinstance(title, str) else f"{_shown(title)} is not text"
@@ -379,7 +490,8 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         return None, problems
     assert case_re is not None  # case_id_pattern was present (else _require reported it) and compiled
     problems.extend(benchmark_problems(rel, criteria, families, case_re, low, high, pass_t, cond_t,
-                                       bench.get("example_case_id")))
+                                       bench.get("example_case_id"), higher_is_better=higher_is_better,
+                                       total=score_total))
 
     version_dir = f"v{version}"
     config_rel = f"system/metrics/{version_dir}/config.yaml"
@@ -389,11 +501,12 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     jump = DEFAULT_MAX_JUMP
     if isinstance(config, dict):
         problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
-        try:
-            alpha = parse_alpha(config.get("alpha"))
-        except ValueError as exc:
-            problems.append(Problem(config_rel, f"$.alpha: {exc}"))
-        raw_bins = config.get("ece_bins")
+        if pass_t is not None or "alpha" in config:   # no pass rule: alpha may be left out (it is 0)
+            try:
+                alpha = parse_alpha(config.get("alpha"))
+            except ValueError as exc:
+                problems.append(Problem(config_rel, f"$.alpha: {exc}"))
+        raw_bins = config.get("ece_bins", DEFAULT_ECE_BINS)   # left out: a problem only with calibration (below)
         if isinstance(raw_bins, bool) or not isinstance(raw_bins, int) or raw_bins < 1 or 100 % raw_bins:
             problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
         else:
@@ -419,9 +532,18 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         validator = _load_validator(root, f"system/schemas/{version_dir}/{kind}.schema.json", problems)
         if validator is not None:
             validators[kind] = validator
+    fields = recorded({kind: v.schema for kind, v in validators.items()})
+    if isinstance(config, dict) and "ece_bins" not in config and fields.confidence and fields.correctness:
+        problems.append(Problem(config_rel, "$.ece_bins: must be a positive integer dividing 100, got None"))
+    if pass_t is None and alpha:   # no pass rule: alpha weighs a P that does not exist
+        flag = alpha_override is not None
+        where, key, drop = ("--alpha", "", "leave out --alpha") if flag else (config_rel, "$.alpha: ", "remove alpha")
+        problems.append(Problem(where, f"{key}{fmt_alpha(alpha)} weighs P, but {BENCHMARK_FILE} declares no "
+                                       f"pass_threshold, so there is no P ({drop}: Q_final is then the normalised "
+                                       "score alone; or declare pass_threshold)"))
 
     problems.extend(schema_problems({kind: v.schema for kind, v in validators.items()}, version_dir,
-                                    [str(name) for name in criteria], pattern, low, high))
+                                    [str(name) for name in criteria], pattern, low, high, total=score_total))
 
     catalog_rel = f"system/rubric/{version_dir}/automatic_fails.yaml"
     catalog: dict[str, str] = {}
@@ -451,8 +573,8 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         criteria=tuple(str(name) for name in criteria),
         criterion_min=low,
         criterion_max=high,
-        pass_threshold=pass_t,
-        conditional_threshold=cond_t,
+        pass_threshold=_whole(pass_t),
+        conditional_threshold=_whole(cond_t),
         alpha=alpha,
         ece_bins=ece_bins,
         catalog=catalog,
@@ -465,5 +587,15 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         example_case_id=str(bench.get("example_case_id") or ""),
         llm_judge_in_metrics=isinstance(config, dict) and config.get("llm_judge_in_metrics") is True,
         q_final_jump_threshold=jump,
+        higher_is_better=higher_is_better,
+        score_total=score_total,
+        score_name=score_name,
+        criterion_step=facts.criterion_step,
+        has_confidence=facts.recorded.confidence,
+        has_correctness=facts.recorded.correctness,
+        has_difficulty=facts.recorded.difficulty,
+        has_case_type=facts.recorded.case_type,
+        has_rubric_floor=facts.recorded.rubric_floor,
+        has_rubric_ceiling=facts.recorded.rubric_ceiling,
     )
     return spec, []

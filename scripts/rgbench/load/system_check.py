@@ -9,9 +9,11 @@ read: an edit to one file that the other does not follow is refused with
 ``system/<file>: what is wrong (how to fix it)``, never blamed on the data.
 
 The schemas own what ``benchmark.yaml`` does not say: the correctness values
-(the ``enum`` of ``correctness``), the confidence scale, the file-format
+(the ``enum`` of ``correctness``, or any number from 0 to 1), the confidence scale, the file-format
 version (the ``const`` of ``schema_version``) and the gold's difficulty range.
-They are read from there (see :func:`schema_facts`).
+They are read from there (see :func:`schema_facts`). They also declare which
+optional fields the benchmark records at all (:mod:`.recorded`): the checks of a
+field the benchmark does not record are skipped.
 
 Every function here is pure: it takes the parsed values and returns problems.
 """
@@ -23,19 +25,27 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from ..compute.scale import SUM, score_text
 from ..problems import Problem
 from .parsing import exact_decimal
+from .recorded import Recorded, declaration_problems, recorded
+from .subject_kinds import kind_problems
 
 SEVERITIES = ("critical", "recoverable")  # what classification knows: critical -> Fail, recoverable -> Conditional
 CONFIDENCE_RANGE = (0, 100)  # the toolkit computes on integer percentages (confidence_unit = c / 100)
+# A correctness schema without an enum (any number from 0 to 1) is read with at most this many decimals: the
+# Brier sums stay exact integers in thousandths (loader: a value with more decimals is a problem of its file).
+CORRECTNESS_DECIMALS = 3
 ID_KINDS = ("response", "evaluation", "gold")  # the schemas that carry case_id and schema_version
 
 
 class SchemaFacts(NamedTuple):
     """What the pipeline reads from the schemas themselves (their owner)."""
 
-    correctness_values: tuple[Fraction, ...]  # sorted, distinct, each in [0, 1]
+    correctness_values: tuple[Fraction, ...]  # sorted, distinct, each in [0, 1]; () when any number in [0, 1]
     schema_version: str  # the const of schema_version in the response, evaluation and gold schemas
+    criterion_step: Fraction | None = Fraction(1)  # a criterion score's step (criterion_step); None: any decimal
+    recorded: Recorded = Recorded()  # the optional fields the schemas require (:mod:`.recorded`)
 
 
 def _at(schema: Any, *keys: str) -> Any:
@@ -93,9 +103,11 @@ RESERVED_CRITERIA = ("classification", "correctness", "has_critical_fail", "raw_
 
 
 def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_re: re.Pattern[str],
-                       low: int, high: int, pass_t: int, cond_t: int, example: Any) -> list[Problem]:
+                       low: Fraction, high: Fraction, pass_t: Fraction | None, cond_t: Fraction | None, example: Any, *,
+                       higher_is_better: bool = True, total: str = SUM) -> list[Problem]:
     """Inconsistencies inside ``benchmark.yaml``: repeated, reserved or empty criteria, an empty range, unreachable
-    thresholds."""
+    thresholds (on the total's scale, in its direction: rgbench.compute.scale). ``pass_t`` None: the benchmark has
+    no pass rule (no classification); ``cond_t`` None: no Conditional band, which needs a pass_threshold."""
     problems: list[Problem] = []
     if not criteria:
         problems.append(Problem(rel, "$.criteria: empty (list at least one criterion name)"))
@@ -112,21 +124,11 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
                                          "(each criterion once; the maximum score counts every entry)"))
         seen.add(name)
     if low < 0:
-        problems.append(Problem(rel, f"$.criterion_min: {low} is negative (scores start at 0 or above)"))
+        problems.append(Problem(rel, f"$.criterion_min: {score_text(low)} is negative (scores start at 0 or above)"))
     if high <= low:
-        problems.append(Problem(rel, f"$.criterion_max: {high} is not above criterion_min {low} "
-                                     "(a criterion needs at least two scores)"))
-    lowest, highest = len(criteria) * low, len(criteria) * high
-    if pass_t > highest:
-        problems.append(Problem(rel, f"$.pass_threshold: {pass_t} is above the maximum score {highest} "
-                                     f"({len(criteria)} criteria x {high}), so no run can pass "
-                                     f"(set it to at most {highest})"))
-    if cond_t >= pass_t:
-        problems.append(Problem(rel, f"$.pass_threshold: {pass_t} is not above conditional_threshold {cond_t}, "
-                                     "so no score is Conditional (set pass_threshold > conditional_threshold)"))
-    if cond_t <= lowest:
-        problems.append(Problem(rel, f"$.conditional_threshold: {cond_t} is not above the minimum score {lowest}, "
-                                     f"so no score is a Fail (set it to at least {lowest + 1})"))
+        problems.append(Problem(rel, f"$.criterion_max: {score_text(high)} is not above criterion_min "
+                                     f"{score_text(low)} (a criterion needs at least two scores)"))
+    problems += _threshold_problems(rel, len(criteria), low, high, pass_t, cond_t, higher_is_better, total)
     if not families:
         problems.append(Problem(rel, "$.families: empty (declare at least one family code: name)"))
     split = family_group(case_re.pattern)
@@ -146,6 +148,97 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
     return problems
 
 
+def _threshold_problems(rel: str, n: int, low: Fraction, high: Fraction, pass_t: Fraction | None,
+                        cond_t: Fraction | None,                         higher_is_better: bool, total: str) -> list[Problem]:
+    """pass_threshold and conditional_threshold on the total's scale (n·min..n·max for a sum, min..max for a
+    mean): every class reachable, read in the scale's direction (lower is better: Pass at or below pass_threshold,
+    Conditional at or below conditional_threshold)."""
+    problems = []
+    if pass_t is None:   # no pass rule (no classification): nothing to reach, unless a Conditional band is given alone
+        if cond_t is not None:
+            problems.append(Problem(rel, f"$.conditional_threshold: {score_text(cond_t)} without a pass_threshold (a "
+                                         "run is Conditional between the two thresholds: declare pass_threshold too, "
+                                         "or remove conditional_threshold for a benchmark without a pass rule)"))
+        return problems
+    lowest, highest = (n * low, n * high) if total == SUM else (low, high)
+    how = (f"{n} criteria x {score_text(high)}" if total == SUM
+           else f"the mean of the criteria, {score_text(low)}-{score_text(high)}")
+    pass_text, low_text, high_text = (score_text(v) for v in (pass_t, lowest, highest))
+    cond_text = "" if cond_t is None else score_text(cond_t)
+    # without a Conditional band, the pass threshold alone must leave room for a Fail
+    bottom, which = (pass_t, "pass_threshold") if cond_t is None else (cond_t, "conditional_threshold")
+    bottom_text = score_text(bottom)
+    integral = total == SUM and low.denominator == high.denominator == 1
+    if higher_is_better:
+        if pass_t > highest:
+            problems.append(Problem(rel, f"$.pass_threshold: {pass_text} is above the maximum score {high_text} "
+                                         f"({how}), so no run can pass (set it to at most {high_text})"))
+        if cond_t is not None and cond_t >= pass_t:
+            problems.append(Problem(rel, f"$.pass_threshold: {pass_text} is not above conditional_threshold "
+                                         f"{cond_text}, so no score is Conditional "
+                                         "(set pass_threshold > conditional_threshold)"))
+        if bottom <= lowest:
+            fix = f"at least {score_text(lowest + 1)}" if integral else f"above {low_text}"
+            problems.append(Problem(rel, f"$.{which}: {bottom_text} is not above the minimum score "
+                                         f"{low_text}, so no score is a Fail (set it to {fix})"))
+        return problems
+    if pass_t < lowest:
+        problems.append(Problem(rel, f"$.pass_threshold: {pass_text} is below the minimum score {low_text}, the best "
+                                     "total with score_direction lower_is_better, so no run can pass "
+                                     f"(set it to at least {low_text})"))
+    if cond_t is not None and cond_t <= pass_t:
+        problems.append(Problem(rel, f"$.pass_threshold: {pass_text} is not below conditional_threshold {cond_text}, "
+                                     "so no score is Conditional (with score_direction lower_is_better, a run passes "
+                                     "at or below pass_threshold: set pass_threshold < conditional_threshold)"))
+    if bottom >= highest:
+        problems.append(Problem(rel, f"$.{which}: {bottom_text} is not below the maximum score "
+                                     f"{high_text} ({how}), the worst total with score_direction lower_is_better, so "
+                                     f"no score is a Fail (set it below {high_text})"))
+    return problems
+
+
+def _exact(value: Any) -> Fraction | None:
+    """A schema's number exactly (a JSON 0.1 is 1/10), or None when it is not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return exact_decimal(value)
+    except ValueError:
+        return None
+
+
+def _scale_problems(rel: str, where: str, node: Any, low: Fraction, high: Fraction, why: str) -> list[Problem]:
+    """``node`` must be a number schema with minimum ``low`` and maximum ``high`` (exactly): ``"type": "integer"``
+    (whole scores; only when both bounds are whole) or ``"number"`` (decimals, with an optional multipleOf that
+    divides both bounds)."""
+    if not isinstance(node, dict):
+        return [Problem(rel, f"{where}: missing ({why})")]
+    kind, minimum, maximum = node.get("type"), node.get("minimum"), node.get("maximum")
+    integral = low.denominator == 1 and high.denominator == 1
+    if kind not in ("integer", "number") or (kind == "integer" and not integral) or _exact(minimum) != low \
+            or _exact(maximum) != high:
+        want = "type 'integer' or 'number'" if integral else "type 'number'"
+        return [Problem(rel, f"{where}: type {kind!r}, minimum {minimum!r}, maximum {maximum!r}; "
+                             f"system/benchmark.yaml needs {want}, minimum {score_text(low)}, maximum "
+                             f"{score_text(high)} ({why})")]
+    if "multipleOf" in node:
+        step = _exact(node["multipleOf"])
+        if step is None or step <= 0 or (low / step).denominator != 1 or (high / step).denominator != 1:
+            return [Problem(rel, f"{where}.multipleOf: {node['multipleOf']!r} does not divide minimum "
+                                 f"{score_text(low)} and maximum {score_text(high)} (a positive step such as 0.1 or "
+                                 "0.5, or remove it)")]
+    return []
+
+
+def criterion_step(node: Any) -> Fraction | None:
+    """The step of a criterion schema (checked by :func:`_scale_problems`): its multipleOf, else 1 for an integer
+    and None (any decimal) for a number."""
+    step = _exact(node.get("multipleOf")) if isinstance(node, dict) else None
+    if step is not None:
+        return step
+    return Fraction(1) if isinstance(node, dict) and node.get("type") == "integer" else None
+
+
 def _range_problems(rel: str, where: str, node: Any, low: int, high: int, why: str) -> list[Problem]:
     """``node`` must be an integer schema with minimum ``low`` and maximum ``high``."""
     if not isinstance(node, dict):
@@ -158,12 +251,13 @@ def _range_problems(rel: str, where: str, node: Any, low: int, high: int, why: s
 
 
 def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequence[str], case_pattern: str,
-                    low: int, high: int) -> list[Problem]:
+                    low: Fraction, high: Fraction, *, total: str = SUM) -> list[Problem]:
     """Facts the schemas repeat from ``benchmark.yaml``, compared with it; and the facts they own, checked usable."""
     base = f"system/schemas/{version_dir}"
-    problems: list[Problem] = []
+    problems: list[Problem] = declaration_problems(schemas, version_dir)
     response, evaluation, gold = (schemas.get(kind) for kind in ID_KINDS)
     n = len(criteria)
+    fields = recorded(schemas)
     if evaluation is not None:
         rel = f"{base}/evaluation.schema.json"
         block = _at(evaluation, "properties", "criterion_scores")
@@ -178,24 +272,39 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
         if _at(block, "additionalProperties") is not False:
             problems.append(Problem(rel, "$.properties.criterion_scores.additionalProperties: must be false "
                                          "(a score for an unknown criterion would be ignored)"))
+        scales = []
         for name in criteria:
             if isinstance(listed, dict) and name in listed:
-                problems.extend(_range_problems(rel, f"$.properties.criterion_scores.properties.{name}",
-                                                listed[name], low, high, "criterion_min and criterion_max"))
+                where = f"$.properties.criterion_scores.properties.{name}"
+                found = _scale_problems(rel, where, listed[name], low, high, "criterion_min and criterion_max")
+                problems.extend(found)
+                if not found:
+                    scales.append((where, listed[name].get("type"), criterion_step(listed[name])))
+        for where, kind, step in scales[1:]:
+            if (kind, step) != scales[0][1:]:
+                problems.append(Problem(rel, f"{where}: type {kind!r} with step {_step_text(step)}, but "
+                                             f"{scales[0][0]} has type {scales[0][1]!r} with step "
+                                             f"{_step_text(scales[0][2])} (the criteria share one scale: give each "
+                                             "the same type and multipleOf)"))
         problems.extend(_severity_problems(rel, _at(evaluation, "properties", "automatic_fails_triggered", "items",
                                                     "properties", "severity"),
                                            "$.properties.automatic_fails_triggered.items.properties.severity"))
-        problems.extend(_correctness_problems(rel, _at(evaluation, "properties", "correctness")))
+        if fields.correctness:
+            problems.extend(_correctness_problems(rel, _at(evaluation, "properties", "correctness")))
         problems.extend(_pin_problems(rel, evaluation))
-    if response is not None:
+    if response is not None and fields.confidence:
         problems.extend(_range_problems(f"{base}/response.schema.json", "$.properties.confidence",
                                         _at(response, "properties", "confidence"), *CONFIDENCE_RANGE,
                                         "the toolkit reads confidence as an integer percentage"))
     if gold is not None:
         rel = f"{base}/gold.schema.json"
+        lowest, highest = (n * low, n * high) if total == SUM else (low, high)
+        why = (f"{n} criteria x criterion_min {score_text(low)} .. criterion_max {score_text(high)}" if total == SUM
+               else f"score_total mean: criterion_min {score_text(low)} .. criterion_max {score_text(high)}")
         for key in ("rubric_floor", "rubric_ceiling"):
-            problems.extend(_range_problems(rel, f"$.properties.{key}", _at(gold, "properties", key), n * low,
-                                            n * high, f"{n} criteria x criterion_min {low} .. criterion_max {high}"))
+            if getattr(fields, key):
+                problems.extend(_scale_problems(rel, f"$.properties.{key}", _at(gold, "properties", key), lowest,
+                                                highest, why))
         split = family_group(case_pattern)
         family = _at(gold, "properties", "family", "pattern")
         if split is not None and family != f"^{split[1]}$":
@@ -223,6 +332,7 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
                                            _at(catalog, "properties", "automatic_fails", "items", "properties",
                                                "severity"),
                                            "$.properties.automatic_fails.items.properties.severity"))
+    problems.extend(kind_problems(f"{base}/registry.schema.json", schemas.get("registry")))
     return problems
 
 
@@ -249,7 +359,15 @@ def _severity_problems(rel: str, node: Any, where: str) -> list[Problem]:
 
 
 def correctness_values(node: Any) -> tuple[Fraction, ...] | None:
-    """The correctness enum as sorted exact values, or None when it is not a list of distinct numbers in [0, 1]."""
+    """The correctness enum as sorted exact values; ``()`` for a schema without an enum that allows numbers
+    within [0, 1] (``{"type": "number", "minimum": 0, "maximum": 1}``: any value, at most
+    CORRECTNESS_DECIMALS decimals); None when it is neither (not a list of distinct numbers in [0, 1])."""
+    if isinstance(node, dict) and "enum" not in node:
+        low, high = node.get("minimum"), node.get("maximum")
+        if (node.get("type") == "number" and isinstance(low, (int, float)) and isinstance(high, (int, float))
+                and not isinstance(low, bool) and not isinstance(high, bool) and 0 <= low < high <= 1):
+            return ()
+        return None
     enum = _at(node, "enum")
     if not isinstance(enum, list) or any(isinstance(value, bool) or not isinstance(value, (int, float))
                                          for value in enum):
@@ -261,15 +379,26 @@ def correctness_values(node: Any) -> tuple[Fraction, ...] | None:
 
 
 def _correctness_problems(rel: str, node: Any) -> list[Problem]:
-    if correctness_values(node) is None:
-        return [Problem(rel, f"$.properties.correctness.enum: {_at(node, 'enum')!r}; needs at least two distinct "
-                             "numbers between 0 (wrong) and 1 (right), e.g. [0, 0.5, 1]")]
-    return []
+    if correctness_values(node) is not None:
+        return []
+    if isinstance(node, dict) and "enum" not in node:
+        return [Problem(rel, "$.properties.correctness: neither an enum nor a number range within [0, 1]; write an "
+                             "enum of the values (e.g. [0, 0.5, 1]) or {\"type\": \"number\", \"minimum\": 0, "
+                             "\"maximum\": 1}")]
+    return [Problem(rel, f"$.properties.correctness.enum: {_at(node, 'enum')!r}; needs at least two distinct "
+                         "numbers between 0 (wrong) and 1 (right), e.g. [0, 0.5, 1]")]
+
+
+def _step_text(step: Fraction | None) -> str:
+    return "any decimal" if step is None else score_text(step)
 
 
 def schema_facts(schemas: dict[str, Any]) -> SchemaFacts:
     """The facts the schemas own; call only when :func:`schema_problems` found none."""
-    values = correctness_values(_at(schemas["evaluation"], "properties", "correctness"))
+    fields = recorded(schemas)
+    values = correctness_values(_at(schemas["evaluation"], "properties", "correctness")) if fields.correctness else ()
     assert values is not None
     version = _at(schemas["evaluation"], "properties", "schema_version", "const")
-    return SchemaFacts(values, str(version))
+    listed = _at(schemas["evaluation"], "properties", "criterion_scores", "properties")
+    first = next(iter(listed.values())) if isinstance(listed, dict) and listed else None
+    return SchemaFacts(values, str(version), criterion_step(first), fields)

@@ -25,8 +25,8 @@ class QueuedRun:
     handle: str
     key: RunKey
     family: str
-    difficulty: int
-    case_type: str
+    difficulty: int | None   # None (and case_type): the benchmark does not record it
+    case_type: str | None
     role: str
 
     @property

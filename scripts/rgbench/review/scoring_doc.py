@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections import defaultdict
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from ..governance.scoring_template import template
 from ..governance.write_once import write_new_file
 from ..load.loader import fail_problems, gold_rel, response_rel, scoring_rel
-from ..load.parsing import dumps_json_canonical
+from ..load.parsing import dumps_json_canonical, exact_decimal
 from ..load.reviewers import Reviewer, unregistered_message
 from ..load.safe_read import read_single_file, walk_files
 from ..load.spec import Spec, schema_errors
@@ -28,6 +30,31 @@ from .runs import FIRST, SECOND, QueuedRun, RunKey
 
 SCORING_DIRS = {FIRST: "scoring", SECOND: "scoring_multi"}
 _CORRECTNESS = {"0": 0, "0.5": 0.5, "1": 1}
+_DECIMAL = re.compile(r"-?[0-9]{1,18}(\.[0-9]{1,18})?")
+
+
+def _json_decimal(text: str) -> int | float | str:
+    """A typed score as the JSON number it names (an int, or the float whose shortest repr is that decimal);
+    the text itself when no float holds it exactly, so the schema words the problem."""
+    value = Fraction(text)
+    if value.denominator == 1:
+        return int(value)
+    number = float(value)
+    return number if Fraction(repr(number)) == value else text
+
+
+def _correctness(value: Any) -> Any:
+    """The form's correctness as a JSON number when it reads as one (``"0.5"`` -> 0.5, ``"1"`` -> 1); anything
+    else as sent, so that the schema words the problem."""
+    if not isinstance(value, str):
+        return value
+    if value in _CORRECTNESS:
+        return _CORRECTNESS[value]
+    try:
+        exact = exact_decimal(value.strip())
+    except ValueError:
+        return value
+    return exact.numerator if exact.denominator == 1 else float(value)
 
 
 def target_rel(spec: Spec, run: QueuedRun, reviewer_id: str) -> str:
@@ -80,9 +107,11 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
         # ASCII digits only: '²'.isdigit() is true too, and int('²') raises
         if isinstance(value, str) and value.isascii() and value.isdigit():
             value = int(value)
+        elif isinstance(value, str) and _DECIMAL.fullmatch(value):
+            value = _json_decimal(value)   # a decimal score (a "type": "number" criterion), as the JSON number typed
         document["criterion_scores"][name] = value
-    correctness = form.get("correctness")
-    document["correctness"] = _CORRECTNESS.get(correctness, correctness) if isinstance(correctness, str) else correctness
+    if spec.has_correctness:   # a benchmark without correctness: the template has no such key, the form no field
+        document["correctness"] = _correctness(form.get("correctness"))
     fails = []
     for item in form.get("fails") or []:
         if not isinstance(item, dict):

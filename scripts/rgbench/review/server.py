@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ..compute.scale import score_text
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
 from ..load.records import Tree
 from ..load.reviewers import Reviewer
@@ -80,8 +81,10 @@ class ReviewApp:
             return None
         subject = self.tree.subjects[key[0]]
         name = dict(subject.extra).get("display_name", subject.subject_id)
-        grades = "; ".join(f"{s.reviewer_id}: raw score {sum(v for _, v in s.criterion_scores)}, correctness "
-                           f"{float(s.correctness):g}" for s in self.tree.scorings if s.run_key == key)
+        total = self.spec.scale.total_of
+        grades = "; ".join(f"{s.reviewer_id}: raw score {score_text(total(v for _, v in s.criterion_scores))}"
+                           + ("" if s.correctness is None else f", correctness {float(s.correctness):g}")
+                           for s in self.tree.scorings if s.run_key == key)
         return f"{name} ({subject.subject_id}, version {subject.subject_version})" + (
             f" · graded in scoring/ by {grades}" if grades else "")
 
@@ -210,7 +213,8 @@ class Handler(BaseHTTPRequestHandler):
             notice = f"{len(app.saved)} grade(s) saved this session." if app.saved else ""
             return self._html(HTTPStatus.OK, pages.queue_page(
                 reviewer=app.reviewer.reviewer_id, blind=app.blind, token=app.token, queue=queue, shown=shown,
-                filters=filters, families=sorted(app.spec.families), notice=notice))
+                filters=filters, families=sorted(app.spec.families), notice=notice,
+                has_difficulty=app.spec.has_difficulty, has_case_type=app.spec.has_case_type))
         if path.startswith("/run/"):
             run = next((r for r in queue if r.handle == path[len("/run/"):]), None)
             if run is None:

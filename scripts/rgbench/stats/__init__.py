@@ -17,7 +17,8 @@
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
 - ``agreement``: Krippendorff's alpha, weighted kappa, percent agreement, reviewer deviation.
 - ``agreement_bootstrap``: the agreement statistics as functions of unit weights, with BCa intervals.
-- ``consolidate``: one scoring per run from several, by a declared policy or an adjudicator.
+- ``consolidate``: one scoring per run from several, by a declared policy (median-v1, mean-v1) or an adjudicator.
+- ``consolidated_board``: the consolidated grade of every run from the grades that count, and the board on them.
 - ``multi_scoring``: the several-reviewers folder (``scoring_multi/``), read with the loader's listing and checks.
 - ``outputs`` / ``agreement_outputs``: the tables and file bytes these produce.
 

@@ -10,7 +10,7 @@ caller says why (no pairable unit, no variation).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TypeVar
 
@@ -51,20 +51,20 @@ def coincidences(units: Sequence[Unit]) -> dict[tuple[Rating, Rating], Fraction]
     return dict(matrix)
 
 
-def _distance(metric: str, marginals: dict[Rating, Fraction]) -> Callable[[Rating, Rating], Fraction]:
-    """δ²(c, k) of the metric: nominal 0/1; interval (c − k)²; ordinal from the marginals n_g."""
-    if metric == "nominal":
-        return lambda c, k: Fraction(0 if c == k else 1)
-    if metric == "interval":
-        return lambda c, k: Fraction(as_score(c) - as_score(k)) ** 2
-    order = sorted(marginals)
-    position = {value: index for index, value in enumerate(order)}
+def _positions(metric: str, marginals: Mapping[Rating, Fraction]) -> dict[Rating, Fraction]:
+    """Where each value sits for an ordinal or interval metric, so that δ²(c, k) = (p_k − p_c)².
 
-    def ordinal(c, k):
-        lo, hi = sorted((position[c], position[k]))
-        between = sum((marginals[order[g]] for g in range(lo, hi + 1)), Fraction(0))
-        return (between - (marginals[c] + marginals[k]) / 2) ** 2
-    return ordinal
+    Interval: p_c = c. Ordinal: p_c = Σ_{g<c} n_g + n_c/2 (the mid-rank of c among the sorted values), since
+    for c ≤ k, Σ_{g=c..k} n_g − (n_c + n_k)/2 = (Σ_{g<k} n_g + n_k/2) − (Σ_{g<c} n_g + n_c/2).
+    """
+    if metric == "interval":
+        return {value: Fraction(as_score(value)) for value in marginals}
+    positions: dict[Rating, Fraction] = {}
+    below = Fraction(0)
+    for value in sorted(marginals):
+        positions[value] = below + marginals[value] / 2
+        below += marginals[value]
+    return positions
 
 
 def krippendorff_alpha(units: Sequence[Unit], metric: str = "nominal") -> Fraction | None:
@@ -75,10 +75,13 @@ def krippendorff_alpha(units: Sequence[Unit], metric: str = "nominal") -> Fracti
     1 is perfect agreement, 0 agreement at chance level, below 0 systematic
     disagreement. ``metric``: ``nominal`` (δ² = 0 if equal else 1), ``ordinal``
     (δ²(c, k) = (Σ_{g=c..k} n_g − (n_c + n_k)/2)², ranks only) or ``interval``
-    ((c − k)²). Works with any number of reviewers and missing ratings.
-    Degenerate cases: None when no unit has two ratings, and None when every
-    pairable rating has the same value (D_e = 0: no variation, so agreement
+    ((c − k)²). Works with any number of reviewers and missing ratings, and any
+    numeric values (integers or Fractions, any range). Degenerate cases: None when no unit has two ratings,
+    and None when every pairable rating has the same value (D_e = 0: no variation, so agreement
     cannot be told from chance; reported with that note rather than as 1).
+    Time and memory grow with the number of ratings, never with values x values: Σ_ck n_c n_k δ²(c, k)
+    is n² − Σ n_c² (nominal), else 2 n Σ n_c p_c² − 2 (Σ n_c p_c)² with δ²(c, k) = (p_k − p_c)²
+    (:func:`_positions`), exactly the same Fraction.
     """
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
@@ -89,9 +92,15 @@ def krippendorff_alpha(units: Sequence[Unit], metric: str = "nominal") -> Fracti
     for (c, _), weight in matrix.items():
         marginals[c] += weight
     n = sum(marginals.values(), Fraction(0))
-    delta = _distance(metric, marginals)
-    observed = sum((w * delta(c, k) for (c, k), w in matrix.items()), Fraction(0))
-    expected = sum((marginals[c] * marginals[k] * delta(c, k) for c in marginals for k in marginals), Fraction(0))
+    if metric == "nominal":
+        observed = sum((w for (c, k), w in matrix.items() if c != k), Fraction(0))
+        expected = n * n - sum((m * m for m in marginals.values()), Fraction(0))
+    else:
+        p = _positions(metric, marginals)
+        observed = sum((w * (p[c] - p[k]) ** 2 for (c, k), w in matrix.items()), Fraction(0))
+        first = sum((m * p[c] for c, m in marginals.items()), Fraction(0))
+        second = sum((m * p[c] ** 2 for c, m in marginals.items()), Fraction(0))
+        expected = 2 * n * second - 2 * first * first
     if expected == 0:
         return None
     return 1 - (n - 1) * observed / expected

@@ -8,7 +8,8 @@ weighted sums of per-unit integer terms, evaluated in float64 per replicate (the
 exact in agreement.csv's ``value``):
 
 - Krippendorff's alpha (:func:`alpha_statistic`): each unit's coincidences, scaled by L = lcm(m_u − 1)
-  to integers, add up to the replicate's matrix O;
+  to integers, add up to the replicate's matrix O, whose sums are taken in closed form from per-rating
+  terms (memory replicates x ratings, never replicates x values²);
 - percent agreement: agreeing pairs over all pairs;
 - quadratic-weighted kappa (:func:`kappa_statistic`): weighted sums of x, y, x², y², (x − y)²;
 - mean deviation (:func:`rgbench.stats.bootstrap.mean_statistic`): the mean of the per-unit deviations.
@@ -33,6 +34,8 @@ import numpy as np
 from .agreement import Unit, pairable
 from .bootstrap import Interval, Statistic, bca_interval, case_weights, mean_statistic, ratio_statistic, safe_ratio
 
+_ROWS = 512   # replicates evaluated at a time by alpha_statistic: its working memory is _ROWS x ratings
+
 
 def units_digest(*parts: object) -> str:
     """Hex sha256 of ``repr`` of the parts (statistic, target, reviewers, units as sorted items): the data a
@@ -51,41 +54,59 @@ def unit_weights(n_units: int, statistic: str, target: str, parts: Sequence[obje
 
 def alpha_statistic(units: Sequence[Unit], metric: str) -> Statistic:
     """W -> Krippendorff's alpha of the pairable ``units`` weighted by W (replicates x units); NaN where
-    D_e = 0.
+    D_e = 0. Memory linear in replicates x ratings, whatever the number of distinct values.
 
-    With O the weighted coincidences times L, N_c its marginals, N = Σ N_c:
+    With O the weighted coincidences times L = lcm(m_u − 1), N_c its marginals (N_c = L Σ_u w_u #u(c), #u(c)
+    the ratings of value c in unit u), N = Σ N_c:
     alpha = (Σ N_c N_k E_ck − (N − L) Σ O_ck E_ck) / Σ N_c N_k E_ck, where E_ck = [c ≠ k] (nominal) or
     E_ck = (2 Σ_{g=c..k} N_g − N_c − N_k)² (ordinal; 4 L² δ²_ck in Krippendorff's 2011 notation): the
-    factors of L cancel. The categories are ordered by their sorted values.
+    factors of L cancel. The categories are ordered by their sorted values. No values x values matrix is
+    formed: with T_c = 2 Σ_{g<c} N_g + N_c (twice the mid-rank of c), the ordinal E_ck = (T_k − T_c)², so
+    Σ N_c N_k E_ck = 2 N Σ N_c T_c² − 2 (Σ N_c T_c)² and a unit's Σ_{i≠j} E = 2 m_u Σ_i T_i² − 2 (Σ_i T_i)²
+    over its ratings i; nominal: Σ N_c N_k E_ck = N² − Σ N_c², a unit's ordered pairs of unequal values
+    m_u² − Σ_c #u(c)². These sums are whole numbers, computed exactly in int64 where they fit (8 N⁴ < 2⁶³)
+    and converted to float64 for the last ratio, so a replicate is the float of the same integers as the
+    coincidence-matrix form; replicates are evaluated in blocks of rows (:data:`_ROWS`).
     """
     units = pairable(units)
     values = sorted({v for u in units for v in u.values()})
     index = {v: i for i, v in enumerate(values)}
-    k = len(values)
     big_l = math.lcm(1, *(len(u) - 1 for u in units))
-    contributions = np.zeros((len(units), k * k), dtype=np.float64)
-    for row, unit in enumerate(units):
-        share = big_l // (len(unit) - 1)
-        ratings = [index[v] for v in unit.values()]
-        for i, c in enumerate(ratings):
-            for j, d in enumerate(ratings):
-                if i != j:
-                    contributions[row, c * k + d] += share
-    lo, hi = np.minimum.outer(np.arange(k), np.arange(k)), np.maximum.outer(np.arange(k), np.arange(k))
+    sizes = np.array([len(u) for u in units], dtype=np.int64)
+    share = big_l // np.maximum(sizes - 1, 1)                                  # L / (m_u − 1)
+    rating_unit = np.repeat(np.arange(len(units)), sizes)                      # ratings, unit by unit
+    rating_value = np.array([index[v] for u in units for v in u.values()], dtype=np.int64)
+    unit_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    by_value = np.argsort(rating_value, kind="stable")                         # ratings grouped by value
+    value_starts = np.searchsorted(rating_value[by_value], np.arange(len(values)))
+    unequal = np.array([len(u) ** 2 - sum(c * c for c in Counter(u.values()).values()) for u in units],
+                       dtype=np.int64) * share                                  # L/(m − 1) · ordered unequal pairs
+
+    def block(w: np.ndarray) -> np.ndarray:
+        marg = big_l * np.add.reduceat(w[:, rating_unit[by_value]], value_starts, axis=1)   # N_c, rows x values
+        n = marg.sum(axis=1)
+        if not (8 * int(n.max(initial=0)) ** 4 < 2 ** 63):
+            marg, n, w = marg.astype(np.float64), n.astype(np.float64), w.astype(np.float64)
+        if metric == "nominal":
+            expected = n * n - (marg * marg).sum(axis=1)
+            observed = w @ unequal
+        else:
+            t = 2 * (np.cumsum(marg, axis=1) - marg) + marg                     # T_c
+            expected = 2 * n * (marg * t * t).sum(axis=1) - 2 * (marg * t).sum(axis=1) ** 2
+            rated = t[:, rating_value]                                           # T of each rating
+            first = np.add.reduceat(rated, unit_starts, axis=1)                  # Σ_i T_i per unit
+            second = np.add.reduceat(rated * rated, unit_starts, axis=1)         # Σ_i T_i² per unit
+            observed = ((2 * sizes * second - 2 * first * first) * (w * share)).sum(axis=1)
+        expected, observed, n = (np.asarray(x, dtype=np.float64) for x in (expected, observed, n))
+        return safe_ratio(expected - (n - big_l) * observed, expected)
 
     def statistic(weights: np.ndarray) -> np.ndarray:
-        o = (np.asarray(weights, dtype=np.float64) @ contributions).reshape(-1, k, k)   # replicates x k x k
-        marg = o.sum(axis=2)                                                              # N_c
-        n = marg.sum(axis=1)
-        if metric == "nominal":
-            e = np.broadcast_to(1 - np.eye(k), o.shape)
-        else:
-            cum = np.concatenate([np.zeros((len(o), 1)), np.cumsum(marg, axis=1)], axis=1)
-            between = cum[:, hi + 1] - cum[:, lo]                                         # Σ_{g=lo..hi} N_g
-            e = (2 * between - marg[:, :, None] - marg[:, None, :]) ** 2
-        expected = (marg[:, :, None] * marg[:, None, :] * e).sum(axis=(1, 2))
-        observed = (o * e).sum(axis=(1, 2))
-        return safe_ratio(expected - (n - big_l) * observed, expected)
+        w = np.asarray(weights, dtype=np.float64)
+        if not units:
+            return np.full(len(w), np.nan)
+        whole = bool(np.array_equal(w, np.round(w)))
+        return np.concatenate([block(w[i:i + _ROWS].astype(np.int64) if whole else w[i:i + _ROWS])
+                               for i in range(0, len(w), _ROWS)] or [np.zeros(0)])
     return statistic
 
 

@@ -8,6 +8,8 @@ from fractions import Fraction
 
 from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
 from ..compute.numfmt import fmt_fixed
+from ..compute.scale import json_score
+from ..load.extract import ROUNDED_DECIMALS
 from ..load.loader import scoring_rel
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Scoring, Tree
@@ -25,7 +27,7 @@ from .agreement import (
 )
 from .agreement_bootstrap import alpha_interval, deviation_interval, kappa_interval, percent_interval, unit_weights
 from .bootstrap import Interval
-from .consolidate import ADJUDICATED, POLICY, POLICY_TEXT, SINGLE, Consolidated
+from .consolidate import ADJUDICATED, MEDIAN_V1, SINGLE, Consolidated, Policy
 from .outputs import fmt_interval
 
 AGREEMENT_FILE = "agreement.csv"
@@ -35,6 +37,16 @@ NOMINAL_TARGETS = ("has_critical_fail",)    # no order: nominal alpha
 RANKED_TARGETS = ("classification", "correctness")   # ordered, not numbers of the rubric's scale: ordinal alpha
 CLASSIFICATION_ORDER = {FAIL: 0, CONDITIONAL: 1, PASS: 2}
 DEVIATION_TARGETS = ("raw_score", "correctness")
+
+
+def ranked_targets(spec: Spec) -> tuple[str, ...]:
+    """RANKED_TARGETS the benchmark records: no classification without a pass rule, no correctness without it."""
+    return tuple(t for t in RANKED_TARGETS if (spec.has_pass_rule if t == "classification" else spec.has_correctness))
+
+
+def deviation_targets(spec: Spec) -> tuple[str, ...]:
+    """DEVIATION_TARGETS the benchmark records (raw_score always; correctness when the schema requires it)."""
+    return tuple(t for t in DEVIATION_TARGETS if t != "correctness" or spec.has_correctness)
 
 
 def ordinal_targets(spec: Spec) -> tuple[str, ...]:
@@ -54,7 +66,11 @@ def rating_values(scoring: Scoring, tree: Tree, spec: Spec) -> dict[str, Rating]
     row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec)
     values: dict[str, Rating] = {"raw_score": row.raw_score}
     values.update(dict(scoring.criterion_scores))
-    values.update(classification=row.classification, correctness=row.correctness, has_critical_fail=row.has_critical_fail)
+    values["has_critical_fail"] = row.has_critical_fail
+    if row.classification is not None:   # no pass rule, no correctness: no such target (ranked_targets)
+        values["classification"] = row.classification
+    if row.correctness is not None:
+        values["correctness"] = row.correctness
     return values
 
 
@@ -69,7 +85,7 @@ def units_by_target(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> dict
     runs = [{reviewer: rating_values(s, tree, spec) for reviewer, s in sorted(grades.items())}
             for _, grades in sorted(per_run.items()) if len(grades) >= 2]
     return {target: [{reviewer: values[target] for reviewer, values in run.items()} for run in runs]
-            for target in ordinal_targets(spec) + RANKED_TARGETS + NOMINAL_TARGETS}
+            for target in ordinal_targets(spec) + ranked_targets(spec) + NOMINAL_TARGETS}
 
 
 @dataclass(frozen=True)
@@ -95,7 +111,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
     reviewers = sorted({scoring.reviewer_id for scoring in scorings})
     resamples, level = spec.stats.bootstrap_resamples, spec.stats.confidence_level
     rows: list[AgreementRow] = []
-    for statistic, metric, targets in (("krippendorff_alpha_ordinal", "ordinal", ordinal_targets(spec) + RANKED_TARGETS),
+    for statistic, metric, targets in (("krippendorff_alpha_ordinal", "ordinal", ordinal_targets(spec) + ranked_targets(spec)),
                                        ("krippendorff_alpha_nominal", "nominal", NOMINAL_TARGETS)):
         for target in targets:
             rated = ranked(target, units[target])
@@ -105,7 +121,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
             interval = None if value is None else alpha_interval(
                 rated, metric, unit_weights(len(rated), statistic, target, rated, resamples), level)
             rows.append(AgreementRow(statistic, target, value, "", "", len(rated), note, interval))
-    for target in ordinal_targets(spec) + RANKED_TARGETS + NOMINAL_TARGETS:
+    for target in ordinal_targets(spec) + ranked_targets(spec) + NOMINAL_TARGETS:
         value = percent_agreement(units[target])
         n = len(units[target])
         interval = None if value is None else percent_interval(
@@ -123,7 +139,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
                     pairs, unit_weights(len(pairs), "cohen_kappa_quadratic", target, (a, b, *pairs), resamples), level)
                 rows.append(AgreementRow("cohen_kappa_quadratic", target, value, a, b, len(pairs), note, interval))
     for reviewer in reviewers:
-        for target in DEVIATION_TARGETS:
+        for target in deviation_targets(spec):
             value, n = mean_deviation(units[target], reviewer)
             note = ("no run shared with another reviewer" if value is None else
                     "lenient" if value > 0 else "severe" if value < 0 else "neutral")
@@ -148,17 +164,39 @@ _HOW = {
 }
 
 
-def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, str], schema_version: str) -> dict:
-    """The evaluation-schema document of one consolidated scoring; ``comments`` names its sources and their sha256."""
+def consolidated_number(value: Fraction | int) -> int | float:
+    """A consolidated score or correctness as a JSON number: an integer when whole; else its decimal when that
+    is exact (1.5, 1.25, 0.125: every grade's own value), otherwise rounded half to even to 6 decimals (the
+    mean 4/3 is written 1.333333; the file's comments give the exact value; reading the folder back,
+    :func:`rgbench.load.extract.read_mean` recovers it; a board with ``board_grades: consolidated`` is computed
+    from the exact values in memory and never reads these files)."""
+    value = Fraction(value)
+    try:
+        return json_score(value)   # whole, or a decimal JSON holds exactly
+    except ValueError:
+        return float(fmt_fixed(value, ROUNDED_DECIMALS))   # its repr is that decimal, read back exactly
+
+
+def _rounded(value: Fraction | int) -> bool:
+    return Fraction(consolidated_number(value)) != value
+
+
+def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, str], schema_version: str,
+                          policy: Policy = MEDIAN_V1) -> dict:
+    """The evaluation-schema document of one consolidated scoring; ``comments`` names its sources and their
+    sha256, and the exact value of each score written rounded (:func:`consolidated_number`)."""
     s = item.scoring
     sources = "; ".join(f"{path} (sha256 {digests[path]})" for path in item.sources)
-    how = _HOW.get(item.method, f"the grades combined by policy {POLICY} ({POLICY_TEXT})")
-    return {
+    how = _HOW.get(item.method, f"the grades combined by policy {policy.name} ({policy.text})")
+    values: list[tuple[str, Fraction | int | None]] = [*s.criterion_scores, ("correctness", s.correctness)]
+    exact = [f"{name} {value}" for name, value in values if value is not None and _rounded(value)]
+    note = f" Exact values of the scores rounded to {ROUNDED_DECIMALS} decimals here: {', '.join(exact)}." if exact else ""
+    document = {
         "automatic_fails_triggered": [{"code": code, "severity": severity} for code, severity in s.fails],
         "case_id": s.case_id,
-        "comments": f"Consolidated by scripts/aggregate_scoring.py: {how}. Sources: {sources}.",
-        "correctness": int(s.correctness) if s.correctness.denominator == 1 else float(s.correctness),
-        "criterion_scores": dict(s.criterion_scores),
+        "comments": f"Consolidated by scripts/aggregate_scoring.py: {how}. Sources: {sources}.{note}",
+        "correctness": None if s.correctness is None else consolidated_number(s.correctness),
+        "criterion_scores": {name: consolidated_number(value) for name, value in s.criterion_scores},
         "response_sha256": digests[tree.responses[s.run_key].path],
         "gold_sha256": digests[tree.golds[s.case_id].path],
         "reviewer_id": s.reviewer_id,
@@ -167,14 +205,16 @@ def consolidated_document(item: Consolidated, tree: Tree, digests: Mapping[str, 
         "subject_id": s.subject_id,
         "subject_version": s.subject_version,
     }
+    return {key: value for key, value in document.items() if value is not None}   # no correctness: not recorded
 
 
 def consolidated_files(items: Sequence[Consolidated], tree: Tree, spec: Spec, out_dir: str,
-                       digests: Mapping[str, str]) -> dict[str, bytes]:
+                       digests: Mapping[str, str], policy: Policy = MEDIAN_V1) -> dict[str, bytes]:
     """Relative path -> canonical JSON bytes of every consolidated scoring, under ``<out_dir>/<version>/``."""
     files = {}
     for item in items:
         s = item.scoring
         rel = scoring_rel(spec, s.subject_id, s.case_id, s.run_id, s.reviewer_id, folder=out_dir)
-        files[rel] = dumps_json_canonical(consolidated_document(item, tree, digests, spec.schema_version)).encode("utf-8")
+        document = consolidated_document(item, tree, digests, spec.schema_version, policy)
+        files[rel] = dumps_json_canonical(document).encode("utf-8")
     return files

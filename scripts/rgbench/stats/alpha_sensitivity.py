@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from ..compute.metrics import SubjectMetrics, q_final
 from ..compute.ranking import rank_subjects
+from ..compute.scale import ScoreScale
 
 ALPHA_GRID = tuple(Fraction(i, 10) for i in range(11))  # 0, 0.1, ..., 1
 
@@ -23,28 +24,29 @@ class AlphaRow:
     rank: int | None
 
 
-def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, max_score: int,
+def ranked_order(subjects: Iterable[SubjectMetrics], alpha: Fraction, scale: ScoreScale,
                  incomplete: Collection[str] = frozenset()) -> list[tuple[int, str]]:
     """(rank, subject_id) of the ranked subjects (N > 0, not disqualified, not incomplete) when Q_final
     uses ``alpha``, best first, by the leaderboard's rule (:func:`rgbench.compute.ranking.rank_subjects`)."""
-    at_alpha = (replace(m, alpha=alpha, q_final=q_final(m.p, m.s_bar, alpha, max_score)) for m in subjects)
-    return [(s.rank, s.metrics.subject_id) for s in rank_subjects(at_alpha, incomplete) if s.rank is not None]
+    at_alpha = (replace(m, alpha=alpha, q_final=q_final(m.p, m.s_bar, alpha, scale)) for m in subjects)
+    return [(s.rank, s.metrics.subject_id)
+            for s in rank_subjects(at_alpha, incomplete, higher_is_better=scale.higher_is_better) if s.rank is not None]
 
 
-def alpha_sensitivity(subjects: Sequence[SubjectMetrics], max_score: int,
+def alpha_sensitivity(subjects: Sequence[SubjectMetrics], scale: ScoreScale,
                       grid: Sequence[Fraction] = ALPHA_GRID, incomplete: Collection[str] = frozenset()) -> list[AlphaRow]:
     """Q_final and rank of every registered subject at each alpha of ``grid``, sorted by (subject_id, alpha).
 
-    Q_final(alpha) = alpha · P + (1 − alpha) · s_bar / max_score is linear in
-    alpha: at 0 it is s_bar / max_score, at 1 it is P. Disqualified subjects
-    and Incomplete subjects keep their Q_final but get no rank; subjects with N = 0 have neither.
+    Q_final(alpha) = alpha · P + (1 − alpha) · norm(s_bar) is linear in alpha: at 0 it is norm(s_bar) (the score
+    on [0, 1], rgbench.compute.scale), at 1 it is P. Disqualified subjects and Incomplete subjects keep their
+    Q_final but get no rank; subjects with N = 0 have neither.
     """
     grid = [Fraction(alpha) for alpha in grid]
-    ranks = [{sid: rank for rank, sid in ranked_order(subjects, alpha, max_score, incomplete)} for alpha in grid]
+    ranks = [{sid: rank for rank, sid in ranked_order(subjects, alpha, scale, incomplete)} for alpha in grid]
     rows = []
     for m in sorted(subjects, key=lambda m: m.subject_id):
         for alpha, rank_of in zip(grid, ranks):
-            rows.append(AlphaRow(m.subject_id, m.subject_version, alpha, q_final(m.p, m.s_bar, alpha, max_score),
+            rows.append(AlphaRow(m.subject_id, m.subject_version, alpha, q_final(m.p, m.s_bar, alpha, scale),
                                  rank_of.get(m.subject_id)))
     return rows
 
@@ -82,22 +84,22 @@ class OrderRow:
     swap_share: float | None
 
 
-def alpha_crossing(a: SubjectMetrics, b: SubjectMetrics, max_score: int) -> Fraction | None:
+def alpha_crossing(a: SubjectMetrics, b: SubjectMetrics, scale: ScoreScale) -> Fraction | None:
     """Where the order of a (above) and b changes on alpha in [0, 1], exactly; None when it never does.
 
-    d(alpha) = Q_final(a) − Q_final(b) = alpha · d1 + (1 − alpha) · d0 with d0 = (s_bar_a − s_bar_b) / max_score
+    d(alpha) = Q_final(a) − Q_final(b) = alpha · d1 + (1 − alpha) · d0 with d0 = norm(s_bar_a) − norm(s_bar_b)
     (alpha = 0) and d1 = P_a − P_b (alpha = 1) is linear, so b gets above a somewhere on [0, 1] iff
     min(d0, d1) < 0, and the two are equal at alpha = d0 / (d0 − d1).
     """
     if a.p is None or b.p is None or a.s_bar is None or b.s_bar is None:
         return None
-    d0, d1 = (a.s_bar - b.s_bar) / max_score, a.p - b.p
+    d0, d1 = scale.norm(a.s_bar) - scale.norm(b.s_bar), a.p - b.p
     if min(d0, d1) >= 0 or d0 == d1:
         return None
     return d0 / (d0 - d1)
 
 
-def order_stability(ranked: Sequence[tuple[int, SubjectMetrics]], max_score: int,
+def order_stability(ranked: Sequence[tuple[int, SubjectMetrics]], scale: ScoreScale,
                     swap: Sequence[Sequence[float]] | None) -> list[OrderRow]:
     """Every pair of ranked subjects (``ranked``: (rank, metrics) in leaderboard order), a above b, with
     :func:`alpha_crossing` and ``swap[i][j]`` (share of replicates with subject j above subject i)."""
@@ -107,5 +109,5 @@ def order_stability(ranked: Sequence[tuple[int, SubjectMetrics]], max_score: int
             rank_b, b = ranked[j]
             share = None if swap is None else float(swap[i][j])
             rows.append(OrderRow(a.subject_id, b.subject_id, rank_a, rank_b, j == i + 1,
-                                 alpha_crossing(a, b, max_score), share))
+                                 alpha_crossing(a, b, scale), share))
     return rows

@@ -11,6 +11,7 @@ changes no ratio).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,6 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..compute.metrics import q_numerator
+from ..compute.scale import ScoreScale
 from .calibration import confidence_bins
 from .run_columns import RunColumns, exact_bincount
 
@@ -26,7 +28,9 @@ from .run_columns import RunColumns, exact_bincount
 class CaseSummary:
     """One subject's scored runs summed per case; every array has one entry (row) per case of ``case_ids``.
 
-    ``q`` is Q_final · ``q_scale`` summed over the case's runs (q_scale = d · max_score, alpha = a/d);
+    ``clipped`` is clipped_score · ``score_unit`` summed over the case's runs (an integer: s_bar = Σ clipped /
+    (score_unit · Σ runs)); ``q`` is Q_final · ``q_scale`` summed over the case's runs (q_scale = d · span · score_unit,
+    alpha = a/d, span = score_max − score_min; :func:`rgbench.compute.metrics.q_numerator`);
     ``brier`` Σ (c·scale − 100·k)² and ``gaps[:, b]`` Σ (c·scale − 100·k) over the runs in ECE bin b, with
     c the integer confidence and k/scale the correctness (so BS = Σ brier / ((100·scale)² · N) and ECE =
     Σ_b |Σ_c gaps[c, b]| / (100·scale · N)).
@@ -41,6 +45,7 @@ class CaseSummary:
     gaps: np.ndarray
     q_scale: int
     scale: int
+    score_unit: int = 1
 
     @property
     def k(self) -> int:
@@ -53,13 +58,14 @@ class CaseSummary:
         rows = np.array([i for i, c in enumerate(self.case_ids) if c in wanted], dtype=np.int64)
         return CaseSummary(tuple(self.case_ids[i] for i in rows), self.runs[rows], self.passes[rows],
                            self.clipped[rows], self.q[rows], self.brier[rows], self.gaps[rows], self.q_scale,
-                           self.scale)
+                           self.scale, self.score_unit)
 
     def case_means(self, runs_multiple: int) -> tuple[np.ndarray, np.ndarray]:
         """(Q numerators, Pass numerators), int64, one entry per case, exact: the case's mean Q_final
         contribution is ``q_num / (runs_multiple · q_scale)`` and its pass rate ``p_num / runs_multiple``.
 
-        The Q_final contribution of a run is alpha · [Pass] + (1 − alpha) · clipped / max_score.
+        The Q_final contribution of a run is alpha · [Pass] + (1 − alpha) · norm(clipped) (norm: the score on
+        [0, 1], rgbench.compute.scale).
         ``runs_multiple`` puts every case (of every subject) on one denominator: it must be a positive
         multiple of every case's run count (ValueError otherwise), e.g. their lcm.
         """
@@ -69,8 +75,13 @@ class CaseSummary:
         return self.q * factor, self.passes * factor
 
 
-def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins: int) -> dict[str, CaseSummary]:
-    """Subject id -> its :class:`CaseSummary` (cases sorted by code point), for every subject with a scored run."""
+def case_summaries(columns: RunColumns, *, alpha: Fraction, scale: ScoreScale, bins: int) -> dict[str, CaseSummary]:
+    """Subject id -> its :class:`CaseSummary` (cases sorted by code point), for every subject with a scored run.
+
+    Scores are integers in units of 1/U, U the lcm of the columns' score_unit and the denominators of the
+    scale's bounds; a case's credit (norm times span, in those units) is Σ clipped − n_c · score_min, or
+    n_c · score_max − Σ clipped when lower is better.
+    """
     n_cases = len(columns.cases)
     cell = columns.subject * n_cases + columns.case
     size = len(columns.subjects) * n_cases
@@ -80,11 +91,14 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins
         return exact_bincount(cell, weights, size).reshape(len(columns.subjects), n_cases)
 
     runs = per_cell(np.ones_like(cell))
-    passes, clipped = per_cell(columns.passed), per_cell(columns.clipped)
+    unit = math.lcm(columns.score_unit, scale.low.denominator, scale.high.denominator)
+    passes, clipped = per_cell(columns.passed), per_cell(columns.clipped) * (unit // columns.score_unit)
+    low, high = int(scale.low * unit), int(scale.high * unit)
+    credit = clipped - runs * low if scale.higher_is_better else runs * high - clipped
     brier = per_cell(gap * gap)
     run_bin = confidence_bins(columns.confidence, bins)
     gaps = np.stack([per_cell(np.where(run_bin == b, gap, 0)) for b in range(bins)], axis=2)
-    q_all = q_numerator(passes, clipped, Fraction(alpha), max_score)
+    q_all = q_numerator(passes, credit, Fraction(alpha), high - low)
     out = {}
     for s, sid in enumerate(columns.subjects):
         rows = np.flatnonzero(runs[s])
@@ -92,7 +106,7 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, max_score: int, bins
             continue
         out[sid] = CaseSummary(tuple(columns.cases[i] for i in rows), runs[s, rows], passes[s, rows],
                                clipped[s, rows], q_all[s, rows], brier[s, rows], gaps[s, rows],
-                               Fraction(alpha).denominator * max_score, columns.scale)
+                               Fraction(alpha).denominator * (high - low), columns.scale, unit)
     return out
 
 
@@ -107,4 +121,4 @@ def pooled_summary(summaries: Sequence[CaseSummary]) -> CaseSummary:
         rows = np.array([index[c] for c in s.case_ids], dtype=np.int64)
         for name, total in fields.items():
             total[rows] += getattr(s, name)
-    return CaseSummary(ids, q_scale=first.q_scale, scale=first.scale, **fields)
+    return CaseSummary(ids, q_scale=first.q_scale, scale=first.scale, score_unit=first.score_unit, **fields)

@@ -25,6 +25,10 @@ DEFAULT_HALF_WIDTHS = (Fraction(2, 100), Fraction(5, 100), Fraction(10, 100))
 DEFAULT_RELIABILITY_MIN_CASES = 10
 
 CORRECTIONS = ("holm", "benjamini-hochberg")   # pairwise_correction: which adjusted p is read (§20)
+# Several graders per answer (rgbench.stats.consolidate): how the grades of a run are combined, and whether the
+# board rests on one grade per run (scoring/) or on the consolidated grade of all of them (+ scoring_multi/).
+CONSOLIDATION_POLICIES = ("median", "mean")
+BOARD_GRADES = ("single", "consolidated")
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,9 @@ class StatsConfig:
     (share of the benchmark's cases a subject needs scored runs on to be ranked, in [0, 1]),
     reliability_half_widths (robust, stable, reasonable: increasing half-widths in (0, 1]) and
     reliability_min_cases (below it every figure is indicative), pairwise_correction (``holm``, the
-    family-wise default, or ``benjamini-hochberg``: which adjusted p makes a pair significant)."""
+    family-wise default, or ``benjamini-hochberg``: which adjusted p makes a pair significant),
+    consolidation_policy (``median`` or ``mean``: how several grades of a run become one) and board_grades
+    (``single``: the one grade per run of scoring/; ``consolidated``: the consolidated grade of every run)."""
 
     confidence_level: Fraction = DEFAULT_CONFIDENCE
     bootstrap_resamples: int = DEFAULT_RESAMPLES
@@ -44,6 +50,8 @@ class StatsConfig:
     reliability_half_widths: tuple[Fraction, ...] = DEFAULT_HALF_WIDTHS
     reliability_min_cases: int = DEFAULT_RELIABILITY_MIN_CASES
     pairwise_correction: str = "holm"
+    consolidation_policy: str = "median"   # rgbench.stats.consolidate.POLICIES key
+    board_grades: str = "single"           # single: scoring/ as it is; consolidated: every grade, consolidated
 
 
 def _open_unit(config: dict, key: str, default: Fraction, messages: list[str]) -> Fraction:
@@ -119,8 +127,20 @@ def parse_stats_config(config: dict, difficulties: range | None = None) -> tuple
     if correction not in CORRECTIONS:
         messages.append(f"$.pairwise_correction: must be holm or benjamini-hochberg, got {correction!r}")
         correction = "holm"
-    return (StatsConfig(confidence, resamples, significance, weights, coverage, half_widths, min_cases, correction),
-            messages)
+    policy = _choice(config, "consolidation_policy", CONSOLIDATION_POLICIES, messages)
+    board = _choice(config, "board_grades", BOARD_GRADES, messages)
+    return (StatsConfig(confidence, resamples, significance, weights, coverage, half_widths, min_cases, correction,
+                        policy, board), messages)
+
+
+def _choice(config: dict, key: str, allowed: tuple[str, ...], messages: list[str]) -> str:
+    """config[key] when it is one of ``allowed`` (the first, the default, when absent); else a message and the
+    default."""
+    value = config.get(key, allowed[0])
+    if not isinstance(value, str) or value not in allowed:
+        messages.append(f"$.{key}: must be {' or '.join(allowed)}, got {value!r}")
+        return allowed[0]
+    return value
 
 
 def _half_widths(config: dict, messages: list[str]) -> tuple[Fraction, ...]:

@@ -87,14 +87,18 @@ def ece_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fraction)
 
 
 def subject_intervals(summary: CaseSummary, rng: np.random.Generator, resamples: int,
-                      confidence: Fraction) -> SubjectIntervals:
-    """P, s_bar, BS, ECE and Q_final intervals of one subject from one case draw of its stream ``rng``."""
+                      confidence: Fraction, *, passes: bool = True, calibration: bool = True) -> SubjectIntervals:
+    """P, s_bar, BS, ECE and Q_final intervals of one subject from one case draw of its stream ``rng``.
+
+    ``passes`` False (no pass rule) leaves P's out, ``calibration`` False (no confidence or no correctness)
+    BS's and ECE's; the draw is the same, so the other intervals do not move.
+    """
     counts = case_counts(rng, summary.k, resamples)
     unit = 100 * summary.scale
     return SubjectIntervals(
-        p=proportion_interval(summary, counts, confidence),
-        s_bar=ratio_interval(summary.clipped, summary.runs, counts, confidence),
-        bs=ratio_interval(summary.brier, summary.runs, counts, confidence, float(unit * unit)),
-        ece=ece_interval(summary, counts, confidence),
+        p=proportion_interval(summary, counts, confidence) if passes else None,
+        s_bar=ratio_interval(summary.clipped, summary.runs, counts, confidence, float(summary.score_unit)),
+        bs=ratio_interval(summary.brier, summary.runs, counts, confidence, float(unit * unit)) if calibration else None,
+        ece=ece_interval(summary, counts, confidence) if calibration else None,
         q_final=ratio_interval(summary.q, summary.runs, counts, confidence, float(summary.q_scale)),
     )

@@ -2,7 +2,7 @@
 
 Written only when scorings by ``llm-judge`` reviewers (subjects/reviewers.yaml) exist. The human grade of
 a run is the consolidated grade of its human graders (:func:`rgbench.stats.consolidate.consolidate_all`:
-the one human grade, their median-v1 combination, or the adjudication). Over the runs a judge and a
+the one human grade, their combination by config.yaml's consolidation_policy, or the adjudication). Over the runs a judge and a
 human both graded, per judge (columns ``JUDGE_COLUMNS``):
 
 - ``krippendorff_alpha_ordinal`` on raw_score and each criterion (the judge and the human grade as two
@@ -31,9 +31,9 @@ from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from .agreement import Rating, krippendorff_alpha
 from .agreement_bootstrap import alpha_statistic
-from .agreement_outputs import DEVIATION_TARGETS, rating_values
+from .agreement_outputs import deviation_targets, ranked_targets, rating_values
 from .bootstrap import Statistic, bca_interval, case_weights, ratio_statistic, undefined_replicates
-from .consolidate import consolidate_all
+from .consolidate import consolidate_all, policy_for
 from .outputs import fmt_interval
 
 JUDGE_FILE = "judge_agreement.csv"
@@ -111,7 +111,8 @@ def judge_pairs(judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring]
                 adjudications: Mapping[tuple[str, str, str], Scoring], tree: Tree,
                 spec: Spec) -> dict[str, list[list[Pair]]]:
     """judge id -> per case (sorted) the (judge, human) value pairs of the runs both graded."""
-    reference = {item.scoring.run_key: item.scoring for item in consolidate_all(human_grades, adjudications)}
+    policy = policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
+    reference = {item.scoring.run_key: item.scoring for item in consolidate_all(human_grades, adjudications, policy)}
     by_case: dict[str, dict[str, list[Pair]]] = defaultdict(lambda: defaultdict(list))
     for scoring in sorted(judge_grades, key=lambda s: (s.reviewer_id, s.run_key)):
         human = reference.get(scoring.run_key)
@@ -132,7 +133,8 @@ def judge_rows(grades: Sequence[Scoring], adjudications: Mapping[tuple[str, str,
     human_adjudications = {k: s for k, s in adjudications.items() if s.reviewer_id not in judges}
     pairs = judge_pairs(judge_grades, human_grades, human_adjudications, tree, spec)
     statistics = ([("krippendorff_alpha_ordinal", t) for t in ("raw_score", *spec.criteria)]
-                  + [("macro_f1", t) for t in F1_TARGETS] + [("mean_deviation", t) for t in DEVIATION_TARGETS])
+                  + [("macro_f1", t) for t in F1_TARGETS if t in ranked_targets(spec)]   # those recorded
+                  + [("mean_deviation", t) for t in deviation_targets(spec)])
     resamples, confidence = spec.stats.bootstrap_resamples, spec.stats.confidence_level
     rows: list[tuple[str, ...]] = []
     for judge in sorted({s.reviewer_id for s in judge_grades}):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import cast
 
 from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics
 from ..compute.numfmt import fmt_bool, fmt_fixed
@@ -25,7 +26,7 @@ from .difficulty import ALL_SUBJECTS, DifficultyRow, difficulty_from_columns
 from .difficulty_trend import DifficultyTrend, difficulty_trend_from_columns, trend_warnings
 from .eligibility import is_incomplete, missing_cases
 from .intervals import SubjectIntervals, proportion_interval, subject_intervals
-from .pairwise import PairwiseRow, pairwise_table, significantly_better
+from .pairwise import PairwiseRow, pairwise_table, significantly_better, without_pass_rate
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .rank_sets import RankSet, joint_replicates, rank_sets, swap_shares
 from .run_columns import RunColumns
@@ -129,7 +130,7 @@ def _level_intervals(summaries: Mapping[str, CaseSummary], digests: Mapping[str,
     return interval_of
 
 
-def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int],
+def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int | None],
                                     family_of: Mapping[str, str], spec: Spec,
                                     subjects: Sequence[SubjectMetrics], families: Sequence[FamilyMetrics],
                                     inputs: Mapping[str, str],
@@ -147,30 +148,41 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     """
     config: StatsConfig = spec.stats
     resamples, confidence = config.bootstrap_resamples, config.confidence_level
-    decompositions = brier_decompositions(columns, spec.ece_bins)
-    corrected = corrected_decompositions(columns, spec.ece_bins)
-    checks = calibration_checks(columns, spec.ece_bins, digests, resamples)
-    difficulty, weighted = difficulty_from_columns(columns, difficulty_of, config.difficulty_weights,
-                                                   _level_intervals(summaries, digests, difficulty_of, config))
-    trend = difficulty_trend_from_columns(columns, difficulty_of, resamples, confidence)
+    # What the benchmark does not record leaves its statistics out (aggregate_metrics.md §0b): each is computed
+    # on its own stream, so the others do not move.
+    passes, calibrated = spec.has_pass_rule, spec.has_calibration
+    nothing: dict = dict.fromkeys(m.subject_id for m in subjects)
+    decompositions = brier_decompositions(columns, spec.ece_bins) if calibrated else nothing
+    corrected = corrected_decompositions(columns, spec.ece_bins) if calibrated else nothing
+    checks = calibration_checks(columns, spec.ece_bins, digests, resamples) if calibrated else nothing
+    difficulty: list[DifficultyRow] = []
+    weighted: Mapping[str, Fraction | None] = nothing
+    trend = None
+    if passes and spec.has_difficulty:
+        levels = cast(Mapping[str, int], difficulty_of)   # every gold has one: the schema requires it
+        difficulty, weighted = difficulty_from_columns(columns, levels, config.difficulty_weights,
+                                                       _level_intervals(summaries, digests, levels, config))
+        trend = difficulty_trend_from_columns(columns, levels, resamples, confidence)
     per_subject = {}
     for m in subjects:
         sid = m.subject_id
         summary = summaries.get(sid)
-        intervals = (subject_intervals(summary, generator("subject", [digests[sid]]), resamples, confidence)
+        intervals = (subject_intervals(summary, generator("subject", [digests[sid]]), resamples, confidence,
+                                       passes=passes, calibration=calibrated)
                      if summary is not None else SubjectIntervals())
         scored = summary.case_ids if summary is not None else ()
         per_subject[sid] = SubjectStats(intervals, decompositions[sid], weighted[sid], len(scored),
                                         missing_cases(scored, difficulty_of), digests[sid], checks[sid], corrected[sid])
     family_intervals: dict[tuple[str, str], Interval | None] = {}
-    for f in families:
+    for f in families if passes else ():
         summary = summaries[f.subject_id]
         part = summary.subset([c for c in summary.case_ids if family_of[c] == f.family])
         weights = case_weights(part.k, digest=digests[f.subject_id], label=f"family:{f.family}", resamples=resamples)
         family_intervals[(f.subject_id, f.family)] = proportion_interval(part, weights, confidence)
     incomplete = frozenset(sid for sid, st in per_subject.items()
                            if is_incomplete(st.n_cases, len(st.missing), config.min_case_coverage))
-    standings = [s for s in rank_subjects(subjects, incomplete) if s.status == RANKED]
+    standings = [s for s in rank_subjects(subjects, incomplete, higher_is_better=spec.higher_is_better)
+                 if s.status == RANKED]
     ranked_ids = [s.metrics.subject_id for s in standings]
     sets: list[RankSet] = []
     swap = None
@@ -180,6 +192,8 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         sets = rank_sets(ranked_ids, [s.rank or 0 for s in standings],
                          [float(s.metrics.q_final or 0) for s in standings], replicates, confidence)
         swap = swap_shares(replicates).tolist()
+    pairwise = pairwise_table(summaries, shared_digest(inputs), resamples=resamples, confidence=confidence,
+                              level=config.significance_level)
     return Statistics(
         config=config,
         bins=spec.ece_bins,
@@ -187,14 +201,13 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         families=family_intervals,
         incomplete=incomplete,
         calibration=[(m, list(calibration[m.subject_id])) for m in subjects],
-        pairwise=pairwise_table(summaries, shared_digest(inputs), resamples=resamples, confidence=confidence,
-                                level=config.significance_level),
+        pairwise=pairwise if passes else without_pass_rate(pairwise),
         rank_sets=sets,
-        order=order_stability([(s.rank or 0, s.metrics) for s in standings], spec.max_score, swap),
-        pass_at_k=pass_at_k_from_columns(columns),
+        order=order_stability([(s.rank or 0, s.metrics) for s in standings], spec.scale, swap),
+        pass_at_k=pass_at_k_from_columns(columns) if passes else [],
         difficulty=difficulty,
-        alpha=alpha_sensitivity(subjects, spec.max_score, incomplete=incomplete),
-        warnings=trend_warnings(trend, config.significance_level),
+        alpha=alpha_sensitivity(subjects, spec.scale, incomplete=incomplete) if passes else [],
+        warnings=[] if trend is None else trend_warnings(trend, config.significance_level),
         difficulty_trend=trend,
     )
 
@@ -235,7 +248,7 @@ def subject_stats_cells(statistics: Statistics, subject_id: str) -> tuple[str, .
 
 def family_stats_cells(statistics: Statistics, subject_id: str, family: str) -> tuple[str, ...]:
     """The FAMILY_STATS_COLUMNS cells of one row of metrics_per_family.csv."""
-    return fmt_interval(statistics.families[(subject_id, family)])
+    return fmt_interval(statistics.families.get((subject_id, family)))   # none without a pass rule
 
 
 def _calibration_rows(statistics: Statistics):

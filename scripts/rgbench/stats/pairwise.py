@@ -321,6 +321,12 @@ def pairwise_table(summaries: Mapping[str, CaseSummary], seed_digest: str, *, re
     return rows
 
 
+def without_pass_rate(rows: Sequence[PairwiseRow]) -> list[PairwiseRow]:
+    """``rows`` with every pass-rate column (p_diff, its bounds, SD and MDE) empty: a benchmark without a pass rule
+    has no P. The Q_final columns and the test (of Q_final) are kept as they are."""
+    return [replace(row, p_diff=None, p_diff_low=None, p_diff_high=None, p_diff_sd=None, p_mde=None) for row in rows]
+
+
 def significantly_better(row: PairwiseRow, level: Fraction, correction: str = "holm") -> str | None:
     """The subject of the pair whose Q_final contribution is significantly higher (the adjusted p of
     ``correction``, p_holm or p_bh, below ``level``), or None."""

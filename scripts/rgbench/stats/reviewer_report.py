@@ -5,12 +5,15 @@ Rows (columns ``REVIEWER_COLUMNS``), per registered-or-seen reviewer in id order
 - ``runs_graded`` (target ``all``): grades in scoring/ and scoring_multi/ (``eval-`` files; an
   adjudication is counted apart, ``adjudications``).
 - ``level_share`` (target a criterion, ``level`` 0..max): the share of the reviewer's grades at that
-  level, n = their grades; the distribution of each criterion.
+  level, n = their grades; the distribution of each criterion. A criterion with more than ``MAX_LEVELS``
+  possible scores (a decimal scale such as 0-25 in tenths) is summarised in ``SCORE_BINS`` equal bins of its
+  range instead: ``level`` names the bin (``0-2.5``), ``note`` its bounds (``[0, 2.5)``; the last bin is closed).
 - ``mean_score`` (target raw_score or a criterion): the mean of their grades.
 - ``leniency`` (target raw_score, correctness): :func:`rgbench.stats.agreement.mean_deviation`, the
   mean over the runs they share with another human grader of (their value − the mean of the humans'
   others'; an llm-judge is compared with the humans, and never enters a human's leniency); > 0
-  lenient, < 0 severe; with the case-bootstrap BCa interval over the shared runs, resampled by case
+  lenient, < 0 severe (for raw_score on a lower-is-better scale the other way round: a higher penalty is
+  severe); with the case-bootstrap BCa interval over the shared runs, resampled by case
   (:func:`rgbench.stats.bootstrap.ratio_interval`, float bounds).
 
 Drift over time needs each grade's commit date, which the results cannot hold (a grade and the
@@ -21,20 +24,54 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import cast
 
 from ..compute.numfmt import fmt_fixed
+from ..compute.scale import score_text
 from ..load.records import Scoring, Tree
 from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from .agreement import Rating, Unit, mean_deviation
-from .agreement_outputs import DEVIATION_TARGETS, rating_values
+from .agreement_outputs import deviation_targets, rating_values
 from .bootstrap import Interval, case_weights, ratio_interval
 from .outputs import fmt_interval
 
 REVIEWERS_FILE = "reviewers.csv"
 REVIEWER_COLUMNS = ("reviewer_id", "kind", "statistic", "target", "level", "value", "ci_low", "ci_high", "n", "note")
+MAX_LEVELS = 11    # a criterion with at most this many possible scores gets one level_share row per score
+SCORE_BINS = 10    # else: this many equal bins of its range
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level_share row of a criterion: its label, its note and the scores it counts ([low, high), or [low,
+    high] when ``closed``; a single score when low == high)."""
+
+    label: str
+    note: str
+    low: Fraction
+    high: Fraction
+    closed: bool = True
+
+    def holds(self, score: Fraction | int) -> bool:
+        return self.low <= score <= self.high if self.closed else self.low <= score < self.high
+
+
+def score_levels(spec: Spec) -> list[Level]:
+    """The level_share rows of every criterion: each possible score (criterion_min to criterion_max by the
+    schema's step) when there are at most MAX_LEVELS of them, else SCORE_BINS equal bins of the range (a
+    distribution over hundreds of decimal scores stays a few rows)."""
+    low, high, step = spec.criterion_min, spec.criterion_max, spec.criterion_step
+    if step is not None and (high - low) / step < MAX_LEVELS:
+        count = int((high - low) / step)
+        return [Level(score_text(v), "", v, v) for v in (low + i * step for i in range(count + 1))]
+    width = (high - low) / SCORE_BINS
+    edges = [low + i * width for i in range(SCORE_BINS + 1)]
+    return [Level(f"{score_text(a)}-{score_text(b)}", f"[{score_text(a)}, {score_text(b)}{']' if last else ')'}",
+                  a, b, last)
+            for a, b, last in ((edges[i], edges[i + 1], i == SCORE_BINS - 1) for i in range(SCORE_BINS))]
 
 
 Ratings = Mapping[str, Mapping[str, Rating]]   # grade path -> rating_values of that grade
@@ -72,7 +109,9 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
     human_grades = [s for s in grades if s.reviewer_id not in judges]
     confidence, resamples = spec.stats.confidence_level, spec.stats.bootstrap_resamples
     ratings = ratings_of(grades, tree, spec)
-    human_clusters = {target: units_by_case(human_grades, ratings, target) for target in DEVIATION_TARGETS}
+    levels = score_levels(spec)
+    targets = deviation_targets(spec)   # correctness only when the benchmark records it
+    human_clusters = {target: units_by_case(human_grades, ratings, target) for target in targets}
     rows: list[tuple[str, ...]] = []
     for rid in ids:
         kind = reviewers[rid].kind if reviewers and rid in reviewers else ""
@@ -92,16 +131,17 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
                    for target in ("raw_score", *spec.criteria)}
         for name in spec.criteria:
             counts = Counter(columns[name])
-            for level in range(spec.criterion_min, spec.criterion_max + 1):
-                share = Fraction(counts[level], len(mine)) if mine else None
-                row("level_share", name, share, len(mine), str(level), note="" if mine else "no grade")
+            for level in levels:
+                hits = sum(count for score, count in counts.items() if level.holds(score))
+                share = Fraction(hits, len(mine)) if mine else None
+                row("level_share", name, share, len(mine), level.label, note=level.note if mine else "no grade")
         for target, values in columns.items():
             mean = Fraction(sum(values), len(values)) if values else None
             row("mean_score", target, mean, len(values), note="" if values else "no grade")
         # against the human graders only: a judge's grades never move a human's leniency
         clusters = human_clusters if rid not in judges else {
-            target: units_by_case(human_grades + mine, ratings, target) for target in DEVIATION_TARGETS}
-        for target in DEVIATION_TARGETS:
+            target: units_by_case(human_grades + mine, ratings, target) for target in targets}
+        for target in targets:
             units = [unit for case in clusters[target] for unit in case]
             value, n = mean_deviation(units, rid)
             if value is None:
@@ -114,7 +154,8 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
                     sums.append(mean * shared)
                     runs.append(shared)
             weights = case_weights(len(runs), digest=digest, label=f"leniency:{rid}:{target}", resamples=resamples)
-            note = "lenient" if value > 0 else "severe" if value < 0 else "neutral"
+            lenient = value > 0 if target != "raw_score" or spec.higher_is_better else value < 0
+            note = "lenient" if lenient else "neutral" if value == 0 else "severe"
             row("leniency", target, value, n, interval=ratio_interval(sums, runs, weights, confidence), note=note)
     return rows
 

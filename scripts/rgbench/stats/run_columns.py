@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..compute.derive import PASS, RunRow
+from ..compute.scale import score_unit
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,10 @@ class RunColumns:
     ``case`` indexes ``cases`` (the sorted distinct case ids); ``item`` indexes
     ``items`` (the sorted distinct (case_id, run_id)); ``correctness`` is the
     integer k with correctness = k / ``scale`` (``scale`` the common denominator
-    of every correctness value).
+    of every correctness value); ``clipped`` the integer clipped_score times ``score_unit`` (the common
+    denominator of every clipped score: 1 on an integer scale, 10 for scores in tenths, ...). A value the benchmark does not
+    record (no pass rule: Pass; no confidence; no correctness) is 0 in its column: the statistics made of it are left
+    out by the caller (:mod:`.outputs`, from the spec), never read from these zeros.
     """
 
     subjects: tuple[str, ...]
@@ -38,6 +42,7 @@ class RunColumns:
     confidence: np.ndarray
     correctness: np.ndarray
     scale: int
+    score_unit: int = 1
 
     @staticmethod
     def of(runs_by_subject: Mapping[str, Sequence[RunRow]]) -> RunColumns:
@@ -50,7 +55,8 @@ class RunColumns:
         cases = tuple(dict.fromkeys(case_id for case_id, _ in items))
         item_position = {pair: index for index, pair in enumerate(items)}
         case_position = {case_id: index for index, case_id in enumerate(cases)}
-        scale = math.lcm(1, *{row.correctness.denominator for row in rows})
+        scale = math.lcm(1, *{row.correctness.denominator for row in rows if row.correctness is not None})
+        unit = score_unit(row.clipped_score for row in rows)
 
         def column(values: Iterable[int]) -> np.ndarray:
             return np.array(list(values), dtype=np.int64)
@@ -63,10 +69,12 @@ class RunColumns:
             case=column(case_position[row.case_id] for row in rows),
             item=column(item_position[(row.case_id, row.run_id)] for row in rows),
             passed=column(row.classification == PASS for row in rows),
-            clipped=column(row.clipped_score for row in rows),
-            confidence=column(row.reported_confidence for row in rows),
-            correctness=column(row.correctness.numerator * (scale // row.correctness.denominator) for row in rows),
+            clipped=column(int(row.clipped_score * unit) for row in rows),
+            confidence=column(row.reported_confidence or 0 for row in rows),
+            correctness=column(0 if row.correctness is None else
+                               row.correctness.numerator * (scale // row.correctness.denominator) for row in rows),
             scale=scale,
+            score_unit=unit,
         )
 
     def per_subject_case(self, weights: np.ndarray, universe: Mapping[str, int] | None = None) -> np.ndarray:

@@ -2,10 +2,11 @@
 
 A subject's **input digest** (:func:`subject_digest`) is sha256 over the ``sha256sum``-style lines of the
 files that can change its figures: its own responses and scorings (``responses/<version>/<subject_id>/``,
-``scoring/<version>/<subject_id>/``), every gold (``golds/``) and every file of ``system/`` (formulas,
-config, schemas), plus a line naming the subject. Another subject's files, the registry and the
-several-reviewer folder are not in it, so a change to one subject's scoring leaves every other subject's
-draws, hence its rows, byte-identical.
+``scoring/<version>/<subject_id>/``, and ``scoring_multi/<version>/<subject_id>/`` when the board rests on
+the consolidated grades, which are then among the inputs), every gold (``golds/``) and every file of
+``system/`` (formulas, config, schemas), plus a line naming the subject. Another subject's files and the
+registry are not in it, so a change to one subject's scoring leaves every other subject's draws, hence its
+rows, byte-identical.
 
 A stream is ``numpy.random.Generator(PCG64(SeedSequence(words)))`` with ``words`` the eight 32-bit
 big-endian words of sha256(``label`` + ``\\n`` + the digests joined by ``\\n``) (:func:`generator`). The
@@ -39,7 +40,7 @@ def subject_digests(subject_ids: Iterable[str], inputs: Mapping[str, str]) -> di
             shared.append(path)
         else:
             parts = path.split("/")
-            if len(parts) >= 4 and parts[0] in ("responses", "scoring"):
+            if len(parts) >= 4 and parts[0] in ("responses", "scoring", "scoring_multi"):
                 own.setdefault(parts[2], []).append(path)
     out = {}
     for sid in subject_ids:

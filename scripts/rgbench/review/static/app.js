@@ -16,19 +16,29 @@
   const saved = document.getElementById("saved");
   const groups = Array.from(form.querySelectorAll("fieldset.criterion"));
 
+  // A criterion on a decimal scale is one number field (min, max and step from the schema); else radio buttons.
+  function focusGroup(group) {
+    const field = group.querySelector("input[type=number]");
+    (field || group).focus();
+  }
+
   function collect() {
     const scores = {};
     form.querySelectorAll("fieldset[data-criterion]").forEach(function (group) {
+      const field = group.querySelector("input[type=number]");
       const checked = group.querySelector("input:checked");
-      scores[group.dataset.criterion] = checked ? checked.value : null;
+      scores[group.dataset.criterion] = field ? (field.value === "" ? null : field.value) : (checked ? checked.value : null);
     });
-    const correctness = form.querySelector("input[name=correctness]:checked");
+    // a radio per value of the schema's enum, or a number field when the schema gives none (none at all when the
+    // benchmark records no correctness)
+    const correctness = form.querySelector("input[name=correctness]:checked") ||
+      form.querySelector("input[type=number][name=correctness]");
     const fails = Array.from(form.querySelectorAll("input[name=fail]:checked")).map(function (box) {
       const evidence = form.querySelector("textarea[data-evidence-for='" + box.value + "']");
       return {code: box.value, evidence: evidence ? evidence.value : ""};
     });
     return {handle: form.dataset.handle, criterion_scores: scores,
-            correctness: correctness ? correctness.value : null, fails: fails,
+            correctness: correctness && correctness.value !== "" ? correctness.value : null, fails: fails,
             comments: document.getElementById("comments").value, filters: form.dataset.filters};
   }
 
@@ -82,6 +92,15 @@
   groups.forEach(function (group, index) {
     group.addEventListener("keydown", function (event) {
       if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+      if (group.querySelector("input[type=number]")) {
+        // a decimal score is typed into its field; Enter moves on to the next criterion instead of saving
+        if (event.key === "Enter") {
+          event.preventDefault();
+          const after = groups[index + 1];
+          if (after) { focusGroup(after); } else { (document.getElementById("fails").querySelector("input") || group).focus(); }
+        }
+        return;
+      }
       let value = event.key;
       if (group.dataset.correctness && (value === "5" || value === ".")) { value = "0.5"; }
       const radio = group.querySelector("input[value='" + value + "']");
@@ -90,7 +109,8 @@
       radio.checked = true;
       validateSoon();
       const following = groups[index + 1];
-      (following || document.getElementById("fails").querySelector("input") || group).focus();
+      if (following) { focusGroup(following); return; }
+      (document.getElementById("fails").querySelector("input") || group).focus();
     });
   });
 
@@ -107,6 +127,6 @@
   document.addEventListener("keydown", function (event) {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); save(); }
   });
-  if (groups.length) { groups[0].focus(); }
+  if (groups.length) { focusGroup(groups[0]); }
   validateSoon();
 })();

@@ -148,7 +148,7 @@ def test_a_one_column_heatmap_beside_long_labels_draws_without_a_warning(draw):
         warnings.simplefilter("error")
         if draw == "criteria":
             svg = draw_criteria(Chart("chart-criteria", "c", (("win_rate",), tuple((label, (50.0,)) for label in labels),
-                                                              (0, 100))))
+                                                              (0.0, 100.0, True))))
         else:
             svg = draw_families(Chart("families", "f", ((("A", "Family A"),),
                                                         tuple((label, ((Fraction(1, 2), 3, 3),)) for label in labels))))

@@ -9,6 +9,7 @@ import html
 from fractions import Fraction
 from types import SimpleNamespace
 
+from rgbench.leaderboard.absent import Shown
 from rgbench.leaderboard.long_lists import LIST_LIMIT, capped, joined
 from rgbench.leaderboard.rank_ranges import Significance
 from rgbench.leaderboard.significance_text import order_sentence, significant_differences
@@ -63,7 +64,7 @@ def test_the_swap_sentence_beyond_the_limit():
     # six neighbouring pairs #1-#2 .. #6-#7, each swapping in half the replicates
     ids = "ABCDEFG"
     rows = tuple(OrderRow(a, b, i + 1, i + 2, True, None, F(1, 2)) for i, (a, b) in enumerate(zip(ids, ids[1:])))
-    text = order_sentence(SimpleNamespace(order=rows), str, str)
+    text = order_sentence(SimpleNamespace(order=rows, shown=Shown()), str, str)
     assert text.endswith("cannot order them): 6 pairs (all in results/rank_stability.csv); the first 5: #1 A and #2 B "
                          "in 50%; #2 B and #3 C in 50%; #3 C and #4 D in 50%; #4 D and #5 E in 50%; #5 E and #6 F "
                          "in 50%.")

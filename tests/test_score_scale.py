@@ -323,6 +323,7 @@ def test_a_penalty_benchmark_runs_through_make_metrics_and_make_check(tmp_path):
     per_run = (tree / "results/per_run.csv").read_text(encoding="utf-8")
     assert re.search(r"^[^,]*(,[^,]*){5},\d+\.\d,", per_run, re.M)          # raw scores in tenths, as graded
     # s_bar on its own 0-100 penalty scale, headed by its name with the direction; the normalisation said once
+    # shown as written in both: parentheses are no markup inside a Markdown line (markdown.md_text)
     assert "MQM-style penalty (lower is better)" in page and "MQM-style penalty (lower is better)" in markdown
     assert "(Q_final = alpha \u00b7 P + (1 \u2212 alpha) \u00b7 (100 \u2212 s\u0304) / 100)" in markdown
     assert "the sum of its 4 criteria (0\u2013100; lower is better)" in page

@@ -51,13 +51,15 @@ def summary(board: Board) -> str:
 
 
 def calibration_block(board: Board, svgs: PageSvgs) -> str:
-    """The Calibration heading, its explanation and one reliability diagram per scored subject; ``""`` for a
-    benchmark that records no confidence or no correctness (the page says why once, :mod:`.absent`)."""
+    """The Calibration heading, its explanation and one reliability diagram per charted scored subject
+    (:mod:`.chart_limits`); ``""`` for a benchmark that records no confidence or no correctness (the page says
+    why once, :mod:`.absent`)."""
     if not board.shown.calibration:
         return ""
     diagrams_note = chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in svgs.calibration)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
+    diagrams_note = chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)
     return f"""<h2 id="calibration">Calibration</h2>
 <p>Accuracy (mean reviewer correctness) against reported confidence, in {board.ece_bins} fixed-width bins; the
 numbers above the plot count the runs in each bin, the dots mark each bin's mean confidence and the dashed diagonal

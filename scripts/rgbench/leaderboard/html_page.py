@@ -59,7 +59,6 @@ def calibration_block(board: Board, svgs: PageSvgs) -> str:
     diagrams_note = chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)
     calibration = "\n".join(f"<figure>\n{svg}</figure>" for svg in svgs.calibration)
     calibration = f'<div class="charts">\n{calibration}\n</div>' if calibration else '<p class="empty">No scored subject yet.</p>'
-    diagrams_note = chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)
     return f"""<h2 id="calibration">Calibration</h2>
 <p>Accuracy (mean reviewer correctness) against reported confidence, in {board.ece_bins} fixed-width bins; the
 numbers above the plot count the runs in each bin, the dots mark each bin's mean confidence and the dashed diagonal

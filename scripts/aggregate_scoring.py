@@ -52,7 +52,8 @@ from rgbench.stats.agreement_outputs import (
     agreement_table,
     consolidated_files,
 )
-from rgbench.stats.consolidated_board import consolidated_grades, policy_of
+from rgbench.stats.consolidate import policy_of
+from rgbench.stats.consolidated_board import consolidated_grades
 from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
 from rgbench.stats.multi_scoring import MULTI_DIR, MultiScorings
 from rgbench.stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE, reviewer_rows

@@ -80,10 +80,6 @@ def case_id_maker(spec: Spec) -> tuple[Callable[[str, int], str], int] | str:
     return (lambda family, number: f"{head}{family}{middle}{number:0{width}d}{suffix}"), 10 ** width - 1
 
 
-def _json_number(value: Fraction) -> int | float:
-    return value.numerator if value.denominator == 1 else float(value)
-
-
 # --- --scale: rewrite the copied system/ to another score scale (DESIGN D3) --------------------------------
 
 # name -> (criteria, criterion_min, criterion_max, JSON schema of one criterion, benchmark.yaml keys); the
@@ -170,7 +166,7 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     notches = int((highest - lowest) / notch)
     best, worst, toward = (highest, lowest, 1) if higher else (lowest, highest, -1)
     # the evaluation schema's correctness values; quarters for a schema without an enum (any number in [0, 1])
-    values = [_json_number(v) for v in spec.correctness_values or [Fraction(k, 4) for k in range(5)]]
+    values = [json_score(v) for v in spec.correctness_values or [Fraction(k, 4) for k in range(5)]]
     good_correctness = (values[0], *values[1:-1], values[-1], values[-1])
     poor_correctness = (values[0], values[0], *values[1:-1], values[-1])
     version_dir = spec.version_dir
@@ -330,12 +326,12 @@ def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, 
     scores = {}
     for name, score in document["criterion_scores"].items():
         moved = Fraction(str(score)) + step * (rng.choice((-1, 0, 0, 1)) + bias)   # str: the decimal written
-        scores[name] = _json_number(min(high, max(low, moved)))
+        scores[name] = json_score(min(high, max(low, moved)))
     grade = {**document, "reviewer_id": reviewer, "criterion_scores": scores, "comments": "Synthetic further grade."}
     values = list(spec.correctness_values)
     if "correctness" in document and values:   # a benchmark without correctness (or without an enum) keeps the grade's
         at = values.index(Fraction(document["correctness"])) if Fraction(document["correctness"]) in values else 0
-        grade["correctness"] = _json_number(values[min(len(values) - 1, max(0, at + rng.choice((-1, 0, 0, 0, 1))))])
+        grade["correctness"] = json_score(values[min(len(values) - 1, max(0, at + rng.choice((-1, 0, 0, 0, 1))))])
     return grade
 
 

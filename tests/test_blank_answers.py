@@ -32,14 +32,22 @@ def test_empty_answer_means_no_visible_character():
     assert not empty_answer(".") and not empty_answer(" no ") and not empty_answer(None)
 
 
-def test_blank_answers_are_graded_like_any_other(tmp_path):
-    # before issue 23 the response schema refused both files (minLength 1, pattern \S): nothing was written
+def blank_tree(tmp_path, *, graded: bool) -> MiniTree:
+    """One subject's answers to three cases, two of them blank (BLANKS); ``graded``: each with a grade (the blank
+    ones raw 2, the other 11)."""
     tree = MiniTree(tmp_path / "tree")
     tree.add_subject("solo", "1", display_name="Solo", kind="llm", provider="Acme")
     for case in ("RO-FOUL-001", "RO-SCAL-001", "RO-MEMB-001"):
         tree.add_gold(case, difficulty=3)
         tree.add_response("solo", case, "r1", **({"response_text": BLANKS[case]} if case in BLANKS else {}))
-        tree.add_scoring("solo", case, "r1", raw=2 if case in BLANKS else 11)
+        if graded:
+            tree.add_scoring("solo", case, "r1", raw=2 if case in BLANKS else 11)
+    return tree
+
+
+def test_blank_answers_are_graded_like_any_other(tmp_path):
+    # before issue 23 the response schema refused both files (minLength 1, pattern \S): nothing was written
+    tree = blank_tree(tmp_path, graded=True)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     assert build_leaderboard.main(["--root", str(tree.root)]) == 0
     results = tree.root / "results"
@@ -55,11 +63,7 @@ def test_blank_answers_are_graded_like_any_other(tmp_path):
 
 
 def test_the_grading_page_shows_an_empty_answer(tmp_path):
-    tree = MiniTree(tmp_path / "tree")
-    tree.add_subject("solo", "1", display_name="Solo", kind="llm", provider="Acme")
-    for case in ("RO-FOUL-001", "RO-SCAL-001", "RO-MEMB-001"):
-        tree.add_gold(case, difficulty=3)
-        tree.add_response("solo", case, "r1", **({"response_text": BLANKS[case]} if case in BLANKS else {}))
+    tree = blank_tree(tmp_path, graded=False)
     tree.write("subjects/reviewers.yaml", 'reviewers:\n  - id: rev-a\n    name: "A"\n    kind: human\n')
     app, _ = open_app(tree.root, "rev-a", blind=True)
     assert app is not None

@@ -356,7 +356,8 @@ def test_synthetic_three_graders_mean_policy_and_a_judge_end_to_end(tmp_path):
 def test_synthetic_refuses_meaningless_grader_options(tmp_path, argv, capsys):
     assert make_synthetic.main(["--subjects", "1", "--cases", "1", "--runs", "1", "--out", str(tmp_path / "x"),
                                 *argv]) == 1
-    assert "--graders must be at least 1" in capsys.readouterr().err
+    assert capsys.readouterr().err == ("--graders must be at least 1, and --policy needs --graders 2 or more\n")
+    assert not (tmp_path / "x").exists()   # refused before anything is written
 
 
 def test_median_ties_go_against_the_subject_in_the_scale_direction():

@@ -27,7 +27,7 @@ better the ceiling is numerically at or below the floor.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -89,10 +89,6 @@ class ScoreScale:
             return raw if raw < ceiling else ceiling
         return raw if raw > ceiling else ceiling
 
-    def better_first(self, score: Score) -> Score:
-        """A sort key that puts the better score first (−score when higher is better, score otherwise)."""
-        return -score if self.higher_is_better else score
-
     @property
     def is_default(self) -> bool:
         """True for the seed's kind of scale (0..max, higher is better, no name): the board's wording is then
@@ -140,11 +136,6 @@ def score_unit(values: Iterable[Score], scale: ScoreScale | None = None) -> int:
     integer, so the numpy statistics sum scores as integers, exactly (1 for integer scores)."""
     bounds = (scale.low.denominator, scale.high.denominator) if scale is not None else ()
     return math.lcm(1, *{value.denominator for value in values}, *bounds)
-
-
-def units(values: Sequence[Score], unit: int) -> list[int]:
-    """Each value times ``unit`` (a multiple of its denominator), as an int."""
-    return [v.numerator * (unit // v.denominator) for v in values]
 
 
 # --- writing and reading a score ---------------------------------------------------------------

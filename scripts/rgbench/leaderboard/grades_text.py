@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..compute.numfmt import counted
 from ..load.spec import Spec
 from ..problems import Problem
-from ..stats.consolidate import KNOWN_POLICIES, policy_for
+from ..stats.consolidate import KNOWN_POLICIES, policy_of
 from ..stats.consolidated_board import CONSOLIDATED_BOARD
 from .manifest import MANIFEST_PATH, Manifest
 
@@ -16,7 +16,7 @@ OUT_OF_STEP = "the results are out of step with config.yaml; run `make metrics`"
 def grades_problems(manifest: Manifest, spec: Spec) -> list[Problem]:
     """The manifest's grades agree with config.yaml's board_grades and consolidation_policy."""
     grades, board = manifest.grades, spec.stats.board_grades
-    policy = policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
+    policy = policy_of(spec)
     if grades is None:
         return [] if board != CONSOLIDATED_BOARD else [Problem(
             MANIFEST_PATH, f"no $.grades, but {spec.config_path} sets board_grades: {board} ({OUT_OF_STEP})")]

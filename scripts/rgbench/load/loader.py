@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..compute.scale import score_text
 from ..problems import Problem
-from ..stats.consolidate import KNOWN_POLICIES, policy_for
+from ..stats.consolidate import KNOWN_POLICIES, policy_of
 from .extract import CONSOLIDATED, EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields, with_consolidated_validator
 from .parallel import extract_files
 from .records import Gold, Response, Scoring, Subject, Tree
@@ -442,7 +442,7 @@ def consolidated_kind(col: Collector, spec: Spec, scoring_dir: str) -> str:
     takes exact means, read them as CONSOLIDATED (scores any number within the rubric's bounds, read exactly)."""
     if scoring_dir == SCORING_DIR:
         return EVALUATION
-    policy = policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
+    policy = policy_of(spec)
     col.implied_reviewer = policy.reviewer
     if not policy.exact_means:
         return EVALUATION

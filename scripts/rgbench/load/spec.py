@@ -179,11 +179,6 @@ class Spec:
         return ScoreScale(self.score_min, self.score_max, self.higher_is_better, self.score_total, self.score_name,
                           len(self.criteria))
 
-    @property
-    def decimal_scores(self) -> bool:
-        """True when a criterion score may be a non-integer (the evaluation schema's "type": "number" with a
-        step other than a whole number, or none)."""
-        return self.criterion_step is None or self.criterion_step.denominator != 1
 
     @property
     def rubric_path(self) -> str:

@@ -31,8 +31,12 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ..load.records import Scoring
+
+if TYPE_CHECKING:
+    from ..load.spec import Spec
 
 SINGLE, BY_POLICY, ADJUDICATED = "single", "policy", "adjudication"
 MEDIAN, MEAN = "median", "mean"   # config.yaml's consolidation_policy values
@@ -113,8 +117,13 @@ def policy_for(key: str, higher_is_better: bool = True) -> Policy:
     if key == MEDIAN and not higher_is_better:
         return MEDIAN_V1_LOWER
     return POLICIES[key]
+
+
+def policy_of(spec: Spec) -> Policy:
+    """config.yaml's consolidation policy, in the direction of the benchmark's scale (:func:`policy_for`)."""
+    return policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
 # The default policy's names, as before policies could be chosen.
-POLICY, POLICY_TEXT, CONSENSUS = MEDIAN_V1.name, MEDIAN_V1.text, MEDIAN_V1.reviewer
+CONSENSUS = MEDIAN_V1.reviewer
 
 
 def consolidated_fails(fail_lists: Sequence[Sequence[tuple[str, str]]]) -> tuple[tuple[str, str], ...]:

@@ -17,15 +17,10 @@ from dataclasses import replace
 from ..load.loader import counted_scorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
-from .consolidate import ADJUDICATED, BY_POLICY, Consolidated, Policy, consolidate_all, policy_for
+from .consolidate import ADJUDICATED, BY_POLICY, Consolidated, consolidate_all, policy_of
 from .multi_scoring import MultiScorings
 
-SINGLE_BOARD, CONSOLIDATED_BOARD = "single", "consolidated"   # config.yaml's board_grades values
-
-
-def policy_of(spec: Spec) -> Policy:
-    """config.yaml's consolidation policy."""
-    return policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
+CONSOLIDATED_BOARD = "consolidated"   # config.yaml's board_grades values
 
 
 def counted_grades(spec: Spec, tree: Tree,

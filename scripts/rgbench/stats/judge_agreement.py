@@ -33,7 +33,7 @@ from .agreement import Rating, krippendorff_alpha
 from .agreement_bootstrap import alpha_statistic
 from .agreement_outputs import deviation_targets, ranked_targets, rating_values
 from .bootstrap import Statistic, bca_interval, case_weights, ratio_statistic, undefined_replicates
-from .consolidate import consolidate_all, policy_for
+from .consolidate import consolidate_all, policy_of
 from .outputs import fmt_interval
 
 JUDGE_FILE = "judge_agreement.csv"
@@ -111,7 +111,7 @@ def judge_pairs(judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring]
                 adjudications: Mapping[tuple[str, str, str], Scoring], tree: Tree,
                 spec: Spec) -> dict[str, list[list[Pair]]]:
     """judge id -> per case (sorted) the (judge, human) value pairs of the runs both graded."""
-    policy = policy_for(spec.stats.consolidation_policy, spec.higher_is_better)
+    policy = policy_of(spec)
     reference = {item.scoring.run_key: item.scoring for item in consolidate_all(human_grades, adjudications, policy)}
     by_case: dict[str, dict[str, list[Pair]]] = defaultdict(lambda: defaultdict(list))
     for scoring in sorted(judge_grades, key=lambda s: (s.reviewer_id, s.run_key)):

@@ -7,6 +7,19 @@ parent like any commit), fails naming the commit and the files when
     scoring_consolidated/ without changing an input (responses/, scoring/,
     scoring_multi/, golds/, subjects/) or the metric definition (system/,
     scripts/);
+  - it changes results/ and they are not what its own inputs produce: the
+    commit's data folders are laid out from git objects into a temporary
+    folder (what the judge lays out of a pull request, results/historico/
+    aside) and `make check`'s proof (check_results.prove) runs there, in this
+    process, with this toolkit. Every commit proves its results: regenerate
+    with `make metrics` in that commit, or squash the pull request. This
+    toolkit is the judge's, the base's (in CI the judge is the base's
+    checkout): a commit whose code (scripts/, requirements.txt) differs from
+    the base's cannot be recomputed by it and may change results only as the
+    range's last commit, which the pull request's own code proves (tests.yml).
+    (Run locally on a branch that changes the code, the toolkit that runs is
+    the branch's: what it finds for the base's-code commits is what the code
+    change moves; the judge's verdict is the one that counts.)
   - it modifies, renames, deletes or retypes a file under results/historico/,
     or adds files to a snapshot folder that already existed (append-only).
 Then judges BASE..HEAD as a whole, tree against tree:
@@ -15,7 +28,9 @@ Then judges BASE..HEAD as a whole, tree against tree:
   - a snapshot folder new at HEAD records a commit on BASE's history, is dated
     neither in the future, nor before that commit, nor before the newest
     snapshot, and holds byte for byte that commit's generated results/ and the
-    snapshot.json `make snapshot` writes for them.
+    snapshot.json `make snapshot` writes for them; and that commit's results
+    are what its inputs produce, recomputed as above (a commit made with
+    other code than the base's cannot be recomputed: the snapshot is refused).
 Then checks the history's records in the working tree:
   - every snapshot folder is intact (its snapshot.json lists exactly its files
     with their sha256);
@@ -25,22 +40,25 @@ Then checks the history's records in the working tree:
     snapshot holding that version, with status `disqualified` exactly when
     that snapshot shows it disqualified.
 Prints every problem as `path: message` on stderr and exits 1 if there is any.
-Only reads the repository (git plumbing, no checkout).
+Only reads the repository (git plumbing, no checkout); writes only temporary folders.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import sys
+import tempfile
 from pathlib import Path
 
 from rgbench.cli import not_a_tree, script_parser
+from rgbench.cli_main import load_script
 from rgbench.governance.gitio import (
     GitError,
     commit_changes,
     commit_date,
     commit_subject,
     commits_between,
+    export_files,
     git,
     is_ancestor,
     merge_base,
@@ -51,14 +69,19 @@ from rgbench.governance.gitio import (
 )
 from rgbench.governance.history import load_snapshots
 from rgbench.governance.provenance import (
+    CODE_PATHS,
+    DATA_LAYOUT,
     CommitRecord,
     RecordedCommit,
-    check_commits,
+    Reproduction,
+    changes_results,
+    check_commit,
     is_generated_result,
     judge_new_snapshot,
     kept_history,
     recorded_commit_id,
     snapshot_folder,
+    unproved_results,
 )
 from rgbench.governance.registry_history import check_against_snapshots, check_change, unchanged_items
 from rgbench.governance.snapshot import HISTORY_DIR, MANIFEST_FILE, SNAPSHOT_FILE, folder_contents, snapshot_document
@@ -78,6 +101,39 @@ def commit_records(root: Path, base: str, head: str) -> list[CommitRecord]:
     return records
 
 
+def code_of(root: Path, rev: str) -> dict[str, str]:
+    """The toolkit's files (CODE_PATHS) at ``rev``, path -> mode and object id: equal exactly when the code is."""
+    return {path: obj for rel in CODE_PATHS for path, obj in tree_objects(root, rev, rel).items()}
+
+
+def reproduce(root: Path, commit: str, judge_code: dict[str, str]) -> Reproduction:
+    """This toolkit's recomputation of ``commit``'s results: its data folders laid out from git objects into a
+    temporary folder, then `make check`'s proof there; nothing recomputed when the commit's code is not
+    ``judge_code`` (the base's)."""
+    if code_of(root, commit) != judge_code:
+        return Reproduction(same_code=False)
+    with tempfile.TemporaryDirectory(prefix="rgbench-provenance-") as tmp:
+        export_files(root, commit, DATA_LAYOUT, Path(tmp), exclude=(HISTORY_DIR,))
+        proof = load_script("check_results.py").prove(Path(tmp))
+    return Reproduction(same_code=True, refused=proof.refused, messages=proof.messages)
+
+
+def proved_commits(root: Path, records: list[CommitRecord], head: str,
+                   judge_code: dict[str, str]) -> tuple[list[Problem], int]:
+    """Rules 1, 2 and 1b of rgbench.governance.provenance over the range, and how many commits were recomputed;
+    a commit refused by rule 1 (results with no input) is not recomputed as well."""
+    problems: list[Problem] = []
+    recomputed = 0
+    for record in records:
+        found = check_commit(record)
+        if changes_results(record) and not any(is_generated_result(p.path) for p in found):
+            reproduction = reproduce(root, record.commit, judge_code)
+            recomputed += reproduction.same_code
+            found += unproved_results(record, reproduction, last=record.commit == head)
+        problems += found
+    return problems, recomputed
+
+
 def _folders(objects: dict[str, str]) -> set[str]:
     """The snapshot folders that hold the files of ``objects`` (path -> mode and object id)."""
     return {folder for folder in map(snapshot_folder, objects) if folder is not None}
@@ -89,7 +145,8 @@ def registry_at(root: Path, rev: str, spec: Spec) -> dict | None:
     return parse_registry(data, spec)[0] if data is not None else None
 
 
-def recorded(root: Path, commit: str | None, base: str, date: str, spec: Spec | None) -> RecordedCommit | None:
+def recorded(root: Path, commit: str | None, base: str, date: str, spec: Spec | None,
+             judge_code: dict[str, str]) -> RecordedCommit | None:
     """What the repository knows of the commit a new snapshot records; None when it names no commit here."""
     if commit is None:
         return None
@@ -111,7 +168,8 @@ def recorded(root: Path, commit: str | None, base: str, date: str, spec: Spec | 
                 expected = folder_contents(snapshot, results)[SNAPSHOT_FILE]
         except (ParseError, KeyError):
             expected = None
-    return RecordedCommit(commit, is_ancestor(root, commit, base), commit_date(root, commit), results, expected)
+    return RecordedCommit(commit, is_ancestor(root, commit, base), commit_date(root, commit), results, expected,
+                          reproduce(root, commit, judge_code))
 
 
 def history_range(root: Path, base: str, head: str, spec: Spec | None, today: dt.date) -> list[Problem]:
@@ -130,7 +188,7 @@ def history_range(root: Path, base: str, head: str, spec: Spec | None, today: dt
     for folder in sorted(head_folders - taken):
         files = {path[len(folder) + 1:]: git(root, "cat-file", "blob", obj.split(" ")[1])
                  for path, obj in at_head.items() if snapshot_folder(path) == folder}
-        commit = recorded(root, recorded_commit_id(files), base, folder.rsplit("/", 1)[-1], spec)
+        commit = recorded(root, recorded_commit_id(files), base, folder.rsplit("/", 1)[-1], spec, code_of(root, base))
         problems += judge_new_snapshot(folder, files, commit, today=today, newest=newest, base_label=f"the base {base[:12]}")
     return problems
 
@@ -147,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         base, head = resolve(root, args.base), resolve(root, args.head)
         records = commit_records(root, base, head)
-        problems = check_commits(records) + history_range(root, base, head, spec, dt.datetime.now(dt.UTC).date())
+        problems, recomputed = proved_commits(root, records, head, code_of(root, base))
+        problems += history_range(root, base, head, spec, dt.datetime.now(dt.UTC).date())
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
         return 1
@@ -168,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         print(f"{len(problems)} provenance problem(s) in {len(records)} commit(s) since {args.base}", file=sys.stderr)
         return 1
-    print(f"provenance: {len(records)} commit(s) since {args.base} checked; results follow input changes, "
+    print(f"provenance: {len(records)} commit(s) since {args.base} checked; results follow input changes and "
+          f"{recomputed} commit(s) changing results reproduce them, "
           f"{HISTORY_DIR}/ only grew, {len(snapshots)} snapshot(s) intact")
     return 0
 

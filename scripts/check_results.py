@@ -1,25 +1,40 @@
 #!/usr/bin/env python3
 """Prove that the committed results are exactly what the committed inputs produce.
 
-Copies the inputs (system/, golds/, responses/, scoring/, subjects/) to a
-temporary tree, runs `make metrics` there (scripts/metrics.py), and compares every file
-they write with the one in results/, and README.md's embedded leaderboard block
-(when README.md has one) with the fresh results/leaderboard.md. Exits 1 naming
-each differing, missing or unexpected file.
+Copies the inputs (system/, golds/, responses/, scoring/, scoring_multi/,
+subjects/) to a temporary tree, runs `make metrics` there (scripts/metrics.py,
+in this process), and compares every file they write with the one in results/,
+and README.md's embedded leaderboard block (when README.md has one) with the
+fresh results/leaderboard.md. Exits 1 naming each differing, missing or
+unexpected file. The proof is :func:`prove`; check_provenance.py runs the same
+function on each commit of a pull request and on the commit a new snapshot
+records.
+
+--summary FILE appends to FILE (e.g. "$GITHUB_STEP_SUMMARY") what this
+toolkit's recomputation changes against the committed results, as the results
+diff renders it (ranks, deltas, disqualified). --notice reports differences as
+GitHub notices and exits 0: the judge's run for a pull request that changes
+the code (scripts/, requirements.txt), whose numbers only its own code can
+reproduce (tests.yml); the differences are then the figures the code change
+moves.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 
 from rgbench.cli import script_parser
+from rgbench.cli_main import load_script
 from rgbench.compute.input_groups import input_changes
 from rgbench.compute.tables import MANIFEST_FILE
+from rgbench.governance.annotations import escape_data
 from rgbench.governance.provenance import INPUT_DIRS, is_generated_result
 from rgbench.leaderboard.long_lists import capped
 from rgbench.leaderboard.readme import README_FILE, replace_block, split_readme
@@ -36,15 +51,54 @@ def regenerate(root: Path, work: Path) -> int:
 
 def run_steps(work: Path) -> int:
     """Run what ``make metrics`` runs (scripts/metrics.py, every result-producing step from one load) on the tree
-    ``work``; print its problems and return 1 if it fails. (tests/test_cli_main.py shows that the steps' own
-    scripts, run one by one, write the same bytes.)"""
-    script = Path(__file__).resolve().parent / "metrics.py"
-    completed = subprocess.run([sys.executable, str(script), "--root", str(work)], capture_output=True, text=True)
-    if completed.returncode != 0:
-        sys.stderr.write(completed.stderr)
-        print("make metrics failed on the committed inputs; fix the problems above", file=sys.stderr)
+    ``work``, in this process; print its problems on stderr and return 1 if it fails (its stdout is dropped).
+    (tests/test_cli_main.py shows that the steps' own scripts, run one by one, write the same bytes.)"""
+    with redirect_stdout(io.StringIO()):
+        status = load_script("metrics.py").main(["--root", str(work)])
+    if status != 0:
+        print(METRICS_FAILED, file=sys.stderr)
         return 1
     return 0
+
+
+METRICS_FAILED = "make metrics failed on the committed inputs; fix the problems above"
+
+
+@dataclass(frozen=True)
+class Proof:
+    """What :func:`prove` found. ``refused``: make metrics refused the inputs (``messages`` are its problems,
+    the last one saying so). Otherwise ``messages`` name each result file (and README.md's block) that differs
+    from what the inputs produce, none when the results are proved; ``fresh`` holds the fresh
+    metrics_per_subject.csv and leaderboard.csv (None when absent), for the results diff."""
+
+    refused: bool
+    messages: tuple[str, ...]
+    fresh: dict[str, bytes | None]
+
+    @property
+    def proved(self) -> bool:
+        return not self.refused and not self.messages
+
+
+DIFF_TABLES = ("metrics_per_subject.csv", "leaderboard.csv")
+
+
+def prove(root: Path) -> Proof:
+    """`make check` of the tree ``root`` (its inputs, results/ and README.md), in this process; prints nothing."""
+    with tempfile.TemporaryDirectory(prefix="rgbench-check-") as tmp:
+        work = Path(tmp)
+        with redirect_stderr(io.StringIO()) as err:
+            status = regenerate(root, work)
+        if status:
+            return Proof(True, tuple(err.getvalue().splitlines()), {})
+        messages = compare(root / "results", work / "results")
+        readme = readme_message(root, work / "results")
+        fresh = {name: _read(work / "results" / name) for name in DIFF_TABLES}
+    return Proof(False, tuple(messages + ([readme] if readme else [])), fresh)
+
+
+def _read(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
 
 
 def compare(committed: Path, fresh: Path) -> list[str]:
@@ -103,21 +157,44 @@ def readme_message(root: Path, fresh: Path) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = script_parser(__doc__)
+    parser.add_argument("--summary", type=Path,
+                        help="append what this toolkit's recomputation changes, as Markdown, to this file")
+    parser.add_argument("--notice", action="store_true",
+                        help="report differences as GitHub notices and exit 0 (a change to the code, proved by its own code)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="rgbench-check-") as tmp:
-        work = Path(tmp)
-        if regenerate(args.root, work):
-            return 1
-        messages = compare(args.root / "results", work / "results")
-        readme = readme_message(args.root, work / "results")
-        messages += [readme] if readme else []
-    for message in messages:
+    proof = prove(args.root)
+    if args.summary is not None:
+        with open(args.summary, "a", encoding="utf-8", newline="\n") as handle:
+            handle.write(load_script("results_diff.py").recomputed_markdown(args.root, proof))
+    if args.notice:
+        for line in notices(proof):
+            print(line)
+        return 0
+    for message in proof.messages:
         print(message, file=sys.stderr)
-    if messages:
-        print(f"{len(messages)} result file(s) out of date", file=sys.stderr)
+    if proof.refused:
+        return 1
+    if proof.messages:
+        print(f"{len(proof.messages)} result file(s) out of date", file=sys.stderr)
         return 1
     print("results/ matches what the committed inputs produce")
     return 0
+
+
+CODE_NOTICE = ("this pull request changes the code (scripts/ or requirements.txt): this toolkit, the base's, "
+               "cannot prove its results; the pull request's own code does (`make check` in tests.yml)")
+
+
+def notices(proof: Proof) -> list[str]:
+    """``::notice::`` lines for a code change: what the base's toolkit finds, reported, never failed."""
+    if proof.proved:
+        return ["::notice title=make check (the base's toolkit)::" + escape_data(
+            "this pull request changes the code, and the base's toolkit reproduces every committed result from its "
+            "inputs: the code change moves no figure")]
+    found = ("make metrics of the base's toolkit refuses its inputs: " if proof.refused
+             else "results the base's toolkit computes otherwise (the figures the code change moves): ")
+    return ["::notice title=make check (the base's toolkit)::" + escape_data(
+        f"{CODE_NOTICE}; {found}{capped(list(proof.messages), '; '.join, noun='message', where='the job summary', esc=str)}")]
 
 
 if __name__ == "__main__":

@@ -19,19 +19,11 @@ from pathlib import Path
 
 from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.gitio import GitError, read_blob, resolve
-from rgbench.governance.results_diff import (
-    SUBJECT_REQUIRED,
-    board_ranks,
-    check_numbers,
-    computed_ranks,
-    diff,
-    github_warnings,
-    markdown,
-)
+from rgbench.governance.results_diff import diff_tables, github_warnings, markdown, md_cell
 from rgbench.load.safe_read import read_result_file
 from rgbench.load.spec import DEFAULT_MAX_JUMP, load_spec, parse_jump_threshold
 from rgbench.problems import report
-from rgbench.results_csv import TableError, read_keyed_table
+from rgbench.results_csv import TableError
 
 SUBJECT_PATH = "results/metrics_per_subject.csv"
 BOARD_PATH = "results/leaderboard.csv"
@@ -71,23 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     new_board, _ = read_result_file(root, BOARD_PATH)
     try:
-        where = f"{SUBJECT_PATH} at {args.base}"
-        old = read_keyed_table(old_subjects, SUBJECT_REQUIRED) if old_subjects is not None else {}
-        check_numbers(old)
-        where = SUBJECT_PATH
-        new = read_keyed_table(new_subjects, SUBJECT_REQUIRED)
-        check_numbers(new)
-        if old_board is not None and new_board is not None:
-            where = f"{BOARD_PATH} at {args.base}"
-            old_ranks = board_ranks(read_keyed_table(old_board, ("subject_id", "rank")))
-            where = BOARD_PATH
-            new_ranks = board_ranks(read_keyed_table(new_board, ("subject_id", "rank")))
-        else:
-            where = SUBJECT_PATH
-            old_ranks, new_ranks = computed_ranks(old), computed_ranks(new)
-        result = diff(old, new, old_ranks=old_ranks, new_ranks=new_ranks, max_jump=threshold)
+        result = diff_tables((old_subjects, old_board), (new_subjects, new_board), where=(f" at {args.base}", ""),
+                             max_jump=threshold)
     except TableError as exc:
-        print(f"{where}: {exc}", file=sys.stderr)
+        print(exc, file=sys.stderr)
         return 1
     text = markdown(result, base_label=f"{args.base} ({base[:12]})")
     if args.summary is not None:
@@ -101,6 +80,30 @@ def main(argv: list[str] | None = None) -> int:
         print("implausible Q_final jump(s) flagged; see the diff", file=sys.stderr)
         return 1
     return 0
+
+
+def recomputed_markdown(root: Path, proof) -> str:
+    """The job-summary section of ``check_results.py --summary``: what this toolkit, recomputing the tree's
+    inputs, changes against its committed results (``proof``: a check_results.Proof), as the results diff
+    renders it; one line when it reproduces them or cannot compute them."""
+    title = "## make check: the committed results against this toolkit's recomputation\n\n"
+    if proof.proved:
+        return title + "This toolkit reproduces every committed result from the inputs.\n"
+    if proof.refused:
+        return title + "This toolkit's `make metrics` refuses the inputs (see the step's log).\n"
+    spec, _ = load_spec(root)
+    committed = tuple(read_result_file(root, f"results/{name}")[0] for name in ("metrics_per_subject.csv", "leaderboard.csv"))
+    fresh = proof.fresh.get("metrics_per_subject.csv")
+    listed = "\n".join(f"- {md_cell(message)}" for message in proof.messages) + "\n\n"
+    if fresh is None:
+        return title + listed
+    try:
+        result = diff_tables(committed, (fresh, proof.fresh.get("leaderboard.csv")),
+                             where=(" (committed)", " (recomputed)"),
+                             max_jump=spec.q_final_jump_threshold if spec is not None else DEFAULT_MAX_JUMP)
+    except TableError as exc:
+        return title + listed + f"{md_cell(str(exc))}\n"
+    return title + listed + markdown(result, base_label="committed results", head_label="recomputed by this toolkit")
 
 
 if __name__ == "__main__":

@@ -368,3 +368,170 @@ def test_rules_on_raw_changes():
         "scoring_consolidated/v1.0/a/x.json"]
     assert check_commit(record(change("M", "scoring_consolidated/v1.0/a/x.json"),
                                change("A", "scoring_multi/v1.0/a/x.json"))) == []
+
+
+# --- every commit proves its results (issue 24: snapshot laundering) ------------------------------------------
+
+RULE = "every commit proves its results: regenerate with `make metrics` in that commit, or squash the pull request"
+
+
+def hand_edit_alpha(repo: GitRepo) -> None:
+    """Raise alpha-model's P by hand in results/metrics_per_subject.csv, and its digest in results/manifest.json
+    (what a careful forger commits: `make snapshot` then takes it)."""
+    path = repo.root / "results/metrics_per_subject.csv"
+    text = path.read_text()
+    header = text.splitlines()[0].split(",")
+    lines = text.splitlines(keepends=True)
+    for index, line in enumerate(lines[1:], start=1):
+        cells = line.rstrip("\n").split(",")
+        if cells[0] == "alpha-model":
+            cells[header.index("P")] = "0.990000"
+            lines[index] = ",".join(cells) + "\n"
+    assert "".join(lines) != text
+    path.write_text("".join(lines))
+    manifest = json.loads((repo.root / "results/manifest.json").read_text())
+    manifest["outputs"]["metrics_per_subject.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (repo.root / "results/manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+def laundering_branch(repo: GitRepo, tree, start: str) -> tuple[str, str]:
+    """A reviewer's branch from ``start``: commit 1 adds a grade and hand-edits the results, commit 2 adds another
+    grade and regenerates them (so both pass rule 1, and HEAD is honest). Returns the two commits."""
+    repo.git("checkout", "-q", "-b", "review", start)
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    regenerate(repo)
+    hand_edit_alpha(repo)
+    forged = repo.commit("Grade RO-MEMB-001 r2")
+    tree.add_run("beta-model", "RO-MEMB-001", "r1", confidence=40, raw=6, correctness=1)
+    regenerate(repo)
+    honest = repo.commit("Grade beta-model, regenerate")
+    return forged, honest
+
+
+def test_attack_a_laundering_pull_request_is_refused_naming_its_first_commit(bench, capsys):
+    # Commit 1 adds a grade and edits results by hand (rule 1 passes: an input changed); commit 2 regenerates,
+    # so HEAD's results are true and make check passes. Every commit must prove its own results.
+    repo, tree, base = bench
+    forged, _ = laundering_branch(repo, tree, base)
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert err == [
+        f"results/manifest.json: commit {forged[:12]} (\"Grade RO-MEMB-001 r2\") commits results that differ from "
+        "what its inputs produce, recomputed by the judge: results/manifest.json, results/metrics_per_subject.csv; "
+        + RULE,
+        f"1 provenance problem(s) in 2 commit(s) since {base}",
+    ]
+
+
+def test_attack_a_laundering_commit_behind_a_merge_is_refused(bench, capsys):
+    # The forged commit reaches the pull request only through a merge's second parent.
+    repo, tree, base = bench
+    forged, _ = laundering_branch(repo, tree, base)
+    repo.git("checkout", "-q", "-b", "pr", base)
+    (repo.root / "NOTES.md").write_text("Notes.\n")
+    repo.commit("Notes")
+    repo.day += 1
+    repo.git("merge", "-q", "--no-ff", "--no-edit", "review")
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert err[0].startswith(f"results/manifest.json: commit {forged[:12]} (\"Grade RO-MEMB-001 r2\") "
+                             "commits results that differ from what its inputs produce")
+    assert err[0].endswith(RULE) and err[1:] == [f"1 provenance problem(s) in 4 commit(s) since {base}"]
+
+
+def test_attack_a_snapshot_of_a_laundered_commit_is_refused_though_it_copies_it_faithfully(bench, capsys):
+    # The laundering pull request merged with a merge commit (before this rule), then a maintainer snapshots
+    # its first commit: the folder equals that commit's results byte for byte, but they are not its inputs'.
+    repo, tree, base = bench
+    forged, _ = laundering_branch(repo, tree, base)
+    repo.git("checkout", "-q", "main")
+    repo.day += 1
+    repo.git("merge", "-q", "--no-ff", "--no-edit", "review")
+    merged = repo.git("rev-parse", "HEAD").strip()
+    repo.git("checkout", "-q", "--detach", forged)
+    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    folder = repo.root / f"results/historico/{today()}"
+    files = {p.name: p.read_bytes() for p in folder.iterdir()}
+    shutil.rmtree(folder)
+    repo.git("checkout", "-q", "-b", "snapshot", merged)
+    folder.mkdir()
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    repo.commit(f"Snapshot {today()}")
+    status, err = provenance(repo, merged, capsys)
+    assert status == 1
+    assert err == [
+        f"results/historico/{today()}: copies the results of commit {forged[:12]}, but the judge, recomputing them "
+        "from that commit's inputs, finds that they differ from what its inputs produce: "
+        "results/manifest.json, results/metrics_per_subject.csv; a snapshot holds only results that its commit's inputs produce "
+        "(snapshot a commit whose `make check` passes)",
+        f"1 provenance problem(s) in 1 commit(s) since {merged}",
+    ]
+
+
+def test_a_snapshot_of_a_commit_made_with_other_code_is_refused(bench, capsys):
+    # The judge's toolkit (the base's code) cannot recompute results made by other code.
+    repo, tree, base = bench
+    (repo.root / "scripts/rgbench/NOTE.txt").write_text("an older definition\n")
+    old_code = repo.commit("A code change")
+    (repo.root / "scripts/rgbench/NOTE.txt").write_text("the current definition\n")
+    current = repo.commit("Another code change")
+    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    folder = repo.root / f"results/historico/{today()}"
+    record = json.loads((folder / "snapshot.json").read_text())
+    record["git_commit"] = old_code  # the same results: only the recorded commit differs
+    (folder / "snapshot.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    repo.commit("Snapshot")
+    status, err = provenance(repo, current, capsys)
+    assert status == 1
+    assert err[0] == (
+        f"results/historico/{today()}/snapshot.json: $.git_commit: {old_code[:12]} was made with other code "
+        f"(scripts, requirements.txt) than the judge's toolkit, the base {current[:12]}'s, which therefore cannot "
+        "recompute its results; a snapshot holds only results the judge reproduces (snapshot a commit made with "
+        "the current toolkit: `make snapshot` on the base branch's latest commit)")
+
+
+def test_an_honest_pull_request_of_several_commits_passes(bench, capsys):
+    repo, tree, base = bench
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    regenerate(repo)
+    repo.commit("Grade RO-MEMB-001 r2")
+    (repo.root / "NOTES.md").write_text("Notes.\n")
+    repo.commit("Notes")
+    tree.add_run("beta-model", "RO-MEMB-001", "r1", confidence=40, raw=6, correctness=1)
+    regenerate(repo)
+    repo.commit("Grade beta-model")
+    capsys.readouterr()
+    status = check_provenance.main(["--root", str(repo.root), "--base", base])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert captured.out == (f"provenance: 3 commit(s) since {base} checked; results follow input changes and 2 "
+                            "commit(s) changing results reproduce them, results/historico/ only grew, 1 snapshot(s) "
+                            "intact\n")
+
+
+def test_results_under_changed_code_are_proved_only_in_the_last_commit(bench, capsys):
+    # A maintainer's code change: the judge cannot recompute results made by other code than the base's, so only
+    # the last commit may change them (its own code proves it in tests.yml); an earlier one must be squashed.
+    repo, tree, base = bench
+    (repo.root / "scripts/rgbench/NOTE.txt").write_text("a definition change\n")
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
+    regenerate(repo)
+    hand_edit_alpha(repo)
+    first = repo.commit("New definition")
+    tree.add_run("beta-model", "RO-MEMB-001", "r1", confidence=40, raw=6, correctness=1)
+    regenerate(repo)
+    repo.commit("Grade beta-model, regenerate")
+    status, err = provenance(repo, base, capsys)
+    assert status == 1
+    assert err == [
+        f"results/alpha_sensitivity.csv: changed by commit {first[:12]} (\"New definition\"), whose code (scripts, "
+        "requirements.txt) differs from the base's: the judge's toolkit cannot recompute its results, and only the "
+        "pull request's last commit is proved by its own code (`make check` in tests.yml); " + RULE +
+        " (under changed code: in the last commit only)",
+        f"1 provenance problem(s) in 2 commit(s) since {base}",
+    ]
+    repo.git("reset", "-q", "--soft", base)  # squashed: one commit, proved by its own code
+    repo.commit("New definition, regenerated")
+    status, err = provenance(repo, base, capsys)
+    assert status == 0, err

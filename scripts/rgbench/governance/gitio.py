@@ -238,3 +238,59 @@ def merge_base(root: Path, a: str, b: str) -> str:
         return git(root, "merge-base", first, second).decode().strip()
     except GitError:
         raise GitError(f"{a!r} and {b!r} have no common history (fetch the full history, e.g. fetch-depth: 0)") from None
+
+
+def _safe_relative(path: str) -> bool:
+    """True for a relative path of plain names: no empty, ``.``, ``..`` or ``.git`` part, no backslash."""
+    parts = path.split("/")
+    return bool(path) and "\\" not in path and all(part not in ("", ".", "..") and part.lower() != ".git"
+                                                   for part in parts)
+
+
+def export_files(root: Path, rev: str, rel_paths: tuple[str, ...], dest: Path, *,
+                 exclude: tuple[str, ...] = ()) -> list[str]:
+    """Write every regular file under ``rel_paths`` (folders or files of the tree) at ``rev`` into ``dest``, at
+    its path relative to the tree, from git's objects (no checkout; the repository is only read). Files under
+    ``exclude`` are left out. Returns the paths not written: links, submodules and names that are not plain
+    relative paths (a crafted tree's ``..``), which never reach the disk."""
+    pfx = prefix(root)
+    out = git(root, "ls-tree", "-r", "-z", "--full-tree", resolve(root, rev), "--", *(f"{pfx}{rel}" for rel in rel_paths))
+    wanted: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    for item in _split_z(out):
+        meta, _, path = item.partition("\t")
+        rel = _relative(path, pfx)
+        if rel is None or any(rel == e or rel.startswith(e + "/") for e in exclude):
+            continue
+        mode, kind, oid = meta.split(" ")
+        if kind == "blob" and mode in ("100644", "100755") and _safe_relative(rel):
+            wanted.append((rel, oid))
+        else:
+            skipped.append(rel)
+    if wanted:
+        _write_blobs(root, wanted, dest)
+    return skipped
+
+
+def _write_blobs(root: Path, wanted: list[tuple[str, str]], dest: Path) -> None:
+    """Stream ``git cat-file --batch`` (ids from a file, so neither pipe can block the other) into the files."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as ids:
+        ids.write("".join(f"{oid}\n" for _, oid in wanted).encode())
+        ids.seek(0)
+        process = subprocess.Popen(["git", "-C", str(root), "cat-file", "--batch"], stdin=ids,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env())
+        assert process.stdout is not None
+        try:
+            for rel, oid in wanted:
+                header = process.stdout.readline().decode("ascii", "replace").split()
+                if len(header) != 3 or header[0] != oid or header[1] != "blob":
+                    raise GitError(f"cannot read {rel} ({oid}) from git's objects")
+                target = dest / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(process.stdout.read(int(header[2])))
+                process.stdout.read(1)  # the newline after each object
+        finally:
+            process.stdout.close()
+            process.wait()

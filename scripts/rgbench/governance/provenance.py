@@ -1,6 +1,6 @@
 """Provenance rules over a commit's changes: pure functions, no git calls.
 
-Two rules make "every committed number follows from committed inputs, and
+These rules make "every committed number follows from committed inputs, and
 history is never rewritten" checkable commit by commit:
 
 1. A commit that changes generated files (``results/`` outside
@@ -8,8 +8,21 @@ history is never rewritten" checkable commit by commit:
    ``scoring_consolidated/``) must also change an input (``responses/``,
    ``scoring/``, ``scoring_multi/``, ``golds/``, ``subjects/``) or the metric
    definition (``system/``, ``scripts/``). Results that move on their own were
-   edited by hand. (Whether they are *exactly* what the inputs produce is
-   ``make check``'s proof; this rule covers every intermediate commit.)
+   edited by hand.
+1b. Every commit proves its results: a commit that changes generated files
+   (and passes rule 1) must hold exactly the results its own inputs produce,
+   recomputed by the judge (``make check``'s proof, check_results.prove, run on
+   that commit's data folders laid out from git objects: :data:`DATA_LAYOUT`
+   less ``results/historico/``). Otherwise a pull request whose first commit
+   edits results by hand and whose last regenerates them would put forged
+   figures on the branch's history, where a later snapshot could copy them.
+   The judge's toolkit is the base's code (``scripts/``, ``requirements.txt``:
+   :data:`CODE_PATHS`); it can recompute a commit only when that commit's code
+   is the base's. A commit whose code differs (a maintainer's code change) may
+   change results only as the range's last commit, which the pull request's own
+   code proves (``make check`` in tests.yml; the judge shows, as a notice, what
+   the base's toolkit computes instead); earlier results under changed code are
+   refused: regenerate them only in the last commit, or squash the pull request.
 2. ``results/historico/`` is append-only: a commit may add a new dated
    snapshot folder, never modify, rename, delete or retype a file there, nor
    add files to a snapshot folder that already existed.
@@ -26,7 +39,12 @@ a whole, tree against tree:
    neither in the future nor before that commit's date nor before the newest
    snapshot already taken, and its files are, byte for byte, that commit's
    generated ``results/`` plus the ``snapshot.json`` that ``make snapshot``
-   writes for them.
+   writes for them, and the judge, recomputing that commit's results from its
+   inputs (as rule 1b), finds exactly those results: a snapshot of a commit
+   whose results were edited by hand is refused even though it copies them
+   faithfully. When that commit's code is not the base's the judge cannot
+   recompute it, and the snapshot is refused: snapshot a commit made with the
+   current toolkit (the base branch's latest).
 """
 
 from __future__ import annotations
@@ -42,6 +60,12 @@ from .snapshot import DATE_RE, HISTORY_DIR, NOT_A_SNAPSHOT, SNAPSHOT_FILE, verif
 
 INPUT_DIRS = ("responses", "scoring", "scoring_multi", "golds", "subjects")
 DEFINITION_DIRS = ("system", "scripts")
+# The toolkit's code: a commit whose files here differ from the base's cannot be recomputed by the judge.
+CODE_PATHS = ("scripts", "requirements.txt")
+# What the judge lays out of a pull request (review.yml's sparse checkout), and of each commit it proves.
+DATA_LAYOUT = ("system", "golds", "responses", "scoring", "scoring_multi", "subjects", "results", "README.md")
+PROOF_RULE = ("every commit proves its results: regenerate with `make metrics` in that commit, "
+              "or squash the pull request")
 RESULTS_DIR = "results"
 # Folders written by the result-producing steps besides results/ (consolidated multi-reviewer grades).
 GENERATED_DIRS = ("scoring_consolidated",)
@@ -136,17 +160,64 @@ def history_rewrites(record: CommitRecord) -> list[Problem]:
     return problems
 
 
+def changes_results(record: CommitRecord) -> bool:
+    """True when the commit changes a generated file (rule 1b proves such a commit)."""
+    return any(is_generated_result(c.path) or (c.status == "R" and is_generated_result(c.old_path))
+               for c in record.changes)
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The judge's recomputation of one commit's results from that commit's inputs.
+
+    ``same_code``: the commit's code (CODE_PATHS) is the judge's, the base's; when False nothing was recomputed.
+    ``refused``: make metrics refused the commit's inputs (``messages`` are its problems). Otherwise
+    ``messages`` are make check's, one per result file that differs (``results/x.csv: ...``); none: proved.
+    """
+
+    same_code: bool
+    refused: bool = False
+    messages: tuple[str, ...] = ()
+
+    @property
+    def proved(self) -> bool:
+        return self.same_code and not self.refused and not self.messages
+
+
+def _first_files(messages: tuple[str, ...], limit: int = 5) -> str:
+    paths = [message.split(": ", 1)[0] for message in messages]
+    more = f" and {len(paths) - limit} more" if len(paths) > limit else ""
+    return ", ".join(paths[:limit]) + more
+
+
+def unproved_results(record: CommitRecord, reproduction: Reproduction, *, last: bool) -> list[Problem]:
+    """Rule 1b: the problem of a commit that changes results its inputs, recomputed by the judge, do not give.
+
+    ``last``: the commit is the range's head (under changed code, its own code proves it elsewhere).
+    """
+    if reproduction.proved:
+        return []
+    first = next(c.path for c in record.changes if is_generated_result(c.path) or is_generated_result(c.old_path))
+    if not reproduction.same_code:
+        if last:
+            return []
+        return [Problem(first, (
+            f"changed by {_label(record)}, whose code ({', '.join(CODE_PATHS)}) differs from the base's: the judge's "
+            "toolkit cannot recompute its results, and only the pull request's last commit is proved by its own code "
+            f"(`make check` in tests.yml); {PROOF_RULE} (under changed code: in the last commit only)"))]
+    if reproduction.refused:
+        return [Problem(first, (
+            f"changed by {_label(record)}, but `make metrics` refuses that commit's inputs "
+            f"({reproduction.messages[0] if reproduction.messages else '?'}); "
+            f"{PROOF_RULE}"))]
+    return [Problem(reproduction.messages[0].split(": ", 1)[0], (
+        f"{_label(record)} commits results that differ from what its inputs produce, recomputed by the judge: "
+        f"{_first_files(reproduction.messages)}; {PROOF_RULE}"))]
+
+
 def check_commit(record: CommitRecord) -> list[Problem]:
     """Every provenance problem of one commit."""
     return results_without_inputs(record) + history_rewrites(record)
-
-
-def check_commits(records: list[CommitRecord]) -> list[Problem]:
-    """Every provenance problem of a range of commits, oldest first."""
-    problems: list[Problem] = []
-    for record in records:
-        problems.extend(check_commit(record))
-    return problems
 
 
 # --- the range as a whole: rules 3 and 4 ------------------------------------------------------
@@ -184,6 +255,7 @@ class RecordedCommit:
     generated files of results/ by name inside results/. ``snapshot_json``: the
     bytes ``make snapshot`` writes for those results at the snapshot's date
     (None when that commit's manifest or registry cannot be read).
+    ``reproduction``: the judge's recomputation of that commit's results.
     """
 
     commit: str
@@ -191,6 +263,7 @@ class RecordedCommit:
     date: dt.date
     results: dict[str, bytes]
     snapshot_json: bytes | None
+    reproduction: Reproduction
 
 
 def recorded_commit_id(files: dict[str, bytes]) -> str | None:
@@ -254,4 +327,26 @@ def judge_new_snapshot(folder: str, files: dict[str, bytes], recorded: RecordedC
     if recorded.snapshot_json is not None and not problems and files[SNAPSHOT_FILE] != recorded.snapshot_json:
         problems.append(Problem(where, f"differs from the snapshot.json `make snapshot` writes for commit {short} "
                                        f"on {name} (alpha, digests, subjects); never edit a snapshot by hand"))
+    if not problems:
+        problems += unproved_snapshot(folder, recorded, base_label)
     return problems
+
+
+def unproved_snapshot(folder: str, recorded: RecordedCommit, base_label: str) -> list[Problem]:
+    """Rule 4's last part: the snapshot's commit holds the results its inputs produce, recomputed by the judge."""
+    reproduction, short = recorded.reproduction, recorded.commit[:12]
+    if reproduction.proved:
+        return []
+    if not reproduction.same_code:
+        return [Problem(f"{folder}/{SNAPSHOT_FILE}", (
+            f"$.git_commit: {short} was made with other code ({', '.join(CODE_PATHS)}) than the judge's toolkit, "
+            f"{base_label}'s, which therefore cannot recompute its results; a snapshot holds only results the "
+            "judge reproduces (snapshot a commit made with the current toolkit: `make snapshot` on the base "
+            "branch's latest commit)"))]
+    found = (f"that `make metrics` refuses its inputs ({reproduction.messages[0] if reproduction.messages else '?'})"
+             if reproduction.refused else
+             f"that they differ from what its inputs produce: {_first_files(reproduction.messages)}")
+    return [Problem(folder, (
+        f"copies the results of commit {short}, but the judge, recomputing them from that commit's inputs, finds "
+        f"{found}; a snapshot holds only results that its commit's inputs produce (snapshot a commit whose "
+        "`make check` passes)"))]

@@ -26,7 +26,7 @@ from ..compute.metrics import SubjectMetrics
 from ..compute.numfmt import fmt_fixed
 from ..compute.ranking import rank_subjects
 from ..load.spec import DEFAULT_MAX_JUMP
-from ..results_csv import TableError, exact
+from ..results_csv import TableError, exact, read_keyed_table
 from .annotations import escape_data
 
 METRICS = ("Q_final", "P", "s_bar", "BS", "ECE")
@@ -118,6 +118,30 @@ def diff(old: Rows, new: Rows, *, old_ranks: dict[str, int], new_ranks: dict[str
     unranked = 10**9
     subjects.sort(key=lambda s: (s.new is None, s.new_rank if s.new_rank is not None else unranked, s.subject_id))
     return Diff(subjects, max_jump)
+
+
+def diff_tables(old: tuple[bytes | None, bytes | None], new: tuple[bytes, bytes | None], *,
+                where: tuple[str, str], max_jump: Fraction = DEFAULT_MAX_JUMP) -> Diff:
+    """:func:`diff` of two sides, each ``(metrics_per_subject.csv, leaderboard.csv)`` as bytes (None: absent; an
+    absent old subject table is an empty one). Ranks from leaderboard.csv when both sides have it. ``where``
+    names the two sides in messages: a TableError reads ``results/<table> <side>: <what is wrong>``."""
+    def rows(data: bytes, required: tuple[str, ...], table: str, side: str) -> Rows:
+        try:
+            found = read_keyed_table(data, required)
+            if required == SUBJECT_REQUIRED:
+                check_numbers(found)
+        except TableError as exc:
+            raise TableError(f"results/{table}{side}: {exc}") from None
+        return found
+
+    old_rows = rows(old[0], SUBJECT_REQUIRED, "metrics_per_subject.csv", where[0]) if old[0] is not None else {}
+    new_rows = rows(new[0], SUBJECT_REQUIRED, "metrics_per_subject.csv", where[1])
+    if old[1] is not None and new[1] is not None:
+        old_ranks = board_ranks(rows(old[1], ("subject_id", "rank"), "leaderboard.csv", where[0]))
+        new_ranks = board_ranks(rows(new[1], ("subject_id", "rank"), "leaderboard.csv", where[1]))
+    else:
+        old_ranks, new_ranks = computed_ranks(old_rows), computed_ranks(new_rows)
+    return diff(old_rows, new_rows, old_ranks=old_ranks, new_ranks=new_ranks, max_jump=max_jump)
 
 
 def _signed(value: Fraction) -> str:

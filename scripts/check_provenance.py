@@ -10,7 +10,7 @@ parent like any commit), fails naming the commit and the files when
   - it changes results/ and they are not what its own inputs produce: the
     commit's data folders are laid out from git objects into a temporary
     folder (what the judge lays out of a pull request, results/historico/
-    aside) and `make check`'s proof (check_results.prove) runs there, in this
+    and README.md aside) and `make check`'s proof (check_results.prove) runs there, in this
     process, with this toolkit. Every commit proves its results: regenerate
     with `make metrics` in that commit, or squash the pull request. This
     toolkit is the judge's, the base's (in CI the judge is the base's
@@ -101,6 +101,11 @@ def commit_records(root: Path, base: str, head: str) -> list[CommitRecord]:
     return records
 
 
+# Not laid out for a commit's proof: no step reads the snapshots, and README.md's leaderboard block is shown only at
+# the head, where `make check` proves it (a commit may regenerate results/ and commit README.md after).
+PROOF_EXCLUDES = (HISTORY_DIR, "README.md")
+
+
 def code_of(root: Path, rev: str) -> dict[str, str]:
     """The toolkit's files (CODE_PATHS) at ``rev``, path -> mode and object id: equal exactly when the code is."""
     return {path: obj for rel in CODE_PATHS for path, obj in tree_objects(root, rev, rel).items()}
@@ -113,7 +118,7 @@ def reproduce(root: Path, commit: str, judge_code: dict[str, str]) -> Reproducti
     if code_of(root, commit) != judge_code:
         return Reproduction(same_code=False)
     with tempfile.TemporaryDirectory(prefix="rgbench-provenance-") as tmp:
-        export_files(root, commit, DATA_LAYOUT, Path(tmp), exclude=(HISTORY_DIR,))
+        export_files(root, commit, DATA_LAYOUT, Path(tmp), exclude=PROOF_EXCLUDES)
         proof = load_script("check_results.py").prove(Path(tmp))
     return Reproduction(same_code=True, refused=proof.refused, messages=proof.messages)
 

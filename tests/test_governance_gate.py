@@ -23,7 +23,10 @@ from gitrepo import GitRepo, metrics, toolkit_repo
 from treebuilder import REPO, canonical, scores_summing_to
 
 GATE = REPO / ".github/workflows/review.yml"
+CHECK_STEP = "make check with the base's toolkit - committed results are exactly what the inputs produce"
+WORKFLOWS_STEP = "A pull request that edits the workflows is reviewed as code"
 TEMPLATE_REL = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-c.json"
+_OUTPUT = re.compile(r"\$\{\{ steps\.([a-z_-]+)\.outputs\.([a-z_]+) \}\}")
 _TERM = re.compile(r"^steps\.([a-z_-]+)\.(outcome|outputs\.[a-z_]+) (==|!=) '([a-z]+)'$")
 
 
@@ -108,7 +111,13 @@ def run_judge(workspace: Path, base: str, head: str, env: dict[str, str], author
                         "GITHUB_STEP_SUMMARY": str(workspace / "summary.md"), "AUTHOR_ASSOCIATION": author,
                         "GITHUB_OUTPUT": str(output_file)}
             assert set(job_env) <= set(step_env) | {"PYTHONDONTWRITEBYTECODE"}
-            assert set(step.get("env", {})) <= set(step_env)
+            for key, value in step.get("env", {}).items():  # a step's outputs, a constant, or the event's field
+                output = _OUTPUT.fullmatch(value)
+                if output:
+                    step_env[key] = outputs.get(output.group(1), {}).get(output.group(2), "")
+                elif "${{" not in value:
+                    step_env[key] = value
+                assert key in step_env, key
             done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=workspace,
                                   capture_output=True, text=True, env=step_env)
             outcome, output = ("success" if done.returncode == 0 else "failure"), done.stdout + done.stderr
@@ -138,9 +147,9 @@ def test_the_honest_reviewers_pull_request_passes_every_step_of_the_judge(upstre
     runner_workspace(repo.root, workspace, base)
     results = run_judge(workspace, base, head, repo.env())
     assert [(name, outcome) for name, outcome, _ in results if outcome != "success"] == [
-        ("make check of changed code is the tests workflow's", "skipped")], results
+        (WORKFLOWS_STEP, "skipped")], results
     names = [name for name, _, _ in results]
-    assert len(names) == 10 and names[-1] == "Results diff into the job summary"
+    assert len(names) == 11 and names[-1] == "Results diff into the job summary"
     outputs = dict((name, output) for name, _, output in results)
     assert "this change needs the role: reviewer" in outputs[names[2]]
     # pr/ holds the pull request's data, and none of its code.
@@ -152,7 +161,7 @@ def test_the_honest_reviewers_pull_request_passes_every_step_of_the_judge(upstre
 
 
 @pytest.mark.parametrize("readme, step, message", [
-    ("forgotten", "make check - committed results are exactly what the inputs produce",
+    ("forgotten", CHECK_STEP,
      "README.md: its leaderboard block differs from what the committed inputs produce (run `make metrics` and "
      "commit README.md with results/)"),
     ("prose", "Pre-flight - the role the change needs, links, submodules, unsafe names, oversized files",
@@ -173,19 +182,68 @@ def test_attack_a_reviewers_pull_request_with_readme_wrong_is_refused_by_the_rig
         assert all(outcome == "skipped" for _, outcome, _ in results[3:])
 
 
-def test_a_maintainers_code_change_leaves_make_check_to_its_own_code(upstream, tmp_path):
-    # The base's code cannot reproduce what new code computes: the judge says so and tests.yml proves it.
+def test_attack_a_one_line_code_change_does_not_skip_the_proof(upstream, tmp_path):
+    # A maintainer's pull request editing one comment in scripts/ made the judge skip `make check` and leave the
+    # proof to tests.yml, which the same pull request may edit. Now make check runs with the base's toolkit; for a
+    # code change what it finds is a notice and the job summary shows it (here: nothing moves).
+    repo, base = upstream
+    repo.git("checkout", "-q", "-b", "code")
+    script = repo.root / "scripts/metrics.py"
+    script.write_text(script.read_text().replace("# the tree is no longer referenced", "# the tree is not used again"))
+    head = repo.commit("A maintainer's comment")
+    workspace = tmp_path / "runner"
+    runner_workspace(repo.root, workspace, base)
+    results = run_judge(workspace, base, head, repo.env(), author="MEMBER")
+    outcomes = {name: outcome for name, outcome, _ in results}
+    assert [name for name, outcome in outcomes.items() if outcome != "success"] == [WORKFLOWS_STEP]
+    assert outcomes[CHECK_STEP] == "success"
+    output = dict((name, output) for name, _, output in results)[CHECK_STEP]
+    assert output == ("::notice title=make check (the base's toolkit)::this pull request changes the code, and the "
+                      "base's toolkit reproduces every committed result from its inputs: the code change moves no "
+                      "figure\n")
+    summary = (workspace / "summary.md").read_text()
+    assert ("## make check: the committed results against this toolkit's recomputation\n\n"
+            "This toolkit reproduces every committed result from the inputs.\n") in summary
+
+
+def test_a_code_change_that_moves_numbers_is_a_notice_with_the_figures_in_the_summary(upstream, tmp_path):
+    # Results the base's toolkit does not reproduce: a failure for a data change, a notice for a code change (its
+    # own code proves them in tests.yml), with what moves rendered as the results diff.
     repo, base = upstream
     repo.git("checkout", "-q", "-b", "code")
     (repo.root / "scripts/rgbench/NOTE.txt").write_text("a definition change\n")
-    head = repo.commit("A maintainer's code change")
+    board = repo.root / "results/metrics_per_subject.csv"
+    board.write_text(board.read_text().replace("0.750000", "0.700000"))
+    head = repo.commit("A maintainer's definition change, results as the new code writes them")
     workspace = tmp_path / "runner"
     runner_workspace(repo.root, workspace, base)
-    for author, expected in (("CONTRIBUTOR", "failure"), ("MEMBER", "success")):
-        results = run_judge(workspace, base, head, repo.env(), author=author)
-        outcomes = {name: outcome for name, outcome, _ in results}
-        assert outcomes["Pre-flight - the role the change needs, links, submodules, unsafe names, oversized files"] == expected
-        if author == "MEMBER":
-            assert outcomes["make check - committed results are exactly what the inputs produce"] == "skipped"
-            assert outcomes["make check of changed code is the tests workflow's"] == "success"
-            assert [name for name, outcome in outcomes.items() if outcome not in ("success", "skipped")] == []
+    results = run_judge(workspace, base, head, repo.env(), author="MEMBER")
+    outcomes = {name: outcome for name, outcome, _ in results}
+    assert outcomes[CHECK_STEP] == "success", results
+    output = dict((name, output) for name, _, output in results)[CHECK_STEP]
+    assert output.startswith("::notice title=make check (the base's toolkit)::this pull request changes the code "
+                             "(scripts/ or requirements.txt): this toolkit, the base's, cannot prove its results; the "
+                             "pull request's own code does (`make check` in tests.yml); results the base's toolkit "
+                             "computes otherwise (the figures the code change moves): results/metrics_per_subject.csv: "
+                             "differs from what the committed inputs produce")
+    summary = (workspace / "summary.md").read_text()
+    assert "## Results diff: `committed results` → recomputed by this toolkit" in summary
+    assert "| alpha-model | 2.0 |" in summary
+
+
+def test_a_pull_request_editing_the_tests_workflow_is_named_loudly(upstream, tmp_path):
+    repo, base = upstream
+    repo.git("checkout", "-q", "-b", "workflow")
+    tests = repo.root / ".github/workflows/tests.yml"
+    tests.parent.mkdir(parents=True)
+    tests.write_text("name: tests\n")
+    head = repo.commit("Edit tests.yml")
+    workspace = tmp_path / "runner"
+    runner_workspace(repo.root, workspace, base)
+    results = run_judge(workspace, base, head, repo.env(), author="MEMBER")
+    outcomes = {name: outcome for name, outcome, _ in results}
+    assert [name for name, outcome in outcomes.items() if outcome != "success"] == [], results
+    output = dict((name, output) for name, _, output in results)[WORKFLOWS_STEP]
+    assert output.startswith("::warning title=This pull request edits .github/ (the workflows)::this pull request "
+                             "edits .github/, where tests.yml runs the proof of the pull request's own code")
+    assert "**Warning: this pull request edits .github/" in (workspace / "summary.md").read_text()

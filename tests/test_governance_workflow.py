@@ -46,7 +46,13 @@ DATA_PATTERNS = ["/system/", "/golds/", "/responses/", "/scoring/", "/scoring_mu
 # The only commands a `run:` line of the judge may start with: the judge's own programs and read-only git plumbing.
 JUDGE_COMMANDS = ("judge/.venv/bin/python judge/scripts/", "make -C judge ", "git -C judge fetch ",
                   "git -C judge worktree add ", "git -C pr sparse-checkout set ", "git -C pr read-tree ",
-                  "git -C judge diff --quiet ", 'echo "code=$code" >> "$GITHUB_OUTPUT"', 'echo "::notice::')
+                  "git -C judge diff --quiet ", 'echo "code=$code" >> "$GITHUB_OUTPUT"',
+                  'echo "workflows=$workflows" >> "$GITHUB_OUTPUT"',
+                  'echo "::warning title=This pull request edits .github/ (the workflows)::$WORKFLOWS_WARNING"',
+                  'echo "**Warning: $WORKFLOWS_WARNING**" >> "$GITHUB_STEP_SUMMARY"')
+# Shell words that only set the judge's own variables.
+ASSIGNMENTS = ("role=", "case ", "esac", "OWNER|MEMBER", "code=true", "workflows=true", "notice=()",
+               "true) notice=(--notice) ;;")
 
 
 def code_lines(path):
@@ -99,7 +105,7 @@ def test_the_judge_never_runs_the_pull_requests_code(gate):
     for _, _, step in steps(gate):
         for command in step.get("run", "").splitlines():
             command = command.strip()
-            if not command or command.startswith(("role=", "case ", "esac", "OWNER|MEMBER", "code=true")):
+            if not command or command.startswith(ASSIGNMENTS):
                 continue
             assert command.startswith(JUDGE_COMMANDS), command
             words = shlex.split(command)
@@ -110,6 +116,9 @@ def test_the_judge_never_runs_the_pull_requests_code(gate):
     layout = next(step["run"] for _, _, step in steps(gate) if step.get("id") == "data")
     sparse = next(line for line in layout.splitlines() if "sparse-checkout set" in line)
     assert shlex.split(sparse)[shlex.split(sparse).index("--no-cone") + 1:] == DATA_PATTERNS
+    # provenance lays out each commit it proves as the judge lays out the pull request
+    from rgbench.governance.provenance import DATA_LAYOUT
+    assert DATA_PATTERNS == [f"/{name}/" if "." not in name else f"/{name}" for name in DATA_LAYOUT]
     assert '"$HEAD_SHA"' in layout and "--no-checkout" in layout
 
 
@@ -117,7 +126,7 @@ def test_the_gate_runs_every_proof_in_order(gate):
     runs = [(step.get("id"), step.get("if", ""), step.get("run", "")) for _, _, step in steps(gate) if "run" in step]
     texts = [run for _, _, run in runs]
     order = ["git -C judge fetch", "check_pr_paths.py", "sparse-checkout", "validate.py", "fmt_json.py",
-             "make -C judge check", "check_provenance.py", "results_diff.py"]
+             "check_results.py", "check_provenance.py", "results_diff.py"]
     positions = [next(i for i, text in enumerate(texts) if marker in text) for marker in order]
     assert positions == sorted(positions)
     assert runs[positions[1]][0] == "paths" and runs[positions[2]][0] == "data"
@@ -126,13 +135,38 @@ def test_the_gate_runs_every_proof_in_order(gate):
         assert "steps.data.outcome == 'success'" in condition, text
     assert '--root judge --base "$BASE_SHA" --head "$HEAD_SHA"' in texts[positions[1]]
     assert '--changed "$BASE_SHA" --format github' in texts[positions[3]]
-    # The base's code proves the results unless the pull request (a maintainer's, past the pre-flight) changes the
-    # code: then tests.yml's make check, with that code, does.
-    assert runs[positions[5]][1].endswith("&& steps.paths.outputs.code == 'false' }}")
-    assert 'git -C judge diff --quiet "$BASE_SHA...$HEAD_SHA" -- scripts requirements.txt && code=false' in texts[positions[1]]
-    assert 'ROOT="$GITHUB_WORKSPACE/pr"' in texts[positions[5]]
+    assert '--root pr --summary "$GITHUB_STEP_SUMMARY" "${notice[@]}"' in texts[positions[5]]
     assert '--base "$BASE_SHA"' in texts[positions[6]]
     assert '--summary "$GITHUB_STEP_SUMMARY"' in texts[positions[7]]
+
+
+def test_attack_no_pull_request_skips_the_proof(gate):
+    # A maintainer's one-line comment in scripts/ made the judge skip `make check`, leaving the proof to tests.yml,
+    # which the same pull request can edit. Now every proof runs whenever the data was laid out, whatever the
+    # pull request touches; a code change only turns make check's differences into a notice (what the code moves).
+    proofs = ("validate.py", "fmt_json.py", "check_results.py", "check_provenance.py", "results_diff.py")
+    for _, _, step in steps(gate):
+        if any(f"judge/scripts/{proof}" in step.get("run", "") for proof in proofs):
+            assert step["if"] == "${{ !cancelled() && steps.data.outcome == 'success' }}", step["name"]
+    assert "outputs.code" not in "".join(step.get("if", "") for _, _, step in steps(gate))
+    check = next(step for _, _, step in steps(gate) if "check_results.py" in step.get("run", ""))
+    assert check["env"] == {"CODE": "${{ steps.touches.outputs.code }}"}
+    assert 'case "$CODE" in\n  true) notice=(--notice) ;;\nesac' in check["run"]
+    touches = next(step for _, _, step in steps(gate) if step.get("id") == "touches")
+    assert 'git -C judge diff --quiet "$BASE_SHA...$HEAD_SHA" -- scripts requirements.txt && code=false' in touches["run"]
+    assert 'git -C judge diff --quiet "$BASE_SHA...$HEAD_SHA" -- .github && workflows=false' in touches["run"]
+
+
+def test_attack_a_pull_request_editing_the_tests_workflow_is_named_loudly(gate):
+    # tests.yml runs the pull request's own code: a pull request editing it edits its own proof. The judge says so
+    # as a warning and in the job summary: a maintainer's change, reviewed as code.
+    warning = next(step for _, _, step in steps(gate) if "WORKFLOWS_WARNING" in step.get("env", {}))
+    assert warning["if"] == ("${{ !cancelled() && steps.data.outcome == 'success' && "
+                             "steps.touches.outputs.workflows == 'true' }}")
+    text = warning["env"]["WORKFLOWS_WARNING"]
+    assert "tests.yml" in text and "that proof is the one this pull request edits" in text
+    assert "review every line of .github/ as code" in text
+    assert '>> "$GITHUB_STEP_SUMMARY"' in warning["run"] and "::warning title=" in warning["run"]
 
 
 def test_the_pull_requests_own_code_runs_only_on_pull_request():

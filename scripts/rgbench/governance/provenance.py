@@ -13,7 +13,8 @@ history is never rewritten" checkable commit by commit:
    (and passes rule 1) must hold exactly the results its own inputs produce,
    recomputed by the judge (``make check``'s proof, check_results.prove, run on
    that commit's data folders laid out from git objects: :data:`DATA_LAYOUT`
-   less ``results/historico/``). Otherwise a pull request whose first commit
+   less ``results/historico/`` and README.md, whose leaderboard block only the
+   head shows and ``make check`` proves). Otherwise a pull request whose first commit
    edits results by hand and whose last regenerates them would put forged
    figures on the branch's history, where a later snapshot could copy them.
    The judge's toolkit is the base's code (``scripts/``, ``requirements.txt``:

@@ -92,7 +92,7 @@ def recomputed_markdown(root: Path, proof) -> str:
     if proof.refused:
         return title + "This toolkit's `make metrics` refuses the inputs (see the step's log).\n"
     spec, _ = load_spec(root)
-    committed = tuple(read_result_file(root, f"results/{name}")[0] for name in ("metrics_per_subject.csv", "leaderboard.csv"))
+    committed = (read_result_file(root, SUBJECT_PATH)[0], read_result_file(root, BOARD_PATH)[0])
     fresh = proof.fresh.get("metrics_per_subject.csv")
     listed = "\n".join(f"- {md_cell(message)}" for message in proof.messages) + "\n\n"
     if fresh is None:

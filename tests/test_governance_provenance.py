@@ -535,3 +535,42 @@ def test_results_under_changed_code_are_proved_only_in_the_last_commit(bench, ca
     repo.commit("New definition, regenerated")
     status, err = provenance(repo, base, capsys)
     assert status == 0, err
+
+
+def test_attack_a_crafted_tree_lays_out_nothing_outside_its_folder(tmp_path):
+    # A pull request's commit can hold tree entries git itself never writes (`..`, `.git`) and links: laying out
+    # a commit for its proof writes only plain files, inside the folder, and names what it left out.
+    from rgbench.governance.gitio import export_files
+
+    repo = GitRepo(tmp_path / "crafted")
+
+    blob = _hash_object(repo, b"escaped\n")
+    inner = _mktree(repo, f"100644 blob {blob}\tescape.txt\n")
+    link = _hash_object(repo, b"/etc/passwd")
+    system = _mktree(repo, f"040000 tree {inner}\t..\n040000 tree {inner}\t.git\n100644 blob {blob}\tok.txt\n"
+                    f"120000 blob {link}\tlink.txt\n")
+    top = _mktree(repo, f"040000 tree {system}\tsystem\n")
+    commit = repo.git("commit-tree", top, "-m", "crafted").strip()
+    dest = tmp_path / "out" / "layout"
+    dest.mkdir(parents=True)
+    skipped = export_files(repo.root, commit, ("system",), dest)
+    assert sorted(skipped) == ["system/../escape.txt", "system/.git/escape.txt", "system/link.txt"]
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()
+                     and ".git" not in p.relative_to(tmp_path).parts[:2])
+    assert written == ["out/layout/system/ok.txt"]
+
+
+def _hash_object(repo: GitRepo, data: bytes) -> str:
+    import subprocess
+
+    done = subprocess.run(["git", "-C", str(repo.root), "hash-object", "-w", "--stdin"], input=data,
+                          capture_output=True, check=True, env=repo.env())
+    return done.stdout.decode().strip()
+
+
+def _mktree(repo: GitRepo, lines: str) -> str:
+    import subprocess
+
+    done = subprocess.run(["git", "-C", str(repo.root), "mktree"], input=lines.encode(), capture_output=True,
+                          check=True, env=repo.env())
+    return done.stdout.decode().strip()

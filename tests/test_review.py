@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -285,3 +287,201 @@ def test_review_without_a_reviewer_says_which_variable_to_give(tmp_path, capsys)
     tree = tree_with_reviewers(tmp_path)
     assert review_main(["--root", str(tree.root), "--reviewer", ""]) == 1
     assert capsys.readouterr().err == "--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)\n"
+
+
+# --- issue 24: faults of the grading page, `make assign` (error runs, full disks, leftovers, bodies, races) ----
+
+ALL_ONES = dict.fromkeys(("diagnosis", "evidence", "causal_reasoning", "action_plan", "safety", "communication"), "1")
+UNGRADED = ("alpha-model", "RO-MEMB-001", "r2")   # small_tree's one run without a scoring
+
+
+def form_of(app, key=UNGRADED) -> dict:
+    return {"handle": run_handle(app.reviewer.reviewer_id, key), "criterion_scores": dict(ALL_ONES),
+            "correctness": "0", "fails": [], "comments": "", "filters": ""}
+
+
+def leftovers(root: Path) -> list[str]:
+    """Every hidden temporary under the tree's writable folders."""
+    return sorted(str(p.relative_to(root)) for folder in ("scoring", "scoring_multi", "subjects")
+                  for p in (root / folder).rglob(".*") if (root / folder).is_dir())
+
+
+def test_an_error_run_is_never_queued_and_save_refuses_it_with_the_loaders_reason(tmp_path):
+    # Attack: the page queued a response with status error and saved a grade of it; validation and
+    # `make metrics` then refused the whole tree ("grades a response with status error").
+    tree = tree_with_reviewers(tmp_path)
+    key = ("beta-model", "RO-MEMB-001", "r1")
+    tree.add_response(*key, status="error")
+    app, problems = open_app(tree.root, "rev-b")
+    assert app is not None, problems
+    assert key not in [run.key for run in app.queue()]
+    assert UNGRADED in [run.key for run in app.queue()]   # answered runs still are
+    status, answer = app.save(form_of(app, key))
+    assert (status, answer) == (422, {"messages": [
+        "this run's response has status error (an API or harness failure, no answer to grade): it is never "
+        "queued and never graded, since `make validate` refuses a scoring of it (correct the response's status "
+        "if it did answer)"]})
+    assert app.check(form_of(app, key), saving=False)[2] == answer["messages"]
+    assert not (tree.root / "scoring/v1.0/beta-model/RO-MEMB-001__r1__eval-rev-b.json").exists()
+    # the loader's words for such a scoring, which the page's message restates
+    tree.add_scoring(*key, "rev-b")
+    _, loaded, problems = load(tree.root)
+    assert loaded is None and [p.message for p in problems] == [
+        "grades a response with status error (an API or harness failure, no answer to grade); delete this scoring, "
+        "or correct the response's status"]
+
+
+@pytest.mark.parametrize("blind", [True, False])
+@pytest.mark.parametrize("where, error, hint", [
+    ("write", errno.ENOSPC, "free some disk space"),
+    ("link", errno.EROFS, "make the folder writable"),
+])
+def test_save_on_a_full_or_read_only_disk_answers_the_message_and_leaves_nothing(tmp_path, monkeypatch, capsys,
+                                                                               where, error, hint, blind):
+    # Attack: Save on a full or read-only disk ended in a traceback (and a temporary could stay behind).
+    # Tests run as root, whom chmod does not stop: the fault is injected where the bytes are written or
+    # linked (test_save_into_a_read_only_folder does it for real when not root).
+    from rgbench.governance import write_once
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b", blind=blind)
+    assert app is not None
+    reason = os.strerror(error)
+
+    def fault(*args, **kwargs):
+        raise OSError(error, reason)
+
+    if where == "write":
+        monkeypatch.setattr(write_once, "write_temp_beside", fault)
+    else:
+        monkeypatch.setattr(write_once.os, "link", fault)
+    status, answer = app.save(form_of(app))
+    rel = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
+    text = f"cannot be written: {reason} ({hint}, then run again; no output was replaced)"
+    assert (status, answer) == (500, {"messages": [f"{'your grade' if blind else rel}: {text}"]})
+    assert capsys.readouterr().err == f"{rel}: {text}\n"   # the terminal names the file
+    assert not (tree.root / rel).exists() and leftovers(tree.root) == []
+    assert app.saved == []
+    monkeypatch.undo()
+    assert app.save(form_of(app))[0] == 200   # the disk is back: the same form saves
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_save_into_a_read_only_folder(tmp_path):
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b")
+    assert app is not None
+    folder = tree.root / "scoring/v1.0/alpha-model"
+    folder.chmod(0o555)
+    try:
+        status, answer = app.save(form_of(app))
+    finally:
+        folder.chmod(0o755)
+    assert status == 500 and answer["messages"][0].startswith("your grade: cannot be written: Permission denied "
+                                                              "(make the folder writable, then run again")
+    assert leftovers(tree.root) == []
+
+
+def test_a_save_killed_midway_leaves_a_temporary_that_blocks_nothing_and_no_pr_can_bring(tmp_path, monkeypatch):
+    # Attack: kill -9 during Save left scoring/.../.<name>.<random>.tmp, and every later run (validate,
+    # metrics, the page) refused the tree until it was deleted by hand.
+    from rgbench.governance import write_once
+    from rgbench.governance.pr_paths import unsafe_name
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b")
+    assert app is not None
+
+    class Killed(BaseException):
+        pass
+
+    def killed(*args, **kwargs):
+        raise Killed
+
+    monkeypatch.setattr(write_once.os, "link", killed)
+    monkeypatch.setattr(write_once.os, "unlink", lambda path: None)   # a killed process cleans nothing up
+    with pytest.raises(Killed):
+        app.save(form_of(app))
+    monkeypatch.undo()
+    left = leftovers(tree.root)
+    assert len(left) == 1 and re.fullmatch(
+        r"scoring/v1\.0/alpha-model/\.RO-MEMB-001__r2__eval-rev-b\.json\.[a-z0-9_]{8}\.tmp", left[0]), left
+    _, loaded, problems = load(tree.root)       # validate and metrics read the tree as if it were not there
+    assert loaded is not None and problems == []
+    assert app.save(form_of(app))[0] == 200     # and the grade saves
+    # the gate refuses a hidden name in the data folders, so no pull request brings such a file in
+    assert unsafe_name(left[0]) == left[0].rsplit("/", 1)[1]
+
+
+def test_two_sessions_on_one_checkout_save_one_after_the_other(tmp_path, monkeypatch):
+    # Attack: two grading sessions (two terminals) on one checkout both passed the one-scoring-per-run check
+    # before either wrote, and saved two first grades of one run: the tree no longer validated.
+    import threading
+    import time
+    tree = tree_with_reviewers(tmp_path)
+    sessions = [open_app(tree.root, who)[0] for who in ("rev-b", "rev-c")]
+    assert all(sessions)
+    real = scoring_doc.write_new_file
+
+    def slow(path, data):
+        time.sleep(0.3)   # the window in which the other session checks
+        real(path, data)
+
+    monkeypatch.setattr(scoring_doc, "write_new_file", slow)
+    answers: dict[str, tuple] = {}
+
+    def save(app):
+        answers[app.reviewer.reviewer_id] = app.save(form_of(app))
+
+    threads = [threading.Thread(target=save, args=(app,)) for app in sessions]
+    threads[0].start()
+    time.sleep(0.1)
+    threads[1].start()
+    for thread in threads:
+        thread.join(10)
+    assert answers["rev-b"][0] == 200
+    assert answers["rev-c"] == (422, {"messages": ["this run is not in your queue (already graded, or not yours to "
+                                                   "grade)"]})
+    assert sorted(p.name for p in (tree.root / "scoring/v1.0/alpha-model").glob("RO-MEMB-001__r2__*")) == [
+        "RO-MEMB-001__r2__eval-rev-b.json"]
+    _, loaded, problems = load(tree.root)
+    assert loaded is not None, problems
+
+
+SHARE_MESSAGE = "--share: must be a decimal number above 0 and at most 1 (e.g. 0.2: make assign SHARE=0.2), got {}\n"
+
+
+@pytest.mark.parametrize("share", ["", " ", "0", "-0.2", "1.5", "1/5", "nan", "inf", "0x1", "0.2.1", "\u0661",
+                                   "1e-99999999", "1e99999999", "9" * 5000])
+def test_assign_parses_share_strictly_and_at_once(tmp_path, capsys, share):
+    # Attack: `make assign SHARE=1e-99999999` hung (Fraction computed 10**99999999); odd values crashed.
+    tree = tree_with_reviewers(tmp_path)
+    assert assign_main(["--root", str(tree.root), "--share", share]) == 1
+    shown = share if len(share) <= 40 else share[:40] + "..."
+    assert capsys.readouterr().err == SHARE_MESSAGE.format(repr(shown))
+    assert not (tree.root / assignments.ASSIGNMENTS_FILE).exists()
+
+
+@pytest.mark.parametrize("share, fraction", [("0.2", "1/5"), (".25", "1/4"), ("1", "1"), ("1e-1", "1/10")])
+def test_assign_takes_a_decimal_share(tmp_path, share, fraction):
+    tree = tree_with_reviewers(tmp_path)
+    assert assign_main(["--root", str(tree.root), "--share", share]) == 0
+    assert json.loads((tree.root / assignments.ASSIGNMENTS_FILE).read_text())["share"] == fraction
+
+
+def test_assign_on_a_full_or_read_only_disk_says_so_and_keeps_the_old_file(tmp_path, monkeypatch, capsys):
+    # Attack: `make assign` ended in a traceback on a full or read-only disk.
+    from rgbench import atomic
+    tree = tree_with_reviewers(tmp_path)
+    assert assign_main(["--root", str(tree.root), "--share", "1"]) == 0
+    before = (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes()
+    capsys.readouterr()
+    for error, hint in ((errno.ENOSPC, "free some disk space"), (errno.EROFS, "make the folder writable")):
+        def fault(*args, error=error, **kwargs):
+            raise OSError(error, os.strerror(error))
+
+        monkeypatch.setattr(atomic, "write_temp_beside", fault)
+        assert assign_main(["--root", str(tree.root), "--share", "0.5"]) == 1
+        assert capsys.readouterr().err == (
+            f"{assignments.ASSIGNMENTS_FILE}: cannot be written: {os.strerror(error)} ({hint}, then run again; no output "
+            "was replaced)\n1 problem(s) found; nothing was written.\n")
+    assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == before
+    assert leftovers(tree.root) == []

@@ -485,3 +485,155 @@ def test_assign_on_a_full_or_read_only_disk_says_so_and_keeps_the_old_file(tmp_p
             "was replaced)\n1 problem(s) found; nothing was written.\n")
     assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == before
     assert leftovers(tree.root) == []
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A grading session of rev-b on a small tree, served on 127.0.0.1 (a short idle timeout); (app, server)."""
+    import threading
+
+    from rgbench.review.server import make_server
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b")
+    assert app is not None
+    server = make_server(app, timeout=0.5)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    yield app, server
+    server.shutdown()
+    server.server_close()
+
+
+def post(app, server, body: bytes, headers: dict[str, str] | None = None, path: str = "/api/validate"):
+    """(status, decoded JSON answer) of a raw POST with the page's headers (``headers`` override or add)."""
+    import http.client
+    port = server.server_address[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.putrequest("POST", f"{path}?token={app.token}", skip_accept_encoding=True)
+        sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json", "X-CSRF-Token": app.csrf,
+                "Content-Length": str(len(body))}
+        sent.update(headers or {})
+        for name, value in sent.items():
+            for one in value if isinstance(value, list) else [value]:
+                connection.putheader(name, one)
+        connection.endheaders(body)
+        answer = connection.getresponse()
+        return answer.status, json.loads(answer.read())
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("body, headers, status, message", [
+    (b"not json", {}, 400, "request body: invalid JSON at line 1 column 1: Expecting value"),
+    (b"\xff\xfe{}", {}, 400, "request body: invalid UTF-8 at byte 0 (save the file as UTF-8)"),
+    (b'{"handle": NaN}', {}, 400, "request body: invalid JSON: NaN is not a JSON number (use a finite number)"),
+    (b'{"a": 1, "a": 2}', {}, 400, "request body: invalid JSON: duplicate key 'a' (keep only one)"),
+    (b"[" * 100_000 + b"]" * 100_000, {}, 400, "request body: invalid JSON: nested too deeply"),
+    (b"[1]", {}, 400, "request body: expected a JSON object (the page's form)"),
+    (b'{"handle": 5}', {}, 400, "request body: $.handle: expected the run's handle as text (open the run from the "
+                                "queue page)"),
+    (b'{"handle": "h", "fails": 5}', {}, 400, "request body: $.fails: expected a list of {code, evidence} with "
+                                              "text in both"),
+    (b'{"handle": "h", "fails": [{"code": "AF-X", "evidence": 3}]}', {}, 400,
+     "request body: $.fails: expected a list of {code, evidence} with text in both"),
+    (b'{"handle": "h", "criterion_scores": [1, 2]}', {}, 400,
+     "request body: $.criterion_scores: expected an object of criterion -> score"),
+    (b'{"handle": "h", "filters": {}}', {}, 400, "request body: $.filters: expected the queue's filters as text"),
+    (b"{}", {"Content-Length": "abc"}, 400, "Content-Length: expected one byte count"),
+    (b"{}", {"Content-Length": "-2"}, 400, "Content-Length: expected one byte count"),
+    (b"{}", {"Content-Length": "9" * 40}, 400, "Content-Length: expected one byte count"),
+    (b"{}", {"Content-Length": ["2", "2"]}, 400, "Content-Length: expected one byte count"),
+    (b"", {}, 400, "request body missing: send the form as JSON"),
+    (b"{}", {"Content-Length": str(2 << 20)}, 413, f"request body too large ({2 << 20} bytes; at most {1 << 20})"),
+    (b"2\r\n{}\r\n0\r\n\r\n", {"Transfer-Encoding": "chunked"}, 400,
+     "Transfer-Encoding: not accepted (send the JSON body with a Content-Length)"),
+])
+def test_a_malformed_request_body_gets_400_and_a_message(served, capsys, body, headers, status, message):
+    # Attack: non-JSON, wrong types, a bad Content-Length, non-UTF-8 or a deep body gave a traceback in the
+    # server (and no answer); a Content-Length longer than the body held the connection for ever.
+    app, server = served
+    assert post(app, server, body, headers) == (status, {"messages": [message]})
+    assert "Traceback" not in capsys.readouterr().err
+    assert post(app, server, body, headers, path="/api/save")[0] == status
+    assert app.saved == [] and leftovers(app.root) == []
+
+
+def test_a_request_without_content_length_gets_411(served):
+    import http.client
+    app, server = served
+    port = server.server_address[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.putrequest("POST", f"/api/validate?token={app.token}", skip_accept_encoding=True)
+    for name, value in (("Host", f"127.0.0.1:{port}"), ("Content-Type", "application/json"),
+                        ("X-CSRF-Token", app.csrf)):
+        connection.putheader(name, value)
+    connection.endheaders()
+    answer = connection.getresponse()
+    assert (answer.status, json.loads(answer.read())) == (411, {"messages": [
+        "request body missing: send the form as JSON with a Content-Length"]})
+    connection.close()
+
+
+def test_random_request_bodies_never_break_the_server(served, capsys):
+    # A fuzz of JSON values and raw bytes on both endpoints: every answer is 200 (validate), 422 (save:
+    # not in the queue) or 400, always JSON messages, never a traceback.
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    app, server = served
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.text(max_size=8), inner, max_size=4), max_leaves=20)
+    handle = st.sampled_from([run.handle for run in app.queue()]) | st.text(max_size=16)
+    forms = st.fixed_dictionaries({"handle": handle}, optional={
+        "criterion_scores": st.dictionaries(st.sampled_from(sorted(ALL_ONES)), values, max_size=6) | values,
+        "correctness": values, "fails": st.lists(st.fixed_dictionaries(
+            {"code": st.text(max_size=20) | values}, optional={"evidence": values}), max_size=3) | values,
+        "comments": values, "filters": values})
+    bodies = forms.map(lambda form: json.dumps(form).encode()) | st.binary(max_size=200)
+
+    @settings(max_examples=40, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(body=bodies, path=st.sampled_from(["/api/validate", "/api/save"]))
+    def check(body, path):
+        status, answer = post(app, server, body, path=path)
+        assert status in ((200, 400) if path == "/api/validate" else (200, 400, 422)), (status, answer)
+        assert set(answer) <= {"messages", "saved", "next"} and all(isinstance(m, str) for m in answer.get("messages", []))
+
+    check()
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def raw_exchange(server, request: bytes, half_close: bool) -> bytes:
+    """What the server sends back on a raw connection (until it closes it) after ``request``."""
+    import socket
+    with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+        client.sendall(request)
+        if half_close:
+            client.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def test_a_body_shorter_than_its_content_length_is_refused_or_dropped(served):
+    app, server = served
+    port = server.server_address[1]
+    request = (f"POST /api/validate?token={app.token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: "
+               f"application/json\r\nX-CSRF-Token: {app.csrf}\r\nContent-Length: 3\r\n\r\n{{}}").encode()
+    answer = raw_exchange(server, request, half_close=True)   # the client is done: 400
+    assert answer.startswith(b"HTTP/1.0 400 ") and answer.endswith(
+        b'{"messages": ["request body: 2 bytes, shorter than its Content-Length"]}')
+    assert raw_exchange(server, request, half_close=False) == b""   # the client waits: dropped after the timeout
+
+
+def test_an_idle_connection_is_dropped(served):
+    # Attack: a connection that sends nothing (or half a request) was held open for ever, a thread each.
+    import socket
+    import time
+    app, server = served
+    with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+        client.sendall(b"POST /api/validate?token=" + app.token.encode() + b" HTTP/1.1\r\n")   # and then silence
+        started = time.monotonic()
+        assert client.recv(1024) == b""   # closed by the server, not by our 10 s timeout
+        assert time.monotonic() - started < 5

@@ -296,11 +296,20 @@ class Handler(BaseHTTPRequestHandler):
         return HTTPStatus.OK, form, []
 
 
+class ReviewServer(ThreadingHTTPServer):
+    """The standard server, but a request that fails unexpectedly (a client gone mid-answer, a file of the tree
+    removed meanwhile) prints one line, not a traceback; the session goes on."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        print(f"rgbench review: a request failed and was dropped: {type(error).__name__}: {error}", file=sys.stderr)
+
+
 def make_server(app: ReviewApp, port: int = 0, timeout: float = IDLE_TIMEOUT) -> ThreadingHTTPServer:
     """A server for ``app`` on 127.0.0.1:``port`` (0: a free port); call serve_forever() on it. A connection
     silent for ``timeout`` seconds is closed (http.server's handler catches the timeout and drops it)."""
     handler = type("BoundHandler", (Handler,), {"app": app, "timeout": timeout})
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server = ReviewServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     return server
 

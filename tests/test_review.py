@@ -11,7 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from treebuilder import REPO, MiniTree, small_tree
+from treebuilder import REPO, MiniTree, canonical, small_tree
 
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
@@ -409,6 +409,25 @@ def test_a_save_killed_midway_leaves_a_temporary_that_blocks_nothing_and_no_pr_c
     assert app.save(form_of(app))[0] == 200     # and the grade saves
     # the gate refuses a hidden name in the data folders, so no pull request brings such a file in
     assert unsafe_name(left[0]) == left[0].rsplit("/", 1)[1]
+
+
+def test_a_pull_request_cannot_bring_a_temporary_name_that_readers_skip(tmp_path, capsys):
+    # The other side of skipping leftovers: a contributor who force-adds one (git ignores them) to hide a grade
+    # from the checks is refused by the gate, which judges every path of the pull request.
+    import check_pr_paths
+    from gitrepo import toolkit_repo
+    repo, tree = toolkit_repo(tmp_path / "bench")
+    base = repo.commit("Base")
+    repo.git("checkout", "-q", "-b", "pr")
+    hidden = "scoring/v1.0/alpha-model/.RO-MEMB-001__r2__eval-rev-b.json.k3j9x0_a.tmp"
+    tree.write(hidden, canonical(tree.scoring_doc("alpha-model", "RO-MEMB-001", "r2", "rev-b")))
+    assert repo.git("status", "--porcelain", "--", "scoring") == ""   # ignored: only `git add -f` brings it
+    repo.git("add", "-f", hidden)
+    repo.git("commit", "-q", "-m", "Hide a grade")
+    assert check_pr_paths.main(["--root", str(repo.root), "--base", base]) == 1
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"{hidden}: name component '.RO-MEMB-001__r2__eval-rev-b.json.k3j9x0_a.tmp' uses characters outside "
+        "[A-Za-z0-9._-] or starts with '.' or '-' (rename it)")
 
 
 def test_two_sessions_on_one_checkout_save_one_after_the_other(tmp_path, monkeypatch):

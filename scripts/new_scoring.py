@@ -21,6 +21,7 @@ import hashlib
 import sys
 from pathlib import Path
 
+from rgbench.atomic import OutputError
 from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
 from rgbench.compute.scale import score_text
 from rgbench.governance.scoring_template import id_errors, template
@@ -114,9 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         write_new_file(root / target, dumps_json_canonical(document).encode("utf-8"))
     except FileExistsError:
         return report([Problem(target, "already exists; it is never overwritten")])
-    except OSError as exc:
-        return report([Problem(target, f"cannot be written: {exc.strerror or exc} (free some disk space or make "
-                                       "the folder writable, then run again)")])
+    except OutputError as exc:
+        return report([Problem(target, exc.reason)])
     print(f"1. Read the gold first: {gold}")
     print(f"   and the rubric: {spec.rubric_path}; the fail catalog: {spec.catalog_path}")
     print(f"2. Read the response: {response}")

@@ -10,7 +10,10 @@ what the current inputs produced (run `make metrics`); when inputs or results
 differ from the commit being recorded (commit them first); when DATE is not a
 past or present YYYY-MM-DD, or is older than the newest snapshot; and when a
 snapshot of DATE exists with other content. An identical rerun (even from a
-later commit) is a no-op. A snapshot is never modified or deleted.
+later commit) is a no-op. A snapshot is never modified or deleted. A folder that
+cannot be written (read-only, full disk) is reported and nothing is left; a
+snapshot killed while writing leaves only a hidden ``.<DATE>.<random>.tmp``
+folder, which git and every reader ignore, so the next run completes.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import hashlib
 import sys
 from pathlib import Path
 
+from rgbench.atomic import OutputError
 from rgbench.cli import load_valid_tree, not_a_tree, script_parser
 from rgbench.compute.input_groups import manifest_digest
 from rgbench.governance.gitio import GitError, dirty_paths, resolve
@@ -126,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         publish_new_folder(root / target, contents)
     except FileExistsError:
         return report([Problem(target, "appeared while the snapshot was being written; run again")])
+    except OutputError as exc:
+        return report([Problem(target, exc.reason)])
     print(f"{target}/: {len(files)} result file(s) and snapshot.json (commit {commit[:12]}, "
           f"input digest {manifest['input_digest'][:12]}); commit it: git add {target}")
     return 0

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 
 import check_provenance
 import history
@@ -145,17 +147,54 @@ def test_stale_or_uncommitted_results_are_refused(bench, capsys):
     assert not (repo.root / "results/historico").exists()
 
 
-def test_a_crash_while_publishing_leaves_nothing(bench, monkeypatch):
+@pytest.mark.parametrize("where, error, hint", [
+    ("fsync", errno.ENOSPC, "free some disk space"),       # full disk while the files are written
+    ("rename", errno.EROFS, "make the folder writable"),   # read-only when the folder is put in place
+    ("mkdtemp", errno.EACCES, "make the folder writable"),  # results/historico/ not writable at all
+])
+def test_a_full_or_read_only_disk_is_reported_and_leaves_nothing(bench, monkeypatch, capsys, where, error, hint):
+    # Attack: `make snapshot` ended in a traceback on a full or read-only disk. (Tests run as root, whom
+    # chmod does not stop: the fault is injected where the folder is written.)
+    repo, tree, commit = bench
+    import rgbench.governance.write_once as write_once
+    (repo.root / "results/historico").mkdir()
+
+    def fault(*args, **kwargs):
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr(write_once.tempfile if where == "mkdtemp" else write_once.os, where, fault)
+    capsys.readouterr()
+    assert take(repo) == 1
+    assert capsys.readouterr().err == (f"{FOLDER}: cannot be written: {os.strerror(error)} ({hint}, then run again; "
+                                       "no output was replaced)\n1 problem(s) found; nothing was written.\n")
+    assert os.listdir(repo.root / "results/historico") == []
+    monkeypatch.undo()
+    assert take(repo) == 0
+
+
+def test_an_interrupted_snapshot_does_not_block_the_next(bench, monkeypatch, capsys):
+    # Attack (low): a snapshot killed while writing left results/historico/.<DATE>.<random>.tmp/, and every
+    # later `make snapshot` (and `make history`) refused: "not a snapshot folder".
     repo, tree, commit = bench
     import rgbench.governance.write_once as write_once
 
-    def crash(*args):
-        raise OSError("disk full")
+    class Killed(BaseException):
+        pass
 
-    monkeypatch.setattr(write_once.os, "rename", crash)
-    with pytest.raises(OSError):
+    def killed(*args):
+        raise Killed
+
+    monkeypatch.setattr(write_once.os, "rename", killed)
+    monkeypatch.setattr(write_once.shutil, "rmtree", lambda *args, **kwargs: None)  # a killed process cleans nothing
+    with pytest.raises(Killed):
         take(repo)
-    assert os.listdir(repo.root / "results/historico") == []
+    monkeypatch.undo()
+    left = os.listdir(repo.root / "results/historico")
+    assert len(left) == 1 and re.fullmatch(rf"\.{DATE}\.[a-z0-9_]{{8}}\.tmp", left[0]), left
+    assert repo.git("status", "--porcelain", "--", "results") == ""   # git ignores it
+    assert take(repo) == 0, capsys.readouterr().err                    # the next snapshot completes
+    assert history.main(["--root", str(repo.root), "--format", "csv"]) == 0, capsys.readouterr().err
+    assert sorted(os.listdir(repo.root / "results/historico")) == sorted([DATE, left[0]])
 
 
 def test_make_snapshot_runs_the_check_first(bench):

@@ -91,7 +91,7 @@ def test_new_scoring_reports_an_unwritable_folder(tmp_path, capsys, monkeypatch)
     lines = refused(new_scoring.main, ["--root", str(root), "--subject", "alpha-model", "--case", "RO-MEMB-001",
                                        "--run", "r2", "--reviewer", "rev-c"], capsys)
     assert lines[0] == ("scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-c.json: cannot be written: No space left "
-                        "on device (free some disk space or make the folder writable, then run again)")
+                        "on device (free some disk space, then run again; no output was replaced)")
 
 
 def test_fmt_refuses_a_lone_surrogate_and_rewrites_nothing(tmp_path, capsys):

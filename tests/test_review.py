@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
+import re
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from treebuilder import REPO, MiniTree, small_tree
+from treebuilder import REPO, MiniTree, canonical, small_tree
 
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
@@ -285,3 +287,373 @@ def test_review_without_a_reviewer_says_which_variable_to_give(tmp_path, capsys)
     tree = tree_with_reviewers(tmp_path)
     assert review_main(["--root", str(tree.root), "--reviewer", ""]) == 1
     assert capsys.readouterr().err == "--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)\n"
+
+
+# --- issue 24: faults of the grading page, `make assign` (error runs, full disks, leftovers, bodies, races) ----
+
+ALL_ONES = dict.fromkeys(("diagnosis", "evidence", "causal_reasoning", "action_plan", "safety", "communication"), "1")
+UNGRADED = ("alpha-model", "RO-MEMB-001", "r2")   # small_tree's one run without a scoring
+
+
+def form_of(app, key=UNGRADED) -> dict:
+    return {"handle": run_handle(app.reviewer.reviewer_id, key), "criterion_scores": dict(ALL_ONES),
+            "correctness": "0", "fails": [], "comments": "", "filters": ""}
+
+
+def leftovers(root: Path) -> list[str]:
+    """Every hidden temporary under the tree's writable folders."""
+    return sorted(str(p.relative_to(root)) for folder in ("scoring", "scoring_multi", "subjects")
+                  for p in (root / folder).rglob(".*") if (root / folder).is_dir())
+
+
+def test_an_error_run_is_never_queued_and_save_refuses_it_with_the_loaders_reason(tmp_path):
+    # Attack: the page queued a response with status error and saved a grade of it; validation and
+    # `make metrics` then refused the whole tree ("grades a response with status error").
+    tree = tree_with_reviewers(tmp_path)
+    key = ("beta-model", "RO-MEMB-001", "r1")
+    tree.add_response(*key, status="error")
+    app, problems = open_app(tree.root, "rev-b")
+    assert app is not None, problems
+    assert key not in [run.key for run in app.queue()]
+    assert UNGRADED in [run.key for run in app.queue()]   # answered runs still are
+    status, answer = app.save(form_of(app, key))
+    assert (status, answer) == (422, {"messages": [
+        "this run's response has status error (an API or harness failure, no answer to grade): it is never "
+        "queued and never graded, since `make validate` refuses a scoring of it (correct the response's status "
+        "if it did answer)"]})
+    assert app.check(form_of(app, key), saving=False)[2] == answer["messages"]
+    assert not (tree.root / "scoring/v1.0/beta-model/RO-MEMB-001__r1__eval-rev-b.json").exists()
+    # the loader's words for such a scoring, which the page's message restates
+    tree.add_scoring(*key, "rev-b")
+    _, loaded, problems = load(tree.root)
+    assert loaded is None and [p.message for p in problems] == [
+        "grades a response with status error (an API or harness failure, no answer to grade); delete this scoring, "
+        "or correct the response's status"]
+
+
+@pytest.mark.parametrize("blind", [True, False])
+@pytest.mark.parametrize("where, error, hint", [
+    ("write", errno.ENOSPC, "free some disk space"),
+    ("link", errno.EROFS, "make the folder writable"),
+])
+def test_save_on_a_full_or_read_only_disk_answers_the_message_and_leaves_nothing(tmp_path, monkeypatch, capsys,
+                                                                               where, error, hint, blind):
+    # Attack: Save on a full or read-only disk ended in a traceback (and a temporary could stay behind).
+    # Tests run as root, whom chmod does not stop: the fault is injected where the bytes are written or
+    # linked (test_save_into_a_read_only_folder does it for real when not root).
+    from rgbench.governance import write_once
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b", blind=blind)
+    assert app is not None
+    reason = os.strerror(error)
+
+    def fault(*args, **kwargs):
+        raise OSError(error, reason)
+
+    if where == "write":
+        monkeypatch.setattr(write_once, "write_temp_beside", fault)
+    else:
+        monkeypatch.setattr(write_once.os, "link", fault)
+    status, answer = app.save(form_of(app))
+    rel = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
+    text = f"cannot be written: {reason} ({hint}, then run again; no output was replaced)"
+    assert (status, answer) == (500, {"messages": [f"{'your grade' if blind else rel}: {text}"]})
+    assert capsys.readouterr().err == f"{rel}: {text}\n"   # the terminal names the file
+    assert not (tree.root / rel).exists() and leftovers(tree.root) == []
+    assert app.saved == []
+    monkeypatch.undo()
+    assert app.save(form_of(app))[0] == 200   # the disk is back: the same form saves
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_save_into_a_read_only_folder(tmp_path):
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b")
+    assert app is not None
+    folder = tree.root / "scoring/v1.0/alpha-model"
+    folder.chmod(0o555)
+    try:
+        status, answer = app.save(form_of(app))
+    finally:
+        folder.chmod(0o755)
+    assert status == 500 and answer["messages"][0].startswith("your grade: cannot be written: Permission denied "
+                                                              "(make the folder writable, then run again")
+    assert leftovers(tree.root) == []
+
+
+def test_a_save_killed_midway_leaves_a_temporary_that_blocks_nothing_and_no_pr_can_bring(tmp_path, monkeypatch):
+    # Attack: kill -9 during Save left scoring/.../.<name>.<random>.tmp, and every later run (validate,
+    # metrics, the page) refused the tree until it was deleted by hand.
+    from rgbench.governance import write_once
+    from rgbench.governance.pr_paths import unsafe_name
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b")
+    assert app is not None
+
+    class Killed(BaseException):
+        pass
+
+    def killed(*args, **kwargs):
+        raise Killed
+
+    monkeypatch.setattr(write_once.os, "link", killed)
+    monkeypatch.setattr(write_once.os, "unlink", lambda path: None)   # a killed process cleans nothing up
+    with pytest.raises(Killed):
+        app.save(form_of(app))
+    monkeypatch.undo()
+    left = leftovers(tree.root)
+    assert len(left) == 1 and re.fullmatch(
+        r"scoring/v1\.0/alpha-model/\.RO-MEMB-001__r2__eval-rev-b\.json\.[a-z0-9_]{8}\.tmp", left[0]), left
+    _, loaded, problems = load(tree.root)       # validate and metrics read the tree as if it were not there
+    assert loaded is not None and problems == []
+    assert app.save(form_of(app))[0] == 200     # and the grade saves
+    # the gate refuses a hidden name in the data folders, so no pull request brings such a file in
+    assert unsafe_name(left[0]) == left[0].rsplit("/", 1)[1]
+
+
+def test_a_pull_request_cannot_bring_a_temporary_name_that_readers_skip(tmp_path, capsys):
+    # The other side of skipping leftovers: a contributor who force-adds one (git ignores them) to hide a grade
+    # from the checks is refused by the gate, which judges every path of the pull request.
+    import check_pr_paths
+    from gitrepo import toolkit_repo
+    repo, tree = toolkit_repo(tmp_path / "bench")
+    base = repo.commit("Base")
+    repo.git("checkout", "-q", "-b", "pr")
+    hidden = "scoring/v1.0/alpha-model/.RO-MEMB-001__r2__eval-rev-b.json.k3j9x0_a.tmp"
+    tree.write(hidden, canonical(tree.scoring_doc("alpha-model", "RO-MEMB-001", "r2", "rev-b")))
+    assert repo.git("status", "--porcelain", "--", "scoring") == ""   # ignored: only `git add -f` brings it
+    repo.git("add", "-f", hidden)
+    repo.git("commit", "-q", "-m", "Hide a grade")
+    assert check_pr_paths.main(["--root", str(repo.root), "--base", base]) == 1
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"{hidden}: name component '.RO-MEMB-001__r2__eval-rev-b.json.k3j9x0_a.tmp' uses characters outside "
+        "[A-Za-z0-9._-] or starts with '.' or '-' (rename it)")
+
+
+def test_two_sessions_on_one_checkout_save_one_after_the_other(tmp_path, monkeypatch):
+    # Attack: two grading sessions (two terminals) on one checkout both passed the one-scoring-per-run check
+    # before either wrote, and saved two first grades of one run: the tree no longer validated.
+    import threading
+    import time
+    tree = tree_with_reviewers(tmp_path)
+    sessions = [open_app(tree.root, who)[0] for who in ("rev-b", "rev-c")]
+    assert all(sessions)
+    real = scoring_doc.write_new_file
+
+    def slow(path, data):
+        time.sleep(0.3)   # the window in which the other session checks
+        real(path, data)
+
+    monkeypatch.setattr(scoring_doc, "write_new_file", slow)
+    answers: dict[str, tuple] = {}
+
+    def save(app):
+        answers[app.reviewer.reviewer_id] = app.save(form_of(app))
+
+    threads = [threading.Thread(target=save, args=(app,)) for app in sessions]
+    threads[0].start()
+    time.sleep(0.1)
+    threads[1].start()
+    for thread in threads:
+        thread.join(10)
+    assert answers["rev-b"][0] == 200
+    assert answers["rev-c"] == (422, {"messages": ["this run is not in your queue (already graded, or not yours to "
+                                                   "grade)"]})
+    assert sorted(p.name for p in (tree.root / "scoring/v1.0/alpha-model").glob("RO-MEMB-001__r2__*")) == [
+        "RO-MEMB-001__r2__eval-rev-b.json"]
+    _, loaded, problems = load(tree.root)
+    assert loaded is not None, problems
+
+
+SHARE_MESSAGE = "--share: must be a decimal number above 0 and at most 1 (e.g. 0.2: make assign SHARE=0.2), got {}\n"
+
+
+@pytest.mark.parametrize("share", ["", " ", "0", "-0.2", "1.5", "1/5", "nan", "inf", "0x1", "0.2.1", "\u0661",
+                                   "1e-99999999", "1e99999999", "9" * 5000])
+def test_assign_parses_share_strictly_and_at_once(tmp_path, capsys, share):
+    # Attack: `make assign SHARE=1e-99999999` hung (Fraction computed 10**99999999); odd values crashed.
+    tree = tree_with_reviewers(tmp_path)
+    assert assign_main(["--root", str(tree.root), "--share", share]) == 1
+    shown = share if len(share) <= 40 else share[:40] + "..."
+    assert capsys.readouterr().err == SHARE_MESSAGE.format(repr(shown))
+    assert not (tree.root / assignments.ASSIGNMENTS_FILE).exists()
+
+
+@pytest.mark.parametrize("share, fraction", [("0.2", "1/5"), (".25", "1/4"), ("1", "1"), ("1e-1", "1/10")])
+def test_assign_takes_a_decimal_share(tmp_path, share, fraction):
+    tree = tree_with_reviewers(tmp_path)
+    assert assign_main(["--root", str(tree.root), "--share", share]) == 0
+    assert json.loads((tree.root / assignments.ASSIGNMENTS_FILE).read_text())["share"] == fraction
+
+
+def test_assign_on_a_full_or_read_only_disk_says_so_and_keeps_the_old_file(tmp_path, monkeypatch, capsys):
+    # Attack: `make assign` ended in a traceback on a full or read-only disk.
+    from rgbench import atomic
+    tree = tree_with_reviewers(tmp_path)
+    assert assign_main(["--root", str(tree.root), "--share", "1"]) == 0
+    before = (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes()
+    capsys.readouterr()
+    for error, hint in ((errno.ENOSPC, "free some disk space"), (errno.EROFS, "make the folder writable")):
+        def fault(*args, error=error, **kwargs):
+            raise OSError(error, os.strerror(error))
+
+        monkeypatch.setattr(atomic, "write_temp_beside", fault)
+        assert assign_main(["--root", str(tree.root), "--share", "0.5"]) == 1
+        assert capsys.readouterr().err == (
+            f"{assignments.ASSIGNMENTS_FILE}: cannot be written: {os.strerror(error)} ({hint}, then run again; no output "
+            "was replaced)\n1 problem(s) found; nothing was written.\n")
+    assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == before
+    assert leftovers(tree.root) == []
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A grading session of rev-b on a small tree, served on 127.0.0.1 (a short idle timeout); (app, server)."""
+    import threading
+
+    from rgbench.review.server import make_server
+    tree = tree_with_reviewers(tmp_path)
+    app, _ = open_app(tree.root, "rev-b")
+    assert app is not None
+    server = make_server(app, timeout=0.5)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    yield app, server
+    server.shutdown()
+    server.server_close()
+
+
+def post(app, server, body: bytes, headers: dict[str, str] | None = None, path: str = "/api/validate"):
+    """(status, decoded JSON answer) of a raw POST with the page's headers (``headers`` override or add)."""
+    import http.client
+    port = server.server_address[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.putrequest("POST", f"{path}?token={app.token}", skip_accept_encoding=True)
+        sent = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json", "X-CSRF-Token": app.csrf,
+                "Content-Length": str(len(body))}
+        sent.update(headers or {})
+        for name, value in sent.items():
+            for one in value if isinstance(value, list) else [value]:
+                connection.putheader(name, one)
+        connection.endheaders(body)
+        answer = connection.getresponse()
+        return answer.status, json.loads(answer.read())
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("body, headers, status, message", [
+    (b"not json", {}, 400, "request body: invalid JSON at line 1 column 1: Expecting value"),
+    (b"\xff\xfe{}", {}, 400, "request body: invalid UTF-8 at byte 0 (save the file as UTF-8)"),
+    (b'{"handle": NaN}', {}, 400, "request body: invalid JSON: NaN is not a JSON number (use a finite number)"),
+    (b'{"a": 1, "a": 2}', {}, 400, "request body: invalid JSON: duplicate key 'a' (keep only one)"),
+    (b"[" * 100_000 + b"]" * 100_000, {}, 400, "request body: invalid JSON: nested too deeply"),
+    (b"[1]", {}, 400, "request body: expected a JSON object (the page's form)"),
+    (b'{"handle": 5}', {}, 400, "request body: $.handle: expected the run's handle as text (open the run from the "
+                                "queue page)"),
+    (b'{"handle": "h", "fails": 5}', {}, 400, "request body: $.fails: expected a list of {code, evidence} with "
+                                              "text in both"),
+    (b'{"handle": "h", "fails": [{"code": "AF-X", "evidence": 3}]}', {}, 400,
+     "request body: $.fails: expected a list of {code, evidence} with text in both"),
+    (b'{"handle": "h", "criterion_scores": [1, 2]}', {}, 400,
+     "request body: $.criterion_scores: expected an object of criterion -> score"),
+    (b'{"handle": "h", "filters": {}}', {}, 400, "request body: $.filters: expected the queue's filters as text"),
+    (b"{}", {"Content-Length": "abc"}, 400, "Content-Length: expected one byte count"),
+    (b"{}", {"Content-Length": "-2"}, 400, "Content-Length: expected one byte count"),
+    (b"{}", {"Content-Length": "9" * 40}, 400, "Content-Length: expected one byte count"),
+    (b"{}", {"Content-Length": ["2", "2"]}, 400, "Content-Length: expected one byte count"),
+    (b"", {}, 400, "request body missing: send the form as JSON"),
+    (b"{}", {"Content-Length": str(2 << 20)}, 413, f"request body too large ({2 << 20} bytes; at most {1 << 20})"),
+    (b"2\r\n{}\r\n0\r\n\r\n", {"Transfer-Encoding": "chunked"}, 400,
+     "Transfer-Encoding: not accepted (send the JSON body with a Content-Length)"),
+])
+def test_a_malformed_request_body_gets_400_and_a_message(served, capsys, body, headers, status, message):
+    # Attack: non-JSON, wrong types, a bad Content-Length, non-UTF-8 or a deep body gave a traceback in the
+    # server (and no answer); a Content-Length longer than the body held the connection for ever.
+    app, server = served
+    assert post(app, server, body, headers) == (status, {"messages": [message]})
+    assert capsys.readouterr().err == ""   # neither a traceback nor a dropped request
+    assert post(app, server, body, headers, path="/api/save")[0] == status
+    assert app.saved == [] and leftovers(app.root) == []
+
+
+def test_a_request_without_content_length_gets_411(served):
+    import http.client
+    app, server = served
+    port = server.server_address[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.putrequest("POST", f"/api/validate?token={app.token}", skip_accept_encoding=True)
+    for name, value in (("Host", f"127.0.0.1:{port}"), ("Content-Type", "application/json"),
+                        ("X-CSRF-Token", app.csrf)):
+        connection.putheader(name, value)
+    connection.endheaders()
+    answer = connection.getresponse()
+    assert (answer.status, json.loads(answer.read())) == (411, {"messages": [
+        "request body missing: send the form as JSON with a Content-Length"]})
+    connection.close()
+
+
+def test_random_request_bodies_never_break_the_server(served, capsys):
+    # A fuzz of JSON values and raw bytes on both endpoints: every answer is 200 (validate), 422 (save:
+    # not in the queue) or 400, always JSON messages, never a traceback.
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    app, server = served
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.text(max_size=8), inner, max_size=4), max_leaves=20)
+    handle = st.sampled_from([run.handle for run in app.queue()]) | st.text(max_size=16)
+    forms = st.fixed_dictionaries({"handle": handle}, optional={
+        "criterion_scores": st.dictionaries(st.sampled_from(sorted(ALL_ONES)), values, max_size=6) | values,
+        "correctness": values, "fails": st.lists(st.fixed_dictionaries(
+            {"code": st.text(max_size=20) | values}, optional={"evidence": values}), max_size=3) | values,
+        "comments": values, "filters": values})
+    bodies = forms.map(lambda form: json.dumps(form).encode()) | st.binary(max_size=200)
+
+    @settings(max_examples=40, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(body=bodies, path=st.sampled_from(["/api/validate", "/api/save"]))
+    def check(body, path):
+        status, answer = post(app, server, body, path=path)
+        assert status in ((200, 400) if path == "/api/validate" else (200, 400, 422)), (status, answer)
+        assert set(answer) <= {"messages", "saved", "next"} and all(isinstance(m, str) for m in answer.get("messages", []))
+
+    check()
+    err = capsys.readouterr().err   # a form that happens to be valid prints "saved ...": nothing else
+    assert all(line.startswith("saved scoring/") for line in err.splitlines()), err
+
+
+def raw_exchange(server, request: bytes, half_close: bool) -> bytes:
+    """What the server sends back on a raw connection (until it closes it) after ``request``."""
+    import socket
+    with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+        client.sendall(request)
+        if half_close:
+            client.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := client.recv(65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def test_a_body_shorter_than_its_content_length_is_refused_or_dropped(served):
+    app, server = served
+    port = server.server_address[1]
+    request = (f"POST /api/validate?token={app.token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: "
+               f"application/json\r\nX-CSRF-Token: {app.csrf}\r\nContent-Length: 3\r\n\r\n{{}}").encode()
+    answer = raw_exchange(server, request, half_close=True)   # the client is done: 400
+    assert answer.startswith(b"HTTP/1.0 400 ") and answer.endswith(
+        b'{"messages": ["request body: 2 bytes, shorter than its Content-Length"]}')
+    assert raw_exchange(server, request, half_close=False) == b""   # the client waits: dropped after the timeout
+
+
+def test_an_idle_connection_is_dropped(served):
+    # Attack: a connection that sends nothing (or half a request) was held open for ever, a thread each.
+    import socket
+    import time
+    app, server = served
+    with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+        client.sendall(b"POST /api/validate?token=" + app.token.encode() + b" HTTP/1.1\r\n")   # and then silence
+        started = time.monotonic()
+        assert client.recv(1024) == b""   # closed by the server, not by our 10 s timeout
+        assert time.monotonic() - started < 5

@@ -5,8 +5,21 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import tempfile
 from pathlib import Path
+
+# The name tempfile gives our temporaries: ``.<final name>.<8 of [a-z0-9_]>.tmp`` (a file, or a snapshot's folder).
+_TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+
+
+def is_temporary_name(name: str) -> bool:
+    """True for the name of a temporary file or folder this toolkit writes (``.<name>.<random>.tmp``).
+
+    A run killed before its rename leaves one; readers of the tree skip them (safe_read.walk_files), as git
+    does (``.gitignore``: ``.*.tmp``), and the pull-request gate refuses any name starting with '.', so a
+    contributor cannot hide a file behind such a name."""
+    return _TEMPORARY.fullmatch(name) is not None
 
 
 def write_temp_beside(path: Path, data: bytes, durable: bool = True) -> str:
@@ -47,7 +60,10 @@ def write_bytes_atomic(path: Path, data: bytes, durable: bool = True) -> None:
 
 class OutputError(OSError):
     """An output that could not be written (read-only folder, full disk, ...); ``str(error)`` is the
-    user-facing ``path: what is wrong (how to fix it)``, and nothing was replaced."""
+    user-facing ``path: what is wrong (how to fix it)``, and nothing was replaced. ``reason`` is the same
+    without the path (for a page that must not show it)."""
+
+    reason: str = ""
 
 
 def _failure(path: Path, exc: OSError) -> OutputError:
@@ -55,14 +71,16 @@ def _failure(path: Path, exc: OSError) -> OutputError:
     hint = ("free some disk space" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
             else "make the folder writable" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
             else "fix the folder")
-    return OutputError(exc.errno, f"{path}: cannot be written: {reason} ({hint}, then run again; "
-                                  "no output was replaced)")
+    text = f"cannot be written: {reason} ({hint}, then run again; no output was replaced)"
+    error = OutputError(exc.errno, f"{path}: {text}")
+    error.reason = text
+    return error
 
 
 def remove_stale_temporaries(folder: Path) -> None:
-    """Remove the ``.<name>.*.tmp`` files an interrupted run left in ``folder`` (git ignores them too)."""
+    """Remove the ``.<name>.<random>.tmp`` files an interrupted run left in ``folder`` (git ignores them too)."""
     try:
-        candidates = list(Path(folder).glob(".*.tmp"))
+        candidates = [path for path in Path(folder).glob(".*.tmp") if is_temporary_name(path.name)]
     except OSError:
         return
     for tmp in candidates:
@@ -73,7 +91,8 @@ def remove_stale_temporaries(folder: Path) -> None:
             pass
 
 
-def _sync_folder(folder: Path) -> None:
+def sync_folder(folder: Path) -> None:
+    """fsync a folder, so that the names created or renamed in it are on disk."""
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -103,7 +122,7 @@ def write_many_atomic(files: dict[Path, bytes], last: str | None = None) -> None
             except OSError as exc:
                 raise _failure(path, exc) from None
         for folder in sorted({path.parent for path in order}, key=str):
-            _sync_folder(folder)
+            sync_folder(folder)
         while temporaries:
             tmp, path = temporaries[0]
             try:

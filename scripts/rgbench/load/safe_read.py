@@ -14,6 +14,7 @@ from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
+from ..atomic import is_temporary_name
 from ..problems import Problem
 
 
@@ -70,7 +71,12 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[TreeFile], list[Problem]]
     """List every regular file under ``root/rel_dir`` (recursively), sorted by path.
 
     Symbolic links (to files or directories) and special files are reported as
-    problems and never followed. Files named ``.gitkeep`` are ignored.
+    problems and never followed. Files named ``.gitkeep`` are ignored, and so are the
+    temporary files and folders a writer killed before its rename leaves
+    (``.<name>.<random>.tmp``, :func:`rgbench.atomic.is_temporary_name`): git ignores them
+    too, so a leftover never blocks a later run, and the pull-request gate refuses every
+    name starting with '.' in the data folders, so none can come in through a pull request.
+    They are not deleted here (a reader never writes; a writer may still be running).
     Problems come folder by folder (depth first, the last subfolder first), in
     name order within a folder; files are sorted once at the end, not per folder.
     """
@@ -88,8 +94,10 @@ def walk_files(root: Path, rel_dir: str) -> tuple[list[TreeFile], list[Problem]]
         odd = []
         with os.scandir(os.path.join(root_text, current)) as iterator:
             for child in iterator:   # the entry's type from the directory itself: no stat per file
+                name = child.name
+                if is_temporary_name(name) and not child.is_symlink():
+                    continue   # an interrupted writer's leftover, file or snapshot folder: see the docstring
                 if child.is_file(follow_symlinks=False):
-                    name = child.name
                     if name != ".gitkeep":
                         append(TreeFile(prefix + name))
                 elif child.is_dir(follow_symlinks=False):

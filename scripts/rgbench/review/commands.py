@@ -7,9 +7,10 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
-from ..atomic import write_bytes_atomic
+from ..atomic import _failure, write_bytes_atomic
 from ..cli import load_valid_tree, not_a_tree, script_parser
 from ..load.loader import load_tree
+from ..load.parsing import exact_decimal
 from ..load.reviewers import HUMAN, REVIEWERS_FILE, unregistered_message
 from ..load.spec import load_spec
 from ..problems import Problem, report
@@ -93,6 +94,18 @@ def review_main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def parse_share(text: str) -> Fraction | None:
+    """The share ``text`` names when it is a plain decimal in (0, 1] (``0.2``, ``1``, ``.25``); else None.
+
+    Read with the project's bounded decimal parser: ``1e-99999999`` or a 10,000-digit number is refused at
+    once instead of costing unbounded time, ``1/5``, ``nan`` and an empty text are refused too."""
+    try:
+        share = exact_decimal(text)
+    except ValueError:
+        return None
+    return share if 0 < share <= 1 else None
+
+
 def assign_main(argv: list[str] | None = None) -> int:
     parser = script_parser(ASSIGN_DOC)
     parser.add_argument("--share", required=True, help="share of the graded runs to grade twice, in (0, 1]")
@@ -100,12 +113,11 @@ def assign_main(argv: list[str] | None = None) -> int:
     root: Path = args.root
     if not_a_tree(root):
         return 1
-    try:
-        share = Fraction(args.share)
-    except (ValueError, ZeroDivisionError):
-        share = Fraction(-1)
-    if not 0 < share <= 1:
-        print(f"--share: {args.share!r} must be a number in (0, 1], e.g. 0.2", file=sys.stderr)
+    share = parse_share(args.share)
+    if share is None:
+        shown = args.share if len(args.share) <= 40 else args.share[:40] + "..."
+        print(f"--share: must be a decimal number above 0 and at most 1 (e.g. 0.2: make assign SHARE=0.2), "
+              f"got {shown!r}", file=sys.stderr)
         return 1
     loaded = load_valid_tree(root, llm_judges=True)
     if loaded is None:
@@ -118,8 +130,11 @@ def assign_main(argv: list[str] | None = None) -> int:
     first_reviewer = {key: who[0] for key, who in first.items() if key in tree.responses and len(who) == 1}
     families = {key: tree.golds[key[1]].family for key in first_reviewer}
     chosen = assignments.assign(first_reviewer, families, humans, anyone, share)
-    write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE,
-                       assignments.assignments_document(share, chosen, len(first_reviewer)))
+    try:
+        write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE,
+                           assignments.assignments_document(share, chosen, len(first_reviewer)))
+    except OSError as exc:
+        return report([Problem(assignments.ASSIGNMENTS_FILE, _failure(root / assignments.ASSIGNMENTS_FILE, exc).reason)])
     per_reviewer = Counter(item["reviewer_id"] for item in chosen)
     print(f"{assignments.ASSIGNMENTS_FILE}: {len(chosen)} of {len(first_reviewer)} graded runs assigned for a second "
           "grade (" + ", ".join(f"{r} {n}" for r, n in sorted(per_reviewer.items())) + ")")

@@ -16,6 +16,11 @@ from ..load.records import Tree
 
 FIRST, SECOND = "first", "second"
 RunKey = tuple[str, str, str]  # (subject_id, case_id, run_id)
+ERROR_STATUS = "error"
+# the loader's words for a scoring of such a run (load/loader.py build_scorings), from the page's side
+ERROR_RUN = ("this run's response has status error (an API or harness failure, no answer to grade): it is never "
+             "queued and never graded, since `make validate` refuses a scoring of it (correct the response's "
+             "status if it did answer)")
 
 
 @dataclass(frozen=True)
@@ -55,14 +60,15 @@ def build_queue(tree: Tree, reviewer_id: str, graded_first: Iterable[RunKey],
     ``graded_first``: runs with a scoring in scoring/ (anyone's); ``graded_by_reviewer``: runs this
     reviewer graded anywhere; ``assigned``: runs assigned to this reviewer for a second grade. A run
     without a first grade is queued as ``first``; an assigned run that has its first grade, by someone
-    else, and no grade by this reviewer is queued as ``second``.
+    else, and no grade by this reviewer is queued as ``second``. A run whose response has status
+    ``error`` is never queued (:data:`ERROR_RUN`).
     """
     first = set(graded_first)
     mine = set(graded_by_reviewer)
     wanted = set(assigned)
     queue = []
-    for key in sorted(tree.responses):
-        if key in mine:
+    for key, response in sorted(tree.responses.items()):
+        if key in mine or response.meta.status == ERROR_STATUS:
             continue
         if key not in first:
             role = FIRST

@@ -15,6 +15,8 @@ import hashlib
 import os
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,11 @@ from ..load.reviewers import Reviewer, unregistered_message
 from ..load.safe_read import read_single_file, walk_files
 from ..load.spec import Spec, schema_errors
 from .runs import FIRST, SECOND, QueuedRun, RunKey
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 SCORING_DIRS = {FIRST: "scoring", SECOND: "scoring_multi"}
 _CORRECTNESS = {"0": 0, "0.5": 0.5, "1": 1}
@@ -93,6 +100,29 @@ def graded_runs(root: Path, spec: Spec) -> tuple[dict[RunKey, list[str]], dict[R
     return dict(first), dict(anyone)
 
 
+def form_problems(form: dict[str, Any]) -> list[str]:
+    """What makes a request body other than the page's form (the server answers 400 with these).
+
+    The page sends ``handle`` (text), ``criterion_scores`` (an object), ``correctness``, ``fails`` (a list of
+    ``{code, evidence}`` with text in both), ``comments`` and ``filters`` (text). A value of the right shape
+    but a wrong content (a score of 7, a comment that is a number) is not a problem here: it goes into the
+    document, and the schema words it, as ``make validate`` would.
+    """
+    problems = []
+    if not isinstance(form.get("handle"), str):
+        problems.append("$.handle: expected the run's handle as text (open the run from the queue page)")
+    if not isinstance(form.get("criterion_scores", {}), dict):
+        problems.append("$.criterion_scores: expected an object of criterion -> score")
+    fails = form.get("fails")
+    if fails is not None and not (isinstance(fails, list) and all(
+            isinstance(item, dict) and isinstance(item.get("code"), str)
+            and isinstance(item.get("evidence", ""), str | None) for item in fails)):
+        problems.append("$.fails: expected a list of {code, evidence} with text in both")
+    if not isinstance(form.get("filters", ""), str):
+        problems.append("$.filters: expected the queue's filters as text")
+    return problems
+
+
 def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_version: str, form: dict[str, Any],
                        *, response_sha256: str, gold_sha256: str, blind: bool) -> dict[str, Any]:
     """The scoring document of a submitted form (values the form cannot express stay as sent, so the
@@ -113,7 +143,8 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
     if spec.has_correctness:   # a benchmark without correctness: the template has no such key, the form no field
         document["correctness"] = _correctness(form.get("correctness"))
     fails = []
-    for item in form.get("fails") or []:
+    given_fails = form.get("fails")
+    for item in given_fails if isinstance(given_fails, list) else []:   # the server refuses other shapes first
         if not isinstance(item, dict):
             continue
         code = item.get("code")
@@ -171,8 +202,31 @@ def refusals(root: Path, spec: Spec, run: QueuedRun, reviewer_id: str, assigned_
     return []
 
 
+@contextmanager
+def checkout_lock(root: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the tree's folder while a grade is checked and written.
+
+    Two grading sessions on one checkout (two terminals, two reviewers) then save one after the other: the
+    second one's checks see the first one's file, and a second first grade of a run is refused (one scoring
+    per run in scoring/). The lock is ``flock`` on the folder itself: no lock file to leave behind, and the
+    system releases it when the process ends, ``kill -9`` too. Where there is no ``fcntl`` (Windows), no lock.
+    """
+    if fcntl is None:
+        yield
+        return
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)   # releases the lock
+
+
 def save(root: Path, rel: str, document: dict[str, Any]) -> list[str]:
-    """Write ``document`` canonically at ``rel``, once; the problems if it cannot be (nothing written then)."""
+    """Write ``document`` canonically at ``rel``, once; the problems if it may not be (nothing written then).
+
+    A folder that cannot be written (read-only, full disk) raises :class:`rgbench.atomic.OutputError`,
+    nothing written either (a kill leaves at most a ``.<name>.<random>.tmp``, which readers skip)."""
     if not inside_scoring_dirs(root, rel):
         return [f"{rel}: outside the tree's scoring folders; refused"]
     try:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ..atomic import OutputError
 from ..compute.scale import score_text
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
 from ..load.records import Tree
@@ -34,12 +35,13 @@ from ..load.reviewers import Reviewer
 from ..load.safe_read import read_bytes
 from ..load.spec import Spec
 from . import pages, scoring_doc
-from .runs import QueuedRun, RunKey, build_queue, filtered
+from .runs import ERROR_RUN, ERROR_STATUS, QueuedRun, RunKey, build_queue, filtered, run_handle
 
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_TYPES = {"app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
 FILTER_KEYS = ("family", "difficulty", "case_type")
 MAX_BODY = 1 << 20
+IDLE_TIMEOUT = 60   # seconds a connection may stay silent (also the wait for a request's announced bytes)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 
@@ -112,6 +114,10 @@ class ReviewApp:
         handle = form.get("handle")
         run = next((r for r in self.queue() if r.handle == handle), None)
         if run is None:
+            rid = self.reviewer.reviewer_id
+            if any(response.meta.status == ERROR_STATUS and run_handle(rid, key) == handle
+                   for key, response in self.tree.responses.items()):
+                return None, {}, [ERROR_RUN]
             return None, {}, ["this run is not in your queue (already graded, or not yours to grade)"]
         response_sha, gold_sha, problems = scoring_doc.pins(self.root, self.spec, run.key)
         document = scoring_doc.document_from_form(
@@ -127,12 +133,19 @@ class ReviewApp:
         return run, document, messages
 
     def save(self, form: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        with self.lock:
+        """Check and write the grade, under this session's lock and the checkout's (another session's Save
+        waits, then sees this one's file); (status, answer) for the page."""
+        with self.lock, scoring_doc.checkout_lock(self.root):
             run, document, messages = self.check(form, saving=True)
             if run is None or messages:
                 return HTTPStatus.UNPROCESSABLE_ENTITY, {"messages": messages}
             rel = scoring_doc.target_rel(self.spec, run, self.reviewer.reviewer_id)
-            problems = scoring_doc.save(self.root, rel, document)
+            try:
+                problems = scoring_doc.save(self.root, rel, document)
+            except OutputError as exc:   # read-only folder, full disk: nothing written
+                print(f"{rel}: {exc.reason}", file=sys.stderr)
+                shown = "your grade" if self.blind else rel   # blind: the path would name the subject
+                return HTTPStatus.INTERNAL_SERVER_ERROR, {"messages": [f"{shown}: {exc.reason}"]}
             if problems:
                 return HTTPStatus.CONFLICT, {"messages": problems}
             self.saved.append(rel)
@@ -153,6 +166,7 @@ class Handler(BaseHTTPRequestHandler):
     app: ReviewApp  # set on the subclass made by make_server
     server_version = "rgbench-review"
     sys_version = ""
+    timeout = IDLE_TIMEOUT   # socket timeout of every connection: an idle or trickling client is dropped
 
     def log_message(self, format: str, *args: Any) -> None:  # the request line would print the token
         return
@@ -233,29 +247,69 @@ class Handler(BaseHTTPRequestHandler):
                 or site not in (None, "same-origin")
                 or self.headers.get_content_type() != "application/json"):
             return self._refuse(HTTPStatus.FORBIDDEN, "cross-site request refused (CSRF check)")
-        length = int(self.headers.get("Content-Length") or 0)
-        if not 0 < length <= MAX_BODY:
-            return self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"messages": ["request body missing or too large"]})
-        try:
-            form = json.loads(self.rfile.read(length))
-        except ValueError:
-            return self._json(HTTPStatus.BAD_REQUEST, {"messages": ["request body is not JSON"]})
-        if not isinstance(form, dict):
-            return self._json(HTTPStatus.BAD_REQUEST, {"messages": ["request body is not a JSON object"]})
         path = urlsplit(self.path).path
+        if path not in ("/api/validate", "/api/save"):
+            return self._refuse(HTTPStatus.NOT_FOUND, "no such endpoint")
+        refusal, form, problems = self._body()
+        if form is None:
+            return self._json(refusal, {"messages": problems})
         if path == "/api/validate":
             _, _, messages = self.app.check(form, saving=False)
             return self._json(HTTPStatus.OK, {"messages": messages})
-        if path == "/api/save":
-            status, answer = self.app.save(form)
-            return self._json(status, answer)
-        return self._refuse(HTTPStatus.NOT_FOUND, "no such endpoint")
+        status, answer = self.app.save(form)
+        return self._json(status, answer)
+
+    def _body(self) -> tuple[HTTPStatus, dict[str, Any] | None, list[str]]:
+        """(OK, the page's form, []) from the request body; else (status, None, what is wrong).
+
+        One ``Content-Length`` of at most MAX_BODY bytes (no chunked body), that many bytes of strict UTF-8
+        JSON (rgbench's parser: no duplicate keys, NaN or Infinity, bounded numbers and depth), an object of
+        the form's shape (scoring_doc.form_problems). A short body waits at most the connection's timeout.
+        """
+        lengths = self.headers.get_all("Content-Length") or []
+        if self.headers.get("Transfer-Encoding") is not None:
+            return HTTPStatus.BAD_REQUEST, None, ["Transfer-Encoding: not accepted (send the JSON body with a "
+                                                  "Content-Length)"]
+        if not lengths:
+            return HTTPStatus.LENGTH_REQUIRED, None, ["request body missing: send the form as JSON with a Content-Length"]
+        text = lengths[0].strip()
+        if len(lengths) > 1 or not (text.isascii() and text.isdigit()) or len(text) > 12:
+            return HTTPStatus.BAD_REQUEST, None, ["Content-Length: expected one byte count"]
+        length = int(text)
+        if length == 0:
+            return HTTPStatus.BAD_REQUEST, None, ["request body missing: send the form as JSON"]
+        if length > MAX_BODY:
+            return HTTPStatus.REQUEST_ENTITY_TOO_LARGE, None, [f"request body too large ({length} bytes; at most "
+                                                               f"{MAX_BODY})"]
+        data = self.rfile.read(length)
+        if len(data) < length:
+            return HTTPStatus.BAD_REQUEST, None, [f"request body: {len(data)} bytes, shorter than its Content-Length"]
+        try:
+            form = loads_json_strict(decode_utf8(data))
+        except ParseError as exc:
+            return HTTPStatus.BAD_REQUEST, None, [f"request body: {exc}"]
+        if not isinstance(form, dict):
+            return HTTPStatus.BAD_REQUEST, None, ["request body: expected a JSON object (the page's form)"]
+        problems = scoring_doc.form_problems(form)
+        if problems:
+            return HTTPStatus.BAD_REQUEST, None, [f"request body: {problem}" for problem in problems]
+        return HTTPStatus.OK, form, []
 
 
-def make_server(app: ReviewApp, port: int = 0) -> ThreadingHTTPServer:
-    """A server for ``app`` on 127.0.0.1:``port`` (0: a free port); call serve_forever() on it."""
-    handler = type("BoundHandler", (Handler,), {"app": app})
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+class ReviewServer(ThreadingHTTPServer):
+    """The standard server, but a request that fails unexpectedly (a client gone mid-answer, a file of the tree
+    removed meanwhile) prints one line, not a traceback; the session goes on."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        print(f"rgbench review: a request failed and was dropped: {type(error).__name__}: {error}", file=sys.stderr)
+
+
+def make_server(app: ReviewApp, port: int = 0, timeout: float = IDLE_TIMEOUT) -> ThreadingHTTPServer:
+    """A server for ``app`` on 127.0.0.1:``port`` (0: a free port); call serve_forever() on it. A connection
+    silent for ``timeout`` seconds is closed (http.server's handler catches the timeout and drops it)."""
+    handler = type("BoundHandler", (Handler,), {"app": app, "timeout": timeout})
+    server = ReviewServer(("127.0.0.1", port), handler)
     server.daemon_threads = True
     return server
 

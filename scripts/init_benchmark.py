@@ -11,7 +11,8 @@ commands. Its requirements.txt installs the toolkit running this command: from
 the package index when it came from there, else the wheel, directory or git
 commit it was installed from (its installation record), or this source checkout
 (--requirement to write another line, e.g. one that CI can install too).
-Refuses, writing nothing, when DIR exists and is not empty. Then:
+Refuses, writing nothing, when DIR exists and is not empty or is a symbolic link. Atomic: the repository is
+written into a hidden sibling folder and renamed into place; on a full or read-only disk nothing is left. Then:
 
     cd DIR && make metrics && make test
 """
@@ -21,40 +22,74 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
+from rgbench.atomic import OutputError, output_error
 from rgbench.cli import invocation
 from rgbench.install_source import ToolkitSource, toolkit_source
 from rgbench.template import EXECUTABLE, template_files
 
 
+STAGING = ".{name}.rgbench-init-"   # the hidden sibling folder a run writes into before moving it into place
+
+
 def write_tree(target: Path, files: dict[str, bytes]) -> None:
-    """Write ``files`` into a temporary sibling folder, then move it into place: renamed to ``target``, or
-    its entries moved into ``target`` when that is an existing empty folder."""
-    target = target.resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    """Write ``files`` into a new private sibling folder of ``target``, then rename it to ``target`` in one step
+    (replacing ``target`` when it is an existing empty folder, whose mode the repository keeps).
+
+    Atomic: on any failure (a full or read-only disk, a folder that is no longer empty) the sibling and any
+    parent folder this call created are removed, ``target`` is as it was, and OutputError says so. A kill
+    before the rename can leave only the hidden sibling ``.<name>.rgbench-init-*`` (never ``target`` half
+    written), so that a rerun works. ``target`` must not be a symbolic link (main refuses one); its parent
+    may be (it is resolved), and the rename never follows a link put in ``target``'s place meanwhile
+    (renaming a folder onto a link fails).
+    """
+    target = target.resolve()  # not a link itself: only its parents' links are resolved ("." and ".." too)
+    parent = target.parent
+    created = next((p for p in reversed([parent, *parent.parents]) if not os.path.lexists(p)), None)
     umask = os.umask(0)
     os.umask(umask)
+    staging = None
     try:
-        staging.chmod(0o777 & ~umask)  # mkdtemp makes it private; the repository gets the usual mode
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=STAGING.format(name=target.name), dir=parent))  # private: 0700
         for rel, data in files.items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             if rel in EXECUTABLE:
                 path.chmod(0o755 & ~umask)
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)  # e.g. a full disk: nothing half-written stays behind
-        raise
-    if not target.exists():
-        os.replace(staging, target)
-        return
-    for entry in sorted(staging.iterdir()):
-        os.replace(entry, target / entry.name)
-    staging.rmdir()
+        mode = stat.S_IMODE(target.stat().st_mode) if target.is_dir() else 0o777 & ~umask
+        staging.chmod(mode)  # the repository gets the empty folder's mode, or the usual one
+        os.rename(staging, target)  # POSIX: replaces an empty folder; refused for a folder that is not empty
+    except OSError as exc:
+        for leftover in (staging, created):
+            if leftover is not None:
+                shutil.rmtree(leftover, ignore_errors=True)
+        raise output_error(target, exc, "nothing was written") from None
+
+
+def refusal(target: Path) -> str | None:
+    """Why ``target`` cannot become a new repository (a message ``path: what is wrong (how to fix it)``), or None.
+
+    Safe: a new path or an existing empty folder, under folders that exist or are created, through symbolic
+    links among its parents (resolved). Refused: ``target`` itself a symbolic link (to a folder, a file or
+    nothing: rgbench init replaces no link and writes nowhere a link points), a file or a folder that is not
+    empty, a parent that is a file or a link to nothing (the repository would be created where it points)."""
+    if target.is_symlink():
+        return (f"{target}: is a symbolic link (rgbench init writes a real folder: name the folder it points to, "
+                "or a new path)")
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        return f"{target}: exists and is not an empty folder (rgbench init writes a new repository: name a new or empty folder)"
+    for parent in target.parents:
+        if parent.is_symlink() and not parent.exists():
+            return f"{target}: {parent} is a symbolic link to nothing (choose DIR inside a folder that exists)"
+        if parent.exists() and not parent.is_dir():
+            return f"{target}: {parent} is a file, not a folder (choose DIR inside a folder)"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,23 +102,22 @@ def main(argv: list[str] | None = None) -> int:
                                               f"toolkit running now, {source.requirement!r}, from {source.origin})")
     args = parser.parse_args(argv)
     target: Path = args.dir
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        print(f"{target}: exists and is not an empty folder (rgbench init writes a new repository)", file=sys.stderr)
+    try:
+        refused = refusal(target)
+    except OSError as exc:   # e.g. a parent folder that may not be read
+        refused = f"{target}: cannot be read ({exc.strerror or exc}; choose a DIR you may write to)"
+    if refused is not None:
+        print(refused, file=sys.stderr)
         return 1
     try:
         files = template_files(source.requirement if args.requirement is None else args.requirement)
     except ValueError as exc:
         print(f"--requirement: {exc}", file=sys.stderr)
         return 1
-    blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
-    if blocker is not None:
-        print(f"{target}: {blocker} is a file, not a folder (choose DIR inside a folder)", file=sys.stderr)
-        return 1
     try:
         write_tree(target, files)
-    except OSError as exc:
-        print(f"{target}: cannot be written ({exc.filename}: {exc.strerror or exc}; choose a DIR you may write to)",
-              file=sys.stderr)
+    except OutputError as exc:
+        print(exc.strerror, file=sys.stderr)
         return 1
     print(f"{target}: new benchmark repository ({len(files)} files). Next: cd {target} && make metrics && make test")
     if args.requirement is None:

@@ -50,13 +50,14 @@ class OutputError(OSError):
     user-facing ``path: what is wrong (how to fix it)``, and nothing was replaced."""
 
 
-def _failure(path: Path, exc: OSError) -> OutputError:
+def output_error(path: Path, exc: OSError, kept: str = "no output was replaced") -> OutputError:
+    """The OutputError for ``exc`` raised while writing ``path``: what failed, how to fix it, and ``kept``
+    (what the failure left as it was)."""
     reason = exc.strerror or str(exc)
     hint = ("free some disk space" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
             else "make the folder writable" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
             else "fix the folder")
-    return OutputError(exc.errno, f"{path}: cannot be written: {reason} ({hint}, then run again; "
-                                  "no output was replaced)")
+    return OutputError(exc.errno, f"{path}: cannot be written: {reason} ({hint}, then run again; {kept})")
 
 
 def remove_stale_temporaries(folder: Path) -> None:
@@ -101,7 +102,7 @@ def write_many_atomic(files: dict[Path, bytes], last: str | None = None) -> None
             try:
                 temporaries.append((write_temp_beside(path, files[path]), path))
             except OSError as exc:
-                raise _failure(path, exc) from None
+                raise output_error(path, exc) from None
         for folder in sorted({path.parent for path in order}, key=str):
             _sync_folder(folder)
         while temporaries:
@@ -109,7 +110,7 @@ def write_many_atomic(files: dict[Path, bytes], last: str | None = None) -> None
             try:
                 os.replace(tmp, path)
             except OSError as exc:
-                raise _failure(path, exc) from None
+                raise output_error(path, exc) from None
             temporaries.pop(0)
     finally:
         for tmp, _ in temporaries:

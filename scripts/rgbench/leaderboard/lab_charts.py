@@ -83,7 +83,7 @@ def difficulty_spec(board: Board) -> Chart | None:
         return None
     by_subject: dict[str, list[tuple[int, float, float, float]]] = {}
     for r in board.lab.get(DIFFICULTY_FILE):
-        if r["P_difficulty"]:
+        if r["P_difficulty"] and r["difficulty"]:
             by_subject.setdefault(r["subject_id"], []).append(
                 (int(r["difficulty"]), float(r["P_difficulty"]), float(r["P_difficulty_low"] or r["P_difficulty"]),
                  float(r["P_difficulty_high"] or r["P_difficulty"])))

@@ -4,8 +4,11 @@ replaced only once every one of them is written and synced."""
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -136,3 +139,27 @@ def write_if_changed(path: Path, data: bytes, durable: bool = True) -> bool:
             pass
     write_bytes_atomic(path, data, durable)
     return True
+
+
+class Busy(Exception):
+    """Another process holds the tree's lock (:func:`tree_lock`)."""
+
+
+@contextmanager
+def tree_lock(root: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on the folder ``root`` (flock on the folder itself: no lock file is
+    written, and the kernel drops it when the process ends, even on kill -9); Busy at once when another
+    process holds it.
+
+    Two writers of one tree's results (two `make metrics`) would otherwise remove each other's temporary
+    files (write_many_atomic cleans those an interrupted run left) and fail with a misleading "No such
+    file or directory"."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Busy(str(root)) from None
+        yield
+    finally:
+        os.close(fd)

@@ -32,7 +32,6 @@ from rgbench.cli import invocation
 from rgbench.install_source import ToolkitSource, toolkit_source
 from rgbench.template import EXECUTABLE, template_files
 
-
 STAGING = ".{name}.rgbench-init-"   # the hidden sibling folder a run writes into before moving it into place
 
 

@@ -51,7 +51,8 @@ def test_a_column_unknown_to_the_reader_is_kept_as_text():
     ("N", "9" * 400, f"results/x.csv: line 3: N: '{'9' * 40}...' is not an integer of at most 18 digits"),
     ("P", "9" * 400, f"results/x.csv: line 3: P: '{'9' * 40}...' is not a decimal number (at most 18 digits before "
                      "and after the point)"),
-    ("raw_score", "9" * 30, f"results/x.csv: line 3: raw_score: '{'9' * 30}' is not a score of at most 18 digits (an integer, a decimal or n/d)"),
+    ("raw_score", "9" * 30, f"results/x.csv: line 3: raw_score: '{'9' * 30}' is not a score of at most 18 digits "
+                            "(an integer, a decimal or n/d)"),
     ("raw_score", f"{'9' * 30}/7", f"results/x.csv: line 3: raw_score: '{'9' * 30}/7' is not a score of at most 18 "
                                    "digits (an integer, a decimal or n/d)"),
     ("disqualified", "True", "results/x.csv: line 3: disqualified: 'True' is not a boolean (true or false)"),

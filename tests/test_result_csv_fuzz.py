@@ -16,7 +16,6 @@ import json
 import re
 import shutil
 from collections.abc import Callable
-from pathlib import Path
 
 import build_leaderboard
 import pytest

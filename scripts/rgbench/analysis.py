@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,11 +114,12 @@ def parse_cell(kind: str, cell: str) -> Any:
     if kind == "score":
         if _BIN.match(cell):
             return cell   # a level naming a bin of a decimal scale (0-2.5); text
+        score: Fraction | int | None = None
         try:
             score = parse_score(cell) if len(cell) <= 80 else None
         except (ValueError, ZeroDivisionError):
-            score = None
-        if score is None or abs(score) >= _SCORE_LIMIT:
+            pass
+        if score is None or not -_SCORE_LIMIT < score < _SCORE_LIMIT:
             raise ValueError(f"{shown} is not a score of at most 18 digits (an integer, a decimal or n/d)")
         return score
     return cell

@@ -11,8 +11,8 @@ commands. Its requirements.txt installs the toolkit running this command: from
 the package index when it came from there, else the wheel, directory or git
 commit it was installed from (its installation record), or this source checkout
 (--requirement to write another line, e.g. one that CI can install too).
-Refuses, writing nothing, when DIR exists and is not empty or is a symbolic link. Atomic: the repository is
-written into a hidden sibling folder and renamed into place; on a full or read-only disk nothing is left. Then:
+Refuses, writing nothing, when DIR exists and is not empty or is a symbolic link. The repository is written
+into a private staging folder first and moved into place; on a full or read-only disk nothing is left. Then:
 
     cd DIR && make metrics && make test
 """
@@ -20,9 +20,9 @@ written into a hidden sibling folder and renamed into place; on a full or read-o
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import shutil
-import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -32,39 +32,66 @@ from rgbench.cli import invocation
 from rgbench.install_source import ToolkitSource, toolkit_source
 from rgbench.template import EXECUTABLE, template_files
 
-STAGING = ".{name}.rgbench-init-"   # the hidden sibling folder a run writes into before moving it into place
+STAGING = ".rgbench-init-"   # the private folder a run writes into before moving the repository into place
+
+
+def leftovers(folder: Path) -> list[Path]:
+    """The staging folders a killed ``rgbench init`` left inside ``folder`` (an existing empty folder it was
+    filling): real folders named ``.rgbench-init-*``, never links."""
+    return sorted(p for p in folder.glob(f"{STAGING}*") if p.is_dir() and not p.is_symlink())
 
 
 def write_tree(target: Path, files: dict[str, bytes]) -> None:
-    """Write ``files`` into a new private sibling folder of ``target``, then rename it to ``target`` in one step
-    (replacing ``target`` when it is an existing empty folder, whose mode the repository keeps).
+    """Write ``files`` into a private staging folder, then move them into place: a new ``target`` is the
+    staging folder renamed (it is made beside ``target``); into an existing empty ``target`` (the folder
+    keeps its identity: its mode, owner, a mount point, the shell that is in it) the staging folder is made
+    inside and its few top-level entries are renamed up.
 
-    Atomic: on any failure (a full or read-only disk, a folder that is no longer empty) the sibling and any
-    parent folder this call created are removed, ``target`` is as it was, and OutputError says so. A kill
-    before the rename can leave only the hidden sibling ``.<name>.rgbench-init-*`` (never ``target`` half
-    written), so that a rerun works. ``target`` must not be a symbolic link (main refuses one); its parent
-    may be (it is resolved), and the rename never follows a link put in ``target``'s place meanwhile
-    (renaming a folder onto a link fails).
+    On any failure (a full or read-only disk, a rename refused) everything this call wrote or moved is
+    removed, any parent folder it created too, ``target`` is as it was, and OutputError says so. A kill
+    while the files are written leaves only a hidden staging folder: beside a new ``target``
+    (``.<name>.rgbench-init-*``; ``target`` is not created), or inside an existing one, which then still
+    counts as empty (:func:`leftovers`, removed by the rerun). Only a kill among the final top-level
+    renames into an existing folder (a dozen renames) can leave part of the repository there. ``target``
+    must not be a symbolic link (main refuses one); links among its parents are resolved.
     """
     target = target.resolve()  # not a link itself: only its parents' links are resolved ("." and ".." too)
-    parent = target.parent
-    created = next((p for p in reversed([parent, *parent.parents]) if not os.path.lexists(p)), None)
+    exists = target.is_dir()
+    parent = target if exists else target.parent
+    created = None if exists else next((p for p in reversed([parent, *parent.parents]) if not os.path.lexists(p)), None)
     umask = os.umask(0)
     os.umask(umask)
     staging = None
+    moved: list[str] = []
     try:
+        for killed in leftovers(target) if exists else []:
+            shutil.rmtree(killed)
         parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=STAGING.format(name=target.name), dir=parent))  # private: 0700
+        prefix = STAGING if exists else f".{target.name}{STAGING}"
+        staging = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))  # private (0700) while being written
         for rel, data in files.items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             if rel in EXECUTABLE:
                 path.chmod(0o755 & ~umask)
-        mode = stat.S_IMODE(target.stat().st_mode) if target.is_dir() else 0o777 & ~umask
-        staging.chmod(mode)  # the repository gets the empty folder's mode, or the usual one
-        os.rename(staging, target)  # POSIX: replaces an empty folder; refused for a folder that is not empty
+        if not exists:
+            staging.chmod(0o777 & ~umask)
+            os.rename(staging, target)  # refused if a folder appeared there meanwhile and is not empty
+            return
+        for name in sorted(entry.name for entry in staging.iterdir()):
+            if os.path.lexists(target / name):   # appeared meanwhile: never replaced
+                raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target / name))
+            os.rename(staging / name, target / name)
+            moved.append(name)
+        staging.rmdir()
     except OSError as exc:
+        if staging is not None:
+            for name in reversed(moved):   # undo: the entries go back into staging, removed below
+                try:
+                    os.rename(target / name, staging / name)
+                except OSError:
+                    shutil.rmtree(target / name, ignore_errors=True)
         for leftover in (staging, created):
             if leftover is not None:
                 shutil.rmtree(leftover, ignore_errors=True)
@@ -81,7 +108,7 @@ def refusal(target: Path) -> str | None:
     if target.is_symlink():
         return (f"{target}: is a symbolic link (rgbench init writes a real folder: name the folder it points to, "
                 "or a new path)")
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+    if target.exists() and (not target.is_dir() or set(target.iterdir()) - set(leftovers(target))):
         return f"{target}: exists and is not an empty folder (rgbench init writes a new repository: name a new or empty folder)"
     for parent in target.parents:
         if parent.is_symlink() and not parent.exists():

@@ -138,20 +138,42 @@ def test_init_into_an_empty_folder_is_atomic_and_a_rerun_works(tmp_path, capsys,
     assert stat.S_IMODE((target / ".ci/run").stat().st_mode) & 0o100
 
 
-def test_init_into_a_folder_that_fills_meanwhile_moves_nothing_into_it(tmp_path, capsys, monkeypatch):
+def test_init_into_an_empty_folder_undoes_every_move_when_one_fails(tmp_path, capsys, monkeypatch):
+    """Into an existing folder the top-level entries are renamed up from a staging folder inside it; a rename
+    refused half-way (here the fourth) takes back the ones already moved: the folder is empty again."""
     target = tmp_path / "bench"
     target.mkdir()
-    real_rename = os.rename
+    real_rename, done = os.rename, []
 
-    def someone_writes_first(src, dst):
-        (target / "theirs.txt").write_text("theirs\n")
+    def fourth_fails(src, dst):
+        if len(done) == 3 and Path(dst).parent == target:
+            raise OSError(errno.EIO, os.strerror(errno.EIO), str(dst))
+        done.append(dst)
         return real_rename(src, dst)
-    monkeypatch.setattr(os, "rename", someone_writes_first)
+    monkeypatch.setattr(os, "rename", fourth_fails)
     assert main(["init", str(target)]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"{target}: cannot be written: Directory not empty (") and err.endswith(
-        "nothing was written)\n"), err
-    assert [p.name for p in tmp_path.iterdir()] == ["bench"] and [p.name for p in target.iterdir()] == ["theirs.txt"]
+    assert capsys.readouterr().err == (f"{target}: cannot be written: Input/output error (fix the folder, then run "
+                                       "again; nothing was written)\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["bench"] and list(target.iterdir()) == []
+
+
+def test_init_after_a_killed_init_and_into_the_current_folder(tmp_path, capsys, monkeypatch):
+    """A kill while the files are written leaves only the staging folder inside the empty folder: it still
+    counts as empty and the rerun removes it. `rgbench init .` keeps the folder the shell is in (the files
+    appear in it, not in a new folder that replaced it)."""
+    target = tmp_path / "bench"
+    (target / ".rgbench-init-k1ll3d" / "system").mkdir(parents=True)
+    (target / ".rgbench-init-k1ll3d" / "system" / "benchmark.yaml").write_text("half\n")
+    monkeypatch.chdir(target)
+    inode = os.stat(".").st_ino
+    assert main(["init", "."]) == 0
+    assert os.stat(".").st_ino == inode and Path("system/benchmark.yaml").is_file()
+    assert not list(target.glob(".rgbench-init-*"))
+    capsys.readouterr()
+    (tmp_path / "other").mkdir()  # a link of that name is no leftover: the folder is not empty
+    (tmp_path / "other" / ".rgbench-init-decoy").symlink_to(tmp_path)
+    assert main(["init", str(tmp_path / "other")]) == 1
+    assert "exists and is not an empty folder" in capsys.readouterr().err
 
 
 def test_init_on_a_read_only_disk_gives_the_message(tmp_path, capsys, monkeypatch):

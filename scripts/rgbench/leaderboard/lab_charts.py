@@ -141,7 +141,7 @@ def pass_at_k_spec(board: Board) -> Chart | None:
         return None
     by_subject: dict[str, list[tuple[int, float, float]]] = {}
     for r in board.lab.get(PASS_AT_K_FILE):
-        if r["pass_at_k"]:
+        if r["pass_at_k"] and r["pass_hat_k"]:
             by_subject.setdefault(r["subject_id"], []).append(
                 (int(r["k"]), float(r["pass_at_k"]), float(r["pass_hat_k"])))
     return _lines_spec(board, PASS_AT_K_CHART, by_subject)

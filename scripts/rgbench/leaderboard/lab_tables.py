@@ -77,19 +77,20 @@ class LabTables:
 
 # The numeric columns of the lab files, each with the parser of the cells compute_metrics writes there (the
 # page re-rounds them, charts them, sorts by them): a cell the parser refuses is a problem, so that no text,
-# NaN, exponent, negative count or 5,000-digit number reaches the page. Every other column is text.
+# NaN, exponent, negative count or 5,000-digit number reaches the page. Every other column is text. A cell
+# may be empty (an undefined value: no pass rule, no usage, ...) except where the page always needs a number.
 LAB_NUMBERS: dict[str, Parser] = {
-    **dict.fromkeys(("n", "n_cases", "n_pass", "n_responses", "n_with_usage", "input_tokens", "output_tokens",
-                     "n_participants", "max_runs_per_case", "n_answered", "n_refused", "n_errors", "k", "n_runs",
-                     "min_difficulty"), _int),
-    **dict.fromkeys(("max_tokens", "attempts", "difficulty", "confidence"), _int_or_empty),
-    **dict.fromkeys(("mean", "mean_low", "mean_high", "weight"), _fixed),
-    **dict.fromkeys(("P", "P_low", "P_high", "s_bar", "s_bar_low", "s_bar_high", "input_per_million",
-                     "output_per_million", "total_cost", "cost_per_run", "cost_per_pass", "geomean_cost_run",
-                     "geomean_cost_pass", "correctness", "cost", "pass_at_k", "pass_hat_k", "P_difficulty",
-                     "P_difficulty_low", "P_difficulty_high"), _fixed_or_empty),
-    **dict.fromkeys(("raw_score", "clipped_score", "temperature"), _exact_or_empty),
-}
+    **dict.fromkeys(("n", "n_cases", "k"), _int),
+    **dict.fromkeys(("n_pass", "n_responses", "n_with_usage", "input_tokens", "output_tokens", "n_participants",
+                     "max_runs_per_case", "n_answered", "n_refused", "n_errors", "n_runs", "min_difficulty",
+                     "difficulty", "confidence"), _int_or_empty),
+    "mean": _fixed,
+    **dict.fromkeys(("mean_low", "mean_high", "weight", "P", "P_low", "P_high", "s_bar", "s_bar_low", "s_bar_high",
+                     "input_per_million", "output_per_million", "total_cost", "cost_per_run", "cost_per_pass",
+                     "geomean_cost_run", "geomean_cost_pass", "correctness", "cost", "pass_at_k", "pass_hat_k",
+                     "P_difficulty", "P_difficulty_low", "P_difficulty_high"), _fixed_or_empty),
+    **dict.fromkeys(("raw_score", "clipped_score"), _exact_or_empty),
+}   # run_metadata.csv's temperature, max_tokens and attempts are text: the declared values, several joined by "; "
 
 
 def parse_lab_table(rel: str, data: bytes, columns: tuple[str, ...]) -> tuple[list[LabRow], list[Problem]]:

@@ -106,3 +106,33 @@ def test_the_reviewers_section_is_refused_whole_not_half_read(tree, capsys):
     lines = original.decode().count("\n")
     assert capsys.readouterr().err == (f"{rel}: line {lines + 1}: 3 fields, expected 10; run `make metrics` to "
                                        "regenerate it\n1 problem(s) found; nothing was written.\n")
+
+
+def test_a_point_outside_its_interval_is_drawn_and_a_reversed_interval_refused(tree, capsys):
+    """A bootstrap interval need not contain its point: the difficulty chart's whiskers stop at the point
+    (a negative error bar was a matplotlib ValueError). A reversed interval is refused."""
+    rel = "results/metrics_per_difficulty.csv"
+    original, manifest = (tree / rel).read_bytes(), (tree / "results/manifest.json").read_bytes()
+    header, *rows = original.decode().splitlines(keepends=True)
+    at = next(i for i, row in enumerate(rows) if row.startswith("cormorant-4,"))  # a subject the chart draws
+    cells = dict(zip(header.rstrip("\n").split(","), rows[at].rstrip("\n").split(",")))
+
+    def build(edit: dict[str, str]) -> int:
+        row = ",".join({**cells, **edit}.values()) + "\n"
+        data = (header + "".join(rows[:at]) + row + "".join(rows[at + 1:])).encode()
+        (tree / rel).write_bytes(data)
+        listed = json.loads(manifest)
+        listed["outputs"]["metrics_per_difficulty.csv"] = hashlib.sha256(data).hexdigest()
+        (tree / "results/manifest.json").write_text(json.dumps(listed, indent=2, sort_keys=True) + "\n")
+        try:
+            return build_leaderboard.main(["--root", str(tree)])
+        finally:
+            (tree / rel).write_bytes(original)
+            (tree / "results/manifest.json").write_bytes(manifest)
+
+    assert build({"P_difficulty": "0.900000", "P_difficulty_low": "0.100000", "P_difficulty_high": "0.200000"}) == 0
+    capsys.readouterr()
+    assert build({"P_difficulty_low": "0.900000", "P_difficulty_high": "0.100000"}) == 1
+    assert capsys.readouterr().err == (f"{rel}: line {at + 2}: P_difficulty_low: 0.900000 is above P_difficulty_high "
+                                       "0.100000; run `make metrics` to regenerate it\n"
+                                       "1 problem(s) found; nothing was written.\n")

@@ -127,7 +127,8 @@ def draw_difficulty(chart: Chart) -> str:
             offset = (i - (len(rows) - 1) / 2) * spread
             xs = [d + offset for d, *_ in points]
             ys = [p for _, p, _, _ in points]
-            err = [[p - lo for _, p, lo, _ in points], [hi - p for _, p, _, hi in points]]
+            # whiskers from the point to each bound (none past the point: an interval need not contain it)
+            err = [[max(p - lo, 0.0) for _, p, lo, _ in points], [max(hi - p, 0.0) for _, p, _, hi in points]]
             colour = PALETTE[i % len(PALETTE)]
             ax.errorbar(xs, ys, yerr=err, color=colour, marker=MARKERS[i % len(MARKERS)], markersize=5,
                         linewidth=1.4, elinewidth=0.9, capsize=2.5, label=short(label, 36))

@@ -96,7 +96,7 @@ LAB_NUMBERS: dict[str, Parser] = {
 def parse_lab_table(rel: str, data: bytes, columns: tuple[str, ...]) -> tuple[list[LabRow], list[Problem]]:
     """The rows of one CSV as dicts, or the problems that make it unreadable: every bad record, every numeric
     cell (:data:`LAB_NUMBERS`) that is not what compute_metrics writes, every interval (``X_low``, ``X_high``)
-    that does not hold its value ``X``; each with the fix (regenerate the file)."""
+    reversed; each with the fix (regenerate the file)."""
     text, problems = decode_result(rel, data)
     if text is None:
         return [], problems
@@ -129,9 +129,8 @@ def _cell_problems(row: LabRow, columns: tuple[str, ...]) -> list[str]:
                 problems.append(f"{name}: {exc}")
     for name in columns:
         low, high = values.get(f"{name}_low"), values.get(f"{name}_high")
-        if values.get(name) is not None and low is not None and high is not None and not low <= values[name] <= high:
-            problems.append(f"{name}_low, {name}_high: {row[name + '_low']}..{row[name + '_high']} does not hold "
-                            f"{name} {row[name]}")
+        if low is not None and high is not None and low > high:
+            problems.append(f"{name}_low: {row[name + '_low']} is above {name}_high {row[name + '_high']}")
     return problems
 
 

@@ -52,11 +52,12 @@ def build_files(root: Path, source_commit: str = "") -> tuple[dict[str, bytes] |
     (None, None, problems) with every problem found. ``source_commit`` (a published page's) is shown on the
     page; committed results are built without it, so that they stay what the inputs alone produce."""
     inputs, problems = load_inputs(Path(root))
-    if inputs is None:
+    (reviewers, more), (judges, most) = read_rows(root, REVIEWERS_CSV), read_rows(root, JUDGE_CSV)
+    problems += more + most
+    if inputs is None or problems:
         return None, None, problems
     board = dataclasses.replace(build_board(inputs), source_commit=source_commit)
-    section = reviewers_section(read_rows(root, REVIEWERS_CSV), read_rows(root, JUDGE_CSV),
-                                higher_is_better=board.scale.higher_is_better)
+    section = reviewers_section(reviewers, judges, higher_is_better=board.scale.higher_is_better)
     return render(board, section), board, []
 
 

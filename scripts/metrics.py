@@ -2,14 +2,15 @@
 """`make metrics` in one process: validate every input, then write results/, reading the tree once.
 
 Every input is read and checked first, the further reviewers' grades in scoring_multi/ included (what
-validate.py checks); nothing is written unless all of it is valid. Then, in this order, each step
-writes what its own script writes: the metric tables (compute_metrics.py), the reviewer agreement
+validate.py checks); nothing is written unless all of it is valid. Then, in this order, each step writes
+what its own script writes: the metric tables (compute_metrics.py), the reviewer agreement
 (aggregate_scoring.py) and the leaderboard (build_leaderboard.py; --readme also embeds it in README.md),
-stopping at the first step that fails. The files are the same bytes as the three scripts run one after
-the other give (tests/test_cli_main.py); only the tree is read once instead of three times. `make check`
-(check_results.py) runs this script on a copy of the inputs. With `board_grades: consolidated` in config.yaml,
-the metric tables are computed from the consolidated grade of each run (every rater of scoring/ and
-scoring_multi/, by the declared consolidation_policy), in memory.
+stopping at the first step that fails. One run at a time on a tree: a second one started meanwhile is
+refused at once with a message (rgbench.atomic.tree_lock), writing nothing. The files are the same bytes as
+the three scripts run one after the other give (tests/test_cli_main.py); only the tree is read once instead
+of three times. `make check` (check_results.py) runs this script on a copy of the inputs. With
+`board_grades: consolidated` in config.yaml, the metric tables are computed from the consolidated grade of
+each run (every rater of scoring/ and scoring_multi/, by the declared consolidation_policy), in memory.
 
 The consolidated scorings (the default scoring_consolidated/, git-ignored, one file per run) are
 aggregate_scoring.py's on request (`make agreement`): this script rewrites them only when that folder
@@ -24,6 +25,7 @@ from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
+from rgbench.atomic import Busy, tree_lock
 from rgbench.cli import collector_paused, load_valid_grades, not_a_tree, one_blas_thread, script_parser
 from rgbench.cli_main import load_script
 from rgbench.load.loader import counted_scorings
@@ -39,11 +41,18 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root
     if not_a_tree(root):
         return 1
-    status = write_tables(root)
-    if status:
-        return status
-    # the tree is no longer referenced: the leaderboard step reads the results, not the tree
-    return load_script("build_leaderboard.py").main(["--root", str(root), *(["--readme"] if args.readme else [])])
+    try:
+        with tree_lock(root):
+            status = write_tables(root)
+            if status:
+                return status
+            # the tree is no longer referenced: the leaderboard step reads the results, not the tree
+            return load_script("build_leaderboard.py").main(["--root", str(root),
+                                                             *(["--readme"] if args.readme else [])])
+    except Busy:
+        print("results/: another `make metrics` is running on this tree (wait for it to end, then run again if the "
+              "inputs changed meanwhile; this run wrote nothing)", file=sys.stderr)
+        return 1
 
 
 def write_tables(root: Path) -> int:

@@ -42,13 +42,24 @@ def test_a_column_unknown_to_the_reader_is_kept_as_text():
 
 
 @pytest.mark.parametrize(("header", "cell", "message"), [
-    ("N", "1.5", "results/x.csv: line 3: N: '1.5' is not an integer"),
-    ("P", "abc", "results/x.csv: line 3: P: 'abc' is not a decimal number"),
-    ("P", "1e-3", "results/x.csv: line 3: P: '1e-3' is not a decimal number"),
+    ("N", "1.5", "results/x.csv: line 3: N: '1.5' is not an integer of at most 18 digits"),
+    ("P", "abc", "results/x.csv: line 3: P: 'abc' is not a decimal number (at most 18 digits before and after the "
+                 "point)"),
+    ("P", "1e-3", "results/x.csv: line 3: P: '1e-3' is not a decimal number (at most 18 digits before and after the "
+                  "point)"),
+    # issue 24: a huge number was an OverflowError (Int64), or silently inf (float64)
+    ("N", "9" * 400, f"results/x.csv: line 3: N: '{'9' * 40}...' is not an integer of at most 18 digits"),
+    ("P", "9" * 400, f"results/x.csv: line 3: P: '{'9' * 40}...' is not a decimal number (at most 18 digits before "
+                     "and after the point)"),
+    ("raw_score", "9" * 30, f"results/x.csv: line 3: raw_score: '{'9' * 30}' is not a score of at most 18 digits "
+                            "(an integer, a decimal or n/d)"),
+    ("raw_score", f"{'9' * 30}/7", f"results/x.csv: line 3: raw_score: '{'9' * 30}/7' is not a score of at most 18 "
+                                   "digits (an integer, a decimal or n/d)"),
     ("disqualified", "True", "results/x.csv: line 3: disqualified: 'True' is not a boolean (true or false)"),
 ])
 def test_a_malformed_cell_is_refused_naming_file_line_and_column(header, cell, message):
-    text = f"subject_id,{header}\na,{'0' if header == 'N' else '0.5' if header == 'P' else 'false'}\nb,{cell}\n"
+    first = {"N": "0", "P": "0.5", "raw_score": "7"}.get(header, "false")
+    text = f"subject_id,{header}\na,{first}\nb,{cell}\n"
     with pytest.raises(TableError) as error:
         parse_table("results/x.csv", text)
     assert str(error.value) == message
@@ -87,6 +98,24 @@ def test_every_column_the_toolkit_writes_has_a_declared_type(tmp_path):
             lines = (tree / "results" / f"{name}.csv").read_text().count("\n")
             assert len(table) <= lines - 1, name  # one row per record (quoted cells may span lines)
     assert column_kind("Q_final") == "float" and column_kind("rank") == "int" and column_kind("case_id") == "text"
+
+
+def test_read_results_refuses_a_mixed_set_naming_each_file(tmp_path):
+    """issue 24: files of two runs side by side (an interrupted `make metrics`, or an edit) were read silently;
+    now, as in `make leaderboard`, every file the manifest records otherwise is named."""
+    root = small_tree(tmp_path / "tree").root
+    assert main(["metrics", "--root", str(root)]) == 0
+    runs = root / "results/per_run.csv"
+    runs.write_text(runs.read_text().replace(",5,", ",4,", 1))
+    (root / "results/pairwise.csv").unlink()
+    with pytest.raises(TableError) as error:
+        rgbench.read_results(root)
+    fix = ("differs from the file compute_metrics wrote (results/manifest.json records another sha256; do not "
+           "edit results by hand, run `make metrics`)")
+    assert str(error.value) == f"results/pairwise.csv: {fix}\nresults/per_run.csv: {fix}"
+    (root / "results/manifest.json").write_text("{")
+    with pytest.raises(TableError, match=r"^results/manifest.json: invalid JSON"):
+        rgbench.read_results(root)
 
 
 def test_read_results_without_results_says_what_to_do(tmp_path):

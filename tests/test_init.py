@@ -13,8 +13,10 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -74,7 +76,8 @@ def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path, ca
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "notes.txt").write_text("mine\n")
     assert main(["init", str(tmp_path / "taken")]) == 1
-    assert "exists and is not an empty folder" in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"{tmp_path / 'taken'}: exists and is not an empty folder (rgbench init writes a "
+                                       "new repository: name a new or empty folder)\n")
     assert [p.name for p in (tmp_path / "taken").iterdir()] == ["notes.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]  # no staging folder left behind
     (tmp_path / "empty").mkdir()
@@ -96,11 +99,121 @@ def test_init_under_a_file_or_on_a_failing_disk_is_refused_without_a_traceback(t
 
     real_write = Path.write_bytes
     monkeypatch.setattr(Path, "write_bytes", full_disk)
+    assert main(["init", str(tmp_path / "new" / "deeper" / "bench")]) == 1
+    assert capsys.readouterr().err == (f"{tmp_path / 'new/deeper/bench'}: cannot be written: No space left on device "
+                                       "(free some disk space, then run again; nothing was written)\n")
+    # no staging folder, no half repository, not even the parent folders init created
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def full_disk_at(name: str, also=lambda: None):
+    """A Path.write_bytes that fails with ENOSPC at the file ``name`` (after ``also()``), after writing others."""
+    real_write = Path.write_bytes
+
+    def write(path, data):
+        if path.name == name:
+            also()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real_write(path, data)
+    return write
+
+
+def test_init_into_an_empty_folder_is_atomic_and_a_rerun_works(tmp_path, capsys, monkeypatch):
+    """issue 24: a failure half-way used to leave the empty folder half filled and a hidden copy beside it, and the
+    rerun was refused ("not an empty folder"). Now the folder is as it was, nothing is beside it, the message says
+    so, and the rerun writes the repository."""
+    target = tmp_path / "bench"
+    target.mkdir()
+    target.chmod(0o750)
+    with monkeypatch.context() as patch:
+        patch.setattr(Path, "write_bytes", full_disk_at("config.yaml"))
+        assert main(["init", str(target)]) == 1
+    assert capsys.readouterr().err == (f"{target}: cannot be written: No space left on device (free some disk "
+                                       "space, then run again; nothing was written)\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["bench"] and list(target.iterdir()) == []
+    assert main(["init", str(target)]) == 0
+    assert (target / "system/metrics/v1.0/config.yaml").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["bench"]  # no hidden copy
+    assert stat.S_IMODE(target.stat().st_mode) == 0o750     # the empty folder's mode is kept
+    assert stat.S_IMODE((target / ".ci/run").stat().st_mode) & 0o100
+
+
+def test_init_into_an_empty_folder_undoes_every_move_when_one_fails(tmp_path, capsys, monkeypatch):
+    """Into an existing folder the top-level entries are renamed up from a staging folder inside it; a rename
+    refused half-way (here the fourth) takes back the ones already moved: the folder is empty again."""
+    target = tmp_path / "bench"
+    target.mkdir()
+    real_rename, done = os.rename, []
+
+    def fourth_fails(src, dst):
+        if len(done) == 3 and Path(dst).parent == target:
+            raise OSError(errno.EIO, os.strerror(errno.EIO), str(dst))
+        done.append(dst)
+        return real_rename(src, dst)
+    monkeypatch.setattr(os, "rename", fourth_fails)
+    assert main(["init", str(target)]) == 1
+    assert capsys.readouterr().err == (f"{target}: cannot be written: Input/output error (fix the folder, then run "
+                                       "again; nothing was written)\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["bench"] and list(target.iterdir()) == []
+
+
+def test_init_after_a_killed_init_and_into_the_current_folder(tmp_path, capsys, monkeypatch):
+    """A kill while the files are written leaves only the staging folder inside the empty folder: it still
+    counts as empty and the rerun removes it. `rgbench init .` keeps the folder the shell is in (the files
+    appear in it, not in a new folder that replaced it)."""
+    target = tmp_path / "bench"
+    (target / ".rgbench-init-k1ll3d" / "system").mkdir(parents=True)
+    (target / ".rgbench-init-k1ll3d" / "system" / "benchmark.yaml").write_text("half\n")
+    monkeypatch.chdir(target)
+    inode = os.stat(".").st_ino
+    assert main(["init", "."]) == 0
+    assert os.stat(".").st_ino == inode and Path("system/benchmark.yaml").is_file()
+    assert not list(target.glob(".rgbench-init-*"))
+    capsys.readouterr()
+    (tmp_path / "other").mkdir()  # a link of that name is no leftover: the folder is not empty
+    (tmp_path / "other" / ".rgbench-init-decoy").symlink_to(tmp_path)
+    assert main(["init", str(tmp_path / "other")]) == 1
+    assert "exists and is not an empty folder" in capsys.readouterr().err
+
+
+def test_init_on_a_read_only_disk_gives_the_message(tmp_path, capsys, monkeypatch):
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(tmp_path))
+    monkeypatch.setattr(tempfile, "mkdtemp", read_only)
     assert main(["init", str(tmp_path / "bench")]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith(f"{tmp_path / 'bench'}: cannot be written (") and err.endswith(
-        "/system/metrics/v1.0/config.yaml: No space left on device; choose a DIR you may write to)\n"), err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no staging folder, no half repository
+    assert capsys.readouterr().err == (f"{tmp_path / 'bench'}: cannot be written: Read-only file system (make the "
+                                       "folder writable, then run again; nothing was written)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_init_follows_links_among_the_parents_and_refuses_a_link_as_dir(tmp_path, capsys):
+    """What is safe: DIR under a folder reached through a link (the link is resolved: the repository is written
+    where the link points, as for any path). What is refused, writing nothing: DIR itself a link (to an empty
+    folder, a file or nothing), and a parent that is a link to nothing (init would create folders where it points)."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "via").symlink_to(real, target_is_directory=True)
+    assert main(["init", str(tmp_path / "via" / "bench")]) == 0
+    assert (real / "bench/system/benchmark.yaml").is_file()
+    assert sorted(p.name for p in real.iterdir()) == ["bench"]
+    capsys.readouterr()
+
+    (tmp_path / "empty").mkdir()
+    cases = {"to-empty": tmp_path / "empty", "to-nothing": tmp_path / "missing", "to-file": tmp_path / "notes.txt"}
+    (tmp_path / "notes.txt").write_text("mine\n")
+    for name, points_to in cases.items():
+        (tmp_path / name).symlink_to(points_to)
+        assert main(["init", str(tmp_path / name)]) == 1
+        assert capsys.readouterr().err == (f"{tmp_path / name}: is a symbolic link (rgbench init writes a real folder: "
+                                           "name the folder it points to, or a new path)\n")
+    assert list((tmp_path / "empty").iterdir()) == [] and not (tmp_path / "missing").exists()
+
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere", target_is_directory=True)
+    assert main(["init", str(tmp_path / "gone" / "bench")]) == 1
+    assert capsys.readouterr().err == (f"{tmp_path / 'gone/bench'}: {tmp_path / 'gone'} is a symbolic link to nothing "
+                                       "(choose DIR inside a folder that exists)\n")
+    assert not (tmp_path / "nowhere").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*cases, "empty", "gone", "notes.txt", "real", "via"])
 
 
 def test_requirement_pins_this_toolkit_or_what_is_asked(tmp_path):

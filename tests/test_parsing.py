@@ -56,6 +56,11 @@ def test_canonical_json_is_sorted_indented_and_ends_with_newline():
     ("a: [1\n", "invalid YAML at line 2 column 1: expected ',' or ']', but got '<stream end>'"),
     ("a: !!python/object:os.system x\n", None),
     ("", "empty file (expected a YAML mapping)"),
+    # issue 24: a tagged value PyYAML cannot construct was a ValueError or AttributeError (a traceback in
+    # `make validate` on benchmark.yaml, the registry, ...); the value runs on into the next lines here
+    *((f"criteria: {tag}\n  - diagnosis\n", "invalid YAML: a value does not have the type its tag names (e.g. !!int, "
+       "!!float, !!timestamp); remove the tag or fix the value") for tag in ("!!int 5", "!!float 1.5",
+                                                                             "!!timestamp 2001-12-14")),
 ])
 def test_strict_yaml_refuses(text, message):
     with pytest.raises(ParseError) as caught:

@@ -12,6 +12,7 @@ from pathlib import Path
 import build_leaderboard
 import check_results
 import compute_metrics
+import metrics
 from gitrepo import toolkit_repo
 from treebuilder import REPO, small_tree
 
@@ -84,6 +85,25 @@ def test_a_run_killed_between_renames_leaves_a_mixed_set_that_build_leaderboard_
     assert compute_metrics.main(["--root", str(root)]) == 0
     assert not [p for p in (root / "results").iterdir() if p.name.endswith(".tmp")]
     assert build_leaderboard.main(["--root", str(root)]) == 0
+
+
+def test_a_second_make_metrics_on_one_tree_is_refused_with_a_true_message(tmp_path, capsys):
+    """issue 24: two `make metrics` on one tree removed each other's temporaries (each run cleans those an
+    interrupted run left), and one ended with "results/alpha_sensitivity.csv: cannot be written: No such file or
+    directory (fix the folder, ...)". Now the second is refused at once and writes nothing."""
+    tree = small_tree(tmp_path / "tree")
+    root = tree.root
+    assert metrics.main(["--root", str(root)]) == 0
+    tree.add_scoring("alpha-model", "RO-MEMB-001", "r1", "rev-b", raw=8, correctness=1)  # a run would write
+    before = results_of(root)
+    capsys.readouterr()
+    with atomic.tree_lock(root):   # the first run, still writing
+        assert metrics.main(["--root", str(root)]) == 1
+    assert capsys.readouterr().err == ("results/: another `make metrics` is running on this tree (wait for it to end, "
+                                       "then run again if the inputs changed meanwhile; this run wrote nothing)\n")
+    assert results_of(root) == before
+    assert metrics.main(["--root", str(root)]) == 0   # the lock ends with its holder
+    assert results_of(root) != before
 
 
 def test_git_ignores_the_temporaries():

@@ -116,6 +116,11 @@ BENCH_CASES = {
                             f"{BENCH}: $.families.{sorted(SPEC.families)[0]}: needs a human name"),
     "example id off pattern": (set_bench("example_case_id", "not-an-id"),
                                f"{BENCH}: $.example_case_id: 'not-an-id' does not match case_id_pattern"),
+    # issue 24: a criterion written as a list or a mapping was a TypeError (unhashable), not a message.
+    "criterion a list": (lambda d: d["criteria"].__setitem__(0, [1]),
+                         f"{BENCH}: $.criteria[0]: [1] is not a criterion name"),
+    "criterion a mapping": (lambda d: d["criteria"].__setitem__(0, {"a": 1}),
+                            f"{BENCH}: $.criteria[0]: {{'a': 1}} is not a criterion name"),
 }
 
 
@@ -158,6 +163,51 @@ TYPED_CASES = {
     "title empty": ("title", "title: ''", f"{BENCH}: $.title: empty (write the leaderboard's title, quoted if it "
                                           "reads as a number or a date, or remove the key)"),
 }
+
+
+# issue 24: benchmark_version names the folders v<version>/ the toolkit reads, so it may name no path outside
+# them; a NUL or a 5,000-character version was a traceback (ValueError, OSError: File name too long).
+VERSION_FIX = ("(write letters and digits separated by single '.', '-' or '_', at most 40 characters, quoted, e.g. "
+               "\"1.0\": it names the folders v<version>/ under system/, golds/, responses/ and scoring/)")
+VERSION_CASES = {
+    "climbs out": ("../../../outside", f"{BENCH}: $.benchmark_version: '../../../outside' is not a version {VERSION_FIX}"),
+    "climbs out after a part": ("1.0/../../x", f"{BENCH}: $.benchmark_version: '1.0/../../x' is not a version {VERSION_FIX}"),
+    "dots only": ("..", f"{BENCH}: $.benchmark_version: '..' is not a version {VERSION_FIX}"),
+    "absolute": ("/etc", f"{BENCH}: $.benchmark_version: '/etc' is not a version {VERSION_FIX}"),
+    "NUL": ("1\x00", f"{BENCH}: $.benchmark_version: '1\\x00' is not a version {VERSION_FIX}"),
+    "too long": ("1" * 5000, f"{BENCH}: $.benchmark_version: '{'1' * 40}...' is not a version {VERSION_FIX}"),
+    "empty": ("", f"{BENCH}: $.benchmark_version: '' is not a version {VERSION_FIX}"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VERSION_CASES))
+def test_a_benchmark_version_that_could_name_a_path_outside_its_folders_is_refused(tmp_path, case):
+    version, expected = VERSION_CASES[case]
+    root = system_copy(tmp_path)
+    edit_yaml(root, BENCH, set_bench("benchmark_version", version))
+    assert problems_of(root) == [expected]
+
+
+def test_benchmark_version_cannot_reach_a_folder_outside_the_tree(tmp_path):
+    """The attack: a pull request adds a folder named 'v..' and a version that climbs from it to a config.yaml,
+    schemas and catalog of its choice outside system/ (here: a copy planted in outside/)."""
+    root = system_copy(tmp_path / "tree")
+    shutil.copytree(root / "system", tmp_path / "outside" / "system")
+    (root / "system" / "metrics" / "v..").mkdir()
+    edit_yaml(root, BENCH, set_bench("benchmark_version", "./../../../outside/system/metrics/v" + VERSION[1:]))
+    assert [p.split(":")[:2] for p in problems_of(root)] == [[BENCH, " $.benchmark_version"]]
+    for version in ("1.0-rc1", "2", "2026_12"):   # what a version may be
+        edit_yaml(root, BENCH, set_bench("benchmark_version", version))
+        assert not any("$.benchmark_version" in p for p in problems_of(root)), version
+
+
+def test_a_symlinked_version_folder_is_refused(tmp_path):
+    root = system_copy(tmp_path / "tree")
+    real = tmp_path / "elsewhere"
+    shutil.move(root / "system" / "metrics" / VERSION, real)
+    (root / "system" / "metrics" / VERSION).symlink_to(real, target_is_directory=True)
+    assert f"system/metrics/{VERSION}: is a symbolic link; expected a plain directory (replace it by a real folder)" \
+        in problems_of(root)
 
 
 @pytest.mark.parametrize("case", sorted(TYPED_CASES))

@@ -21,7 +21,10 @@ requirements-analysis.txt): the toolkit never imports it, only this function doe
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,8 +78,12 @@ TEXT_COLUMNS = frozenset({
 SCORE_COLUMNS = frozenset({"raw_score", "rubric_floor", "rubric_ceiling", "clipped_score", "level"})
 DTYPES = {"bool": "boolean", "int": "Int64", "float": "float64", "text": "string"}
 
-_INT = re.compile(r"^-?(0|[1-9][0-9]*)$")
-_DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
+# Bounded, as compute_metrics writes them: an integer fits pandas' Int64, a decimal a float (a 400-digit cell
+# was an OverflowError, or silently inf).
+_INT = re.compile(r"^-?(0|[1-9][0-9]{0,17})$")
+_DECIMAL = re.compile(r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$")
+_SCORE_LIMIT = 10**18
+_BIN = re.compile(r"^[0-9]{1,18}(\.[0-9]{1,18})?-[0-9]{1,18}(\.[0-9]{1,18})?$")
 
 
 def column_kind(name: str) -> str:
@@ -95,19 +102,26 @@ def parse_cell(kind: str, cell: str) -> Any:
         if cell not in ("true", "false"):
             raise ValueError(f"{cell!r} is not a boolean (true or false)")
         return cell == "true"
+    shown = repr(cell if len(cell) <= 40 else cell[:40] + "...")
     if kind == "int":
         if not _INT.match(cell):
-            raise ValueError(f"{cell!r} is not an integer")
+            raise ValueError(f"{shown} is not an integer of at most 18 digits")
         return int(cell)
     if kind == "float":
         if not _DECIMAL.match(cell):
-            raise ValueError(f"{cell!r} is not a decimal number")
+            raise ValueError(f"{shown} is not a decimal number (at most 18 digits before and after the point)")
         return float(cell)
     if kind == "score":
-        try:
-            return parse_score(cell) if len(cell) <= 80 else cell
-        except (ValueError, ZeroDivisionError):
+        if _BIN.match(cell):
             return cell   # a level naming a bin of a decimal scale (0-2.5); text
+        score: Fraction | int | None = None
+        try:
+            score = parse_score(cell) if len(cell) <= 80 else None
+        except (ValueError, ZeroDivisionError):
+            pass
+        if score is None or not -_SCORE_LIMIT < score < _SCORE_LIMIT:
+            raise ValueError(f"{shown} is not a score of at most 18 digits (an integer, a decimal or n/d)")
+        return score
     return cell
 
 
@@ -152,11 +166,14 @@ def parse_table(rel: str, text: str) -> pd.DataFrame:
     return pd.DataFrame(data, columns=names)
 
 
-def read_table(root: str | Path, rel: str) -> pd.DataFrame:
-    """One result CSV of the tree ``root`` (``rel``, e.g. ``results/per_run.csv``) as a typed DataFrame."""
-    data, problems = read_single_file(Path(root), rel)
+def _read_bytes(root: Path, rel: str) -> bytes:
+    data, problems = read_single_file(root, rel)
     if data is None:
         raise TableError("; ".join(str(p) for p in problems))
+    return data
+
+
+def _parse_bytes(rel: str, data: bytes) -> pd.DataFrame:
     try:
         text = decode_utf8(data)
     except ParseError as exc:
@@ -164,17 +181,44 @@ def read_table(root: str | Path, rel: str) -> pd.DataFrame:
     return parse_table(rel, text)
 
 
+def read_table(root: str | Path, rel: str) -> pd.DataFrame:
+    """One result CSV of the tree ``root`` (``rel``, e.g. ``results/per_run.csv``) as a typed DataFrame."""
+    return _parse_bytes(rel, _read_bytes(Path(root), rel))
+
+
 def read_results(root: str | Path = ".") -> dict[str, pd.DataFrame]:
     """Every ``results/*.csv`` of the benchmark tree ``root`` as a typed DataFrame, by file stem
     (``per_run``, ``metrics_per_subject``, ``leaderboard``, ...), in name order; snapshots under
     results/historico/ are not included (``read_table(root, "results/historico/DATE/NAME.csv")`` reads one).
-    TableError when a table cannot be read or a cell has not its column's format."""
+    TableError when a table cannot be read or a cell has not its column's format, and, as the leaderboard
+    does, when the files are not one set: a file results/manifest.json lists whose sha256 differs from the
+    one recorded (edited by hand, or left by an interrupted run beside the files of another), or a listed
+    file that is missing; the message names each such file."""
     try:
         import pandas  # noqa: F401  (a clear message before any reading)
     except ModuleNotFoundError:
         raise ModuleNotFoundError("rgbench.read_results needs pandas: pip install \"rgbench[analysis]\"") from None
-    folder = Path(root) / RESULTS_DIR
+    root = Path(root)
+    folder = root / RESULTS_DIR
     if not folder.is_dir():
         raise TableError(f"{RESULTS_DIR}/: no such folder under {root} (run `make metrics` first)")
     names = sorted(path.name for path in folder.glob("*.csv") if path.is_file())
-    return {Path(name).stem: read_table(root, f"{RESULTS_DIR}/{name}") for name in names}
+    data = {name: _read_bytes(root, f"{RESULTS_DIR}/{name}") for name in names}
+    _check_one_set(root, data)
+    return {Path(name).stem: _parse_bytes(f"{RESULTS_DIR}/{name}", data[name]) for name in names}
+
+
+def _check_one_set(root: Path, data: dict[str, bytes]) -> None:
+    """TableError naming every file of ``data`` (name -> bytes) or listed in the manifest that is not the one
+    the manifest records; nothing to check without a manifest (results written before it existed)."""
+    from .leaderboard.manifest import MANIFEST_PATH, read_manifest, stale_outputs
+
+    if not os.path.lexists(root / MANIFEST_PATH):
+        return
+    manifest, problems = read_manifest(root)
+    if manifest is not None:
+        digests = {f"{RESULTS_DIR}/{name}": hashlib.sha256(data[name]).hexdigest() if name in data else ""
+                   for name in sorted(manifest.outputs.keys() | data.keys()) if "/" not in name}
+        problems = stale_outputs(manifest, digests)
+    if problems:
+        raise TableError("\n".join(str(problem) for problem in problems))

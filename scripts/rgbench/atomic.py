@@ -4,9 +4,12 @@ replaced only once every one of them is written and synced."""
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # The name tempfile gives our temporaries: ``.<final name>.<8 of [a-z0-9_]>.tmp`` (a file, or a snapshot's folder).
@@ -66,12 +69,14 @@ class OutputError(OSError):
     reason: str = ""
 
 
-def _failure(path: Path, exc: OSError) -> OutputError:
+def output_error(path: Path, exc: OSError, kept: str = "no output was replaced") -> OutputError:
+    """The OutputError for ``exc`` raised while writing ``path``: what failed, how to fix it, and ``kept``
+    (what the failure left as it was)."""
     reason = exc.strerror or str(exc)
     hint = ("free some disk space" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
             else "make the folder writable" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
             else "fix the folder")
-    text = f"cannot be written: {reason} ({hint}, then run again; no output was replaced)"
+    text = f"cannot be written: {reason} ({hint}, then run again; {kept})"
     error = OutputError(exc.errno, f"{path}: {text}")
     error.reason = text
     return error
@@ -120,7 +125,7 @@ def write_many_atomic(files: dict[Path, bytes], last: str | None = None) -> None
             try:
                 temporaries.append((write_temp_beside(path, files[path]), path))
             except OSError as exc:
-                raise _failure(path, exc) from None
+                raise output_error(path, exc) from None
         for folder in sorted({path.parent for path in order}, key=str):
             sync_folder(folder)
         while temporaries:
@@ -128,7 +133,7 @@ def write_many_atomic(files: dict[Path, bytes], last: str | None = None) -> None
             try:
                 os.replace(tmp, path)
             except OSError as exc:
-                raise _failure(path, exc) from None
+                raise output_error(path, exc) from None
             temporaries.pop(0)
     finally:
         for tmp, _ in temporaries:
@@ -154,3 +159,27 @@ def write_if_changed(path: Path, data: bytes, durable: bool = True) -> bool:
             pass
     write_bytes_atomic(path, data, durable)
     return True
+
+
+class Busy(Exception):
+    """Another process holds the tree's lock (:func:`tree_lock`)."""
+
+
+@contextmanager
+def tree_lock(root: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on the folder ``root`` (flock on the folder itself: no lock file is
+    written, and the kernel drops it when the process ends, even on kill -9); Busy at once when another
+    process holds it.
+
+    Two writers of one tree's results (two `make metrics`) would otherwise remove each other's temporary
+    files (write_many_atomic cleans those an interrupted run left) and fail with a misleading "No such
+    file or directory"."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Busy(str(root)) from None
+        yield
+    finally:
+        os.close(fd)

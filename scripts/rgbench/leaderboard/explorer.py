@@ -403,7 +403,7 @@ def explorer_section(board: Board) -> str:
     # a filter on a field the benchmark does not record (or a tag no case carries) is left out
     filters = "".join((
         _select("explorer-family", "Family", sorted({c["family"] for c in cases})),
-        _select("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases}, key=int))
+        _select("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases if c["difficulty"]}, key=int))
         if shown.difficulty else "",
         _select("explorer-type", "Case type", sorted({c["case_type"] for c in cases})) if shown.case_type else "",
         _select("explorer-tag", "Tag", tags) if shown.tags else "",

@@ -83,7 +83,7 @@ def difficulty_spec(board: Board) -> Chart | None:
         return None
     by_subject: dict[str, list[tuple[int, float, float, float]]] = {}
     for r in board.lab.get(DIFFICULTY_FILE):
-        if r["P_difficulty"]:
+        if r["P_difficulty"] and r["difficulty"]:
             by_subject.setdefault(r["subject_id"], []).append(
                 (int(r["difficulty"]), float(r["P_difficulty"]), float(r["P_difficulty_low"] or r["P_difficulty"]),
                  float(r["P_difficulty_high"] or r["P_difficulty"])))
@@ -127,7 +127,8 @@ def draw_difficulty(chart: Chart) -> str:
             offset = (i - (len(rows) - 1) / 2) * spread
             xs = [d + offset for d, *_ in points]
             ys = [p for _, p, _, _ in points]
-            err = [[p - lo for _, p, lo, _ in points], [hi - p for _, p, _, hi in points]]
+            # whiskers from the point to each bound (none past the point: an interval need not contain it)
+            err = [[max(p - lo, 0.0) for _, p, lo, _ in points], [max(hi - p, 0.0) for _, p, _, hi in points]]
             colour = PALETTE[i % len(PALETTE)]
             ax.errorbar(xs, ys, yerr=err, color=colour, marker=MARKERS[i % len(MARKERS)], markersize=5,
                         linewidth=1.4, elinewidth=0.9, capsize=2.5, label=short(label, 36))
@@ -141,7 +142,7 @@ def pass_at_k_spec(board: Board) -> Chart | None:
         return None
     by_subject: dict[str, list[tuple[int, float, float]]] = {}
     for r in board.lab.get(PASS_AT_K_FILE):
-        if r["pass_at_k"]:
+        if r["pass_at_k"] and r["pass_hat_k"]:
             by_subject.setdefault(r["subject_id"], []).append(
                 (int(r["k"]), float(r["pass_at_k"]), float(r["pass_hat_k"])))
     return _lines_spec(board, PASS_AT_K_CHART, by_subject)

@@ -4,7 +4,9 @@ case explorer, pass@k and the difficulty progression.
 Each file is optional (results older than issue 15 carry none; the page then says so). A file that is
 present must be a well-formed CSV whose header starts with the columns compute_metrics writes, and its
 sha256 must be the one results/manifest.json records (checked by the caller through ``digests``).
-Cells stay text: the page shows them (numbers re-rounded for display only) and computes nothing from them.
+Cells stay text: the page shows them (numbers re-rounded for display only) and computes nothing from them;
+the numeric ones are checked to be numbers of the form compute_metrics writes (:data:`LAB_NUMBERS`), so that
+none can break the page.
 """
 
 from __future__ import annotations
@@ -35,11 +37,20 @@ from ..compute.breakdowns import (
     TAG_COLUMNS,
     TAG_FILE,
 )
-from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
 from ..problems import Problem
 from ..results_csv import csv_records
 from ..stats.outputs import DIFFICULTY_COLUMNS, DIFFICULTY_FILE, PASS_AT_K_COLUMNS, PASS_AT_K_FILE
+from .results_tables import (
+    REGENERATE,
+    Parser,
+    _exact_or_empty,
+    _fixed,
+    _fixed_or_empty,
+    _int,
+    _int_or_empty,
+    decode_result,
+)
 
 LAB_FILES: dict[str, tuple[str, ...]] = {
     CRITERION_FILE: CRITERION_COLUMNS, TAG_FILE: TAG_COLUMNS, CASE_TYPE_FILE: CASE_TYPE_COLUMNS,
@@ -64,23 +75,63 @@ class LabTables:
         return name in self.rows
 
 
+# The numeric columns of the lab files, each with the parser of the cells compute_metrics writes there (the
+# page re-rounds them, charts them, sorts by them): a cell the parser refuses is a problem, so that no text,
+# NaN, exponent, negative count or 5,000-digit number reaches the page. Every other column is text. A cell
+# may be empty (an undefined value: no pass rule, no usage, ...) except where the page always needs a number.
+LAB_NUMBERS: dict[str, Parser] = {
+    **dict.fromkeys(("n", "n_cases", "k"), _int),
+    **dict.fromkeys(("n_pass", "n_responses", "n_with_usage", "input_tokens", "output_tokens", "n_participants",
+                     "max_runs_per_case", "n_answered", "n_refused", "n_errors", "n_runs", "min_difficulty",
+                     "difficulty", "confidence"), _int_or_empty),
+    "mean": _fixed,
+    **dict.fromkeys(("mean_low", "mean_high", "weight", "P", "P_low", "P_high", "s_bar", "s_bar_low", "s_bar_high",
+                     "input_per_million", "output_per_million", "total_cost", "cost_per_run", "cost_per_pass",
+                     "geomean_cost_run", "geomean_cost_pass", "correctness", "cost", "pass_at_k", "pass_hat_k",
+                     "P_difficulty", "P_difficulty_low", "P_difficulty_high"), _fixed_or_empty),
+    **dict.fromkeys(("raw_score", "clipped_score"), _exact_or_empty),
+}   # run_metadata.csv's temperature, max_tokens and attempts are text: the declared values, several joined by "; "
+
+
 def parse_lab_table(rel: str, data: bytes, columns: tuple[str, ...]) -> tuple[list[LabRow], list[Problem]]:
-    """The rows of one CSV as dicts, or the problems that make it unreadable."""
-    try:
-        text = decode_utf8(data)
-    except ParseError as exc:
-        return [], [Problem(rel, str(exc))]
+    """The rows of one CSV as dicts, or the problems that make it unreadable: every bad record, every numeric
+    cell (:data:`LAB_NUMBERS`) that is not what compute_metrics writes, every interval (``X_low``, ``X_high``)
+    reversed; each with the fix (regenerate the file)."""
+    text, problems = decode_result(rel, data)
+    if text is None:
+        return [], problems
     records = csv_records(text)
     header = next(records, None)
-    if header is None or tuple(header.cells[:len(columns)]) != columns:
+    if header is None or header.problem or tuple(header.cells[:len(columns)]) != columns:
         return [], [Problem(rel, f"header must start with {', '.join(columns)} (run `make metrics` to regenerate it)")]
-    rows, problems = [], []
+    rows: list[LabRow] = []
     for record in records:
         if record.problem:
-            problems.append(Problem(rel, record.problem))
-        else:
-            rows.append(dict(zip(header.cells, record.cells)))
+            problems.append(Problem(rel, f"{record.problem}; {REGENERATE}"))
+            continue
+        row = dict(zip(header.cells, record.cells))
+        bad = [f"line {record.line}: {problem}; {REGENERATE}" for problem in _cell_problems(row, columns)]
+        problems += [Problem(rel, message) for message in bad]
+        if not bad:
+            rows.append(row)
     return rows, problems
+
+
+def _cell_problems(row: LabRow, columns: tuple[str, ...]) -> list[str]:
+    values = {}
+    problems = []
+    for name in columns:
+        parser = LAB_NUMBERS.get(name)
+        if parser is not None:
+            try:
+                values[name] = parser(row[name])
+            except ValueError as exc:
+                problems.append(f"{name}: {exc}")
+    for name in columns:
+        low, high = values.get(f"{name}_low"), values.get(f"{name}_high")
+        if low is not None and high is not None and low > high:
+            problems.append(f"{name}_low: {row[name + '_low']} is above {name}_high {row[name + '_high']}")
+    return problems
 
 
 def read_lab_tables(root: Path, listed: Collection[str] = ()) -> tuple[LabTables, list[Problem]]:

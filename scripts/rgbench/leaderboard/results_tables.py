@@ -59,7 +59,7 @@ RANK_STABILITY_PATH = f"{RESULTS_DIR}/{RANK_STABILITY_FILE}"
 DIFFICULTY_TREND_PATH = f"{RESULTS_DIR}/{DIFFICULTY_TREND_FILE}"
 SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
 FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
-_REGENERATE = "run `make metrics` to regenerate it"
+REGENERATE = "run `make metrics` to regenerate it"
 
 _INT = re.compile(r"^(0|[1-9][0-9]{0,17})$")           # bounded: a 5,000-digit cell is refused, not parsed
 _FIXED = re.compile(r"^-?[0-9]{1,18}\.[0-9]{6}$")
@@ -67,6 +67,11 @@ _FIXED = re.compile(r"^-?[0-9]{1,18}\.[0-9]{6}$")
 
 class _Bad(ValueError):
     """A cell that does not parse; the message says what was expected."""
+
+
+def _shown(cell: str) -> str:
+    """A refused cell as a message quotes it: at most 40 characters (a 1 MB cell is not echoed)."""
+    return repr(cell if len(cell) <= 40 else cell[:40] + "...")
 
 
 def _text(cell: str) -> str:
@@ -78,7 +83,7 @@ def _text(cell: str) -> str:
 @cache  # result tables repeat a few distinct cells many times
 def _int(cell: str) -> int:
     if not _INT.match(cell):
-        raise _Bad(f"{cell!r} is not a non-negative integer")
+        raise _Bad(f"{_shown(cell)} is not a non-negative integer")
     return int(cell)
 
 
@@ -88,7 +93,7 @@ def _exact(cell: str) -> Fraction | int:
     ``0.500000``, or ``13/3`` for a consolidated mean)."""
     value = parse_exact(cell)
     if value is None or value < 0:
-        raise _Bad(f"{cell!r} is not a non-negative number (digits, a decimal, or numerator/denominator)")
+        raise _Bad(f"{_shown(cell)} is not a non-negative number (digits, a decimal, or numerator/denominator)")
     return value
 
 
@@ -100,7 +105,7 @@ def _exact_or_empty(cell: str) -> Fraction | int | None:
 @cache
 def _fixed(cell: str) -> Fraction:
     if not _FIXED.match(cell):
-        raise _Bad(f"{cell!r} is not a number with exactly 6 decimals (e.g. 0.500000)")
+        raise _Bad(f"{_shown(cell)} is not a number with exactly 6 decimals (e.g. 0.500000)")
     return Fraction(cell)
 
 
@@ -115,7 +120,7 @@ def _score(cell: str) -> int | Fraction:
             return parse_score(cell)
     except (ValueError, ZeroDivisionError):
         pass
-    raise _Bad(f"{cell!r} is not a score (an integer, a decimal such as 12.5, or a fraction such as 23/6)")
+    raise _Bad(f"{_shown(cell)} is not a score (an integer, a decimal such as 12.5, or a fraction such as 23/6)")
 
 
 def _fixed_or_empty(cell: str) -> Fraction | None:
@@ -137,7 +142,7 @@ def _text_or_none(cell: str) -> str | None:
 
 def _bool(cell: str) -> bool:
     if cell not in ("true", "false"):
-        raise _Bad(f"{cell!r} is not a boolean (true or false)")
+        raise _Bad(f"{_shown(cell)} is not a boolean (true or false)")
     return cell == "true"
 
 
@@ -194,21 +199,21 @@ def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Pa
     Only rows without a bad cell are returned."""
     extra_types = extra_types or {}
     if not text:
-        return [], [Problem(rel, f"empty file (expected a header row: {','.join(columns)}); {_REGENERATE}")]
+        return [], [Problem(rel, f"empty file (expected a header row: {','.join(columns)}); {REGENERATE}")]
     records = csv_records(text)
     header = next(records)
     if header.problem:
-        return [], [Problem(rel, header.problem)]
+        return [], [Problem(rel, f"{header.problem}; {REGENERATE}")]
     names = header.cells
     if tuple(names[: len(columns)]) != columns or len(set(names)) != len(names):
         return [], [Problem(rel, f"line 1: header is {','.join(names)!r}, expected it to start with "
-                                 f"{','.join(columns)!r} (and name each column once); {_REGENERATE}")]
+                                 f"{','.join(columns)!r} (and name each column once); {REGENERATE}")]
     parsers = [(name, types[name] if name in columns else extra_types.get(name), name in columns) for name in names]
     problems: list[Problem] = []
     rows: list[Row] = []
     for line, cells, problem in records:
         if problem:
-            problems.append(Problem(rel, problem))
+            problems.append(Problem(rel, f"{problem}; {REGENERATE}"))
             continue
         values: dict[str, Any] = {}
         extras: dict[str, Any] = {}
@@ -219,7 +224,7 @@ def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Pa
             try:
                 (values if required else extras)[name] = parser(cell)
             except _Bad as exc:
-                problems.append(Problem(rel, f"line {line}: {name}: {exc}"))
+                problems.append(Problem(rel, f"line {line}: {name}: {exc}; {REGENERATE}"))
                 bad = True
         if not bad:
             rows.append(Row(line, values, extras))
@@ -232,13 +237,21 @@ def read_csv(root: Path, rel: str, digests: dict[str, str], columns: tuple[str, 
     of the bytes read is stored in ``digests[rel]``."""
     data, problems = read_result_file(root, rel)
     if data is None:
-        return [], [Problem(p.path, f"{p.message}; {_REGENERATE}") for p in problems]
+        return [], [Problem(p.path, f"{p.message}; {REGENERATE}") for p in problems]
     digests[rel] = hashlib.sha256(data).hexdigest()
-    try:
-        text = decode_utf8(data)
-    except ParseError as exc:
-        return [], [Problem(rel, str(exc))]
+    text, problems = decode_result(rel, data)
+    if text is None:
+        return [], problems
     return parse_csv(rel, text, columns, types, extra_types)
+
+
+def decode_result(rel: str, data: bytes) -> tuple[str | None, list[Problem]]:
+    """The text of a result file ``rel`` (strict UTF-8), or None and the problem, which says to regenerate it
+    (a result file is never edited by hand)."""
+    try:
+        return decode_utf8(data), []
+    except ParseError as exc:
+        return None, [Problem(rel, f"{str(exc).partition(' (')[0]}; {REGENERATE}")]
 
 
 def _keyed(rel: str, rows: list[Row], key_columns: tuple[str, ...], describe: Callable[[tuple], str]

@@ -1,35 +1,40 @@
 """The leaderboard page's "Reviewers" section, from results/reviewers.csv and results/judge_agreement.csv.
 
 Both files are written by scripts/aggregate_scoring.py before the leaderboard is built; a tree without
-them (or with an empty one) gets no section. Every value is escaped.
+them (or with no row) gets no section; a file that is there must be what aggregate_scoring writes (else the
+build is refused with a problem, never a traceback). Every value is escaped.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
+from ..problems import Problem
+from ..stats.judge_agreement import JUDGE_COLUMNS
+from ..stats.reviewer_report import REVIEWER_COLUMNS
 from .html_tables import esc
+from .lab_tables import parse_lab_table
+from .results_tables import REGENERATE
 
 REVIEWERS_CSV = "results/reviewers.csv"
 JUDGE_CSV = "results/judge_agreement.csv"
+COLUMNS = {REVIEWERS_CSV: REVIEWER_COLUMNS, JUDGE_CSV: JUDGE_COLUMNS}
 
 
-def read_rows(root: Path, rel: str) -> list[dict[str, str]]:
-    """The rows of an optional result CSV; [] when it is absent or unreadable."""
-    if not (Path(root) / rel).is_file():
-        return []
-    data, _ = read_result_file(root, rel)
+def read_rows(root: Path, rel: str) -> tuple[list[dict[str, str]], list[Problem]]:
+    """The rows of an optional result CSV (REVIEWERS_CSV or JUDGE_CSV): ([], []) when it is absent; else read
+    safely and parsed as strictly as the lab tables (header, widths, counts: :func:`.lab_tables.parse_lab_table`),
+    or ([], problems) that say to regenerate it."""
+    if not os.path.lexists(Path(root) / rel):
+        return [], []
+    data, problems = read_result_file(root, rel)
     if data is None:
-        return []
-    try:
-        return list(csv.DictReader(io.StringIO(decode_utf8(data))))
-    except (ParseError, csv.Error):
-        return []
+        return [], [Problem(p.path, f"{p.message}; {REGENERATE}") for p in problems]
+    rows, problems = parse_lab_table(rel, data, COLUMNS[rel])
+    return ([], problems) if problems else (rows, [])
 
 
 def _interval(row: dict[str, str]) -> str:

@@ -287,6 +287,11 @@ def loads_yaml_strict(text: str) -> Any:
                          f"invalid YAML at character {exc.position}: {exc.reason}") from None
     except yaml.YAMLError as exc:
         raise ParseError("invalid YAML: " + " ".join(str(exc).split())) from None
+    except ParseError:
+        raise
+    except (ValueError, TypeError, AttributeError, OverflowError):  # PyYAML's constructors, e.g. `!!int 5 -x`
+        raise ParseError("invalid YAML: a value does not have the type its tag names (e.g. !!int, !!float, "
+                         "!!timestamp); remove the tag or fix the value") from None
     if len(documents) != 1:
         raise ParseError(f"expected one YAML document, found {len(documents)}")
     refuse_lone_surrogates(documents[0], "YAML")

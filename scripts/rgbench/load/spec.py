@@ -368,6 +368,11 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
     return SchemaValidator(schema, fast)
 
 
+# benchmark_version names the folders v<version>/ of system/, golds/, responses/ and scoring/: letters and
+# digits in dot-, dash- or underscore-separated parts, so that it can name no path outside them ('..', '/', an
+# absolute path, a hidden or empty name, NUL are all refused; a symlinked folder is refused by safe_read); at most 40 characters.
+VERSION_PATTERN = re.compile(r"(?=.{1,40}$)[0-9A-Za-z]+(?:[._-][0-9A-Za-z]+)*")
+
 # The required keys of benchmark.yaml: the type each holds and how to write it.
 _REQUIRED: dict[str, tuple[type | tuple[type, ...], str]] = {
     "benchmark_version": (str, 'text, quoted, e.g. "1.0"'),
@@ -459,6 +464,13 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     rel = BENCHMARK_FILE
     problems.extend(unknown_key_problems(rel, bench, BENCHMARK_KEYS))
     version = _require(bench, "benchmark_version", rel, problems)
+    if version is not None and not VERSION_PATTERN.fullmatch(version):
+        shown = version if len(version) <= 40 else version[:40] + "..."
+        problems.append(Problem(rel, f"$.benchmark_version: {shown!r} is not a version (write letters and digits "
+                                     "separated by single '.', '-' or '_', at most 40 characters, quoted, e.g. "
+                                     "\"1.0\": it names the folders v<version>/ under system/, golds/, responses/ "
+                                     "and scoring/)"))
+        version = None
     pattern = _require(bench, "case_id_pattern", rel, problems)
     families = _require(bench, "families", rel, problems)
     criteria = _require(bench, "criteria", rel, problems)

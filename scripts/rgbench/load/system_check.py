@@ -122,7 +122,8 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
         elif name in seen:
             problems.append(Problem(rel, f"$.criteria[{index}]: {name!r} is listed twice "
                                          "(each criterion once; the maximum score counts every entry)"))
-        seen.add(name)
+        if isinstance(name, str):
+            seen.add(name)
     if low < 0:
         problems.append(Problem(rel, f"$.criterion_min: {score_text(low)} is negative (scores start at 0 or above)"))
     if high <= low:

@@ -1,4 +1,23 @@
-"""The one reader of committed result CSVs: the csv module in strict mode, one record at a time.
+"""Result CSVs: how a cell is written (:func:`csv_line`) and the one reader (:func:`csv_records`).
+
+A result file is opened in spreadsheets, so no cell may start a formula (OWASP's "CSV Injection"), whatever
+text a pull request put in a comment, a registry field, a gold's title or tags. The rule, for every cell of a
+data row (the header row is the toolkit's own column names, written bare):
+
+- an empty cell, or a plain decimal number (:data:`NUMBER`: ``12``, ``-0.034``, ``0.750000``), is written as
+  it is: a spreadsheet reads a number, never a formula;
+- every other cell is text. It is *neutralised*: at its start, and after every ``;``, line feed or carriage
+  return inside it, a character that could start a formula or a quoted field (``= + - @``, tab, carriage
+  return, the ``'`` itself and ``"``) gets one ``'`` put before it (:func:`neutralised`). Then it is quoted
+  (``"..."``, a ``"`` doubled).
+
+After ``;`` and line breaks too, because a spreadsheet whose list separator is ``;`` (most of continental
+Europe) splits ``"a;=1+1"`` into ``"a`` and ``=1+1"``, and one that meets a line break in a field it did not
+see quoted starts a new row there: each piece starts a cell. ``'`` is in the list so the rule reverses
+exactly: in a written cell, a ``'`` at the start or after ``;``, LF or CR is always one that was put there,
+and :func:`restored` (applied by :func:`csv_records` to every cell) takes exactly those away, so every text
+reads back as written (tests/test_csv_cells.py: any text, written then read, is itself). A reader of the
+files that does not use this module sees ``'=1+1`` for the text ``=1+1``: that is the point.
 
 :func:`csv_records` gives the records with their line numbers and says which
 ones are wrong (a record whose width is not the header's, malformed CSV). The
@@ -12,11 +31,39 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
 from .load.parsing import ParseError, decode_utf8, exact_decimal
+
+
+NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?\Z")   # a plain decimal: written bare, never neutralised
+FORMULA_START = "=+-@\t\r"   # what starts a formula in a spreadsheet's cell (OWASP)
+_PIECE_START = r"(?:\A|(?<=[;\r\n]))"   # the start of a cell, or of a piece a ';' or a line break begins
+_NEUTRALISE = re.compile(_PIECE_START + r"(?=[=+\-@\t\r'\"])")
+_NEUTRALISED = re.compile(_PIECE_START + "'")
+
+
+def neutralised(text: str) -> str:
+    """``text`` as a cell that starts no formula: unchanged when it is a plain decimal (:data:`NUMBER`), else
+    with a ``'`` before each ``= + - @ TAB CR ' "`` that starts it or follows a ``;``, LF or CR in it (the
+    module docstring's rule)."""
+    return text if NUMBER.match(text) else _NEUTRALISE.sub("'", text)
+
+
+def restored(cell: str) -> str:
+    """The text :func:`neutralised` was given: each ``'`` that starts ``cell`` or follows a ``;``, LF or CR
+    taken away (exactly the ones it put there)."""
+    return _NEUTRALISED.sub("", cell) if "'" in cell else cell
+
+
+def csv_line(cells: Sequence[str]) -> str:
+    """One data row of a result CSV, ``\n`` ended: an empty cell or a plain decimal bare, every other cell
+    neutralised and quoted (module docstring)."""
+    return ",".join(cell if not cell or NUMBER.match(cell) else '"' + neutralised(cell).replace('"', '""') + '"'
+                    for cell in cells) + "\n"
 
 
 class TableError(ValueError):
@@ -35,13 +82,15 @@ def csv_records(text: str) -> Iterator[CsvRecord]:
     """The header record, then each data record, in file order.
 
     A record with another width than the header's comes with a problem
-    (``line N: K fields, expected M``) and so does malformed CSV, which ends the reading.
+    (``line N: K fields, expected M``) and so does malformed CSV, which ends the reading. Every cell comes
+    :func:`restored`: the text the writer was given.
     """
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     width = None
     try:
-        for cells in reader:
+        for written in reader:
             line = reader.line_num
+            cells = [restored(cell) for cell in written]
             if width is not None and len(cells) != width:
                 yield CsvRecord(line, cells, f"line {line}: {len(cells)} fields, expected {width}")
                 continue

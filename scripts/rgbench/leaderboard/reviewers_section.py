@@ -6,13 +6,12 @@ them (or with an empty one) gets no section. Every value is escaped.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
+from ..results_csv import csv_records
 from .html_tables import esc
 
 REVIEWERS_CSV = "results/reviewers.csv"
@@ -20,16 +19,21 @@ JUDGE_CSV = "results/judge_agreement.csv"
 
 
 def read_rows(root: Path, rel: str) -> list[dict[str, str]]:
-    """The rows of an optional result CSV; [] when it is absent or unreadable."""
+    """The rows of an optional result CSV; [] when it is absent or unreadable (not UTF-8, a record malformed or
+    of another width than the header's)."""
     if not (Path(root) / rel).is_file():
         return []
     data, _ = read_result_file(root, rel)
     if data is None:
         return []
     try:
-        return list(csv.DictReader(io.StringIO(decode_utf8(data))))
-    except (ParseError, csv.Error):
+        records = list(csv_records(decode_utf8(data)))   # the one reader: cells as the writer was given them
+    except ParseError:
         return []
+    if not records or any(record.problem for record in records):
+        return []
+    header = records[0].cells
+    return [dict(zip(header, record.cells)) for record in records[1:]]
 
 
 def _interval(row: dict[str, str]) -> str:

@@ -45,9 +45,9 @@ def test_a_text_is_neutralised_at_its_start_and_after_each_separator_or_line_bre
     assert restored(cell) == text
 
 
-def test_text_cells_are_quoted_numbers_and_empty_cells_bare():
-    assert csv_text(("a", "b", "c", "d"), [("x;y", "-0.034", "", 'say "=1"')]) == (
-        'a,b,c,d\n"x;y",-0.034,,"say ""=1"""\n')
+def test_a_cell_holding_a_separator_a_quote_or_a_line_break_is_quoted():
+    assert csv_text(("a", "b", "c", "d", "e", "f"), [("x;y", "-0.034", "", 'say "=1"', "=1", "x,\ny")]) == (
+        'a,b,c,d,e,f\n"x;y",-0.034,,"say ""=1""",\'=1,"x,\ny"\n')
 
 
 @given(st.lists(st.lists(st.text(), min_size=3, max_size=3), max_size=4))

@@ -1,23 +1,28 @@
 """Result CSVs: how a cell is written (:func:`csv_line`) and the one reader (:func:`csv_records`).
 
 A result file is opened in spreadsheets, so no cell may start a formula (OWASP's "CSV Injection"), whatever
-text a pull request put in a comment, a registry field, a gold's title or tags. The rule, for every cell of a
-data row (the header row is the toolkit's own column names, written bare):
+text a pull request put in a comment, a registry field, a gold's title or tags. The rule, for every cell
+(:func:`csv_line`):
 
 - an empty cell, or a plain decimal number (:data:`NUMBER`: ``12``, ``-0.034``, ``0.750000``), is written as
   it is: a spreadsheet reads a number, never a formula;
-- every other cell is text. It is *neutralised*: at its start, and after every ``;``, line feed or carriage
+- every other cell is text and is *neutralised*: at its start, and after every ``;``, line feed or carriage
   return inside it, a character that could start a formula or a quoted field (``= + - @``, tab, carriage
-  return, the ``'`` itself and ``"``) gets one ``'`` put before it (:func:`neutralised`). Then it is quoted
-  (``"..."``, a ``"`` doubled).
+  return, the ``'`` itself and ``"``) gets one ``'`` put before it (:func:`neutralised`);
+- a cell holding a ``,``, ``;``, ``"`` or a line break is quoted (``"..."``, a ``"`` doubled), so that it stays
+  one field whether the spreadsheet's list separator is ``,`` or ``;``.
 
 After ``;`` and line breaks too, because a spreadsheet whose list separator is ``;`` (most of continental
-Europe) splits ``"a;=1+1"`` into ``"a`` and ``=1+1"``, and one that meets a line break in a field it did not
-see quoted starts a new row there: each piece starts a cell. ``'`` is in the list so the rule reverses
-exactly: in a written cell, a ``'`` at the start or after ``;``, LF or CR is always one that was put there,
-and :func:`restored` (applied by :func:`csv_records` to every cell) takes exactly those away, so every text
-reads back as written (tests/test_csv_cells.py: any text, written then read, is itself). A reader of the
-files that does not use this module sees ``'=1+1`` for the text ``=1+1``: that is the point.
+Europe) splits ``a;=1+1`` into ``a`` and ``=1+1`` wherever it did not see the field quoted (any field but a
+row's first), and ends the row at a line break there: each piece starts a cell. ``'`` is in the list so the
+rule reverses exactly: in a written cell, a ``'`` at the start or after ``;``, LF or CR is always one that was
+put there, and :func:`restored` (applied by :func:`csv_records` to every cell) takes exactly those away, so
+every text reads back as written (tests/test_csv_cells.py: any text, written then read, is itself). A reader
+of the files that does not use this module sees ``'=1+1`` for the text ``=1+1``: that is the point.
+
+Quoting is not what stops a formula (a spreadsheet evaluates a quoted ``"=1+1"`` all the same): the ``'`` does.
+So a cell is quoted only when quotes keep it whole, not every text cell: that would move every byte of every
+result file and of every test and document quoting one, and protect nothing more.
 
 :func:`csv_records` gives the records with their line numbers and says which
 ones are wrong (a record whose width is not the header's, malformed CSV). The
@@ -44,6 +49,7 @@ FORMULA_START = "=+-@\t\r"   # what starts a formula in a spreadsheet's cell (OW
 _PIECE_START = r"(?:\A|(?<=[;\r\n]))"   # the start of a cell, or of a piece a ';' or a line break begins
 _NEUTRALISE = re.compile(_PIECE_START + r"(?=[=+\-@\t\r'\"])")
 _NEUTRALISED = re.compile(_PIECE_START + "'")
+_NEEDS_QUOTES = re.compile('[,;"\r\n]')
 
 
 def neutralised(text: str) -> str:
@@ -60,10 +66,13 @@ def restored(cell: str) -> str:
 
 
 def csv_line(cells: Sequence[str]) -> str:
-    """One data row of a result CSV, ``\n`` ended: an empty cell or a plain decimal bare, every other cell
-    neutralised and quoted (module docstring)."""
-    return ",".join(cell if not cell or NUMBER.match(cell) else '"' + neutralised(cell).replace('"', '""') + '"'
-                    for cell in cells) + "\n"
+    """One row of a result CSV, ``\n`` ended: each cell :func:`neutralised`, and quoted when it holds a
+    ``,``, ``;``, ``"`` or a line break (module docstring)."""
+    return ",".join(_quoted(neutralised(cell)) for cell in cells) + "\n"
+
+
+def _quoted(cell: str) -> str:
+    return '"' + cell.replace('"', '""') + '"' if _NEEDS_QUOTES.search(cell) else cell
 
 
 class TableError(ValueError):

@@ -127,10 +127,10 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """CSV with a header row (the column names, bare) and ``\\n`` line endings; in each row an empty cell or a
-    plain decimal is bare and every other cell is text, neutralised so that it starts no spreadsheet formula,
-    and quoted (:func:`rgbench.results_csv.csv_line`). The one writer of result CSVs."""
-    return ",".join(header) + "\n" + "".join(map(csv_line, rows))
+    """CSV with a header row and ``\\n`` line endings, each cell written by
+    :func:`rgbench.results_csv.csv_line`: a text never starts a spreadsheet formula, a field holding ``,``,
+    ``;``, ``"`` or a line break is quoted. The one writer of result CSVs."""
+    return "".join(map(csv_line, (header, *rows)))
 
 
 def _cell(value: Any, fmt: Callable[[Any], str] = str) -> str:

@@ -43,7 +43,6 @@ from typing import NamedTuple
 
 from .load.parsing import ParseError, decode_utf8, exact_decimal
 
-
 NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?\Z")   # a plain decimal: written bare, never neutralised
 FORMULA_START = "=+-@\t\r"   # what starts a formula in a spreadsheet's cell (OWASP)
 _PIECE_START = r"(?:\A|(?<=[;\r\n]))"   # the start of a cell, or of a piece a ';' or a line break begins

@@ -192,8 +192,9 @@ def _free_texts(kind: str, document: dict) -> list[tuple[str, Any]]:
     return []
 
 
-def _text_problems(kind: str, document: dict) -> tuple[str, ...]:
-    """A bidirectional control in a free text (:func:`.parsing.bidi_control_problem`)."""
+def text_problems(kind: str, document: dict) -> tuple[str, ...]:
+    """A bidirectional control in a free text (:func:`.parsing.bidi_control_problem`); the grading page asks
+    it of a grade before saving it too."""
     found = (bidi_control_problem(where, text) for where, text in _free_texts(kind, document) if isinstance(text, str))
     return tuple(problem for problem in found if problem)
 
@@ -226,7 +227,7 @@ def extract(kind: str, data: bytes, spec: Spec) -> Extracted:
     if errors:
         note = quoted_blocks_note(block) if block is not None else None
         return Extracted(digest, (*([note] if note else []), *errors), None)
-    problems = _decimal_problems(kind, document, spec) + _text_problems(kind, document)
+    problems = _decimal_problems(kind, document, spec) + text_problems(kind, document)
     if problems:
         return Extracted(digest, problems, None)
     return Extracted(digest, (), _fields(kind, document, spec))

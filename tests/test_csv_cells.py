@@ -25,6 +25,7 @@ from rgbench.results_csv import FORMULA_START, NUMBER, csv_records, neutralised,
 
 HOSTILE = ('=HYPERLINK("http://x")', "a;=1+1", "+1", "@SUM(1)", "\t=1", "-cmd|' /C calc'!A0", "\r=1",
            "x\n=1+1", 'a;"=1+1', "x;;@A1", "'=1", "a;\r\n-2")
+TAGS = tuple(text for text in HOSTILE if ";" not in text)   # a tag may not hold ';' (cases.csv joins tags with it)
 
 
 def formula_cells(text: str, delimiter: str) -> list[str]:
@@ -83,7 +84,7 @@ def hostile_results(tmp_path_factory) -> Path:
     tree.subjects[1].update(display_name="Beta;-1+1", provider="x;;-2")
     tree.write_registry()
     for number, case in enumerate(("RO-FOUL-001", "RO-SCAL-001", "RO-MEMB-001")):
-        tree.add_gold(case, title=HOSTILE[number], tags=list(HOSTILE[number:number + 4]),
+        tree.add_gold(case, title=HOSTILE[number], tags=list(TAGS[number:number + 4]),
                       **({"rubric_floor": 4} if number == 0 else {"case_type": "Ambiguous", "rubric_floor": 3,
                                                                   "rubric_ceiling": 10} if number == 1 else
                          {"rubric_floor": 6}))
@@ -124,7 +125,7 @@ def test_the_reader_gives_back_every_hostile_text(hostile_results):
     assert comments == {HOSTILE[n] + ";" + HOSTILE[-1 - n] for n in range(5)} | {""}   # "": small_tree's r2
     cases = read_keyed_table((hostile_results / "cases.csv").read_bytes(), ("case_id", "title", "tags"), "case_id")
     assert {row["title"] for row in cases.values()} == set(HOSTILE[:3])
-    assert cases["RO-FOUL-001"]["tags"] == ";".join(HOSTILE[0:4])
+    assert cases["RO-FOUL-001"]["tags"] == ";".join(TAGS[0:4])   # each tag after a ';' neutralised, then restored
     board = read_keyed_table((hostile_results / "leaderboard.csv").read_bytes(), ("display_name",))
     assert board["alpha-model"]["display_name"] == "Alpha;=HYPERLINK(\"http://x\")"
     assert board["beta-model"]["provider"] == "x;;-2"

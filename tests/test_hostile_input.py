@@ -357,3 +357,12 @@ def test_a_bare_url_email_or_mention_in_a_name_is_not_a_live_link_in_the_readme_
     # no text node holds what GitHub's autolinker looks for (a scheme's ://, www., an @)
     texts = [child.content for cell in cells for child in cell.children or () if child.type == "text"]
     assert not [text for text in texts if "://" in text or "www." in text.lower() or "@" in text]
+
+
+def test_a_tag_holding_the_tag_separator_is_refused(tmp_path, capsys):
+    # A tag "a;=1+1" read as the two tags "a" and "=1+1" in the explorer: results/cases.csv joins tags with ';'.
+    tree = small_tree(tmp_path / "tree")
+    tree.add_gold("RO-FOUL-001", rubric_floor=4, tags=["ok", "a;=1+1"])
+    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    assert ("golds/v1.0/RO-FOUL-001_gold.md: $.tags[1]: 'a;=1+1' holds ';', which separates a case's tags in "
+            "results/cases.csv, so it would read as two tags (write it without)") in lines

@@ -192,10 +192,17 @@ def _free_texts(kind: str, document: dict) -> list[tuple[str, Any]]:
     return []
 
 
+TAG_SEPARATOR = ";"   # joins a case's tags in results/cases.csv, which the explorer splits again
+
+
 def text_problems(kind: str, document: dict) -> tuple[str, ...]:
-    """A bidirectional control in a free text (:func:`.parsing.bidi_control_problem`); the grading page asks
-    it of a grade before saving it too."""
-    found = (bidi_control_problem(where, text) for where, text in _free_texts(kind, document) if isinstance(text, str))
+    """A bidirectional control in a free text (:func:`.parsing.bidi_control_problem`), a gold's tag holding
+    :data:`TAG_SEPARATOR` (it would read as two tags); the grading page asks it of a grade before saving it too."""
+    found = [bidi_control_problem(where, text) for where, text in _free_texts(kind, document) if isinstance(text, str)]
+    if kind == GOLD:
+        found += [f"$.tags[{index}]: {tag!r} holds {TAG_SEPARATOR!r}, which separates a case's tags in "
+                  "results/cases.csv, so it would read as two tags (write it without)"
+                  for index, tag in enumerate(document.get("tags", ())) if TAG_SEPARATOR in tag]
     return tuple(problem for problem in found if problem)
 
 

@@ -288,3 +288,81 @@ def test_a_yaml_input_longer_than_its_cap_is_refused_before_parsing(tmp_path, ca
     lines = refused(validate.main, ["--root", str(root)], capsys)
     assert lines[0] == ("system/metrics/v1.0/config.yaml: longer than 65536 characters; no YAML input of this "
                         "benchmark needs that much (shorten it)")
+
+
+# --- issue 24, low findings: bidirectional controls in free text, bare URLs in the README block ------------------
+
+BIDI = "\u202e"   # RIGHT-TO-LEFT OVERRIDE: "Pass \u202elanigiro" reads as "Pass original" reversed
+
+
+@pytest.mark.parametrize(("rel", "where"), [
+    (ALPHA_SCORING, "$.comments"), (ALPHA_SCORING, "$.automatic_fails_triggered[0].evidence"),
+    ("golds/v1.0/RO-FOUL-001_gold.md", "$.title"), ("golds/v1.0/RO-FOUL-001_gold.md", "$.tags[1]"),
+    ("subjects/registry.yaml", "$.subjects[0].notes")])
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200f", "\u061c"])
+def test_a_bidirectional_control_in_free_text_is_refused(tmp_path, capsys, rel, where, char):
+    # Attack: a comment "fine \u202e..." reads reversed in the explorer, the review page and any editor: the grade
+    # says what its reader does not see. Free text is any language; only the controls that reorder it are refused.
+    tree = small_tree(tmp_path / "tree")
+    text = f"safe{char}txet"
+    if rel == ALPHA_SCORING:
+        fields = ({"comments": text} if where == "$.comments" else
+                  {"fails": [("AF-CHLORINE-EXPOSURE", "critical")]})
+        doc = tree.scoring_doc("alpha-model", "RO-FOUL-001", raw=12, correctness=1, **fields)
+        if where != "$.comments":
+            doc["automatic_fails_triggered"][0]["evidence"] = text
+        tree.write(rel, canonical(doc))
+    elif rel.startswith("golds/"):
+        tree.add_gold("RO-FOUL-001", rubric_floor=4, title=text, tags=["ok", text])
+    else:
+        tree.subjects[0]["notes"] = text
+        tree.write_registry()
+    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    assert f"{rel}: {where}: character 4 is U+{ord(char):04X}, a bidirectional control (it reorders what readers " \
+           "see, so the text would not read as it is written); remove it" in lines
+
+
+def test_free_text_in_any_language_and_emoji_pass(tmp_path, capsys):
+    # Cyrillic, Arabic, Persian's zero-width non-joiner and an emoji's zero-width joiner are text, not attacks; a
+    # Cyrillic look-alike in a display name is accepted too (the ASCII subject_id identifies the subject).
+    tree = small_tree(tmp_path / "tree")
+    tree.subjects[1]["display_name"] = "Вета"          # Cyrillic В, е, т, а: looks like "Beta"
+    tree.subjects[1]["notes"] = "Модель, نموذج, می\u200cخواهم"   # (write_registry's JSON escapes split an emoji)
+    tree.write_registry()
+    tree.add_scoring("alpha-model", "RO-FOUL-001", raw=12, correctness=1, comments="Хорошо \U0001f469\u200d\U0001f52c")
+    assert validate.main(["--root", str(tree.root)]) == 0
+
+
+def test_a_bare_url_email_or_mention_in_a_name_is_not_a_live_link_in_the_readme_block(tmp_path):
+    # Attack: a display name "Alpha http://evil.example" became a live link in README.md's leaderboard block (GitHub
+    # links bare URLs, www. names and e-mail addresses, and again after parsing in the text an escape leaves).
+    from markdown_it import MarkdownIt
+
+    from rgbench.leaderboard.markdown import md_text
+
+    name = "Alpha http://evil.example/x www.evil.example a@evil.example"
+    assert md_text(name) == "Alpha http`:`//evil.example/x www`.`evil.example a`@`evil.example"
+    tree = small_tree(tmp_path / "tree")
+    tree.subjects[0]["display_name"] = name
+    tree.write_registry()
+    root = tree.root
+    (root / "README.md").write_text("# Bench\n\n<!-- leaderboard:start -->\n<!-- leaderboard:end -->\n")
+    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert build_leaderboard.main(["--root", str(root), "--readme"]) == 0
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert md_text(name) in readme and "http://" not in readme and "www.evil" not in readme
+    cells = [token for token in MarkdownIt("commonmark").enable("table").parse(readme) if token.type == "inline"]
+    shown = next(cell for cell in cells if cell.content.startswith("Alpha"))
+    assert "".join(child.content for child in shown.children or ()) == name   # it reads as written
+    # no text node holds what GitHub's autolinker looks for (a scheme's ://, www., an @)
+    texts = [child.content for cell in cells for child in cell.children or () if child.type == "text"]
+    assert not [text for text in texts if "://" in text or "www." in text.lower() or "@" in text]
+
+
+def test_a_tag_holding_the_tag_separator_is_refused(tmp_path, capsys):
+    # A tag "a;=1+1" read as the two tags "a" and "=1+1" in the explorer: results/cases.csv joins tags with ';'.
+    tree = small_tree(tmp_path / "tree")
+    tree.add_gold("RO-FOUL-001", rubric_floor=4, tags=["ok", "a;=1+1"])
+    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    assert ("golds/v1.0/RO-FOUL-001_gold.md: $.tags[1]: 'a;=1+1' holds ';', which separates a case's tags in "
+            "results/cases.csv, so it would read as two tags (write it without)") in lines

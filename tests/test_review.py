@@ -269,6 +269,20 @@ def test_a_score_in_non_ascii_digits_is_reported_not_a_traceback(tmp_path):
     assert "$.criterion_scores.evidence: '\u0663' is not of type 'integer'" in messages
 
 
+def test_the_grading_page_refuses_a_bidirectional_control_before_saving(tmp_path):
+    # issue 24: a comment holding U+202E saved, then `make validate` refused the tree; the page says so first
+    tree = tree_with_reviewers(tmp_path)
+    spec, _, _ = load(tree.root)
+    run = QueuedRun("h", ("alpha-model", "RO-MEMB-001", "r2"), "MEMB", 2, "Closed", FIRST)
+    form = {"criterion_scores": dict.fromkeys(("diagnosis", "evidence", "causal_reasoning", "action_plan", "safety",
+                                               "communication"), "1"),
+            "correctness": "1", "comments": "fine \u202eenif"}
+    document = scoring_doc.document_from_form(spec, run, "rev-b", "2.0", form, response_sha256="0" * 64,
+                                              gold_sha256="0" * 64, blind=True)
+    assert "$.comments: character 5 is U+202E, a bidirectional control (it reorders what readers see, so the text " \
+           "would not read as it is written); remove it" in scoring_doc.document_messages(spec, document, None)
+
+
 def test_unblinded_the_page_shows_the_runs_grade_in_scoring_blind_it_does_not(tmp_path):
     # docs/review.md, "blind": a second grade given unblinded sees the first
     tree = tree_with_reviewers(tmp_path)

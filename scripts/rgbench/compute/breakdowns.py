@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
+from ..load.extract import TAG_SEPARATOR
 from ..load.records import Response, Scoring, Tree
 from ..load.spec import Spec
 from ..stats.bootstrap import Interval, case_weights, ratio_interval
@@ -378,7 +379,7 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
         baseline += baseline_rows(sid, version, extra, {(r.case_id, r.run_id): r.meta.participant for r in responses},
                                   rows)
         metadata.append(metadata_row(sid, version, extra, responses))
-    cases = tuple((g.case_id, g.family, _cell(g.case_type), _cell(g.difficulty), ";".join(g.tags), g.title, g.path)
+    cases = tuple((g.case_id, g.family, _cell(g.case_type), _cell(g.difficulty), TAG_SEPARATOR.join(g.tags), g.title, g.path)
                   for _, g in sorted(tree.golds.items()))
     explorer = tuple(_explorer_rows(tree, keys, runs_of, scoring_of))
     return Breakdowns(tuple(criteria), tuple(tags), tuple(types), tuple(advanced), tuple(costs), tuple(baseline),

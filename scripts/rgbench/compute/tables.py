@@ -9,9 +9,7 @@ file compute_metrics writes; it is the only place that rounds.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +17,7 @@ from typing import Any
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
 from ..load.spec import Spec
+from ..results_csv import csv_line
 from ..stats.calibration import calibration_tables
 from ..stats.case_summary import case_summaries
 from ..stats.outputs import (
@@ -128,12 +127,10 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """CSV with a header row, ``\\n`` line endings and minimal quoting."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    """CSV with a header row and ``\\n`` line endings, each cell written by
+    :func:`rgbench.results_csv.csv_line`: a text never starts a spreadsheet formula, a field holding ``,``,
+    ``;``, ``"`` or a line break is quoted. The one writer of result CSVs."""
+    return "".join(map(csv_line, (header, *rows)))
 
 
 def _cell(value: Any, fmt: Callable[[Any], str] = str) -> str:

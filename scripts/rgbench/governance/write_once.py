@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..atomic import _failure, sync_folder, write_temp_beside
+from ..atomic import output_error, sync_folder, write_temp_beside
 
 
 def write_new_file(path: Path, data: bytes) -> None:
@@ -32,13 +32,13 @@ def write_new_file(path: Path, data: bytes) -> None:
     try:
         tmp = write_temp_beside(path, data)
     except OSError as exc:
-        raise _failure(path, exc) from None
+        raise output_error(path, exc) from None
     try:
         os.link(tmp, path)
     except FileExistsError:
         raise
     except OSError as exc:
-        raise _failure(path, exc) from None
+        raise output_error(path, exc) from None
     finally:
         os.unlink(tmp)
     _sync_quietly(path.parent)
@@ -56,13 +56,13 @@ def publish_new_folder(path: Path, files: dict[str, bytes]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _failure(path.parent, exc) from None
+        raise output_error(path.parent, exc) from None
     if os.path.lexists(path):
         raise FileExistsError(str(path))
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     except OSError as exc:
-        raise _failure(path, exc) from None
+        raise output_error(path, exc) from None
     try:
         for name in sorted(files):
             target = tmp / name
@@ -82,7 +82,7 @@ def publish_new_folder(path: Path, files: dict[str, bytes]) -> None:
         raise
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise _failure(path, exc) from None
+        raise output_error(path, exc) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

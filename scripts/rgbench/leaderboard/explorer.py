@@ -31,6 +31,7 @@ from ..compute.breakdowns import (
 )
 from ..compute.numfmt import counted, fmt_fixed
 from ..compute.scale import score_text
+from ..load.extract import TAG_SEPARATOR
 from ..stats.outputs import DIFFICULTY_FILE
 from .absent import Shown, listed
 from .board import Board, BoardEntry
@@ -399,7 +400,7 @@ def explorer_section(board: Board) -> str:
     cases = lab.get(CASES_FILE)
     entries = explorer_entries(board)
     shown = board.shown
-    tags = sorted({t for c in cases for t in c["tags"].split(";") if t})
+    tags = sorted({t for c in cases for t in c["tags"].split(TAG_SEPARATOR) if t})
     # a filter on a field the benchmark does not record (or a tag no case carries) is left out
     filters = "".join((
         _select("explorer-family", "Family", sorted({c["family"] for c in cases})),

@@ -9,7 +9,7 @@ names as metrics_per_subject.csv; empty otherwise), the unscored responses, the
 critical-fail evidence and the registry metadata. The label columns are named
 ``<metric>_reliability_label`` so they are never mistaken for the Brier
 decomposition's numeric ``BS_reliability`` of metrics_per_subject.csv.
-Same format as the other result files: UTF-8, ``\\n``, minimal quoting,
+Same format as the other result files (:func:`rgbench.results_csv.csv_line`): UTF-8, ``\\n``,
 6-decimal fractions, empty cells where a value is undefined.
 """
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import jsonschema_rs
 
 from .gold_markdown import gold_data_block, parse_data_block, quoted_blocks_note
-from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict
+from .parsing import ParseError, bidi_control_problem, decode_utf8, exact_decimal, loads_json_strict
 from .records import ANSWERED, Gold, ResponseMeta
 from .safe_read import MAX_FILE_BYTES
 from .spec import SchemaValidator, Spec, document_errors
@@ -179,6 +179,33 @@ def _decimal_problems(kind: str, document: dict, spec: Spec) -> tuple[str, ...]:
             f"{CORRECTNESS_DECIMALS}: the toolkit keeps the Brier sums exact in thousandths)",)
 
 
+def _free_texts(kind: str, document: dict) -> list[tuple[str, Any]]:
+    """(JSON path, value) of each free text of a valid document: a grade's comments and fail evidence, a
+    gold's title and tags."""
+    if kind == GOLD:
+        return [("$.title", document.get("title"))] + [
+            (f"$.tags[{index}]", tag) for index, tag in enumerate(document.get("tags", ()))]
+    if kind in (EVALUATION, CONSOLIDATED):
+        return [("$.comments", document.get("comments"))] + [
+            (f"$.automatic_fails_triggered[{index}].evidence", fail.get("evidence"))
+            for index, fail in enumerate(document.get("automatic_fails_triggered", ())) if isinstance(fail, dict)]
+    return []
+
+
+TAG_SEPARATOR = ";"   # joins a case's tags in results/cases.csv, which the explorer splits again
+
+
+def text_problems(kind: str, document: dict) -> tuple[str, ...]:
+    """A bidirectional control in a free text (:func:`.parsing.bidi_control_problem`), a gold's tag holding
+    :data:`TAG_SEPARATOR` (it would read as two tags); the grading page asks it of a grade before saving it too."""
+    found = [bidi_control_problem(where, text) for where, text in _free_texts(kind, document) if isinstance(text, str)]
+    if kind == GOLD:
+        found += [f"$.tags[{index}]: {tag!r} holds {TAG_SEPARATOR!r}, which separates a case's tags in "
+                  "results/cases.csv, so it would read as two tags (write it without)"
+                  for index, tag in enumerate(document.get("tags", ())) if TAG_SEPARATOR in tag]
+    return tuple(problem for problem in found if problem)
+
+
 MAX_BYTES_KEY = "x-max-file-bytes"  # a schema's limit on the size of a file of its kind
 
 
@@ -207,7 +234,7 @@ def extract(kind: str, data: bytes, spec: Spec) -> Extracted:
     if errors:
         note = quoted_blocks_note(block) if block is not None else None
         return Extracted(digest, (*([note] if note else []), *errors), None)
-    decimals = _decimal_problems(kind, document, spec)
-    if decimals:
-        return Extracted(digest, decimals, None)
+    problems = _decimal_problems(kind, document, spec) + text_problems(kind, document)
+    if problems:
+        return Extracted(digest, problems, None)
     return Extracted(digest, (), _fields(kind, document, spec))

@@ -123,6 +123,23 @@ def refuse_lone_surrogates(document: Any, what: str) -> None:
                          "escape is not text; write the character itself)")
 
 
+# Free text (comments, notes, titles, tags) is any language, Cyrillic, Arabic or Hebrew as much as Latin, and keeps
+# the format characters real text needs (U+200D joins emoji and Indic letters, U+200C shapes Persian). What it may
+# not hold is a bidirectional control: it reorders what readers see, so a text could read as one thing and be
+# another ("Trojan Source", CVE-2021-42574). Shown names are stricter (rgbench.load.registry.invisible_character).
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def bidi_control_problem(where: str, text: str) -> str | None:
+    """``where: character N is U+XXXX, ...`` for the first bidirectional control (:data:`BIDI_CONTROLS`) of
+    ``text``, else None."""
+    for index, char in enumerate(text):
+        if char in BIDI_CONTROLS:
+            return (f"{where}: character {index} is U+{ord(char):04X}, a bidirectional control (it reorders "
+                    "what readers see, so the text would not read as it is written); remove it")
+    return None
+
+
 def decode_utf8(data: bytes) -> str:
     """Decode strict UTF-8 (a byte-order mark is refused too); raise ParseError otherwise."""
     if data.startswith(b"\xef\xbb\xbf"):

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from ..problems import Problem
 from .extract import max_file_bytes
-from .parsing import ParseError, decode_utf8, loads_yaml_strict
+from .parsing import ParseError, bidi_control_problem, decode_utf8, loads_yaml_strict
 from .records import Subject
 from .safe_read import read_single_file
 from .spec import Spec, schema_errors
@@ -71,8 +71,13 @@ def name_key(name: str) -> str:
 
 
 def name_problems(items: list[dict[str, Any]]) -> list[str]:
-    """Shown text with invisible characters, and display names (defaulting to the subject_id) that a reader
-    could not tell apart."""
+    """Shown text with invisible characters, notes with a bidirectional control (free text: any other
+    character is fine), and display names (defaulting to the subject_id) that a reader could not tell apart.
+
+    Look-alike letters (Cyrillic ``а`` for Latin ``a``) are accepted in a display name: names are any language
+    (a Cyrillic name is as legitimate as a Latin one), what identifies a subject is its subject_id (ASCII by
+    the schema, as are reviewer, case and run ids), which responses, grades, leaderboard.csv and the page's
+    details and profiles show beside the name, and a new name is a registry change a maintainer reviews."""
     messages = []
     seen: dict[str, int] = {}
     for index, item in enumerate(items):
@@ -83,6 +88,10 @@ def name_problems(items: list[dict[str, Any]]) -> list[str]:
                 at, char, what = found
                 messages.append(f"$.subjects[{index}].{key}: character {at} is U+{ord(char):04X}, {what}; "
                                 "text shown to readers may not hold one (remove it)")
+        notes = item.get("notes")
+        found_bidi = bidi_control_problem(f"$.subjects[{index}].notes", notes) if isinstance(notes, str) else None
+        if found_bidi:
+            messages.append(found_bidi)
         name = item.get("display_name", item["subject_id"])
         key = name_key(name)
         if key in seen:

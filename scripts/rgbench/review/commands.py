@@ -7,7 +7,7 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
-from ..atomic import _failure, write_bytes_atomic
+from ..atomic import output_error, write_bytes_atomic
 from ..cli import load_valid_tree, not_a_tree, script_parser
 from ..load.loader import load_tree
 from ..load.parsing import exact_decimal
@@ -134,7 +134,7 @@ def assign_main(argv: list[str] | None = None) -> int:
         write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE,
                            assignments.assignments_document(share, chosen, len(first_reviewer)))
     except OSError as exc:
-        return report([Problem(assignments.ASSIGNMENTS_FILE, _failure(root / assignments.ASSIGNMENTS_FILE, exc).reason)])
+        return report([Problem(assignments.ASSIGNMENTS_FILE, output_error(root / assignments.ASSIGNMENTS_FILE, exc).reason)])
     per_reviewer = Counter(item["reviewer_id"] for item in chosen)
     print(f"{assignments.ASSIGNMENTS_FILE}: {len(chosen)} of {len(first_reviewer)} graded runs assigned for a second "
           "grade (" + ", ".join(f"{r} {n}" for r, n in sorted(per_reviewer.items())) + ")")

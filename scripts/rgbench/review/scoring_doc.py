@@ -23,6 +23,7 @@ from typing import Any
 
 from ..governance.scoring_template import template
 from ..governance.write_once import write_new_file
+from ..load.extract import EVALUATION, text_problems
 from ..load.loader import fail_problems, gold_rel, response_rel, scoring_rel
 from ..load.parsing import dumps_json_canonical, exact_decimal
 from ..load.reviewers import Reviewer, unregistered_message
@@ -161,8 +162,11 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
 
 
 def document_messages(spec: Spec, document: dict[str, Any], reviewers: dict[str, Reviewer] | None) -> list[str]:
-    """Every message about the document, sorted: schema, catalog, reviewer on record, evidence quotes."""
+    """Every message about the document, sorted: schema, catalog, reviewer on record, evidence quotes, no
+    bidirectional control in the comments or an evidence."""
     messages = list(schema_errors(spec.validators["evaluation"], document))
+    if not messages:
+        messages += text_problems(EVALUATION, document)
     fails = document.get("automatic_fails_triggered")
     if isinstance(fails, list) and all(isinstance(f, dict) for f in fails):
         pairs = tuple((f.get("code"), f.get("severity")) for f in fails if isinstance(f.get("code"), str))

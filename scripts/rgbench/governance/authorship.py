@@ -45,7 +45,7 @@ ADJUDICATION = "adjudication-"
 
 def is_login(text: str) -> bool:
     """True for a code-host login in GitHub's alphabet (see :data:`LOGIN_PATTERN`)."""
-    return bool(_LOGIN.match(text))
+    return _LOGIN.fullmatch(text) is not None
 
 
 def login_key(login: str) -> str:

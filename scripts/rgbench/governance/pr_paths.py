@@ -147,8 +147,17 @@ SUBJECT_FILES = (REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE)
 def toolkit_result_names() -> frozenset[str]:
     """The names of the files the toolkit writes into ``results/`` (``make metrics``: the metric tables, the
     agreement and judge tables, the leaderboard); imported only when a change touches results/."""
-    from ..compute.breakdowns import (ADVANCED_FILE, BASELINE_FILE, CASE_TYPE_FILE, CASES_FILE, COST_FILE,
-                                      CRITERION_FILE, EXPLORER_FILE, METADATA_FILE, TAG_FILE)
+    from ..compute.breakdowns import (
+        ADVANCED_FILE,
+        BASELINE_FILE,
+        CASE_TYPE_FILE,
+        CASES_FILE,
+        COST_FILE,
+        CRITERION_FILE,
+        EXPLORER_FILE,
+        METADATA_FILE,
+        TAG_FILE,
+    )
     from ..compute.tables import FAMILY_FILE, MANIFEST_FILE, PER_RUN_FILE, SUBJECT_FILE
     from ..leaderboard.html_page import HTML_FILE
     from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE

@@ -43,8 +43,6 @@ def test_the_toolkits_block_gives_each_subjects_responses_to_who_answers_for_it_
 @pytest.fixture
 def tree(tmp_path):
     tree = MiniTree(tmp_path / "tree")
-    schema = "system/schemas/v1.0/registry.schema.json"   # the toolkit's, with answered_by (the library fixture's
-    tree.write(schema, (REPO / schema).read_bytes())       # is older; its bytes seed other tests' intervals)
     tree.add_subject("alpha-model", "1.0", answered_by=["Alpha-Team", "alpha-bot"])
     tree.add_subject("beta-model", "1.0")
     tree.write(".github/CODEOWNERS", HAND_KEPT)

@@ -134,8 +134,6 @@ def run_judge(workspace: Path, base: str, head: str, env: dict[str, str], author
 @pytest.fixture
 def upstream(tmp_path):
     repo, tree = toolkit_repo(tmp_path / "upstream")
-    schema = "system/schemas/v1.0/reviewers.schema.json"   # the toolkit's, with handles
-    tree.write(schema, (REPO / schema).read_bytes())
     tree.write("subjects/reviewers.yaml", REVIEWERS)
     metrics(repo)
     base = repo.commit("Benchmark with results")

@@ -48,6 +48,9 @@ UNGRADED = ("alpha-model", "RO-MEMB-001", "r2")   # small_tree's response withou
 EVAL_A = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-a.json"
 ADJ_D = "scoring_multi/v1.0/alpha-model/RO-MEMB-001__r2__adjudication-rev-d.json"
 ADJ_B = "scoring_multi/v1.0/alpha-model/RO-MEMB-001__r2__adjudication-rev-b.json"
+MAINTAINERS = ("a maintainer's change; a contributor's pull request either adds scorings (a review) or "
+               "adds one subject's responses and its registry entry (a submission), with the regenerated results "
+               "(ask a maintainer to make this change)")
 REFUSED_TAIL = "this change needs the role: maintainer; authorship of {!r} checked against the base's registries; " \
                "nothing else was read"
 
@@ -316,7 +319,8 @@ def test_an_empty_gitkeep_where_the_layout_puts_it_is_a_maintainers(bench, capsy
 
 def test_attack_a_blob_in_scoring_consolidated_or_results_is_refused(bench, capsys):
     # scoring_consolidated/ had the generated files' limit (MAX_RESULT_BYTES, 256 MB): a 60 MB blob passed. It
-    # is git-ignored and never committed; results/ takes only the files the toolkit writes.
+    # is git-ignored and never committed, so refused whoever adds it; results/ takes from a contributor only the
+    # files the toolkit writes (a maintainer's new table comes with the code that writes it).
     repo, tree, base = bench
     tree.write("scoring_consolidated/v1.0/alpha-model/RO-FOUL-001__r1__eval-consolidated.json", b"{" + b" " * 1999)
     tree.write("results/payload.bin", b"\0" * 10)
@@ -324,27 +328,34 @@ def test_attack_a_blob_in_scoring_consolidated_or_results_is_refused(bench, caps
     tree.write("results/per_run.csv", "x" * 2000)   # a file make metrics writes: generated results' own limit
     repo.git("add", "--force", "scoring_consolidated")   # git-ignored: an attacker adds it anyway
     repo.commit("Smuggle")
-    status, err, _ = check(repo, base, capsys, "--max-bytes", "1000", "--maintainer")
-    assert status == 1
-    assert err == [
-        "results/payload.bin: not a file the toolkit writes into results/ (`make metrics` writes only its tables, the "
-        "manifest and the leaderboard there), so no step reads it (remove it)",
-        "results/sub/per_run.csv: not a file the toolkit writes into results/ (`make metrics` writes only its tables, "
-        "the manifest and the leaderboard there), so no step reads it (remove it)",
+    status, err, _ = check(repo, base, capsys, "--max-bytes", "1000")
+    foreign = ("adds a file the toolkit does not write into results/ (`make metrics` writes only its tables, the "
+               f"manifest and the leaderboard there): {MAINTAINERS}")
+    consolidated = [
         "scoring_consolidated/v1.0/alpha-model/RO-FOUL-001__r1__eval-consolidated.json: is 2000 bytes, above the "
         "limit of 1000 (is it the right file?)",
         "scoring_consolidated/v1.0/alpha-model/RO-FOUL-001__r1__eval-consolidated.json: scoring_consolidated/ is "
         "generated (`make agreement` writes it) and git-ignored: it is never committed (remove it from the pull "
-        "request: git rm -r --cached scoring_consolidated)",
-        "4 path problem(s) in 4 changed file(s); this change needs the role: reviewer; authorship not checked "
-        "(no --author); nothing else was read"]
+        "request: git rm -r --cached scoring_consolidated)"]
+    assert (status, err) == (1, [f"results/payload.bin: {foreign}", f"results/sub/per_run.csv: {foreign}",
+                                 *consolidated,
+                                 "4 path problem(s) in 4 changed file(s); this change needs the role: maintainer; "
+                                 "authorship not checked (no --author); nothing else was read"])
+    status, err, _ = check(repo, base, capsys, "--max-bytes", "1000", "--maintainer")
+    assert (status, err[2:]) == (1, [*consolidated, "2 path problem(s) in 4 changed file(s); this change needs the "
+                                     "role: maintainer; authorship not checked (no --author); nothing else was read"])
+    assert err[:2] == [f"results/payload.bin: {foreign} (allowed: a maintainer's pull request)",
+                       f"results/sub/per_run.csv: {foreign} (allowed: a maintainer's pull request)"]
 
 
 def test_every_file_the_toolkit_writes_into_results_is_accepted():
-    from rgbench.governance.pr_paths import layout_problem, toolkit_result_names
+    from rgbench.governance.gitio import Change
+    from rgbench.governance.pr_paths import Facts, role_of, toolkit_result_names
 
     names = toolkit_result_names()
     for folder in (REPO / "results", REPO / "examples/medadvice/results"):
         written = {path.name for path in folder.iterdir() if path.is_file()} - {"README.md"}
         assert written and written <= names, written - names
-        assert all(layout_problem(f"results/{name}", "v1.0", names) is None for name in written)
+        for name in written:
+            assert role_of(Change("A", f"results/{name}", f"results/{name}", "100644", "b" * 40), Facts()) == (
+                None, "a generated result"), name

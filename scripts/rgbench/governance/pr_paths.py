@@ -41,7 +41,8 @@ also checked against the base branch's registries (:mod:`.authorship`): response
 scorings only under reviewer ids whose ``handles`` name the author, adjudications only by an adjudicator.
 
 Nothing passes unchecked: every path is an input where the layout puts it, a file the toolkit writes into
-``results/`` (:func:`toolkit_result_names`), a documented file of its role, or refused. A ``.gitkeep`` is
+``results/`` (:func:`toolkit_result_names`; any other file there is a maintainer's), a documented file of its
+role, or refused. A ``.gitkeep`` is
 empty and only keeps a version folder of an input folder (:data:`KEEP_DIRS`); ``scoring_consolidated/``
 (written by ``make agreement``, git-ignored) is never accepted from a pull request.
 """
@@ -61,7 +62,7 @@ from ..load.safe_read import MAX_RESULT_BYTES
 from ..problems import Problem
 from .authorship import Authority, authorship_problem, registration_message
 from .gitio import MODE_SUBMODULE, MODE_SYMLINK, Change
-from .provenance import GENERATED_DIRS, HISTORY_DIR, NOT_GENERATED, is_generated_result
+from .provenance import GENERATED_DIRS, is_generated_result
 
 DATA_DIRS = ("responses", "scoring", "scoring_multi", "scoring_consolidated", "golds", "subjects", "results")
 DEFAULT_MAX_BYTES = 1_000_000
@@ -172,12 +173,11 @@ def toolkit_result_names() -> frozenset[str]:
                       MARKDOWN_FILE})
 
 
-def layout_problem(path: str, version_dir: str | None, result_names: frozenset[str] | None = None) -> str | None:
-    """Why a path in a data folder is never read (the loader refuses it too) or never written by the toolkit,
-    or None when it is an input, a file the toolkit writes, or outside the folders checked here.
-
-    ``version_dir``: the benchmark's, e.g. ``v1.0`` (None when unknown: the input folders' layout is then not
-    judged). ``result_names``: :func:`toolkit_result_names` (computed when None and needed)."""
+def layout_problem(path: str, version_dir: str | None) -> str | None:
+    """Why a path in a data folder is refused whoever adds it: an input folder's file where no step reads it
+    (the loader refuses it too), a ``.gitkeep`` out of place, anything in a generated, git-ignored folder;
+    None otherwise. ``version_dir``: the benchmark's, e.g. ``v1.0`` (None when unknown: the input folders'
+    layout is then not judged)."""
     parts = path.split("/")
     if parts[-1] == GITKEEP:
         if not in_data_dirs(path):
@@ -190,12 +190,6 @@ def layout_problem(path: str, version_dir: str | None, result_names: frozenset[s
     if parts[0] in GENERATED_DIRS:
         return (f"{parts[0]}/ is generated (`make agreement` writes it) and git-ignored: it is never committed "
                 f"(remove it from the pull request: git rm -r --cached {parts[0]})")
-    if parts[0] == "results" and not path.startswith(HISTORY_DIR + "/") and path not in NOT_GENERATED:
-        names = result_names if result_names is not None else toolkit_result_names()
-        if len(parts) == 2 and parts[1] in names:
-            return None
-        return ("not a file the toolkit writes into results/ (`make metrics` writes only its tables, the "
-                "manifest and the leaderboard there), so no step reads it (remove it)")
     if version_dir is None:
         return None
     if parts[0] in ("responses", *SCORING_DIRS):
@@ -212,8 +206,10 @@ def layout_problem(path: str, version_dir: str | None, result_names: frozenset[s
                             "for nothing (move it there or remove it)")
 
 
-def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
-    """(role, what the change does) for one change; role None for generated results, which follow the inputs."""
+def role_of(change: Change, facts: Facts, result_names: frozenset[str] | None = None) -> tuple[str | None, str]:
+    """(role, what the change does) for one change; role None for generated results, which follow the inputs
+    (only the files the toolkit writes into results/: ``result_names``, :func:`toolkit_result_names` when
+    None; another file there is a maintainer's, e.g. a new table that comes with the code writing it)."""
     path = change.path
     if change.status == "D":
         return MAINTAINER, "deletes a file (a removal)"
@@ -223,6 +219,10 @@ def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
     if parts[-1] == GITKEEP:
         return MAINTAINER, f"keeps an empty folder in git ({GITKEEP}): the layout's"
     if is_generated_result(path):
+        names = result_names if result_names is not None else toolkit_result_names()
+        if parts[0] == "results" and not (len(parts) == 2 and parts[1] in names):
+            return MAINTAINER, ("adds a file the toolkit does not write into results/ (`make metrics` writes only its "
+                                "tables, the manifest and the leaderboard there)")
         return None, "a generated result"
     if path == README_FILE and facts.readme_regenerated:
         return None, "the regenerated leaderboard block"
@@ -287,7 +287,7 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
             if part is not None:
                 errors.append(Problem(path, f"name component {part!r} uses characters outside "
                                             "[A-Za-z0-9._-] or starts with '.' or '-' (rename it)"))
-        misplaced = layout_problem(change.path, version_dir, result_names) if adds_content else None
+        misplaced = layout_problem(change.path, version_dir) if adds_content else None
         if misplaced is not None:
             errors.append(Problem(change.path, misplaced))
         size = sizes.get(change.new_blob)
@@ -300,7 +300,7 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
                                                 "git; empty it)"))
         if misplaced is not None:
             continue  # refused whoever adds it: no role makes it an input
-        role, what = role_of(change, facts)
+        role, what = role_of(change, facts, result_names)
         if role is None:
             continue
         own = None

@@ -7,7 +7,7 @@ ROOT ?= .
 BASE ?= origin/main
 
 .PHONY: help metrics validate leaderboard check test fmt fmt-check clean-venv
-.PHONY: new-scoring validate-changed paths provenance diff snapshot history
+.PHONY: new-scoring validate-changed paths codeowners provenance diff snapshot history
 
 help:  ## list the targets
 	@grep -E '^[a-z.-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -81,8 +81,11 @@ new-scoring: $(VENV)/.installed  ## write a scoring template: SUBJECT=s CASE=RO-
 validate-changed: $(VENV)/.installed  ## validate only files changed since BASE (and their references)
 	$(PY) scripts/validate.py --root $(ROOT) --changed "$(BASE)"
 
-paths: $(VENV)/.installed  ## pre-flight since BASE: the role a change needs; refuse links, submodules, odd or large files (MAINTAINER=1)
-	$(PY) scripts/check_pr_paths.py --root $(ROOT) --base "$(BASE)" $(if $(MAINTAINER),--maintainer)
+paths: $(VENV)/.installed  ## pre-flight since BASE, as the gate runs it: AUTHOR=login checks authorship; the role a change needs; refuse links, submodules, odd or large files (MAINTAINER=1)
+	$(PY) scripts/check_pr_paths.py --root $(ROOT) --base "$(BASE)" $(if $(AUTHOR),--author "$(AUTHOR)") $(if $(MAINTAINER),--maintainer)
+
+codeowners: $(VENV)/.installed  ## rewrite .github/CODEOWNERS' generated block from subjects/registry.yaml (answered_by); make test checks it
+	$(PY) scripts/codeowners.py --root $(ROOT)
 
 provenance: $(VENV)/.installed  ## fail on commits since BASE that edit results by hand or rewrite history
 	$(PY) scripts/check_provenance.py --root $(ROOT) --base "$(BASE)"

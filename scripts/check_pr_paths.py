@@ -8,9 +8,15 @@ Compares the commits, not the checked-out files: the changes from the merge
 base of --base and --head to --head are read from git's objects, sizes from
 the object store, and the only files compared (README.md against the
 regenerated leaderboard, subjects/registry.yaml against the base) are read as
-git blobs. Run locally (--head HEAD, text output), it also notes the data files
-not committed yet, which it cannot see. --maintainer (a maintainer's pull
-request) turns what needs a maintainer into notices. Prints every problem as
+git blobs. --author LOGIN (the pull request's author, as the gate passes it) also
+checks authorship against the BASE revision's subjects/registry.yaml (answered_by)
+and subjects/reviewers.yaml (handles, adjudicator), read as git blobs, never the
+pull request's own: new responses only of subjects the author answers for, new
+scorings only under the author's reviewer ids, adjudications only by an
+adjudicator (rgbench/governance/authorship.py). Without it the last line says
+authorship was not checked. Run locally (--head HEAD, text output), it also notes
+the data files not committed yet, which it cannot see. --maintainer (a maintainer's
+pull request) turns what needs a maintainer into notices. Prints every problem as
 `path: message` on stderr (or GitHub annotations on stdout with --format
 github), then the role the change needs, and exits 1 if there is any error.
 """
@@ -22,6 +28,7 @@ from pathlib import Path
 
 from rgbench.cli import not_a_tree, script_parser
 from rgbench.governance.annotations import github_line
+from rgbench.governance.authorship import LOGIN_PATTERN, authority_from_blobs, is_login
 from rgbench.governance.gitio import GitError, blob_sizes, diff_trees, dirty_paths, merge_base, read_blob, resolve
 from rgbench.governance.pr_paths import (
     DATA_DIRS,
@@ -34,6 +41,7 @@ from rgbench.governance.pr_paths import (
 )
 from rgbench.leaderboard.readme import README_FILE
 from rgbench.load.registry import REGISTRY_FILE
+from rgbench.load.reviewers import REVIEWERS_FILE
 from rgbench.load.spec import load_spec
 
 ALLOWED = " (allowed: a maintainer's pull request)"
@@ -48,13 +56,21 @@ def main(argv: list[str] | None = None) -> int:
                              "generated files may reach rgbench.load.safe_read.MAX_RESULT_BYTES)")
     parser.add_argument("--maintainer", action="store_true",
                         help="a maintainer's pull request: report what needs a maintainer as notices only")
+    parser.add_argument("--author", metavar="LOGIN",
+                        help="the pull request's author (code-host login): check what it adds against the base's "
+                             "answered_by (subjects/registry.yaml) and handles and adjudicator (subjects/reviewers.yaml)")
     parser.add_argument("--format", choices=("text", "github"), default="text", help="text (default) or GitHub annotations")
     args = parser.parse_args(argv)
+    if args.author is not None and not is_login(args.author):
+        print(f"--author: {args.author!r} is not a code-host login ({LOGIN_PATTERN}: letters, digits and '-', "
+              "at most 39 characters; pass the pull request author's login)", file=sys.stderr)
+        return 1
     if not_a_tree(args.root):
         return 1
     try:
         head = resolve(args.root, args.head)
-        start = merge_base(args.root, args.base, head)
+        base = resolve(args.root, args.base)
+        start = merge_base(args.root, base, head)
         changes = diff_trees(args.root, start, head)
         sizes = blob_sizes(args.root, [c.new_blob for c in changes if c.status != "D" and c.new_mode.startswith("100")])
         modified = {c.path for c in changes if c.status == "M"}
@@ -66,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
             readme_regenerated=README_FILE in modified and readme_is_regenerated(
                 *blobs(README_FILE), read_blob(args.root, head, LEADERBOARD_MARKDOWN)),
             registry_added=registry_additions(*blobs(REGISTRY_FILE)) if REGISTRY_FILE in modified else set(),
+            author=args.author,
+            # the base's registries, never the pull request's: it cannot grant its author anything
+            authority=authority_from_blobs(read_blob(args.root, base, REGISTRY_FILE),
+                                           read_blob(args.root, base, REVIEWERS_FILE)),
         )
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
@@ -82,11 +102,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(github_line(problem, None, level=level))
             else:
                 print(f"{problem}{ALLOWED if level == 'notice' else ''}", file=sys.stderr)
+    authorship = (f"authorship of {args.author!r} checked against the base's registries" if args.author else
+                  "authorship not checked (no --author)")
     if errors:
         print(f"{len(errors)} path problem(s) in {len(changes)} changed file(s); this change needs the role: {role}; "
-              "nothing else was read", file=sys.stderr)
+              f"{authorship}; nothing else was read", file=sys.stderr)
         return 1
-    print(f"paths: {len(changes)} changed file(s) checked; this change needs the role: {role}")
+    print(f"paths: {len(changes)} changed file(s) checked; this change needs the role: {role}; {authorship}")
     return 0
 
 

@@ -27,6 +27,13 @@ CHECK_STEP = "make check with the base's toolkit - committed results are exactly
 WORKFLOWS_STEP = "A pull request that edits the workflows is reviewed as code"
 TEMPLATE_REL = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-c.json"
 _OUTPUT = re.compile(r"\$\{\{ steps\.([a-z_-]+)\.outputs\.([a-z_]+) \}\}")
+REVIEWER_LOGIN = "cee-reviews"   # rev-c's handle on the base's subjects/reviewers.yaml
+REVIEWERS = """reviewers:
+  - {id: rev-a, name: "A", kind: human, handles: ["aaa-reviews"]}
+  - {id: rev-b, name: "B", kind: human, handles: ["bbb-reviews"]}
+  - {id: rev-c, name: "C", kind: human, handles: ["cee-reviews"]}
+"""
+PRE_FLIGHT = "Pre-flight - the role the change needs, links, submodules, unsafe names, oversized files"
 _TERM = re.compile(r"^steps\.([a-z_-]+)\.(outcome|outputs\.[a-z_]+) (==|!=) '([a-z]+)'$")
 
 
@@ -90,8 +97,10 @@ def holds(condition: str, outcomes: dict[str, str], outputs: dict[str, dict[str,
     return verdict
 
 
-def run_judge(workspace: Path, base: str, head: str, env: dict[str, str], author: str = "CONTRIBUTOR"):
-    """Every `run:` step of the judge in order, honouring `if:`; returns [(name, outcome, output)]."""
+def run_judge(workspace: Path, base: str, head: str, env: dict[str, str], author: str = "CONTRIBUTOR",
+              login: str = REVIEWER_LOGIN):
+    """Every `run:` step of the judge in order, honouring `if:`; returns [(name, outcome, output)]. ``author``:
+    the pull request's author_association, ``login`` its author's login."""
     job_env, steps = judge_steps()
     outcomes: dict[str, str] = {}
     outputs: dict[str, dict[str, str]] = {}
@@ -109,6 +118,7 @@ def run_judge(workspace: Path, base: str, head: str, env: dict[str, str], author
             output_file.write_text("")
             step_env = {**env, "BASE_SHA": base, "HEAD_SHA": head, "GITHUB_WORKSPACE": str(workspace),
                         "GITHUB_STEP_SUMMARY": str(workspace / "summary.md"), "AUTHOR_ASSOCIATION": author,
+                        "PR_AUTHOR": login,
                         "GITHUB_OUTPUT": str(output_file)}
             assert set(job_env) <= set(step_env) | {"PYTHONDONTWRITEBYTECODE"}
             for key, value in step.get("env", {}).items():  # a step's outputs, a constant, or the event's field
@@ -133,6 +143,7 @@ def run_judge(workspace: Path, base: str, head: str, env: dict[str, str], author
 @pytest.fixture
 def upstream(tmp_path):
     repo, tree = toolkit_repo(tmp_path / "upstream")
+    tree.write("subjects/reviewers.yaml", REVIEWERS)
     metrics(repo)
     base = repo.commit("Benchmark with results")
     return repo, base
@@ -164,7 +175,7 @@ def test_the_honest_reviewers_pull_request_passes_every_step_of_the_judge(upstre
     ("forgotten", CHECK_STEP,
      "README.md: its leaderboard block differs from what the committed inputs produce (run `make metrics` and "
      "commit README.md with results/)"),
-    ("prose", "Pre-flight - the role the change needs, links, submodules, unsafe names, oversized files",
+    ("prose", PRE_FLIGHT,
      "::error file=README.md,line=1::changes README.md beyond the regenerated leaderboard block"),
 ])
 def test_attack_a_reviewers_pull_request_with_readme_wrong_is_refused_by_the_right_step(upstream, tmp_path, readme,
@@ -180,6 +191,22 @@ def test_attack_a_reviewers_pull_request_with_readme_wrong_is_refused_by_the_rig
     if readme == "prose":  # nothing of the pull request was laid out or read
         assert not (workspace / "pr").exists()
         assert all(outcome == "skipped" for _, outcome, _ in results[3:])
+
+
+def test_attack_the_same_grade_from_an_outsider_is_refused_by_the_pre_flight(upstream, tmp_path):
+    # Outsider PR 2 of issue 24: a grade under rev-c's id passed as "a reviewer's". The judge now passes the
+    # pull request's author, and the base's reviewers.yaml does not give rev-c to mallory.
+    repo, base = upstream
+    head = reviewer_branch(repo, "regenerated")
+    workspace = tmp_path / "runner"
+    runner_workspace(repo.root, workspace, base)
+    results = run_judge(workspace, base, head, repo.env(), login="mallory")
+    failed = [(name, output) for name, outcome, output in results if outcome == "failure"]
+    assert [name for name, _ in failed] == [PRE_FLIGHT]
+    assert (f"::error file={TEMPLATE_REL},line=1::a new scoring under reviewer id 'rev-c', whose handles in "
+            "subjects/reviewers.yaml at the base do not name 'mallory' (they name cee-reviews): a pull request adds "
+            "scorings only under reviewer ids whose handles name its author") in failed[0][1]
+    assert not (workspace / "pr").exists() and all(outcome == "skipped" for _, outcome, _ in results[3:])
 
 
 def test_attack_a_one_line_code_change_does_not_skip_the_proof(upstream, tmp_path):

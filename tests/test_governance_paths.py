@@ -12,6 +12,7 @@ from rgbench.governance.gitio import Change, dirty_paths
 from rgbench.governance.pr_paths import check_changes, readme_is_regenerated, registry_additions, unsafe_name
 
 NEW = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
+UNCHECKED = "; authorship not checked (no --author)"   # no --author here: test_governance_authorship.py's
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def test_a_reviewers_data_change_passes(bench, capsys):
     (repo.root / "results/per_run.csv").write_text("x\n")
     repo.commit("Grade")
     status, err, out = check(repo, base, capsys)
-    assert (status, err, out) == (0, [], "paths: 2 changed file(s) checked; this change needs the role: reviewer\n")
+    assert (status, err, out) == (0, [], f"paths: 2 changed file(s) checked; this change needs the role: reviewer{UNCHECKED}\n")
 
 
 def test_symlinks_and_submodules_are_refused_without_being_read(bench, capsys):
@@ -56,7 +57,8 @@ def test_symlinks_and_submodules_are_refused_without_being_read(bench, capsys):
         f"{NEW}: is a symbolic link (git mode 120000); links are refused in a pull request (commit the file itself: "
         "`git rm --cached` the link, copy the file there)",
     ]
-    assert err[2] == "2 path problem(s) in 2 changed file(s); this change needs the role: reviewer; nothing else was read"
+    assert err[2] == (f"2 path problem(s) in 2 changed file(s); this change needs the role: reviewer{UNCHECKED}; "
+                      "nothing else was read")
 
 
 MAINTAINERS = ("a maintainer's change; a contributor's pull request either adds scorings (a review) or "
@@ -81,7 +83,7 @@ def test_paths_outside_the_data_folders_unsafe_names_and_large_files(bench, caps
         "starts with '.' or '-' (rename it)",
         "scoring/v1.0/alpha-model/big.json: is 2000 bytes, above the limit of 1000 (is it the right file?)",
         f"scripts/validate.py: changes the code (scripts/): {MAINTAINERS}",
-        "4 path problem(s) in 5 changed file(s); this change needs the role: maintainer; nothing else was read",
+        "4 path problem(s) in 5 changed file(s); this change needs the role: maintainer" + UNCHECKED + "; nothing else was read",
     ]   # results/per_run.csv (2000 bytes) is not among them: it is under MAX_RESULT_BYTES
     # A maintainer's pull request may change code: those become notices (GitHub format shown here).
     status, err, out = check(repo, base, capsys, "--max-bytes", "1000", "--maintainer", "--format", "github")
@@ -133,7 +135,7 @@ def test_a_submission_of_one_subject_passes_and_names_its_role(bench, capsys):
     tree.add_response("gamma-model", "RO-SCAL-001", "r1", 60)
     repo.commit("Submit gamma-model")
     status, err, out = check(repo, base, capsys)
-    assert (status, err, out) == (0, [], "paths: 3 changed file(s) checked; this change needs the role: submission\n")
+    assert (status, err, out) == (0, [], f"paths: 3 changed file(s) checked; this change needs the role: submission{UNCHECKED}\n")
 
 
 def test_a_submission_of_two_subjects_or_mixed_with_a_review_is_refused(bench, capsys):
@@ -184,10 +186,11 @@ def test_what_needs_a_maintainer_is_named_with_its_role(bench, capsys, change, p
     status, err, _ = check(repo, base, capsys)
     assert status == 1
     assert err == [f"{path}: {what}: {MAINTAINERS}",
-                   "1 path problem(s) in 1 changed file(s); this change needs the role: maintainer; nothing else was read"]
+                   f"1 path problem(s) in 1 changed file(s); this change needs the role: maintainer{UNCHECKED}; "
+                   "nothing else was read"]
     status, err, out = check(repo, base, capsys, "--maintainer")
     assert status == 0 and err == [f"{path}: {what}: {MAINTAINERS} (allowed: a maintainer's pull request)"]
-    assert out == "paths: 1 changed file(s) checked; this change needs the role: maintainer\n"
+    assert out == "paths: 1 changed file(s) checked; this change needs the role: maintainer" + UNCHECKED + "\n"
 
 
 def test_attack_a_reviewers_pull_request_that_edits_readme_prose_is_refused(tmp_path, capsys):
@@ -253,7 +256,7 @@ def test_a_misplaced_input_gets_one_true_message_not_a_maintainers_role(bench, c
     assert (status, err) == (1, [
         "scoring/notes.txt: not where an input goes (scoring/v1.0/<subject_id>/<file>.json), so no step would "
         "read it and it would count for nothing (move it there or remove it)",
-        "1 path problem(s) in 1 changed file(s); this change needs the role: reviewer; nothing else was read"])
+        "1 path problem(s) in 1 changed file(s); this change needs the role: reviewer" + UNCHECKED + "; nothing else was read"])
 
 
 def test_layout_problem_accepts_every_input_and_gitkeep():
@@ -276,9 +279,9 @@ def test_attack_a_contributor_edits_a_committed_grade(bench, capsys):
     status, err, _ = check(repo, base, capsys)
     assert (status, err) == (1, [
         f"{rel}: changes a committed grade (it may be another reviewer's): {MAINTAINERS}",
-        "1 path problem(s) in 1 changed file(s); this change needs the role: maintainer; nothing else was read"])
+        "1 path problem(s) in 1 changed file(s); this change needs the role: maintainer" + UNCHECKED + "; nothing else was read"])
     status, _, out = check(repo, base, capsys, "--maintainer")
-    assert status == 0 and out.endswith("this change needs the role: maintainer\n")
+    assert status == 0 and out.endswith("this change needs the role: maintainer" + UNCHECKED + "\n")
 
 
 def test_the_reviewers_file_and_the_assignments_are_a_maintainers_and_named_as_such(bench, capsys):
@@ -299,7 +302,7 @@ def test_uncommitted_files_are_named_not_silently_passed(bench, capsys):
     repo, tree, base = bench
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b")
     status, err, out = check(repo, base, capsys)
-    assert (status, out) == (0, "paths: 0 changed file(s) checked; this change needs the role: reviewer\n")
+    assert (status, out) == (0, "paths: 0 changed file(s) checked; this change needs the role: reviewer" + UNCHECKED + "\n")
     assert err == [f"note: 1 uncommitted file(s) not checked, e.g. {NEW}: the pre-flight reads commits (commit them, "
                    "then run it again)"]
     repo.commit("Grade")

@@ -65,7 +65,7 @@ def test_init_then_make_metrics_and_make_test_pass_and_catch_stale_results(tmp_p
     assert (root / "results/leaderboard.md").read_text() in (root / "README.md").read_text()
     done = make(root, "test")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"^4 passed", done.stdout, flags=re.M), done.stdout
+    assert re.search(r"^5 passed", done.stdout, flags=re.M), done.stdout
     gold = root / "golds/v1.0/EX-DEMO-001_gold.md"
     gold.write_text(gold.read_text().replace('"difficulty": 1', '"difficulty": 2'))  # an input changes: results stale
     done = make(root, "test")

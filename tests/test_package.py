@@ -185,7 +185,7 @@ def test_init_from_the_wheel_writes_a_requirement_that_installs_it_and_make_metr
     assert Path(where.stdout.strip()).is_relative_to(new / ".venv"), where.stdout + where.stderr
     done = make_offline(new, "test")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"^4 passed", done.stdout, flags=re.M), done.stdout
+    assert re.search(r"^5 passed", done.stdout, flags=re.M), done.stdout
 
 
 def test_init_from_a_checkout_writes_a_requirement_that_installs_that_checkout(tmp_path):

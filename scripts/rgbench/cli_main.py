@@ -45,7 +45,9 @@ COMMANDS: dict[str, Command] = {
     "history": Command("history.py", "a subject's metrics across snapshots"),
     "diff": Command("results_diff.py", "Markdown diff of the results against a git revision (--base)"),
     "provenance": Command("check_provenance.py", "fail on commits since --base that edit results by hand"),
-    "paths": Command("check_pr_paths.py", "pre-flight of a change since --base: links, submodules, odd or large files"),
+    "paths": Command("check_pr_paths.py", "pre-flight of a change since --base: authorship (--author), links, "
+                                          "submodules, odd or large files"),
+    "codeowners": Command("codeowners.py", "write .github/CODEOWNERS' block from the registry (--check: only check it)"),
     "fmt": Command("fmt_json.py", "rewrite the JSON inputs in canonical form (--check: only list them)"),
     "init": Command("init_benchmark.py", "write a new benchmark repository into DIR"),
     "review": Command("review.py", "serve the blind grading page on 127.0.0.1 (--reviewer ID; --port, --unblind)"),

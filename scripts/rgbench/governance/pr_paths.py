@@ -34,6 +34,17 @@ The roles, as the README's "Roles" section states them:
 
 Generated results and a regenerated README block need no role of their own:
 they follow the inputs (``make check`` and ``check_provenance.py`` prove it).
+
+With the pull request's author (``--author LOGIN``, as the gate passes it), a contributor's additions are
+also checked against the base branch's registries (:mod:`.authorship`): responses only of subjects whose
+``answered_by`` names the author (a new subject, a registry addition, is then a maintainer's change),
+scorings only under reviewer ids whose ``handles`` name the author, adjudications only by an adjudicator.
+
+Nothing passes unchecked: every path is an input where the layout puts it, a file the toolkit writes into
+``results/`` (:func:`toolkit_result_names`; any other file there is a maintainer's), a documented file of its
+role, or refused. A ``.gitkeep`` is
+empty and only keeps a version folder of an input folder (:data:`KEEP_DIRS`); ``scoring_consolidated/``
+(written by ``make agreement``, git-ignored) is never accepted from a pull request.
 """
 
 from __future__ import annotations
@@ -49,8 +60,9 @@ from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import ASSIGNMENTS_FILE, REVIEWERS_FILE
 from ..load.safe_read import MAX_RESULT_BYTES
 from ..problems import Problem
+from .authorship import Authority, authorship_problem, registration_message
 from .gitio import MODE_SUBMODULE, MODE_SYMLINK, Change
-from .provenance import is_generated_result
+from .provenance import GENERATED_DIRS, is_generated_result
 
 DATA_DIRS = ("responses", "scoring", "scoring_multi", "scoring_consolidated", "golds", "subjects", "results")
 DEFAULT_MAX_BYTES = 1_000_000
@@ -58,6 +70,9 @@ REVIEWER, SUBMISSION, MAINTAINER = "reviewer", "submission", "maintainer"
 ROLES = (REVIEWER, SUBMISSION, MAINTAINER)
 LEADERBOARD_MARKDOWN = "results/leaderboard.md"
 SCORING_DIRS = ("scoring", "scoring_multi")
+GITKEEP = ".gitkeep"
+# The input folders whose version folder (e.g. responses/v1.0/) may hold an empty .gitkeep, as `rgbench init` writes.
+KEEP_DIRS = ("responses", "scoring", "scoring_multi", "golds")
 _SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _CONTRIBUTOR = ("a contributor's pull request either adds scorings (a review) or adds one subject's "
                 "responses and its registry entry (a submission), with the regenerated results")
@@ -70,7 +85,7 @@ def in_data_dirs(path: str) -> bool:
 def unsafe_name(path: str) -> str | None:
     """The first path component outside the safe alphabet, or None."""
     for part in path.split("/"):
-        if part != ".gitkeep" and not _SAFE_PART.match(part):
+        if part != GITKEEP and not _SAFE_PART.match(part):
             return part
     return None
 
@@ -117,21 +132,65 @@ def registry_additions(old: bytes | None, new: bytes | None) -> set[str] | None:
 
 @dataclass(frozen=True)
 class Facts:
-    """What the pre-flight reads as blobs: whether README.md's change is only the regenerated block, and the
-    subject ids the registry change only adds (None when it changes anything else)."""
+    """What the pre-flight reads as blobs: whether README.md's change is only the regenerated block, the
+    subject ids the registry change only adds (None when it changes anything else), and, when the pull
+    request's author is known (``author``, a login), what the base's registries let that author add."""
 
     readme_regenerated: bool = False
     registry_added: set[str] | None = field(default_factory=set)
+    author: str | None = None
+    authority: Authority = field(default_factory=Authority)
 
 
 SUBJECT_FILES = (REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE)
 
 
-def layout_problem(path: str, version_dir: str) -> str | None:
-    """Why a path in an input folder is never read (the loader refuses it too), or None when it is an input
-    (or a ``.gitkeep``). ``version_dir``: the benchmark's, e.g. ``v1.0``."""
+def toolkit_result_names() -> frozenset[str]:
+    """The names of the files the toolkit writes into ``results/`` (``make metrics``: the metric tables, the
+    agreement and judge tables, the leaderboard); imported only when a change touches results/."""
+    from ..compute.breakdowns import (
+        ADVANCED_FILE,
+        BASELINE_FILE,
+        CASE_TYPE_FILE,
+        CASES_FILE,
+        COST_FILE,
+        CRITERION_FILE,
+        EXPLORER_FILE,
+        METADATA_FILE,
+        TAG_FILE,
+    )
+    from ..compute.tables import FAMILY_FILE, MANIFEST_FILE, PER_RUN_FILE, SUBJECT_FILE
+    from ..leaderboard.html_page import HTML_FILE
+    from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE
+    from ..leaderboard.markdown import MARKDOWN_FILE
+    from ..stats.agreement_outputs import AGREEMENT_FILE
+    from ..stats.judge_agreement import JUDGE_FILE
+    from ..stats.outputs import STATS_TABLES
+    from ..stats.reviewer_report import REVIEWERS_FILE as REVIEWERS_CSV
+    return frozenset({PER_RUN_FILE, SUBJECT_FILE, FAMILY_FILE, MANIFEST_FILE, *STATS_TABLES, ADVANCED_FILE,
+                      BASELINE_FILE, CASE_TYPE_FILE, CASES_FILE, COST_FILE, CRITERION_FILE, EXPLORER_FILE,
+                      METADATA_FILE, TAG_FILE, AGREEMENT_FILE, JUDGE_FILE, REVIEWERS_CSV, HTML_FILE, LEADERBOARD_FILE,
+                      MARKDOWN_FILE})
+
+
+def layout_problem(path: str, version_dir: str | None) -> str | None:
+    """Why a path in a data folder is refused whoever adds it: an input folder's file where no step reads it
+    (the loader refuses it too), a ``.gitkeep`` out of place, anything in a generated, git-ignored folder;
+    None otherwise. ``version_dir``: the benchmark's, e.g. ``v1.0`` (None when unknown: the input folders'
+    layout is then not judged)."""
     parts = path.split("/")
-    if parts[-1] == ".gitkeep":
+    if parts[-1] == GITKEEP:
+        if not in_data_dirs(path):
+            return None
+        if len(parts) == 3 and parts[0] in KEEP_DIRS and parts[1] == (version_dir or parts[1]):
+            return None
+        places = ", ".join(f"{folder}/{version_dir or '<version>'}/" for folder in KEEP_DIRS)
+        return (f"a {GITKEEP} only keeps an empty input folder in git, and goes only in {places} "
+                "(remove this one)")
+    if parts[0] in GENERATED_DIRS:
+        return (f"{parts[0]}/ is generated (`make agreement` writes it) and git-ignored: it is never committed "
+                f"(remove it from the pull request: git rm -r --cached {parts[0]})")
+    if version_dir is None:
         return None
     if parts[0] in ("responses", *SCORING_DIRS):
         layout = f"{parts[0]}/{version_dir}/<subject_id>/<file>.json"
@@ -147,15 +206,23 @@ def layout_problem(path: str, version_dir: str) -> str | None:
                             "for nothing (move it there or remove it)")
 
 
-def role_of(change: Change, facts: Facts) -> tuple[str | None, str]:
-    """(role, what the change does) for one change; role None for generated results, which follow the inputs."""
+def role_of(change: Change, facts: Facts, result_names: frozenset[str] | None = None) -> tuple[str | None, str]:
+    """(role, what the change does) for one change; role None for generated results, which follow the inputs
+    (only the files the toolkit writes into results/: ``result_names``, :func:`toolkit_result_names` when
+    None; another file there is a maintainer's, e.g. a new table that comes with the code writing it)."""
     path = change.path
     if change.status == "D":
         return MAINTAINER, "deletes a file (a removal)"
     if change.status == "R":
         return MAINTAINER, f"renames {change.old_path} (a removal)"
     parts = path.split("/")
+    if parts[-1] == GITKEEP:
+        return MAINTAINER, f"keeps an empty folder in git ({GITKEEP}): the layout's"
     if is_generated_result(path):
+        names = result_names if result_names is not None else toolkit_result_names()
+        if parts[0] == "results" and not (len(parts) == 2 and parts[1] in names):
+            return MAINTAINER, ("adds a file the toolkit does not write into results/ (`make metrics` writes only its "
+                                "tables, the manifest and the leaderboard there)")
         return None, "a generated result"
     if path == README_FILE and facts.readme_regenerated:
         return None, "the regenerated leaderboard block"
@@ -195,12 +262,16 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
 
     ``maintainer``: the pull request is a maintainer's, so what needs a maintainer is a notice, not an error.
     ``version_dir``: the benchmark's version folder (``v1.0``); with it, a file added where no input goes is
-    an error (:func:`layout_problem`), whoever adds it.
+    an error (:func:`layout_problem`), whoever adds it. ``facts.author``: the pull request's author; with it,
+    an added response or scoring the base's registries do not give the author needs a maintainer
+    (:func:`.authorship.authorship_problem`), and so does a registry addition (a registration).
     """
     errors: list[Problem] = []
     notices: list[Problem] = []
     roles: dict[str, list[str]] = {role: [] for role in ROLES}
     changes = list(changes)
+    result_names = (toolkit_result_names() if any(c.path.startswith("results/") for c in changes if c.status != "D")
+                    else frozenset())
     for change in changes:
         adds_content = change.status != "D"
         if adds_content and change.new_mode == MODE_SYMLINK:
@@ -216,22 +287,30 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
             if part is not None:
                 errors.append(Problem(path, f"name component {part!r} uses characters outside "
                                             "[A-Za-z0-9._-] or starts with '.' or '-' (rename it)"))
-        misplaced = layout_problem(change.path, version_dir) if adds_content and version_dir else None
+        misplaced = layout_problem(change.path, version_dir) if adds_content else None
         if misplaced is not None:
             errors.append(Problem(change.path, misplaced))
         size = sizes.get(change.new_blob)
-        # what compute_metrics writes (results/, its snapshots, scoring_consolidated/) grows with the board
-        limit = MAX_RESULT_BYTES if change.path.startswith("results/") or is_generated_result(change.path) else max_bytes
+        # what compute_metrics writes into results/ (and its snapshots) grows with the board
+        limit = MAX_RESULT_BYTES if change.path.startswith("results/") else max_bytes
         if adds_content and size is not None and size > limit:
             errors.append(Problem(change.path, f"is {size} bytes, above the limit of {limit} (is it the right file?)"))
+        if adds_content and size and change.path.split("/")[-1] == GITKEEP:
+            errors.append(Problem(change.path, f"is {size} bytes; a {GITKEEP} is empty (it only keeps a folder in "
+                                                "git; empty it)"))
         if misplaced is not None:
             continue  # refused whoever adds it: no role makes it an input
-        role, what = role_of(change, facts)
+        role, what = role_of(change, facts, result_names)
         if role is None:
             continue
+        own = None
+        if facts.author is not None and role in (REVIEWER, SUBMISSION):
+            own = (registration_message(facts.registry_added or set(), facts.author) if change.path == REGISTRY_FILE
+                   else authorship_problem(change.path, facts.author, facts.authority))
+            role = MAINTAINER if own is not None else role
         roles[role].append(change.path)
         if role == MAINTAINER:
-            problem = Problem(change.old_path if change.status == "D" else change.path,
+            problem = Problem(change.old_path if change.status == "D" else change.path, own or
                               f"{what}: a maintainer's change; {_CONTRIBUTOR} (ask a maintainer to make this change)")
             (notices if maintainer else errors).append(problem)
     submitted = {path.split("/")[2] for path in roles[SUBMISSION] if path.startswith("responses/")}

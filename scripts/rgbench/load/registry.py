@@ -1,7 +1,9 @@
 """``subjects/registry.yaml``: the one reader of the registry, for every script that needs it.
 
 Strict YAML, the benchmark's registry schema (``system/schemas/<version>/registry.schema.json``)
-and one entry per ``subject_id``; every problem is returned as a message, never raised.
+and one entry per ``subject_id``; every problem is returned as a message, never raised. A subject's optional
+``answered_by`` (code-host logins) is the review gate's, read from the base branch's copy
+(rgbench.governance.authorship), and the source of CODEOWNERS' generated block (rgbench.governance.codeowners).
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 Strict YAML against ``system/schemas/<version>/reviewers.schema.json``, each id once. A tree without
 the file registers nobody and checks nobody (trees from before reviewers were on record); a tree with
-it refuses every scoring whose reviewer is not listed (rgbench.load.loader).
+it refuses every scoring whose reviewer is not listed (rgbench.load.loader). A reviewer's optional
+``handles`` (code-host logins) and ``adjudicator`` flag are the review gate's: it reads them from the base
+branch's copy (rgbench.governance.authorship); here the schema checks their form.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """This benchmark's tests (`make test`): every input valid and canonical, the committed results exactly
-what the inputs produce, and README.md's leaderboard the committed one. Written by `rgbench init`;
+what the inputs produce, README.md's leaderboard the committed one, and .github/CODEOWNERS' generated block
+what the registry gives. Written by `rgbench init`;
 add your own tests beside it (e.g. on the golds' content)."""
 
 from __future__ import annotations
@@ -28,3 +29,7 @@ def test_readme_shows_the_committed_leaderboard():
     board = (ROOT / "results" / "leaderboard.md").read_text(encoding="utf-8").strip("\n")
     block = readme.split("<!-- leaderboard:start -->\n", 1)[1].split("<!-- leaderboard:end -->", 1)[0]
     assert block.strip("\n") == board  # else: make metrics (or rgbench metrics --readme) embeds it
+
+
+def test_codeowners_block_follows_the_registry():
+    assert rgbench(["codeowners", "--root", str(ROOT), "--check"]) == 0  # else: make codeowners, and commit it

@@ -273,7 +273,7 @@ class Handler(BaseHTTPRequestHandler):
         if not lengths:
             return HTTPStatus.LENGTH_REQUIRED, None, ["request body missing: send the form as JSON with a Content-Length"]
         text = lengths[0].strip()
-        if len(lengths) > 1 or not (text.isascii() and text.isdigit()) or len(text) > 12:
+        if len(lengths) > 1 or not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_BODY)) + 1:
             return HTTPStatus.BAD_REQUEST, None, ["Content-Length: expected one byte count"]
         length = int(text)
         if length == 0:

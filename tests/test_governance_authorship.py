@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 
-import check_pr_paths
 import pytest
 from gitrepo import toolkit_repo
+from test_governance_paths import check
 from treebuilder import REPO, canonical
 
 from rgbench.governance.authorship import (
@@ -66,12 +66,6 @@ def bench(tmp_path):
     base = repo.commit("Base")
     repo.git("checkout", "-q", "-b", "pr")
     return repo, tree, base
-
-
-def check(repo, base, capsys, *extra) -> tuple[int, list[str], str]:
-    status = check_pr_paths.main(["--root", str(repo.root), "--base", base, *extra])
-    captured = capsys.readouterr()
-    return status, captured.err.splitlines(), captured.out
 
 
 def add_response(tree):

@@ -177,8 +177,10 @@ def recorded(root: Path, commit: str | None, base: str, date: str, spec: Spec | 
                           reproduce(root, commit, judge_code))
 
 
-def history_range(root: Path, base: str, head: str, spec: Spec | None, today: dt.date) -> list[Problem]:
-    """Rules 3 and 4 of rgbench.governance.provenance: results/historico/ from BASE to HEAD, tree against tree."""
+def history_range(root: Path, base: str, head: str, spec: Spec | None, today: dt.date,
+                  judge_code: dict[str, str]) -> list[Problem]:
+    """Rules 3 and 4 of rgbench.governance.provenance: results/historico/ from BASE to HEAD, tree against tree
+    (``judge_code``: :func:`code_of` the base, the toolkit that recomputes a new snapshot's commit)."""
     mb = merge_base(root, base, head)
     at_head, at_mb, at_base = (tree_objects(root, rev, HISTORY_DIR) for rev in (head, mb, base))
     head_folders = _folders(at_head)
@@ -193,7 +195,7 @@ def history_range(root: Path, base: str, head: str, spec: Spec | None, today: dt
     for folder in sorted(head_folders - taken):
         files = {path[len(folder) + 1:]: git(root, "cat-file", "blob", obj.split(" ")[1])
                  for path, obj in at_head.items() if snapshot_folder(path) == folder}
-        commit = recorded(root, recorded_commit_id(files), base, folder.rsplit("/", 1)[-1], spec, code_of(root, base))
+        commit = recorded(root, recorded_commit_id(files), base, folder.rsplit("/", 1)[-1], spec, judge_code)
         problems += judge_new_snapshot(folder, files, commit, today=today, newest=newest, base_label=f"the base {base[:12]}")
     return problems
 
@@ -210,8 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         base, head = resolve(root, args.base), resolve(root, args.head)
         records = commit_records(root, base, head)
-        problems, recomputed = proved_commits(root, records, head, code_of(root, base))
-        problems += history_range(root, base, head, spec, dt.datetime.now(dt.UTC).date())
+        judge_code = code_of(root, base)
+        problems, recomputed = proved_commits(root, records, head, judge_code)
+        problems += history_range(root, base, head, spec, dt.datetime.now(dt.UTC).date(), judge_code)
     except GitError as exc:
         print(f"--base: {exc}", file=sys.stderr)
         return 1

@@ -36,11 +36,11 @@ from typing import Any
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import REVIEWERS_FILE
+from ..stats.multi_scoring import ADJUDICATION
 
 LOGIN_PATTERN = "^[A-Za-z0-9][A-Za-z0-9-]{0,38}$"
 _LOGIN = re.compile(LOGIN_PATTERN)
-SCORING_PREFIXES = {"scoring": ("eval-",), "scoring_multi": ("eval-", "adjudication-")}
-ADJUDICATION = "adjudication-"
+SCORING_PREFIXES = {"scoring": ("eval-",), "scoring_multi": ("eval-", ADJUDICATION)}
 
 
 def is_login(text: str) -> bool:
@@ -123,8 +123,12 @@ def _listing(logins: tuple[str, ...]) -> str:
 def registration_message(subject_ids: set[str], author: str) -> str:
     """Why a registry addition needs a maintainer once the author is known."""
     what = f"registers {', '.join(sorted(subject_ids))}" if subject_ids else "adds registry entries"
-    return (f"{what}: a new subject is a registration, a maintainer's change "
-            f"(ask a maintainer to register it with answered_by naming {author!r}; then add its responses)")
+    return f"{what}: {_registration(author)}"
+
+
+def _registration(author: str) -> str:
+    return (f"a new subject is a registration, a maintainer's change (ask a maintainer to register it with "
+            f"answered_by naming {author!r}; then add its responses)")
 
 
 def authorship_problem(path: str, author: str, authority: Authority) -> str | None:
@@ -134,9 +138,7 @@ def authorship_problem(path: str, author: str, authority: Authority) -> str | No
     if parts[0] == "responses" and len(parts) == 4:
         sid = parts[2]
         if sid not in authority.answered_by:
-            return (f"a new response of {sid!r}, a subject not in {REGISTRY_FILE} at the base: a new subject is a "
-                    f"registration, a maintainer's change (ask a maintainer to register it with answered_by naming "
-                    f"{author!r}; then add its responses)")
+            return f"a new response of {sid!r}, a subject not in {REGISTRY_FILE} at the base: {_registration(author)}"
         logins = authority.answered_by[sid]
         if _named(logins, author):
             return None

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from rgbench.atomic import OutputError, write_if_changed, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_grades, not_a_tree, one_blas_thread, script_parser
-from rgbench.compute.tables import csv_text, input_digest
+from rgbench.compute.tables import csv_text
 from rgbench.load.loader import counted_scorings
 from rgbench.load.records import Tree
 from rgbench.load.spec import Spec
@@ -57,6 +57,7 @@ from rgbench.stats.consolidated_board import consolidated_grades
 from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
 from rgbench.stats.multi_scoring import MULTI_DIR, MultiScorings
 from rgbench.stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE, reviewer_rows
+from rgbench.stats.seeds import grades_digest
 
 CONSOLIDATED_DIR = "scoring_consolidated"
 PROTECTED = {"scoring", "responses", "golds", "subjects", "system", "results", "tests", "scripts"}
@@ -102,7 +103,8 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     reviewers = tree.reviewers
     grades = tuple(counted_scorings(every_grade, spec, reviewers))   # no llm-judge's unless config.yaml says so
     rows = agreement_table(grades, tree, spec)
-    digest = input_digest({**tree.inputs, **multi.inputs})  # seeds the reviewer report's and the judge's draws
+    # seeds the reviewer report's and the judge's draws: the declared seed and the parsed grades (never file bytes)
+    digest = grades_digest(spec.stats.seed, every_grade, tuple(multi.adjudications.values()))
     reviewer_csv = csv_text(REVIEWER_COLUMNS, reviewer_rows(
         every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, digest=digest)).encode("utf-8")
     judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, digest=digest)

@@ -124,18 +124,19 @@ def close(cells: tuple[str, ...], values: tuple[float, ...]) -> bool:
 
 
 def subject_digests() -> dict[str, str]:
-    """Each subject's seed digest as aggregate_metrics.md §18 defines it, recomputed here from the files (the
-    manifest records a digest per subject folder, and this digest itself, which must agree)."""
-    def files(*folders: str) -> dict[str, str]:
-        return {path.relative_to(REPO).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-                for folder in folders for path in (REPO / folder).rglob("*") if path.is_file() and path.name != ".gitkeep"}
-    shared = files("golds", "system")
+    """Each subject's seed digest as aggregate_metrics.md §18 defines it (the declared seed and the subject's
+    parsed runs by case), from the loaded tree; the manifest records the same digests."""
+    from rgbench.compute.tables import compute_results
+    from rgbench.load.loader import load_tree
+    from rgbench.load.spec import load_spec
+    from rgbench.stats.seeds import subject_digests as digests_of
+    spec, _ = load_spec(REPO)
+    tree, _ = load_tree(REPO, spec)
+    runs_of: dict[str, list] = {sid: [] for sid in tree.subjects}
+    for run in compute_results(tree, spec).runs:
+        runs_of[run.subject_id].append(run)
+    out = digests_of(spec.stats.seed, runs_of, tree.scorings, tree.golds)
     recorded = json.loads((RESULTS / "manifest.json").read_text())["statistics"]["subject_digests"]
-    out = {}
-    for sid in sorted({*recorded, *(p.name for top in ("responses", "scoring") for p in (REPO / top / VERSION).iterdir())}):
-        inputs = {**shared, **files(f"responses/{VERSION}/{sid}", f"scoring/{VERSION}/{sid}")}
-        text = f"subject {sid}\n" + "".join(f"{inputs[p]}  {p}\n" for p in sorted(inputs))
-        out[sid] = hashlib.sha256(text.encode()).hexdigest()
     assert {sid: out[sid] for sid in recorded} == recorded
     return out
 

@@ -9,10 +9,11 @@ import pytest
 from test_metrics import row
 
 from rgbench.compute.metrics import brier_score, expected_calibration_error
+from rgbench.load.records import Gold
 from rgbench.stats.brier_decomposition import bias_corrected, brier_decompositions, corrected_decompositions
 from rgbench.stats.calibration_check import calibration_check, calibration_checks
 from rgbench.stats.run_columns import RunColumns
-from rgbench.stats.seeds import subject_digest
+from rgbench.stats.seeds import subject_digests
 
 
 def check(rows, resamples=4000, seed=7, bins=10):
@@ -129,32 +130,23 @@ def test_same_draws_same_result_and_blocks_do_not_matter(monkeypatch):
 
 # --- seeds: one subject's inputs do not move another subject's check ------------------------------------
 
-INPUTS = {
-    "golds/v1.0/RO-FOUL-001_gold.md": "g1",
-    "system/benchmark.yaml": "sys",
-    "subjects/registry.yaml": "reg",
-    "responses/v1.0/a/RO-FOUL-001__r1.json": "ra",
-    "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json": "sa",
-    "responses/v1.0/b/RO-FOUL-001__r1.json": "rb",
-    "scoring/v1.0/b/RO-FOUL-001__r1__eval-x.json": "sb",
-}
+GOLDS = {"RO-FOUL-001": Gold("RO-FOUL-001", "FOUL", None, 0, 12, 1, "golds/v1.0/RO-FOUL-001_gold.md")}
 
 
-def digests(inputs):
-    return {sid: subject_digest(sid, inputs) for sid in ("a", "b")}
+def digests(runs, seed=0):
+    return subject_digests(seed, runs, (), GOLDS)
 
 
 def test_changing_one_subject_leaves_the_other_identical():
     runs = {"a": [row(subject="a", confidence=c, correctness=1, run=f"r{c}") for c in (40, 60, 90)],
             "b": [row(subject="b", confidence=c, correctness=0, run=f"r{c}") for c in (20, 70)]}
-    before = calibration_checks(RunColumns.of(runs), 10, digests(INPUTS), 500)
+    before = calibration_checks(RunColumns.of(runs), 10, digests(runs), 500)
     edited = {**runs, "b": runs["b"] + [row(subject="b", confidence=55, correctness=1, run="r9")]}
-    after = calibration_checks(RunColumns.of(edited), 10,
-                               digests({**INPUTS, "scoring/v1.0/b/x__r9__eval-x.json": "new"}), 500)
+    after = calibration_checks(RunColumns.of(edited), 10, digests(edited), 500)
     assert after["a"] == before["a"]
     assert after["b"] != before["b"]
-    # a change to system/ (shared by every subject) redraws both
-    moved = calibration_checks(RunColumns.of(runs), 10, digests({**INPUTS, "system/benchmark.yaml": "x"}), 500)
+    # the declared seed (shared by every subject) redraws both
+    moved = calibration_checks(RunColumns.of(runs), 10, digests(runs, seed=1), 500)
     assert moved["a"] != before["a"] and moved["b"] != before["b"]
 
 

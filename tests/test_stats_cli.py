@@ -157,15 +157,15 @@ def test_manifest_records_the_seeds_and_the_intervals_can_be_redone_from_them(tm
             stats["min_case_coverage"]) == (2000, "0.950000", "0.050000", "0.900000")
     assert set(manifest["outputs"]) >= {"calibration_bins.csv", "pairwise.csv", "pass_at_k.csv", "rank_sets.csv",
                                         "metrics_per_difficulty.csv", "alpha_sensitivity.csv"}
-    # each subject's digest: its own responses and scorings (file by file), golds/ and system/ (not the other
-    # subject's files); the manifest's inputs record the subject's folders, whose digests list the same files
+    # each subject's digest: the declared seed (0 by default) and its own parsed runs (not the other subject's,
+    # no file bytes); the manifest's inputs still record the subject's folders (provenance)
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec)
-    digest = subject_digest("alpha-model", tree.inputs)
-    assert stats["subject_digests"]["alpha-model"] == digest
+    runs = [r for r in compute_results(tree, spec).runs if r.subject_id == "alpha-model"]
+    digest = subject_digest(0, "alpha-model", runs, tree.scorings, tree.golds)
+    assert stats["seed"] == 0 and stats["subject_digests"]["alpha-model"] == digest
     assert grouped_inputs(tree.inputs) == manifest["inputs"]
     # redo alpha-model's intervals from its recorded digest alone
-    runs = [r for r in compute_results(tree, spec).runs if r.subject_id == "alpha-model"]
     summary = case_summaries(RunColumns.of({"alpha-model": runs}), alpha=F(1, 2), scale=SCALE, bins=10)["alpha-model"]
     redone = subject_intervals(summary, generator("subject", [digest]), 2000, F(95, 100))
     header, alpha, _ = results(root, "metrics_per_subject.csv")

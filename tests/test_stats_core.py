@@ -21,6 +21,7 @@ from rgbench.compute.metrics import subject_metrics
 from rgbench.compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, rank_subjects
 from rgbench.compute.scale import default_scale
 from rgbench.leaderboard.reliability import Thresholds, subject_labels
+from rgbench.load.records import Gold, Scoring
 from rgbench.stats.alpha_sensitivity import alpha_crossing, order_stability
 from rgbench.stats.bootstrap import bca_bounds, bca_interval, case_counts, jackknife_acceleration, mean_statistic
 from rgbench.stats.case_summary import case_summaries
@@ -37,7 +38,7 @@ from rgbench.stats.pairwise import (
 )
 from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets, rank_sets, swap_shares
 from rgbench.stats.run_columns import RunColumns
-from rgbench.stats.seeds import generator, shared_digest, subject_digest, subject_digests
+from rgbench.stats.seeds import canonical_text, generator, seed_digest, subject_digest, subject_digests
 from rgbench.stats.wilson import wilson_interval
 
 SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
@@ -343,38 +344,63 @@ def test_rank_sets_ignore_run_labels_and_identical_repeats():
 
 # --- seeds and eligibility ---------------------------------------------------------------------
 
-def test_a_subjects_digest_ignores_other_subjects_files():
-    inputs = {"golds/v1.0/RO-FOUL-001_gold.md": "g", "system/metrics/v1.0/config.yaml": "c",
-              "responses/v1.0/a/RO-FOUL-001__r1.json": "ra", "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json": "sa",
-              "responses/v1.0/b/RO-FOUL-001__r1.json": "rb", "subjects/registry.yaml": "reg"}
-    base = subject_digest("a", inputs)
-    assert subject_digest("a", {**inputs, "responses/v1.0/b/RO-FOUL-001__r1.json": "changed"}) == base
-    assert subject_digest("a", {**inputs, "subjects/registry.yaml": "changed"}) == base
-    for key in ("golds/v1.0/RO-FOUL-001_gold.md", "system/metrics/v1.0/config.yaml",
-                "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json"):
-        assert subject_digest("a", {**inputs, key: "changed"}) != base
-    assert subject_digest("b", inputs) != base
-    assert subject_digests(["a", "b", "c"], inputs) == {sid: subject_digest(sid, inputs) for sid in "abc"}
+GOLDS = {c: Gold(c, c.split("-")[1], "Closed", 0, 12, d, f"golds/v1.0/{c}_gold.md", ("b", "a"), "title")
+         for c, d in (("RO-FOUL-001", 1), ("RO-SCAL-001", 3), ("RO-MEMB-001", 5))}
+
+
+def grades(runs, scores=(("safety", 3), ("clarity", 2))):
+    """One scoring per run row, with the given criterion scores (only the criterion scores are read)."""
+    return [Scoring(r.subject_id, "1", r.case_id, r.run_id, r.reviewer_id, tuple(scores), (), r.correctness,
+                    f"scoring/v1.0/{r.subject_id}/{r.case_id}__{r.run_id}__eval-{r.reviewer_id}.json") for r in runs]
+
+
+def test_a_subjects_digest_is_the_canonical_text_of_its_seed_and_parsed_runs():
+    runs = subject_runs("a")[:2]     # two runs of RO-FOUL-001
+    # by hand: ["subject", seed, id, [[case, [family, difficulty, case_type, tags sorted], runs sorted]]], each
+    # run [raw, floor, ceiling, clipped, critical, recoverable, classification, confidence, correctness,
+    # criteria sorted by name]; JSON without spaces; correctness 1 is the integer 1
+    text = ('["subject",0,"a",[["RO-FOUL-001",["FOUL",1,"Closed",["a","b"]],'
+            '[[10,0,12,10,false,false,"Pass",80,1,[["clarity",2],["safety",3]]],'
+            '[12,0,12,12,false,false,"Pass",90,1,[["clarity",2],["safety",3]]]]]]]')
+    assert subject_digest(0, "a", runs, grades(runs), GOLDS) == hashlib.sha256(text.encode()).hexdigest()
+    assert canonical_text([F(7), F(15, 2), 7, True, None]) == '[7,"15/2",7,true,null]'
+
+
+def test_a_subjects_digest_ignores_labels_order_and_other_subjects():
+    runs = {"a": subject_runs("a"), "b": subject_runs("b")}
+    scorings = grades(runs["a"] + runs["b"])
+    base = subject_digests(0, runs, scorings, GOLDS)
+    assert base == {sid: subject_digest(0, sid, runs[sid], scorings, GOLDS) for sid in "ab"}
+    assert base["a"] != base["b"]                          # the subject id enters
+    # relabelled runs, runs in another order, another reviewer id or subject version: the same digest
+    relabelled = [r._replace(run_id=f"x{i}", reviewer_id="other", subject_version="9")
+                  for i, r in enumerate(reversed(runs["a"]))]
+    assert subject_digest(0, "a", relabelled, grades(relabelled), GOLDS) == base["a"]
+    # another subject's runs, a gold's prose, title or path, the tags' order: the same digest
+    other = {**runs, "b": runs["b"][:1]}
+    assert subject_digests(0, other, scorings, GOLDS)["a"] == base["a"]
+    golds = {c: g._replace(title="new", path="elsewhere.md", tags=("a", "b")) for c, g in GOLDS.items()}
+    assert subject_digests(0, runs, scorings, golds)["a"] == base["a"]
+    # a value it resamples, a grouping field, a criterion score, the declared seed: another digest
+    moved = [runs["a"][0]._replace(reported_confidence=91)] + runs["a"][1:]
+    assert subject_digest(0, "a", moved, scorings, GOLDS) != base["a"]
+    grouped = {c: g._replace(difficulty=2) for c, g in GOLDS.items()}
+    assert subject_digests(0, runs, scorings, grouped)["a"] != base["a"]
+    assert subject_digest(0, "a", runs["a"], grades(runs["a"], (("safety", 2), ("clarity", 2))), GOLDS) != base["a"]
+    assert subject_digest(1, "a", runs["a"], scorings, GOLDS) != base["a"]
     # a stream does not depend on the order the digests come in
     assert generator("pair", ["x", "y"]).integers(0, 10**9) == generator("pair", ["y", "x"]).integers(0, 10**9)
 
 
-def test_the_pairs_seed_follows_the_golds_and_system_alone():
-    inputs = {"golds/v1.0/RO-FOUL-001_gold.md": "g", "system/metrics/v1.0/config.yaml": "c",
-              "responses/v1.0/a/RO-FOUL-001__r1.json": "ra", "subjects/registry.yaml": "reg"}
-    base = shared_digest(inputs)
-    # sha256 of the sorted `<sha256>  <path>` lines of golds/ and system/ only
-    lines = "g  golds/v1.0/RO-FOUL-001_gold.md\nc  system/metrics/v1.0/config.yaml\n"
-    assert base == hashlib.sha256(lines.encode("utf-8")).hexdigest()
-    for key in ("responses/v1.0/a/RO-FOUL-001__r1.json", "subjects/registry.yaml"):
-        assert shared_digest({**inputs, key: "changed"}) == base
-    for key in ("golds/v1.0/RO-FOUL-001_gold.md", "system/metrics/v1.0/config.yaml"):
-        assert shared_digest({**inputs, key: "changed"}) != base
+def test_the_pairs_seed_is_the_declared_seed_alone():
+    base = seed_digest(0)
+    assert base == hashlib.sha256(b'["seed",0]').hexdigest() and seed_digest(1) != base
     # one stream per set of shared cases: another case list, another draw
     from rgbench.stats.pairwise import pair_stream
     one = pair_stream(base, ["RO-FOUL-001", "RO-FOUL-002"]).integers(0, 10**9)
     assert one == pair_stream(base, ["RO-FOUL-001", "RO-FOUL-002"]).integers(0, 10**9)
     assert one != pair_stream(base, ["RO-FOUL-001"]).integers(0, 10**9)
+    assert one != pair_stream(seed_digest(1), ["RO-FOUL-001", "RO-FOUL-002"]).integers(0, 10**9)
 
 
 def test_eligibility_rule():

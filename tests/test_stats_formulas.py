@@ -360,3 +360,14 @@ def test_stats_config_defaults_and_validation():
         "$.difficulty_weights: key 'x' is not an integer difficulty",
         "$.difficulty_weights: no weight for difficulty 2 (the gold schema allows 1-2)",
     ]
+
+
+def test_the_declared_seed_is_a_non_negative_integer():
+    assert parse_stats_config({}, None)[0].seed == 0                        # the default
+    config, messages = parse_stats_config({"seed": 7}, None)
+    assert messages == [] and config.seed == 7
+    assert parse_stats_config({"seed": 2**70}, None)[0].seed == 2**70        # any size: it is hashed as text
+    for bad in (-1, True, "7", 7.0, None, [7]):
+        config, messages = parse_stats_config({"seed": bad}, None)
+        assert config.seed == 0 and messages == [
+            f"$.seed: must be a non-negative integer (write it without quotes or decimals, e.g. seed: 0), got {bad!r}"]

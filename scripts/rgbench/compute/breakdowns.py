@@ -8,7 +8,7 @@ subject (error runs already left out) and returns exact rows; :func:`breakdown_f
 (:mod:`rgbench.stats.bootstrap`): a criterion mean and a group's s_bar by
 :func:`rgbench.stats.bootstrap.ratio_interval`, a group's pass rate by
 :func:`rgbench.stats.intervals.proportion_interval` (Wilson over the group's cases at 0 or 1), over a
-case draw seeded from the digest of that subject's own input files
+case draw seeded from the declared seed and that subject's own parsed runs
 (:func:`rgbench.stats.seeds.subject_digest`) and the group's label, so adding another subject moves none
 of these intervals. The bounds are floats, written with :func:`rgbench.stats.outputs.fmt_interval`.
 """
@@ -325,7 +325,7 @@ def metadata_row(subject_id: str, version: str, extra: Mapping, responses: Seque
 def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[RunRow]], *,
                        summaries: Mapping[str, CaseSummary], digests: Mapping[str, str]) -> Breakdowns:
     """Every issue-15 table from the validated tree and each subject's scored (non-error) runs, with their
-    per-case summaries and each subject's input digest (:func:`rgbench.stats.seeds.subject_digests`), as
+    per-case summaries and each subject's seed digest (:func:`rgbench.stats.seeds.subject_digests`), as
     the statistics use them."""
     stats = spec.stats
     resamples, confidence = stats.bootstrap_resamples, stats.confidence_level

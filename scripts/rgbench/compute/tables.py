@@ -107,7 +107,8 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     family_of = {case_id: gold.family for case_id, gold in tree.golds.items()}
     columns = RunColumns.of(runs_of)
     summaries = case_summaries(columns, alpha=spec.alpha, scale=scale, bins=spec.ece_bins)
-    digests = subject_digests(runs_of, tree.inputs)   # one per registered subject (runs_of has them all)
+    # one per registered subject (runs_of has them all): the declared seed and its parsed runs, never file bytes
+    digests = subject_digests(spec.stats.seed, runs_of, tree.scorings, tree.golds)
     statistics = compute_statistics_from_columns(columns, difficulty_of, family_of, spec, subjects, families,
                                                  tree.inputs, calibration_tables(runs_of, spec.ece_bins),
                                                  summaries=summaries, digests=digests)

@@ -36,7 +36,7 @@ BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
                "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
                "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction",
-               "consolidation_policy", "board_grades"}
+               "consolidation_policy", "board_grades", "seed"}
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
 DEFAULT_ECE_BINS = 10   # ece_bins when config.yaml leaves it out; only a benchmark without calibration may (unused)

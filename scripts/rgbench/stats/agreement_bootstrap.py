@@ -16,14 +16,16 @@ exact in agreement.csv's ``value``):
 
 So no statistic needs a percentile of recomputed replicates. Replicates where the statistic is undefined
 (D_e = 0 in the redrawn units) are NaN and left out; with none left the interval is empty. Seeds: each
-row's draw follows its label (statistic and target) and :func:`units_digest` of its statistic, target,
-reviewers and units, so the same ratings give the same bytes and a new grade moves only the rows whose
-units it enters.
+row's draw follows its label (statistic and target) and :func:`units_digest` of the declared seed (config.yaml
+``seed``) and its statistic, target, reviewers and units as parsed values in canonical text
+(:func:`rgbench.stats.seeds.canonical_text`: ``7`` and ``7.0`` are one value), so the same ratings give the
+same bytes and a new grade moves only the rows whose units it enters. The units are taken in a canonical
+order (:func:`canonical_units`: sorted by their values), so run ids, file order and formatting change no
+draw.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -33,23 +35,37 @@ import numpy as np
 
 from .agreement import Unit, pairable
 from .bootstrap import Interval, Statistic, bca_interval, case_weights, mean_statistic, ratio_statistic, safe_ratio
+from .seeds import DEFAULT_SEED, canonical_text, data_digest
 
 _ROWS = 512   # replicates evaluated at a time by alpha_statistic: its working memory is _ROWS x ratings
 
 
-def units_digest(*parts: object) -> str:
-    """Hex sha256 of ``repr`` of the parts (statistic, target, reviewers, units as sorted items): the data a
-    row resamples."""
-    text = repr(tuple(tuple(sorted(p.items())) if isinstance(p, dict) else p for p in parts))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _canonical_part(part: object) -> object:
+    """A unit (reviewer -> value) as its sorted [reviewer, value] pairs; anything else as it is."""
+    return sorted([k, v] for k, v in part.items()) if isinstance(part, dict) else part
 
 
-def unit_weights(n_units: int, statistic: str, target: str, parts: Sequence[object], resamples: int) -> np.ndarray:
+def units_digest(*parts: object, seed: int = DEFAULT_SEED) -> str:
+    """Hex sha256 of the canonical text (:func:`rgbench.stats.seeds.data_digest`) of ``["units", seed, parts]``
+    with every unit as its sorted (reviewer, value) pairs: the declared seed and the data a row resamples
+    (statistic, target, reviewers, units), parsed values only."""
+    return data_digest(["units", seed, [_canonical_part(p) for p in parts]])
+
+
+def canonical_units(units: Sequence[Unit]) -> list[Unit]:
+    """The units sorted by the canonical text of their sorted (reviewer, value) pairs: an order that depends on
+    the ratings alone (not on run ids or file order). Every statistic here is order-free; the draw is not, so
+    a row's units are taken in this order."""
+    return sorted(units, key=lambda unit: canonical_text(_canonical_part(unit)))
+
+
+def unit_weights(n_units: int, statistic: str, target: str, parts: Sequence[object], resamples: int,
+                 seed: int = DEFAULT_SEED) -> np.ndarray:
     """The draw of one agreement row's ``n_units`` units: :func:`rgbench.stats.bootstrap.case_weights` with label
     ``agreement:<statistic>:<target>`` over :func:`units_digest` of the statistic, target and ``parts`` (the
-    data the row resamples)."""
-    return case_weights(n_units, digest=units_digest(statistic, target, *parts), label=f"agreement:{statistic}:{target}",
-                        resamples=resamples)
+    data the row resamples) with the declared ``seed``."""
+    return case_weights(n_units, digest=units_digest(statistic, target, *parts, seed=seed),
+                        label=f"agreement:{statistic}:{target}", resamples=resamples)
 
 
 def alpha_statistic(units: Sequence[Unit], metric: str) -> Statistic:

@@ -25,7 +25,14 @@ from .agreement import (
     percent_agreement,
     unit_deviations,
 )
-from .agreement_bootstrap import alpha_interval, deviation_interval, kappa_interval, percent_interval, unit_weights
+from .agreement_bootstrap import (
+    alpha_interval,
+    canonical_units,
+    deviation_interval,
+    kappa_interval,
+    percent_interval,
+    unit_weights,
+)
 from .bootstrap import Interval
 from .consolidate import ADJUDICATED, MEDIAN_V1, SINGLE, Consolidated, Policy
 from .outputs import fmt_interval
@@ -106,10 +113,11 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
     """Every agreement statistic over every grade (scoring/ and the extra reviewers; adjudications are not
     ratings), in a fixed order (see results/README.md); every reviewer gets rows, even one who shares no run.
     A row's interval is drawn over its own units (:func:`.agreement_bootstrap.unit_weights`) when its value is
-    defined."""
-    units = units_by_target(scorings, tree, spec)
+    defined, its units in :func:`.agreement_bootstrap.canonical_units` order (run ids play no part) and its
+    stream seeded by config.yaml's ``seed`` and those units."""
+    units = {target: canonical_units(listed) for target, listed in units_by_target(scorings, tree, spec).items()}
     reviewers = sorted({scoring.reviewer_id for scoring in scorings})
-    resamples, level = spec.stats.bootstrap_resamples, spec.stats.confidence_level
+    resamples, level, seed = spec.stats.bootstrap_resamples, spec.stats.confidence_level, spec.stats.seed
     rows: list[AgreementRow] = []
     for statistic, metric, targets in (("krippendorff_alpha_ordinal", "ordinal", ordinal_targets(spec) + ranked_targets(spec)),
                                        ("krippendorff_alpha_nominal", "nominal", NOMINAL_TARGETS)):
@@ -119,13 +127,13 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
             note = "" if value is not None else (
                 "no run has two ratings" if not rated else "no variation: all ratings equal")
             interval = None if value is None else alpha_interval(
-                rated, metric, unit_weights(len(rated), statistic, target, rated, resamples), level)
+                rated, metric, unit_weights(len(rated), statistic, target, rated, resamples, seed), level)
             rows.append(AgreementRow(statistic, target, value, "", "", len(rated), note, interval))
     for target in ordinal_targets(spec) + ranked_targets(spec) + NOMINAL_TARGETS:
         value = percent_agreement(units[target])
         n = len(units[target])
         interval = None if value is None else percent_interval(
-            units[target], unit_weights(n, "percent_agreement", target, units[target], resamples), level)
+            units[target], unit_weights(n, "percent_agreement", target, units[target], resamples, seed), level)
         rows.append(AgreementRow("percent_agreement", target, value, "", "", n,
                                  "" if value is not None else "no run has two ratings", interval))
     for i, a in enumerate(reviewers):
@@ -136,7 +144,8 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
                 note = "" if value is not None else (
                     "no run graded by both" if not pairs else "no variation: both gave one and the same value")
                 interval = None if value is None else kappa_interval(
-                    pairs, unit_weights(len(pairs), "cohen_kappa_quadratic", target, (a, b, *pairs), resamples), level)
+                    pairs, unit_weights(len(pairs), "cohen_kappa_quadratic", target, (a, b, *pairs), resamples,
+                                          seed), level)
                 rows.append(AgreementRow("cohen_kappa_quadratic", target, value, a, b, len(pairs), note, interval))
     for reviewer in reviewers:
         for target in deviation_targets(spec):
@@ -145,7 +154,8 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
                     "lenient" if value > 0 else "severe" if value < 0 else "neutral")
             deviations = unit_deviations(units[target], reviewer)
             interval = None if value is None else deviation_interval(
-                deviations, unit_weights(n, "mean_deviation", target, (reviewer, *deviations), resamples), level)
+                deviations, unit_weights(n, "mean_deviation", target, (reviewer, *deviations), resamples,
+                                             seed), level)
             rows.append(AgreementRow("mean_deviation", target, value, reviewer, "", n, note, interval))
     return rows
 

@@ -30,8 +30,8 @@ of runs within a case. With one run per case it is the independent null of
 Bröcker and Smith.
 
 Seeds. Each subject's stream is ``seeds.generator("calibration", [its digest])``
-with the digest of :func:`rgbench.stats.seeds.subject_digest` (its own responses
-and scorings, golds/ and system/), so editing one subject's files leaves every
+with the digest of :func:`rgbench.stats.seeds.subject_digest` (the declared seed
+and the subject's own parsed runs), so editing one subject's data leaves every
 other subject's figures byte-identical.
 """
 

@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..load.parsing import exact_decimal
+from .seeds import DEFAULT_SEED
 
 DEFAULT_CONFIDENCE = Fraction(95, 100)
 DEFAULT_RESAMPLES = 2000
@@ -39,8 +40,10 @@ class StatsConfig:
     reliability_half_widths (robust, stable, reasonable: increasing half-widths in (0, 1]) and
     reliability_min_cases (below it every figure is indicative), pairwise_correction (``holm``, the
     family-wise default, or ``benjamini-hochberg``: which adjusted p makes a pair significant),
-    consolidation_policy (``median`` or ``mean``: how several grades of a run become one) and board_grades
-    (``single``: the one grade per run of scoring/; ``consolidated``: the consolidated grade of every run)."""
+    consolidation_policy (``median`` or ``mean``: how several grades of a run become one), board_grades
+    (``single``: the one grade per run of scoring/; ``consolidated``: the consolidated grade of every run) and
+    seed (a non-negative integer that enters every random stream with the parsed data it resamples,
+    :mod:`rgbench.stats.seeds`: changing it is the one declared way to re-draw)."""
 
     confidence_level: Fraction = DEFAULT_CONFIDENCE
     bootstrap_resamples: int = DEFAULT_RESAMPLES
@@ -52,6 +55,7 @@ class StatsConfig:
     pairwise_correction: str = "holm"
     consolidation_policy: str = "median"   # rgbench.stats.consolidate.POLICIES key
     board_grades: str = "single"           # single: scoring/ as it is; consolidated: every grade, consolidated
+    seed: int = DEFAULT_SEED               # enters every random stream (rgbench.stats.seeds)
 
 
 def _open_unit(config: dict, key: str, default: Fraction, messages: list[str]) -> Fraction:
@@ -129,8 +133,13 @@ def parse_stats_config(config: dict, difficulties: range | None = None) -> tuple
         correction = "holm"
     policy = _choice(config, "consolidation_policy", CONSOLIDATION_POLICIES, messages)
     board = _choice(config, "board_grades", BOARD_GRADES, messages)
+    seed = config.get("seed", DEFAULT_SEED)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        messages.append(f"$.seed: must be a non-negative integer (write it without quotes or decimals, e.g. "
+                        f"seed: {DEFAULT_SEED}), got {seed!r}")
+        seed = DEFAULT_SEED
     return (StatsConfig(confidence, resamples, significance, weights, coverage, half_widths, min_cases, correction,
-                        policy, board), messages)
+                        policy, board, seed), messages)
 
 
 def _choice(config: dict, key: str, allowed: tuple[str, ...], messages: list[str]) -> str:

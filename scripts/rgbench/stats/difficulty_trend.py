@@ -15,7 +15,7 @@ often as they did on the sample suite even when the labels are right; one test o
   each of the two levels (:func:`separation_statistic` of the case weights; the acceleration from
   leave-one-case-out over both levels, Efron and Tibshirani's two-sample acceleration up to factors
   n/(n − 1)), on the stream :func:`rgbench.stats.seeds.generator` ``separation`` over
-  :func:`separation_digest` of the data it resamples.
+  :func:`separation_digest` of the declared seed and the data it resamples.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import numpy as np
 from ..compute.numfmt import fmt_fixed
 from .bootstrap import Statistic, bca_interval, case_counts, mean_statistic
 from .run_columns import RunColumns
-from .seeds import generator
+from .seeds import DEFAULT_SEED, generator
 
 SEPARATION_TARGET = Fraction(1, 2)   # seed 000: the easiest level passes at least 50 points more often
 
@@ -99,15 +99,16 @@ def separation_statistic(easy: Sequence[Fraction], hard: Sequence[Fraction]) -> 
     return statistic
 
 
-def separation_digest(difficulty: Sequence[int], rate: Sequence[Fraction]) -> str:
-    """Hex sha256 of the (difficulty, pass rate) pairs it resamples, in case order: the separation's stream is
-    ``generator("separation", [this])``, so it follows the data it resamples."""
-    text = "".join(f"{d} {r}\n" for d, r in zip(difficulty, rate))
+def separation_digest(difficulty: Sequence[int], rate: Sequence[Fraction], seed: int = DEFAULT_SEED) -> str:
+    """Hex sha256 of the (difficulty, pass rate) pairs it resamples, in case order, then (when the declared
+    ``seed`` is not 0) a line ``seed <seed>``: the separation's stream is ``generator("separation", [this])``,
+    so it follows the declared seed and the data it resamples (seed 0 keeps the digest of before)."""
+    text = "".join(f"{d} {r}\n" for d, r in zip(difficulty, rate)) + (f"seed {seed}\n" if seed else "")
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def difficulty_trend_from_columns(columns: RunColumns, difficulty_of: Mapping[str, int], resamples: int,
-                                  confidence: Fraction) -> DifficultyTrend:
+                                  confidence: Fraction, *, seed: int = DEFAULT_SEED) -> DifficultyTrend:
     """:func:`difficulty_trend` of every case with a scored run: its pass rate over all subjects' runs.
 
     Cases are taken in ``columns.cases`` order (sorted); the stream is seeded by :func:`separation_digest`.
@@ -117,7 +118,7 @@ def difficulty_trend_from_columns(columns: RunColumns, difficulty_of: Mapping[st
     present = [i for i, r in enumerate(runs) if r]
     difficulty = [difficulty_of[columns.cases[i]] for i in present]
     rate = [Fraction(passes[i], runs[i]) for i in present]
-    rng = generator("separation", [separation_digest(difficulty, rate)])
+    rng = generator("separation", [separation_digest(difficulty, rate, seed)])
     return difficulty_trend(difficulty, rate, rng, resamples, confidence)
 
 

@@ -30,7 +30,7 @@ from .pairwise import PairwiseRow, pairwise_table, significantly_better, without
 from .pass_at_k import PassAtK, pass_at_k_from_columns
 from .rank_sets import RankSet, joint_replicates, rank_sets, swap_shares
 from .run_columns import RunColumns
-from .seeds import generator, shared_digest
+from .seeds import generator, seed_digest
 
 SUBJECT_STATS_COLUMNS = (
     "P_low", "P_high", "s_bar_low", "s_bar_high", "BS_low", "BS_high", "ECE_low", "ECE_high",
@@ -141,10 +141,12 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     ``columns`` holds the runs of every subject of ``subjects`` (subjects sorted, including those without
     runs); ``difficulty_of`` and ``family_of`` map each case id of the benchmark (every gold) to its
     difficulty and family; ``inputs``
-    maps every input path to its sha256; ``calibration`` holds every subject's
+    maps every input path to its sha256 (provenance only: no stream reads it); ``calibration`` holds every subject's
     :func:`.calibration.calibration_tables` entry; ``summaries`` are :func:`.case_summary.case_summaries` of
-    ``columns`` and ``digests`` every subject's :func:`.seeds.subject_digests` (each subject's stream is seeded
-    from its own, :mod:`.seeds`), built once by the caller and shared with the lab's breakdowns.
+    ``columns`` and ``digests`` every subject's :func:`.seeds.subject_digests` (the declared seed and its parsed
+    runs: each subject's stream is seeded from its own, :mod:`.seeds`), built once by the caller and shared
+    with the lab's breakdowns; the pairs' streams take the declared seed (config.yaml ``seed``) and their
+    shared cases.
     """
     config: StatsConfig = spec.stats
     resamples, confidence = config.bootstrap_resamples, config.confidence_level
@@ -162,7 +164,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         levels = cast(Mapping[str, int], difficulty_of)   # every gold has one: the schema requires it
         difficulty, weighted = difficulty_from_columns(columns, levels, config.difficulty_weights,
                                                        _level_intervals(summaries, digests, levels, config))
-        trend = difficulty_trend_from_columns(columns, levels, resamples, confidence)
+        trend = difficulty_trend_from_columns(columns, levels, resamples, confidence, seed=config.seed)
     per_subject = {}
     for m in subjects:
         sid = m.subject_id
@@ -192,7 +194,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         sets = rank_sets(ranked_ids, [s.rank or 0 for s in standings],
                          [float(s.metrics.q_final or 0) for s in standings], replicates, confidence)
         swap = swap_shares(replicates).tolist()
-    pairwise = pairwise_table(summaries, shared_digest(inputs), resamples=resamples, confidence=confidence,
+    pairwise = pairwise_table(summaries, seed_digest(config.seed), resamples=resamples, confidence=confidence,
                               level=config.significance_level)
     return Statistics(
         config=config,
@@ -307,9 +309,11 @@ def statistics_manifest(statistics: Statistics) -> dict:
         "bootstrap_resamples": c.bootstrap_resamples,
         "bootstrap_streams": "per subject numpy Generator(PCG64(SeedSequence(the 8 big-endian 32-bit words of "
                              "sha256(label + newline + the digests sorted, joined by newlines)))), digests from "
-                             "subject_digest (sha256 over the subject's own responses and scorings, golds/ and "
-                             "system/); labels subject, family:<code>, difficulty:<d>, pair, ranks, calibration "
-                             "(aggregate_metrics.md, section 18)",
+                             "subject_digests (sha256 of the canonical text of the declared seed, the subject id "
+                             "and its scored runs' parsed values by case, never file bytes); labels subject, "
+                             "family:<code>, difficulty:<d>, pairs, ranks, calibration (aggregate_metrics.md, "
+                             "section 18)",
+        "seed": c.seed,
         "confidence_level": fmt_fixed(c.confidence_level),
         "difficulty_weights": {str(d): fmt_fixed(w) for d, w in sorted(c.difficulty_weights.items())},
         "min_case_coverage": fmt_fixed(c.min_case_coverage),

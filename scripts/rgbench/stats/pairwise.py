@@ -19,7 +19,7 @@ label, every run of a shared case is used, and a case counts once however many r
 
 **One draw per set of shared cases.** The pairs that share the same cases (on a complete board: every
 pair) are one :class:`PairGroup`: one case draw and one set of sign patterns serve them all, seeded from
-the golds, system/ and the list of those cases (:func:`pair_stream`), so the whole table is a few matrix
+the declared seed and the list of those cases (:func:`pair_stream`), so the whole table is a few matrix
 products. A pair's row depends only on its two subjects' per-case values and its shared cases: a change
 to one subject leaves every pair without it byte-identical, and relabelling, reordering or repeating
 runs changes nothing at all. All sums are on integers (exact in float64 below 2⁵³), so the bytes do not
@@ -261,7 +261,9 @@ def _sds(differences: np.ndarray, scale: int) -> list[float | None]:
 
 def pair_stream(seed_digest: str, cases: Sequence[str]) -> np.random.Generator:
     """The stream of every pair whose shared cases are ``cases``: ``generator("pairs", ...)`` over
-    ``seed_digest`` (golds and system/, :func:`.seeds.shared_digest`) and sha256 of the case ids, one a line."""
+    ``seed_digest`` (the declared seed alone, :func:`.seeds.seed_digest`) and sha256 of the case ids, one a
+    line. Nothing else enters: no file bytes, no golds, no system/, so only the seed and the shared cases' ids
+    choose the draw, and the pair's per-case values (its two subjects' data) are what it is applied to."""
     listed = hashlib.sha256("".join(f"{c}\n" for c in cases).encode("utf-8")).hexdigest()
     return generator("pairs", [seed_digest, listed])
 

@@ -1,64 +1,155 @@
-"""Where every random draw comes from: one stream per subject (per board, per set of shared cases), seeded by its inputs.
+"""Where every random draw comes from: the declared seed, the stream's label and the parsed data it resamples.
 
-A subject's **input digest** (:func:`subject_digest`) is sha256 over the ``sha256sum``-style lines of the
-files that can change its figures: its own responses and scorings (``responses/<version>/<subject_id>/``,
-``scoring/<version>/<subject_id>/``, and ``scoring_multi/<version>/<subject_id>/`` when the board rests on
-the consolidated grades, which are then among the inputs), every gold (``golds/``) and every file of
-``system/`` (formulas, config, schemas), plus a line naming the subject. Another subject's files and the
-registry are not in it, so a change to one subject's scoring leaves every other subject's draws, hence its
-rows, byte-identical.
+Every stream is ``numpy.random.Generator(PCG64(SeedSequence(words)))`` with ``words`` the eight 32-bit
+big-endian words of sha256(``label`` + ``\\n`` + the digests sorted and joined by ``\\n``) (:func:`generator`).
+Each digest is sha256 of the **canonical text** (:func:`canonical_text`) of a list that starts with the
+declared seed (config.yaml ``seed``, a non-negative integer, default 0: changing it is the one declared way to
+re-draw) and holds the parsed values and ids the stream resamples, never file bytes, paths, prose, JSON
+formatting, file order or run labels. So appending prose to aggregate_metrics.md, the rubric, a README or
+docs/, re-indenting a scoring (same JSON value), editing a reviewer's free-text comments, listing files in
+another order, or renaming or reordering the runs of a case (same values) changes no draw, hence no byte of
+any results CSV.
 
-A stream is ``numpy.random.Generator(PCG64(SeedSequence(words)))`` with ``words`` the eight 32-bit
-big-endian words of sha256(``label`` + ``\\n`` + the digests joined by ``\\n``) (:func:`generator`). The
-labels name the quantity (``subject``, ``family:<code>``, ``difficulty:<d>``, ``ranks``, ``pairs``, ...);
-the rank sets' stream takes every ranked subject's digest; the pairs' streams take :func:`shared_digest`
-(golds and system/) and the list of the pair's shared cases (:func:`rgbench.stats.pairwise.pair_stream`).
+**Canonical text** (:func:`canonical_text`): JSON without spaces, keys sorted, after :func:`canonical`
+turns every value into a JSON value: a whole number (int, or a Fraction with denominator 1) is an integer, any
+other Fraction the string ``"p/q"`` in lowest terms, a bool true/false, None null, a tuple or list a list. So
+``7``, ``7.0`` and ``14/2`` in a scoring are the same value, and ``7.5`` and ``15/2`` are too.
+
+**A subject's digest** (:func:`subject_digest`; every stream of one subject: ``subject``, ``family:<code>``,
+``difficulty:<d>``, ``calibration``, ``criteria``, ``tag:<t>``, ``case_type:<t>``, ``advanced``, and with the
+others ``ranks`` and ``difficulty:<d>`` of ``ALL``) is over ``["subject", seed, subject_id, cases]`` with
+``cases`` one entry per case with a scored run of the subject, sorted by case id:
+``[case_id, [family, difficulty, case_type, tags sorted], runs]``, the gold fields that group cases (the
+gold's prose, title and path do not enter), and ``runs`` the sorted multiset (sorted by canonical text) of
+the case's scored runs (one per grade the board counts: with ``board_grades: consolidated`` the consolidated
+grade), each ``[raw_score, rubric_floor, rubric_ceiling, clipped_score, has_critical_fail,
+has_recoverable_fail, classification, reported_confidence, correctness, criterion scores]`` with the
+criterion scores as ``[name, score]`` pairs sorted by name (:func:`run_values`). Those are every value a
+subject's streams resample: scores, pass, correctness, confidence, the fails (as the two flags the figures
+use; a fail's code does not enter), the criterion scores. Run ids, reviewer ids, the subject's version,
+the response text and the reviewer's comments do not enter. Another subject's runs and the registry are not
+in it either, so a change to one subject's data leaves every other subject's draws, hence its rows,
+byte-identical (rank sets and Holm's adjusted p-values are joint by nature).
+
+**The pairs' streams** (:func:`rgbench.stats.pairwise.pair_stream`) take :func:`seed_digest` (the declared
+seed alone) and the pair's shared case ids; no golds, no system/. **The agreement and judge streams** take
+the declared seed and the values their row resamples (:func:`rgbench.stats.agreement_bootstrap.units_digest`,
+:func:`grades_digest`); the difficulty separation's, the seed and its (difficulty, pass rate) pairs.
+
+The manifest still hashes every input file (results/manifest.json ``inputs``): that is provenance (are the
+results current?), not seeding.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-SHARED_PREFIXES = ("golds/", "system/")
+if TYPE_CHECKING:   # only for the annotations: seeds stays importable without the compute package
+    from ..compute.derive import RunRow
+    from ..load.records import Gold, Scoring
+
+DEFAULT_SEED = 0   # config.yaml ``seed`` when left out (rgbench.stats.config)
 
 
-def subject_digest(subject_id: str, inputs: Mapping[str, str]) -> str:
-    """Hex sha256 over ``<sha256>  <path>\\n`` lines (sorted by path) of the subject's own inputs, the golds
-    and system/, after a first line ``subject <subject_id>\\n``. ``inputs``: path -> sha256 of every input."""
-    return subject_digests([subject_id], inputs)[subject_id]
+def canonical(value: Any) -> Any:
+    """``value`` as a JSON value, canonically: a whole number (int or Fraction with denominator 1) an int,
+    another Fraction ``"p/q"`` (lowest terms), a bool, None and a str as they are, a tuple or list a list.
+    Raises TypeError on anything else (a float would make the text depend on its printing)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, Fraction):
+        return value.numerator if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if isinstance(value, (tuple, list)):
+        return [canonical(v) for v in value]
+    raise TypeError(f"no canonical form for {type(value).__name__}")
 
 
-def subject_digests(subject_ids: Iterable[str], inputs: Mapping[str, str]) -> dict[str, str]:
-    """:func:`subject_digest` of every subject, reading ``inputs`` once (each subject's own files by path)."""
-    shared: list[str] = []
-    own: dict[str, list[str]] = {}
-    for path in inputs:
-        if path.startswith(SHARED_PREFIXES):
-            shared.append(path)
-        else:
-            parts = path.split("/")
-            if len(parts) >= 4 and parts[0] in ("responses", "scoring", "scoring_multi"):
-                own.setdefault(parts[2], []).append(path)
+def canonical_text(value: Any) -> str:
+    """The canonical text of ``value`` (:func:`canonical`): JSON, no spaces, non-ASCII kept."""
+    return json.dumps(canonical(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def data_digest(value: Any) -> str:
+    """Hex sha256 of :func:`canonical_text` of ``value`` (the list a stream's digest is over)."""
+    return hashlib.sha256(canonical_text(value).encode("utf-8")).hexdigest()
+
+
+def seed_digest(seed: int) -> str:
+    """The digest of the declared seed alone (``["seed", seed]``): the pairs' streams add their case ids."""
+    return data_digest(["seed", seed])
+
+
+def run_values(row: RunRow, criterion_scores: Iterable[tuple[str, int | Fraction]]) -> list:
+    """The values of one scored run a subject's streams resample, in a fixed order (see the module doc)."""
+    return [row.raw_score, row.rubric_floor, row.rubric_ceiling, row.clipped_score, row.has_critical_fail,
+            row.has_recoverable_fail, row.classification, row.reported_confidence, row.correctness,
+            sorted([name, score] for name, score in criterion_scores)]
+
+
+def case_fields(gold: Gold) -> list:
+    """The gold fields that group a case: family, difficulty, case type, tags (sorted)."""
+    return [gold.family, gold.difficulty, gold.case_type, sorted(gold.tags)]
+
+
+def subject_record(subject_id: str, seed: int, runs: Iterable[tuple[str, list]], golds: Mapping[str, Gold]) -> list:
+    """``["subject", seed, subject_id, cases]`` from the subject's runs as (case_id, :func:`run_values`):
+    one entry per case, sorted by case id, its runs a sorted multiset (by canonical text)."""
+    by_case: dict[str, list[str]] = defaultdict(list)
+    for case_id, values in runs:
+        by_case[case_id].append(canonical_text(values))
+    cases = [[case_id, case_fields(golds[case_id]), [json.loads(text) for text in sorted(texts)]]
+             for case_id, texts in sorted(by_case.items())]
+    return ["subject", seed, subject_id, cases]
+
+
+def subject_digests(seed: int, runs_of: Mapping[str, Sequence[RunRow]], scorings: Iterable[Scoring],
+                    golds: Mapping[str, Gold]) -> dict[str, str]:
+    """Subject id -> its digest (the module doc), for every subject of ``runs_of`` (its scored runs, as
+    derived from ``scorings``: the grades the board counts, in the same order, one run row per grade)."""
+    criteria: dict[tuple[str, str, str, str], tuple] = {
+        (s.subject_id, s.case_id, s.run_id, s.reviewer_id): s.criterion_scores for s in scorings}
     out = {}
-    for sid in subject_ids:
-        paths = sorted(shared + own.get(sid, []))
-        text = f"subject {sid}\n" + "".join(f"{inputs[path]}  {path}\n" for path in paths)
-        out[sid] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    for sid, rows in runs_of.items():
+        runs = [(r.case_id, run_values(r, criteria.get((r.subject_id, r.case_id, r.run_id, r.reviewer_id), ())))
+                for r in rows]
+        out[sid] = data_digest(subject_record(sid, seed, runs, golds))
     return out
 
 
-def shared_digest(inputs: Mapping[str, str]) -> str:
-    """Hex sha256 over the ``<sha256>  <path>\\n`` lines (sorted by path) of the golds and system/ alone: the
-    inputs every subject shares, which seed the draws that belong to no one subject (the pairs')."""
-    paths = sorted(path for path in inputs if path.startswith(SHARED_PREFIXES))
-    return hashlib.sha256("".join(f"{inputs[path]}  {path}\n" for path in paths).encode("utf-8")).hexdigest()
+def subject_digest(seed: int, subject_id: str, rows: Sequence[RunRow], scorings: Iterable[Scoring],
+                   golds: Mapping[str, Gold]) -> str:
+    """:func:`subject_digests` of one subject."""
+    return subject_digests(seed, {subject_id: rows}, scorings, golds)[subject_id]
+
+
+def grades_digest(seed: int, grades: Iterable[Scoring], adjudications: Iterable[Scoring] = ()) -> str:
+    """The digest of the reviewer report's and the judge's streams: ``["grades", seed, runs]``, ``runs`` the
+    sorted multiset of the runs graded, each ``[subject_id, case_id, grades, adjudications]`` with its
+    grades as a sorted multiset of ``[reviewer_id, criterion scores sorted, fails sorted, correctness]``.
+    Run ids, file paths, comments and formatting do not enter."""
+    def grade(s: Scoring) -> list:
+        return [s.reviewer_id, sorted([n, v] for n, v in s.criterion_scores), sorted(map(list, s.fails)),
+                s.correctness]
+    per_run: dict[tuple[str, str, str], tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+    for s in grades:
+        per_run[s.run_key][0].append(canonical_text(grade(s)))
+    for s in adjudications:
+        per_run[s.run_key][1].append(canonical_text(grade(s)))
+    runs = sorted(canonical_text([key[0], key[1], sorted(g), sorted(a)]) for key, (g, a) in per_run.items())
+    return data_digest(["grades", seed, runs])
 
 
 def generator(label: str, digests: Iterable[str]) -> np.random.Generator:
-    """The stream of ``label`` over the given input digests (order-free: they are sorted first)."""
+    """The stream of ``label`` over the given digests (order-free: they are sorted first)."""
     text = label + "\n" + "\n".join(sorted(digests))
     words = np.frombuffer(hashlib.sha256(text.encode("utf-8")).digest(), dtype=">u4").astype(np.uint32)
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(words.tolist())))

@@ -6,6 +6,7 @@ invariances the case as unit guarantees, degenerate cases by name, and brute-for
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from dataclasses import replace
 from fractions import Fraction as F
@@ -38,7 +39,16 @@ from rgbench.stats.pairwise import (
 )
 from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets, rank_sets, swap_shares
 from rgbench.stats.run_columns import RunColumns
-from rgbench.stats.seeds import canonical_text, generator, seed_digest, subject_digest, subject_digests
+from rgbench.stats.seeds import (
+    canonical,
+    canonical_text,
+    generator,
+    run_text,
+    run_values,
+    seed_digest,
+    subject_digest,
+    subject_digests,
+)
 from rgbench.stats.wilson import wilson_interval
 
 SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
@@ -364,6 +374,13 @@ def test_a_subjects_digest_is_the_canonical_text_of_its_seed_and_parsed_runs():
             '[12,0,12,12,false,false,"Pass",90,1,[["clarity",2],["safety",3]]]]]]]')
     assert subject_digest(0, "a", runs, grades(runs), GOLDS) == hashlib.sha256(text.encode()).hexdigest()
     assert canonical_text([F(7), F(15, 2), 7, True, None]) == '[7,"15/2",7,true,null]'
+    # the direct encoder is json.dumps of canonical(), byte for byte (strings escaped, non-ASCII kept)
+    value = [("a\"b", "é\n"), [F(-3, 4), 0, False, [], ()], "x", 10**30, [[None]]]
+    assert canonical_text(value) == json.dumps(canonical(value), ensure_ascii=False, separators=(",", ":"))
+    r, scores = runs[0], (("safety", F(5, 2)), ("clarity", 2))
+    assert run_text(r, scores) == canonical_text(run_values(r, scores))
+    with pytest.raises(TypeError):
+        canonical_text([0.5])   # a float's text would depend on its printing
 
 
 def test_a_subjects_digest_ignores_labels_order_and_other_subjects():

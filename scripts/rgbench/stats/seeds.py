@@ -42,6 +42,7 @@ results current?), not seeding.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections import defaultdict
@@ -74,8 +75,11 @@ def canonical(value: Any) -> Any:
 
 
 def canonical_text(value: Any) -> str:
-    """The canonical text of ``value`` (:func:`canonical`): JSON, no spaces, non-ASCII kept."""
-    return json.dumps(canonical(value), ensure_ascii=False, separators=(",", ":"))
+    """The canonical text of ``value``: ``json.dumps(canonical(value), ensure_ascii=False, separators=(",", ":"))``,
+    built directly (it is called for every unit of every agreement row)."""
+    if type(value) in (list, tuple):
+        return "[" + ",".join(map(canonical_text, value)) + "]"
+    return _text(value)
 
 
 def data_digest(value: Any) -> str:
@@ -95,33 +99,87 @@ def run_values(row: RunRow, criterion_scores: Iterable[tuple[str, int | Fraction
             sorted([name, score] for name, score in criterion_scores)]
 
 
+def _text(value: Any) -> str:
+    """:func:`canonical_text` of a scalar, directly (the subject digests encode ~10⁶ values on a large board)."""
+    kind = type(value)
+    if kind is int:
+        return str(value)
+    if kind is Fraction:
+        return str(value.numerator) if value.denominator == 1 else f'"{value.numerator}/{value.denominator}"'
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is str:
+        return _string(value)
+    if isinstance(value, (list, tuple)):
+        return canonical_text(value)
+    if isinstance(value, bool):   # subclasses: as the JSON value they stand for
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, Fraction):
+        return _text(Fraction(value))
+    if isinstance(value, str):
+        return _string(str(value))
+    raise TypeError(f"no canonical form for {kind.__name__}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _string(value: str) -> str:
+    """A string's JSON text (few distinct ones: case ids, criterion names, labels)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=65536)
+def _criteria_text(criterion_scores: tuple) -> str:
+    """The canonical text of a run's criterion scores as [name, score] pairs sorted by name."""
+    return "[" + ",".join(f"[{_string(name)},{_text(score)}]" for name, score in sorted(criterion_scores)) + "]"
+
+
+def run_text(row: RunRow, criterion_scores: Iterable[tuple[str, int | Fraction]]) -> str:
+    """:func:`canonical_text` of :func:`run_values` (the same string, built directly: it is the hot loop)."""
+    values = (row.raw_score, row.rubric_floor, row.rubric_ceiling, row.clipped_score, row.has_critical_fail,
+              row.has_recoverable_fail, row.classification, row.reported_confidence, row.correctness)
+    return "[" + ",".join(map(_text, values)) + "," + _criteria_text(tuple(criterion_scores)) + "]"
+
+
 def case_fields(gold: Gold) -> list:
     """The gold fields that group a case: family, difficulty, case type, tags (sorted)."""
     return [gold.family, gold.difficulty, gold.case_type, sorted(gold.tags)]
 
 
-def subject_record(subject_id: str, seed: int, runs: Iterable[tuple[str, list]], golds: Mapping[str, Gold]) -> list:
-    """``["subject", seed, subject_id, cases]`` from the subject's runs as (case_id, :func:`run_values`):
-    one entry per case, sorted by case id, its runs a sorted multiset (by canonical text)."""
+def subject_text(subject_id: str, seed: int, runs: Iterable[tuple[str, str]], golds: Mapping[str, Gold],
+                 heads: dict[str, str] | None = None) -> str:
+    """:func:`canonical_text` of ``["subject", seed, subject_id, cases]`` from the subject's runs as (case_id,
+    :func:`run_text`): one entry per case, sorted by case id, ``[case_id, case_fields, runs]`` with its runs a
+    sorted multiset (sorted by their canonical text). ``heads`` caches each case's ``case_id,case_fields``."""
+    heads = {} if heads is None else heads
     by_case: dict[str, list[str]] = defaultdict(list)
-    for case_id, values in runs:
-        by_case[case_id].append(canonical_text(values))
-    cases = [[case_id, case_fields(golds[case_id]), [json.loads(text) for text in sorted(texts)]]
-             for case_id, texts in sorted(by_case.items())]
-    return ["subject", seed, subject_id, cases]
+    for case_id, text in runs:
+        by_case[case_id].append(text)
+    parts = []
+    for case_id, texts in sorted(by_case.items()):
+        head = heads.get(case_id)
+        if head is None:
+            head = heads[case_id] = f"{_string(case_id)},{canonical_text(case_fields(golds[case_id]))}"
+        parts.append(f"[{head},[{','.join(sorted(texts))}]]")
+    return f'["subject",{_text(seed)},{_string(subject_id)},[{",".join(parts)}]]'
 
 
 def subject_digests(seed: int, runs_of: Mapping[str, Sequence[RunRow]], scorings: Iterable[Scoring],
                     golds: Mapping[str, Gold]) -> dict[str, str]:
-    """Subject id -> its digest (the module doc), for every subject of ``runs_of`` (its scored runs, as
-    derived from ``scorings``: the grades the board counts, in the same order, one run row per grade)."""
+    """Subject id -> its digest (the module doc: sha256 of :func:`subject_text`), for every subject of
+    ``runs_of`` (its scored runs, as derived from ``scorings``: the grades the board counts, one run row per
+    grade)."""
     criteria: dict[tuple[str, str, str, str], tuple] = {
         (s.subject_id, s.case_id, s.run_id, s.reviewer_id): s.criterion_scores for s in scorings}
+    heads: dict[str, str] = {}
     out = {}
     for sid, rows in runs_of.items():
-        runs = [(r.case_id, run_values(r, criteria.get((r.subject_id, r.case_id, r.run_id, r.reviewer_id), ())))
+        runs = [(r.case_id, run_text(r, criteria.get((r.subject_id, r.case_id, r.run_id, r.reviewer_id), ())))
                 for r in rows]
-        out[sid] = data_digest(subject_record(sid, seed, runs, golds))
+        out[sid] = hashlib.sha256(subject_text(sid, seed, runs, golds, heads).encode("utf-8")).hexdigest()
     return out
 
 

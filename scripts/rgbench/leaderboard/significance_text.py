@@ -53,8 +53,9 @@ def rank_range_method(sig: Significance, esc: Text) -> str:
         text += "No two ranked subjects share a case, so no pair is compared."
     else:
         text += (f"A difference is significant when the case-level sign-flip test of the Q_final difference over "
-                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over every pair of scored "
-                 f"subjects (disqualified and incomplete ones included), gives p < {level}.")
+                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over the {sig.n_pairs} "
+                 f"pairs of ranked subjects, gives p < {level} (pairs with a disqualified, incomplete or unscored "
+                 f"subject are tested apart and not counted).")
     return esc(text)
 
 
@@ -87,8 +88,12 @@ def power_sentence(sig: Significance, esc: Text, scale: ScoreScale | None = None
 def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
     """``Significant differences: A above B and C; D above E.`` in leaderboard order, or that there is none;
     beyond :data:`~.long_lists.LIST_LIMIT` pairs, their count and the first pairs (:func:`~.long_lists.capped`)."""
+    unresolved = unresolved_sentence(sig)
     if not sig.above:
-        return esc("No ranked subject is significantly above another.")
+        if sig.n_pairs and sig.unresolved == sig.n_pairs:
+            return esc("The test could not resolve any pair of ranked subjects, so none is shown significantly above "
+                       "another, and that does not mean they are equal: " + unresolved)
+        return esc("No ranked subject is significantly above another." + (" " + unresolved if unresolved else ""))
 
     def render(pairs: Sequence[tuple[str, str]]) -> str:
         groups: dict[str, list[str]] = {}
@@ -97,7 +102,21 @@ def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
         return esc("; ").join(f"{name(better)}{esc(' above ')}{_names(worse, name, esc)}"
                               for better, worse in groups.items())
     return (esc("Significant differences: ") + capped(sig.above, render, noun="pair", where=PAIRWISE_WHERE, esc=esc)
-            + esc("."))
+            + esc(".") + (esc(" " + unresolved) if unresolved else ""))
+
+
+def unresolved_sentence(sig: Significance) -> str:
+    """Why some pairs could not be significant whatever their difference (unescaped), or ``""`` when the test
+    can resolve every pair: with k shared cases that differ the sign-flip test's smallest p is 2 / 2^k, and the
+    adjustment over n_pairs pairs asks for p below level / n_pairs first (:func:`rgbench.stats.pairwise.unresolvable`)."""
+    if not sig.unresolved or sig.fewest_differing is None:
+        return ""
+    k, m = sig.fewest_differing, sig.n_pairs
+    share = "every pair" if sig.unresolved == m else f"{sig.unresolved} of the {m} pairs"
+    return (f"For {share} the test cannot reach significance whatever the difference: too few shared cases for "
+            f"that many pairs (with as few as {k} shared case{"s" if k != 1 else ""} that differ, the smallest p the sign-flip "
+            f"test can give is 2/2^{k}, above {short_decimal(sig.level)}/{m}, the first threshold of the "
+            f"{CORRECTION_NAME[sig.correction]} adjustment over {m} pairs).")
 
 
 def outside_note(board: Board, name: Text, esc: Text) -> str:

@@ -11,7 +11,7 @@ statistics tables with the statistics' own public functions, and compared at the
 committed precision (6 decimals):
 
 * pairwise.csv: the set of pairs (every two scored subjects, subject_a <
-  subject_b), ``n_cases``, ``q_diff`` and ``p_diff``
+  subject_b), ``n_cases``, ``q_diff``, ``p_diff`` and ``p_min``
   (:func:`rgbench.stats.pairwise.paired_case_differences`), and
   ``significantly_better`` against the row's own ``p_holm`` and ``q_diff``, ``family`` against the
   ranking (Holm's family is the pairs of ranked subjects; a pair apart has no adjusted p). The
@@ -45,7 +45,14 @@ from ..problems import Problem
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from ..stats.case_summary import case_summaries
 from ..stats.eligibility import is_incomplete
-from ..stats.pairwise import APART, RANKED_FAMILY, PairwiseRow, paired_case_differences, significantly_better
+from ..stats.pairwise import (
+    APART,
+    RANKED_FAMILY,
+    PairwiseRow,
+    paired_case_differences,
+    significantly_better,
+    smallest_p,
+)
 from ..stats.run_columns import RunColumns
 from .intervals import interval_problems
 from .manifest import MANIFEST_PATH, Manifest
@@ -249,15 +256,17 @@ def incomplete_subjects(tables: ResultTables, spec: Spec) -> frozenset[str]:
 
 
 def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> dict[tuple[str, str], tuple]:
-    """(n_cases, q_diff, p_diff) of every pair of scored subjects recomputed exactly from per_run.csv."""
+    """(n_cases, q_diff, p_diff, p_min) of every pair of scored subjects recomputed exactly from per_run.csv
+    (p_min: :func:`rgbench.stats.pairwise.smallest_p` of the pair's Q_final differences)."""
     grouped = runs_by_subject(tables.runs)
     columns = RunColumns.of({m.subject_id: grouped.get(m.subject_id, []) for m in tables.subjects})
     summaries = case_summaries(columns, alpha=manifest.alpha, scale=spec.scale, bins=spec.ece_bins)
     apart, groups = paired_case_differences(summaries)
-    out: dict[tuple[str, str], tuple] = {pair: (0, None, None) for pair in apart}
+    out: dict[tuple[str, str], tuple] = {pair: (0, None, None, None) for pair in apart}
     for group in groups:
         for j, pair in enumerate(group.pairs):   # no pass rule: no P, so no p_diff
-            out[pair] = (group.n, group.mean_q(j), group.mean_p(j) if spec.has_pass_rule else None)
+            out[pair] = (group.n, group.mean_q(j), group.mean_p(j) if spec.has_pass_rule else None,
+                         smallest_p(group.q[:, j]))
     return out
 
 
@@ -290,7 +299,7 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             problem(row.line, f"({a}, {b}): a subject has no scored run in {PER_RUN_PATH} ({OUT_OF_STEP})")
             continue
         v = row.values
-        for column, should in zip(("n_cases", "q_diff", "p_diff"), want):
+        for column, should in zip(("n_cases", "q_diff", "p_diff", "p_min"), want):
             if fmt_fixed(v[column]) != fmt_fixed(should):  # n_cases too: equal integers, equal texts
                 problem(row.line, f"{column} of ({a}, {b}) is {v[column]} but {PER_RUN_PATH} gives {should} "
                                   f"({OUT_OF_STEP})")

@@ -60,10 +60,7 @@ class Significance:
     q_mde: tuple[Fraction, Fraction] | None = None
     p_mde: tuple[Fraction, Fraction] | None = None
     correction: str = "holm"  # config.yaml's pairwise_correction: holm or benjamini-hochberg
-    # pairs of ranked subjects the test cannot resolve (:func:`rgbench.stats.pairwise.unresolvable`), and the
-    # fewest non-zero shared differences among them (p_min = 2 / 2^k), None when every pair can be resolved
-    unresolved: int = 0
-    fewest_differing: int | None = None
+    unresolved: int = 0   # pairs of ranked subjects the test cannot resolve (rgbench.stats.pairwise.unresolvable)
 
 
 @dataclass(frozen=True)
@@ -109,16 +106,10 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     n = len(ranked_ids)
     sets = rank_sets or {}
     ranges = {sid: (sets[sid].low, sets[sid].high) if sid in sets else (1, n) for sid in ranked_ids}
-    unresolved = [row for row in pairs if unresolvable(row, level, len(pairs))]
-    fewest = min((_differing(row.p_min) for row in unresolved if row.p_min is not None), default=None)
+    unresolved = sum(1 for row in pairs if unresolvable(row, level, len(pairs)))
     return Significance(level, len(pairs), tuple(above), ranges,
                         _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction,
-                        len(unresolved), fewest)
-
-
-def _differing(p_min: Fraction) -> int:
-    """k from p_min = 2 / 2^k (:func:`rgbench.stats.pairwise.smallest_p`; 1 for p_min = 1)."""
-    return max(1, Fraction(p_min).denominator.bit_length())
+                        unresolved)
 
 
 def alpha_statement(rows: Sequence[AlphaRow], n_ranked: int, top: int = TOP) -> AlphaStatement | None:

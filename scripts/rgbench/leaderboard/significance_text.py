@@ -52,9 +52,10 @@ def rank_range_method(sig: Significance, esc: Text) -> str:
     elif sig.n_pairs == 0:
         text += "No two ranked subjects share a case, so no pair is compared."
     else:
+        pairs = "pair" if sig.n_pairs == 1 else "pairs"
         text += (f"A difference is significant when the case-level sign-flip test of the Q_final difference over "
                  f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over the {sig.n_pairs} "
-                 f"pairs of ranked subjects, gives p < {level} (pairs with a disqualified, incomplete or unscored "
+                 f"{pairs} of ranked subjects, gives p < {level} (pairs with a disqualified, incomplete or unscored "
                  f"subject are tested apart and not counted).")
     return esc(text)
 
@@ -91,8 +92,8 @@ def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
     unresolved = unresolved_sentence(sig)
     if not sig.above:
         if sig.n_pairs and sig.unresolved == sig.n_pairs:
-            return esc("The test could not resolve any pair of ranked subjects, so none is shown significantly above "
-                       "another, and that does not mean they are equal: " + unresolved)
+            return esc("No ranked subject is shown significantly above another, and that does not mean they are "
+                       "equal. " + unresolved)
         return esc("No ranked subject is significantly above another." + (" " + unresolved if unresolved else ""))
 
     def render(pairs: Sequence[tuple[str, str]]) -> str:
@@ -109,13 +110,15 @@ def unresolved_sentence(sig: Significance) -> str:
     """Why some pairs could not be significant whatever their difference (unescaped), or ``""`` when the test
     can resolve every pair: with k shared cases that differ the sign-flip test's smallest p is 2 / 2^k, and the
     adjustment over n_pairs pairs asks for p below level / n_pairs first (:func:`rgbench.stats.pairwise.unresolvable`)."""
-    if not sig.unresolved or sig.fewest_differing is None:
+    if not sig.unresolved:
         return ""
-    k, m = sig.fewest_differing, sig.n_pairs
-    share = "every pair" if sig.unresolved == m else f"{sig.unresolved} of the {m} pairs"
-    return (f"For {share} the test cannot reach significance whatever the difference: too few shared cases for "
-            f"that many pairs (with as few as {k} shared case{"s" if k != 1 else ""} that differ, the smallest p the sign-flip "
-            f"test can give is 2/2^{k}, above {short_decimal(sig.level)}/{m}, the first threshold of the "
+    m = sig.n_pairs
+    every = sig.unresolved == m
+    share = "any pair of ranked subjects" if every else f"{sig.unresolved} of the {m} pairs of ranked subjects"
+    which = "every pair" if every else "each of these"
+    return (f"The test could not resolve {share} whatever the difference: too few shared cases for that many "
+            f"pairs (the smallest p the sign-flip test can give a pair is 2/2^k, k the shared cases on which the "
+            f"two differ; for {which} it is above {short_decimal(sig.level)}/{m}, the first threshold of the "
             f"{CORRECTION_NAME[sig.correction]} adjustment over {m} pairs).")
 
 

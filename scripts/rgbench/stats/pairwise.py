@@ -26,9 +26,9 @@ pair) are one :class:`PairGroup`: one case draw serves all their BCa intervals, 
 the golds, system/ and the list of those cases (:func:`pair_stream`), so the whole table is a few matrix
 products. A pair's row depends only on its two subjects' per-case values and its shared cases (p_holm and
 p_bh aside, which are joint; and the close rule may swap a saddlepoint p for the exact one when the family
-moves): a change to one subject leaves every other pair's difference and interval byte-identical, and relabelling, reordering or repeating
-runs changes nothing at all. All sums are on integers (exact in float64 below 2⁵³), so the bytes do not
-depend on how the products are blocked.
+moves): a change to one subject leaves every other pair's differences and intervals byte-identical, and
+relabelling, reordering or repeating runs changes nothing at all. All sums are on integers (exact in float64
+below 2⁵³), so the bytes do not depend on how the products are blocked.
 """
 
 from __future__ import annotations

@@ -297,10 +297,10 @@ def sign_flip_test(differences: np.ndarray, exact_budget: int | None = None) -> 
     sign-flip test of mean 0 (Fisher's randomisation test: under "no difference" each d_c is as likely as −d_c).
 
     ``differences`` (n x m, or n) holds n per-case differences of m pairs as integers (any common positive
-    scale: the test is scale-free), so ties are exact. Deterministic: no random pattern is drawn. A column
-    whose :func:`exact_cells` is at most ``exact_budget`` (default ``EXACT_CELLS``) gets :func:`sign_flip_exact`, every other one
-    :func:`sign_flip_saddlepoint` (:func:`pairwise_table` then computes the exact p of every pair whose
-    decision is close). n = 0 is a ValueError; a column of zeros gives p = 1 (exact).
+    scale: the test is scale-free), so ties are exact. Deterministic: no random pattern is drawn.
+    :func:`sign_flip_saddlepoint` of every column (vectorised), then :func:`sign_flip_exact` instead for each
+    column whose :func:`exact_cells` is at most ``exact_budget`` (default ``EXACT_CELLS``); :func:`pairwise_table`
+    then computes the exact p of every pair whose decision is close. n = 0 is a ValueError; a column of zeros gives p = 1 (exact).
     """
     x = np.asarray(differences, dtype=np.int64)
     x = x.reshape(len(x), -1)
@@ -308,8 +308,7 @@ def sign_flip_test(differences: np.ndarray, exact_budget: int | None = None) -> 
         raise ValueError("the sign-flip test needs at least one case")
     budget = EXACT_CELLS if exact_budget is None else exact_budget
     cheap = [exact_cells(x[:, j]) <= budget for j in range(x.shape[1])]
-    approximate = [j for j, c in enumerate(cheap) if not c]
-    saddle = dict(zip(approximate, sign_flip_saddlepoint(x[:, approximate]).tolist())) if approximate else {}
+    saddle = sign_flip_saddlepoint(x).tolist()   # every column at once; the cheap ones are then made exact
     p_values = [sign_flip_exact(x[:, j]) if c else max(Fraction(saddle[j]), smallest_p(x[:, j]))
                 for j, c in enumerate(cheap)]
     return p_values, [EXACT if c else SADDLEPOINT for c in cheap]

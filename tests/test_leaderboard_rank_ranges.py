@@ -120,6 +120,10 @@ def test_method_and_differences_sentences():
     assert significant_differences(blind, names.get, str) == (
         "No ranked subject is shown significantly above another, and that does not mean they are equal. The test "
         "could not resolve any pair of ranked subjects whatever the difference: " + why)
+    one = significant_differences(Significance(LEVEL, 1, (), {}, unresolved=1), names.get, str)
+    assert one.endswith("too few shared cases for a test at level 0.05 (the smallest p the sign-flip test can give "
+                        "a pair is 2/2^k, k the shared cases on which the two differ; for every pair it is above the "
+                        "level 0.05).")
     part = Significance(LEVEL, 6, (("A", "C"),), {}, unresolved=2)
     assert significant_differences(part, names.get, str) == (
         "Significant differences: Alpha above Gamma. The test could not resolve 2 of the 6 pairs of ranked subjects "

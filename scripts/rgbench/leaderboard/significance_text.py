@@ -112,14 +112,18 @@ def unresolved_sentence(sig: Significance) -> str:
     adjustment over n_pairs pairs asks for p below level / n_pairs first (:func:`rgbench.stats.pairwise.unresolvable`)."""
     if not sig.unresolved:
         return ""
-    m = sig.n_pairs
+    m, level = sig.n_pairs, short_decimal(sig.level)
     every = sig.unresolved == m
     share = "any pair of ranked subjects" if every else f"{sig.unresolved} of the {m} pairs of ranked subjects"
     which = "every pair" if every else "each of these"
-    return (f"The test could not resolve {share} whatever the difference: too few shared cases for that many "
-            f"pairs (the smallest p the sign-flip test can give a pair is 2/2^k, k the shared cases on which the "
-            f"two differ; for {which} it is above {short_decimal(sig.level)}/{m}, the first threshold of the "
-            f"{CORRECTION_NAME[sig.correction]} adjustment over {m} pairs).")
+    if m == 1:
+        reason, bound = f"too few shared cases for a test at level {level}", f"the level {level}"
+    else:
+        reason = "too few shared cases for that many pairs"
+        bound = f"{level}/{m}, the first threshold of the {CORRECTION_NAME[sig.correction]} adjustment over {m} pairs"
+    return (f"The test could not resolve {share} whatever the difference: {reason} (the smallest p the sign-flip "
+            f"test can give a pair is 2/2^k, k the shared cases on which the two differ; for {which} it is above "
+            f"{bound}).")
 
 
 def outside_note(board: Board, name: Text, esc: Text) -> str:

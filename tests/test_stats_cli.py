@@ -273,3 +273,37 @@ def test_the_summary_line_counts_in_the_singular_when_there_is_one(tmp_path, cap
     tree.add_run("alpha-model", "RO-FOUL-001", "r1", raw=12)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     assert capsys.readouterr().out == "1 scored run of 1 subject (1 with scores) -> tree/results/\n"
+
+
+def test_an_incomplete_subject_moves_no_ranked_pairs_adjusted_p(tmp_path):
+    """End to end (issue 25 item 3): Holm's family is the pairs of ranked subjects. Adding a subject scored on
+    2 of the 10 cases (incomplete, not ranked) adds its pairs apart (p_value kept, no p_holm or p_bh) and leaves
+    every ranked pair's row byte-identical; before, its pairs entered Holm's m and moved the ranked p_holm."""
+    def tree(root, with_partial):
+        t = MiniTree(root)
+        for sid in ("steady", "sharp", "weak") + (("partial",) if with_partial else ()):
+            t.add_subject(sid, "1.0")
+        for i in range(1, 11):
+            case = f"RO-FOUL-{i:03d}"
+            t.add_gold(case)
+            t.add_run("steady", case, "r1", raw=10)
+            t.add_run("sharp", case, "r1", raw=12 if i <= 7 else 8)
+            t.add_run("weak", case, "r1", raw=2 + i % 3, correctness=0)
+            if with_partial and i <= 2:
+                t.add_run("partial", case, "r1", raw=1, correctness=0)
+        assert compute_metrics.main(["--root", str(t.root)]) == 0
+        return t.root
+
+    def rows(root):
+        lines = results(root, "pairwise.csv")
+        header = lines[0].split(",")
+        return {tuple(line.split(",")[:2]): dict(zip(header, line.split(","))) for line in lines[1:]}
+    before, after = rows(tree(tmp_path / "three", False)), rows(tree(tmp_path / "four", True))
+    # partial misses 8 of the 10 cases: incomplete, so not ranked, so its pairs are apart
+    for pair, row in before.items():
+        assert row["family"] == "ranked" and after[pair] == row
+    added = [after[pair] for pair in set(after) - set(before)]
+    assert len(added) == 3
+    for r in added:
+        assert (r["family"], r["n_cases"], r["p_holm"], r["p_bh"], r["significantly_better"]) == ("apart", "2", "", "", "")
+        assert r["p_value"] and r["p_min"] == "0.500000"      # 2 cases that differ: p_min = 2/2^2

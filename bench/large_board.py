@@ -84,11 +84,12 @@ def with_section(text: str, block: str) -> str:
     return text.rstrip("\n") + "\n\n" + block
 
 
-def kept_section(text: str) -> str:
-    """The marked block of ``text`` (with its markers and a final newline), or ``""``: run_bench.py keeps it."""
-    if START not in text or END not in text:
+def kept_section(text: str, start: str = START, end: str = END) -> str:
+    """The block of ``text`` marked by ``start`` and ``end`` (with its markers and a final newline), or ``""``:
+    run_bench.py keeps it."""
+    if start not in text or end not in text:
         return ""
-    return START + text.partition(START)[2].partition(END)[0] + END + "\n"
+    return start + text.partition(start)[2].partition(end)[0] + end + "\n"
 
 
 def main() -> int:

@@ -16,7 +16,7 @@ Wall time, CPU time (user + system, fork-pool workers included) and peak residen
 child's ru_maxrss) are reported, with the ratios the targets are stated in, and a table of make
 metrics' phases. Then, once, the wall time of ``make test`` (skipped with --no-tests) and the size
 of the library (lines under scripts/, by kind: code, docstrings, comments, blank). The large board's section
-(`.venv/bin/python bench/large_board.py`) is kept as it is.
+(`.venv/bin/python bench/large_board.py`) and the pairwise boards' (`bench/pairwise_boards.py`) are kept as they are.
 Timings live here, never in tests.
 """
 
@@ -38,6 +38,8 @@ from typing import NamedTuple
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 from large_board import kept_section  # noqa: E402  (bench/, this script's folder)
+
+PAIRWISE_START, PAIRWISE_END = "<!-- pairwise-boards:start -->", "<!-- pairwise-boards:end -->"  # pairwise_boards.py
 
 from rgbench.cli import RESULT_STEPS  # noqa: E402
 
@@ -173,7 +175,8 @@ def main() -> int:
     lines += [f"Library: {sum(kinds.values())} lines of Python under `scripts/` (target: at most 8,500): "
               f"{kinds['code']} of code, {kinds['docstring']} of docstrings, {kinds['comment']} of comments, "
               f"{kinds['blank']} blank.", ""]
-    kept = kept_section(args.out.read_text(encoding="utf-8")) if args.out.exists() else ""   # bench/large_board.py's
+    old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+    kept = kept_section(old) + kept_section(old, PAIRWISE_START, PAIRWISE_END)   # large_board.py's, pairwise_boards.py's
     args.out.write_text("\n".join(lines) + ("\n" + kept if kept else ""), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

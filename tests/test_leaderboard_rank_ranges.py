@@ -6,6 +6,7 @@ Pairwise rows (with their Holm-adjusted p) and rank sets (as rank_sets.csv gives
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -107,6 +108,26 @@ def test_method_and_differences_sentences():
     assert significant_differences(sig, names.get, str) == "Significant differences: Alpha above Gamma and Delta."
     none = Significance(LEVEL, 6, (), {})
     assert significant_differences(none, names.get, str) == "No ranked subject is significantly above another."
+    # the test cannot resolve: said, with why, never "no differences"
+    why = ("too few shared cases for that many pairs (the smallest p the sign-flip test can give a pair is 2/2^k, "
+           "k the shared cases on which the two differ; for every pair it is above 0.05/6, the first threshold of "
+           "the Holm adjustment over 6 pairs).")
+    # p_min 1/4 (3 cases that differ) is above 0.05/m for every pair; p_min 2/2^30 is below
+    coarse = significance(RANKED, [replace(r, p_min=F(1, 4)) for r in ROWS], LEVEL, SETS)
+    fine = significance(RANKED, [replace(r, p_min=F(2, 2 ** 30)) for r in ROWS], LEVEL, SETS)
+    assert coarse.unresolved == coarse.n_pairs > 0 and fine.unresolved == 0
+    blind = Significance(LEVEL, 6, (), {}, unresolved=6)
+    assert significant_differences(blind, names.get, str) == (
+        "No ranked subject is shown significantly above another, and that does not mean they are equal. The test "
+        "could not resolve any pair of ranked subjects whatever the difference: " + why)
+    one = significant_differences(Significance(LEVEL, 1, (), {}, unresolved=1), names.get, str)
+    assert one.endswith("too few shared cases for a test at level 0.05 (the smallest p the sign-flip test can give "
+                        "a pair is 2/2^k, k the shared cases on which the two differ; for every pair it is above the "
+                        "level 0.05).")
+    part = Significance(LEVEL, 6, (("A", "C"),), {}, unresolved=2)
+    assert significant_differences(part, names.get, str) == (
+        "Significant differences: Alpha above Gamma. The test could not resolve 2 of the 6 pairs of ranked subjects "
+        "whatever the difference: " + why.replace("for every pair", "for each of these"))
     # In HTML the fixed text is escaped too: "p < 0.05" becomes "p &lt; 0.05".
     assert "p &lt; 0.05" in rank_range_method(sig, html.escape)
     assert power_sentence(sig, str).startswith(

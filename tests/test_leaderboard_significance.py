@@ -77,10 +77,10 @@ def test_rank_ranges_in_every_output(tmp_path):
     for line in ("| 1 (1\u20133) | Atlas 2 |", "| 2 (1\u20135) | Borealis |", "| 4 (2\u20135) | Dune |",
                  f"| 5 (2\u20135) | {EVIL_MD} |", "|  | Fathom |"):
         assert line in md
-    # the family of the adjustment is every scored pair, not only the ranked ones (pairwise.py: holm over every
-    # pair with a shared case): an Incomplete or Disqualified subject on the board changes the ranked pairs' p
-    assert ("Holm-adjusted over every pair of scored subjects (disqualified and incomplete ones included), "
-            "gives p < 0.05") in md
+    # the family of the adjustment is the pairs of ranked subjects (pairwise.py: holm over the family): an
+    # Incomplete or Disqualified subject on the board is tested apart and changes no ranked pair's p
+    assert ("Holm-adjusted over the 2 pairs of ranked subjects, gives p < 0.05 (pairs with a disqualified, "
+            "incomplete or unscored subject are tested apart and not counted)") in md
     assert f"Significant differences: Atlas 2 above Dune and {EVIL_MD}." in md
     assert "with 95% confidence, every ranked subject's true rank" in md and "for all subjects at once" in md
     assert "The top 3 (#1 Atlas 2, #2 Borealis, #2 cirrus) are the same for every alpha from 0 to 1" in md
@@ -295,8 +295,8 @@ def test_the_rank_range_sentence_names_the_configured_correction():
     base = dict(level=Fraction(5, 100), n_pairs=1, above=(), ranges={"a": (1, 2), "b": (1, 2)})
     holm_text = rank_range_method(Significance(**base), lambda t: t)
     bh_text = rank_range_method(Significance(**base, correction="benjamini-hochberg"), lambda t: t)
-    assert "Holm-adjusted over every pair of scored subjects" in holm_text
-    assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over every pair" in bh_text
+    assert "Holm-adjusted over the 1 pair of ranked subjects, gives" in holm_text
+    assert "Benjamini-Hochberg-adjusted (a false discovery rate, not a family-wise error) over the 1 pair of ranked" in bh_text
 
 
 def test_one_ranked_subject_gets_the_rank_range_paragraph_and_no_empty_one(tmp_path):

@@ -93,14 +93,15 @@ def test_new_result_files_by_hand(tmp_path):
     # shared cases FOUL and SCAL. Per-case Q contribution: alpha 1 and 11/12, beta 11/24 and 5/24: differences
     # 13/24 and 17/24, mean 15/24 = 0.625; Pass differences 1 and 1. Replicates of the mean: 13/24, 15/24, 17/24
     # with probability 1/4, 1/2, 1/4, symmetric (z0 = 0, a = 0): the extremes. Sign flips: 2 of the 4 patterns
-    # reach |T| = 30/24: p = 1/2 (exact), one pair: Holm and Benjamini-Hochberg leave it. SD of 13/24, 17/24:
+    # reach |T| = 30/24: p = 1/2 (exact), also p_min = 2/2^2; beta-model is disqualified, so the pair is outside
+    # the family (apart): no p_holm, no p_bh, nothing significant. SD of 13/24, 17/24:
     # (4/24)/√2 = 0.117851; q_mde = (z_0.975 + z_0.8) · 0.117851 / √2 = 2.801585 · 0.083333 = 0.233465; the Pass
     # differences do not vary (SD 0), so p_mde is unknown (empty).
     assert results(root, "pairwise.csv") == [
         "subject_a,subject_b,n_cases,q_diff,q_diff_low,q_diff_high,p_diff,p_diff_low,p_diff_high,p_value,test,"
-        "p_holm,significantly_better,q_diff_sd,p_diff_sd,q_mde,p_mde,p_bh",
-        "alpha-model,beta-model,2,0.625000,0.541667,0.708333,1.000000,1.000000,1.000000,0.500000,exact,0.500000,,"
-        "0.117851,0.000000,0.233465,,0.500000",
+        "p_holm,significantly_better,q_diff_sd,p_diff_sd,q_mde,p_mde,p_bh,p_min,family",
+        "alpha-model,beta-model,2,0.625000,0.541667,0.708333,1.000000,1.000000,1.000000,0.500000,exact,,,"
+        "0.117851,0.000000,0.233465,,,0.500000,apart",
     ]
     # beta-model is disqualified: alpha-model alone is ranked, and its rank is established
     assert results(root, "rank_sets.csv") == [
@@ -272,3 +273,37 @@ def test_the_summary_line_counts_in_the_singular_when_there_is_one(tmp_path, cap
     tree.add_run("alpha-model", "RO-FOUL-001", "r1", raw=12)
     assert compute_metrics.main(["--root", str(tree.root)]) == 0
     assert capsys.readouterr().out == "1 scored run of 1 subject (1 with scores) -> tree/results/\n"
+
+
+def test_an_incomplete_subject_moves_no_ranked_pairs_adjusted_p(tmp_path):
+    """End to end (issue 25 item 3): Holm's family is the pairs of ranked subjects. Adding a subject scored on
+    2 of the 10 cases (incomplete, not ranked) adds its pairs apart (p_value kept, no p_holm or p_bh) and leaves
+    every ranked pair's row byte-identical; before, its pairs entered Holm's m and moved the ranked p_holm."""
+    def tree(root, with_partial):
+        t = MiniTree(root)
+        for sid in ("steady", "sharp", "weak") + (("partial",) if with_partial else ()):
+            t.add_subject(sid, "1.0")
+        for i in range(1, 11):
+            case = f"RO-FOUL-{i:03d}"
+            t.add_gold(case)
+            t.add_run("steady", case, "r1", raw=10)
+            t.add_run("sharp", case, "r1", raw=12 if i <= 7 else 8)
+            t.add_run("weak", case, "r1", raw=2 + i % 3, correctness=0)
+            if with_partial and i <= 2:
+                t.add_run("partial", case, "r1", raw=1, correctness=0)
+        assert compute_metrics.main(["--root", str(t.root)]) == 0
+        return t.root
+
+    def rows(root):
+        lines = results(root, "pairwise.csv")
+        header = lines[0].split(",")
+        return {tuple(line.split(",")[:2]): dict(zip(header, line.split(","))) for line in lines[1:]}
+    before, after = rows(tree(tmp_path / "three", False)), rows(tree(tmp_path / "four", True))
+    # partial misses 8 of the 10 cases: incomplete, so not ranked, so its pairs are apart
+    for pair, row in before.items():
+        assert row["family"] == "ranked" and after[pair] == row
+    added = [after[pair] for pair in set(after) - set(before)]
+    assert len(added) == 3
+    for r in added:
+        assert (r["family"], r["n_cases"], r["p_holm"], r["p_bh"], r["significantly_better"]) == ("apart", "2", "", "", "")
+        assert r["p_value"] and r["p_min"] == "0.500000"      # 2 cases that differ: p_min = 2/2^2

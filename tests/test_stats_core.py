@@ -186,11 +186,11 @@ def test_subject_interval_contains_the_estimate():
 
 # --- the paired test -------------------------------------------------------------------------
 
-def flip(differences, rng=None, resamples=0, **kw):
+def flip(differences, **kw):
     """sign_flip_test of one column of Fractions, scaled to integers (the test is scale-free)."""
     scale = int(np.lcm.reduce([d.denominator for d in differences])) if differences else 1
-    p, kind = sign_flip_test(np.array([int(d * scale) for d in differences], dtype=np.int64), rng, resamples, **kw)
-    return p[0], kind
+    p, kinds = sign_flip_test(np.array([int(d * scale) for d in differences], dtype=np.int64), **kw)
+    return p[0], kinds[0]
 
 
 def test_sign_flip_exact_hand_computed():
@@ -203,20 +203,20 @@ def test_sign_flip_exact_hand_computed():
     assert flip([F(0)] * 4) == (F(1), "exact")                 # no difference at all
     with pytest.raises(ValueError):
         flip([])
-    # several pairs at once: each column is its own test over the same patterns
-    assert sign_flip_test(np.array([[1, 1], [1, -1], [1, 0]]), None, 0) == ([F(1, 4), F(1)], "exact")
+    # several pairs at once: each column is its own test
+    assert sign_flip_test(np.array([[1, 1], [1, -1], [1, 0]])) == ([F(1, 4), F(1)], ["exact", "exact"])
 
 
-def test_sign_flip_matches_the_enumeration_and_monte_carlo_is_close():
+def test_sign_flip_matches_the_enumeration_with_either_method():
     rnd = random.Random(3)
     for _ in range(20):
         d = [F(rnd.randint(-6, 6), rnd.choice([1, 2, 3, 4])) for _ in range(rnd.randint(1, 9))]
         assert flip(d)[0] == sign_flip_p(d)
+    # 12 cases, no exact budget: the saddlepoint (deterministic), within 10% of the enumeration here
     d = [F(rnd.randint(-3, 8), 4) for _ in range(12)]
-    exact = flip(d)[0]
-    mc, kind = flip(d, np.random.default_rng(9), 20000, exact_max=0)
-    # Monte Carlo p = (1 + hits)/(1 + M): SE at most 0.5/sqrt(20000) = 0.0035
-    assert kind == "monte-carlo" and abs(float(mc) - float(exact)) < 0.015 and mc >= F(1, 20001)
+    approximate, kind = flip(d, exact_budget=0)
+    assert kind == "saddlepoint" and abs(float(approximate) / float(sign_flip_p(d)) - 1) < 0.1
+    assert flip(d, exact_budget=0) == (approximate, kind)
 
 
 def test_paired_differences_use_every_run_and_no_label():
@@ -551,8 +551,8 @@ def test_a_pair_row_depends_on_its_two_subjects_only():
                                                                  confidence=C95, level=F(5, 100))}
     two = {(r.subject_a, r.subject_b): r for r in pairwise_table(summaries(changed), "seed", resamples=300,
                                                                  confidence=C95, level=F(5, 100))}
-    # 23 cases > 16: Monte Carlo, yet a-b is byte-identical (only Holm's p_holm/p_bh are joint)
-    assert one["a", "b"].test == "monte-carlo"
+    # a-b is byte-identical (only Holm's p_holm/p_bh are joint; its p is exact either way here)
+    assert one["a", "b"].test == "exact"
     assert replace(one["a", "b"], p_holm=None, p_bh=None) == replace(two["a", "b"], p_holm=None, p_bh=None)
     assert one["a", "c"] != two["a", "c"] and two["a", "c"].n_cases == 22
 
@@ -599,7 +599,7 @@ def test_the_pairs_give_the_same_rows_on_every_core_as_on_one(monkeypatch):
 
 @pytest.mark.parametrize("k", [1, 2, 3, 17, 800, 2 ** 20])
 def test_case_draws_as_int32_are_the_int64_draws(k):
-    # case_counts and the sign patterns draw int32 for speed: numpy takes any range below 2**32 from the same
+    # case_counts draws int32 for speed: numpy takes any range below 2**32 from the same
     # 32-bit stream whatever the dtype, so the numbers are those of the int64 draw they replaced
     def draw(dtype):
         return np.random.Generator(np.random.PCG64(7)).integers(0, k, size=(50, 9), dtype=dtype)

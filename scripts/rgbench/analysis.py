@@ -50,7 +50,7 @@ INT_COLUMNS = frozenset({
     "difficulty", "n_runs", "n_pass", "rank", "rank_best", "rank_worst", "n_units",
 })
 FLOAT_COLUMNS = frozenset({
-    "p_bh", "value_low", "value_high", "kendall_tau_b", "kendall_p", "separation", "separation_low", "separation_high",
+    "p_bh", "p_min", "value_low", "value_high", "kendall_tau_b", "kendall_p", "separation", "separation_low", "separation_high",
     "P_family_low", "P_family_high", "ECE_calibrated_mean", "ECE_calibrated_share", "BS_reliability_corrected",
     "BS_resolution_corrected", "BS_uncertainty_corrected", "p_diff", "p_diff_low", "p_diff_high", "p_value",
     "q_diff_sd", "p_diff_sd", "q_mde", "p_mde", "alpha_crossing", "swap_share",

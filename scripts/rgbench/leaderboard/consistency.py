@@ -11,9 +11,10 @@ statistics tables with the statistics' own public functions, and compared at the
 committed precision (6 decimals):
 
 * pairwise.csv: the set of pairs (every two scored subjects, subject_a <
-  subject_b), ``n_cases``, ``q_diff`` and ``p_diff``
+  subject_b), ``n_cases``, ``q_diff``, ``p_diff`` and ``p_min``
   (:func:`rgbench.stats.pairwise.paired_case_differences`), and
-  ``significantly_better`` against the row's own ``p_holm`` and ``q_diff``. The
+  ``significantly_better`` against the row's own ``p_holm`` and ``q_diff``, ``family`` against the
+  ranking (Holm's family is the pairs of ranked subjects; a pair apart has no adjusted p). The
   bootstrap bounds and the randomisation p-values are only checked to be
   ordered: redoing the draws needs every subject's input digest, which is
   compute_metrics' job, and the manifest's sha256 of the file vouches for them.
@@ -44,7 +45,14 @@ from ..problems import Problem
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from ..stats.case_summary import case_summaries
 from ..stats.eligibility import is_incomplete
-from ..stats.pairwise import PairwiseRow, paired_case_differences, significantly_better
+from ..stats.pairwise import (
+    APART,
+    RANKED_FAMILY,
+    PairwiseRow,
+    paired_case_differences,
+    significantly_better,
+    smallest_p,
+)
 from ..stats.run_columns import RunColumns
 from .intervals import interval_problems
 from .manifest import MANIFEST_PATH, Manifest
@@ -248,15 +256,17 @@ def incomplete_subjects(tables: ResultTables, spec: Spec) -> frozenset[str]:
 
 
 def expected_pairwise(tables: ResultTables, manifest: Manifest, spec: Spec) -> dict[tuple[str, str], tuple]:
-    """(n_cases, q_diff, p_diff) of every pair of scored subjects recomputed exactly from per_run.csv."""
+    """(n_cases, q_diff, p_diff, p_min) of every pair of scored subjects recomputed exactly from per_run.csv
+    (p_min: :func:`rgbench.stats.pairwise.smallest_p` of the pair's Q_final differences)."""
     grouped = runs_by_subject(tables.runs)
     columns = RunColumns.of({m.subject_id: grouped.get(m.subject_id, []) for m in tables.subjects})
     summaries = case_summaries(columns, alpha=manifest.alpha, scale=spec.scale, bins=spec.ece_bins)
     apart, groups = paired_case_differences(summaries)
-    out: dict[tuple[str, str], tuple] = {pair: (0, None, None) for pair in apart}
+    out: dict[tuple[str, str], tuple] = {pair: (0, None, None, None) for pair in apart}
     for group in groups:
         for j, pair in enumerate(group.pairs):   # no pass rule: no P, so no p_diff
-            out[pair] = (group.n, group.mean_q(j), group.mean_p(j) if spec.has_pass_rule else None)
+            out[pair] = (group.n, group.mean_q(j), group.mean_p(j) if spec.has_pass_rule else None,
+                         smallest_p(group.q[:, j]))
     return out
 
 
@@ -266,8 +276,11 @@ def _row_of(values: dict[str, Any]) -> PairwiseRow:
 
 
 def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[str, str], tuple],
-                   subjects: set[str], level: Fraction, correction: str = "holm") -> list[Problem]:
-    """Each row of pairwise.csv agrees with the recomputation; no pair is missing or extra."""
+                   subjects: set[str], level: Fraction, correction: str = "holm",
+                   ranked: set[str] | None = None) -> list[Problem]:
+    """Each row of pairwise.csv agrees with the recomputation; no pair is missing or extra. With ``ranked``
+    (the ranked subject_ids): ``family`` is ``ranked`` exactly for the pairs of two ranked subjects, and a pair
+    ``apart`` has no p_holm or p_bh (the family is the board's claims, aggregate_metrics.md §20)."""
     problems = []
 
     def problem(line: int, message: str) -> None:
@@ -286,10 +299,20 @@ def check_pairwise(file_rows: dict[tuple[str, str], Row], expected: dict[tuple[s
             problem(row.line, f"({a}, {b}): a subject has no scored run in {PER_RUN_PATH} ({OUT_OF_STEP})")
             continue
         v = row.values
-        for column, should in zip(("n_cases", "q_diff", "p_diff"), want):
+        for column, should in zip(("n_cases", "q_diff", "p_diff", "p_min"), want):
             if fmt_fixed(v[column]) != fmt_fixed(should):  # n_cases too: equal integers, equal texts
                 problem(row.line, f"{column} of ({a}, {b}) is {v[column]} but {PER_RUN_PATH} gives {should} "
                                   f"({OUT_OF_STEP})")
+        if ranked is not None:
+            family = RANKED_FAMILY if a in ranked and b in ranked else APART
+            if v["family"] != family:
+                problem(row.line, f"family of ({a}, {b}) is {v['family'] or 'empty'} but the leaderboard's ranking "
+                                  f"gives {family} ({OUT_OF_STEP})")
+            elif family == APART and (v["p_holm"] is not None or v["p_bh"] is not None):
+                problem(row.line, f"({a}, {b}) is outside the family (apart) but has p_holm or p_bh ({OUT_OF_STEP})")
+        if v["p_min"] is not None and v["p_value"] is not None and v["p_value"] < v["p_min"]:
+            problem(row.line, f"p_value {fmt_fixed(v['p_value'])} of ({a}, {b}) is below its p_min "
+                              f"{fmt_fixed(v['p_min'])} ({OUT_OF_STEP})")
         better = significantly_better(_row_of(v), level, correction) or ""
         if v["significantly_better"] != better:
             adjusted = "p_bh" if correction == "benjamini-hochberg" else "p_holm"
@@ -413,7 +436,7 @@ def check_stats_tables(stats: StatsTables, tables: ResultTables, manifest: Manif
     if stats.pairwise is not None:
         expected = expected_pairwise(tables, manifest, spec)
         problems += check_pairwise(stats.pairwise, expected, subjects, level if recorded is None else Fraction(recorded),
-                                   spec.stats.pairwise_correction)
+                                   spec.stats.pairwise_correction, {m.subject_id for _, m in ranked})
         pairwise = [_row_of(stats.pairwise[pair].values) for pair in sorted(stats.pairwise)]
     if stats.rank_sets is not None:
         problems += check_rank_sets(stats.rank_sets, {m.subject_id: rank for rank, m in ranked})

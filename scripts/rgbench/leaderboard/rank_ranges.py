@@ -9,8 +9,9 @@ the leaderboard checks them (:mod:`.consistency`) and shows them.
 
 The significant differences listed are pairwise.csv's ``significantly_better``
 among ranked subjects: the case-level sign-flip test of the Q_final difference,
-Holm-adjusted over every pair of scored subjects in the file
-(:func:`rgbench.stats.pairwise.significantly_better`).
+Holm-adjusted over the pairs of ranked subjects (pairwise.csv's family ``ranked``;
+:func:`rgbench.stats.pairwise.significantly_better`). Pairs the test cannot resolve
+(:func:`rgbench.stats.pairwise.unresolvable`) are counted so that the page says so.
 
 Alpha (issue 5): :func:`alpha_statement` summarises alpha_sensitivity.csv's
 ranks with :func:`rgbench.stats.alpha_sensitivity.top_ranks_depend_on_alpha`.
@@ -26,7 +27,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from ..stats.alpha_sensitivity import AlphaRow, top_ranks_by_alpha, top_ranks_depend_on_alpha
-from ..stats.pairwise import PairwiseRow, significantly_better
+from ..stats.pairwise import PairwiseRow, significantly_better, unresolvable
 
 TOP = 3  # "the top ranks" of issue 5: ranks 1..3
 
@@ -48,7 +49,8 @@ class Significance:
     differ significantly; ``ranges``: subject_id -> (low, high) simultaneous rank set
     of each ranked subject;
     ``mde``: (smallest, largest) difference in Q_final and in P detectable with 80%
-    power over the pairs of ranked subjects (pairwise.csv's q_mde, p_mde), or None.
+    power over the pairs of ranked subjects (pairwise.csv's q_mde, p_mde), or None;
+    ``unresolved``: how many of the ``n_pairs`` the test cannot resolve at all (p_min above level / n_pairs).
     """
 
     level: Fraction
@@ -58,6 +60,7 @@ class Significance:
     q_mde: tuple[Fraction, Fraction] | None = None
     p_mde: tuple[Fraction, Fraction] | None = None
     correction: str = "holm"  # config.yaml's pairwise_correction: holm or benjamini-hochberg
+    unresolved: int = 0   # pairs of ranked subjects the test cannot resolve (rgbench.stats.pairwise.unresolvable)
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,10 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     n = len(ranked_ids)
     sets = rank_sets or {}
     ranges = {sid: (sets[sid].low, sets[sid].high) if sid in sets else (1, n) for sid in ranked_ids}
+    unresolved = sum(1 for row in pairs if unresolvable(row, level, len(pairs)))
     return Significance(level, len(pairs), tuple(above), ranges,
-                        _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction)
+                        _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction,
+                        unresolved)
 
 
 def alpha_statement(rows: Sequence[AlphaRow], n_ranked: int, top: int = TOP) -> AlphaStatement | None:

@@ -337,7 +337,7 @@ PAIRWISE_TYPES: dict[str, Parser] = {
     "p_diff_low": _fixed_or_empty, "p_diff_high": _fixed_or_empty, "p_value": _fixed_or_empty, "test": str,
     "p_holm": _fixed_or_empty, "significantly_better": str,  # a subject_id or empty
     "q_diff_sd": _fixed_or_empty, "p_diff_sd": _fixed_or_empty, "q_mde": _fixed_or_empty, "p_mde": _fixed_or_empty,
-    "p_bh": _fixed_or_empty,
+    "p_bh": _fixed_or_empty, "p_min": _fixed_or_empty, "family": str,  # ranked or apart
 }
 RANK_SETS_TYPES: dict[str, Parser] = {
     "subject_id": _text, "rank": _int, "rank_low": _int, "rank_high": _int, "rank_low_marginal": _int,

@@ -52,9 +52,11 @@ def rank_range_method(sig: Significance, esc: Text) -> str:
     elif sig.n_pairs == 0:
         text += "No two ranked subjects share a case, so no pair is compared."
     else:
+        pairs = "pair" if sig.n_pairs == 1 else "pairs"
         text += (f"A difference is significant when the case-level sign-flip test of the Q_final difference over "
-                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over every pair of scored "
-                 f"subjects (disqualified and incomplete ones included), gives p < {level}.")
+                 f"the cases both subjects answered, {CORRECTION_TEXT[sig.correction]} over the {sig.n_pairs} "
+                 f"{pairs} of ranked subjects, gives p < {level} (pairs with a disqualified, incomplete or unscored "
+                 f"subject are tested apart and not counted).")
     return esc(text)
 
 
@@ -87,8 +89,12 @@ def power_sentence(sig: Significance, esc: Text, scale: ScoreScale | None = None
 def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
     """``Significant differences: A above B and C; D above E.`` in leaderboard order, or that there is none;
     beyond :data:`~.long_lists.LIST_LIMIT` pairs, their count and the first pairs (:func:`~.long_lists.capped`)."""
+    unresolved = unresolved_sentence(sig)
     if not sig.above:
-        return esc("No ranked subject is significantly above another.")
+        if sig.n_pairs and sig.unresolved == sig.n_pairs:
+            return esc("No ranked subject is shown significantly above another, and that does not mean they are "
+                       "equal. " + unresolved)
+        return esc("No ranked subject is significantly above another." + (" " + unresolved if unresolved else ""))
 
     def render(pairs: Sequence[tuple[str, str]]) -> str:
         groups: dict[str, list[str]] = {}
@@ -97,7 +103,27 @@ def significant_differences(sig: Significance, name: Text, esc: Text) -> str:
         return esc("; ").join(f"{name(better)}{esc(' above ')}{_names(worse, name, esc)}"
                               for better, worse in groups.items())
     return (esc("Significant differences: ") + capped(sig.above, render, noun="pair", where=PAIRWISE_WHERE, esc=esc)
-            + esc("."))
+            + esc(".") + (esc(" " + unresolved) if unresolved else ""))
+
+
+def unresolved_sentence(sig: Significance) -> str:
+    """Why some pairs could not be significant whatever their difference (unescaped), or ``""`` when the test
+    can resolve every pair: with k shared cases that differ the sign-flip test's smallest p is 2 / 2^k, and the
+    adjustment over n_pairs pairs asks for p below level / n_pairs first (:func:`rgbench.stats.pairwise.unresolvable`)."""
+    if not sig.unresolved:
+        return ""
+    m, level = sig.n_pairs, short_decimal(sig.level)
+    every = sig.unresolved == m
+    share = "any pair of ranked subjects" if every else f"{sig.unresolved} of the {m} pairs of ranked subjects"
+    which = "every pair" if every else "each of these"
+    if m == 1:
+        reason, bound = f"too few shared cases for a test at level {level}", f"the level {level}"
+    else:
+        reason = "too few shared cases for that many pairs"
+        bound = f"{level}/{m}, the first threshold of the {CORRECTION_NAME[sig.correction]} adjustment over {m} pairs"
+    return (f"The test could not resolve {share} whatever the difference: {reason} (the smallest p the sign-flip "
+            f"test can give a pair is 2/2^k, k the shared cases on which the two differ; for {which} it is above "
+            f"{bound}).")
 
 
 def outside_note(board: Board, name: Text, esc: Text) -> str:

@@ -46,7 +46,7 @@ CALIBRATION_COLUMNS = ("subject_id", "subject_version", "bin", "bin_low", "bin_h
                        "mean_confidence", "mean_correctness")
 PAIRWISE_COLUMNS = ("subject_a", "subject_b", "n_cases", "q_diff", "q_diff_low", "q_diff_high", "p_diff",
                     "p_diff_low", "p_diff_high", "p_value", "test", "p_holm", "significantly_better",
-                    "q_diff_sd", "p_diff_sd", "q_mde", "p_mde", "p_bh")
+                    "q_diff_sd", "p_diff_sd", "q_mde", "p_mde", "p_bh", "p_min", "family")
 RANK_SETS_COLUMNS = ("subject_id", "rank", "rank_low", "rank_high", "rank_low_marginal", "rank_high_marginal")
 RANK_STABILITY_COLUMNS = ("subject_a", "subject_b", "rank_a", "rank_b", "adjacent", "alpha_crossing", "swap_share")
 PASS_AT_K_COLUMNS = ("subject_id", "k", "pass_at_k", "pass_hat_k", "n_cases")
@@ -195,7 +195,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
                          [float(s.metrics.q_final or 0) for s in standings], replicates, confidence)
         swap = swap_shares(replicates).tolist()
     pairwise = pairwise_table(summaries, seed_digest(config.seed), resamples=resamples, confidence=confidence,
-                              level=config.significance_level)
+                              level=config.significance_level, ranked=ranked_ids)
     return Statistics(
         config=config,
         bins=spec.ece_bins,
@@ -268,7 +268,7 @@ def pairwise_cells(row: PairwiseRow, level: Fraction, correction: str = "holm") 
             fmt_float(row.q_diff_high), fmt_fixed(row.p_diff), fmt_float(row.p_diff_low), fmt_float(row.p_diff_high),
             fmt_fixed(row.p_value), row.test, fmt_fixed(row.p_holm), significantly_better(row, level, correction) or "",
             fmt_float(row.q_diff_sd), fmt_float(row.p_diff_sd), fmt_float(row.q_mde), fmt_float(row.p_mde),
-            fmt_fixed(row.p_bh))
+            fmt_fixed(row.p_bh), fmt_fixed(row.p_min), row.family)
 
 
 def _trend_rows(t: DifficultyTrend | None):

@@ -8,22 +8,27 @@ label, every run of a shared case is used, and a case counts once however many r
 
 - q_diff, p_diff: the mean of d_c over the shared cases, exact; their case-bootstrap BCa intervals
   (:func:`mean_difference_intervals`).
-- p_value: :func:`sign_flip_test` of the Q_final differences (Fisher's randomisation test for paired
-  data: under "no difference" each d_c is as likely to be −d_c), exact over all 2ⁿ sign patterns when
-  n ≤ ``EXACT_MAX_CASES``, else seeded Monte Carlo.
-- p_holm: :func:`holm` over every pair with a shared case (family-wise error); p_bh:
-  :func:`benjamini_hochberg` over the same pairs (false discovery rate). config.yaml's
-  ``pairwise_correction`` (``holm``, the default, or ``benjamini-hochberg``) says which one
+- p_value, test: :func:`sign_flip_test` of the Q_final differences (Fisher's randomisation test for paired
+  data: under "no difference" each d_c is as likely to be −d_c). Deterministic, no random pattern: the exact
+  distribution (:func:`sign_flip_exact`, a convolution on the integer lattice) when it is cheap, else the
+  saddlepoint approximation (:func:`sign_flip_saddlepoint`, Lugannani-Rice with Daniels' lattice correction,
+  Robinson 1982), and the exact p again for every pair whose decision is close (:func:`pairwise_table`).
+  p_min: the smallest p the test can give the pair (:func:`smallest_p`).
+- family, p_holm, p_bh: the family is the pairs of ranked subjects (the claims the board makes); :func:`holm`
+  (family-wise error) and :func:`benjamini_hochberg` (false discovery rate) adjust over them alone. Pairs with
+  an incomplete, unscored or disqualified subject keep their p_value, outside the family (``apart``).
+  config.yaml's ``pairwise_correction`` (``holm``, the default, or ``benjamini-hochberg``) says which one
   ``significantly_better`` reads.
 - q_diff_sd and the power columns: :func:`minimum_detectable_difference`.
 
 **One draw per set of shared cases.** The pairs that share the same cases (on a complete board: every
-pair) are one :class:`PairGroup`: one case draw and one set of sign patterns serve them all, seeded from
+pair) are one :class:`PairGroup`: one case draw serves all their BCa intervals, seeded from
 the declared seed and the list of those cases (:func:`pair_stream`), so the whole table is a few matrix
-products. A pair's row depends only on its two subjects' per-case values and its shared cases: a change
-to one subject leaves every pair without it byte-identical, and relabelling, reordering or repeating
-runs changes nothing at all. All sums are on integers (exact in float64 below 2⁵³), so the bytes do not
-depend on how the products are blocked.
+products. A pair's row depends only on its two subjects' per-case values and its shared cases (p_holm and
+p_bh aside, which are joint; and the close rule may swap a saddlepoint p for the exact one when the family
+moves): a change to one subject leaves every other pair's differences and intervals byte-identical, and
+relabelling, reordering or repeating runs changes nothing at all. All sums are on integers (exact in float64
+below 2⁵³), so the bytes do not depend on how the products are blocked.
 """
 
 from __future__ import annotations
@@ -31,21 +36,26 @@ from __future__ import annotations
 import hashlib
 import math
 import multiprocessing
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from statistics import NormalDist
 
 import numpy as np
+from scipy import special
 
 from ..load.parallel import usable_cores
 from .bootstrap import bca_columns, case_counts, jackknife_accelerations
 from .case_summary import CaseSummary
 from .seeds import generator
 
-EXACT_MAX_CASES = 16   # 2**16 = 65,536 sign patterns: exact enumeration is cheap up to here
 POWER = Fraction(8, 10)
-EXACT, MONTE_CARLO = "exact", "monte-carlo"
+EXACT, SADDLEPOINT = "exact", "saddlepoint"
+# sign_flip_test's rule: the exact distribution when its lattice costs at most EXACT_CELLS cell updates (a few ms);
+# and pairwise_table's: the exact p of every pair whose adjusted saddlepoint p lies within a factor CLOSE of the level.
+EXACT_CELLS = 1 << 21
+CLOSE = 10
+RANKED_FAMILY, APART = "ranked", "apart"
 _CELLS = 1 << 22       # float64 cells of one block of a product (32 MiB): bounds memory at any board size
 # Groups of pairs (one draw each) from which a fork pool pays: an incomplete board of 150 subjects has a group
 # per pair, 11,175 draws of 2,000 x its shared cases (~40 ms each at 800 cases), the bulk of make metrics.
@@ -59,8 +69,9 @@ class PairwiseRow:
 
     q_diff, p_diff: mean per-case difference a − b of the Q_final contribution and of Pass, in [−1, 1],
     > 0 when a is higher; *_low/*_high their BCa bounds; p_value, test: the sign-flip test of q_diff;
-    p_holm: adjusted over the pairs; q_diff_sd, p_diff_sd: SD of the per-case differences (n − 1);
-    q_mde, p_mde: :func:`minimum_detectable_difference`.
+    p_holm, p_bh: adjusted over the family (empty outside it); q_diff_sd, p_diff_sd: SD of the per-case differences (n − 1);
+    q_mde, p_mde: :func:`minimum_detectable_difference`; p_min: :func:`smallest_p`; family: ``ranked`` (in
+    the family p_holm and p_bh adjust over) or ``apart`` (:func:`pairwise_table`).
     """
 
     subject_a: str
@@ -80,6 +91,8 @@ class PairwiseRow:
     q_mde: float | None = None
     p_mde: float | None = None
     p_bh: Fraction | None = None
+    p_min: Fraction | None = None
+    family: str = ""
 
 
 @dataclass(frozen=True)
@@ -157,35 +170,148 @@ def _exact_float(x: np.ndarray, weight: int) -> np.ndarray:
     return x.astype(np.float64)
 
 
-def sign_flip_test(differences: np.ndarray, rng: np.random.Generator | None, resamples: int,
-                   exact_max: int = EXACT_MAX_CASES) -> tuple[list[Fraction], str]:
-    """(two-sided p-value of each column, ``exact`` or ``monte-carlo``): the paired sign-flip test of mean 0.
+def smallest_p(differences: np.ndarray) -> Fraction:
+    """The smallest p-value :func:`sign_flip_test` can give ``differences`` (one column): 2 / 2ᵏ with k the
+    number of non-zero differences (both patterns with every sign agreeing reach |T| = Σ|d_c|), 1 when k ≤ 1."""
+    k = int(np.count_nonzero(np.asarray(differences)))
+    return Fraction(1) if k <= 1 else Fraction(2, 2 ** k)
 
-    ``differences`` (n x m, or n) holds n per-case differences of m pairs as integers (any common
-    positive scale: the test is scale-free), so ties are exact. T = Σ d_c. Exact (n ≤ exact_max):
-    p = #{s ∈ {−1, 1}ⁿ : |Σ s_c d_c| ≥ |T|} / 2ⁿ. Otherwise, with M = ``resamples`` sign patterns drawn
-    uniformly from ``rng`` (shared by the columns): p = (1 + #{|T*| ≥ |T|}) / (1 + M), a valid p-value
-    for any M (Phipson & Smyth 2010). n = 0 is a ValueError; a column of zeros gives p = 1.
+
+def _lattice(differences: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """(a, t, A) of one column: a the non-zero |d_c| divided by their gcd, t = |Σ d_c| / gcd, A = Σ a (t ≡ A mod 2)."""
+    d = np.asarray(differences, dtype=np.int64).ravel()
+    d = d[d != 0]
+    if not len(d):
+        return d, 0, 0
+    g = int(np.gcd.reduce(np.abs(d)))
+    return np.abs(d) // g, abs(int(d.sum())) // g, int(np.abs(d).sum()) // g
+
+
+def exact_cells(differences: np.ndarray) -> int:
+    """The work of :func:`sign_flip_exact` on one column: k · (⌊(A − t)/2⌋ + 1) cell updates (:func:`_lattice`)."""
+    a, t, total = _lattice(differences)
+    return len(a) * ((total - t) // 2 + 1)
+
+
+def sign_flip_exact(differences: np.ndarray) -> Fraction:
+    """The exact two-sided p-value of the sign-flip test of one column of integer differences (any scale).
+
+    p = #{s ∈ {−1, 1}ⁿ : |Σ s_c d_c| ≥ |Σ d_c|} / 2ⁿ (Fisher 1935). A zero difference takes both signs with
+    the same sum, so only the k non-zero ones count. With a_c = |d_c| / gcd, A = Σ a_c, t = |Σ d_c| / gcd and
+    W the sum of the a_c whose sign flips, Σ s_c a_c = A − 2W and W is symmetric about A/2, so for t > 0
+    p = 2 · #{subsets with W ≤ (A − t)/2} / 2ᵏ; t = 0 (or k = 0) gives p = 1. The subset counts come from the
+    dynamic programme (convolution on the integer lattice) v ← v + v shifted by a_c, over the cases, in
+    float64 with exact power-of-two rescaling: exact while the counts stay below 2⁵³ (k ≤ 52), otherwise
+    relative error ≤ k · 2⁻⁵³ (every step adds non-negative numbers). Cost :func:`exact_cells`.
+    """
+    a, t, total = _lattice(differences)
+    k = len(a)
+    if k == 0 or t == 0:
+        return Fraction(1)
+    cut = (total - t) // 2
+    counts = np.zeros(cut + 1)
+    counts[0] = 1.0
+    shift = 0
+    for step, x in enumerate(a.tolist(), start=1):
+        if x <= cut:
+            counts[x:] += counts[:-x]      # numpy buffers the overlapping operands
+        if step % 512 == 0:               # counts ≤ 2^512 here: rescale exactly before float64 overflows
+            counts *= 2.0 ** -512
+            shift += 512
+    return min(Fraction(1), Fraction(float(counts.sum())) * Fraction(2) ** (shift + 1 - k))
+
+
+def sign_flip_saddlepoint(differences: np.ndarray) -> np.ndarray:
+    """The saddlepoint approximation of the two-sided sign-flip p-value of each column (n x m integers), float64.
+
+    In each column's lattice units (:func:`_lattice`) W = Σ a_c b_c with b_c independent fair coins has the
+    cumulant generating function K(θ) = Σ log((1 + e^{θ a_c}) / 2), and p = 2 · P(W ≥ x) with x = (A + t)/2.
+    Lugannani and Rice (1980) with Daniels' (1987) second continuity correction for a lattice of span 1:
+    x̃ = x − 1/2, K'(θ̃) = x̃, w = √(2(θ̃x̃ − K(θ̃))), u = 2 sinh(θ̃/2) √K''(θ̃),
+    P(W ≥ x) ≈ 1 − Φ(w) + φ(w)(1/u − 1/w) (Robinson 1982 for permutation tests). θ̃ > 0 solves K'(θ) = x̃ by
+    Newton's method kept inside a bracket. t ≤ 1 gives 1 exactly (W is symmetric); the result is clipped to
+    [:func:`smallest_p`, 1]; near the centre (w < 10⁻³, where 1/u − 1/w cancels) the normal approximation
+    with the same correction, p ≈ 1. Vectorised over the columns; measured against :func:`sign_flip_exact` in
+    tests/test_pairwise_pvalues.py.
     """
     x = np.asarray(differences, dtype=np.int64)
     x = x.reshape(len(x), -1)
-    n = len(x)
-    if n == 0:
+    out = np.ones(x.shape[1])
+    for block in _blocks(len(x), x.shape[1]):
+        out[block] = _saddlepoint_block(x[:, block])
+    return out
+
+
+def _saddlepoint_block(x: np.ndarray) -> np.ndarray:
+    absolute = np.abs(x)
+    g = np.gcd.reduce(absolute, axis=0)
+    nonzero = g > 0
+    g[~nonzero] = 1
+    a = (absolute // g).astype(np.float64)
+    t = np.abs(x.sum(axis=0)) // g
+    total = a.sum(axis=0)
+    k = np.count_nonzero(x, axis=0)
+    p = np.ones(x.shape[1])
+    todo = nonzero & (t > 1)
+    if not todo.any():
+        return p
+    a, t, total, k = a[:, todo], t[todo].astype(np.float64), total[todo], k[todo]
+    target = (total + t) / 2 - 0.5
+    variance0 = (a * a).sum(axis=0) / 4
+    theta = (target - total / 2) / variance0
+    low, high = np.zeros_like(theta), np.full_like(theta, np.inf)
+    for _ in range(200):
+        sig = _logistic(theta * a)
+        slope = (a * sig).sum(axis=0) - target
+        curve = (a * a * sig * (1 - sig)).sum(axis=0)
+        low = np.where(slope < 0, theta, low)
+        high = np.where(slope > 0, theta, high)
+        step = theta - slope / curve
+        inside = (step > low) & (step < high) & np.isfinite(step)
+        fallback = np.where(np.isfinite(high), (low + high) / 2, 2 * theta)
+        new = np.where(inside, step, fallback)
+        if np.all(np.abs(new - theta) <= 1e-14 * np.abs(theta)):
+            theta = new
+            break
+        theta = new
+    cgf = (np.logaddexp(0.0, theta * a) - math.log(2)).sum(axis=0)
+    sig = _logistic(theta * a)
+    curve = (a * a * sig * (1 - sig)).sum(axis=0)
+    w = np.sqrt(np.maximum(2 * (theta * target - cgf), 0.0))
+    u = 2 * np.sinh(theta / 2) * np.sqrt(curve)
+    central = w < 1e-3
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tail = np.where(central, special.ndtr(-(target - total / 2) / np.sqrt(variance0)),
+                        special.ndtr(-w) + np.exp(-w * w / 2) / math.sqrt(2 * math.pi) * (1 / u - 1 / w))
+    floor = np.ldexp(1.0, 1 - k)
+    p[todo] = np.clip(2 * tail, floor, 1.0)
+    return p
+
+
+def _logistic(z: np.ndarray) -> np.ndarray:
+    return special.expit(z)
+
+
+def sign_flip_test(differences: np.ndarray, exact_budget: int | None = None) -> tuple[list[Fraction], list[str]]:
+    """(two-sided p-value of each column, the method of each: ``exact`` or ``saddlepoint``): the paired
+    sign-flip test of mean 0 (Fisher's randomisation test: under "no difference" each d_c is as likely as −d_c).
+
+    ``differences`` (n x m, or n) holds n per-case differences of m pairs as integers (any common positive
+    scale: the test is scale-free), so ties are exact. Deterministic: no random pattern is drawn.
+    :func:`sign_flip_saddlepoint` of every column (vectorised), then :func:`sign_flip_exact` instead for each
+    column whose :func:`exact_cells` is at most ``exact_budget`` (default ``EXACT_CELLS``); :func:`pairwise_table`
+    then computes the exact p of every pair whose decision is close. n = 0 is a ValueError; a column of zeros gives p = 1 (exact).
+    """
+    x = np.asarray(differences, dtype=np.int64)
+    x = x.reshape(len(x), -1)
+    if len(x) == 0:
         raise ValueError("the sign-flip test needs at least one case")
-    observed = np.abs(x.sum(axis=0)).astype(np.float64)
-    xf = _exact_float(x, 1)
-    if n <= exact_max:
-        signs = (((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1) * 2 - 1).astype(np.float64)
-        total, kind, extra = 2 ** n, EXACT, 0
-    else:
-        if rng is None:
-            raise ValueError("a Monte Carlo sign-flip test needs a random stream")
-        # int32: the int64 draw's numbers (as in .bootstrap.case_counts), at a third of the time
-        signs = (rng.integers(0, 2, size=(resamples, n), dtype=np.int32) * 2 - 1).astype(np.float64)
-        total, kind, extra = 1 + resamples, MONTE_CARLO, 1
-    hits = np.concatenate([np.count_nonzero(np.abs(signs @ xf[:, block]) >= observed[block], axis=0)
-                           for block in _blocks(len(signs), x.shape[1])])
-    return [Fraction(extra + int(h), total) for h in hits], kind
+    budget = EXACT_CELLS if exact_budget is None else exact_budget
+    cheap = [exact_cells(x[:, j]) <= budget for j in range(x.shape[1])]
+    saddle = sign_flip_saddlepoint(x).tolist()   # every column at once; the cheap ones are then made exact
+    p_values = [sign_flip_exact(x[:, j]) if c else max(Fraction(saddle[j]), smallest_p(x[:, j]))
+                for j, c in enumerate(cheap)]
+    return p_values, [EXACT if c else SADDLEPOINT for c in cheap]
 
 
 def mean_difference_intervals(differences: np.ndarray, scale: int, counts: np.ndarray,
@@ -270,16 +396,17 @@ def pair_stream(seed_digest: str, cases: Sequence[str]) -> np.random.Generator:
 
 def compare_group(group: PairGroup, rng: np.random.Generator, *, resamples: int, confidence: Fraction,
                   level: Fraction) -> list[PairwiseRow]:
-    """The rows (without p_holm, p_bh) of the pairs of ``group``, from one draw of ``rng``: the case
-    counts first, then (n > EXACT_MAX_CASES) the sign patterns."""
+    """The rows (without p_holm, p_bh and family) of the pairs of ``group``: the BCa intervals from one draw of
+    case counts from ``rng``; p_value from :func:`sign_flip_test` (deterministic, no draw) and p_min from
+    :func:`smallest_p`."""
     counts = case_counts(rng, group.n, resamples)
     q_bounds = mean_difference_intervals(group.q, group.q_scale, counts, confidence)
     p_bounds = mean_difference_intervals(group.p, group.p_scale, counts, confidence)
-    p_values, test = sign_flip_test(group.q, rng, resamples)
+    p_values, tests = sign_flip_test(group.q)
     q_sds, p_sds = _sds(group.q, group.q_scale), _sds(group.p, group.p_scale)
     return [PairwiseRow(a, b, group.n, group.mean_q(j), *q_bounds[j], group.mean_p(j), *p_bounds[j], p_values[j],
-                        test, None, q_sds[j], p_sds[j], minimum_detectable_difference(q_sds[j], group.n, level),
-                        minimum_detectable_difference(p_sds[j], group.n, level))
+                        tests[j], None, q_sds[j], p_sds[j], minimum_detectable_difference(q_sds[j], group.n, level),
+                        minimum_detectable_difference(p_sds[j], group.n, level), p_min=smallest_p(group.q[:, j]))
             for j, (a, b) in enumerate(group.pairs)]
 
 
@@ -309,18 +436,51 @@ def compare_groups(groups: Sequence[PairGroup], seed_digest: str, *, resamples: 
 
 
 def pairwise_table(summaries: Mapping[str, CaseSummary], seed_digest: str, *, resamples: int,
-                   confidence: Fraction, level: Fraction) -> list[PairwiseRow]:
-    """Every pair (a < b, code-point order) of the subjects of ``summaries``, with p_holm and p_bh over the
-    pairs sharing a case. Each group of pairs draws from :func:`pair_stream` of its shared cases."""
+                   confidence: Fraction, level: Fraction, ranked: Collection[str] | None = None) -> list[PairwiseRow]:
+    """Every pair (a < b, code-point order) of the subjects of ``summaries``. Each group of pairs draws its BCa
+    intervals from :func:`pair_stream` of its shared cases; the p-values draw nothing (:func:`sign_flip_test`).
+
+    The family: the pairs of two ``ranked`` subjects (None: every subject) with a shared case are the claims
+    the board makes; p_holm and p_bh adjust over them alone (family ``ranked``). A pair with another subject
+    (incomplete, unscored, disqualified) keeps its p_value but is outside the family (family ``apart``,
+    p_holm and p_bh empty), so adding or removing such a subject moves no ranked pair's adjusted p.
+    Exact near the decision: every family pair whose Holm- or Benjamini-Hochberg-adjusted p, from the
+    saddlepoint p-values, lies within a factor ``CLOSE`` of ``level`` gets :func:`sign_flip_exact`, and the
+    adjustment is redone until no saddlepoint p is that close.
+    """
     apart, groups = paired_case_differences(summaries)
-    rows = [PairwiseRow(a, b, 0) for a, b in apart]
-    rows += compare_groups(groups, seed_digest, resamples=resamples, confidence=confidence, level=level)
+    inside = None if ranked is None else set(ranked)
+
+    def family(a: str, b: str) -> str:
+        return RANKED_FAMILY if inside is None or (a in inside and b in inside) else APART
+    rows = [PairwiseRow(a, b, 0, family=family(a, b)) for a, b in apart]
+    rows += [replace(row, family=family(row.subject_a, row.subject_b))
+             for row in compare_groups(groups, seed_digest, resamples=resamples, confidence=confidence, level=level)]
     rows.sort(key=lambda r: (r.subject_a, r.subject_b))
-    tested = [i for i, row in enumerate(rows) if row.p_value is not None]
-    p_values = [rows[i].p_value for i in tested]
-    for i, p, q in zip(tested, holm(p_values), benjamini_hochberg(p_values)):   # type: ignore[arg-type]
-        rows[i] = replace(rows[i], p_holm=p, p_bh=q)
+    column = {pair: (group, j) for group in groups for j, pair in enumerate(group.pairs)}
+    tested = [i for i, row in enumerate(rows) if row.p_value is not None and row.family == RANKED_FAMILY]
+
+    def near(adjusted: Fraction) -> bool:
+        return level / CLOSE <= adjusted <= level * CLOSE
+    while True:
+        p_values: list[Fraction] = [rows[i].p_value for i in tested]   # type: ignore[misc]
+        adjusted = list(zip(holm(p_values), benjamini_hochberg(p_values)))
+        close = [i for i, (h, b) in zip(tested, adjusted) if rows[i].test == SADDLEPOINT and (near(h) or near(b))]
+        if not close:
+            break
+        for i in close:
+            group, j = column[rows[i].subject_a, rows[i].subject_b]
+            rows[i] = replace(rows[i], p_value=sign_flip_exact(group.q[:, j]), test=EXACT)
+    for i, (h, b) in zip(tested, adjusted):
+        rows[i] = replace(rows[i], p_holm=h, p_bh=b)
     return rows
+
+
+def unresolvable(row: PairwiseRow, level: Fraction, family_size: int) -> bool:
+    """Whether no correction over ``family_size`` pairs can make the pair significant on its own: its
+    smallest attainable p (p_min, :func:`smallest_p`) is above level / family_size, Holm's first threshold
+    and Benjamini-Hochberg's smallest (the test cannot resolve the pair: too few cases that differ)."""
+    return row.p_min is not None and family_size > 0 and row.p_min * family_size > level
 
 
 def without_pass_rate(rows: Sequence[PairwiseRow]) -> list[PairwiseRow]:

@@ -77,6 +77,36 @@ def safe_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
         return np.where(denominator != 0, numerator / np.where(denominator != 0, denominator, 1), np.nan)
 
 
+def linearised_covariances(weights: np.ndarray, residuals: np.ndarray, runs: np.ndarray, shifts: np.ndarray,
+                           totals: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """(R x m): in each replicate of the case weights ``weights`` (R x K), the linearised (delta-method) covariance
+    of the ratio of per-case sums R_j = Σ_c w_c a_cj / Σ_c w_c b_cj with R_k, for the m pairs (j, k) =
+    (``first[i]``, ``second[i]``); j = k gives a variance. The ratio estimator's linearisation (Efron and
+    Tibshirani 1993, §21.3): the replicate's own standard error, which a bootstrap-t divides each replicate by
+    (Hall 1992, "The Bootstrap and Edgeworth Expansion", §3.10).
+
+    ``residuals`` (K x p): a_cj − R̂_j·b_cj at the estimates R̂ (each column sums to 0 over the cases); ``runs``
+    (K x p): the denominators b_cj; ``totals`` (R x p): Σ_c w_c b_cj; ``shifts`` (R x p): the replicates'
+    R*_j − R̂_j = Σ_c w_c residual_cj / totals. With u_cj = a_cj − R*_j·b_cj = residual_cj − shift_j·b_cj, the
+    covariance is the plug-in
+
+        Σ_c w_c u_cj u_ck / (totals_j · totals_k)
+
+    (no K/(K − 1) factor: a factor common to every standard error cancels between a studentised estimate and
+    its studentised replicates). Weights of ones (shift 0) give the estimates' own. Expanding u over the
+    residuals, not the raw sums, keeps the four weighted sums the size of the covariance (no cancellation of
+    large terms). NaN where a total is 0 (the replicate drew none of that ratio's cases).
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    e, b = np.asarray(residuals, dtype=np.float64), np.asarray(runs, dtype=np.float64)
+    m = len(first)
+    e1, e2, b1, b2 = e[:, first], e[:, second], b[:, first], b[:, second]
+    moments = w @ np.concatenate([e1 * e2, e1 * b2, b1 * e2, b1 * b2], axis=1)
+    ee, eb, be, bb = (moments[:, i * m:(i + 1) * m] for i in range(4))
+    s1, s2 = shifts[:, first], shifts[:, second]
+    return safe_ratio(ee - s2 * eb - s1 * be + s1 * s2 * bb, totals[:, first] * totals[:, second])
+
+
 def mean_statistic(values: np.ndarray) -> Statistic:
     """W -> the weighted mean of per-case values (a paired difference: one value per shared case)."""
     return ratio_statistic(values, np.ones(len(values)))
@@ -193,6 +223,66 @@ def ratio_interval(sums: Sequence[Fraction | int] | np.ndarray, runs: Sequence[i
     ``weights`` (``sums[c]``: case c's total of the value, ``runs[c]`` ≥ 1 its runs). None without cases;
     one case, or every case at the same mean, gives the point."""
     return bca_interval(ratio_statistic(sums, runs, scale), len(runs), weights, confidence)
+
+
+def extended_quantile(values: np.ndarray, q: float) -> float:
+    """numpy's default (linear) ``q`` quantile of ``values`` (no NaN), read as ±∞ when it takes any weight from an
+    infinite value (numpy's interpolation gives NaN between two infinities)."""
+    ordered = np.sort(np.asarray(values, dtype=np.float64))
+    h = (len(ordered) - 1) * q
+    low = int(np.floor(h))
+    high = min(low + 1, len(ordered) - 1)
+    if np.isfinite(ordered[low]) and np.isfinite(ordered[high]):
+        return float(np.quantile(ordered, q))
+    if h == low or ordered[low] == ordered[high]:
+        return float(ordered[low])
+    return float(ordered[high]) if np.isinf(ordered[high]) else float(ordered[low])
+
+
+def studentised_ratio_interval(sums: Sequence[Fraction | int] | np.ndarray, runs: Sequence[int] | np.ndarray,
+                               weights: np.ndarray, confidence: Fraction, scale: float = 1.0,
+                               bounds: tuple[float, float] = (0.0, 1.0)) -> Interval | None:
+    """The equal-tailed bootstrap-t (studentised) interval of θ = Σ_c sum_c / Σ_c n_c / ``scale`` over the case
+    draw ``weights`` (B x K): Hall (1992), "The Bootstrap and Edgeworth Expansion", §3.10; Efron and Tibshirani
+    (1993), §12.5. With SE the linearised standard error of θ̂ and SE* each replicate's own
+    (:func:`linearised_covariances` on the same case weights), t* = (θ* − θ̂) / SE* and t_q its quantiles
+    (:func:`extended_quantile`),
+
+        [θ̂ − t_{(1+c)/2} · SE, θ̂ − t_{(1−c)/2} · SE], clipped to ``bounds``.
+
+    Dividing each replicate by its own SE carries the skew of a ratio of bounded per-case values (a replicate that
+    drew few large values has both a low θ* and a small SE*) into the bounds: second-order accurate where the
+    percentile interval is first-order, and, unlike BCa, it widens the side the data are short of.
+    None without cases; a point when SE = 0 (one case, or every case at the same mean); a replicate with SE* = 0
+    has t* = ±∞ when θ* moved (then a bound may be the end of ``bounds``), 0 when not. ValueError when
+    ``weights`` does not have one column per case.
+    """
+    k = len(runs)
+    if k == 0:
+        return None
+    if weights.ndim != 2 or weights.shape[1] != k:
+        raise ValueError(f"the draw has shape {weights.shape}, not one column for each of the {k} cases")
+    a = np.asarray(sums, dtype=np.float64)[:, None] / scale
+    b = np.asarray(runs, dtype=np.float64)[:, None]
+    theta = float(a.sum() / b.sum())
+    residuals = a - theta * b
+    w = np.vstack([np.ones((1, k)), np.asarray(weights, dtype=np.float64)])
+    totals = w @ b
+    shifts = (w @ residuals) / totals
+    shifts[0] = 0.0
+    only = np.zeros(1, dtype=np.int64)
+    se = np.sqrt(np.maximum(linearised_covariances(w, residuals, b, shifts, totals, only, only)[:, 0], 0.0))
+    tol = _TIE * max(1.0, abs(theta))
+    if se[0] <= tol:
+        return theta, theta
+    moved = shifts[1:, 0]
+    flat = se[1:] <= tol * se[0]
+    t = np.where(flat, np.where(moved > tol, np.inf, np.where(moved < -tol, -np.inf, 0.0)),
+                 moved / np.where(flat, 1.0, se[1:]))
+    low_t, high_t = (extended_quantile(t, float(q)) for q in ((1 - confidence) / 2, (1 + confidence) / 2))
+    low, high = theta - high_t * se[0], theta - low_t * se[0]
+    return (max(bounds[0], float(low)) if np.isfinite(low) else bounds[0],
+            min(bounds[1], float(high)) if np.isfinite(high) else bounds[1])
 
 
 def undefined_replicates(statistic: Statistic, weights: np.ndarray) -> int:

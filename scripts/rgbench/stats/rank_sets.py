@@ -13,9 +13,9 @@ methods for multiple hypothesis testing", JASA 100:94-108, take the maximum of s
 1. SE_jk, the standard error of θ̂_j − θ̂_k, and SE*_jk, each replicate's own, from the linearisation of the
    two ratios Q_final = Σ q_c / Σ n_c on that replicate's case weights
    (:func:`rgbench.stats.bootstrap.linearised_covariances`);
-2. T*_jk = |(θ*_j − θ*_k) − (θ̂_j − θ̂_k)| / SE*_jk for every pair j ≠ k; the critical value c is the
-   ``confidence`` quantile over replicates of max T*_jk: over every pair for the simultaneous sets, over the
-   pairs (j, ·) of one subject for its marginal set;
+2. T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / SE*_jk for every ordered pair (T*_kj = −T*_jk); the critical
+   value c is the ``confidence`` quantile over replicates of max T*_jk: over every ordered pair for the
+   simultaneous sets, over the pairs with subject j on either side for its marginal set;
 3. j is significantly above k when z_jk = (θ̂_j − θ̂_k) / SE_jk > c, and stepwise (:func:`stepdown`, Romano and
    Wolf 2005, ``csranks``' default): the established pairs leave the maximum and c is taken again over the
    others, until no more is established; then with N⁻_j the number of subjects significantly above j and N⁺_j

@@ -45,6 +45,8 @@ import numpy as np
 from .bootstrap import case_counts, extended_quantile, linearised_covariances, safe_ratio
 from .case_summary import CaseSummary
 
+_ZERO = 1e-12   # a pair variance at most this share of its terms' magnitude is 0 (rounding is ~1e-16 of it)
+
 
 @dataclass(frozen=True)
 class RankSet:
@@ -62,8 +64,8 @@ class RankSet:
 class JointDraw:
     """One case draw of the union of the p ranked subjects' K cases (in code-point order) and their per-case sums.
 
-    ``sums[c, j]``: subject j's Q_final numerator over its runs of case c (Q_final · ``scales[j]`` per run), 0 on a
-    case it has no run of; ``runs[c, j]`` its runs of case c; ``counts`` (B x K): how often each case is drawn.
+    ``sums[c, j]``: subject j's Q_final numerator over its runs of case c (Q_final · ``scales[j]`` per run, a whole
+    number), 0 on a case it has no run of; ``runs[c, j]`` its runs of case c; ``counts`` (B x K): how often each case is drawn.
     """
 
     sums: np.ndarray
@@ -118,8 +120,10 @@ def studentised_differences(estimates: Sequence[float], draw: JointDraw) -> Stud
     pair takes no part in that replicate's maximum, the rule the data's own SE = 0 follows (as ±∞ it would
     put the critical value, and with it every claim on the board, at ∞ whenever a pair's spread rests on a
     few cases: 10 cases on which the last subject loses everywhere, by more on 2 of them). A pair variance at most
-    1e-12 of the sum of the two subjects' own (a difference that cannot be told from rounding) counts as 0.
-    Work: one subject's pairs at a time, (B + 1) x 4p numbers each; the result holds B' x p(p − 1)/2.
+    1e-12 of its terms' magnitude (:func:`rgbench.stats.bootstrap.linearised_covariances`: rounding is about
+    1e-16 of it) counts as 0. The draw's sums and runs are whole numbers, so every weighted sum is exact and the
+    result the same on every machine. Work: one subject's pairs at a time, (B + 1) x 4p numbers each; the result
+    holds B' x p(p − 1)/2.
     """
     est = np.asarray(estimates, dtype=np.float64)
     p = len(est)
@@ -127,15 +131,14 @@ def studentised_differences(estimates: Sequence[float], draw: JointDraw) -> Stud
     usable = np.all(np.isfinite(reps), axis=1)
     if usable.sum() < 2 or np.all(reps[usable] == reps[usable][0]):
         return None
-    a, b = draw.sums / draw.scales, draw.runs
-    theta = a.sum(axis=0) / b.sum(axis=0)
-    residuals = a - theta * b
-    weights = np.vstack([np.ones((1, a.shape[0])), draw.counts[usable]])   # row 0: the estimates' own weights
-    totals = weights @ b
-    shifts = (weights @ residuals) / totals
-    shifts[0] = 0.0
+    scales = draw.scales
+    weights = np.vstack([np.ones((1, draw.sums.shape[0])), draw.counts[usable]])   # row 0: the data's own weights
+    totals = (weights @ draw.sums, weights @ draw.runs)                             # exact: whole numbers
+    shifts = safe_ratio(totals[0], totals[1]) / scales
+    shifts = shifts - shifts[0]                                                     # θ* − θ̂ (row 0: 0)
     every = np.arange(p)
-    variances = np.maximum(linearised_covariances(weights, residuals, b, shifts, totals, every, every), 0.0)
+    own, own_size = linearised_covariances(weights, draw.sums, draw.runs, totals, every, every)
+    own, own_size = own / scales ** 2, own_size / scales ** 2
     tol = 1e-12 * max(1.0, float(np.abs(est).max()))
     z = np.zeros((p, p))
     first, second = np.triu_indices(p, 1)
@@ -143,10 +146,10 @@ def studentised_differences(estimates: Sequence[float], draw: JointDraw) -> Stud
     start = 0
     for j in range(p - 1):
         ks = every[j + 1:]
-        cov = linearised_covariances(weights, residuals, b, shifts, totals, np.full(len(ks), j), ks)
-        own = variances[:, [j]] + variances[:, ks]
-        pair = own - 2 * cov
-        zero = pair <= 1e-12 * own + tol * tol
+        cov, size = linearised_covariances(weights, draw.sums, draw.runs, totals, np.full(len(ks), j), ks)
+        scale = scales[j] * scales[ks]
+        pair = own[:, [j]] + own[:, ks] - 2 * cov / scale
+        zero = pair <= _ZERO * (own_size[:, [j]] + own_size[:, ks] + 2 * size / scale)
         se = np.sqrt(np.where(zero, 1.0, pair))
         gap = est[j] - est[ks]
         live = ~zero[0]

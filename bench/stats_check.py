@@ -210,7 +210,7 @@ def case_level_methods(resamples: int) -> Methods:
     from rgbench.stats.case_summary import case_summaries
     from rgbench.stats.intervals import subject_intervals
     from rgbench.stats.pairwise import pairwise_table, significantly_better
-    from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets
+    from rgbench.stats.rank_sets import joint_draw, rank_confidence_sets
 
     def summaries(runs: Runs):
         return case_summaries(RunColumns.of(runs), alpha=ALPHA, scale=default_scale(MAX_SCORE), bins=BINS)
@@ -244,8 +244,8 @@ def case_level_methods(resamples: int) -> Methods:
             value = q_final(pass_rate(runs[i]), mean_clipped_score(runs[i]), ALPHA, default_scale(MAX_SCORE))
             assert value is not None  # every simulated subject has runs
             estimates.append(float(value))
-        replicates = joint_replicates([s[i] for i in ids], np.random.default_rng(seed), resamples)
-        return dict(zip(ids, rank_confidence_sets(estimates, replicates, CONFIDENCE)[0]))
+        draw = joint_draw([s[i] for i in ids], np.random.default_rng(seed), resamples)
+        return dict(zip(ids, rank_confidence_sets(estimates, draw, CONFIDENCE)[0]))
 
     return Methods("case-level (issue 11: sign-flip test on per-case Q_final, BCa case bootstrap, "
                    "Mogstad et al. 2024 rank sets)", pair_p, board, intervals, rank_sets)

@@ -37,48 +37,61 @@ def sign_flip_p(differences: Sequence[Fraction]) -> Fraction:
     return Fraction(hits, len(patterns))
 
 
-def rank_sets_brute_force(estimates: Sequence[float], replicates: np.ndarray, confidence: float,
-                          simultaneous: bool) -> list[tuple[int, int]]:
+def rank_sets_brute_force(estimates: Sequence[float], sums: np.ndarray, runs: np.ndarray, counts: np.ndarray,
+                          confidence: float, simultaneous: bool) -> list[tuple[int, int]]:
     """The confidence sets for ranks by their definition, with loops and a permutation search.
 
-    1. For every ordered pair (j, k): σ_jk = SD (n − 1) over replicates of θ*_j − θ*_k.
-    2. Critical value: the ``confidence`` quantile (numpy linear) of the per-replicate maximum of
-       |θ*_j − θ*_k − (θ̂_j − θ̂_k)| / σ_jk over all pairs (simultaneous) or over the pairs (j, ·) (marginal, per j).
-    3. j is significantly above k when (θ̂_j − θ̂_k)/σ_jk > c (σ = 0: when θ̂_j > θ̂_k).
+    ``sums[c][j]`` / ``runs[c][j]``: subject j's Q_final numerator (in Q_final units) and runs on case c;
+    ``counts[r][c]``: how often replicate r draws case c.
+
+    1. For a replicate's weights w (ones for the data): R_j = Σ_c w_c sums_cj / Σ_c w_c runs_cj, and for every
+       pair the standard error SE_jk = sqrt(Σ_c w_c (u_cj / T_j − u_ck / T_k)²) with u_cj = sums_cj − R_j·runs_cj
+       and T_j = Σ_c w_c runs_cj (the delta method for a difference of two ratios).
+    2. T*_jk = (R*_j − R*_k − (R_j − R_k)) / SE*_jk per replicate and ordered pair (T*_kj = −T*_jk);
+       replicates in which a subject has no case drawn are left out.
+    3. Stepdown (Romano and Wolf 2005) over the ordered pairs of the family (all of them, simultaneous; those
+       with j on either side, marginal, per j): c = the ``confidence`` quantile (numpy linear) of the
+       per-replicate maximum of T* over the standing pairs; every standing (a, b) with
+       (θ̂_a − θ̂_b)/SE_ab > c is rejected (a is above b); repeat until a step rejects none.
     4. The rank set of j: every rank j takes in some strict ordering of the p subjects that puts each
        significantly-higher subject above the lower one (found by trying all p! orderings).
     """
     p = len(estimates)
     est = [float(e) for e in estimates]
-    reps = [list(map(float, row)) for row in replicates if all(np.isfinite(row))]
+    n_cases = len(sums)
 
-    def sigma(j, k):
-        d = [r[j] - r[k] for r in reps]
-        mean = sum(d) / len(d)
-        return (sum((x - mean) ** 2 for x in d) / (len(d) - 1)) ** 0.5
+    def fit(w):
+        totals = [sum(w[c] * runs[c][j] for c in range(n_cases)) for j in range(p)]
+        if min(totals) == 0:
+            return None
+        ratio = [sum(w[c] * sums[c][j] for c in range(n_cases)) / totals[j] for j in range(p)]
+        se = {}
+        for j in range(p):
+            for k in range(p):
+                if j != k:
+                    se[(j, k)] = sum(w[c] * ((sums[c][j] - ratio[j] * runs[c][j]) / totals[j]
+                                             - (sums[c][k] - ratio[k] * runs[c][k]) / totals[k]) ** 2
+                                     for c in range(n_cases)) ** 0.5
+        return ratio, se
 
-    sig = {(j, k): sigma(j, k) for j in range(p) for k in range(p) if j != k}
+    theta, sig = fit([1.0] * n_cases)
+    reps = [f for f in (fit(list(map(float, w))) for w in counts) if f is not None]
 
-    def stat(r, pairs):
-        values = [abs(r[j] - r[k] - (est[j] - est[k])) / sig[(j, k)] for j, k in pairs if sig[(j, k)] > 1e-12]
-        return max(values, default=0.0)
+    def stat(rep, pairs):
+        ratio, se = rep
+        return max((ratio[a] - ratio[b] - (theta[a] - theta[b])) / se[(a, b)] for a, b in pairs)
 
-    def above(j, k, c):
-        if sig[(j, k)] <= 1e-12:
-            return est[j] - est[k] > 1e-12
-        return (est[j] - est[k]) / sig[(j, k)] > c
-
-    every = list(sig)
-    c_all = float(np.quantile([stat(r, every) for r in reps], confidence))
     out = []
     for j in range(p):
-        if simultaneous:
-            c = c_all
-        else:
-            c = float(np.quantile([stat(r, [(j, k) for k in range(p) if k != j]) for r in reps], confidence))
-        # with the marginal set only j's own comparisons are decided
-        pairs = [(a, b) for a in range(p) for b in range(p) if a != b and (simultaneous or j in (a, b))]
-        must = [(a, b) for a, b in pairs if above(a, b, c)]
+        standing = [(a, b) for a in range(p) for b in range(p) if a != b and (simultaneous or j in (a, b))]
+        must = []
+        while standing:
+            c = float(np.quantile([stat(r, standing) for r in reps], confidence))
+            new = [(a, b) for a, b in standing if (est[a] - est[b]) / sig[(a, b)] > c]
+            if not new:
+                break
+            must += new
+            standing = [pair for pair in standing if pair not in new]
         ranks = set()
         for order in itertools.permutations(range(p)):
             position = {s: i for i, s in enumerate(order)}

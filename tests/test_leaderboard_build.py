@@ -441,14 +441,16 @@ def test_page_title_comes_from_benchmark_yaml(tmp_path):
 def test_the_interval_note_names_each_method_it_covers():
     # The note said "bias-corrected and accelerated (BCa), for every figure", but ECE's interval is the
     # projected bin-gap interval (aggregate_metrics.md §18, not BCa, not centred on ECE) and a P of 0 or 1
-    # takes the Wilson interval; over one case every interval is a point (unknown spread, not certainty).
+    # takes the Wilson interval; BS's is the bootstrap-t (issue 25); over one case every interval is a point
+    # (unknown spread, not certainty).
     from rgbench.leaderboard.intervals import method_note
     assert method_note("0.950000", 2000) == (
         "95% intervals: a bootstrap over cases (2000 resamples), each case counting once with all its runs: "
-        "bias-corrected and accelerated (BCa) for P, s\u0304, BS and Q_final (a P of 0 or 1 takes the Wilson interval "
-        "over the cases); for ECE, the bootstrap of its bin gaps projected onto ECE, not centred on ECE, which is "
-        "biased upward (aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of "
-        "cases like these; over a single case an interval is a point: its spread is unknown, not zero.")
+        "bias-corrected and accelerated (BCa) for P, s\u0304 and Q_final (a P of 0 or 1 takes the Wilson interval "
+        "over the cases); for BS, the bootstrap-t (each resample divided by its own standard error, which widens the "
+        "side a skewed sample is short of); for ECE, the bootstrap of its bin gaps projected onto ECE, not centred on "
+        "ECE, which is biased upward (aggregate_metrics.md \u00a718). They say how far the figure could move on "
+        "another sample of cases like these; over a single case an interval is a point: its spread is unknown, not zero.")
     assert "for every figure" not in method_note(None, None)
 
 

@@ -24,7 +24,14 @@ from rgbench.compute.scale import default_scale
 from rgbench.leaderboard.reliability import Thresholds, subject_labels
 from rgbench.load.records import Gold, Scoring
 from rgbench.stats.alpha_sensitivity import alpha_crossing, order_stability
-from rgbench.stats.bootstrap import bca_bounds, bca_interval, case_counts, jackknife_acceleration, mean_statistic
+from rgbench.stats.bootstrap import (
+    bca_bounds,
+    bca_interval,
+    case_counts,
+    jackknife_acceleration,
+    mean_statistic,
+    studentised_ratio_interval,
+)
 from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.config import parse_stats_config
 from rgbench.stats.eligibility import is_incomplete, missing_cases
@@ -37,7 +44,17 @@ from rgbench.stats.pairwise import (
     sign_flip_test,
     significantly_better,
 )
-from rgbench.stats.rank_sets import joint_replicates, rank_confidence_sets, rank_sets, swap_shares
+from rgbench.stats.rank_sets import (
+    JointDraw,
+    Studentised,
+    joint_draw,
+    joint_replicates,
+    rank_confidence_sets,
+    rank_sets,
+    stepdown,
+    studentised_differences,
+    swap_shares,
+)
 from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.seeds import (
     canonical,
@@ -288,50 +305,186 @@ def test_minimum_detectable_difference_hand_computed():
     assert minimum_detectable_difference(0.0, 30, F(5, 100)) is None
 
 
+def test_studentised_ratio_interval_hand_computed():
+    # three cases, one run each, values (0, 1, 5) / 10: θ̂ = 0.2, residuals (−0.2, −0.1, 0.3),
+    # SE² = (0.04 + 0.01 + 0.09) / 3² = 0.015556, SE = 0.124722.
+    # replicate (1, 1, 1): t = 0.
+    # (0, 2, 1): θ* = 0.7/3 = 0.233333; u = (−0.2333, −0.1333, 0.2667), Σ w u² = 2·0.017778 + 0.071111 = 0.106667,
+    #   SE*² = 0.106667/9, SE* = 0.108866, t = 0.033333/0.108866 = 0.306186.
+    # (1, 0, 2): θ* = 1/3; u = (−0.3333, −0.2333, 0.1667), Σ w u² = 0.111111 + 2·0.027778 = 0.166667, SE* = 0.136083,
+    #   t = 0.133333/0.136083 = 0.979796.
+    # (2, 1, 0): θ* = 0.1/3; u = (−0.0333, 0.0667, 0.4667), Σ w u² = 2·0.001111 + 0.004444 = 0.006667, SE* = 0.027217,
+    #   t = −0.166667/0.027217 = −6.123724.
+    # 50%: t sorted (−6.1237, 0, 0.3062, 0.9798); quantile 0.25 at position 0.75: −6.1237·0.25 = −1.530931; 0.75 at
+    # 2.25: 0.306186 + 0.25·0.673610 = 0.474589. Interval [0.2 − 0.474589·SE, 0.2 + 1.530931·SE] = [0.140808, 0.390941]
+    counts = np.array([[1, 1, 1], [0, 2, 1], [1, 0, 2], [2, 1, 0]], dtype=float)
+    low, high = studentised_ratio_interval([0, 1, 5], [1, 1, 1], counts, F(1, 2), 10.0)
+    assert (low, high) == (pytest.approx(0.140808, abs=1e-6), pytest.approx(0.390941, abs=1e-6))
+    # replicate (3, 0, 0) drew only the case at 0: SE* = 0 with BS moved: t = −∞; at 95% the 0.025 quantile (position
+    # 0.075, next to −∞) is −∞, so high is the bound 1; low: 0.975 at 2.925, 0.306186 + 0.925·0.673610 = 0.929275,
+    # 0.2 − 0.929275·0.124722 = 0.084099
+    counts = np.array([[1, 1, 1], [3, 0, 0], [0, 2, 1], [1, 0, 2]], dtype=float)
+    assert studentised_ratio_interval([0, 1, 5], [1, 1, 1], counts, C95, 10.0) == (pytest.approx(0.084099, abs=1e-6), 1.0)
+
+
+def test_studentised_ratio_interval_degenerate_cases():
+    assert studentised_ratio_interval([], [], np.zeros((5, 0)), C95) is None
+    # one case, or every case at the same mean (2 runs of 0.3 and 1 run of 0.3): no spread, the point
+    assert studentised_ratio_interval([3], [1], np.ones((5, 1)) * 1.0, C95, 10.0) == (pytest.approx(0.3),) * 2
+    same = case_counts(np.random.default_rng(0), 2, 50)
+    assert studentised_ratio_interval([6, 3], [2, 1], same, C95, 10.0) == (pytest.approx(0.3),) * 2
+    with pytest.raises(ValueError):
+        studentised_ratio_interval([1, 2], [1, 1], np.ones((5, 3)), C95)
+    # bounded: never below 0 or above 1 however wide
+    rng = np.random.default_rng(1)
+    values = rng.choice([0, 0, 0, 0, 9], size=8)
+    low, high = studentised_ratio_interval(values, np.ones(8), case_counts(rng, 8, 500), C95, 10.0)
+    assert 0.0 <= low <= values.mean() / 10 <= high <= 1.0
+
+
+def test_subject_intervals_bs_is_the_bootstrap_t():
+    s = summaries({"s": subject_runs()})["s"]
+    found = subject_intervals(s, np.random.default_rng(3), 200, C95)
+    counts = case_counts(np.random.default_rng(3), s.k, 200)
+    assert found.bs == studentised_ratio_interval(s.brier, s.runs, counts, C95, float((100 * s.scale) ** 2))
+
+
 # --- rank sets -------------------------------------------------------------------------------
 
-def test_rank_sets_hand_computed():
-    # two subjects, replicates of A − B: θ̂ = (1, 0); replicate deviations ±0.1 around each: σ_AB from the
-    # replicates; A − B = 1 is ≫ c·σ: A established first, B second.
+def draw_of(sums, counts, runs=None, scale=1.0):
+    """A JointDraw over hand-written per-case sums (K x p, in Q_final units times ``scale``) and case counts."""
+    sums = np.asarray(sums, dtype=float)
+    runs = np.ones_like(sums) if runs is None else np.asarray(runs, dtype=float)
+    return JointDraw(sums, runs, np.full(sums.shape[1], scale), np.asarray(counts, dtype=float))
+
+
+def test_studentised_differences_hand_computed():
+    # A scores (1, 0, 1) on three cases, B (0, 0, 1), one run each: θ̂ = (2/3, 1/3). Residuals a − θ̂·n:
+    # A (1/3, −2/3, 1/3), B (−1/3, −1/3, 2/3); their difference per case (2/3, −1/3, −1/3), totals Σ n = 3 each:
+    # SE² = (4/9 + 1/9 + 1/9) / (3·3) = 2/27, z = (1/3) / sqrt(2/27) = sqrt(3/2) = 1.224745.
+    # Replicate (2, 1, 0): A* = 2/3, B* = 0, Δ* − Δ̂ = 1/3; u_A = a − (2/3)n = (1/3, −2/3, 1/3), u_B = b − 0 =
+    #   (0, 0, 1); difference (1/3, −2/3, −2/3); Σ w d² = 2/9 + 4/9 + 0 = 6/9; SE*² = (6/9)/9 = 2/27: T* = sqrt(3/2).
+    # Replicate (0, 1, 2): A* = B* = 2/3, Δ* − Δ̂ = −1/3; u_A − u_B = (1, 0, 0), weight 0 there: SE* = 0, no
+    #   studentised value: T* = 0 (this pair takes no part in that replicate's maximum).
+    # Replicate (1, 1, 1): the data, T* = 0. Replicate (1, 0, 2): A* = 1, B* = 2/3, Δ* = Δ̂: T* = 0.
+    draw = draw_of([[1, 0], [0, 0], [1, 1]], [[2, 1, 0], [0, 1, 2], [1, 1, 1], [1, 0, 2]])
+    found = studentised_differences([2 / 3, 1 / 3], draw)
+    assert found is not None
+    z, t = found.z, found.replicates[:, 0]
+    assert z[0, 1] == pytest.approx(1.5 ** 0.5) and z[1, 0] == pytest.approx(-(1.5 ** 0.5)) and z[0, 0] == 0
+    assert (found.first.tolist(), found.second.tolist()) == ([0], [1])
+    assert t[0] == pytest.approx(1.5 ** 0.5) and t[1] == 0
+    assert t[2] == pytest.approx(0, abs=1e-12) and t[3] == pytest.approx(0, abs=1e-12)
+    # the Q_final scale divides estimates and standard errors alike: nothing moves
+    scaled = studentised_differences([2 / 3, 1 / 3], replace(draw, sums=draw.sums * 24, scales=np.full(2, 24.0)))
+    assert scaled is not None and scaled.z[0, 1] == pytest.approx(1.5 ** 0.5)
+    # the 95% quantile of max(T*, −T*) = (1.22, 0, 0, 0) sorted (0, 0, 0, 1.22), position 2.85: 0.85 · 1.22 = 1.04
+    # < z = 1.22: A is established above B (three cases: the bootstrap is no guide at this size, §21)
+    assert rank_confidence_sets([2 / 3, 1 / 3], draw, C95) == ([(1, 1), (2, 2)],) * 2
+    # with a fifth replicate (0, 3, 0) (A* = B* = 0, SE* = 0: T* = 0) and a sixth (2, 0, 1) (A* = 1, B* = 1/3,
+    # Δ* − Δ̂ = 1/3, u_A = (0, −1, 0), u_B = (−1/3, −1/3, 2/3), u_A − u_B = (1/3, −2/3, −2/3), Σ w d² = 2/9 + 4/9,
+    # SE*² = (6/9)/9 = 2/27: T* = sqrt(3/2)): sorted (0, 0, 0, 0, 1.22, 1.22), position 4.75: c = 1.22, not < z
+    more = replace(draw, counts=np.vstack([draw.counts, [[0, 3, 0], [2, 0, 1]]]))
+    assert rank_confidence_sets([2 / 3, 1 / 3], more, C95) == ([(1, 2), (1, 2)],) * 2
+
+
+def test_stepdown_removes_established_pairs_from_the_maximum():
+    # three subjects; hand-set studentised statistics: z_AB = 10, z_AC = 12, z_BC = 2.5. Replicates of T* (pairs AB,
+    # AC, BC): 20 rows; |T*| of AB and AC reach 3 in one row each, BC's stays at 2 or below.
+    reps = np.zeros((20, 3))
+    reps[:, 2] = np.linspace(-2, 2, 20)
+    reps[0, 0], reps[1, 1] = 3.0, -3.0
+    z = np.array([[0, 10, 12], [-10, 0, 2.5], [-12, -2.5, 0]])
+    found = Studentised(z, np.array([0, 0, 1]), np.array([1, 2, 2]), reps)
+    # step 1: the per-row maximum over the 6 ordered pairs is max |T*|: 3 in rows 0 and 1, |T*_BC| ≤ 2 elsewhere
+    #   (2 in row 19); sorted, indices 17, 18, 19 hold 2, 3, 3; the 0.95 quantile at position 19·0.95 = 18.05 is
+    #   3 + 0.05·(3 − 3) = 3: A above B (10 > 3) and above C (12 > 3); B vs C (2.5) not.
+    # step 2: standing (B, C) and (C, B): the maximum is |T*_BC|, each magnitude of linspace(−2, 2, 20) twice, so
+    #   indices 18 and 19 hold 2 and 2: c = 2 < 2.5: B above C, which the single-step c = 3 did not establish.
+    above = stepdown(found, C95)
+    assert above.tolist() == [[False, True, True], [False, False, True], [False, False, False]]
+    # C's marginal family (A, C), (B, C) in both orders: row maxima 3 (row 1: |T*_AC|), 2 (rows 0 and 19), ...;
+    # position 18.05 between 2 and 3: c = 2.05 < 2.5, B above C at the first step. A's family leaves B vs C out.
+    assert stepdown(found, C95, 2)[1, 2] and not stepdown(found, C95, 0)[1, 2]
+
+
+def test_rank_sets_separated_and_all_tied():
     rng = np.random.default_rng(0)
-    reps = np.column_stack([1 + 0.1 * rng.standard_normal(400), 0.1 * rng.standard_normal(400)])
-    assert rank_confidence_sets([1.0, 0.0], reps, C95)[0] == [(1, 1), (2, 2)]
-    # estimates 0.01 apart with the same spread: nothing established
-    assert rank_confidence_sets([0.01, 0.0], reps - np.array([0.99, 0.0]), C95)[0] == [(1, 2), (1, 2)]
+    counts = case_counts(rng, 30, 400)
+    noise = rng.normal(0, 0.1, size=(30, 1))
+    # A scores about 0.9 on every case, B about 0.1: A first, B second
+    separated = draw_of(np.hstack([0.9 + noise, 0.1 + rng.normal(0, 0.1, size=(30, 1))]), counts)
+    est = list(separated.sums.sum(axis=0) / 30)
+    assert rank_confidence_sets(est, separated, C95) == ([(1, 1), (2, 2)],) * 2
+    # all tied: four subjects with different case-level scores but the same estimate: nothing established
+    scores = rng.normal(0.5, 0.2, size=(30, 4))
+    tied = draw_of(scores - scores.mean(axis=0) + 0.5, counts)
+    assert rank_confidence_sets([0.5] * 4, tied, C95) == ([(1, 4)] * 4,) * 2
 
 
 def test_rank_sets_degenerate_cases():
-    assert rank_confidence_sets([0.5], np.full((10, 1), 0.5), C95) == ([(1, 1)], [(1, 1)])
+    counts = case_counts(np.random.default_rng(1), 5, 50)
+    scores = np.random.default_rng(2).random((5, 1))
+    assert rank_confidence_sets([float(scores.mean())], draw_of(scores, counts), C95) == ([(1, 1)], [(1, 1)])
     # one case: every replicate equals the estimate: nothing can be established
-    assert rank_confidence_sets([0.9, 0.1], np.tile([0.9, 0.1], (50, 1)), C95) == ([(1, 2), (1, 2)],) * 2
-    # identical subjects
-    base = np.random.default_rng(1).random(100)
-    assert rank_confidence_sets([0.5, 0.5], np.column_stack([base, base]), C95) == ([(1, 2), (1, 2)],) * 2
+    assert rank_confidence_sets([0.9, 0.1], draw_of([[0.9, 0.1]], np.ones((50, 1))), C95) == ([(1, 2), (1, 2)],) * 2
+    # identical subjects: SE = 0 and equal estimates: not ordered
+    base = np.random.default_rng(1).random((5, 1))
+    same = draw_of(np.hstack([base, base]), counts)
+    assert rank_confidence_sets([float(base.mean())] * 2, same, C95) == ([(1, 2), (1, 2)],) * 2
+    # B is A less 0.2 on every case: the difference has no case-level variation (SE = 0, no part in the maximum)
+    # and every replicate orders them alike: established
+    shifted = draw_of(np.hstack([base, base - 0.2]), counts)
+    est = [float(base.mean()), float(base.mean()) - 0.2]
+    assert rank_confidence_sets(est, shifted, C95) == ([(1, 1), (2, 2)],) * 2
+
+
+def test_rank_sets_drop_replicates_in_which_a_subject_has_no_case():
+    # B answered only case 0; replicates that do not draw it leave B undefined (NaN) and are dropped:
+    # the sets are those of the draw without them
+    rng = np.random.default_rng(3)
+    sums = rng.random((12, 2))
+    runs = np.ones((12, 2))
+    runs[1:, 1] = sums[1:, 1] = 0
+    counts = case_counts(rng, 12, 300)
+    draw = draw_of(sums, counts, runs)
+    assert np.isnan(draw.replicates[:, 1]).any()
+    kept = replace(draw, counts=counts[counts[:, 0] > 0])
+    est = list(sums.sum(axis=0) / runs.sum(axis=0))
+    full, only = studentised_differences(est, draw), studentised_differences(est, kept)
+    assert full is not None and only is not None
+    assert np.array_equal(full.replicates, only.replicates) and np.array_equal(full.z, only.z)
+    assert rank_confidence_sets(est, draw, C95) == rank_confidence_sets(est, kept, C95)
 
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("simultaneous", [True, False])
 def test_rank_sets_equal_the_brute_force_projection(seed, simultaneous):
     rng = np.random.default_rng(seed)
-    p = int(rng.integers(3, 6))
+    p, k = int(rng.integers(3, 6)), 12
     theta = np.sort(rng.random(p))[::-1] * 0.6
-    reps = theta + rng.normal(0, 0.05, size=(300, p)) + rng.normal(0, 0.03, size=(300, 1))   # correlated
-    simul, marginal = rank_confidence_sets(theta, reps, C95)
+    runs = rng.integers(1, 4, size=(k, p)).astype(float)
+    sums = (theta + rng.normal(0, 0.15, size=(k, p)) + rng.normal(0, 0.1, size=(k, 1))) * runs   # correlated
+    counts = case_counts(rng, k, 200)
+    est = list(sums.sum(axis=0) / runs.sum(axis=0))
+    simul, marginal = rank_confidence_sets(est, draw_of(sums, counts, runs), C95)
     got = simul if simultaneous else marginal
-    assert got == rank_sets_brute_force(theta, reps, 0.95, simultaneous)
-    for (ml, mh), (sl, sh), rank in zip(marginal, simul, range(1, p + 1)):
-        assert sl <= ml <= rank <= mh <= sh            # marginal sets are inside the simultaneous ones
+    assert got == rank_sets_brute_force(est, sums, runs, counts, 0.95, simultaneous)
+    for (ml, mh), (sl, sh) in zip(marginal, simul):
+        assert sl <= ml <= mh <= sh            # marginal sets are inside the simultaneous ones
 
 
 def test_joint_replicates_draw_shared_cases_together_and_swap_shares():
     a = [row(PASS, clipped=12, case=f"RO-FOUL-00{i}", subject="a") for i in range(1, 6)]
     b = [r._replace(subject_id="b") for r in a]                     # identical to a case by case
     s = summaries({"a": a, "b": b})
+    draw = joint_draw([s["a"], s["b"]], generator("ranks", ["a", "b"]), 200)
     reps = joint_replicates([s["a"], s["b"]], generator("ranks", ["a", "b"]), 200)
+    assert np.array_equal(reps, draw.replicates)
     assert (reps[:, 0] == reps[:, 1]).all()                          # the same cases drawn for both
     shares = swap_shares(reps)
     assert shares[0, 1] == 0.5 and shares[1, 0] == 0.5              # always tied: half each way
-    sets = rank_sets(["a", "b"], [1, 1], [1.0, 1.0], reps, C95)
+    sets = rank_sets(["a", "b"], [1, 1], [1.0, 1.0], draw, C95)
     assert [(r.rank_low, r.rank_high) for r in sets] == [(1, 2), (1, 2)]
 
 
@@ -345,10 +498,10 @@ def test_rank_sets_ignore_run_labels_and_identical_repeats():
 
     def sets_of(data):
         s = summaries(data)
-        reps = joint_replicates([s[k] for k in "abc"], generator("ranks", ["fixed"]), 500)
+        draw = joint_draw([s[k] for k in "abc"], generator("ranks", ["fixed"]), 500)
         est = [float(m.q_final) for m in (subject_metrics(k, "1", data[k], 0, alpha=HALF, bins=10, scale=SCALE)
                                           for k in "abc")]
-        return rank_confidence_sets(est, reps, C95)
+        return rank_confidence_sets(est, draw, C95)
     assert sets_of(runs) == sets_of(relabelled) == sets_of(repeated)
 
 

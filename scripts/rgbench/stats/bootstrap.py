@@ -39,6 +39,7 @@ Statistic = Callable[[np.ndarray], np.ndarray]
 Interval = tuple[float, float]   # (low, high) bounds of a confidence interval
 _NORMAL = NormalDist()
 _TIE = 1e-12   # replicates this close to the estimate (relative) count as equal to it
+_ZERO = 1e-12  # a linearised variance at most this share of its terms' magnitude is 0 (rounding is ~1e-16 of it)
 _BLOCK = 512   # leave-one-out weight rows built at a time: k x k weights for thousands of units would not fit
 
 
@@ -75,6 +76,42 @@ def safe_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """numerator / denominator elementwise, NaN where the denominator is 0 (an undefined replicate)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator != 0, numerator / np.where(denominator != 0, denominator, 1), np.nan)
+
+
+def linearised_covariances(weights: np.ndarray, sums: np.ndarray, runs: np.ndarray, totals: tuple[np.ndarray, np.ndarray],
+                           first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(covariance, magnitude), each R x m: in each replicate of the case weights ``weights`` (R x K), the linearised
+    (delta-method) covariance of the ratios of per-case sums R_j = Σ_c w_c a_cj / Σ_c w_c b_cj and R_k, for the m
+    pairs (j, k) = (``first[i]``, ``second[i]``); j = k gives a variance. The ratio estimator's linearisation
+    (Efron and Tibshirani 1993, §21.3): the replicate's own standard error, which a bootstrap-t divides each
+    replicate by (Hall 1992, "The Bootstrap and Edgeworth Expansion", §3.10).
+
+    ``sums`` (K x p) a_cj and ``runs`` (K x p) b_cj are whole numbers, so every weighted sum below is exact
+    whatever the order BLAS adds in (the same bytes on every machine); ``totals`` = (weights @ sums,
+    weights @ runs) (R x p each), A_j and T_j. With u_cj = a_cj − R_j·b_cj the covariance is the plug-in
+
+        Σ_c w_c u_cj u_ck / (T_j T_k)
+          = (Σ w a_j a_k − R_k Σ w a_j b_k − R_j Σ w b_j a_k + R_j R_k Σ w b_j b_k) / (T_j T_k)
+
+    (no K/(K − 1) factor: a factor common to every standard error cancels between a studentised estimate and
+    its studentised replicates). ``magnitude`` is the same sum of the four terms' absolute values: the rounding
+    error of the covariance is about 1e-16 of it, so a variance at most 1e-12 of its magnitude is 0 (the pair
+    differs by the same amount on every case drawn). Weights of ones give the estimates' own. NaN where a total
+    of runs is 0 (the replicate drew none of that ratio's cases).
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    a, b = np.asarray(sums, dtype=np.float64), np.asarray(runs, dtype=np.float64)
+    m = len(first)
+    a1, a2, b1, b2 = a[:, first], a[:, second], b[:, first], b[:, second]
+    moments = w @ np.concatenate([a1 * a2, a1 * b2, b1 * a2, b1 * b2], axis=1)
+    aa, ab, ba, bb = (moments[:, i * m:(i + 1) * m] for i in range(4))
+    sum_totals, run_totals = totals
+    t1, t2 = run_totals[:, first], run_totals[:, second]
+    r1, r2 = safe_ratio(sum_totals[:, first], t1), safe_ratio(sum_totals[:, second], t2)
+    terms = (aa, -r2 * ab, -r1 * ba, r1 * r2 * bb)
+    scale = t1 * t2
+    return (safe_ratio(terms[0] + terms[1] + terms[2] + terms[3], scale),
+            safe_ratio(np.abs(terms[0]) + np.abs(terms[1]) + np.abs(terms[2]) + np.abs(terms[3]), scale))
 
 
 def mean_statistic(values: np.ndarray) -> Statistic:
@@ -193,6 +230,64 @@ def ratio_interval(sums: Sequence[Fraction | int] | np.ndarray, runs: Sequence[i
     ``weights`` (``sums[c]``: case c's total of the value, ``runs[c]`` ≥ 1 its runs). None without cases;
     one case, or every case at the same mean, gives the point."""
     return bca_interval(ratio_statistic(sums, runs, scale), len(runs), weights, confidence)
+
+
+def extended_quantile(values: np.ndarray, q: float) -> float:
+    """numpy's default (linear) ``q`` quantile of ``values`` (no NaN), read as ±∞ when it takes any weight from an
+    infinite value (numpy's interpolation gives NaN between two infinities)."""
+    ordered = np.sort(np.asarray(values, dtype=np.float64))
+    h = (len(ordered) - 1) * q
+    low = int(np.floor(h))
+    high = min(low + 1, len(ordered) - 1)
+    if np.isfinite(ordered[low]) and np.isfinite(ordered[high]):
+        return float(np.quantile(ordered, q))
+    if h == low or ordered[low] == ordered[high]:
+        return float(ordered[low])
+    return float(ordered[high]) if np.isinf(ordered[high]) else float(ordered[low])
+
+
+def studentised_ratio_interval(sums: Sequence[Fraction | int] | np.ndarray, runs: Sequence[int] | np.ndarray,
+                               weights: np.ndarray, confidence: Fraction, scale: float = 1.0,
+                               bounds: tuple[float, float] = (0.0, 1.0)) -> Interval | None:
+    """The equal-tailed bootstrap-t (studentised) interval of θ = Σ_c sum_c / Σ_c n_c / ``scale`` over the case
+    draw ``weights`` (B x K): Hall (1992), "The Bootstrap and Edgeworth Expansion", §3.10; Efron and Tibshirani
+    (1993), §12.5. With SE the linearised standard error of θ̂ and SE* each replicate's own
+    (:func:`linearised_covariances` on the same case weights), t* = (θ* − θ̂) / SE* and t_q its quantiles
+    (:func:`extended_quantile`),
+
+        [θ̂ − t_{(1+c)/2} · SE, θ̂ − t_{(1−c)/2} · SE], clipped to ``bounds``.
+
+    Dividing each replicate by its own SE carries the skew of a ratio of bounded per-case values (a replicate that
+    drew few large values has both a low θ* and a small SE*) into the bounds: second-order accurate where the
+    percentile interval is first-order, and, unlike BCa, it widens the side the data are short of.
+    ``sums`` and ``runs`` are whole numbers (exact sums: the same bytes on every machine). None without cases;
+    a point when SE = 0 (one case, or every case at the same mean); a replicate with SE* = 0 has t* = ±∞ when
+    θ* moved (then a bound may be the end of ``bounds``), 0 when not. ValueError when ``weights`` does not have
+    one column per case.
+    """
+    k = len(runs)
+    if k == 0:
+        return None
+    if weights.ndim != 2 or weights.shape[1] != k:
+        raise ValueError(f"the draw has shape {weights.shape}, not one column for each of the {k} cases")
+    a = np.asarray(sums, dtype=np.float64)[:, None]
+    b = np.asarray(runs, dtype=np.float64)[:, None]
+    w = np.vstack([np.ones((1, k)), np.asarray(weights, dtype=np.float64)])   # row 0: the data's own weights
+    totals = (w @ a, w @ b)
+    only = np.zeros(1, dtype=np.int64)
+    variance, magnitude = (x[:, 0] for x in linearised_covariances(w, a, b, totals, only, only))
+    ratios = totals[0][:, 0] / totals[1][:, 0] / scale
+    theta = float(ratios[0])
+    flat = variance <= _ZERO * magnitude
+    if flat[0]:
+        return theta, theta
+    se = np.sqrt(np.where(flat, 1.0, variance)) / scale
+    moved = ratios[1:] - theta
+    t = np.where(flat[1:], np.where(moved > 0, np.inf, np.where(moved < 0, -np.inf, 0.0)), moved / se[1:])
+    low_t, high_t = (extended_quantile(t, float(q)) for q in ((1 - confidence) / 2, (1 + confidence) / 2))
+    low, high = theta - high_t * se[0], theta - low_t * se[0]
+    return (max(bounds[0], float(low)) if np.isfinite(low) else bounds[0],
+            min(bounds[1], float(high)) if np.isfinite(high) else bounds[1])
 
 
 def undefined_replicates(statistic: Statistic, weights: np.ndarray) -> int:

@@ -28,7 +28,7 @@ from .eligibility import is_incomplete, missing_cases
 from .intervals import SubjectIntervals, proportion_interval, subject_intervals
 from .pairwise import PairwiseRow, pairwise_table, significantly_better, without_pass_rate
 from .pass_at_k import PassAtK, pass_at_k_from_columns
-from .rank_sets import RankSet, joint_replicates, rank_sets, swap_shares
+from .rank_sets import RankSet, joint_draw, rank_sets, swap_shares
 from .run_columns import RunColumns
 from .seeds import generator, seed_digest
 
@@ -189,11 +189,11 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     sets: list[RankSet] = []
     swap = None
     if ranked_ids:
-        replicates = joint_replicates([summaries[sid] for sid in ranked_ids],
-                                      generator("ranks", [digests[sid] for sid in ranked_ids]), resamples)
+        draw = joint_draw([summaries[sid] for sid in ranked_ids],
+                          generator("ranks", [digests[sid] for sid in ranked_ids]), resamples)
         sets = rank_sets(ranked_ids, [s.rank or 0 for s in standings],
-                         [float(s.metrics.q_final or 0) for s in standings], replicates, confidence)
-        swap = swap_shares(replicates).tolist()
+                         [float(s.metrics.q_final or 0) for s in standings], draw, confidence)
+        swap = swap_shares(draw.replicates).tolist()
     pairwise = pairwise_table(summaries, seed_digest(config.seed), resamples=resamples, confidence=confidence,
                               level=config.significance_level, ranked=ranked_ids)
     return Statistics(

@@ -135,7 +135,8 @@ def test_repeated_runs_and_difficulty_warning(tmp_path, capsys):
     assert "ALL,5,2.500000,1,3,2,0.666667," in "\n".join(results(tree.root, "metrics_per_difficulty.csv"))
     err = capsys.readouterr().err
     assert "warning: gold difficulty does not predict lower pass rates over the 4 cases" in err
-    assert "less than the separation target of 0.5; the hardest cases may not be hard enough" in err
+    assert ("less than the separation target of 0.5; 3 + 1 cases cannot tell whether the target is missed: add cases "
+            "at difficulty 2 and 5") in err
     trend = results(tree.root, "difficulty_trend.csv")
     assert trend[1].startswith("4,2,") and ",2,5,3,1," in trend[1]
     rows = results(tree.root, "pass_at_k.csv")

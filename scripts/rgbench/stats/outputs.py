@@ -162,7 +162,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         levels = cast(Mapping[str, int], difficulty_of)   # every gold has one: the schema requires it
         difficulty, weighted = difficulty_from_columns(columns, levels, config.difficulty_weights,
                                                        _level_intervals(summaries, digests, levels, config))
-        trend = difficulty_trend_from_columns(columns, levels, resamples, confidence)
+        trend = difficulty_trend_from_columns(columns, levels, confidence)
     per_subject = {}
     for m in subjects:
         sid = m.subject_id

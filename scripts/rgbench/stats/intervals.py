@@ -91,13 +91,17 @@ def ece_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fraction)
     if not residual.any():
         return estimate, estimate
     scale = math.sqrt(float((residual * residual).sum())) / (total * total * unit)
-    w = np.asarray(counts, dtype=np.float64)
-    drawn = w @ runs                                                        # N*: every replicate draws k cases
-    drawn_sums = w @ gaps
+    bins = gaps.shape[1]
+    # One product for every sum a replicate needs (integer-valued, exact): M = Σ w g, A = Σ w g², Bm = Σ w g n
+    # per bin, then N* = Σ w n and C = Σ w n²
+    drawn_all = np.asarray(counts, dtype=np.float64) @ np.hstack(
+        [gaps, gaps * gaps, gaps * runs[:, None], runs[:, None], (runs * runs)[:, None]])
+    drawn_sums, squares, cross = drawn_all[:, :bins], drawn_all[:, bins:2 * bins], drawn_all[:, 2 * bins:3 * bins]
+    drawn, runs_squared = drawn_all[:, 3 * bins], drawn_all[:, 3 * bins + 1]   # N*: every replicate draws k cases
     distance = np.abs(drawn_sums * total - sums * drawn[:, None]).sum(axis=1) / (drawn * total * unit)
-    # Σ_c w_c (g_cb N* − M_b n_c)² = A_b N*² − 2 M_b Bm_b N* + M_b² C (M = Σ w g, A = Σ w g², Bm = Σ w g n, C = Σ w n²)
-    spread = ((w @ (gaps * gaps)) * (drawn * drawn)[:, None] - 2 * drawn_sums * (w @ (gaps * runs[:, None]))
-              * drawn[:, None] + drawn_sums * drawn_sums * (w @ (runs * runs))[:, None]).sum(axis=1)
+    # Σ_c w_c (g_cb N* − M_b n_c)² = A_b N*² − 2 M_b Bm_b N* + M_b² C
+    spread = (squares * (drawn * drawn)[:, None] - 2 * drawn_sums * cross * drawn[:, None]
+              + drawn_sums * drawn_sums * runs_squared[:, None]).sum(axis=1)
     scale_star = np.sqrt(np.maximum(spread, 0.0)) / (drawn * drawn * unit)
     with np.errstate(divide="ignore", invalid="ignore"):
         root = np.where(scale_star > 0, distance / scale_star,

@@ -108,8 +108,8 @@ def test_long_lists_give_the_count_the_csv_and_the_first_five(board):
     assert re.search(r"cannot order them\): \d+ pairs \(all in results/rank_stability\.csv\); the first 5: #1 ", alpha)
     assert alpha.count('class="name-ref"') <= 2 * 5 + 2 * 3 * 11   # five pairs; at most 11 stretches of the top 3
     calibration = re.search(r'<p class="note" id="calibration-reading">(.*?)</p>', page, re.S).group(1)
-    assert re.search(r"\d+ subjects \(all in results/metrics_per_subject\.csv, columns ECE_calibrated_mean and "
-                     r"ECE_calibrated_share\); the first 5: ", calibration)
+    assert re.search(r"\d+ subjects \(all in results/metrics_per_subject\.csv, columns ECE, ECE_low and "
+                     r"ECE_high\); the first 5: ", calibration)
     assert calibration.count('class="name-ref"') <= 2 * 5
     # the Markdown: the same paragraphs, and the incomplete subject versions as a count and five lines
     assert re.search(r"cannot order them\): \d+ pairs \(all in results/rank_stability\.csv\); the first 5: ", md)

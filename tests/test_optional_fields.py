@@ -111,7 +111,7 @@ def test_no_confidence(tmp_path, capsys, recorded):
     assert header_only(root, "calibration_bins.csv")
     for row in rows(root, "metrics_per_subject.csv"):
         for column in ("BS", "ECE", "BS_low", "BS_high", "ECE_low", "ECE_high", "BS_reliability", "BS_resolution",
-                       "BS_uncertainty", "BS_within_bin", "ECE_calibrated_mean", "ECE_calibrated_share",
+                       "BS_uncertainty", "BS_within_bin",
                        "BS_reliability_corrected", "BS_resolution_corrected", "BS_uncertainty_corrected"):
             assert row[column] == "", column
         assert row["P"] and row["Q_final"] and row["P_low"] and row["Q_final_low"]

@@ -54,12 +54,11 @@ def test_subject_statistics_columns_by_hand(tmp_path):
     # P: per case 1, 0, 1 -> replicates 0, 1/3, 2/3, 1; all-MEMB (P = 0) has probability 1/27 > 2.5%
     assert stats["P_low"] == "0.000000" and stats["P_high"] == "1.000000"
     # per-case Brier 0.01, 0.09, 0.04 (lower bound: all-FOUL, 0.01); ECE per-case |gap| 0.1, 0.3, 0.2 in distinct
-    # bins: ECE = 0.6/3 = 0.2. ece_interval (§18): a replicate drawing the cases (m1, m2, m3) times has
-    # D* = Σ |m_b − 1| · |gap_b| / 3: (1,1,1) 0 (p 6/27); (2,1,0), (0,1,2) 0.1 (6/27); (2,0,1), (0,2,1) 0.1333
-    # (6/27); (1,2,0), (1,0,2) 0.1667 (6/27); (3,0,0) 0.7/3 = 0.2333, (0,0,3) 0.8/3 = 0.2667, (0,3,0) 0.9/3 = 0.3
-    # (1/27 each). Cumulative 0.926 below 0.2667 and 0.963 through it, so the 0.95 quantile of 20000 replicates is
-    # 0.2667; q = 0.2667 · sqrt(3/2) = 0.326599: [max(0, 0.2 − 0.3266), 0.2 + 0.3266] = [0, 0.526599].
-    assert (stats["ECE_low"], stats["ECE_high"]) == ("0.000000", "0.526599")
+    # bins: ECE = 0.6/3 = 0.2. ece_interval (§18, studentised): the replicates (3,0,0), (0,3,0), (0,0,3) draw one
+    # case three times, which leaves no residual (S* = 0) while θ* ≠ θ̂, so their root is the largest float; they are
+    # 3/27 = 11% of the replicates, above 1 − 0.95, so the 0.95 quantile is that float and the interval is [0, 1]:
+    # three cases with one run in each bin cannot measure a bin gap's spread, and the interval says so.
+    assert (stats["ECE_low"], stats["ECE_high"]) == ("0.000000", "1.000000")
     # one run per bin: reliability = BS = 0.046667; correctness 0, 1/2, 1 (mean 1/2):
     # resolution = uncertainty = (1/4 + 0 + 1/4)/3 = 1/6; within_bin = 0
     assert [stats[c] for c in ("BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin")] == \
@@ -136,7 +135,8 @@ def test_repeated_runs_and_difficulty_warning(tmp_path, capsys):
     assert "ALL,5,2.500000,1,3,2,0.666667," in "\n".join(results(tree.root, "metrics_per_difficulty.csv"))
     err = capsys.readouterr().err
     assert "warning: gold difficulty does not predict lower pass rates over the 4 cases" in err
-    assert "less than the separation target of 0.5; the hardest cases may not be hard enough" in err
+    assert ("less than the separation target of 0.5; 3 + 1 cases cannot tell whether the target is missed: add cases "
+            "at difficulty 2 and 5") in err
     trend = results(tree.root, "difficulty_trend.csv")
     assert trend[1].startswith("4,2,") and ",2,5,3,1," in trend[1]
     rows = results(tree.root, "pass_at_k.csv")

@@ -1,9 +1,9 @@
-"""The ECE interval (aggregate_metrics.md §18, `ece_interval`): the L1 confidence set of the signed bin gaps
-projected onto ECE, with hand-computed values on explicit case draws, and its degenerate cases."""
+"""The ECE interval (aggregate_metrics.md §18, `ece_interval`): the studentised L1 confidence set of the signed bin
+gaps projected onto ECE, with hand-computed values on explicit case draws, and its degenerate cases. Its low end
+above 0 is the calibration rule of §19a."""
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction as F
 
 import numpy as np
@@ -32,36 +32,40 @@ def summary(gaps: list[list[int]], runs: list[int] | None = None, scale: int = 1
                        np.array(gaps, dtype=np.int64).reshape(k, -1 if k else 10), 24, scale)
 
 
-def test_two_cases_two_bins_opposite_signs():
-    # Case 0: one run c = 30 %, correctness 0 -> gap +30 in bin 0; case 1: c = 80 %, correctness 1 -> gap −20 in bin 1.
-    # θ̂ = (30, −20) / 100 / 2 = (0.15, −0.10); ECE = 0.25.
-    # Draws (2,0): θ* = (0.30, 0), D = 0.15 + 0.10 = 0.25; (1,1): θ* = θ̂, D = 0; (0,2): θ* = (0, −0.2), D = 0.25.
-    # D sorted (0, 0.25, 0.25); the 0.95 quantile at position 0.95 · 2 = 1.9 is 0.25; q = 0.25 · sqrt(2/1) = 0.353553.
-    # Interval [max(0, 0.25 − 0.353553), 0.25 + 0.353553] = [0, 0.603553].
-    s = summary([[30, 0], [0, -20]])
-    low, high = ece_interval(s, np.array([[2, 0], [1, 1], [0, 2]]), C95)
-    assert low == 0.0
-    assert high == pytest.approx(0.25 + 0.25 * math.sqrt(2), abs=1e-12)
-
-
-def test_four_cases_one_bin_lower_bound_above_zero():
-    # Gaps 30, 30, 30, 20 in one bin (one run each): θ̂ = 110/400 = 0.275 = ECE.
-    # Draws: (1,1,1,1) θ* = 0.275, D = 0; (0,0,0,4) θ* = 0.2, D = 0.075; (4,0,0,0) θ* = 0.3, D = 0.025;
-    # (2,1,1,0) θ* = 120/400 = 0.3, D = 0.025; (0,1,1,2) θ* = 100/400 = 0.25, D = 0.025.
-    # D sorted (0, 0.025, 0.025, 0.025, 0.075); 0.95 quantile at position 3.8: 0.025 + 0.8 · 0.05 = 0.065;
-    # q = 0.065 · sqrt(4/3) = 0.0750555; interval [0.275 − 0.0750555, 0.275 + 0.0750555] = [0.1999445, 0.3500555].
-    s = summary([[30], [30], [30], [20]])
-    counts = np.array([[1, 1, 1, 1], [0, 0, 0, 4], [4, 0, 0, 0], [2, 1, 1, 0], [0, 1, 1, 2]])
+def test_three_cases_one_bin_by_hand():
+    # Gaps 10, 20, 60 (hundredths) in one bin, one run each: θ̂ = 0.9/3 = 0.3 = ECE; residuals −0.2, −0.1, 0.3,
+    # S = sqrt(0.04 + 0.01 + 0.09) / 3 = sqrt(0.14)/3 = 0.1247219.
+    # Draws and roots R* = |θ* − θ̂| / S*, S*² = Σ w (g − θ*)² / 3²:
+    #   (1,1,1): θ* = θ̂, R* = 0
+    #   (2,1,0): θ* = 0.4/3 = 0.133333, D = 0.166667; S*² = (2 · 0.033333² + 0.066667²)/9, S* = 0.0272166: R* = 6.1237244
+    #   (0,1,2): θ* = 1.4/3 = 0.466667, D = 0.166667; S*² = (0.266667² + 2 · 0.133333²)/9, S* = 0.1088662: R* = 1.5309311
+    #   (1,0,2): θ* = 1.3/3 = 0.433333, D = 0.133333; S*² = (0.333333² + 2 · 0.166667²)/9, S* = 0.1360828: R* = 0.9797959
+    #   (1,1,1) again: 0.  Sorted (0, 0, 0.9797959, 1.5309311, 6.1237244).
+    s = summary([[10], [20], [60]])
+    counts = np.array([[1, 1, 1], [2, 1, 0], [0, 1, 2], [1, 0, 2], [1, 1, 1]])
+    # confidence 1/2: the quantile at position 2 is 0.9797959; q = 0.9797959 · 0.1247219 = 0.1222020:
+    # [0.3 − 0.1222020, 0.3 + 0.1222020] = [0.1777980, 0.4222020], above 0 (miscalibrated at level 1/2)
+    low, high = ece_interval(s, counts, F(1, 2))
+    assert (low, high) == (pytest.approx(0.1777980, abs=1e-7), pytest.approx(0.4222020, abs=1e-7))
+    # confidence 0.95: position 3.8, 1.5309311 + 0.8 · (6.1237244 − 1.5309311) = 5.2051658; q = 0.6491983:
+    # [max(0, 0.3 − 0.6491983), 0.3 + 0.6491983] = [0, 0.9491983]
     low, high = ece_interval(s, counts, C95)
-    q = 0.065 * math.sqrt(4 / 3)
-    assert (low, high) == (pytest.approx(0.275 - q, abs=1e-12), pytest.approx(0.275 + q, abs=1e-12))
+    assert low == 0.0 and high == pytest.approx(0.9491983, abs=1e-7)
+
+
+def test_a_replicate_without_spread_says_nothing():
+    # Two cases, gaps +30 in bin 0 and −20 in bin 1: θ̂ = (0.15, −0.10), ECE = 0.25. The draws (2,0) and (0,2)
+    # repeat one case: no residual (S* = 0) but θ* ≠ θ̂, so R* is the largest float; (1,1) gives 0. The 0.95
+    # quantile (position 1.9) is the largest float: q is beyond any ECE and the interval is [0, 1]. Two cases
+    # cannot measure the spread of a gap; the interval says so instead of pretending to a width.
+    assert ece_interval(summary([[30, 0], [0, -20]]), np.array([[2, 0], [1, 1], [0, 2]]), C95) == (0.0, 1.0)
 
 
 def test_ece_zero_with_noise_has_low_exactly_zero():
-    # Gaps +20 and −20 in one bin: θ̂ = 0, ECE = 0. Draws (2,0): θ* = 0.2, (1,1): 0, (0,2): −0.2 -> D (0, 0.2, 0.2);
-    # quantile at 1.9: 0.2; q = 0.2 · sqrt(2) = 0.282843: [0, 0.282843] (consistent with no bin-level miscalibration).
-    low, high = ece_interval(summary([[20], [-20]]), np.array([[2, 0], [1, 1], [0, 2]]), C95)
-    assert low == 0.0 and high == pytest.approx(0.2 * math.sqrt(2), abs=1e-12)
+    # Gaps +20 and −20 in one bin: θ̂ = 0, ECE = 0, S = sqrt(0.04 + 0.04)/2 = 0.141421 > 0; whatever q, low is 0.
+    counts = case_counts(np.random.default_rng(3), 2, 200)
+    low, high = ece_interval(summary([[20], [-20]]), counts, C95)
+    assert low == 0.0 and high > 0
 
 
 def test_perfect_data_and_identical_cases_are_points():
@@ -80,8 +84,8 @@ def test_one_case_is_the_point_and_no_case_is_none():
 
 def test_upper_bound_is_capped_at_one():
     # Case 0: c = 100 %, correctness 0 (gap +100, bin 1); case 1: c = 0 %, correctness 1 (gap −100, bin 0).
-    # θ̂ = (−0.5, 0.5), ECE = 1, the largest possible. Draws (2,0): θ* = (0, 1), D = 0.5 + 0.5 = 1; (1,1): D = 0;
-    # (0,2): θ* = (−1, 0), D = 1. Quantile at 1.9: 1; q = sqrt(2) = 1.414: [max(0, 1 − 1.414), min(1, 2.414)] = [0, 1].
+    # θ̂ = (−0.5, 0.5), ECE = 1, the largest possible; the draws (2,0), (0,2) have no spread: q is the largest float
+    # times S, and the interval is capped: [max(0, 1 − q), min(1, 1 + q)] = [0, 1].
     assert ece_interval(summary([[0, 100], [-100, 0]]), np.array([[2, 0], [1, 1], [0, 2]]), C95) == (0.0, 1.0)
 
 

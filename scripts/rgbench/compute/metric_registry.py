@@ -52,11 +52,11 @@ NOT_METRICS = {
     "rgbench.compute.metrics.subject_metrics": "P, s_bar, BS, ECE, Q_final and the gate of one subject together",
     "rgbench.stats.intervals.proportion_interval": "the interval of P (inside subject_intervals), of P_family and "
                                                    "of a pass rate per difficulty (§18)",
-    "rgbench.stats.intervals.ece_interval": "the interval of ECE (inside subject_intervals, §18)",
+    "rgbench.stats.intervals.ece_interval": "the interval of ECE and the calibration rule (inside subject_intervals, §18, §19a)",
     "rgbench.stats.brier_decomposition.decompose": "the four terms from one subject's per-bin sums (§19)",
     "rgbench.stats.brier_decomposition.bias_corrected": "the bias-corrected terms from one subject's per-bin sums "
                                                         "(§19b); undefined below two runs, so outside this "
-                                                        "registry: tests/test_calibration_check.py checks them",
+                                                        "registry: tests/test_brier_corrected.py checks them",
     "rgbench.stats.brier_decomposition.corrected_decompositions": "bias_corrected of every subject (§19b)",
     "rgbench.stats.pass_at_k.pass_at_k_from_columns": "the pass_at_k.csv table of pass_at_k and pass_hat_k (§22)",
     "rgbench.stats.difficulty.difficulty_from_columns": "metrics_per_difficulty.csv and P_weighted of every "

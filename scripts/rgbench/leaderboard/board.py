@@ -57,7 +57,6 @@ class BoardEntry:
     n_errors: int = 0  # error runs (not in N), from results/run_metadata.csv when present
     rank_range: tuple[int, int] | None = None  # (low, high) rank set for Ranked entries when pairwise.csv exists
     missing_cases: tuple[str, ...] = ()   # the benchmark's cases without a scored run (metrics_per_subject.csv)
-    calibration_check: tuple[Fraction, Fraction] | None = None  # (ECE_calibrated_mean, ECE_calibrated_share)
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -100,7 +99,7 @@ class Board:
     source_commit: str = ""  # set only by `build_leaderboard.py --source-commit` (never in committed results)
     reliability_rule: str = ""  # how the reliability labels are given (Thresholds.describe)
     order: tuple = ()  # rank_stability.csv rows (alpha crossings, bootstrap swap shares), leaderboard order
-    significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the calibration reading
+    significance_level: Fraction = Fraction(5, 100)  # config.yaml's, for the difficulty reading
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv; None without it
     confidence_level: Fraction | None = None  # manifest.json's, for the intervals the notes quote
     grades_note: str = ""  # what a board of consolidated grades rests on (grades_text.grades_note); "" otherwise
@@ -147,12 +146,6 @@ class Board:
         return [code for code in self.families if any(code in e.families for e in self.scored)]
 
 
-def _calibration_check(extras: dict) -> tuple[Fraction, Fraction] | None:
-    """(ECE_calibrated_mean, ECE_calibrated_share) when metrics_per_subject.csv carries both for the subject."""
-    mean, share = extras.get("ECE_calibrated_mean"), extras.get("ECE_calibrated_share")
-    return None if mean is None or share is None else (mean, share)
-
-
 def build_board(inputs: LeaderboardInputs) -> Board:
     """Rank the subjects and attach to each its registry entry, reliability labels, fails, families, bins
     and rank range; summarise the significant differences and the alpha sensitivity."""
@@ -192,7 +185,6 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
             n_errors=errors.get(sid, 0),
             missing_cases=tuple(tables.subject_extras.get(sid, {}).get("missing_cases", "").split()),
-            calibration_check=_calibration_check(tables.subject_extras.get(sid, {})),
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest

@@ -147,7 +147,7 @@ def source_commit(board: Board) -> str:
 
 
 def calibration_note(board: Board) -> str:
-    """Which ECE gaps are distinguishable from perfect calibration (§19a); ``""`` for results without the check."""
+    """Which ECE gaps are distinguishable from perfect calibration (§19a); ``""`` for results without ECE intervals."""
     text = calibration_reading(board, name_ref, esc)
     return f'<p class="note" id="calibration-reading">{text}</p>' if text else ""
 

@@ -179,7 +179,6 @@ FAMILY_INTERVAL = ("P_family_low", "P_family_high")
 SUBJECT_EXTRA_TYPES: dict[str, Parser] = {
     **{column: _fixed_or_empty for pair in SUBJECT_INTERVALS.values() for column in pair}, "n_cases": _int,
     "n_cases_missing": _int, "missing_cases": str,
-    **{column: _fixed_or_empty for column in ("ECE_calibrated_mean", "ECE_calibrated_share")},  # §19a
 }
 FAMILY_EXTRA_TYPES: dict[str, Parser] = {column: _fixed_or_empty for column in FAMILY_INTERVAL}
 

@@ -13,8 +13,9 @@ have), which is never a point.
 ECE is not a smooth function of the per-case sums where a bin's mean gap is 0 (a sum of absolute
 values), and the plug-in ECE is biased upward there; a bootstrap of ECE itself (BCa or percentile)
 centres on that bias and cannot cover a true ECE near 0. :func:`ece_interval` therefore bootstraps the
-vector of signed bin gaps, which is smooth, and projects its confidence region onto ECE (see its
-docstring and aggregate_metrics.md §18).
+vector of signed bin gaps, which is smooth, studentised, and projects its confidence region onto ECE (see
+its docstring and aggregate_metrics.md §18). It is also the calibration rule (§19a): a subject is
+miscalibrated distinguishably from chance exactly when ECE_low > 0.
 """
 
 from __future__ import annotations
@@ -56,36 +57,59 @@ def ece_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fraction)
     """The confidence interval of the population ECE of the same fixed bins, from the case draw ``counts``.
 
     With θ_b the population mean signed gap (confidence − correctness) per run in bin b, the population
-    ECE is Σ_b |θ_b| and the seed's ECE is its plug-in Σ_b |θ̂_b|, θ̂_b = Σ_c gaps[c, b] / (100 · scale · N).
-    Each case-bootstrap replicate gives θ*_b (the ratio of the drawn sums); the L1 distance
-    D* = Σ_b |θ*_b − θ̂_b| estimates the distribution of D = Σ_b |θ̂_b − θ_b| (a bootstrapped root, Beran
-    1988, "Balanced simultaneous confidence sets", JASA 83:679-686), with q its ``confidence`` quantile
-    (linear interpolation, numpy's default) times sqrt(K / (K − 1)) (a bootstrap variance over K cases is
-    (K − 1)/K of the unbiased one). The set {θ : Σ_b |θ̂_b − θ_b| ≤ q} covers θ with the bootstrap's
-    probability; by the triangle inequality | Σ|θ̂_b| − Σ|θ_b| | ≤ Σ|θ̂_b − θ_b|, and the smallest and largest
-    Σ|θ_b| on that set are exactly
+    ECE is Σ_b |θ_b| and the seed's ECE is its plug-in Σ_b |θ̂_b|, θ̂_b = Σ_c g_cb / N (g_cb = gaps[c, b] /
+    (100 · scale), N = Σ_c n_c). The root is the L1 distance of the gap vector studentised by its case-cluster
+    scale, R = Σ_b |θ̂_b − θ_b| / S with S² = Σ_c Σ_b (g_cb − θ̂_b n_c)² / N² (the trace of the cluster-robust
+    covariance of θ̂, cases the clusters); each case-bootstrap replicate gives θ*_b (the ratio of the drawn
+    sums), S* by the same formula over the drawn cases (each counted as often as drawn) and R* = Σ_b |θ*_b −
+    θ̂_b| / S* (a bootstrap-t root: Hall 1988, "Theoretical comparison of bootstrap confidence intervals",
+    Annals of Statistics 16(3); Beran 1988, "Balanced simultaneous confidence sets", JASA 83). With r the
+    ``confidence`` quantile of R* (linear interpolation, numpy's default) and q = r · S, the set {θ : Σ_b |θ̂_b −
+    θ_b| ≤ q} covers θ with the bootstrap's probability; by the triangle inequality the smallest and largest
+    Σ|θ_b| on it are exactly
 
         [max(0, ECE − q), min(1, ECE + q)]
 
-    so the interval covers the population ECE at least as often as the set covers θ, including at
-    ECE = 0 (low is exactly 0 when ECE ≤ q: "consistent with no bin-level miscalibration").
-    Not centred on the estimate's bias: the point estimate stays the plug-in ECE of §7.
-    None when K = 0; one case: every replicate is the estimate, q = 0, the interval is the point ECE.
+    so the interval covers the population ECE at least as often as the set covers θ, at ECE = 0 too. Low > 0
+    is the test of perfect calibration (θ = 0) at level 1 − ``confidence``, which is the calibration rule of
+    aggregate_metrics.md §19a. Studentising matters there: the plain root (q from Σ|θ*_b − θ̂_b|) called
+    perfectly calibrated subjects miscalibrated 7-9% of the time with one run per case, because a case sample
+    without the rare large gaps has both a large |θ̂| and a small bootstrap spread; S* moves with them.
+    A replicate whose drawn cases have no residual (S* = 0: every drawn case has the same gaps per run) has R*
+    = 0 when θ* = θ̂, else the largest float (it says nothing about the spread). None when K = 0; S = 0 (one
+    case, or every case with the same gaps per run): every replicate is the estimate, q = 0, the point ECE.
     """
     k = summary.k
     if k == 0:
         return None
+    # In the integer units of the gaps (1 / (100 · scale)): every sum below is an integer, exact in float64 up to
+    # 2^53, so "no residual" and "the replicate is the estimate" are exact comparisons.
     unit = float(100 * summary.scale)
-    gaps = summary.gaps.astype(np.float64) / unit
+    gaps = summary.gaps.astype(np.float64)
     runs = summary.runs.astype(np.float64)
-    theta = gaps.sum(axis=0) / runs.sum()
-    estimate = float(np.abs(theta).sum())
-    if k == 1:
+    total = float(runs.sum())
+    sums = gaps.sum(axis=0)
+    estimate = float(np.abs(sums).sum()) / (total * unit)
+    residual = gaps * total - runs[:, None] * sums                          # (g_cb − θ̂_b n_c) · N · unit
+    if not residual.any():
         return estimate, estimate
-    w = np.asarray(counts, dtype=np.float64)
-    replicates = (w @ gaps) / (w @ runs)[:, None]          # every replicate draws k cases, each with n_c ≥ 1 runs
-    distance = np.abs(replicates - theta).sum(axis=1)
-    q = float(np.quantile(distance, float(confidence))) * math.sqrt(k / (k - 1))
+    scale = math.sqrt(float((residual * residual).sum())) / (total * total * unit)
+    bins = gaps.shape[1]
+    # One product for every sum a replicate needs (integer-valued, exact): M = Σ w g, A = Σ w g², Bm = Σ w g n
+    # per bin, then N* = Σ w n and C = Σ w n²
+    drawn_all = np.asarray(counts, dtype=np.float64) @ np.hstack(
+        [gaps, gaps * gaps, gaps * runs[:, None], runs[:, None], (runs * runs)[:, None]])
+    drawn_sums, squares, cross = drawn_all[:, :bins], drawn_all[:, bins:2 * bins], drawn_all[:, 2 * bins:3 * bins]
+    drawn, runs_squared = drawn_all[:, 3 * bins], drawn_all[:, 3 * bins + 1]   # N*: every replicate draws k cases
+    distance = np.abs(drawn_sums * total - sums * drawn[:, None]).sum(axis=1) / (drawn * total * unit)
+    # Σ_c w_c (g_cb N* − M_b n_c)² = A_b N*² − 2 M_b Bm_b N* + M_b² C
+    spread = (squares * (drawn * drawn)[:, None] - 2 * drawn_sums * cross * drawn[:, None]
+              + drawn_sums * drawn_sums * runs_squared[:, None]).sum(axis=1)
+    scale_star = np.sqrt(np.maximum(spread, 0.0)) / (drawn * drawn * unit)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.where(scale_star > 0, distance / scale_star,
+                        np.where(distance > 0, np.finfo(np.float64).max, 0.0))
+    q = float(np.quantile(root, float(confidence))) * scale
     return max(0.0, estimate - q), min(1.0, estimate + q)
 
 

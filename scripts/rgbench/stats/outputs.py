@@ -19,7 +19,6 @@ from ..load.spec import Spec
 from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from .bootstrap import Interval, case_counts, case_weights
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
-from .calibration_check import CalibrationCheck, calibration_checks
 from .case_summary import CaseSummary, pooled_summary
 from .config import StatsConfig
 from .difficulty import ALL_SUBJECTS, DifficultyRow, difficulty_from_columns
@@ -37,9 +36,8 @@ SUBJECT_STATS_COLUMNS = (
     "Q_final_low", "Q_final_high", "BS_reliability", "BS_resolution", "BS_uncertainty", "BS_within_bin",
     "P_weighted", "n_cases", "n_cases_missing", "missing_cases",
 ) + (
-    # issue 11 item 5: ECE against perfect calibration, bias-corrected Brier terms (§19a, §19b)
-    "ECE_calibrated_mean", "ECE_calibrated_share", "BS_reliability_corrected", "BS_resolution_corrected",
-    "BS_uncertainty_corrected",
+    # issue 11 item 5: bias-corrected Brier terms (§19b); the calibration rule reads ECE_low (§19a, issue 25)
+    "BS_reliability_corrected", "BS_resolution_corrected", "BS_uncertainty_corrected",
 )
 FAMILY_STATS_COLUMNS = ("P_family_low", "P_family_high")
 CALIBRATION_COLUMNS = ("subject_id", "subject_version", "bin", "bin_low", "bin_high", "count",
@@ -88,7 +86,6 @@ class SubjectStats:
     n_cases: int
     missing: tuple[str, ...]
     digest: str
-    calibration_check: CalibrationCheck | None = None
     corrected: CorrectedDecomposition | None = None
 
 
@@ -156,7 +153,6 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     nothing: dict = dict.fromkeys(m.subject_id for m in subjects)
     decompositions = brier_decompositions(columns, spec.ece_bins) if calibrated else nothing
     corrected = corrected_decompositions(columns, spec.ece_bins) if calibrated else nothing
-    checks = calibration_checks(columns, spec.ece_bins, digests, resamples) if calibrated else nothing
     difficulty: list[DifficultyRow] = []
     weighted: Mapping[str, Fraction | None] = nothing
     trend = None
@@ -164,7 +160,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
         levels = cast(Mapping[str, int], difficulty_of)   # every gold has one: the schema requires it
         difficulty, weighted = difficulty_from_columns(columns, levels, config.difficulty_weights,
                                                        _level_intervals(summaries, digests, levels, config))
-        trend = difficulty_trend_from_columns(columns, levels, resamples, confidence, seed=config.seed)
+        trend = difficulty_trend_from_columns(columns, levels, confidence)
     per_subject = {}
     for m in subjects:
         sid = m.subject_id
@@ -174,7 +170,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
                      if summary is not None else SubjectIntervals())
         scored = summary.case_ids if summary is not None else ()
         per_subject[sid] = SubjectStats(intervals, decompositions[sid], weighted[sid], len(scored),
-                                        missing_cases(scored, difficulty_of), digests[sid], checks[sid], corrected[sid])
+                                        missing_cases(scored, difficulty_of), digests[sid], corrected[sid])
     family_intervals: dict[tuple[str, str], Interval | None] = {}
     for f in families if passes else ():
         summary = summaries[f.subject_id]
@@ -243,7 +239,6 @@ def subject_stats_cells(statistics: Statistics, subject_id: str) -> tuple[str, .
         *fmt_interval(i.p), *fmt_interval(i.s_bar), *fmt_interval(i.bs), *fmt_interval(i.ece), *fmt_interval(i.q_final),
         *_fixed_cells(s.decomposition, "reliability", "resolution", "uncertainty", "within_bin"),
         fmt_fixed(s.p_weighted), str(s.n_cases), str(len(s.missing)), " ".join(s.missing),
-        *_fixed_cells(s.calibration_check, "expected", "share_at_or_above"),
         *_fixed_cells(s.corrected, "reliability", "resolution", "uncertainty"),
     )
 

@@ -16,7 +16,7 @@ other Fraction the string ``"p/q"`` in lowest terms, a bool true/false, None nul
 ``7``, ``7.0`` and ``14/2`` in a scoring are the same value, and ``7.5`` and ``15/2`` are too.
 
 **A subject's digest** (:func:`subject_digest`; every stream of one subject: ``subject``, ``family:<code>``,
-``difficulty:<d>``, ``calibration``, ``criteria``, ``tag:<t>``, ``case_type:<t>``, ``advanced``, and with the
+``difficulty:<d>``, ``criteria``, ``tag:<t>``, ``case_type:<t>``, ``advanced``, and with the
 others ``ranks`` and ``difficulty:<d>`` of ``ALL``) is over ``["subject", seed, subject_id, cases]`` with
 ``cases`` one entry per case with a scored run of the subject, sorted by case id:
 ``[case_id, [family, difficulty, case_type, tags sorted], runs]``, the gold fields that group cases (the

@@ -271,10 +271,15 @@ def test_one_run_per_case_and_a_single_shared_case():
 
 
 def test_minimum_detectable_difference_hand_computed():
-    # (1.959964 + 0.841621) · 0.3 / √30 = 2.801585 · 0.054772 = 0.153449
-    assert minimum_detectable_difference(0.3, 30, F(5, 100)) == pytest.approx(0.153449, abs=1e-6)
+    # Student's t with 29 df: (t(0.975) + t(0.8)) · 0.3 / √30 = (2.045230 + 0.854192) · 0.054772 = 2.899422 · 0.054772
+    # = 0.158808 (the z quantiles 1.959964 + 0.841621 gave 0.153449, too small for 30 cases)
+    assert minimum_detectable_difference(0.3, 30, F(5, 100)) == pytest.approx(0.158808, abs=1e-6)
+    # Holm's strictest step over 10 pairs: level 0.005, t(1 − 0.0025) = 3.038047; 3.892239 · 0.054772 = 0.213187
+    assert minimum_detectable_difference(0.3, 30, F(5, 100), pairs=10) == pytest.approx(0.213187, abs=1e-6)
     assert minimum_detectable_difference(0.3, 1, F(5, 100)) is None
     assert minimum_detectable_difference(0.0, 30, F(5, 100)) is None
+    assert minimum_detectable_difference(None, 30, F(5, 100)) is None
+    assert minimum_detectable_difference(0.3, 30, F(5, 100), pairs=0) is None
 
 
 # --- rank sets -------------------------------------------------------------------------------

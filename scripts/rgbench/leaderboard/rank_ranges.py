@@ -26,7 +26,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from ..stats.alpha_sensitivity import AlphaRow, top_ranks_by_alpha, top_ranks_depend_on_alpha
-from ..stats.pairwise import PairwiseRow, significantly_better
+from ..stats.pairwise import PairwiseRow, minimum_detectable_difference, significantly_better
 
 TOP = 3  # "the top ranks" of issue 5: ranks 1..3
 
@@ -47,8 +47,10 @@ class Significance:
     subjects with a shared case; ``above``: (better, worse) subject_id pairs that
     differ significantly; ``ranges``: subject_id -> (low, high) simultaneous rank set
     of each ranked subject;
-    ``mde``: (smallest, largest) difference in Q_final and in P detectable with 80%
-    power over the pairs of ranked subjects (pairwise.csv's q_mde, p_mde), or None.
+    ``q_mde``: (smallest, largest) over the pairs of ranked subjects of the difference in Q_final the
+    sign-flip test finds with 80% power at level/n_pairs (:func:`minimum_detectable_difference` of
+    pairwise.csv's q_diff_sd with ``pairs`` = n_pairs: the strictest step of the adjustment), or None;
+    ``p_mde``: pairwise.csv's p_mde span (no test on the page compares P; not printed).
     """
 
     level: Fraction
@@ -103,8 +105,11 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     n = len(ranked_ids)
     sets = rank_sets or {}
     ranges = {sid: (sets[sid].low, sets[sid].high) if sid in sets else (1, n) for sid in ranked_ids}
-    return Significance(level, len(pairs), tuple(above), ranges,
-                        _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction)
+    # the power figure of the page: each ranked pair's MDE at level/m, m the pairs compared (power_sentence)
+    q_mde = [None if row.q_diff_sd is None else
+             minimum_detectable_difference(float(row.q_diff_sd), row.n_cases, level, pairs=len(pairs)) for row in pairs]
+    return Significance(level, len(pairs), tuple(above), ranges, _span(q_mde), _span([row.p_mde for row in pairs]),
+                        correction)
 
 
 def alpha_statement(rows: Sequence[AlphaRow], n_ranked: int, top: int = TOP) -> AlphaStatement | None:

@@ -18,6 +18,7 @@ ranks with :func:`rgbench.stats.alpha_sensitivity.top_ranks_depend_on_alpha`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -49,7 +50,8 @@ class Significance:
     of each ranked subject;
     ``q_mde``: (smallest, largest) over the pairs of ranked subjects of the difference in Q_final the
     sign-flip test finds with 80% power at level/n_pairs (:func:`minimum_detectable_difference` of
-    pairwise.csv's q_diff_sd with ``pairs`` = n_pairs: the strictest step of the adjustment), or None;
+    pairwise.csv's q_diff_sd with ``pairs`` = n_pairs: the strictest step of the adjustment; infinity for a pair
+    with too few cases to reach that level), or None;
     ``p_mde``: pairwise.csv's p_mde span (no test on the page compares P; not printed).
     """
 
@@ -85,6 +87,16 @@ def _span(values: list) -> tuple | None:
     return (min(values), max(values)) if values else None
 
 
+def _power_figure(row: PairwiseRow, level: Fraction, pairs: int) -> float | None:
+    """The page's power figure for one ranked pair: :func:`minimum_detectable_difference` at level/``pairs`` (the
+    strictest step of the adjustment over the pairs compared); infinity when the pair's cases are too few for
+    the test to reach that level at all (n ≤ z²); None without a spread (SD unknown or 0)."""
+    if row.q_diff_sd is None or row.q_diff_sd <= 0:
+        return None
+    value = minimum_detectable_difference(float(row.q_diff_sd), row.n_cases, level, pairs=pairs)
+    return math.inf if value is None and row.n_cases >= 2 else value
+
+
 def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: Fraction,
                  rank_sets: dict[str, RankRange] | None, correction: str = "holm") -> Significance:
     """The rank sets of the ranked subjects and the significant differences among them (module docstring).
@@ -105,9 +117,7 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     n = len(ranked_ids)
     sets = rank_sets or {}
     ranges = {sid: (sets[sid].low, sets[sid].high) if sid in sets else (1, n) for sid in ranked_ids}
-    # the power figure of the page: each ranked pair's MDE at level/m, m the pairs compared (power_sentence)
-    q_mde = [None if row.q_diff_sd is None else
-             minimum_detectable_difference(float(row.q_diff_sd), row.n_cases, level, pairs=len(pairs)) for row in pairs]
+    q_mde = [_power_figure(row, level, len(pairs)) for row in pairs]
     return Significance(level, len(pairs), tuple(above), ranges, _span(q_mde), _span([row.p_mde for row in pairs]),
                         correction)
 

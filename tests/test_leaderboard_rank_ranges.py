@@ -126,7 +126,7 @@ def test_method_and_differences_sentences():
         "Power: with these cases no true difference in Q_final (at most 1) between two ranked subjects is found "
         "significant with 80% power (computed for the sign-flip test at level 0.05/3, the strictest step of the Holm")
     some = Significance(LEVEL, 3, (), {}, (F(1, 5), math.inf))
-    assert "a true difference in Q_final of 0.20 (for the pairs with enough cases; none for the others) between" in (
+    assert "a true difference in Q_final of 0.20 (for the pairs that resolve one; the others resolve no difference) between" in (
         power_sentence(some, str))
     # a pair with too few cases for level 0.05/6 (n ≤ z² = 6.96) has no figure but counts as unresolvable
     short = significance(RANKED, [replace(r, n_cases=5, q_diff_sd=0.2) for r in ROWS], LEVEL, SETS)

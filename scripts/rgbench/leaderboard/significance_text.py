@@ -97,7 +97,7 @@ def power_sentence(sig: Significance, esc: Text, scale: ScoreScale | None = None
     def span(pair: tuple[Fraction | float, Fraction | float], factor: Fraction = Fraction(1)) -> str:
         a, b = (difference_text(Fraction(v) * factor) for v in pair)
         return a if a == b else f"{a}-{b}"
-    figure = span(shown) + (" (for the pairs with enough cases; none for the others)" if some else "")
+    figure = span(shown) + (" (for the pairs that resolve one; the others resolve no difference)" if some else "")
     on_scale = ""
     if scale is not None and not scale.is_default and alpha is not None and alpha < 1:
         on_scale = (f" (with P equal: a difference in {scale.label} of {span(shown, scale.span / (1 - alpha))} "

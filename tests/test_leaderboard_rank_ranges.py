@@ -6,6 +6,7 @@ Pairwise rows (with their Holm-adjusted p) and rank sets (as rank_sets.csv gives
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import replace
 from fractions import Fraction
 
@@ -41,9 +42,9 @@ F = Fraction
 LEVEL = F(5, 100)
 
 
-def pair(a: str, b: str, p_holm: str, q_diff: str, q_mde: float = 0.2, p_mde: float = 0.3) -> PairwiseRow:
+def pair(a: str, b: str, p_holm: str, q_diff: str, q_sd: float = 0.2, p_mde: float = 0.3) -> PairwiseRow:
     return PairwiseRow(a, b, 10, F(q_diff), None, None, F(q_diff), None, None, F(p_holm), "exact", F(p_holm),
-                       q_mde=q_mde, p_mde=p_mde)
+                       q_diff_sd=q_sd, p_mde=p_mde)
 
 
 # Four ranked subjects A > B > C > D (leaderboard order) and a disqualified E.
@@ -63,8 +64,10 @@ def test_significance_takes_the_ranges_from_the_rank_sets_and_the_differences_fr
     assert sig.ranges == {sid: (SETS[sid].low, SETS[sid].high) for sid in RANKED}
     # p_holm < 0.05 and q_diff > 0: A above C (0.01) and D (0.04); the disqualified E's pair is left out.
     assert sig.above == (("A", "C"), ("A", "D")) and sig.n_pairs == 6
-    # power: the smallest and largest q_mde / p_mde over the 6 ranked pairs
-    assert sig.q_mde == (0.15, 0.3) and sig.p_mde == (0.25, 0.4)
+    # power: the smallest and largest MDE over the 6 ranked pairs (10 cases each) at level 0.05/6, from the SDs
+    # 0.15 and 0.3: z = z(1 − 0.05/12) = 2.638257, z² = 6.960401, c = z · √(9 / 3.039599) = 4.539733;
+    # (c + t_9(0.8) = 0.883404) / √10 = 5.423137 / 3.162278 = 1.714946, times the SD
+    assert sig.q_mde == pytest.approx((0.257242, 0.514484), abs=1e-6) and sig.p_mde == (0.25, 0.4)
 
 
 def test_the_level_comes_from_the_caller():
@@ -131,8 +134,23 @@ def test_method_and_differences_sentences():
     # In HTML the fixed text is escaped too: "p < 0.05" becomes "p &lt; 0.05".
     assert "p &lt; 0.05" in rank_range_method(sig, html.escape)
     assert power_sentence(sig, str).startswith(
-        "Power: with these cases, a true difference in Q_final of 0.15-0.30 and in P of 0.25-0.40 between two "
-        "ranked subjects is detected 80% of the time by a test at level 0.05")
+        "Power: with these cases, a true difference in Q_final of 0.26-0.51 between two ranked subjects is found "
+        "significant at least 80% of the time (computed for the sign-flip test at level 0.05/6, the strictest step of "
+        "the Holm adjustment over the 6 pairs of ranked subjects, from each pair's observed case-to-case spread")
+    assert " in P " not in power_sentence(sig, str)   # no test on the page compares P
+    one = Significance(LEVEL, 1, (), {}, (F(1, 5), F(1, 5)))
+    assert "(computed for the sign-flip test at level 0.05, from each pair's" in power_sentence(one, str)
+    # an MDE of 1 or more (e.g. 3 cases): no difference in Q_final, which is at most 1, can be resolved
+    few = Significance(LEVEL, 3, (), {}, (F(13, 10), math.inf))
+    assert power_sentence(few, str).startswith(
+        "Power: with these cases no true difference in Q_final (at most 1) between two ranked subjects is found "
+        "significant with 80% power (computed for the sign-flip test at level 0.05/3, the strictest step of the Holm")
+    some = Significance(LEVEL, 3, (), {}, (F(1, 5), math.inf))
+    assert "a true difference in Q_final of 0.20 (for the pairs that resolve one; the others resolve no difference) between" in (
+        power_sentence(some, str))
+    # a pair with too few cases for level 0.05/6 (n ≤ z² = 6.96) has no figure but counts as unresolvable
+    short = significance(RANKED, [replace(r, n_cases=5, q_diff_sd=0.2) for r in ROWS], LEVEL, SETS)
+    assert short.q_mde == (math.inf, math.inf)
     assert '"not significant" means "not resolved", not "equal"' in power_sentence(sig, str)
 
 

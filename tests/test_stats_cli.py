@@ -94,13 +94,14 @@ def test_new_result_files_by_hand(tmp_path):
     # with probability 1/4, 1/2, 1/4, symmetric (z0 = 0, a = 0): the extremes. Sign flips: 2 of the 4 patterns
     # reach |T| = 30/24: p = 1/2 (exact), also p_min = 2/2^2; beta-model is disqualified, so the pair is outside
     # the family (apart): no p_holm, no p_bh, nothing significant. SD of 13/24, 17/24:
-    # (4/24)/√2 = 0.117851; q_mde = (z_0.975 + z_0.8) · 0.117851 / √2 = 2.801585 · 0.083333 = 0.233465; the Pass
+    # (4/24)/√2 = 0.117851; q_mde is empty: two cases cannot reach level 0.05 (n ≤ z² = 3.84, the sign-flip test's
+    # smallest p is 1/2), so no difference is detectable; the Pass
     # differences do not vary (SD 0), so p_mde is unknown (empty).
     assert results(root, "pairwise.csv") == [
         "subject_a,subject_b,n_cases,q_diff,q_diff_low,q_diff_high,p_diff,p_diff_low,p_diff_high,p_value,test,"
         "p_holm,significantly_better,q_diff_sd,p_diff_sd,q_mde,p_mde,p_bh,p_min,family",
         "alpha-model,beta-model,2,0.625000,0.541667,0.708333,1.000000,1.000000,1.000000,0.500000,exact,,,"
-        "0.117851,0.000000,0.233465,,,0.500000,apart",
+        "0.117851,0.000000,,,,0.500000,apart",
     ]
     # beta-model is disqualified: alpha-model alone is ranked, and its rank is established
     assert results(root, "rank_sets.csv") == [

@@ -299,10 +299,19 @@ def test_one_run_per_case_and_a_single_shared_case():
 
 
 def test_minimum_detectable_difference_hand_computed():
-    # (1.959964 + 0.841621) · 0.3 / √30 = 2.801585 · 0.054772 = 0.153449
-    assert minimum_detectable_difference(0.3, 30, F(5, 100)) == pytest.approx(0.153449, abs=1e-6)
+    # n = 30, level 0.05, one test: z = 1.959964, z² = 3.841459; bound c = z · √(29 / (30 − 3.841459)) = 1.959964 ·
+    # 1.052912 = 2.063670; plus t_29(0.8) = 0.854192: 2.917862 · 0.3 / √30 (0.054772) = 0.159818
+    assert minimum_detectable_difference(0.3, 30, F(5, 100)) == pytest.approx(0.159818, abs=1e-6)
+    # Holm's strictest step over 10 pairs: level 0.005, z = 2.807034, z² = 7.879439, c = 2.807034 · 1.144988 = 3.214020;
+    # (3.214020 + 0.854192) · 0.054772 = 0.222825
+    assert minimum_detectable_difference(0.3, 30, F(5, 100), pairs=10) == pytest.approx(0.222825, abs=1e-6)
     assert minimum_detectable_difference(0.3, 1, F(5, 100)) is None
     assert minimum_detectable_difference(0.0, 30, F(5, 100)) is None
+    assert minimum_detectable_difference(None, 30, F(5, 100)) is None
+    assert minimum_detectable_difference(0.3, 30, F(5, 100), pairs=0) is None
+    # n ≤ z²: 7 cases cannot reach level 0.005 (z² = 7.88); 8 can, barely: c = 2.807034 · √(7 / 0.120561) = 21.389
+    assert minimum_detectable_difference(0.3, 7, F(5, 100), pairs=10) is None
+    assert minimum_detectable_difference(0.3, 8, F(5, 100), pairs=10) == pytest.approx(2.363695, abs=1e-6)
 
 
 def test_studentised_ratio_interval_hand_computed():

@@ -19,6 +19,7 @@ ranks with :func:`rgbench.stats.alpha_sensitivity.top_ranks_depend_on_alpha`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,7 +28,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from ..stats.alpha_sensitivity import AlphaRow, top_ranks_by_alpha, top_ranks_depend_on_alpha
-from ..stats.pairwise import PairwiseRow, significantly_better, unresolvable
+from ..stats.pairwise import PairwiseRow, minimum_detectable_difference, significantly_better, unresolvable
 
 TOP = 3  # "the top ranks" of issue 5: ranks 1..3
 
@@ -48,8 +49,11 @@ class Significance:
     subjects with a shared case; ``above``: (better, worse) subject_id pairs that
     differ significantly; ``ranges``: subject_id -> (low, high) simultaneous rank set
     of each ranked subject;
-    ``mde``: (smallest, largest) difference in Q_final and in P detectable with 80%
-    power over the pairs of ranked subjects (pairwise.csv's q_mde, p_mde), or None;
+    ``q_mde``: (smallest, largest) over the pairs of ranked subjects of the difference in Q_final the
+    sign-flip test finds with 80% power at level/n_pairs (:func:`minimum_detectable_difference` of
+    pairwise.csv's q_diff_sd with ``pairs`` = n_pairs: the strictest step of the adjustment; infinity for a pair
+    with too few cases to reach that level), or None;
+    ``p_mde``: pairwise.csv's p_mde span (no test on the page compares P; not printed);
     ``unresolved``: how many of the ``n_pairs`` the test cannot resolve at all (p_min above level / n_pairs).
     """
 
@@ -86,6 +90,16 @@ def _span(values: list) -> tuple | None:
     return (min(values), max(values)) if values else None
 
 
+def _power_figure(row: PairwiseRow, level: Fraction, pairs: int) -> float | None:
+    """The page's power figure for one ranked pair: :func:`minimum_detectable_difference` at level/``pairs`` (the
+    strictest step of the adjustment over the pairs compared); infinity when the pair's cases are too few for
+    the test to reach that level at all (n ≤ z²); None without a spread (SD unknown or 0)."""
+    if row.q_diff_sd is None or row.q_diff_sd <= 0:
+        return None
+    value = minimum_detectable_difference(float(row.q_diff_sd), row.n_cases, level, pairs=pairs)
+    return math.inf if value is None and row.n_cases >= 2 else value
+
+
 def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: Fraction,
                  rank_sets: dict[str, RankRange] | None, correction: str = "holm") -> Significance:
     """The rank sets of the ranked subjects and the significant differences among them (module docstring).
@@ -107,9 +121,9 @@ def significance(ranked_ids: Sequence[str], rows: Iterable[PairwiseRow], level: 
     sets = rank_sets or {}
     ranges = {sid: (sets[sid].low, sets[sid].high) if sid in sets else (1, n) for sid in ranked_ids}
     unresolved = sum(1 for row in pairs if unresolvable(row, level, len(pairs)))
-    return Significance(level, len(pairs), tuple(above), ranges,
-                        _span([row.q_mde for row in pairs]), _span([row.p_mde for row in pairs]), correction,
-                        unresolved)
+    q_mde = [_power_figure(row, level, len(pairs)) for row in pairs]
+    return Significance(level, len(pairs), tuple(above), ranges, _span(q_mde), _span([row.p_mde for row in pairs]),
+                        correction, unresolved)
 
 
 def alpha_statement(rows: Sequence[AlphaRow], n_ranked: int, top: int = TOP) -> AlphaStatement | None:

@@ -448,7 +448,8 @@ def test_the_interval_note_names_each_method_it_covers():
         "95% intervals: a bootstrap over cases (2000 resamples), each case counting once with all its runs: "
         "bias-corrected and accelerated (BCa) for P, s\u0304 and Q_final (a P of 0 or 1 takes the Wilson interval "
         "over the cases); for BS, the bootstrap-t (each resample divided by its own standard error, which widens the "
-        "side a skewed sample is short of); for ECE, the studentised bootstrap of its bin gaps projected onto ECE, not "
+        "side a skewed sample is short of; it covers less than its level when large errors are rare, "
+        "docs/statistics_check.md); for ECE, the studentised bootstrap of its bin gaps projected onto ECE, not "
         "centred on ECE, which is biased upward (above 0: miscalibration distinguishable from chance) "
         "(aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of "
         "cases like these; over a single case an interval is a point: its spread is unknown, not zero.")

@@ -52,7 +52,8 @@ def calibration_reading(board: Board, name: Text, esc: Text) -> str:
     within = [not_flagged(e, *bounds) for e, bounds in checked if not distinguishable(bounds.low)]
     parts = [esc(f"Calibration read against chance (aggregate_metrics.md \u00a719a): ECE is biased upward with few "
                  f"runs per bin, so a subject's miscalibration counts as distinguishable from chance only when its "
-                 f"{level}ECE interval excludes 0, the test of perfect calibration{test_level} over cases (the interval "
+                 f"{level}ECE interval excludes 0, a test of perfect calibration{test_level} over cases (its false alarms "
+                 "are measured in docs/statistics_check.md; the interval "
                  "is a studentised case bootstrap of the signed bin gaps; the same interval is printed beside ECE). ")]
 
     def listed(items: list[str]) -> str:

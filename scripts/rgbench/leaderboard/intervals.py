@@ -68,7 +68,8 @@ def method_note(confidence_level: str | None, resamples: int | None, shown: Show
     figures = ", ".join(name for name, kept in (("P", passes), ("s\u0304", True)) if kept)
     wilson = " (a P of 0 or 1 takes the Wilson interval over the cases)" if passes else ""
     ece = ("; for BS, the bootstrap-t (each resample divided by its own standard error, which widens the side a "
-           "skewed sample is short of); for ECE, the studentised bootstrap of its bin gaps projected onto ECE, not "
+           "skewed sample is short of; it covers less than its level when large errors are rare, "
+           "docs/statistics_check.md); for ECE, the studentised bootstrap of its bin gaps projected onto ECE, not "
            "centred on ECE, which is biased upward (above 0: miscalibration distinguishable from chance)"
            if calibration else "")
     return (f"{level} intervals: {method}, each case counting once with all its runs: bias-corrected and accelerated "

@@ -288,7 +288,7 @@ class Production:
         """True when the page calls the subject distinguishable from perfect calibration: its ECE interval
         excludes 0 (rgbench.leaderboard.calibration_text.distinguishable)."""
         from rgbench.leaderboard.calibration_text import distinguishable
-        return ece is not None and distinguishable(ece[0])
+        return ece is not None and distinguishable(Fraction(ece[0]))
 
     def results(self, root: Path) -> dict[str, bytes]:
         """Every results/*.csv of ``root`` after ``scripts/metrics.py --root root``."""

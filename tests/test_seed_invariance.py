@@ -17,13 +17,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from treebuilder import REPO, MiniTree, canonical
+from treebuilder import MiniTree, canonical
 
 from rgbench.cli_main import load_script
 
 SUBJECTS = ("alpha-model", "beta-model", "gamma-model")
 CASES = tuple(f"RO-{family}-00{i}" for family in ("FOUL", "SCAL") for i in range(1, 5))
 TAGS = (["fouling"], ["scaling", "cold"], [], ["cold"])
+PROSE = ("system/metrics/v1.0/aggregate_metrics.md", "system/rubric/v1.0/generic_rubric.md")
 
 
 def board(root: Path, *, labels=lambda sid, case, i: f"r{i + 1}", reverse=False, moved=None, seed=None,
@@ -32,9 +33,9 @@ def board(root: Path, *, labels=lambda sid, case, i: f"r{i + 1}", reverse=False,
     ``indent`` (the scorings' JSON indentation) say; ``moved`` (subject, case) changes that run's grade;
     ``seed`` declares config.yaml's seed."""
     tree = MiniTree(root)
-    for rel in ("system/metrics/v1.0/aggregate_metrics.md", "system/rubric/v1.0/generic_rubric.md"):
-        shutil.copyfile(REPO / rel, root / rel)
-    config = root / "system/metrics/v1.0/config.yaml"   # the sample's: 2000 resamples, seed 0 (the default)
+    for rel in PROSE:   # documentation in system/ (its own text: the test must hold on any benchmark's tree)
+        tree.write(rel, "# Notes\n\nHow this benchmark reads its figures, in prose.\n")
+    config = root / "system/metrics/v1.0/config.yaml"   # the library fixture's: 2000 resamples, seed 0 (the default)
     text = config.read_text(encoding="utf-8").replace("\nbootstrap_resamples: 2000\n", "\nbootstrap_resamples: 300\n")
     if seed is not None:
         text = re.sub(r"(?m)^seed: .*\n", "", text) + f"seed: {seed}\n"
@@ -88,8 +89,7 @@ def rows(data: bytes) -> list[dict[str, str]]:
 def test_prose_in_any_documentation_file_changes_no_byte_of_any_results_csv(tmp_path, base, before):
     root = tmp_path / "tree"
     shutil.copytree(base, root)   # the same data; append prose to every documentation file and compute again
-    for rel in ("system/metrics/v1.0/aggregate_metrics.md", "system/rubric/v1.0/generic_rubric.md", "README.md",
-                "docs/notes.md"):
+    for rel in (*PROSE, "README.md", "docs/notes.md"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         with (root / rel).open("a", encoding="utf-8") as f:
             f.write("\nOne more sentence of prose.\n")

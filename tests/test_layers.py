@@ -9,6 +9,7 @@ the layers below it, never one above; and no modules import each other in a cycl
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -57,9 +58,10 @@ def layer_of(module: str) -> int | None:
 
 
 def imports_of(source: str, module: str, path: str, is_package: bool = False) -> Iterator[Import]:
-    """Every import of an rgbench module in ``source`` (the text of ``module``), relative ones resolved; for
-    ``from package import name`` the target is ``package.name`` when ``name`` is a module of the package."""
-    for node in ast.walk(ast.parse(source, filename=path)):
+    """Every import of an rgbench module in ``source`` (the text of ``module``), in line order, relative ones
+    resolved; for ``from package import name`` the target is ``package.name`` when ``name`` is a module of the package."""
+    nodes = [n for n in ast.walk(ast.parse(source, filename=path)) if isinstance(n, ast.Import | ast.ImportFrom)]
+    for node in sorted(nodes, key=lambda n: (n.lineno, n.col_offset)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "rgbench":
@@ -193,3 +195,14 @@ def test_a_module_in_no_layer_is_named():
 def test_cycles_are_found():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_written_order_is_the_tested_order():
+    """The package docstring and docs/architecture.md's "## Layers" name the layers of LAYERS, in its order."""
+    docstring = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))) or ""
+    written = [m.group(1) for m in re.finditer(r"^    (command line|[a-z]+)/? ", docstring, re.MULTILINE)]
+    assert written == [name for name, _ in LAYERS]
+    doc = (PACKAGE.parent.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = doc.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    numbered = [m.group(1) for m in re.finditer(r"^\d+\. \*\*([a-z ]+)/?\*\*", section, re.MULTILINE)]
+    assert numbered == [name for name, _ in LAYERS]

@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent / "scripts"))
 
 import stats_check  # noqa: E402
 
-from rgbench.compute.scale import default_scale  # noqa: E402
+from rgbench.load.scale import default_scale  # noqa: E402
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.case_summary import case_summaries  # noqa: E402
 from rgbench.stats.intervals import ece_interval  # noqa: E402

@@ -56,7 +56,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow  # noqa: E402
 from rgbench.compute.metrics import mean_clipped_score, pass_rate, q_final  # noqa: E402
-from rgbench.compute.scale import default_scale  # noqa: E402
+from rgbench.load.scale import default_scale  # noqa: E402
 from rgbench.stats.run_columns import RunColumns  # noqa: E402
 
 ALPHA = Fraction(1, 2)

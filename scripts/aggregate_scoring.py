@@ -41,10 +41,12 @@ from pathlib import Path
 
 from rgbench.atomic import OutputError, write_if_changed, write_many_atomic
 from rgbench.cli import bad_folder_name, collector_paused, load_valid_grades, not_a_tree, one_blas_thread, script_parser
-from rgbench.compute.tables import csv_text
+from rgbench.load.consolidate import policy_of
 from rgbench.load.loader import counted_scorings
+from rgbench.load.multi_scoring import MULTI_DIR, MultiScorings
 from rgbench.load.records import Tree
 from rgbench.load.spec import Spec
+from rgbench.results.tables import csv_text
 from rgbench.stats.agreement_outputs import (
     AGREEMENT_COLUMNS,
     AGREEMENT_FILE,
@@ -52,10 +54,8 @@ from rgbench.stats.agreement_outputs import (
     agreement_table,
     consolidated_files,
 )
-from rgbench.stats.consolidate import policy_of
 from rgbench.stats.consolidated_board import consolidated_grades
 from rgbench.stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
-from rgbench.stats.multi_scoring import MULTI_DIR, MultiScorings
 from rgbench.stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE, reviewer_rows
 from rgbench.stats.seeds import grades_digest
 

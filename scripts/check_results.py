@@ -33,11 +33,11 @@ from pathlib import Path
 from rgbench.cli import script_parser
 from rgbench.cli_main import load_script
 from rgbench.compute.input_groups import input_changes
-from rgbench.compute.tables import MANIFEST_FILE
 from rgbench.governance.annotations import escape_data
 from rgbench.governance.provenance import INPUT_DIRS, is_generated_result
 from rgbench.leaderboard.long_lists import capped
 from rgbench.leaderboard.readme import README_FILE, replace_block, split_readme
+from rgbench.results.tables import MANIFEST_FILE
 
 
 def regenerate(root: Path, work: Path) -> int:

@@ -34,12 +34,12 @@ from rgbench.cli import (
     one_blas_thread,
     script_parser,
 )
-from rgbench.compute.numfmt import counted
-from rgbench.compute.tables import MANIFEST_FILE, compute_results, render_results
 from rgbench.load.loader import SCORING_DIR
 from rgbench.load.records import Tree
 from rgbench.load.spec import Spec, load_spec
+from rgbench.numfmt import counted
 from rgbench.progress import Progress
+from rgbench.results.tables import MANIFEST_FILE, compute_results, render_results
 from rgbench.stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
 
 

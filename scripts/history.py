@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
-from rgbench.compute.tables import csv_text
 from rgbench.governance.history import SERIES_COLUMNS, current_snapshot, load_snapshots, markdown_series, subject_series
 from rgbench.load.registry import entries
 from rgbench.problems import report
+from rgbench.results.tables import csv_text
 
 
 def main(argv: list[str] | None = None) -> int:

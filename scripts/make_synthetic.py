@@ -39,10 +39,10 @@ from pathlib import Path
 import yaml
 
 from rgbench.cli import REPO_ROOT
-from rgbench.compute.scale import json_score
+from rgbench.load.config import schema_difficulty_range
+from rgbench.load.scale import json_score
 from rgbench.load.spec import Spec, load_spec
 from rgbench.problems import report
-from rgbench.stats.config import schema_difficulty_range
 
 WORDS = (
     "feed permeate concentrate pressure differential flux normalized salt passage conductivity membrane element "

@@ -23,7 +23,6 @@ from pathlib import Path
 
 from rgbench.atomic import OutputError
 from rgbench.cli import load_spec_and_registry, not_a_tree, script_parser
-from rgbench.compute.scale import score_text
 from rgbench.governance.scoring_template import id_errors, template
 from rgbench.governance.write_once import write_new_file
 from rgbench.load.loader import gold_rel, response_rel, scoring_rel
@@ -31,6 +30,7 @@ from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, 
 from rgbench.load.registry import REGISTRY_FILE, entries
 from rgbench.load.reviewers import REVIEWERS_FILE, read_reviewers, unregistered_message
 from rgbench.load.safe_read import read_single_file, walk_files
+from rgbench.load.scale import score_text
 from rgbench.problems import Problem, report
 
 

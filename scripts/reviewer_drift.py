@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from rgbench.cli import collector_paused, load_valid_grades, not_a_tree, script_parser
-from rgbench.compute.tables import csv_text
 from rgbench.governance.gitio import GitError, git, prefix
+from rgbench.results.tables import csv_text
 from rgbench.stats.reviewer_report import DRIFT_COLUMNS, drift_rows
 
 

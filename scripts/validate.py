@@ -25,10 +25,10 @@ from rgbench.governance.annotations import github_line
 from rgbench.governance.changeset import select
 from rgbench.governance.gitio import GitError, changed_since
 from rgbench.load.loader import SCORING_DIR, load_tree
+from rgbench.load.multi_scoring import load_multi
 from rgbench.load.safe_read import read_single_file
 from rgbench.load.spec import load_spec
 from rgbench.problems import Problem, report
-from rgbench.stats.multi_scoring import load_multi
 
 
 def main(argv: list[str] | None = None) -> int:

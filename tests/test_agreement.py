@@ -12,16 +12,7 @@ import pytest
 from reference_stats import krippendorff_alpha_by_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from rgbench.load.records import Scoring
-from rgbench.stats.agreement import (
-    cohen_weighted_kappa,
-    coincidences,
-    krippendorff_alpha,
-    mean_deviation,
-    pair_ratings,
-    percent_agreement,
-)
-from rgbench.stats.consolidate import (
+from rgbench.load.consolidate import (
     ADJUDICATED,
     BY_POLICY,
     CONSENSUS,
@@ -31,6 +22,15 @@ from rgbench.stats.consolidate import (
     consolidated_fails,
     lower_median,
     majority_lowest,
+)
+from rgbench.load.records import Scoring
+from rgbench.stats.agreement import (
+    cohen_weighted_kappa,
+    coincidences,
+    krippendorff_alpha,
+    mean_deviation,
+    pair_ratings,
+    percent_agreement,
 )
 
 UNITS = [{"a": 1, "b": 1}, {"a": 2, "b": 3}, {"a": 3, "b": 3}]

@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 from treebuilder import MiniTree
 
-from rgbench.compute.breakdowns import (
+from rgbench.compute.derive import RunRow
+from rgbench.load.records import Response, ResponseMeta
+from rgbench.results.breakdowns import (
     ADVANCED_FILE,
     BASELINE_FILE,
     CASE_TYPE_FILE,
@@ -28,8 +30,6 @@ from rgbench.compute.breakdowns import (
     geometric_mean,
     run_cost,
 )
-from rgbench.compute.derive import RunRow
-from rgbench.load.records import Response, ResponseMeta
 from rgbench.stats.bootstrap import case_weights, ratio_interval
 from rgbench.stats.wilson import wilson_interval
 

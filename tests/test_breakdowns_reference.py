@@ -25,7 +25,7 @@ import pytest
 import yaml
 from treebuilder import REPO
 
-from rgbench.compute.numfmt import fmt_fixed
+from rgbench.numfmt import fmt_fixed
 
 RESULTS = REPO / "results"
 VERSION = "v1.0"
@@ -126,9 +126,9 @@ def close(cells: tuple[str, ...], values: tuple[float, ...]) -> bool:
 def subject_digests() -> dict[str, str]:
     """Each subject's seed digest as aggregate_metrics.md §18 defines it (the declared seed and the subject's
     parsed runs by case), from the loaded tree; the manifest records the same digests."""
-    from rgbench.compute.tables import compute_results
     from rgbench.load.loader import load_tree
     from rgbench.load.spec import load_spec
+    from rgbench.results.tables import compute_results
     from rgbench.stats.seeds import subject_digests as digests_of
     spec, _ = load_spec(REPO)
     tree, _ = load_tree(REPO, spec)

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from treebuilder import small_tree
 
-from rgbench.compute.tables import csv_text
+from rgbench.results.tables import csv_text
 from rgbench.results_csv import FORMULA_START, NUMBER, csv_records, neutralised, read_keyed_table, restored
 
 HOSTILE = ('=HYPERLINK("http://x")', "a;=1+1", "+1", "@SUM(1)", "\t=1", "-cmd|' /C calc'!A0", "\r=1",

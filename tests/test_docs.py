@@ -6,7 +6,7 @@ import re
 
 from treebuilder import REPO
 
-from rgbench.compute.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
+from rgbench.results.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 from rgbench.stats.agreement_outputs import AGREEMENT_COLUMNS
 from rgbench.stats.outputs import FAMILY_STATS_COLUMNS, STATS_TABLES, SUBJECT_STATS_COLUMNS
 

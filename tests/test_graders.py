@@ -24,12 +24,12 @@ import pytest
 import validate
 from treebuilder import REPO, canonical, small_tree
 
-from rgbench.compute.numfmt import fmt_exact, parse_exact
+from rgbench.load.config import parse_stats_config
+from rgbench.load.consolidate import BY_POLICY, MEAN_V1, MEDIAN_V1, consolidate_run
 from rgbench.load.records import Scoring
 from rgbench.load.spec import load_spec
+from rgbench.numfmt import fmt_exact, parse_exact
 from rgbench.stats.agreement_outputs import consolidated_number
-from rgbench.stats.config import parse_stats_config
-from rgbench.stats.consolidate import BY_POLICY, MEAN_V1, MEDIAN_V1, consolidate_run
 
 INPUTS = ("system", "golds", "responses", "scoring", "scoring_multi", "subjects")
 MULTI = "scoring_multi/v1.0"
@@ -363,7 +363,7 @@ def test_synthetic_refuses_meaningless_grader_options(tmp_path, argv, capsys):
 def test_median_ties_go_against_the_subject_in_the_scale_direction():
     """median-v1 breaks an even count's tie against the subject: the lower middle score when higher is better, the
     upper one (the larger penalty) when lower is better; the mean has no tie to break."""
-    from rgbench.stats.consolidate import MEAN_V1, MEDIAN_V1, MEDIAN_V1_LOWER, policy_for, upper_median
+    from rgbench.load.consolidate import MEAN_V1, MEDIAN_V1, MEDIAN_V1_LOWER, policy_for, upper_median
     # grades 1, 2, 4, 5 of one criterion: middle values 2 and 4
     assert policy_for("median").criterion([5, 1, 4, 2]) == 2
     assert policy_for("median", higher_is_better=False) is MEDIAN_V1_LOWER

@@ -301,8 +301,8 @@ def test_init_registers_reviewers_so_judge_grades_never_count_as_human(tmp_path,
 def test_template_config_shows_every_key_the_toolkit_reads_at_its_default(tmp_path):
     # An adopter learns the settings from the file `rgbench init` writes: each key is there, with the value a
     # missing key takes, so the written file and an empty one compute the same.
+    from rgbench.load.config import StatsConfig
     from rgbench.load.spec import CONFIG_KEYS, load_spec
-    from rgbench.stats.config import StatsConfig
 
     config = yaml.safe_load(template_files()["system/metrics/v1.0/config.yaml"])
     assert set(config) == CONFIG_KEYS

@@ -53,7 +53,6 @@ import pytest
 from markdown_it import MarkdownIt
 from treebuilder import LIBRARY_SYSTEM
 
-from rgbench.compute.tables import input_digest
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.inputs import load_inputs
@@ -61,6 +60,7 @@ from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leade
 from rgbench.leaderboard.manifest import folder_digest_now
 from rgbench.leaderboard.readme import END, START, replace_block, split_readme
 from rgbench.leaderboard.svg import RC, scope_ids
+from rgbench.results.tables import input_digest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"

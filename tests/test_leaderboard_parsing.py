@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from rgbench.compute.derive import RunRow
-from rgbench.compute.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 from rgbench.leaderboard.results_tables import (
     ALPHA_TYPES,
     FAMILY_EXTRA_TYPES,
@@ -23,6 +22,7 @@ from rgbench.leaderboard.results_tables import (
     SUBJECT_TYPES,
     parse_csv,
 )
+from rgbench.results.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 
 RESULTS = Path(__file__).parent / "fixtures" / "leaderboard" / "basic" / "tree" / "results"
 TABLES = {

@@ -13,7 +13,6 @@ from fractions import Fraction
 import pytest
 
 from rgbench.compute.metrics import SubjectMetrics
-from rgbench.compute.scale import default_scale
 from rgbench.leaderboard.absent import Shown
 from rgbench.leaderboard.display import short_decimal
 from rgbench.leaderboard.rank_ranges import (
@@ -33,6 +32,7 @@ from rgbench.leaderboard.significance_text import (
     share_text,
     significant_differences,
 )
+from rgbench.load.scale import default_scale
 from rgbench.stats.alpha_sensitivity import OrderRow, alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow
 

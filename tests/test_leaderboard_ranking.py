@@ -26,7 +26,6 @@ from rgbench.compute.ranking import (
     rank_subjects,
     status_of,
 )
-from rgbench.compute.scale import default_scale
 from rgbench.leaderboard.display import display_decimals, shown
 from rgbench.leaderboard.reliability import (
     INDICATIVE,
@@ -36,6 +35,7 @@ from rgbench.leaderboard.reliability import (
     Thresholds,
     subject_labels,
 )
+from rgbench.load.scale import default_scale
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity
 
 SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better

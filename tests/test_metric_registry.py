@@ -1,4 +1,4 @@
-"""Properties every registered metric must have (rgbench.compute.metric_registry), in the style of scikit-learn's
+"""Properties every registered metric must have (rgbench.results.metric_registry), in the style of scikit-learn's
 sklearn/metrics/tests/test_common.py: one test per property, parametrized over every metric.
 
 - bounds: on random valid runs the value lies in the metric's exact range;
@@ -23,7 +23,7 @@ import pytest
 from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
-from rgbench.compute.metric_registry import COVERED_MODULES, HIGHER, LOWER, METRICS, NEITHER, NOT_METRICS, Params
+from rgbench.results.metric_registry import COVERED_MODULES, HIGHER, LOWER, METRICS, NEITHER, NOT_METRICS, Params
 
 CASES = [f"RO-FOUL-{i:03d}" for i in range(1, 9)]
 DIFFICULTY = {case: 1 + i % 5 for i, case in enumerate(CASES)}

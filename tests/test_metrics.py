@@ -20,8 +20,8 @@ from rgbench.compute.metrics import (
     q_numerator,
     subject_metrics,
 )
-from rgbench.compute.numfmt import fmt_fixed
-from rgbench.compute.scale import default_scale
+from rgbench.load.scale import default_scale
+from rgbench.numfmt import fmt_fixed
 
 SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
@@ -202,7 +202,7 @@ def test_family_metrics_groups_and_sorts():
     assert got == [("a", "FOUL", 2, F(1, 2), F(9)), ("b", "FOUL", 1, F(0), F(4)), ("b", "SCAL", 1, F(1), F(12))]
 
 
-# --- properties every metric must have: tests/test_metric_registry.py, over rgbench.compute.metric_registry ---------
+# --- properties every metric must have: tests/test_metric_registry.py, over rgbench.results.metric_registry ---------
 
 
 # --- rounding at output ---------------------------------------------------------------

@@ -21,10 +21,10 @@ import pytest
 from treebuilder import LIBRARY_ROOT
 
 from rgbench.cli_main import load_script
-from rgbench.compute.numfmt import fmt_fixed
-from rgbench.compute.tables import compute_results
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
+from rgbench.numfmt import fmt_fixed
+from rgbench.results.tables import compute_results
 
 SHAPE = ("--subjects", "4", "--cases", "8", "--runs", "2", "--seed", "11")
 CONFIDENCE = "This benchmark records no model confidence, so BS, ECE and calibration are not computed."

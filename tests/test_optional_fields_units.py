@@ -23,11 +23,11 @@ from rgbench.compute.metrics import (
     subject_metrics,
 )
 from rgbench.compute.ranking import rank_subjects
-from rgbench.compute.scale import default_scale
 from rgbench.governance.scoring_template import template
 from rgbench.leaderboard.absent import Shown, q_formula, reasons, tie_figures
 from rgbench.load.extract import EVALUATION, extract
 from rgbench.load.records import Gold, Response, Scoring
+from rgbench.load.scale import default_scale
 from rgbench.load.spec import load_spec
 from rgbench.review.pages import correctness_fieldset, queue_page
 from rgbench.review.runs import QueuedRun

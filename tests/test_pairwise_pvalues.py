@@ -14,7 +14,7 @@ from test_metrics import row
 
 import rgbench.stats.pairwise as pairwise
 from rgbench.compute.derive import FAIL, PASS
-from rgbench.compute.scale import default_scale
+from rgbench.load.scale import default_scale
 from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.pairwise import (
     APART,

@@ -25,7 +25,8 @@ from treebuilder import LIBRARY_ROOT, MiniTree
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow, classify, derive_run
 from rgbench.compute.metrics import SubjectMetrics, q_final, q_numerator
 from rgbench.compute.ranking import rank_subjects
-from rgbench.compute.scale import (
+from rgbench.load.records import Gold, Response, Scoring
+from rgbench.load.scale import (
     MEAN,
     ScoreScale,
     default_scale,
@@ -35,7 +36,6 @@ from rgbench.compute.scale import (
     score_text,
     score_unit,
 )
-from rgbench.load.records import Gold, Response, Scoring
 from rgbench.load.spec import document_errors, load_spec, schema_errors
 from rgbench.stats.alpha_sensitivity import alpha_crossing
 from rgbench.stats.case_summary import case_summaries
@@ -298,8 +298,8 @@ def test_a_decimal_score_goes_through_the_whole_tree(tmp_path):
     tree.add_response("s", "RO-FOUL-001")
     tree.add_scoring("s", "RO-FOUL-001", criterion_scores={"accuracy": 0.1, "fluency": 0.2, "terminology": 3,
                                                            "style": 12.5})
-    from rgbench.compute.tables import compute_results, per_run_csv
     from rgbench.load.loader import load_tree
+    from rgbench.results.tables import compute_results, per_run_csv
     spec = load_spec(root)[0]
     loaded, problems = load_tree(root, spec)
     assert problems == [] and loaded is not None

@@ -3,7 +3,7 @@
 The rule for a function name is stated at the top of the doc: every backticked name in a ``## N.``
 heading before the em dash, and every backticked ``name()`` (or ``Class.method()``, ``Class()``) in the
 text. Each name must be defined in exactly one module of ``rgbench.compute.derive``,
-``rgbench.compute.metrics``, ``rgbench.compute.scale``, ``rgbench.compute.breakdowns`` and ``rgbench.stats.*``
+``rgbench.compute.metrics``, ``rgbench.load.scale``, ``rgbench.results.breakdowns`` and ``rgbench.stats.*``
 (resolved when the test runs, so a function that moves between those modules is still found). The test
 copies the sample suite, runs ``compute_metrics.py``, ``aggregate_scoring.py`` (the agreement and
 consolidation of §25-§26 read ``scoring_multi/``) and ``build_leaderboard.py`` (rank ranges, §21) in-process
@@ -52,7 +52,7 @@ def named_functions(text: str) -> dict[str, str]:
 def spec_modules() -> list[ModuleType]:
     import rgbench.stats
     modules = [importlib.import_module("rgbench.compute.derive"), importlib.import_module("rgbench.compute.metrics"),
-               importlib.import_module("rgbench.compute.scale"), importlib.import_module("rgbench.compute.breakdowns")]
+               importlib.import_module("rgbench.load.scale"), importlib.import_module("rgbench.results.breakdowns")]
     modules += [importlib.import_module(f"rgbench.stats.{info.name}")
                 for info in sorted(pkgutil.iter_modules(rgbench.stats.__path__), key=lambda i: i.name)]
     return modules

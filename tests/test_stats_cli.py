@@ -12,11 +12,11 @@ import compute_metrics
 from treebuilder import MiniTree, small_tree
 
 from rgbench.compute.input_groups import grouped_inputs
-from rgbench.compute.numfmt import fmt_fixed
-from rgbench.compute.scale import default_scale
-from rgbench.compute.tables import SUBJECT_COLUMNS, compute_results
 from rgbench.load.loader import load_tree
+from rgbench.load.scale import default_scale
 from rgbench.load.spec import load_spec
+from rgbench.numfmt import fmt_fixed
+from rgbench.results.tables import SUBJECT_COLUMNS, compute_results
 from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.intervals import subject_intervals
 from rgbench.stats.run_columns import RunColumns

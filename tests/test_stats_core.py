@@ -20,9 +20,10 @@ from test_metrics import row
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
 from rgbench.compute.metrics import subject_metrics
 from rgbench.compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, rank_subjects
-from rgbench.compute.scale import default_scale
 from rgbench.leaderboard.reliability import Thresholds, subject_labels
+from rgbench.load.config import parse_stats_config
 from rgbench.load.records import Gold, Scoring
+from rgbench.load.scale import default_scale
 from rgbench.stats.alpha_sensitivity import alpha_crossing, order_stability
 from rgbench.stats.bootstrap import (
     bca_bounds,
@@ -33,7 +34,6 @@ from rgbench.stats.bootstrap import (
     studentised_ratio_interval,
 )
 from rgbench.stats.case_summary import case_summaries
-from rgbench.stats.config import parse_stats_config
 from rgbench.stats.eligibility import is_incomplete, missing_cases
 from rgbench.stats.intervals import proportion_interval, subject_intervals
 from rgbench.stats.pairwise import (
@@ -673,7 +673,7 @@ def test_benjamini_hochberg_by_hand():
 
 
 def test_significantly_better_reads_the_configured_correction():
-    from rgbench.stats.config import parse_stats_config
+    from rgbench.load.config import parse_stats_config
     from rgbench.stats.pairwise import PairwiseRow, significantly_better
     # p_holm 0.06 is not below 0.05, p_bh 0.04 is: the configured correction decides.
     row = PairwiseRow("a", "b", 30, q_diff=F(1, 10), p_value=F(2, 100), p_holm=F(6, 100), p_bh=F(4, 100))

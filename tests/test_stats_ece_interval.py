@@ -11,7 +11,7 @@ import pytest
 from test_metrics import row
 
 from rgbench.compute.metrics import expected_calibration_error
-from rgbench.compute.scale import default_scale
+from rgbench.load.scale import default_scale
 from rgbench.stats.bootstrap import case_counts
 from rgbench.stats.case_summary import CaseSummary, case_summaries
 from rgbench.stats.intervals import ece_interval, subject_intervals

@@ -18,10 +18,10 @@ from rgbench.compute.metrics import (
     brier_score,
     q_final,
 )
-from rgbench.compute.scale import default_scale
+from rgbench.load.config import DEFAULT_WEIGHTS, parse_stats_config
+from rgbench.load.scale import default_scale
 from rgbench.stats.alpha_sensitivity import alpha_sensitivity, ranked_order, top_ranks_by_alpha, top_ranks_depend_on_alpha
 from rgbench.stats.brier_decomposition import brier_decompositions
-from rgbench.stats.config import DEFAULT_WEIGHTS, parse_stats_config
 from rgbench.stats.difficulty import ALL_SUBJECTS, difficulty_from_columns, weighted_pass_rate
 from rgbench.stats.pairwise import holm
 from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k

@@ -1,18 +1,23 @@
 """rgbench: the shared library behind the scripts of a reviewer-graded benchmark.
 
-Data flows one way, a subpackage per step:
+Data flows one way, and so do imports: a module imports its own layer and the layers below it, never one
+above (tests/test_layers.py checks every import, in functions too, and that no modules import each other in
+a cycle; docs/architecture.md "Layers"). Lowest first:
 
-    load/        files -> safe reading -> strict parsing -> schema validation -> cross-file checks -> records
-    compute/     records -> per-run rows -> metrics -> result tables -> result file bytes
+    base         ``problems`` (problems as values), ``atomic`` (atomic writes), ``progress`` (a terminal
+                 progress line), ``numfmt`` (the fixed format of every written number)
+    load/        files -> safe reading -> strict parsing -> schema validation -> cross-file checks -> records;
+                 with the score scale, config.yaml's parameters, the consolidation policies, scoring_multi/;
+                 ``results_csv`` (the cell rule and the one reader of result CSVs)
+    compute/     records -> per-run rows -> metrics -> the ranking
     stats/       the statistics across runs, cases and subjects, and reviewer agreement
+    results/     metrics and statistics joined into the result tables -> result file bytes; the metric registry
     leaderboard/ result tables -> leaderboard.csv, .html, .md
     governance/  pull-request gate, provenance, snapshots, history, diffs
-    review/      the local grading page (rgbench review) and the planned second grades (rgbench assign)
-
-Shared edges: ``problems`` (problems as values), ``cli`` (what scripts' main() share), ``atomic``
-(atomic writes), ``progress`` (a terminal progress line), ``results_csv`` (the one reader of result CSVs).
-The ``rgbench`` command is ``cli_main``; ``template`` writes a new benchmark repository (``rgbench init``);
-``read_results`` opens the committed result tables as pandas DataFrames (the ``analysis`` extra).
+    command line ``review/`` (the local grading page, rgbench review; planned second grades, rgbench assign),
+                 ``cli`` (what scripts' main() share), ``cli_main`` (the ``rgbench`` command), ``template``
+                 (``rgbench init``), ``analysis`` (``read_results``: the committed result tables as pandas
+                 DataFrames, the ``analysis`` extra), ``install_source``
 """
 
 import sys

@@ -28,9 +28,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .compute.scale import parse_score, score_text
 from .load.parsing import ParseError, decode_utf8
 from .load.safe_read import read_single_file
+from .load.scale import parse_score, score_text
 from .results_csv import TableError, csv_records
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ TEXT_COLUMNS = frozenset({
     "P_reliability_label", "s_bar_reliability_label", "Q_final_reliability_label", "BS_reliability_label",
     "ECE_reliability_label",
 })
-# Scores on the benchmark's own scale (rgbench.compute.scale.score_text: 7, 12.3 or 23/6); level: a score or a bin.
+# Scores on the benchmark's own scale (rgbench.load.scale.score_text: 7, 12.3 or 23/6); level: a score or a bin.
 SCORE_COLUMNS = frozenset({"raw_score", "rubric_floor", "rubric_ceiling", "clipped_score", "level"})
 DTYPES = {"bool": "boolean", "int": "Int64", "float": "float64", "text": "string"}
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .load.loader import load_tree
+from .load.multi_scoring import MULTI_DIR, MultiScorings, load_multi
 from .load.records import Tree
 from .load.registry import read_registry
 from .load.spec import Spec, load_spec
 from .problems import report
-from .stats.multi_scoring import MULTI_DIR, MultiScorings, load_multi
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")

@@ -6,8 +6,8 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from ..load.records import Gold, Response, Scoring
+from ..load.scale import Score, ScoreScale
 from ..load.spec import Spec
-from .scale import Score, ScoreScale
 
 PASS, CONDITIONAL, FAIL = "Pass", "Conditional", "Fail"
 # confidence c -> c/100, built once: 101 shared exact values instead of one Fraction per run.
@@ -23,7 +23,7 @@ class RunRow(NamedTuple):
     run_id: str
     reviewer_id: str
     family: str
-    raw_score: Score        # exact: an int on an integer scale, else a Fraction (rgbench.compute.scale)
+    raw_score: Score        # exact: an int on an integer scale, else a Fraction (rgbench.load.scale)
     rubric_floor: Score | None       # None: the benchmark records no floor (no floor rule)
     rubric_ceiling: Score | None     # None: no ceiling (clipped_score = raw_score)
     clipped_score: Score

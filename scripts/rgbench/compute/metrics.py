@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..load.scale import ScoreScale
 from .derive import PASS, RunRow
-from .scale import ScoreScale
 
 
 def classified(rows: Sequence[RunRow]) -> bool:
@@ -38,7 +38,7 @@ def pass_rate(rows: Sequence[RunRow]) -> Fraction | None:
 
 def mean_clipped_score(rows: Sequence[RunRow]) -> Fraction | None:
     """s_bar = mean clipped_score, in [score_min, score_max], on the domain's scale and in its direction
-    (rgbench.compute.scale); None when N = 0."""
+    (rgbench.load.scale); None when N = 0."""
     if not rows:
         return None
     return Fraction(sum(row.clipped_score for row in rows), len(rows))
@@ -142,7 +142,7 @@ def q_final(p: Fraction | None, s_bar: Fraction | None, alpha: Fraction, scale: 
     while alpha > 0. With alpha = 0 (a benchmark without a pass rule has no P) it is norm(s_bar).
 
     norm(s_bar) = (s_bar - score_min) / (score_max - score_min), or (score_max - s_bar) / (score_max - score_min)
-    when lower is better (:meth:`rgbench.compute.scale.ScoreScale.norm`; s_bar / 12 on the seed's 0-12 scale).
+    when lower is better (:meth:`rgbench.load.scale.ScoreScale.norm`; s_bar / 12 on the seed's 0-12 scale).
     Computed as ``q_numerator(P, credit, alpha, span) / (d * span)`` with alpha = a/d, credit = norm(s_bar) * span
     and span = score_max - score_min.
     """
@@ -160,7 +160,7 @@ def q_numerator(passed, credit, alpha: Fraction, span):
     alpha * P + (1 - alpha) * credit / span = (a * span * P + (d - a) * credit) / (d * span).
     ``passed`` and ``credit`` may be one run's [Pass] and credit, sums of them over runs (then the value is
     Q_final times d * span * N), numpy integer arrays of either (element-wise, with span and credit in the
-    same integer units: rgbench.compute.scale.score_unit), or P and the credit of s_bar (as :func:`q_final`
+    same integer units: rgbench.load.scale.score_unit), or P and the credit of s_bar (as :func:`q_final`
     uses it). Integers in, integers out: exact.
     """
     alpha = Fraction(alpha)

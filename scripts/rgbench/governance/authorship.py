@@ -33,10 +33,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..load.multi_scoring import ADJUDICATION
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import REVIEWERS_FILE
-from ..stats.multi_scoring import ADJUDICATION
 
 LOGIN_PATTERN = "^[A-Za-z0-9][A-Za-z0-9-]{0,38}$"
 _LOGIN = re.compile(LOGIN_PATTERN)

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..compute.tables import SUBJECT_FILE
 from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE
 from ..load.parsing import decode_utf8, loads_json_strict
 from ..load.safe_read import MAX_RESULT_BYTES, check_dir_chain, read_bytes, read_result_file, walk_files
 from ..problems import Problem
+from ..results.tables import SUBJECT_FILE
 from ..results_csv import TableError, read_keyed_table
 from .results_diff import SUBJECT_REQUIRED
 from .snapshot import DATE_RE, HISTORY_DIR, NOT_A_SNAPSHOT, SNAPSHOT_FILE, verify_folder

@@ -148,7 +148,10 @@ SUBJECT_FILES = (REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE)
 def toolkit_result_names() -> frozenset[str]:
     """The names of the files the toolkit writes into ``results/`` (``make metrics``: the metric tables, the
     agreement and judge tables, the leaderboard); imported only when a change touches results/."""
-    from ..compute.breakdowns import (
+    from ..leaderboard.html_page import HTML_FILE
+    from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE
+    from ..leaderboard.markdown import MARKDOWN_FILE
+    from ..results.breakdowns import (
         ADVANCED_FILE,
         BASELINE_FILE,
         CASE_TYPE_FILE,
@@ -159,10 +162,7 @@ def toolkit_result_names() -> frozenset[str]:
         METADATA_FILE,
         TAG_FILE,
     )
-    from ..compute.tables import FAMILY_FILE, MANIFEST_FILE, PER_RUN_FILE, SUBJECT_FILE
-    from ..leaderboard.html_page import HTML_FILE
-    from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE
-    from ..leaderboard.markdown import MARKDOWN_FILE
+    from ..results.tables import FAMILY_FILE, MANIFEST_FILE, PER_RUN_FILE, SUBJECT_FILE
     from ..stats.agreement_outputs import AGREEMENT_FILE
     from ..stats.judge_agreement import JUDGE_FILE
     from ..stats.outputs import STATS_TABLES

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..compute.metrics import SubjectMetrics
-from ..compute.numfmt import fmt_fixed
 from ..compute.ranking import rank_subjects
 from ..load.spec import DEFAULT_MAX_JUMP
+from ..numfmt import fmt_fixed
 from ..results_csv import TableError, exact, read_keyed_table
 from .annotations import escape_data
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..compute.scale import ScoreScale
+from ..load.scale import ScoreScale
 from ..load.spec import Spec
 
 

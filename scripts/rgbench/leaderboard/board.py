@@ -10,10 +10,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.breakdowns import CASES_FILE, METADATA_FILE
 from ..compute.metrics import CalibrationBin, SubjectMetrics, calibration_bins
 from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standing, rank_subjects
-from ..compute.scale import ScoreScale
+from ..load.scale import ScoreScale
+from ..results.breakdowns import CASES_FILE, METADATA_FILE
 from .absent import Shown, reasons, shown_of
 from .consistency import runs_by_subject
 from .critical_fails import CriticalFail

@@ -17,8 +17,8 @@ from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 from matplotlib.font_manager import FontProperties
 from matplotlib.textpath import TextToPath
 
-from ..compute.numfmt import counted, fmt_fixed
 from ..compute.ranking import DISQUALIFIED
+from ..numfmt import counted, fmt_fixed
 from .board import Board, BoardEntry, FamilyCell
 from .svg import RC, chart_style, figure_svg, new_figure
 

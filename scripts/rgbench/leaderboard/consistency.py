@@ -37,10 +37,10 @@ from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
-from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..compute.ranking import rank_subjects
 from ..load.registry import REGISTRY_FILE
 from ..load.spec import Spec
+from ..numfmt import fmt_bool, fmt_fixed
 from ..problems import Problem
 from ..stats.alpha_sensitivity import ALPHA_GRID, AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from ..stats.case_summary import case_summaries

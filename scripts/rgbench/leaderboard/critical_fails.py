@@ -23,12 +23,12 @@ from typing import NamedTuple
 
 from ..compute.derive import RunRow
 from ..load.loader import scoring_rel
+from ..load.multi_scoring import ADJUDICATION, MULTI_DIR
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.reviewers import LLM_JUDGE, REVIEWERS_FILE, Reviewer, read_reviewers
 from ..load.safe_read import read_single_file
 from ..load.spec import Spec, schema_errors
 from ..problems import Problem
-from ..stats.multi_scoring import ADJUDICATION, MULTI_DIR
 
 
 @dataclass(frozen=True)

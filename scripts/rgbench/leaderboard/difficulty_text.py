@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.numfmt import counted
+from ..numfmt import counted
 from ..stats.difficulty_trend import MIN_LEVEL_CASES, SEPARATION_TARGET, labels_order_cases
 from .display import short_decimal, shown
 

@@ -9,16 +9,13 @@ Q_final but carry different ranks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
-from ..compute.numfmt import DECIMALS, fmt_fixed
-from ..compute.scale import ScoreScale
-
-if TYPE_CHECKING:  # board builds its interval note with short_decimal (via intervals)
-    from .absent import Shown
-    from .board import BoardEntry
+from ..compute.metrics import SubjectMetrics
+from ..load.scale import ScoreScale
+from ..numfmt import DECIMALS, fmt_fixed
+from .absent import Shown
 
 MIN_DECIMALS = 3
 # The metrics of the Markdown and HTML tables: (heading, SubjectMetrics attribute, reliability key, higher is better).
@@ -64,9 +61,11 @@ def shown(value: Fraction | None, decimals: int) -> str:
     return fmt_fixed(Fraction(fmt_fixed(value)), decimals)
 
 
-def column_decimals(entries: Sequence[BoardEntry]) -> dict[str, int]:
-    """Decimals to show per metric (by attribute) so that its distinct values over ``entries`` stay distinct."""
-    return {attr: display_decimals(getattr(e.metrics, attr) for e in entries) for _, attr, _, _ in METRIC_COLUMNS}
+def column_decimals(rows: Iterable[SubjectMetrics]) -> dict[str, int]:
+    """Decimals to show per metric (by attribute) so that its distinct values over ``rows`` (the metrics of the
+    board's scored entries) stay distinct."""
+    metrics = tuple(rows)
+    return {attr: display_decimals(getattr(row, attr) for row in metrics) for _, attr, _, _ in METRIC_COLUMNS}
 
 
 def interval_text(interval: tuple | None, decimals: int) -> str:

@@ -18,7 +18,10 @@ from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from operator import itemgetter
 
-from ..compute.breakdowns import (
+from ..load.extract import TAG_SEPARATOR
+from ..load.scale import score_text
+from ..numfmt import counted, fmt_fixed
+from ..results.breakdowns import (
     ADVANCED_FILE,
     BASELINE_FILE,
     CASE_TYPE_FILE,
@@ -29,9 +32,6 @@ from ..compute.breakdowns import (
     METADATA_FILE,
     TAG_FILE,
 )
-from ..compute.numfmt import counted, fmt_fixed
-from ..compute.scale import score_text
-from ..load.extract import TAG_SEPARATOR
 from ..stats.outputs import DIFFICULTY_FILE
 from .absent import Shown, listed
 from .board import Board, BoardEntry

@@ -3,10 +3,10 @@ written by ``board_grades: consolidated``), checked against config.yaml."""
 
 from __future__ import annotations
 
-from ..compute.numfmt import counted
+from ..load.consolidate import KNOWN_POLICIES, policy_of
 from ..load.spec import Spec
+from ..numfmt import counted
 from ..problems import Problem
-from ..stats.consolidate import KNOWN_POLICIES, policy_of
 from ..stats.consolidated_board import CONSOLIDATED_BOARD
 from .manifest import MANIFEST_PATH, Manifest
 

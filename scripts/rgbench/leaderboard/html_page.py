@@ -12,7 +12,7 @@ import base64
 import hashlib
 from pathlib import Path
 
-from ..compute.numfmt import counted
+from ..numfmt import counted
 from .absent import listed, q_formula, tie_figures
 from .board import Board
 from .calibration_text import calibration_reading

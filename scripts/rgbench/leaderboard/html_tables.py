@@ -9,8 +9,8 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable, Sequence
 
-from ..compute.numfmt import counted, fmt_fixed
 from ..load.subject_kinds import KIND_LABELS
+from ..numfmt import counted, fmt_fixed
 from .board import Board, BoardEntry
 from .critical_fails import CriticalFail
 from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
@@ -130,7 +130,7 @@ def ranked_table(board: Board) -> str:
     """The main table: rank, subject, the five metrics with reliability, runs, cases, registry metadata."""
     if not board.ranked:
         return '<p class="empty">No subject is ranked yet.</p>'
-    decimals = column_decimals(board.scored)
+    decimals = column_decimals(e.metrics for e in board.scored)
     columns = metric_columns(board.scale, board.shown)
     rank_title = RANK_TITLE if board.significance is not None else ""
     head = (sortable_head("Rank", numeric=True, title=rank_title) + sortable_head("Subject")
@@ -167,7 +167,7 @@ def disqualified_table(board: Board) -> str:
     """Disqualified subject versions, with the badge, n_critical, the evidence and every metric."""
     if not board.disqualified:
         return '<p class="empty">No subject version is disqualified.</p>'
-    decimals = column_decimals(board.scored)
+    decimals = column_decimals(e.metrics for e in board.scored)
     columns = metric_columns(board.scale, board.shown)
     head = ('<th scope="col">Subject</th><th scope="col">Status</th>'
             f'<th scope="col">Critical fails (case, run, code)</th>{figure_heads(columns)}')
@@ -186,7 +186,7 @@ def incomplete_section(board: Board) -> str:
     with every metric and their missing cases; ``""`` when there is none."""
     if not board.incomplete:
         return ""
-    decimals = column_decimals(board.scored)
+    decimals = column_decimals(e.metrics for e in board.scored)
     columns = metric_columns(board.scale, board.shown)
     head = f'<th scope="col">Subject</th><th scope="col">Missing cases</th>{figure_heads(columns)}'
 

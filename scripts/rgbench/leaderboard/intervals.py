@@ -14,14 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from ..compute.numfmt import fmt_fixed
+from ..numfmt import fmt_fixed
+from .absent import Shown
 from .display import short_decimal
 from .results_tables import FAMILY_INTERVAL, SUBJECT_INTERVALS
-
-if TYPE_CHECKING:
-    from .absent import Shown
 
 
 class Bounds(NamedTuple):

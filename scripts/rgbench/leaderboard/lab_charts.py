@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
 from matplotlib.figure import Figure
 
-from ..compute.breakdowns import CRITERION_FILE
+from ..results.breakdowns import CRITERION_FILE
 from ..stats.outputs import DIFFICULTY_FILE, PASS_AT_K_FILE
 from .board import Board
 from .charts import GRID, INK, Chart, _tidy, heatmap_width, short, subject_label

@@ -17,7 +17,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..compute.breakdowns import (
+from ..load.safe_read import read_result_file
+from ..problems import Problem
+from ..results.breakdowns import (
     ADVANCED_COLUMNS,
     ADVANCED_FILE,
     BASELINE_COLUMNS,
@@ -37,8 +39,6 @@ from ..compute.breakdowns import (
     TAG_COLUMNS,
     TAG_FILE,
 )
-from ..load.safe_read import read_result_file
-from ..problems import Problem
 from ..results_csv import csv_records
 from ..stats.outputs import DIFFICULTY_COLUMNS, DIFFICULTY_FILE, PASS_AT_K_COLUMNS, PASS_AT_K_FILE
 from .results_tables import (

@@ -15,8 +15,8 @@ Same format as the other result files (:func:`rgbench.results_csv.csv_line`): UT
 
 from __future__ import annotations
 
-from ..compute.numfmt import fmt_fixed
-from ..compute.tables import csv_text
+from ..numfmt import fmt_fixed
+from ..results.tables import csv_text
 from .board import Board, BoardEntry
 from .critical_fails import CriticalFail
 from .registry import METADATA_FIELDS

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ..compute.numfmt import counted
+from ..numfmt import counted
 
 LIST_LIMIT = 5  # items written out; beyond it, the count, the CSV and the first LIST_LIMIT
 T = TypeVar("T")

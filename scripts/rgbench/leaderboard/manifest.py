@@ -19,10 +19,10 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..compute.input_groups import input_group, listing_digest
-from ..compute.tables import MANIFEST_FILE, input_digest
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import read_bytes, read_result_file, walk_files
 from ..problems import Problem
+from ..results.tables import MANIFEST_FILE, input_digest
 
 MANIFEST_PATH = f"results/{MANIFEST_FILE}"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from ..compute.numfmt import counted
 from ..compute.ranking import DISQUALIFIED
+from ..numfmt import counted
 from .absent import listed as listed_words
 from .absent import q_formula, tie_figures
 from .board import Board, BoardEntry
@@ -96,7 +96,7 @@ def table_row(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METR
 
 
 def table(board: Board) -> str:
-    decimals = column_decimals(board.scored)
+    decimals = column_decimals(e.metrics for e in board.scored)
     columns = metric_columns(board.scale, board.shown)
     fixed = {label for label, *_ in METRIC_COLUMNS}   # the seed's headings, as written; a score_name is escaped
     head = ["Rank", "Subject", "Version", "Status", *(label if label in fixed else md_text(label) for label, *_ in columns),

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..compute.scale import ScoreScale, score_text
-from ..stats.config import DEFAULT_HALF_WIDTHS, DEFAULT_RELIABILITY_MIN_CASES, RELIABILITY_LABELS
+from ..load.config import DEFAULT_HALF_WIDTHS, DEFAULT_RELIABILITY_MIN_CASES, RELIABILITY_LABELS
+from ..load.scale import ScoreScale, score_text
 
 INDICATIVE, REASONABLE, STABLE, ROBUST = "indicative", "reasonable", "stable", "robust"
 LABELS = (INDICATIVE, REASONABLE, STABLE, ROBUST)

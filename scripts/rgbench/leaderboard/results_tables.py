@@ -2,7 +2,7 @@
 
 The CSVs are the committed values, so they are parsed strictly, record by record
 (:func:`rgbench.results_csv.csv_records`), cell by cell: the header must
-start with the columns issue 2 fixes (``rgbench.compute.tables.*_COLUMNS``), integers
+start with the columns issue 2 fixes (``rgbench.results.tables.*_COLUMNS``), integers
 are plain digits, fractions have exactly six decimals (parsed to ``Fraction``,
 so ties compare the committed values exactly), booleans are ``true``/``false``.
 Columns after those are allowed (the statistics add some); the ones the
@@ -28,12 +28,12 @@ from typing import Any, NamedTuple
 
 from ..compute.derive import RunRow
 from ..compute.metrics import FamilyMetrics, SubjectMetrics
-from ..compute.numfmt import fmt_fixed, parse_exact
-from ..compute.scale import parse_score
-from ..compute.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
+from ..load.scale import parse_score
+from ..numfmt import fmt_fixed, parse_exact
 from ..problems import Problem
+from ..results.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
 from ..results_csv import csv_records
 from ..stats.outputs import (
     ALPHA_COLUMNS,
@@ -89,7 +89,7 @@ def _int(cell: str) -> int:
 
 @cache
 def _exact(cell: str) -> Fraction | int:
-    """A per-run score or correctness as :func:`rgbench.compute.numfmt.fmt_exact` writes it (``10``, ``4.5``,
+    """A per-run score or correctness as :func:`rgbench.numfmt.fmt_exact` writes it (``10``, ``4.5``,
     ``0.500000``, or ``13/3`` for a consolidated mean)."""
     value = parse_exact(cell)
     if value is None or value < 0:
@@ -112,7 +112,7 @@ def _fixed(cell: str) -> Fraction:
 @cache
 def _score(cell: str) -> int | Fraction:
     """A score cell (per_run.csv's raw, clipped, floor and ceiling): an integer, a decimal or n/d, exactly as
-    rgbench.compute.scale.score_text writes it (so the recomputed figures are exact)."""
+    rgbench.load.scale.score_text writes it (so the recomputed figures are exact)."""
     if _INT.match(cell):
         return int(cell)
     try:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from ..compute.scale import ScoreScale, difference_text, score_text
+from ..load.scale import ScoreScale, difference_text, score_text
 from .board import Board
 from .display import short_decimal
 from .long_lists import capped, joined
@@ -71,7 +71,7 @@ def power_sentence(sig: Significance, esc: Text, scale: ScoreScale | None = None
     power at level/m and through Holm against it). The test is on Q_final alone: nothing is said about P, which no
     test on the page compares.
 
-    Differences are written by :func:`rgbench.compute.scale.difference_text` (two significant digits, never 0.00
+    Differences are written by :func:`rgbench.load.scale.difference_text` (two significant digits, never 0.00
     for a difference that is not zero). On a benchmark's own scale (``scale`` not the seed's kind, alpha < 1)
     the Q_final difference is also given as the difference in s_bar alone that makes it, on s_bar's scale:
     Δs̄ = ΔQ_final · (score_max − score_min) / (1 − alpha). A difference in Q_final is at most 1: when every

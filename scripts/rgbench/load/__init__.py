@@ -13,4 +13,9 @@
   checks (ids vs paths, golds, versions, catalog, response digests, one scoring per run) -> a
   :class:`records.Tree` or every problem.
 - ``records``: the typed records of validated inputs.
+- ``scale``: the score scale of ``benchmark.yaml`` (range, sum or mean, direction) and exact score text.
+- ``config``: the statistics parameters of ``config.yaml`` (confidence level, resamples, weights, seed,
+  min_case_coverage, consolidation policy), read exactly, with their defaults.
+- ``consolidate``: one scoring per run from several, by a declared policy (median-v1, mean-v1) or an adjudicator.
+- ``multi_scoring``: the several-reviewers folder (``scoring_multi/``), read with the loader's listing and checks.
 """

@@ -20,15 +20,15 @@ from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 
-from ..compute.scale import score_text
 from ..problems import Problem
-from ..stats.consolidate import KNOWN_POLICIES, policy_of
+from .consolidate import KNOWN_POLICIES, policy_of
 from .extract import CONSOLIDATED, EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields, with_consolidated_validator
 from .parallel import extract_files
 from .records import Gold, Response, Scoring, Subject, Tree
 from .registry import REGISTRY_FILE, read_registry, registered_subjects
 from .reviewers import ASSIGNMENTS_FILE, LLM_JUDGE, REVIEWERS_FILE, Reviewer, read_reviewers, unregistered_message
 from .safe_read import TreeFile, read_bytes, walk_files
+from .scale import score_text
 from .spec import Spec
 
 _STALE_HINT = "(stale file: register the new version or remove it; history lives in results/historico/)"

@@ -20,7 +20,7 @@ class Gold(NamedTuple):
     case_id: str
     family: str
     case_type: str | None        # None (and the next three): the gold schema does not record it
-    rubric_floor: int | Fraction | None     # on the total's scale, in its direction (rgbench.compute.scale)
+    rubric_floor: int | Fraction | None     # on the total's scale, in its direction (rgbench.load.scale)
     rubric_ceiling: int | Fraction | None
     difficulty: int | None
     path: str

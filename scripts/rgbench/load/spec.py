@@ -17,12 +17,12 @@ from typing import Any
 
 import jsonschema_rs
 
-from ..compute.scale import DIRECTIONS, HIGHER_IS_BETTER, SUM, TOTALS, ScoreScale
 from ..problems import Problem
-from ..stats.config import StatsConfig, parse_stats_config, schema_difficulty_range
+from .config import StatsConfig, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
 from .recorded import recorded
 from .safe_read import read_single_file
+from .scale import DIRECTIONS, HIGHER_IS_BETTER, SUM, TOTALS, ScoreScale
 from .system_check import benchmark_problems, schema_facts, schema_problems
 
 BENCHMARK_FILE = "system/benchmark.yaml"
@@ -32,7 +32,7 @@ NO_BENCHMARK = ("missing: this folder holds no benchmark (run the command in a b
 BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",
                   "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id",
                   "score_direction", "score_total", "score_name"}
-# Keys of system/metrics/<version>/config.yaml; rgbench.stats.config reads the statistics' optional ones.
+# Keys of system/metrics/<version>/config.yaml; rgbench.load.config reads the statistics' optional ones.
 CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
                "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
                "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction",
@@ -104,7 +104,7 @@ class Spec:
     criteria: tuple[str, ...]
     criterion_min: Fraction   # exact, as written in benchmark.yaml (an integer or a decimal)
     criterion_max: Fraction
-    # On the total's scale (rgbench.compute.scale), in its direction; exact: an int when whole (every run compares
+    # On the total's scale (rgbench.load.scale), in its direction; exact: an int when whole (every run compares
     # its total with them: ints compare several times faster than Fractions), else a Fraction.
     # None: no pass rule (no classification, no P; Q_final is the normalised score).
     pass_threshold: int | Fraction | None
@@ -175,7 +175,7 @@ class Spec:
 
     @cached_property
     def scale(self) -> ScoreScale:
-        """The total's scale: range, direction, aggregation, name (rgbench.compute.scale)."""
+        """The total's scale: range, direction, aggregation, name (rgbench.load.scale)."""
         return ScoreScale(self.score_min, self.score_max, self.higher_is_better, self.score_total, self.score_name,
                           len(self.criteria))
 
@@ -379,7 +379,7 @@ _REQUIRED: dict[str, tuple[type | tuple[type, ...], str]] = {
     "case_id_pattern": (str, "a quoted regular expression with a (?P<family>...) group"),
     "families": (dict, 'a mapping, one "CODE: human name" per line'),
     "criteria": (list, 'a list, one "- criterion_name" per line'),
-    # numbers: integers or decimals, read exactly (rgbench.compute.scale)
+    # numbers: integers or decimals, read exactly (rgbench.load.scale)
     "criterion_min": ((int, float), "a number, unquoted, e.g. 0 or 0.5"),
     "criterion_max": ((int, float), "a number, unquoted, e.g. 2 or 2.5"),
     "pass_threshold": ((int, float), "a number on the total's scale, unquoted, e.g. 10"),

@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from ..compute.scale import SUM, score_text
 from ..problems import Problem
 from .parsing import exact_decimal
 from .recorded import Recorded, declaration_problems, recorded
+from .scale import SUM, score_text
 from .subject_kinds import kind_problems
 
 SEVERITIES = ("critical", "recoverable")  # what classification knows: critical -> Fail, recoverable -> Conditional
@@ -106,7 +106,7 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
                        low: Fraction, high: Fraction, pass_t: Fraction | None, cond_t: Fraction | None, example: Any, *,
                        higher_is_better: bool = True, total: str = SUM) -> list[Problem]:
     """Inconsistencies inside ``benchmark.yaml``: repeated, reserved or empty criteria, an empty range, unreachable
-    thresholds (on the total's scale, in its direction: rgbench.compute.scale). ``pass_t`` None: the benchmark has
+    thresholds (on the total's scale, in its direction: rgbench.load.scale). ``pass_t`` None: the benchmark has
     no pass rule (no classification); ``cond_t`` None: no Conditional band, which needs a pass_threshold."""
     problems: list[Problem] = []
     if not criteria:

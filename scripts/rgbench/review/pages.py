@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from markdown_it import MarkdownIt
 
-from ..compute.scale import SUM, score_text
+from ..load.scale import SUM, score_text
 from ..load.spec import Spec
 from ..load.system_check import CORRECTNESS_DECIMALS
 from .runs import SECOND, QueuedRun

@@ -28,11 +28,11 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..atomic import OutputError
-from ..compute.scale import score_text
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
 from ..load.records import Tree
 from ..load.reviewers import Reviewer
 from ..load.safe_read import read_bytes
+from ..load.scale import score_text
 from ..load.spec import Spec
 from . import pages, scoring_doc
 from .runs import ERROR_RUN, ERROR_STATUS, QueuedRun, RunKey, build_queue, filtered, run_handle

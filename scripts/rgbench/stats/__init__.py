@@ -1,6 +1,5 @@
 """Statistics on top of the core metrics (issue 5): one concept per module, pure functions, exact where rational.
 
-- ``config``: the statistics parameters of ``config.yaml`` (confidence level, resamples, weights, min_case_coverage).
 - ``case_summary``: each subject's runs summed per case, the unit of every interval, test and rank set.
 - ``seeds``: each subject's input digest and the random streams seeded from it.
 - ``bootstrap``: the case bootstrap and its BCa interval, the seeded case draw and the ratio interval.
@@ -17,11 +16,11 @@
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
 - ``agreement``: Krippendorff's alpha, weighted kappa, percent agreement, reviewer deviation.
 - ``agreement_bootstrap``: the agreement statistics as functions of unit weights, with BCa intervals.
-- ``consolidate``: one scoring per run from several, by a declared policy (median-v1, mean-v1) or an adjudicator.
 - ``consolidated_board``: the consolidated grade of every run from the grades that count, and the board on them.
-- ``multi_scoring``: the several-reviewers folder (``scoring_multi/``), read with the loader's listing and checks.
 - ``outputs`` / ``agreement_outputs``: the tables and file bytes these produce.
 
 The formulas are stated in ``system/metrics/v1.0/aggregate_metrics.md``, each naming the function production
 calls for it; the straightforward one-at-a-time references the tests check against are in ``tests/reference_stats.py``.
+Their parameters (``config.yaml``), the consolidation policies and the several-reviewers folder are read in
+:mod:`rgbench.load` (``config``, ``consolidate``, ``multi_scoring``).
 """

@@ -33,9 +33,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..load.config import DEFAULT_SEED
 from .agreement import Unit, pairable
 from .bootstrap import Interval, Statistic, bca_interval, case_weights, mean_statistic, ratio_statistic, safe_ratio
-from .seeds import DEFAULT_SEED, canonical_text, data_digest
+from .seeds import canonical_text, data_digest
 
 _ROWS = 512   # replicates evaluated at a time by alpha_statistic: its working memory is _ROWS x ratings
 

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..compute.derive import CONDITIONAL, FAIL, PASS, derive_run
-from ..compute.numfmt import fmt_fixed
-from ..compute.scale import json_score
+from ..load.consolidate import ADJUDICATED, MEDIAN_V1, SINGLE, Consolidated, Policy
 from ..load.extract import ROUNDED_DECIMALS
 from ..load.loader import scoring_rel
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Scoring, Tree
+from ..load.scale import json_score
 from ..load.spec import Spec
+from ..numfmt import fmt_fixed
 from .agreement import (
     Rating,
     Unit,
@@ -34,7 +35,6 @@ from .agreement_bootstrap import (
     unit_weights,
 )
 from .bootstrap import Interval
-from .consolidate import ADJUDICATED, MEDIAN_V1, SINGLE, Consolidated, Policy
 from .outputs import fmt_interval
 
 AGREEMENT_FILE = "agreement.csv"

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from ..compute.metrics import SubjectMetrics, q_final
 from ..compute.ranking import rank_subjects
-from ..compute.scale import ScoreScale
+from ..load.scale import ScoreScale
 
 ALPHA_GRID = tuple(Fraction(i, 10) for i in range(11))  # 0, 0.1, ..., 1
 
@@ -38,7 +38,7 @@ def alpha_sensitivity(subjects: Sequence[SubjectMetrics], scale: ScoreScale,
     """Q_final and rank of every registered subject at each alpha of ``grid``, sorted by (subject_id, alpha).
 
     Q_final(alpha) = alpha · P + (1 − alpha) · norm(s_bar) is linear in alpha: at 0 it is norm(s_bar) (the score
-    on [0, 1], rgbench.compute.scale), at 1 it is P. Disqualified subjects and Incomplete subjects keep their
+    on [0, 1], rgbench.load.scale), at 1 it is P. Disqualified subjects and Incomplete subjects keep their
     Q_final but get no rank; subjects with N = 0 have neither.
     """
     grid = [Fraction(alpha) for alpha in grid]

@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..compute.metrics import q_numerator
-from ..compute.scale import ScoreScale
+from ..load.scale import ScoreScale
 from .calibration import confidence_bins
 from .run_columns import RunColumns, exact_bincount
 
@@ -65,7 +65,7 @@ class CaseSummary:
         contribution is ``q_num / (runs_multiple · q_scale)`` and its pass rate ``p_num / runs_multiple``.
 
         The Q_final contribution of a run is alpha · [Pass] + (1 − alpha) · norm(clipped) (norm: the score on
-        [0, 1], rgbench.compute.scale).
+        [0, 1], rgbench.load.scale).
         ``runs_multiple`` puts every case (of every subject) on one denominator: it must be a positive
         multiple of every case's run count (ValueError otherwise), e.g. their lcm.
         """

@@ -3,7 +3,7 @@
 :func:`consolidated_grades` is the one consolidation every command shares: the grades of scoring/ and
 scoring_multi/ that count (an ``llm-judge`` reviewer's only when config.yaml's ``llm_judge_in_metrics`` is
 true, adjudications included), one per run by config.yaml's ``consolidation_policy``
-(:mod:`rgbench.stats.consolidate`: adjudication first, a run graded once carried over). scripts/aggregate_scoring.py
+(:mod:`rgbench.load.consolidate`: adjudication first, a run graded once carried over). scripts/aggregate_scoring.py
 writes them to scoring_consolidated/; with ``board_grades: consolidated``, `make metrics` computes every figure of
 the board from them, in memory and exact (a mean of 4/3 stays 4/3), through the same computation as one grade
 per run (:func:`consolidated_tree`), and records how in manifest.json (:func:`grades_record`).
@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from ..load.consolidate import ADJUDICATED, BY_POLICY, Consolidated, consolidate_all, policy_of
 from ..load.loader import counted_scorings
+from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
-from .consolidate import ADJUDICATED, BY_POLICY, Consolidated, consolidate_all, policy_of
-from .multi_scoring import MultiScorings
 
 CONSOLIDATED_BOARD = "consolidated"   # config.yaml's board_grades values
 

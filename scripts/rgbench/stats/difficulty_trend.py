@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..compute.numfmt import fmt_fixed
+from ..numfmt import fmt_fixed
 from .run_columns import RunColumns
 
 SEPARATION_TARGET = Fraction(1, 2)   # seed 000: the easiest level passes at least 50 points more often

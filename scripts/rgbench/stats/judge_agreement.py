@@ -1,7 +1,7 @@
 """results/judge_agreement.csv: how far each LLM judge agrees with the human grade of the same runs.
 
 Written only when scorings by ``llm-judge`` reviewers (subjects/reviewers.yaml) exist. The human grade of
-a run is the consolidated grade of its human graders (:func:`rgbench.stats.consolidate.consolidate_all`:
+a run is the consolidated grade of its human graders (:func:`rgbench.load.consolidate.consolidate_all`:
 the one human grade, their combination by config.yaml's consolidation_policy, or the adjudication). Over the runs a judge and a
 human both graded, per judge (columns ``JUDGE_COLUMNS``):
 
@@ -25,15 +25,15 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..compute.numfmt import fmt_fixed
+from ..load.consolidate import consolidate_all, policy_of
 from ..load.records import Scoring, Tree
 from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
+from ..numfmt import fmt_fixed
 from .agreement import Rating, krippendorff_alpha
 from .agreement_bootstrap import alpha_statistic
 from .agreement_outputs import deviation_targets, ranked_targets, rating_values
 from .bootstrap import Statistic, bca_interval, case_weights, ratio_statistic, undefined_replicates
-from .consolidate import consolidate_all, policy_of
 from .outputs import fmt_interval
 
 JUDGE_FILE = "judge_agreement.csv"

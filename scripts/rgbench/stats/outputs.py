@@ -1,6 +1,6 @@
 """The statistics compute_metrics adds: computed from the exact tables, rendered to the new columns and files.
 
-``rgbench.compute.tables`` calls :func:`compute_statistics_from_columns` from ``compute_results`` and
+``rgbench.results.tables`` calls :func:`compute_statistics_from_columns` from ``compute_results`` and
 :func:`statistics_files` / :func:`subject_stats_cells` / :func:`family_stats_cells`
 from its writers; this module holds the column tuples and file names.
 """
@@ -13,14 +13,14 @@ from fractions import Fraction
 from typing import cast
 
 from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics
-from ..compute.numfmt import fmt_bool, fmt_fixed
 from ..compute.ranking import RANKED, rank_subjects
+from ..load.config import StatsConfig
 from ..load.spec import Spec
+from ..numfmt import fmt_bool, fmt_fixed
 from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from .bootstrap import Interval, case_counts, case_weights
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
 from .case_summary import CaseSummary, pooled_summary
-from .config import StatsConfig
 from .difficulty import ALL_SUBJECTS, DifficultyRow, difficulty_from_columns
 from .difficulty_trend import DifficultyTrend, difficulty_trend_from_columns, trend_warnings
 from .eligibility import is_incomplete, missing_cases

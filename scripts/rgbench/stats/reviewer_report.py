@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import cast
 
-from ..compute.numfmt import fmt_fixed
-from ..compute.scale import score_text
 from ..load.records import Scoring, Tree
 from ..load.reviewers import LLM_JUDGE, Reviewer
+from ..load.scale import score_text
 from ..load.spec import Spec
+from ..numfmt import fmt_fixed
 from .agreement import Rating, Unit, mean_deviation
 from .agreement_outputs import deviation_targets, rating_values
 from .bootstrap import Interval, case_weights, ratio_interval

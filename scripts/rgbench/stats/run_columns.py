@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..compute.derive import PASS, RunRow
-from ..compute.scale import score_unit
+from ..load.scale import score_unit
 
 
 @dataclass(frozen=True)

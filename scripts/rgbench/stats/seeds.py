@@ -56,8 +56,6 @@ if TYPE_CHECKING:   # only for the annotations: seeds stays importable without t
     from ..compute.derive import RunRow
     from ..load.records import Gold, Scoring
 
-DEFAULT_SEED = 0   # config.yaml ``seed`` when left out (rgbench.stats.config)
-
 
 def canonical(value: Any) -> Any:
     """``value`` as a JSON value, canonically: a whole number (int or Fraction with denominator 1) an int,

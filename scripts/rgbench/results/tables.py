@@ -14,9 +14,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..compute.derive import RunRow, derive_run
+from ..compute.input_groups import grouped_inputs, listing_digest
+from ..compute.metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
+from ..load.scale import score_text
 from ..load.spec import Spec
+from ..numfmt import fmt_bool, fmt_exact, fmt_fixed
 from ..results_csv import csv_line
 from ..stats.calibration import calibration_tables
 from ..stats.case_summary import case_summaries
@@ -33,11 +38,6 @@ from ..stats.outputs import (
 from ..stats.run_columns import RunColumns
 from ..stats.seeds import subject_digests
 from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
-from .derive import RunRow, derive_run
-from .input_groups import grouped_inputs, listing_digest
-from .metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
-from .numfmt import fmt_bool, fmt_exact, fmt_fixed
-from .scale import score_text
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",

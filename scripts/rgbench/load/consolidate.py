@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from ..load.records import Scoring
+from .records import Scoring
 
 if TYPE_CHECKING:
-    from ..load.spec import Spec
+    from .spec import Spec
 
 SINGLE, BY_POLICY, ADJUDICATED = "single", "policy", "adjudication"
 MEDIAN, MEAN = "median", "mean"   # config.yaml's consolidation_policy values

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..load.parsing import exact_decimal
-from .seeds import DEFAULT_SEED
+from .parsing import exact_decimal
 
 DEFAULT_CONFIDENCE = Fraction(95, 100)
+DEFAULT_SEED = 0   # config.yaml ``seed`` when left out: enters every random stream (rgbench.stats.seeds)
 DEFAULT_RESAMPLES = 2000
 DEFAULT_SIGNIFICANCE = Fraction(5, 100)
 DEFAULT_WEIGHTS = {1: Fraction(1), 2: Fraction(5, 4), 3: Fraction(3, 2), 4: Fraction(2), 5: Fraction(5, 2)}
@@ -26,7 +26,7 @@ DEFAULT_HALF_WIDTHS = (Fraction(2, 100), Fraction(5, 100), Fraction(10, 100))
 DEFAULT_RELIABILITY_MIN_CASES = 10
 
 CORRECTIONS = ("holm", "benjamini-hochberg")   # pairwise_correction: which adjusted p is read (§20)
-# Several graders per answer (rgbench.stats.consolidate): how the grades of a run are combined, and whether the
+# Several graders per answer (rgbench.load.consolidate): how the grades of a run are combined, and whether the
 # board rests on one grade per run (scoring/) or on the consolidated grade of all of them (+ scoring_multi/).
 CONSOLIDATION_POLICIES = ("median", "mean")
 BOARD_GRADES = ("single", "consolidated")
@@ -53,7 +53,7 @@ class StatsConfig:
     reliability_half_widths: tuple[Fraction, ...] = DEFAULT_HALF_WIDTHS
     reliability_min_cases: int = DEFAULT_RELIABILITY_MIN_CASES
     pairwise_correction: str = "holm"
-    consolidation_policy: str = "median"   # rgbench.stats.consolidate.POLICIES key
+    consolidation_policy: str = "median"   # rgbench.load.consolidate.POLICIES key
     board_grades: str = "single"           # single: scoring/ as it is; consolidated: every grade, consolidated
     seed: int = DEFAULT_SEED               # enters every random stream (rgbench.stats.seeds)
 

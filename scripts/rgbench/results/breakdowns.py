@@ -21,16 +21,16 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
+from ..compute.derive import PASS, RunRow
 from ..load.extract import TAG_SEPARATOR
 from ..load.records import Response, Scoring, Tree
+from ..load.scale import score_text, score_unit
 from ..load.spec import Spec
+from ..numfmt import fmt_fixed
 from ..stats.bootstrap import Interval, case_weights, ratio_interval
 from ..stats.case_summary import CaseSummary
 from ..stats.intervals import proportion_interval
 from ..stats.outputs import fmt_interval
-from .derive import PASS, RunRow
-from .numfmt import fmt_fixed
-from .scale import score_text, score_unit
 
 ADVANCED_MIN_DIFFICULTY = 4   # Rockman's Advanced+ band (seeds 000, 001, 003): gold difficulty >= 4
 ERROR, REFUSED, ANSWERED = "error", "refused", "answered"

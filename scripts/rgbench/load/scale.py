@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .numfmt import fmt_exact, parse_exact
+from ..numfmt import fmt_exact, parse_exact
 
 SUM, MEAN = "sum", "mean"
 TOTALS = (SUM, MEAN)
@@ -144,7 +144,7 @@ def score_unit(values: Iterable[Score], scale: ScoreScale | None = None) -> int:
 
 def score_text(value: Score) -> str:
     """A score as result files and messages write it, exactly and the same way every time
-    (:func:`rgbench.compute.numfmt.fmt_exact`, the one writer of exact per-run values): an integer as an integer
+    (:func:`rgbench.numfmt.fmt_exact`, the one writer of exact per-run values): an integer as an integer
     (``7``: the seed's files are unchanged); a terminating decimal as its shortest decimal (``12.3``, ``-1.5``);
     any other rational (a mean of criteria or of graders: 23/6) as ``numerator/denominator``, so a file that
     holds it can be read back exactly (:func:`parse_score`)."""

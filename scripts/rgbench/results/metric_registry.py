@@ -17,16 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..stats.brier_decomposition import brier_decompositions
-from ..stats.case_summary import case_summaries
-from ..stats.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
-from ..stats.difficulty import difficulty_from_columns, weighted_pass_rate
-from ..stats.intervals import subject_intervals
-from ..stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
-from ..stats.run_columns import RunColumns
-from ..stats.seeds import generator
-from .derive import RunRow
-from .metrics import (
+from ..compute.derive import RunRow
+from ..compute.metrics import (
     brier_score,
     critical_gate,
     expected_calibration_error,
@@ -35,7 +27,15 @@ from .metrics import (
     pass_rate,
     q_final,
 )
-from .scale import ScoreScale, default_scale
+from ..load.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
+from ..load.scale import ScoreScale, default_scale
+from ..stats.brier_decomposition import brier_decompositions
+from ..stats.case_summary import case_summaries
+from ..stats.difficulty import difficulty_from_columns, weighted_pass_rate
+from ..stats.intervals import subject_intervals
+from ..stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
+from ..stats.run_columns import RunColumns
+from ..stats.seeds import generator
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"   # which values are better; NEITHER: a property of the data
 

@@ -22,12 +22,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..load.extract import EVALUATION
-from ..load.loader import Collector, build_scorings, list_subject_files
-from ..load.parallel import extract_files
-from ..load.records import Scoring, Tree
-from ..load.spec import Spec
 from ..problems import Problem
+from .extract import EVALUATION
+from .loader import Collector, build_scorings, list_subject_files
+from .parallel import extract_files
+from .records import Scoring, Tree
+from .spec import Spec
 
 MULTI_DIR = "scoring_multi"
 ADJUDICATION = "adjudication-"

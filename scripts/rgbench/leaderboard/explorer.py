@@ -2,7 +2,7 @@
 the per-case explorer and one profile per subject.
 
 Everything here formats the committed tables (:mod:`.lab_tables`) of a :class:`~.board.Board`; nothing is
-computed but display rounding. Every string from the data goes through :func:`~.html_tables.esc`, or, for the
+computed but display rounding. Every string from the data goes through :func:`~.templating.esc`, or, for the
 case explorer and the profiles' lists of runs not passed (drawn on demand by page.js), through
 :func:`script_json` into one inert JSON block that page.js shows with textContent only. Links to a response or a
 gold are relative to ``results/`` (``../responses/...``), so they open from a checkout; page.js links only plain
@@ -32,15 +32,17 @@ from ..compute.breakdowns import (
 from ..compute.numfmt import counted, fmt_fixed
 from ..compute.scale import score_text
 from ..load.extract import TAG_SEPARATOR
+from ..load.subject_kinds import KIND_LABELS
 from ..stats.outputs import DIFFICULTY_FILE
 from .absent import Shown, listed
 from .board import Board, BoardEntry
 from .chart_limits import CHART_SUBJECTS, LINE_SUBJECTS, chart_note
 from .difficulty_text import difficulty_reading
 from .display import score_heading, short_decimal
-from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
+from .html_tables import EMPTY_CELL, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
+from .templating import esc
 
 NOT_DECLARED = '<span class="nd">not declared</span>'
 DASH = '<span class="nd">\u2014</span>'

@@ -15,9 +15,9 @@ from ..load.safe_read import read_result_file
 from ..problems import Problem
 from ..stats.judge_agreement import JUDGE_COLUMNS
 from ..stats.reviewer_report import REVIEWER_COLUMNS
-from .html_tables import esc
 from .lab_tables import parse_lab_table
 from .results_tables import REGENERATE
+from .templating import esc
 
 REVIEWERS_CSV = "results/reviewers.csv"
 JUDGE_CSV = "results/judge_agreement.csv"

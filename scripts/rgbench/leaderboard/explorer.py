@@ -17,6 +17,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from operator import itemgetter
+from typing import Any
+
+from markupsafe import Markup
 
 from ..compute.breakdowns import (
     ADVANCED_FILE,
@@ -42,10 +45,12 @@ from .display import score_heading, short_decimal
 from .html_tables import EMPTY_CELL, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
-from .templating import esc
+from .templating import ENVIRONMENT, esc
 
 NOT_DECLARED = '<span class="nd">not declared</span>'
 DASH = '<span class="nd">\u2014</span>'
+# The page-wide filters and the explorer's frame (templates/explorer.html.j2), by macro name (Any: mypy cannot see them).
+_TEMPLATE: Any = ENVIRONMENT.get_template("explorer.html.j2").module
 
 
 def num(cell: str, decimals: int = 3) -> str:
@@ -88,16 +93,7 @@ def subject_filters(board: Board) -> str:
     """The page-wide filters by subject kind and provider, and the facts page.js filters on."""
     kinds = sorted({e.subject.kind for e in board.entries if e.subject.kind})
     providers = sorted({e.subject.provider for e in board.entries if e.subject.provider})
-    facets = "".join(f'<span data-facet="{esc(e.metrics.subject_id)}" data-kind="{esc(e.subject.kind)}" '
-                     f'data-provider="{esc(e.subject.provider)}"></span>' for e in board.entries)
-    kind_options = "".join(f'<option value="{esc(k)}">{esc(KIND_LABELS.get(k, k))}</option>' for k in kinds)
-    provider_options = "".join(f'<option value="{esc(p)}">{esc(p)}</option>' for p in providers)
-    return f"""<form class="filters" id="filters" aria-label="filter subjects">
-<label>Subject kind <select id="filter-kind"><option value="">all</option>{kind_options}</select></label>
-<label>Provider <select id="filter-provider"><option value="">all</option>{provider_options}</select></label>
-<span class="note" id="filter-count"></span>
-</form>
-<div id="facets" hidden>{facets}</div>"""
+    return str(_TEMPLATE.subject_filters([(k, KIND_LABELS.get(k, k)) for k in kinds], providers, board.entries))
 
 
 # --- run settings and cost -------------------------------------------------------------------------------
@@ -387,11 +383,6 @@ def explorer_data_script(board: Board) -> str:
     return "" if data is None else f'<script type="application/json" id="{DATA_ID}">{script_json(data)}</script>\n'
 
 
-def _select(ident: str, label: str, values: Iterable[str]) -> str:
-    options = "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
-    return f'<label>{esc(label)} <select id="{ident}"><option value="">all</option>{options}</select></label>'
-
-
 def explorer_section(board: Board) -> str:
     """The explorer's frame: filters, count, an empty table and a pager; page.js fills the table from
     :func:`explorer_data`, one page of cases at a time."""
@@ -400,40 +391,18 @@ def explorer_section(board: Board) -> str:
         return ('<section class="card" id="explorer"><h2>Case explorer</h2><p class="empty">These results carry no '
                 'per-case tables (results/cases.csv, results/explorer_runs.csv).</p></section>')
     cases = lab.get(CASES_FILE)
-    entries = explorer_entries(board)
     shown = board.shown
-    tags = sorted({t for c in cases for t in c["tags"].split(TAG_SEPARATOR) if t})
     # a filter on a field the benchmark does not record (or a tag no case carries) is left out
-    filters = "".join((
-        _select("explorer-family", "Family", sorted({c["family"] for c in cases})),
-        _select("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases if c["difficulty"]}, key=int))
-        if shown.difficulty else "",
-        _select("explorer-type", "Case type", sorted({c["case_type"] for c in cases})) if shown.case_type else "",
-        _select("explorer-tag", "Tag", tags) if shown.tags else "",
-        '<label>Subject <select id="explorer-subject"><option value="">all</option>'
-        + "".join(f'<option value="{esc(e.metrics.subject_id)}">{esc(e.name)}</option>' for e in entries)
-        + "</select></label>",
-        '<label>Outcome <select id="explorer-outcome"><option value="">all cases</option>'
-        '<option value="not-pass">a shown subject did not pass a run</option></select></label>' if shown.pass_rule
-        else ""))
-    graded = listed(["criterion scores", "automatic fails", *(["correctness"] if shown.correctness else []),
-                     "the reviewer's comments"])
-    summary = "classification and clipped score" if shown.pass_rule else "clipped score"
-    return f"""<section class="card" id="explorer">
-<h2>Case explorer</h2>
-<p>One row per case, one column per subject: each run's {summary}; open a run for its
-{graded}, with a link to the response text. The
-case id links to its gold. Cases come a page at a time (fewer per page when many subjects are shown): choose a
-subject to read its runs case by case.</p>
-<form class="filters" id="explorer-filters" aria-label="filter cases">{filters}
-<span class="note" id="explorer-count"></span></form>
-<noscript><p class="note">The case explorer {NEEDS_JS}</p></noscript>
-<p class="pager" id="explorer-pager" hidden><button type="button" id="explorer-prev">Previous</button>
-<span class="note" id="explorer-page"></span>
-<button type="button" id="explorer-next">Next</button></p>
-<div class="scroll explorer-box"><table class="lab explorer" id="explorer-table"><thead><tr>
-<th scope="col" class="subject-col">Case</th></tr></thead><tbody></tbody></table></div>
-</section>"""
+    selects = [("explorer-family", "Family", sorted({c["family"] for c in cases}))]
+    if shown.difficulty:
+        selects.append(("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases if c["difficulty"]},
+                                                                    key=int)))
+    if shown.case_type:
+        selects.append(("explorer-type", "Case type", sorted({c["case_type"] for c in cases})))
+    if shown.tags:
+        selects.append(("explorer-tag", "Tag", sorted({t for c in cases for t in c["tags"].split(TAG_SEPARATOR) if t})))
+    subjects = [(e.metrics.subject_id, e.name) for e in explorer_entries(board)]
+    return str(_TEMPLATE.explorer(shown, selects, subjects, Markup(NEEDS_JS)))
 
 
 # --- subject profiles ------------------------------------------------------------------------------------

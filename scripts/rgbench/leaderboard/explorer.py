@@ -407,23 +407,6 @@ def explorer_section(board: Board) -> str:
 
 # --- subject profiles ------------------------------------------------------------------------------------
 
-def _profile_table(title: str, head: Sequence[str], rows: list[str]) -> str:
-    if not rows:
-        return ""
-    heads = "".join(f'<th scope="col">{h}</th>' for h in head)
-    return (f'<h4>{esc(title)}</h4><div class="scroll"><table class="lab profile"><thead><tr>{heads}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
-
-
-def _group_rows(rows: Iterable[LabRow], key: str, passes: bool = True) -> list[str]:
-    """A profile's rows of one breakdown: P (unless there is no pass rule), s\u0304, runs and cases."""
-    return [f'<tr><th scope="row" class="subject-col">{_group_label(key, r[key])}</th>'
-            + (f'<td class="num">{num(r["P"])}{interval(r["P_low"], r["P_high"])}</td>' if passes else "")
-            + f'<td class="num">{num(r["s_bar"], 2)}'
-            f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}</td><td class="num">{esc(r["n"])}</td>'
-            f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in rows]
-
-
 PROFILE_FILES = (CRITERION_FILE, DIFFICULTY_FILE, ADVANCED_FILE, CASE_TYPE_FILE, TAG_FILE, EXPLORER_FILE)
 BySubject = dict[str, dict[str, list[LabRow]]]
 
@@ -445,60 +428,35 @@ def criterion_scale_text(board: Board) -> str:
     return text if board.scale.higher_is_better else f"{text}, lower is better"
 
 
+# The profile macro with this module's cell helpers (their HTML as Markup) and the page's number format.
+_PROFILES: Any = ENVIRONMENT.get_template("explorer.html.j2").make_module({
+    "num": lambda cell, decimals=3: Markup(num(cell, decimals)),
+    "interval": lambda low, high, decimals=3: Markup(interval(low, high, decimals)),
+    "group_label": lambda key, group: Markup(_group_label(key, group)), "fmt_fixed": fmt_fixed})
+
+
 def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> str:
-    """One subject's profile (a closed ``<details>``). Its "Runs not passed" heading counts the runs; the
-    list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
+    """One subject's profile (a closed ``<details>``, templates/explorer.html.j2). Its "Runs not passed" heading
+    counts the runs; the list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
     sid = entry.metrics.subject_id
 
     def mine(name: str) -> list[LabRow]:
         return by_subject[name].get(sid, [])
-    score = esc(score_heading(board.scale))   # s̄, or the benchmark's score_name with its direction
-    group_head: tuple[str, ...] = ("Group", "P", score, "Runs", "Cases")
-    scale = criterion_scale_text(board)
-    crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
-            f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
-            f'<td class="num">{esc(r["n"])}</td></tr>' for r in mine(CRITERION_FILE)]
     higher = board.scale.higher_is_better
-    weakest, top = "", score_text(board.criterion_range[1 if higher else 0])
+    weakest = None
     if mine(CRITERION_FILE):
         means = {r["criterion"]: Fraction(r["mean"]) for r in mine(CRITERION_FILE)}
         low = min(means.values()) if higher else max(means.values())   # the worst mean, in the scale's direction
         lowest = [c for c, m in means.items() if m == low]  # a tie names every criterion it holds, none picked
-        of = f"{esc(fmt_fixed(low, 2))} of {top}" if higher else f"{esc(fmt_fixed(low, 2))}; best {top}"
-        if len(lowest) == len(means) > 1:
-            weakest = f"<p>Every criterion has the same mean ({of}).</p>"
-        else:
-            names = ", ".join(f"<strong>{esc(c.replace('_', ' '))}</strong>" for c in lowest)
-            weakest = f"<p>Weakest criteri{'on' if len(lowest) == 1 else 'a'}: {names} (mean {of}).</p>"
+        weakest = (fmt_fixed(low, 2), [c.replace("_", " ") for c in lowest], len(lowest) == len(means) > 1)
     passes = board.shown.pass_rule   # no pass rule: no P column, no runs "not passed"
-    fam = [f'<tr><th scope="row" class="subject-col">{esc(board.families.get(code, code))}</th>'
-           + (f'<td class="num">{esc(fmt_fixed(cell.p_family, 3))}</td>' if passes else "")
-           + f'<td class="num">{esc(fmt_fixed(cell.s_bar_family, 2))}</td>'
-           f'<td class="num">{cell.n_family}</td><td class="num">{cell.n_cases}</td></tr>'
-           for code, cell in entry.families.items()]
-    diff = [f'<tr><th scope="row" class="subject-col">{esc(r["difficulty"])}</th><td class="num">{num(r["P_difficulty"])}'
-            f'{interval(r["P_difficulty_low"], r["P_difficulty_high"])}</td><td class="num">{esc(r["n_runs"])}</td>'
-            f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in mine(DIFFICULTY_FILE)]
+    groups = [("Advanced+ (difficulty >= 4)", mine(ADVANCED_FILE), "min_difficulty"),
+              ("Case types", mine(CASE_TYPE_FILE), "case_type"), ("Tags", mine(TAG_FILE), "tag")]
     n_failed = sum(1 for r in mine(EXPLORER_FILE) if r["classification"] and r["classification"] != "Pass")
-    failed_html = (f'<h4>Runs not passed ({n_failed})</h4><ul class="failed-runs" data-runs-of="{esc(sid)}"></ul>'
-                   f'<noscript><p class="note">This list {NEEDS_JS}</p></noscript>'
-                   if n_failed else "<p>Every scored run passed.</p>" if mine(EXPLORER_FILE) and passes else "")
-    if not passes:
-        group_head = ("Group", score, "Runs", "Cases")
-    body = "".join((
-        weakest,
-        _profile_table("Criteria", ("Criterion", f"Mean ({scale})", "Runs"), crit),
-        _profile_table("Families", ("Family", *(("P",) if passes else ()), score, "Runs", "Cases"), fam),
-        _profile_table("Difficulties", ("Difficulty", "P (interval)", "Runs", "Cases"), diff),
-        _profile_table("Advanced+ (difficulty >= 4)", group_head,
-                       _group_rows(mine(ADVANCED_FILE), "min_difficulty", passes)),
-        _profile_table("Case types", group_head, _group_rows(mine(CASE_TYPE_FILE), "case_type", passes)),
-        _profile_table("Tags", group_head, _group_rows(mine(TAG_FILE), "tag", passes)),
-        failed_html,
-    )) or '<p class="empty">No scored run yet.</p>'
-    return (f'<details class="profile-card" id="subject-{esc(sid)}" data-subject="{esc(sid)}"><summary>'
-            f'<span class="name">{esc(entry.name)}</span> <span class="ident mono">{esc(sid)} \u00b7 '
-            f'{esc(entry.subject.subject_version)}</span></summary>{body}</details>')
+    return str(_PROFILES.subject_profile(
+        entry, board.families, score_heading(board.scale), criterion_scale_text(board), passes, higher,
+        score_text(board.criterion_range[1 if higher else 0]), weakest, mine(CRITERION_FILE), mine(DIFFICULTY_FILE),
+        groups, mine(EXPLORER_FILE), n_failed, Markup(NEEDS_JS)))
 
 
 def subjects_section(board: Board) -> str:

@@ -64,17 +64,6 @@ def interval(low: str, high: str, decimals: int = 3) -> str:
     return f' <span class="ci-inline">({num(low, decimals)}\u2013{num(high, decimals)})</span>'
 
 
-def declared(cell: str) -> str:
-    return esc(cell) if cell else NOT_DECLARED
-
-
-def subject_th(entry: BoardEntry) -> str:
-    """The fixed first cell of a subject's row: its name, linked to its profile."""
-    sid = entry.metrics.subject_id
-    return (f'<th scope="row" class="subject-col"><a href="#subject-{esc(sid)}">{esc(entry.name)}</a>'
-            f'<span class="ident mono">{esc(sid)}</span></th>')
-
-
 def lab_table(attrs: str, head: Sequence[str], rows: Iterable[str]) -> str:
     """A lab view's table (:func:`~.html_tables.scroll_table`, class ``lab``); the first column stays fixed
     (CSS ``.subject-col``)."""
@@ -84,7 +73,14 @@ def lab_table(attrs: str, head: Sequence[str], rows: Iterable[str]) -> str:
 
 
 def _row(entry: BoardEntry, cells: Iterable[str]) -> str:
-    return f'<tr data-subject="{esc(entry.metrics.subject_id)}">{subject_th(entry)}{"".join(cells)}</tr>'
+    """A subject's row of a lab table: its name, linked to its profile, then ``cells`` (HTML)."""
+    return str(_LAB.subject_row(entry, Markup("".join(cells))))
+
+
+# The run settings, cost and human baseline (templates/lab.html.j2), with this module's cells as Markup.
+_LAB: Any = ENVIRONMENT.get_template("lab.html.j2").make_module({
+    "num": lambda cell, decimals=3: Markup(num(cell, decimals)), "kind_labels": KIND_LABELS,
+    "not_declared": Markup(NOT_DECLARED), "dash": Markup(DASH)})
 
 
 # --- filters ----------------------------------------------------------------------------------------------
@@ -99,6 +95,7 @@ def subject_filters(board: Board) -> str:
 # --- run settings and cost -------------------------------------------------------------------------------
 
 def settings_section(board: Board) -> str:
+    """Under which settings each subject was run, and what it cost (templates/lab.html.j2)."""
     lab = board.lab
     if lab is None or not lab.has(METADATA_FILE):
         return ('<section class="card" id="settings"><h2>Run settings</h2>'
@@ -107,62 +104,15 @@ def settings_section(board: Board) -> str:
     cost = {r["subject_id"]: r for r in lab.get(COST_FILE)}
     head = ("Subject", "Kind", "Provider", "Evaluated", "Temperature", "Max tokens", "Attempts (declared)",
             "Runs per case (seen)", "Answers dated", "Responses", "Refused", "Errors (not in N)")
-    rows = []
-    for e in board.entries:
-        m = meta.get(e.metrics.subject_id)
-        if m is None:
-            continue
-        dates = (f'{esc(m["generated_from"])} to {esc(m["generated_to"])}' if m["generated_from"] != m["generated_to"]
-                 else esc(m["generated_from"])) if m["generated_from"] else NOT_DECLARED
-        rows.append(_row(e, (
-            f'<td>{declared(KIND_LABELS.get(m["kind"], m["kind"]))}</td>', f'<td>{declared(m["provider"])}</td>',
-            f'<td>{declared(m["evaluation_date"])}</td>', f'<td class="num">{declared(m["temperature"])}</td>',
-            f'<td class="num">{declared(m["max_tokens"])}</td>', f'<td class="num">{declared(m["attempts"])}</td>',
-            f'<td class="num">{esc(m["max_runs_per_case"])}</td>', f"<td>{dates}</td>",
-            f'<td class="num">{esc(m["n_responses"])}</td>', f'<td class="num">{esc(m["n_refused"])}</td>',
-            f'<td class="num">{esc(m["n_errors"])}</td>')))
+    rows = [_LAB.settings_row(e, meta[e.metrics.subject_id]) for e in board.entries if e.metrics.subject_id in meta]
     passes = board.shown.pass_rule   # no pass rule: no cost per Pass
     cost_head = ("Subject", "Prices per million tokens (in / out)", "Tokens (in / out)", "Total cost", "Cost per run",
                  *(("Cost per Pass",) if passes else ()), "Geometric mean per run",
                  *(("Geometric mean per Pass",) if passes else ()))
-    cost_rows = []
-    for e in board.entries:
-        c = cost.get(e.metrics.subject_id)
-        if c is None:
-            continue
-        money = c["total_cost"] != ""
-        cur = esc(c["currency"])
-
-        def amount(cell: str, cur: str = cur, money: bool = money) -> str:
-            if not money:
-                return NOT_DECLARED
-            return f"{num(cell, 6)} {cur}" if cell else '<span class="nd">none passed</span>'
-        prices = (f'{num(c["input_per_million"], 2)} / {num(c["output_per_million"], 2)} {cur}'
-                  if c["input_per_million"] else NOT_DECLARED)
-        tokens = (f'{esc(c["input_tokens"])} / {esc(c["output_tokens"])}'
-                  f'<span class="ident">{esc(c["n_with_usage"])} of {esc(c["n_responses"])} responses declare usage</span>'
-                  if c["n_with_usage"] != "0" else NOT_DECLARED)
-        cost_rows.append(_row(e, (
-            f"<td>{prices}</td>", f'<td class="num">{tokens}</td>', f'<td class="num">{amount(c["total_cost"])}</td>',
-            f'<td class="num">{amount(c["cost_per_run"])}</td>',
-            *((f'<td class="num">{amount(c["cost_per_pass"])}</td>',) if passes else ()),
-            f'<td class="num">{amount(c["geomean_cost_run"])}</td>',
-            *((f'<td class="num">{amount(c["geomean_cost_pass"])}</td>',) if passes else ()))))
-    per_pass = (" Cost per Pass divides the total by the Pass runs and is empty when nothing\npassed; the geometric "
-                "means keep a few costly runs from dominating." if passes else
-                " The geometric mean keeps a few costly runs from dominating.")
-    return f"""<section class="card" id="settings">
-<h2>Run settings</h2>
-<p>Under which settings each subject was run: the registry's value, else what the
-responses declare. <em>not declared</em> means neither says. Error runs (API or harness failures) are not answers:
-they are left out of N and counted here.</p>
-{lab_table('id="settings-table"', head, rows)}
-<h2 id="cost">Cost</h2>
-<p>From the responses' token usage and the registry's prices: a run costs input tokens \u00d7 input price + output
-tokens \u00d7 output price (per million).{per_pass} Shown only when prices and every
-response's usage are declared.</p>
-{lab_table('id="cost-table"', cost_head, cost_rows)}
-</section>"""
+    cost_rows = [_LAB.cost_row(e, cost[e.metrics.subject_id], passes) for e in board.entries
+                 if e.metrics.subject_id in cost]
+    return str(_LAB.settings_section(Markup(lab_table('id="settings-table"', head, rows)),
+                                     Markup(lab_table('id="cost-table"', cost_head, cost_rows)), passes))
 
 
 # --- breakdowns ------------------------------------------------------------------------------------------
@@ -260,6 +210,8 @@ rest on few cases: read them as indicative.</p>
 # --- human baseline --------------------------------------------------------------------------------------
 
 def baseline_section(board: Board) -> str:
+    """Each panel member's figure, per experience level and the baseline (templates/lab.html.j2); ``""`` without
+    results/human_baseline.csv rows."""
     rows_in = board.lab.get(BASELINE_FILE) if board.lab else []
     if not rows_in:
         return ""
@@ -268,25 +220,11 @@ def baseline_section(board: Board) -> str:
     scope_label = {"participant": "participant", "experience_level": "experience level",
                    "mean_of_participants": "mean of the participants' rates" if passes else
                    "mean of the participants' scores"}
-    rows = []
-    for r in rows_in:
-        rows.append(f'<tr data-subject="{esc(r["subject_id"])}"><th scope="row" class="subject-col">'
-                    f'{esc(names.get(r["subject_id"], r["subject_id"]))}</th>'
-                    f'<td>{esc(scope_label.get(r["scope"], r["scope"]))}</td>'
-                    f'<td>{esc(r["group"]) or DASH}</td><td>{esc(r["experience_level"]) or DASH}</td>'
-                    f'<td class="num">{esc(r["n_participants"])}</td><td class="num">{esc(r["n"])}</td>'
-                    f'<td class="num">{esc(r["n_cases"])}</td>'
-                    + (f'<td class="num">{num(r["P"])}</td>' if passes else "")
-                    + f'<td class="num">{num(r["s_bar"], 2)}</td></tr>')
+    rows = [_LAB.baseline_row(r, names.get(r["subject_id"], r["subject_id"]), scope_label.get(r["scope"], r["scope"]),
+                              passes) for r in rows_in]
     head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases",
             *(("P",) if passes else ()), esc(score_heading(board.scale)))
-    what, pooled = ("pass rate", "rate") if passes else ("mean score s\u0304", "score")
-    return f"""<section class="card" id="baseline">
-<h2>Human baseline per participant</h2>
-<p>Each panel member's {what}, the pooled {pooled} per experience level, and the baseline as the mean of the
-individual {what}s (each person weighs the same, however many cases they answered).</p>
-{lab_table('id="baseline-table"', head, rows)}
-</section>"""
+    return str(_LAB.baseline_section(Markup(lab_table('id="baseline-table"', head, rows)), passes))
 
 
 # --- the case explorer -----------------------------------------------------------------------------------

@@ -80,7 +80,8 @@ def _row(entry: BoardEntry, cells: Iterable[str]) -> str:
 # The run settings, cost and human baseline (templates/lab.html.j2), with this module's cells as Markup.
 _LAB: Any = ENVIRONMENT.get_template("lab.html.j2").make_module({
     "num": lambda cell, decimals=3: Markup(num(cell, decimals)), "kind_labels": KIND_LABELS,
-    "not_declared": Markup(NOT_DECLARED), "dash": Markup(DASH)})
+    "interval": lambda low, high, decimals=3: Markup(interval(low, high, decimals)), "counted": counted,
+    "not_declared": Markup(NOT_DECLARED), "dash": Markup(DASH), "empty_cell": Markup(EMPTY_CELL)})
 
 
 # --- filters ----------------------------------------------------------------------------------------------
@@ -117,12 +118,6 @@ def settings_section(board: Board) -> str:
 
 # --- breakdowns ------------------------------------------------------------------------------------------
 
-def _figure(svg: str | None, caption: str, empty: str, cls: str = "wide") -> str:
-    if svg is None:
-        return f'<p class="empty">{esc(empty)}</p>'
-    return f'<figure class="{cls}"><div class="chart-box">\n{svg}</div><figcaption>{caption}</figcaption></figure>'
-
-
 def _group_label(key: str, group: str) -> str:
     """A breakdown group's heading: the Advanced+ table's groups are minimum difficulties."""
     return f"difficulty \u2265 {esc(group)}" if key == "min_difficulty" else esc(group)
@@ -135,25 +130,14 @@ def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> s
         return f'<p class="empty">No {esc(label)} figures in these results.</p>'
     groups = sorted({r[key] for r in rows_in})
     cell = {(r["subject_id"], r[key]): r for r in rows_in}
-    rows = []
-    for e in board.scored:
-        cells = []
-        for g in groups:
-            r = cell.get((e.metrics.subject_id, g))
-            if r is not None and not board.shown.pass_rule:   # no pass rule: s\u0304 alone
-                cells.append(f'<td class="num" data-group="{esc(g)}">s\u0304 {num(r["s_bar"], 2)}'
-                             f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}<span class="ident">'
-                             f'{esc(counted(r["n"], "run"))}, {esc(counted(r["n_cases"], "case"))}</span></td>')
-                continue
-            cells.append(EMPTY_CELL if r is None else (
-                f'<td class="num" data-group="{esc(g)}">P {num(r["P"])}{interval(r["P_low"], r["P_high"])}'
-                f'<span class="ident">s\u0304 {num(r["s_bar"], 2)}{interval(r["s_bar_low"], r["s_bar_high"], 2)} \u00b7 '
-                f'{esc(counted(r["n"], "run"))}, {esc(counted(r["n_cases"], "case"))}</span></td>'))
-        rows.append(_row(e, cells))
+    rows = [_row(e, (_LAB.group_cell(g, cell.get((e.metrics.subject_id, g)), board.shown.pass_rule) for g in groups))
+            for e in board.scored]
     return lab_table(attrs, ["Subject", *(_group_label(key, g) for g in groups)], rows)
 
 
 def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
+    """Where each subject is strong or weak: criteria, difficulty, Advanced+, pass@k, case types and tags
+    (templates/lab.html.j2)."""
     lab = board.lab
     crit_rows = []
     if lab is not None and lab.get(CRITERION_FILE):
@@ -165,46 +149,19 @@ def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
                                       for r in mine)))
     criteria_table = (lab_table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
                             crit_rows) if crit_rows else '<p class="empty">No criterion figures in these results.</p>')
-    scale = criterion_scale_text(board)
     level = "" if board.confidence_level is None else f"{short_decimal(100 * board.confidence_level)}% "
-    shown = board.shown
-    wilson = " a pass rate of 0 or 1 takes the Wilson interval over the cases, and\n" if shown.pass_rule else "\n"
-    # a breakdown whose field the benchmark does not record is left out (the page says why once: .absent)
-    difficulty = f"""<h3 id="difficulty">By difficulty</h3>
-{_figure(svgs.difficulty, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
-         "are offset sideways so that whiskers do not hide each other."
-         + chart_note(board, LINE_SUBJECTS, "the profiles below and results/metrics_per_difficulty.csv", esc),
-         "No difficulty figures yet.")}
-{difficulty_note(board)}
-""" if shown.difficulty_figures else ""
-    advanced = f"""<h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
-{_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")}
-""" if shown.difficulty else ""
-    pass_at_k = f"""<h3 id="pass-at-k">Repeated runs: pass@k</h3>
-{_figure(svgs.pass_at_k, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
-         "(mean over the cases with at least k runs)." + chart_note(board, LINE_SUBJECTS, "results/pass_at_k.csv", esc),
-         "No pass@k figures yet.")}
-""" if shown.pass_rule else ""
-    case_type = f"""<h3 id="by-case-type">By case type</h3>
-{_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")}
-""" if shown.case_type else ""
-    tags = f"""<h3 id="tags">By tag</h3>
-{_group_table(board, TAG_FILE, "tag", 'id="tag-table"', "tag")}
-""" if shown.tags else ""
-    return f"""<section class="card" id="breakdowns">
-<h2>Where each subject is strong or weak</h2>
-<p>Intervals in parentheses: {level}case-bootstrap BCa intervals over the subject's cases (a case's runs move
-together), seeded from the subject's own files;{wilson}a figure over a single case shows the point itself (spread \
-unknown, not certainty). Per-tag and per-type figures
-rest on few cases: read them as indicative.</p>
-<h3 id="criteria">By rubric criterion</h3>
-{_figure(svgs.criteria, f"Mean score of each criterion ({scale}) over the scored runs."
-         + chart_note(board, CHART_SUBJECTS, "the table below and results/metrics_per_criterion.csv", esc),
-         "No criterion figures yet.")}
-<details><summary>Criterion means as a table</summary>
-{criteria_table}
-</details>
-{difficulty}{advanced}{pass_at_k}{case_type}{tags}</section>"""
+    notes = {"criteria": chart_note(board, CHART_SUBJECTS, "the table below and results/metrics_per_criterion.csv", esc),
+             "difficulty": chart_note(board, LINE_SUBJECTS, "the profiles below and results/metrics_per_difficulty.csv",
+                                      esc),
+             "pass_at_k": chart_note(board, LINE_SUBJECTS, "results/pass_at_k.csv", esc)}
+    charts = {name: None if svg is None else Markup(svg)
+              for name, svg in (("criteria", svgs.criteria), ("difficulty", svgs.difficulty), ("pass_at_k", svgs.pass_at_k))}
+    return str(_LAB.breakdowns_section(
+        board.shown, charts, level, criterion_scale_text(board), Markup(criteria_table),
+        {name: Markup(note) for name, note in notes.items()}, Markup(difficulty_note(board)),
+        Markup(_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")),
+        Markup(_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")),
+        Markup(_group_table(board, TAG_FILE, "tag", 'id="tag-table"', "tag"))))
 
 
 # --- human baseline --------------------------------------------------------------------------------------
@@ -398,17 +355,13 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
 
 
 def subjects_section(board: Board) -> str:
+    """Every subject's profile (:func:`subject_profile`), in board order."""
     by_subject = rows_by_subject(board)
     profiles = "\n".join(subject_profile(board, e, by_subject) for e in board.entries)
     shown = board.shown
     across = listed(["criteria", "families", *(["difficulties"] if shown.difficulty else []),
                      *(["case types"] if shown.case_type else []), *(["tags"] if shown.tags else [])])
-    runs = ", with the runs it did not pass" if shown.pass_rule else ""
-    return f"""<section class="card" id="subjects">
-<h2>Subject profiles</h2>
-<p>Each subject across {across}{runs}.</p>
-{profiles}
-</section>"""
+    return str(_LAB.subjects_section(across, shown.pass_rule, Markup(profiles)))
 
 
 def lab_sections(board: Board, svgs: PageSvgs) -> str:

@@ -49,8 +49,6 @@ from .templating import ENVIRONMENT, esc
 
 NOT_DECLARED = '<span class="nd">not declared</span>'
 DASH = '<span class="nd">\u2014</span>'
-# The page-wide filters and the explorer's frame (templates/explorer.html.j2), by macro name (Any: mypy cannot see them).
-_TEMPLATE: Any = ENVIRONMENT.get_template("explorer.html.j2").module
 
 
 def num(cell: str, decimals: int = 3) -> str:
@@ -77,11 +75,16 @@ def _row(entry: BoardEntry, cells: Iterable[str]) -> str:
     return str(_LAB.subject_row(entry, Markup("".join(cells))))
 
 
-# The run settings, cost and human baseline (templates/lab.html.j2), with this module's cells as Markup.
+# The macros of templates/lab.html.j2 (run settings, cost, breakdowns, human baseline, the profiles' section) and
+# templates/explorer.html.j2 (filters, the explorer's frame, a profile), by name (Any: mypy cannot see them), with
+# this module's cells as Markup and the page's number format.
+_CELLS = {"num": lambda cell, decimals=3: Markup(num(cell, decimals)),
+          "interval": lambda low, high, decimals=3: Markup(interval(low, high, decimals)), "counted": counted}
 _LAB: Any = ENVIRONMENT.get_template("lab.html.j2").make_module({
-    "num": lambda cell, decimals=3: Markup(num(cell, decimals)), "kind_labels": KIND_LABELS,
-    "interval": lambda low, high, decimals=3: Markup(interval(low, high, decimals)), "counted": counted,
-    "not_declared": Markup(NOT_DECLARED), "dash": Markup(DASH), "empty_cell": Markup(EMPTY_CELL)})
+    **_CELLS, "kind_labels": KIND_LABELS, "not_declared": Markup(NOT_DECLARED), "dash": Markup(DASH),
+    "empty_cell": Markup(EMPTY_CELL)})
+_EXPLORER: Any = ENVIRONMENT.get_template("explorer.html.j2").make_module({
+    **_CELLS, "group_label": lambda key, group: Markup(_group_label(key, group)), "fmt_fixed": fmt_fixed})
 
 
 # --- filters ----------------------------------------------------------------------------------------------
@@ -90,7 +93,7 @@ def subject_filters(board: Board) -> str:
     """The page-wide filters by subject kind and provider, and the facts page.js filters on."""
     kinds = sorted({e.subject.kind for e in board.entries if e.subject.kind})
     providers = sorted({e.subject.provider for e in board.entries if e.subject.provider})
-    return str(_TEMPLATE.subject_filters([(k, KIND_LABELS.get(k, k)) for k in kinds], providers, board.entries))
+    return str(_EXPLORER.subject_filters([(k, KIND_LABELS.get(k, k)) for k in kinds], providers, board.entries))
 
 
 # --- run settings and cost -------------------------------------------------------------------------------
@@ -297,7 +300,7 @@ def explorer_section(board: Board) -> str:
     if shown.tags:
         selects.append(("explorer-tag", "Tag", sorted({t for c in cases for t in c["tags"].split(TAG_SEPARATOR) if t})))
     subjects = [(e.metrics.subject_id, e.name) for e in explorer_entries(board)]
-    return str(_TEMPLATE.explorer(shown, selects, subjects, Markup(NEEDS_JS)))
+    return str(_EXPLORER.explorer(shown, selects, subjects, Markup(NEEDS_JS)))
 
 
 # --- subject profiles ------------------------------------------------------------------------------------
@@ -323,13 +326,6 @@ def criterion_scale_text(board: Board) -> str:
     return text if board.scale.higher_is_better else f"{text}, lower is better"
 
 
-# The profile macro with this module's cell helpers (their HTML as Markup) and the page's number format.
-_PROFILES: Any = ENVIRONMENT.get_template("explorer.html.j2").make_module({
-    "num": lambda cell, decimals=3: Markup(num(cell, decimals)),
-    "interval": lambda low, high, decimals=3: Markup(interval(low, high, decimals)),
-    "group_label": lambda key, group: Markup(_group_label(key, group)), "fmt_fixed": fmt_fixed})
-
-
 def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> str:
     """One subject's profile (a closed ``<details>``, templates/explorer.html.j2). Its "Runs not passed" heading
     counts the runs; the list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
@@ -348,7 +344,7 @@ def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> s
     groups = [("Advanced+ (difficulty >= 4)", mine(ADVANCED_FILE), "min_difficulty"),
               ("Case types", mine(CASE_TYPE_FILE), "case_type"), ("Tags", mine(TAG_FILE), "tag")]
     n_failed = sum(1 for r in mine(EXPLORER_FILE) if r["classification"] and r["classification"] != "Pass")
-    return str(_PROFILES.subject_profile(
+    return str(_EXPLORER.subject_profile(
         entry, board.families, score_heading(board.scale), criterion_scale_text(board), passes, higher,
         score_text(board.criterion_range[1 if higher else 0]), weakest, mine(CRITERION_FILE), mine(DIFFICULTY_FILE),
         groups, mine(EXPLORER_FILE), n_failed, Markup(NEEDS_JS)))

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/line_budget.py          # the table, Markdown
 
-Every Python file of the library (scripts/rgbench/**, scripts/*.py) belongs to the first part whose patterns
+Every Python file and page template of the library (scripts/rgbench/**, scripts/*.py) belongs to the first part whose patterns
 match its path (fnmatch on the path relative to scripts/); tests/test_line_budget.py fails on a file no part
 claims and on a pattern that claims nothing, so a new module must be placed. Lines are physical lines
 (`wc -l`), docstrings and comments included: what a reader has to read.
@@ -17,7 +17,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SCRIPTS = REPO / "scripts"
 
-# (part, lean budget in lines from issue 26, patterns relative to scripts/); first match wins
+# (part, lean budget in lines from issue 26, patterns relative to scripts/); first match wins. The leaderboard's
+# budget is issue 26's 2,050 lines of code plus its "about 350 lines of templates".
 PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("reviewers", 810, ("rgbench/stats/agreement*.py", "rgbench/stats/judge_agreement.py",
                         "rgbench/stats/reviewer_report.py", "rgbench/stats/consolidated_board.py",
@@ -28,17 +29,18 @@ PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("core and tables", 1400, ("rgbench/compute/*.py", "rgbench/results/*.py", "rgbench/numfmt.py",
                                "rgbench/problems.py", "rgbench/atomic.py")),
     ("statistics", 1370, ("rgbench/stats/*.py",)),
-    ("leaderboard", 2050, ("rgbench/leaderboard/*.py",)),
+    ("leaderboard", 2050 + 350, ("rgbench/leaderboard/*.py", "rgbench/leaderboard/templates/*.j2")),
     ("governance", 2100, ("rgbench/governance/*.py",)),
-    ("grading page", 850, ("rgbench/review/*.py",)),
+    ("grading page", 850, ("rgbench/review/*.py", "rgbench/review/templates/*.j2")),
     ("command line and edges", 675, ("rgbench/*.py", "*.py", "rgbench/templates/**")),
 )
-LEAN_TOTAL = 11_700   # issue 26's target for the capabilities main had on 2026-12-03
+# issue 26 writes "about 11,700" for the total; its parts add up to this
+LEAN_TOTAL = sum(budget for _, budget, _ in PARTS)
 
 
 def library_files() -> list[Path]:
-    """Every Python file of the library, sorted."""
-    return sorted(p for p in SCRIPTS.rglob("*.py") if "__pycache__" not in p.parts)
+    """Every Python file and page template (``*.j2``) of the library, sorted."""
+    return sorted(p for pattern in ("*.py", "*.j2") for p in SCRIPTS.rglob(pattern) if "__pycache__" not in p.parts)
 
 
 def part_of(rel: str) -> str | None:

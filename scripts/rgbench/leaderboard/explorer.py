@@ -2,7 +2,7 @@
 the per-case explorer and one profile per subject.
 
 Everything here formats the committed tables (:mod:`.lab_tables`) of a :class:`~.board.Board`; nothing is
-computed but display rounding. Every string from the data goes through :func:`~.html_tables.esc`, or, for the
+computed but display rounding. Every string from the data goes through :func:`~.templating.esc`, or, for the
 case explorer and the profiles' lists of runs not passed (drawn on demand by page.js), through
 :func:`script_json` into one inert JSON block that page.js shows with textContent only. Links to a response or a
 gold are relative to ``results/`` (``../responses/...``), so they open from a checkout; page.js links only plain
@@ -17,9 +17,13 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from operator import itemgetter
+from typing import Any
+
+from markupsafe import Markup
 
 from ..load.extract import TAG_SEPARATOR
 from ..load.scale import score_text
+from ..load.subject_kinds import KIND_LABELS
 from ..numfmt import counted, fmt_fixed
 from ..results.breakdowns import (
     ADVANCED_FILE,
@@ -38,9 +42,10 @@ from .board import Board, BoardEntry
 from .chart_limits import CHART_SUBJECTS, LINE_SUBJECTS, chart_note
 from .difficulty_text import difficulty_reading
 from .display import score_heading, short_decimal
-from .html_tables import EMPTY_CELL, KIND_LABELS, esc, scroll_table
+from .html_tables import EMPTY_CELL, scroll_table
 from .lab_tables import LabRow
 from .page_charts import PageSvgs
+from .templating import ENVIRONMENT, esc
 
 NOT_DECLARED = '<span class="nd">not declared</span>'
 DASH = '<span class="nd">\u2014</span>'
@@ -57,17 +62,6 @@ def interval(low: str, high: str, decimals: int = 3) -> str:
     return f' <span class="ci-inline">({num(low, decimals)}\u2013{num(high, decimals)})</span>'
 
 
-def declared(cell: str) -> str:
-    return esc(cell) if cell else NOT_DECLARED
-
-
-def subject_th(entry: BoardEntry) -> str:
-    """The fixed first cell of a subject's row: its name, linked to its profile."""
-    sid = entry.metrics.subject_id
-    return (f'<th scope="row" class="subject-col"><a href="#subject-{esc(sid)}">{esc(entry.name)}</a>'
-            f'<span class="ident mono">{esc(sid)}</span></th>')
-
-
 def lab_table(attrs: str, head: Sequence[str], rows: Iterable[str]) -> str:
     """A lab view's table (:func:`~.html_tables.scroll_table`, class ``lab``); the first column stays fixed
     (CSS ``.subject-col``)."""
@@ -77,7 +71,20 @@ def lab_table(attrs: str, head: Sequence[str], rows: Iterable[str]) -> str:
 
 
 def _row(entry: BoardEntry, cells: Iterable[str]) -> str:
-    return f'<tr data-subject="{esc(entry.metrics.subject_id)}">{subject_th(entry)}{"".join(cells)}</tr>'
+    """A subject's row of a lab table: its name, linked to its profile, then ``cells`` (HTML)."""
+    return str(_LAB.subject_row(entry, Markup("".join(cells))))
+
+
+# The macros of templates/lab.html.j2 (run settings, cost, breakdowns, human baseline, the profiles' section) and
+# templates/explorer.html.j2 (filters, the explorer's frame, a profile), by name (Any: mypy cannot see them), with
+# this module's cells as Markup and the page's number format.
+_CELLS = {"num": lambda cell, decimals=3: Markup(num(cell, decimals)),
+          "interval": lambda low, high, decimals=3: Markup(interval(low, high, decimals)), "counted": counted}
+_LAB: Any = ENVIRONMENT.get_template("lab.html.j2").make_module({
+    **_CELLS, "kind_labels": KIND_LABELS, "not_declared": Markup(NOT_DECLARED), "dash": Markup(DASH),
+    "empty_cell": Markup(EMPTY_CELL)})
+_EXPLORER: Any = ENVIRONMENT.get_template("explorer.html.j2").make_module({
+    **_CELLS, "group_label": lambda key, group: Markup(_group_label(key, group)), "fmt_fixed": fmt_fixed})
 
 
 # --- filters ----------------------------------------------------------------------------------------------
@@ -86,21 +93,13 @@ def subject_filters(board: Board) -> str:
     """The page-wide filters by subject kind and provider, and the facts page.js filters on."""
     kinds = sorted({e.subject.kind for e in board.entries if e.subject.kind})
     providers = sorted({e.subject.provider for e in board.entries if e.subject.provider})
-    facets = "".join(f'<span data-facet="{esc(e.metrics.subject_id)}" data-kind="{esc(e.subject.kind)}" '
-                     f'data-provider="{esc(e.subject.provider)}"></span>' for e in board.entries)
-    kind_options = "".join(f'<option value="{esc(k)}">{esc(KIND_LABELS.get(k, k))}</option>' for k in kinds)
-    provider_options = "".join(f'<option value="{esc(p)}">{esc(p)}</option>' for p in providers)
-    return f"""<form class="filters" id="filters" aria-label="filter subjects">
-<label>Subject kind <select id="filter-kind"><option value="">all</option>{kind_options}</select></label>
-<label>Provider <select id="filter-provider"><option value="">all</option>{provider_options}</select></label>
-<span class="note" id="filter-count"></span>
-</form>
-<div id="facets" hidden>{facets}</div>"""
+    return str(_EXPLORER.subject_filters([(k, KIND_LABELS.get(k, k)) for k in kinds], providers, board.entries))
 
 
 # --- run settings and cost -------------------------------------------------------------------------------
 
 def settings_section(board: Board) -> str:
+    """Under which settings each subject was run, and what it cost (templates/lab.html.j2)."""
     lab = board.lab
     if lab is None or not lab.has(METADATA_FILE):
         return ('<section class="card" id="settings"><h2>Run settings</h2>'
@@ -109,71 +108,18 @@ def settings_section(board: Board) -> str:
     cost = {r["subject_id"]: r for r in lab.get(COST_FILE)}
     head = ("Subject", "Kind", "Provider", "Evaluated", "Temperature", "Max tokens", "Attempts (declared)",
             "Runs per case (seen)", "Answers dated", "Responses", "Refused", "Errors (not in N)")
-    rows = []
-    for e in board.entries:
-        m = meta.get(e.metrics.subject_id)
-        if m is None:
-            continue
-        dates = (f'{esc(m["generated_from"])} to {esc(m["generated_to"])}' if m["generated_from"] != m["generated_to"]
-                 else esc(m["generated_from"])) if m["generated_from"] else NOT_DECLARED
-        rows.append(_row(e, (
-            f'<td>{declared(KIND_LABELS.get(m["kind"], m["kind"]))}</td>', f'<td>{declared(m["provider"])}</td>',
-            f'<td>{declared(m["evaluation_date"])}</td>', f'<td class="num">{declared(m["temperature"])}</td>',
-            f'<td class="num">{declared(m["max_tokens"])}</td>', f'<td class="num">{declared(m["attempts"])}</td>',
-            f'<td class="num">{esc(m["max_runs_per_case"])}</td>', f"<td>{dates}</td>",
-            f'<td class="num">{esc(m["n_responses"])}</td>', f'<td class="num">{esc(m["n_refused"])}</td>',
-            f'<td class="num">{esc(m["n_errors"])}</td>')))
+    rows = [_LAB.settings_row(e, meta[e.metrics.subject_id]) for e in board.entries if e.metrics.subject_id in meta]
     passes = board.shown.pass_rule   # no pass rule: no cost per Pass
     cost_head = ("Subject", "Prices per million tokens (in / out)", "Tokens (in / out)", "Total cost", "Cost per run",
                  *(("Cost per Pass",) if passes else ()), "Geometric mean per run",
                  *(("Geometric mean per Pass",) if passes else ()))
-    cost_rows = []
-    for e in board.entries:
-        c = cost.get(e.metrics.subject_id)
-        if c is None:
-            continue
-        money = c["total_cost"] != ""
-        cur = esc(c["currency"])
-
-        def amount(cell: str, cur: str = cur, money: bool = money) -> str:
-            if not money:
-                return NOT_DECLARED
-            return f"{num(cell, 6)} {cur}" if cell else '<span class="nd">none passed</span>'
-        prices = (f'{num(c["input_per_million"], 2)} / {num(c["output_per_million"], 2)} {cur}'
-                  if c["input_per_million"] else NOT_DECLARED)
-        tokens = (f'{esc(c["input_tokens"])} / {esc(c["output_tokens"])}'
-                  f'<span class="ident">{esc(c["n_with_usage"])} of {esc(c["n_responses"])} responses declare usage</span>'
-                  if c["n_with_usage"] != "0" else NOT_DECLARED)
-        cost_rows.append(_row(e, (
-            f"<td>{prices}</td>", f'<td class="num">{tokens}</td>', f'<td class="num">{amount(c["total_cost"])}</td>',
-            f'<td class="num">{amount(c["cost_per_run"])}</td>',
-            *((f'<td class="num">{amount(c["cost_per_pass"])}</td>',) if passes else ()),
-            f'<td class="num">{amount(c["geomean_cost_run"])}</td>',
-            *((f'<td class="num">{amount(c["geomean_cost_pass"])}</td>',) if passes else ()))))
-    per_pass = (" Cost per Pass divides the total by the Pass runs and is empty when nothing\npassed; the geometric "
-                "means keep a few costly runs from dominating." if passes else
-                " The geometric mean keeps a few costly runs from dominating.")
-    return f"""<section class="card" id="settings">
-<h2>Run settings</h2>
-<p>Under which settings each subject was run: the registry's value, else what the
-responses declare. <em>not declared</em> means neither says. Error runs (API or harness failures) are not answers:
-they are left out of N and counted here.</p>
-{lab_table('id="settings-table"', head, rows)}
-<h2 id="cost">Cost</h2>
-<p>From the responses' token usage and the registry's prices: a run costs input tokens \u00d7 input price + output
-tokens \u00d7 output price (per million).{per_pass} Shown only when prices and every
-response's usage are declared.</p>
-{lab_table('id="cost-table"', cost_head, cost_rows)}
-</section>"""
+    cost_rows = [_LAB.cost_row(e, cost[e.metrics.subject_id], passes) for e in board.entries
+                 if e.metrics.subject_id in cost]
+    return str(_LAB.settings_section(Markup(lab_table('id="settings-table"', head, rows)),
+                                     Markup(lab_table('id="cost-table"', cost_head, cost_rows)), passes))
 
 
 # --- breakdowns ------------------------------------------------------------------------------------------
-
-def _figure(svg: str | None, caption: str, empty: str, cls: str = "wide") -> str:
-    if svg is None:
-        return f'<p class="empty">{esc(empty)}</p>'
-    return f'<figure class="{cls}"><div class="chart-box">\n{svg}</div><figcaption>{caption}</figcaption></figure>'
-
 
 def _group_label(key: str, group: str) -> str:
     """A breakdown group's heading: the Advanced+ table's groups are minimum difficulties."""
@@ -187,25 +133,14 @@ def _group_table(board: Board, name: str, key: str, attrs: str, label: str) -> s
         return f'<p class="empty">No {esc(label)} figures in these results.</p>'
     groups = sorted({r[key] for r in rows_in})
     cell = {(r["subject_id"], r[key]): r for r in rows_in}
-    rows = []
-    for e in board.scored:
-        cells = []
-        for g in groups:
-            r = cell.get((e.metrics.subject_id, g))
-            if r is not None and not board.shown.pass_rule:   # no pass rule: s\u0304 alone
-                cells.append(f'<td class="num" data-group="{esc(g)}">s\u0304 {num(r["s_bar"], 2)}'
-                             f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}<span class="ident">'
-                             f'{esc(counted(r["n"], "run"))}, {esc(counted(r["n_cases"], "case"))}</span></td>')
-                continue
-            cells.append(EMPTY_CELL if r is None else (
-                f'<td class="num" data-group="{esc(g)}">P {num(r["P"])}{interval(r["P_low"], r["P_high"])}'
-                f'<span class="ident">s\u0304 {num(r["s_bar"], 2)}{interval(r["s_bar_low"], r["s_bar_high"], 2)} \u00b7 '
-                f'{esc(counted(r["n"], "run"))}, {esc(counted(r["n_cases"], "case"))}</span></td>'))
-        rows.append(_row(e, cells))
+    rows = [_row(e, (_LAB.group_cell(g, cell.get((e.metrics.subject_id, g)), board.shown.pass_rule) for g in groups))
+            for e in board.scored]
     return lab_table(attrs, ["Subject", *(_group_label(key, g) for g in groups)], rows)
 
 
 def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
+    """Where each subject is strong or weak: criteria, difficulty, Advanced+, pass@k, case types and tags
+    (templates/lab.html.j2)."""
     lab = board.lab
     crit_rows = []
     if lab is not None and lab.get(CRITERION_FILE):
@@ -217,51 +152,26 @@ def breakdowns_section(board: Board, svgs: PageSvgs) -> str:
                                       for r in mine)))
     criteria_table = (lab_table('id="criteria-table"', ["Subject", *(esc(c.replace("_", " ")) for c in board.criteria)],
                             crit_rows) if crit_rows else '<p class="empty">No criterion figures in these results.</p>')
-    scale = criterion_scale_text(board)
     level = "" if board.confidence_level is None else f"{short_decimal(100 * board.confidence_level)}% "
-    shown = board.shown
-    wilson = " a pass rate of 0 or 1 takes the Wilson interval over the cases, and\n" if shown.pass_rule else "\n"
-    # a breakdown whose field the benchmark does not record is left out (the page says why once: .absent)
-    difficulty = f"""<h3 id="difficulty">By difficulty</h3>
-{_figure(svgs.difficulty, "Pass rate at each gold difficulty with its case-bootstrap interval; points of one level "
-         "are offset sideways so that whiskers do not hide each other."
-         + chart_note(board, LINE_SUBJECTS, "the profiles below and results/metrics_per_difficulty.csv", esc),
-         "No difficulty figures yet.")}
-{difficulty_note(board)}
-""" if shown.difficulty_figures else ""
-    advanced = f"""<h3 id="advanced">Advanced+ (difficulty 4 and 5)</h3>
-{_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")}
-""" if shown.difficulty else ""
-    pass_at_k = f"""<h3 id="pass-at-k">Repeated runs: pass@k</h3>
-{_figure(svgs.pass_at_k, "pass@k: chance that at least one of k runs of a case passes; pass^k: that all k pass "
-         "(mean over the cases with at least k runs)." + chart_note(board, LINE_SUBJECTS, "results/pass_at_k.csv", esc),
-         "No pass@k figures yet.")}
-""" if shown.pass_rule else ""
-    case_type = f"""<h3 id="by-case-type">By case type</h3>
-{_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")}
-""" if shown.case_type else ""
-    tags = f"""<h3 id="tags">By tag</h3>
-{_group_table(board, TAG_FILE, "tag", 'id="tag-table"', "tag")}
-""" if shown.tags else ""
-    return f"""<section class="card" id="breakdowns">
-<h2>Where each subject is strong or weak</h2>
-<p>Intervals in parentheses: {level}case-bootstrap BCa intervals over the subject's cases (a case's runs move
-together), seeded from the subject's own files;{wilson}a figure over a single case shows the point itself (spread \
-unknown, not certainty). Per-tag and per-type figures
-rest on few cases: read them as indicative.</p>
-<h3 id="criteria">By rubric criterion</h3>
-{_figure(svgs.criteria, f"Mean score of each criterion ({scale}) over the scored runs."
-         + chart_note(board, CHART_SUBJECTS, "the table below and results/metrics_per_criterion.csv", esc),
-         "No criterion figures yet.")}
-<details><summary>Criterion means as a table</summary>
-{criteria_table}
-</details>
-{difficulty}{advanced}{pass_at_k}{case_type}{tags}</section>"""
+    notes = {"criteria": chart_note(board, CHART_SUBJECTS, "the table below and results/metrics_per_criterion.csv", esc),
+             "difficulty": chart_note(board, LINE_SUBJECTS, "the profiles below and results/metrics_per_difficulty.csv",
+                                      esc),
+             "pass_at_k": chart_note(board, LINE_SUBJECTS, "results/pass_at_k.csv", esc)}
+    charts = {name: None if svg is None else Markup(svg)
+              for name, svg in (("criteria", svgs.criteria), ("difficulty", svgs.difficulty), ("pass_at_k", svgs.pass_at_k))}
+    return str(_LAB.breakdowns_section(
+        board.shown, charts, level, criterion_scale_text(board), Markup(criteria_table),
+        {name: Markup(note) for name, note in notes.items()}, Markup(difficulty_note(board)),
+        Markup(_group_table(board, ADVANCED_FILE, "min_difficulty", 'id="advanced-table"', "Advanced+")),
+        Markup(_group_table(board, CASE_TYPE_FILE, "case_type", 'id="by-case-type-table"', "case type")),
+        Markup(_group_table(board, TAG_FILE, "tag", 'id="tag-table"', "tag"))))
 
 
 # --- human baseline --------------------------------------------------------------------------------------
 
 def baseline_section(board: Board) -> str:
+    """Each panel member's figure, per experience level and the baseline (templates/lab.html.j2); ``""`` without
+    results/human_baseline.csv rows."""
     rows_in = board.lab.get(BASELINE_FILE) if board.lab else []
     if not rows_in:
         return ""
@@ -270,25 +180,11 @@ def baseline_section(board: Board) -> str:
     scope_label = {"participant": "participant", "experience_level": "experience level",
                    "mean_of_participants": "mean of the participants' rates" if passes else
                    "mean of the participants' scores"}
-    rows = []
-    for r in rows_in:
-        rows.append(f'<tr data-subject="{esc(r["subject_id"])}"><th scope="row" class="subject-col">'
-                    f'{esc(names.get(r["subject_id"], r["subject_id"]))}</th>'
-                    f'<td>{esc(scope_label.get(r["scope"], r["scope"]))}</td>'
-                    f'<td>{esc(r["group"]) or DASH}</td><td>{esc(r["experience_level"]) or DASH}</td>'
-                    f'<td class="num">{esc(r["n_participants"])}</td><td class="num">{esc(r["n"])}</td>'
-                    f'<td class="num">{esc(r["n_cases"])}</td>'
-                    + (f'<td class="num">{num(r["P"])}</td>' if passes else "")
-                    + f'<td class="num">{num(r["s_bar"], 2)}</td></tr>')
+    rows = [_LAB.baseline_row(r, names.get(r["subject_id"], r["subject_id"]), scope_label.get(r["scope"], r["scope"]),
+                              passes) for r in rows_in]
     head = ("Subject", "Scope", "Participant or level", "Experience", "People", "Runs", "Cases",
             *(("P",) if passes else ()), esc(score_heading(board.scale)))
-    what, pooled = ("pass rate", "rate") if passes else ("mean score s\u0304", "score")
-    return f"""<section class="card" id="baseline">
-<h2>Human baseline per participant</h2>
-<p>Each panel member's {what}, the pooled {pooled} per experience level, and the baseline as the mean of the
-individual {what}s (each person weighs the same, however many cases they answered).</p>
-{lab_table('id="baseline-table"', head, rows)}
-</section>"""
+    return str(_LAB.baseline_section(Markup(lab_table('id="baseline-table"', head, rows)), passes))
 
 
 # --- the case explorer -----------------------------------------------------------------------------------
@@ -385,11 +281,6 @@ def explorer_data_script(board: Board) -> str:
     return "" if data is None else f'<script type="application/json" id="{DATA_ID}">{script_json(data)}</script>\n'
 
 
-def _select(ident: str, label: str, values: Iterable[str]) -> str:
-    options = "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
-    return f'<label>{esc(label)} <select id="{ident}"><option value="">all</option>{options}</select></label>'
-
-
 def explorer_section(board: Board) -> str:
     """The explorer's frame: filters, count, an empty table and a pager; page.js fills the table from
     :func:`explorer_data`, one page of cases at a time."""
@@ -398,60 +289,21 @@ def explorer_section(board: Board) -> str:
         return ('<section class="card" id="explorer"><h2>Case explorer</h2><p class="empty">These results carry no '
                 'per-case tables (results/cases.csv, results/explorer_runs.csv).</p></section>')
     cases = lab.get(CASES_FILE)
-    entries = explorer_entries(board)
     shown = board.shown
-    tags = sorted({t for c in cases for t in c["tags"].split(TAG_SEPARATOR) if t})
     # a filter on a field the benchmark does not record (or a tag no case carries) is left out
-    filters = "".join((
-        _select("explorer-family", "Family", sorted({c["family"] for c in cases})),
-        _select("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases if c["difficulty"]}, key=int))
-        if shown.difficulty else "",
-        _select("explorer-type", "Case type", sorted({c["case_type"] for c in cases})) if shown.case_type else "",
-        _select("explorer-tag", "Tag", tags) if shown.tags else "",
-        '<label>Subject <select id="explorer-subject"><option value="">all</option>'
-        + "".join(f'<option value="{esc(e.metrics.subject_id)}">{esc(e.name)}</option>' for e in entries)
-        + "</select></label>",
-        '<label>Outcome <select id="explorer-outcome"><option value="">all cases</option>'
-        '<option value="not-pass">a shown subject did not pass a run</option></select></label>' if shown.pass_rule
-        else ""))
-    graded = listed(["criterion scores", "automatic fails", *(["correctness"] if shown.correctness else []),
-                     "the reviewer's comments"])
-    summary = "classification and clipped score" if shown.pass_rule else "clipped score"
-    return f"""<section class="card" id="explorer">
-<h2>Case explorer</h2>
-<p>One row per case, one column per subject: each run's {summary}; open a run for its
-{graded}, with a link to the response text. The
-case id links to its gold. Cases come a page at a time (fewer per page when many subjects are shown): choose a
-subject to read its runs case by case.</p>
-<form class="filters" id="explorer-filters" aria-label="filter cases">{filters}
-<span class="note" id="explorer-count"></span></form>
-<noscript><p class="note">The case explorer {NEEDS_JS}</p></noscript>
-<p class="pager" id="explorer-pager" hidden><button type="button" id="explorer-prev">Previous</button>
-<span class="note" id="explorer-page"></span>
-<button type="button" id="explorer-next">Next</button></p>
-<div class="scroll explorer-box"><table class="lab explorer" id="explorer-table"><thead><tr>
-<th scope="col" class="subject-col">Case</th></tr></thead><tbody></tbody></table></div>
-</section>"""
+    selects = [("explorer-family", "Family", sorted({c["family"] for c in cases}))]
+    if shown.difficulty:
+        selects.append(("explorer-difficulty", "Difficulty", sorted({c["difficulty"] for c in cases if c["difficulty"]},
+                                                                    key=int)))
+    if shown.case_type:
+        selects.append(("explorer-type", "Case type", sorted({c["case_type"] for c in cases})))
+    if shown.tags:
+        selects.append(("explorer-tag", "Tag", sorted({t for c in cases for t in c["tags"].split(TAG_SEPARATOR) if t})))
+    subjects = [(e.metrics.subject_id, e.name) for e in explorer_entries(board)]
+    return str(_EXPLORER.explorer(shown, selects, subjects, Markup(NEEDS_JS)))
 
 
 # --- subject profiles ------------------------------------------------------------------------------------
-
-def _profile_table(title: str, head: Sequence[str], rows: list[str]) -> str:
-    if not rows:
-        return ""
-    heads = "".join(f'<th scope="col">{h}</th>' for h in head)
-    return (f'<h4>{esc(title)}</h4><div class="scroll"><table class="lab profile"><thead><tr>{heads}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>')
-
-
-def _group_rows(rows: Iterable[LabRow], key: str, passes: bool = True) -> list[str]:
-    """A profile's rows of one breakdown: P (unless there is no pass rule), s\u0304, runs and cases."""
-    return [f'<tr><th scope="row" class="subject-col">{_group_label(key, r[key])}</th>'
-            + (f'<td class="num">{num(r["P"])}{interval(r["P_low"], r["P_high"])}</td>' if passes else "")
-            + f'<td class="num">{num(r["s_bar"], 2)}'
-            f'{interval(r["s_bar_low"], r["s_bar_high"], 2)}</td><td class="num">{esc(r["n"])}</td>'
-            f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in rows]
-
 
 PROFILE_FILES = (CRITERION_FILE, DIFFICULTY_FILE, ADVANCED_FILE, CASE_TYPE_FILE, TAG_FILE, EXPLORER_FILE)
 BySubject = dict[str, dict[str, list[LabRow]]]
@@ -475,73 +327,37 @@ def criterion_scale_text(board: Board) -> str:
 
 
 def subject_profile(board: Board, entry: BoardEntry, by_subject: BySubject) -> str:
-    """One subject's profile (a closed ``<details>``). Its "Runs not passed" heading counts the runs; the
-    list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
+    """One subject's profile (a closed ``<details>``, templates/explorer.html.j2). Its "Runs not passed" heading
+    counts the runs; the list itself is drawn by page.js from :func:`explorer_data` when the profile opens."""
     sid = entry.metrics.subject_id
 
     def mine(name: str) -> list[LabRow]:
         return by_subject[name].get(sid, [])
-    score = esc(score_heading(board.scale))   # s̄, or the benchmark's score_name with its direction
-    group_head: tuple[str, ...] = ("Group", "P", score, "Runs", "Cases")
-    scale = criterion_scale_text(board)
-    crit = [f'<tr><th scope="row" class="subject-col">{esc(r["criterion"].replace("_", " "))}</th>'
-            f'<td class="num">{num(r["mean"], 2)}{interval(r["mean_low"], r["mean_high"], 2)}</td>'
-            f'<td class="num">{esc(r["n"])}</td></tr>' for r in mine(CRITERION_FILE)]
     higher = board.scale.higher_is_better
-    weakest, top = "", score_text(board.criterion_range[1 if higher else 0])
+    weakest = None
     if mine(CRITERION_FILE):
         means = {r["criterion"]: Fraction(r["mean"]) for r in mine(CRITERION_FILE)}
         low = min(means.values()) if higher else max(means.values())   # the worst mean, in the scale's direction
         lowest = [c for c, m in means.items() if m == low]  # a tie names every criterion it holds, none picked
-        of = f"{esc(fmt_fixed(low, 2))} of {top}" if higher else f"{esc(fmt_fixed(low, 2))}; best {top}"
-        if len(lowest) == len(means) > 1:
-            weakest = f"<p>Every criterion has the same mean ({of}).</p>"
-        else:
-            names = ", ".join(f"<strong>{esc(c.replace('_', ' '))}</strong>" for c in lowest)
-            weakest = f"<p>Weakest criteri{'on' if len(lowest) == 1 else 'a'}: {names} (mean {of}).</p>"
+        weakest = (fmt_fixed(low, 2), [c.replace("_", " ") for c in lowest], len(lowest) == len(means) > 1)
     passes = board.shown.pass_rule   # no pass rule: no P column, no runs "not passed"
-    fam = [f'<tr><th scope="row" class="subject-col">{esc(board.families.get(code, code))}</th>'
-           + (f'<td class="num">{esc(fmt_fixed(cell.p_family, 3))}</td>' if passes else "")
-           + f'<td class="num">{esc(fmt_fixed(cell.s_bar_family, 2))}</td>'
-           f'<td class="num">{cell.n_family}</td><td class="num">{cell.n_cases}</td></tr>'
-           for code, cell in entry.families.items()]
-    diff = [f'<tr><th scope="row" class="subject-col">{esc(r["difficulty"])}</th><td class="num">{num(r["P_difficulty"])}'
-            f'{interval(r["P_difficulty_low"], r["P_difficulty_high"])}</td><td class="num">{esc(r["n_runs"])}</td>'
-            f'<td class="num">{esc(r["n_cases"])}</td></tr>' for r in mine(DIFFICULTY_FILE)]
+    groups = [("Advanced+ (difficulty >= 4)", mine(ADVANCED_FILE), "min_difficulty"),
+              ("Case types", mine(CASE_TYPE_FILE), "case_type"), ("Tags", mine(TAG_FILE), "tag")]
     n_failed = sum(1 for r in mine(EXPLORER_FILE) if r["classification"] and r["classification"] != "Pass")
-    failed_html = (f'<h4>Runs not passed ({n_failed})</h4><ul class="failed-runs" data-runs-of="{esc(sid)}"></ul>'
-                   f'<noscript><p class="note">This list {NEEDS_JS}</p></noscript>'
-                   if n_failed else "<p>Every scored run passed.</p>" if mine(EXPLORER_FILE) and passes else "")
-    if not passes:
-        group_head = ("Group", score, "Runs", "Cases")
-    body = "".join((
-        weakest,
-        _profile_table("Criteria", ("Criterion", f"Mean ({scale})", "Runs"), crit),
-        _profile_table("Families", ("Family", *(("P",) if passes else ()), score, "Runs", "Cases"), fam),
-        _profile_table("Difficulties", ("Difficulty", "P (interval)", "Runs", "Cases"), diff),
-        _profile_table("Advanced+ (difficulty >= 4)", group_head,
-                       _group_rows(mine(ADVANCED_FILE), "min_difficulty", passes)),
-        _profile_table("Case types", group_head, _group_rows(mine(CASE_TYPE_FILE), "case_type", passes)),
-        _profile_table("Tags", group_head, _group_rows(mine(TAG_FILE), "tag", passes)),
-        failed_html,
-    )) or '<p class="empty">No scored run yet.</p>'
-    return (f'<details class="profile-card" id="subject-{esc(sid)}" data-subject="{esc(sid)}"><summary>'
-            f'<span class="name">{esc(entry.name)}</span> <span class="ident mono">{esc(sid)} \u00b7 '
-            f'{esc(entry.subject.subject_version)}</span></summary>{body}</details>')
+    return str(_EXPLORER.subject_profile(
+        entry, board.families, score_heading(board.scale), criterion_scale_text(board), passes, higher,
+        score_text(board.criterion_range[1 if higher else 0]), weakest, mine(CRITERION_FILE), mine(DIFFICULTY_FILE),
+        groups, mine(EXPLORER_FILE), n_failed, Markup(NEEDS_JS)))
 
 
 def subjects_section(board: Board) -> str:
+    """Every subject's profile (:func:`subject_profile`), in board order."""
     by_subject = rows_by_subject(board)
     profiles = "\n".join(subject_profile(board, e, by_subject) for e in board.entries)
     shown = board.shown
     across = listed(["criteria", "families", *(["difficulties"] if shown.difficulty else []),
                      *(["case types"] if shown.case_type else []), *(["tags"] if shown.tags else [])])
-    runs = ", with the runs it did not pass" if shown.pass_rule else ""
-    return f"""<section class="card" id="subjects">
-<h2>Subject profiles</h2>
-<p>Each subject across {across}{runs}.</p>
-{profiles}
-</section>"""
+    return str(_LAB.subjects_section(across, shown.pass_rule, Markup(profiles)))
 
 
 def lab_sections(board: Board, svgs: PageSvgs) -> str:

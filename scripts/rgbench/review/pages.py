@@ -1,5 +1,8 @@
 """The grading page's HTML: the queue and a run's page. Pure functions of their inputs; every value is escaped.
 
+The markup is ``templates/*.html.j2`` (autoescaped, :mod:`..leaderboard.templating`); Markup passed in is the
+rendered Markdown and the correctness fieldset, which holds numbers and fixed words only.
+
 Markdown (the gold, the response, the rubric's cells) is rendered by markdown-it-py with raw HTML
 disabled, so an untrusted response cannot inject markup; the page's Content-Security-Policy
 (server.py) forbids inline scripts besides.
@@ -11,11 +14,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from html import escape
+from pathlib import Path
 from urllib.parse import urlencode
 
 from markdown_it import MarkdownIt
+from markupsafe import Markup
 
+from ..leaderboard.templating import environment
 from ..load.scale import SUM, score_text
 from ..load.spec import Spec
 from ..load.system_check import CORRECTNESS_DECIMALS
@@ -24,6 +29,12 @@ from .runs import SECOND, QueuedRun
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _LEVEL = re.compile(r"^\s*(\d+)")
 MAX_CHOICES = 11   # a criterion with at most this many possible scores is graded with radio buttons
+_TEMPLATES = environment(Path(__file__).resolve().parent / "templates")
+
+
+def render(template: str, **values: object) -> str:
+    """``templates/<template>`` rendered with ``values``, escaped unless Markup (:mod:`..leaderboard.templating`)."""
+    return _TEMPLATES.get_template(template).render(**values)
 
 
 def render_markdown(text: str) -> str:
@@ -75,24 +86,10 @@ class Fail:
     description: str
 
 
-def _page(title: str, body: str, token: str) -> str:
-    q = escape(urlencode({"token": token}))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(title)}</title><meta name=\"referrer\" content=\"no-referrer\">"
-            f"<link rel=\"stylesheet\" href=\"/static/app.css?{q}\"></head>\n<body>\n{body}\n"
-            f"<script src=\"/static/app.js?{q}\"></script>\n</body></html>\n")
-
-
 def link(path: str, token: str, filters: Mapping[str, str] | None = None) -> str:
     """``path`` with the token and the non-empty filters as its query."""
     query = {"token": token, **{k: v for k, v in sorted((filters or {}).items()) if v}}
     return f"{path}?{urlencode(query)}"
-
-
-def _select(name: str, label: str, options: Sequence[str], chosen: str) -> str:
-    items = "".join(f"<option value=\"{escape(o)}\"{' selected' if o == chosen else ''}>{escape(o) or 'any'}</option>"
-                    for o in ("", *options))
-    return f"<label>{escape(label)} <select name=\"{name}\">{items}</select></label>"
 
 
 def queue_page(*, reviewer: str, blind: bool, token: str, queue: Sequence[QueuedRun], shown: Sequence[QueuedRun],
@@ -100,95 +97,43 @@ def queue_page(*, reviewer: str, blind: bool, token: str, queue: Sequence[Queued
                has_difficulty: bool = True, has_case_type: bool = True) -> str:
     """The runs still to grade (``shown``: after the filters), with the filter form and the next run; a difficulty
     or case type the benchmark does not record has neither a filter nor a column."""
-    difficulties = sorted({str(r.difficulty) for r in queue}, key=int) if has_difficulty else []
-    case_types = sorted({str(r.case_type) for r in queue}) if has_case_type else []
-    form = ("<form id=\"filters\" method=\"get\" action=\"/\">"
-            f"<input type=\"hidden\" name=\"token\" value=\"{escape(token)}\">"
-            + _select("family", "Family", families, filters.get("family", ""))
-            + (_select("difficulty", "Difficulty", difficulties, filters.get("difficulty", "")) if has_difficulty else "")
-            + (_select("case_type", "Case type", case_types, filters.get("case_type", "")) if has_case_type else "")
-            + "<button type=\"submit\">Filter</button></form>")
-    if shown:
-        start = (f"<p><a id=\"next\" class=\"button\" accesskey=\"n\" "
-                 f"href=\"{escape(link('/run/' + shown[0].handle, token, filters))}\">Grade the next run (n)</a></p>")
-    else:
-        start = "<p id=\"done\">Nothing left to grade with these filters.</p>"
-    rows = "".join(
-        f"<tr><td>{i}</td><td><a href=\"{escape(link('/run/' + r.handle, token, filters))}\">{escape(r.case_id)}</a></td>"
-        f"<td>{escape(r.run_id)}</td><td>{escape(r.family)}</td>"
-        + (f"<td>{r.difficulty}</td>" if has_difficulty else "")
-        + (f"<td>{escape(str(r.case_type))}</td>" if has_case_type else "")
-        + f"<td>{'second grade' if r.role == SECOND else 'first grade'}</td></tr>"
-        for i, r in enumerate(shown, 1))
-    mode = "blind" if blind else "<strong>unblinded</strong>"
-    body = (f"<header><h1>Runs to grade</h1><p>Reviewer <code>{escape(reviewer)}</code> · {mode} · "
-            f"{len(shown)} of {len(queue)} shown</p></header>\n"
-            + (f"<p class=\"notice\">{escape(notice)}</p>" if notice else "")
-            + form + start
-            + "<table id=\"queue\"><thead><tr><th>#</th><th>Case</th><th>Run</th><th>Family</th>"
-            + ("<th>Difficulty</th>" if has_difficulty else "") + ("<th>Case type</th>" if has_case_type else "")
-            + f"<th>Grade</th></tr></thead><tbody>{rows}</tbody></table>")
-    return _page("Runs to grade", body, token)
+    selects = [("family", "Family", families)]
+    if has_difficulty:
+        selects.append(("difficulty", "Difficulty", sorted({str(r.difficulty) for r in queue}, key=int)))
+    if has_case_type:
+        selects.append(("case_type", "Case type", sorted({str(r.case_type) for r in queue})))
+    return render("queue.html.j2", title="Runs to grade", query=urlencode({"token": token}), token=token,
+                  reviewer=reviewer, blind=blind, notice=notice, queued=len(queue), second=SECOND,
+                  selects=[(name, label, ["", *options], filters.get(name, "")) for name, label, options in selects],
+                  rows=[(r, link("/run/" + r.handle, token, filters)) for r in shown],
+                  has_difficulty=has_difficulty, has_case_type=has_case_type)
 
 
 def run_page(*, spec: Spec, run: QueuedRun, reviewer: str, token: str, csrf: str, filters: Mapping[str, str],
              gold_md: str, response_text: str, levels: Mapping[str, Mapping[int, str]],
              criterion_help: Mapping[str, str], fails: Sequence[Fail], left: int,
              identity: str | None) -> str:
-    """A run's page: gold, response, rubric and the grading form. ``identity`` is shown only unblinded."""
-    criteria_html = []
+    """A run's page: gold, response, rubric and the grading form. ``identity`` is shown only unblinded. Each
+    criterion is graded with one radio per possible score (with its rubric meaning) or, on a decimal scale,
+    a number field within range at the schema's step."""
     choices = score_choices(spec)
-    for index, name in enumerate(spec.criteria):
-        legend = (f"<legend>{index + 1}. <code>{escape(name)}</code> "
-                  f"<small>{escape(criterion_help.get(name, ''))}</small></legend>")
-        if choices is None:   # a decimal scale: one number field, within range, at the schema's step
-            step = "any" if spec.criterion_step is None else score_text(spec.criterion_step)
-            low, high = score_text(spec.criterion_min), score_text(spec.criterion_max)
-            criteria_html.append(
-                f"<fieldset class=\"criterion decimal\" data-criterion=\"{escape(name)}\" id=\"crit-{escape(name)}\">"
-                + legend + f"<label class=\"score\"><input type=\"number\" name=\"c-{escape(name)}\" min=\"{low}\" "
-                f"max=\"{high}\" step=\"{step}\" inputmode=\"decimal\"> <span>{low}\u2013{high}"
-                + ("" if spec.criterion_step is None else f", step {step}") + "</span></label></fieldset>")
-            continue
-        options = []
-        for level in choices:
-            meaning = levels.get(name, {}).get(int(level), "") if level.denominator == 1 else ""
-            text = score_text(level)
-            options.append(
-                f"<label class=\"level\"><input type=\"radio\" name=\"c-{escape(name)}\" value=\"{text}\" tabindex=\"-1\">"
-                f"<b>{text}</b> <span>{_MD.renderInline(meaning)}</span></label>")
-        criteria_html.append(
-            f"<fieldset class=\"criterion\" tabindex=\"0\" data-criterion=\"{escape(name)}\" id=\"crit-{escape(name)}\">"
-            + legend + "".join(options) + "</fieldset>")
-    correctness = correctness_fieldset(spec)
-    fail_items = "".join(
-        f"<div class=\"fail {escape(f.severity)}\"><label><input type=\"checkbox\" name=\"fail\" value=\"{escape(f.code)}\">"
-        f" <code>{escape(f.code)}</code> <em>{escape(f.severity)}</em> {escape(f.title)}</label>"
-        f"<details><summary>description</summary><p>{escape(f.description)}</p></details>"
-        f"<textarea name=\"evidence-{escape(f.code)}\" data-evidence-for=\"{escape(f.code)}\" rows=\"2\" "
-        f"placeholder=\"Evidence: quote the words of the response that trigger it\" hidden></textarea></div>"
-        for f in fails)
-    who = (f"<p class=\"identity\" id=\"identity\">Unblinded: {escape(identity)}</p>" if identity is not None
-           else "<p class=\"identity\">Blind: the subject is hidden.</p>")
+
+    def meanings(name: str) -> list[tuple[str, Markup]] | None:
+        if choices is None:
+            return None
+        return [(score_text(level), Markup(_MD.renderInline(
+            levels.get(name, {}).get(int(level), "") if level.denominator == 1 else ""))) for level in choices]
+
+    step = "any" if spec.criterion_step is None else score_text(spec.criterion_step)
     role = "second grade (goes to scoring_multi/)" if run.role == SECOND else "first grade (goes to scoring/)"
-    body = (
-        f"<header><a href=\"{escape(link('/', token, filters))}\" accesskey=\"q\">← queue (q)</a> · "
-        f"<h1>{escape(run.case_id)} · run {escape(run.run_id)}</h1> · {escape(role)} · {left} left · "
-        f"reviewer <code>{escape(reviewer)}</code>{who}</header>\n"
-        "<main><section id=\"gold\" class=\"pane\"><h2>Gold</h2>" + render_markdown(gold_md) + "</section>\n"
-        "<section id=\"response\" class=\"pane\"><h2>Response</h2>" + response_html(response_text) + "</section>\n"
-        f"<section id=\"grading\" class=\"pane\"><h2>Grade</h2>"
-        f"<p class=\"keys\">Tab / Shift+Tab between criteria · digit sets the focused one · Ctrl+Enter saves and opens "
-        f"the next run</p><p class=\"scale\" id=\"scale\">{escape(scale_sentence(spec))}</p>"
-        f"<form id=\"grade\" data-handle=\"{escape(run.handle)}\" data-csrf=\"{escape(csrf)}\" "
-        f"data-queue=\"{escape(link('/', token, filters))}\" data-filters=\"{escape(urlencode(sorted(filters.items())))}\">"
-        + "".join(criteria_html) + correctness
-        + f"<fieldset id=\"fails\"><legend>Automatic fails</legend>{fail_items}</fieldset>"
-        + "<label for=\"comments\">Comments</label><textarea id=\"comments\" name=\"comments\" rows=\"4\"></textarea>"
-        + "<ul id=\"messages\" role=\"alert\"></ul>"
-        + "<button type=\"submit\" id=\"save\">Save and next (Ctrl+Enter)</button>"
-        + "<p id=\"saved\" role=\"status\"></p></form></section></main>")
-    return _page(f"{run.case_id} {run.run_id}", body, token)
+    return render("run.html.j2", title=f"{run.case_id} {run.run_id}", query=urlencode({"token": token}), run=run,
+                  reviewer=reviewer, csrf=csrf, left=left, identity=identity, role=role,
+                  queue_href=link("/", token, filters), filters=urlencode(sorted(filters.items())),
+                  scale=scale_sentence(spec), criterion_help=criterion_help, fails=fails,
+                  criteria=[(name, meanings(name)) for name in spec.criteria], step=step,
+                  low=score_text(spec.criterion_min), high=score_text(spec.criterion_max),
+                  gold_html=Markup(render_markdown(gold_md)), response_html=Markup(response_html(response_text)),
+                  correctness_html=Markup(correctness_fieldset(spec)))
 
 
 def score_choices(spec: Spec) -> list[Fraction] | None:
@@ -250,5 +195,5 @@ def correctness_fieldset(spec: Spec) -> str:
 
 
 def error_page(status: str, message: str) -> str:
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(status)}</title></head>"
-            f"<body><h1>{escape(status)}</h1><p>{escape(message)}</p></body></html>\n")
+    """The page of an error answer: its status and message."""
+    return render("error.html.j2", status=status, message=message)

@@ -1,11 +1,9 @@
 #!/usr/bin/env python3
-"""Entry point of the local grading page: see rgbench.review.commands (``--help``)."""
-
-from __future__ import annotations
+"""`rgbench review` (rgbench/cli.py), at the path the docs, the workflows and older Makefiles name."""
 
 import sys
 
-from rgbench.review.commands import review_main as main
+from rgbench.cli import run_script
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_script("review"))

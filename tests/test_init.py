@@ -23,7 +23,7 @@ import yaml
 from treebuilder import REPO
 
 from rgbench import __version__
-from rgbench.cli_main import COMMANDS, main
+from rgbench.cli import COMMANDS, main
 from rgbench.template import TEMPLATE_DIR, template_files
 
 WORKFLOW = ".github/workflows/review.yml"

@@ -1,9 +1,6 @@
 #!/usr/bin/env python3
 """`rgbench codeowners` (rgbench/cli.py), at the path the docs, the workflows and older Makefiles name."""
-
-import sys
-
 from rgbench.cli import run_script
 
 if __name__ == "__main__":
-    sys.exit(run_script("codeowners"))
+    raise SystemExit(run_script("codeowners"))

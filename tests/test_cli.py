@@ -158,7 +158,7 @@ def test_a_failed_write_leaves_previous_results_intact(tmp_path, monkeypatch):
 
 def test_help_of_every_script():
     for script in ("compute_metrics.py", "validate.py", "check_results.py", "fmt_json.py"):
-        done = run_script(script, "--help")
+        done = run_file(script, "--help")
         assert done.returncode == 0 and "usage:" in done.stdout, script
 
 
@@ -250,7 +250,7 @@ def test_input_digest_can_be_recomputed_with_shell_tools(tmp_path):
 def test_the_compute_phase_keeps_blas_to_one_thread():
     from threadpoolctl import threadpool_info
 
-    from rgbench.cli import one_blas_thread
+    from rgbench.commands.common import one_blas_thread
     with one_blas_thread():
         blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
         assert blas and all(lib["num_threads"] == 1 for lib in blas)   # numpy's BLAS is found, and limited

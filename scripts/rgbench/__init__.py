@@ -9,10 +9,11 @@ Data flows one way, a subpackage per step:
     governance/  pull-request gate, provenance, snapshots, history, diffs
     review/      the local grading page (rgbench review) and the planned second grades (rgbench assign)
 
-Shared edges: ``problems`` (problems as values), ``cli`` (what scripts' main() share), ``atomic``
-(atomic writes), ``progress`` (a terminal progress line), ``results_csv`` (the one reader of result CSVs).
-The ``rgbench`` command is ``cli_main``; ``template`` writes a new benchmark repository (``rgbench init``);
-``read_results`` opens the committed result tables as pandas DataFrames (the ``analysis`` extra).
+Shared edges: ``problems`` (problems as values), ``atomic`` (atomic writes), ``progress`` (a terminal
+progress line), ``results_csv`` (the one reader of result CSVs).
+The ``rgbench`` command is ``cli`` (every subcommand's options; ``commands/``: what each does);
+``template`` writes a new benchmark repository (``rgbench init``); ``read_results`` opens the committed
+result tables as pandas DataFrames (the ``analysis`` extra).
 """
 
 import sys

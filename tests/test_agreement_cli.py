@@ -11,7 +11,6 @@ from pathlib import Path
 from treebuilder import canonical, small_tree
 
 from rgbench.cli import run_script
-from rgbench.commands import agreement as aggregate_scoring
 from rgbench.commands import check as check_results
 
 REPO = Path(__file__).resolve().parent.parent
@@ -369,7 +368,7 @@ def test_same_bytes_in_another_place_with_another_hash_seed(tmp_path):
     first = multi_tree(tmp_path / "a").root
     second = tmp_path / "b" / "elsewhere"
     shutil.copytree(first, second)
-    script = Path(aggregate_scoring.__file__)
+    script = REPO / "scripts/aggregate_scoring.py"
     for root, seed in ((first, "1"), (second, "2")):
         env = {**os.environ, "PYTHONHASHSEED": seed, "TZ": "Pacific/Kiritimati", "LC_ALL": "C"}
         done = subprocess.run([sys.executable, str(script), "--root", str(root)], capture_output=True, text=True, env=env)
@@ -382,5 +381,5 @@ def test_help():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, aggregate_scoring.__file__, "--help"], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, str(REPO / "scripts/aggregate_scoring.py"), "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "--multi-dir" in done.stdout and "adjudication" in done.stdout

@@ -44,7 +44,7 @@ PAIRWISE_START, PAIRWISE_END = "<!-- pairwise-boards:start -->", "<!-- pairwise-
 from rgbench.cli import COMMANDS, RESULT_STEPS  # noqa: E402
 
 # each step as make metrics runs it: the consolidated scorings are written only once asked for
-STEP_SCRIPTS = [str(COMMANDS[step].script) for step in RESULT_STEPS]   # the shims, as a user runs them
+STEP_SCRIPTS = [COMMANDS[step].script for step in RESULT_STEPS]   # the shims, as a user runs them
 STEP_OPTIONS = {"aggregate_scoring.py": ["--no-consolidated"]}
 
 PY = sys.executable

@@ -69,7 +69,7 @@ def regenerate(root: Path) -> None:
     from rgbench.cli import COMMANDS, RESULT_STEPS, run_script
 
     for step in RESULT_STEPS:
-        if (Path(root) / "scripts" / str(COMMANDS[step].script)).exists():
+        if (Path(root) / "scripts" / COMMANDS[step].script).exists():
             assert run_script(step, ["--root", str(root)]) == 0, step
     if (Path(root) / "README.md").exists():
         assert run_script("leaderboard", ["--root", str(root), "--readme"]) == 0

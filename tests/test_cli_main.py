@@ -60,7 +60,7 @@ def test_every_command_the_issue_names_exists_with_its_module_and_shim():
     for name, command in COMMANDS.items():
         module = REPO / "scripts/rgbench/commands" / f"{command.module}.py"
         assert module.is_file() and ast.get_docstring(ast.parse(module.read_text())), name
-        assert (SCRIPTS / str(command.script)).is_file(), command.script
+        assert (SCRIPTS / command.script).is_file(), command.script
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -73,7 +73,7 @@ def test_every_subcommand_keeps_the_options_and_defaults_its_script_had(name):
 
 
 def test_the_scripts_are_shims_of_their_subcommands():
-    shims = {str(command.script): name for name, command in COMMANDS.items()}
+    shims = {command.script: name for name, command in COMMANDS.items()}
     for path in sorted(SCRIPTS.glob("*.py")):
         if path.name == "make_synthetic.py":   # a test-data generator for tests and bench/, not a command
             continue
@@ -102,7 +102,7 @@ def test_scripts_run_directly_keep_their_program_name_and_default():
 def test_the_command_prints_exactly_what_the_script_prints(tmp_path):
     root = small_tree(tmp_path / "tree").root
     for args in (("validate",), ("fmt", "--check")):
-        name = str(COMMANDS[args[0]].script)
+        name = COMMANDS[args[0]].script
         ours, theirs = rgbench(*args, "--root", str(root)), script(name, "--root", str(root), *args[1:])
         assert (ours.returncode, ours.stdout, ours.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr), args
     (root / "golds/v1.0/RO-FOUL-001_gold.md").write_text("no json block\n")

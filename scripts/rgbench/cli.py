@@ -35,12 +35,12 @@ Options = Callable[[argparse.ArgumentParser], None]
 
 
 class Command(NamedTuple):
-    """A subcommand: its module under rgbench/commands/, its ``--help`` summary, the script that is its shim
-    (None: no script), its options beyond ``--root`` and the help of ``--root`` (None: it takes none)."""
+    """A subcommand: its module under rgbench/commands/, its ``--help`` summary, its shim under scripts/, its
+    options beyond ``--root`` and the help of ``--root`` (None: it takes none)."""
 
     module: str
     summary: str
-    script: str | None
+    script: str
     options: Options
     root_help: str | None = TREE
 

@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# The `rgbench` command of this checkout (scripts/rgbench; -P: the current folder, a benchmark tree, is not on sys.path).
+RGBENCH = PYTHONPATH=scripts $(PY) -P -m rgbench
 ROOT ?= .
 # Revision a change is compared with (validate-changed, paths, provenance, diff).
 BASE ?= origin/main
@@ -38,16 +40,16 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-ana
 	touch $@
 
 metrics: $(VENV)/.installed  ## validate every input, then write results/ (metrics, agreement, leaderboard), reading the tree once
-	$(PY) scripts/metrics.py --root $(ROOT) $(if $(filter .,$(ROOT)),--readme)
+	$(RGBENCH) metrics --root $(ROOT) $(if $(filter .,$(ROOT)),--readme)
 
 validate: $(VENV)/.installed  ## check every input file; write nothing
-	$(PY) scripts/validate.py --root $(ROOT)
+	$(RGBENCH) validate --root $(ROOT)
 
 leaderboard: $(VENV)/.installed  ## rebuild results/leaderboard.* (and README's embedded table) from the metric CSVs
-	$(PY) scripts/build_leaderboard.py --root $(ROOT) $(if $(filter .,$(ROOT)),--readme)
+	$(RGBENCH) leaderboard --root $(ROOT) $(if $(filter .,$(ROOT)),--readme)
 
 check: $(VENV)/.installed  ## fail when committed results/ differ from what the inputs produce
-	$(PY) scripts/check_results.py --root $(ROOT)
+	$(RGBENCH) check --root $(ROOT)
 
 test: $(VENV)/.installed-dev  ## run the test suite on every core, end-to-end modules aside (see test-slow)
 	$(PY) -m pytest -q -n auto -m "not slow"
@@ -68,40 +70,40 @@ lint: $(VENV)/.installed-dev  ## ruff over scripts/, tests/ and bench/, mypy ove
 	$(VENV)/bin/zizmor --offline --persona=auditor --no-progress -q .github .pre-commit-config.yaml scripts/rgbench/templates/init/.github
 
 fmt: $(VENV)/.installed  ## rewrite responses/, scoring/ and scoring_multi/ JSON in canonical form
-	$(PY) scripts/fmt_json.py --root $(ROOT)
+	$(RGBENCH) fmt --root $(ROOT)
 
 fmt-check: $(VENV)/.installed  ## fail when a JSON input is not in canonical form
-	$(PY) scripts/fmt_json.py --root $(ROOT) --check
+	$(RGBENCH) fmt --root $(ROOT) --check
 
 # --- governance: reviewers' pull requests, CI proofs, history ---------------------------------
 
 new-scoring: $(VENV)/.installed  ## write a scoring template: SUBJECT=s CASE=RO-FOUL-001 RUN=r1 REVIEWER=you
-	$(PY) scripts/new_scoring.py --root $(ROOT) --subject "$(SUBJECT)" --case "$(CASE)" --run "$(RUN)" --reviewer "$(REVIEWER)"
+	$(RGBENCH) new-scoring --root $(ROOT) --subject "$(SUBJECT)" --case "$(CASE)" --run "$(RUN)" --reviewer "$(REVIEWER)"
 
 validate-changed: $(VENV)/.installed  ## validate only files changed since BASE (and their references)
-	$(PY) scripts/validate.py --root $(ROOT) --changed "$(BASE)"
+	$(RGBENCH) validate --root $(ROOT) --changed "$(BASE)"
 
 paths: $(VENV)/.installed  ## pre-flight since BASE, as the gate runs it: AUTHOR=login checks authorship; the role a change needs; refuse links, submodules, odd or large files (MAINTAINER=1)
-	$(PY) scripts/check_pr_paths.py --root $(ROOT) --base "$(BASE)" $(if $(AUTHOR),--author "$(AUTHOR)") $(if $(MAINTAINER),--maintainer)
+	$(RGBENCH) paths --root $(ROOT) --base "$(BASE)" $(if $(AUTHOR),--author "$(AUTHOR)") $(if $(MAINTAINER),--maintainer)
 
 codeowners: $(VENV)/.installed  ## rewrite .github/CODEOWNERS' generated block from subjects/registry.yaml (answered_by); make test checks it
-	$(PY) scripts/codeowners.py --root $(ROOT)
+	$(RGBENCH) codeowners --root $(ROOT)
 
 provenance: $(VENV)/.installed  ## fail on commits since BASE that edit results by hand or rewrite history
-	$(PY) scripts/check_provenance.py --root $(ROOT) --base "$(BASE)"
+	$(RGBENCH) provenance --root $(ROOT) --base "$(BASE)"
 
 diff: $(VENV)/.installed  ## Markdown diff of results vs BASE: ranks, deltas, disqualified, implausible jumps
-	$(PY) scripts/results_diff.py --root $(ROOT) --base "$(BASE)"
+	$(RGBENCH) diff --root $(ROOT) --base "$(BASE)"
 
 snapshot: check  ## copy results into results/historico/DATE/ (DATE=YYYY-MM-DD, default today UTC)
-	$(PY) scripts/snapshot.py --root $(ROOT) $(if $(DATE),--date "$(DATE)")
+	$(RGBENCH) snapshot --root $(ROOT) $(if $(DATE),--date "$(DATE)")
 
 history: $(VENV)/.installed  ## a subject's metrics across snapshots (SUBJECT=s, default all)
-	$(PY) scripts/history.py --root $(ROOT) $(if $(SUBJECT),--subject "$(SUBJECT)")
+	$(RGBENCH) history --root $(ROOT) $(if $(SUBJECT),--subject "$(SUBJECT)")
 
 .PHONY: agreement
 agreement: $(VENV)/.installed  ## several reviewers: results/agreement.csv and scoring_consolidated/ from scoring_multi/
-	$(PY) scripts/aggregate_scoring.py --root $(ROOT)
+	$(RGBENCH) agreement --root $(ROOT)
 
 .PHONY: bench
 bench: $(VENV)/.installed  ## time compute_metrics and make metrics against the read-and-parse floor; writes bench/RESULTS.md
@@ -118,7 +120,7 @@ clean-venv:  ## remove .venv
 
 .PHONY: review assign
 review: $(VENV)/.installed  ## local grading page on 127.0.0.1 (REVIEWER=you, PORT=n optional, UNBLIND=1 shows the subject)
-	$(PY) scripts/review.py --root $(ROOT) --reviewer "$(REVIEWER)" $(if $(PORT),--port "$(PORT)") $(if $(UNBLIND),--unblind)
+	$(RGBENCH) review --root $(ROOT) --reviewer "$(REVIEWER)" $(if $(PORT),--port "$(PORT)") $(if $(UNBLIND),--unblind)
 
 assign: $(VENV)/.installed  ## pick second grades: SHARE=0.2 (default) of graded runs, stratified by family and subject
-	$(PY) scripts/assign.py --root $(ROOT) --share "$(or $(SHARE),0.2)"
+	$(RGBENCH) assign --root $(ROOT) --share "$(or $(SHARE),0.2)"

@@ -32,7 +32,7 @@ PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("leaderboard", 2050 + 350, ("rgbench/leaderboard/*.py", "rgbench/leaderboard/templates/*.j2")),
     ("governance", 2100, ("rgbench/governance/*.py",)),
     ("grading page", 850, ("rgbench/review/*.py", "rgbench/review/templates/*.j2")),
-    ("command line and edges", 675, ("rgbench/*.py", "*.py", "rgbench/templates/**")),
+    ("command line and edges", 675, ("rgbench/*.py", "rgbench/commands/*.py", "*.py", "rgbench/templates/**")),
 )
 # issue 26 writes "about 11,700" for the total; its parts add up to this
 LEAN_TOTAL = sum(budget for _, budget, _ in PARTS)

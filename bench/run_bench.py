@@ -41,9 +41,10 @@ from large_board import kept_section  # noqa: E402  (bench/, this script's folde
 
 PAIRWISE_START, PAIRWISE_END = "<!-- pairwise-boards:start -->", "<!-- pairwise-boards:end -->"  # pairwise_boards.py
 
-from rgbench.cli import RESULT_STEPS  # noqa: E402
+from rgbench.cli import COMMANDS, RESULT_STEPS  # noqa: E402
 
 # each step as make metrics runs it: the consolidated scorings are written only once asked for
+STEP_SCRIPTS = [COMMANDS[step].script for step in RESULT_STEPS]   # the shims, as a user runs them
 STEP_OPTIONS = {"aggregate_scoring.py": ["--no-consolidated"]}
 
 PY = sys.executable
@@ -127,13 +128,13 @@ def main() -> int:
                             str(cases), "--runs", str(runs), "--out", str(tree)], check=True, stdout=subprocess.DEVNULL)
         floor = best([PY, str(REPO / "bench/floor.py"), str(tree)], args.repeat)
         steps = [best([PY, str(REPO / "scripts" / step), "--root", str(tree), *STEP_OPTIONS.get(step, [])], args.repeat)
-                 for step in RESULT_STEPS]
+                 for step in STEP_SCRIPTS]
         # a benchmark that has not asked for consolidated scorings (make agreement): make metrics writes none
         shutil.rmtree(tree / "scoring_consolidated", ignore_errors=True)
         whole = best([PY, str(REPO / "scripts/metrics.py"), "--root", str(tree)], args.repeat)
         rows.append((size, file_count(tree), floor, steps, whole, phases(tree)))
         print(f"{size}: floor {floor.wall:.2f}s, "
-              + ", ".join(f"{s} {t.wall:.2f}s" for s, t in zip(RESULT_STEPS, steps)) + f", make metrics {whole.wall:.2f}s",
+              + ", ".join(f"{s} {t.wall:.2f}s" for s, t in zip(STEP_SCRIPTS, steps)) + f", make metrics {whole.wall:.2f}s",
               flush=True)
     tests = None if args.no_tests else measure(["make", "test"], cwd=REPO).wall
     lines = [

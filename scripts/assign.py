@@ -1,11 +1,6 @@
 #!/usr/bin/env python3
-"""Entry point of the planned second grades: see rgbench.review.commands (``--help``)."""
-
-from __future__ import annotations
-
-import sys
-
-from rgbench.review.commands import assign_main as main
+"""`rgbench assign` (rgbench/cli.py), at the path the docs, the workflows and older Makefiles name."""
+from rgbench.cli import run_script
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_script("assign"))

@@ -7,7 +7,6 @@ the same commit ids on every machine.
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 import subprocess
@@ -67,16 +66,13 @@ class GitRepo:
 def regenerate(root: Path) -> None:
     """Every result-producing step (rgbench.cli.RESULT_STEPS) that the tree's toolkit has, in-process, and
     README.md's leaderboard block when the tree has a README (what `make metrics` writes)."""
-    from rgbench.cli import RESULT_STEPS
+    from rgbench.cli import COMMANDS, RESULT_STEPS, run_script
 
     for step in RESULT_STEPS:
-        if (Path(root) / "scripts" / step).exists():
-            module = importlib.import_module(step[: -len(".py")])
-            assert module.main(["--root", str(root)]) == 0, step
+        if (Path(root) / "scripts" / COMMANDS[step].script).exists():
+            assert run_script(step, ["--root", str(root)]) == 0, step
     if (Path(root) / "README.md").exists():
-        import build_leaderboard
-
-        assert build_leaderboard.main(["--root", str(root), "--readme"]) == 0
+        assert run_script("leaderboard", ["--root", str(root), "--readme"]) == 0
 
 
 def metrics(repo: GitRepo) -> None:

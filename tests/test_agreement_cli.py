@@ -8,11 +8,10 @@ import json
 import shutil
 from pathlib import Path
 
-import aggregate_scoring
-import check_results
-import compute_metrics
-import validate
 from treebuilder import canonical, small_tree
+
+from rgbench.cli import run_script
+from rgbench.commands import check as check_results
 
 REPO = Path(__file__).resolve().parent.parent
 MULTI = "scoring_multi/v1.0"
@@ -49,7 +48,7 @@ def digests(root: Path, folder: str) -> dict[str, str]:
 
 def test_agreement_report_by_hand(tmp_path):
     root = multi_tree(tmp_path).root
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     lines = (root / "results/agreement.csv").read_text().splitlines()
     assert lines[0] == "statistic,target,value,reviewer_a,reviewer_b,n_units,note,value_low,value_high"
     # rows without the two interval columns (their bounds are checked below and in test_agreement_bootstrap.py)
@@ -112,7 +111,7 @@ def test_consolidated_scorings_name_their_sources_and_originals_stay(tmp_path):
     tree = multi_tree(tmp_path)
     root = tree.root
     before = {**digests(root, "scoring"), **digests(root, "scoring_multi")}
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     assert {**digests(root, "scoring"), **digests(root, "scoring_multi")} == before   # originals untouched
     files = sorted(str(p.relative_to(root / OUT)) for p in (root / OUT).rglob("*.json"))
     assert files == [
@@ -138,10 +137,10 @@ def test_consolidated_scorings_name_their_sources_and_originals_stay(tmp_path):
 
 def test_compute_metrics_reads_consolidated_scorings_only_when_asked(tmp_path):
     root = multi_tree(tmp_path).root
-    assert compute_metrics.main(["--root", str(root)]) == 0          # v1.0: scoring/ only; scoring_multi ignored
+    assert run_script("compute", ["--root", str(root)]) == 0          # v1.0: scoring/ only; scoring_multi ignored
     committed = (root / "results/per_run.csv").read_text()
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
-    assert compute_metrics.main(["--root", str(root), "--scoring-dir", "scoring_consolidated",
+    assert run_script("agreement", ["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root), "--scoring-dir", "scoring_consolidated",
                                  "--results-dir", "results_consolidated"]) == 0
     assert (root / "results/per_run.csv").read_text() == committed   # results/ untouched
     runs = [line.split(",") for line in (root / "results_consolidated/per_run.csv").read_text().splitlines()[1:]]
@@ -160,8 +159,8 @@ def test_compute_metrics_reads_consolidated_scorings_only_when_asked(tmp_path):
 
 def test_no_consolidated_writes_the_same_tables_and_no_consolidated_scoring(tmp_path):
     ours, theirs = multi_tree(tmp_path / "a").root, multi_tree(tmp_path / "b").root
-    assert aggregate_scoring.main(["--root", str(ours), "--no-consolidated"]) == 0   # what check_results runs
-    assert aggregate_scoring.main(["--root", str(theirs)]) == 0
+    assert run_script("agreement", ["--root", str(ours), "--no-consolidated"]) == 0   # what check_results runs
+    assert run_script("agreement", ["--root", str(theirs)]) == 0
     assert not (ours / "scoring_consolidated").exists() and digests(theirs, OUT)
     tables = digests(ours, "results")
     assert "results/agreement.csv" in tables and tables == digests(theirs, "results")
@@ -169,12 +168,12 @@ def test_no_consolidated_writes_the_same_tables_and_no_consolidated_scoring(tmp_
 
 def test_rerun_removes_consolidated_files_no_longer_produced_and_is_byte_stable(tmp_path):
     root = multi_tree(tmp_path).root
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     first = {**digests(root, "scoring_consolidated"), **digests(root, "results")}
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     assert {**digests(root, "scoring_consolidated"), **digests(root, "results")} == first
     (root / MULTI / "alpha-model/RO-FOUL-001__r1__adjudication-judge.json").unlink()
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     assert not (root / OUT / "alpha-model/RO-FOUL-001__r1__eval-judge.json").exists()
     assert (root / OUT / "alpha-model/RO-FOUL-001__r1__eval-consensus.json").exists()
 
@@ -185,9 +184,9 @@ def test_the_output_folder_ends_up_holding_exactly_a_fresh_runs_files(tmp_path):
     fresh = tmp_path / "fresh"
     for name in ("system", "golds", "responses", "scoring", "scoring_multi", "subjects"):
         shutil.copytree(root / name, fresh / name)
-    assert aggregate_scoring.main(["--root", str(fresh)]) == 0
+    assert run_script("agreement", ["--root", str(fresh)]) == 0
     expected = digests(fresh, "scoring_consolidated")
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     out = root / OUT
     edited = out / "alpha-model/RO-MEMB-001__r1__eval-consensus.json"
     edited.write_text(edited.read_text().replace("Consolidated", "Edited by hand"))   # rewritten
@@ -196,7 +195,7 @@ def test_the_output_folder_ends_up_holding_exactly_a_fresh_runs_files(tmp_path):
     (out / "ghost-model").mkdir()
     (out / "ghost-model/RO-FOUL-001__r1__eval-x.json").write_text("{}\n")            # removed
     (out / "beta-model/notes.txt").write_text("kept: not a scoring")
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     assert digests(root, "scoring_consolidated") == {**expected, f"{OUT}/beta-model/notes.txt":
                                                      hashlib.sha256(b"kept: not a scoring").hexdigest()}
     assert (root / "results/agreement.csv").read_bytes() == (fresh / "results/agreement.csv").read_bytes()
@@ -205,19 +204,19 @@ def test_the_output_folder_ends_up_holding_exactly_a_fresh_runs_files(tmp_path):
 def test_problems_after_a_valid_run_leave_every_output_as_it_was(tmp_path, capsys):
     tree = multi_tree(tmp_path)
     root = tree.root
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     before = {**digests(root, "scoring_consolidated"), **digests(root, "results")}
     tree.write(f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json", "{")
     add_multi(tree, "alpha-model", "RO-FOUL-001", "rev-a", raw=3)
     capsys.readouterr()
-    assert aggregate_scoring.main(["--root", str(root)]) == 1
+    assert run_script("agreement", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert f"{MULTI}/beta-model/RO-SCAL-001__r1__eval-rev-d.json: invalid JSON" in err
     assert "reviewer 'rev-a' grades (alpha-model, RO-FOUL-001, r1) more than once" in err
     assert "nothing was written" in err and "Traceback" not in err
     assert {**digests(root, "scoring_consolidated"), **digests(root, "results")} == before
     tree.write("responses/v1.0/alpha-model/RO-FOUL-001__r1.json", "{")
-    assert aggregate_scoring.main(["--root", str(root)]) == 1
+    assert run_script("agreement", ["--root", str(root)]) == 1
     assert "responses/v1.0/alpha-model/RO-FOUL-001__r1.json: invalid JSON" in capsys.readouterr().err
     assert {**digests(root, "scoring_consolidated"), **digests(root, "results")} == before
 
@@ -229,7 +228,7 @@ def test_sample_suite(tmp_path):
     for name in ("system", "golds", "responses", "scoring", "scoring_multi", "subjects"):
         if (REPO / name).exists():
             shutil.copytree(REPO / name, root / name)
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     assert (root / "results/agreement.csv").read_bytes() == (REPO / "results/agreement.csv").read_bytes()
     docs = list((root / "scoring_consolidated").rglob("*.json"))
     graded = {(path.parent.name, *path.name.split("__")[:2]) for folder in ("scoring", "scoring_multi")
@@ -241,7 +240,7 @@ def test_sample_suite(tmp_path):
 
 def test_without_further_reviewers_agreement_is_undefined_and_says_why(tmp_path):
     root = small_tree(tmp_path / "tree").root
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     lines = (root / "results/agreement.csv").read_text().splitlines()
     assert "krippendorff_alpha_ordinal,raw_score,,,,0,no run has two ratings,," in lines
     assert "percent_agreement,classification,,,,0,no run has two ratings,," in lines
@@ -254,14 +253,14 @@ def test_without_further_reviewers_agreement_is_undefined_and_says_why(tmp_path)
 def refused(tmp_path, capsys, change, *expected: str, args=()):
     tree = multi_tree(tmp_path)
     change(tree)
-    assert aggregate_scoring.main(["--root", str(tree.root), *args]) == 1
+    assert run_script("agreement", ["--root", str(tree.root), *args]) == 1
     err = capsys.readouterr().err
     for line in expected:
         assert line in err, err
     assert "Traceback" not in err and "nothing was written" in err
     assert not (tree.root / "results/agreement.csv").exists()
     if not args:  # validate.py (make validate, the PR judge) reports the same problems of scoring_multi/
-        assert validate.main(["--root", str(tree.root)]) == 1
+        assert run_script("validate", ["--root", str(tree.root)]) == 1
         validated = capsys.readouterr().err
         for line in expected:
             assert line in validated, validated
@@ -330,33 +329,33 @@ def test_refuses_a_stale_response_digest(tmp_path, capsys):
 
 def test_refuses_an_output_folder_that_holds_inputs(tmp_path, capsys):
     root = multi_tree(tmp_path).root
-    assert aggregate_scoring.main(["--root", str(root), "--output-dir", "scoring"]) == 1
+    assert run_script("agreement", ["--root", str(root), "--output-dir", "scoring"]) == 1
     assert "--output-dir: 'scoring' holds inputs or results" in capsys.readouterr().err
-    assert aggregate_scoring.main(["--root", str(root), "--output-dir", "../elsewhere"]) == 1
+    assert run_script("agreement", ["--root", str(root), "--output-dir", "../elsewhere"]) == 1
     assert "is not a folder name inside the tree" in capsys.readouterr().err
 
 
 def test_invalid_tree_is_reported_before_the_multi_folder(tmp_path, capsys):
     tree = multi_tree(tmp_path)
     tree.write("responses/v1.0/alpha-model/RO-FOUL-001__r1.json", "{")
-    assert aggregate_scoring.main(["--root", str(tree.root)]) == 1
+    assert run_script("agreement", ["--root", str(tree.root)]) == 1
     assert "responses/v1.0/alpha-model/RO-FOUL-001__r1.json: invalid JSON" in capsys.readouterr().err
 
 
 def test_v1_refusal_of_two_scorings_in_scoring_stands(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
     tree.add_scoring("alpha-model", "RO-FOUL-001", "r1", "rev-b", raw=3)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 1
+    assert run_script("compute", ["--root", str(tree.root)]) == 1
     assert "more than one scoring for (alpha-model, RO-FOUL-001, r1)" in capsys.readouterr().err
 
 
 def test_make_check_regenerates_the_agreement_report(tmp_path, capsys):
     tree = multi_tree(tmp_path)
     assert check_results.run_steps(tree.root) == 0
-    assert check_results.main(["--root", str(tree.root)]) == 0
+    assert run_script("check", ["--root", str(tree.root)]) == 0
     assert not (tree.root / "scoring_consolidated").exists()   # make metrics writes them only once asked for
     add_multi(tree, "beta-model", "RO-SCAL-001", "rev-c", raw=12, correctness=1)   # a further grade, not regenerated
-    assert check_results.main(["--root", str(tree.root)]) == 1
+    assert run_script("check", ["--root", str(tree.root)]) == 1
     assert "results/agreement.csv: differs from what the committed inputs produce" in capsys.readouterr().err
 
 
@@ -369,7 +368,7 @@ def test_same_bytes_in_another_place_with_another_hash_seed(tmp_path):
     first = multi_tree(tmp_path / "a").root
     second = tmp_path / "b" / "elsewhere"
     shutil.copytree(first, second)
-    script = Path(aggregate_scoring.__file__)
+    script = REPO / "scripts/aggregate_scoring.py"
     for root, seed in ((first, "1"), (second, "2")):
         env = {**os.environ, "PYTHONHASHSEED": seed, "TZ": "Pacific/Kiritimati", "LC_ALL": "C"}
         done = subprocess.run([sys.executable, str(script), "--root", str(root)], capture_output=True, text=True, env=env)
@@ -382,5 +381,5 @@ def test_help():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, aggregate_scoring.__file__, "--help"], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, str(REPO / "scripts/aggregate_scoring.py"), "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "--multi-dir" in done.stdout and "adjudication" in done.stdout

@@ -20,7 +20,7 @@ from rgbench.analysis import (
     column_kind,
     parse_table,
 )
-from rgbench.cli_main import main
+from rgbench.cli import main
 from rgbench.results_csv import TableError
 
 
@@ -125,7 +125,7 @@ def test_read_results_without_results_says_what_to_do(tmp_path):
 
 def test_the_toolkit_never_imports_pandas(tmp_path):
     root = small_tree(tmp_path / "tree").root
-    code = ("import sys; import rgbench; from rgbench.cli_main import main; "
+    code = ("import sys; import rgbench; from rgbench.cli import main; "
             f"assert main(['metrics', '--root', {str(root)!r}]) == 0; "
             "print('pandas' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -8,16 +8,13 @@ import csv
 import io
 import json
 
-import build_leaderboard
-import check_results
-import compute_metrics
 import make_synthetic
-import metrics
 from test_leaderboard_lab import explorer_block
 from treebuilder import LIBRARY_ROOT, MiniTree
 
+from rgbench.cli import run_script
+from rgbench.commands.review import open_app
 from rgbench.load.extract import empty_answer
-from rgbench.review.commands import open_app
 from rgbench.review.runs import FIRST
 
 BLANKS = {"RO-FOUL-001": "", "RO-SCAL-001": " \n\t\u00a0"}   # empty; whitespace only (a no-break space too)
@@ -48,8 +45,8 @@ def blank_tree(tmp_path, *, graded: bool) -> MiniTree:
 def test_blank_answers_are_graded_like_any_other(tmp_path):
     # before issue 23 the response schema refused both files (minLength 1, pattern \S): nothing was written
     tree = blank_tree(tmp_path, graded=True)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     results = tree.root / "results"
     graded = {r["case_id"]: r["classification"] for r in rows(results / "per_run.csv")}
     assert graded == {"RO-FOUL-001": "Fail", "RO-SCAL-001": "Fail", "RO-MEMB-001": "Pass"}   # counted in N
@@ -87,8 +84,8 @@ def test_make_synthetic_blank_answers_then_make_metrics_and_make_check(tmp_path,
         if not document["response_text"].strip():
             blank[(document["subject_id"], document["case_id"], document["run_id"])] = document["response_text"]
     assert len(blank) == 3 and set(blank.values()) == {"", " \n\t "}     # 60 responses, every 20th blanked
-    assert metrics.main(["--root", str(out)]) == 0
-    assert check_results.main(["--root", str(out)]) == 0
+    assert run_script("metrics", ["--root", str(out)]) == 0
+    assert run_script("check", ["--root", str(out)]) == 0
     graded = {(r["subject_id"], r["case_id"], r["run_id"]) for r in rows(out / "results" / "per_run.csv")}
     assert set(blank) <= graded                                            # scored, so in N like any answer
     flagged = {(r["subject_id"], r["case_id"], r["run_id"]) for r in rows(out / "results" / "explorer_runs.csv")

@@ -9,11 +9,11 @@ from decimal import Decimal
 from fractions import Fraction
 from statistics import NormalDist
 
-import compute_metrics
 import numpy as np
 import pytest
 from treebuilder import MiniTree
 
+from rgbench.cli import run_script
 from rgbench.compute.derive import RunRow
 from rgbench.load.records import Response, ResponseMeta
 from rgbench.results.breakdowns import (
@@ -162,7 +162,7 @@ def lab_tree(tmp_path) -> MiniTree:
     tree.add_scoring("panel", "RO-FOUL-001", "r1", raw=11)
     tree.add_response("panel", "RO-SCAL-001", "r1", participant="ana")
     tree.add_scoring("panel", "RO-SCAL-001", "r1", raw=4)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     return tree
 
 
@@ -231,7 +231,7 @@ def test_cost_per_pass_is_empty_when_nothing_passed(tmp_path):
     tree.add_gold("RO-FOUL-001")
     tree.add_response("m", "RO-FOUL-001", "r1", usage={"input_tokens": 10, "output_tokens": 10})
     tree.add_scoring("m", "RO-FOUL-001", "r1", raw=3)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     row = table(tree.root, COST_FILE)[0]
     assert (row["n_pass"], row["cost_per_pass"], row["total_cost"]) == ("0", "", "0.000020")   # 20 / 10^6
     assert "inf" not in (tree.root / "results" / COST_FILE).read_text().lower()
@@ -256,7 +256,7 @@ def test_a_grade_of_an_error_run_and_an_unknown_participant_are_refused(lab_tree
     tree.add_response("panel", "RO-MEMB-001", "r1", participant="bob")
     tree.add_gold("RO-MEMB-001")
     before = (tree.root / "results" / "metrics_per_subject.csv").read_bytes()
-    assert compute_metrics.main(["--root", str(tree.root)]) == 1
+    assert run_script("compute", ["--root", str(tree.root)]) == 1
     err = capsys.readouterr().err
     assert ("scoring/v1.0/llm-a/RO-SCAL-001__r2__eval-rev-a.json: grades a response with status error "
             "(an API or harness failure, no answer to grade)") in err

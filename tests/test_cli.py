@@ -10,12 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import check_results
-import compute_metrics
-import fmt_json
 from treebuilder import REPO, canonical, small_tree
 
 import rgbench.load.safe_read as safe_read
+from rgbench.cli import run_script
+from rgbench.commands import check as check_results
 
 SCRIPTS = REPO / "scripts"
 OUTPUTS = ("manifest.json", "metrics_per_family.csv", "metrics_per_subject.csv", "per_run.csv",
@@ -35,14 +34,14 @@ def core_columns(data: bytes, count: int) -> str:
     return "".join(",".join(line.split(",")[:count]) + "\n" for line in data.decode().splitlines())
 
 
-def run_script(script: str, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_file(script: str, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPTS / script), *args], capture_output=True, text=True,
                           env=env, cwd=cwd)
 
 
 def test_small_tree_end_to_end(tmp_path):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     out = outputs(root)
     # alpha-model: runs at confidence 90/70/30, correctness 1/0.5/0, clipped 12/10/8 (12 clipped to ceiling 10
     # on the Ambiguous case), classes Pass/Pass/Conditional; its r2 on RO-MEMB-001 is unscored.
@@ -87,7 +86,7 @@ def test_subject_without_scored_runs_keeps_its_row(tmp_path):
     tree.add_subject("gamma-model", "0.1")
     tree.add_response("gamma-model", "RO-FOUL-001", "r1", 40)
     tree.add_response("gamma-model", "RO-FOUL-001", "r2", 40)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     rows = (tree.root / "results/metrics_per_subject.csv").read_text().splitlines()
     # statistics empty, n_cases 0, all 3 cases of the benchmark missing, corrected Brier empty
     assert rows[-1] == ("gamma-model,0.1,0,2,,,,,,0.500000,false,0" + ",," * 7 + ",,0"
@@ -98,7 +97,7 @@ def test_subject_without_scored_runs_keeps_its_row(tmp_path):
 
 def test_alpha_override_is_exact_and_recorded(tmp_path):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root), "--alpha", "0.3"]) == 0
+    assert run_script("compute", ["--root", str(root), "--alpha", "0.3"]) == 0
     rows = (root / "results/metrics_per_subject.csv").read_text().splitlines()
     # alpha-model: 0.3 * 2/3 + 0.7 * 10/12 = 0.2 + 0.583333 = 0.783333
     assert rows[1].split(",")[8:10] == ["0.783333", "0.300000"]
@@ -107,7 +106,7 @@ def test_alpha_override_is_exact_and_recorded(tmp_path):
 
 def test_same_bytes_whatever_the_enumeration_order(tmp_path, monkeypatch):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     reference = outputs(root)
     real_scandir = os.scandir
     rng = random.Random(7)
@@ -125,25 +124,25 @@ def test_same_bytes_whatever_the_enumeration_order(tmp_path, monkeypatch):
 
     monkeypatch.setattr(safe_read.os, "scandir", ShuffledScandir)
     for _ in range(3):
-        assert compute_metrics.main(["--root", str(root)]) == 0
+        assert run_script("compute", ["--root", str(root)]) == 0
         assert outputs(root) == reference
 
 
 def test_same_bytes_in_another_place_with_another_hash_seed_locale_and_time_zone(tmp_path):
     first = small_tree(tmp_path / "one").root
-    assert run_script("compute_metrics.py", "--root", str(first)).returncode == 0
+    assert run_file("compute_metrics.py", "--root", str(first)).returncode == 0
     second = tmp_path / "elsewhere" / "deeper" / "copy"
     shutil.copytree(first, second)
     shutil.rmtree(second / "results")
     env = dict(os.environ, PYTHONHASHSEED="12345", TZ="Pacific/Kiritimati", LC_ALL="C", LANG="C")
-    done = run_script("compute_metrics.py", "--root", str(second), env=env, cwd=tmp_path)
+    done = run_file("compute_metrics.py", "--root", str(second), env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert outputs(second) == outputs(first)
 
 
 def test_a_failed_write_leaves_previous_results_intact(tmp_path, monkeypatch):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     before = outputs(root)
     (root / "responses/v1.0/alpha-model/RO-MEMB-001__r2.json").unlink()  # a real change of input
     import rgbench.atomic as atomic
@@ -152,19 +151,19 @@ def test_a_failed_write_leaves_previous_results_intact(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(atomic.os, "replace", crash)
-    assert compute_metrics.main(["--root", str(root)]) == 1  # reported as `path: cannot be written`, no traceback
+    assert run_script("compute", ["--root", str(root)]) == 1  # reported as `path: cannot be written`, no traceback
     assert outputs(root) == before
     assert sorted(p.name for p in (root / "results").iterdir()) == sorted(OUTPUTS)  # no temporary files left
 
 
 def test_help_of_every_script():
     for script in ("compute_metrics.py", "validate.py", "check_results.py", "fmt_json.py"):
-        done = run_script(script, "--help")
+        done = run_file(script, "--help")
         assert done.returncode == 0 and "usage:" in done.stdout, script
 
 
 def test_root_that_is_not_a_directory(tmp_path):
-    done = run_script("compute_metrics.py", "--root", str(tmp_path / "nowhere"))
+    done = run_file("compute_metrics.py", "--root", str(tmp_path / "nowhere"))
     assert done.returncode == 1 and "not a directory" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -175,11 +174,11 @@ def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
     root = tree.root
     assert check_results.run_steps(root) == 0  # make metrics, as make check runs it
     (root / "results/README.md").write_text("documentation is not generated\n")
-    assert check_results.main(["--root", str(root)]) == 0
+    assert run_script("check", ["--root", str(root)]) == 0
     capsys.readouterr()
     # A reviewer adds a scoring but does not regenerate the results.
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
-    assert check_results.main(["--root", str(root)]) == 1
+    assert run_script("check", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     for name in OUTPUTS[:4]:  # the core files all move; a statistic (e.g. pairwise.csv here) need not
         assert f"results/{name}: differs from what the committed inputs produce" in err
@@ -190,7 +189,7 @@ def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
     assert check_results.run_steps(root) == 0
     (root / "results/extra.csv").write_text("x\n")
     (root / "results/per_run.csv").unlink()
-    assert check_results.main(["--root", str(root)]) == 1
+    assert run_script("check", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert "results/extra.csv: committed but no step produces it" in err
     assert "results/per_run.csv: missing from the committed results" in err
@@ -199,7 +198,7 @@ def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
 def test_check_reports_invalid_inputs(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
     (tree.root / "responses/v1.0/alpha-model/RO-FOUL-001__r1.json").write_text("{")
-    assert check_results.main(["--root", str(tree.root)]) == 1
+    assert run_script("check", ["--root", str(tree.root)]) == 1
     assert "responses/v1.0/alpha-model/RO-FOUL-001__r1.json: invalid JSON" in capsys.readouterr().err
 
 
@@ -210,18 +209,18 @@ def test_fmt_rewrites_to_canonical_form_without_changing_content(tmp_path, capsy
     rel = "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
     document = json.loads((tree.root / rel).read_text())
     (tree.root / rel).write_text(json.dumps(document, indent=4, ensure_ascii=True), encoding="utf-8")
-    assert fmt_json.main(["--root", str(tree.root), "--check"]) == 1
+    assert run_script("fmt", ["--root", str(tree.root), "--check"]) == 1
     assert f"{rel}: not canonical" in capsys.readouterr().out
-    assert fmt_json.main(["--root", str(tree.root)]) == 0
+    assert run_script("fmt", ["--root", str(tree.root)]) == 0
     assert (tree.root / rel).read_text() == canonical(document)
-    assert fmt_json.main(["--root", str(tree.root), "--check"]) == 0
+    assert run_script("fmt", ["--root", str(tree.root), "--check"]) == 0
 
 
 def test_fmt_leaves_unparsable_files_alone(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
     rel = "responses/v1.0/beta-model/RO-SCAL-001__r1.json"
     (tree.root / rel).write_text('{"a": 1, "a": 2}')
-    assert fmt_json.main(["--root", str(tree.root)]) == 1
+    assert run_script("fmt", ["--root", str(tree.root)]) == 1
     assert (tree.root / rel).read_text() == '{"a": 1, "a": 2}'
     assert f"{rel}: invalid JSON: duplicate key 'a'" in capsys.readouterr().err
 
@@ -230,7 +229,7 @@ def test_input_digest_can_be_recomputed_with_shell_tools(tmp_path):
     # results/README.md documents these commands; they must give the manifest's digests (its inputs record a
     # digest per subject folder of responses/ and scoring/, one per other file).
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     manifest = json.loads((root / "results/manifest.json").read_text())
     assert "scoring/v1.0/alpha-model/" in manifest["inputs"] and "golds/v1.0/RO-FOUL-001_gold.md" in manifest["inputs"]
     assert not any(key.startswith(("responses/", "scoring/")) and not key.endswith("/") for key in manifest["inputs"])
@@ -251,7 +250,7 @@ def test_input_digest_can_be_recomputed_with_shell_tools(tmp_path):
 def test_the_compute_phase_keeps_blas_to_one_thread():
     from threadpoolctl import threadpool_info
 
-    from rgbench.cli import one_blas_thread
+    from rgbench.commands.common import one_blas_thread
     with one_blas_thread():
         blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
         assert blas and all(lib["num_threads"] == 1 for lib in blas)   # numpy's BLAS is found, and limited

@@ -1,8 +1,10 @@
-"""The `rgbench` command: every subcommand runs its script's main(), with the script's options and output,
-`--root` defaulting to the current directory; the scripts run directly are unchanged."""
+"""The `rgbench` command: one parser module (rgbench/cli.py) declares every subcommand and its options, each
+running its rgbench.commands module; `--root` defaults to the current directory; scripts/*.py are shims that
+run the same subcommand with the options and output they always had."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -11,12 +13,34 @@ from pathlib import Path
 import pytest
 from treebuilder import REPO, small_tree
 
-from rgbench.cli import RESULT_STEPS
-from rgbench.cli_main import COMMANDS, load_script, main, scripts_dir
+from rgbench.cli import COMMANDS, REPO_ROOT, RESULT_STEPS, command_parser, main, run_script
 
 SCRIPTS = REPO / "scripts"
 ISSUE_COMMANDS = ("validate", "metrics", "leaderboard", "check", "agreement", "new-scoring", "snapshot", "history",
                   "diff", "provenance", "paths", "fmt", "init")
+# Every option each script had before the one parser (issue 26), with its default: the subcommands keep them.
+OPTIONS = {
+    "validate": {"--root": REPO_ROOT, "--changed": None, "--format": "text", "--scoring-dir": "scoring"},
+    "metrics": {"--root": REPO_ROOT, "--readme": False},
+    "compute": {"--root": REPO_ROOT, "--alpha": None, "--scoring-dir": "scoring", "--results-dir": "results"},
+    "leaderboard": {"--root": REPO_ROOT, "--readme": False, "--source-commit": ""},
+    "check": {"--root": REPO_ROOT, "--summary": None, "--notice": False},
+    "agreement": {"--root": REPO_ROOT, "--multi-dir": "scoring_multi", "--output-dir": "scoring_consolidated",
+                  "--no-consolidated": False},
+    "new-scoring": {"--root": REPO_ROOT, "--subject": None, "--case": None, "--run": None, "--reviewer": None},
+    "snapshot": {"--root": REPO_ROOT, "--date": None},
+    "history": {"--root": REPO_ROOT, "--subject": None, "--format": "markdown", "--no-current": False},
+    "diff": {"--root": REPO_ROOT, "--base": None, "--max-jump": None, "--summary": None, "--fail-on-jump": False},
+    "provenance": {"--root": REPO_ROOT, "--base": None, "--head": "HEAD"},
+    "paths": {"--root": REPO_ROOT, "--base": None, "--head": "HEAD", "--max-bytes": 1_000_000, "--maintainer": False,
+              "--author": None, "--format": "text"},
+    "codeowners": {"--root": REPO_ROOT, "--check": False},
+    "fmt": {"--root": REPO_ROOT, "--check": False},
+    "init": {"DIR": None, "--requirement": None},
+    "review": {"--root": REPO_ROOT, "--reviewer": None, "--port": 0, "--unblind": False},
+    "assign": {"--root": REPO_ROOT, "--share": None},
+    "drift": {"--root": REPO_ROOT, "--output": None},
+}
 
 
 def env() -> dict[str, str]:
@@ -31,12 +55,30 @@ def script(name: str, *args: str, cwd: Path | None = None) -> subprocess.Complet
     return subprocess.run([sys.executable, str(SCRIPTS / name), *args], capture_output=True, text=True, cwd=cwd)
 
 
-def test_every_command_the_issue_names_exists_and_runs_a_script_of_this_checkout():
-    assert set(ISSUE_COMMANDS) <= set(COMMANDS)
-    assert scripts_dir() == SCRIPTS  # a source checkout runs scripts/ itself
-    for command in COMMANDS.values():
+def test_every_command_the_issue_names_exists_with_its_module_and_shim():
+    assert set(ISSUE_COMMANDS) <= set(COMMANDS) == set(OPTIONS)
+    for name, command in COMMANDS.items():
+        module = REPO / "scripts/rgbench/commands" / f"{command.module}.py"
+        assert module.is_file() and ast.get_docstring(ast.parse(module.read_text())), name
         assert (SCRIPTS / command.script).is_file(), command.script
-        assert callable(load_script(command.script).main), command.script
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_subcommand_keeps_the_options_and_defaults_its_script_had(name):
+    parser = command_parser(name, None, REPO_ROOT, "this repository")
+    found = {(action.option_strings[-1] if action.option_strings else action.metavar): action.default
+             for action in parser._actions if action.dest != "help"}
+    assert found == OPTIONS[name]
+    assert all(action.help for action in parser._actions), name
+
+
+def test_the_scripts_are_shims_of_their_subcommands():
+    shims = {command.script: name for name, command in COMMANDS.items()}
+    for path in sorted(SCRIPTS.glob("*.py")):
+        if path.name == "make_synthetic.py":   # a test-data generator for tests and bench/, not a command
+            continue
+        text = path.read_text()
+        assert f'run_script("{shims[path.name]}")' in text and len(text.splitlines()) <= 10, path.name
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -100,8 +142,8 @@ def test_metrics_writes_what_the_three_scripts_write(tmp_path, build):
     if build is judged_tree:   # the one load keeps the judge for the report and drops it from the metrics
         assert "judge-x" not in (ours / "results/per_run.csv").read_text()
         assert "judge-x" in (ours / "results/reviewers.csv").read_text()
-    for name in RESULT_STEPS:   # what check_results runs, one process each
-        assert load_script(name).main(["--root", str(theirs)]) == 0, name
+    for name in RESULT_STEPS:   # the steps one by one
+        assert run_script(name, ["--root", str(theirs)]) == 0, name
     files = sorted(p.relative_to(theirs / "results").as_posix() for p in (theirs / "results").rglob("*") if p.is_file())
     assert "leaderboard.html" in files and "agreement.csv" in files
     assert {f: (ours / "results" / f).read_bytes() for f in files} == {f: (theirs / "results" / f).read_bytes() for f in files}
@@ -137,6 +179,7 @@ def test_usage_unknown_command_and_version(capsys):
     out = capsys.readouterr().out
     assert all(f"  {name} " in out for name in COMMANDS)
     assert main(["valdate"]) == 2
-    assert "'valdate' is not a command" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("usage: rgbench COMMAND") and "'valdate' is not a command" in err and "Traceback" not in err
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("rgbench ")

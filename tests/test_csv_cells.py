@@ -12,14 +12,12 @@ import csv
 import io
 from pathlib import Path
 
-import aggregate_scoring
-import build_leaderboard
-import compute_metrics
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from treebuilder import small_tree
 
+from rgbench.cli import run_script
 from rgbench.results.tables import csv_text
 from rgbench.results_csv import FORMULA_START, NUMBER, csv_records, neutralised, read_keyed_table, restored
 
@@ -97,9 +95,9 @@ def hostile_results(tmp_path_factory) -> Path:
                          comments=HOSTILE[number] + ";" + HOSTILE[-1 - number])
     tree.write("subjects/reviewers.yaml", REVIEWERS)
     root = tree.root
-    assert compute_metrics.main(["--root", str(root)]) == 0
-    assert aggregate_scoring.main(["--root", str(root), "--no-consolidated"]) == 0
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root), "--no-consolidated"]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
     return root / "results"
 
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import check_results
-import compute_metrics
 import pytest
-import validate
 from treebuilder import small_tree
+
+from rgbench.cli import run_script
 
 SCORING_LAYOUT = "scorings go in scoring/v1.0/<subject_id>/<case_id>__<run_id>__eval-<reviewer_id>.json"
 GOLD_LAYOUT = "golds go in golds/v1.0/<case_id>_gold.md"
@@ -41,9 +40,9 @@ def test_a_misplaced_file_is_refused_by_validate_and_compute_metrics(tmp_path, c
     source = root / "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
     (root / rel).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, root / rel)
-    assert validate.main(["--root", str(root)]) == 1
+    assert run_script("validate", ["--root", str(root)]) == 1
     assert stderr_lines(capsys)[:-1] == [f"{rel}: {STRAYS[rel]}"]
-    assert compute_metrics.main(["--root", str(root)]) == 1
+    assert run_script("compute", ["--root", str(root)]) == 1
     assert stderr_lines(capsys)[:-1] == [f"{rel}: {STRAYS[rel]}"]
     assert not (root / "results").exists()
 
@@ -52,7 +51,7 @@ def test_a_misplaced_further_grade_is_refused(tmp_path, capsys):
     root = small_tree(tmp_path / "tree").root
     (root / "scoring_multi/v1.1").mkdir(parents=True)
     (root / "scoring_multi/v1.1/a.json").write_text("{}")
-    assert validate.main(["--root", str(root)]) == 1
+    assert run_script("validate", ["--root", str(root)]) == 1
     assert stderr_lines(capsys)[0].startswith(
         "scoring_multi/v1.1/a.json: outside scoring_multi/v1.0/, so it is never read: scorings go in "
         "scoring_multi/v1.0/<subject_id>/<case_id>__<run_id>__eval-<reviewer_id>.json or ")
@@ -60,10 +59,10 @@ def test_a_misplaced_further_grade_is_refused(tmp_path, capsys):
 
 def test_check_refuses_a_tree_with_a_misplaced_file(tmp_path, capsys):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     capsys.readouterr()
     (root / "scoring/X.json").write_text("{}")
-    assert check_results.main(["--root", str(root)]) == 1
+    assert run_script("check", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert f"scoring/X.json: {STRAYS['scoring/X.json']}" in err and "Traceback" not in err
 
@@ -72,4 +71,4 @@ def test_gitkeep_files_stay_allowed(tmp_path, capsys):
     root: Path = small_tree(tmp_path / "tree").root
     for rel in ("golds/.gitkeep", "scoring/.gitkeep", "subjects/.gitkeep"):
         (root / rel).write_text("")
-    assert validate.main(["--root", str(root)]) == 0
+    assert run_script("validate", ["--root", str(root)]) == 0

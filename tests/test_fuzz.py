@@ -15,12 +15,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import compute_metrics
 import pytest
-import validate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from treebuilder import small_tree
+
+from rgbench.cli import run_script
 
 # RGBENCH_FUZZ_EXAMPLES=500 for a longer hunt (the default keeps `make test` fast).
 FUZZ = settings(max_examples=int(os.environ.get("RGBENCH_FUZZ_EXAMPLES", "30")), deadline=None, derandomize=True, database=None,
@@ -139,7 +139,7 @@ def test_any_mutation_of_any_input_is_accepted_or_refused_as_path_message(kind, 
         with tempfile.TemporaryDirectory() as work:
             root = fresh_copy(Path(work))
             (root / rel).write_bytes(data)
-            code = validate.main(["--root", str(root)])
+            code = run_script("validate", ["--root", str(root)])
             check_output(code, capsys.readouterr().err)
 
     run()
@@ -155,7 +155,7 @@ def test_any_alpha_is_accepted_or_refused_as_a_usage_problem(alpha):
             errors: list[str] = []
             patch.setattr("sys.stderr", _Sink(errors))
             patch.setattr("sys.stdout", _Sink([]))
-            code = compute_metrics.main(["--root", str(root), f"--alpha={alpha}"])
+            code = run_script("compute", ["--root", str(root), f"--alpha={alpha}"])
         check_output(code, "".join(errors))
         assert (root / "results").exists() == (code == 0)  # a refused run writes nothing
 

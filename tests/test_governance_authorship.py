@@ -267,12 +267,13 @@ def test_the_sample_registries_name_who_answers_and_who_adjudicates():
 def test_the_gates_reviewer_id_is_the_one_inside_the_file(tmp_path, capsys):
     # The file name's reviewer id is what the gate ties to the author; the loader refuses a scoring whose JSON
     # names another (validate.py, the gate's next step), so the JSON cannot speak for someone else.
-    import validate
     from treebuilder import small_tree
+
+    from rgbench.cli import run_script
 
     tree = small_tree(tmp_path / "tree")
     tree.write("scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json", canonical(tree.scoring_doc(*UNGRADED, "rev-a")))
-    assert validate.main(["--root", str(tree.root)]) == 1
+    assert run_script("validate", ["--root", str(tree.root)]) == 1
     assert ("scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json: $.reviewer_id: 'rev-a' does not match the "
             "file's path ('rev-b'); fix the id or rename the file") in capsys.readouterr().err.splitlines()
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import shutil
 
-import codeowners
 import pytest
 from treebuilder import REPO, MiniTree
 
+from rgbench.cli import run_script
 from rgbench.governance.codeowners import END, START, generated_block, split_block
 from rgbench.template import TEMPLATE_DIR
 
@@ -19,7 +19,7 @@ HAND_KEPT = "# who approves\n/.github/  @org/maintainers\n/system/  @org/maintai
 
 
 def run(capsys, root, *extra) -> tuple[int, str, str]:
-    status = codeowners.main(["--root", str(root), *extra])
+    status = run_script("codeowners", ["--root", str(root), *extra])
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 

@@ -6,9 +6,9 @@ import re
 from fractions import Fraction
 
 import pytest
-import results_diff
 from gitrepo import regenerate, toolkit_repo
 
+from rgbench.cli import run_script
 from rgbench.governance.results_diff import computed_ranks, diff, markdown, md_cell
 
 HEADER = ("subject_id", "subject_version", "N", "P", "s_bar", "BS", "ECE", "Q_final", "disqualified", "n_critical")
@@ -93,7 +93,7 @@ def bench(tmp_path):
 
 def test_script_compares_a_revision_with_the_working_tree(bench, capsys):
     repo, tree, base = bench
-    assert results_diff.main(["--root", str(repo.root), "--base", base]) == 0
+    assert run_script("diff", ["--root", str(repo.root), "--base", base]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"## Results diff: `{base} ({base[:12]})` → working tree\n")
     # alpha-model: Q_final 0.75 -> 0.604167 (see test_governance_reviewer): -0.145833 > 0.10
@@ -104,16 +104,16 @@ def test_threshold_from_config_or_option(bench, capsys):
     repo, tree, base = bench
     config = repo.root / "system/metrics/v1.0/config.yaml"
     config.write_text(re.sub(r"(?m)^q_final_jump_threshold:.*$", "q_final_jump_threshold: 0.2", config.read_text()))
-    assert results_diff.main(["--root", str(repo.root), "--base", base]) == 0
+    assert run_script("diff", ["--root", str(repo.root), "--base", base]) == 0
     out = capsys.readouterr().out
     assert "(|ΔQ_final| > 0.200000)" in out and "**implausible jump**" not in out
-    assert results_diff.main(["--root", str(repo.root), "--base", base, "--max-jump", "0.05", "--fail-on-jump"]) == 1
+    assert run_script("diff", ["--root", str(repo.root), "--base", base, "--max-jump", "0.05", "--fail-on-jump"]) == 1
     captured = capsys.readouterr()
     assert "**implausible jump**" in captured.out and "implausible Q_final jump(s) flagged" in captured.err
-    assert results_diff.main(["--root", str(repo.root), "--base", base, "--max-jump", "2"]) == 1
+    assert run_script("diff", ["--root", str(repo.root), "--base", base, "--max-jump", "2"]) == 1
     assert capsys.readouterr().err == "--max-jump: must be a number above 0 and at most 1 (e.g. 0.10), got '2'\n"
     config.write_text(config.read_text() + "q_final_jump_threshold: high\n")
-    assert results_diff.main(["--root", str(repo.root), "--base", base]) == 1
+    assert run_script("diff", ["--root", str(repo.root), "--base", base]) == 1
     assert "duplicate key 'q_final_jump_threshold'" in capsys.readouterr().err
 
 
@@ -121,7 +121,7 @@ def test_summary_file_and_github_warnings(bench, capsys, tmp_path):
     repo, tree, base = bench
     summary = tmp_path / "summary.md"
     summary.write_text("# Earlier step\n")
-    assert results_diff.main(["--root", str(repo.root), "--base", base, "--summary", str(summary)]) == 0
+    assert run_script("diff", ["--root", str(repo.root), "--base", base, "--summary", str(summary)]) == 0
     out = capsys.readouterr().out
     assert out == ("::warning title=Implausible jump::alpha-model: Q_final 0.750000 -> 0.604167 (-0.145833), "
                    "more than 0.100000 in one change\n")
@@ -133,7 +133,7 @@ def test_base_without_results_lists_every_subject_as_new(tmp_path, capsys):
     repo, tree = toolkit_repo(tmp_path / "bench")
     base = repo.commit("No results yet")
     regenerate(repo.root)
-    assert results_diff.main(["--root", str(repo.root), "--base", base]) == 0
+    assert run_script("diff", ["--root", str(repo.root), "--base", base]) == 0
     out = capsys.readouterr().out
     assert "2 subject(s) changed." in out and out.count("new subject") == 2
 
@@ -141,9 +141,9 @@ def test_base_without_results_lists_every_subject_as_new(tmp_path, capsys):
 def test_unreadable_tables_are_reported(bench, capsys):
     repo, tree, base = bench
     (repo.root / "results/metrics_per_subject.csv").write_text("subject_id,N\nx,1\n")
-    assert results_diff.main(["--root", str(repo.root), "--base", base]) == 1
+    assert run_script("diff", ["--root", str(repo.root), "--base", base]) == 1
     assert capsys.readouterr().err.startswith("results/metrics_per_subject.csv: header lacks column(s) subject_version")
     (repo.root / "results/metrics_per_subject.csv").unlink()
-    assert results_diff.main(["--root", str(repo.root), "--base", base]) == 1
+    assert run_script("diff", ["--root", str(repo.root), "--base", base]) == 1
     assert capsys.readouterr().err == ("results/metrics_per_subject.csv: missing (this file is required) "
                                        "(run `make metrics`)\n")

@@ -215,7 +215,7 @@ def test_attack_a_one_line_code_change_does_not_skip_the_proof(upstream, tmp_pat
     # code change what it finds is a notice and the job summary shows it (here: nothing moves).
     repo, base = upstream
     repo.git("checkout", "-q", "-b", "code")
-    script = repo.root / "scripts/metrics.py"
+    script = repo.root / "scripts/rgbench/commands/metrics.py"
     script.write_text(script.read_text().replace("# the tree is no longer referenced", "# the tree is not used again"))
     head = repo.commit("A maintainer's comment")
     workspace = tmp_path / "runner"

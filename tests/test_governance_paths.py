@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-import check_pr_paths
 import pytest
 from gitrepo import GitRepo, toolkit_repo
 
+from rgbench.cli import run_script
 from rgbench.governance.gitio import Change, dirty_paths
 from rgbench.governance.pr_paths import check_changes, readme_is_regenerated, registry_additions, unsafe_name
 
@@ -24,7 +24,7 @@ def bench(tmp_path):
 
 
 def check(repo, base, capsys, *extra) -> tuple[int, list[str], str]:
-    status = check_pr_paths.main(["--root", str(repo.root), "--base", base, *extra])
+    status = run_script("paths", ["--root", str(repo.root), "--base", base, *extra])
     captured = capsys.readouterr()
     return status, captured.err.splitlines(), captured.out
 

@@ -8,12 +8,11 @@ import hashlib
 import json
 import shutil
 
-import check_provenance
 import pytest
-import snapshot
 from gitrepo import GitRepo, toolkit_repo
 from gitrepo import regenerate as regenerate_tree
 
+from rgbench.cli import run_script
 from rgbench.governance.gitio import Change
 from rgbench.governance.provenance import CommitRecord, check_commit
 
@@ -25,7 +24,7 @@ def regenerate(repo: GitRepo) -> None:
 
 
 def provenance(repo: GitRepo, base: str, capsys) -> tuple[int, list[str]]:
-    status = check_provenance.main(["--root", str(repo.root), "--base", base])
+    status = run_script("provenance", ["--root", str(repo.root), "--base", base])
     captured = capsys.readouterr()
     return status, captured.err.splitlines()
 
@@ -36,7 +35,7 @@ def bench(tmp_path):
     repo, tree = toolkit_repo(tmp_path / "bench")
     regenerate(repo)
     repo.commit("Benchmark with results")
-    assert snapshot.main(["--root", str(repo.root), "--date", "2025-12-01"]) == 0
+    assert run_script("snapshot", ["--root", str(repo.root), "--date", "2025-12-01"]) == 0
     base = repo.commit("Snapshot 2025-12-01")
     return repo, tree, base
 
@@ -152,7 +151,7 @@ def test_a_new_snapshot_of_a_base_commit_is_an_allowed_addition(bench, capsys):
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
     regenerate(repo)
     graded = repo.commit("Grade")
-    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    assert run_script("snapshot", ["--root", str(repo.root), "--date", today()]) == 0
     repo.commit(f"Snapshot {today()}")
     status, err = provenance(repo, graded, capsys)
     assert status == 0, err
@@ -164,7 +163,7 @@ def test_a_new_snapshot_whose_record_was_edited_is_refused(bench, capsys):
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
     regenerate(repo)
     graded = repo.commit("Grade")
-    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    assert run_script("snapshot", ["--root", str(repo.root), "--date", today()]) == 0
     record = repo.root / f"results/historico/{today()}/snapshot.json"
     document = json.loads(record.read_text())
     document["subjects"]["beta-model"] = "9.9"
@@ -183,7 +182,7 @@ def test_a_snapshot_of_the_pull_requests_own_commit_is_refused(bench, capsys):
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "rev-b", raw=4, correctness=0)
     regenerate(repo)
     graded = repo.commit("Grade")
-    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    assert run_script("snapshot", ["--root", str(repo.root), "--date", today()]) == 0
     repo.commit("Snapshot")
     status, err = provenance(repo, base, capsys)
     assert status == 1
@@ -195,7 +194,7 @@ def test_a_snapshot_of_the_pull_requests_own_commit_is_refused(bench, capsys):
 def test_a_snapshot_dated_before_its_commit_is_refused(bench, capsys):
     repo, tree, base = bench
     commit_day = repo.env()["GIT_COMMITTER_DATE"][:10]  # the day the base commit was made
-    assert snapshot.main(["--root", str(repo.root), "--date", "2025-12-02"]) == 0
+    assert run_script("snapshot", ["--root", str(repo.root), "--date", "2025-12-02"]) == 0
     repo.commit("Snapshot, backdated")
     status, err = provenance(repo, base, capsys)
     assert status == 1
@@ -449,7 +448,7 @@ def test_attack_a_snapshot_of_a_laundered_commit_is_refused_though_it_copies_it_
     repo.git("merge", "-q", "--no-ff", "--no-edit", "review")
     merged = repo.git("rev-parse", "HEAD").strip()
     repo.git("checkout", "-q", "--detach", forged)
-    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    assert run_script("snapshot", ["--root", str(repo.root), "--date", today()]) == 0
     folder = repo.root / f"results/historico/{today()}"
     files = {p.name: p.read_bytes() for p in folder.iterdir()}
     shutil.rmtree(folder)
@@ -476,7 +475,7 @@ def test_a_snapshot_of_a_commit_made_with_other_code_is_refused(bench, capsys):
     old_code = repo.commit("A code change")
     (repo.root / "scripts/rgbench/NOTE.txt").write_text("the current definition\n")
     current = repo.commit("Another code change")
-    assert snapshot.main(["--root", str(repo.root), "--date", today()]) == 0
+    assert run_script("snapshot", ["--root", str(repo.root), "--date", today()]) == 0
     folder = repo.root / f"results/historico/{today()}"
     record = json.loads((folder / "snapshot.json").read_text())
     record["git_commit"] = old_code  # the same results: only the recorded commit differs
@@ -502,7 +501,7 @@ def test_an_honest_pull_request_of_several_commits_passes(bench, capsys):
     regenerate(repo)
     repo.commit("Grade beta-model")
     capsys.readouterr()
-    status = check_provenance.main(["--root", str(repo.root), "--base", base])
+    status = run_script("provenance", ["--root", str(repo.root), "--base", base])
     captured = capsys.readouterr()
     assert status == 0, captured.err
     assert captured.out == (f"provenance: 3 commit(s) since {base} checked; results follow input changes and 2 "

@@ -7,11 +7,11 @@ import json
 import shutil
 from pathlib import Path
 
-import new_scoring
 import pytest
 from gitrepo import metrics, toolkit_repo
 from treebuilder import LIBRARY_ROOT, REPO, canonical, scores_summing_to
 
+from rgbench.cli import run_script
 from rgbench.load.spec import load_spec
 
 SPEC, _ = load_spec(LIBRARY_ROOT)
@@ -144,7 +144,7 @@ def scoring_files(root: Path) -> list[str]:
 ])
 def test_new_scoring_refusals(bench, capsys, args, expected):
     before = {rel: (bench.root / rel).read_bytes() for rel in scoring_files(bench.root)}
-    assert new_scoring.main(["--root", str(bench.root), *args]) == 1
+    assert run_script("new-scoring", ["--root", str(bench.root), *args]) == 1
     err = capsys.readouterr().err
     assert err.splitlines()[0] == expected
     assert "Traceback" not in err and err.endswith("nothing was written.\n")
@@ -156,7 +156,7 @@ def test_new_scoring_names_the_ids_left_empty(bench, capsys):
     # "scoring/v1.0/alpha-model/RO-MEMB-001____eval-.json: $.run_id: '' does not match ..."
     args = ["--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "", "--reviewer", ""]
     before = scoring_files(bench.root)
-    assert new_scoring.main(["--root", str(bench.root), *args]) == 1
+    assert run_script("new-scoring", ["--root", str(bench.root), *args]) == 1
     assert capsys.readouterr().err == (
         "--run: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)\n"
         "--reviewer: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)\n")
@@ -168,19 +168,19 @@ def test_new_scoring_refuses_an_unregistered_reviewer(bench, capsys):
     bench.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-c\n    name: \"C\"\n    kind: human\n"
                                            "  - id: rev-a\n    name: \"A\"\n    kind: human\n")
     args = ["--subject", "alpha-model", "--case", "RO-MEMB-001", "--run", "r2"]
-    assert new_scoring.main(["--root", str(bench.root), *args, "--reviewer", "rev-zed"]) == 1
+    assert run_script("new-scoring", ["--root", str(bench.root), *args, "--reviewer", "rev-zed"]) == 1
     assert capsys.readouterr().err == (
         "subjects/reviewers.yaml: $.reviewer_id: 'rev-zed' is not registered in subjects/reviewers.yaml (registered: "
         "rev-a, rev-c); ask a maintainer to register the reviewer (a maintainer's change)\n"
         "1 problem(s) found; nothing was written.\n")
     assert not (bench.root / "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-zed.json").exists()
-    assert new_scoring.main(["--root", str(bench.root), *args, "--reviewer", "rev-c"]) == 0
+    assert run_script("new-scoring", ["--root", str(bench.root), *args, "--reviewer", "rev-c"]) == 0
 
 
 def test_new_scoring_refuses_a_stale_response(bench, capsys):
     rel = "responses/v1.0/alpha-model/RO-MEMB-001__r2.json"
     bench.write(rel, canonical(bench.response_doc("alpha-model", "RO-MEMB-001", "r2", subject_version="1.9")))
-    assert new_scoring.main(["--root", str(bench.root), *TEMPLATE_ARGS]) == 1
+    assert run_script("new-scoring", ["--root", str(bench.root), *TEMPLATE_ARGS]) == 1
     assert capsys.readouterr().err.startswith(
         f"{rel}: $.subject_version: '1.9' but the registry scores version '2.0'; a stale response is not graded\n")
     assert not (bench.root / TEMPLATE_REL).exists()
@@ -198,7 +198,7 @@ def test_new_scoring_never_overwrites_even_in_a_race(bench, monkeypatch):
         return real_link(src, dst)
 
     monkeypatch.setattr(write_once.os, "link", link_after_a_rival)
-    assert new_scoring.main(["--root", str(bench.root), *TEMPLATE_ARGS]) == 1
+    assert run_script("new-scoring", ["--root", str(bench.root), *TEMPLATE_ARGS]) == 1
     assert target.read_text() == "rival\n"
     assert sorted(p.name for p in target.parent.iterdir() if p.name.startswith(".")) == []  # no temporary left
 

@@ -8,13 +8,11 @@ import json
 import os
 import re
 
-import check_provenance
-import history
 import pytest
-import snapshot
 from gitrepo import GitRepo, regenerate, toolkit_repo
 from treebuilder import canonical
 
+from rgbench.cli import run_script
 from rgbench.governance.snapshot import differing_files, parse_date
 
 DATE = "2025-12-01"
@@ -28,7 +26,7 @@ def result_files(repo: GitRepo) -> list[str]:
 
 
 def take(repo: GitRepo, date: str = DATE) -> int:
-    return snapshot.main(["--root", str(repo.root), "--date", date])
+    return run_script("snapshot", ["--root", str(repo.root), "--date", date])
 
 
 def folder_bytes(repo: GitRepo, rel: str) -> dict[str, bytes]:
@@ -193,7 +191,7 @@ def test_an_interrupted_snapshot_does_not_block_the_next(bench, monkeypatch, cap
     assert len(left) == 1 and re.fullmatch(rf"\.{DATE}\.[a-z0-9_]{{8}}\.tmp", left[0]), left
     assert repo.git("status", "--porcelain", "--", "results") == ""   # git ignores it
     assert take(repo) == 0, capsys.readouterr().err                    # the next snapshot completes
-    assert history.main(["--root", str(repo.root), "--format", "csv"]) == 0, capsys.readouterr().err
+    assert run_script("history", ["--root", str(repo.root), "--format", "csv"]) == 0, capsys.readouterr().err
     assert sorted(os.listdir(repo.root / "results/historico")) == sorted([DATE, left[0]])
 
 
@@ -243,11 +241,11 @@ def test_new_version_flow_keeps_the_disqualified_version_visible(bench, capsys):
     assert take(repo) == 0  # beta-model 1.1 (disqualified) is in this snapshot
     first = repo.commit("Snapshot")
     new_version_flow(repo, tree, status="disqualified", last_snapshot=FOLDER)
-    assert check_provenance.main(["--root", str(repo.root), "--base", first]) == 0, capsys.readouterr().err
+    assert run_script("provenance", ["--root", str(repo.root), "--base", first]) == 0, capsys.readouterr().err
     assert take(repo, "2025-12-02") == 0
     repo.commit("Snapshot 2")
     capsys.readouterr()
-    assert history.main(["--root", str(repo.root), "--subject", "beta-model"]) == 0
+    assert run_script("history", ["--root", str(repo.root), "--subject", "beta-model"]) == 0
     out = capsys.readouterr().out
     assert out == (
         "## beta-model: metrics across snapshots\n\n"
@@ -261,7 +259,7 @@ def test_new_version_flow_keeps_the_disqualified_version_visible(bench, capsys):
         "\nEarlier versions (subjects/registry.yaml):\n\n"
         "- 1.1: disqualified, last snapshot results/historico/2025-12-01\n"
     )
-    assert history.main(["--root", str(repo.root), "--format", "csv", "--no-current"]) == 0
+    assert run_script("history", ["--root", str(repo.root), "--format", "csv", "--no-current"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[0] == "subject_id,snapshot,subject_version,rank,N,P,s_bar,BS,ECE,Q_final,disqualified"
     assert [row.split(",")[:3] for row in rows[1:]] == [
@@ -286,7 +284,7 @@ def test_registry_history_must_agree_with_the_snapshots(bench, capsys, status, l
     first = repo.commit("Snapshot")
     new_version_flow(repo, tree, status=status, last_snapshot=last_snapshot)
     capsys.readouterr()
-    assert check_provenance.main(["--root", str(repo.root), "--base", first]) == 1
+    assert run_script("provenance", ["--root", str(repo.root), "--base", first]) == 1
     assert capsys.readouterr().err.splitlines()[0] == expected
 
 
@@ -299,7 +297,7 @@ def test_a_version_change_must_list_the_old_version_and_history_is_append_only(b
     tree.write_registry()
     regenerate(repo.root)
     repo.commit("Register beta-model 1.2, forgetting 1.1")
-    assert check_provenance.main(["--root", str(repo.root), "--base", commit]) == 1
+    assert run_script("provenance", ["--root", str(repo.root), "--base", commit]) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
         "subjects/registry.yaml: $.subjects[1]: 'beta-model' moved from version '1.1' to '1.2' without listing '1.1' "
         "in its history (add it with its status and last_snapshot; take a snapshot first if its results are not in one)")
@@ -311,7 +309,7 @@ def test_a_version_change_must_list_the_old_version_and_history_is_append_only(b
     tree.write_registry()
     regenerate(repo.root)
     repo.commit("Drop the history")
-    assert check_provenance.main(["--root", str(repo.root), "--base", listed]) == 1
+    assert run_script("provenance", ["--root", str(repo.root), "--base", listed]) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
         "subjects/registry.yaml: $.subjects[1].history: the item for version '1.1' was removed or changed; "
         "the registry's history is append-only")
@@ -324,23 +322,22 @@ def test_history_items_are_judged_when_added_not_again(bench, capsys):
     assert take(repo) == 0
     first = repo.commit("Snapshot")
     new_version_flow(repo, tree, status="disqualified", last_snapshot="results/historico/2025-11-30")
-    assert check_provenance.main(["--root", str(repo.root), "--base", first]) == 1
-    assert check_provenance.main(["--root", str(repo.root), "--base", "HEAD"]) == 0
+    assert run_script("provenance", ["--root", str(repo.root), "--base", first]) == 1
+    assert run_script("provenance", ["--root", str(repo.root), "--base", "HEAD"]) == 0
 
 
 @pytest.mark.parametrize("script, args", [
-    (snapshot, []), (check_provenance, ["--base", "HEAD"]), (history, ["--no-current"]),
+    ("snapshot", []), ("provenance", ["--base", "HEAD"]), ("history", ["--no-current"]),
 ])
 def test_outside_a_git_repository_or_without_snapshots(tmp_path, capsys, script, args):
-    import compute_metrics
     from treebuilder import small_tree
 
     tree = small_tree(tmp_path / "plain")
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    status = script.main(["--root", str(tree.root), *args])
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    status = run_script(script, ["--root", str(tree.root), *args])
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
-    if script is history:
+    if script == "history":
         assert status == 0 and "No snapshot holds this subject yet" in captured.out
     else:
         assert status == 1 and "not inside a git repository" in captured.err
@@ -360,7 +357,7 @@ def test_attack_removing_a_subject_with_registry_history_is_refused(bench, capsy
     tree.write_registry()
     regenerate(repo.root)
     repo.commit("Remove beta-model")
-    assert check_provenance.main(["--root", str(repo.root), "--base", listed]) == 1
+    assert run_script("provenance", ["--root", str(repo.root), "--base", listed]) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
         "subjects/registry.yaml: $.subjects: 'beta-model' (at $.subjects[1] in the base) was removed with its history "
         "(versions '1.1'); the registry's history is append-only, a subject with history is never removed (keep the entry)")

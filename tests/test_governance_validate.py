@@ -6,10 +6,10 @@ import json
 import re
 
 import pytest
-import validate
 from gitrepo import toolkit_repo
 from treebuilder import LIBRARY_ROOT, canonical
 
+from rgbench.cli import run_script
 from rgbench.governance.annotations import escape_property, github_line, locate_line
 from rgbench.governance.changeset import is_relevant, references
 from rgbench.load.spec import load_spec
@@ -23,7 +23,7 @@ BETA_RESPONSE = "responses/v1.0/beta-model/RO-SCAL-001__r1.json"
 
 
 def run(root, *args, capsys) -> tuple[int, str, str]:
-    status = validate.main(["--root", str(root), *args])
+    status = run_script("validate", ["--root", str(root), *args])
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 

@@ -14,16 +14,11 @@ import sys
 from fractions import Fraction as F
 from pathlib import Path
 
-import aggregate_scoring
-import build_leaderboard
-import check_results
-import compute_metrics
 import make_synthetic
-import metrics
 import pytest
-import validate
 from treebuilder import REPO, canonical, small_tree
 
+from rgbench.cli import RESULT_STEPS, run_script
 from rgbench.load.config import parse_stats_config
 from rgbench.load.consolidate import BY_POLICY, MEAN_V1, MEDIAN_V1, consolidate_run
 from rgbench.load.records import Scoring
@@ -65,10 +60,10 @@ def test_the_shipped_trees_consolidated_grades_are_accepted_by_every_command_tha
     # `compute_metrics --scoring-dir scoring_consolidated` refused every one of them (70 problems on the sample).
     root = copy_inputs(REPO, tmp_path / "sample")
     set_config(root, bootstrap_resamples=50)   # the agreement intervals are not what this test is about
-    assert aggregate_scoring.main(["--root", str(root)]) == 0
+    assert run_script("agreement", ["--root", str(root)]) == 0
     capsys.readouterr()
-    assert validate.main(["--root", str(root), "--scoring-dir", "scoring_consolidated"]) == 0, capsys.readouterr().err
-    assert compute_metrics.main(["--root", str(root), "--scoring-dir", "scoring_consolidated",
+    assert run_script("validate", ["--root", str(root), "--scoring-dir", "scoring_consolidated"]) == 0, capsys.readouterr().err
+    assert run_script("compute", ["--root", str(root), "--scoring-dir", "scoring_consolidated",
                                  "--results-dir", "results_consolidated"]) == 0, capsys.readouterr().err
     graded = {(p.parent.name, *p.name.split("__")[:2]) for folder in ("scoring", "scoring_multi")
               for p in (root / folder).rglob("*.json")}
@@ -110,15 +105,15 @@ def graded_tree(tmp_path: Path, **config: object):
 def test_a_consensus_grade_in_scoring_is_still_refused_and_another_policys_is_named_stale(tmp_path, capsys):
     tree = graded_tree(tmp_path)
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r2", "consensus", raw=8)   # the unscored run, in scoring/
-    assert validate.main(["--root", str(tree.root)]) == 1
+    assert run_script("validate", ["--root", str(tree.root)]) == 1
     err = capsys.readouterr().err
     assert ("scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-consensus.json: $.reviewer_id: 'consensus' is not "
             "registered in subjects/reviewers.yaml") in err
     (tree.root / "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-consensus.json").unlink()
-    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0   # median: grades by `consensus`
+    assert run_script("agreement", ["--root", str(tree.root)]) == 0   # median: grades by `consensus`
     set_config(tree.root, consolidation_policy="mean")                 # the folder is now another policy's
     capsys.readouterr()
-    assert compute_metrics.main(["--root", str(tree.root), "--scoring-dir", "scoring_consolidated",
+    assert run_script("compute", ["--root", str(tree.root), "--scoring-dir", "scoring_consolidated",
                                  "--results-dir", "r2"]) == 1
     err = capsys.readouterr().err
     assert ("scoring_consolidated/v1.0/alpha-model/RO-FOUL-001__r1__eval-consensus.json: $.reviewer_id: "
@@ -189,7 +184,7 @@ def test_config_keys_and_their_messages(tmp_path, capsys):
 def test_board_of_consolidated_grades_by_mean_hand_computed(tmp_path, capsys):
     tree = graded_tree(tmp_path, board_grades="consolidated", consolidation_policy="mean")
     root = tree.root
-    assert metrics.main(["--root", str(root)]) == 0, capsys.readouterr().err
+    assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
     runs = {(r["subject_id"], r["case_id"], r["run_id"]): r for r in rows(root / "results/per_run.csv")}
     # alpha FOUL: means of rev-a, rev-b, rev-c (the judge left out): 2, 2, 2, 2, (2+1+2)/3 = 5/3, (2+0+0)/3 = 2/3:
     # raw 8 + 7/3 = 31/3 >= 10 -> Pass; correctness (1 + 1/2 + 1/2)/3 = 2/3
@@ -229,11 +224,11 @@ def test_board_of_consolidated_grades_by_mean_hand_computed(tmp_path, capsys):
     assert "AF-CHLORINE-EXPOSURE" in page and "beta-model" in page
     # the three scripts one by one write the same bytes (compute_metrics reads scoring_multi/ itself)
     other = copy_inputs(root, tmp_path / "one-by-one")
-    for script in (compute_metrics, aggregate_scoring, build_leaderboard):
-        assert script.main(["--root", str(other)] + (["--no-consolidated"] if script is aggregate_scoring else [])) == 0
+    for step in RESULT_STEPS:
+        assert run_script(step, ["--root", str(other)] + (["--no-consolidated"] if step == "agreement" else [])) == 0
     for name in ("per_run.csv", "metrics_per_subject.csv", "manifest.json", "leaderboard.md", "agreement.csv"):
         assert (other / "results" / name).read_bytes() == (root / "results" / name).read_bytes(), name
-    assert check_results.main(["--root", str(root)]) == 0
+    assert run_script("check", ["--root", str(root)]) == 0
 
 
 def test_judge_grades_never_count_as_human_unless_the_config_says_so(tmp_path, capsys):
@@ -241,7 +236,7 @@ def test_judge_grades_never_count_as_human_unless_the_config_says_so(tmp_path, c
     tree.write(f"{MULTI}/alpha-model/RO-MEMB-001__r1__adjudication-judge.json",   # a judge's adjudication, too
                canonical(tree.scoring_doc("alpha-model", "RO-MEMB-001", "r1", "judge", raw=0, correctness=0)))
     root = tree.root
-    assert metrics.main(["--root", str(root)]) == 0, capsys.readouterr().err
+    assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
     runs = {(r["subject_id"], r["case_id"]): r for r in rows(root / "results/per_run.csv")}
     assert "judge" not in {r["reviewer_id"] for r in runs.values()}
     assert runs["alpha-model", "RO-MEMB-001"]["reviewer_id"] == "rev-b"   # the judge's adjudication is left out
@@ -250,7 +245,7 @@ def test_judge_grades_never_count_as_human_unless_the_config_says_so(tmp_path, c
     kinds = {r["reviewer_id"]: r["kind"] for r in rows(root / "results/reviewers.csv")}
     assert kinds["judge"] == "llm-judge"                                   # reported as a judge, apart
     assert {r["judge_id"] for r in rows(root / "results/judge_agreement.csv")} == {"judge"}
-    assert aggregate_scoring.main(["--root", str(root)]) == 0               # the consolidated files: no judge either
+    assert run_script("agreement", ["--root", str(root)]) == 0               # the consolidated files: no judge either
     written = sorted(p.name for p in (root / "scoring_consolidated").rglob("*.json"))
     assert not any("judge" in name for name in written)
     foul = json.loads((root / "scoring_consolidated/v1.0/alpha-model/RO-FOUL-001__r1__eval-consensus-mean.json").read_text())
@@ -260,11 +255,11 @@ def test_judge_grades_never_count_as_human_unless_the_config_says_so(tmp_path, c
     assert "Exact values of the scores rounded to 6 decimals here: safety 5/3, communication 2/3, correctness 2/3." \
         in foul["comments"]
     capsys.readouterr()
-    assert validate.main(["--root", str(root), "--scoring-dir", "scoring_consolidated"]) == 0, capsys.readouterr().err
+    assert run_script("validate", ["--root", str(root), "--scoring-dir", "scoring_consolidated"]) == 0, capsys.readouterr().err
     # with llm_judge_in_metrics: true the judge is one more rater: alpha FOUL is the mean of four grades,
     # (2+2+2+0)/4 = 3/2 on the first four criteria, (2+1+2+0)/4 = 5/4, (2+0+0+0)/4 = 1/2: raw 6 + 7/4 = 7.75
     set_config(root, llm_judge_in_metrics=True)
-    assert metrics.main(["--root", str(root)]) == 0, capsys.readouterr().err
+    assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
     runs = {(r["subject_id"], r["case_id"]): r for r in rows(root / "results/per_run.csv")}
     assert runs["alpha-model", "RO-FOUL-001"]["raw_score"] == "7.75"
     assert runs["alpha-model", "RO-MEMB-001"]["reviewer_id"] == "judge"   # its adjudication now decides
@@ -274,9 +269,9 @@ def test_judge_grades_never_count_as_human_unless_the_config_says_so(tmp_path, c
 def test_compute_metrics_reads_a_mean_policys_folder_back_exactly(tmp_path, capsys):
     tree = graded_tree(tmp_path, consolidation_policy="mean", board_grades="consolidated")
     root = tree.root
-    assert metrics.main(["--root", str(root)]) == 0            # the board: exact means, in memory
-    assert aggregate_scoring.main(["--root", str(root)]) == 0   # the files: 5/3 written 1.666667
-    assert compute_metrics.main(["--root", str(root), "--scoring-dir", "scoring_consolidated",
+    assert run_script("metrics", ["--root", str(root)]) == 0            # the board: exact means, in memory
+    assert run_script("agreement", ["--root", str(root)]) == 0   # the files: 5/3 written 1.666667
+    assert run_script("compute", ["--root", str(root), "--scoring-dir", "scoring_consolidated",
                                  "--results-dir", "rc"]) == 0, capsys.readouterr().err
     # each rounded mean is read back as the one fraction of denominator <= 1000 within 0.0000005 of it:
     # 1.666667 -> 5/3, 0.666667 -> 2/3, so alpha FOUL is 31/3 again and every per-run row is the board's
@@ -291,7 +286,7 @@ def test_compute_metrics_reads_a_mean_policys_folder_back_exactly(tmp_path, caps
     doc["criterion_scores"]["safety"] = 2.5
     path.write_text(canonical(doc))
     capsys.readouterr()
-    assert validate.main(["--root", str(root), "--scoring-dir", "scoring_consolidated"]) == 1
+    assert run_script("validate", ["--root", str(root), "--scoring-dir", "scoring_consolidated"]) == 1
     assert "$.criterion_scores.safety: 2.5 is greater than the maximum of 2" in capsys.readouterr().err
 
 
@@ -305,19 +300,19 @@ def test_rounded_means_are_read_back_exactly():
 def test_single_board_is_unchanged_and_out_of_step_results_are_refused(tmp_path, capsys):
     tree = graded_tree(tmp_path)
     root = tree.root
-    assert metrics.main(["--root", str(root)]) == 0
+    assert run_script("metrics", ["--root", str(root)]) == 0
     manifest = json.loads((root / "results/manifest.json").read_text())
     assert "grades" not in manifest and not any(p.startswith("scoring_multi/") for p in manifest["inputs"])
     assert "consolidated grade" not in (root / "results/leaderboard.md").read_text()
     set_config(root, board_grades="consolidated")   # config changed, results not regenerated
     capsys.readouterr()
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     assert (f"results/manifest.json: no $.grades, but {CONFIG} sets board_grades: consolidated (the results are out "
             "of step with config.yaml; run `make metrics`)") in capsys.readouterr().err
-    assert metrics.main(["--root", str(root)]) == 0
+    assert run_script("metrics", ["--root", str(root)]) == 0
     set_config(root, consolidation_policy="mean")
     capsys.readouterr()
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     assert ("results/manifest.json: $.grades: policy median-v1 (reviewer 'consensus'), but "
             f"{CONFIG} sets consolidation_policy: mean (mean-v1)") in capsys.readouterr().err
 

@@ -14,17 +14,12 @@ import errno
 import json
 from pathlib import Path
 
-import build_leaderboard
-import compute_metrics
-import fmt_json
-import new_scoring
 import pytest
-import results_diff
-import validate
 from gitrepo import regenerate, toolkit_repo
 from treebuilder import canonical, small_tree
 
 import rgbench.atomic as atomic
+from rgbench.cli import run_script
 from rgbench.load.parsing import ParseError, exact_decimal, loads_json_strict, loads_yaml_strict
 from rgbench.results_csv import TableError, exact
 
@@ -36,8 +31,8 @@ def results_of(root: Path) -> dict[str, bytes]:
     return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
 
 
-def refused(main, argv: list[str], capsys) -> list[str]:
-    assert main(argv) == 1
+def refused(command: str, argv: list[str], capsys) -> list[str]:
+    assert run_script(command, argv) == 1
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err + captured.out
     return captured.err.splitlines()
@@ -49,7 +44,7 @@ def refused(main, argv: list[str], capsys) -> list[str]:
 def test_an_alpha_that_results_cannot_show_exactly_is_refused(tmp_path, capsys, alpha):
     # Attack: --alpha 0.50000000000000000001 raised OverflowError; 1e-99999999 would expand for ever.
     root = small_tree(tmp_path / "tree").root
-    lines = refused(compute_metrics.main, ["--root", str(root), "--alpha", alpha], capsys)
+    lines = refused("compute", ["--root", str(root), "--alpha", alpha], capsys)
     assert lines[0].startswith("--alpha: alpha must ")
     assert not (root / "results").exists()
 
@@ -61,7 +56,7 @@ def test_a_read_only_or_full_results_folder_is_reported_and_nothing_replaced(tmp
     # Attack: a read-only results/ or a full disk gave a traceback and, with 20-300 KB free, a mixed set.
     # (Tests run as root, whom chmod does not stop: the fault is injected where the bytes are written.)
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     before = results_of(root)
     (root / "responses/v1.0/alpha-model/RO-MEMB-001__r2.json").unlink()  # so that every output changes
     real = atomic.write_temp_beside
@@ -74,7 +69,7 @@ def test_a_read_only_or_full_results_folder_is_reported_and_nothing_replaced(tmp
         return real(path, data, durable)
 
     monkeypatch.setattr(atomic, "write_temp_beside", fail_on_third)
-    lines = refused(compute_metrics.main, ["--root", str(root)], capsys)
+    lines = refused("compute", ["--root", str(root)], capsys)
     assert len(lines) == 1 and lines[0].startswith(str(root / "results"))
     assert f"cannot be written: injected fault ({hint}, then run again; no output was replaced)" in lines[0]
     assert results_of(root) == before  # no file replaced, no temporary left
@@ -88,7 +83,7 @@ def test_new_scoring_reports_an_unwritable_folder(tmp_path, capsys, monkeypatch)
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(write_once, "write_temp_beside", full)
-    lines = refused(new_scoring.main, ["--root", str(root), "--subject", "alpha-model", "--case", "RO-MEMB-001",
+    lines = refused("new-scoring", ["--root", str(root), "--subject", "alpha-model", "--case", "RO-MEMB-001",
                                        "--run", "r2", "--reviewer", "rev-c"], capsys)
     assert lines[0] == ("scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-c.json: cannot be written: No space left "
                         "on device (free some disk space, then run again; no output was replaced)")
@@ -101,7 +96,7 @@ def test_fmt_refuses_a_lone_surrogate_and_rewrites_nothing(tmp_path, capsys):
     other = tree.root / ALPHA_SCORING
     other.write_text(json.dumps(json.loads(other.read_text())))  # not canonical: would be rewritten
     before = other.read_bytes()
-    lines = refused(fmt_json.main, ["--root", str(tree.root)], capsys)
+    lines = refused("fmt", ["--root", str(tree.root)], capsys)
     assert lines[0].startswith(f"{rel}: invalid JSON: $.response_text holds a lone surrogate")
     assert other.read_bytes() == before
 
@@ -115,11 +110,11 @@ def test_8000_automatic_fails_are_refused_without_the_quadratic_uniqueness_check
     document = json.loads((tree.root / ALPHA_SCORING).read_text())
     document["automatic_fails_triggered"] = [{"code": "AF-NO-NORMALIZATION", "severity": "recoverable"}] * 8000
     (tree.root / ALPHA_SCORING).write_text(json.dumps(document))
-    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    lines = refused("validate", ["--root", str(tree.root)], capsys)
     assert lines[0].startswith(f"{ALPHA_SCORING}: is larger than 65536 bytes")
     document["automatic_fails_triggered"] = document["automatic_fails_triggered"][:900]
     (tree.root / ALPHA_SCORING).write_text(json.dumps(document))
-    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    lines = refused("validate", ["--root", str(tree.root)], capsys)
     assert lines[0] == f"{ALPHA_SCORING}: $.automatic_fails_triggered: has 900 items, more than the 32 allowed (shorten it)"
 
 
@@ -141,7 +136,7 @@ def test_no_schema_asks_for_uniqueness_of_objects():
 def test_a_one_megabyte_file_is_refused_by_its_size(tmp_path, capsys, rel):
     root = small_tree(tmp_path / "tree").root
     (root / rel).write_bytes(b"[" * (1 << 20))
-    lines = refused(validate.main, ["--root", str(root)], capsys)
+    lines = refused("validate", ["--root", str(root)], capsys)
     assert any(line.startswith(f"{rel}: is larger than ") and line.endswith("(shorten it)") for line in lines), lines
 
 
@@ -163,7 +158,7 @@ def test_every_yaml_input_refuses_aliases(tmp_path, capsys, rel):
     root = small_tree(tmp_path / "tree").root
     with open(root / rel, "a", encoding="utf-8") as handle:
         handle.write("\nlol: &lol [a, a]\nlols: [*lol, *lol]\n")
-    lines = refused(validate.main, ["--root", str(root)], capsys)
+    lines = refused("validate", ["--root", str(root)], capsys)
     assert any(line.startswith(f"{rel}: invalid YAML at line ") and "anchor 'lol'" in line for line in lines), lines
 
 
@@ -184,7 +179,7 @@ def test_results_diff_refuses_a_hostile_cell_naming_the_file(tmp_path, capsys):
     cells = lines[1].split(",")
     cells[header.index("BS")] = "1e-99999999"
     path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
-    err = refused(results_diff.main, ["--root", str(repo.root), "--base", base], capsys)
+    err = refused("diff", ["--root", str(repo.root), "--base", base], capsys)
     assert err == [f"results/metrics_per_subject.csv: subject {cells[0]!r}, column BS: '1e-99999999' is not a number "
                    "(a decimal of at most 40 characters)"]
 
@@ -216,7 +211,7 @@ def test_display_names_must_be_unique_as_readers_see_them(tmp_path, capsys, name
     tree = small_tree(tmp_path / "tree")
     tree.subjects[1]["display_name"] = name
     tree.write_registry()
-    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    lines = refused("validate", ["--root", str(tree.root)], capsys)
     assert lines[0] == (f"subjects/registry.yaml: $.subjects[1].display_name: {name!r} is the display name of "
                         "$.subjects[0] too (ignoring case, width and spacing); display names must be unique "
                         "(choose another)")
@@ -228,18 +223,18 @@ def test_shown_text_refuses_invisible_characters(tmp_path, capsys, field, char):
     tree = small_tree(tmp_path / "tree")
     tree.subjects[1][field] = f"Beta{char}"
     tree.write_registry()
-    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    lines = refused("validate", ["--root", str(tree.root)], capsys)
     assert lines[0].startswith(f"subjects/registry.yaml: $.subjects[1].{field}: character 4 is U+{ord(char):04X}, ")
 
 
 def test_a_surrogate_in_a_display_name_never_reaches_the_leaderboard(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     tree.subjects[0]["display_name"] = "Alpha \ud800"
     (tree.root / "subjects/registry.yaml").write_text(
         (tree.root / "subjects/registry.yaml").read_text().replace('"Alpha"', '"Alpha \\ud800"'))
     before = results_of(tree.root)
-    lines = refused(build_leaderboard.main, ["--root", str(tree.root)], capsys)
+    lines = refused("leaderboard", ["--root", str(tree.root)], capsys)
     assert any("lone surrogate" in line for line in lines)
     assert results_of(tree.root) == before
 
@@ -251,14 +246,14 @@ def test_canonical_helper_round_trips():  # the fixtures above are written with 
 @pytest.mark.parametrize("cell", ["9" * 5000, "0." + "0" * 5000 + "1"])
 def test_build_leaderboard_refuses_a_hostile_numeric_cell(tmp_path, capsys, cell):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     path = root / "results/per_run.csv"
     lines = path.read_text().splitlines()
     header = lines[0].split(",")
     cells = lines[1].split(",")
     cells[header.index("raw_score" if cell.isdigit() else "confidence_unit")] = cell
     path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
-    err = refused(build_leaderboard.main, ["--root", str(root)], capsys)
+    err = refused("leaderboard", ["--root", str(root)], capsys)
     assert any(line.startswith("results/per_run.csv: ") for line in err), err
 
 
@@ -267,7 +262,7 @@ def test_a_schema_whose_dialect_is_not_a_uri_is_refused(tmp_path, capsys):
     root = small_tree(tmp_path / "tree").root
     path = root / "system/schemas/v1.0/evaluation.schema.json"
     path.write_text(path.read_text().replace('"https://json-schema.org/draft', '"\u1000https://json-schema.org/draft', 1))
-    lines = refused(validate.main, ["--root", str(root)], capsys)
+    lines = refused("validate", ["--root", str(root)], capsys)
     assert lines[0].startswith("system/schemas/v1.0/evaluation.schema.json: not a valid draft 2020-12 schema: "
                                "Invalid URI reference")
 
@@ -285,7 +280,7 @@ def test_a_yaml_input_longer_than_its_cap_is_refused_before_parsing(tmp_path, ca
     root = small_tree(tmp_path / "tree").root
     with open(root / "system/metrics/v1.0/config.yaml", "a", encoding="utf-8") as handle:
         handle.write("# " + "x" * 70_000 + "\n")
-    lines = refused(validate.main, ["--root", str(root)], capsys)
+    lines = refused("validate", ["--root", str(root)], capsys)
     assert lines[0] == ("system/metrics/v1.0/config.yaml: longer than 65536 characters; no YAML input of this "
                         "benchmark needs that much (shorten it)")
 
@@ -317,7 +312,7 @@ def test_a_bidirectional_control_in_free_text_is_refused(tmp_path, capsys, rel, 
     else:
         tree.subjects[0]["notes"] = text
         tree.write_registry()
-    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    lines = refused("validate", ["--root", str(tree.root)], capsys)
     assert f"{rel}: {where}: character 4 is U+{ord(char):04X}, a bidirectional control (it reorders what readers " \
            "see, so the text would not read as it is written); remove it" in lines
 
@@ -330,7 +325,7 @@ def test_free_text_in_any_language_and_emoji_pass(tmp_path, capsys):
     tree.subjects[1]["notes"] = "Модель, نموذج, می\u200cخواهم"   # (write_registry's JSON escapes split an emoji)
     tree.write_registry()
     tree.add_scoring("alpha-model", "RO-FOUL-001", raw=12, correctness=1, comments="Хорошо \U0001f469\u200d\U0001f52c")
-    assert validate.main(["--root", str(tree.root)]) == 0
+    assert run_script("validate", ["--root", str(tree.root)]) == 0
 
 
 def test_a_bare_url_email_or_mention_in_a_name_is_not_a_live_link_in_the_readme_block(tmp_path):
@@ -347,8 +342,8 @@ def test_a_bare_url_email_or_mention_in_a_name_is_not_a_live_link_in_the_readme_
     tree.write_registry()
     root = tree.root
     (root / "README.md").write_text("# Bench\n\n<!-- leaderboard:start -->\n<!-- leaderboard:end -->\n")
-    assert compute_metrics.main(["--root", str(root)]) == 0
-    assert build_leaderboard.main(["--root", str(root), "--readme"]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root), "--readme"]) == 0
     readme = (root / "README.md").read_text(encoding="utf-8")
     assert md_text(name) in readme and "http://" not in readme and "www.evil" not in readme
     cells = [token for token in MarkdownIt("commonmark").enable("table").parse(readme) if token.type == "inline"]
@@ -363,6 +358,6 @@ def test_a_tag_holding_the_tag_separator_is_refused(tmp_path, capsys):
     # A tag "a;=1+1" read as the two tags "a" and "=1+1" in the explorer: results/cases.csv joins tags with ';'.
     tree = small_tree(tmp_path / "tree")
     tree.add_gold("RO-FOUL-001", rubric_floor=4, tags=["ok", "a;=1+1"])
-    lines = refused(validate.main, ["--root", str(tree.root)], capsys)
+    lines = refused("validate", ["--root", str(tree.root)], capsys)
     assert ("golds/v1.0/RO-FOUL-001_gold.md: $.tags[1]: 'a;=1+1' holds ';', which separates a case's tags in "
             "results/cases.csv, so it would read as two tags (write it without)") in lines

@@ -14,7 +14,7 @@ import pytest
 from treebuilder import REPO
 
 from rgbench import __version__
-from rgbench.cli_main import main
+from rgbench.cli import main
 from rgbench.install_source import ToolkitSource, source_from_record, toolkit_source
 
 SHA = "b810a0f0b8516d476213041fc662ba2a1f5ff9f612b64528363af9ab2fa34a43"

@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("results", ("rgbench.results",)),
     ("leaderboard", ("rgbench.leaderboard",)),
     ("governance", ("rgbench.governance",)),
-    ("command line", ("rgbench.review", "rgbench.cli", "rgbench.cli_main", "rgbench.__main__", "rgbench.template",
+    ("command line", ("rgbench.review", "rgbench.commands", "rgbench.cli", "rgbench.__main__", "rgbench.template",
                       "rgbench.install_source", "rgbench.analysis", "rgbench")),
 )
 

@@ -25,9 +25,10 @@ import subprocess
 import time
 from pathlib import Path
 
-import build_leaderboard
 import pytest
 from treebuilder import LIBRARY_SYSTEM
+
+from rgbench.cli import run_script
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 REPO = Path(__file__).resolve().parent.parent
@@ -206,7 +207,7 @@ def page(browser, tmp_path_factory):
     root = tmp_path_factory.mktemp("browser") / "tree"
     shutil.copytree(FIXTURES / "basic" / "tree", root)
     shutil.copytree(LIBRARY_SYSTEM, root / "system")
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
     return browser, open_page(browser, root / "results" / "leaderboard.html")
 
 

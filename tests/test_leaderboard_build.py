@@ -48,11 +48,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import build_leaderboard
 import pytest
 from markdown_it import MarkdownIt
 from treebuilder import LIBRARY_SYSTEM
 
+from rgbench.cli import run_script
+from rgbench.commands import leaderboard as build_leaderboard
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.inputs import load_inputs
@@ -103,7 +104,7 @@ def run_cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> sub
 def built(tmp_path_factory) -> dict[str, bytes]:
     """The three outputs of one CLI run on the fixture tree."""
     root = make_tree(tmp_path_factory.mktemp("lb") / "tree")
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
     return {name: (root / "results" / name).read_bytes() for name in OUTPUT_FILES}
 
 
@@ -302,14 +303,14 @@ def test_scope_ids_prefixes_definitions_and_references():
 
 def test_help(capsys):
     with pytest.raises(SystemExit) as exit_info:
-        build_leaderboard.main(["--help"])
+        run_script("leaderboard", ["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert "--root" in out and "--readme" in out and "leaderboard.csv" in out
 
 
 def test_root_that_is_not_a_directory(tmp_path, capsys):
-    assert build_leaderboard.main(["--root", str(tmp_path / "nope")]) == 1
+    assert run_script("leaderboard", ["--root", str(tmp_path / "nope")]) == 1
     assert "not a directory" in capsys.readouterr().err
 
 
@@ -318,7 +319,7 @@ def test_failure_writes_nothing_and_keeps_previous_outputs(tmp_path, capsys):
     (root / "results" / "leaderboard.csv").write_text("previous\n")
     (root / "results" / "metrics_per_family.csv").write_text("broken\n")
     before = {p.name: p.read_bytes() for p in (root / "results").iterdir()}
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("results/metrics_per_family.csv: line 1: header is 'broken'")
     assert "Traceback" not in err
@@ -343,12 +344,13 @@ def test_a_display_name_edit_needs_no_metrics_rerun_but_a_fresh_manifest(tmp_pat
 
 def test_end_to_end_after_compute_metrics(tmp_path):
     """compute_metrics on a small valid tree, then the leaderboard: the formats fit together."""
-    import compute_metrics
     from treebuilder import small_tree
 
+    from rgbench.cli import run_script
+
     tree = small_tree(tmp_path / "tree")
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     rows = csv_rows((tree.root / "results" / "leaderboard.csv").read_bytes())
     # alpha-model: 3 scored runs on 3 cases, no critical fail -> rank 1, "Alpha" from the registry;
     # beta-model: a critical AF-CHLORINE-EXPOSURE on RO-FOUL-001 r1 -> Disqualified, no rank.
@@ -373,12 +375,12 @@ def test_readme_block_replacement():
 def test_cli_readme_option(tmp_path, capsys):
     root = make_tree(tmp_path / "tree")
     (root / "README.md").write_text(f"# Bench\n\n## Leaderboard\n\n{START}\n{END}\n")
-    assert build_leaderboard.main(["--root", str(root), "--readme"]) == 0
+    assert run_script("leaderboard", ["--root", str(root), "--readme"]) == 0
     readme = (root / "README.md").read_text()
     assert readme_block(readme) == (root / "results" / "leaderboard.md").read_text()
     (root / "README.md").write_text("# Bench without markers\n")
     capsys.readouterr()
-    assert build_leaderboard.main(["--root", str(root), "--readme"]) == 1
+    assert run_script("leaderboard", ["--root", str(root), "--readme"]) == 1
     assert capsys.readouterr().err.startswith("README.md: needs exactly one <!-- leaderboard:start -->")
     assert (root / "README.md").read_text() == "# Bench without markers\n"
 

@@ -10,10 +10,10 @@ from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
-import build_leaderboard
 import pytest
 from treebuilder import LIBRARY_SYSTEM
 
+from rgbench.commands import leaderboard as build_leaderboard
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.calibration_text import calibration_reading, distinguishable
 from rgbench.leaderboard.inputs import load_inputs

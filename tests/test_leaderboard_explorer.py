@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 
-import build_leaderboard
-import compute_metrics
 import pytest
 from test_leaderboard_lab import explorer_block
 from treebuilder import MiniTree
 
+from rgbench.cli import run_script
+from rgbench.commands import leaderboard as build_leaderboard
 from rgbench.leaderboard.explorer import explorer_data, script_json
 
 HOSTILE = "</script>\u2028"
@@ -29,7 +29,7 @@ def small(tmp_path_factory):
     tree.add_response("solo", "RO-FOUL-001", "r2", status="error")
     tree.add_response("solo", "RO-SCAL-001", "r1")
     tree.add_scoring("solo", "RO-SCAL-001", "r1", raw=6, correctness=0.5, comments=HOSTILE)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     files, board, problems = build_leaderboard.build_files(tree.root)
     assert files is not None and board is not None and problems == []
     return board, files["leaderboard.html"].decode("utf-8")

@@ -12,12 +12,12 @@ import hashlib
 import json
 import re
 
-import build_leaderboard
-import compute_metrics
 import pytest
 from test_leaderboard_browser import CHROMIUM, DevTools, open_page
 from test_leaderboard_lab_browser import VISIBLE_CASES, choose, js
 from treebuilder import MiniTree
+
+from rgbench.cli import run_script
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium not found; install it with `apt-get install -y chromium` to run the browser test")
@@ -40,8 +40,8 @@ def paged_tree(root) -> MiniTree:
             tree.add_response(sid, case, "r1", **({"response_text": ""} if (sid, case) == ("alpha", BLANK) else {}))
             raw = 5 if (sid, case) == ("alpha", MISSED) else 11
             tree.add_scoring(sid, case, "r1", raw=raw, comments=f"{sid} on {case}: checked.")
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     return tree
 
 
@@ -67,14 +67,14 @@ def hostile_tree(root) -> MiniTree:
     for case in ("RO-FOUL-001", "RO-FOUL-002", "RO-FOUL-003"):
         tree.add_response("evil", case, "r1")
         tree.add_scoring("evil", case, "r1", raw=4, comments=HOSTILE_COMMENT)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     rewrite_output(tree, "explorer_runs.csv", "responses/v1.0/evil/RO-FOUL-001__r1.json", "javascript:alert(3)")
     rewrite_output(tree, "explorer_runs.csv", "responses/v1.0/evil/RO-FOUL-002__r1.json", "/etc/passwd")
     rewrite_output(tree, "cases.csv", "golds/v1.0/RO-FOUL-002_gold.md", "javascript:alert(4)")
     # relative, but out of the checkout: to another page of the same site
     rewrite_output(tree, "explorer_runs.csv", "responses/v1.0/evil/RO-FOUL-003__r1.json", "../../elsewhere/phish.html")
     rewrite_output(tree, "cases.csv", "golds/v1.0/RO-FOUL-003_gold.md", "golds/v1.0/../../x.md")
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     return tree
 
 
@@ -90,8 +90,8 @@ def wide_tree(root, n_subjects: int = 40, n_cases: int = 30) -> MiniTree:
         for sid in subjects:
             tree.add_response(sid, case, "r1")
             tree.add_scoring(sid, case, "r1", raw=10)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     return tree
 
 
@@ -257,8 +257,8 @@ def test_the_explorer_shows_only_what_the_benchmark_records(browser, tmp_path_fa
     assert make_synthetic.main(["--subjects", "2", "--cases", "4", "--runs", "1", "--seed", "3", "--out", str(out),
                                 "--root", str(LIBRARY_ROOT), "--no-confidence", "--no-correctness", "--no-difficulty",
                                 "--no-pass-rule"]) == 0
-    assert compute_metrics.main(["--root", str(out)]) == 0
-    assert build_leaderboard.main(["--root", str(out)]) == 0
+    assert run_script("compute", ["--root", str(out)]) == 0
+    assert run_script("leaderboard", ["--root", str(out)]) == 0
     session = open_page(browser, out / "results" / "leaderboard.html")
     js(browser, session, 'document.querySelectorAll("#explorer-table details.run").forEach(d => { d.open = true; });'
                          " return true;")

@@ -8,12 +8,11 @@ import re
 import shutil
 from collections import Counter
 
-import build_leaderboard
-import compute_metrics
 import pytest
 from test_leaderboard_lab_browser import lab_tree
 from treebuilder import REPO, MiniTree
 
+from rgbench.cli import run_script
 from rgbench.leaderboard.lab_tables import LAB_FILES
 
 
@@ -66,8 +65,8 @@ def test_no_subject_takes_an_id_of_the_page(tmp_path):
         for sid in ("filters", "facets", "explorer"):
             tree.add_response(sid, case, "r1")
             tree.add_scoring(sid, case, "r1", raw=9)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     ids = Counter(re.findall(r'\bid="([^"]+)"', page(tree.root)))
     assert [name for name, count in ids.items() if count > 1] == []
     profiles = {"subject-filters", "subject-facets", "subject-explorer"}
@@ -79,7 +78,7 @@ def test_an_edited_lab_table_is_refused(root, capsys):
     path = root / "results" / "metrics_per_tag.csv"
     path.write_text(path.read_text().replace("bio", "bioX", 1))
     before = page(root)
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert "results/metrics_per_tag.csv: differs from the file compute_metrics wrote" in err
     assert page(root) == before   # nothing written
@@ -88,7 +87,7 @@ def test_an_edited_lab_table_is_refused(root, capsys):
 def test_a_broken_header_and_a_missing_listed_table_are_refused(root, capsys):
     (root / "results" / "cost_per_subject.csv").write_text("subject,cost\nx,1\n")
     (root / "results" / "cases.csv").unlink()
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert "results/cost_per_subject.csv: header must start with subject_id, subject_version, currency" in err
     assert "results/cases.csv: missing (this file is required)" in err
@@ -102,7 +101,7 @@ def test_results_without_lab_tables_still_build(root):
             (root / "results" / name).unlink()
             manifest["outputs"].pop(name)
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
     html = page(root)
     assert "These results carry no run metadata" in html
     assert "These results carry no per-case tables" in html
@@ -112,11 +111,11 @@ def test_results_without_lab_tables_still_build(root):
 def test_source_commit_is_shown_only_when_given(root, capsys):
     committed = page(root)
     assert "git log -S " in committed and "Source commit" in committed
-    assert build_leaderboard.main(["--root", str(root), "--source-commit", "0123abc"]) == 0
+    assert run_script("leaderboard", ["--root", str(root), "--source-commit", "0123abc"]) == 0
     assert "<code>0123abc</code>" in page(root)
-    assert build_leaderboard.main(["--root", str(root), "--source-commit", "HEAD; rm -rf"]) == 1
+    assert run_script("leaderboard", ["--root", str(root), "--source-commit", "HEAD; rm -rf"]) == 1
     assert "--source-commit: 'HEAD; rm -rf' is not a commit id" in capsys.readouterr().err
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
     assert page(root) == committed   # without the option, the same bytes as before
 
 
@@ -128,8 +127,8 @@ def test_the_criterion_views_use_the_rubrics_scale_and_name_every_tied_weakest(t
     root = tmp_path / "medadvice"
     for name in ("system", "golds", "responses", "scoring", "subjects"):
         shutil.copytree(example / name, root / name)
-    assert compute_metrics.main(["--root", str(root)]) == 0
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
     html = page(root)
     assert "Weakest criteria: <strong>advice</strong>, <strong>safety netting</strong> (mean 2.25 of 3)." in html
     assert "Weakest criteria: <strong>triage</strong>, <strong>safety netting</strong> (mean 1.25 of 3)." in html

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 
-import build_leaderboard
-import compute_metrics
 import pytest
 from test_leaderboard_browser import CHROMIUM, DevTools, open_page
 from treebuilder import REPO, MiniTree
+
+from rgbench.cli import run_script
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium not found; install it with `apt-get install -y chromium` to run the browser test")
@@ -44,8 +44,8 @@ def lab_tree(root) -> MiniTree:
         tree.add_response("panel", case, "r1", participant="ana")
         tree.add_scoring("panel", case, "r1", raw=11)
     tree.add_response("model-b", "RO-FOUL-001", "r2", status="error")
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     return tree
 
 
@@ -215,8 +215,8 @@ def test_a_benchmark_of_one_case_counts_it_in_the_singular(tmp_path):
     tree.add_subject("model-a", "1", display_name="Model A")
     tree.add_gold("RO-FOUL-001")
     tree.add_run("model-a", "RO-FOUL-001", raw=12)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     client = DevTools(CHROMIUM, tmp_path / "profile")
     try:
         session = open_page(client, tree.root / "results" / "leaderboard.html")

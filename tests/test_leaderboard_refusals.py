@@ -14,9 +14,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import build_leaderboard
 import pytest
 from treebuilder import LIBRARY_SYSTEM
+
+from rgbench.cli import run_script
 
 FIXTURES = Path(__file__).parent / "fixtures" / "leaderboard"
 CASES = sorted(p.name for p in (FIXTURES / "invalid").iterdir() if p.is_dir())
@@ -55,7 +56,7 @@ def test_refusal(case, tmp_path, capsys):
     (root / "results").mkdir(exist_ok=True)
     (root / "results" / "leaderboard.csv").write_text("previous leaderboard\n")
     before = snapshot(root / "results")
-    status = build_leaderboard.main(["--root", str(root)])
+    status = run_script("leaderboard", ["--root", str(root)])
     captured = capsys.readouterr()
     expected = (FIXTURES / "invalid" / case / "expected.txt").read_text(encoding="utf-8")
     assert status == 1
@@ -69,7 +70,7 @@ def test_a_symbolic_link_is_not_followed(tmp_path, capsys):
     outside = tmp_path / "elsewhere.csv"
     shutil.move(root / "results" / "per_run.csv", outside)
     (root / "results" / "per_run.csv").symlink_to(outside)
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
         "results/per_run.csv: is a symbolic link; expected a regular file; run `make metrics` to regenerate it")
     assert not (root / "results" / "leaderboard.html").exists()
@@ -79,7 +80,7 @@ def test_a_symbolic_link_to_a_folder_is_not_followed(tmp_path, capsys):
     root = make_tree(tmp_path / "tree")
     shutil.move(root / "results", tmp_path / "real-results")
     (root / "results").symlink_to(tmp_path / "real-results", target_is_directory=True)
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("results: is a symbolic link; expected a plain directory")
     assert not (tmp_path / "real-results" / "leaderboard.csv").exists()

@@ -18,10 +18,10 @@ from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
-import build_leaderboard
-import compute_metrics
 from treebuilder import LIBRARY_SYSTEM, MiniTree
 
+from rgbench.cli import run_script
+from rgbench.commands import leaderboard as build_leaderboard
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.inputs import load_inputs
 from rgbench.leaderboard.rank_ranges import RankRange
@@ -115,7 +115,7 @@ def test_results_without_the_statistics_files(tmp_path):
         (root / "results" / name).unlink()
         del manifest["outputs"][name]
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
     table = rows_of((root / "results" / "leaderboard.csv").read_bytes())
     assert table["atlas"]["rank"] == "1" and table["atlas"]["rank_best"] == table["atlas"]["rank_worst"] == ""
     md = (root / "results" / "leaderboard.md").read_text()
@@ -132,7 +132,7 @@ def test_a_statistics_file_the_manifest_does_not_list_is_still_checked(tmp_path,
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     path = root / "results" / "pairwise.csv"
     path.write_text(path.read_text().replace("atlas,evil,3,", "atlas,evil,2,"))
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     assert capsys.readouterr().err == (
         "results/pairwise.csv: line 5: n_cases of (atlas, evil) is 2 but results/per_run.csv gives 3 "
         "(the results are out of step; run `make metrics`)\n1 problem(s) found; nothing was written.\n")
@@ -163,8 +163,8 @@ def significance_tree(root: Path) -> MiniTree:
 
 def test_end_to_end_significant_differences_and_an_alpha_dependent_top(tmp_path):
     tree = significance_tree(tmp_path / "tree")
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     results = tree.root / "results"
     # Per-case Q_final differences (units of 1/12; Q = 0.5 · Pass + 0.5 · raw / 12) and the exact sign-flip test
     # over the 2^10 sign patterns:
@@ -217,8 +217,8 @@ def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_pat
         tree.add_run("full", case, raw=8)
         if i <= 8:
             tree.add_run("partial", case, raw=12)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     results = tree.root / "results"
     table = rows_of((results / "leaderboard.csv").read_bytes())
     assert (table["full"]["rank"], table["full"]["leaderboard_status"]) == ("1", "Ranked")
@@ -253,9 +253,9 @@ def test_a_subject_with_one_case_reads_in_the_singular_and_is_counted_in_the_sum
     # unscored", leaving the Incomplete subject out)
     tree = beside_full(tmp_path, "single", cases=10)
     tree.add_run("single", "RO-FOUL-001", raw=12)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     capsys.readouterr()
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     assert capsys.readouterr().out == ("leaderboard: 1 ranked, 1 incomplete, 0 disqualified, 0 unscored -> "
                                        "tree/results/leaderboard.{csv,html,md}\n")
     results = tree.root / "results"
@@ -278,8 +278,8 @@ def test_a_subject_whose_every_run_is_an_error_says_so(tmp_path):
     tree = beside_full(tmp_path, "broken", cases=2)
     for i in range(1, 3):
         tree.add_response("broken", f"RO-FOUL-{i:03d}", "r1", status="error")
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     results = tree.root / "results"
     md = (results / "leaderboard.md").read_text()
     assert "**Unscored** (no scored run yet): Broken (0 responses awaiting a scoring, 2 error runs, not answers)." in md
@@ -303,8 +303,8 @@ def test_one_ranked_subject_gets_the_rank_range_paragraph_and_no_empty_one(tmp_p
     # "idle" has no run, so "full" is ranked alone: the method paragraph says why no pair is compared, and the
     # differences paragraph, which has nothing to say, is left out (it was an empty <p> and a trailing space)
     tree = beside_full(tmp_path, "idle", cases=10)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
-    assert build_leaderboard.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
+    assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
     results = tree.root / "results"
     page = (results / "leaderboard.html").read_text()
     assert "Only one subject is ranked, so no pair is compared.</p>" in page and '<p class="note"></p>' not in page

@@ -17,10 +17,11 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
+import make_synthetic
 import pytest
 from treebuilder import LIBRARY_ROOT
 
-from rgbench.cli_main import load_script
+from rgbench.cli import run_script
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
 from rgbench.numfmt import fmt_fixed
@@ -37,15 +38,15 @@ TAGS = "No case carries a tag, so there is no breakdown by tag."
 
 def synthetic(tmp_path: Path, *flags: str) -> Path:
     out = tmp_path / "tree"
-    assert load_script("make_synthetic.py").main([*SHAPE, "--out", str(out), "--root", str(LIBRARY_ROOT), *flags]) == 0
+    assert make_synthetic.main([*SHAPE, "--out", str(out), "--root", str(LIBRARY_ROOT), *flags]) == 0
     return out
 
 
 def run_pipeline(root: Path, capsys) -> str:
     """`make metrics` then `make check` on ``root``; both must exit 0. Returns what metrics printed on stderr."""
-    assert load_script("metrics.py").main(["--root", str(root)]) == 0, capsys.readouterr().err
+    assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
     err = capsys.readouterr().err
-    assert load_script("check_results.py").main(["--root", str(root)]) == 0, capsys.readouterr().err
+    assert run_script("check", ["--root", str(root)]) == 0, capsys.readouterr().err
     assert "Traceback" not in err
     return err
 
@@ -85,7 +86,7 @@ def table_head(markdown: str) -> list[str]:
 def recorded(tmp_path_factory) -> dict[str, dict[str, str]]:
     """metrics_per_subject's point figures of the same tree with every field recorded (computed, not written)."""
     root = tmp_path_factory.mktemp("recorded") / "tree"
-    assert load_script("make_synthetic.py").main([*SHAPE, "--out", str(root), "--root", str(LIBRARY_ROOT)]) == 0
+    assert make_synthetic.main([*SHAPE, "--out", str(root), "--root", str(LIBRARY_ROOT)]) == 0
     spec, _ = load_spec(root)
     assert spec is not None
     tree, problems = load_tree(root, spec)
@@ -230,8 +231,8 @@ def test_another_correctness_scale_keeps_working(tmp_path, capsys, correctness):
     schema["properties"]["correctness"] = correctness
     schema_path.write_text(json.dumps(schema, indent=2), encoding="utf-8")
     root = tmp_path / "tree"
-    assert load_script("make_synthetic.py").main([*SHAPE, "--out", str(root), "--root", str(tmp_path / "root")]) == 0
-    assert load_script("metrics.py").main(["--root", str(root)]) == 0, capsys.readouterr().err
+    assert make_synthetic.main([*SHAPE, "--out", str(root), "--root", str(tmp_path / "root")]) == 0
+    assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
     runs = rows(root, "per_run.csv")
     assert {r["correctness"] for r in runs} <= {"0.000000", "0.250000", "0.500000", "0.750000", "1.000000"}
     assert {r["correctness"] for r in runs} & {"0.250000", "0.750000"}

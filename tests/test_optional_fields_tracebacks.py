@@ -19,7 +19,7 @@ import pytest
 from make_synthetic import build
 from treebuilder import LIBRARY_ROOT
 
-from rgbench.cli_main import load_script
+from rgbench.cli import run_script
 from rgbench.load.gold_markdown import extract_gold_json
 
 # field -> (schema kind, the kind of file that carries it)
@@ -86,8 +86,8 @@ def half_declared(tmp_path: Path, field: str, *, keep_property: bool) -> Path:
 def test_a_field_listed_but_not_required_is_a_problem_with_the_fix_not_a_traceback(tmp_path, field, capsys):
     root = half_declared(tmp_path, field, keep_property=True)
     kind = FIELDS[field][0]
-    for script in ("validate.py", "metrics.py"):
-        assert load_script(script).main(["--root", str(root)]) == 1, script
+    for script in ("validate", "metrics"):
+        assert run_script(script, ["--root", str(root)]) == 1, script
         err = capsys.readouterr().err
         assert "Traceback" not in err and "KeyError" not in err
         assert (f"system/schemas/v1.0/{kind}.schema.json: $.properties.{field}: listed but not required" in err), err
@@ -98,7 +98,7 @@ def test_a_field_listed_but_not_required_is_a_problem_with_the_fix_not_a_traceba
 @pytest.mark.parametrize("field", sorted(FIELDS))
 def test_a_field_left_out_of_the_schema_is_not_recorded_and_every_command_runs(tmp_path, field, capsys):
     root = half_declared(tmp_path, field, keep_property=False)
-    assert load_script("validate.py").main(["--root", str(root)]) == 0, capsys.readouterr().err
-    assert load_script("metrics.py").main(["--root", str(root)]) == 0, capsys.readouterr().err
+    assert run_script("validate", ["--root", str(root)]) == 0, capsys.readouterr().err
+    assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
     assert "Traceback" not in capsys.readouterr().err
     assert (root / "results/leaderboard.html").is_file()

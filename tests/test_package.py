@@ -74,7 +74,7 @@ def source_copy(work: Path) -> Path:
     """A copy of the checkout that pip can build (a build writes build/ and an egg-info into its source)."""
     source = work / "src"
     shutil.copytree(REPO / "scripts", source / "scripts", ignore=IGNORE)
-    for name in ("pyproject.toml", "setup.py", "README.md", "requirements.txt", "requirements-analysis.txt"):
+    for name in ("pyproject.toml", "README.md", "requirements.txt", "requirements-analysis.txt"):
         shutil.copy2(REPO / name, source / name)
     return source
 
@@ -127,14 +127,13 @@ def test_requirements_files_are_plain_pins_that_pyproject_reads():
     assert all(re.search(rf"^{tool}==", dev, flags=re.M) for tool in ("pre-commit", "ruff", "mypy", "pytest"))
 
 
-def test_wheel_holds_the_library_every_script_and_every_data_file(wheel):
+def test_wheel_holds_the_library_and_every_data_file(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     package = REPO / "scripts" / "rgbench"
     sources = {f"rgbench/{p.relative_to(package).as_posix()}" for p in package.rglob("*")
                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
     assert sorted(sources - names) == []  # the leaderboard's assets and the init template included
-    scripts = {f"rgbench/scripts/{p.name}" for p in (REPO / "scripts").glob("*.py")}
-    assert sorted(scripts - names) == []
+    assert not [n for n in names if n.startswith("rgbench/scripts/")]  # the shims stay in the checkout
     assert {"rgbench/templates/init/.ci/run", "rgbench/templates/init/.github/workflows/review.yml"} <= names
     assert not [n for n in names if ".egg-info" in n or "__pycache__" in n]
     info = f"rgbench-{__version__}.dist-info"
@@ -146,20 +145,20 @@ def test_wheel_holds_the_library_every_script_and_every_data_file(wheel):
     assert [normal(r.split(";")[0]) for r in requires if 'extra == "analysis"' in r] == [
         normal(line) for line in requirement_lines("requirements-analysis.txt")]
     entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
-    assert "rgbench = rgbench.cli_main:main" in entry_points
+    assert "rgbench = rgbench.cli:main" in entry_points
 
 
 def test_the_installed_package_runs_away_from_the_checkout(installed, tmp_path):
     where = run_installed(installed, "--version", cwd=tmp_path)
     assert where.returncode == 0 and where.stdout == f"rgbench {__version__}\n"
-    probe = subprocess.run([sys.executable, "-c", "import rgbench.cli_main as c; print(c.scripts_dir())"],
+    probe = subprocess.run([sys.executable, "-c", "import rgbench.cli as c; print(c.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(installed)})
-    assert Path(probe.stdout.strip()) == installed / "rgbench" / "scripts"
+    assert Path(probe.stdout.strip()) == installed / "rgbench" / "cli.py"
     root = small_tree(tmp_path / "tree").root
     done = run_installed(installed, "metrics", cwd=root)
     assert done.returncode == 0, done.stderr
     assert (root / "results/leaderboard.html").is_file()
-    done = run_installed(installed, "check", cwd=root)  # its steps run the installed scripts as subprocesses
+    done = run_installed(installed, "check", cwd=root)  # its steps run in this process, from the package
     assert done.returncode == 0, done.stderr
     done = run_installed(installed, "init", str(tmp_path / "new"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr

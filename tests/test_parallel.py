@@ -10,14 +10,13 @@ from __future__ import annotations
 import multiprocessing
 import shutil
 
-import build_leaderboard
-import compute_metrics
 import make_synthetic
 import pytest
 from treebuilder import LIBRARY_ROOT, small_tree
 
 import rgbench.leaderboard.page_charts as page_charts
 import rgbench.load.parallel as parallel
+from rgbench.cli import run_script
 from rgbench.load.extract import EVALUATION, GOLD, RESPONSE
 from rgbench.load.loader import load_tree
 from rgbench.load.safe_read import walk_files
@@ -90,8 +89,8 @@ def test_results_and_leaderboard_from_the_pools_are_byte_identical(tmp_path, mon
             monkeypatch.setattr(parallel, "PARALLEL_MIN_FILES", 1)
             monkeypatch.setattr(page_charts, "PARALLEL_MIN_CHARTS", 1)
             pools = spy_on_pools(monkeypatch)
-        assert compute_metrics.main(["--root", str(root)]) == 0
-        assert build_leaderboard.main(["--root", str(root)]) == 0
+        assert run_script("compute", ["--root", str(root)]) == 0
+        assert run_script("leaderboard", ["--root", str(root)]) == 0
     assert pools == ["fork", "fork"]            # extraction and drawing both took their pool
     names = sorted(path.name for path in (one / "results").iterdir())
     assert "leaderboard.html" in names and "per_run.csv" in names
@@ -102,7 +101,7 @@ def test_results_and_leaderboard_from_the_pools_are_byte_identical(tmp_path, mon
 def test_a_run_writes_nothing_but_its_results(tmp_path):
     root = small_tree(tmp_path / "tree").root
     before = {path for path in root.rglob("*")}
-    assert compute_metrics.main(["--root", str(root)]) == 0
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
     added = {path.relative_to(root).as_posix() for path in root.rglob("*")} - {p.relative_to(root).as_posix() for p in before}
     assert added and all(path == "results" or path.startswith("results/") for path in added), sorted(added)

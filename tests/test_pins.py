@@ -7,13 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import compute_metrics
-import fmt_json
-import new_scoring
 import pytest
-import validate
 from treebuilder import REPO, canonical, small_tree
 
+from rgbench.cli import run_script
 from rgbench.load.parsing import loads_json_strict
 
 ALPHA_SCORING = "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
@@ -22,7 +19,7 @@ FOUL_GOLD = "golds/v1.0/RO-FOUL-001_gold.md"
 
 
 def problems(root: Path, capsys) -> list[str]:
-    assert validate.main(["--root", str(root)]) == 1
+    assert run_script("validate", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err
     return err.splitlines()[:-1]
@@ -65,13 +62,13 @@ def test_lowering_a_gold_ceiling_after_grading_makes_every_scoring_of_the_case_s
              for rel in (ALPHA_SCORING, "scoring/v1.0/beta-model/RO-FOUL-001__r1__eval-rev-a.json")]
     assert problems(tree.root, capsys) == stale
     (tree.root / "results").mkdir()
-    assert compute_metrics.main(["--root", str(tree.root)]) == 1
+    assert run_script("compute", ["--root", str(tree.root)]) == 1
     assert list((tree.root / "results").iterdir()) == []
 
 
 def test_new_scoring_pins_the_response_and_the_gold(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
-    assert new_scoring.main(["--root", str(tree.root), "--subject", "alpha-model", "--case", "RO-MEMB-001",
+    assert run_script("new-scoring", ["--root", str(tree.root), "--subject", "alpha-model", "--case", "RO-MEMB-001",
                              "--run", "r2", "--reviewer", "rev-c"]) == 0
     document = json.loads((tree.root / "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-c.json").read_text())
     assert document["response_sha256"] == tree.sha256("responses/v1.0/alpha-model/RO-MEMB-001__r2.json")
@@ -88,13 +85,13 @@ def test_fmt_never_invalidates_a_pin(tmp_path, capsys):
     unpinned_document = json.loads((tree.root / unpinned).read_text())
     (tree.root / unpinned).write_text(json.dumps(unpinned_document), encoding="utf-8")
     graded = (tree.root / ALPHA_RESPONSE).read_bytes()
-    assert fmt_json.main(["--root", str(tree.root), "--check"]) == 1
+    assert run_script("fmt", ["--root", str(tree.root), "--check"]) == 1
     assert capsys.readouterr().out == f"{unpinned}: not canonical\n"
-    assert fmt_json.main(["--root", str(tree.root)]) == 0
+    assert run_script("fmt", ["--root", str(tree.root)]) == 0
     assert (tree.root / ALPHA_RESPONSE).read_bytes() == graded  # pinned: left as graded
     assert (tree.root / unpinned).read_text() == canonical(unpinned_document)  # not graded: rewritten
-    assert fmt_json.main(["--root", str(tree.root), "--check"]) == 0
-    assert validate.main(["--root", str(tree.root)]) == 0
+    assert run_script("fmt", ["--root", str(tree.root), "--check"]) == 0
+    assert run_script("validate", ["--root", str(tree.root)]) == 0
 
 
 def test_every_scoring_of_the_tree_carries_both_pins():

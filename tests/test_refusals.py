@@ -15,10 +15,10 @@ import os
 import shutil
 from pathlib import Path
 
-import compute_metrics
 import pytest
-import validate
 from treebuilder import MiniTree, small_tree
+
+from rgbench.cli import run_script
 
 FIXTURES = Path(__file__).parent / "fixtures" / "invalid"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
@@ -60,19 +60,19 @@ def test_refusal(case, tmp_path, capsys):
     (root / "results").mkdir()
     (root / "results" / "per_run.csv").write_bytes(b"previous results\n")
     before = results_snapshot(root)
-    assert compute_metrics.main(["--root", str(root)]) == 1
+    assert run_script("compute", ["--root", str(root)]) == 1
     lines = problem_lines(capsys.readouterr().err)
     expected = (FIXTURES / case / "expected.txt").read_text(encoding="utf-8").splitlines()
     assert lines == expected
     assert results_snapshot(root) == before
     # validate.py reports exactly the same problems.
-    assert validate.main(["--root", str(root)]) == 1
+    assert run_script("validate", ["--root", str(root)]) == 1
     assert problem_lines(capsys.readouterr().err) == expected
 
 
 def test_the_base_tree_is_valid(tmp_path, capsys):
     root = small_tree(tmp_path / "tree").root
-    assert validate.main(["--root", str(root)]) == 0
+    assert run_script("validate", ["--root", str(root)]) == 0
     assert "valid: 3 golds, 6 responses, 5 scorings, 2 subjects" in capsys.readouterr().out
 
 
@@ -86,13 +86,13 @@ def test_a_gold_whose_reference_answer_quotes_json_blocks_is_valid(tmp_path, cap
                                                   "## Metadata\n\n```json", 1)
     tree.write("golds/v1.0/RO-FOUL-001_gold.md", text)
     tree.add_run("alpha-model", "RO-FOUL-001", "r1", raw=11)
-    assert validate.main(["--root", str(tree.root)]) == 0
+    assert run_script("validate", ["--root", str(tree.root)]) == 0
     assert capsys.readouterr().out.startswith("valid: 1 gold")
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
 
 
 def run_refused(root: Path, capsys) -> list[str]:
-    assert compute_metrics.main(["--root", str(root)]) == 1
+    assert run_script("compute", ["--root", str(root)]) == 1
     assert not (root / "results").exists()
     return problem_lines(capsys.readouterr().err)
 
@@ -135,7 +135,7 @@ def test_missing_registry(tmp_path, capsys):
 
 def test_bad_alpha_option(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
-    assert compute_metrics.main(["--root", str(tree.root), "--alpha", "1.5"]) == 1
+    assert run_script("compute", ["--root", str(tree.root), "--alpha", "1.5"]) == 1
     assert problem_lines(capsys.readouterr().err) == ["--alpha: alpha must be between 0 and 1, got 1.5"]
-    assert compute_metrics.main(["--root", str(tree.root), "--alpha", "half"]) == 1
+    assert run_script("compute", ["--root", str(tree.root), "--alpha", "half"]) == 1
     assert problem_lines(capsys.readouterr().err) == ["--alpha: alpha must be a number between 0 and 1, got 'half'"]

@@ -17,10 +17,10 @@ import re
 import shutil
 from collections.abc import Callable
 
-import build_leaderboard
 import pytest
 from treebuilder import REPO
 
+from rgbench.cli import run_script
 from rgbench.leaderboard import results_tables
 from rgbench.leaderboard.lab_tables import LAB_FILES
 from rgbench.leaderboard.reviewers_section import COLUMNS as REVIEWER_FILES
@@ -81,7 +81,7 @@ def test_a_mutated_result_csv_is_refused_with_a_message(tree, name, mutation, ca
         (tree / "results/manifest.json").write_text(json.dumps(listed, indent=2, sort_keys=True) + "\n")
     before = {p.name: p.read_bytes() for p in (tree / "results").iterdir()}
     try:
-        status = build_leaderboard.main(["--root", str(tree)])
+        status = run_script("leaderboard", ["--root", str(tree)])
     finally:
         (tree / rel).write_bytes(original)
         (tree / "results/manifest.json").write_bytes(manifest)
@@ -106,7 +106,7 @@ def test_the_reviewers_section_is_refused_whole_not_half_read(tree, capsys):
     original = (tree / rel).read_bytes()
     (tree / rel).write_bytes(original + b"someone,human,runs_graded\n")
     try:
-        assert build_leaderboard.main(["--root", str(tree)]) == 1
+        assert run_script("leaderboard", ["--root", str(tree)]) == 1
     finally:
         (tree / rel).write_bytes(original)
     lines = original.decode().count("\n")
@@ -132,7 +132,7 @@ def test_a_point_outside_its_interval_is_drawn_and_a_reversed_interval_refused(t
         listed["outputs"]["metrics_per_difficulty.csv"] = hashlib.sha256(data).hexdigest()
         (tree / "results/manifest.json").write_text(json.dumps(listed, indent=2, sort_keys=True) + "\n")
         try:
-            return build_leaderboard.main(["--root", str(tree)])
+            return run_script("leaderboard", ["--root", str(tree)])
         finally:
             (tree / rel).write_bytes(original)
             (tree / "results/manifest.json").write_bytes(manifest)

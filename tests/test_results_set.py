@@ -9,14 +9,11 @@ import os
 import subprocess
 from pathlib import Path
 
-import build_leaderboard
-import check_results
-import compute_metrics
-import metrics
 from gitrepo import toolkit_repo
 from treebuilder import REPO, small_tree
 
 import rgbench.atomic as atomic
+from rgbench.cli import run_script
 
 
 def results_of(root: Path) -> dict[str, bytes]:
@@ -31,7 +28,7 @@ def test_every_temporary_is_synced_before_the_first_rename(tmp_path, monkeypatch
     monkeypatch.setattr(atomic.os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd))[1])
     monkeypatch.setattr(atomic.os, "replace", lambda a, b: (events.append(f"rename {Path(b).name}"),
                                                             real_replace(a, b))[1])
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     renames = [event for event in events if event.startswith("rename")]
     first = events.index(renames[0])
     assert events[:first].count("fsync") >= len(renames)  # each file (and the folder) before any rename
@@ -56,7 +53,7 @@ def kill_between_renames(root: Path, monkeypatch, after: int) -> None:
     monkeypatch.setattr(atomic.os, "replace", replace)
     monkeypatch.setattr(atomic.os, "unlink", lambda path: None)  # a killed process cleans nothing up
     try:
-        compute_metrics.main(["--root", str(root)])
+        run_script("compute", ["--root", str(root)])
     except Killed:
         pass
     monkeypatch.undo()
@@ -67,24 +64,24 @@ def test_a_run_killed_between_renames_leaves_a_mixed_set_that_build_leaderboard_
     # Attack: kill -9 during the write phase left a mixed old/new results/ in 10 of 10 trials.
     tree = small_tree(tmp_path / "tree")
     root = tree.root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r1", "rev-b", raw=8, correctness=1)  # outputs change
     kill_between_renames(root, monkeypatch, after=4)
     capsys.readouterr()
     left = sorted(p.name for p in (root / "results").iterdir() if p.name.endswith(".tmp"))
     assert left, "the killed run leaves its temporaries"
-    assert build_leaderboard.main(["--root", str(root)]) == 1
+    assert run_script("leaderboard", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err
     mixed = [line for line in err.splitlines() if line.startswith("results/") and "manifest" in line]
     assert mixed, err  # each file renamed before the kill that changed is named
-    assert check_results.main(["--root", str(root)]) == 1
+    assert run_script("check", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert "results/manifest.json: differs from what the committed inputs produce" in err
     # The next run removes the temporaries and writes a whole set again.
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     assert not [p for p in (root / "results").iterdir() if p.name.endswith(".tmp")]
-    assert build_leaderboard.main(["--root", str(root)]) == 0
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
 
 
 def test_a_second_make_metrics_on_one_tree_is_refused_with_a_true_message(tmp_path, capsys):
@@ -93,16 +90,16 @@ def test_a_second_make_metrics_on_one_tree_is_refused_with_a_true_message(tmp_pa
     directory (fix the folder, ...)". Now the second is refused at once and writes nothing."""
     tree = small_tree(tmp_path / "tree")
     root = tree.root
-    assert metrics.main(["--root", str(root)]) == 0
+    assert run_script("metrics", ["--root", str(root)]) == 0
     tree.add_scoring("alpha-model", "RO-MEMB-001", "r1", "rev-b", raw=8, correctness=1)  # a run would write
     before = results_of(root)
     capsys.readouterr()
     with atomic.tree_lock(root):   # the first run, still writing
-        assert metrics.main(["--root", str(root)]) == 1
+        assert run_script("metrics", ["--root", str(root)]) == 1
     assert capsys.readouterr().err == ("results/: another `make metrics` is running on this tree (wait for it to end, "
                                        "then run again if the inputs changed meanwhile; this run wrote nothing)\n")
     assert results_of(root) == before
-    assert metrics.main(["--root", str(root)]) == 0   # the lock ends with its holder
+    assert run_script("metrics", ["--root", str(root)]) == 0   # the lock ends with its holder
     assert results_of(root) != before
 
 

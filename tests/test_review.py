@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from treebuilder import REPO, MiniTree, canonical, small_tree
 
+from rgbench.cli import run_script
+from rgbench.commands.review import open_app
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
 from rgbench.review import assignments, pages, scoring_doc
-from rgbench.review.commands import assign_main, open_app
 from rgbench.review.runs import FIRST, SECOND, QueuedRun, build_queue, filtered, run_handle
 
 REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"
@@ -65,9 +66,9 @@ def test_assign_stratifies_and_never_gives_a_run_to_its_first_reviewer():
 
 def test_assign_command_writes_the_file_the_page_reads(tmp_path):
     tree = tree_with_reviewers(tmp_path)
-    assert assign_main(["--root", str(tree.root), "--share", "1"]) == 0
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
     data = (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes()
-    assert assign_main(["--root", str(tree.root), "--share", "1"]) == 0
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
     assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == data  # byte-deterministic
     document = json.loads(data)
     assert document["graded_runs"] == 5 and len(document["assignments"]) == 5
@@ -78,7 +79,7 @@ def test_assign_command_writes_the_file_the_page_reads(tmp_path):
     app, _ = open_app(tree.root, who)
     assert app is not None
     assert [r.role for r in app.queue() if r.key == key] == [SECOND]
-    assert assign_main(["--root", str(tree.root), "--share", "0"]) == 1
+    assert run_script("assign", ["--root", str(tree.root), "--share", "0"]) == 1
 
 
 def test_queue_is_a_seeded_shuffle_per_reviewer_with_opaque_handles(tmp_path):
@@ -197,7 +198,7 @@ def test_the_page_and_assign_take_the_reviewers_the_tree_was_checked_against(tmp
                                                              "'llm-judge']"]
     tree.write("subjects/reviewers.yaml", "reviewers:\n" + "".join(   # the small tree's graders, both judges
         f"  - id: {rid}\n    name: {rid}\n    kind: llm-judge\n" for rid in ("rev-a", "rev-b")))
-    assert assign_main(["--root", str(tree.root), "--share", "1"]) == 1
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 1
     assert "no human reviewer registered; a second grade needs one" in capsys.readouterr().err
 
 
@@ -297,9 +298,8 @@ def test_unblinded_the_page_shows_the_runs_grade_in_scoring_blind_it_does_not(tm
 
 def test_review_without_a_reviewer_says_which_variable_to_give(tmp_path, capsys):
     # `make review` without REVIEWER passes --reviewer "": it said "'' is not registered ...; add the reviewer there"
-    from rgbench.review.commands import review_main
     tree = tree_with_reviewers(tmp_path)
-    assert review_main(["--root", str(tree.root), "--reviewer", ""]) == 1
+    assert run_script("review", ["--root", str(tree.root), "--reviewer", ""]) == 1
     assert capsys.readouterr().err == "--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)\n"
 
 
@@ -428,8 +428,9 @@ def test_a_save_killed_midway_leaves_a_temporary_that_blocks_nothing_and_no_pr_c
 def test_a_pull_request_cannot_bring_a_temporary_name_that_readers_skip(tmp_path, capsys):
     # The other side of skipping leftovers: a contributor who force-adds one (git ignores them) to hide a grade
     # from the checks is refused by the gate, which judges every path of the pull request.
-    import check_pr_paths
     from gitrepo import toolkit_repo
+
+    from rgbench.cli import run_script
     repo, tree = toolkit_repo(tmp_path / "bench")
     base = repo.commit("Base")
     repo.git("checkout", "-q", "-b", "pr")
@@ -438,7 +439,7 @@ def test_a_pull_request_cannot_bring_a_temporary_name_that_readers_skip(tmp_path
     assert repo.git("status", "--porcelain", "--", "scoring") == ""   # ignored: only `git add -f` brings it
     repo.git("add", "-f", hidden)
     repo.git("commit", "-q", "-m", "Hide a grade")
-    assert check_pr_paths.main(["--root", str(repo.root), "--base", base]) == 1
+    assert run_script("paths", ["--root", str(repo.root), "--base", base]) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
         f"{hidden}: name component '.RO-MEMB-001__r2__eval-rev-b.json.k3j9x0_a.tmp' uses characters outside "
         "[A-Za-z0-9._-] or starts with '.' or '-' (rename it)")
@@ -487,7 +488,7 @@ SHARE_MESSAGE = "--share: must be a decimal number above 0 and at most 1 (e.g. 0
 def test_assign_parses_share_strictly_and_at_once(tmp_path, capsys, share):
     # Attack: `make assign SHARE=1e-99999999` hung (Fraction computed 10**99999999); odd values crashed.
     tree = tree_with_reviewers(tmp_path)
-    assert assign_main(["--root", str(tree.root), "--share", share]) == 1
+    assert run_script("assign", ["--root", str(tree.root), "--share", share]) == 1
     shown = share if len(share) <= 40 else share[:40] + "..."
     assert capsys.readouterr().err == SHARE_MESSAGE.format(repr(shown))
     assert not (tree.root / assignments.ASSIGNMENTS_FILE).exists()
@@ -496,7 +497,7 @@ def test_assign_parses_share_strictly_and_at_once(tmp_path, capsys, share):
 @pytest.mark.parametrize("share, fraction", [("0.2", "1/5"), (".25", "1/4"), ("1", "1"), ("1e-1", "1/10")])
 def test_assign_takes_a_decimal_share(tmp_path, share, fraction):
     tree = tree_with_reviewers(tmp_path)
-    assert assign_main(["--root", str(tree.root), "--share", share]) == 0
+    assert run_script("assign", ["--root", str(tree.root), "--share", share]) == 0
     assert json.loads((tree.root / assignments.ASSIGNMENTS_FILE).read_text())["share"] == fraction
 
 
@@ -504,7 +505,7 @@ def test_assign_on_a_full_or_read_only_disk_says_so_and_keeps_the_old_file(tmp_p
     # Attack: `make assign` ended in a traceback on a full or read-only disk.
     from rgbench import atomic
     tree = tree_with_reviewers(tmp_path)
-    assert assign_main(["--root", str(tree.root), "--share", "1"]) == 0
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
     before = (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes()
     capsys.readouterr()
     for error, hint in ((errno.ENOSPC, "free some disk space"), (errno.EROFS, "make the folder writable")):
@@ -512,7 +513,7 @@ def test_assign_on_a_full_or_read_only_disk_says_so_and_keeps_the_old_file(tmp_p
             raise OSError(error, os.strerror(error))
 
         monkeypatch.setattr(atomic, "write_temp_beside", fault)
-        assert assign_main(["--root", str(tree.root), "--share", "0.5"]) == 1
+        assert run_script("assign", ["--root", str(tree.root), "--share", "0.5"]) == 1
         assert capsys.readouterr().err == (
             f"{assignments.ASSIGNMENTS_FILE}: cannot be written: {os.strerror(error)} ({hint}, then run again; no output "
             "was replaced)\n1 problem(s) found; nothing was written.\n")

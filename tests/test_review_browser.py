@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from treebuilder import MiniTree
 
+from rgbench.commands.review import open_app
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
-from rgbench.review.commands import open_app
 from rgbench.review.server import ReviewApp, make_server, url
 
 selenium = pytest.importorskip("selenium", reason="selenium not installed (pip install -r requirements.txt)")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import csv
 from fractions import Fraction
 
-import aggregate_scoring
 import numpy as np
 import pytest
 from treebuilder import canonical, small_tree
 
+from rgbench.cli import run_script
 from rgbench.stats.agreement import krippendorff_alpha
 from rgbench.stats.bootstrap import case_weights, ratio_interval, undefined_replicates
 from rgbench.stats.judge_agreement import case_statistic, macro_f1, macro_f1_statistic
@@ -73,7 +73,7 @@ def test_leniency_and_judge_agreement_by_hand(tmp_path):
     for case_id, raw in (("RO-FOUL-001", 9), ("RO-SCAL-001", 11)):
         doc = tree.scoring_doc("alpha-model", case_id, "r1", "rev-b", raw=raw, correctness=1)
         tree.write(f"scoring_multi/v1.0/alpha-model/{case_id}__r1__eval-rev-b.json", canonical(doc))
-    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
+    assert run_script("agreement", ["--root", str(tree.root)]) == 0
     assert not (tree.root / "results/judge_agreement.csv").exists()  # no judge grade: no judge report
     rows = {(r["reviewer_id"], r["statistic"], r["target"], r["level"]): r for r in read(tree.root / "results/reviewers.csv")}
     lenient = rows[("rev-a", "leniency", "raw_score", "")]
@@ -93,7 +93,7 @@ def test_leniency_and_judge_agreement_by_hand(tmp_path):
         doc = tree.scoring_doc("alpha-model", case_id, "r1", "judge-x", raw=10, correctness=1)
         tree.write(f"scoring_multi/v1.0/alpha-model/{case_id}__r1__eval-judge-x.json", canonical(doc))
     before = (tree.root / "results/agreement.csv").read_bytes()
-    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
+    assert run_script("agreement", ["--root", str(tree.root)]) == 0
     assert (tree.root / "results/agreement.csv").read_bytes() == before  # the judge stays out of agreement.csv
     judge = {(r["statistic"], r["target"]): r for r in read(tree.root / "results/judge_agreement.csv")}
     assert judge[("mean_deviation", "raw_score")]["value"] == "0.000000"
@@ -107,8 +107,9 @@ def test_leniency_and_judge_agreement_by_hand(tmp_path):
 
 
 def test_drift_reads_the_month_each_grade_was_committed(tmp_path, capsys):
-    import reviewer_drift
     from gitrepo import GitRepo
+
+    from rgbench.cli import run_script
 
     root = tmp_path / "bench"
     repo = GitRepo(root)
@@ -117,7 +118,7 @@ def test_drift_reads_the_month_each_grade_was_committed(tmp_path, capsys):
     repo.commit("tree")  # committed on 2026-01-02 (GitRepo dates its commits)
     doc = tree.scoring_doc("alpha-model", "RO-FOUL-001", "r1", "rev-b", raw=9, correctness=1)
     tree.write("scoring_multi/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-b.json", canonical(doc))
-    assert reviewer_drift.main(["--root", str(root)]) == 0
+    assert run_script("drift", ["--root", str(root)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "reviewer_id,kind,period,grades,mean_raw_score,leniency_raw_score,n_shared"
     # rev-a: 4 grades committed in 2026-01, leniency +3 on the one run shared with rev-b (12 vs 9);
@@ -127,7 +128,7 @@ def test_drift_reads_the_month_each_grade_was_committed(tmp_path, capsys):
     assert by_reviewer["rev-b"] == "rev-b,human,uncommitted,1,9.000000,-3.000000,1"
     outside = tmp_path / "not-a-repo"
     small_tree(outside)
-    assert reviewer_drift.main(["--root", str(outside)]) == 1
+    assert run_script("drift", ["--root", str(outside)]) == 1
 
 
 def test_the_leaderboard_section_shows_reviewers_and_escapes_them():
@@ -173,7 +174,7 @@ def test_level_shares_cover_every_level_of_a_small_scale_with_the_graded_shares(
     # rows for every reviewer); a wider scale is summarised in 10 bins of its range (tests/test_score_scale.py), so
     # the rows never grow with the scale's range (a 0-100 scale wrote 101 rows per reviewer and criterion).
     tree = small_tree(tmp_path)
-    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
+    assert run_script("agreement", ["--root", str(tree.root)]) == 0
     shares = {(r["reviewer_id"], r["target"], r["level"]): r["value"] for r in read(tree.root / "results/reviewers.csv")
               if r["statistic"] == "level_share"}
     # diagnosis is 2 in every grade

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from treebuilder import MiniTree, canonical
 
-from rgbench.cli_main import load_script
+from rgbench.cli import run_script
 
 SUBJECTS = ("alpha-model", "beta-model", "gamma-model")
 CASES = tuple(f"RO-{family}-00{i}" for family in ("FOUL", "SCAL") for i in range(1, 5))
@@ -63,7 +63,7 @@ def board(root: Path, *, labels=lambda sid, case, i: f"r{i + 1}", reverse=False,
         for path in paths if indent is not None else ():   # the same JSON value: other indentation and key order
             doc = json.loads(path.read_text(encoding="utf-8"))
             path.write_text(json.dumps(dict(reversed(doc.items())), indent=indent) + "\n", encoding="utf-8")
-    assert load_script("metrics.py").main(["--root", str(root)]) == 0
+    assert run_script("metrics", ["--root", str(root)]) == 0
     return root
 
 
@@ -97,7 +97,7 @@ def test_prose_in_any_documentation_file_changes_no_byte_of_any_results_csv(tmp_
                 "system/metrics/v1.0/config.yaml"):
         with (root / rel).open("a", encoding="utf-8") as f:
             f.write("# a comment: prose in a YAML file\n")
-    assert load_script("metrics.py").main(["--root", str(root)]) == 0
+    assert run_script("metrics", ["--root", str(root)]) == 0
     assert before and csvs(root) == before
 
 

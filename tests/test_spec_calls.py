@@ -109,9 +109,7 @@ def sample_tree(tmp_path_factory):
 
 
 def test_every_named_function_is_called_on_the_sample_suite(sample_tree, capsys):
-    import aggregate_scoring
-    import build_leaderboard
-    import compute_metrics
+    from rgbench.cli import run_script
 
     names = named_functions(DOC.read_text(encoding="utf-8"))
     modules = spec_modules()
@@ -126,9 +124,9 @@ def test_every_named_function_is_called_on_the_sample_suite(sample_tree, capsys)
     threading.setprofile(profile)
     sys.setprofile(profile)
     try:
-        codes = [compute_metrics.main(["--root", root]),
-                 aggregate_scoring.main(["--root", root]),
-                 build_leaderboard.main(["--root", root])]
+        codes = [run_script("compute", ["--root", root]),
+                 run_script("agreement", ["--root", root]),
+                 run_script("leaderboard", ["--root", root])]
     finally:
         sys.setprofile(None)
         threading.setprofile(None)

@@ -13,8 +13,8 @@ from treebuilder import REPO, small_tree
 LAZY = ("jsonschema",)
 PROBE = """import sys
 sys.path[:0] = [sys.argv[1]]
-import compute_metrics
-status = compute_metrics.main(sys.argv[2:])
+from rgbench.cli import run_script
+status = run_script("compute", sys.argv[2:])
 print(status, *[name for name in {lazy!r} if name in sys.modules])
 """
 
@@ -27,8 +27,8 @@ def run_probe(*args: str) -> tuple[str, subprocess.CompletedProcess]:
     return (lines[-1] if lines else ""), done
 
 
-def test_importing_compute_metrics_does_not_import_jsonschema():
-    code = ("import sys; sys.path[:0] = [sys.argv[1]]; import compute_metrics; "
+def test_importing_the_compute_command_does_not_import_jsonschema():
+    code = ("import sys; sys.path[:0] = [sys.argv[1]]; import rgbench.cli, rgbench.commands.compute; "
             "print(*[m for m in sys.argv[2:] if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code, str(REPO / "scripts"), *LAZY], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == "\n"

@@ -8,9 +8,9 @@ import re
 from fractions import Fraction as F
 from pathlib import Path
 
-import compute_metrics
 from treebuilder import MiniTree, small_tree
 
+from rgbench.cli import run_script
 from rgbench.compute.input_groups import grouped_inputs
 from rgbench.load.loader import load_tree
 from rgbench.load.scale import default_scale
@@ -43,7 +43,7 @@ def test_subject_statistics_columns_by_hand(tmp_path):
     # 20000 resamples: every extreme below has probability >= 1/27 per replicate, so each 2.5% / 97.5%
     # quantile is that extreme whatever the seed.
     set_config(root, "bootstrap_resamples: 2000", "bootstrap_resamples: 20000")
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     header, alpha, beta = results(root, "metrics_per_subject.csv")
     assert header.split(",")[: len(SUBJECT_COLUMNS)] == list(SUBJECT_COLUMNS)
     stats = dict(zip(header.split(","), alpha.split(",")))
@@ -75,7 +75,7 @@ def test_subject_statistics_columns_by_hand(tmp_path):
 
 def test_new_result_files_by_hand(tmp_path):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     assert results(root, "metrics_per_family.csv")[:3] == [
         "subject_id,subject_version,family,n_family,P_family,s_bar_family,P_family_low,P_family_high",
         "alpha-model,2.0,FOUL,1,1.000000,12.000000,0.206549,1.000000",   # 1 of 1 case: Wilson [z²/(1 + z²), 1]
@@ -131,7 +131,7 @@ def test_repeated_runs_and_difficulty_warning(tmp_path, capsys):
     tree.add_run("alpha-model", "RO-INST-001", "r1", raw=12)
     tree.add_run("alpha-model", "RO-INST-001", "r2", raw=12)
     tree.add_run("alpha-model", "RO-INST-001", "r3", raw=4, correctness=0)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     # INST (difficulty 5): 2 of 3 Pass = 0.666667, above the difficulty-2 cases: no decreasing trend, warned
     assert "ALL,5,2.500000,1,3,2,0.666667," in "\n".join(results(tree.root, "metrics_per_difficulty.csv"))
     err = capsys.readouterr().err
@@ -152,7 +152,7 @@ def test_repeated_runs_and_difficulty_warning(tmp_path, capsys):
 
 def test_manifest_records_the_seeds_and_the_intervals_can_be_redone_from_them(tmp_path):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     manifest = json.loads((root / "results/manifest.json").read_text())
     stats = manifest["statistics"]
     assert (stats["bootstrap_resamples"], stats["confidence_level"], stats["significance_level"],
@@ -182,7 +182,7 @@ def test_a_change_to_one_subject_leaves_every_other_subjects_rows_byte_identical
     second.add_response("beta-model", "RO-MEMB-001", "r1", 10)     # beta-model's inputs change, alpha-model's do not
     second.add_run("beta-model", "RO-SCAL-001", "r2", raw=12)
     for tree in (first, second):
-        assert compute_metrics.main(["--root", str(tree.root)]) == 0
+        assert run_script("compute", ["--root", str(tree.root)]) == 0
     one, two = (json.loads((t.root / "results/manifest.json").read_text())["statistics"]["subject_digests"]
                 for t in (first, second))
     assert one["alpha-model"] == two["alpha-model"] and one["beta-model"] != two["beta-model"]
@@ -196,13 +196,13 @@ def test_a_change_to_one_subject_leaves_every_other_subjects_rows_byte_identical
 
 def test_bad_statistics_configuration_is_refused_and_nothing_written(tmp_path, capsys):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root)]) == 0
+    assert run_script("compute", ["--root", str(root)]) == 0
     before = {p.name: p.read_bytes() for p in (root / "results").iterdir()}
     capsys.readouterr()
     set_config(root, "bootstrap_resamples: 2000", "bootstrap_resamples: 0")
     set_config(root, "confidence_level: 0.95", "confidence_level: 95")
     set_config(root, "  5: 2.5\n", "")
-    assert compute_metrics.main(["--root", str(root)]) == 1
+    assert run_script("compute", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert f"{CONFIG}: $.bootstrap_resamples: must be an integer from 1 to 100000, got 0" in err
     assert f"{CONFIG}: $.confidence_level: must be a number strictly between 0 and 1, got 95" in err
@@ -213,9 +213,9 @@ def test_bad_statistics_configuration_is_refused_and_nothing_written(tmp_path, c
 
 def test_scoring_and_results_dir_options_are_checked(tmp_path, capsys):
     root = small_tree(tmp_path / "tree").root
-    assert compute_metrics.main(["--root", str(root), "--scoring-dir", "missing"]) == 1
+    assert run_script("compute", ["--root", str(root), "--scoring-dir", "missing"]) == 1
     assert "missing/v1.0: no such folder in the tree" in capsys.readouterr().err
-    assert compute_metrics.main(["--root", str(root), "--results-dir", "/tmp/x"]) == 1
+    assert run_script("compute", ["--root", str(root), "--results-dir", "/tmp/x"]) == 1
     assert re.search(r"--results-dir: '/tmp/x' is not a folder name", capsys.readouterr().err)
     assert not (root / "results").exists()
 
@@ -252,7 +252,7 @@ def test_relabelling_and_duplicating_runs_change_no_deterministic_statistic(tmp_
                 sharp = sharp + [(r.replace("r", "r9"), raw) for r, raw in sharp]
             for run, raw in sharp:
                 t.add_run("sharp", case, run, raw=raw)
-        assert compute_metrics.main(["--root", str(t.root)]) == 0
+        assert run_script("compute", ["--root", str(t.root)]) == 0
         return t.root
 
     def deterministic(root):
@@ -281,7 +281,7 @@ def test_the_summary_line_counts_in_the_singular_when_there_is_one(tmp_path, cap
     tree.add_subject("alpha-model")
     tree.add_gold("RO-FOUL-001")
     tree.add_run("alpha-model", "RO-FOUL-001", "r1", raw=12)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     assert capsys.readouterr().out == "1 scored run of 1 subject (1 with scores) -> tree/results/\n"
 
 
@@ -301,7 +301,7 @@ def test_an_incomplete_subject_moves_no_ranked_pairs_adjusted_p(tmp_path):
             t.add_run("weak", case, "r1", raw=2 + i % 3, correctness=0)
             if with_partial and i <= 2:
                 t.add_run("partial", case, "r1", raw=1, correctness=0)
-        assert compute_metrics.main(["--root", str(t.root)]) == 0
+        assert run_script("compute", ["--root", str(t.root)]) == 0
         return t.root
 
     def rows(root):

@@ -10,12 +10,11 @@ from __future__ import annotations
 import csv
 import json
 
-import check_results
 import make_synthetic
-import metrics
 import pytest
 from treebuilder import LIBRARY_ROOT
 
+from rgbench.cli import run_script
 from rgbench.load.subject_kinds import kind_problems
 from rgbench.problems import Problem
 
@@ -40,8 +39,8 @@ def test_make_synthetic_declares_the_kinds_and_gives_them_in_turn(tree):
 
 
 def test_a_declared_kind_goes_through_every_command_and_the_page_shows_it_as_written(tree, capsys):
-    assert metrics.main(["--root", str(tree)]) == 0
-    assert check_results.main(["--root", str(tree)]) == 0
+    assert run_script("metrics", ["--root", str(tree)]) == 0
+    assert run_script("check", ["--root", str(tree)]) == 0
     capsys.readouterr()
     with open(tree / "results/leaderboard.csv", newline="") as handle:
         kinds = {row["subject_id"]: row["kind"] for row in csv.DictReader(handle)}
@@ -57,13 +56,13 @@ def test_a_declared_kind_goes_through_every_command_and_the_page_shows_it_as_wri
 def test_a_kind_the_schema_does_not_declare_is_refused_with_where_to_declare_it(tree, tmp_path, capsys):
     import shutil
 
-    import validate
+    from rgbench.cli import run_script
 
     copy = tmp_path / "tree"
     shutil.copytree(tree, copy, ignore=shutil.ignore_patterns("results"))
     registry = copy / "subjects/registry.yaml"
     registry.write_text(registry.read_text().replace('kind: "system"', 'kind: "robot"', 1))
-    assert validate.main(["--root", str(copy)]) == 1
+    assert run_script("validate", ["--root", str(copy)]) == 1
     assert capsys.readouterr().err.splitlines()[0] == (
         "subjects/registry.yaml: $.subjects[1].kind: 'robot' is not one of ['llm', 'human', 'system'] "
         f"(use one of those kinds, or declare it in the kind enum of {SCHEMA})")
@@ -93,12 +92,12 @@ def test_the_declared_kinds_are_checked_usable():
 def test_every_command_refuses_a_system_whose_kinds_are_unusable(tree, tmp_path, capsys):
     import shutil
 
-    import validate
+    from rgbench.cli import run_script
 
     copy = tmp_path / "tree"
     shutil.copytree(tree, copy, ignore=shutil.ignore_patterns("results"))
     schema = json.loads((copy / SCHEMA).read_text())
     schema["properties"]["subjects"]["items"]["properties"]["kind"] = {"type": "string"}
     (copy / SCHEMA).write_text(json.dumps(schema, indent=2) + "\n")
-    assert validate.main(["--root", str(copy)]) == 1
+    assert run_script("validate", ["--root", str(copy)]) == 1
     assert f"{SCHEMA}: {WHERE}: declares no kinds" in capsys.readouterr().err

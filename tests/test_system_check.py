@@ -357,7 +357,7 @@ def _library_tree(tmp_path: Path):
 
 
 def test_a_correctness_value_added_to_the_schema_is_computed_exactly(tmp_path):
-    import compute_metrics
+    from rgbench.cli import run_script
 
     tree = _library_tree(tmp_path)
     edit_json(tree.root, f"{LIBRARY_SCHEMAS}/evaluation.schema.json",
@@ -366,7 +366,7 @@ def test_a_correctness_value_added_to_the_schema_is_computed_exactly(tmp_path):
     tree.add_run("m", "RO-FOUL-001", "r1", confidence=50, raw=10, correctness=0.25)
     tree.add_gold("RO-SCAL-001")
     tree.add_run("m", "RO-SCAL-001", "r1", confidence=80, raw=10, correctness=0.5)
-    assert compute_metrics.main(["--root", str(tree.root)]) == 0
+    assert run_script("compute", ["--root", str(tree.root)]) == 0
     with open(tree.root / "results" / "metrics_per_subject.csv", encoding="utf-8") as handle:
         header, row = (line.rstrip("\n").split(",") for line in handle)
     values = dict(zip(header, row))
@@ -377,18 +377,18 @@ def test_a_correctness_value_added_to_the_schema_is_computed_exactly(tmp_path):
 
 
 def test_a_value_outside_the_schema_is_refused_not_a_traceback(tmp_path, capsys):
-    import compute_metrics
+    from rgbench.cli import run_script
 
     tree = _library_tree(tmp_path)
     tree.add_gold("RO-FOUL-001")
     tree.add_run("m", "RO-FOUL-001", "r1", raw=10, correctness=0.25)  # the shipped enum is 0, 0.5, 1
-    assert compute_metrics.main(["--root", str(tree.root)]) == 1
+    assert run_script("compute", ["--root", str(tree.root)]) == 1
     err = capsys.readouterr().err
     assert "$.correctness: 0.25 is not one of [0, 0.5, 1]" in err and "Traceback" not in err
 
 
 def test_consolidated_scorings_carry_the_schemas_file_format_version(tmp_path):
-    import aggregate_scoring
+    from rgbench.cli import run_script
 
     tree = _library_tree(tmp_path)
     for kind in ("response", "evaluation", "gold"):
@@ -397,7 +397,7 @@ def test_consolidated_scorings_carry_the_schemas_file_format_version(tmp_path):
     tree.add_gold("RO-FOUL-001", schema_version="2.1")
     tree.add_response("m", "RO-FOUL-001", "r1", schema_version="2.1")
     tree.add_scoring("m", "RO-FOUL-001", "r1", schema_version="2.1")
-    assert aggregate_scoring.main(["--root", str(tree.root)]) == 0
+    assert run_script("agreement", ["--root", str(tree.root)]) == 0
     (doc,) = (tree.root / "scoring_consolidated").rglob("*.json")
     assert json.loads(doc.read_text(encoding="utf-8"))["schema_version"] == "2.1"
 

@@ -15,7 +15,7 @@ a cycle; docs/architecture.md "Layers"). Lowest first:
     leaderboard/ result tables -> leaderboard.csv, .html, .md
     governance/  pull-request gate, provenance, snapshots, history, diffs
     command line ``review/`` (the local grading page, rgbench review; planned second grades, rgbench assign),
-                 ``cli`` (what scripts' main() share), ``cli_main`` (the ``rgbench`` command), ``template``
+                 ``cli`` (every subcommand's options; ``commands/``: what each does), ``template``
                  (``rgbench init``), ``analysis`` (``read_results``: the committed result tables as pandas
                  DataFrames, the ``analysis`` extra), ``install_source``
 """

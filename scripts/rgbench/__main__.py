@@ -1,7 +1,7 @@
-"""``python -m rgbench``: the ``rgbench`` command (rgbench.cli_main)."""
+"""``python -m rgbench``: the ``rgbench`` command (rgbench.cli)."""
 
 import sys
 
-from .cli_main import main
+from .cli import main
 
 sys.exit(main())

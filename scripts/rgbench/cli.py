@@ -1,167 +1,272 @@
-"""What every script's main() shares: the parser with ``--root``, the root and folder-name checks, and
-loading a valid tree or reporting why not."""
+"""The ``rgbench`` command line: every subcommand and its options, in one parser module.
+
+    rgbench validate --root DIR      is   python scripts/validate.py --root DIR
+    rgbench metrics                  is   make metrics (validate, compute, agree, leaderboard)
+
+A subcommand's options are declared here (:data:`COMMANDS`); what it does is ``run(args)`` of its module
+``rgbench.commands.<module>``, whose docstring is the ``--help`` description. ``rgbench SUB`` defaults
+``--root`` to the current directory; scripts/*.py, kept where the docs and workflows name them, are shims
+that call :func:`run_script`, which defaults ``--root`` to the checkout they belong to. To add a
+subcommand: a module under rgbench/commands/ with a docstring and ``run(args) -> int``, and a line in
+:data:`COMMANDS` with its options (tests/test_cli_main.py checks every one has ``--help``).
+"""
 
 from __future__ import annotations
 
 import argparse
-import gc
-import re
+import importlib
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from .load.loader import load_tree
-from .load.multi_scoring import MULTI_DIR, MultiScorings, load_multi
-from .load.records import Tree
-from .load.registry import read_registry
-from .load.spec import Spec, load_spec
-from .problems import report
+from . import __version__
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-_FOLDER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+PROG = "rgbench"
+REPO_ROOT = Path(__file__).resolve().parents[2]   # the checkout of a source tree (scripts/rgbench/..)
 _REPO_DEFAULT = "(default: this repository)"
-# The scripts that write results/, in the order they run one by one; scripts/metrics.py (make metrics, rgbench
-# metrics, check_results) writes the same bytes from one load (tests/test_cli_main.py).
-RESULT_STEPS = ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py")
+TREE = f"benchmark tree {_REPO_DEFAULT}"
+GIT_TREE = f"benchmark tree inside a git repository {_REPO_DEFAULT}"
+# The subcommands that write results/, in the order they run one by one; `metrics` (make metrics, check) writes
+# the same bytes from one load (tests/test_cli_main.py).
+RESULT_STEPS = ("compute", "agreement", "leaderboard")
+
+Options = Callable[[argparse.ArgumentParser], None]
 
 
-class Invocation(NamedTuple):
-    """How a script's main() was started: its program name for argparse (None: the script's file name) and
-    the default of ``--root`` with the words that name it in ``--help``."""
+class Command(NamedTuple):
+    """A subcommand: its module under rgbench/commands/, its ``--help`` summary, its shim under scripts/, its
+    options beyond ``--root`` and the help of ``--root`` (None: it takes none)."""
 
-    prog: str | None
-    root: Path
-    root_words: str
-
-
-_AS_SCRIPT = Invocation(None, REPO_ROOT, "this repository")  # scripts/*.py run directly
-_INVOCATION: ContextVar[Invocation] = ContextVar("invocation", default=_AS_SCRIPT)
+    module: str
+    summary: str
+    script: str
+    options: Options
+    root_help: str | None = TREE
 
 
-@contextmanager
-def invoked_as(prog: str) -> Iterator[None]:
-    """Run a script's main() as the subcommand ``prog`` (e.g. ``rgbench validate``): within, parsers say that
-    program name and ``--root`` defaults to the current directory (scripts/*.py run directly keep
-    "this repository", the checkout they belong to)."""
-    token = _INVOCATION.set(Invocation(prog, Path("."), "the current directory"))
-    try:
-        yield
-    finally:
-        _INVOCATION.reset(token)
+def _validate(p: argparse.ArgumentParser) -> None:
+    from .load.loader import SCORING_DIR
+
+    p.add_argument("--changed", metavar="BASE",
+                   help="report only problems of files changed since git revision BASE and their references")
+    p.add_argument("--format", choices=("text", "github"), default="text",
+                   help="text: `path: message` lines on stderr (default); github: annotations on stdout")
+    p.add_argument("--scoring-dir", default=SCORING_DIR, metavar="NAME",
+                   help="folder of the tree to read scorings from, e.g. scoring_consolidated (default: scoring)")
 
 
-def invocation() -> Invocation:
-    """How the running script's main() was started (see :func:`invoked_as`)."""
-    return _INVOCATION.get()
+def _metrics(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--readme", action="store_true",
+                   help="also embed results/leaderboard.md in the tree's README.md (what `make metrics` does)")
 
 
-def script_parser(doc: str | None, root_help: str = f"benchmark tree {_REPO_DEFAULT}") -> argparse.ArgumentParser:
-    """A script's parser: its docstring as the description and ``--root`` (default: this repository, or the
-    current directory under :func:`invoked_as`)."""
-    prog, root, words = _INVOCATION.get()
-    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=root, help=root_help.replace(_REPO_DEFAULT, f"(default: {words})"))
+def _compute(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--alpha", help="weight of P in Q_final, 0..1 (default: system/metrics/<version>/config.yaml)")
+    p.add_argument("--scoring-dir", default="scoring", metavar="NAME",
+                   help="folder of the tree to read scorings from, e.g. scoring_consolidated (default: scoring)")
+    p.add_argument("--results-dir", default="results", metavar="NAME",
+                   help="folder of the tree to write to (default: results)")
+
+
+def _leaderboard(p: argparse.ArgumentParser) -> None:
+    from .leaderboard.markdown import MARKDOWN_FILE
+    from .leaderboard.readme import README_FILE
+
+    p.add_argument("--readme", action="store_true",
+                   help=f"also embed results/{MARKDOWN_FILE} in {README_FILE} between its leaderboard markers")
+    p.add_argument("--source-commit", default="", metavar="REV",
+                   help="commit id (7-40 lowercase hex) the inputs came from, shown on the page; for a published "
+                        "copy only: committed results omit it (make check would otherwise differ)")
+
+
+def _check(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--summary", type=Path, help="append what this toolkit's recomputation changes, as Markdown, to this file")
+    p.add_argument("--notice", action="store_true",
+                   help="report differences as GitHub notices and exit 0 (a change to the code, proved by its own code)")
+
+
+def _agreement(p: argparse.ArgumentParser) -> None:
+    from .commands.agreement import CONSOLIDATED_DIR
+    from .load.multi_scoring import MULTI_DIR
+
+    p.add_argument("--multi-dir", default=MULTI_DIR, metavar="NAME",
+                   help=f"folder of the further grades and adjudications (default: {MULTI_DIR})")
+    p.add_argument("--output-dir", default=CONSOLIDATED_DIR, metavar="NAME",
+                   help=f"folder to write the consolidated scorings to (default: {CONSOLIDATED_DIR})")
+    p.add_argument("--no-consolidated", action="store_true",
+                   help="write the results/ tables only, not the consolidated scorings")
+
+
+def _new_scoring(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--subject", required=True, help="subject_id (a folder of responses/<version>/)")
+    p.add_argument("--case", required=True, help="case_id (of system/benchmark.yaml's case_id_pattern)")
+    p.add_argument("--run", required=True, help="run_id of the response to grade")
+    p.add_argument("--reviewer", required=True, help="your reviewer_id (lowercase letters, digits, '-')")
+
+
+def _snapshot(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--date", help="snapshot date YYYY-MM-DD (default: today, UTC)")
+
+
+def _history(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--subject", help="subject_id to follow (default: every subject)")
+    p.add_argument("--format", choices=("markdown", "csv"), default="markdown", help="output format (default: markdown)")
+    p.add_argument("--no-current", action="store_true", help="leave out the current results/")
+
+
+def _diff(p: argparse.ArgumentParser) -> None:
+    from .load.spec import DEFAULT_MAX_JUMP
+
+    p.add_argument("--base", required=True, help="git revision to compare with (e.g. the pull request's base)")
+    p.add_argument("--max-jump", help=f"Q_final move that is flagged as implausible (default: config or {DEFAULT_MAX_JUMP})")
+    p.add_argument("--summary", type=Path, help="append the Markdown to this file instead of printing it")
+    p.add_argument("--fail-on-jump", action="store_true", help="exit 1 when an implausible jump is flagged")
+
+
+def _provenance(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--base", required=True, help="git revision the change starts from (e.g. the pull request's base)")
+    p.add_argument("--head", default="HEAD", help="last commit to inspect (default: HEAD)")
+
+
+def _paths(p: argparse.ArgumentParser) -> None:
+    from .governance.pr_paths import DEFAULT_MAX_BYTES
+
+    p.add_argument("--base", required=True, help="git revision of the pull request's base")
+    p.add_argument("--head", default="HEAD", help="git revision of the pull request (default: HEAD)")
+    p.add_argument("--max-bytes", type=int, default=DEFAULT_MAX_BYTES,
+                   help=f"largest file accepted outside results/ and scoring_consolidated/ (default: {DEFAULT_MAX_BYTES}; "
+                        "generated files may reach rgbench.load.safe_read.MAX_RESULT_BYTES)")
+    p.add_argument("--maintainer", action="store_true",
+                   help="a maintainer's pull request: report what needs a maintainer as notices only")
+    p.add_argument("--author", metavar="LOGIN",
+                   help="the pull request's author (code-host login): check what it adds against the base's "
+                        "answered_by (subjects/registry.yaml) and handles and adjudicator (subjects/reviewers.yaml)")
+    p.add_argument("--format", choices=("text", "github"), default="text", help="text (default) or GitHub annotations")
+
+
+def _codeowners(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 when the block is not what subjects/registry.yaml gives")
+
+
+def _fmt(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 if any file is not canonical")
+
+
+def _init(p: argparse.ArgumentParser) -> None:
+    from .install_source import toolkit_source
+
+    # No --root: DIR is the new repository, not a benchmark tree to read.
+    p.add_argument("dir", type=Path, metavar="DIR", help="the new repository (created; may exist if empty)")
+    source = toolkit_source()
+    p.add_argument("--requirement", help="the line of DIR/requirements.txt that installs the toolkit (default: the "
+                                         f"toolkit running now, {source.requirement!r}, from {source.origin})")
+
+
+def _review(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reviewer", required=True, help="your reviewer id (registered in subjects/reviewers.yaml)")
+    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--unblind", action="store_true",
+                   help="show the subject's identity; recorded as \"blind\": false in every scoring you save")
+
+
+def _assign(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--share", required=True, help="share of the graded runs to grade twice, in (0, 1]")
+
+
+def _drift(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--output", type=Path, help="write the CSV here instead of stdout")
+
+
+COMMANDS: dict[str, Command] = {
+    "validate": Command("validate", "check every input file; write nothing", "validate.py", _validate),
+    "metrics": Command("metrics", "validate, then write results/ (metrics, agreement, leaderboard), as `make metrics`",
+                       "metrics.py", _metrics, "benchmark tree (default: this repository)"),
+    "compute": Command("compute", "the metric tables only (also --alpha, --scoring-dir, --results-dir)",
+                       "compute_metrics.py", _compute, "benchmark tree holding system/, golds/, responses/, scoring/, "
+                                                       "subjects/ (default: this repository)"),
+    "leaderboard": Command("leaderboard", "rebuild results/leaderboard.* from the metric tables (--readme)",
+                           "build_leaderboard.py", _leaderboard,
+                           "benchmark tree holding results/, subjects/ and system/ (default: this repository)"),
+    "check": Command("check", "fail when committed results/ differ from what the inputs produce", "check_results.py",
+                     _check),
+    "agreement": Command("agreement", "several reviewers: results/agreement.csv and scoring_consolidated/",
+                         "aggregate_scoring.py", _agreement),
+    "new-scoring": Command("new_scoring", "write a reviewer's scoring template for one response", "new_scoring.py",
+                           _new_scoring),
+    "snapshot": Command("snapshot", "copy the current results into results/historico/DATE/", "snapshot.py", _snapshot,
+                        GIT_TREE),
+    "history": Command("history", "a subject's metrics across snapshots", "history.py", _history),
+    "diff": Command("diff", "Markdown diff of the results against a git revision (--base)", "results_diff.py", _diff,
+                    GIT_TREE),
+    "provenance": Command("provenance", "fail on commits since --base that edit results by hand", "check_provenance.py",
+                          _provenance, GIT_TREE),
+    "paths": Command("paths", "pre-flight of a change since --base: authorship (--author), links, submodules, odd or "
+                              "large files", "check_pr_paths.py", _paths, GIT_TREE),
+    "codeowners": Command("codeowners", "write .github/CODEOWNERS' block from the registry (--check: only check it)",
+                          "codeowners.py", _codeowners),
+    "fmt": Command("fmt", "rewrite the JSON inputs in canonical form (--check: only list them)", "fmt_json.py", _fmt),
+    "init": Command("init", "write a new benchmark repository into DIR", "init_benchmark.py", _init, None),
+    "review": Command("review", "serve the blind grading page on 127.0.0.1 (--reviewer ID; --port, --unblind)",
+                      "review.py", _review),
+    "assign": Command("assign", "pick a stratified, seeded sample of runs for second grades (--share)", "assign.py",
+                      _assign),
+    "drift": Command("drift", "reviewer drift over time: per reviewer and month, grades, mean raw score, leniency (CSV)",
+                     "reviewer_drift.py", _drift),
+}
+
+
+def command_parser(name: str, prog: str | None, root: Path, root_words: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name``: its module's docstring as the description, ``--root`` (default
+    ``root``, named ``root_words`` in ``--help``) unless it takes none, then its options."""
+    command = COMMANDS[name]
+    module = importlib.import_module(f"{__package__}.commands.{command.module}")
+    parser = argparse.ArgumentParser(prog=prog, description=module.__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    if command.root_help is not None:
+        parser.add_argument("--root", type=Path, default=root,
+                            help=command.root_help.replace(_REPO_DEFAULT, f"(default: {root_words})"))
+    command.options(parser)
     return parser
 
 
-def bad_folder_name(options: dict[str, str]) -> bool:
-    """Print the standard message and return True when a value of ``options`` (option -> value) is not the
-    name of one folder inside the tree."""
-    for option, value in options.items():
-        if not _FOLDER_NAME.match(value):
-            print(f"{option}: {value!r} is not a folder name inside the tree (letters, digits, '_', '-', '.'; no '/')",
-                  file=sys.stderr)
-            return True
-    return False
+def _run(name: str, argv: Sequence[str], prog: str | None, root: Path, root_words: str) -> int:
+    args = command_parser(name, prog, root, root_words).parse_args(list(argv))
+    module = importlib.import_module(f"{__package__}.commands.{COMMANDS[name].module}")
+    status: int = module.run(args)
+    return status
 
 
-def not_a_tree(root: Path) -> bool:
-    """Print the standard message and return True when ``root`` is not a directory."""
-    if Path(root).is_dir():
-        return False
-    print(f"{root}: not a directory (--root takes a benchmark tree)", file=sys.stderr)
-    return True
+def run_script(name: str, argv: Sequence[str] | None = None) -> int:
+    """Subcommand ``name`` as its script under scripts/ runs it: the program name is the script's file name
+    and ``--root`` defaults to this repository (the checkout the script belongs to); ``argv`` defaults to
+    the process's arguments."""
+    return _run(name, sys.argv[1:] if argv is None else argv, None, REPO_ROOT, "this repository")
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a script's load-and-compute phase (in ``main()`` only).
-
-    A tree is hundreds of thousands of small acyclic records; while they are built the collector
-    would rescan them again and again (make bench: about a third of the load time at 180,000 files).
-    """
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+def usage() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"usage: {PROG} COMMAND [--root DIR] [options]   ({PROG} COMMAND --help for each command's options)",
+             "", "Reviewer-graded benchmarks kept in git. Every command works on the benchmark tree --root DIR",
+             "(default: the current directory).", "", "commands:"]
+    lines += [f"  {name.ljust(width)}  {command.summary}" for name, command in COMMANDS.items()]
+    return "\n".join(lines) + "\n"
 
 
-@contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """Keep numpy's BLAS to one thread for a script's compute phase (in ``main()`` only).
-
-    The bootstrap makes thousands of small products (a 2,000 x 300 draw times a few columns); BLAS
-    threads add little to each and spin while they wait, and they compete with the extraction pool
-    and with anything else on the machine. make bench at 100 x 300 x 3 on 2 cores: compute_metrics
-    16.8 s with one thread, 24.6 s with OpenBLAS's default (CPU time 14.2 s against 22.7 s). The
-    bootstrap's products are of whole numbers, exact in any order, so they give the same bytes either
-    way; the few products of fractional values (agreement intervals) are summed in one fixed order
-    on one thread, which is the more reproducible of the two.
-    """
-    import numpy  # noqa: F401  (loaded first: threadpoolctl limits the BLAS libraries already loaded)
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
-def load_valid_tree(root: Path, *, alpha_override: str | None = None, scoring_dir: str = "scoring",
-                    progress: Callable[[int, int], None] | None = None,
-                    llm_judges: bool = False) -> tuple[Spec, Tree] | None:
-    """(spec, tree) of a fully valid tree; otherwise print every problem (``path: message``) and return None.
-
-    ``scoring_dir``, ``progress`` and ``llm_judges`` go to :func:`rgbench.load.loader.load_tree`.
-    """
-    spec, problems = load_spec(root, alpha_override=alpha_override)
-    if spec is None:
-        report(problems)
-        return None
-    tree, problems = load_tree(root, spec, scoring_dir=scoring_dir, progress=progress, llm_judges=llm_judges)
-    if tree is None:
-        report(problems)
-        return None
-    return spec, tree
-
-
-def load_valid_grades(root: Path, multi_dir: str = MULTI_DIR, progress: Callable[[int, int], None] | None = None,
-                      alpha_override: str | None = None) -> tuple[Spec, Tree, MultiScorings] | None:
-    """(spec, tree with every scoring, llm-judges' included, the further grades of ``multi_dir``) of a fully
-    valid tree: what the agreement reports (and a board of consolidated grades) read; otherwise print every
-    problem and return None. ``alpha_override`` goes to :func:`load_valid_tree`."""
-    loaded = load_valid_tree(root, llm_judges=True, progress=progress, alpha_override=alpha_override)
-    if loaded is None:
-        return None
-    spec, tree = loaded
-    multi, problems = load_multi(root, spec, tree, multi_dir)
-    if multi is None:
-        report(problems)
-        return None
-    return spec, tree, multi
-
-
-def load_spec_and_registry(root: Path) -> tuple[Spec, dict[str, Any]] | None:
-    """(spec, registry document) for scripts that need the registry but not the whole tree;
-    otherwise print every problem and return None."""
-    spec, problems = load_spec(root)
-    if spec is None:
-        report(problems)
-        return None
-    registry, _, problems = read_registry(root, spec)
-    if registry is None:
-        report(problems)
-        return None
-    return spec, registry
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rgbench`` command (``python -m rgbench``); returns the exit status of the
+    subcommand, 2 with the usage on stderr for a missing or unknown one."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        sys.stdout.write(usage())
+        return 0 if args else 2
+    if args[0] == "--version":
+        print(f"{PROG} {__version__}")
+        return 0
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        sys.stderr.write(usage())
+        print(f"{PROG}: {name!r} is not a command (choose from {', '.join(COMMANDS)})", file=sys.stderr)
+        return 2
+    return _run(name, rest, f"{PROG} {name}", Path("."), "the current directory")

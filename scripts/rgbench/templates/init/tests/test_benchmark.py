@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rgbench.cli_main import main as rgbench
+from rgbench.cli import main as rgbench
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,0 +1,92 @@
+"""Validate a benchmark tree and write results/per_run.csv, metrics_per_subject.csv,
+metrics_per_family.csv and manifest.json, byte-deterministically, with the statistics
+(intervals, Brier decomposition, calibration_bins.csv, pairwise.csv, pass_at_k.csv,
+metrics_per_difficulty.csv, difficulty_trend.csv, alpha_sensitivity.csv; see results/README.md).
+
+v1.0 reads one scoring per run from scoring/. With `board_grades: consolidated` in
+system/metrics/<version>/config.yaml, every figure is computed instead from the consolidated
+grade of each run: every grade of scoring/ and scoring_multi/ that counts, one per run by the
+declared consolidation_policy (median or mean; an adjudication first), exact and in memory;
+manifest.json records it under `grades`. `--scoring-dir scoring_consolidated` reads the
+consolidated scorings that scripts/aggregate_scoring.py writes instead (their policy's
+reviewer needs no registration; a mean written rounded is read as written); `--results-dir`
+keeps such a computation apart from the committed results/.
+
+On any invalid input, prints every problem as `path: message` on stderr, exits 1
+and leaves results/ untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import closing
+from dataclasses import replace
+from pathlib import Path
+
+from ..atomic import OutputError, write_many_atomic
+from ..load.loader import SCORING_DIR
+from ..load.records import Tree
+from ..load.spec import Spec, load_spec
+from ..numfmt import counted
+from ..progress import Progress
+from ..results.tables import MANIFEST_FILE, compute_results, render_results
+from ..stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
+from .common import bad_folder_name, collector_paused, load_valid_grades, load_valid_tree, not_a_tree, one_blas_thread
+
+
+def run(args: argparse.Namespace) -> int:
+    root = args.root
+    if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}) or not_a_tree(root):
+        return 1
+    with collector_paused(), one_blas_thread(), closing(Progress()) as progress:
+        def reading(done: int, total: int) -> None:
+            progress.update("reading", done, total)
+
+        if args.scoring_dir == SCORING_DIR and board_of_consolidated_grades(root):
+            grades = load_valid_grades(root, progress=reading, alpha_override=args.alpha)
+            if grades is None:
+                return 1
+            spec, tree, record = grades[0], *consolidated_tree(*grades)
+            progress.update("computing", 1, 2, force=True)
+            return write_metrics(root, spec, tree, args.results_dir, record)
+        loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir, progress=reading)
+        if loaded is None:
+            return 1
+        spec, tree = loaded
+        if args.scoring_dir != SCORING_DIR and not (root / args.scoring_dir / spec.version_dir).is_dir():
+            print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
+                  "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)",
+                  file=sys.stderr)
+            return 1
+        progress.update("computing", 1, 2, force=True)
+        return write_metrics(root, spec, tree, args.results_dir)
+
+
+def board_of_consolidated_grades(root: Path) -> bool:
+    """True when config.yaml sets ``board_grades: consolidated`` (a system/ that does not load: False, and the
+    load that follows reports why)."""
+    spec, _ = load_spec(root)
+    return spec is not None and spec.stats.board_grades == CONSOLIDATED_BOARD
+
+
+def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "results",
+                  grades: dict[str, object] | None = None) -> int:
+    """Compute every table of ``tree`` (valid, as loaded for the metrics: without llm-judge scorings unless
+    config.yaml counts them; or one consolidated grade per run, ``grades`` then saying so in manifest.json)
+    and write them to ``root/results_dir`` as one set, manifest.json last; print the warnings and a summary
+    line. 0, or 1 when the set could not be written (nothing half-written)."""
+    results = replace(compute_results(tree, spec), grades=grades)
+    outputs = render_results(spec, results)
+    try:  # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
+        write_many_atomic({root / results_dir / name: data for name, data in outputs.items()}, last=MANIFEST_FILE)
+    except OutputError as exc:
+        print(exc.strerror, file=sys.stderr)
+        return 1
+    for warning in results.statistics.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    ranked = sum(1 for m in results.subjects if m.n)
+    print(f"{counted(results.n_runs, 'scored run')} of {counted(len(results.subjects), 'subject')} ({ranked} with scores) "
+          f"-> {root.name or root}/{results_dir}/")
+    return 0
+

@@ -1,0 +1,74 @@
+"""Grade runs in a local web page: blind by default, keyboard-first, writes canonical scorings.
+
+    rgbench review --reviewer ID [--port N] [--unblind]
+
+Serves on 127.0.0.1 only (a free port unless --port) and prints one URL carrying a random token;
+requests without it get 403. The queue lists the runs without a scoring in scoring/ and the second
+grades subjects/second_reviews.json assigns to you; Save writes
+scoring/<v>/<subject>/<case>__<run>__eval-ID.json (a second grade: scoring_multi/...) once, with both
+pins filled, and never overwrites. The page hides the subject unless --unblind, which is recorded in
+the scoring as "blind": false. Stop with Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..load.loader import load_tree
+from ..load.reviewers import REVIEWERS_FILE, unregistered_message
+from ..load.spec import load_spec
+from ..problems import Problem, report
+from ..review import assignments
+from ..review.server import ReviewApp, make_server, url
+from .common import not_a_tree
+
+
+def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[ReviewApp | None, list[Problem]]:
+    """The session of ``reviewer_id`` on the valid tree ``root``, or (None, every problem)."""
+    spec, problems = load_spec(root)
+    if spec is None:
+        return None, problems
+    tree, problems = load_tree(root, spec, llm_judges=True)
+    if tree is None:
+        return None, problems
+    reviewers = tree.reviewers   # a malformed reviewers.yaml is one of load_tree's problems
+    if reviewers is None:
+        return None, [Problem(REVIEWERS_FILE, "missing: register reviewers (id, name, kind) before grading")]
+    if reviewer_id not in reviewers:
+        return None, [Problem(REVIEWERS_FILE, unregistered_message(reviewer_id, reviewers))]
+    assigned, problems = assignments.read_assignments(root)
+    if problems:
+        return None, problems
+    return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id],
+                     assigned=assigned, blind=blind), []
+
+
+def run(args: argparse.Namespace) -> int:
+    if not_a_tree(args.root):
+        return 1
+    if not args.reviewer:  # `make review` passes "" when REVIEWER is left out
+        print("--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)", file=sys.stderr)
+        return 1
+    if not 0 <= args.port <= 65535:
+        print(f"--port: {args.port} is not a port number (0-65535)", file=sys.stderr)
+        return 1
+    app, problems = open_app(args.root, args.reviewer, blind=not args.unblind)
+    if app is None:
+        return report(problems)
+    try:
+        server = make_server(app, args.port)
+    except OSError as exc:
+        print(f"--port: cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc})", file=sys.stderr)
+        return 1
+    print(f"Grading page for {args.reviewer} ({'blind' if app.blind else 'UNBLINDED'}): {url(app, server)}", flush=True)
+    print("Stop with Ctrl+C.", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    print(f"{len(app.saved)} grade(s) saved" + "".join(f"\n  {rel}" for rel in app.saved))
+    return 0

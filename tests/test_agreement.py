@@ -26,7 +26,6 @@ from rgbench.load.consolidate import (
 from rgbench.load.records import Scoring
 from rgbench.stats.agreement import (
     cohen_weighted_kappa,
-    coincidences,
     krippendorff_alpha,
     mean_deviation,
     pair_ratings,
@@ -37,13 +36,6 @@ UNITS = [{"a": 1, "b": 1}, {"a": 2, "b": 3}, {"a": 3, "b": 3}]
 
 
 # --- Krippendorff's alpha -----------------------------------------------------------------
-
-def test_coincidences_hand_computed():
-    # each two-rating unit adds 1/(2-1) = 1 per ordered pair: u1 (1,1) twice, u2 (2,3) and (3,2), u3 (3,3) twice
-    assert coincidences(UNITS) == {(1, 1): 2, (2, 3): 1, (3, 2): 1, (3, 3): 2}
-    # a three-rating unit adds 1/(3-1) = 1/2 per ordered pair: 6 pairs, total 3 = m_u
-    assert sum(coincidences([{"a": 1, "b": 1, "c": 2}]).values()) == 3
-
 
 def test_krippendorff_alpha_hand_computed():
     # marginals n_1 = 2, n_2 = 1, n_3 = 3, n = 6; observed disagreement pairs: (2,3) and (3,2)

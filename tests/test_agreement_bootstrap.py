@@ -14,10 +14,13 @@ import pytest
 from reference_stats import alpha_replicates_by_matrix
 
 from rgbench.stats.agreement import (
+    alpha_terms,
     cohen_weighted_kappa,
     krippendorff_alpha,
     mean_deviation,
+    pair_ratings,
     percent_agreement,
+    percent_terms,
     unit_deviations,
 )
 from rgbench.stats.agreement_bootstrap import (
@@ -31,7 +34,16 @@ from rgbench.stats.agreement_bootstrap import (
     units_digest,
 )
 from rgbench.stats.agreement_outputs import ranked
-from rgbench.stats.bootstrap import bca_interval, case_counts, case_weights, mean_statistic, ratio_statistic
+from rgbench.stats.bootstrap import (
+    bca_interval,
+    case_counts,
+    case_weights,
+    exact_value,
+    mean_statistic,
+    ratio_statistic,
+    ratio_terms,
+    replicates,
+)
 
 
 def drawn(rng, n_units, resamples):
@@ -204,3 +216,28 @@ def test_streams_follow_the_data():
                                  label="agreement:percent_agreement:x", resamples=300)).all()
     changed = units[:-1] + [{"r1": 0, "r2": 4}]
     assert not (draw == unit_weights(len(changed), "percent_agreement", "x", changed, 300)).all()
+
+
+def test_exact_value_and_replicates_are_one_function_hand_computed():
+    # a ratio of per-unit sums: (1/3 + 2) / (1 + 2) = 7/9 exactly at unit weights; weights (2, 0): 2/3 / 2 = 1/3
+    terms = ratio_terms([F(1, 3), 2], [1, 2])
+    assert exact_value(terms, 2) == F(7, 9)
+    assert replicates(terms)(np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 0.0]])).tolist()[:2] == [7 / 9, 1 / 3]
+    assert np.isnan(replicates(terms)(np.zeros((1, 2)))[0])              # no weight: undefined replicate
+    assert exact_value(terms, 0) is None and exact_value(ratio_terms([1], [0]), 1) is None
+    with pytest.raises(TypeError):                                         # a float in the sums is not exact
+        exact_value(lambda w: (w @ np.array([0.5]), w @ np.array([1])), 1)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_every_agreement_value_is_its_terms_at_unit_weights(seed):
+    units = random_units(seed)
+    pairs = pair_ratings(units, "r1", "r2")
+    ones = np.ones((1, len(units)))
+    for metric in ("nominal", "ordinal", "interval"):
+        value = krippendorff_alpha(units, metric)
+        assert value == exact_value(alpha_terms(units, metric), len(units))
+        assert replicates(alpha_terms(units, metric))(ones)[0] == pytest.approx(float(value), abs=1e-12)
+    assert replicates(percent_terms(units))(ones)[0] == pytest.approx(float(percent_agreement(units)), abs=1e-15)
+    assert kappa_statistic(pairs)(np.ones((1, len(pairs))))[0] == pytest.approx(float(cohen_weighted_kappa(pairs)),
+                                                                               abs=1e-12)

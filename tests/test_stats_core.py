@@ -18,7 +18,7 @@ from reference_stats import case_means, rank_sets_brute_force, sign_flip_p
 from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
-from rgbench.compute.metrics import subject_metrics
+from rgbench.compute.metrics import calibration_bins, subject_metrics
 from rgbench.compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, rank_subjects
 from rgbench.leaderboard.reliability import Thresholds, subject_labels
 from rgbench.load.config import parse_stats_config
@@ -33,6 +33,7 @@ from rgbench.stats.bootstrap import (
     mean_statistic,
     studentised_ratio_interval,
 )
+from rgbench.stats.calibration import bin_sums
 from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.eligibility import is_incomplete, missing_cases
 from rgbench.stats.intervals import proportion_interval, subject_intervals
@@ -107,6 +108,20 @@ def test_case_summary_hand_computed():
         s.case_means(3)                                                             # 3 is not a multiple of 2
     # gaps in units of 1/(100·scale), scale 2: FOUL 90·2 − 200 = −20 (bin 9), 80·2 − 200 = −40 (bin 8)
     assert s.scale == 2 and s.gaps[0, 9] == -20 and s.gaps[0, 8] == -40
+
+
+def test_bin_sums_hand_computed_and_the_metrics_bins_agree():
+    runs = subject_runs()
+    sums = bin_sums(RunColumns.of({"s": runs}), 10)
+    assert sums.shape == (1, 3, 10, 6)                       # subject x case (code-point order) x bin x sums
+    # MEMB: confidence 35 (bin 3) and 100 (bin 9, the last), correctness 1/2 -> k = 1 in halves (scale 2)
+    # (n, Σc, Σk, Σc², Σk², Σck) = (1, 35, 1, 1225, 1, 35) and (1, 100, 1, 10000, 1, 100)
+    assert sums[0, 1, 3].tolist() == [1, 35, 1, 1225, 1, 35] and sums[0, 1, 9].tolist() == [1, 100, 1, 10000, 1, 100]
+    assert sums[0, 1].sum() == sums[0, 1, 3].sum() + sums[0, 1, 9].sum()   # no other bin of MEMB has a run
+    # summed over cases: the subject's bins, as the exact bins of its ECE (calibration_bins.csv)
+    per_bin = sums[0].sum(axis=0)
+    assert [(b.index, b.count, b.confidence_sum, b.correctness_sum) for b in calibration_bins(runs, 10)] == [
+        (i, int(per_bin[i, 0]), F(int(per_bin[i, 1]), 100), F(int(per_bin[i, 2]), 2)) for i in range(10) if per_bin[i, 0]]
 
 
 def test_case_summaries_ignore_run_labels_file_order_and_identical_repeats():

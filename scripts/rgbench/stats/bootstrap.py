@@ -36,6 +36,10 @@ import numpy as np
 from .seeds import generator
 
 Statistic = Callable[[np.ndarray], np.ndarray]
+Terms = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""A statistic written once as W (replicates x cases) -> (numerator, denominator) per replicate, in the arithmetic
+of W: :func:`exact_value` gives the exact value (W one row of Fraction ones), :func:`replicates` the float64
+replicates of the same function."""
 Interval = tuple[float, float]   # (low, high) bounds of a confidence interval
 _NORMAL = NormalDist()
 _TIE = 1e-12   # replicates this close to the estimate (relative) count as equal to it
@@ -63,13 +67,37 @@ def ratio_statistic(numerator: Sequence[Fraction | int] | np.ndarray, denominato
 
     A replicate whose denominator is 0 gives NaN (only possible when some cases have no weight in it).
     """
-    num = np.asarray(numerator, dtype=np.float64)
-    den = np.asarray(denominator, dtype=np.float64)
+    weighted = replicates(ratio_terms(numerator, denominator))
+    return lambda weights: weighted(weights) / scale
 
-    def statistic(weights: np.ndarray) -> np.ndarray:
-        w = np.asarray(weights, dtype=np.float64)
-        return safe_ratio(w @ num, w @ den) / scale
-    return statistic
+
+def ratio_terms(numerator: Sequence[Fraction | int] | np.ndarray, denominator: Sequence[int] | np.ndarray) -> Terms:
+    """W -> (W @ numerator, W @ denominator): a ratio of per-case sums as :data:`Terms` (a mean deviation, percent
+    agreement: exact through :func:`exact_value`, float64 through :func:`replicates`)."""
+    return lambda w: (w @ numbers_like(w, numerator), w @ numbers_like(w, denominator))
+
+
+def numbers_like(w: np.ndarray, values: Sequence[Fraction | int] | np.ndarray) -> np.ndarray:
+    """``values`` in the arithmetic of the weights ``w``: Python numbers (an object array, exact) when ``w`` is
+    one (:func:`exact_value`), else float64 (each value rounded once, as ``float(value)``)."""
+    return np.asarray(values, dtype=object if w.dtype == object else np.float64)
+
+
+def exact_value(terms: Terms, k: int) -> Fraction | None:
+    """The statistic ``terms`` describes at unit weights, exactly: its numerator over its denominator with every
+    sum taken in Fractions (``terms`` evaluated on one row of k ``Fraction(1)`` in a numpy object array). None
+    when k = 0 or the denominator is 0 (the statistic is undefined). TypeError if ``terms`` left exact
+    arithmetic (a float in the sums)."""
+    if k == 0:
+        return None
+    num, den = terms(np.full((1, k), Fraction(1), dtype=object))
+    return None if den[0] == 0 else Fraction(num[0], den[0])
+
+
+def replicates(terms: Terms) -> Statistic:
+    """W -> numerator / denominator of ``terms`` per replicate in float64 (W taken as float64); NaN where the
+    denominator is 0 (an undefined replicate). With :func:`exact_value`, one function for value and replicates."""
+    return lambda weights: safe_ratio(*terms(np.asarray(weights, dtype=np.float64)))
 
 
 def safe_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

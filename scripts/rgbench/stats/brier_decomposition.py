@@ -7,10 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
-from .calibration import bin_cells
-from .run_columns import RunColumns, exact_bincount
+from .calibration import bin_sums
+from .run_columns import RunColumns
 
 
 @dataclass(frozen=True)
@@ -74,7 +72,7 @@ def brier_decompositions(columns: RunColumns, bins: int) -> dict[str, BrierDecom
 
     The identity BS = reliability − resolution + uncertainty + within_bin holds
     exactly for any data (tests check it), with the soft correctness of BS. The
-    per-bin integer sums of every subject are exact bincounts; :func:`decompose`
+    per-bin integer sums of every subject are :func:`rgbench.stats.calibration.bin_sums`; :func:`decompose`
     turns each subject's sums into the four terms.
     """
     per_subject = _bin_sums(columns, bins)
@@ -122,11 +120,9 @@ def bias_corrected(bin_sums: Iterable[Sequence[int]], scale: int) -> CorrectedDe
 
 
 def _bin_sums(columns: RunColumns, bins: int) -> list:
-    """Per subject, per bin: the integer sums (n, Σc, Σk, Σc², Σk², Σck) of :func:`decompose`."""
-    c, k = columns.confidence, columns.correctness
-    cell, size = bin_cells(columns, bins)
-    table = np.stack([exact_bincount(cell, w, size) for w in (np.ones_like(c), c, k, c * c, k * k, c * k)], axis=1)
-    return table.reshape(len(columns.subjects), bins, 6).tolist()
+    """Per subject, per bin: the integer sums (n, Σc, Σk, Σc², Σk², Σck) of :func:`decompose`
+    (:func:`rgbench.stats.calibration.bin_sums` over the cases)."""
+    return bin_sums(columns, bins).sum(axis=1).tolist()
 
 
 def corrected_decompositions(columns: RunColumns, bins: int) -> dict[str, CorrectedDecomposition | None]:

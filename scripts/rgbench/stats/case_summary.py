@@ -20,7 +20,7 @@ import numpy as np
 
 from ..compute.metrics import q_numerator
 from ..load.scale import ScoreScale
-from .calibration import confidence_bins
+from .calibration import bin_sums
 from .run_columns import RunColumns, exact_bincount
 
 
@@ -96,8 +96,8 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, scale: ScoreScale, b
     low, high = int(scale.low * unit), int(scale.high * unit)
     credit = clipped - runs * low if scale.higher_is_better else runs * high - clipped
     brier = per_cell(gap * gap)
-    run_bin = confidence_bins(columns.confidence, bins)
-    gaps = np.stack([per_cell(np.where(run_bin == b, gap, 0)) for b in range(bins)], axis=2)
+    per_bin = bin_sums(columns, bins)
+    gaps = columns.scale * per_bin[..., 1] - 100 * per_bin[..., 2]      # Σ (c·scale − 100·k) per ECE bin
     q_all = q_numerator(passes, credit, Fraction(alpha), high - low)
     out = {}
     for s, sid in enumerate(columns.subjects):

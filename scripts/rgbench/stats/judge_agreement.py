@@ -6,15 +6,16 @@ the one human grade, their combination by config.yaml's consolidation_policy, or
 human both graded, per judge (columns ``JUDGE_COLUMNS``):
 
 - ``krippendorff_alpha_ordinal`` on raw_score and each criterion (the judge and the human grade as two
-  raters; :func:`rgbench.stats.agreement.krippendorff_alpha`);
+  raters; :func:`rgbench.stats.agreement.alpha_terms`);
 - ``macro_f1`` on classification and correctness (:func:`macro_f1`, the human grade as the truth), as
   HealthBench's meta-evaluation reports its grader against physicians;
 - ``mean_deviation`` on raw_score and correctness: mean of (judge − human); > 0 the judge is lenient;
 
-each with the case-bootstrap BCa interval over the shared runs, resampled by case: every statistic is a
-function of case weights (alpha through :func:`rgbench.stats.agreement_bootstrap.alpha_statistic`, macro-F1
-through :func:`macro_f1_statistic`, the mean deviation as the ratio of per-case sums), so each takes
-:func:`rgbench.stats.bootstrap.bca_interval` over one draw (:func:`rgbench.stats.bootstrap.case_weights`).
+each with the case-bootstrap BCa interval over the shared runs, resampled by case: every statistic is written
+once as a function of case weights (:func:`case_terms`: alpha through :func:`rgbench.stats.agreement.alpha_terms`,
+macro-F1 through :func:`macro_f1_terms`, the mean deviation as the ratio of per-case sums), whose value at unit
+weights in Fractions is the ``value`` (:func:`rgbench.stats.bootstrap.exact_value`) and whose float64 replicates
+take :func:`rgbench.stats.bootstrap.bca_interval` over one draw (:func:`rgbench.stats.bootstrap.case_weights`).
 """
 
 from __future__ import annotations
@@ -30,10 +31,19 @@ from ..load.records import Scoring, Tree
 from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.spec import Spec
 from ..numfmt import fmt_fixed
-from .agreement import Rating, krippendorff_alpha
-from .agreement_bootstrap import alpha_statistic
+from .agreement import Rating, alpha_terms
 from .agreement_outputs import deviation_targets, ranked_targets, rating_values
-from .bootstrap import Statistic, bca_interval, case_weights, ratio_statistic, undefined_replicates
+from .bootstrap import (
+    Statistic,
+    Terms,
+    bca_interval,
+    case_weights,
+    exact_value,
+    numbers_like,
+    ratio_terms,
+    replicates,
+    undefined_replicates,
+)
 from .outputs import fmt_interval
 
 JUDGE_FILE = "judge_agreement.csv"
@@ -43,49 +53,38 @@ F1_TARGETS = ("classification", "correctness")
 Pair = tuple[Mapping[str, Rating], Mapping[str, Rating]]  # (the judge's values, the human grade's values)
 
 
+def macro_f1_terms(pairs: Sequence[tuple[Hashable, Hashable]]) -> Terms:
+    """W -> (Σ_c F1_c, number of classes that occur) of the (predicted, true) pairs weighted by W (replicates x
+    pairs), with F1_c = 2·TP_c / (2·TP_c + FP_c + FN_c) over weighted counts; a class occurs in a replicate when
+    2·TP + FP + FN = (its predicted + true count) > 0. Their ratio is the macro-F1 (:func:`macro_f1`)."""
+    classes = sorted({label for pair in pairs for label in pair}, key=repr)
+    shape = (len(pairs), len(classes))
+    predicted = np.array([[p == c for c in classes] for p, _ in pairs], dtype=np.int64).reshape(shape)   # 0/1
+    true = np.array([[t == c for c in classes] for _, t in pairs], dtype=np.int64).reshape(shape)
+
+    def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        tp = w @ numbers_like(w, predicted * true)
+        occur = w @ numbers_like(w, predicted + true)           # 2·TP + FP + FN
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f1 = np.where(occur > 0, 2 * tp / np.where(occur > 0, occur, 1), 0)
+        return f1.sum(axis=1), (occur > 0).sum(axis=1)
+    return terms
+
+
 def macro_f1(pairs: Sequence[tuple[Hashable, Hashable]]) -> Fraction | None:
-    """Unweighted mean over classes of F1 = 2·TP / (2·TP + FP + FN), for (predicted, true) pairs, in [0, 1].
+    """Unweighted mean over classes of F1 = 2·TP / (2·TP + FP + FN), for (predicted, true) pairs, in [0, 1]
+    (:func:`macro_f1_terms` at unit weights, exact).
 
     Classes are the labels that occur as predicted or true (so each has 2·TP + FP + FN > 0). Higher is
     better; 1 when every prediction is right. None when there is no pair.
     """
-    if not pairs:
-        return None
-    classes = sorted({label for pair in pairs for label in pair}, key=repr)
-    scores = []
-    for label in classes:
-        tp = sum(1 for p, t in pairs if p == label and t == label)
-        fp = sum(1 for p, t in pairs if p == label and t != label)
-        fn = sum(1 for p, t in pairs if p != label and t == label)
-        scores.append(Fraction(2 * tp, 2 * tp + fp + fn))
-    return sum(scores, Fraction(0)) / len(scores)
+    return exact_value(macro_f1_terms(pairs), len(pairs))
 
 
 def macro_f1_statistic(pairs: Sequence[tuple[Hashable, Hashable]]) -> Statistic:
-    """W -> :func:`macro_f1` of the pairs weighted by W (replicates x pairs): per class TP, FP, FN are weighted
-    counts, and the mean runs over the classes with 2·TP + FP + FN > 0 in the replicate (those that occur)."""
-    classes = sorted({label for pair in pairs for label in pair}, key=repr)
-    predicted = np.array([[p == c for p, _ in pairs] for c in classes], dtype=np.float64).T   # pairs x classes
-    true = np.array([[t == c for _, t in pairs] for c in classes], dtype=np.float64).T
-
-    def statistic(weights: np.ndarray) -> np.ndarray:
-        w = np.asarray(weights, dtype=np.float64)
-        tp = w @ (predicted * true)
-        occur = w @ (predicted + true)           # 2·TP + FP + FN = predicted + true counts
-        with np.errstate(invalid="ignore", divide="ignore"):
-            f1 = np.where(occur > 0, 2 * tp / np.where(occur > 0, occur, 1), 0.0)
-            present = (occur > 0).sum(axis=1)
-            return np.where(present > 0, f1.sum(axis=1) / np.where(present > 0, present, 1), np.nan)
-    return statistic
-
-
-def judge_statistic(pairs: Sequence[Pair], name: str, target: str) -> Fraction | None:
-    """The judge's ``name`` statistic on ``target`` over the (judge, human) ``pairs``, exact; None when undefined."""
-    if name == "macro_f1":
-        return macro_f1([(j[target], h[target]) for j, h in pairs])
-    if name == "mean_deviation":
-        return _deviation_sum(pairs, target) / len(pairs) if pairs else None
-    return krippendorff_alpha([{"judge": j[target], HUMAN: h[target]} for j, h in pairs], "ordinal")
+    """W -> :func:`macro_f1` of the pairs weighted by W (replicates x pairs) in float64 (:func:`macro_f1_terms`):
+    the mean runs over the classes that occur in the replicate."""
+    return replicates(macro_f1_terms(pairs))
 
 
 def _deviation_sum(pairs: Sequence[Pair], target: str) -> Fraction:
@@ -93,18 +92,26 @@ def _deviation_sum(pairs: Sequence[Pair], target: str) -> Fraction:
     return sum((Fraction(j[target]) - Fraction(h[target]) for j, h in pairs), Fraction(0))
 
 
-def case_statistic(clusters: Sequence[Sequence[Pair]], name: str, target: str) -> Statistic:
-    """:func:`judge_statistic` as a function of case weights (replicates x cases): each pair takes the weight
-    of its case; the mean deviation is the ratio of the per-case sums (:func:`.bootstrap.ratio_statistic`)."""
+def case_terms(clusters: Sequence[Sequence[Pair]], name: str, target: str) -> Terms:
+    """The judge's ``name`` statistic on ``target`` over the (judge, human) pairs of the ``clusters`` (one per
+    case) as a function of case weights (replicates x cases): each pair takes the weight of its case
+    (alpha: :func:`rgbench.stats.agreement.alpha_terms`, ordinal, the judge and the human as two raters;
+    :func:`macro_f1_terms`); the mean deviation is the ratio of the per-case sums of (judge − human) to the
+    per-case runs (:func:`rgbench.stats.bootstrap.ratio_terms`)."""
     if name == "mean_deviation":
-        return ratio_statistic([_deviation_sum(case, target) for case in clusters], [len(case) for case in clusters])
+        return ratio_terms([_deviation_sum(case, target) for case in clusters], [len(case) for case in clusters])
     flat = [pair for case in clusters for pair in case]
     case_of = np.array([i for i, case in enumerate(clusters) for _ in case], dtype=np.int64)
     if name == "macro_f1":
-        per_pair = macro_f1_statistic([(j[target], h[target]) for j, h in flat])
+        per_pair = macro_f1_terms([(j[target], h[target]) for j, h in flat])
     else:
-        per_pair = alpha_statistic([{"judge": j[target], HUMAN: h[target]} for j, h in flat], "ordinal")
-    return lambda weights: per_pair(np.asarray(weights)[:, case_of])
+        per_pair = alpha_terms([{"judge": j[target], HUMAN: h[target]} for j, h in flat], "ordinal")
+    return lambda w: per_pair(w[:, case_of])
+
+
+def case_statistic(clusters: Sequence[Sequence[Pair]], name: str, target: str) -> Statistic:
+    """:func:`case_terms` in float64: W (replicates x cases) -> the statistic per replicate, NaN where undefined."""
+    return replicates(case_terms(clusters, name, target))
 
 
 def judge_pairs(judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring],
@@ -141,14 +148,15 @@ def judge_rows(grades: Sequence[Scoring], adjudications: Mapping[tuple[str, str,
         clusters = pairs.get(judge, [])
         flat = [pair for case in clusters for pair in case]
         for name, target in statistics:
-            value = judge_statistic(flat, name, target)
+            terms = case_terms(clusters, name, target)
+            value = exact_value(terms, len(clusters))
             if value is None:
                 note = "no run graded by both the judge and a human" if not flat else "no variation: all ratings equal"
                 rows.append((judge, name, target, "", "", "", str(len(flat)), note))
                 continue
             weights = case_weights(len(clusters), digest=digest, label=f"judge:{judge}:{name}:{target}",
                                    resamples=resamples)
-            weighted = case_statistic(clusters, name, target)
+            weighted = replicates(terms)
             undefined = undefined_replicates(weighted, weights)
             note = f"{undefined} of {resamples} resamples undefined" if undefined else ""
             rows.append((judge, name, target, fmt_fixed(value), *fmt_interval(

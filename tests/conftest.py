@@ -25,7 +25,7 @@ SLOW_MODULES = frozenset({
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sample: expectations computed from the shipped RO sample "
                                        "(skipped when system/ holds another benchmark)")
-    config.addinivalue_line("markers", "slow: an end-to-end module (SLOW_MODULES), run by `make test-slow`")
+    config.addinivalue_line("markers", "slow: an end-to-end module (SLOW_MODULES) or test, run by `make test-slow`")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

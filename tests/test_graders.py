@@ -319,6 +319,7 @@ def test_single_board_is_unchanged_and_out_of_step_results_are_refused(tmp_path,
 
 # --- make_synthetic --graders 3 --policy mean --judge, then make metrics and make check ---------------------------
 
+@pytest.mark.slow   # end to end (make_synthetic, make metrics, make check): make test-slow
 def test_synthetic_three_graders_mean_policy_and_a_judge_end_to_end(tmp_path):
     out = tmp_path / "synthetic"
     assert make_synthetic.main(["--subjects", "5", "--cases", "12", "--runs", "1", "--out", str(out),
@@ -368,6 +369,7 @@ def test_median_ties_go_against_the_subject_in_the_scale_direction():
     assert MEDIAN_V1_LOWER.reviewer == MEDIAN_V1.reviewer and MEDIAN_V1_LOWER.name != MEDIAN_V1.name
 
 
+@pytest.mark.slow   # end to end (make_synthetic, make metrics, make check): make test-slow
 def test_synthetic_graders_on_a_decimal_penalty_scale_end_to_end(tmp_path):
     """Three graders on a lower-is-better decimal scale (the parts meet: make_synthetic's further grades stay on the
     schema's 0.1 step, written exactly; median-v1 breaks ties toward the larger penalty; metrics and check agree)."""

@@ -310,6 +310,7 @@ def test_a_decimal_score_goes_through_the_whole_tree(tmp_path):
 
 # --- the whole pipeline on a penalty benchmark --------------------------------------------------------------
 
+@pytest.mark.slow   # end to end (make_synthetic, make metrics, make check): make test-slow
 def test_a_penalty_benchmark_runs_through_make_metrics_and_make_check(tmp_path):
     tree = tmp_path / "penalty"
     assert make_synthetic.main(["--subjects", "5", "--cases", "12", "--runs", "1", "--out", str(tree),

@@ -52,7 +52,8 @@ def named_functions(text: str) -> dict[str, str]:
 def spec_modules() -> list[ModuleType]:
     import rgbench.stats
     modules = [importlib.import_module("rgbench.compute.derive"), importlib.import_module("rgbench.compute.metrics"),
-               importlib.import_module("rgbench.load.scale"), importlib.import_module("rgbench.results.breakdowns")]
+               importlib.import_module("rgbench.load.scale"), importlib.import_module("rgbench.load.consolidate"),
+               importlib.import_module("rgbench.results.breakdowns")]
     modules += [importlib.import_module(f"rgbench.stats.{info.name}")
                 for info in sorted(pkgutil.iter_modules(rgbench.stats.__path__), key=lambda i: i.name)]
     return modules

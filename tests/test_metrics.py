@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import numpy as np
 import pytest
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow, classify
+from rgbench.compute.exact_sums import exact_bincount
 from rgbench.compute.metrics import (
+    bin_sums,
     brier_score,
     calibration_bins,
     confidence_bin,
@@ -105,6 +108,25 @@ def test_confidence_bin_with_other_bin_counts():
     assert confidence_bin(50, 1) == 0
     with pytest.raises(ValueError):
         confidence_bin(101, 10)
+
+
+def test_bin_sums_per_cell_and_bin_hand_computed():
+    # cell 0: c 30 (bin 3) k 1 and c 39 (bin 3) k 2; cell 1: c 100 (bin 9, closed right) k 0; correctness in halves
+    sums = bin_sums(np.array([0, 0, 1]), np.array([30, 39, 100]), np.array([1, 2, 0]), 2, 10)
+    assert sums.shape == (2, 10, 6) and sums.dtype == np.int64
+    # (n, Σc, Σk, Σc², Σk², Σck) = (2, 69, 3, 900 + 1521, 1 + 4, 30 + 78) and (1, 100, 0, 10000, 0, 0)
+    assert sums[0, 3].tolist() == [2, 69, 3, 2421, 5, 108] and sums[1, 9].tolist() == [1, 100, 0, 10000, 0, 0]
+    assert sums.sum() == sums[0, 3].sum() + sums[1, 9].sum()              # every other cell and bin is empty
+    assert bin_sums(np.array([], dtype=np.int64), np.array([]), np.array([]), 1, 5).tolist() == [[[0] * 6] * 5]
+    with pytest.raises(ValueError, match="outside 0..100"):
+        bin_sums(np.array([0]), np.array([101]), np.array([1]), 1, 10)
+
+
+def test_exact_bincount_sums_integers_exactly_or_refuses():
+    assert exact_bincount(np.array([2, 0, 2]), np.array([5, 7, -1]), 4).tolist() == [7, 0, 4, 0]
+    # 2**53 + 1 is not a float64: the sum would be rounded, so it is refused
+    with pytest.raises(OverflowError):
+        exact_bincount(np.array([0, 0]), np.array([2**53, 1]), 1)
 
 
 def test_ece_hand_computed():

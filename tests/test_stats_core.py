@@ -33,7 +33,6 @@ from rgbench.stats.bootstrap import (
     mean_statistic,
     studentised_ratio_interval,
 )
-from rgbench.stats.calibration import bin_sums
 from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.eligibility import is_incomplete, missing_cases
 from rgbench.stats.intervals import proportion_interval, subject_intervals
@@ -112,7 +111,7 @@ def test_case_summary_hand_computed():
 
 def test_bin_sums_hand_computed_and_the_metrics_bins_agree():
     runs = subject_runs()
-    sums = bin_sums(RunColumns.of({"s": runs}), 10)
+    sums = RunColumns.of({"s": runs}).bin_sums(10)
     assert sums.shape == (1, 3, 10, 6)                       # subject x case (code-point order) x bin x sums
     # MEMB: confidence 35 (bin 3) and 100 (bin 9, the last), correctness 1/2 -> k = 1 in halves (scale 2)
     # (n, Σc, Σk, Σc², Σk², Σck) = (1, 35, 1, 1225, 1, 35) and (1, 100, 1, 10000, 1, 100)

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from ..load.scale import ScoreScale
 from .derive import PASS, RunRow
+from .exact_sums import exact_bincount
 
 
 def classified(rows: Sequence[RunRow]) -> bool:
@@ -87,6 +90,25 @@ def confidence_bin(confidence: int, bins: int) -> int:
     return min(confidence * bins // 100, bins - 1)
 
 
+def bin_sums(cell: np.ndarray, confidence: np.ndarray, correctness: np.ndarray, cells: int, bins: int) -> np.ndarray:
+    """int64 (cells x bins x 6): per cell and confidence bin (:func:`confidence_bin`) the exact integer sums
+    (n, Σc, Σk, Σc², Σk², Σck) of the runs, given one array entry per run: its cell 0..cells-1, its integer
+    confidence c in percent and its correctness k in integer units (correctness times a common scale).
+
+    The one source of per-bin sums: a subject's bins (:func:`calibration_bins`: ECE, calibration_bins.csv, the
+    reliability diagrams) and, per subject and case (:meth:`rgbench.stats.run_columns.RunColumns.bin_sums`),
+    the Brier decomposition and the case summaries' calibration gaps. ValueError for a confidence outside
+    0..100; OverflowError when a sum does not fit exactly (:func:`rgbench.compute.exact_sums.exact_bincount`).
+    """
+    c, k = np.asarray(confidence, dtype=np.int64), np.asarray(correctness, dtype=np.int64)
+    if c.size and not 0 <= int(c.min()) <= int(c.max()) <= 100:
+        raise ValueError("confidence outside 0..100")
+    bin_of = np.array([confidence_bin(value, bins) for value in range(101)], dtype=np.int64)
+    index = np.asarray(cell, dtype=np.int64) * bins + bin_of[c]
+    sums = [exact_bincount(index, w, cells * bins) for w in (np.ones_like(c), c, k, c * c, k * k, c * k)]
+    return np.stack(sums, axis=1).reshape(cells, bins, 6)
+
+
 @dataclass(frozen=True)
 class CalibrationBin:
     """One non-empty confidence bin: count and exact sums of confidence_unit and correctness."""
@@ -106,22 +128,22 @@ class CalibrationBin:
 
 
 def calibration_bins(rows: Sequence[RunRow], bins: int) -> list[CalibrationBin]:
-    """The non-empty fixed-width confidence bins, by index; empty bins are omitted, and so is every bin of runs
+    """The non-empty fixed-width confidence bins, by index, from the integer sums of :func:`bin_sums` (exact:
+    Σc / 100 and Σk / L, L = :func:`_correctness_scale`); empty bins are omitted, and so is every bin of runs
     without a confidence or a correctness (none: the benchmark records no calibration)."""
     if not calibrated(rows):
         return []
-    count: dict[int, int] = defaultdict(int)
-    conf: dict[int, int] = defaultdict(int)   # sum of integer confidences
-    corr: dict[int, int] = defaultdict(int)   # sum of correctness in 1/scale units
     scale = _correctness_scale(rows)
-    for row in rows:
-        confidence = row.reported_confidence
-        assert confidence is not None
-        index = confidence_bin(confidence, bins)
-        count[index] += 1
-        conf[index] += confidence
-        corr[index] += _correctness_units(row, scale)
-    return [CalibrationBin(i, count[i], Fraction(conf[i], 100), Fraction(corr[i], scale)) for i in sorted(count)]
+    confidence = np.array([row.reported_confidence for row in rows], dtype=np.int64)
+    correctness = np.array([_correctness_units(row, scale) for row in rows], dtype=np.int64)
+    sums = bin_sums(np.zeros_like(confidence), confidence, correctness, 1, bins)[0].tolist()
+    return [CalibrationBin(i, n, Fraction(sc, 100), Fraction(sk, scale)) for i, (n, sc, sk, *_) in enumerate(sums) if n]
+
+
+def calibration_tables(runs_by_subject: Mapping[str, Sequence[RunRow]], bins: int) -> dict[str, list[CalibrationBin]]:
+    """Subject id -> :func:`calibration_bins` of its runs (the bins its ECE is made of): the non-empty bins by
+    index, exact; a subject without runs has no bin. calibration_bins.csv."""
+    return {sid: calibration_bins(rows, bins) for sid, rows in runs_by_subject.items()}
 
 
 def expected_calibration_error(rows: Sequence[RunRow], bins: int) -> Fraction | None:

@@ -47,7 +47,9 @@ NOT_METRICS = {
     "rgbench.compute.metrics.classified": "whether the runs carry a classification (a pass rule, §11a)",
     "rgbench.compute.metrics.calibrated": "whether the runs carry confidence and correctness (§11a)",
     "rgbench.compute.metrics.confidence_bin": "the bin index of a confidence (§7)",
+    "rgbench.compute.metrics.bin_sums": "the integer per-bin sums every calibration figure is made of (§7, §19)",
     "rgbench.compute.metrics.calibration_bins": "the per-bin sums ECE and calibration_bins.csv are made of (§7)",
+    "rgbench.compute.metrics.calibration_tables": "calibration_bins of every subject: calibration_bins.csv (§7)",
     "rgbench.compute.metrics.q_numerator": "Q_final as an integer numerator over d · span (§8)",
     "rgbench.compute.metrics.subject_metrics": "P, s_bar, BS, ECE, Q_final and the gate of one subject together",
     "rgbench.stats.intervals.proportion_interval": "the interval of P (inside subject_intervals), of P_family and "

@@ -16,14 +16,13 @@ from typing import Any
 
 from ..compute.derive import RunRow, derive_run
 from ..compute.input_groups import grouped_inputs, listing_digest
-from ..compute.metrics import FamilyMetrics, SubjectMetrics, family_metrics, subject_metrics
+from ..compute.metrics import FamilyMetrics, SubjectMetrics, calibration_tables, family_metrics, subject_metrics
 from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
 from ..load.scale import score_text
 from ..load.spec import Spec
 from ..numfmt import fmt_bool, fmt_exact, fmt_fixed
 from ..results_csv import csv_line
-from ..stats.calibration import calibration_tables
 from ..stats.case_summary import case_summaries
 from ..stats.outputs import (
     FAMILY_STATS_COLUMNS,

@@ -7,7 +7,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .calibration import bin_sums
 from .run_columns import RunColumns
 
 
@@ -72,7 +71,7 @@ def brier_decompositions(columns: RunColumns, bins: int) -> dict[str, BrierDecom
 
     The identity BS = reliability − resolution + uncertainty + within_bin holds
     exactly for any data (tests check it), with the soft correctness of BS. The
-    per-bin integer sums of every subject are :func:`rgbench.stats.calibration.bin_sums`; :func:`decompose`
+    per-bin integer sums of every subject are :meth:`.run_columns.RunColumns.bin_sums`; :func:`decompose`
     turns each subject's sums into the four terms.
     """
     per_subject = _bin_sums(columns, bins)
@@ -121,8 +120,8 @@ def bias_corrected(bin_sums: Iterable[Sequence[int]], scale: int) -> CorrectedDe
 
 def _bin_sums(columns: RunColumns, bins: int) -> list:
     """Per subject, per bin: the integer sums (n, Σc, Σk, Σc², Σk², Σck) of :func:`decompose`
-    (:func:`rgbench.stats.calibration.bin_sums` over the cases)."""
-    return bin_sums(columns, bins).sum(axis=1).tolist()
+    (:meth:`.run_columns.RunColumns.bin_sums` over the cases)."""
+    return columns.bin_sums(bins).sum(axis=1).tolist()
 
 
 def corrected_decompositions(columns: RunColumns, bins: int) -> dict[str, CorrectedDecomposition | None]:

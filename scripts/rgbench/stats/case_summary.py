@@ -18,10 +18,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..compute.exact_sums import exact_bincount
 from ..compute.metrics import q_numerator
 from ..load.scale import ScoreScale
-from .calibration import bin_sums
-from .run_columns import RunColumns, exact_bincount
+from .run_columns import RunColumns
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, scale: ScoreScale, b
     low, high = int(scale.low * unit), int(scale.high * unit)
     credit = clipped - runs * low if scale.higher_is_better else runs * high - clipped
     brier = per_cell(gap * gap)
-    per_bin = bin_sums(columns, bins)
+    per_bin = columns.bin_sums(bins)
     gaps = columns.scale * per_bin[..., 1] - 100 * per_bin[..., 2]      # Σ (c·scale − 100·k) per ECE bin
     q_all = q_numerator(passes, credit, Fraction(alpha), high - low)
     out = {}

@@ -8,7 +8,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .run_columns import RunColumns, exact_bincount
+from ..compute.exact_sums import exact_bincount
+from .run_columns import RunColumns
 
 ALL_SUBJECTS = "ALL"  # the pooled row; cannot clash with a subject id (those are lowercase)
 

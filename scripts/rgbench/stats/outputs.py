@@ -139,7 +139,7 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
     runs); ``difficulty_of`` and ``family_of`` map each case id of the benchmark (every gold) to its
     difficulty and family; ``inputs``
     maps every input path to its sha256 (provenance only: no stream reads it); ``calibration`` holds every subject's
-    :func:`.calibration.calibration_tables` entry; ``summaries`` are :func:`.case_summary.case_summaries` of
+    :func:`rgbench.compute.metrics.calibration_tables` entry; ``summaries`` are :func:`.case_summary.case_summaries` of
     ``columns`` and ``digests`` every subject's :func:`.seeds.subject_digests` (the declared seed and its parsed
     runs: each subject's stream is seeded from its own, :mod:`.seeds`), built once by the caller and shared
     with the lab's breakdowns; the pairs' streams take the declared seed (config.yaml ``seed``) and their

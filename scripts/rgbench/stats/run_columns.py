@@ -3,7 +3,7 @@
 One pass over the RunRow objects gives, per run: its subject, case and
 (case_id, run_id) item as indices, and Pass, clipped_score, confidence and
 correctness as integers. Per-subject or per-case sums are then exact
-``bincount``s (:mod:`.exact_products`) instead of Python loops over 90,000 rows.
+``bincount``s (:func:`rgbench.compute.exact_sums.exact_bincount`) instead of Python loops over 90,000 rows.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..compute.derive import PASS, RunRow
+from ..compute.exact_sums import exact_bincount
+from ..compute.metrics import bin_sums
 from ..load.scale import score_unit
 
 
@@ -87,16 +89,12 @@ class RunColumns:
         return exact_bincount(self.subject * width + case, weights, len(self.subjects) * width).reshape(
             len(self.subjects), width)
 
-
-FLOAT64_EXACT = 2**53   # every integer below it is exact in float64
-
-
-def exact_bincount(index: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
-    """int64 array of length ``size``: out[i] = sum of the integer ``weights`` whose ``index`` is i, exact.
-
-    np.bincount sums in float64, which is exact while Σ|weights| < 2**53 (checked; OverflowError otherwise).
-    """
-    weights = np.asarray(weights, dtype=np.int64)
-    if weights.size and float(np.abs(weights).sum(dtype=np.float64)) >= FLOAT64_EXACT:
-        raise OverflowError("integer sums do not fit exactly in float64 (2**53)")
-    return np.bincount(index, weights=weights.astype(np.float64), minlength=size).astype(np.int64)
+    def bin_sums(self, bins: int) -> np.ndarray:
+        """int64 (subjects x cases x bins x 6): :func:`rgbench.compute.metrics.bin_sums` per subject, case and
+        ECE bin, the sums (n, Σc, Σk, Σc², Σk², Σck) of its runs, with c the confidence in percent and k =
+        correctness · ``scale``. Summed over cases they are the Brier decomposition's
+        (:func:`rgbench.stats.brier_decomposition.decompose`); scale · Σc − 100 · Σk is a case's calibration gap per
+        bin (:class:`rgbench.stats.case_summary.CaseSummary`)."""
+        shape = (len(self.subjects), len(self.cases))
+        sums = bin_sums(self.subject * shape[1] + self.case, self.confidence, self.correctness, math.prod(shape), bins)
+        return sums.reshape(*shape, bins, 6)

@@ -166,3 +166,9 @@ def alpha_replicates_by_matrix(units: Sequence[dict], metric: str, weights: np.n
     observed = (o * e).sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(expected != 0, (expected - (n - big_l) * observed) / np.where(expected != 0, expected, 1), np.nan)
+
+
+def mean_statistic(values: np.ndarray):
+    """W -> the weighted mean of per-case values (a generic statistic to test the bootstrap on)."""
+    from rgbench.stats.bootstrap import ratio_statistic
+    return ratio_statistic(values, np.ones(len(values)))

@@ -11,7 +11,7 @@ from fractions import Fraction as F
 import krippendorff
 import numpy as np
 import pytest
-from reference_stats import alpha_replicates_by_matrix
+from reference_stats import alpha_replicates_by_matrix, mean_statistic
 
 from rgbench.stats.agreement import (
     alpha_terms,
@@ -39,7 +39,6 @@ from rgbench.stats.bootstrap import (
     case_counts,
     case_weights,
     exact_value,
-    mean_statistic,
     ratio_statistic,
     ratio_terms,
     replicates,

@@ -11,8 +11,8 @@ from treebuilder import canonical, small_tree
 
 from rgbench.cli import run_script
 from rgbench.stats.agreement import krippendorff_alpha
-from rgbench.stats.bootstrap import case_weights, ratio_interval, undefined_replicates
-from rgbench.stats.judge_agreement import case_statistic, macro_f1, macro_f1_statistic
+from rgbench.stats.bootstrap import case_weights, ratio_interval, replicates, undefined_replicates
+from rgbench.stats.judge_agreement import case_terms, macro_f1, macro_f1_terms
 
 REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"
              "    kind: human\n  - id: judge-x\n    name: \"Judge X\"\n    kind: llm-judge\n")
@@ -34,7 +34,7 @@ def test_macro_f1_of_weights_is_macro_f1_of_the_drawn_pairs():
     # row 3: (A,A) four times: only class A occurs, F1 1; row 4: (B,B), (C,B)x3: B 2/5, C 0 -> 1/5
     expected = [macro_f1([p for p, w in zip(pairs, row) for _ in range(w)]) for row in weights.tolist()]
     assert expected == [Fraction(7, 18), Fraction(1, 3), 1, Fraction(1, 5)]
-    assert macro_f1_statistic(pairs)(weights) == pytest.approx([float(e) for e in expected])
+    assert replicates(macro_f1_terms(pairs))(weights) == pytest.approx([float(e) for e in expected])
 
 
 def test_the_judge_statistics_weight_every_run_of_a_drawn_case():
@@ -42,13 +42,13 @@ def test_the_judge_statistics_weight_every_run_of_a_drawn_case():
     foul = [({"raw_score": 10}, {"raw_score": 9}), ({"raw_score": 4}, {"raw_score": 6})]
     scal = [({"raw_score": 12}, {"raw_score": 12})]
     weights = np.array([[1, 1], [2, 0], [0, 2]])
-    got = case_statistic([foul, scal], "krippendorff_alpha_ordinal", "raw_score")(weights)
+    got = replicates(case_terms([foul, scal], "krippendorff_alpha_ordinal", "raw_score"))(weights)
     drawn = [foul + scal, foul + foul, scal + scal]
     expected = [krippendorff_alpha([{"judge": j["raw_score"], "human": h["raw_score"]} for j, h in d], "ordinal")
                 for d in drawn]
     assert expected[2] is None                          # SCAL twice: one value throughout, alpha undefined
     assert got[:2] == pytest.approx([float(expected[0]), float(expected[1])]) and np.isnan(got[2])
-    assert undefined_replicates(case_statistic([foul, scal], "krippendorff_alpha_ordinal", "raw_score"), weights) == 1
+    assert undefined_replicates(replicates(case_terms([foul, scal], "krippendorff_alpha_ordinal", "raw_score")), weights) == 1
 
 
 def test_ratio_interval_of_a_mean_deviation_degenerate_cases():

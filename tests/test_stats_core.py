@@ -14,7 +14,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from reference_stats import case_means, rank_sets_brute_force, sign_flip_p
+from reference_stats import case_means, mean_statistic, rank_sets_brute_force, sign_flip_p
 from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
@@ -30,7 +30,6 @@ from rgbench.stats.bootstrap import (
     bca_interval,
     case_counts,
     jackknife_acceleration,
-    mean_statistic,
     studentised_ratio_interval,
 )
 from rgbench.stats.case_summary import case_summaries
@@ -48,7 +47,6 @@ from rgbench.stats.rank_sets import (
     JointDraw,
     Studentised,
     joint_draw,
-    joint_replicates,
     rank_confidence_sets,
     rank_sets,
     stepdown,
@@ -497,13 +495,12 @@ def test_rank_sets_equal_the_brute_force_projection(seed, simultaneous):
         assert sl <= ml <= mh <= sh            # marginal sets are inside the simultaneous ones
 
 
-def test_joint_replicates_draw_shared_cases_together_and_swap_shares():
+def test_the_joint_draw_draws_shared_cases_together_and_swap_shares():
     a = [row(PASS, clipped=12, case=f"RO-FOUL-00{i}", subject="a") for i in range(1, 6)]
     b = [r._replace(subject_id="b") for r in a]                     # identical to a case by case
     s = summaries({"a": a, "b": b})
     draw = joint_draw([s["a"], s["b"]], generator("ranks", ["a", "b"]), 200)
-    reps = joint_replicates([s["a"], s["b"]], generator("ranks", ["a", "b"]), 200)
-    assert np.array_equal(reps, draw.replicates)
+    reps = draw.replicates
     assert (reps[:, 0] == reps[:, 1]).all()                          # the same cases drawn for both
     shares = swap_shares(reps)
     assert shares[0, 1] == 0.5 and shares[1, 0] == 0.5              # always tied: half each way

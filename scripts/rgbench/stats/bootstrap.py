@@ -142,11 +142,6 @@ def linearised_covariances(weights: np.ndarray, sums: np.ndarray, runs: np.ndarr
             safe_ratio(np.abs(terms[0]) + np.abs(terms[1]) + np.abs(terms[2]) + np.abs(terms[3]), scale))
 
 
-def mean_statistic(values: np.ndarray) -> Statistic:
-    """W -> the weighted mean of per-case values (a paired difference: one value per shared case)."""
-    return ratio_statistic(values, np.ones(len(values)))
-
-
 def jackknife_accelerations(jackknife: np.ndarray) -> np.ndarray:
     """Per column of ``jackknife`` (K x m: the K leave-one-out values θ₍ᵢ₎ of m statistics),
     a = Σ(θ̄ − θ₍ᵢ₎)³ / (6 · (Σ(θ̄ − θ₍ᵢ₎)²)^{3/2}) over its finite values; 0 where they are all equal or

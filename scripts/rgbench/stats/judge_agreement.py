@@ -34,7 +34,6 @@ from ..numfmt import fmt_fixed
 from .agreement import Rating, alpha_terms
 from .agreement_outputs import deviation_targets, ranked_targets, rating_values
 from .bootstrap import (
-    Statistic,
     Terms,
     bca_interval,
     case_weights,
@@ -81,12 +80,6 @@ def macro_f1(pairs: Sequence[tuple[Hashable, Hashable]]) -> Fraction | None:
     return exact_value(macro_f1_terms(pairs), len(pairs))
 
 
-def macro_f1_statistic(pairs: Sequence[tuple[Hashable, Hashable]]) -> Statistic:
-    """W -> :func:`macro_f1` of the pairs weighted by W (replicates x pairs) in float64 (:func:`macro_f1_terms`):
-    the mean runs over the classes that occur in the replicate."""
-    return replicates(macro_f1_terms(pairs))
-
-
 def _deviation_sum(pairs: Sequence[Pair], target: str) -> Fraction:
     """Σ (judge − human) of ``target`` over the pairs."""
     return sum((Fraction(j[target]) - Fraction(h[target]) for j, h in pairs), Fraction(0))
@@ -107,11 +100,6 @@ def case_terms(clusters: Sequence[Sequence[Pair]], name: str, target: str) -> Te
     else:
         per_pair = alpha_terms([{"judge": j[target], HUMAN: h[target]} for j, h in flat], "ordinal")
     return lambda w: per_pair(w[:, case_of])
-
-
-def case_statistic(clusters: Sequence[Sequence[Pair]], name: str, target: str) -> Statistic:
-    """:func:`case_terms` in float64: W (replicates x cases) -> the statistic per replicate, NaN where undefined."""
-    return replicates(case_terms(clusters, name, target))
 
 
 def judge_pairs(judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring],

@@ -93,12 +93,6 @@ def joint_draw(summaries: Sequence[CaseSummary], rng: np.random.Generator, resam
     return JointDraw(sums, runs, np.array([float(s.q_scale) for s in summaries]), counts)
 
 
-def joint_replicates(summaries: Sequence[CaseSummary], rng: np.random.Generator, resamples: int) -> np.ndarray:
-    """(B x p) Q_final replicates of the p subjects from one case draw of the union of their cases
-    (:attr:`JointDraw.replicates` of :func:`joint_draw`)."""
-    return joint_draw(summaries, rng, resamples).replicates
-
-
 @dataclass(frozen=True)
 class Studentised:
     """The studentised differences of the p subjects' pairs j < k (``first[i]``, ``second[i]``): ``z`` (p x p)

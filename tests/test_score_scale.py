@@ -299,12 +299,12 @@ def test_a_decimal_score_goes_through_the_whole_tree(tmp_path):
     tree.add_scoring("s", "RO-FOUL-001", criterion_scores={"accuracy": 0.1, "fluency": 0.2, "terminology": 3,
                                                            "style": 12.5})
     from rgbench.load.loader import load_tree
-    from rgbench.results.tables import compute_results, per_run_csv
+    from rgbench.results.tables import compute_results, per_run_rows
     spec = load_spec(root)[0]
     loaded, problems = load_tree(root, spec)
     assert problems == [] and loaded is not None
     results = compute_results(loaded, spec)
-    assert per_run_csv(results.runs).splitlines()[1].split(",")[6:10] == ["15.8", "100", "0", "15.8"]
+    assert list(per_run_rows(results.runs)[0][6:10]) == ["15.8", "100", "0", "15.8"]
     assert results.subjects[0].s_bar == F("15.8") and results.subjects[0].q_final == (1 + (100 - F("15.8")) / 100) / 2
 
 

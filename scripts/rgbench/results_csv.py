@@ -74,6 +74,11 @@ def _quoted(cell: str) -> str:
     return '"' + cell.replace('"', '""') + '"' if _NEEDS_QUOTES.search(cell) else cell
 
 
+Cells = tuple[str, ...]
+Table = tuple[Cells, tuple[Cells, ...]]
+"""A result table as written: its header and its rows, each a tuple of cells (text, before :func:`csv_line`)."""
+
+
 class TableError(ValueError):
     """A result table that cannot be read; ``str(error)`` is the user-facing message."""
 

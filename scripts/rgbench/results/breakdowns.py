@@ -3,7 +3,7 @@ Advanced+ band, cost, the human baseline per participant, run metadata, and the 
 tables.
 
 Pure: :func:`compute_breakdowns` takes the validated tree, the spec and the scored runs of each
-subject (error runs already left out) and returns exact rows; :func:`breakdown_files` renders them
+subject (error runs already left out) and returns exact rows; :func:`breakdown_tables` renders them
 (rounded once, 6 decimals). Intervals are the case-bootstrap BCa intervals of the headline statistics
 (:mod:`rgbench.stats.bootstrap`): a criterion mean and a group's s_bar by
 :func:`rgbench.stats.bootstrap.ratio_interval`, a group's pass rate by
@@ -16,7 +16,7 @@ of these intervals. The bounds are floats, written with :func:`rgbench.stats.out
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -27,6 +27,7 @@ from ..load.records import Response, Scoring, Tree
 from ..load.scale import score_text, score_unit
 from ..load.spec import Spec
 from ..numfmt import fmt_fixed
+from ..results_csv import Table
 from ..stats.bootstrap import Interval, case_weights, ratio_interval
 from ..stats.case_summary import CaseSummary
 from ..stats.intervals import proportion_interval
@@ -433,25 +434,25 @@ def _group_cells(g: GroupRow) -> tuple[str, ...]:
             *fmt_interval(g.p_interval), fmt_fixed(g.s_bar), *fmt_interval(g.s_bar_interval))
 
 
-def breakdown_files(b: Breakdowns, csv_text: Callable[[Sequence[str], Iterable[Sequence[str]]], str]) -> dict[str, bytes]:
-    """File name inside results/ -> bytes of every issue-15 table."""
-    texts = {
-        CRITERION_FILE: csv_text(CRITERION_COLUMNS, (
+def breakdown_tables(b: Breakdowns) -> dict[str, Table]:
+    """File name inside results/ -> the cells of every issue-15 table, as written (header, rows)."""
+    tables = {
+        CRITERION_FILE: (CRITERION_COLUMNS, (
             (c.subject_id, c.subject_version, c.criterion, str(c.n), fmt_fixed(c.mean), *fmt_interval(c.interval),
              str(c.n_cases)) for c in b.criteria)),
-        TAG_FILE: csv_text(TAG_COLUMNS, map(_group_cells, b.tags)),
-        CASE_TYPE_FILE: csv_text(CASE_TYPE_COLUMNS, map(_group_cells, b.case_types)),
-        ADVANCED_FILE: csv_text(ADVANCED_COLUMNS, map(_group_cells, b.advanced)),
-        COST_FILE: csv_text(COST_COLUMNS, (
+        TAG_FILE: (TAG_COLUMNS, map(_group_cells, b.tags)),
+        CASE_TYPE_FILE: (CASE_TYPE_COLUMNS, map(_group_cells, b.case_types)),
+        ADVANCED_FILE: (ADVANCED_COLUMNS, map(_group_cells, b.advanced)),
+        COST_FILE: (COST_COLUMNS, (
             (c.subject_id, c.subject_version, c.currency, fmt_fixed(c.input_price), fmt_fixed(c.output_price),
              str(c.n_responses), str(c.n_with_usage), str(c.input_tokens), str(c.output_tokens),
              fmt_fixed(c.total_cost), fmt_fixed(c.cost_per_run), _cell(c.n_pass), fmt_fixed(c.cost_per_pass),
              fmt_decimal(c.geomean_run), fmt_decimal(c.geomean_pass)) for c in b.costs)),
-        BASELINE_FILE: csv_text(BASELINE_COLUMNS, (
+        BASELINE_FILE: (BASELINE_COLUMNS, (
             (r.subject_id, r.subject_version, r.scope, r.group, r.experience_level, str(r.n_participants),
              str(r.n_cases), str(r.n), _cell(r.n_pass), fmt_fixed(r.p), fmt_fixed(r.s_bar)) for r in b.baseline)),
-        METADATA_FILE: csv_text(METADATA_COLUMNS, b.metadata),
-        CASES_FILE: csv_text(CASES_COLUMNS, b.cases),
-        EXPLORER_FILE: csv_text(EXPLORER_COLUMNS, b.explorer),
+        METADATA_FILE: (METADATA_COLUMNS, b.metadata),
+        CASES_FILE: (CASES_COLUMNS, b.cases),
+        EXPLORER_FILE: (EXPLORER_COLUMNS, b.explorer),
     }
-    return {name: text.encode("utf-8") for name, text in texts.items()}
+    return {name: (header, tuple(map(tuple, rows))) for name, (header, rows) in tables.items()}

@@ -22,7 +22,7 @@ from ..load.records import Tree
 from ..load.scale import score_text
 from ..load.spec import Spec
 from ..numfmt import fmt_bool, fmt_exact, fmt_fixed
-from ..results_csv import csv_line
+from ..results_csv import Cells, Table, csv_line
 from ..stats.case_summary import case_summaries
 from ..stats.outputs import (
     FAMILY_STATS_COLUMNS,
@@ -30,13 +30,13 @@ from ..stats.outputs import (
     Statistics,
     compute_statistics_from_columns,
     family_stats_cells,
-    statistics_files,
     statistics_manifest,
+    statistics_tables,
     subject_stats_cells,
 )
 from ..stats.run_columns import RunColumns
 from ..stats.seeds import subject_digests
-from .breakdowns import ERROR, Breakdowns, breakdown_files, compute_breakdowns
+from .breakdowns import ERROR, Breakdowns, breakdown_tables, compute_breakdowns
 
 PER_RUN_COLUMNS = (
     "subject_id", "subject_version", "case_id", "run_id", "reviewer_id", "family",
@@ -139,41 +139,58 @@ def _cell(value: Any, fmt: Callable[[Any], str] = str) -> str:
     return "" if value is None else fmt(value)
 
 
-def per_run_csv(runs: Sequence[RunRow]) -> str:
-    """per_run.csv; the cells of a field the benchmark does not record (floor, ceiling, classification,
+def per_run_rows(runs: Sequence[RunRow]) -> tuple[Cells, ...]:
+    """per_run.csv's rows; the cells of a field the benchmark does not record (floor, ceiling, classification,
     confidence, correctness) are empty."""
-    return csv_text(PER_RUN_COLUMNS, (
+    return tuple(
         (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, score_text(r.raw_score),
          _cell(r.rubric_floor, score_text), _cell(r.rubric_ceiling, score_text), score_text(r.clipped_score),
          fmt_bool(r.has_critical_fail),
          fmt_bool(r.has_recoverable_fail), _cell(r.classification), _cell(r.reported_confidence),
          fmt_fixed(r.confidence_unit), _cell(r.correctness, lambda v: fmt_exact(v, 6)))
         for r in runs
-    ))
+    )
 
 
-def subject_csv(subjects: Sequence[SubjectMetrics], statistics: Statistics,
-                n_errors: Mapping[str, int] | None = None) -> str:
-    """metrics_per_subject.csv; ``n_errors`` (error runs, out of N) is the last column."""
+def subject_rows(subjects: Sequence[SubjectMetrics], statistics: Statistics,
+                 n_errors: Mapping[str, int] | None = None) -> tuple[Cells, ...]:
+    """metrics_per_subject.csv's rows (SUBJECT_ALL_COLUMNS); ``n_errors`` (error runs, out of N) is the last column."""
     errors = n_errors or {}
-    return csv_text(SUBJECT_COLUMNS + SUBJECT_STATS_COLUMNS + ("n_errors",), (
+    return tuple(
         (m.subject_id, m.subject_version, str(m.n), str(m.n_unscored), fmt_fixed(m.p), fmt_fixed(m.s_bar),
          fmt_fixed(m.bs), fmt_fixed(m.ece), fmt_fixed(m.q_final), fmt_fixed(m.alpha),
          fmt_bool(m.disqualified), str(m.n_critical)) + subject_stats_cells(statistics, m.subject_id)
         + (str(errors.get(m.subject_id, 0)),)
         for m in subjects
-    ))
+    )
 
 
-def family_csv(families: Sequence[FamilyMetrics], statistics: Statistics) -> str:
-    return csv_text(FAMILY_COLUMNS + FAMILY_STATS_COLUMNS, (
+def family_rows(families: Sequence[FamilyMetrics], statistics: Statistics) -> tuple[Cells, ...]:
+    """metrics_per_family.csv's rows (FAMILY_ALL_COLUMNS)."""
+    return tuple(
         (f.subject_id, f.subject_version, f.family, str(f.n_family), fmt_fixed(f.p_family), fmt_fixed(f.s_bar_family))
         + family_stats_cells(statistics, f.subject_id, f.family)
         for f in families
-    ))
+    )
 
 
-def manifest_json(spec: Spec, results: Results, outputs: Mapping[str, bytes]) -> bytes:
+SUBJECT_ALL_COLUMNS = SUBJECT_COLUMNS + SUBJECT_STATS_COLUMNS + ("n_errors",)
+FAMILY_ALL_COLUMNS = FAMILY_COLUMNS + FAMILY_STATS_COLUMNS
+
+
+def result_tables(results: Results) -> dict[str, Table]:
+    """File name (inside results/) -> the cells of every CSV compute_metrics writes, as written."""
+    return {
+        PER_RUN_FILE: (PER_RUN_COLUMNS, per_run_rows(results.runs)),
+        SUBJECT_FILE: (SUBJECT_ALL_COLUMNS, subject_rows(
+            results.subjects, results.statistics, results.breakdowns.n_errors if results.breakdowns else None)),
+        FAMILY_FILE: (FAMILY_ALL_COLUMNS, family_rows(results.families, results.statistics)),
+        **statistics_tables(results.statistics),
+        **(breakdown_tables(results.breakdowns) if results.breakdowns else {}),
+    }
+
+
+def manifest_document(spec: Spec, results: Results, outputs: Mapping[str, bytes]) -> dict[str, Any]:
     """Provenance of one computation: alpha, version, counts, input digests and output digests; no clock."""
     manifest = {
         "alpha": fmt_fixed(spec.alpha),
@@ -187,18 +204,30 @@ def manifest_json(spec: Spec, results: Results, outputs: Mapping[str, bytes]) ->
     }
     if results.grades is not None:
         manifest["grades"] = dict(results.grades)
-    return dumps_json_canonical(manifest).encode("utf-8")
+    return manifest
+
+
+@dataclass(frozen=True)
+class Published:
+    """The results as written, in memory: the cells of every result CSV by file name inside results/
+    (``tables``), manifest.json's document (``manifest``) and the exact bytes of every file (``files``, the
+    manifest's included). What the leaderboard renders from (:mod:`rgbench.leaderboard.inputs`), whether this
+    process computed it (:func:`publish`) or read it from results/ (``make leaderboard`` alone)."""
+
+    tables: Mapping[str, Table]
+    manifest: Mapping[str, Any]
+    files: Mapping[str, bytes]
+
+
+def publish(spec: Spec, results: Results) -> Published:
+    """The exact :class:`Results` written: every cell rounded once (:mod:`rgbench.numfmt`), then the bytes."""
+    tables = result_tables(results)
+    files = {name: csv_text(*table).encode("utf-8") for name, table in tables.items()}
+    manifest = manifest_document(spec, results, files)
+    files[MANIFEST_FILE] = dumps_json_canonical(manifest).encode("utf-8")
+    return Published(tables, manifest, files)
 
 
 def render_results(spec: Spec, results: Results) -> dict[str, bytes]:
     """File name (inside results/) -> exact bytes of every file compute_metrics writes."""
-    outputs = {
-        PER_RUN_FILE: per_run_csv(results.runs).encode("utf-8"),
-        SUBJECT_FILE: subject_csv(results.subjects, results.statistics,
-                                  results.breakdowns.n_errors if results.breakdowns else None).encode("utf-8"),
-        FAMILY_FILE: family_csv(results.families, results.statistics).encode("utf-8"),
-        **statistics_files(results.statistics, csv_text),
-        **(breakdown_files(results.breakdowns, csv_text) if results.breakdowns else {}),
-    }
-    outputs[MANIFEST_FILE] = manifest_json(spec, results, outputs)
-    return outputs
+    return dict(publish(spec, results).files)

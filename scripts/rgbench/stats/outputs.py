@@ -1,7 +1,7 @@
 """The statistics compute_metrics adds: computed from the exact tables, rendered to the new columns and files.
 
 ``rgbench.results.tables`` calls :func:`compute_statistics_from_columns` from ``compute_results`` and
-:func:`statistics_files` / :func:`subject_stats_cells` / :func:`family_stats_cells`
+:func:`statistics_tables` / :func:`subject_stats_cells` / :func:`family_stats_cells`
 from its writers; this module holds the column tuples and file names.
 """
 
@@ -17,6 +17,7 @@ from ..compute.ranking import RANKED, rank_subjects
 from ..load.config import StatsConfig
 from ..load.spec import Spec
 from ..numfmt import fmt_bool, fmt_fixed
+from ..results_csv import Table
 from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from .bootstrap import Interval, case_counts, case_weights
 from .brier_decomposition import BrierDecomposition, CorrectedDecomposition, brier_decompositions, corrected_decompositions
@@ -275,8 +276,8 @@ def _trend_rows(t: DifficultyTrend | None):
            fmt_float(t.separation_high))
 
 
-def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
-    """File name (inside results/) -> bytes of the statistics' CSV files; ``csv_text`` is the core writer."""
+def statistics_tables(statistics: Statistics) -> dict[str, Table]:
+    """File name (inside results/) -> the cells of each statistics CSV, as written (header, rows)."""
     level = statistics.config.significance_level
     tables = {
         CALIBRATION_FILE: _calibration_rows(statistics),
@@ -294,7 +295,7 @@ def statistics_files(statistics: Statistics, csv_text) -> dict[str, bytes]:
                      for r in statistics.alpha),
         DIFFICULTY_TREND_FILE: _trend_rows(statistics.difficulty_trend),
     }
-    return {name: csv_text(STATS_TABLES[name], rows).encode("utf-8") for name, rows in tables.items()}
+    return {name: (STATS_TABLES[name], tuple(map(tuple, rows))) for name, rows in tables.items()}
 
 
 def statistics_manifest(statistics: Statistics) -> dict:

@@ -89,8 +89,8 @@ def test_a_broken_header_and_a_missing_listed_table_are_refused(root, capsys):
     (root / "results" / "cases.csv").unlink()
     assert run_script("leaderboard", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
-    assert "results/cost_per_subject.csv: header must start with subject_id, subject_version, currency" in err
-    assert "results/cases.csv: missing (this file is required)" in err
+    assert "results/cost_per_subject.csv: differs from the file compute_metrics wrote" in err
+    assert "results/cases.csv: missing (this file is required); run `make metrics` to regenerate it" in err
 
 
 def test_results_without_lab_tables_still_build(root):

@@ -1,4 +1,5 @@
-"""The strict reading of the result CSVs (:func:`results_tables.parse_csv` over :func:`rgbench.results_csv.csv_records`).
+"""The strict reading of the result CSVs (:func:`results_tables.table_of` over :func:`rgbench.results_csv.csv_records`,
+then :func:`results_tables.typed_rows`).
 
 A clean committed file reads without problems; a damaged one gives problems (``path: line N: ...``), never
 an exception; an empty one says which header was expected.
@@ -20,7 +21,8 @@ from rgbench.leaderboard.results_tables import (
     PER_RUN_TYPES,
     SUBJECT_EXTRA_TYPES,
     SUBJECT_TYPES,
-    parse_csv,
+    table_of,
+    typed_rows,
 )
 from rgbench.results.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
 
@@ -36,7 +38,10 @@ TABLES = {
 
 def parse(name: str, text: str):
     columns, types, extras = TABLES[name]
-    rows, problems = parse_csv(name, text, columns, types, extras)
+    table, problems = table_of(name, text.encode("utf-8"))
+    if table is None:
+        return [], [str(p) for p in problems]
+    rows, problems = typed_rows(name, table, columns, types, extras)
     return rows, [str(p) for p in problems]
 
 
@@ -45,12 +50,13 @@ def test_a_clean_file_has_no_problem(name):
     text = (RESULTS / name).read_text(encoding="utf-8")
     rows, problems = parse(name, text)
     assert problems == [] and len(rows) == text.count("\n") - 1
-    assert [row.line for row in rows] == list(range(2, len(rows) + 2))
+    columns, types, extras = TABLES[name]
+    assert all(set(row) == set(types) | (set(extras or {}) & set(text.split("\n", 1)[0].split(","))) for row in rows)
 
 
 def test_per_run_rows_are_run_rows():
     rows, _ = parse("per_run.csv", (RESULTS / "per_run.csv").read_text(encoding="utf-8"))
-    assert all(tuple(RunRow(**row.values)) == tuple(row.values[name] for name in RunRow._fields) for row in rows)
+    assert rows and all(tuple(RunRow(**row)) == tuple(row[name] for name in RunRow._fields) for row in rows)
 
 
 def damage(text: str, rng: random.Random) -> str:
@@ -88,7 +94,15 @@ def test_a_damaged_file_gives_problems_not_exceptions(name):
         assert all(p.startswith(f"{name}: line ") for p in problems), damaged
 
 
-def test_an_empty_file_names_the_header_it_expected():
-    header = ",".join(PER_RUN_COLUMNS)
-    assert parse("per_run.csv", "")[1] == [f"per_run.csv: empty file (expected a header row: {header}); "
+def test_an_empty_file_says_so_and_how_to_fix_it():
+    assert parse("per_run.csv", "")[1] == ["per_run.csv: empty file (expected a header row); "
                                            "run `make metrics` to regenerate it"]
+
+
+def test_a_bad_cell_names_its_line_and_column_and_drops_its_row():
+    header = ",".join(PER_RUN_COLUMNS)
+    good = (RESULTS / "per_run.csv").read_text(encoding="utf-8").split("\n")[1]
+    bad = good.replace(",true,", ",yes,", 1) if ",true," in good else good.replace(",false,", ",yes,", 1)
+    rows, problems = parse("per_run.csv", f"{header}\n{good}\n{bad}\n")
+    assert len(rows) == 1 and len(problems) == 1
+    assert problems[0].startswith("per_run.csv: line 3: has_") and "'yes' is not a boolean (true or false)" in problems[0]

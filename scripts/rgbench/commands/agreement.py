@@ -46,6 +46,7 @@ from ..load.multi_scoring import MultiScorings
 from ..load.records import Tree
 from ..load.spec import Spec
 from ..results.tables import csv_text
+from ..results_csv import Table
 from ..stats.agreement_outputs import (
     AGREEMENT_COLUMNS,
     AGREEMENT_FILE,
@@ -85,35 +86,55 @@ def run(args: argparse.Namespace) -> int:
         return write_agreement(root, spec, tree, multi, args.output_dir, write_consolidated=not args.no_consolidated)
 
 
-def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, output_dir: str = CONSOLIDATED_DIR,
-                    write_consolidated: bool = True) -> int:
-    """From the valid ``tree`` (every scoring, llm-judge ones included) and its further grades ``multi``, write
-    agreement.csv, reviewers.csv, judge_agreement.csv (when judges graded) as one set, then (unless
-    ``write_consolidated`` is false) the consolidated scorings under ``output_dir``; print a summary line.
-    0, or 1 when a file could not be written."""
+def agreement_tables(spec: Spec, tree: Tree, multi: MultiScorings) -> dict[str, Table]:
+    """agreement.csv, reviewers.csv and judge_agreement.csv (only when judges graded) of the valid ``tree``
+    (every scoring, llm-judge ones included) and its further grades ``multi``, as cells by file name."""
     every_grade = tuple(tree.scorings) + multi.extra
     reviewers = tree.reviewers
     grades = tuple(counted_scorings(every_grade, spec, reviewers))   # no llm-judge's unless config.yaml says so
-    rows = agreement_table(grades, tree, spec)
     # seeds the reviewer report's and the judge's draws: the declared seed and the parsed grades (never file bytes)
     digest = grades_digest(spec.stats.seed, every_grade, tuple(multi.adjudications.values()))
-    reviewer_csv = csv_text(REVIEWER_COLUMNS, reviewer_rows(
-        every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, digest=digest)).encode("utf-8")
+    tables: dict[str, Table] = {
+        AGREEMENT_FILE: (AGREEMENT_COLUMNS, tuple(agreement_csv_rows(agreement_table(grades, tree, spec)))),
+        REVIEWERS_FILE: (REVIEWER_COLUMNS, tuple(reviewer_rows(
+            every_grade, tuple(multi.adjudications.values()), tree, spec, reviewers, digest=digest))),
+    }
     judge = judge_rows(every_grade, multi.adjudications, tree, spec, reviewers, digest=digest)
-    consolidated = consolidated_grades(spec, tree, multi)
-    agreement = csv_text(AGREEMENT_COLUMNS, agreement_csv_rows(rows)).encode("utf-8")
-    base = f"{output_dir}/{spec.version_dir}"
-    outputs = {root / "results" / AGREEMENT_FILE: agreement, root / "results" / REVIEWERS_FILE: reviewer_csv}
-    judge_path = root / "results" / JUDGE_FILE
     if judge:
-        outputs[judge_path] = csv_text(JUDGE_COLUMNS, judge).encode("utf-8")
-    try:
-        write_many_atomic(outputs)
-        if not judge and judge_path.is_file() and not judge_path.is_symlink():
-            judge_path.unlink()  # no judge grades any more: no stale report
-    except OutputError as exc:
-        print(exc.strerror, file=sys.stderr)
-        return 1
+        tables[JUDGE_FILE] = (JUDGE_COLUMNS, tuple(map(tuple, judge)))
+    return tables
+
+
+def agreement_outputs(root: Path, tables: dict[str, Table]) -> dict[Path, bytes]:
+    """Path -> bytes of the agreement tables under ``root``/results."""
+    return {root / "results" / name: csv_text(*table).encode("utf-8") for name, table in tables.items()}
+
+
+def drop_stale_judge_report(root: Path, tables: dict[str, Table]) -> None:
+    """No judge grades any more: remove the judge report left from an earlier run (never a symlink)."""
+    judge_path = root / "results" / JUDGE_FILE
+    if JUDGE_FILE not in tables and judge_path.is_file() and not judge_path.is_symlink():
+        judge_path.unlink()
+
+
+def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, output_dir: str = CONSOLIDATED_DIR,
+                    write_consolidated: bool = True, tables: dict[str, Table] | None = None) -> int:
+    """From the valid ``tree`` (every scoring, llm-judge ones included) and its further grades ``multi``, write
+    the :func:`agreement_tables` as one set (unless ``tables``, already written by the caller, are given), then
+    (unless ``write_consolidated`` is false) the consolidated scorings under ``output_dir``; print a summary line.
+    0, or 1 when a file could not be written."""
+    if tables is None:
+        tables = agreement_tables(spec, tree, multi)
+        try:
+            write_many_atomic(agreement_outputs(root, tables))
+            drop_stale_judge_report(root, tables)
+        except OutputError as exc:
+            print(exc.strerror, file=sys.stderr)
+            return 1
+    grades = tuple(counted_scorings(tuple(tree.scorings) + multi.extra, spec, tree.reviewers))
+    consolidated = consolidated_grades(spec, tree, multi)
+    base = f"{output_dir}/{spec.version_dir}"
+    judge = JUDGE_FILE in tables
     several = sum(1 for item in consolidated if len(item.sources) > 1)
     summary = (f"{len(grades)} grades of {len(consolidated)} runs ({several} with several grades or an adjudication) -> "
                f"results/{AGREEMENT_FILE}, results/{REVIEWERS_FILE}" + (f", results/{JUDGE_FILE}" if judge else ""))

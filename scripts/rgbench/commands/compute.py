@@ -30,7 +30,7 @@ from ..load.records import Tree
 from ..load.spec import Spec, load_spec
 from ..numfmt import counted
 from ..progress import Progress
-from ..results.tables import MANIFEST_FILE, compute_results, render_results
+from ..results.tables import MANIFEST_FILE, Published, Results, compute_results, publish
 from ..stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
 from .common import bad_folder_name, collector_paused, load_valid_grades, load_valid_tree, not_a_tree, one_blas_thread
 
@@ -70,23 +70,34 @@ def board_of_consolidated_grades(root: Path) -> bool:
     return spec is not None and spec.stats.board_grades == CONSOLIDATED_BOARD
 
 
-def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "results",
-                  grades: dict[str, object] | None = None) -> int:
-    """Compute every table of ``tree`` (valid, as loaded for the metrics: without llm-judge scorings unless
-    config.yaml counts them; or one consolidated grade per run, ``grades`` then saying so in manifest.json)
-    and write them to ``root/results_dir`` as one set, manifest.json last; print the warnings and a summary
-    line. 0, or 1 when the set could not be written (nothing half-written)."""
+def computed(spec: Spec, tree: Tree, grades: dict[str, object] | None = None) -> tuple[Results, Published]:
+    """Every table of ``tree`` (valid, as loaded for the metrics: without llm-judge scorings unless config.yaml
+    counts them; or one consolidated grade per run, ``grades`` then saying so in manifest.json), exact and as
+    written."""
     results = replace(compute_results(tree, spec), grades=grades)
-    outputs = render_results(spec, results)
-    try:  # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
-        write_many_atomic({root / results_dir / name: data for name, data in outputs.items()}, last=MANIFEST_FILE)
-    except OutputError as exc:
-        print(exc.strerror, file=sys.stderr)
-        return 1
+    return results, publish(spec, results)
+
+
+def metrics_summary(root: Path, results: Results, results_dir: str = "results") -> str:
+    """The warnings (on stderr) and the line `make metrics` prints after writing the tables."""
     for warning in results.statistics.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     ranked = sum(1 for m in results.subjects if m.n)
-    print(f"{counted(results.n_runs, 'scored run')} of {counted(len(results.subjects), 'subject')} ({ranked} with scores) "
-          f"-> {root.name or root}/{results_dir}/")
-    return 0
+    return (f"{counted(results.n_runs, 'scored run')} of {counted(len(results.subjects), 'subject')} "
+            f"({ranked} with scores) -> {root.name or root}/{results_dir}/")
 
+
+def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "results",
+                  grades: dict[str, object] | None = None) -> int:
+    """Compute every table of ``tree`` (:func:`computed`) and write them to ``root/results_dir`` as one set,
+    manifest.json last; print the warnings and a summary line. 0, or 1 when the set could not be written
+    (nothing half-written)."""
+    results, published = computed(spec, tree, grades)
+    try:  # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
+        write_many_atomic({root / results_dir / name: data for name, data in published.files.items()},
+                          last=MANIFEST_FILE)
+    except OutputError as exc:
+        print(exc.strerror, file=sys.stderr)
+        return 1
+    print(metrics_summary(root, results, results_dir))
+    return 0

@@ -1,12 +1,12 @@
-"""Build the public leaderboard from the committed result tables.
+"""Build the public leaderboard from the committed result tables (`make leaderboard` alone; `make metrics`
+renders the same pages from the results it has just computed, in memory).
 
-Reads results/per_run.csv, metrics_per_subject.csv, metrics_per_family.csv,
-pairwise.csv, alpha_sensitivity.csv, results/manifest.json, subjects/registry.yaml
-and system/ under --root (and, when aggregate_scoring.py wrote them, reviewers.csv and
-judge_agreement.csv for the page's Reviewers section), and
-writes results/leaderboard.csv (the reference table), results/leaderboard.html
-(a self-contained page with charts) and results/leaderboard.md (a Markdown
-table for the README and pull requests), byte-deterministically.
+Reads results/ back as the set `make metrics` wrote (results/manifest.json and every CSV it lists, each with
+the sha256 the manifest records; reviewers.csv and judge_agreement.csv when `make agreement` wrote them),
+subjects/registry.yaml, system/ and the scorings behind critical fails under --root, and writes
+results/leaderboard.csv (the reference table), results/leaderboard.html (a self-contained page with charts)
+and results/leaderboard.md (a Markdown table for the README and pull requests), byte-deterministically: the
+same bytes `make metrics` writes.
 
 Ranked subjects come first (Q_final, then P, s_bar descending, BS ascending;
 competition ranks, "1, 2, 2, 4", each with its rank range: the best and worst
@@ -31,12 +31,16 @@ from pathlib import Path
 from ..atomic import OutputError, write_many_atomic
 from ..leaderboard.board import Board, build_board
 from ..leaderboard.html_page import HTML_FILE, leaderboard_html
-from ..leaderboard.inputs import load_inputs
+from ..leaderboard.inputs import LeaderboardInputs, board_inputs, load_inputs
 from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
 from ..leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
 from ..leaderboard.readme import README_FILE, embed_in_readme
-from ..leaderboard.reviewers_section import JUDGE_CSV, REVIEWERS_CSV, read_rows, reviewers_section
+from ..leaderboard.reviewers_section import reviewer_rows, reviewers_section
+from ..load.spec import Spec
 from ..problems import Problem, report
+from ..results.tables import Published
+from ..stats.judge_agreement import JUDGE_FILE
+from ..stats.reviewer_report import REVIEWERS_FILE
 from .common import collector_paused, not_a_tree
 
 
@@ -47,18 +51,30 @@ def render(board: Board, extra_sections: str = "") -> dict[str, bytes]:
     return {name: text.encode("utf-8") for name, text in texts.items()}
 
 
-def build_files(root: Path, source_commit: str = "") -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
-    """Load, check, rank and render, writing nothing: (files by name inside results/, board, []), or
+def board_files(inputs: LeaderboardInputs | None, problems: list[Problem], source_commit: str = ""
+                ) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
+    """Rank and render the loaded ``inputs``, writing nothing: (files by name inside results/, board, []), or
     (None, None, problems) with every problem found. ``source_commit`` (a published page's) is shown on the
     page; committed results are built without it, so that they stay what the inputs alone produce."""
-    inputs, problems = load_inputs(Path(root))
-    (reviewers, more), (judges, most) = read_rows(root, REVIEWERS_CSV), read_rows(root, JUDGE_CSV)
-    problems += more + most
+    tables = (inputs.reviewer_tables or {}) if inputs is not None else {}
+    (reviewers, more), (judges, most) = reviewer_rows(tables, REVIEWERS_FILE), reviewer_rows(tables, JUDGE_FILE)
+    problems = problems + more + most
     if inputs is None or problems:
         return None, None, problems
     board = dataclasses.replace(build_board(inputs), source_commit=source_commit)
     section = reviewers_section(reviewers, judges, higher_is_better=board.scale.higher_is_better)
     return render(board, section), board, []
+
+
+def build_files(root: Path, source_commit: str = "") -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
+    """:func:`board_files` of results/ under ``root`` read back (``make leaderboard`` alone)."""
+    return board_files(*load_inputs(Path(root)), source_commit)
+
+
+def computed_files(root: Path, spec: Spec, published: Published
+                   ) -> tuple[dict[str, bytes] | None, Board | None, list[Problem]]:
+    """:func:`board_files` of the results set this process has just computed (``make metrics``)."""
+    return board_files(*board_inputs(root, spec, published, computed_now=True))
 
 
 COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
@@ -84,22 +100,36 @@ def write_leaderboard(root: Path, *, readme: bool = False, source_commit: str = 
     # 391 -> 427 MiB, as figures' cycles wait for the process to end).
     with collector_paused():
         files, board, problems = build_files(root, source_commit)
-    outputs: dict[Path, bytes] = {}
-    if readme:  # checked even when the build fails, so that every problem is reported at once
-        text, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8") if files else "")
-        problems += [problem] if problem else []
-        if text is not None:
-            outputs[root / README_FILE] = text
-    if files is None or board is None or problems:
+    outputs, problems = leaderboard_outputs(root, files, problems, readme=readme)
+    if board is None or outputs is None:
         return report(problems)
-    outputs.update({root / "results" / name: data for name, data in files.items()})
     try:
         write_many_atomic(outputs)
     except OutputError as exc:
         print(exc.strerror, file=sys.stderr)
         return 1
-    print(f"leaderboard: {len(board.ranked)} ranked, {len(board.incomplete)} incomplete, "
-          f"{len(board.disqualified)} disqualified, {len(board.unscored)} unscored -> "
-          f"{root.name or root}/results/leaderboard.{{csv,html,md}}")
+    print(summary(root, board))
     return 0
 
+
+def leaderboard_outputs(root: Path, files: dict[str, bytes] | None, problems: list[Problem], *, readme: bool
+                        ) -> tuple[dict[Path, bytes] | None, list[Problem]]:
+    """Path -> bytes of the leaderboard files (and README.md when ``readme``), or None with every problem (the
+    README's block is checked even when the build failed, so that every problem is reported at once)."""
+    outputs: dict[Path, bytes] = {}
+    if readme:
+        text, problem = embed_in_readme(root, files[MARKDOWN_FILE].decode("utf-8") if files else "")
+        problems = problems + ([problem] if problem else [])
+        if text is not None:
+            outputs[root / README_FILE] = text
+    if files is None or problems:
+        return None, problems
+    outputs.update({root / "results" / name: data for name, data in files.items()})
+    return outputs, []
+
+
+def summary(root: Path, board: Board) -> str:
+    """The line `make leaderboard` prints after writing."""
+    return (f"leaderboard: {len(board.ranked)} ranked, {len(board.incomplete)} incomplete, "
+            f"{len(board.disqualified)} disqualified, {len(board.unscored)} unscored -> "
+            f"{root.name or root}/results/leaderboard.{{csv,html,md}}")

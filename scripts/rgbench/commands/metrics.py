@@ -1,13 +1,14 @@
 """`make metrics` in one process: validate every input, then write results/, reading the tree once.
 
 Every input is read and checked first, the further reviewers' grades in scoring_multi/ included (what
-validate.py checks); nothing is written unless all of it is valid. Then, in this order, each step writes
-what its own script writes: the metric tables (compute_metrics.py), the reviewer agreement
-(aggregate_scoring.py) and the leaderboard (build_leaderboard.py; --readme also embeds it in README.md),
-stopping at the first step that fails. One run at a time on a tree: a second one started meanwhile is
-refused at once with a message (rgbench.atomic.tree_lock), writing nothing. The files are the same bytes as
-the three scripts run one after the other give (tests/test_cli_main.py); only the tree is read once instead
-of three times. `make check` (check_results.py) runs this script on a copy of the inputs. With
+validate.py checks); nothing is written unless all of it is valid. Then everything is computed in memory,
+in this order: the metric tables (what compute_metrics.py writes), the reviewer agreement (aggregate_scoring.py's
+tables) and the leaderboard from those very tables (build_leaderboard.py's; --readme also embeds it in
+README.md), reading no result file; all of it is written as one set, manifest.json last, or nothing when a
+step finds a problem. One run at a time on a tree: a second one started meanwhile is refused at once with a
+message (rgbench.atomic.tree_lock), writing nothing. The files are the same bytes as the three scripts run one
+after the other give (tests/test_cli_main.py); only the tree is read once instead of three times, and the
+results are never read back. `make check` (check_results.py) runs this script on a copy of the inputs. With
 `board_grades: consolidated` in config.yaml, the metric tables are computed from the consolidated grade of
 each run (every rater of scoring/ and scoring_multi/, by the declared consolidation_policy), in memory.
 
@@ -25,14 +26,16 @@ from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
-from ..atomic import Busy, tree_lock
+from ..atomic import Busy, OutputError, tree_lock, write_many_atomic
 from ..load.loader import counted_scorings
+from ..problems import report
 from ..progress import Progress
+from ..results.tables import MANIFEST_FILE
 from ..stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
-from .agreement import CONSOLIDATED_DIR, write_agreement
+from .agreement import CONSOLIDATED_DIR, agreement_outputs, agreement_tables, drop_stale_judge_report, write_agreement
 from .common import collector_paused, load_valid_grades, not_a_tree, one_blas_thread
-from .compute import write_metrics
-from .leaderboard import write_leaderboard
+from .compute import computed, metrics_summary
+from .leaderboard import computed_files, leaderboard_outputs, summary
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,33 +50,45 @@ def write_results(root: Path, *, readme: bool = False) -> int:
     (and README.md's leaderboard block when ``readme``). 0, or 1 after printing every problem."""
     try:
         with tree_lock(root):
-            status = write_tables(root)
-            if status:
-                return status
-            # the tree is no longer referenced: the leaderboard step reads the results, not the tree
-            return write_leaderboard(root, readme=readme)
+            return compute_and_write(root, readme=readme)
     except Busy:
         print("results/: another `make metrics` is running on this tree (wait for it to end, then run again if the "
               "inputs changed meanwhile; this run wrote nothing)", file=sys.stderr)
         return 1
 
 
-def write_tables(root: Path) -> int:
-    """Load and check every input once, then write what compute_metrics.py and aggregate_scoring.py write."""
+def compute_and_write(root: Path, *, readme: bool) -> int:
+    """Load and check every input once; compute the metric tables, the reviewer agreement and the leaderboard in
+    memory; write them all as one set (manifest.json last), then the consolidated scorings when that folder
+    exists. Nothing is written when any step finds a problem."""
     with collector_paused(), one_blas_thread(), closing(Progress()) as progress:
         loaded = load_valid_grades(root, progress=lambda done, total: progress.update("reading", done, total))
         if loaded is None:
             return 1
-        spec, tree, multi = loaded   # every scoring: aggregate_scoring reads the llm-judge grades too
+        spec, tree, multi = loaded   # every scoring: the agreement reads the llm-judge grades too
         counted, grades = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, tree.reviewers))), None
         if spec.stats.board_grades == CONSOLIDATED_BOARD:   # every figure from each run's consolidated grade
             counted, grades = consolidated_tree(spec, tree, multi)
         progress.update("computing", 1, 2, force=True)
-        status = write_metrics(root, spec, counted, grades=grades)
-        if status == 0:
-            # the consolidated scorings (87,000 files at 100 x 300 x 3) are written on request (make agreement);
-            # once asked for, they are kept current, so that a folder `--scoring-dir` reads is never stale
-            status = write_agreement(root, spec, tree, multi, write_consolidated=(
-                root / CONSOLIDATED_DIR).is_dir())
-        return status
-
+        results, published = computed(spec, counted, grades)
+        agreement = agreement_tables(spec, tree, multi)
+        files, board, problems = computed_files(root, spec, replace(published, tables={**published.tables, **agreement}))
+    outputs, problems = leaderboard_outputs(root, files, problems, readme=readme)
+    if board is None or outputs is None:
+        return report(problems)
+    outputs.update({root / "results" / name: data for name, data in published.files.items()})
+    outputs.update(agreement_outputs(root, agreement))
+    try:  # manifest.json last: it vouches for the whole set (make leaderboard and make check read it)
+        write_many_atomic(outputs, last=MANIFEST_FILE)
+        drop_stale_judge_report(root, agreement)
+    except OutputError as exc:
+        print(exc.strerror, file=sys.stderr)
+        return 1
+    print(metrics_summary(root, results))
+    # the consolidated scorings (87,000 files at 100 x 300 x 3) are written on request (make agreement); once asked
+    # for, they are kept current, so that a folder `--scoring-dir` reads is never stale
+    status = write_agreement(root, spec, tree, multi, write_consolidated=(root / CONSOLIDATED_DIR).is_dir(),
+                             tables=agreement)
+    if status == 0:
+        print(summary(root, board))
+    return status

@@ -15,11 +15,10 @@ from ..compute.ranking import DISQUALIFIED, INCOMPLETE, RANKED, UNSCORED, Standi
 from ..load.scale import ScoreScale
 from ..results.breakdowns import CASES_FILE, METADATA_FILE
 from .absent import Shown, reasons, shown_of
-from .consistency import runs_by_subject
 from .critical_fails import CriticalFail
 from .difficulty_text import DifficultyTrendRow
 from .grades_text import grades_note
-from .inputs import LeaderboardInputs
+from .inputs import LeaderboardInputs, runs_by_subject
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .lab_tables import LabTables
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance

@@ -1,30 +1,71 @@
-"""Everything the leaderboard reads (``system/``, the result tables, the manifest, the registry and the
-scorings behind critical fails), loaded and cross-checked in one call that returns every problem found, so
-one broken file never hides another.
+"""Everything the leaderboard shows, as one value (:class:`LeaderboardInputs`), from a results set in memory
+(:class:`~rgbench.results.tables.Published`): the one ``make metrics`` has just computed, or results/ read back
+by ``make leaderboard`` alone (:func:`load_inputs`, through :func:`.results_tables.read_published`). Either way
+the board shows the results as written (every figure as its CSV cell has it), so both give the same bytes and
+the page never disagrees with a CSV a reader downloads. Every problem is returned, so one broken file never
+hides another.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
+from ..compute.derive import RunRow
+from ..compute.metrics import FamilyMetrics, SubjectMetrics
 from ..load.registry import REGISTRY_FILE
-from ..load.safe_read import read_result_file
 from ..load.spec import Spec, load_spec
+from ..numfmt import fmt_fixed
 from ..problems import Problem
+from ..results.tables import (
+    FAMILY_COLUMNS,
+    FAMILY_FILE,
+    PER_RUN_COLUMNS,
+    PER_RUN_FILE,
+    SUBJECT_COLUMNS,
+    SUBJECT_FILE,
+    Published,
+)
+from ..results_csv import Table
 from ..stats.alpha_sensitivity import AlphaRow, OrderRow
+from ..stats.eligibility import is_incomplete
+from ..stats.outputs import ALPHA_FILE, DIFFICULTY_TREND_FILE, PAIRWISE_FILE, RANK_SETS_FILE, RANK_STABILITY_FILE
 from ..stats.pairwise import PairwiseRow
-from .consistency import check_all, check_stats_tables, incomplete_subjects, recomputed_subjects
 from .critical_fails import CriticalFail, read_critical_fails
 from .difficulty_text import DifficultyTrendRow
 from .grades_text import grades_problems
-from .lab_tables import LabTables, read_lab_tables
-from .manifest import Manifest, read_manifest, recorded_now, stale_inputs, stale_outputs
+from .lab_tables import LabTables, lab_tables
+from .manifest import MANIFEST_PATH, Manifest, parse_manifest, recorded_now, stale_inputs
 from .rank_ranges import RankRange
 from .registry import Registry, read_registered_subjects
-from .results_tables import ResultTables, read_result_tables, read_stats_tables
+from .results_tables import (
+    AGREEMENT_TABLES,
+    FAMILY_EXTRA_TYPES,
+    FAMILY_TYPES,
+    PER_RUN_TYPES,
+    REGENERATE,
+    RESULTS_DIR,
+    STATS_TYPES,
+    SUBJECT_EXTRA_TYPES,
+    SUBJECT_TYPES,
+    read_published,
+    typed_rows,
+)
+
+
+@dataclass(frozen=True)
+class ResultTables:
+    """The core tables: every scored run, every subject's and (subject, family)'s figures (exact), and the
+    optional columns the page shows (intervals, ``n_cases``, ``missing_cases``: :data:`SUBJECT_EXTRA_TYPES`,
+    :data:`FAMILY_EXTRA_TYPES`) as written, by subject_id and by (subject_id, family)."""
+
+    runs: Sequence[RunRow]
+    subjects: Sequence[SubjectMetrics]
+    families: Sequence[FamilyMetrics]
+    subject_extras: dict[str, dict[str, Any]]
+    family_extras: dict[tuple[str, str], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -36,61 +77,139 @@ class LeaderboardInputs:
     registry: Registry
     manifest: Manifest
     critical_fails: dict[str, tuple[CriticalFail, ...]]
-    pairwise: list[PairwiseRow] | None = None  # exact, checked against pairwise.csv; None without the file
-    alpha_rows: list[AlphaRow] | None = None   # exact, checked against alpha_sensitivity.csv; None without it
+    pairwise: list[PairwiseRow] | None = None  # pairwise.csv's rows as written; None without the file
+    alpha_rows: list[AlphaRow] | None = None   # alpha_sensitivity.csv's; None without it
     lab: LabTables | None = None               # issue 15's tables (explorer, breakdowns, cost), those present
     rank_sets: dict[str, RankRange] | None = None  # rank_sets.csv, by subject_id
     incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
-    order: list[OrderRow] | None = None        # rank_stability.csv, checked
-    difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv (the manifest vouches for it)
+    order: list[OrderRow] | None = None        # rank_stability.csv
+    difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv
+    reviewer_tables: Mapping[str, Table] | None = None  # reviewers.csv and judge_agreement.csv, those present
 
 
-def unread_output_digests(root: Path, manifest: Manifest, read: Collection[str]) -> dict[str, str]:
-    """sha256 of every output the manifest lists that the leaderboard does not read (calibration_bins.csv,
-    ...), so that a set left mixed by an interrupted run is refused whichever files it mixes. A listed file
-    that is missing gets an empty digest (it differs from the recorded one)."""
-    digests = {}
-    for name in sorted(manifest.outputs):
-        rel = f"results/{name}"
-        if rel not in read and "/" not in name:
-            data, _ = read_result_file(root, rel)
-            digests[rel] = hashlib.sha256(data).hexdigest() if data is not None else ""
-    return digests
+def out_of_step(manifest: Manifest, spec: Spec) -> list[Problem]:
+    """The manifest's benchmark version and significance level are system/'s (else system/ changed after the
+    results were computed; its alpha may differ: `rgbench compute --alpha` overrides config.yaml's)."""
+    recorded = (manifest.benchmark_version, manifest.significance_level)
+    now = (spec.benchmark_version, fmt_fixed(spec.stats.significance_level))
+    if recorded[1] is None:
+        recorded, now = recorded[:1], now[:1]   # an older manifest without the level
+    if recorded == now:
+        return []
+    return [Problem(MANIFEST_PATH, f"records benchmark version and significance level {', '.join(map(str, recorded))} "
+                                   f"but system/ now says {', '.join(now)} (the results are out of step; {REGENERATE})")]
+
+
+def core_tables(published: Published) -> tuple[ResultTables | None, list[Problem]]:
+    """The core tables of ``published``, as written."""
+    run_rows, problems = _typed(published, PER_RUN_FILE, PER_RUN_COLUMNS, PER_RUN_TYPES)
+    subject_rows, more = _typed(published, SUBJECT_FILE, SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES)
+    problems += more
+    family_rows, more = _typed(published, FAMILY_FILE, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES)
+    problems += more
+    if run_rows is None or subject_rows is None or family_rows is None or problems:
+        return None, problems
+    return ResultTables(
+        runs=tuple(RunRow(**row) for row in run_rows),   # PER_RUN_TYPES parses every field of RunRow
+        # SUBJECT_COLUMNS and FAMILY_COLUMNS are SubjectMetrics' and FamilyMetrics' fields, in order
+        subjects=tuple(SubjectMetrics(*(r[c] for c in SUBJECT_COLUMNS)) for r in subject_rows),
+        families=tuple(FamilyMetrics(*(r[c] for c in FAMILY_COLUMNS)) for r in family_rows),
+        subject_extras={r["subject_id"]: {k: v for k, v in r.items() if k in SUBJECT_EXTRA_TYPES} for r in subject_rows},
+        family_extras={(r["subject_id"], r["family"]): {k: v for k, v in r.items() if k in FAMILY_EXTRA_TYPES}
+                       for r in family_rows},
+    ), []
+
+
+def runs_by_subject(runs: Sequence[RunRow]) -> dict[str, list[RunRow]]:
+    """subject_id -> its per-run rows, in per_run.csv's order."""
+    grouped: dict[str, list[RunRow]] = {}
+    for row in runs:
+        grouped.setdefault(row.subject_id, []).append(row)
+    return grouped
+
+
+def incomplete_subjects(tables: ResultTables, spec: Spec) -> frozenset[str]:
+    """The subjects below config.yaml's min_case_coverage, from metrics_per_subject.csv's n_cases and
+    n_cases_missing (none when the results carry no n_cases_missing: older results)."""
+    return frozenset(sid for sid, extras in tables.subject_extras.items()
+                     if "n_cases" in extras and "n_cases_missing" in extras
+                     and is_incomplete(extras["n_cases"], extras["n_cases_missing"], spec.stats.min_case_coverage))
+
+
+def _typed(published: Published, name: str, columns: tuple[str, ...], types: dict, extra: dict | None = None
+           ) -> tuple[list[dict[str, Any]] | None, list[Problem]]:
+    """The typed rows of the table ``name`` (None when the set has no such table)."""
+    table = published.tables.get(name)
+    if table is None:
+        return None, []
+    return typed_rows(f"{RESULTS_DIR}/{name}", table, columns, types, extra)
+
+
+def board_inputs(root: Path, spec: Spec, published: Published, *, computed_now: bool = False
+                 ) -> tuple[LeaderboardInputs | None, list[Problem]]:
+    """The leaderboard's inputs from the results set ``published``, the registry and the scorings behind
+    critical fails under ``root``. Unless ``computed_now`` (this process computed ``published`` from the tree),
+    the inputs read now must still be those the results record."""
+    manifest, messages = parse_manifest(published.manifest)
+    problems = [Problem(MANIFEST_PATH, message) for message in messages]
+    registry, more = read_registered_subjects(root, spec)
+    problems += more
+    tables, more = core_tables(published)
+    problems += more
+    if manifest is None or registry is None or tables is None:
+        return None, problems
+    problems += out_of_step(manifest, spec) + grades_problems(manifest, spec)
+    stats: dict[str, list[dict[str, Any]] | None] = {}
+    for name, (columns, types) in STATS_TYPES.items():
+        stats[name], more = _typed(published, name, columns, types)
+        problems += more
+    trend_rows = stats[DIFFICULTY_TREND_FILE]
+    if trend_rows is not None and len(trend_rows) > 1:
+        problems.append(Problem(f"{RESULTS_DIR}/{DIFFICULTY_TREND_FILE}", f"expected at most one row, found "
+                                                                        f"{len(trend_rows)} ({REGENERATE})"))
+    grades = manifest.grades
+    critical = read_critical_fails(root, spec, tables.runs, None if grades is None else str(grades["consolidated_reviewer"]))
+    problems += critical.problems
+    lab, more = lab_tables(published)
+    problems += more
+    if not computed_now:
+        problems += stale_inputs(manifest, recorded_now(root, {REGISTRY_FILE: registry.sha256, **critical.digests}))
+        rows = {m.subject_id for m in tables.subjects}
+        problems += [Problem(f"{RESULTS_DIR}/{SUBJECT_FILE}", f"no row for {sid!r}, which {REGISTRY_FILE} registers "
+                                                             f"(the results are out of step; {REGENERATE})")
+                     for sid in sorted(set(registry.subjects) - rows)]
+        problems += [Problem(f"{RESULTS_DIR}/{SUBJECT_FILE}", f"{sid!r} has a row but is not registered in "
+                                                             f"{REGISTRY_FILE} (the results are out of step; {REGENERATE})")
+                     for sid in sorted(rows - set(registry.subjects))]
+    if problems:
+        return None, problems
+    pairwise, sets, order, alpha = (stats[name] for name in (PAIRWISE_FILE, RANK_SETS_FILE, RANK_STABILITY_FILE,
+                                                             ALPHA_FILE))
+    return LeaderboardInputs(
+        spec, tables, registry, manifest, critical.fails,
+        pairwise=None if pairwise is None else sorted(
+            (PairwiseRow(**{f.name: r[f.name] for f in fields(PairwiseRow)}) for r in pairwise),
+            key=lambda row: (row.subject_a, row.subject_b)),
+        alpha_rows=None if alpha is None else [AlphaRow(r["subject_id"], r["subject_version"], r["alpha"],
+                                                        r["Q_final"], r["rank"]) for r in alpha],
+        lab=lab,
+        rank_sets=None if sets is None else {r["subject_id"]: RankRange(r["rank_low"], r["rank_high"]) for r in sets},
+        incomplete=incomplete_subjects(tables, spec),
+        order=None if order is None else [OrderRow(r["subject_a"], r["subject_b"], r["rank_a"], r["rank_b"], r["adjacent"],
+                                                   r["alpha_crossing"], None if r["swap_share"] is None
+                                                   else float(r["swap_share"])) for r in order],
+        difficulty_trend=DifficultyTrendRow(*trend_rows[0].values()) if trend_rows else None,
+        reviewer_tables={name: table for name, table in published.tables.items() if name in AGREEMENT_TABLES},
+    ), []
 
 
 def load_inputs(root: Path) -> tuple[LeaderboardInputs | None, list[Problem]]:
-    """Load and cross-check every input of the leaderboard under ``root``."""
+    """``make leaderboard`` alone: system/ and results/ under ``root`` read and checked, then :func:`board_inputs`."""
     root = Path(root)
     spec, problems = load_spec(root)
     if spec is None:
         return None, problems
-    tables, problems = read_result_tables(root)
-    registry, more = read_registered_subjects(root, spec)
-    problems += more
-    manifest, more = read_manifest(root)
-    problems += more
-    if tables is None or registry is None or manifest is None:
-        return None, problems
-    recomputed = recomputed_subjects(tables, spec)
-    core = check_all(tables, registry.subjects, manifest, spec, recomputed)
-    problems += core + grades_problems(manifest, spec)
-    stats, more = read_stats_tables(root, manifest)
-    problems += more
-    pairwise = alpha_rows = rank_sets = order = None
-    if stats is not None and not core:  # recomputing from tables that disagree would only echo their problems
-        pairwise, alpha_rows, more, rank_sets, order = check_stats_tables(stats, tables, manifest, spec, recomputed)
-        problems += more
-    grades = manifest.grades
-    critical = read_critical_fails(root, spec, tables.runs,
-                                   None if grades is None else str(grades["consolidated_reviewer"]))
-    problems += critical.problems
-    lab, more = read_lab_tables(root, manifest.outputs)
-    problems += more + stale_outputs(manifest, lab.digests)
-    problems += stale_inputs(manifest, recorded_now(root, {REGISTRY_FILE: registry.sha256, **critical.digests}))
-    read = {**tables.digests, **(stats.digests if stats else {})}
-    skip = read.keys() | {problem.path for problem in problems}  # a file with a problem of its own is not blamed twice
-    problems += stale_outputs(manifest, {**unread_output_digests(root, manifest, skip), **read})
-    if problems:
-        return None, problems
-    return LeaderboardInputs(spec, tables, registry, manifest, critical.fails, pairwise, alpha_rows, lab, rank_sets,
-                             incomplete_subjects(tables, spec), order, stats.difficulty_trend if stats else None), []
+    published, problems = read_published(root)
+    if published is None:   # the registry's problems too, so that one run reports them all
+        return None, problems + read_registered_subjects(root, spec)[1]
+    return board_inputs(root, spec, published)

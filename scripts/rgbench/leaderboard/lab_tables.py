@@ -11,13 +11,8 @@ none can break the page.
 
 from __future__ import annotations
 
-import hashlib
-import os
-from collections.abc import Collection
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..load.safe_read import read_result_file
 from ..problems import Problem
 from ..results.breakdowns import (
     ADVANCED_COLUMNS,
@@ -39,7 +34,8 @@ from ..results.breakdowns import (
     TAG_COLUMNS,
     TAG_FILE,
 )
-from ..results_csv import csv_records
+from ..results.tables import Published
+from ..results_csv import Table
 from ..stats.outputs import DIFFICULTY_COLUMNS, DIFFICULTY_FILE, PASS_AT_K_COLUMNS, PASS_AT_K_FILE
 from .results_tables import (
     REGENERATE,
@@ -49,7 +45,6 @@ from .results_tables import (
     _fixed_or_empty,
     _int,
     _int_or_empty,
-    decode_result,
 )
 
 LAB_FILES: dict[str, tuple[str, ...]] = {
@@ -63,10 +58,9 @@ LabRow = dict[str, str]
 
 @dataclass(frozen=True)
 class LabTables:
-    """Rows (column -> text) of each lab file present, by file name; sha256 of each by ``results/<name>``."""
+    """Rows (column -> text) of each lab file present, by file name."""
 
     rows: dict[str, list[LabRow]] = field(default_factory=dict)
-    digests: dict[str, str] = field(default_factory=dict)
 
     def get(self, name: str) -> list[LabRow]:
         return self.rows.get(name, [])
@@ -93,24 +87,19 @@ LAB_NUMBERS: dict[str, Parser] = {
 }   # run_metadata.csv's temperature, max_tokens and attempts are text: the declared values, several joined by "; "
 
 
-def parse_lab_table(rel: str, data: bytes, columns: tuple[str, ...]) -> tuple[list[LabRow], list[Problem]]:
-    """The rows of one CSV as dicts, or the problems that make it unreadable: every bad record, every numeric
-    cell (:data:`LAB_NUMBERS`) that is not what compute_metrics writes, every interval (``X_low``, ``X_high``)
-    reversed; each with the fix (regenerate the file)."""
-    text, problems = decode_result(rel, data)
-    if text is None:
-        return [], problems
-    records = csv_records(text)
-    header = next(records, None)
-    if header is None or header.problem or tuple(header.cells[:len(columns)]) != columns:
-        return [], [Problem(rel, f"header must start with {', '.join(columns)} (run `make metrics` to regenerate it)")]
+def lab_rows(rel: str, table: Table, columns: tuple[str, ...]) -> tuple[list[LabRow], list[Problem]]:
+    """The rows of one table (the cells of the file ``rel``) as dicts, or the problems that make it unusable: a
+    header that does not start with ``columns``, every numeric cell (:data:`LAB_NUMBERS`) that is not what
+    compute_metrics writes, every interval (``X_low``, ``X_high``) reversed; each with the fix (regenerate the
+    file)."""
+    header, cells = table
+    if tuple(header[:len(columns)]) != columns:
+        return [], [Problem(rel, f"header must start with {', '.join(columns)} ({REGENERATE})")]
     rows: list[LabRow] = []
-    for record in records:
-        if record.problem:
-            problems.append(Problem(rel, f"{record.problem}; {REGENERATE}"))
-            continue
-        row = dict(zip(header.cells, record.cells))
-        bad = [f"line {record.line}: {problem}; {REGENERATE}" for problem in _cell_problems(row, columns)]
+    problems: list[Problem] = []
+    for line, record in enumerate(cells, start=2):
+        row = dict(zip(header, record))
+        bad = [f"line {line}: {problem}; {REGENERATE}" for problem in _cell_problems(row, columns)]
         problems += [Problem(rel, message) for message in bad]
         if not bad:
             rows.append(row)
@@ -134,21 +123,12 @@ def _cell_problems(row: LabRow, columns: tuple[str, ...]) -> list[str]:
     return problems
 
 
-def read_lab_tables(root: Path, listed: Collection[str] = ()) -> tuple[LabTables, list[Problem]]:
-    """Every lab file present under ``root/results`` or ``listed`` (the manifest's outputs: then it must
-    exist), parsed; problems for the missing and malformed ones."""
+def lab_tables(published: Published) -> tuple[LabTables, list[Problem]]:
+    """Every lab table of the results set, checked (:func:`lab_rows`); problems for the malformed ones."""
     tables = LabTables()
     problems: list[Problem] = []
     for name, columns in LAB_FILES.items():
-        rel = f"results/{name}"
-        if name not in listed and not os.path.lexists(Path(root) / rel):
-            continue
-        data, more = read_result_file(Path(root), rel)
-        problems += more
-        if data is None:
-            continue
-        rows, more = parse_lab_table(rel, data, columns)
-        problems += more
-        tables.rows[name] = rows
-        tables.digests[rel] = hashlib.sha256(data).hexdigest()
+        if name in published.tables:
+            tables.rows[name], more = lab_rows(f"results/{name}", published.tables[name], columns)
+            problems += more
     return tables, problems

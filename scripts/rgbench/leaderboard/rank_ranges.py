@@ -5,7 +5,7 @@ sets for ranks (Mogstad, Romano, Shaikh and Wilhelm 2024;
 :func:`rgbench.stats.rank_sets.rank_confidence_sets`): with 95% confidence,
 every ranked subject's true rank (its rank on the population of cases this
 sample stands for) lies in its range, all at once. They come from compute_metrics;
-the leaderboard checks them (:mod:`.consistency`) and shows them.
+the leaderboard shows them.
 
 The significant differences listed are pairwise.csv's ``significantly_better``
 among ranked subjects: the case-level sign-flip test of the Q_final difference,
@@ -35,7 +35,7 @@ TOP = 3  # "the top ranks" of issue 5: ranks 1..3
 
 class RankRange(NamedTuple):
     """One ranked subject's simultaneous rank set from rank_sets.csv: ``low``..``high``, jointly for every
-    ranked subject (the file's marginal columns are checked by :mod:`.consistency` and shown nowhere)."""
+    ranked subject (the file's marginal columns are shown nowhere)."""
 
     low: int
     high: int

@@ -1,17 +1,14 @@
-"""Read the result tables written by compute_metrics back into exact records.
+"""The one reader of result CSVs: results/ read back into the same :class:`~rgbench.results.tables.Published`
+set ``make metrics`` holds in memory, and the typed cells the leaderboard takes from it.
 
-The CSVs are the committed values, so they are parsed strictly, record by record
-(:func:`rgbench.results_csv.csv_records`), cell by cell: the header must
-start with the columns issue 2 fixes (``rgbench.results.tables.*_COLUMNS``), integers
-are plain digits, fractions have exactly six decimals (parsed to ``Fraction``,
-so ties compare the committed values exactly), booleans are ``true``/``false``.
-Columns after those are allowed (the statistics add some); the ones the
-leaderboard shows (intervals, ``n_cases``) are parsed as strictly, the others
-are ignored. A key (a subject, a (subject, family), a pair, a (subject, alpha))
-appears once. Every problem of every file is returned; nothing is raised.
-The statistics tables are required when the manifest lists them (older results
-carry none: no rank ranges, no alpha statement). Whether the values are *right*
-is :mod:`.consistency`'s business.
+``make metrics`` renders the leaderboard from the set it has just computed and reads no result file; only
+``make leaderboard`` alone (and a published page) reads results/ (:func:`read_published`): manifest.json, every
+CSV it lists (each must have the sha256 it records: a file edited by hand or left from another run is refused),
+and reviewers.csv / judge_agreement.csv when they are there. The cells are parsed strictly (:func:`typed_rows`):
+integers are plain digits, fractions exactly six decimals (parsed to ``Fraction``), booleans ``true``/``false``,
+so that no text, NaN or 5,000-digit number reaches the page. Every problem is returned; nothing is raised.
+Whether the inputs still are what the results were computed from is the manifest's (:mod:`.manifest`);
+whether the values are right is ``make check``'s (it recomputes everything on a copy).
 """
 
 from __future__ import annotations
@@ -20,21 +17,20 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..compute.derive import RunRow
-from ..compute.metrics import FamilyMetrics, SubjectMetrics
-from ..load.parsing import ParseError, decode_utf8
+from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import read_result_file
 from ..load.scale import parse_score
-from ..numfmt import fmt_fixed, parse_exact
+from ..numfmt import parse_exact
 from ..problems import Problem
-from ..results.tables import FAMILY_COLUMNS, FAMILY_FILE, PER_RUN_COLUMNS, PER_RUN_FILE, SUBJECT_COLUMNS, SUBJECT_FILE
-from ..results_csv import csv_records
+from ..results.tables import MANIFEST_FILE, PER_RUN_COLUMNS, Published
+from ..results_csv import Table, csv_records
+from ..stats.judge_agreement import JUDGE_FILE
 from ..stats.outputs import (
     ALPHA_COLUMNS,
     ALPHA_FILE,
@@ -47,18 +43,11 @@ from ..stats.outputs import (
     RANK_STABILITY_COLUMNS,
     RANK_STABILITY_FILE,
 )
-from .difficulty_text import DifficultyTrendRow
-from .manifest import Manifest
+from ..stats.reviewer_report import REVIEWERS_FILE
 
 RESULTS_DIR = "results"
-PER_RUN_PATH = f"{RESULTS_DIR}/{PER_RUN_FILE}"
-PAIRWISE_PATH = f"{RESULTS_DIR}/{PAIRWISE_FILE}"
-ALPHA_PATH = f"{RESULTS_DIR}/{ALPHA_FILE}"
-RANK_SETS_PATH = f"{RESULTS_DIR}/{RANK_SETS_FILE}"
-RANK_STABILITY_PATH = f"{RESULTS_DIR}/{RANK_STABILITY_FILE}"
-DIFFICULTY_TREND_PATH = f"{RESULTS_DIR}/{DIFFICULTY_TREND_FILE}"
-SUBJECT_PATH = f"{RESULTS_DIR}/{SUBJECT_FILE}"
-FAMILY_PATH = f"{RESULTS_DIR}/{FAMILY_FILE}"
+MANIFEST_PATH = f"{RESULTS_DIR}/{MANIFEST_FILE}"
+AGREEMENT_TABLES = (REVIEWERS_FILE, JUDGE_FILE)   # written by `make agreement`, outside the manifest
 REGENERATE = "run `make metrics` to regenerate it"
 
 _INT = re.compile(r"^(0|[1-9][0-9]{0,17})$")           # bounded: a 5,000-digit cell is refused, not parsed
@@ -148,8 +137,7 @@ def _bool(cell: str) -> bool:
 
 Parser = Callable[[str], Any]  # a cell's text -> its value, of the type the column's field has
 
-# The cells of a field a benchmark may not record (issue 23) may be empty; consistency.check_runs holds them
-# to what system/ declares.
+# The cells of a field a benchmark may not record (issue 23) are empty.
 PER_RUN_TYPES: dict[str, Parser] = {
     "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
     "reviewer_id": _text, "family": _text, "raw_score": _score, "rubric_floor": _score_or_empty,
@@ -183,65 +171,23 @@ SUBJECT_EXTRA_TYPES: dict[str, Parser] = {
 FAMILY_EXTRA_TYPES: dict[str, Parser] = {column: _fixed_or_empty for column in FAMILY_INTERVAL}
 
 
-class Row(NamedTuple):
-    """One parsed data row: its line number (header = line 1), required values and known extra values."""
-
-    line: int
-    values: dict[str, Any]
-    extras: dict[str, Any]
-
-
-def parse_csv(rel: str, text: str, columns: tuple[str, ...], types: dict[str, Parser],
-              extra_types: dict[str, Parser] | None = None) -> tuple[list[Row], list[Problem]]:
-    """Parse ``text`` as a CSV whose header starts with ``columns``; every bad record or cell is a problem,
-    in file order. Columns after ``columns`` are parsed with ``extra_types`` when named there, else ignored.
-    Only rows without a bad cell are returned."""
-    extra_types = extra_types or {}
-    if not text:
-        return [], [Problem(rel, f"empty file (expected a header row: {','.join(columns)}); {REGENERATE}")]
-    records = csv_records(text)
-    header = next(records)
-    if header.problem:
-        return [], [Problem(rel, f"{header.problem}; {REGENERATE}")]
-    names = header.cells
-    if tuple(names[: len(columns)]) != columns or len(set(names)) != len(names):
-        return [], [Problem(rel, f"line 1: header is {','.join(names)!r}, expected it to start with "
-                                 f"{','.join(columns)!r} (and name each column once); {REGENERATE}")]
-    parsers = [(name, types[name] if name in columns else extra_types.get(name), name in columns) for name in names]
-    problems: list[Problem] = []
-    rows: list[Row] = []
-    for line, cells, problem in records:
-        if problem:
-            problems.append(Problem(rel, f"{problem}; {REGENERATE}"))
-            continue
-        values: dict[str, Any] = {}
-        extras: dict[str, Any] = {}
-        bad = False
-        for (name, parser, required), cell in zip(parsers, cells):
-            if parser is None:
-                continue
-            try:
-                (values if required else extras)[name] = parser(cell)
-            except _Bad as exc:
-                problems.append(Problem(rel, f"line {line}: {name}: {exc}; {REGENERATE}"))
-                bad = True
-        if not bad:
-            rows.append(Row(line, values, extras))
-    return rows, problems
-
-
-def read_csv(root: Path, rel: str, digests: dict[str, str], columns: tuple[str, ...], types: dict[str, Parser],
-             extra_types: dict[str, Parser] | None = None) -> tuple[list[Row], list[Problem]]:
-    """Read ``root/rel`` safely (no symlinks, strict UTF-8) and parse it with :func:`parse_csv`; the sha256
-    of the bytes read is stored in ``digests[rel]``."""
-    data, problems = read_result_file(root, rel)
-    if data is None:
-        return [], [Problem(p.path, f"{p.message}; {REGENERATE}") for p in problems]
-    digests[rel] = hashlib.sha256(data).hexdigest()
+def table_of(rel: str, data: bytes) -> tuple[Table | None, list[Problem]]:
+    """The cells of the result CSV ``rel`` (header, rows), or None and every bad record, each saying to
+    regenerate the file."""
     text, problems = decode_result(rel, data)
     if text is None:
-        return [], problems
-    return parse_csv(rel, text, columns, types, extra_types)
+        return None, problems
+    records = csv_records(text)
+    header = next(records, None)
+    if header is None or header.problem:
+        return None, [Problem(rel, f"{header.problem if header else 'empty file (expected a header row)'}; {REGENERATE}")]
+    rows = []
+    for record in records:
+        if record.problem:
+            problems.append(Problem(rel, f"{record.problem}; {REGENERATE}"))
+        else:
+            rows.append(tuple(record.cells))
+    return (None, problems) if problems else ((tuple(header.cells), tuple(rows)), [])
 
 
 def decode_result(rel: str, data: bytes) -> tuple[str | None, list[Problem]]:
@@ -253,81 +199,67 @@ def decode_result(rel: str, data: bytes) -> tuple[str | None, list[Problem]]:
         return None, [Problem(rel, f"{str(exc).partition(' (')[0]}; {REGENERATE}")]
 
 
-def _keyed(rel: str, rows: list[Row], key_columns: tuple[str, ...], describe: Callable[[tuple], str]
-           ) -> tuple[dict[tuple, Row], list[Problem]]:
-    """Rows by the values of ``key_columns``; a repeated key is a problem naming both lines."""
-    keyed: dict[tuple, Row] = {}
-    problems = []
-    for row in rows:
-        key = tuple(row.values[column] for column in key_columns)
-        if key in keyed:
-            problems.append(Problem(rel, f"line {row.line}: {describe(key)} repeats line {keyed[key].line}"))
-        else:
-            keyed[key] = row
-    return keyed, problems
+def read_published(root: Path) -> tuple[Published | None, list[Problem]]:
+    """results/ under ``root`` as the set ``make metrics`` wrote: manifest.json, every CSV it lists (each with
+    the sha256 it records) and the reviewer tables when present; (set, []) or (None, every problem)."""
+    root = Path(root)
+    data, problems = read_result_file(root, MANIFEST_PATH)
+    if data is None:
+        return None, [Problem(p.path, f"{p.message}; {REGENERATE}") for p in problems]
+    try:
+        document = loads_json_strict(decode_utf8(data))
+    except ParseError as exc:
+        return None, [Problem(MANIFEST_PATH, str(exc))]
+    if not isinstance(document, dict):
+        return None, [Problem(MANIFEST_PATH, f"expected a JSON object ({REGENERATE})")]
+    listed = document.get("outputs")
+    if not isinstance(listed, dict) or not listed:
+        return None, [Problem(MANIFEST_PATH, f"$.outputs: lists no result file (written by an older toolkit, or by "
+                                             f"hand; {REGENERATE})")]
+    names = sorted(name for name in listed if name.endswith(".csv"))
+    names += [name for name in AGREEMENT_TABLES if name not in names and os.path.lexists(root / RESULTS_DIR / name)]
+    files: dict[str, bytes] = {MANIFEST_FILE: data}
+    tables: dict[str, Table] = {}
+    for name in names:
+        rel = f"{RESULTS_DIR}/{name}"
+        data, more = read_result_file(root, rel)
+        if data is None:
+            problems += [Problem(p.path, f"{p.message}; {REGENERATE}") for p in more]
+            continue
+        if name in listed and listed[name] != hashlib.sha256(data).hexdigest():
+            problems.append(Problem(rel, f"differs from the file compute_metrics wrote ({MANIFEST_PATH} records "
+                                         f"another sha256; do not edit results by hand, {REGENERATE})"))
+            continue
+        table, more = table_of(rel, data)
+        problems += more
+        if table is not None:
+            files[name], tables[name] = data, table
+    return (None, problems) if problems else (Published(tables, document, files), [])
 
 
-def _subject_key(key: tuple) -> str:
-    return f"subject {key[0]!r}"
-
-
-def _pair_key(key: tuple) -> str:
-    return f"pair ({key[0]}, {key[1]})"
-
-
-def _alpha_key(key: tuple) -> str:
-    return f"({key[0]}, alpha {fmt_fixed(key[1])})"
-
-
-@dataclass(frozen=True)
-class ResultTables:
-    """The three tables, exact; ``*_lines`` map a row's key to its line for messages.
-
-    ``subject_extras`` / ``family_extras`` hold the optional columns that were
-    present (see SUBJECT_EXTRA_TYPES, FAMILY_EXTRA_TYPES), by subject_id and by
-    (subject_id, family).
-    """
-
-    runs: list[RunRow]
-    subjects: list[SubjectMetrics]
-    families: list[FamilyMetrics]
-    subject_lines: dict[str, int]
-    family_lines: dict[tuple[str, str], int]
-    subject_extras: dict[str, dict[str, Any]]
-    family_extras: dict[tuple[str, str], dict[str, Any]]
-    digests: dict[str, str]
-
-
-def read_result_tables(root: Path) -> tuple[ResultTables | None, list[Problem]]:
-    """Read per_run.csv, metrics_per_subject.csv and metrics_per_family.csv under ``root/results``.
-
-    Returns (tables, []) or (None, problems). Duplicate keys (a subject twice,
-    a (subject, family) pair twice) are problems too.
-    """
-    digests: dict[str, str] = {}
-    runs, problems = read_csv(root, PER_RUN_PATH, digests, PER_RUN_COLUMNS, PER_RUN_TYPES)
-    subject_rows, more = read_csv(root, SUBJECT_PATH, digests, SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES)
-    problems += more
-    family_rows, more = read_csv(root, FAMILY_PATH, digests, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES)
-    problems += more
-
-    subjects, repeated = _keyed(SUBJECT_PATH, subject_rows, ("subject_id",), _subject_key)
-    families, more = _keyed(FAMILY_PATH, family_rows, ("subject_id", "family"), lambda key: f"({key[0]}, {key[1]})")
-    problems += repeated + more
-    if problems:
-        return None, problems
-    return ResultTables(
-        # PER_RUN_TYPES parses every column (RunRow's fields, asserted above) to its field's type.
-        runs=[RunRow(**row.values) for row in runs],
-        # SUBJECT_COLUMNS and FAMILY_COLUMNS are SubjectMetrics' and FamilyMetrics' fields, in order.
-        subjects=[SubjectMetrics(*(r.values[c] for c in SUBJECT_COLUMNS)) for r in subject_rows],
-        families=[FamilyMetrics(*(r.values[c] for c in FAMILY_COLUMNS)) for r in family_rows],
-        subject_lines={sid: row.line for (sid,), row in subjects.items()},
-        family_lines={key: row.line for key, row in families.items()},
-        subject_extras={sid: row.extras for (sid,), row in subjects.items()},
-        family_extras={key: row.extras for key, row in families.items()},
-        digests=digests,
-    ), []
+def typed_rows(rel: str, table: Table, columns: tuple[str, ...], types: dict[str, Parser],
+               extra_types: dict[str, Parser] | None = None) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """The rows of ``table`` (the cells of the file ``rel``) as column -> value, each cell parsed by its
+    column's parser (``types`` for ``columns``, which the header must start with; ``extra_types`` for known
+    columns after them; other columns are left out); every bad cell is a problem, and its row is left out."""
+    header, cells = table
+    if tuple(header[: len(columns)]) != columns:
+        return [], [Problem(rel, f"line 1: header is {','.join(header)!r}, expected it to start with "
+                                 f"{','.join(columns)!r}; {REGENERATE}")]
+    parsers = [(name, types[name] if name in columns else (extra_types or {}).get(name)) for name in header]
+    problems: list[Problem] = []
+    rows: list[dict[str, Any]] = []
+    for line, row in enumerate(cells, start=2):
+        values: dict[str, Any] = {}
+        for (name, parser), cell in zip(parsers, row):
+            if parser is not None:
+                try:
+                    values[name] = parser(cell)
+                except _Bad as exc:
+                    problems.append(Problem(rel, f"line {line}: {name}: {exc}; {REGENERATE}"))
+        if len(values) == sum(1 for _, parser in parsers if parser is not None):
+            rows.append(values)
+    return rows, problems
 
 
 PAIRWISE_TYPES: dict[str, Parser] = {
@@ -360,55 +292,9 @@ assert tuple(PAIRWISE_TYPES) == PAIRWISE_COLUMNS and tuple(ALPHA_TYPES) == ALPHA
 assert tuple(RANK_SETS_TYPES) == RANK_SETS_COLUMNS and tuple(RANK_STABILITY_TYPES) == RANK_STABILITY_COLUMNS
 assert tuple(DIFFICULTY_TREND_TYPES) == DIFFICULTY_TREND_COLUMNS
 
-
-@dataclass(frozen=True)
-class StatsTables:
-    """The parsed rows (each with its line number), keyed as in :data:`_KEYED_STATS`; a table is None when its
-    file is absent and the manifest does not list it."""
-
-    digests: dict[str, str]
-    pairwise: dict[tuple, Row] | None = None
-    alpha: dict[tuple, Row] | None = None
-    rank_sets: dict[tuple, Row] | None = None
-    rank_stability: dict[tuple, Row] | None = None
-    difficulty_trend: DifficultyTrendRow | None = None
-
-
-# StatsTables field -> (path, columns, parsers, key columns, how a key is named in a problem), in reading order.
-_KEYED_STATS = {
-    "rank_stability": (RANK_STABILITY_PATH, RANK_STABILITY_COLUMNS, RANK_STABILITY_TYPES, ("subject_a", "subject_b"),
-                       _pair_key),
-    "rank_sets": (RANK_SETS_PATH, RANK_SETS_COLUMNS, RANK_SETS_TYPES, ("subject_id",), _subject_key),
-    "pairwise": (PAIRWISE_PATH, PAIRWISE_COLUMNS, PAIRWISE_TYPES, ("subject_a", "subject_b"), _pair_key),
-    "alpha": (ALPHA_PATH, ALPHA_COLUMNS, ALPHA_TYPES, ("subject_id", "alpha"), _alpha_key),
+# file -> (columns, parsers) of the statistics tables the page reads
+STATS_TYPES: dict[str, tuple[tuple[str, ...], dict[str, Parser]]] = {
+    PAIRWISE_FILE: (PAIRWISE_COLUMNS, PAIRWISE_TYPES), RANK_SETS_FILE: (RANK_SETS_COLUMNS, RANK_SETS_TYPES),
+    ALPHA_FILE: (ALPHA_COLUMNS, ALPHA_TYPES), RANK_STABILITY_FILE: (RANK_STABILITY_COLUMNS, RANK_STABILITY_TYPES),
+    DIFFICULTY_TREND_FILE: (DIFFICULTY_TREND_COLUMNS, DIFFICULTY_TREND_TYPES),
 }
-
-
-def _wanted(root: Path, rel: str, manifest: Manifest) -> bool:
-    """Read the file when the manifest lists it (then it must exist) or when it is there anyway."""
-    return rel.removeprefix(f"{RESULTS_DIR}/") in manifest.outputs or os.path.lexists(Path(root) / rel)
-
-
-def read_stats_tables(root: Path, manifest: Manifest) -> tuple[StatsTables | None, list[Problem]]:
-    """Read difficulty_trend.csv and the :data:`_KEYED_STATS` tables under ``root/results``; (tables, []) or
-    (None, problems)."""
-    digests: dict[str, str] = {}
-    problems: list[Problem] = []
-    trend = None
-    if _wanted(root, DIFFICULTY_TREND_PATH, manifest):
-        rows, more = read_csv(root, DIFFICULTY_TREND_PATH, digests, DIFFICULTY_TREND_COLUMNS, DIFFICULTY_TREND_TYPES)
-        problems += more
-        if not more and len(rows) > 1:   # none without a scored run
-            problems.append(Problem(DIFFICULTY_TREND_PATH, f"expected at most one row, found {len(rows)} "
-                                                           "(run `make metrics`)"))
-        elif not more and rows:
-            trend = DifficultyTrendRow(*(rows[0].values[c] for c in DIFFICULTY_TREND_COLUMNS))
-    keyed: dict[str, dict[tuple, Row]] = {}
-    for field, (rel, columns, types, key_columns, describe) in _KEYED_STATS.items():
-        if _wanted(root, rel, manifest):
-            rows, more = read_csv(root, rel, digests, columns, types)
-            keyed[field], repeated = _keyed(rel, rows, key_columns, describe)
-            problems += more + repeated
-    if problems:
-        return None, problems
-    return StatsTables(digests, difficulty_trend=trend, **keyed), []

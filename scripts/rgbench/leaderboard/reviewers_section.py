@@ -7,33 +7,25 @@ build is refused with a problem, never a traceback). Every value is escaped (:mo
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 
-from ..load.safe_read import read_result_file
 from ..problems import Problem
-from ..stats.judge_agreement import JUDGE_COLUMNS
-from ..stats.reviewer_report import REVIEWER_COLUMNS
-from .lab_tables import parse_lab_table
-from .results_tables import REGENERATE
+from ..results_csv import Table
+from ..stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE
+from ..stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE
+from .lab_tables import lab_rows
 from .templating import render
 
-REVIEWERS_CSV = "results/reviewers.csv"
-JUDGE_CSV = "results/judge_agreement.csv"
-COLUMNS = {REVIEWERS_CSV: REVIEWER_COLUMNS, JUDGE_CSV: JUDGE_COLUMNS}
+COLUMNS = {REVIEWERS_FILE: REVIEWER_COLUMNS, JUDGE_FILE: JUDGE_COLUMNS}
 
 
-def read_rows(root: Path, rel: str) -> tuple[list[dict[str, str]], list[Problem]]:
-    """The rows of an optional result CSV (REVIEWERS_CSV or JUDGE_CSV): ([], []) when it is absent; else read
-    safely and parsed as strictly as the lab tables (header, widths, counts: :func:`.lab_tables.parse_lab_table`),
-    or ([], problems) that say to regenerate it."""
-    if not os.path.lexists(Path(root) / rel):
+def reviewer_rows(tables: Mapping[str, Table], name: str) -> tuple[list[dict[str, str]], list[Problem]]:
+    """The rows of reviewers.csv or judge_agreement.csv (``name``) in ``tables``: ([], []) when absent; else
+    checked as strictly as the lab tables (header, counts: :func:`.lab_tables.lab_rows`), or ([], problems)
+    that say to regenerate it."""
+    if name not in tables:
         return [], []
-    data, problems = read_result_file(root, rel)
-    if data is None:
-        return [], [Problem(p.path, f"{p.message}; {REGENERATE}") for p in problems]
-    rows, problems = parse_lab_table(rel, data, COLUMNS[rel])
+    rows, problems = lab_rows(f"results/{name}", tables[name], COLUMNS[name])
     return ([], problems) if problems else (rows, [])
 
 

@@ -12,7 +12,6 @@ valid: the leaderboard then shows no intervals.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -50,11 +49,6 @@ def subject_interval_cells(extras: dict[str, Any]) -> dict[str, Bounds]:
 def family_interval_cell(extras: dict[str, Any]) -> Bounds | None:
     """The interval of P_family, when present and valid."""
     return _pair(extras, *FAMILY_INTERVAL)[0]
-
-
-def interval_problems(extras: dict[str, Any], pairs: Iterable[tuple[str, str]]) -> list[str]:
-    """What is wrong with the (low column, high column) ``pairs`` of a row's extra cells."""
-    return [message for low, high in pairs if (message := _pair(extras, low, high)[1])]
 
 
 def method_note(confidence_level: str | None, resamples: int | None, shown: Shown | None = None) -> str:

@@ -105,15 +105,23 @@ def _grades_ok(grades: object) -> bool:
                     for key in GRADES_COUNTS))
 
 
-def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:
-    """Read and check ``results/manifest.json``; (manifest, []) or (None, problems)."""
+def read_manifest_document(root: Path) -> tuple[bytes | None, object, list[Problem]]:
+    """The bytes and the parsed JSON of ``results/manifest.json`` (read safely, strict JSON), or (None, None,
+    problems)."""
     data, problems = read_result_file(root, MANIFEST_PATH)
     if data is None:
-        return None, [Problem(p.path, f"{p.message}; {_RUN_METRICS} to regenerate it") for p in problems]
+        return None, None, [Problem(p.path, f"{p.message}; {_RUN_METRICS} to regenerate it") for p in problems]
     try:
-        document = loads_json_strict(decode_utf8(data))
+        return data, loads_json_strict(decode_utf8(data)), []
     except ParseError as exc:
-        return None, [Problem(MANIFEST_PATH, str(exc))]
+        return None, None, [Problem(MANIFEST_PATH, str(exc))]
+
+
+def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:
+    """Read and check ``results/manifest.json``; (manifest, []) or (None, problems)."""
+    _, document, problems = read_manifest_document(root)
+    if problems:
+        return None, problems
     manifest, messages = parse_manifest(document)
     return manifest, [Problem(MANIFEST_PATH, message) for message in messages]
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compute.derive import RunRow
-from ..load.parsing import ParseError, decode_utf8, loads_json_strict
+from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
 from ..load.scale import parse_score
 from ..numfmt import parse_exact
@@ -44,6 +44,7 @@ from ..stats.outputs import (
     RANK_STABILITY_FILE,
 )
 from ..stats.reviewer_report import REVIEWERS_FILE
+from .manifest import read_manifest_document
 
 RESULTS_DIR = "results"
 MANIFEST_PATH = f"{RESULTS_DIR}/{MANIFEST_FILE}"
@@ -203,13 +204,9 @@ def read_published(root: Path) -> tuple[Published | None, list[Problem]]:
     """results/ under ``root`` as the set ``make metrics`` wrote: manifest.json, every CSV it lists (each with
     the sha256 it records) and the reviewer tables when present; (set, []) or (None, every problem)."""
     root = Path(root)
-    data, problems = read_result_file(root, MANIFEST_PATH)
+    data, document, problems = read_manifest_document(root)
     if data is None:
-        return None, [Problem(p.path, f"{p.message}; {REGENERATE}") for p in problems]
-    try:
-        document = loads_json_strict(decode_utf8(data))
-    except ParseError as exc:
-        return None, [Problem(MANIFEST_PATH, str(exc))]
+        return None, problems
     if not isinstance(document, dict):
         return None, [Problem(MANIFEST_PATH, f"expected a JSON object ({REGENERATE})")]
     listed = document.get("outputs")

@@ -27,6 +27,7 @@ PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
                              "rgbench/leaderboard/explorer.py")),
     ("inputs", 2100, ("rgbench/load/*.py", "rgbench/results_csv.py")),
     ("core and tables", 1400, ("rgbench/compute/*.py", "rgbench/results/*.py", "rgbench/numfmt.py",
+                               "rgbench/result_columns.py",
                                "rgbench/problems.py", "rgbench/atomic.py")),
     ("statistics", 1370, ("rgbench/stats/*.py",)),
     ("leaderboard", 2050 + 350, ("rgbench/leaderboard/*.py", "rgbench/leaderboard/templates/*.j2")),

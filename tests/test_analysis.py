@@ -11,16 +11,9 @@ import pytest
 from treebuilder import REPO, small_tree
 
 import rgbench
-from rgbench.analysis import (
-    BOOL_COLUMNS,
-    FLOAT_COLUMNS,
-    INT_COLUMNS,
-    SCORE_COLUMNS,
-    TEXT_COLUMNS,
-    column_kind,
-    parse_table,
-)
+from rgbench.analysis import parse_table
 from rgbench.cli import main
+from rgbench.result_columns import KINDS
 from rgbench.results_csv import TableError
 
 
@@ -42,23 +35,22 @@ def test_a_column_unknown_to_the_reader_is_kept_as_text():
 
 
 @pytest.mark.parametrize(("header", "cell", "message"), [
-    ("N", "1.5", "results/x.csv: line 3: N: '1.5' is not an integer of at most 18 digits"),
-    ("P", "abc", "results/x.csv: line 3: P: 'abc' is not a decimal number (at most 18 digits before and after the "
-                 "point)"),
-    ("P", "1e-3", "results/x.csv: line 3: P: '1e-3' is not a decimal number (at most 18 digits before and after the "
-                  "point)"),
+    ("N", "1.5", "results/x.csv: line 3: N: '1.5' is not a non-negative integer"),
+    ("P", "abc", "results/x.csv: line 3: P: 'abc' is not a number with exactly 6 decimals (e.g. 0.500000)"),
+    ("P", "1e-3", "results/x.csv: line 3: P: '1e-3' is not a number with exactly 6 decimals (e.g. 0.500000)"),
+    ("P", "0.5", "results/x.csv: line 3: P: '0.5' is not a number with exactly 6 decimals (e.g. 0.500000)"),
     # issue 24: a huge number was an OverflowError (Int64), or silently inf (float64)
-    ("N", "9" * 400, f"results/x.csv: line 3: N: '{'9' * 40}...' is not an integer of at most 18 digits"),
-    ("P", "9" * 400, f"results/x.csv: line 3: P: '{'9' * 40}...' is not a decimal number (at most 18 digits before "
-                     "and after the point)"),
+    ("N", "9" * 400, f"results/x.csv: line 3: N: '{'9' * 40}...' is not a non-negative integer"),
+    ("P", "9" * 400, f"results/x.csv: line 3: P: '{'9' * 40}...' is not a number with exactly 6 decimals "
+                     "(e.g. 0.500000)"),
     ("raw_score", "9" * 30, f"results/x.csv: line 3: raw_score: '{'9' * 30}' is not a score of at most 18 digits "
-                            "(an integer, a decimal or n/d)"),
+                            "(an integer, a decimal such as 12.5, or a fraction such as 23/6)"),
     ("raw_score", f"{'9' * 30}/7", f"results/x.csv: line 3: raw_score: '{'9' * 30}/7' is not a score of at most 18 "
-                                   "digits (an integer, a decimal or n/d)"),
+                                   "digits (an integer, a decimal such as 12.5, or a fraction such as 23/6)"),
     ("disqualified", "True", "results/x.csv: line 3: disqualified: 'True' is not a boolean (true or false)"),
 ])
 def test_a_malformed_cell_is_refused_naming_file_line_and_column(header, cell, message):
-    first = {"N": "0", "P": "0.5", "raw_score": "7"}.get(header, "false")
+    first = {"N": "0", "P": "0.500000", "raw_score": "7"}.get(header, "false")
     text = f"subject_id,{header}\na,{first}\nb,{cell}\n"
     with pytest.raises(TableError) as error:
         parse_table("results/x.csv", text)
@@ -85,19 +77,17 @@ def test_read_results_of_a_computed_tree(tmp_path):
     assert len(runs) == 5 and runs["has_critical_fail"].sum() == 1
 
 
-def test_every_column_the_toolkit_writes_has_a_declared_type(tmp_path):
-    """A new result column must be added to rgbench/analysis.py's column sets (else it would read as text)."""
-    declared = BOOL_COLUMNS | INT_COLUMNS | FLOAT_COLUMNS | TEXT_COLUMNS | SCORE_COLUMNS
-    assert len(declared) == (len(BOOL_COLUMNS) + len(INT_COLUMNS) + len(FLOAT_COLUMNS) + len(TEXT_COLUMNS)
-                             + len(SCORE_COLUMNS))
+def test_every_column_of_a_computed_tree_reads_with_its_registered_type(tmp_path):
+    """A column the registry (rgbench/result_columns.py) does not know would read as text."""
     root = small_tree(tmp_path / "tree").root
     assert main(["metrics", "--root", str(root)]) == 0
     for tree in (root, REPO):  # a computed tree and the committed results/ (whatever benchmark it holds)
         for name, table in rgbench.read_results(tree).items():
-            assert [c for c in table.columns if c not in declared] == [], name
+            assert [c for c in table.columns if c not in KINDS] == [], name
             lines = (tree / "results" / f"{name}.csv").read_text().count("\n")
             assert len(table) <= lines - 1, name  # one row per record (quoted cells may span lines)
-    assert column_kind("Q_final") == "float" and column_kind("rank") == "int" and column_kind("case_id") == "text"
+        per_run = rgbench.read_results(tree)["per_run"]
+        assert str(per_run.dtypes["has_critical_fail"]) == "boolean" and str(per_run.dtypes["case_id"]) == "string"
 
 
 def test_read_results_refuses_a_mixed_set_naming_each_file(tmp_path):

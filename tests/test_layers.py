@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "scripts" / "rgbench"
 # package's own __init__ only); the longest entry that covers a module gives its layer.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("rgbench.problems", "rgbench.atomic", "rgbench.progress", "rgbench.numfmt")),
-    ("load", ("rgbench.load", "rgbench.results_csv")),
+    ("load", ("rgbench.load", "rgbench.results_csv", "rgbench.result_columns")),
     ("compute", ("rgbench.compute",)),
     ("stats", ("rgbench.stats",)),
     ("results", ("rgbench.results",)),

@@ -476,3 +476,24 @@ def test_no_message_or_page_text_cites_a_document_of_the_toolkits_own_history():
                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
                   and re.search(r"\bseeds? \d{3}\b", node.value, re.IGNORECASE)]
     assert found == []
+
+
+def test_make_metrics_reads_no_result_file_and_writes_what_make_leaderboard_reads_back(tmp_path, monkeypatch):
+    """issue 26: the leaderboard is rendered from the results set just computed, in memory; `make leaderboard`
+    alone, through the one reader of result files, writes the same bytes."""
+    from treebuilder import small_tree
+
+    root = small_tree(tmp_path / "tree").root
+
+    def refuse(root: Path, rel: str):
+        raise AssertionError(f"make metrics read the result file {rel}")
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("rgbench") and hasattr(module, "read_result_file"):
+            monkeypatch.setattr(module, "read_result_file", refuse)
+    assert run_script("metrics", ["--root", str(root)]) == 0
+    monkeypatch.undo()
+    written = {p.name: p.read_bytes() for p in (root / "results").glob("leaderboard.*")}
+    assert sorted(written) == ["leaderboard.csv", "leaderboard.html", "leaderboard.md"]
+    assert run_script("leaderboard", ["--root", str(root)]) == 0
+    assert {p.name: p.read_bytes() for p in (root / "results").glob("leaderboard.*")} == written

@@ -13,35 +13,26 @@ from pathlib import Path
 import pytest
 
 from rgbench.compute.derive import RunRow
-from rgbench.leaderboard.results_tables import (
-    ALPHA_TYPES,
-    FAMILY_EXTRA_TYPES,
-    FAMILY_TYPES,
-    PAIRWISE_TYPES,
-    PER_RUN_TYPES,
-    SUBJECT_EXTRA_TYPES,
-    SUBJECT_TYPES,
-    table_of,
-    typed_rows,
-)
+from rgbench.leaderboard.results_tables import FAMILY_EXTRAS, SUBJECT_EXTRAS, table_of, typed_rows
 from rgbench.results.tables import FAMILY_COLUMNS, PER_RUN_COLUMNS, SUBJECT_COLUMNS
+from rgbench.stats.outputs import ALPHA_COLUMNS, PAIRWISE_COLUMNS
 
 RESULTS = Path(__file__).parent / "fixtures" / "leaderboard" / "basic" / "tree" / "results"
 TABLES = {
-    "per_run.csv": (PER_RUN_COLUMNS, PER_RUN_TYPES, None),
-    "metrics_per_subject.csv": (SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES),
-    "metrics_per_family.csv": (FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES),
-    "pairwise.csv": (tuple(PAIRWISE_TYPES), PAIRWISE_TYPES, None),
-    "alpha_sensitivity.csv": (tuple(ALPHA_TYPES), ALPHA_TYPES, None),
+    "per_run.csv": (PER_RUN_COLUMNS, ()),
+    "metrics_per_subject.csv": (SUBJECT_COLUMNS, SUBJECT_EXTRAS),
+    "metrics_per_family.csv": (FAMILY_COLUMNS, FAMILY_EXTRAS),
+    "pairwise.csv": (PAIRWISE_COLUMNS, ()),
+    "alpha_sensitivity.csv": (ALPHA_COLUMNS, ()),
 }
 
 
 def parse(name: str, text: str):
-    columns, types, extras = TABLES[name]
+    columns, extras = TABLES[name]
     table, problems = table_of(name, text.encode("utf-8"))
     if table is None:
         return [], [str(p) for p in problems]
-    rows, problems = typed_rows(name, table, columns, types, extras)
+    rows, problems = typed_rows(name, table, columns, extras)
     return rows, [str(p) for p in problems]
 
 
@@ -50,8 +41,8 @@ def test_a_clean_file_has_no_problem(name):
     text = (RESULTS / name).read_text(encoding="utf-8")
     rows, problems = parse(name, text)
     assert problems == [] and len(rows) == text.count("\n") - 1
-    columns, types, extras = TABLES[name]
-    assert all(set(row) == set(types) | (set(extras or {}) & set(text.split("\n", 1)[0].split(","))) for row in rows)
+    columns, extras = TABLES[name]
+    assert all(set(row) == set(columns) | (set(extras) & set(text.split("\n", 1)[0].split(","))) for row in rows)
 
 
 def test_per_run_rows_are_run_rows():

@@ -386,8 +386,8 @@ def test_the_analysis_tables_read_decimal_scores():
 
 
 def test_the_results_reader_takes_score_cells_exactly():
-    from rgbench.leaderboard.results_tables import _Bad, _score
-    assert (_score("7"), _score("12.3"), _score("23/6")) == (7, F(123, 10), F(23, 6))
+    from rgbench.result_columns import CellError, parse_cell
+    assert [parse_cell("raw_score", cell) for cell in ("7", "12.3", "23/6")] == [7, F(123, 10), F(23, 6)]
     for bad in ("12.30", "1e3", "x", "1/0"):
-        with pytest.raises(_Bad):
-            _score(bad)
+        with pytest.raises(CellError):
+            parse_cell("raw_score", bad)

@@ -42,14 +42,11 @@ from .rank_ranges import RankRange
 from .registry import Registry, read_registered_subjects
 from .results_tables import (
     AGREEMENT_TABLES,
-    FAMILY_EXTRA_TYPES,
-    FAMILY_TYPES,
-    PER_RUN_TYPES,
+    FAMILY_EXTRAS,
     REGENERATE,
     RESULTS_DIR,
-    STATS_TYPES,
-    SUBJECT_EXTRA_TYPES,
-    SUBJECT_TYPES,
+    STATS_COLUMNS,
+    SUBJECT_EXTRAS,
     read_published,
     typed_rows,
 )
@@ -90,8 +87,8 @@ class LeaderboardInputs:
 def out_of_step(manifest: Manifest, spec: Spec) -> list[Problem]:
     """The manifest's benchmark version and significance level are system/'s (else system/ changed after the
     results were computed; its alpha may differ: `rgbench compute --alpha` overrides config.yaml's)."""
-    recorded = (manifest.benchmark_version, manifest.significance_level)
-    now = (spec.benchmark_version, fmt_fixed(spec.stats.significance_level))
+    recorded: tuple[str | None, ...] = (manifest.benchmark_version, manifest.significance_level)
+    now: tuple[str, ...] = (spec.benchmark_version, fmt_fixed(spec.stats.significance_level))
     if recorded[1] is None:
         recorded, now = recorded[:1], now[:1]   # an older manifest without the level
     if recorded == now:
@@ -102,20 +99,21 @@ def out_of_step(manifest: Manifest, spec: Spec) -> list[Problem]:
 
 def core_tables(published: Published) -> tuple[ResultTables | None, list[Problem]]:
     """The core tables of ``published``, as written."""
-    run_rows, problems = _typed(published, PER_RUN_FILE, PER_RUN_COLUMNS, PER_RUN_TYPES)
-    subject_rows, more = _typed(published, SUBJECT_FILE, SUBJECT_COLUMNS, SUBJECT_TYPES, SUBJECT_EXTRA_TYPES)
+    run_rows, problems = _typed(published, PER_RUN_FILE, PER_RUN_COLUMNS)
+    subject_rows, more = _typed(published, SUBJECT_FILE, SUBJECT_COLUMNS, SUBJECT_EXTRAS)
     problems += more
-    family_rows, more = _typed(published, FAMILY_FILE, FAMILY_COLUMNS, FAMILY_TYPES, FAMILY_EXTRA_TYPES)
+    family_rows, more = _typed(published, FAMILY_FILE, FAMILY_COLUMNS, FAMILY_EXTRAS)
     problems += more
     if run_rows is None or subject_rows is None or family_rows is None or problems:
         return None, problems
     return ResultTables(
-        runs=tuple(RunRow(**row) for row in run_rows),   # PER_RUN_TYPES parses every field of RunRow
+        # PER_RUN_COLUMNS are RunRow's fields; an empty classification (no pass rule) is None
+        runs=tuple(RunRow(**{**row, "classification": row["classification"] or None}) for row in run_rows),
         # SUBJECT_COLUMNS and FAMILY_COLUMNS are SubjectMetrics' and FamilyMetrics' fields, in order
         subjects=tuple(SubjectMetrics(*(r[c] for c in SUBJECT_COLUMNS)) for r in subject_rows),
         families=tuple(FamilyMetrics(*(r[c] for c in FAMILY_COLUMNS)) for r in family_rows),
-        subject_extras={r["subject_id"]: {k: v for k, v in r.items() if k in SUBJECT_EXTRA_TYPES} for r in subject_rows},
-        family_extras={(r["subject_id"], r["family"]): {k: v for k, v in r.items() if k in FAMILY_EXTRA_TYPES}
+        subject_extras={r["subject_id"]: {k: v for k, v in r.items() if k in SUBJECT_EXTRAS} for r in subject_rows},
+        family_extras={(r["subject_id"], r["family"]): {k: v for k, v in r.items() if k in FAMILY_EXTRAS}
                        for r in family_rows},
     ), []
 
@@ -136,13 +134,13 @@ def incomplete_subjects(tables: ResultTables, spec: Spec) -> frozenset[str]:
                      and is_incomplete(extras["n_cases"], extras["n_cases_missing"], spec.stats.min_case_coverage))
 
 
-def _typed(published: Published, name: str, columns: tuple[str, ...], types: dict, extra: dict | None = None
+def _typed(published: Published, name: str, columns: tuple[str, ...], extras: tuple[str, ...] = ()
            ) -> tuple[list[dict[str, Any]] | None, list[Problem]]:
     """The typed rows of the table ``name`` (None when the set has no such table)."""
     table = published.tables.get(name)
     if table is None:
         return None, []
-    return typed_rows(f"{RESULTS_DIR}/{name}", table, columns, types, extra)
+    return typed_rows(f"{RESULTS_DIR}/{name}", table, columns, extras)
 
 
 def board_inputs(root: Path, spec: Spec, published: Published, *, computed_now: bool = False
@@ -160,8 +158,8 @@ def board_inputs(root: Path, spec: Spec, published: Published, *, computed_now: 
         return None, problems
     problems += out_of_step(manifest, spec) + grades_problems(manifest, spec)
     stats: dict[str, list[dict[str, Any]] | None] = {}
-    for name, (columns, types) in STATS_TYPES.items():
-        stats[name], more = _typed(published, name, columns, types)
+    for name, columns in STATS_COLUMNS.items():
+        stats[name], more = _typed(published, name, columns)
         problems += more
     trend_rows = stats[DIFFICULTY_TREND_FILE]
     if trend_rows is not None and len(trend_rows) > 1:

@@ -5,7 +5,7 @@ Each file is optional (results older than issue 15 carry none; the page then say
 present must be a well-formed CSV whose header starts with the columns compute_metrics writes, and its
 sha256 must be the one results/manifest.json records (checked by the caller through ``digests``).
 Cells stay text: the page shows them (numbers re-rounded for display only) and computes nothing from them;
-the numeric ones are checked to be numbers of the form compute_metrics writes (:data:`LAB_NUMBERS`), so that
+the numeric ones are checked to be of their registered kind (:mod:`rgbench.result_columns`), so that
 none can break the page.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..problems import Problem
+from ..result_columns import CellError, parse_cell
 from ..results.breakdowns import (
     ADVANCED_COLUMNS,
     ADVANCED_FILE,
@@ -37,15 +38,7 @@ from ..results.breakdowns import (
 from ..results.tables import Published
 from ..results_csv import Table
 from ..stats.outputs import DIFFICULTY_COLUMNS, DIFFICULTY_FILE, PASS_AT_K_COLUMNS, PASS_AT_K_FILE
-from .results_tables import (
-    REGENERATE,
-    Parser,
-    _exact_or_empty,
-    _fixed,
-    _fixed_or_empty,
-    _int,
-    _int_or_empty,
-)
+from .results_tables import REGENERATE
 
 LAB_FILES: dict[str, tuple[str, ...]] = {
     CRITERION_FILE: CRITERION_COLUMNS, TAG_FILE: TAG_COLUMNS, CASE_TYPE_FILE: CASE_TYPE_COLUMNS,
@@ -69,28 +62,10 @@ class LabTables:
         return name in self.rows
 
 
-# The numeric columns of the lab files, each with the parser of the cells compute_metrics writes there (the
-# page re-rounds them, charts them, sorts by them): a cell the parser refuses is a problem, so that no text,
-# NaN, exponent, negative count or 5,000-digit number reaches the page. Every other column is text. A cell
-# may be empty (an undefined value: no pass rule, no usage, ...) except where the page always needs a number.
-LAB_NUMBERS: dict[str, Parser] = {
-    **dict.fromkeys(("n", "n_cases", "k"), _int),
-    **dict.fromkeys(("n_pass", "n_responses", "n_with_usage", "input_tokens", "output_tokens", "n_participants",
-                     "max_runs_per_case", "n_answered", "n_refused", "n_errors", "n_runs", "min_difficulty",
-                     "difficulty", "confidence"), _int_or_empty),
-    "mean": _fixed,
-    **dict.fromkeys(("mean_low", "mean_high", "weight", "P", "P_low", "P_high", "s_bar", "s_bar_low", "s_bar_high",
-                     "input_per_million", "output_per_million", "total_cost", "cost_per_run", "cost_per_pass",
-                     "geomean_cost_run", "geomean_cost_pass", "correctness", "cost", "pass_at_k", "pass_hat_k",
-                     "P_difficulty", "P_difficulty_low", "P_difficulty_high"), _fixed_or_empty),
-    **dict.fromkeys(("raw_score", "clipped_score"), _exact_or_empty),
-}   # run_metadata.csv's temperature, max_tokens and attempts are text: the declared values, several joined by "; "
-
-
 def lab_rows(rel: str, table: Table, columns: tuple[str, ...]) -> tuple[list[LabRow], list[Problem]]:
     """The rows of one table (the cells of the file ``rel``) as dicts, or the problems that make it unusable: a
-    header that does not start with ``columns``, every numeric cell (:data:`LAB_NUMBERS`) that is not what
-    compute_metrics writes, every interval (``X_low``, ``X_high``) reversed; each with the fix (regenerate the
+    header that does not start with ``columns``, every cell that is not of its registered kind
+    (:mod:`rgbench.result_columns`), every interval (``X_low``, ``X_high``) reversed; each with the fix (regenerate the
     file)."""
     header, cells = table
     if tuple(header[:len(columns)]) != columns:
@@ -107,15 +82,16 @@ def lab_rows(rel: str, table: Table, columns: tuple[str, ...]) -> tuple[list[Lab
 
 
 def _cell_problems(row: LabRow, columns: tuple[str, ...]) -> list[str]:
+    """Every cell of ``columns`` that is not of its registered kind (the page re-rounds, charts and sorts the
+    numbers: no text, NaN, exponent, negative count or 5,000-digit number may reach it), and every interval
+    (``X_low`` above ``X_high``) reversed."""
     values = {}
     problems = []
     for name in columns:
-        parser = LAB_NUMBERS.get(name)
-        if parser is not None:
-            try:
-                values[name] = parser(row[name])
-            except ValueError as exc:
-                problems.append(f"{name}: {exc}")
+        try:
+            values[name] = parse_cell(name, row[name])
+        except CellError as exc:
+            problems.append(f"{name}: {exc}")
     for name in columns:
         low, high = values.get(f"{name}_low"), values.get(f"{name}_high")
         if low is not None and high is not None and low > high:

@@ -6,7 +6,8 @@ set ``make metrics`` holds in memory, and the typed cells the leaderboard takes 
 CSV it lists (each must have the sha256 it records: a file edited by hand or left from another run is refused),
 and reviewers.csv / judge_agreement.csv when they are there. The cells are parsed strictly (:func:`typed_rows`):
 integers are plain digits, fractions exactly six decimals (parsed to ``Fraction``), booleans ``true``/``false``,
-so that no text, NaN or 5,000-digit number reaches the page. Every problem is returned; nothing is raised.
+as the column registry says (:mod:`rgbench.result_columns`), so that no text, NaN or 5,000-digit number
+reaches the page. Every problem is returned; nothing is raised.
 Whether the inputs still are what the results were computed from is the manifest's (:mod:`.manifest`);
 whether the values are right is ``make check``'s (it recomputes everything on a copy).
 """
@@ -15,20 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
-from collections.abc import Callable
-from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..compute.derive import RunRow
 from ..load.parsing import ParseError, decode_utf8
 from ..load.safe_read import read_result_file
-from ..load.scale import parse_score
-from ..numfmt import parse_exact
 from ..problems import Problem
-from ..results.tables import MANIFEST_FILE, PER_RUN_COLUMNS, Published
+from ..result_columns import CellError, parse_cell
+from ..results.tables import MANIFEST_FILE, Published
 from ..results_csv import Table, csv_records
 from ..stats.judge_agreement import JUDGE_FILE
 from ..stats.outputs import (
@@ -51,113 +46,6 @@ MANIFEST_PATH = f"{RESULTS_DIR}/{MANIFEST_FILE}"
 AGREEMENT_TABLES = (REVIEWERS_FILE, JUDGE_FILE)   # written by `make agreement`, outside the manifest
 REGENERATE = "run `make metrics` to regenerate it"
 
-_INT = re.compile(r"^(0|[1-9][0-9]{0,17})$")           # bounded: a 5,000-digit cell is refused, not parsed
-_FIXED = re.compile(r"^-?[0-9]{1,18}\.[0-9]{6}$")
-
-
-class _Bad(ValueError):
-    """A cell that does not parse; the message says what was expected."""
-
-
-def _shown(cell: str) -> str:
-    """A refused cell as a message quotes it: at most 40 characters (a 1 MB cell is not echoed)."""
-    return repr(cell if len(cell) <= 40 else cell[:40] + "...")
-
-
-def _text(cell: str) -> str:
-    if not cell:
-        raise _Bad("is empty")
-    return cell
-
-
-@cache  # result tables repeat a few distinct cells many times
-def _int(cell: str) -> int:
-    if not _INT.match(cell):
-        raise _Bad(f"{_shown(cell)} is not a non-negative integer")
-    return int(cell)
-
-
-@cache
-def _exact(cell: str) -> Fraction | int:
-    """A per-run score or correctness as :func:`rgbench.numfmt.fmt_exact` writes it (``10``, ``4.5``,
-    ``0.500000``, or ``13/3`` for a consolidated mean)."""
-    value = parse_exact(cell)
-    if value is None or value < 0:
-        raise _Bad(f"{_shown(cell)} is not a non-negative number (digits, a decimal, or numerator/denominator)")
-    return value
-
-
-def _exact_or_empty(cell: str) -> Fraction | int | None:
-    """:func:`_exact`, or None for an empty cell (a correctness the benchmark does not record)."""
-    return None if cell == "" else _exact(cell)
-
-
-@cache
-def _fixed(cell: str) -> Fraction:
-    if not _FIXED.match(cell):
-        raise _Bad(f"{_shown(cell)} is not a number with exactly 6 decimals (e.g. 0.500000)")
-    return Fraction(cell)
-
-
-@cache
-def _score(cell: str) -> int | Fraction:
-    """A score cell (per_run.csv's raw, clipped, floor and ceiling): an integer, a decimal or n/d, exactly as
-    rgbench.load.scale.score_text writes it (so the recomputed figures are exact)."""
-    if _INT.match(cell):
-        return int(cell)
-    try:
-        if len(cell) <= 80:
-            return parse_score(cell)
-    except (ValueError, ZeroDivisionError):
-        pass
-    raise _Bad(f"{_shown(cell)} is not a score (an integer, a decimal such as 12.5, or a fraction such as 23/6)")
-
-
-def _fixed_or_empty(cell: str) -> Fraction | None:
-    return None if cell == "" else _fixed(cell)
-
-
-def _int_or_empty(cell: str) -> int | None:
-    return None if cell == "" else _int(cell)
-
-
-def _score_or_empty(cell: str) -> int | Fraction | None:
-    """:func:`_score`, or None for an empty cell (a floor or ceiling the benchmark does not record)."""
-    return None if cell == "" else _score(cell)
-
-
-def _text_or_none(cell: str) -> str | None:
-    return cell or None
-
-
-def _bool(cell: str) -> bool:
-    if cell not in ("true", "false"):
-        raise _Bad(f"{_shown(cell)} is not a boolean (true or false)")
-    return cell == "true"
-
-
-Parser = Callable[[str], Any]  # a cell's text -> its value, of the type the column's field has
-
-# The cells of a field a benchmark may not record (issue 23) are empty.
-PER_RUN_TYPES: dict[str, Parser] = {
-    "subject_id": _text, "subject_version": _text, "case_id": _text, "run_id": _text,
-    "reviewer_id": _text, "family": _text, "raw_score": _score, "rubric_floor": _score_or_empty,
-    "rubric_ceiling": _score_or_empty, "clipped_score": _score, "has_critical_fail": _bool,
-    "has_recoverable_fail": _bool, "classification": _text_or_none, "reported_confidence": _int_or_empty,
-    "confidence_unit": _fixed_or_empty, "correctness": _exact_or_empty,
-}
-SUBJECT_TYPES: dict[str, Parser] = {
-    "subject_id": _text, "subject_version": _text, "N": _int, "n_unscored": _int,
-    "P": _fixed_or_empty, "s_bar": _fixed_or_empty, "BS": _fixed_or_empty, "ECE": _fixed_or_empty,
-    "Q_final": _fixed_or_empty, "alpha": _fixed, "disqualified": _bool, "n_critical": _int,
-}
-FAMILY_TYPES: dict[str, Parser] = {
-    "subject_id": _text, "subject_version": _text, "family": _text, "n_family": _int,
-    "P_family": _fixed_or_empty, "s_bar_family": _fixed,
-}
-
-assert set(PER_RUN_TYPES) == set(PER_RUN_COLUMNS) == set(RunRow._fields), "per_run.csv's columns are RunRow's fields"
-
 # Optional columns after the required ones that the leaderboard uses when present:
 # metric -> (low column, high column) of its interval, as compute_metrics' statistics write them.
 SUBJECT_INTERVALS = {
@@ -165,11 +53,9 @@ SUBJECT_INTERVALS = {
     "Q_final": ("Q_final_low", "Q_final_high"), "BS": ("BS_low", "BS_high"), "ECE": ("ECE_low", "ECE_high"),
 }
 FAMILY_INTERVAL = ("P_family_low", "P_family_high")
-SUBJECT_EXTRA_TYPES: dict[str, Parser] = {
-    **{column: _fixed_or_empty for pair in SUBJECT_INTERVALS.values() for column in pair}, "n_cases": _int,
-    "n_cases_missing": _int, "missing_cases": str,
-}
-FAMILY_EXTRA_TYPES: dict[str, Parser] = {column: _fixed_or_empty for column in FAMILY_INTERVAL}
+SUBJECT_EXTRAS = (*(column for pair in SUBJECT_INTERVALS.values() for column in pair), "n_cases", "n_cases_missing",
+                  "missing_cases")
+FAMILY_EXTRAS = FAMILY_INTERVAL
 
 
 def table_of(rel: str, data: bytes) -> tuple[Table | None, list[Problem]]:
@@ -234,64 +120,32 @@ def read_published(root: Path) -> tuple[Published | None, list[Problem]]:
     return (None, problems) if problems else (Published(tables, document, files), [])
 
 
-def typed_rows(rel: str, table: Table, columns: tuple[str, ...], types: dict[str, Parser],
-               extra_types: dict[str, Parser] | None = None) -> tuple[list[dict[str, Any]], list[Problem]]:
-    """The rows of ``table`` (the cells of the file ``rel``) as column -> value, each cell parsed by its
-    column's parser (``types`` for ``columns``, which the header must start with; ``extra_types`` for known
-    columns after them; other columns are left out); every bad cell is a problem, and its row is left out."""
+def typed_rows(rel: str, table: Table, columns: tuple[str, ...], extras: tuple[str, ...] = ()
+               ) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """The rows of ``table`` (the cells of the file ``rel``) as column -> value, each cell parsed as the column
+    registry says (:func:`rgbench.result_columns.parse_cell`): ``columns``, which the header must start with,
+    and the ``extras`` the header has; every bad cell is a problem, and its row is left out."""
     header, cells = table
     if tuple(header[: len(columns)]) != columns:
         return [], [Problem(rel, f"line 1: header is {','.join(header)!r}, expected it to start with "
                                  f"{','.join(columns)!r}; {REGENERATE}")]
-    parsers = [(name, types[name] if name in columns else (extra_types or {}).get(name)) for name in header]
+    wanted = [(index, name) for index, name in enumerate(header) if name in columns or name in extras]
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
     for line, row in enumerate(cells, start=2):
         values: dict[str, Any] = {}
-        for (name, parser), cell in zip(parsers, row):
-            if parser is not None:
-                try:
-                    values[name] = parser(cell)
-                except _Bad as exc:
-                    problems.append(Problem(rel, f"line {line}: {name}: {exc}; {REGENERATE}"))
-        if len(values) == sum(1 for _, parser in parsers if parser is not None):
+        for index, name in wanted:
+            try:
+                values[name] = parse_cell(name, row[index])
+            except CellError as exc:
+                problems.append(Problem(rel, f"line {line}: {name}: {exc}; {REGENERATE}"))
+        if len(values) == len(wanted):
             rows.append(values)
     return rows, problems
 
 
-PAIRWISE_TYPES: dict[str, Parser] = {
-    "subject_a": _text, "subject_b": _text, "n_cases": _int, "q_diff": _fixed_or_empty,
-    "q_diff_low": _fixed_or_empty, "q_diff_high": _fixed_or_empty, "p_diff": _fixed_or_empty,
-    "p_diff_low": _fixed_or_empty, "p_diff_high": _fixed_or_empty, "p_value": _fixed_or_empty, "test": str,
-    "p_holm": _fixed_or_empty, "significantly_better": str,  # a subject_id or empty
-    "q_diff_sd": _fixed_or_empty, "p_diff_sd": _fixed_or_empty, "q_mde": _fixed_or_empty, "p_mde": _fixed_or_empty,
-    "p_bh": _fixed_or_empty, "p_min": _fixed_or_empty, "family": str,  # ranked or apart
-}
-RANK_SETS_TYPES: dict[str, Parser] = {
-    "subject_id": _text, "rank": _int, "rank_low": _int, "rank_high": _int, "rank_low_marginal": _int,
-    "rank_high_marginal": _int,
-}
-ALPHA_TYPES: dict[str, Parser] = {
-    "subject_id": _text, "subject_version": _text, "alpha": _fixed, "Q_final": _fixed_or_empty,
-    "rank": _int_or_empty,
-}
-RANK_STABILITY_TYPES: dict[str, Parser] = {
-    "subject_a": _text, "subject_b": _text, "rank_a": _int, "rank_b": _int, "adjacent": _bool,
-    "alpha_crossing": _fixed_or_empty, "swap_share": _fixed_or_empty,
-}
-DIFFICULTY_TREND_TYPES: dict[str, Parser] = {
-    "n_cases": _int, "n_levels": _int, "kendall_tau_b": _fixed_or_empty, "kendall_p": _fixed_or_empty,
-    "easiest": _int_or_empty, "hardest": _int_or_empty, "n_easiest": _int, "n_hardest": _int,
-    "separation": _fixed_or_empty, "separation_low": _fixed_or_empty, "separation_high": _fixed_or_empty,
-}
-# Every column compute_metrics writes to these tables (rgbench.stats.outputs) has its parser here.
-assert tuple(PAIRWISE_TYPES) == PAIRWISE_COLUMNS and tuple(ALPHA_TYPES) == ALPHA_COLUMNS
-assert tuple(RANK_SETS_TYPES) == RANK_SETS_COLUMNS and tuple(RANK_STABILITY_TYPES) == RANK_STABILITY_COLUMNS
-assert tuple(DIFFICULTY_TREND_TYPES) == DIFFICULTY_TREND_COLUMNS
-
-# file -> (columns, parsers) of the statistics tables the page reads
-STATS_TYPES: dict[str, tuple[tuple[str, ...], dict[str, Parser]]] = {
-    PAIRWISE_FILE: (PAIRWISE_COLUMNS, PAIRWISE_TYPES), RANK_SETS_FILE: (RANK_SETS_COLUMNS, RANK_SETS_TYPES),
-    ALPHA_FILE: (ALPHA_COLUMNS, ALPHA_TYPES), RANK_STABILITY_FILE: (RANK_STABILITY_COLUMNS, RANK_STABILITY_TYPES),
-    DIFFICULTY_TREND_FILE: (DIFFICULTY_TREND_COLUMNS, DIFFICULTY_TREND_TYPES),
+# file -> the columns of the statistics tables the page reads (each file's header starts with them)
+STATS_COLUMNS: dict[str, tuple[str, ...]] = {
+    PAIRWISE_FILE: PAIRWISE_COLUMNS, RANK_SETS_FILE: RANK_SETS_COLUMNS, ALPHA_FILE: ALPHA_COLUMNS,
+    RANK_STABILITY_FILE: RANK_STABILITY_COLUMNS, DIFFICULTY_TREND_FILE: DIFFICULTY_TREND_COLUMNS,
 }

@@ -153,12 +153,16 @@ def kind_of(column: str) -> str:
     return KINDS.get(column, "text")
 
 
-@cache  # result tables repeat a few distinct cells many times
 def parse_cell(column: str, cell: str) -> Any:
     """The value of one cell of ``column`` (module docstring); CellError when it is not of the column's kind."""
-    kind = kind_of(column)
+    kind = KINDS.get(column, "text")
     if cell == "":
         if column in REQUIRED:
             raise CellError("is empty")
         return "" if kind == "text" else None
+    return cell if kind == "text" else _parsed(kind, cell)
+
+
+@cache  # numeric cells repeat a few distinct values many times (text cells, ids, are not kept)
+def _parsed(kind: str, cell: str) -> Any:
     return PARSERS[kind](cell)

@@ -13,14 +13,13 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-import jsonschema_rs
-
 from .gold_markdown import gold_data_block, parse_data_block, quoted_blocks_note
 from .parsing import ParseError, bidi_control_problem, decode_utf8, exact_decimal, loads_json_strict
 from .records import ANSWERED, Gold, ResponseMeta
 from .safe_read import MAX_FILE_BYTES
-from .spec import SchemaValidator, Spec, document_errors
+from .spec import Spec, document_errors
 from .system_check import CORRECTNESS_DECIMALS
+from .validation import compiled
 
 RESPONSE, EVALUATION, GOLD = "response", "evaluation", "gold"
 # The consolidated grades of a policy whose scores leave the rubric's scale (mean-v1: 4/3 is written 1.333333):
@@ -165,7 +164,7 @@ def with_consolidated_validator(spec: Spec) -> None:
     """Add the validator of :func:`consolidated_schema` to ``spec.validators`` (once) as kind CONSOLIDATED."""
     if CONSOLIDATED not in spec.validators and EVALUATION in spec.validators:
         schema = consolidated_schema(spec.validators[EVALUATION].schema)
-        spec.validators[CONSOLIDATED] = SchemaValidator(schema, jsonschema_rs.validator_for(schema))
+        spec.validators[CONSOLIDATED] = compiled(schema)
 
 
 def _decimal_problems(kind: str, document: dict, spec: Spec) -> tuple[str, ...]:

@@ -15,8 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
-
 from ..problems import Problem
 from .config import StatsConfig, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
@@ -24,6 +22,7 @@ from .recorded import recorded
 from .safe_read import read_single_file
 from .scale import DIRECTIONS, HIGHER_IS_BETTER, SUM, TOTALS, ScoreScale
 from .system_check import benchmark_problems, schema_facts, schema_problems
+from .validation import SchemaValidator, compiled, schema_errors, schema_problem
 
 BENCHMARK_FILE = "system/benchmark.yaml"
 # The problem of a folder without system/: the usual slip is running a command outside the benchmark.
@@ -40,58 +39,12 @@ CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
 DEFAULT_ECE_BINS = 10   # ece_bins when config.yaml leaves it out; only a benchmark without calibration may (unused)
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-_JSON_SCALARS = (str, int, float, bool, type(None))
 
 
 def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:
     """A typo in a system file must not pass silently as 'use the default'."""
     return [Problem(rel, f"$.{key}: unknown key (known: {', '.join(sorted(known))})")
             for key in sorted(map(str, mapping)) if key not in known]
-
-
-class SchemaValidator:
-    """One schema, validated fast by jsonschema-rs and worded by python-jsonschema.
-
-    python-jsonschema (slow to import) is imported and its validator built only
-    when a document fails the fast path: valid inputs never need it.
-    """
-
-    __slots__ = ("schema", "fast", "_reference")
-
-    def __init__(self, schema: dict, fast: Any):
-        self.schema = schema
-        self.fast = fast
-        self._reference: Any = None
-
-    @property
-    def reference(self) -> Any:
-        """The python-jsonschema Draft202012Validator of the schema, built on first use."""
-        if self._reference is None:
-            from jsonschema import Draft202012Validator
-
-            self._reference = Draft202012Validator(self.schema)
-        return self._reference
-
-    def iter_errors(self, document: Any) -> Any:
-        return self.reference.iter_errors(document)
-
-
-def _is_json(value: Any) -> bool:
-    """True when ``value`` holds only JSON types (YAML can also give dates, bytes, sets and tuples)."""
-    if isinstance(value, dict):
-        return all(type(key) is str and _is_json(item) for key, item in value.items())
-    if isinstance(value, list):
-        return all(_is_json(item) for item in value)
-    return isinstance(value, _JSON_SCALARS)
-
-
-def _fast_accepts(fast: Any, document: Any) -> bool:
-    """True when jsonschema-rs accepts ``document``; False when it rejects it or cannot read it."""
-    try:
-        return bool(fast.is_valid(document))
-    except Exception:  # e.g. NaN or an unsupported type: python-jsonschema decides
-        return False
 
 
 @dataclass(frozen=True)
@@ -193,59 +146,10 @@ class Spec:
         return f"system/metrics/{self.version_dir}/config.yaml"
 
 
-def schema_errors(validator: Any, document: Any) -> list[str]:
-    """Every schema violation as ``$.json.path: message``, sorted, so one run reports them all.
-
-    ``validator`` is a :class:`SchemaValidator` (a document of JSON types that
-    jsonschema-rs accepts has none) or a python-jsonschema validator.
-    """
-    if isinstance(validator, SchemaValidator):
-        if _is_json(document) and _fast_accepts(validator.fast, document):
-            return []
-        validator = validator.reference
-    found = [f"{error.json_path}: {_message(error)}" for error in validator.iter_errors(document)
-             if not _exact_multiple(error)]
-    return sorted(set(found))
-
-
-def _exact_multiple(error: Any) -> bool:
-    """True for python-jsonschema's false multipleOf error: it divides in binary floating point, so 0.3 "is not a
-    multiple of 0.1"; both are read as the decimals written (jsonschema-rs, the fast path, agrees)."""
-    if error.validator != "multipleOf":
-        return False
-    try:
-        return (exact_decimal(error.instance) / exact_decimal(error.validator_value)).denominator == 1
-    except (ValueError, ZeroDivisionError):
-        return False
-
-
-_LIMITS = {"maxItems": "items", "maxLength": "characters", "maxProperties": "keys"}
-
-
-def _message(error: Any) -> str:
-    """python-jsonschema's message, except for a size limit, whose message would quote the whole value, and for
-    a JSON null, which python-jsonschema shows as Python's ``None`` (an unfilled template's score reads
-    ``null is not of type 'integer' (fill it in)``)."""
-    if error.instance is None and str(error.message).startswith("None "):
-        return f"null {str(error.message)[5:]} (fill it in)"
-    what = _LIMITS.get(error.validator)
-    if what is None:
-        return str(error.message)
-    return f"has {len(error.instance)} {what}, more than the {error.validator_value} allowed (shorten it)"
-
-
 def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
-    """Schema violations of one document of ``kind`` (response, evaluation, gold, ...).
-
-    Valid documents take the fast path (jsonschema-rs, compiled once); a document
-    it rejects is re-checked by python-jsonschema, whose messages are the ones
-    reported, so the wording never depends on the fast path. Tests prove both
-    validators agree on every fixture.
-    """
+    """Schema violations of one parsed JSON document of ``kind`` (response, evaluation, gold, ...)."""
     validator = spec.validators[kind]
-    if validator.fast.is_valid(document):
-        return []
-    return schema_errors(validator.reference, document)
+    return [] if validator.fast.is_valid(document) else schema_errors(validator, document)
 
 
 def parse_jump_threshold(value: object) -> Fraction:
@@ -292,61 +196,8 @@ def _load_yaml(root: Path, rel: str, problems: list[Problem]) -> Any:
         return None
 
 
-def _patterns(value: Any) -> Any:
-    """Every ``pattern`` value and ``patternProperties`` key anywhere in a schema (the "regex" formats)."""
-    if isinstance(value, dict):
-        if isinstance(value.get("pattern"), str):
-            yield value["pattern"]
-        if isinstance(value.get("patternProperties"), dict):
-            yield from value["patternProperties"]
-        for item in value.values():
-            yield from _patterns(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _patterns(item)
-
-
-def _compiles(pattern: Any) -> bool:
-    try:
-        re.compile(pattern)
-    except re.error:
-        return False
-    return True
-
-
-def meta_schema_accepts(schema: Any) -> bool:
-    """The fast schema check: True only when python-jsonschema's ``check_schema`` passes too.
-
-    That check is the draft 2020-12 meta-schema plus its "regex" format (Python's
-    ``re``); jsonschema-rs checks the former, ``re.compile`` the latter, for
-    schemas that declare draft 2020-12. False means "not known valid".
-    """
-    if not isinstance(schema, dict) or schema.get("$schema") != DRAFT_2020_12 or not _is_json(schema):
-        return False
-    try:
-        if not jsonschema_rs.meta.is_valid(schema):
-            return False
-    except Exception:  # python-jsonschema decides
-        return False
-    return all(_compiles(pattern) for pattern in _patterns(schema))
-
-
-def schema_problem(schema: Any) -> str | None:
-    """None when ``schema`` is a valid draft 2020-12 schema, else python-jsonschema's message."""
-    if meta_schema_accepts(schema):
-        return None
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        return exc.message
-    return None
-
-
 def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaValidator | None:
-    """The validator of one schema file, its jsonschema-rs half compiled once."""
+    """The validator of one schema file, compiled once."""
     data, read_problems = read_single_file(root, rel)
     problems.extend(read_problems)
     if data is None:
@@ -360,12 +211,7 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
     if message is not None:
         problems.append(Problem(rel, f"not a valid draft 2020-12 schema: {message}"))
         return None
-    try:
-        fast = jsonschema_rs.validator_for(schema)
-    except Exception as exc:  # e.g. a "$schema" that is not a URI: python-jsonschema let it pass
-        problems.append(Problem(rel, "not a valid draft 2020-12 schema: " + " ".join(str(exc).split("\n")[0].split())))
-        return None
-    return SchemaValidator(schema, fast)
+    return compiled(schema)
 
 
 # benchmark_version names the folders v<version>/ of system/, golds/, responses/ and scoring/: letters and

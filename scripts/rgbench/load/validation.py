@@ -10,12 +10,17 @@ set, a key that is not text, .nan): each is refused by itself, before the schema
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from datetime import date
+from functools import cache
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import jsonschema_rs
+
+from .parsing import MAX_NUMBER_CHARS, exact_decimal
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 _META = jsonschema_rs.Draft202012Validator({"$ref": DRAFT_2020_12})
@@ -162,3 +167,86 @@ def _patterns(value: Any) -> Any:
     elif isinstance(value, list):
         for item in value:
             yield from _patterns(item)
+
+
+# --- the toolkit's own YAML files (benchmark.yaml, config.yaml): one message per key, from the schema ---------
+
+_TYPE_WORDS = {bool: "true/false", int: "an integer", float: "a decimal number", str: "text", list: "a list",
+               dict: "a mapping"}
+
+
+def shown(value: Any) -> str:
+    """A YAML value as the file spells it: text quoted, true/false, null, a date or number as written."""
+    if value is None:
+        return "null"
+    return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _what(value: Any) -> str:
+    """What a value is, in the file's words: ``empty``, ``'5' is text``, ``true is true/false``, ..."""
+    if value is None or isinstance(value, str) and not value.strip():
+        return "empty"
+    if isinstance(value, int | float) and not isinstance(value, bool) and _json_view(value) is None:
+        return f"{shown(value)} is not a number of at most {MAX_NUMBER_CHARS} characters"
+    word = "a date" if isinstance(value, date) else _TYPE_WORDS.get(type(value), type(value).__name__)
+    return f"{shown(value)} is {word}"
+
+
+def _json_view(value: Any) -> Any:
+    """``value`` as the schema sees it: keys as text, and None for what JSON has not (a date, .inf, a number
+    exact_decimal refuses), which then breaks its key's type."""
+    if isinstance(value, dict):
+        return {str(key): _json_view(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_view(item) for item in value]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            exact_decimal(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, _JSON_SCALARS) else None
+
+
+@cache
+def toolkit_schema(name: str) -> SchemaValidator:
+    """The schema of a file of the toolkit's own format: ``benchmark`` (system/benchmark.yaml) or ``config``
+    (system/metrics/<version>/config.yaml), from rgbench/load/schemas/."""
+    return compiled(json.loads((Path(__file__).parent / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8")))
+
+
+def _template(node: dict, keyword: str) -> str:
+    problem = node["x-problem"]
+    return problem if isinstance(problem, str) else problem.get(keyword, problem["*"])
+
+
+def keyed_problems(validator: SchemaValidator, document: dict) -> list[tuple[str, str]]:
+    """Every problem of a YAML mapping of the toolkit's own against its schema, sorted: at the deepest place on
+    the error's path whose schema has an ``x-problem``, that template filled in (``$.key: ...``; a required
+    key left out is ``missing``); a key the schema does not list is ``$.key: unknown key (known: ...)``. Each
+    problem as (JSON path, message)."""
+    found: set[tuple[str, str]] = set()
+    for error in validator.fast.iter_errors(_json_view(document)):
+        keyword, path = error.schema_path[-1], list(error.instance_path)
+        if keyword == "additionalProperties" and not path:
+            known = ", ".join(sorted(validator.schema["properties"]))
+            found.update((f"$.{key}", f"unknown key (known: {known})") for key in error.kind.unexpected)
+            continue
+        if keyword == "required" and not path:
+            path.append(error.kind.property)
+        node: dict = validator.schema
+        value: Any = document
+        where = "$"
+        at: tuple[str, dict, Any, str] = ("$", {"x-problem": "{what}"}, document, "*")
+        for step, key in enumerate(path):
+            node = node.get("properties", {}).get(key, {})
+            value = next((item for name, item in value.items() if str(name) == key), None) \
+                if isinstance(value, dict) else None
+            where += f".{key}"
+            if "x-problem" in node:
+                at = (where, node, value, keyword if step == len(path) - 1 else "*")
+        where, node, value, keyword = at
+        clipped = value[:40] + "..." if isinstance(value, str) and len(value) > 40 else value
+        found.add((where, _template(node, keyword).format(
+            value=value, shown=shown(value), clipped=clipped, length=len(value) if isinstance(value, str) else 0,
+            what="missing" if keyword == "required" else _what(value))))
+    return sorted(found)

@@ -1,4 +1,5 @@
-"""The one JSON Schema engine (rgbench.load.validation): every keyword's message, pinned; what JSON has not.
+"""The one JSON Schema engine (rgbench.load.validation): every keyword's message, pinned; what JSON has not;
+the toolkit's own files (benchmark.yaml, config.yaml) worded by their schemas' x-problem.
 
 Messages keep the words python-jsonschema made familiar (the toolkit used it to word errors until
 issue 26): the refusal fixtures pin them in context, this file pins one per keyword.
@@ -13,7 +14,7 @@ from treebuilder import LIBRARY_ROOT
 
 from rgbench.governance.scoring_template import template
 from rgbench.load.spec import document_errors, load_spec
-from rgbench.load.validation import DRAFT_2020_12, compiled, schema_errors, schema_problem
+from rgbench.load.validation import DRAFT_2020_12, compiled, keyed_problems, schema_errors, schema_problem, toolkit_schema
 
 SPEC, _ = load_spec(LIBRARY_ROOT)
 
@@ -108,3 +109,26 @@ def test_an_unfilled_template_names_json_null_and_the_fix():
     document["correctness"], document["criterion_scores"][SPEC.criteria[0]] = 1, None
     assert document_errors(SPEC, "evaluation", document) == [
         f"$.criterion_scores.{SPEC.criteria[0]}: null is not of type 'integer' (fill it in)"]
+
+
+def test_the_toolkits_own_files_get_one_message_per_key_from_their_schema():
+    # benchmark.yaml: a required key left out, YAML's own types in the file's words, a limit, an unknown key
+    found = dict(keyed_problems(toolkit_schema("benchmark"), {
+        "case_id_pattern": "^X-(?P<family>[A-Z]+)$", "families": {"A": "a"}, "criteria": ["x"], "criterion_min": 0,
+        "criterion_max": float("inf"), "title": datetime.date(2026, 1, 2), "score_name": "n" * 61, "tilte": "t"}))
+    assert found == {
+        "$.benchmark_version": 'missing (write text, quoted, e.g. "1.0")',
+        "$.criterion_max": "inf is not a number of at most 40 characters (write a number, unquoted, e.g. 2 or 2.5)",
+        "$.title": "2026-01-02 is a date (write the leaderboard's title, quoted if it reads as a number or a date, "
+                   "or remove the key)",
+        "$.score_name": "61 characters (at most 60: it heads a column)",
+        "$.tilte": found["$.tilte"]}
+    assert found["$.tilte"].startswith("unknown key (known: benchmark_version, case_id_pattern, conditional_threshold")
+    # config.yaml: the deepest key with a message speaks; YAML's integer keys are read as the schema's text keys
+    assert keyed_problems(toolkit_schema("config"), {
+        "reliability_half_widths": {"robust": 0, "stable": 0.1, "reasonable": 0.2}, "difficulty_weights": {1: 1.0},
+        "seed": -1}) == [
+        ("$.reliability_half_widths.robust", "must be a number in (0, 1], got 0"),
+        ("$.seed", "must be a non-negative integer (write it without quotes or decimals, e.g. seed: 0), got -1")]
+    assert keyed_problems(toolkit_schema("config"), {"reliability_half_widths": {"robust": 0.1}}) == [
+        ("$.reliability_half_widths", "must map exactly robust, stable, reasonable to half-widths, got {'robust': 0.1}")]

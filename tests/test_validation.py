@@ -80,6 +80,7 @@ def test_a_key_that_is_not_text_is_refused():
 
 @pytest.mark.parametrize(("schema", "problem"), [
     ({"type": "foo"}, "$.type: 'foo' is not valid under any of the given schemas"),
+    (True, "$: true is not an object (a schema file of the benchmark holds one JSON object)"),
     ({"properties": {"a": {"minLength": -1}}}, "$.properties.a.minLength: -1 is less than the minimum of 0"),
     ({"properties": {"a": {"pattern": "(?P<n>a"}}}, "'(?P<n>a' is not a 'regex'"),
     ({"patternProperties": {"\\p{L}": {}}}, "'\\\\p{L}' is not a 'regex'"),

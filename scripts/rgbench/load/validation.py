@@ -141,7 +141,9 @@ def schema_problem(schema: Any) -> str | None:
     errors = foreign or sorted(f"{json_path(e.instance_path)}: {wording(e)}" for e in _META.iter_errors(schema))
     if errors:
         return errors[0]
-    if isinstance(schema, dict) and schema.get("$schema", DRAFT_2020_12) != DRAFT_2020_12:
+    if not isinstance(schema, dict):   # true and false are schemas, but the toolkit reads a schema's keys
+        return f"$: {json.dumps(schema)} is not an object (a schema file of the benchmark holds one JSON object)"
+    if schema.get("$schema", DRAFT_2020_12) != DRAFT_2020_12:
         return f"$['$schema']: {schema['$schema']!r} is not {DRAFT_2020_12!r} (write that, or remove the key)"
     for pattern in _patterns(schema):
         try:

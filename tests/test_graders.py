@@ -170,8 +170,8 @@ def test_config_keys_and_their_messages(tmp_path, capsys):
     stats, messages = parse_stats_config({"consolidation_policy": "mean", "board_grades": "consolidated"})
     assert (stats.consolidation_policy, stats.board_grades, messages) == ("mean", "consolidated", [])
     _, messages = parse_stats_config({"consolidation_policy": "average", "board_grades": True})
-    assert messages == ["$.consolidation_policy: must be median or mean, got 'average'",
-                        "$.board_grades: must be single or consolidated, got True"]
+    assert messages == ["$.board_grades: must be single or consolidated, got True",
+                        "$.consolidation_policy: must be median or mean, got 'average'"]
     tree = small_tree(tmp_path / "tree")
     set_config(tree.root, consolidation_policy="Median")
     spec, problems = load_spec(tree.root)

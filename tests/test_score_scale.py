@@ -277,14 +277,14 @@ def test_the_schema_must_hold_the_decimal_range_and_one_step(tmp_path):
                for p in found), found
 
 
-def test_a_score_in_tenths_is_valid_though_python_jsonschema_divides_in_floats(tmp_path):
+def test_a_score_in_tenths_is_valid_as_the_decimal_written(tmp_path):
     spec = load_spec(penalty_system(tmp_path))[0]
     assert spec is not None
     doc = {"schema_version": "1.0", "subject_id": "s", "subject_version": "1", "case_id": "RO-FOUL-001", "run_id": "r1",
            "reviewer_id": "rev", "criterion_scores": {"accuracy": 0.3, "fluency": 0.7, "terminology": 24.9, "style": 2.3},
            "automatic_fails_triggered": [], "correctness": 1, "response_sha256": "0" * 64, "gold_sha256": "0" * 64}
     assert document_errors(spec, "evaluation", doc) == []
-    # python-jsonschema alone finds 0.3 "not a multiple of 0.1"; the messages of an invalid document do not say so
+    # a validator dividing in binary floating point would find 0.3 "not a multiple of 0.1"; the messages do not say so
     doc["criterion_scores"]["style"] = 2.35
     assert schema_errors(spec.validators["evaluation"], doc) == ["$.criterion_scores.style: 2.35 is not a multiple of 0.1"]
 

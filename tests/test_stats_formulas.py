@@ -348,18 +348,22 @@ def test_stats_config_defaults_and_validation():
     config, messages = parse_stats_config({}, range(1, 6))
     assert messages == [] and config.bootstrap_resamples == 2000 and config.confidence_level == F(95, 100)
     config, messages = parse_stats_config({"confidence_level": 0.9, "bootstrap_resamples": 100,
-                                           "significance_level": "0.01", "difficulty_weights": {1: 1, 2: 2.5}},
+                                           "significance_level": 0.01, "difficulty_weights": {1: 1, 2: 2.5}},
                                           range(1, 3))
     assert messages == [] and config.confidence_level == F(9, 10) and config.difficulty_weights == {1: 1, 2: F(5, 2)}
     _, messages = parse_stats_config({"confidence_level": 1, "bootstrap_resamples": True,
                                       "difficulty_weights": {1: 0, "x": 1}}, range(1, 3))
     assert messages == [
-        "$.confidence_level: must be a number strictly between 0 and 1, got 1",
         "$.bootstrap_resamples: must be an integer from 1 to 100000, got True",
+        "$.confidence_level: must be a number strictly between 0 and 1, got 1",
         "$.difficulty_weights.1: must be a positive number, got 0",
         "$.difficulty_weights: key 'x' is not an integer difficulty",
         "$.difficulty_weights: no weight for difficulty 2 (the gold schema allows 1-2)",
     ]
+    # a number is written unquoted, as in benchmark.yaml (alpha and q_final_jump_threshold, which the command
+    # line also gives as text, take either)
+    assert parse_stats_config({"significance_level": "0.01"})[1] == [
+        "$.significance_level: must be a number strictly between 0 and 1, got '0.01'"]
 
 
 def test_the_declared_seed_is_a_non_negative_integer():
@@ -367,7 +371,8 @@ def test_the_declared_seed_is_a_non_negative_integer():
     config, messages = parse_stats_config({"seed": 7}, None)
     assert messages == [] and config.seed == 7
     assert parse_stats_config({"seed": 2**70}, None)[0].seed == 2**70        # any size: it is hashed as text
-    for bad in (-1, True, "7", 7.0, None, [7]):
+    assert parse_stats_config({"seed": 7.0}, None)[0].seed == 7             # JSON Schema's integer: 7.0 is 7
+    for bad in (-1, True, "7", 7.5, None, [7]):
         config, messages = parse_stats_config({"seed": bad}, None)
         assert config.seed == 0 and messages == [
             f"$.seed: must be a non-negative integer (write it without quotes or decimals, e.g. seed: 0), got {bad!r}"]

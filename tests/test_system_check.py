@@ -155,9 +155,9 @@ TYPED_CASES = {
                         "(?P<family>...) group)"),
     "criteria on one line": ("criteria", "criteria: answer\nformer_criteria:",
                              f"{BENCH}: $.criteria: 'answer' is text (write a list, one \"- criterion_name\" per line)"),
-    "title a number": ("title", "title: 42", f"{BENCH}: $.title: 42 is not text (write the leaderboard's title, "
+    "title a number": ("title", "title: 42", f"{BENCH}: $.title: 42 is an integer (write the leaderboard's title, "
                                              "quoted if it reads as a number or a date, or remove the key)"),
-    "title a date": ("title", "title: 2026-01-01", f"{BENCH}: $.title: 2026-01-01 is not text (write the "
+    "title a date": ("title", "title: 2026-01-01", f"{BENCH}: $.title: 2026-01-01 is a date (write the "
                                                    "leaderboard's title, quoted if it reads as a number or a date, "
                                                    "or remove the key)"),
     "title empty": ("title", "title: ''", f"{BENCH}: $.title: empty (write the leaderboard's title, quoted if it "

@@ -27,7 +27,7 @@ if sys.version_info < (3, 11):  # noqa: UP036  (the point: a clear line on an ol
     raise SystemExit(f"rgbench needs Python 3.11 or newer; {sys.executable} is Python {sys.version.split()[0]}")
 
 # Top-level modules of requirements.txt's direct dependencies (found, not imported: imports stay lazy).
-RUNTIME_MODULES = ("numpy", "matplotlib", "yaml", "jsonschema", "jsonschema_rs", "markdown_it", "jinja2", "scipy")
+RUNTIME_MODULES = ("numpy", "matplotlib", "yaml", "jsonschema_rs", "markdown_it", "jinja2", "scipy")
 _missing = [name for name in RUNTIME_MODULES if find_spec(name) is None]
 if _missing:
     raise SystemExit(f"rgbench: {sys.executable} lacks the pinned dependencies ({', '.join(_missing)} missing): "

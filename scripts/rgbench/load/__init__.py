@@ -4,9 +4,12 @@
 - ``parsing``: strict JSON and YAML (duplicate keys, NaN, overflow refused), canonical JSON.
 - ``gold_markdown``: a gold file's data block, its last ```json block (CommonMark).
 - ``spec``: ``system/`` read and checked: ids, families, rubric, thresholds, alpha, schemas.
+- ``validation``: the one JSON Schema engine (jsonschema-rs) and its messages; the schemas of ``benchmark.yaml``
+  and ``config.yaml`` (``load/schemas/``) with a message for each key.
 - ``system_check``: ``system/`` as a whole: the schemas agree with ``benchmark.yaml`` (pure checks).
-- ``extract``: per file, independent of every other: parse, validate, keep the fields that matter.
-- ``parallel``: the extraction over many files, on every core when it pays.
+- ``extract``: per file, independent of every other: parse, validate, keep the fields that matter; every
+  file of a tree, one after the other.
+- ``parallel``: the cores this process may use (the statistics' and charts' pools).
 - ``registry``: ``subjects/registry.yaml``, the one reader.
 - ``reviewers``: ``subjects/reviewers.yaml``: who may grade, a person or an LLM judge.
 - ``loader``: the tree's file layout (``gold_rel``, ``response_rel``, ``scoring_rel``) and the cross-file

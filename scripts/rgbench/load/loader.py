@@ -22,8 +22,16 @@ from pathlib import Path
 
 from ..problems import Problem
 from .consolidate import KNOWN_POLICIES, policy_of
-from .extract import CONSOLIDATED, EVALUATION, GOLD, RESPONSE, ResponseFields, ScoringFields, with_consolidated_validator
-from .parallel import extract_files
+from .extract import (
+    CONSOLIDATED,
+    EVALUATION,
+    GOLD,
+    RESPONSE,
+    ResponseFields,
+    ScoringFields,
+    extract_files,
+    with_consolidated_validator,
+)
 from .records import Gold, Response, Scoring, Subject, Tree
 from .registry import REGISTRY_FILE, read_registry, registered_subjects
 from .reviewers import ASSIGNMENTS_FILE, LLM_JUDGE, REVIEWERS_FILE, Reviewer, read_reviewers, unregistered_message

@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..problems import Problem
-from .extract import EVALUATION
+from .extract import EVALUATION, extract_files
 from .loader import Collector, build_scorings, list_subject_files
-from .parallel import extract_files
 from .records import Scoring, Tree
 from .spec import Spec
 

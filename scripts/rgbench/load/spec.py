@@ -9,89 +9,27 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import date
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 from typing import Any
-
-import jsonschema_rs
 
 from ..problems import Problem
 from .config import StatsConfig, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
 from .recorded import recorded
 from .safe_read import read_single_file
-from .scale import DIRECTIONS, HIGHER_IS_BETTER, SUM, TOTALS, ScoreScale
+from .scale import HIGHER_IS_BETTER, SUM, ScoreScale
 from .system_check import benchmark_problems, schema_facts, schema_problems
+from .validation import SchemaValidator, compiled, keyed_problems, schema_errors, schema_problem, shown, toolkit_schema
 
 BENCHMARK_FILE = "system/benchmark.yaml"
 # The problem of a folder without system/: the usual slip is running a command outside the benchmark.
 NO_BENCHMARK = ("missing: this folder holds no benchmark (run the command in a benchmark's root or pass "
                 "--root DIR; `rgbench init DIR` starts a new one)")
-BENCHMARK_KEYS = {"benchmark_version", "title", "case_id_pattern", "families", "criteria", "criterion_min",
-                  "criterion_max", "pass_threshold", "conditional_threshold", "example_case_id",
-                  "score_direction", "score_total", "score_name"}
-# Keys of system/metrics/<version>/config.yaml; rgbench.load.config reads the statistics' optional ones.
-CONFIG_KEYS = {"alpha", "ece_bins", "confidence_level", "bootstrap_resamples", "significance_level",
-               "difficulty_weights", "q_final_jump_threshold", "min_case_coverage", "reliability_half_widths",
-               "reliability_min_cases", "llm_judge_in_metrics", "pairwise_correction",
-               "consolidation_policy", "board_grades", "seed"}
 SCHEMA_KINDS = ("response", "evaluation", "gold", "registry", "catalog")
 DEFAULT_MAX_JUMP = Fraction(1, 10)   # q_final_jump_threshold when config.yaml leaves it out
 DEFAULT_ECE_BINS = 10   # ece_bins when config.yaml leaves it out; only a benchmark without calibration may (unused)
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-_JSON_SCALARS = (str, int, float, bool, type(None))
-
-
-def unknown_key_problems(rel: str, mapping: dict, known: set[str]) -> list[Problem]:
-    """A typo in a system file must not pass silently as 'use the default'."""
-    return [Problem(rel, f"$.{key}: unknown key (known: {', '.join(sorted(known))})")
-            for key in sorted(map(str, mapping)) if key not in known]
-
-
-class SchemaValidator:
-    """One schema, validated fast by jsonschema-rs and worded by python-jsonschema.
-
-    python-jsonschema (slow to import) is imported and its validator built only
-    when a document fails the fast path: valid inputs never need it.
-    """
-
-    __slots__ = ("schema", "fast", "_reference")
-
-    def __init__(self, schema: dict, fast: Any):
-        self.schema = schema
-        self.fast = fast
-        self._reference: Any = None
-
-    @property
-    def reference(self) -> Any:
-        """The python-jsonschema Draft202012Validator of the schema, built on first use."""
-        if self._reference is None:
-            from jsonschema import Draft202012Validator
-
-            self._reference = Draft202012Validator(self.schema)
-        return self._reference
-
-    def iter_errors(self, document: Any) -> Any:
-        return self.reference.iter_errors(document)
-
-
-def _is_json(value: Any) -> bool:
-    """True when ``value`` holds only JSON types (YAML can also give dates, bytes, sets and tuples)."""
-    if isinstance(value, dict):
-        return all(type(key) is str and _is_json(item) for key, item in value.items())
-    if isinstance(value, list):
-        return all(_is_json(item) for item in value)
-    return isinstance(value, _JSON_SCALARS)
-
-
-def _fast_accepts(fast: Any, document: Any) -> bool:
-    """True when jsonschema-rs accepts ``document``; False when it rejects it or cannot read it."""
-    try:
-        return bool(fast.is_valid(document))
-    except Exception:  # e.g. NaN or an unsupported type: python-jsonschema decides
-        return False
 
 
 @dataclass(frozen=True)
@@ -193,65 +131,16 @@ class Spec:
         return f"system/metrics/{self.version_dir}/config.yaml"
 
 
-def schema_errors(validator: Any, document: Any) -> list[str]:
-    """Every schema violation as ``$.json.path: message``, sorted, so one run reports them all.
-
-    ``validator`` is a :class:`SchemaValidator` (a document of JSON types that
-    jsonschema-rs accepts has none) or a python-jsonschema validator.
-    """
-    if isinstance(validator, SchemaValidator):
-        if _is_json(document) and _fast_accepts(validator.fast, document):
-            return []
-        validator = validator.reference
-    found = [f"{error.json_path}: {_message(error)}" for error in validator.iter_errors(document)
-             if not _exact_multiple(error)]
-    return sorted(set(found))
-
-
-def _exact_multiple(error: Any) -> bool:
-    """True for python-jsonschema's false multipleOf error: it divides in binary floating point, so 0.3 "is not a
-    multiple of 0.1"; both are read as the decimals written (jsonschema-rs, the fast path, agrees)."""
-    if error.validator != "multipleOf":
-        return False
-    try:
-        return (exact_decimal(error.instance) / exact_decimal(error.validator_value)).denominator == 1
-    except (ValueError, ZeroDivisionError):
-        return False
-
-
-_LIMITS = {"maxItems": "items", "maxLength": "characters", "maxProperties": "keys"}
-
-
-def _message(error: Any) -> str:
-    """python-jsonschema's message, except for a size limit, whose message would quote the whole value, and for
-    a JSON null, which python-jsonschema shows as Python's ``None`` (an unfilled template's score reads
-    ``null is not of type 'integer' (fill it in)``)."""
-    if error.instance is None and str(error.message).startswith("None "):
-        return f"null {str(error.message)[5:]} (fill it in)"
-    what = _LIMITS.get(error.validator)
-    if what is None:
-        return str(error.message)
-    return f"has {len(error.instance)} {what}, more than the {error.validator_value} allowed (shorten it)"
-
-
 def document_errors(spec: Spec, kind: str, document: Any) -> list[str]:
-    """Schema violations of one document of ``kind`` (response, evaluation, gold, ...).
-
-    Valid documents take the fast path (jsonschema-rs, compiled once); a document
-    it rejects is re-checked by python-jsonschema, whose messages are the ones
-    reported, so the wording never depends on the fast path. Tests prove both
-    validators agree on every fixture.
-    """
+    """Schema violations of one parsed JSON document of ``kind`` (response, evaluation, gold, ...)."""
     validator = spec.validators[kind]
-    if validator.fast.is_valid(document):
-        return []
-    return schema_errors(validator.reference, document)
+    return [] if validator.fast.is_valid(document) else schema_errors(validator, document)
 
 
 def parse_jump_threshold(value: object) -> Fraction:
     """``q_final_jump_threshold`` (config.yaml, or ``rgbench diff --max-jump``) exactly: a number above 0 and at
     most 1; ValueError otherwise."""
-    message = f"must be a number above 0 and at most 1 (e.g. 0.10), got {_shown(value)}"
+    message = f"must be a number above 0 and at most 1 (e.g. 0.10), got {shown(value)}"
     try:
         threshold = exact_decimal(value)
     except ValueError:
@@ -292,61 +181,8 @@ def _load_yaml(root: Path, rel: str, problems: list[Problem]) -> Any:
         return None
 
 
-def _patterns(value: Any) -> Any:
-    """Every ``pattern`` value and ``patternProperties`` key anywhere in a schema (the "regex" formats)."""
-    if isinstance(value, dict):
-        if isinstance(value.get("pattern"), str):
-            yield value["pattern"]
-        if isinstance(value.get("patternProperties"), dict):
-            yield from value["patternProperties"]
-        for item in value.values():
-            yield from _patterns(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _patterns(item)
-
-
-def _compiles(pattern: Any) -> bool:
-    try:
-        re.compile(pattern)
-    except re.error:
-        return False
-    return True
-
-
-def meta_schema_accepts(schema: Any) -> bool:
-    """The fast schema check: True only when python-jsonschema's ``check_schema`` passes too.
-
-    That check is the draft 2020-12 meta-schema plus its "regex" format (Python's
-    ``re``); jsonschema-rs checks the former, ``re.compile`` the latter, for
-    schemas that declare draft 2020-12. False means "not known valid".
-    """
-    if not isinstance(schema, dict) or schema.get("$schema") != DRAFT_2020_12 or not _is_json(schema):
-        return False
-    try:
-        if not jsonschema_rs.meta.is_valid(schema):
-            return False
-    except Exception:  # python-jsonschema decides
-        return False
-    return all(_compiles(pattern) for pattern in _patterns(schema))
-
-
-def schema_problem(schema: Any) -> str | None:
-    """None when ``schema`` is a valid draft 2020-12 schema, else python-jsonschema's message."""
-    if meta_schema_accepts(schema):
-        return None
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        return exc.message
-    return None
-
-
 def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaValidator | None:
-    """The validator of one schema file, its jsonschema-rs half compiled once."""
+    """The validator of one schema file, compiled once."""
     data, read_problems = read_single_file(root, rel)
     problems.extend(read_problems)
     if data is None:
@@ -360,65 +196,7 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
     if message is not None:
         problems.append(Problem(rel, f"not a valid draft 2020-12 schema: {message}"))
         return None
-    try:
-        fast = jsonschema_rs.validator_for(schema)
-    except Exception as exc:  # e.g. a "$schema" that is not a URI: python-jsonschema let it pass
-        problems.append(Problem(rel, "not a valid draft 2020-12 schema: " + " ".join(str(exc).split("\n")[0].split())))
-        return None
-    return SchemaValidator(schema, fast)
-
-
-# benchmark_version names the folders v<version>/ of system/, golds/, responses/ and scoring/: letters and
-# digits in dot-, dash- or underscore-separated parts, so that it can name no path outside them ('..', '/', an
-# absolute path, a hidden or empty name, NUL are all refused; a symlinked folder is refused by safe_read); at most 40 characters.
-VERSION_PATTERN = re.compile(r"(?=.{1,40}$)[0-9A-Za-z]+(?:[._-][0-9A-Za-z]+)*")
-
-# The required keys of benchmark.yaml: the type each holds and how to write it.
-_REQUIRED: dict[str, tuple[type | tuple[type, ...], str]] = {
-    "benchmark_version": (str, 'text, quoted, e.g. "1.0"'),
-    "case_id_pattern": (str, "a quoted regular expression with a (?P<family>...) group"),
-    "families": (dict, 'a mapping, one "CODE: human name" per line'),
-    "criteria": (list, 'a list, one "- criterion_name" per line'),
-    # numbers: integers or decimals, read exactly (rgbench.load.scale)
-    "criterion_min": ((int, float), "a number, unquoted, e.g. 0 or 0.5"),
-    "criterion_max": ((int, float), "a number, unquoted, e.g. 2 or 2.5"),
-    "pass_threshold": ((int, float), "a number on the total's scale, unquoted, e.g. 10"),
-    "conditional_threshold": ((int, float), "a number on the total's scale, unquoted, e.g. 7"),
-}
-# The optional keys of the score scale: the values each may take (the first is the default).
-_CHOICES = {"score_direction": DIRECTIONS, "score_total": TOTALS}
-# A YAML value's type in the words of the file (never Python's).
-_TYPE_WORDS = {bool: "true/false", int: "an integer", float: "a decimal number", str: "text", list: "a list",
-               dict: "a mapping"}
-
-
-def _shown(value: Any) -> str:
-    """A YAML value as the file spells it: text quoted, true/false, null, a date or number as written."""
-    if value is None:
-        return "null"
-    return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _require(mapping: dict, key: str, rel: str, problems: list[Problem]) -> Any:
-    """``mapping[key]`` when it has the type ``_REQUIRED`` gives; else None, with a problem saying what is there
-    and what to write."""
-    kind, write = _REQUIRED[key]
-    value = mapping.get(key)
-    if value is None:
-        problems.append(Problem(rel, f"$.{key}: {'empty' if key in mapping else 'missing'} (write {write})"))
-        return None
-    if isinstance(value, bool) or not isinstance(value, kind):
-        found = _TYPE_WORDS.get(type(value), "a date" if isinstance(value, date) else type(value).__name__)
-        problems.append(Problem(rel, f"$.{key}: {_shown(value)} is {found} (write {write})"))
-        return None
-    if isinstance(kind, tuple):   # a number, exactly as written (0.1 -> 1/10); .inf, .nan refused
-        try:
-            return exact_decimal(value)
-        except ValueError:
-            problems.append(Problem(rel, f"$.{key}: {_shown(value)} is not a number of at most 40 characters "
-                                         f"(write {write})"))
-            return None
-    return value
+    return compiled(schema)
 
 
 def _whole(value: Fraction | None) -> int | Fraction | None:
@@ -427,28 +205,6 @@ def _whole(value: Fraction | None) -> int | Fraction | None:
     if value is None:
         return None
     return value.numerator if value.denominator == 1 else value
-
-
-def _scale_keys(bench: dict, rel: str, problems: list[Problem]) -> tuple[bool, str, str]:
-    """(higher_is_better, score_total, score_name) from benchmark.yaml's optional scale keys, each problem
-    appended to ``problems`` (defaults: higher_is_better, sum, no name)."""
-    chosen = {}
-    for key, allowed in _CHOICES.items():
-        value = bench.get(key, allowed[0])
-        if value not in allowed:
-            problems.append(Problem(rel, f"$.{key}: {_shown(value)} is not one of {', '.join(allowed)} "
-                                         f"(write one of them, or remove the key for {allowed[0]})"))
-            value = allowed[0]
-        chosen[key] = value
-    name = bench.get("score_name", "")
-    if not isinstance(name, str) or "score_name" in bench and not name.strip():
-        problems.append(Problem(rel, "$.score_name: not a name (write the leaderboard's name of the mean total, "
-                                     "quoted, e.g. \"MQM\", or remove the key to show s\u0304)"))
-        name = ""
-    elif len(name) > 60:
-        problems.append(Problem(rel, f"$.score_name: {len(name)} characters (at most 60: it heads a column)"))
-        name = ""
-    return chosen["score_direction"] == HIGHER_IS_BETTER, chosen["score_total"], " ".join(name.split())
 
 
 def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | None, list[Problem]]:
@@ -462,40 +218,26 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
             problems.append(Problem(BENCHMARK_FILE, "expected a mapping"))
         return None, problems
     rel = BENCHMARK_FILE
-    problems.extend(unknown_key_problems(rel, bench, BENCHMARK_KEYS))
-    version = _require(bench, "benchmark_version", rel, problems)
-    if version is not None and not VERSION_PATTERN.fullmatch(version):
-        shown = version if len(version) <= 40 else version[:40] + "..."
-        problems.append(Problem(rel, f"$.benchmark_version: {shown!r} is not a version (write letters and digits "
-                                     "separated by single '.', '-' or '_', at most 40 characters, quoted, e.g. "
-                                     "\"1.0\": it names the folders v<version>/ under system/, golds/, responses/ "
-                                     "and scoring/)"))
-        version = None
-    pattern = _require(bench, "case_id_pattern", rel, problems)
-    families = _require(bench, "families", rel, problems)
-    criteria = _require(bench, "criteria", rel, problems)
-    low = _require(bench, "criterion_min", rel, problems)
-    high = _require(bench, "criterion_max", rel, problems)
-    # the pass rule is optional (issue 23): a key left out is no threshold; a key written empty is a problem
-    pass_t = _require(bench, "pass_threshold", rel, problems) if "pass_threshold" in bench else None
-    cond_t = _require(bench, "conditional_threshold", rel, problems) if "conditional_threshold" in bench else None
-    higher_is_better, score_total, score_name = _scale_keys(bench, rel, problems)
-    title = bench.get("title", "")
-    if not isinstance(title, str) or "title" in bench and not title.strip():
-        shown = "empty" if title is None or isinstance(title, str) else f"{_shown(title)} is not text"
-        problems.append(Problem(rel, f"$.title: {shown} (write the leaderboard's title, quoted if it reads as a "
-                                     "number or a date, or remove the key)"))
+    problems.extend(Problem(rel, f"{where}: {message}") for where, message in
+                    keyed_problems(toolkit_schema("benchmark"), bench))
+    pattern = bench.get("case_id_pattern")
     case_re = None
-    if pattern is not None:
+    if isinstance(pattern, str):
         try:
             case_re = re.compile(pattern)
             if "family" not in case_re.groupindex:
                 problems.append(Problem(rel, "$.case_id_pattern: needs a named group (?P<family>...)"))
         except re.error as exc:
             problems.append(Problem(rel, f"$.case_id_pattern: not a valid regular expression ({exc})"))
-    if problems:
+    if problems or case_re is None:
         return None, problems
-    assert case_re is not None  # case_id_pattern was present (else _require reported it) and compiled
+    version, families, criteria = bench["benchmark_version"], bench["families"], bench["criteria"]
+    low, high = exact_decimal(bench["criterion_min"]), exact_decimal(bench["criterion_max"])
+    # the pass rule is optional (issue 23): a key left out is no threshold
+    pass_t, cond_t = (exact_decimal(bench[key]) if key in bench else None
+                      for key in ("pass_threshold", "conditional_threshold"))
+    higher_is_better = bench.get("score_direction", HIGHER_IS_BETTER) == HIGHER_IS_BETTER
+    score_total, title = bench.get("score_total", SUM), bench.get("title", "")
     problems.extend(benchmark_problems(rel, criteria, families, case_re, low, high, pass_t, cond_t,
                                        bench.get("example_case_id"), higher_is_better=higher_is_better,
                                        total=score_total))
@@ -504,28 +246,18 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     config_rel = f"system/metrics/{version_dir}/config.yaml"
     config = _load_yaml(root, config_rel, problems)
     alpha = Fraction(0)
-    ece_bins = 0
     jump = DEFAULT_MAX_JUMP
-    if isinstance(config, dict):
-        problems.extend(unknown_key_problems(config_rel, config, CONFIG_KEYS))
+    if isinstance(config, dict):   # alpha and q_final_jump_threshold: read as --alpha and --max-jump are
         if pass_t is not None or "alpha" in config:   # no pass rule: alpha may be left out (it is 0)
             try:
                 alpha = parse_alpha(config.get("alpha"))
             except ValueError as exc:
                 problems.append(Problem(config_rel, f"$.alpha: {exc}"))
-        raw_bins = config.get("ece_bins", DEFAULT_ECE_BINS)   # left out: a problem only with calibration (below)
-        if isinstance(raw_bins, bool) or not isinstance(raw_bins, int) or raw_bins < 1 or 100 % raw_bins:
-            problems.append(Problem(config_rel, f"$.ece_bins: must be a positive integer dividing 100, got {raw_bins!r}"))
-        else:
-            ece_bins = raw_bins
         if "q_final_jump_threshold" in config:
             try:
                 jump = parse_jump_threshold(config["q_final_jump_threshold"])
             except ValueError as exc:
                 problems.append(Problem(config_rel, f"$.q_final_jump_threshold: {exc}"))
-        if not isinstance(config.get("llm_judge_in_metrics", False), bool):
-            problems.append(Problem(config_rel, "$.llm_judge_in_metrics: must be true or false, got "
-                                                f"{config['llm_judge_in_metrics']!r}"))
     elif config is not None:
         problems.append(Problem(config_rel, "expected a mapping with alpha and ece_bins"))
     if alpha_override is not None:
@@ -550,7 +282,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
                                        "score alone; or declare pass_threshold)"))
 
     problems.extend(schema_problems({kind: v.schema for kind, v in validators.items()}, version_dir,
-                                    [str(name) for name in criteria], pattern, low, high, total=score_total))
+                                    [str(name) for name in criteria], case_re.pattern, low, high, total=score_total))
 
     catalog_rel = f"system/rubric/{version_dir}/automatic_fails.yaml"
     catalog: dict[str, str] = {}
@@ -583,7 +315,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         pass_threshold=_whole(pass_t),
         conditional_threshold=_whole(cond_t),
         alpha=alpha,
-        ece_bins=ece_bins,
+        ece_bins=int(config.get("ece_bins", DEFAULT_ECE_BINS)),
         catalog=catalog,
         validators=validators,
         stats=stats,
@@ -592,11 +324,11 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         correctness_values=facts.correctness_values,
         schema_version=facts.schema_version,
         example_case_id=str(bench.get("example_case_id") or ""),
-        llm_judge_in_metrics=isinstance(config, dict) and config.get("llm_judge_in_metrics") is True,
+        llm_judge_in_metrics=config.get("llm_judge_in_metrics") is True,
         q_final_jump_threshold=jump,
         higher_is_better=higher_is_better,
         score_total=score_total,
-        score_name=score_name,
+        score_name=" ".join(bench.get("score_name", "").split()),
         criterion_step=facts.criterion_step,
         has_confidence=facts.recorded.confidence,
         has_correctness=facts.recorded.correctness,

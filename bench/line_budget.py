@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/line_budget.py          # the table, Markdown
 
-Every Python file and page template of the library (scripts/rgbench/**, scripts/*.py) belongs to the first part whose patterns
+Every Python file, page template and toolkit schema of the library (scripts/rgbench/**, scripts/*.py) belongs to the first part whose patterns
 match its path (fnmatch on the path relative to scripts/); tests/test_line_budget.py fails on a file no part
 claims and on a pattern that claims nothing, so a new module must be placed. Lines are physical lines
 (`wc -l`), docstrings and comments included: what a reader has to read.
@@ -25,7 +25,7 @@ PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
                         "rgbench/leaderboard/reviewers_section.py", "rgbench/leaderboard/grades_text.py")),
     ("lab breakdowns", 360, ("rgbench/results/breakdowns.py", "rgbench/leaderboard/lab_*.py",
                              "rgbench/leaderboard/explorer.py")),
-    ("inputs", 2100, ("rgbench/load/*.py", "rgbench/results_csv.py")),
+    ("inputs", 2100, ("rgbench/load/*.py", "rgbench/load/schemas/*.json", "rgbench/results_csv.py")),
     ("core and tables", 1400, ("rgbench/compute/*.py", "rgbench/results/*.py", "rgbench/numfmt.py",
                                "rgbench/result_columns.py",
                                "rgbench/problems.py", "rgbench/atomic.py")),
@@ -40,8 +40,10 @@ LEAN_TOTAL = sum(budget for _, budget, _ in PARTS)
 
 
 def library_files() -> list[Path]:
-    """Every Python file and page template (``*.j2``) of the library, sorted."""
-    return sorted(p for pattern in ("*.py", "*.j2") for p in SCRIPTS.rglob(pattern) if "__pycache__" not in p.parts)
+    """Every Python file, page template (``*.j2``) and toolkit schema (``rgbench/load/schemas/*.json``, which
+    replace hand-written checks) of the library, sorted."""
+    files = [p for pattern in ("*.py", "*.j2") for p in SCRIPTS.rglob(pattern) if "__pycache__" not in p.parts]
+    return sorted(files + list((SCRIPTS / "rgbench" / "load" / "schemas").glob("*.json")))
 
 
 def part_of(rel: str) -> str | None:

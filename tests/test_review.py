@@ -290,8 +290,7 @@ def test_unblinded_the_page_shows_the_runs_grade_in_scoring_blind_it_does_not(tm
     key = ("alpha-model", "RO-FOUL-001", "r1")  # graded by rev-a in scoring/
     app, _ = open_app(tree.root, "rev-b", blind=False)
     assert app is not None
-    shown = app.identity(key)
-    assert shown is not None and shown.startswith("Alpha (alpha-model, version 2.0) · graded in scoring/ by rev-a: ")
+    assert app.identity(key) == "Alpha (alpha-model, version 2.0) · graded: rev-a in scoring/: raw score 12, correctness 1"
     blind, _ = open_app(tree.root, "rev-b", blind=True)
     assert blind is not None and blind.identity(key) is None
 
@@ -371,8 +370,10 @@ def test_save_on_a_full_or_read_only_disk_answers_the_message_and_leaves_nothing
     status, answer = app.save(form_of(app))
     rel = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
     text = f"cannot be written: {reason} ({hint}, then run again; no output was replaced)"
-    assert (status, answer) == (500, {"messages": [f"{'your grade' if blind else rel}: {text}"]})
-    assert capsys.readouterr().err == f"{rel}: {text}\n"   # the terminal names the file
+    # blind, neither the page nor the terminal names the file (its path names the subject): the run's handle does
+    shown = f"your grade of RO-MEMB-001 run r2 (run {run_handle('rev-b', ('alpha-model', 'RO-MEMB-001', 'r2'))})"
+    assert (status, answer) == (500, {"messages": [f"{shown if blind else rel}: {text}"]})
+    assert capsys.readouterr().err == f"{shown if blind else rel}: {text}\n"
     assert not (tree.root / rel).exists() and leftovers(tree.root) == []
     assert app.saved == []
     monkeypatch.undo()
@@ -390,8 +391,8 @@ def test_save_into_a_read_only_folder(tmp_path):
         status, answer = app.save(form_of(app))
     finally:
         folder.chmod(0o755)
-    assert status == 500 and answer["messages"][0].startswith("your grade: cannot be written: Permission denied "
-                                                              "(make the folder writable, then run again")
+    assert status == 500 and answer["messages"][0].startswith("your grade of RO-MEMB-001 run r2 (run ")
+    assert "): cannot be written: Permission denied (make the folder writable, then run again" in answer["messages"][0]
     assert leftovers(tree.root) == []
 
 
@@ -472,8 +473,9 @@ def test_two_sessions_on_one_checkout_save_one_after_the_other(tmp_path, monkeyp
     for thread in threads:
         thread.join(10)
     assert answers["rev-b"][0] == 200
-    assert answers["rev-c"] == (422, {"messages": ["this run is not in your queue (already graded, or not yours to "
-                                                   "grade)"]})
+    assert answers["rev-c"] == (422, {"messages": ["this run has its grade in scoring/ by another reviewer and is not "
+                                                   "assigned to you for a second grade: nothing to do here; go back "
+                                                   "to the queue for the next run"]})
     assert sorted(p.name for p in (tree.root / "scoring/v1.0/alpha-model").glob("RO-MEMB-001__r2__*")) == [
         "RO-MEMB-001__r2__eval-rev-b.json"]
     _, loaded, problems = load(tree.root)

@@ -201,4 +201,4 @@ def correctness_fieldset(spec: Spec) -> str:
 
 def error_page(status: str, message: str, back: str = "") -> str:
     """The page of an error answer: its status, message and, when given, the link ``back`` to the queue."""
-    return render("error.html.j2", status=status, message=message, back=back, query=back.partition("?")[2])
+    return render("error.html.j2", title=status, status=status, message=message, back=back, query=back.partition("?")[2])

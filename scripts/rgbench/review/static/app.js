@@ -108,10 +108,12 @@
       note.setAttribute("role", "status");
       group.appendChild(note);
     }
-    const keys = Array.from(group.querySelectorAll("input[type=radio]")).map(function (r) { return r.value; })
-      .sort(function (a, b) { return a - b; }).map(function (v) { return group.dataset.correctness && v === "0.5" ? "5 for 0.5" : v; });
-    note.textContent = key === null ? "" : key + " is not a " + (group.dataset.correctness ? "key of correctness (keys: "
-      : "level of this criterion (levels: ") + keys.join(", ") + ")";
+    const correctness = Boolean(group.dataset.correctness);
+    const keys = Array.from(group.querySelectorAll("input[type=radio]"), function (r) { return r.value; })
+      .sort(function (a, b) { return a - b; })
+      .map(function (v) { return correctness && v === "0.5" ? "5 for 0.5" : v; });
+    note.textContent = key === null ? "" : key + " is not a " +
+      (correctness ? "key of correctness (keys: " : "level of this criterion (levels: ") + keys.join(", ") + ")";
   }
 
   groups.forEach(function (group, index) {

@@ -1,7 +1,7 @@
 """The grading page's words for a form's problems: one plain message per field, each with its fix.
 
-``make validate`` words a problem as the schema sees the file (``$.criterion_scores.action_plan: null is not of
-type 'integer'``); the page words it as the reviewer sees the form (``Action plan: no level chosen (press 0-2 or
+``make validate`` words a problem as the schema sees the file (``$.criterion_scores.first_aid: null is not of
+type 'integer'``); the page words it as the reviewer sees the form (``First aid: no level chosen (press 0-2 or
 click a level)``). Pure: the spec, the document the form made and its messages (scoring_doc.document_messages).
 """
 
@@ -19,7 +19,7 @@ _FIELD = re.compile(r"^\$\.(criterion_scores\.(\w+)|correctness|automatic_fails_
 
 
 def label(name: str) -> str:
-    """A criterion's name as the page says it: ``action_plan`` -> ``Action plan``."""
+    """A criterion's name as the page says it: ``first_aid`` -> ``First aid``."""
     return name.replace("_", " ").capitalize()
 
 

@@ -16,8 +16,10 @@ from treebuilder import REPO, MiniTree, canonical, small_tree
 from rgbench.cli import run_script
 from rgbench.commands.review import open_app
 from rgbench.load.loader import load_tree
+from rgbench.load.reviewers import unregistered_message
 from rgbench.load.spec import load_spec
 from rgbench.review import assignments, pages, scoring_doc
+from rgbench.review.plain import plain_messages
 from rgbench.review.runs import FIRST, SECOND, QueuedRun, build_queue, filtered, run_handle
 
 REVIEWERS = ("reviewers:\n  - id: rev-a\n    name: \"A\"\n    kind: human\n  - id: rev-b\n    name: \"B\"\n"
@@ -290,10 +292,47 @@ def test_unblinded_the_page_shows_the_runs_grade_in_scoring_blind_it_does_not(tm
     key = ("alpha-model", "RO-FOUL-001", "r1")  # graded by rev-a in scoring/
     app, _ = open_app(tree.root, "rev-b", blind=False)
     assert app is not None
-    shown = app.identity(key)
-    assert shown is not None and shown.startswith("Alpha (alpha-model, version 2.0) · graded in scoring/ by rev-a: ")
+    assert app.identity(key) == "Alpha (alpha-model, version 2.0) · graded: rev-a in scoring/: raw score 12, correctness 1"
     blind, _ = open_app(tree.root, "rev-b", blind=True)
     assert blind is not None and blind.identity(key) is None
+
+
+def plain(spec, form):
+    run = QueuedRun("h", UNGRADED, "MEMB", 2, "Closed", FIRST)
+    document = scoring_doc.document_from_form(spec, run, "rev-b", "2.0", {"handle": "h", **form},
+                                              response_sha256="0" * 64, gold_sha256="0" * 64, blind=True)
+    return plain_messages(spec, document, scoring_doc.document_messages(spec, document, None))
+
+
+def test_the_page_words_each_problem_as_its_field_with_the_fix(tmp_path):
+    # issue 27: the page showed `$.criterion_scores.action_plan: null is not of type 'integer'`
+    spec, _, _ = load(tree_with_reviewers(tmp_path).root)
+    unregistered = unregistered_message("rev-b", {})   # no reviewers file here; the page needs one
+    assert plain(spec, {"comments": ""}) == [
+        *(f"{name}: no level chosen (press 0-2 or click a level)" for name in (
+            "Diagnosis", "Evidence", "Causal reasoning", "Action plan", "Safety", "Communication")),
+        "Correctness: not chosen (click a value or press 0, 5 for 0.5, 1)", unregistered]
+    wrong = {"criterion_scores": {**ALL_ONES, "diagnosis": "3", "safety": "x"}, "correctness": "0.3",
+             "fails": [{"code": "AF-CHLORINE-EXPOSURE", "evidence": " "}], "comments": ""}
+    assert plain(spec, wrong) == [
+        "Diagnosis: 3 is not a level of this criterion (levels: 0, 1, 2)",
+        "Safety: x is not a level of this criterion (levels: 0, 1, 2)",
+        "Correctness: 0.3 is not allowed (values: 0, 0.5, 1)",
+        "Automatic fail AF-CHLORINE-EXPOSURE: no evidence (quote the words of the response that trigger it in the "
+        "box under it)", unregistered]
+    assert plain(spec, {"criterion_scores": ALL_ONES, "correctness": "1", "comments": "fine \u202eenif"}) == [
+        "Comments: character 5 is U+202E, a bidirectional control (it reorders what readers see, so the text would "
+        "not read as it is written); remove it", unregistered]
+    assert plain(spec, {"criterion_scores": ALL_ONES, "correctness": "1", "comments": ""}) == [unregistered]
+
+
+def test_on_a_decimal_scale_the_page_asks_for_a_number_in_range(tmp_path):
+    spec, _, _ = load(tree_with_reviewers(tmp_path).root)
+    decimal = dataclasses.replace(spec, criterion_step=Fraction(1, 10), correctness_values=())
+    assert plain(decimal, {"criterion_scores": {**ALL_ONES, "safety": None, "evidence": 7}, "comments": ""})[:3] == [
+        "Evidence: 7 is not a level of this criterion (a number from 0 to 2 in steps of 0.1)",
+        "Safety: no score typed (type a number from 0 to 2 in steps of 0.1)",
+        "Correctness: not chosen (type a number from 0 to 1)"]
 
 
 def test_review_without_a_reviewer_says_which_variable_to_give(tmp_path, capsys):
@@ -371,8 +410,10 @@ def test_save_on_a_full_or_read_only_disk_answers_the_message_and_leaves_nothing
     status, answer = app.save(form_of(app))
     rel = "scoring/v1.0/alpha-model/RO-MEMB-001__r2__eval-rev-b.json"
     text = f"cannot be written: {reason} ({hint}, then run again; no output was replaced)"
-    assert (status, answer) == (500, {"messages": [f"{'your grade' if blind else rel}: {text}"]})
-    assert capsys.readouterr().err == f"{rel}: {text}\n"   # the terminal names the file
+    # blind, neither the page nor the terminal names the file (its path names the subject): the run's handle does
+    shown = f"your grade of RO-MEMB-001 run r2 (run {run_handle('rev-b', ('alpha-model', 'RO-MEMB-001', 'r2'))})"
+    assert (status, answer) == (500, {"messages": [f"{shown if blind else rel}: {text}"]})
+    assert capsys.readouterr().err == f"{shown if blind else rel}: {text}\n"
     assert not (tree.root / rel).exists() and leftovers(tree.root) == []
     assert app.saved == []
     monkeypatch.undo()
@@ -390,8 +431,8 @@ def test_save_into_a_read_only_folder(tmp_path):
         status, answer = app.save(form_of(app))
     finally:
         folder.chmod(0o755)
-    assert status == 500 and answer["messages"][0].startswith("your grade: cannot be written: Permission denied "
-                                                              "(make the folder writable, then run again")
+    assert status == 500 and answer["messages"][0].startswith("your grade of RO-MEMB-001 run r2 (run ")
+    assert "): cannot be written: Permission denied (make the folder writable, then run again" in answer["messages"][0]
     assert leftovers(tree.root) == []
 
 
@@ -472,8 +513,9 @@ def test_two_sessions_on_one_checkout_save_one_after_the_other(tmp_path, monkeyp
     for thread in threads:
         thread.join(10)
     assert answers["rev-b"][0] == 200
-    assert answers["rev-c"] == (422, {"messages": ["this run is not in your queue (already graded, or not yours to "
-                                                   "grade)"]})
+    assert answers["rev-c"] == (422, {"messages": ["this run has its grade in scoring/ by another reviewer and is not "
+                                                   "assigned to you for a second grade: nothing to do here; go back "
+                                                   "to the queue for the next run"]})
     assert sorted(p.name for p in (tree.root / "scoring/v1.0/alpha-model").glob("RO-MEMB-001__r2__*")) == [
         "RO-MEMB-001__r2__eval-rev-b.json"]
     _, loaded, problems = load(tree.root)

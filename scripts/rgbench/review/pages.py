@@ -162,9 +162,14 @@ def scale_sentence(spec: Spec) -> str:
 _SEED_MEANINGS = {"1": "canonical diagnosis", "0.5": "acceptable alternative or partly right", "0": "wrong"}
 
 
-def _written(value: Fraction) -> str:
+def written(value: Fraction) -> str:
     """A correctness value as a reviewer writes it: 0, 0.25, 1."""
     return str(value.numerator) if value.denominator == 1 else str(float(value))
+
+
+def correctness_keys(values: Sequence[str]) -> list[str]:
+    """The keys that set correctness, of those values it can take: ``0``, ``5 for 0.5``, ``1``."""
+    return [key for key, value in (("0", "0"), ("5 for 0.5", "0.5"), ("1", "1")) if value in values]
 
 
 def correctness_fieldset(spec: Spec) -> str:
@@ -178,14 +183,14 @@ def correctness_fieldset(spec: Spec) -> str:
         return ("<fieldset id=\"correctness\"><legend>Correctness <small>(a number from 0, wrong, to 1, right; at "
                 f"most {CORRECTNESS_DECIMALS} decimals)</small></legend><input type=\"number\" name=\"correctness\" "
                 f"min=\"0\" max=\"1\" step=\"{step:g}\" aria-label=\"correctness\"></fieldset>")
-    values = [_written(v) for v in reversed(spec.correctness_values)]
+    values = [written(v) for v in reversed(spec.correctness_values)]
     seed = set(values) == set(_SEED_MEANINGS)
 
     def meaning(index: int, value: str) -> str:
         if seed:
             return _SEED_MEANINGS[value]
         return "right" if index == 0 else "wrong" if index == len(values) - 1 else "partly right"
-    keys = [key for key, value in (("0", "0"), ("5 for 0.5", "0.5"), ("1", "1")) if value in values]
+    keys = correctness_keys(values)
     hint = f" <small>(keys {', '.join(keys)})</small>" if keys else ""
     return ("<fieldset class=\"criterion\" tabindex=\"0\" id=\"correctness\" data-correctness=\"1\">"
             f"<legend>Correctness{hint}</legend>"
@@ -194,6 +199,6 @@ def correctness_fieldset(spec: Spec) -> str:
             + "</fieldset>")
 
 
-def error_page(status: str, message: str) -> str:
-    """The page of an error answer: its status and message."""
-    return render("error.html.j2", status=status, message=message)
+def error_page(status: str, message: str, back: str = "") -> str:
+    """The page of an error answer: its status, message and, when given, the link ``back`` to the queue."""
+    return render("error.html.j2", title=status, status=status, message=message, back=back, query=back.partition("?")[2])

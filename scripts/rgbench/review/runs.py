@@ -84,10 +84,5 @@ def build_queue(tree: Tree, reviewer_id: str, graded_first: Iterable[RunKey],
 
 def filtered(queue: list[QueuedRun], filters: Mapping[str, str]) -> list[QueuedRun]:
     """The runs matching every given filter (``family``, ``difficulty``, ``case_type``; "" means any)."""
-    family = filters.get("family", "")
-    difficulty = filters.get("difficulty", "")
-    case_type = filters.get("case_type", "")
-    return [run for run in queue
-            if (not family or run.family == family)
-            and (not difficulty or str(run.difficulty) == difficulty)
-            and (not case_type or run.case_type == case_type)]
+    return [run for run in queue if all(str(getattr(run, key)) == filters[key] for key in
+                                        ("family", "difficulty", "case_type") if filters.get(key, ""))]

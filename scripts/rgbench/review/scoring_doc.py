@@ -25,9 +25,10 @@ from ..governance.scoring_template import template
 from ..governance.write_once import write_new_file
 from ..load.extract import EVALUATION, text_problems
 from ..load.loader import fail_problems, gold_rel, response_rel, scoring_rel
-from ..load.parsing import dumps_json_canonical, exact_decimal
+from ..load.parsing import ParseError, decode_utf8, dumps_json_canonical, exact_decimal, loads_json_strict
 from ..load.reviewers import Reviewer, unregistered_message
 from ..load.safe_read import read_single_file, walk_files
+from ..load.scale import score_text
 from ..load.spec import Spec, schema_errors
 from .runs import FIRST, SECOND, QueuedRun, RunKey
 
@@ -182,13 +183,32 @@ def document_messages(spec: Spec, document: dict[str, Any], reviewers: dict[str,
 
 
 def pins(root: Path, spec: Spec, key: RunKey) -> tuple[str, str, list[str]]:
-    """(response sha256, gold sha256, problems) of the files as they are now."""
+    """(response sha256, gold sha256, problems) of the files as they are now; a problem says "the response" or
+    "the gold", not the path (which names the subject)."""
     digests, problems = [], []
-    for rel in (response_rel(spec, *key), gold_rel(spec, key[1])):
+    for what, rel in (("the response", response_rel(spec, *key)), ("the gold", gold_rel(spec, key[1]))):
         data, read_problems = read_single_file(root, rel)
         digests.append(hashlib.sha256(data).hexdigest() if data is not None else "")
-        problems += [str(p) for p in read_problems]
+        problems += [f"{what}: {p.message} (restore it, then restart rgbench review)" for p in read_problems]
     return digests[0], digests[1], problems
+
+
+def grades_text(root: Path, spec: Spec, key: RunKey) -> str:
+    """The run's grades on disk now (scoring/, then scoring_multi/), e.g. ``rev-a in scoring/: raw score 9,
+    correctness 0.5``; "" when none. A file that does not read as a scoring is left out (validate reports it)."""
+    said = []
+    for folder in SCORING_DIRS.values():
+        for path in sorted((Path(root) / folder / spec.version_dir / key[0]).glob(f"{key[1]}__{key[2]}__*.json")):
+            try:
+                document = loads_json_strict(decode_utf8(read_single_file(root, path.relative_to(root).as_posix())[0]
+                                                         or b""))
+                total = spec.scale.total_of(Fraction(str(v)) for v in document["criterion_scores"].values())
+                correctness = document.get("correctness")
+                said.append(f"{document['reviewer_id']} in {folder}/: raw score {score_text(total)}"
+                            + ("" if correctness is None else f", correctness {float(correctness):g}"))
+            except (ParseError, TypeError, ValueError, AttributeError, KeyError):
+                continue
+    return "; ".join(said)
 
 
 def refusals(root: Path, spec: Spec, run: QueuedRun, reviewer_id: str, assigned_to: str | None) -> list[str]:

@@ -32,9 +32,9 @@ from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yam
 from ..load.records import Tree
 from ..load.reviewers import Reviewer
 from ..load.safe_read import read_bytes
-from ..load.scale import score_text
 from ..load.spec import Spec
 from . import pages, scoring_doc
+from .plain import plain_messages
 from .runs import ERROR_RUN, ERROR_STATUS, QueuedRun, RunKey, build_queue, filtered, run_handle
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -59,7 +59,7 @@ class ReviewApp:
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     lock: threading.Lock = field(default_factory=threading.Lock)
-    saved: list[str] = field(default_factory=list)
+    saved: list[str] = field(default_factory=list)   # the grades saved this session, as the terminal names them
 
     def queue(self) -> list[QueuedRun]:
         first, anyone = scoring_doc.graded_runs(self.root, self.spec)
@@ -78,17 +78,32 @@ class ReviewApp:
         return {name: str(properties.get(name, {}).get("description", "")) for name in self.spec.criteria}
 
     def identity(self, key: RunKey) -> str | None:
-        """Unblinded only: the subject's display name, id and version, and the grades of the run in scoring/."""
+        """Unblinded only: the subject's display name, id and version, and the run's grades saved so far."""
         if self.blind:
             return None
         subject = self.tree.subjects[key[0]]
         name = dict(subject.extra).get("display_name", subject.subject_id)
-        total = self.spec.scale.total_of
-        grades = "; ".join(f"{s.reviewer_id}: raw score {score_text(total(v for _, v in s.criterion_scores))}"
-                           + ("" if s.correctness is None else f", correctness {float(s.correctness):g}")
-                           for s in self.tree.scorings if s.run_key == key)
-        return f"{name} ({subject.subject_id}, version {subject.subject_version})" + (
-            f" · graded in scoring/ by {grades}" if grades else "")
+        grades = scoring_doc.grades_text(self.root, self.spec, key)
+        return f"{name} ({subject.subject_id}, version {subject.subject_version})" + (f" · graded: {grades}" if grades else "")
+
+    def key_of(self, handle: str) -> RunKey | None:
+        """The run this reviewer's ``handle`` names, queued or not; None when it names none."""
+        rid = self.reviewer.reviewer_id
+        return next((key for key in self.tree.responses if run_handle(rid, key) == handle), None)
+
+    def why_not_queued(self, handle: str) -> str:
+        """Why ``handle`` (not in the queue) cannot be graded: a run with status error, a run already graded
+        (with its grades when unblinded), or no such run. Never names the subject when blind."""
+        key = self.key_of(handle)
+        if key is None:
+            return "no run has this address (open runs from the queue)"
+        if self.tree.responses[key].meta.status == ERROR_STATUS:
+            return ERROR_RUN
+        rid = self.reviewer.reviewer_id
+        said = ("you have already graded this run" if rid in scoring_doc.graded_runs(self.root, self.spec)[1].get(key, ())
+                else "this run has its grade in scoring/ by another reviewer and is not assigned to you for a second grade")
+        shown = self.identity(key)
+        return f"{said}: nothing to do here; go back to the queue for the next run" + (f". Unblinded: {shown}" if shown else "")
 
     def rubric_text(self) -> str:
         """The reviewers' rubric (what each level means); "" when the tree has none, so the page lists no meanings."""
@@ -114,16 +129,13 @@ class ReviewApp:
         handle = form.get("handle")
         run = next((r for r in self.queue() if r.handle == handle), None)
         if run is None:
-            rid = self.reviewer.reviewer_id
-            if any(response.meta.status == ERROR_STATUS and run_handle(rid, key) == handle
-                   for key, response in self.tree.responses.items()):
-                return None, {}, [ERROR_RUN]
-            return None, {}, ["this run is not in your queue (already graded, or not yours to grade)"]
+            return None, {}, [self.why_not_queued(str(handle))]
         response_sha, gold_sha, problems = scoring_doc.pins(self.root, self.spec, run.key)
         document = scoring_doc.document_from_form(
             self.spec, run, self.reviewer.reviewer_id, self.tree.subjects[run.key[0]].subject_version, form,
             response_sha256=response_sha or "0" * 64, gold_sha256=gold_sha or "0" * 64, blind=self.blind)
-        messages = scoring_doc.document_messages(self.spec, document, self.tree.reviewers)
+        messages = plain_messages(self.spec, document,
+                                  scoring_doc.document_messages(self.spec, document, self.tree.reviewers))
         if saving:
             messages += problems
             if response_sha != self.tree.inputs[self.tree.responses[run.key].path]:
@@ -140,20 +152,21 @@ class ReviewApp:
             if run is None or messages:
                 return HTTPStatus.UNPROCESSABLE_ENTITY, {"messages": messages}
             rel = scoring_doc.target_rel(self.spec, run, self.reviewer.reviewer_id)
+            # blind: the path names the subject, so the page and the terminal say the case, run and handle
+            shown = f"your grade of {run.case_id} run {run.run_id} (run {run.handle})" if self.blind else rel
             try:
                 problems = scoring_doc.save(self.root, rel, document)
             except OutputError as exc:   # read-only folder, full disk: nothing written
-                print(f"{rel}: {exc.reason}", file=sys.stderr)
-                shown = "your grade" if self.blind else rel   # blind: the path would name the subject
+                print(f"{shown}: {exc.reason}", file=sys.stderr)
                 return HTTPStatus.INTERNAL_SERVER_ERROR, {"messages": [f"{shown}: {exc.reason}"]}
             if problems:
                 return HTTPStatus.CONFLICT, {"messages": problems}
-            self.saved.append(rel)
-            print(f"saved {rel}", file=sys.stderr)
+            self.saved.append(shown)
+            print(f"saved {shown}", file=sys.stderr)
         filters = _filters(parse_qs(str(form.get("filters", ""))))
         rest = filtered(self.queue(), filters)
         where = f"/run/{rest[0].handle}" if rest else "/"
-        return HTTPStatus.OK, {"saved": "your grade" if self.blind else rel, "next": where}
+        return HTTPStatus.OK, {"saved": shown, "next": where}
 
 
 def _filters(query: Mapping[str, list[str]]) -> dict[str, str]:
@@ -189,8 +202,9 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, value: Any) -> None:
         self._send(status, json.dumps(value, sort_keys=True).encode("utf-8"), "application/json")
 
-    def _refuse(self, status: HTTPStatus, message: str) -> None:
-        self._html(status, pages.error_page(f"{status.value} {status.phrase}", message))
+    def _refuse(self, status: HTTPStatus, message: str, back: str = "") -> None:
+        """An error page; ``back`` (the queue's link, once the token is known good) is its way back."""
+        self._html(status, pages.error_page(f"{status.value} {status.phrase}", message, back))
 
     def _admitted(self) -> dict[str, list[str]] | None:
         """The query when the request names this server and carries the token; else refuse and None."""
@@ -218,9 +232,10 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith("/static/"):
             name = path[len("/static/"):]
             if name not in STATIC_TYPES:
-                return self._refuse(HTTPStatus.NOT_FOUND, "no such file")
+                return self._refuse(HTTPStatus.NOT_FOUND, "no such file", pages.link("/", app.token))
             return self._send(HTTPStatus.OK, (STATIC / name).read_bytes(), STATIC_TYPES[name])
         filters = _filters(query)
+        back = pages.link("/", app.token, filters)
         queue = app.queue()
         shown = filtered(queue, filters)
         if path == "/":
@@ -231,10 +246,12 @@ class Handler(BaseHTTPRequestHandler):
                 has_difficulty=app.spec.has_difficulty, has_case_type=app.spec.has_case_type))
         if path.startswith("/run/"):
             run = next((r for r in queue if r.handle == path[len("/run/"):]), None)
-            if run is None:
-                return self._refuse(HTTPStatus.NOT_FOUND, "this run is not in your queue (already graded?)")
+            if run is None:   # not gradable: a page that says why, with the way back (a 404 only for no run)
+                handle = path[len("/run/"):]
+                status = HTTPStatus.NOT_FOUND if app.key_of(handle) is None else HTTPStatus.CONFLICT
+                return self._refuse(status, app.why_not_queued(handle), back)
             return self._html(HTTPStatus.OK, app.run_html(run, filters, len(shown)))
-        return self._refuse(HTTPStatus.NOT_FOUND, "no such page")
+        return self._refuse(HTTPStatus.NOT_FOUND, "no such page", back)
 
     def do_POST(self) -> None:
         if self._admitted() is None:
@@ -302,7 +319,9 @@ class ReviewServer(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         error = sys.exc_info()[1]
-        print(f"rgbench review: a request failed and was dropped: {type(error).__name__}: {error}", file=sys.stderr)
+        blind = self.RequestHandlerClass.app.blind  # type: ignore[attr-defined]
+        said = "" if blind else f": {error}"   # blind: an error's text may hold a path, which names the subject
+        print(f"rgbench review: a request failed and was dropped: {type(error).__name__}{said}", file=sys.stderr)
 
 
 def make_server(app: ReviewApp, port: int = 0, timeout: float = IDLE_TIMEOUT) -> ThreadingHTTPServer:

@@ -4,12 +4,18 @@
   const token = new URLSearchParams(window.location.search).get("token") || "";
   const form = document.getElementById("grade");
   const next = document.getElementById("next");
+  const back = document.getElementById("back") || document.getElementById("queue-link");
+  // plain n (next run, on the queue) and q (back to the queue), except while typing text
+  document.addEventListener("keydown", function (event) {
+    const target = event.target;
+    const typing = target.tagName === "TEXTAREA" || target.tagName === "SELECT" ||
+      (target.tagName === "INPUT" && !/^(radio|checkbox)$/.test(target.type));
+    if (typing || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    const link = event.key === "n" ? next : event.key === "q" ? back : null;
+    if (link) { event.preventDefault(); window.location.href = link.href; }
+  });
   if (!form) {
-    document.addEventListener("keydown", function (event) {
-      const typing = /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName);
-      if (!typing && event.key === "n" && next) { window.location.href = next.href; }
-    });
-    if (next) { next.focus(); }
+    if (next || back) { (next || back).focus(); }
     return;
   }
   const messages = document.getElementById("messages");
@@ -60,9 +66,12 @@
     form.classList.toggle("invalid", list.length > 0);
   }
 
+  // Messages appear only once a save was tried; from then on every change checks the form again.
+  let tried = false;
   let timer = null;
   let checks = 0;
   function validateSoon() {
+    if (!tried) { return; }
     window.clearTimeout(timer);
     timer = window.setTimeout(function () {
       const mine = ++checks;
@@ -73,6 +82,7 @@
   }
 
   function save() {
+    tried = true;
     window.clearTimeout(timer);
     checks++;
     saved.textContent = "saving…";
@@ -87,6 +97,23 @@
         show(answer.messages || ["not saved"]);
       }
     });
+  }
+
+  // A digit that is not a level says which are (beside the criterion, until a level is set)
+  function hint(group, key) {
+    let note = group.querySelector(".key-hint");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "key-hint";
+      note.setAttribute("role", "status");
+      group.appendChild(note);
+    }
+    const correctness = Boolean(group.dataset.correctness);
+    const keys = Array.from(group.querySelectorAll("input[type=radio]"), function (r) { return r.value; })
+      .sort(function (a, b) { return a - b; })
+      .map(function (v) { return correctness && v === "0.5" ? "5 for 0.5" : v; });
+    note.textContent = key === null ? "" : key + " is not a " +
+      (correctness ? "key of correctness (keys: " : "level of this criterion (levels: ") + keys.join(", ") + ")";
   }
 
   groups.forEach(function (group, index) {
@@ -104,8 +131,12 @@
       let value = event.key;
       if (group.dataset.correctness && (value === "5" || value === ".")) { value = "0.5"; }
       const radio = group.querySelector("input[value='" + value + "']");
-      if (!radio) { return; }
+      if (!radio) {
+        if (/^[0-9]$/.test(event.key)) { hint(group, event.key); }
+        return;
+      }
       event.preventDefault();
+      hint(group, null);
       radio.checked = true;
       validateSoon();
       const following = groups[index + 1];
@@ -128,5 +159,4 @@
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") { event.preventDefault(); save(); }
   });
   if (groups.length) { focusGroup(groups[0]); }
-  validateSoon();
 })();

@@ -72,7 +72,8 @@ def test_reviewer_path_on_a_git_repository(tmp_path):
     done = repo.make("check")
     assert done.returncode != 0
     for name in (*OUTPUT_CSVS, "manifest.json"):
-        assert f"results/{name}: differs from what the inputs in this tree produce (run `make metrics` and commit it)" in done.stderr
+        assert (f"results/{name}: differs from what the inputs in this tree produce (run `make metrics` and commit it)"
+                in done.stderr)
 
     # 5. Regenerated: make check passes.
     metrics(repo)

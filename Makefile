@@ -13,6 +13,7 @@ BASE ?= origin/main
 
 help:  ## list the targets
 	@grep -E '^[a-z.-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
+	@echo "Each target, and the rgbench subcommand it runs, is described in docs/maintainer.md (Commands)."
 
 # --- .venv: Python 3.11+ checked first; rebuilt when it was made by another Python version ------------
 # X.Y of $(PYTHON), and of the Python .venv runs (empty when .venv is missing or broken).

@@ -356,7 +356,7 @@ def test_make_check_regenerates_the_agreement_report(tmp_path, capsys):
     assert not (tree.root / "scoring_consolidated").exists()   # make metrics writes them only once asked for
     add_multi(tree, "beta-model", "RO-SCAL-001", "rev-c", raw=12, correctness=1)   # a further grade, not regenerated
     assert run_script("check", ["--root", str(tree.root)]) == 1
-    assert "results/agreement.csv: differs from what the committed inputs produce" in capsys.readouterr().err
+    assert "results/agreement.csv: differs from what the inputs in this tree produce" in capsys.readouterr().err
 
 
 def test_same_bytes_in_another_place_with_another_hash_seed(tmp_path):

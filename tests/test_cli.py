@@ -181,9 +181,9 @@ def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
     assert run_script("check", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     for name in OUTPUTS[:4]:  # the core files all move; a statistic (e.g. pairwise.csv here) need not
-        assert f"results/{name}: differs from what the committed inputs produce" in err
+        assert f"results/{name}: differs from what the inputs in this tree produce" in err
     # the manifest's message names the input that moved: the subject folder of the new grade
-    assert ("results/manifest.json: differs from what the committed inputs produce (run `make metrics` and commit "
+    assert ("results/manifest.json: differs from what the inputs in this tree produce (run `make metrics` and commit "
             "it); inputs changed since it was written: scoring/v1.0/alpha-model/ (changed)\n") in err
     # A hand-made file in results/ is named too; a missing one as well.
     assert check_results.run_steps(root) == 0
@@ -191,8 +191,8 @@ def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
     (root / "results/per_run.csv").unlink()
     assert run_script("check", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
-    assert "results/extra.csv: committed but no step produces it" in err
-    assert "results/per_run.csv: missing from the committed results" in err
+    assert "results/extra.csv: no step produces it (delete it)" in err
+    assert "results/per_run.csv: missing from results/ (run `make metrics` and commit it)" in err
 
 
 def test_check_reports_invalid_inputs(tmp_path, capsys):

@@ -10,6 +10,11 @@ from rgbench.result_columns import KINDS
 from rgbench.stats.outputs import STATS_TABLES
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
+# The pages people read: the README and docs/ (results/README.md holds the columns and is checked apart).
+PAGES = {"README.md": README} | {f"docs/{p.name}": p.read_text(encoding="utf-8")
+                                 for p in sorted((REPO / "docs").glob("*.md"))}
+READER_PAGES = ("docs/maintainer.md", "docs/reviewing.md", "docs/adopting.md", "docs/methods.md",
+                "docs/architecture.md")
 RESULTS_README = (REPO / "results/README.md").read_text(encoding="utf-8")
 
 
@@ -17,15 +22,31 @@ def make_targets() -> list[str]:
     return re.findall(r"^([a-z][a-z-]*):.*##", (REPO / "Makefile").read_text(), flags=re.M)
 
 
-def test_every_make_target_is_in_the_readme():
+def described(kind: str) -> list[str]:
+    """Every `make T` (kind "make") or `rgbench S` (kind "rgbench") that heads a row of a table on a page: the
+    first cell starts with `make ...` or `rgbench ...`; every such name in that cell is described there."""
+    names = []
+    for text in PAGES.values():
+        for line in text.splitlines():
+            cell = line.split("|")[1].strip() if line.startswith("|") and line.count("|") > 2 else ""
+            if re.match(r"`(make|rgbench) ", cell):
+                names += re.findall(rf"`{kind} ([a-z][a-z-]*)", cell)
+    return names
+
+
+def test_every_make_target_and_command_is_described_on_exactly_one_row():
+    from rgbench.cli import COMMANDS
     targets = make_targets()
-    assert {"metrics", "test", "check", "validate", "fmt"} <= set(targets)
-    assert [t for t in targets if t != "clean-venv" and f"`make {t}`" not in README] == []
+    assert {"metrics", "test", "check", "validate", "fmt"} <= set(targets) and "metrics" in COMMANDS
+    make_rows, command_rows = described("make"), described("rgbench")
+    assert {t: make_rows.count(t) for t in targets if make_rows.count(t) != 1} == {}
+    assert {c: command_rows.count(c) for c in COMMANDS if command_rows.count(c) != 1} == {}
+    assert sorted(set(make_rows) - set(targets)) == [] and sorted(set(command_rows) - set(COMMANDS)) == []
 
 
-def test_every_script_is_in_the_readme():
+def test_every_script_is_named_on_a_page():
     scripts = sorted(p.name for p in (REPO / "scripts").glob("*.py"))
-    assert [s for s in scripts if f"scripts/{s}" not in README] == []
+    assert [s for s in scripts if not any(f"scripts/{s}" in text for text in PAGES.values())] == []
 
 
 def test_every_registered_result_column_is_documented():
@@ -36,9 +57,60 @@ def test_every_registered_result_column_is_documented():
     assert missing == []
 
 
-def test_readme_gives_the_two_fresh_machine_commands():
-    assert "make metrics" in README and "make test" in README
+def test_readme_is_short_and_gives_the_two_fresh_machine_commands_first():
+    lines = README.splitlines()
+    assert len(lines) <= 150
+    head = "\n".join(lines[:60])
+    assert "make metrics" in head and "make test" in head
     assert "sample data" in README.lower()
+
+
+def test_readme_points_each_reader_to_a_page_with_contents():
+    for page in READER_PAGES:
+        assert f"]({page})" in README, page
+        text = PAGES[page]
+        assert "\nContents\n- [" in text.split("\n## ", 1)[0], f"{page}: no contents list before its first section"
+
+
+def headings(text: str) -> list[str]:
+    """The Markdown headings of a page, fenced code blocks (``` or longer, closed by as many) left out."""
+    found, fence = [], ""
+    for line in text.splitlines():
+        ticks = re.match(r"^(`{3,})", line)
+        if fence:
+            fence = "" if ticks and len(ticks.group(1)) >= len(fence) and not line.strip("`") else fence
+        elif ticks:
+            fence = ticks.group(1)
+        elif match := re.match(r"^#{1,6} (.+)$", line):
+            found.append(match.group(1))
+    return found
+
+
+def slugs(text: str) -> set[str]:
+    """GitHub's anchors of a page's headings: lower case, punctuation but - and _ dropped, spaces to -, a
+    repeated heading numbered -1, -2, ..."""
+    seen: dict[str, int] = {}
+    out = set()
+    for heading in headings(text):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        out.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return out
+
+
+def test_links_between_the_pages_reach_a_file_and_a_heading():
+    broken = []
+    for name, text in PAGES.items():
+        here = (REPO / name).parent
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]+))?\)", text):
+            if target.startswith(("http:", "https:", "mailto:")):
+                continue
+            path = (here / target).resolve() if target else REPO / name
+            if not path.exists():
+                broken.append(f"{name}: {target}")
+            elif anchor and path.suffix == ".md" and anchor not in slugs(path.read_text(encoding="utf-8")):
+                broken.append(f"{name}: {target}#{anchor}")
+    assert broken == []
 
 
 def test_every_statistics_file_has_its_section_in_results_readme():

@@ -173,7 +173,7 @@ def test_the_honest_reviewers_pull_request_passes_every_step_of_the_judge(upstre
 
 @pytest.mark.parametrize("readme, step, message", [
     ("forgotten", CHECK_STEP,
-     "README.md: its leaderboard block differs from what the committed inputs produce (run `make metrics` and "
+     "README.md: its leaderboard block differs from what the inputs in this tree produce (run `make metrics` and "
      "commit README.md with results/)"),
     ("prose", PRE_FLIGHT,
      "::error file=README.md,line=1::changes README.md beyond the regenerated leaderboard block"),
@@ -216,7 +216,7 @@ def test_attack_a_one_line_code_change_does_not_skip_the_proof(upstream, tmp_pat
     repo, base = upstream
     repo.git("checkout", "-q", "-b", "code")
     script = repo.root / "scripts/rgbench/commands/metrics.py"
-    script.write_text(script.read_text().replace("# the tree is no longer referenced", "# the tree is not used again"))
+    script.write_text(script.read_text() + "# a maintainer's comment\n")
     head = repo.commit("A maintainer's comment")
     workspace = tmp_path / "runner"
     runner_workspace(repo.root, workspace, base)
@@ -252,7 +252,7 @@ def test_a_code_change_that_moves_numbers_is_a_notice_with_the_figures_in_the_su
                              "(scripts/ or requirements.txt): this toolkit, the base's, cannot prove its results; the "
                              "pull request's own code does (`make check` in tests.yml); results the base's toolkit "
                              "computes otherwise (the figures the code change moves): results/metrics_per_subject.csv: "
-                             "differs from what the committed inputs produce")
+                             "differs from what the inputs in this tree produce")
     summary = (workspace / "summary.md").read_text()
     assert "## Results diff: `committed results` → recomputed by this toolkit" in summary
     assert "| alpha-model | 2.0 |" in summary

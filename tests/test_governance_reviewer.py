@@ -60,7 +60,7 @@ def test_reviewer_path_on_a_git_repository(tmp_path):
         ["$.correctness"] + [f"$.criterion_scores.{name}" for name in SPEC.criteria])
     # ... and so does make check: make metrics refuses the tree.
     done = repo.make("check")
-    assert done.returncode != 0 and "make metrics failed on the committed inputs" in done.stderr
+    assert done.returncode != 0 and "make metrics refuses the inputs in this tree" in done.stderr
 
     # 3. Filled in, it validates (whole tree and changed files).
     fill(repo.root / TEMPLATE_REL, raw=4, correctness=0)
@@ -72,13 +72,14 @@ def test_reviewer_path_on_a_git_repository(tmp_path):
     done = repo.make("check")
     assert done.returncode != 0
     for name in (*OUTPUT_CSVS, "manifest.json"):
-        assert f"results/{name}: differs from what the committed inputs produce (run `make metrics` and commit it)" in done.stderr
+        assert (f"results/{name}: differs from what the inputs in this tree produce (run `make metrics` and commit it)"
+                in done.stderr)
 
     # 5. Regenerated: make check passes.
     metrics(repo)
     done = repo.make("check")
     assert done.returncode == 0, done.stderr
-    assert "results/ matches what the committed inputs produce" in done.stdout
+    assert "results/ matches what the inputs in this tree produce" in done.stdout
 
     # 6. Committed together: provenance passes; the diff shows the move.
     repo.commit("Grade alpha-model RO-MEMB-001 r2 (rev-c)")
@@ -105,9 +106,9 @@ def test_a_scoring_committed_without_results_fails_check_but_not_provenance(tmp_
     assert done.returncode != 0
     named = [line for line in done.stderr.splitlines() if "differs" in line]
     for name in OUTPUT_CSVS:
-        assert f"results/{name}: differs from what the committed inputs produce (run `make metrics` and commit it)" in named
+        assert f"results/{name}: differs from what the inputs in this tree produce (run `make metrics` and commit it)" in named
     # the manifest's line also names the input that moved: the folder of the new scoring
-    assert ("results/manifest.json: differs from what the committed inputs produce (run `make metrics` and commit it); "
+    assert ("results/manifest.json: differs from what the inputs in this tree produce (run `make metrics` and commit it); "
             "inputs changed since it was written: scoring/v1.0/alpha-model/ (changed)") in named
 
 

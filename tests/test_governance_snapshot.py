@@ -199,7 +199,7 @@ def test_make_snapshot_runs_the_check_first(bench):
     repo, tree, commit = bench
     done = repo.make("snapshot", f"DATE={DATE}")
     assert done.returncode == 0, done.stderr
-    assert "results/ matches what the committed inputs produce" in done.stdout
+    assert "results/ matches what the inputs in this tree produce" in done.stdout
     assert (repo.root / FOLDER / "snapshot.json").exists()
 
 

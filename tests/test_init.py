@@ -69,7 +69,7 @@ def test_init_then_make_metrics_and_make_test_pass_and_catch_stale_results(tmp_p
     gold = root / "golds/v1.0/EX-DEMO-001_gold.md"
     gold.write_text(gold.read_text().replace('"difficulty": 1', '"difficulty": 2'))  # an input changes: results stale
     done = make(root, "test")
-    assert done.returncode != 0 and "differs from what the committed inputs produce" in done.stdout + done.stderr
+    assert done.returncode != 0 and "differs from what the inputs in this tree produce" in done.stdout + done.stderr
 
 
 def test_init_refuses_a_folder_that_is_not_empty_and_writes_nothing(tmp_path, capsys):

@@ -76,7 +76,7 @@ def test_new_scoring_pins_the_response_and_the_gold(tmp_path, capsys):
 
 
 def test_fmt_never_invalidates_a_pin(tmp_path, capsys):
-    # Attack (README step 4): `make fmt validate` rewrote a non-canonical graded response, breaking its pin.
+    # Attack (docs/reviewing.md, step 4): `make fmt validate` rewrote a non-canonical graded response, breaking its pin.
     tree = small_tree(tmp_path / "tree")
     document = json.loads((tree.root / ALPHA_RESPONSE).read_text())
     (tree.root / ALPHA_RESPONSE).write_text(json.dumps(document, indent=4), encoding="utf-8")

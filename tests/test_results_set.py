@@ -77,7 +77,7 @@ def test_a_run_killed_between_renames_leaves_a_mixed_set_that_build_leaderboard_
     assert mixed, err  # each file renamed before the kill that changed is named
     assert run_script("check", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
-    assert "results/manifest.json: differs from what the committed inputs produce" in err
+    assert "results/manifest.json: differs from what the inputs in this tree produce" in err
     # The next run removes the temporaries and writes a whole set again.
     assert run_script("compute", ["--root", str(root)]) == 0
     assert not [p for p in (root / "results").iterdir() if p.name.endswith(".tmp")]

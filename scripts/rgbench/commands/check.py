@@ -1,4 +1,4 @@
-"""Prove that the committed results are exactly what the committed inputs produce.
+"""Prove that results/ is exactly what the inputs in the tree produce, committed or not.
 
 Copies the inputs (system/, golds/, responses/, scoring/, scoring_multi/,
 subjects/) to a temporary tree, runs `make metrics` there (scripts/metrics.py,
@@ -61,7 +61,8 @@ def run_steps(work: Path) -> int:
     return 0
 
 
-METRICS_FAILED = "make metrics failed on the committed inputs; fix the problems above"
+METRICS_FAILED = ("make metrics refuses the inputs in this tree; fix the problems above, then run make metrics and "
+                  "make check again")
 
 
 @dataclass(frozen=True)
@@ -112,11 +113,11 @@ def compare(committed: Path, fresh: Path) -> list[str]:
     for name in sorted(old | new):
         where = f"results/{name}"
         if name not in old:
-            messages.append(f"{where}: missing from the committed results (run `make metrics` and commit it)")
+            messages.append(f"{where}: missing from results/ (run `make metrics` and commit it)")
         elif name not in new:
-            messages.append(f"{where}: committed but no step produces it (delete it)")
+            messages.append(f"{where}: no step produces it (delete it)")
         elif (committed / name).read_bytes() != (fresh / name).read_bytes():
-            messages.append(f"{where}: differs from what the committed inputs produce (run `make metrics` and commit it)"
+            messages.append(f"{where}: differs from what the inputs in this tree produce (run `make metrics` and commit it)"
                             + (changed_inputs(committed / name, fresh / name) if name == MANIFEST_FILE else ""))
     return messages
 
@@ -151,7 +152,7 @@ def readme_message(root: Path, fresh: Path) -> str | None:
         return None  # no leaderboard block: nothing embedded
     if replace_block(text, table.read_text(encoding="utf-8")) == text:
         return None
-    return (f"{README_FILE}: its leaderboard block differs from what the committed inputs produce "
+    return (f"{README_FILE}: its leaderboard block differs from what the inputs in this tree produce "
             "(run `make metrics` and commit README.md with results/)")
 
 
@@ -171,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
     if proof.messages:
         print(f"{len(proof.messages)} result file(s) out of date", file=sys.stderr)
         return 1
-    print("results/ matches what the committed inputs produce")
+    print("results/ matches what the inputs in this tree produce")
     return 0
 
 

@@ -13,7 +13,7 @@ out; the few files it compares are read as git blobs):
   request (one that is not a maintainer's) is refused, path by path, where it
   needs a maintainer, or where it mixes a review with a submission.
 
-The roles, as the README's "Roles" section states them:
+The roles, as docs/maintainer.md's "Roles" section states them:
 
 ``reviewer``
     adds scorings (``scoring/``, ``scoring_multi/``) and the

@@ -20,7 +20,7 @@ from .board import Board, BoardEntry
 from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
 from .long_lists import CRITICAL_RUNS_WHERE, MISSING_CASES_WHERE, capped
 from .reliability import EXPLANATIONS
-from .significance_text import range_text
+from .significance_text import above_text, range_text
 from .templating import ENVIRONMENT, esc
 
 EMPTY_CELL = '<td class="empty">\u2014</td>'
@@ -72,7 +72,9 @@ def ranked_table(board: Board) -> str:
     columns = metric_columns(board.scale, board.shown)
     heads = TABLES.ranked_heads(columns, RANK_TITLE if board.significance is not None else "")
     return scroll_table('class="board sortable" id="ranked-table"', heads, (
-        TABLES.ranked_row(order, entry, metric_cells(entry, decimals, columns)) for order, entry in enumerate(board.ranked)))
+        TABLES.ranked_row(order, entry, metric_cells(entry, decimals, columns), above_text(entry, board.ranked),
+                          ", ".join(board.names[sid] for sid in entry.above))
+        for order, entry in enumerate(board.ranked)))
 
 
 def fail_list(board: Board, entry: BoardEntry) -> str:

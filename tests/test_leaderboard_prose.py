@@ -7,6 +7,10 @@ issue 27 (tests/page_text.py split them): each must still be in the page or the 
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -69,3 +73,25 @@ def test_the_methods_are_collapsed_below_the_table(built):
     methods = page.split('id="methods"')[1].split("</section>")[0]
     assert methods.count("<details") >= 3 and " open" not in methods
     assert "Rank range (in parentheses with each rank)" in methods and "Leaderboard of benchmark version" in methods
+
+
+def test_download_links_are_every_csv_the_page_summarises(built):
+    for results in [built, *(path for path in COMMITTED if (path / "leaderboard.html").is_file())]:
+        page = (results / "leaderboard.html").read_text(encoding="utf-8")
+        nav = page.split('id="downloads"')[1].split("</nav>")[0]
+        links = re.findall(r'<a href="\./([^"/]+)" download>', nav)
+        outputs = json.loads((results / "manifest.json").read_text(encoding="utf-8"))["outputs"]
+        assert links == ["leaderboard.csv", *sorted(name for name in outputs if name.endswith(".csv"))], results
+        assert all((results / name).is_file() for name in links)   # relative: they work from results/ and a copy of it
+        for name in ("reviewers.csv", "judge_agreement.csv"):      # the reviewers section links what it summarises
+            assert (f"results/{name}</code>" in page) == (f'<a href="./{name}" download>' in page)
+
+
+def test_the_date_is_the_newest_answers_never_a_clock(built):
+    assert "The answers carry no dates." in (built / "leaderboard.html").read_text(encoding="utf-8")   # no run_metadata.csv
+    for results in (path for path in COMMITTED if (path / "run_metadata.csv").is_file()):
+        rows = list(csv.DictReader(io.StringIO((results / "run_metadata.csv").read_text(encoding="utf-8"))))
+        newest = max((row["generated_to"] for row in rows if row["generated_to"]), default="")
+        expected = f"Answers dated up to {newest}." if newest else "The answers carry no dates."
+        for name in ("leaderboard.html", "leaderboard.md"):
+            assert expected in (results / name).read_text(encoding="utf-8"), (results, name)

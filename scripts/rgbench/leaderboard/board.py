@@ -105,6 +105,14 @@ class Board:
     confidence_level: Fraction | None = None  # manifest.json's, for the intervals the notes quote
     grades_note: str = ""  # what a board of consolidated grades rests on (grades_text.grades_note); "" otherwise
     shown: Shown = Shown()  # the optional figures the benchmark records (absent ones: left out, said why once)
+    downloads: tuple[str, ...] = ()  # the CSVs the page summarises: leaderboard.csv, then manifest.json's outputs
+    answers_to: str = ""  # the newest answer's date (run_metadata.csv's generated_to); "" when none is dated
+
+    @property
+    def date_text(self) -> str:
+        """The date of the inputs, as the page and the Markdown give it: the newest answer's ``generated_on``,
+        never a clock."""
+        return f"Answers dated up to {self.answers_to}." if self.answers_to else "The answers carry no dates."
 
     @property
     def absent_reasons(self) -> list[str]:
@@ -220,6 +228,9 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
         grades_note=grades_note(manifest.grades),
         shown=shown,
+        downloads=("leaderboard.csv", *sorted(name for name in manifest.outputs if name.endswith(".csv"))),
+        answers_to=max((r["generated_to"] for r in (lab.get(METADATA_FILE) if lab else []) if r["generated_to"]),
+                       default=""),
     )
 
 

@@ -199,5 +199,6 @@ def leaderboard_markdown(board: Board) -> str:
     legend = ties_legend(board.significance)
     methods = notes(board)
     methods = methods[:-1] if methods and methods[-1] == "" else methods
-    return "\n".join([GENERATED_NOTE, "", table(board), "", *([legend, ""] if legend else []), *status_lines(board),
+    data = f"{board.date_text} Data: results/leaderboard.csv and the CSVs beside it, linked from leaderboard.html."
+    return "\n".join([GENERATED_NOTE, "", table(board), "", *([legend, ""] if legend else []), data, "", *status_lines(board),
                       METHODS_OPEN, "", *methods, "", "</details>"]) + "\n"

@@ -2,7 +2,8 @@
 methods lost when they moved into the collapsed Methods section (page) and <details> block (Markdown).
 
 page_sentences.txt and markdown_sentences.txt are the sentences of the fixture's page and Markdown as built before
-issue 27 (tests/page_text.py split them): each must still be in the page or the Markdown built now.
+issue 27 (tests/page_text.py split them; the Markdown's list of disqualified runs, now with their quotes, left
+out): each must still be in the page or the Markdown built now.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def built(tmp_path_factory) -> Path:
 def markdown_words_before_methods(markdown: str) -> int:
     """Words of the paragraph lines above the Methods block: not table rows, list items (the evidence) or tags."""
     head = markdown.split(METHODS_OPEN)[0]
-    return sum(len(line.split()) for line in head.splitlines() if line and not line.startswith(("|", "- ", "<")))
+    return sum(len(line.split()) for line in head.splitlines() if line and not line.lstrip().startswith(("|", "- ", "<")))
 
 
 def test_at_most_150_words_of_prose_above_the_methods(built):
@@ -64,7 +65,7 @@ def test_no_sentence_of_the_old_pages_is_lost(built, name, kind):
     text = (built / f"leaderboard.{kind}").read_text(encoding="utf-8")
     now = prose(text) if kind == "html" else " ".join(text.split())
     before = (FIXTURE / "expected" / name).read_text(encoding="utf-8").splitlines()
-    assert len(before) > 10
+    assert len(before) >= 10
     assert [sentence for sentence in before if sentence not in now] == []
 
 

@@ -17,6 +17,7 @@ from markupsafe import Markup
 from ..load.subject_kinds import KIND_LABELS
 from ..numfmt import counted, fmt_fixed
 from .board import Board, BoardEntry
+from .critical_fails import QUOTE_LABELS
 from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
 from .long_lists import CRITICAL_RUNS_WHERE, MISSING_CASES_WHERE, capped
 from .reliability import EXPLANATIONS
@@ -29,7 +30,7 @@ RANK_TITLE = ("rank; under it, in parentheses, its 95% confidence set: with 95% 
 # The template's macros, by name (Any: mypy cannot see a template's macros); each returns Markup.
 TABLES: Any = ENVIRONMENT.get_template("tables.html.j2").make_module({
     "explanations": EXPLANATIONS, "kind_labels": KIND_LABELS, "counted": counted, "range_text": range_text,
-    "shown": shown, "interval_text": interval_text})
+    "shown": shown, "interval_text": interval_text, "quote_labels": QUOTE_LABELS})
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from .absent import listed as listed_words
 from .absent import q_formula, tie_figures
 from .board import Board, BoardEntry
 from .calibration_text import calibration_reading
+from .critical_fails import QUOTE_LABELS, CriticalFail
 from .difficulty_text import difficulty_reading
 from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
 from .long_lists import (
@@ -116,11 +117,21 @@ def _same(text: str) -> str:
     return text
 
 
+def fail_line(fail: CriticalFail) -> str:
+    """One critical run as a nested list item: case, run and codes, the answer's words (the evidence in bold, as
+    :func:`md_text` escapes it) and the reviewer's comment."""
+    quotes = " ".join(f"{QUOTE_LABELS[q.source]} \"{md_text(q.before)}{' ' if q.before.endswith(' ') else ''}"
+                      f"**{md_text(q.words)}**{' ' if q.after.startswith(' ') else ''}{md_text(q.after)}\""
+                      for q in fail.quotes)
+    comment = f" Reviewer: \"{md_text(fail.comment)}\"" if fail.comment else ""
+    return (f"  - {code(fail.case_id)} run {code(fail.run_id)}: " + ", ".join(code(c) for c in fail.codes)
+            + (f". {quotes}" if quotes else "") + comment)
+
+
 def disqualified_line(entry: BoardEntry) -> str:
-    fails = capped(entry.critical_fails, lambda fails: "; ".join(
-        f"{code(f.case_id)} run {code(f.run_id)}: " + ", ".join(code(c) for c in f.codes) for f in fails),
-        noun="critical run", where=CRITICAL_RUNS_WHERE, esc=_same)
-    return f"- **{md_text(entry.name)}** ({code(entry.metrics.subject_version)}): {fails}"
+    fails = capped(entry.critical_fails, lambda fails: "\n".join(map(fail_line, fails)),
+                   noun="critical run", where=CRITICAL_RUNS_WHERE, esc=_same, sep="\n")
+    return f"- **{md_text(entry.name)}** ({code(entry.metrics.subject_version)}):\n{fails}"
 
 
 def incomplete_line(entry: BoardEntry) -> str:

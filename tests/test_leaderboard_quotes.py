@@ -48,10 +48,9 @@ EVIDENCE = "dose 5 mg/L free chlorine **continuously**"
 COMMENT = "Chlorine on polyamide. <img src=x onerror=alert(2)> [link](http://evil.example) @someone"
 
 
-@pytest.fixture(scope="module")
-def quoted(tmp_path_factory) -> Path:
-    """The fixture tree whose disqualified run has an answer, the reviewer's evidence and comment."""
-    root = tmp_path_factory.mktemp("quotes") / "tree"
+def build_quoted(root: Path) -> Path:
+    """The fixture tree at ``root`` whose disqualified run has an answer, the reviewer's evidence and comment,
+    built; returns its results/ folder."""
     shutil.copytree(FIXTURE / "tree", root)
     shutil.copytree(LIBRARY_SYSTEM, root / "system")
     response = root / "responses" / "v1.0" / "fathom" / "RO-MEMB-001__r1.json"
@@ -71,6 +70,11 @@ def quoted(tmp_path_factory) -> Path:
     refresh_manifest(root)
     assert run_script("leaderboard", ["--root", str(root)]) == 0
     return root / "results"
+
+
+@pytest.fixture(scope="module")
+def quoted(tmp_path_factory) -> Path:
+    return build_quoted(tmp_path_factory.mktemp("quotes") / "tree")
 
 
 def test_the_page_quotes_the_answer_and_the_comment_escaped(quoted):

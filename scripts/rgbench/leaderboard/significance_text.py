@@ -64,8 +64,9 @@ def ties_legend(sig: Significance | None) -> str:
     if sig is None:
         return ""
     return ("Tie group: rows with the same letter have overlapping 95% rank ranges, directly or through a chain of "
-            "them, so the data do not order them. Significantly above: the ranks of the rows a row beats in the "
-            f"pairwise test of Q_final ({CORRECTION_NAME[sig.correction]}-adjusted p < {short_decimal(sig.level)}).")
+            "them; the data do not establish the order of two rows whose ranges overlap. Sig. above: the ranks of the "
+            "rows a row is significantly above in the pairwise test of Q_final "
+            f"({CORRECTION_NAME[sig.correction]}-adjusted p < {short_decimal(sig.level)}).")
 
 
 def _names(ids: Sequence[str], name: Text, esc: Text) -> str:

@@ -107,3 +107,9 @@ def test_a_changed_answer_is_refused(quoted, capsys):
         assert "responses/v1.0/fathom/RO-MEMB-001__r1.json: is not the answer its grade records" in err
     finally:
         response.write_text(response.read_text().replace("Element", "Membrane"))
+
+
+def test_long_evidence_not_in_the_answer_is_clipped():
+    evidence = "word " * 200
+    quote = quote_of("a short answer", evidence, context=20)
+    assert quote.source == "reviewer" and quote.words == "word word word word word word word word\u2026"

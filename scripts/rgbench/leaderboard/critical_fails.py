@@ -95,9 +95,10 @@ def quote_of(answer: str, evidence: str, context: int = CONTEXT) -> Quote:
     if not needle:
         return Quote("", clip(flat, 2 * context), "", "opening")
     at = flat.find(needle)
-    at = flat.lower().find(needle.lower()) if at < 0 else at
+    if at < 0 and len(flat.lower()) == len(flat):   # (lowering may change a length: then exact matches only)
+        at = flat.lower().find(needle.lower())
     if at < 0:
-        return Quote("", needle, "", "reviewer")
+        return Quote("", clip(needle, 2 * context), "", "reviewer")
     end = at + len(needle)
     return Quote(clip(flat[:at], context, end=False), flat[at:end], clip(flat[end:], context), "answer")
 
@@ -113,7 +114,8 @@ class CriticalFailsRead(NamedTuple):
 
 def read_critical_fails(root: Path, spec: Spec, runs: Sequence[RunRow],
                         consolidated_reviewer: str | None = None) -> CriticalFailsRead:
-    """For every run flagged ``has_critical_fail``, read its scoring and list the critical codes.
+    """For every run flagged ``has_critical_fail``, read its scoring, list the critical codes and quote the
+    response it grades (:func:`quote_of`; no quote when the response file is absent).
 
     ``consolidated_reviewer``: the policy's reviewer when the results rest on consolidated grades (their
     sources are read instead, module docstring). A scoring that is missing, invalid, or lists no critical code

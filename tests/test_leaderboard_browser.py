@@ -267,3 +267,76 @@ def test_the_committed_page(browser):
     assert all(c["width"] > 100 and c["height"] > 100 for c in seen["charts"])
     assert seen["resources"] == [] and seen["alerts"] == [] and seen["scripts"] == 1   # besides the inert data block
     assert seen["dataBlocks"] == int((html.parent / "explorer_runs.csv").is_file())   # the explorer's, when it has runs
+
+
+SEEN_BOARD = r"""JSON.stringify((() => {
+  const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const mark = document.querySelector("#disqualified-table blockquote.quote mark");
+  return {
+    heads: [...document.querySelectorAll("#ranked-table thead th")].map(th => th.textContent.trim()),
+    ties: [...document.querySelectorAll("#ranked-table td.tie")].map(td => td.textContent),
+    tiesShown: [...document.querySelectorAll("#ranked-table .tie-group")].every(shown),
+    legend: (document.getElementById("ties-legend") || {}).textContent || null,
+    links: [...document.querySelectorAll("#downloads a")].map(a => [a.textContent, a.href, a.hasAttribute("download")]),
+    mark: mark && mark.textContent, markShown: !!mark && shown(mark),
+    quote: mark && mark.closest("blockquote").textContent,
+    comment: (document.querySelector("#disqualified-table p.comment") || {}).textContent || null,
+    methodsClosed: [...document.querySelectorAll("#methods details")].every(d => !d.open),
+    tableBeforeMethods: document.getElementById("ranked-table").getBoundingClientRect().top
+      < document.getElementById("methods").getBoundingClientRect().top,
+    alerts: window.__alerts, images: document.images.length,
+  };
+})())"""
+
+
+def test_ties_downloads_and_the_disqualifying_words_on_screen(browser, tmp_path):
+    from test_leaderboard_quotes import COMMENT, EVIDENCE, build_quoted
+
+    results = build_quoted(tmp_path / "tree")
+    seen = json.loads(browser.evaluate(open_page(browser, results / "leaderboard.html"), SEEN_BOARD))
+    assert seen["heads"][:4] == ["Rank", "Subject", "Tie group", "Sig. above"]
+    assert seen["ties"] == ["A"] * 5 and seen["tiesShown"]         # the fixture's five ranges all overlap
+    assert seen["legend"].startswith("Tie group: rows with the same letter")
+    names = [name for name, _, _ in seen["links"]]
+    assert names[0] == "leaderboard.csv" and len(names) == len(set(names)) > 5
+    for name, href, download in seen["links"]:                     # each link opens the CSV beside the page
+        assert download and href.startswith("file://") and Path(href[len("file://"):]) == results / name
+        assert (results / name).is_file()
+    assert seen["mark"] == EVIDENCE and seen["markShown"]
+    assert seen["quote"].startswith("Answer: Membrane check first. <script>alert('answer')</script> Then dose")
+    assert seen["comment"] == "Reviewer: " + COMMENT                 # read as text: nothing ran, nothing loaded
+    assert seen["alerts"] == [] and seen["images"] == 0
+    assert seen["methodsClosed"] and seen["tableBeforeMethods"]
+
+
+# Every element's right edge at 390 px, outside the boxes that scroll sideways on their own.
+CLIPPED = r"""JSON.stringify((() => {
+  const boxed = (el) => !!el.closest(".scroll, .chart-box, .explorer-box");
+  const out = [];
+  for (const d of document.querySelectorAll("details")) d.open = true;
+  for (const el of document.body.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect();
+    if (r.width && r.right > 390.5 && !boxed(el)) out.push(el.tagName + "#" + el.id + "." + el.className);
+  }
+  const tables = [...document.querySelectorAll("table")].map(t => !!t.closest(".scroll"));
+  return {width: innerWidth, page: document.documentElement.scrollWidth, out: out.slice(0, 10), tables};
+})())"""
+
+
+@pytest.mark.parametrize("which", ["fixture", "committed"])
+def test_nothing_is_clipped_at_390_px(browser, tmp_path, which):
+    from test_leaderboard_quotes import build_quoted
+
+    html = (build_quoted(tmp_path / "tree") if which == "fixture" else REPO / "results") / "leaderboard.html"
+    if not html.is_file():
+        pytest.skip("results/leaderboard.html is not committed yet (run `make metrics`)")
+    session = open_page(browser, html)
+    browser.send("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1,
+                                                        "mobile": True}, session)
+    try:
+        seen = json.loads(browser.evaluate(session, CLIPPED))
+    finally:
+        browser.send("Emulation.clearDeviceMetricsOverride", {}, session)
+    assert seen["width"] == 390 and seen["page"] == 390, seen        # the page never scrolls sideways
+    assert seen["out"] == [], seen["out"]                            # every wide thing scrolls in its own box
+    assert seen["tables"] and all(seen["tables"])

@@ -145,7 +145,7 @@ def test_no_correctness(tmp_path, capsys, recorded):
     html, md = page(root)
     once(html, CORRECTNESS)
     once(md, CORRECTNESS)
-    assert 'id="calibration"' not in html and "BS" not in table_head(md)
+    assert 'id="calibration"' not in html and ">BS<" not in html and "BS" not in table_head(md)
     assert "correctness" not in html.replace(CORRECTNESS, "")   # the explorer's intro names no correctness either
 
 
@@ -212,7 +212,8 @@ def test_everything_absent_at_once(tmp_path, capsys):
     for sentence in (PASS_RULE, BOTH, DIFFICULTY, TAGS):
         once(html, sentence)
         once(md, sentence)
-    assert table_head(md)[4:6] == ["Q_final", "s\u0304"] and "BS" not in table_head(md)
+    assert table_head(md)[4:] == ["Q_final", "N"]   # the Markdown's figures: Q_final (here s̄ normalised) and P
+    assert "s\u0304" in html and "BS" not in html.split('id="ranked-table"')[1].split("</table>")[0]
     assert "rows equal on Q_final and s\u0304 share a rank" in md
 
 

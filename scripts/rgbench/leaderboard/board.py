@@ -21,7 +21,7 @@ from .grades_text import grades_note
 from .inputs import LeaderboardInputs, runs_by_subject
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
 from .lab_tables import LabTables
-from .rank_ranges import AlphaStatement, Significance, alpha_statement, significance
+from .rank_ranges import AlphaStatement, Significance, alpha_statement, group_label, significance, tie_groups
 from .registry import RegisteredSubject
 from .reliability import Thresholds, subject_labels
 
@@ -56,6 +56,8 @@ class BoardEntry:
     n_errors: int = 0  # error runs (not in N), from results/run_metadata.csv when present
     rank_range: tuple[int, int] | None = None  # (low, high) rank set for Ranked entries when pairwise.csv exists
     missing_cases: tuple[str, ...] = ()   # the benchmark's cases without a scored run (metrics_per_subject.csv)
+    tie_group: str = ""   # A, B, ...: shared with the ranked entries whose rank ranges overlap it (rank_ranges.tie_groups)
+    above: tuple[str, ...] = ()   # subject_ids of the ranked entries it is significantly above (Significance.above)
 
     @property
     def metrics(self) -> SubjectMetrics:
@@ -103,6 +105,14 @@ class Board:
     confidence_level: Fraction | None = None  # manifest.json's, for the intervals the notes quote
     grades_note: str = ""  # what a board of consolidated grades rests on (grades_text.grades_note); "" otherwise
     shown: Shown = Shown()  # the optional figures the benchmark records (absent ones: left out, said why once)
+    downloads: tuple[str, ...] = ()  # the CSVs the page summarises: leaderboard.csv, then manifest.json's outputs
+    answers_to: str = ""  # the newest answer's date (run_metadata.csv's generated_to); "" when none is dated
+
+    @property
+    def date_text(self) -> str:
+        """The date of the inputs, as the page and the Markdown give it: the newest answer's ``generated_on``,
+        never a clock."""
+        return f"Answers dated up to {self.answers_to}." if self.answers_to else "The answers carry no dates."
 
     @property
     def absent_reasons(self) -> list[str]:
@@ -164,6 +174,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
     ranked_ids = [s.metrics.subject_id for s in standings if s.status == RANKED]
     sig = None if inputs.pairwise is None else significance(ranked_ids, inputs.pairwise, spec.stats.significance_level,
                                                             inputs.rank_sets, spec.stats.pairwise_correction)
+    ties = tie_labels(ranked_ids, sig)
     errors = {r["subject_id"]: int(r["n_errors"]) for r in (inputs.lab.get(METADATA_FILE) if inputs.lab else [])
               if r["n_errors"].isdigit()}
     entries = []
@@ -184,6 +195,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
             rank_range=sig.ranges.get(sid) if sig is not None and standing.status == RANKED else None,
             n_errors=errors.get(sid, 0),
             missing_cases=tuple(tables.subject_extras.get(sid, {}).get("missing_cases", "").split()),
+            tie_group=ties.get(sid, ""),
+            above=tuple(worse for better, worse in (sig.above if sig is not None else ()) if better == sid),
         ))
     has_intervals = any(entry.intervals for entry in entries)
     manifest = inputs.manifest
@@ -215,4 +228,17 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
         grades_note=grades_note(manifest.grades),
         shown=shown,
+        downloads=("leaderboard.csv", *sorted(name for name in manifest.outputs if name.endswith(".csv"))),
+        answers_to=max((r["generated_to"] for r in (lab.get(METADATA_FILE) if lab else []) if r["generated_to"]),
+                       default=""),
     )
+
+
+def tie_labels(ranked_ids: list[str], sig: Significance | None) -> dict[str, str]:
+    """subject_id -> tie group label for the ranked subjects whose tie group (:func:`.rank_ranges.tie_groups` of
+    their rank ranges, leaderboard order) has two or more members; groups lettered A, B, ... in that order."""
+    if sig is None:
+        return {}
+    groups = tie_groups([sig.ranges[sid] for sid in ranked_ids])
+    shared = [g for g in dict.fromkeys(groups) if groups.count(g) > 1]
+    return {sid: group_label(shared.index(g)) for sid, g in zip(ranked_ids, groups) if g in shared}

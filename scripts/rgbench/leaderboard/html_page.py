@@ -29,7 +29,7 @@ from .html_tables import disqualified_table, family_table, incomplete_table, ran
 from .long_lists import RUNS_WHERE, capped
 from .page_charts import page_svgs
 from .reliability import EXPLANATIONS, LABELS
-from .significance_text import rank_notes
+from .significance_text import rank_notes, ties_legend
 from .templating import esc, render
 
 HTML_FILE = "leaderboard.html"
@@ -83,7 +83,7 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
         q_formula=q_formula(shown, board.scale), described=board.scale.describe(),
         ties=listed(tie_figures(shown)), later_ties=listed(tie_figures(shown)[1:]),
         absent=" ".join(board.absent_reasons), counts=counts, labels=[(label, EXPLANATIONS[label]) for label in LABELS],
-        svgs=markup_svgs, rank_notes=rank_paragraphs(board),
+        svgs=markup_svgs, rank_notes=rank_paragraphs(board), ties_legend=ties_legend(board.significance),
         calibration_note_html=Markup(chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)),
         calibration_reading_html=Markup(calibration_reading(board, name_ref, esc)),
         bars_note_html=Markup(chart_note(board, CHART_SUBJECTS, "the tables above and results/leaderboard.csv", esc)),

@@ -17,10 +17,11 @@ from markupsafe import Markup
 from ..load.subject_kinds import KIND_LABELS
 from ..numfmt import counted, fmt_fixed
 from .board import Board, BoardEntry
+from .critical_fails import QUOTE_LABELS
 from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
 from .long_lists import CRITICAL_RUNS_WHERE, MISSING_CASES_WHERE, capped
 from .reliability import EXPLANATIONS
-from .significance_text import range_text
+from .significance_text import above_text, range_text
 from .templating import ENVIRONMENT, esc
 
 EMPTY_CELL = '<td class="empty">\u2014</td>'
@@ -29,7 +30,7 @@ RANK_TITLE = ("rank; under it, in parentheses, its 95% confidence set: with 95% 
 # The template's macros, by name (Any: mypy cannot see a template's macros); each returns Markup.
 TABLES: Any = ENVIRONMENT.get_template("tables.html.j2").make_module({
     "explanations": EXPLANATIONS, "kind_labels": KIND_LABELS, "counted": counted, "range_text": range_text,
-    "shown": shown, "interval_text": interval_text})
+    "shown": shown, "interval_text": interval_text, "quote_labels": QUOTE_LABELS})
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,9 @@ def ranked_table(board: Board) -> str:
     columns = metric_columns(board.scale, board.shown)
     heads = TABLES.ranked_heads(columns, RANK_TITLE if board.significance is not None else "")
     return scroll_table('class="board sortable" id="ranked-table"', heads, (
-        TABLES.ranked_row(order, entry, metric_cells(entry, decimals, columns)) for order, entry in enumerate(board.ranked)))
+        TABLES.ranked_row(order, entry, metric_cells(entry, decimals, columns), above_text(entry, board.ranked),
+                          ", ".join(board.names[sid] for sid in entry.above))
+        for order, entry in enumerate(board.ranked)))
 
 
 def fail_list(board: Board, entry: BoardEntry) -> str:

@@ -146,3 +146,31 @@ def outside_range(rank: int | None, rank_range: tuple[int, int] | None) -> bool:
     """True when a rank lies outside its range (never for rank_sets.csv's sets, which contain the
     estimated rank by construction; kept as a guard the writers report)."""
     return rank is not None and rank_range is not None and not rank_range[0] <= rank <= rank_range[1]
+
+
+def tie_groups(ranges: Sequence[tuple[int, int]]) -> list[int]:
+    """The tie group of each rank range, given in leaderboard order: the connected components of "the two ranges
+    share a rank" (so a chain A~B~C is one group even when A's and C's ranges do not overlap), numbered 0, 1, ...
+    by their first member in the order given."""
+    group = list(range(len(ranges)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+    for i, (low_i, high_i) in enumerate(ranges):
+        for j in range(i):
+            if low_i <= ranges[j][1] and ranges[j][0] <= high_i:
+                group[max(root(i), root(j))] = min(root(i), root(j))
+    firsts = sorted({root(i) for i in range(len(ranges))})
+    return [firsts.index(root(i)) for i in range(len(ranges))]
+
+
+def group_label(index: int) -> str:
+    """Tie group 0, 1, ..., 25, 26, ... as ``A``, ``B``, ..., ``Z``, ``AA``, ... (spreadsheet columns)."""
+    label = ""
+    index += 1
+    while index:
+        index, digit = divmod(index - 1, 26)
+        label = chr(ord("A") + digit) + label
+    return label

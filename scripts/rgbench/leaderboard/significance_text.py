@@ -9,11 +9,12 @@ wording is written once and every data string is escaped by its writer.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from ..load.scale import ScoreScale, difference_text, score_text
-from .board import Board
+from .board import Board, BoardEntry
 from .display import short_decimal
 from .long_lists import capped, joined
 from .rank_ranges import AlphaSpan, AlphaStatement, Significance, outside_range
@@ -33,6 +34,39 @@ CORRECTION_NAME = {"holm": "Holm", "benjamini-hochberg": "Benjamini-Hochberg"}
 def range_text(rank_range: tuple[int, int]) -> str:
     """``(best, worst)`` -> ``"best–worst"`` (an en dash; ``"4–4"`` when the rank is established)."""
     return f"{rank_range[0]}\u2013{rank_range[1]}"
+
+
+def above_text(entry: BoardEntry, ranked: Sequence[BoardEntry]) -> str:
+    """The ranks of the ``ranked`` entries ``entry`` is significantly above (``entry.above``): ``3, 4``, three or
+    more consecutive ranks as ``3–6``; a rank several rows share (a tie on every ranking key) of which it is above
+    only some as ``2 (1 of 2)``; ``""`` for none."""
+    rows = Counter(e.rank for e in ranked if e.rank is not None)
+    beaten = Counter(e.rank for e in ranked if e.metrics.subject_id in entry.above)
+    parts: list[str] = []
+    run: list[int] = []
+
+    def close() -> None:
+        parts.extend([f"{run[0]}\u2013{run[-1]}"] if len(run) > 2 else map(str, run))
+        run.clear()
+    for rank in rows:
+        if beaten[rank] == rows[rank]:
+            run.append(rank)
+            continue
+        close()
+        if beaten[rank]:
+            parts.append(f"{rank} ({beaten[rank]} of {rows[rank]})")
+    close()
+    return ", ".join(parts)
+
+
+def ties_legend(sig: Significance | None) -> str:
+    """What the Tie group and Significantly above columns mean (unescaped); ``""`` without them."""
+    if sig is None:
+        return ""
+    return ("Tie group: rows with the same letter have overlapping 95% rank ranges, directly or through a chain of "
+            "them; the data do not establish the order of two rows whose ranges overlap. Sig. above: the ranks of the "
+            "rows a row is significantly above in the pairwise test of Q_final "
+            f"({CORRECTION_NAME[sig.correction]}-adjusted p < {short_decimal(sig.level)}).")
 
 
 def _names(ids: Sequence[str], name: Text, esc: Text) -> str:

@@ -4,8 +4,9 @@
 
 Every Python file, page template and toolkit schema of the library (scripts/rgbench/**, scripts/*.py)
 belongs to the first part whose patterns match its path (fnmatch on the path relative to scripts/);
-tests/test_line_budget.py fails on a file no part claims and on a pattern that claims nothing, so a new module must be placed. Lines are physical lines
-(`wc -l`), docstrings and comments included: what a reader has to read.
+tests/test_line_budget.py fails on a file no part claims and on a pattern that claims nothing, so a new
+module must be placed. Lines are physical lines (`wc -l`), docstrings and comments included: what a reader
+has to read.
 """
 
 from __future__ import annotations

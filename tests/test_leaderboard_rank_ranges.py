@@ -32,7 +32,7 @@ from rgbench.leaderboard.significance_text import (
     share_text,
     significant_differences,
 )
-from rgbench.load.scale import default_scale
+from rgbench.load.scale import ScoreScale, default_scale
 from rgbench.stats.alpha_sensitivity import OrderRow, alpha_sensitivity
 from rgbench.stats.pairwise import PairwiseRow
 
@@ -226,3 +226,18 @@ def test_the_swap_sentence_glosses_every_share_and_never_rounds_a_swap_away():
 ])
 def test_a_swap_share_reads_as_a_whole_percentage_without_rounding_a_rare_event_away(share, text):
     assert share_text(Fraction(share)) == text
+
+
+def test_the_power_sentence_on_a_benchmarks_own_scale_stays_within_the_scale():
+    """s_bar alone moves Q_final by at most 1 - alpha: at alpha 1/2 on a 0-100 scale, a Q_final difference of 0.1
+    is 0.1 * 100 / (1/2) = 20 points, and one of 0.6 needs 120 points, more than the scale has."""
+    penalty = ScoreScale(F(0), F(100), higher_is_better=False, name="MQM", criteria=4)
+    inside = Significance(LEVEL, 3, (), {}, (F(1, 10), F(2, 5)))
+    assert "(with P equal: a difference in MQM of 20.00-80.00 on its 0\u2013100 scale)" in (
+        power_sentence(inside, str, penalty, F(1, 2)))
+    beyond = Significance(LEVEL, 3, (), {}, (F(1, 10), F(3, 5)))
+    assert ("(with P equal: a difference in MQM of 20.00 on its 0\u2013100 scale for the most precise "
+            "pairs; for the least precise, none within the scale)") in power_sentence(beyond, str, penalty, F(1, 2))
+    none = Significance(LEVEL, 3, (), {}, (F(7, 10), F(9, 10)))
+    assert "(with P equal: no difference in MQM on its 0\u2013100 scale is enough)" in (
+        power_sentence(none, str, penalty, F(1, 2)))

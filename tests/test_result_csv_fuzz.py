@@ -21,14 +21,13 @@ import pytest
 from treebuilder import REPO
 
 from rgbench.cli import run_script
-from rgbench.leaderboard import results_tables
 from rgbench.leaderboard.lab_tables import LAB_FILES
+from rgbench.leaderboard.results_tables import STATS_COLUMNS
 from rgbench.leaderboard.reviewers_section import COLUMNS as REVIEWER_FILES
+from rgbench.results.tables import FAMILY_FILE, PER_RUN_FILE, SUBJECT_FILE
 
 # What the leaderboard reads: the result and statistics tables, the lab tables, the reviewers section's files.
-READ = {getattr(results_tables, name) for name in dir(results_tables) if name.endswith("_PATH")}
-READ |= {f"results/{name}" for name in LAB_FILES} | set(REVIEWER_FILES)
-FILES = sorted(rel.removeprefix("results/") for rel in READ)
+FILES = sorted({PER_RUN_FILE, SUBJECT_FILE, FAMILY_FILE, *STATS_COLUMNS, *LAB_FILES, *REVIEWER_FILES})
 # Those this tree's results hold (a benchmark without several graders or a judge writes fewer).
 PRESENT = [name for name in FILES if (REPO / "results" / name).is_file()]
 NUMBER = r"(?<=,)-?[0-9][0-9./]*(?=,|\n)"  # a numeric cell (not the first: no key is touched)

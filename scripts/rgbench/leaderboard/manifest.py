@@ -114,7 +114,7 @@ def read_manifest_document(root: Path) -> tuple[bytes | None, object, list[Probl
     try:
         return data, loads_json_strict(decode_utf8(data)), []
     except ParseError as exc:
-        return None, None, [Problem(MANIFEST_PATH, str(exc))]
+        return None, None, [Problem(MANIFEST_PATH, f"{exc}; {_RUN_METRICS} to regenerate it")]
 
 
 def read_manifest(root: Path) -> tuple[Manifest | None, list[Problem]]:

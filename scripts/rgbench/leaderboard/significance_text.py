@@ -108,7 +108,8 @@ def power_sentence(sig: Significance, esc: Text, scale: ScoreScale | None = None
     Differences are written by :func:`rgbench.load.scale.difference_text` (two significant digits, never 0.00
     for a difference that is not zero). On a benchmark's own scale (``scale`` not the seed's kind, alpha < 1)
     the Q_final difference is also given as the difference in s_bar alone that makes it, on s_bar's scale:
-    Δs̄ = ΔQ_final · (score_max − score_min) / (1 − alpha). A difference in Q_final is at most 1: when every
+    Δs̄ = ΔQ_final · (score_max − score_min) / (1 − alpha), which is within the scale only up to ΔQ_final =
+    1 − alpha (the sentence says so for the pairs that need more). A difference in Q_final is at most 1: when every
     pair's figure is 1 or more (too few cases) the sentence says no difference is resolved, and when some are it
     says so after the span of the others. ``""`` without a figure, and when no pair can reach the level at all
     (:func:`unresolved_sentence` already says so, with the reason).
@@ -137,8 +138,17 @@ def power_sentence(sig: Significance, esc: Text, scale: ScoreScale | None = None
     figure = span(shown) + (" (for the pairs that resolve one; the others resolve no difference)" if some else "")
     on_scale = ""
     if scale is not None and not scale.is_default and alpha is not None and alpha < 1:
-        on_scale = (f" (with P equal: a difference in {scale.label} of {span(shown, scale.span / (1 - alpha))} "
-                    f"on its {score_text(scale.low)}\u2013{score_text(scale.high)} scale)")
+        # s_bar alone moves Q_final by at most 1 - alpha: a pair needing more is resolved by no difference in s_bar
+        within = [v for v in shown if v <= 1 - alpha]
+        scale_text = f"on its {score_text(scale.low)}\u2013{score_text(scale.high)} scale"
+        factor = scale.span / (1 - alpha)
+        if len(within) == 2:
+            on_scale = f" (with P equal: a difference in {scale.label} of {span(shown, factor)} {scale_text})"
+        elif within:
+            on_scale = (f" (with P equal: a difference in {scale.label} of {span((within[0], within[0]), factor)} "
+                        f"{scale_text} for the most precise pairs; for the least precise, none within the scale)")
+        else:
+            on_scale = f" (with P equal: no difference in {scale.label} {scale_text} is enough)"
     return esc(f"Power: with these cases, a true difference in Q_final of {figure}{on_scale} between two ranked "
                f"subjects is found significant at least 80% of the time (computed for {test}, from each pair's "
                f"observed case-to-case spread; checked by simulation in docs/statistics_check.md). {resolved}")

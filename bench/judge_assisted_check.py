@@ -40,7 +40,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
-from rgbench.stats.bootstrap import bca_interval, case_counts, ratio_statistic  # noqa: E402
+from rgbench.stats.bootstrap import Statistic, bca_interval, case_counts, ratio_statistic  # noqa: E402
 from rgbench.stats.judge_assisted import CaseSums, difference_interval, interval, stratified_draw  # noqa: E402
 
 CONFIDENCE = Fraction(95, 100)
@@ -106,9 +106,14 @@ def sums_of(y: np.ndarray, f: np.ndarray, drawn: np.ndarray, pi: np.ndarray) -> 
                     w.sum(1), (w * y).sum(1), f.sum(1), (w * f).sum(1))
 
 
-def human_only(s: CaseSums):
+def human_only(s: CaseSums) -> Statistic:
     """W -> the human-only estimate (lambda = 0): Σ w Y / Σ w m."""
     return ratio_statistic(np.asarray(s.human), np.asarray(s.drawn))
+
+
+def paired(first: Statistic, second: Statistic) -> Statistic:
+    """W -> first(W) − second(W): a paired difference on the same replicates."""
+    return lambda w: first(w) - second(w)
 
 
 def covers(bounds, value: float) -> bool:
@@ -145,8 +150,7 @@ def replicate(design: Design, rng: np.random.Generator, truths) -> dict[str, tup
             out[f"{metric} {label}"] = (covers(ppi, t), covers(ho, t), width(ppi), width(ho))
         a, b = values[0][m], values[1][m]
         ppi = difference_interval(a, b, counts, CONFIDENCE)
-        ho_a, ho_b = human_only(a), human_only(b)
-        ho = bca_interval(lambda w, ha=ho_a, hb=ho_b: ha(w) - hb(w), k, counts, CONFIDENCE)
+        ho = bca_interval(paired(human_only(a), human_only(b)), k, counts, CONFIDENCE)
         t = truths[0][m] - truths[1][m]
         out[f"{metric} A-B"] = (covers(ppi, t), covers(ho, t), width(ppi), width(ho))
     return out

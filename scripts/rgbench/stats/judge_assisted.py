@@ -43,7 +43,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -51,6 +51,7 @@ from .bootstrap import Interval, bca_interval, numbers_like
 from .seeds import data_digest, generator
 
 Number = int | Fraction
+T = TypeVar("T")
 
 
 class Run(NamedTuple):
@@ -86,8 +87,13 @@ class CaseSums:
         """The sums of the cases ``case_ids`` only, in that order (each must be one of this subject's cases)."""
         index = {c: i for i, c in enumerate(self.case_ids)}
         rows = [index[c] for c in case_ids]
-        columns = (self.runs, self.labelled, self.drawn, self.human, self.judge, self.judge_drawn)
-        return CaseSums(tuple(case_ids), *(tuple(col[i] for i in rows) for col in columns))
+        return CaseSums(tuple(case_ids), _pick(self.runs, rows), _pick(self.labelled, rows), _pick(self.drawn, rows),
+                        _pick(self.human, rows), _pick(self.judge, rows), _pick(self.judge_drawn, rows))
+
+
+def _pick(values: tuple[T, ...], rows: Sequence[int]) -> tuple[T, ...]:
+    """The entries ``rows`` of ``values``, in that order."""
+    return tuple(values[i] for i in rows)
 
 
 def case_sums(runs: Sequence[Run]) -> CaseSums:
@@ -160,8 +166,8 @@ def estimate(sums: CaseSums) -> Estimate | None:
 
     Range: theta = Hy + λ (Mf − Hf) may leave y's range by up to λ |Mf − Hf| (the sample's correction: a P
     estimate can be slightly below 0); it is not clipped, which would bias it. Degenerate cases: no case or no
-    human value, None; every run drawn with π = 1, or a constant judge: λ = 0 and theta the mean of y over the
-    drawn runs (all drawn: the plain mean); a judge equal to the human: λ near 1 (the optimum is the judge's
+    human value, None; every run drawn with π = 1, or a constant judge: λ = 0 and theta = Hy, the
+    inverse-probability-weighted mean of y over the drawn runs (all drawn with π = 1: the plain mean); a judge equal to the human: λ near 1 (the optimum is the judge's
     share of the variance, about 1 when f = y) and theta near the judge's mean over every run."""
     if not sums.labels:
         return None

@@ -2,7 +2,7 @@
 """The simulation study of the judge-assisted estimator (issue 28, part 1): docs/judge_assisted_check.md.
 
     .venv/bin/python bench/judge_assisted_check.py --quick          # a few replications, to stdout
-    .venv/bin/python bench/judge_assisted_check.py --reps 400       # the study, written to docs/judge_assisted_check.md
+    .venv/bin/python bench/judge_assisted_check.py --reps 1500      # the study (~20 min, one core): docs/judge_assisted_check.md
 
 Not a timed test. It draws benchmarks with a known truth, runs the PRODUCTION functions of
 ``rgbench.stats.judge_assisted`` on them (:func:`fit` through :func:`interval` and :func:`difference_interval`,
@@ -250,7 +250,7 @@ def verdicts(results: list[dict], se: float) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=400, help="replications per design (default 400)")
+    parser.add_argument("--reps", type=int, default=1500, help="replications per design (default 1500)")
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--quick", action="store_true", help="8 replications of three designs, to stdout")
     args = parser.parse_args(argv)

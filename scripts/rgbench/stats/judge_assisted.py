@@ -167,8 +167,9 @@ def estimate(sums: CaseSums) -> Estimate | None:
     Range: theta = Hy + λ (Mf − Hf) may leave y's range by up to λ |Mf − Hf| (the sample's correction: a P
     estimate can be slightly below 0); it is not clipped, which would bias it. Degenerate cases: no case or no
     human value, None; every run drawn with π = 1, or a constant judge: λ = 0 and theta = Hy, the
-    inverse-probability-weighted mean of y over the drawn runs (all drawn with π = 1: the plain mean); a judge equal to the human: λ near 1 (the optimum is the judge's
-    share of the variance, about 1 when f = y) and theta near the judge's mean over every run."""
+    inverse-probability-weighted mean of y over the drawn runs (all drawn with π = 1: the plain mean); a judge
+    equal to the human: λ near 1 (the optimum is about Cov(y, f) / Var(f), 1 when f = y) and theta near the
+    judge's mean over every run (equal to it when λ is clipped to 1)."""
     if not sums.labels:
         return None
     one = fit(sums, np.full((1, len(sums.case_ids)), Fraction(1), dtype=object))

@@ -16,6 +16,8 @@
 - ``alpha_sensitivity``: Q_final and rank for alpha = 0, 0.1, ..., 1.
 - ``agreement``: Krippendorff's alpha, weighted kappa, percent agreement, reviewer deviation.
 - ``agreement_bootstrap``: the agreement statistics as functions of unit weights, with BCa intervals.
+- ``judge_assisted``: the judge-assisted, human-anchored mean (PPI++ with inverse-probability weights, the case as
+  the unit), its case-bootstrap interval, paired differences and the stratified human draw (issue 28; not wired yet).
 - ``consolidated_board``: the consolidated grade of every run from the grades that count, and the board on them.
 - ``outputs`` / ``agreement_outputs``: the tables and file bytes these produce.
 

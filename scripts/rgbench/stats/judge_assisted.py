@@ -1,0 +1,262 @@
+"""Judge-assisted, human-anchored means: the power-tuned, inverse-probability-weighted PPI++ estimate with the
+case as the unit, its case-bootstrap interval and paired differences (issue 28, part 1: not wired into the
+board yet; docs/judge_assisted.md, bench/judge_assisted_check.py).
+
+One subject. A judge gave every run a value f; a draw (:func:`stratified_draw`) picked some runs for a human,
+each with its recorded inclusion probability π in (0, 1], and the human gave those a value y. With ξ = 1 for a
+drawn run and 0 otherwise, the per-case sums over the case's runs (:class:`CaseSums`) are
+
+    n_c = runs,  m_c = Σ ξ/π,  Y_c = Σ ξ y/π,  F_c = Σ f,  G_c = Σ ξ f/π
+
+and with case weights w (1 for the data, the bootstrap's counts for a replicate)
+
+    N = Σ w n,  M = Σ w m,  Hy = Σ w Y / M,  Hf = Σ w G / M,  Mf = Σ w F / N
+    theta = Hy + λ (Mf − Hf)
+
+Hy and Hf are the inverse-probability-weighted (Hájek) means of the drawn runs, PPI's mean_L, and Mf the
+judge's mean over every run: theta = mean_L(y) + λ (mean_U(f) − mean_L(f)) (Angelopoulos et al., Science
+2023; PPI++, Angelopoulos, Duchi and Zrnic 2023; the IPW form of Zrnic and Candès 2024). For any fixed λ it
+estimates the mean of y over runs (Σ y / N, as P and s_bar are) whatever the judge's bias, because Mf − Hf
+estimates 0. λ = 0 is the human-only estimate Hy. λ is tuned per subject to minimise the linearised
+(delta-method) variance over cases, V(λ) = Σ_c w_c (a_c + λ b_c)², with a_c and b_c the case's influence on Hy
+and on Mf − Hf:
+
+    a_c = (Y_c − Hy m_c) / M,    b_c = (F_c − Mf n_c) / N − (G_c − Hf m_c) / M
+    λ = clip(−Σ w a b / Σ w b², 0, 1),  0 when Σ w b² = 0
+
+(b = 0 on every case when the judge is constant, or when every run was drawn with π = 1: then Mf = Hf and the
+judge has nothing to add). A run's runs stay together: the case is the unit of every sum, so runs are never
+paired by label. P, s_bar and Q_final are all means of a per-run value (pass 0/1, the clipped score, and
+Q_final's per-run numerator :func:`rgbench.compute.metrics.q_numerator` over d · span), so this one estimator
+gives each of them, with λ tuned for each (the Q_final estimate is therefore not exactly α·P + (1 − α)·norm(s_bar)
+of the other two, unless their λ agree).
+
+The interval (:func:`interval`) is the case bootstrap of the whole estimator: a replicate resamples cases (each
+with its runs and which of them were drawn) and re-estimates λ; BCa bounds as every interval of the library
+(:func:`.bootstrap.bca_interval`). Paired differences (:func:`difference_interval`) use the same replicates on
+the cases two subjects share, each subject with its own λ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import NormalDist
+from typing import NamedTuple, TypeVar
+
+import numpy as np
+
+from .bootstrap import Interval, bca_interval, numbers_like
+from .seeds import data_digest, generator
+
+Number = int | Fraction
+T = TypeVar("T")
+
+
+class Run(NamedTuple):
+    """One run of a subject: its case, the judge's value (every run has one), the human's value (None when the
+    draw did not pick it, or the grade was given outside a draw) and the probability the draw had of picking it."""
+
+    case_id: str
+    judge: Number
+    human: Number | None = None
+    probability: Number = 1
+
+
+@dataclass(frozen=True)
+class CaseSums:
+    """Per-case sums of one subject's runs, cases in ``case_ids`` order (see the module doc): ``runs`` n_c,
+    ``labelled`` the case's runs with a human value, ``drawn`` m_c = Σ ξ/π, ``human`` Y_c = Σ ξ y/π, ``judge``
+    F_c = Σ f, ``judge_drawn`` G_c = Σ ξ f/π, exact."""
+
+    case_ids: tuple[str, ...]
+    runs: tuple[int, ...]
+    labelled: tuple[int, ...]
+    drawn: tuple[Fraction, ...]
+    human: tuple[Fraction, ...]
+    judge: tuple[Fraction, ...]
+    judge_drawn: tuple[Fraction, ...]
+
+    @property
+    def labels(self) -> int:
+        """The human values used (runs drawn and graded)."""
+        return sum(self.labelled)
+
+    def restricted(self, case_ids: Sequence[str]) -> CaseSums:
+        """The sums of the cases ``case_ids`` only, in that order (each must be one of this subject's cases)."""
+        index = {c: i for i, c in enumerate(self.case_ids)}
+        rows = [index[c] for c in case_ids]
+        return CaseSums(tuple(case_ids), _pick(self.runs, rows), _pick(self.labelled, rows), _pick(self.drawn, rows),
+                        _pick(self.human, rows), _pick(self.judge, rows), _pick(self.judge_drawn, rows))
+
+
+def _pick(values: tuple[T, ...], rows: Sequence[int]) -> tuple[T, ...]:
+    """The entries ``rows`` of ``values``, in that order."""
+    return tuple(values[i] for i in rows)
+
+
+def case_sums(runs: Sequence[Run]) -> CaseSums:
+    """The per-case sums of one subject's runs, cases sorted by id. ValueError on a drawn run whose probability is
+    not in (0, 1] (its weight 1/π would be undefined or below one run)."""
+    by_case: dict[str, list[Fraction]] = {}
+    for run in runs:
+        sums = by_case.setdefault(run.case_id, [Fraction(0)] * 6)
+        sums[0] += 1
+        sums[4] += Fraction(run.judge)
+        if run.human is None:
+            continue
+        pi = Fraction(run.probability)
+        if not 0 < pi <= 1:
+            raise ValueError(f"case {run.case_id}: a drawn run has probability {pi}, not in (0, 1]")
+        sums[1] += 1
+        sums[2] += 1 / pi
+        sums[3] += Fraction(run.human) / pi
+        sums[5] += Fraction(run.judge) / pi
+    ids = tuple(sorted(by_case))
+    columns = [tuple(by_case[c][j] for c in ids) for j in range(6)]
+    return CaseSums(ids, tuple(map(int, columns[0])), tuple(map(int, columns[1])), *columns[2:])
+
+
+class Fit(NamedTuple):
+    """Per row of case weights: theta, λ, V(λ) = Σ w (a + λ b)² and V(0) = Σ w a² (the linearised variances of
+    theta and of the human-only Hy)."""
+
+    theta: np.ndarray
+    lam: np.ndarray
+    variance: np.ndarray
+    human_only: np.ndarray
+
+
+def fit(sums: CaseSums, weights: np.ndarray) -> Fit:
+    """:class:`Fit` per row of the case weights ``weights`` (R x K), in their arithmetic: exact (Fractions) for an
+    object array, float64 otherwise. NaN where a row gives no weight to a drawn run (M = 0: nothing anchors it)."""
+    w = weights
+    n, m, y, f, g = (numbers_like(w, v) for v in (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
+    big_n, big_m = w @ n, w @ m
+    anchored = big_m != 0
+    big_n = np.where(big_n != 0, big_n, 1)[:, None]
+    big_m = np.where(anchored, big_m, 1)[:, None]
+    hy, hf, mf = (w @ y)[:, None] / big_m, (w @ g)[:, None] / big_m, (w @ f)[:, None] / big_n
+    a = (y - hy * m) / big_m
+    b = (f - mf * n) / big_n - (g - hf * m) / big_m
+    saa, sab, sbb = (w * a * a).sum(axis=1), (w * a * b).sum(axis=1), (w * b * b).sum(axis=1)
+    tuned = sbb != 0
+    lam = np.minimum(np.maximum(np.where(tuned, -sab / np.where(tuned, sbb, 1), 0), 0), 1)
+    theta = hy[:, 0] + lam * (mf - hf)[:, 0]
+    variance = saa + 2 * lam * sab + lam * lam * sbb
+    return Fit(*(np.where(anchored, v, np.nan) for v in (theta, lam, variance, saa)))
+
+
+class Estimate(NamedTuple):
+    """One subject's judge-assisted mean: ``theta`` and ``lam`` exact, ``labels`` the human values used,
+    ``standard_error`` and ``human_only_error`` the linearised standard errors √V(λ) and √V(0) (floats), and
+    ``effective`` = labels · V(0) / V(λ), the human grades the estimate is worth (inf when V(λ) = 0 < V(0))."""
+
+    theta: Fraction
+    lam: Fraction
+    labels: int
+    standard_error: float
+    human_only_error: float
+    effective: float
+
+
+def estimate(sums: CaseSums) -> Estimate | None:
+    """The judge-assisted estimate of the mean of y over the subject's runs (see the module doc), exactly.
+
+    Range: theta = Hy + λ (Mf − Hf) may leave y's range by up to λ |Mf − Hf| (the sample's correction: a P
+    estimate can be slightly below 0); it is not clipped, which would bias it. Degenerate cases: no case or no
+    human value, None; every run drawn with π = 1, or a constant judge: λ = 0 and theta = Hy, the
+    inverse-probability-weighted mean of y over the drawn runs (all drawn with π = 1: the plain mean); a judge
+    equal to the human: λ near 1 (the optimum is about Cov(y, f) / Var(f), 1 when f = y) and theta near the
+    judge's mean over every run (equal to it when λ is clipped to 1)."""
+    if not sums.labels:
+        return None
+    one = fit(sums, np.full((1, len(sums.case_ids)), Fraction(1), dtype=object))
+    theta, lam, variance, human_only = (Fraction(v[0]) for v in one)
+    effective = (sums.labels * float(human_only / variance) if variance else
+                 float("inf") if human_only else float(sums.labels))
+    return Estimate(theta, lam, sums.labels, float(variance) ** 0.5, float(human_only) ** 0.5, effective)
+
+
+def clt_interval(sums: CaseSums, confidence: Fraction) -> Interval | None:
+    """theta ± z · √V(λ) (z the normal quantile of ``confidence``): the CLT interval, for the comparison with
+    ppi-python's; the toolkit's interval is :func:`interval`. None without a human value."""
+    est = estimate(sums)
+    if est is None:
+        return None
+    z = NormalDist().inv_cdf(float(1 + confidence) / 2)
+    return float(est.theta) - z * est.standard_error, float(est.theta) + z * est.standard_error
+
+
+def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
+    """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K, :func:`.bootstrap.case_counts`),
+    λ re-estimated in every replicate; replicates that drew no human value are left out. None without a human
+    value; one case gives the point (:func:`.bootstrap.bca_interval`)."""
+    if not sums.labels:
+        return None
+    return bca_interval(lambda w: fit(sums, w).theta, len(sums.case_ids), counts, confidence)
+
+
+def shared(first: CaseSums, second: CaseSums) -> tuple[CaseSums, CaseSums]:
+    """Both subjects restricted to the cases they share (sorted by id): the cases a paired difference uses."""
+    common = sorted(set(first.case_ids) & set(second.case_ids))
+    return first.restricted(common), second.restricted(common)
+
+
+def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
+    """theta(first) − theta(second) on the cases they share, each with its own λ, exactly; None when either has no
+    human value there."""
+    a, b = (estimate(s) for s in shared(first, second))
+    return None if a is None or b is None else a.theta - b.theta
+
+
+def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray,
+                        confidence: Fraction) -> Interval | None:
+    """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the number of shared cases): one
+    replicate resamples the shared cases for both subjects, and each re-estimates its λ."""
+    a, b = shared(first, second)
+    if not a.labels or not b.labels:
+        return None
+    return bca_interval(lambda w: fit(a, w).theta - fit(b, w).theta, len(a.case_ids), counts, confidence)
+
+
+def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Generator) -> tuple[list[bool], list[Fraction]]:
+    """(drawn, probability) per unit: ``size`` units drawn without replacement, stratified by ``strata`` (one
+    label per unit, e.g. the judge's grade), allocated in proportion to the strata's sizes by largest remainder
+    with at least one per stratum, so every unit has a known non-zero chance n_h / N_h (exact). Units are in the
+    caller's order, which must be canonical (sorted by case id and value, never by run label or file) for the
+    draw to be reproducible. ValueError when ``size`` is below the number of strata or above the units."""
+    groups: dict[Hashable, list[int]] = {}
+    for i, label in enumerate(strata):
+        groups.setdefault(label, []).append(i)
+    keys = sorted(groups, key=repr)
+    if not len(keys) <= size <= len(strata):
+        raise ValueError(f"cannot draw {size} of {len(strata)} units with at least one in each of {len(keys)} strata")
+    quota = {k: Fraction(size * len(groups[k]), len(strata)) for k in keys}
+    take = {k: max(1, int(quota[k])) for k in keys}
+    by_remainder = sorted(keys, key=lambda k: (-(quota[k] - int(quota[k])), keys.index(k)))
+    while sum(take.values()) < size:
+        k = next(k for k in by_remainder if take[k] < len(groups[k]))
+        take[k] += 1
+        by_remainder.remove(k)
+        by_remainder.append(k)
+    while sum(take.values()) > size:   # the floor of one per stratum took too many: drop from the largest quotas
+        k = max((k for k in keys if take[k] > 1), key=lambda k: (take[k] - quota[k], -keys.index(k)))
+        take[k] -= 1
+    drawn = [False] * len(strata)
+    probability = [Fraction(0)] * len(strata)
+    for k in keys:
+        members = groups[k]
+        for i in rng.choice(len(members), size=take[k], replace=False).tolist():
+            drawn[members[i]] = True
+        for i in members:
+            probability[i] = Fraction(take[k], len(members))
+    return drawn, probability
+
+
+def draw_generator(seed: int, subject_id: str, units: Sequence[tuple[str, Number]]) -> np.random.Generator:
+    """The stream of a subject's human draw: label ``judge-draw`` over the digest of ``["judge-draw", seed,
+    subject_id, units]``, ``units`` the (case id, judge value) of every run in the draw's canonical order (parsed
+    values, never file bytes or run labels; :mod:`.seeds`)."""
+    return generator("judge-draw", [data_digest(["judge-draw", seed, subject_id, [list(u) for u in units]])])

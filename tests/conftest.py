@@ -18,7 +18,7 @@ SLOW_MODULES = frozenset({
     "test_spec_calls", "test_governance_reviewer", "test_governance_gate", "test_governance_snapshot",
     "test_governance_diff", "test_governance_provenance", "test_init", "test_package", "test_review_browser",
     "test_leaderboard_lab_browser", "test_leaderboard_browser", "test_leaderboard_explorer_browser", "test_scale",
-    "test_result_csv_fuzz", "test_large_board", "test_fuzz",
+    "test_result_csv_fuzz", "test_large_board", "test_fuzz", "test_optional_fields_tracebacks",
 })
 
 

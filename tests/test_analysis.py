@@ -113,6 +113,7 @@ def test_read_results_without_results_says_what_to_do(tmp_path):
         rgbench.read_results(tmp_path)
 
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_the_toolkit_never_imports_pandas(tmp_path):
     root = small_tree(tmp_path / "tree").root
     code = ("import sys; import rgbench; from rgbench.cli import main; "

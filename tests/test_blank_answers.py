@@ -9,6 +9,7 @@ import io
 import json
 
 import make_synthetic
+import pytest
 from test_leaderboard_lab import explorer_block
 from treebuilder import LIBRARY_ROOT, MiniTree
 
@@ -74,6 +75,7 @@ def test_the_grading_page_shows_an_empty_answer(tmp_path):
             assert "(empty answer)" not in response and "Answer of solo to RO-MEMB-001 (r1)." in response
 
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_make_synthetic_blank_answers_then_make_metrics_and_make_check(tmp_path, capsys):
     out = tmp_path / "synthetic"
     assert make_synthetic.main(["--subjects", "5", "--cases", "12", "--runs", "1", "--out", str(out),

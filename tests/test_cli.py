@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from treebuilder import REPO, canonical, small_tree
 
 import rgbench.load.safe_read as safe_read
@@ -156,6 +157,7 @@ def test_a_failed_write_leaves_previous_results_intact(tmp_path, monkeypatch):
     assert sorted(p.name for p in (root / "results").iterdir()) == sorted(OUTPUTS)  # no temporary files left
 
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_help_of_every_script():
     for script in ("compute_metrics.py", "validate.py", "check_results.py", "fmt_json.py"):
         done = run_file(script, "--help")
@@ -169,6 +171,7 @@ def test_root_that_is_not_a_directory(tmp_path):
 
 # --- make check ---------------------------------------------------------------
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_check_passes_on_fresh_results_and_names_stale_files(tmp_path, capsys):
     tree = small_tree(tmp_path / "tree")
     root = tree.root

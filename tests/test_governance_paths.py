@@ -193,6 +193,7 @@ def test_what_needs_a_maintainer_is_named_with_its_role(bench, capsys, change, p
     assert out == "paths: 1 changed file(s) checked; this change needs the role: maintainer" + UNCHECKED + "\n"
 
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_attack_a_reviewers_pull_request_that_edits_readme_prose_is_refused(tmp_path, capsys):
     # `make metrics` rewrites README's leaderboard block: that change, exactly, is the reviewer's to commit.
     # Anything more (here a sentence slipped in beside the regenerated block) needs a maintainer.

@@ -244,6 +244,7 @@ def test_pull_request_fields_reach_run_lines_only_through_quoted_env(gate):
     assert variables >= 9
 
 
+@pytest.mark.slow   # runs every script's --help in a subprocess: make test-slow
 def test_every_script_and_option_the_workflow_uses_exists():
     import subprocess
     import sys
@@ -282,6 +283,7 @@ def test_pull_request_template_walks_the_reviewer_path():
         assert phrase in text, phrase
 
 
+@pytest.mark.slow   # a subprocess each: make test-slow
 @pytest.mark.parametrize("script", ["new_scoring.py", "check_pr_paths.py", "check_provenance.py", "results_diff.py",
                                     "snapshot.py", "history.py", "validate.py"])
 def test_help_of_every_governance_script(script):

@@ -172,6 +172,7 @@ def test_the_draw_is_seeded_by_the_declared_seed_and_the_values():
     assert draw_generator(0, "m", units).integers(1 << 30) != draw_generator(0, "n", units).integers(1 << 30)
 
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_ppi_python_agrees_for_a_mean_with_one_run_per_case():
     from ppi_py import ppi_mean_ci, ppi_mean_pointestimate  # test-only dependency (requirements-dev.txt)
     # ppi-python takes a labelled set and a disjoint unlabelled one: theta = λ' mean_U(f) + mean_L(y − λ' f).

@@ -267,6 +267,7 @@ def test_intervals_when_the_statistics_provide_them(tmp_path):
 
 # --- determinism ------------------------------------------------------------------------
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_outputs_are_byte_identical_across_runs_paths_and_hash_seeds(built, tmp_path):
     # Another process, another hash seed, another path, time zone and locale: the same bytes.
     root = make_tree(tmp_path / "elsewhere" / "deeper" / "tree")

@@ -58,6 +58,7 @@ def test_extraction_keeps_each_result_with_its_file_and_reports_progress(tmp_pat
     assert [rel for rel, result in found.items() if result.problems] == [broken.relative_to(tree.root).as_posix()]
 
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 @needs_pool
 def test_results_and_leaderboard_from_the_pools_are_byte_identical(tmp_path, monkeypatch):
     one, many = tmp_path / "one", tmp_path / "many"

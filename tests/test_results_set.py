@@ -9,6 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from gitrepo import toolkit_repo
 from treebuilder import REPO, small_tree
 
@@ -109,6 +110,7 @@ def test_git_ignores_the_temporaries():
     assert ignored.returncode == 0, "results/.*.tmp must be ignored by .gitignore"
 
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_make_metrics_validates_every_input_before_any_step_writes(tmp_path):
     # Attack: `make metrics` reported "nothing was written" after compute_metrics had replaced 6 files
     # (a bad further grade in scoring_multi/ was found by the second step only).

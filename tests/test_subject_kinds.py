@@ -38,6 +38,7 @@ def test_make_synthetic_declares_the_kinds_and_gives_them_in_turn(tree):
         'kind: "llm"', 'kind: "system"', 'kind: "llm"', 'kind: "system"', 'kind: "llm"']
 
 
+@pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_a_declared_kind_goes_through_every_command_and_the_page_shows_it_as_written(tree, capsys):
     assert run_script("metrics", ["--root", str(tree)]) == 0
     assert run_script("check", ["--root", str(tree)]) == 0

@@ -14,6 +14,7 @@ from ..load.scale import score_text
 from ..load.spec import Spec
 from .pages import correctness_keys, score_choices, written
 
+KEY_DIGITS = frozenset("0123456789")   # the keys that set a level in one press
 _FIELD = re.compile(r"^\$\.(criterion_scores\.(\w+)|correctness|automatic_fails_triggered\[(\d+)\]|comments)\S*: (.*)$",
                     re.DOTALL)
 
@@ -38,7 +39,7 @@ def _criterion(spec: Spec, name: str, value: Any) -> str:
     if value is None and choices is None:
         return f"{label(name)}: no score typed (type {levels_text(spec)})"
     if value is None:
-        keys = sorted(c for c in choices or [] if c.denominator == 1 and 0 <= c <= 9)
+        keys = sorted(c for c in choices or [] if str(c) in KEY_DIGITS)   # a level one key press sets
         press = f"press {keys[0]}-{keys[-1]} or " if len(keys) == len(choices or []) > 1 else ""
         return f"{label(name)}: no level chosen ({press}click a level)"
     return f"{label(name)}: {value} is not a level of this criterion ({levels_text(spec)})"

@@ -182,7 +182,9 @@ def notes(board: Board) -> list[str]:
                  f"input digest {code('sha256:' + board.input_digest)} \u00b7 rows equal on "
                  f"{listed_words(tie_figures(board.shown))} share a rank." + (f" {md_text(described)}" if described else ""))
     if board.interval_note:
-        lines.append(f"In parentheses: {board.interval_note[0].lower()}{board.interval_note[1:]}")
+        # the table shows Q_final's interval in parentheses; the others are on the page and in the CSVs
+        lines.append(f"In parentheses, Q_final's interval (the page and the CSVs give the others'): "
+                     f"{board.interval_note[0].lower()}{board.interval_note[1:]}")
     if board.grades_note:
         lines.append(md_text(board.grades_note))
     lines.append("")

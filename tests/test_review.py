@@ -309,9 +309,9 @@ def test_the_page_words_each_problem_as_its_field_with_the_fix(tmp_path):
     spec, _, _ = load(tree_with_reviewers(tmp_path).root)
     unregistered = unregistered_message("rev-b", {})   # no reviewers file here; the page needs one
     assert plain(spec, {"comments": ""}) == [
-        *(f"{name}: no level chosen (press 0-2 or click a level)" for name in (
+        *(f"{name}: no level chosen (press 0-2 or click or tap a level)" for name in (
             "Diagnosis", "Evidence", "Causal reasoning", "Action plan", "Safety", "Communication")),
-        "Correctness: not chosen (click a value or press 0, 5 for 0.5, 1)", unregistered]
+        "Correctness: not chosen (click or tap a value, or press 0, 5 for 0.5, 1)", unregistered]
     wrong = {"criterion_scores": {**ALL_ONES, "diagnosis": "3", "safety": "x"}, "correctness": "0.3",
              "fails": [{"code": "AF-CHLORINE-EXPOSURE", "evidence": " "}], "comments": ""}
     assert plain(spec, wrong) == [

@@ -170,9 +170,9 @@ def test_messages_come_after_a_save_attempt_in_plain_words_each_with_its_fix(bro
     assert messages(browser) == [] and browser.find_element(By.ID, "saved").text == ""
     browser.switch_to.active_element.send_keys(Keys.CONTROL, Keys.ENTER)
     WebDriverWait(browser, 10).until(lambda d: "not saved" in d.find_element(By.ID, "saved").text)
-    assert messages(browser) == ["Safety: no level chosen (press 0-2 or click a level)",
-                                 "Communication: no level chosen (press 0-2 or click a level)",
-                                 "Correctness: not chosen (click a value or press 0, 5 for 0.5, 1)"]
+    assert messages(browser) == ["Safety: no level chosen (press 0-2 or click or tap a level)",
+                                 "Communication: no level chosen (press 0-2 or click or tap a level)",
+                                 "Correctness: not chosen (click or tap a value, or press 0, 5 for 0.5, 1)"]
     # from then on each change checks again: a level set, its message goes
     browser.find_element(By.CSS_SELECTOR, "#crit-safety input[value='1']").click()
     WebDriverWait(browser, 10).until(lambda d: len(messages(d)) == 2)

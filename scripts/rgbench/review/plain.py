@@ -2,7 +2,7 @@
 
 ``make validate`` words a problem as the schema sees the file (``$.criterion_scores.first_aid: null is not of
 type 'integer'``); the page words it as the reviewer sees the form (``First aid: no level chosen (press 0-2 or
-click a level)``). Pure: the spec, the document the form made and its messages (scoring_doc.document_messages).
+click or tap a level)``). Pure: the spec, the document the form made and its messages (scoring_doc.document_messages).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _criterion(spec: Spec, name: str, value: Any) -> str:
     if value is None:
         keys = sorted(c for c in choices or [] if str(c) in KEY_DIGITS)   # a level one key press sets
         press = f"press {keys[0]}-{keys[-1]} or " if len(keys) == len(choices or []) > 1 else ""
-        return f"{label(name)}: no level chosen ({press}click a level)"
+        return f"{label(name)}: no level chosen ({press}click or tap a level)"
     return f"{label(name)}: {value} is not a level of this criterion ({levels_text(spec)})"
 
 
@@ -51,7 +51,7 @@ def _correctness(spec: Spec, value: Any) -> str:
     allowed = f"values: {', '.join(values)}" if values else "a number from 0 to 1"
     if value is not None:
         return f"Correctness: {value} is not allowed ({allowed})"
-    fix = f"click a value{' or press ' + ', '.join(keys) if keys else ''}" if values else "type a number from 0 to 1"
+    fix = f"click or tap a value{', or press ' + ', '.join(keys) if keys else ''}" if values else "type a number from 0 to 1"
     return f"Correctness: not chosen ({fix})"
 
 

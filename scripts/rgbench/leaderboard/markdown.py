@@ -12,7 +12,6 @@ table cell (``|``) into the page that renders the file.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from fractions import Fraction
 
 from ..compute.ranking import DISQUALIFIED
@@ -68,17 +67,6 @@ def code(value: str) -> str:
 # leaderboard.csv, so that the table fits WIDTH characters.
 MARKDOWN_FIGURES = ("q_final", "p")
 WIDTH = 100
-NAME_WIDTH = 24   # the table's name cell; a longer name is cut there (the page, the lists and the CSVs keep it whole)
-
-
-def table_names(entries: tuple[BoardEntry, ...]) -> dict[str, str]:
-    """subject_id -> the name the table shows: at most NAME_WIDTH characters, a longer one cut to NAME_WIDTH - 1
-    and ``…``, unless two names would then read the same (those stay whole: a wide row beats an ambiguous one)."""
-    cut = {e.metrics.subject_id: e.name if len(e.name) <= NAME_WIDTH else e.name[:NAME_WIDTH - 1] + "\u2026"
-           for e in entries}
-    seen = Counter(cut.values())
-    return {e.metrics.subject_id: cut[e.metrics.subject_id] if seen[cut[e.metrics.subject_id]] == 1 else e.name
-            for e in entries}
 
 
 def _metric(value: Fraction | None, decimals: int, interval: tuple | None = None) -> str:
@@ -95,15 +83,14 @@ def markdown_rank_cell(entry: BoardEntry) -> str:
 
 
 def table_row(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METRIC_COLUMNS,
-              ranked: tuple[BoardEntry, ...] | None = None, name: str | None = None) -> str:
+              ranked: tuple[BoardEntry, ...] | None = None) -> str:
     """One row: rank (or status), with ``ranked`` (the board's ranked entries) the tie group and the ranks it is
-    significantly above, the name (``name``, else the entry's), Q_final with its interval, P (``columns``'
-    MARKDOWN_FIGURES) and N."""
+    significantly above, the name, Q_final with its interval, P (``columns``' MARKDOWN_FIGURES) and N."""
     m = entry.metrics
     cells = [
         markdown_rank_cell(entry),
         *((entry.tie_group, above_text(entry, ranked)) if ranked is not None else ()),
-        md_text(entry.name if name is None else name),
+        md_text(entry.name),
         *(_metric(getattr(m, attr), decimals[attr], entry.intervals.get(key) if attr == "q_final" else None)
           for _, attr, key, _ in columns),
         str(m.n),
@@ -112,9 +99,8 @@ def table_row(entry: BoardEntry, decimals: dict[str, int], columns: tuple = METR
 
 
 def table(board: Board) -> str:
-    """The table: every entry in leaderboard order, in at most WIDTH characters a line, names cut to NAME_WIDTH
-    (:func:`table_names`; the version, status, other figures, reliability labels and case counts are on the page
-    and in the CSV)."""
+    """The table: every entry in leaderboard order, in at most WIDTH characters a line while names are short
+    (the version, status, other figures, reliability labels and case counts are on the page and in the CSV)."""
     decimals = column_decimals(e.metrics for e in board.scored)
     columns = tuple(c for c in metric_columns(board.scale, board.shown) if c[1] in MARKDOWN_FIGURES)
     ties = board.significance is not None
@@ -122,9 +108,7 @@ def table(board: Board) -> str:
             *(label for label, *_ in columns), "N"]
     align = ["---:", *(("---", "---") if ties else ()), "---", *("---:" for _ in columns), "---:"]
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
-    names = table_names(board.entries)
-    lines += [table_row(entry, decimals, columns, board.ranked if ties else None, names[entry.metrics.subject_id])
-              for entry in board.entries]
+    lines += [table_row(entry, decimals, columns, board.ranked if ties else None) for entry in board.entries]
     return "\n".join(lines)
 
 

@@ -500,3 +500,16 @@ def test_make_metrics_reads_no_result_file_and_writes_what_make_leaderboard_read
     assert sorted(written) == ["leaderboard.csv", "leaderboard.html", "leaderboard.md"]
     assert run_script("leaderboard", ["--root", str(root)]) == 0
     assert {p.name: p.read_bytes() for p in (root / "results").glob("leaderboard.*")} == written
+
+
+def test_a_manifest_that_lists_no_result_file_is_refused(tmp_path):
+    """The manifest says which files are the results; without its `outputs` there is no set to read back."""
+    root = make_tree(tmp_path / "tree")
+    manifest_path = root / "results" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["outputs"]
+    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    files, _, problems = build_leaderboard.build_files(root)
+    assert files is None and [str(p) for p in problems] == [
+        "results/manifest.json: $.outputs: lists no result file (written by an older toolkit, or by hand; run "
+        "`make metrics` to regenerate it)"]

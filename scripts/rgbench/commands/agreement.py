@@ -105,11 +105,6 @@ def agreement_tables(spec: Spec, tree: Tree, multi: MultiScorings) -> dict[str, 
     return tables
 
 
-def agreement_outputs(root: Path, tables: dict[str, Table]) -> dict[Path, bytes]:
-    """Path -> bytes of the agreement tables under ``root``/results."""
-    return {root / "results" / name: csv_text(*table).encode("utf-8") for name, table in tables.items()}
-
-
 def drop_stale_judge_report(root: Path, tables: dict[str, Table]) -> None:
     """No judge grades any more: remove the judge report left from an earlier run (never a symlink)."""
     judge_path = root / "results" / JUDGE_FILE
@@ -126,7 +121,8 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     if tables is None:
         tables = agreement_tables(spec, tree, multi)
         try:
-            write_many_atomic(agreement_outputs(root, tables))
+            write_many_atomic({root / "results" / name: csv_text(*table).encode("utf-8")
+                               for name, table in tables.items()})
             drop_stale_judge_report(root, tables)
         except OutputError as exc:
             print(exc.strerror, file=sys.stderr)

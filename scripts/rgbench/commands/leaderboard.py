@@ -35,12 +35,10 @@ from ..leaderboard.inputs import LeaderboardInputs, board_inputs, load_inputs
 from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
 from ..leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
 from ..leaderboard.readme import README_FILE, embed_in_readme
-from ..leaderboard.reviewers_section import reviewer_rows, reviewers_section
+from ..leaderboard.reviewers_section import reviewers_section
 from ..load.spec import Spec
 from ..problems import Problem, report
 from ..results.tables import Published
-from ..stats.judge_agreement import JUDGE_FILE
-from ..stats.reviewer_report import REVIEWERS_FILE
 from .common import collector_paused, not_a_tree
 
 
@@ -56,13 +54,10 @@ def board_files(inputs: LeaderboardInputs | None, problems: list[Problem], sourc
     """Rank and render the loaded ``inputs``, writing nothing: (files by name inside results/, board, []), or
     (None, None, problems) with every problem found. ``source_commit`` (a published page's) is shown on the
     page; committed results are built without it, so that they stay what the inputs alone produce."""
-    tables = (inputs.reviewer_tables or {}) if inputs is not None else {}
-    (reviewers, more), (judges, most) = reviewer_rows(tables, REVIEWERS_FILE), reviewer_rows(tables, JUDGE_FILE)
-    problems = problems + more + most
     if inputs is None or problems:
         return None, None, problems
     board = dataclasses.replace(build_board(inputs), source_commit=source_commit)
-    section = reviewers_section(reviewers, judges, higher_is_better=board.scale.higher_is_better)
+    section = reviewers_section(inputs.reviewers, inputs.judges, higher_is_better=board.scale.higher_is_better)
     return render(board, section), board, []
 
 

@@ -32,7 +32,7 @@ from ..problems import report
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE
 from ..stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
-from .agreement import CONSOLIDATED_DIR, agreement_outputs, agreement_tables, drop_stale_judge_report, write_agreement
+from .agreement import CONSOLIDATED_DIR, agreement_tables, drop_stale_judge_report, write_agreement
 from .common import collector_paused, load_valid_grades, not_a_tree, one_blas_thread
 from .compute import computed, metrics_summary
 from .leaderboard import computed_files, leaderboard_outputs, summary
@@ -72,12 +72,12 @@ def compute_and_write(root: Path, *, readme: bool) -> int:
         progress.update("computing", 1, 2, force=True)
         results, published = computed(spec, counted, grades)
         agreement = agreement_tables(spec, tree, multi)
-        files, board, problems = computed_files(root, spec, replace(published, tables={**published.tables, **agreement}))
+        published = published.with_tables(agreement)
+        files, board, problems = computed_files(root, spec, published)
     outputs, problems = leaderboard_outputs(root, files, problems, readme=readme)
     if board is None or outputs is None:
         return report(problems)
     outputs.update({root / "results" / name: data for name, data in published.files.items()})
-    outputs.update(agreement_outputs(root, agreement))
     try:  # manifest.json last: it vouches for the whole set (make leaderboard and make check read it)
         write_many_atomic(outputs, last=MANIFEST_FILE)
         drop_stale_judge_report(root, agreement)

@@ -8,8 +8,8 @@ hides another.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +28,19 @@ from ..results.tables import (
     SUBJECT_FILE,
     Published,
 )
-from ..results_csv import Table
 from ..stats.alpha_sensitivity import AlphaRow, OrderRow
 from ..stats.eligibility import is_incomplete
-from ..stats.outputs import ALPHA_FILE, DIFFICULTY_TREND_FILE, PAIRWISE_FILE, RANK_SETS_FILE, RANK_STABILITY_FILE
+from ..stats.judge_agreement import JUDGE_FILE
+from ..stats.outputs import (
+    ALPHA_FILE,
+    DIFFICULTY_TREND_COLUMNS,
+    DIFFICULTY_TREND_FILE,
+    PAIRWISE_FILE,
+    RANK_SETS_FILE,
+    RANK_STABILITY_FILE,
+)
 from ..stats.pairwise import PairwiseRow
+from ..stats.reviewer_report import REVIEWERS_FILE
 from .critical_fails import CriticalFail, read_critical_fails
 from .difficulty_text import DifficultyTrendRow
 from .grades_text import grades_problems
@@ -41,7 +49,6 @@ from .manifest import MANIFEST_PATH, Manifest, parse_manifest, recorded_now, sta
 from .rank_ranges import RankRange
 from .registry import Registry, read_registered_subjects
 from .results_tables import (
-    AGREEMENT_TABLES,
     FAMILY_EXTRAS,
     REGENERATE,
     RESULTS_DIR,
@@ -50,6 +57,7 @@ from .results_tables import (
     read_published,
     typed_rows,
 )
+from .reviewers_section import reviewer_rows
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,8 @@ class LeaderboardInputs:
     incomplete: frozenset[str] = frozenset()   # subjects below min_case_coverage (metrics_per_subject.csv)
     order: list[OrderRow] | None = None        # rank_stability.csv
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv
-    reviewer_tables: Mapping[str, Table] | None = None  # reviewers.csv and judge_agreement.csv, those present
+    reviewers: list[dict[str, str]] = field(default_factory=list)  # reviewers.csv's rows (none without the file)
+    judges: list[dict[str, str]] = field(default_factory=list)     # judge_agreement.csv's
 
 
 def out_of_step(manifest: Manifest, spec: Spec) -> list[Problem]:
@@ -170,6 +179,8 @@ def board_inputs(root: Path, spec: Spec, published: Published, *, computed_now: 
     problems += critical.problems
     lab, more = lab_tables(published)
     problems += more
+    (reviewers, more), (judges, most) = (reviewer_rows(published.tables, name) for name in (REVIEWERS_FILE, JUDGE_FILE))
+    problems += more + most
     if not computed_now:
         problems += stale_inputs(manifest, recorded_now(root, {REGISTRY_FILE: registry.sha256, **critical.digests}))
         rows = {m.subject_id for m in tables.subjects}
@@ -196,8 +207,8 @@ def board_inputs(root: Path, spec: Spec, published: Published, *, computed_now: 
         order=None if order is None else [OrderRow(r["subject_a"], r["subject_b"], r["rank_a"], r["rank_b"], r["adjacent"],
                                                    r["alpha_crossing"], None if r["swap_share"] is None
                                                    else float(r["swap_share"])) for r in order],
-        difficulty_trend=DifficultyTrendRow(*trend_rows[0].values()) if trend_rows else None,
-        reviewer_tables={name: table for name, table in published.tables.items() if name in AGREEMENT_TABLES},
+        difficulty_trend=DifficultyTrendRow(*(trend_rows[0][c] for c in DIFFICULTY_TREND_COLUMNS)) if trend_rows else None,
+        reviewers=reviewers, judges=judges,
     ), []
 
 

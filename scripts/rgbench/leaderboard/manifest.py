@@ -49,7 +49,7 @@ class Manifest:
 def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
     """A Manifest from the parsed JSON, or messages (``$.key: what is wrong``)."""
     if not isinstance(document, dict):
-        return None, ["expected a JSON object"]
+        return None, [f"expected a JSON object ({_RUN_METRICS} to regenerate it)"]
     messages = []
     alpha = document.get("alpha")
     if not isinstance(alpha, str) or not _FIXED.match(alpha) or Fraction(alpha) > 1:

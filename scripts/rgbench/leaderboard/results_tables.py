@@ -39,7 +39,7 @@ from ..stats.outputs import (
     RANK_STABILITY_FILE,
 )
 from ..stats.reviewer_report import REVIEWERS_FILE
-from .manifest import read_manifest_document
+from .manifest import parse_manifest, read_manifest_document, stale_outputs
 
 RESULTS_DIR = "results"
 MANIFEST_PATH = f"{RESULTS_DIR}/{MANIFEST_FILE}"
@@ -93,30 +93,30 @@ def read_published(root: Path) -> tuple[Published | None, list[Problem]]:
     data, document, problems = read_manifest_document(root)
     if data is None:
         return None, problems
-    if not isinstance(document, dict):
-        return None, [Problem(MANIFEST_PATH, f"expected a JSON object ({REGENERATE})")]
-    listed = document.get("outputs")
-    if not isinstance(listed, dict) or not listed:
+    manifest, messages = parse_manifest(document)
+    if manifest is None:
+        return None, [Problem(MANIFEST_PATH, message) for message in messages]
+    assert isinstance(document, dict)   # parse_manifest accepts only an object
+    if not manifest.outputs:
         return None, [Problem(MANIFEST_PATH, f"$.outputs: lists no result file (written by an older toolkit, or by "
                                              f"hand; {REGENERATE})")]
-    names = sorted(name for name in listed if name.endswith(".csv"))
+    names = sorted(name for name in manifest.outputs if name.endswith(".csv"))
     names += [name for name in AGREEMENT_TABLES if name not in names and os.path.lexists(root / RESULTS_DIR / name)]
     files: dict[str, bytes] = {MANIFEST_FILE: data}
-    tables: dict[str, Table] = {}
     for name in names:
-        rel = f"{RESULTS_DIR}/{name}"
-        data, more = read_result_file(root, rel)
-        if data is None:
-            problems += [Problem(p.path, f"{p.message}; {REGENERATE}") for p in more]
-            continue
-        if name in listed and listed[name] != hashlib.sha256(data).hexdigest():
-            problems.append(Problem(rel, f"differs from the file compute_metrics wrote ({MANIFEST_PATH} records "
-                                         f"another sha256; do not edit results by hand, {REGENERATE})"))
-            continue
-        table, more = table_of(rel, data)
+        data, more = read_result_file(root, f"{RESULTS_DIR}/{name}")
+        problems += [Problem(p.path, f"{p.message}; {REGENERATE}") for p in more]
+        if data is not None:
+            files[name] = data
+    # a file another run left beside the others, or edited by hand, is refused before its cells are read
+    problems += stale_outputs(manifest, {f"{RESULTS_DIR}/{name}": hashlib.sha256(files[name]).hexdigest()
+                                         for name in names if name in files})
+    tables: dict[str, Table] = {}
+    for name in (names if not problems else ()):
+        table, more = table_of(f"{RESULTS_DIR}/{name}", files[name])
         problems += more
         if table is not None:
-            files[name], tables[name] = data, table
+            tables[name] = table
     return (None, problems) if problems else (Published(tables, document, files), [])
 
 

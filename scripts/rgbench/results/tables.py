@@ -218,6 +218,11 @@ class Published:
     manifest: Mapping[str, Any]
     files: Mapping[str, bytes]
 
+    def with_tables(self, more: Mapping[str, Table]) -> Published:
+        """This set and the tables ``more`` written beside it, outside the manifest (the agreement tables)."""
+        return Published({**self.tables, **more}, self.manifest,
+                         {**self.files, **{name: csv_text(*table).encode("utf-8") for name, table in more.items()}})
+
 
 def publish(spec: Spec, results: Results) -> Published:
     """The exact :class:`Results` written: every cell rounded once (:mod:`rgbench.numfmt`), then the bytes."""

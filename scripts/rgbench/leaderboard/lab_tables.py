@@ -1,9 +1,9 @@
-"""Read the tables behind the page's lab views (issue 15): breakdowns, cost, baseline, run metadata, the
-case explorer, pass@k and the difficulty progression.
+"""The tables behind the page's lab views (issue 15), taken from the results set: breakdowns, cost, baseline,
+run metadata, the case explorer, pass@k and the difficulty progression.
 
-Each file is optional (results older than issue 15 carry none; the page then says so). A file that is
-present must be a well-formed CSV whose header starts with the columns compute_metrics writes, and its
-sha256 must be the one results/manifest.json records (checked by the caller through ``digests``).
+Each table is optional (results older than issue 15 carry none; the page then says so). A table that is
+there must have a header that starts with the columns compute_metrics writes (its file's sha256 is checked
+against the manifest when results/ is read back: :func:`.results_tables.read_published`).
 Cells stay text: the page shows them (numbers re-rounded for display only) and computes nothing from them;
 the numeric ones are checked to be of their registered kind (:mod:`rgbench.result_columns`), so that
 none can break the page.

@@ -1,7 +1,7 @@
 """The leaderboard page's "Reviewers" section, from results/reviewers.csv and results/judge_agreement.csv.
 
-Both files are written by scripts/aggregate_scoring.py before the leaderboard is built; a tree without
-them (or with no row) gets no section; a file that is there must be what aggregate_scoring writes (else the
+Both tables are computed with the results by `make metrics` (and written by `make agreement`); a results set
+without them (or with no row) gets no section; a file that is there must be what aggregate_scoring writes (else the
 build is refused with a problem, never a traceback). Every value is escaped (:mod:`.templating`).
 """
 

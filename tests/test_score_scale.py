@@ -219,7 +219,7 @@ def _problems(root: Path) -> list[str]:
 def test_a_decimal_lower_is_better_scale_is_read(tmp_path):
     spec, problems = load_spec(penalty_system(tmp_path))
     assert problems == [] and spec is not None
-    assert (spec.score_min, spec.score_max, spec.higher_is_better, spec.criterion_step) == (0, 100, False, F(1, 10))
+    assert (spec.scale.low, spec.scale.high, spec.higher_is_better, spec.criterion_step) == (0, 100, False, F(1, 10))
     assert spec.scale.norm_text() == "(100 \u2212 s\u0304) / 100" and spec.scale.label == "MQM-style penalty"
 
 

@@ -89,8 +89,8 @@ BENCH_CASES = {
     "criterion twice": (lambda d: d["criteria"].append(d["criteria"][0]),
                         f"{BENCH}: $.criteria[{N}]: {SPEC.criteria[0]!r} is listed twice"),
     # pass_threshold above the maximum score N x criterion_max: a perfect run would be a Fail.
-    "pass above maximum": (set_bench("pass_threshold", SPEC.score_max + 1),
-                           f"{BENCH}: $.pass_threshold: {SPEC.score_max + 1} is above the maximum score {SPEC.score_max}"),
+    "pass above maximum": (set_bench("pass_threshold", SPEC.scale.high + 1),
+                           f"{BENCH}: $.pass_threshold: {SPEC.scale.high + 1} is above the maximum score {SPEC.scale.high}"),
     # pass_threshold below conditional_threshold: no score is Conditional.
     "pass below conditional": (set_bench("pass_threshold", SPEC.conditional_threshold - 1),
                                f"{BENCH}: $.pass_threshold: {SPEC.conditional_threshold - 1} is not above "
@@ -248,8 +248,8 @@ SCHEMA_CASES = {
                                 f"{RESPONSE}: $.properties.case_id.pattern: '^X-[0-9]+$' is not system/benchmark.yaml's"),
     # The gold schema caps rubric_ceiling below the maximum score: Q_final could never reach 1.
     "ceiling cap below maximum": (GOLD, lambda s: s["properties"]["rubric_ceiling"].__setitem__(
-        "maximum", SPEC.score_max - 1), f"{GOLD}: $.properties.rubric_ceiling: type 'integer', minimum "
-                                        f"{N * SPEC.criterion_min}, maximum {SPEC.score_max - 1}"),
+        "maximum", SPEC.scale.high - 1), f"{GOLD}: $.properties.rubric_ceiling: type 'integer', minimum "
+                                        f"{N * SPEC.criterion_min}, maximum {SPEC.scale.high - 1}"),
     "correctness above 1": (EVAL, lambda s: s["properties"]["correctness"].__setitem__("enum", [0, 2]),
                             f"{EVAL}: $.properties.correctness.enum: [0, 2]; needs at least two distinct numbers"),
     "one correctness value": (EVAL, lambda s: s["properties"]["correctness"].__setitem__("enum", [1]),
@@ -330,7 +330,7 @@ def test_the_shipped_example_id_and_families_fit_the_pattern():
 def test_an_inconsistent_system_is_refused_before_any_data_is_read(tmp_path):
     # A tree whose data are broken too: only system/ is reported, since the data cannot be judged against it.
     root = system_copy(tmp_path)
-    edit_yaml(root, BENCH, set_bench("pass_threshold", SPEC.score_max + 1))
+    edit_yaml(root, BENCH, set_bench("pass_threshold", SPEC.scale.high + 1))
     (root / "responses" / VERSION / "nobody").mkdir(parents=True)
     (root / "responses" / VERSION / "nobody" / "junk.json").write_text("{not json", encoding="utf-8")
     (root / "subjects").mkdir()

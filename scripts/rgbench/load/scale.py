@@ -126,6 +126,13 @@ class ScoreScale:
                 f"criteria ({score_text(self.low)}\u2013{score_text(self.high)}; {self.direction_text}).")
 
 
+def total_range(low: Fraction, high: Fraction, criteria: int, total: str = SUM) -> tuple[Fraction, Fraction]:
+    """The lowest and highest total of ``criteria`` scores in low..high: n·low..n·high for a sum, low..high
+    for a mean."""
+    times = criteria if total == SUM else 1
+    return low * times, high * times
+
+
 def default_scale(max_score: int = 12) -> ScoreScale:
     """The seed's scale, 0..max_score, higher is better, summed (tests and hand-built values use it)."""
     return ScoreScale(Fraction(0), Fraction(max_score))

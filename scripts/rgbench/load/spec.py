@@ -19,7 +19,7 @@ from .config import StatsConfig, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
 from .recorded import recorded
 from .safe_read import read_single_file
-from .scale import HIGHER_IS_BETTER, SUM, ScoreScale
+from .scale import HIGHER_IS_BETTER, SUM, ScoreScale, total_range
 from .system_check import benchmark_problems, schema_facts, schema_problems
 from .validation import SchemaValidator, compiled, keyed_problems, schema_errors, schema_problem, shown, toolkit_schema
 
@@ -101,21 +101,12 @@ class Spec:
         """Folder name of this version's data, e.g. ``v1.0``."""
         return f"v{self.benchmark_version}"
 
-    @property
-    def score_min(self) -> Fraction:
-        """The lowest possible total: n x criterion_min for a sum, criterion_min for a mean."""
-        return self.criterion_min * (len(self.criteria) if self.score_total == SUM else 1)
-
-    @property
-    def score_max(self) -> Fraction:
-        """The highest possible total: n x criterion_max for a sum (12 in v1.0), criterion_max for a mean."""
-        return self.criterion_max * (len(self.criteria) if self.score_total == SUM else 1)
-
     @cached_property
     def scale(self) -> ScoreScale:
         """The total's scale: range, direction, aggregation, name (rgbench.load.scale)."""
-        return ScoreScale(self.score_min, self.score_max, self.higher_is_better, self.score_total, self.score_name,
-                          len(self.criteria))
+        n = len(self.criteria)
+        return ScoreScale(*total_range(self.criterion_min, self.criterion_max, n, self.score_total),
+                          self.higher_is_better, self.score_total, self.score_name, n)
 
 
     @property

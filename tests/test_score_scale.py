@@ -31,6 +31,7 @@ from rgbench.load.scale import (
     ScoreScale,
     default_scale,
     difference_text,
+    in_units,
     json_score,
     parse_score,
     score_text,
@@ -160,7 +161,10 @@ def test_a_mean_of_graders_enters_the_statistics_exactly():
     runs = [_run("RO-FOUL-001", "r1", F(31, 3), True), _run("RO-FOUL-002", "r1", F(10), True)]
     columns = RunColumns.of({"s": runs})
     assert columns.score_unit == 3 and columns.clipped.tolist() == [31, 30]
-    assert score_unit([F(31, 3), F("0.5")], PENALTY) == 6
+    assert score_unit([F(31, 3), F("0.5")]) == 6 and score_unit([F("0.5")], 3) == 6   # lcm(3, 2), lcm(3, 2)
+    assert in_units(F(31, 3), 6) == 62   # 31/3 x 6
+    with pytest.raises(ValueError, match="not an integer"):
+        in_units(F(31, 3), 2)
 
 
 # --- writing a score, and differences that never read 0.00 -----------------------------------------------

@@ -24,7 +24,7 @@ from fractions import Fraction
 from ..compute.derive import PASS, RunRow
 from ..load.extract import TAG_SEPARATOR
 from ..load.records import Response, Scoring, Tree
-from ..load.scale import score_text, score_unit
+from ..load.scale import in_units, score_text, score_unit
 from ..load.spec import Spec
 from ..numfmt import fmt_fixed
 from ..results_csv import Table
@@ -178,7 +178,7 @@ def criterion_rows(subject_id: str, version: str, scorings: Sequence[Scoring], c
         scores, i = dict(scoring.criterion_scores), position[scoring.case_id]
         counts[i] += 1
         for k, criterion in enumerate(criteria):
-            sums[k][i] += int(scores[criterion] * unit)
+            sums[k][i] += in_units(scores[criterion], unit)
     weights = case_weights(len(cases), digest=digest, label="criteria", resamples=resamples)
     n = len(scorings)
     return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n * unit),

@@ -22,6 +22,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 
 from ..compute.derive import PASS, RunRow
+from ..compute.metrics import mean_clipped_score, pass_rate
 from ..load.extract import TAG_SEPARATOR
 from ..load.records import Response, Scoring, Tree
 from ..load.scale import in_units, score_text, score_unit
@@ -142,10 +143,6 @@ class Breakdowns:
     n_errors: Mapping[str, int]
 
 
-def _passed(row: RunRow) -> int:
-    return 1 if row.classification == PASS else 0
-
-
 def group_row(subject_id: str, version: str, group: str, summary: CaseSummary, digest: str, label: str,
               resamples: int, confidence: Fraction, passes: bool = True) -> GroupRow:
     """P and s_bar over the subject's runs on the cases of ``summary`` (its summary restricted to the group's
@@ -243,13 +240,10 @@ def cost_row(subject_id: str, version: str, extra: Mapping, responses: Sequence[
 
 
 def _pass_and_score(rows: Sequence[RunRow]) -> tuple[int, int | None, Fraction | None, Fraction | None]:
-    """(n, n_pass, P, s_bar) of ``rows``; n_pass and P None when the runs are not classified (no pass rule)."""
-    n = len(rows)
-    s_bar = Fraction(sum(r.clipped_score for r in rows), n) if n else None
-    if any(r.classification is None for r in rows):
-        return n, None, None, s_bar
-    n_pass = sum(_passed(r) for r in rows)
-    return n, n_pass, (Fraction(n_pass, n) if n else None), s_bar
+    """(n, n_pass, P, s_bar) of ``rows`` (:func:`pass_rate`, :func:`mean_clipped_score`); n_pass and P None
+    when the runs are not classified (no pass rule)."""
+    p = pass_rate(rows)
+    return len(rows), (None if p is None else int(p * len(rows))), p, mean_clipped_score(rows)
 
 
 def baseline_rows(subject_id: str, version: str, extra: Mapping, participant_of: Mapping[tuple[str, str], str | None],
@@ -286,11 +280,10 @@ def baseline_rows(subject_id: str, version: str, extra: Mapping, participant_of:
         out.append(BaselineRow(subject_id, version, "experience_level", level, level, len(members[level]),
                                len({r.case_id for r in group}), n, n_pass, p, s_bar))
     named = [r for g in by_participant.values() for r in g]
-    classified = len(rates) == len(scores)   # every group has a P: the benchmark has a pass rule
+    n, n_pass, p, _ = _pass_and_score(named)
     out.append(BaselineRow(subject_id, version, "mean_of_participants", "", "", len(scores),
-                           len({r.case_id for r in named}), len(named),
-                           sum(_passed(r) for r in named) if classified else None,
-                           sum(rates, Fraction(0)) / len(rates) if classified else None,
+                           len({r.case_id for r in named}), n, n_pass,
+                           None if p is None else sum(rates, Fraction(0)) / len(rates),
                            sum(scores, Fraction(0)) / len(scores)))
     return out
 

@@ -109,7 +109,7 @@ LOWER_TABLE = [   # (critical, recoverable, clipped, floor) -> class; lower is b
 def test_classification_when_lower_is_better(args, expected):
     critical, recoverable, clipped, floor = args
     assert classify(has_critical=critical, has_recoverable=recoverable, clipped=clipped, floor=floor,
-                    pass_threshold=25, conditional_threshold=50, higher_is_better=False) == expected
+                    pass_threshold=25, conditional_threshold=50, scale=PENALTY) == expected
 
 
 def test_the_ceiling_is_the_best_total_a_case_credits():

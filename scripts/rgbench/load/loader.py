@@ -436,9 +436,14 @@ def counted_scorings(scorings, spec: Spec, reviewers: dict[str, Reviewer] | None
     """The ``scorings`` that enter the metrics and the agreement: all of them when config.yaml's
     ``llm_judge_in_metrics`` is true, otherwise those by reviewers not registered as ``llm-judge`` (a
     consolidated grade's policy reviewer, which needs no registration, combines counted grades: it counts)."""
-    if spec.llm_judge_in_metrics or not reviewers:
-        return list(scorings)
-    return [s for s in scorings if (reviewer := reviewers.get(s.reviewer_id)) is None or reviewer.kind != LLM_JUDGE]
+    return [s for s in scorings if counts(s.reviewer_id, spec, reviewers)]
+
+
+def counts(reviewer_id: str, spec: Spec, reviewers: dict[str, Reviewer] | None) -> bool:
+    """Whether a grade by ``reviewer_id`` enters the metrics (:func:`counted_scorings`): not a registered
+    ``llm-judge``, unless config.yaml's ``llm_judge_in_metrics`` counts judges."""
+    reviewer = (reviewers or {}).get(reviewer_id)
+    return spec.llm_judge_in_metrics or reviewer is None or reviewer.kind != LLM_JUDGE
 
 
 SCORING_DIR = "scoring"   # one grade per run; any other scoring folder a command reads holds consolidated grades

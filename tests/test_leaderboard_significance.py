@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import shutil
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
-from treebuilder import LIBRARY_SYSTEM, MiniTree
+from treebuilder import LIBRARY_SYSTEM, MiniTree, edit_json
 
 from rgbench.cli import run_script
 from rgbench.commands import leaderboard as build_leaderboard
@@ -109,12 +108,10 @@ def test_a_rank_outside_its_range_is_pointed_out(tmp_path):
 def test_results_without_the_statistics_files(tmp_path):
     """Results older than the statistics: no pairwise.csv, rank_sets.csv, alpha_sensitivity.csv in the manifest."""
     root = make_tree(tmp_path / "tree")
-    manifest_path = root / "results" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
-    for name in ("pairwise.csv", "alpha_sensitivity.csv", "rank_sets.csv"):
+    dropped = ("pairwise.csv", "alpha_sensitivity.csv", "rank_sets.csv")
+    for name in dropped:
         (root / "results" / name).unlink()
-        del manifest["outputs"][name]
-    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    edit_json(root / "results/manifest.json", lambda manifest: [manifest["outputs"].pop(name) for name in dropped])
     assert run_script("leaderboard", ["--root", str(root)]) == 0
     table = rows_of((root / "results" / "leaderboard.csv").read_bytes())
     assert table["atlas"]["rank"] == "1" and table["atlas"]["rank_best"] == table["atlas"]["rank_worst"] == ""
@@ -126,10 +123,7 @@ def test_results_without_the_statistics_files(tmp_path):
 
 def test_a_statistics_file_the_manifest_does_not_list_is_not_part_of_the_results(tmp_path):
     root = make_tree(tmp_path / "tree")
-    manifest_path = root / "results" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
-    del manifest["outputs"]["pairwise.csv"]
-    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    edit_json(root / "results/manifest.json", lambda manifest: manifest["outputs"].pop("pairwise.csv"))
     path = root / "results" / "pairwise.csv"
     path.write_text(path.read_text().replace("atlas,evil,3,", "atlas,evil,2,"))
     inputs, problems = load_inputs(root)

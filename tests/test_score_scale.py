@@ -8,7 +8,6 @@ through `make metrics` and `make check`.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import subprocess
@@ -19,8 +18,7 @@ from pathlib import Path
 
 import make_synthetic
 import pytest
-import yaml
-from treebuilder import LIBRARY_ROOT, MiniTree
+from treebuilder import LIBRARY_ROOT, SCHEMA, MiniTree, edit_json, edit_yaml, problems_of
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow, classify, derive_run
 from rgbench.compute.metrics import SubjectMetrics, q_final, q_numerator
@@ -207,19 +205,6 @@ def penalty_system(root: Path) -> Path:
     return root
 
 
-def _edit_bench(root: Path, **keys) -> None:
-    path = root / "system/benchmark.yaml"
-    bench = yaml.safe_load(path.read_text(encoding="utf-8"))
-    bench.update(keys)
-    path.write_text(yaml.safe_dump(bench, sort_keys=False), encoding="utf-8")
-
-
-def _problems(root: Path) -> list[str]:
-    spec, problems = load_spec(root)
-    assert (spec is None) == bool(problems)
-    return [str(p) for p in problems]
-
-
 def test_a_decimal_lower_is_better_scale_is_read(tmp_path):
     spec, problems = load_spec(penalty_system(tmp_path))
     assert problems == [] and spec is not None
@@ -246,33 +231,26 @@ LOWER_CASES = {
 def test_thresholds_are_checked_in_the_scales_direction(tmp_path, case):
     keys, expected = LOWER_CASES[case]
     root = penalty_system(tmp_path)
-    _edit_bench(root, **keys)
-    found = _problems(root)
+    edit_yaml(root / BENCH, lambda bench: bench.update(keys))
+    found = problems_of(root)
     assert any(problem.startswith(expected) for problem in found), found
-
-
-def _edit_schema(root: Path, kind: str, change) -> None:
-    path = root / f"system/schemas/v1.0/{kind}.schema.json"
-    document = json.loads(path.read_text(encoding="utf-8"))
-    change(document)
-    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
 
 
 def test_the_schema_must_hold_the_decimal_range_and_one_step(tmp_path):
     root = penalty_system(tmp_path)
-    eva = "system/schemas/v1.0/evaluation.schema.json"
+    eva = SCHEMA.format("evaluation")
 
     def integer_bounds(document):
         document["properties"]["criterion_scores"]["properties"]["style"]["type"] = "integer"
         document["properties"]["criterion_scores"]["properties"]["fluency"]["multipleOf"] = 0.5
-    _edit_schema(root, "evaluation", integer_bounds)
-    _edit_bench(root, criterion_max=24.5, pass_threshold=20, conditional_threshold=40)
-    found = _problems(root)
+    edit_json(root / eva, integer_bounds)
+    edit_yaml(root / BENCH, lambda bench: bench.update(criterion_max=24.5, pass_threshold=20, conditional_threshold=40))
+    found = problems_of(root)
     assert f"{eva}: $.properties.criterion_scores.properties.accuracy: type 'number', minimum 0, maximum 25; " \
            "system/benchmark.yaml needs type 'number', minimum 0, maximum 24.5 (criterion_min and criterion_max)" in found
     root = penalty_system(tmp_path / "again")
-    _edit_schema(root, "evaluation", integer_bounds)
-    found = _problems(root)
+    edit_json(root / eva, integer_bounds)
+    found = problems_of(root)
     # one criterion on another step: the criteria share one scale
     assert any(p.startswith(f"{eva}: $.properties.criterion_scores.properties.fluency: type 'number' with step 0.5, "
                             "but $.properties.criterion_scores.properties.accuracy has type 'number' with step 0.1")

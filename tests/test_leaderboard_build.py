@@ -52,6 +52,7 @@ from treebuilder import LIBRARY_SYSTEM, edit_json, rows
 
 from rgbench.cli import run_script
 from rgbench.commands import leaderboard as build_leaderboard
+from rgbench.compute.input_groups import listing_digest
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.inputs import load_inputs
@@ -59,7 +60,6 @@ from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leade
 from rgbench.leaderboard.manifest import folder_digest_now
 from rgbench.leaderboard.readme import END, START, replace_block, split_readme
 from rgbench.leaderboard.svg import RC, scope_ids
-from rgbench.results.tables import input_digest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
@@ -86,7 +86,7 @@ def refresh_manifest(root: Path, **extra) -> None:
     def refresh(manifest: dict) -> None:
         manifest["inputs"] = {rel: folder_digest_now(root, rel) if rel.endswith("/") else
                               hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in manifest["inputs"]}
-        manifest["input_digest"] = input_digest(manifest["inputs"])
+        manifest["input_digest"] = listing_digest(manifest["inputs"])
         manifest["outputs"] = {name: hashlib.sha256((root / "results" / name).read_bytes()).hexdigest()
                                for name in manifest["outputs"]}
         manifest.update(extra)

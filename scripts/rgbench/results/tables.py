@@ -76,12 +76,6 @@ class Results:
         return len(self.runs)
 
 
-def input_digest(inputs: Mapping[str, str]) -> str:
-    """sha256 over ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``): the manifest's
-    ``input_digest`` of its ``inputs`` record (:func:`.input_groups.listing_digest`)."""
-    return listing_digest(inputs)
-
-
 def compute_results(tree: Tree, spec: Spec) -> Results:
     """Derive the per-run rows of a validated tree and aggregate them per registered subject, per
     (subject, family) and across subjects (the statistics)."""
@@ -123,7 +117,7 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     breakdowns = compute_breakdowns(tree, spec, runs_of, summaries=summaries, digests=digests)
     if any(breakdowns.n_errors.values()):
         counts["error_responses"] = sum(breakdowns.n_errors.values())
-    return Results(runs, subjects, families, counts, recorded, input_digest(recorded), statistics, breakdowns)
+    return Results(runs, subjects, families, counts, recorded, listing_digest(recorded), statistics, breakdowns)
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:

@@ -33,12 +33,12 @@ from ..numfmt import counted
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE, Published, Results, compute_results, publish
 from ..stats.consolidated_board import board_tree
-from .common import bad_folder_name, collector_paused, load_valid_grades, load_valid_tree, not_a_tree, one_blas_thread
+from .common import bad_folder_name, collector_paused, load_valid_grades, load_valid_tree, one_blas_thread
 
 
 def run(args: argparse.Namespace) -> int:
     root = args.root
-    if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}) or not_a_tree(root):
+    if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}):
         return 1
     with collector_paused(), one_blas_thread(), closing(Progress()) as progress:
         def reading(done: int, total: int) -> None:

@@ -31,15 +31,13 @@ from ..progress import Progress
 from ..results.tables import MANIFEST_FILE
 from ..stats.consolidated_board import board_tree
 from .agreement import CONSOLIDATED_DIR, agreement_tables, drop_stale_judge_report, write_agreement
-from .common import collector_paused, load_valid_grades, not_a_tree, one_blas_thread
+from .common import collector_paused, load_valid_grades, one_blas_thread
 from .compute import computed, metrics_summary
 from .leaderboard import computed_files, leaderboard_outputs, summary
 
 
 def run(args: argparse.Namespace) -> int:
     root = args.root
-    if not_a_tree(root):
-        return 1
     return write_results(root, readme=args.readme)
 
 

@@ -24,11 +24,11 @@ from rgbench.results.breakdowns import (
     METADATA_FILE,
     TAG_FILE,
     baseline_rows,
-    fmt_decimal,
     geometric_mean,
     run_cost,
 )
 from rgbench.stats.bootstrap import case_weights, ratio_interval
+from rgbench.stats.outputs import fmt_float
 from rgbench.stats.wilson import wilson_interval
 
 
@@ -112,9 +112,9 @@ def test_run_cost_is_needle_bench_estimated_cost():
 
 def test_geometric_mean():
     # sqrt(0.01 * 0.04) = sqrt(0.0004) = 0.02
-    assert fmt_decimal(geometric_mean([Fraction(1, 100), Fraction(1, 25)])) == "0.020000"
+    assert fmt_float(geometric_mean([Fraction(1, 100), Fraction(1, 25)])) == "0.020000"
     # cube root of 1 * 2 * 4 = cube root of 8 = 2
-    assert fmt_decimal(geometric_mean([Fraction(1), Fraction(2), Fraction(4)])) == "2.000000"
+    assert fmt_float(geometric_mean([Fraction(1), Fraction(2), Fraction(4)])) == "2.000000"
     assert geometric_mean([Fraction(0), Fraction(5)]) == Decimal(0)
     assert geometric_mean([]) is None
 

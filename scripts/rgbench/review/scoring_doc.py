@@ -24,7 +24,8 @@ from typing import Any
 from ..governance.scoring_template import template
 from ..governance.write_once import write_new_file
 from ..load.extract import EVALUATION, text_problems
-from ..load.loader import fail_problems, gold_rel, response_rel, scoring_rel
+from ..load.loader import fail_problems, gold_rel, response_rel, scoring_name, scoring_rel
+from ..load.multi_scoring import ADJUDICATION
 from ..load.parsing import ParseError, decode_utf8, dumps_json_canonical, exact_decimal, loads_json_strict
 from ..load.reviewers import Reviewer, unregistered_message
 from ..load.safe_read import read_single_file, walk_files
@@ -78,11 +79,10 @@ def graded_runs(root: Path, spec: Spec) -> tuple[dict[RunKey, list[str]], dict[R
         entries, _ = walk_files(root, f"{folder}/{spec.version_dir}")
         for entry in entries:
             parts = entry.rel.split("/")
-            pieces = parts[-1][:-5].split("__") if parts[-1].endswith(".json") else []
-            if len(parts) != 4 or len(pieces) != 3:
+            named = scoring_name(parts[3], ("eval-", ADJUDICATION)) if len(parts) == 4 else None
+            if named is None:
                 continue
-            key = (parts[2], pieces[0], pieces[1])
-            reviewer = pieces[2].partition("-")[2] if pieces[2].startswith(("eval-", "adjudication-")) else ""
+            key, reviewer = (parts[2], named[0], named[1]), named[3]
             anyone[key].add(reviewer)
             if folder == "scoring":
                 first[key].append(reviewer)

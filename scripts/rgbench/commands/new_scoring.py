@@ -24,7 +24,7 @@ from pathlib import Path
 from ..atomic import OutputError
 from ..governance.scoring_template import id_errors, template
 from ..governance.write_once import write_new_file
-from ..load.loader import gold_rel, response_rel, scoring_rel
+from ..load.loader import gold_rel, response_rel, scoring_name, scoring_rel
 from ..load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from ..load.registry import REGISTRY_FILE, entries
 from ..load.reviewers import REVIEWERS_FILE, read_reviewers, unregistered_message
@@ -36,8 +36,7 @@ from .common import load_spec_and_registry
 
 def existing_scorings(root: Path, folder: str, case_id: str, run_id: str) -> list[str]:
     entries_, _ = walk_files(root, folder)
-    prefix = f"{case_id}__{run_id}__eval-"
-    return [e.rel for e in entries_ if e.name.startswith(prefix) and len(e.parts) == 4]
+    return [e.rel for e in entries_ if len(e.parts) == 4 and (scoring_name(e.name) or ())[:2] == (case_id, run_id)]
 
 
 def response_problems(rel: str, data: bytes, registered_version: str) -> list[Problem]:

@@ -366,3 +366,10 @@ def test_synthetic_graders_on_a_decimal_penalty_scale_end_to_end(tmp_path, capsy
     manifest = json.loads((out / "results/manifest.json").read_text())
     assert manifest["grades"]["consolidation_policy"] == "median-v1-lower-is-better"
     assert "upper middle value when even" in (out / "results/leaderboard.html").read_text()
+    # a higher penalty than the others' is severe, in agreement.csv as in reviewers.csv (the same deviation)
+    deviation = {(r["reviewer_a"], r["target"]): (r["value"], r["note"]) for r in rows(out / "results/agreement.csv")
+                 if r["statistic"] == "mean_deviation"}
+    leniency = {(r["reviewer_id"], r["target"]): (r["value"], r["note"]) for r in rows(out / "results/reviewers.csv")
+                if r["statistic"] == "leniency" and r["target"] == "raw_score"}
+    assert leniency and all(deviation[key] == found for key, found in leniency.items())
+    assert any(note == "severe" and float(value) > 0 for value, note in leniency.values())

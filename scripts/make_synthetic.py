@@ -156,7 +156,7 @@ def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path
     difficulty = schema_difficulty_range(spec.validators["gold"].schema) or range(1, 6)
     step, span = _grid(spec)   # a criterion's score: low + k * step (k = 0..span), k counting quality
     higher = spec.higher_is_better
-    lowest, highest = spec.score_min, spec.score_max
+    lowest, highest = spec.scale.low, spec.scale.high
     # The floors and ceilings move by notches on the total's range (1 point on the seed's 0-12), on a decimal grid
     # a JSON number holds (a mean of 6 integer ratings moves by sixths: its notches by tenths).
     total_step = step if spec.score_total == "sum" else step / len(spec.criteria)

@@ -27,6 +27,7 @@ from rgbench.load.records import Scoring
 from rgbench.stats.agreement import (
     cohen_weighted_kappa,
     krippendorff_alpha,
+    leniency,
     mean_deviation,
     pair_ratings,
     percent_agreement,
@@ -186,6 +187,13 @@ def test_mean_deviation_hand_computed():
     assert mean_deviation(units, "c") == (F(-3, 2), 1)
     assert mean_deviation(units, "nobody") == (None, 0)
     assert mean_deviation([{"x": 3}], "x") == (None, 0)   # never shares a run
+
+
+def test_leniency_turns_round_on_a_lower_is_better_scale():
+    # above the others: lenient where higher is better, severe where a higher value is a higher penalty
+    assert (leniency(F(5, 3)), leniency(F(-7, 6)), leniency(F(0))) == ("lenient", "severe", "neutral")
+    assert (leniency(F(5, 3), False), leniency(F(-7, 6), False), leniency(F(0), False)) == (
+        "severe", "lenient", "neutral")
 
 
 # --- consolidation policy -----------------------------------------------------------------

@@ -4,14 +4,11 @@ make_synthetic.py --blank-answers writes such a tree, and `make metrics` and `ma
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
-import make_synthetic
 import pytest
 from test_leaderboard_lab import explorer_block
-from treebuilder import LIBRARY_ROOT, MiniTree
+from treebuilder import LIBRARY_ROOT, MiniTree, metrics_and_check, rows, synthetic
 
 from rgbench.cli import run_script
 from rgbench.commands.review import open_app
@@ -19,10 +16,6 @@ from rgbench.load.extract import empty_answer
 from rgbench.review.runs import FIRST
 
 BLANKS = {"RO-FOUL-001": "", "RO-SCAL-001": " \n\t\u00a0"}   # empty; whitespace only (a no-break space too)
-
-
-def rows(path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
 
 
 def test_empty_answer_means_no_visible_character():
@@ -77,17 +70,15 @@ def test_the_grading_page_shows_an_empty_answer(tmp_path):
 
 @pytest.mark.slow   # end to end: make test-slow (CI runs it)
 def test_make_synthetic_blank_answers_then_make_metrics_and_make_check(tmp_path, capsys):
-    out = tmp_path / "synthetic"
-    assert make_synthetic.main(["--subjects", "5", "--cases", "12", "--runs", "1", "--out", str(out),
-                                "--root", str(LIBRARY_ROOT), "--blank-answers"]) == 0
+    out = synthetic(tmp_path / "synthetic", "--subjects", "5", "--cases", "12", "--runs", "1",
+                    "--root", str(LIBRARY_ROOT), "--blank-answers")
     blank = {}
     for path in sorted((out / "responses").rglob("*.json")):
         document = json.loads(path.read_text(encoding="utf-8"))
         if not document["response_text"].strip():
             blank[(document["subject_id"], document["case_id"], document["run_id"])] = document["response_text"]
     assert len(blank) == 3 and set(blank.values()) == {"", " \n\t "}     # 60 responses, every 20th blanked
-    assert run_script("metrics", ["--root", str(out)]) == 0
-    assert run_script("check", ["--root", str(out)]) == 0
+    metrics_and_check(out, capsys)
     graded = {(r["subject_id"], r["case_id"], r["run_id"]) for r in rows(out / "results" / "per_run.csv")}
     assert set(blank) <= graded                                            # scored, so in N like any answer
     flagged = {(r["subject_id"], r["case_id"], r["run_id"]) for r in rows(out / "results" / "explorer_runs.csv")

@@ -3,15 +3,13 @@ baseline per participant and the run metadata; every value hand-computed (arithm
 
 from __future__ import annotations
 
-import csv
-import io
 from decimal import Decimal
 from fractions import Fraction
 from statistics import NormalDist
 
 import numpy as np
 import pytest
-from treebuilder import MiniTree
+from treebuilder import MiniTree, rows
 
 from rgbench.cli import run_script
 from rgbench.compute.derive import RunRow
@@ -26,16 +24,12 @@ from rgbench.results.breakdowns import (
     METADATA_FILE,
     TAG_FILE,
     baseline_rows,
-    fmt_decimal,
     geometric_mean,
     run_cost,
 )
 from rgbench.stats.bootstrap import case_weights, ratio_interval
+from rgbench.stats.outputs import fmt_float
 from rgbench.stats.wilson import wilson_interval
-
-
-def table(root, name: str) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO((root / "results" / name).read_text(encoding="utf-8"))))
 
 
 def run(sid: str, case: str, run_id: str, classification: str, clipped: int) -> RunRow:
@@ -118,9 +112,9 @@ def test_run_cost_is_needle_bench_estimated_cost():
 
 def test_geometric_mean():
     # sqrt(0.01 * 0.04) = sqrt(0.0004) = 0.02
-    assert fmt_decimal(geometric_mean([Fraction(1, 100), Fraction(1, 25)])) == "0.020000"
+    assert fmt_float(geometric_mean([Fraction(1, 100), Fraction(1, 25)])) == "0.020000"
     # cube root of 1 * 2 * 4 = cube root of 8 = 2
-    assert fmt_decimal(geometric_mean([Fraction(1), Fraction(2), Fraction(4)])) == "2.000000"
+    assert fmt_float(geometric_mean([Fraction(1), Fraction(2), Fraction(4)])) == "2.000000"
     assert geometric_mean([Fraction(0), Fraction(5)]) == Decimal(0)
     assert geometric_mean([]) is None
 
@@ -167,43 +161,43 @@ def lab_tree(tmp_path) -> MiniTree:
 
 
 def test_error_runs_are_out_of_n_and_counted(lab_tree):
-    subject = {r["subject_id"]: r for r in table(lab_tree.root, "metrics_per_subject.csv")}["llm-a"]
+    subject = {r["subject_id"]: r for r in rows(lab_tree.root / "results" / "metrics_per_subject.csv")}["llm-a"]
     # runs: FOUL r1 (12, Pass), FOUL r2 (6, Fail), SCAL r1 refused (2, Fail); SCAL r2 is an error run
     assert (subject["N"], subject["n_unscored"], subject["n_errors"]) == ("3", "0", "1")
     assert subject["P"] == "0.333333"          # 1 Pass of 3
     assert subject["s_bar"] == "6.666667"      # (12 + 6 + 2) / 3
-    meta = {r["subject_id"]: r for r in table(lab_tree.root, METADATA_FILE)}
+    meta = {r["subject_id"]: r for r in rows(lab_tree.root / "results" / METADATA_FILE)}
     assert (meta["llm-a"]["n_answered"], meta["llm-a"]["n_refused"], meta["llm-a"]["n_errors"]) == ("2", "1", "1")
     assert (meta["llm-a"]["temperature"], meta["llm-a"]["max_tokens"], meta["llm-a"]["attempts"]) == ("0.2", "512", "2")
     assert (meta["panel"]["temperature"], meta["panel"]["provider"]) == ("", "")   # not declared
 
 
 def test_criterion_means(lab_tree):
-    rows = {(r["subject_id"], r["criterion"]): r for r in table(lab_tree.root, CRITERION_FILE)}
+    means = {(r["subject_id"], r["criterion"]): r for r in rows(lab_tree.root / "results" / CRITERION_FILE)}
     # scores_summing_to fills from the first criterion: 12 -> all 2; 6 -> diagnosis, evidence, causal 2;
     # 2 -> diagnosis 2. diagnosis: (2 + 2 + 2) / 3 = 2; causal_reasoning: (2 + 2 + 0) / 3 = 1.333333
-    assert rows[("llm-a", "diagnosis")]["mean"] == "2.000000"
-    assert rows[("llm-a", "causal_reasoning")]["mean"] == "1.333333"
-    assert rows[("llm-a", "safety")]["mean"] == "0.666667"   # (2 + 0 + 0) / 3
-    assert rows[("llm-a", "diagnosis")]["n_cases"] == "2"
+    assert means[("llm-a", "diagnosis")]["mean"] == "2.000000"
+    assert means[("llm-a", "causal_reasoning")]["mean"] == "1.333333"
+    assert means[("llm-a", "safety")]["mean"] == "0.666667"   # (2 + 0 + 0) / 3
+    assert means[("llm-a", "diagnosis")]["n_cases"] == "2"
     # two cases: FOUL sums 4 over 2 runs for causal_reasoning, SCAL 0 over 1; replicates are 4/2, 0/1 or
     # 4/3, so the interval lies in [0, 2] and contains the estimate's neighbourhood
-    causal = rows[("llm-a", "causal_reasoning")]
+    causal = means[("llm-a", "causal_reasoning")]
     low, high = Fraction(causal["mean_low"]), Fraction(causal["mean_high"])
     assert 0 <= low <= Fraction(4, 3) <= high <= 2
 
 
 def test_tag_case_type_and_advanced(lab_tree):
-    tags = {(r["subject_id"], r["tag"]): r for r in table(lab_tree.root, TAG_FILE)}
+    tags = {(r["subject_id"], r["tag"]): r for r in rows(lab_tree.root / "results" / TAG_FILE)}
     # bio: both cases: 3 runs, 1 Pass; hard: FOUL only: 2 runs, 1 Pass, s_bar (12 + 6) / 2 = 9
     assert (tags[("llm-a", "bio")]["n"], tags[("llm-a", "bio")]["P"]) == ("3", "0.333333")
     assert (tags[("llm-a", "hard")]["P"], tags[("llm-a", "hard")]["s_bar"]) == ("0.500000", "9.000000")
     # one case: the interval is the point
     assert (tags[("llm-a", "hard")]["P_low"], tags[("llm-a", "hard")]["P_high"]) == ("0.500000", "0.500000")
     assert (tags[("llm-a", "hard")]["s_bar_low"], tags[("llm-a", "hard")]["s_bar_high"]) == ("9.000000", "9.000000")
-    types = {(r["subject_id"], r["case_type"]): r for r in table(lab_tree.root, CASE_TYPE_FILE)}
+    types = {(r["subject_id"], r["case_type"]): r for r in rows(lab_tree.root / "results" / CASE_TYPE_FILE)}
     assert types[("llm-a", "Open")]["s_bar"] == "2.000000"   # the refused run, graded 2
-    advanced = {r["subject_id"]: r for r in table(lab_tree.root, ADVANCED_FILE)}
+    advanced = {r["subject_id"]: r for r in rows(lab_tree.root / "results" / ADVANCED_FILE)}
     assert advanced["panel"]["s_bar"] == "11.000000" and advanced["panel"]["min_difficulty"] == "4"
     # panel passes its one Advanced+ case (11 of 12): P = 1, where every replicate is 1; the interval is the
     # Wilson interval over that one case, as for P_family (aggregate_metrics.md §17): [0.206549, 1]
@@ -213,7 +207,7 @@ def test_tag_case_type_and_advanced(lab_tree):
 
 
 def test_cost(lab_tree):
-    cost = {r["subject_id"]: r for r in table(lab_tree.root, COST_FILE)}
+    cost = {r["subject_id"]: r for r in rows(lab_tree.root / "results" / COST_FILE)}
     a = cost["llm-a"]
     # each of 3 runs: 1000 x 2 / 10^6 + 100 x 10 / 10^6 = 0.002 + 0.001 = 0.003; the error run: 0.002
     assert a["total_cost"] == "0.011000"          # 3 x 0.003 + 0.002
@@ -232,17 +226,17 @@ def test_cost_per_pass_is_empty_when_nothing_passed(tmp_path):
     tree.add_response("m", "RO-FOUL-001", "r1", usage={"input_tokens": 10, "output_tokens": 10})
     tree.add_scoring("m", "RO-FOUL-001", "r1", raw=3)
     assert run_script("compute", ["--root", str(tree.root)]) == 0
-    row = table(tree.root, COST_FILE)[0]
+    row = rows(tree.root / "results" / COST_FILE)[0]
     assert (row["n_pass"], row["cost_per_pass"], row["total_cost"]) == ("0", "", "0.000020")   # 20 / 10^6
     assert "inf" not in (tree.root / "results" / COST_FILE).read_text().lower()
 
 
 def test_baseline_and_explorer(lab_tree):
-    baseline = table(lab_tree.root, BASELINE_FILE)
+    baseline = rows(lab_tree.root / "results" / BASELINE_FILE)
     assert [(r["scope"], r["group"], r["P"]) for r in baseline] == [
         ("participant", "ana", "0.500000"), ("experience_level", "senior", "0.500000"),
         ("mean_of_participants", "", "0.500000")]
-    explorer = {(r["subject_id"], r["case_id"], r["run_id"]): r for r in table(lab_tree.root, EXPLORER_FILE)}
+    explorer = {(r["subject_id"], r["case_id"], r["run_id"]): r for r in rows(lab_tree.root / "results" / EXPLORER_FILE)}
     refused = explorer[("llm-a", "RO-SCAL-001", "r1")]
     assert (refused["status"], refused["comments"], refused["criterion_scores"].split(";")[0]) == (
         "refused", "Declined.", "diagnosis=2")

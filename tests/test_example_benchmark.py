@@ -58,7 +58,7 @@ def test_the_example_is_a_different_benchmark():
     spec, problems = load_spec(EXAMPLE)
     assert problems == [] and spec is not None
     assert spec.criteria == ("assessment", "triage", "advice", "safety_netting")
-    assert (spec.criterion_min, spec.criterion_max, spec.score_max) == (0, 3, 12)  # 4 criteria x 3
+    assert (spec.criterion_min, spec.criterion_max, spec.scale.high) == (0, 3, 12)  # 4 criteria x 3
     assert spec.correctness_values == (0, 1)
     assert spec.example_id() == "MED-CARD-001" and sorted(spec.families) == ["CARD", "DERM"]
     assert set(spec.catalog) == {"AF-MISSED-EMERGENCY", "AF-WRONG-DOSE", "AF-NO-SAFETY-NET"}

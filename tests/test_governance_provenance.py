@@ -11,6 +11,7 @@ import shutil
 import pytest
 from gitrepo import GitRepo, toolkit_repo
 from gitrepo import regenerate as regenerate_tree
+from treebuilder import edit_json
 
 from rgbench.cli import run_script
 from rgbench.governance.gitio import Change
@@ -165,9 +166,7 @@ def test_a_new_snapshot_whose_record_was_edited_is_refused(bench, capsys):
     graded = repo.commit("Grade")
     assert run_script("snapshot", ["--root", str(repo.root), "--date", today()]) == 0
     record = repo.root / f"results/historico/{today()}/snapshot.json"
-    document = json.loads(record.read_text())
-    document["subjects"]["beta-model"] = "9.9"
-    record.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    edit_json(record, lambda document: document["subjects"].update({"beta-model": "9.9"}))
     repo.commit("Snapshot")
     status, err = provenance(repo, graded, capsys)
     assert status == 1
@@ -388,9 +387,8 @@ def hand_edit_alpha(repo: GitRepo) -> None:
             lines[index] = ",".join(cells) + "\n"
     assert "".join(lines) != text
     path.write_text("".join(lines))
-    manifest = json.loads((repo.root / "results/manifest.json").read_text())
-    manifest["outputs"]["metrics_per_subject.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
-    (repo.root / "results/manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    edit_json(repo.root / "results/manifest.json", lambda manifest: manifest["outputs"].update(
+        {"metrics_per_subject.csv": hashlib.sha256(path.read_bytes()).hexdigest()}))
 
 
 def laundering_branch(repo: GitRepo, tree, start: str) -> tuple[str, str]:
@@ -477,9 +475,7 @@ def test_a_snapshot_of_a_commit_made_with_other_code_is_refused(bench, capsys):
     current = repo.commit("Another code change")
     assert run_script("snapshot", ["--root", str(repo.root), "--date", today()]) == 0
     folder = repo.root / f"results/historico/{today()}"
-    record = json.loads((folder / "snapshot.json").read_text())
-    record["git_commit"] = old_code  # the same results: only the recorded commit differs
-    (folder / "snapshot.json").write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    edit_json(folder / "snapshot.json", lambda record: record.update(git_commit=old_code))   # only the commit differs
     repo.commit("Snapshot")
     status, err = provenance(repo, current, capsys)
     assert status == 1

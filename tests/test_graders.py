@@ -4,19 +4,15 @@ computed from the consolidated grades of every rater, and LLM-judge grades kept 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import shutil
-import subprocess
-import sys
 from fractions import Fraction as F
 from pathlib import Path
 
 import make_synthetic
 import pytest
-from treebuilder import REPO, canonical, small_tree
+from treebuilder import REPO, canonical, metrics_and_check, rows, small_tree, synthetic
 
 from rgbench.cli import RESULT_STEPS, run_script
 from rgbench.load.config import parse_stats_config
@@ -47,10 +43,6 @@ def set_config(root: Path, **keys: object) -> None:
         text = json.dumps(value) if not isinstance(value, str) else value
         lines = [line for line in lines if not re.match(rf"{key}\s*:", line)] + [f"{key}: {text}"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def rows(path: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
 
 
 # --- the consolidated folder is accepted by every command that reads it ----------------------------------
@@ -119,7 +111,6 @@ def test_a_consensus_grade_in_scoring_is_still_refused_and_another_policys_is_na
     assert ("scoring_consolidated/v1.0/alpha-model/RO-FOUL-001__r1__eval-consensus.json: $.reviewer_id: "
             "'consensus' is the consolidated reviewer of policy median-v1, but system/metrics/v1.0/config.yaml sets "
             "consolidation_policy: mean (its grades are by 'consensus-mean'); consolidate again (make agreement)") in err
-    assert "Traceback" not in err
 
 
 # --- the policies, by hand ----------------------------------------------------------------------------------
@@ -320,10 +311,9 @@ def test_single_board_is_unchanged_and_out_of_step_results_are_refused(tmp_path,
 # --- make_synthetic --graders 3 --policy mean --judge, then make metrics and make check ---------------------------
 
 @pytest.mark.slow   # end to end (make_synthetic, make metrics, make check): make test-slow
-def test_synthetic_three_graders_mean_policy_and_a_judge_end_to_end(tmp_path):
-    out = tmp_path / "synthetic"
-    assert make_synthetic.main(["--subjects", "5", "--cases", "12", "--runs", "1", "--out", str(out),
-                                "--graders", "3", "--policy", "mean", "--judge"]) == 0
+def test_synthetic_three_graders_mean_policy_and_a_judge_end_to_end(tmp_path, capsys):
+    out = synthetic(tmp_path / "synthetic", "--subjects", "5", "--cases", "12", "--runs", "1",
+                    "--graders", "3", "--policy", "mean", "--judge")
     set_config(out, bootstrap_resamples=200)
     config = (out / CONFIG).read_text()
     assert "board_grades: consolidated" in config and "consolidation_policy: mean" in config
@@ -332,11 +322,7 @@ def test_synthetic_three_graders_mean_policy_and_a_judge_end_to_end(tmp_path):
     graded = len(list((out / "scoring").rglob("*.json")))
     assert len(list((out / "scoring_multi").rglob("*-judge-synth-1.json"))) == graded          # the judge grades all
     assert len(list((out / "scoring_multi").rglob("*.json"))) == 3 * graded                    # 2 humans + the judge
-    for script in ("metrics.py", "check_results.py"):
-        done = subprocess.run([sys.executable, str(REPO / "scripts" / script), "--root", str(out)],
-                              capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-        assert "Traceback" not in done.stderr
+    metrics_and_check(out, capsys)
     manifest = json.loads((out / "results/manifest.json").read_text())
     assert manifest["grades"]["consolidation_policy"] == "mean-v1" and manifest["grades"]["grades"] == 3 * graded
     assert manifest["grades"]["runs_combined"] == graded
@@ -370,17 +356,20 @@ def test_median_ties_go_against_the_subject_in_the_scale_direction():
 
 
 @pytest.mark.slow   # end to end (make_synthetic, make metrics, make check): make test-slow
-def test_synthetic_graders_on_a_decimal_penalty_scale_end_to_end(tmp_path):
+def test_synthetic_graders_on_a_decimal_penalty_scale_end_to_end(tmp_path, capsys):
     """Three graders on a lower-is-better decimal scale (the parts meet: make_synthetic's further grades stay on the
     schema's 0.1 step, written exactly; median-v1 breaks ties toward the larger penalty; metrics and check agree)."""
-    out = tmp_path / "penalty"
-    assert make_synthetic.main(["--subjects", "3", "--cases", "8", "--runs", "1", "--out", str(out),
-                                "--scale", "penalty", "--graders", "3", "--policy", "median"]) == 0
+    out = synthetic(tmp_path / "penalty", "--subjects", "3", "--cases", "8", "--runs", "1",
+                    "--scale", "penalty", "--graders", "3", "--policy", "median")
     set_config(out, bootstrap_resamples=200)
-    for script in ("metrics.py", "check_results.py"):
-        done = subprocess.run([sys.executable, str(REPO / "scripts" / script), "--root", str(out)],
-                              capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
+    metrics_and_check(out, capsys)
     manifest = json.loads((out / "results/manifest.json").read_text())
     assert manifest["grades"]["consolidation_policy"] == "median-v1-lower-is-better"
     assert "upper middle value when even" in (out / "results/leaderboard.html").read_text()
+    # a higher penalty than the others' is severe, in agreement.csv as in reviewers.csv (the same deviation)
+    deviation = {(r["reviewer_a"], r["target"]): (r["value"], r["note"]) for r in rows(out / "results/agreement.csv")
+                 if r["statistic"] == "mean_deviation"}
+    leniency = {(r["reviewer_id"], r["target"]): (r["value"], r["note"]) for r in rows(out / "results/reviewers.csv")
+                if r["statistic"] == "leniency" and r["target"] == "raw_score"}
+    assert leniency and all(deviation[key] == found for key, found in leniency.items())
+    assert any(note == "severe" and float(value) > 0 for value, note in leniency.values())

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from gitrepo import regenerate, toolkit_repo
-from treebuilder import canonical, small_tree
+from treebuilder import canonical, files_of, small_tree
 
 import rgbench.atomic as atomic
 from rgbench.cli import run_script
@@ -26,16 +26,9 @@ from rgbench.results_csv import TableError, exact
 ALPHA_SCORING = "scoring/v1.0/alpha-model/RO-FOUL-001__r1__eval-rev-a.json"
 
 
-def results_of(root: Path) -> dict[str, bytes]:
-    base = root / "results"
-    return {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
-
-
 def refused(command: str, argv: list[str], capsys) -> list[str]:
     assert run_script(command, argv) == 1
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err + captured.out
-    return captured.err.splitlines()
+    return capsys.readouterr().err.splitlines()
 
 
 # --- item 7: no traceback ------------------------------------------------------------------------
@@ -57,7 +50,7 @@ def test_a_read_only_or_full_results_folder_is_reported_and_nothing_replaced(tmp
     # (Tests run as root, whom chmod does not stop: the fault is injected where the bytes are written.)
     root = small_tree(tmp_path / "tree").root
     assert run_script("compute", ["--root", str(root)]) == 0
-    before = results_of(root)
+    before = files_of(root / "results")
     (root / "responses/v1.0/alpha-model/RO-MEMB-001__r2.json").unlink()  # so that every output changes
     real = atomic.write_temp_beside
     written = []
@@ -72,7 +65,7 @@ def test_a_read_only_or_full_results_folder_is_reported_and_nothing_replaced(tmp
     lines = refused("compute", ["--root", str(root)], capsys)
     assert len(lines) == 1 and lines[0].startswith(str(root / "results"))
     assert f"cannot be written: injected fault ({hint}, then run again; no output was replaced)" in lines[0]
-    assert results_of(root) == before  # no file replaced, no temporary left
+    assert files_of(root / "results") == before  # no file replaced, no temporary left
 
 
 def test_new_scoring_reports_an_unwritable_folder(tmp_path, capsys, monkeypatch):
@@ -233,10 +226,10 @@ def test_a_surrogate_in_a_display_name_never_reaches_the_leaderboard(tmp_path, c
     tree.subjects[0]["display_name"] = "Alpha \ud800"
     (tree.root / "subjects/registry.yaml").write_text(
         (tree.root / "subjects/registry.yaml").read_text().replace('"Alpha"', '"Alpha \\ud800"'))
-    before = results_of(tree.root)
+    before = files_of(tree.root / "results")
     lines = refused("leaderboard", ["--root", str(tree.root)], capsys)
     assert any("lone surrogate" in line for line in lines)
-    assert results_of(tree.root) == before
+    assert files_of(tree.root / "results") == before
 
 
 def test_canonical_helper_round_trips():  # the fixtures above are written with treebuilder.canonical

@@ -15,7 +15,6 @@ Skipped, saying how to install it, when Chromium is missing.
 
 from __future__ import annotations
 
-import csv
 import fcntl
 import json
 import os
@@ -26,7 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
-from treebuilder import LIBRARY_SYSTEM
+from treebuilder import LIBRARY_SYSTEM, rows
 
 from rgbench.cli import run_script
 
@@ -255,15 +254,15 @@ def test_the_committed_page(browser):
     html, table = REPO / "results" / "leaderboard.html", REPO / "results" / "leaderboard.csv"
     if not html.exists() or not table.exists():
         pytest.skip("results/leaderboard.html is not committed yet (run `make metrics`)")
-    rows = list(csv.DictReader(table.read_text(encoding="utf-8").splitlines()))
+    written = rows(table)
     session = open_page(browser, html)
     seen = json.loads(browser.evaluate(session, PROBE))
-    ranked = [r for r in rows if r["leaderboard_status"] == "Ranked"]
+    ranked = [r for r in written if r["leaderboard_status"] == "Ranked"]
     if ranked:
         assert (seen["firstRank"], seen["firstSubject"]) == ("1", ranked[0]["subject_id"])
         if ranked[0]["rank_best"]:
             assert seen["rankRanges"][0][0] == f"({ranked[0]['rank_best']}\u2013{ranked[0]['rank_worst']})"
-    assert seen["disqualified"] == [r["subject_id"] for r in rows if r["leaderboard_status"] == "Disqualified"]
+    assert seen["disqualified"] == [r["subject_id"] for r in written if r["leaderboard_status"] == "Disqualified"]
     assert all(c["width"] > 100 and c["height"] > 100 for c in seen["charts"])
     assert seen["resources"] == [] and seen["alerts"] == [] and seen["scripts"] == 1   # besides the inert data block
     assert seen["dataBlocks"] == int((html.parent / "explorer_runs.csv").is_file())   # the explorer's, when it has runs

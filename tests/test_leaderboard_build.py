@@ -37,9 +37,7 @@ and refuses them if they disagree, so a passing build also checks the arithmetic
 from __future__ import annotations
 
 import ast
-import csv
 import hashlib
-import io
 import json
 import os
 import re
@@ -50,10 +48,11 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
-from treebuilder import LIBRARY_SYSTEM
+from treebuilder import LIBRARY_SYSTEM, edit_json, rows
 
 from rgbench.cli import run_script
 from rgbench.commands import leaderboard as build_leaderboard
+from rgbench.compute.input_groups import listing_digest
 from rgbench.leaderboard.board import build_board
 from rgbench.leaderboard.html_page import JS, content_security_policy
 from rgbench.leaderboard.inputs import load_inputs
@@ -61,7 +60,6 @@ from rgbench.leaderboard.leaderboard_csv import COLUMNS, REQUIRED_COLUMNS, leade
 from rgbench.leaderboard.manifest import folder_digest_now
 from rgbench.leaderboard.readme import END, START, replace_block, split_readme
 from rgbench.leaderboard.svg import RC, scope_ids
-from rgbench.results.tables import input_digest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
@@ -85,15 +83,14 @@ def make_tree(root: Path) -> Path:
 
 def refresh_manifest(root: Path, **extra) -> None:
     """Re-record the digests of the files the manifest lists (after a test edits one of them), add ``extra`` keys."""
-    path = root / "results" / "manifest.json"
-    manifest = json.loads(path.read_text())
-    manifest["inputs"] = {rel: folder_digest_now(root, rel) if rel.endswith("/") else
-                          hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in manifest["inputs"]}
-    manifest["input_digest"] = input_digest(manifest["inputs"])
-    manifest["outputs"] = {name: hashlib.sha256((root / "results" / name).read_bytes()).hexdigest()
-                           for name in manifest["outputs"]}
-    manifest.update(extra)
-    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    def refresh(manifest: dict) -> None:
+        manifest["inputs"] = {rel: folder_digest_now(root, rel) if rel.endswith("/") else
+                              hashlib.sha256((root / rel).read_bytes()).hexdigest() for rel in manifest["inputs"]}
+        manifest["input_digest"] = listing_digest(manifest["inputs"])
+        manifest["outputs"] = {name: hashlib.sha256((root / "results" / name).read_bytes()).hexdigest()
+                               for name in manifest["outputs"]}
+        manifest.update(extra)
+    edit_json(root / "results/manifest.json", refresh)
 
 
 def run_cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -106,10 +103,6 @@ def built(tmp_path_factory) -> dict[str, bytes]:
     root = make_tree(tmp_path_factory.mktemp("lb") / "tree")
     assert run_script("leaderboard", ["--root", str(root)]) == 0
     return {name: (root / "results" / name).read_bytes() for name in OUTPUT_FILES}
-
-
-def csv_rows(data: bytes) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
 
 
 # --- leaderboard.csv ------------------------------------------------------------------
@@ -128,8 +121,8 @@ def test_csv_columns_start_with_the_required_ones(built):
 
 
 def test_csv_order_ranks_and_statuses(built):
-    rows = csv_rows(built["leaderboard.csv"])
-    assert [(r["rank"], r["subject_id"], r["leaderboard_status"]) for r in rows] == [
+    board = rows(built["leaderboard.csv"])
+    assert [(r["rank"], r["subject_id"], r["leaderboard_status"]) for r in board] == [
         ("1", "atlas", "Ranked"),          # Q 0.802083
         ("2", "borealis", "Ranked"),       # Q 0.645833, P 0.5, s_bar 9.5, BS 0.1225 ...
         ("2", "cirrus", "Ranked"),         # ... identical: shares rank 2, after borealis by subject_id
@@ -141,21 +134,21 @@ def test_csv_order_ranks_and_statuses(built):
 
 
 def test_csv_rows_show_everything_a_lab_needs(built):
-    rows = {r["subject_id"]: r for r in csv_rows(built["leaderboard.csv"])}
-    assert rows["cirrus"]["display_name"] == "cirrus"            # no display_name: the subject_id
-    assert rows["evil"]["display_name"] == EVIL_NAME              # the CSV keeps data verbatim
-    dq = rows["fathom"]
+    board = {r["subject_id"]: r for r in rows(built["leaderboard.csv"])}
+    assert board["cirrus"]["display_name"] == "cirrus"            # no display_name: the subject_id
+    assert board["evil"]["display_name"] == EVIL_NAME              # the CSV keeps data verbatim
+    dq = board["fathom"]
     assert (dq["Q_final"], dq["P"], dq["s_bar"], dq["BS"], dq["ECE"], dq["n_critical"]) == (
         "0.854167", "0.750000", "11.500000", "0.233125", "0.162500", "1")
     assert dq["critical_fails"] == "RO-MEMB-001/r1:AF-CHLORINE-EXPOSURE"
-    unscored = rows["glacier"]
+    unscored = board["glacier"]
     assert [unscored[c] for c in ("N", "P", "s_bar", "Q_final", "BS", "ECE", "n_unscored")] == ["0", "", "", "", "", "", "2"]
     assert unscored["kind"] == "human" and unscored["P_reliability_label"] == ""
-    # Rank ranges: Ranked rows only, from rank_sets.csv's simultaneous sets; with 3 cases little is established
+    # Rank ranges: Ranked board only, from rank_sets.csv's simultaneous sets; with 3 cases little is established
     # (atlas, first, is not last; evil, last, is not first).
-    assert [(r["rank_best"], r["rank_worst"]) for r in rows.values()] == (
+    assert [(r["rank_best"], r["rank_worst"]) for r in board.values()] == (
         [("1", "4"), ("1", "5"), ("1", "5"), ("1", "5"), ("2", "5")] + [("", "")] * 2)
-    atlas = rows["atlas"]
+    atlas = board["atlas"]
     assert (atlas["provider"], atlas["parameters"], atlas["evaluation_date"], atlas["kind"]) == (
         "Example Labs", "70B, temperature 0", "2025-05-01", "llm")
     # Labels come from each figure's interval half-width; this fixture's results carry no interval: no label.
@@ -241,15 +234,15 @@ def test_intervals_when_the_statistics_provide_them(tmp_path):
     path = root / "results" / "metrics_per_subject.csv"
     lines = path.read_text().splitlines()
     bounds = {"atlas": "0.600000,0.750000,0.710000,0.880000", "fathom": "0.500000,0.900000,0.760000,0.930000"}
-    rows = [lines[0] + ",P_low,P_high,Q_final_low,Q_final_high,P_weighted,n_cases"]
+    written = [lines[0] + ",P_low,P_high,Q_final_low,Q_final_high,P_weighted,n_cases"]
     for line in lines[1:]:
         sid = line.split(",")[0]
-        rows.append(f"{line},{bounds.get(sid, ',,,')},0.500000,{0 if sid == 'glacier' else 3}")
-    path.write_text("\n".join(rows) + "\n")
+        written.append(f"{line},{bounds.get(sid, ',,,')},0.500000,{0 if sid == 'glacier' else 3}")
+    path.write_text("\n".join(written) + "\n")
     refresh_manifest(root, statistics={"bootstrap_resamples": 2000, "confidence_level": "0.950000"})
     files, board, problems = build_leaderboard.build_files(root)
     assert problems == []
-    table = {r["subject_id"]: r for r in csv_rows(files["leaderboard.csv"])}
+    table = {r["subject_id"]: r for r in rows(files["leaderboard.csv"])}
     assert [table["atlas"][c] for c in ("P_low", "P_high", "Q_final_low", "Q_final_high")] == [
         "0.600000", "0.750000", "0.710000", "0.880000"]
     assert table["borealis"]["Q_final_low"] == "" and table["atlas"]["s_bar_low"] == ""   # absent: empty
@@ -312,11 +305,6 @@ def test_help(capsys):
     assert "--root" in out and "--readme" in out and "leaderboard.csv" in out
 
 
-def test_root_that_is_not_a_directory(tmp_path, capsys):
-    assert run_script("leaderboard", ["--root", str(tmp_path / "nope")]) == 1
-    assert "not a directory" in capsys.readouterr().err
-
-
 def test_failure_writes_nothing_and_keeps_previous_outputs(tmp_path, capsys):
     root = make_tree(tmp_path / "tree")
     (root / "results" / "leaderboard.csv").write_text("previous\n")
@@ -325,7 +313,6 @@ def test_failure_writes_nothing_and_keeps_previous_outputs(tmp_path, capsys):
     assert run_script("leaderboard", ["--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("results/metrics_per_family.csv: differs from the file compute_metrics wrote")
-    assert "Traceback" not in err
     assert {p.name: p.read_bytes() for p in (root / "results").iterdir()} == before
 
 
@@ -354,13 +341,13 @@ def test_end_to_end_after_compute_metrics(tmp_path):
     tree = small_tree(tmp_path / "tree")
     assert run_script("compute", ["--root", str(tree.root)]) == 0
     assert run_script("leaderboard", ["--root", str(tree.root)]) == 0
-    rows = csv_rows((tree.root / "results" / "leaderboard.csv").read_bytes())
+    board = rows((tree.root / "results" / "leaderboard.csv").read_bytes())
     # alpha-model: 3 scored runs on 3 cases, no critical fail -> rank 1, "Alpha" from the registry;
     # beta-model: a critical AF-CHLORINE-EXPOSURE on RO-FOUL-001 r1 -> Disqualified, no rank.
-    assert [(r["rank"], r["subject_id"], r["display_name"], r["leaderboard_status"]) for r in rows] == [
+    assert [(r["rank"], r["subject_id"], r["display_name"], r["leaderboard_status"]) for r in board] == [
         ("1", "alpha-model", "Alpha", "Ranked"), ("", "beta-model", "beta-model", "Disqualified")]
-    assert rows[0]["n_cases"] == "3" and rows[0]["n_unscored"] == "1"
-    assert rows[1]["critical_fails"] == "RO-FOUL-001/r1:AF-CHLORINE-EXPOSURE"
+    assert board[0]["n_cases"] == "3" and board[0]["n_unscored"] == "1"
+    assert board[1]["critical_fails"] == "RO-FOUL-001/r1:AF-CHLORINE-EXPOSURE"
 
 
 # --- README embedding -------------------------------------------------------------------
@@ -411,9 +398,9 @@ def test_nobody_scored_yet(tmp_path):
         header = (results / name).read_text().splitlines()[0]
         (results / name).write_text(header + "\n")
     subjects = (results / "metrics_per_subject.csv").read_text().splitlines()
-    rows = [subjects[0]] + [
+    written = [subjects[0]] + [
         f"{line.split(',')[0]},{line.split(',')[1]},0,1,,,,,,0.500000,false,0" for line in subjects[1:]]
-    (results / "metrics_per_subject.csv").write_text("\n".join(rows) + "\n")
+    (results / "metrics_per_subject.csv").write_text("\n".join(written) + "\n")
     # No shared run: no pair; every (subject, alpha) row has neither Q_final nor rank.
     (results / "pairwise.csv").write_text((results / "pairwise.csv").read_text().splitlines()[0] + "\n")
     (results / "rank_sets.csv").write_text((results / "rank_sets.csv").read_text().splitlines()[0] + "\n")
@@ -427,7 +414,7 @@ def test_nobody_scored_yet(tmp_path):
     page = files["leaderboard.html"].decode()
     assert "No subject is ranked yet." in page and "<svg" not in page
     assert 'id="rank-ranges"' not in page and 'id="alpha-sensitivity"' not in page   # nothing ranked: no notes
-    assert [r["leaderboard_status"] for r in csv_rows(files["leaderboard.csv"])] == ["Unscored"] * 7
+    assert [r["leaderboard_status"] for r in rows(files["leaderboard.csv"])] == ["Unscored"] * 7
 
 
 def test_page_title_comes_from_benchmark_yaml(tmp_path):
@@ -505,10 +492,7 @@ def test_make_metrics_reads_no_result_file_and_writes_what_make_leaderboard_read
 def test_a_manifest_that_lists_no_result_file_is_refused(tmp_path):
     """The manifest says which files are the results; without its `outputs` there is no set to read back."""
     root = make_tree(tmp_path / "tree")
-    manifest_path = root / "results" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
-    del manifest["outputs"]
-    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    edit_json(root / "results/manifest.json", lambda manifest: manifest.pop("outputs"))
     files, _, problems = build_leaderboard.build_files(root)
     assert files is None and [str(p) for p in problems] == [
         "results/manifest.json: $.outputs: lists no result file (written by an older toolkit, or by hand; run "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+from treebuilder import rows
+
 from rgbench.leaderboard.difficulty_text import DifficultyTrendRow, difficulty_reading
 
 LEVEL, C95 = F(5, 100), F(95, 100)
@@ -75,15 +77,14 @@ def test_degenerate_rows_and_escaping():
 
 def test_the_committed_board_states_the_trend_its_results_carry():
     # for any benchmark tree: the sentence is on the board exactly when difficulty_trend.csv has a tau-b
-    import csv
     from pathlib import Path
     results = Path(__file__).resolve().parent.parent / "results"
-    rows = list(csv.DictReader((results / "difficulty_trend.csv").read_text(encoding="utf-8").splitlines()))
+    written = rows(results / "difficulty_trend.csv")
     board = (results / "leaderboard.md").read_text(encoding="utf-8")
-    assert len(rows) <= 1                                          # none without a scored run
-    if not rows:
+    assert len(written) <= 1                                          # none without a scored run
+    if not written:
         assert "Difficulty labels:" not in board
         return
-    assert ("Difficulty labels:" in board) == (rows[0]["kendall_tau_b"] != "" and int(rows[0]["n_levels"]) >= 2)
-    if rows[0]["kendall_tau_b"]:
-        assert f"Kendall's tau-b {float(rows[0]['kendall_tau_b']):.3f}" in board
+    assert ("Difficulty labels:" in board) == (written[0]["kendall_tau_b"] != "" and int(written[0]["n_levels"]) >= 2)
+    if written[0]["kendall_tau_b"]:
+        assert f"Kendall's tau-b {float(written[0]['kendall_tau_b']):.3f}" in board

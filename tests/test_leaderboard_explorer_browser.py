@@ -9,13 +9,12 @@ Drives Chromium like tests/test_leaderboard_browser.py (its DevTools client); sk
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 
 import pytest
 from test_leaderboard_browser import CHROMIUM, DevTools, open_page
 from test_leaderboard_lab_browser import VISIBLE_CASES, choose, js
-from treebuilder import MiniTree
+from treebuilder import MiniTree, edit_json
 
 from rgbench.cli import run_script
 
@@ -52,10 +51,8 @@ def rewrite_output(tree: MiniTree, name: str, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text
     path.write_bytes(text.replace(old, new).encode("utf-8"))
-    manifest_path = tree.root / "results" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    manifest["outputs"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    edit_json(tree.root / "results/manifest.json",
+              lambda manifest: manifest["outputs"].update({name: hashlib.sha256(path.read_bytes()).hexdigest()}))
 
 
 def hostile_tree(root) -> MiniTree:

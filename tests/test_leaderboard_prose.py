@@ -8,8 +8,6 @@ out): each must still be in the page or the Markdown built now.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 import shutil
@@ -17,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from page_text import prose, words_before_methods
-from treebuilder import LIBRARY_SYSTEM
+from treebuilder import LIBRARY_SYSTEM, rows
 
 from rgbench.cli import run_script
 from rgbench.leaderboard.markdown import METHODS_OPEN
@@ -91,8 +89,8 @@ def test_download_links_are_every_csv_the_page_summarises(built):
 def test_the_date_is_the_newest_answers_never_a_clock(built):
     assert "The answers carry no dates." in (built / "leaderboard.html").read_text(encoding="utf-8")   # no run_metadata.csv
     for results in (path for path in COMMITTED if (path / "run_metadata.csv").is_file()):
-        rows = list(csv.DictReader(io.StringIO((results / "run_metadata.csv").read_text(encoding="utf-8"))))
-        newest = max((row["generated_to"] for row in rows if row["generated_to"]), default="")
+        metadata = rows(results / "run_metadata.csv")
+        newest = max((row["generated_to"] for row in metadata if row["generated_to"]), default="")
         expected = f"Answers dated up to {newest}." if newest else "The answers carry no dates."
         for name in ("leaderboard.html", "leaderboard.md"):
             assert expected in (results / name).read_text(encoding="utf-8"), (results, name)

@@ -6,8 +6,6 @@ in memory (no files).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 from dataclasses import replace
@@ -15,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from treebuilder import rows
 
 from rgbench.compute.metrics import SubjectMetrics, q_final
 from rgbench.compute.ranking import (
@@ -229,18 +228,14 @@ REPO = Path(__file__).resolve().parent.parent
 BASIC = Path(__file__).parent / "fixtures" / "leaderboard" / "basic"
 
 
-def _csv(path: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
-
-
 @pytest.mark.parametrize("board, results", [
     (REPO / "results" / "leaderboard.csv", REPO / "results"),                      # the sample
     (BASIC / "expected" / "leaderboard.csv", BASIC / "tree" / "results"),         # a tie: #2, #2
 ])
 def test_leaderboard_ranks_are_alpha_sensitivitys_at_the_configured_alpha(board, results):
     alpha = json.loads((results / "manifest.json").read_text(encoding="utf-8"))["alpha"]
-    at_alpha = {r["subject_id"]: r["rank"] for r in _csv(results / "alpha_sensitivity.csv") if r["alpha"] == alpha}
-    ranks = {r["subject_id"]: r["rank"] for r in _csv(board)}
+    at_alpha = {r["subject_id"]: r["rank"] for r in rows(results / "alpha_sensitivity.csv") if r["alpha"] == alpha}
+    ranks = {r["subject_id"]: r["rank"] for r in rows(board)}
     assert ranks == at_alpha and any(ranks.values())
     if "basic" in str(board):
         assert sorted(ranks.values()).count("2") == 2

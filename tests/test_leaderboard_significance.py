@@ -10,15 +10,12 @@ Three sources of comparisons, each worked out by hand:
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import shutil
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
-from treebuilder import LIBRARY_SYSTEM, MiniTree
+from treebuilder import LIBRARY_SYSTEM, MiniTree, edit_json, rows
 
 from rgbench.cli import run_script
 from rgbench.commands import leaderboard as build_leaderboard
@@ -40,7 +37,7 @@ def make_tree(root: Path) -> Path:
 
 
 def rows_of(data: bytes) -> dict[str, dict[str, str]]:
-    return {r["subject_id"]: r for r in csv.DictReader(io.StringIO(data.decode("utf-8")))}
+    return {r["subject_id"]: r for r in rows(data)}
 
 
 def pair(a: str, b: str, p_holm: str, q_diff: str) -> PairwiseRow:
@@ -109,12 +106,10 @@ def test_a_rank_outside_its_range_is_pointed_out(tmp_path):
 def test_results_without_the_statistics_files(tmp_path):
     """Results older than the statistics: no pairwise.csv, rank_sets.csv, alpha_sensitivity.csv in the manifest."""
     root = make_tree(tmp_path / "tree")
-    manifest_path = root / "results" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
-    for name in ("pairwise.csv", "alpha_sensitivity.csv", "rank_sets.csv"):
+    dropped = ("pairwise.csv", "alpha_sensitivity.csv", "rank_sets.csv")
+    for name in dropped:
         (root / "results" / name).unlink()
-        del manifest["outputs"][name]
-    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    edit_json(root / "results/manifest.json", lambda manifest: [manifest["outputs"].pop(name) for name in dropped])
     assert run_script("leaderboard", ["--root", str(root)]) == 0
     table = rows_of((root / "results" / "leaderboard.csv").read_bytes())
     assert table["atlas"]["rank"] == "1" and table["atlas"]["rank_best"] == table["atlas"]["rank_worst"] == ""
@@ -126,10 +121,7 @@ def test_results_without_the_statistics_files(tmp_path):
 
 def test_a_statistics_file_the_manifest_does_not_list_is_not_part_of_the_results(tmp_path):
     root = make_tree(tmp_path / "tree")
-    manifest_path = root / "results" / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
-    del manifest["outputs"]["pairwise.csv"]
-    manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    edit_json(root / "results/manifest.json", lambda manifest: manifest["outputs"].pop("pairwise.csv"))
     path = root / "results" / "pairwise.csv"
     path.write_text(path.read_text().replace("atlas,evil,3,", "atlas,evil,2,"))
     inputs, problems = load_inputs(root)
@@ -178,7 +170,7 @@ def test_end_to_end_significant_differences_and_an_alpha_dependent_top(tmp_path)
     table = rows_of((results / "leaderboard.csv").read_bytes())
     assert {sid: (r["rank"], r["rank_best"], r["rank_worst"]) for sid, r in table.items()} == {
         "steady": ("1", "1", "2"), "sharp": ("2", "1", "2"), "weak": ("3", "3", "3"), "reckless": ("", "", "")}
-    pairwise = {(r["subject_a"], r["subject_b"]): r for r in csv.DictReader(io.StringIO((results / "pairwise.csv").read_text()))}
+    pairwise = {(r["subject_a"], r["subject_b"]): r for r in rows(results / "pairwise.csv")}
     assert pairwise[("sharp", "steady")]["p_value"] == "0.535156" and pairwise[("sharp", "steady")]["test"] == "exact"
     assert pairwise[("steady", "weak")]["p_value"] == "0.001953"                 # 1/512
     md = (results / "leaderboard.md").read_text()
@@ -229,7 +221,7 @@ def test_a_subject_below_min_case_coverage_is_incomplete_in_every_output(tmp_pat
     assert 'id="incomplete-table"' in page and "<strong>1</strong> incomplete" in page
     # not in the rank sets, and no rank at any alpha
     assert [line.split(",")[0] for line in (results / "rank_sets.csv").read_text().splitlines()[1:]] == ["full"]
-    alpha = list(csv.DictReader(io.StringIO((results / "alpha_sensitivity.csv").read_text())))
+    alpha = rows(results / "alpha_sensitivity.csv")
     assert {r["rank"] for r in alpha if r["subject_id"] == "partial"} == {""}
 
 

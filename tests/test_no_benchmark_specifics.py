@@ -90,7 +90,7 @@ def test_the_scan_finds_each_kind_of_fact():
 
 
 def test_the_library_names_no_criterion_family_id_prefix_or_threshold_of_the_shipped_suite():
-    thresholds = {SPEC.pass_threshold, SPEC.conditional_threshold, SPEC.score_max}
+    thresholds = {SPEC.pass_threshold, SPEC.conditional_threshold, SPEC.scale.high}
     prefix = id_prefix(SPEC.case_id_re.pattern)
     report = []
     for path in library_files():

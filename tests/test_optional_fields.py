@@ -11,15 +11,12 @@ gives with the field recorded (the same seed writes the same runs).
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from fractions import Fraction
 from pathlib import Path
 
-import make_synthetic
 import pytest
-from treebuilder import LIBRARY_ROOT
+from treebuilder import LIBRARY_ROOT, metrics_and_check, rows, synthetic
 
 from rgbench.cli import run_script
 from rgbench.load.loader import load_tree
@@ -28,31 +25,13 @@ from rgbench.numfmt import fmt_fixed
 from rgbench.results.tables import compute_results
 
 SHAPE = ("--subjects", "4", "--cases", "8", "--runs", "2", "--seed", "11")
+ON_LIBRARY = (*SHAPE, "--root", str(LIBRARY_ROOT))   # the tree of the library fixture's system/
 CONFIDENCE = "This benchmark records no model confidence, so BS, ECE and calibration are not computed."
 CORRECTNESS = "This benchmark records no correctness, so BS, ECE and calibration are not computed."
 BOTH = "This benchmark records no model confidence and no correctness, so BS, ECE and calibration are not computed."
 DIFFICULTY = "This benchmark records no case difficulty, so there are no figures by difficulty"
 PASS_RULE = "This benchmark declares no pass rule (no pass_threshold), so runs are not classified"
 TAGS = "No case carries a tag, so there is no breakdown by tag."
-
-
-def synthetic(tmp_path: Path, *flags: str) -> Path:
-    out = tmp_path / "tree"
-    assert make_synthetic.main([*SHAPE, "--out", str(out), "--root", str(LIBRARY_ROOT), *flags]) == 0
-    return out
-
-
-def run_pipeline(root: Path, capsys) -> str:
-    """`make metrics` then `make check` on ``root``; both must exit 0. Returns what metrics printed on stderr."""
-    assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
-    err = capsys.readouterr().err
-    assert run_script("check", ["--root", str(root)]) == 0, capsys.readouterr().err
-    assert "Traceback" not in err
-    return err
-
-
-def rows(root: Path, name: str) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO((root / "results" / name).read_text(encoding="utf-8"))))
 
 
 def header_only(root: Path, name: str) -> bool:
@@ -86,7 +65,7 @@ def table_head(markdown: str) -> list[str]:
 def recorded(tmp_path_factory) -> dict[str, dict[str, str]]:
     """metrics_per_subject's point figures of the same tree with every field recorded (computed, not written)."""
     root = tmp_path_factory.mktemp("recorded") / "tree"
-    assert make_synthetic.main([*SHAPE, "--out", str(root), "--root", str(LIBRARY_ROOT)]) == 0
+    synthetic(root, *ON_LIBRARY)
     spec, _ = load_spec(root)
     assert spec is not None
     tree, problems = load_tree(root, spec)
@@ -97,7 +76,7 @@ def recorded(tmp_path_factory) -> dict[str, dict[str, str]]:
 
 
 def same_point_figures(root: Path, recorded: dict, figures: tuple[str, ...]) -> None:
-    for row in rows(root, "metrics_per_subject.csv"):
+    for row in rows(root / "results" / "metrics_per_subject.csv"):
         want = recorded[row["subject_id"]]
         for figure in figures:
             expected = want[figure]
@@ -105,21 +84,21 @@ def same_point_figures(root: Path, recorded: dict, figures: tuple[str, ...]) -> 
 
 
 def test_no_confidence(tmp_path, capsys, recorded):
-    root = synthetic(tmp_path, "--no-confidence")
+    root = synthetic(tmp_path / "tree", *ON_LIBRARY, "--no-confidence")
     spec, _ = load_spec(root)
     assert spec is not None and not spec.has_confidence and spec.has_correctness and spec.has_pass_rule
-    run_pipeline(root, capsys)
+    metrics_and_check(root, capsys)
     assert header_only(root, "calibration_bins.csv")
-    for row in rows(root, "metrics_per_subject.csv"):
+    for row in rows(root / "results" / "metrics_per_subject.csv"):
         for column in ("BS", "ECE", "BS_low", "BS_high", "ECE_low", "ECE_high", "BS_reliability", "BS_resolution",
                        "BS_uncertainty", "BS_within_bin",
                        "BS_reliability_corrected", "BS_resolution_corrected", "BS_uncertainty_corrected"):
             assert row[column] == "", column
         assert row["P"] and row["Q_final"] and row["P_low"] and row["Q_final_low"]
     assert all(r["reported_confidence"] == r["confidence_unit"] == "" and r["correctness"]
-               for r in rows(root, "per_run.csv"))
-    assert all(r["BS"] == r["ECE"] == r["BS_reliability_label"] == "" for r in rows(root, "leaderboard.csv"))
-    assert all(r["confidence"] == "" for r in rows(root, "explorer_runs.csv"))
+               for r in rows(root / "results" / "per_run.csv"))
+    assert all(r["BS"] == r["ECE"] == r["BS_reliability_label"] == "" for r in rows(root / "results" / "leaderboard.csv"))
+    assert all(r["confidence"] == "" for r in rows(root / "results" / "explorer_runs.csv"))
     same_point_figures(root, recorded, ("N", "P", "s_bar", "Q_final"))   # nothing else changes
     html, md = page(root)
     once(html, CONFIDENCE)
@@ -131,16 +110,16 @@ def test_no_confidence(tmp_path, capsys, recorded):
 
 
 def test_no_correctness(tmp_path, capsys, recorded):
-    root = synthetic(tmp_path, "--no-correctness")
+    root = synthetic(tmp_path / "tree", *ON_LIBRARY, "--no-correctness")
     spec, _ = load_spec(root)
     assert spec is not None and not spec.has_correctness and spec.has_confidence
-    run_pipeline(root, capsys)
+    metrics_and_check(root, capsys)
     assert header_only(root, "calibration_bins.csv")
-    assert all(r["correctness"] == "" and r["reported_confidence"] for r in rows(root, "per_run.csv"))
-    assert all(r["BS"] == r["ECE"] == "" for r in rows(root, "metrics_per_subject.csv"))
-    assert all(r["correctness"] == "" for r in rows(root, "explorer_runs.csv"))
-    assert not [r for r in rows(root, "agreement.csv") if r["target"] == "correctness"]
-    assert not [r for r in rows(root, "reviewers.csv") if r["target"] == "correctness"]
+    assert all(r["correctness"] == "" and r["reported_confidence"] for r in rows(root / "results" / "per_run.csv"))
+    assert all(r["BS"] == r["ECE"] == "" for r in rows(root / "results" / "metrics_per_subject.csv"))
+    assert all(r["correctness"] == "" for r in rows(root / "results" / "explorer_runs.csv"))
+    assert not [r for r in rows(root / "results" / "agreement.csv") if r["target"] == "correctness"]
+    assert not [r for r in rows(root / "results" / "reviewers.csv") if r["target"] == "correctness"]
     same_point_figures(root, recorded, ("N", "P", "s_bar", "Q_final"))
     html, md = page(root)
     once(html, CORRECTNESS)
@@ -150,15 +129,15 @@ def test_no_correctness(tmp_path, capsys, recorded):
 
 
 def test_no_difficulty(tmp_path, capsys, recorded):
-    root = synthetic(tmp_path, "--no-difficulty")
+    root = synthetic(tmp_path / "tree", *ON_LIBRARY, "--no-difficulty")
     spec, _ = load_spec(root)
     assert spec is not None and not spec.has_difficulty and spec.has_pass_rule
-    err = run_pipeline(root, capsys)
+    err = metrics_and_check(root, capsys)
     assert "difficulty" not in err   # no trend warning: there is no difficulty to test
     for name in ("metrics_per_difficulty.csv", "difficulty_trend.csv", "metrics_advanced.csv"):
         assert header_only(root, name), name
-    assert all(r["P_weighted"] == "" for r in rows(root, "metrics_per_subject.csv"))
-    assert all(r["difficulty"] == "" for r in rows(root, "cases.csv"))
+    assert all(r["P_weighted"] == "" for r in rows(root / "results" / "metrics_per_subject.csv"))
+    assert all(r["difficulty"] == "" for r in rows(root / "results" / "cases.csv"))
     same_point_figures(root, recorded, ("N", "P", "s_bar", "BS", "Q_final"))
     html, md = page(root)
     once(html, DIFFICULTY)
@@ -171,28 +150,28 @@ def test_no_difficulty(tmp_path, capsys, recorded):
 
 
 def test_no_pass_rule(tmp_path, capsys, recorded):
-    root = synthetic(tmp_path, "--no-pass-rule")
+    root = synthetic(tmp_path / "tree", *ON_LIBRARY, "--no-pass-rule")
     spec, _ = load_spec(root)
     assert spec is not None and not spec.has_pass_rule and spec.alpha == 0
-    run_pipeline(root, capsys)
+    metrics_and_check(root, capsys)
     for name in ("alpha_sensitivity.csv", "pass_at_k.csv", "metrics_per_difficulty.csv", "difficulty_trend.csv"):
         assert header_only(root, name), name
-    runs = rows(root, "per_run.csv")
+    runs = rows(root / "results" / "per_run.csv")
     assert all(r["classification"] == "" for r in runs)
-    scored = [r for r in rows(root, "metrics_per_subject.csv") if r["N"] != "0"]
+    scored = [r for r in rows(root / "results" / "metrics_per_subject.csv") if r["N"] != "0"]
     for row in scored:
         assert row["P"] == row["P_low"] == row["P_high"] == row["P_weighted"] == ""
         assert row["alpha"] == "0.000000"
         # Q_final is s_bar / max_score alone: the exact mean clipped score of the subject's runs over 12
         mine = [int(r["clipped_score"]) for r in runs if r["subject_id"] == row["subject_id"]]
-        assert row["Q_final"] == fmt_fixed(Fraction(sum(mine), len(mine) * spec.score_max))
+        assert row["Q_final"] == fmt_fixed(Fraction(sum(mine), len(mine) * spec.scale.high))
         assert row["BS"]   # calibration does not need the pass rule
     assert all(r["P_family"] == r["P_family_low"] == "" and r["s_bar_family"]
-               for r in rows(root, "metrics_per_family.csv"))
-    assert all(r["p_diff"] == r["p_diff_low"] == r["p_mde"] == "" for r in rows(root, "pairwise.csv"))
-    assert all(r["n_pass"] == r["P"] == "" for r in rows(root, "metrics_per_case_type.csv"))
+               for r in rows(root / "results" / "metrics_per_family.csv"))
+    assert all(r["p_diff"] == r["p_diff_low"] == r["p_mde"] == "" for r in rows(root / "results" / "pairwise.csv"))
+    assert all(r["n_pass"] == r["P"] == "" for r in rows(root / "results" / "metrics_per_case_type.csv"))
     same_point_figures(root, recorded, ("N", "s_bar", "BS"))
-    board = rows(root, "leaderboard.csv")
+    board = rows(root / "results" / "leaderboard.csv")
     ranked = [r for r in board if r["rank"]]
     assert [r["Q_final"] for r in ranked] == sorted((r["Q_final"] for r in ranked), reverse=True)  # ranked on it
     html, md = page(root)
@@ -206,8 +185,8 @@ def test_no_pass_rule(tmp_path, capsys, recorded):
 
 
 def test_everything_absent_at_once(tmp_path, capsys):
-    root = synthetic(tmp_path, "--no-confidence", "--no-correctness", "--no-difficulty", "--no-pass-rule")
-    run_pipeline(root, capsys)
+    root = synthetic(tmp_path / "tree", *ON_LIBRARY, "--no-confidence", "--no-correctness", "--no-difficulty", "--no-pass-rule")
+    metrics_and_check(root, capsys)
     html, md = page(root)
     for sentence in (PASS_RULE, BOTH, DIFFICULTY, TAGS):
         once(html, sentence)
@@ -232,12 +211,12 @@ def test_another_correctness_scale_keeps_working(tmp_path, capsys, correctness):
     schema["properties"]["correctness"] = correctness
     schema_path.write_text(json.dumps(schema, indent=2), encoding="utf-8")
     root = tmp_path / "tree"
-    assert make_synthetic.main([*SHAPE, "--out", str(root), "--root", str(tmp_path / "root")]) == 0
+    synthetic(root, *SHAPE, "--root", str(tmp_path / "root"))
     assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
-    runs = rows(root, "per_run.csv")
+    runs = rows(root / "results" / "per_run.csv")
     assert {r["correctness"] for r in runs} <= {"0.000000", "0.250000", "0.500000", "0.750000", "1.000000"}
     assert {r["correctness"] for r in runs} & {"0.250000", "0.750000"}
-    for row in rows(root, "metrics_per_subject.csv"):
+    for row in rows(root / "results" / "metrics_per_subject.csv"):
         mine = [r for r in runs if r["subject_id"] == row["subject_id"]]
         bs = sum((Fraction(int(r["reported_confidence"]), 100) - Fraction(r["correctness"])) ** 2 for r in mine)
         assert row["BS"] == fmt_fixed(bs / len(mine)) and row["ECE"] and row["BS_low"]

@@ -9,8 +9,7 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
-import yaml
-from treebuilder import LIBRARY_ROOT
+from treebuilder import LIBRARY_ROOT, SCHEMA, edit_json, edit_yaml, problems_of
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow, classify, derive_run
 from rgbench.compute.metrics import (
@@ -113,20 +112,6 @@ def system(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def edit_json(root: Path, kind: str, change) -> None:
-    path = root / f"system/schemas/v1.0/{kind}.schema.json"
-    document = json.loads(path.read_text(encoding="utf-8"))
-    change(document)
-    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
-
-
-def edit_yaml(root: Path, rel: str, change) -> None:
-    path = root / rel
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    change(data)
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-
-
 def drop(field: str):
     def change(schema: dict) -> None:
         schema["required"].remove(field)
@@ -134,20 +119,14 @@ def drop(field: str):
     return change
 
 
-def problems_of(root: Path) -> list[str]:
-    spec, problems = load_spec(root)
-    assert (spec is None) == bool(problems)
-    return [str(p) for p in problems]
-
-
 def test_the_spec_flags_follow_the_schemas(tmp_path):
     root = system(tmp_path)
     spec, _ = load_spec(root)
     assert spec is not None and spec.has_confidence and spec.has_correctness and spec.has_difficulty
     assert spec.has_case_type and spec.has_rubric_floor and spec.has_rubric_ceiling and spec.has_pass_rule
-    edit_json(root, "response", drop("confidence"))
+    edit_json(root / SCHEMA.format("response"), drop("confidence"))
     for field in ("difficulty", "case_type", "rubric_floor", "rubric_ceiling"):
-        edit_json(root, "gold", drop(field))
+        edit_json(root / SCHEMA.format("gold"), drop(field))
     spec, problems = load_spec(root)
     assert spec is not None, problems
     assert not (spec.has_confidence or spec.has_difficulty or spec.has_case_type or spec.has_rubric_floor
@@ -157,7 +136,7 @@ def test_the_spec_flags_follow_the_schemas(tmp_path):
 
 def test_required_but_not_listed_is_a_problem_with_the_fix(tmp_path):
     root = system(tmp_path)
-    edit_json(root, "gold", lambda schema: schema["properties"].pop("difficulty"))
+    edit_json(root / SCHEMA.format("gold"), lambda schema: schema["properties"].pop("difficulty"))
     assert ('system/schemas/v1.0/gold.schema.json: $.required: lists "difficulty" without a '
             "$.properties.difficulty") in "\n".join(problems_of(root))
 
@@ -167,16 +146,16 @@ def test_without_a_pass_rule_alpha_must_be_absent_and_conditional_needs_pass(tmp
     alpha = ("system/metrics/v1.0/config.yaml: $.alpha: 0.5 weighs P, but system/benchmark.yaml declares no "
              "pass_threshold, so there is no P (remove alpha: Q_final is then the normalised score alone; or declare "
              "pass_threshold)")
-    edit_yaml(root, "system/benchmark.yaml", lambda d: d.pop("pass_threshold"))
+    edit_yaml(root / "system/benchmark.yaml", lambda d: d.pop("pass_threshold"))
     assert problems_of(root) == [   # every problem at once
         "system/benchmark.yaml: $.conditional_threshold: 7 without a pass_threshold (a run is Conditional between the "
         "two thresholds: declare pass_threshold too, or remove conditional_threshold for a benchmark without a "
         "pass rule)", alpha]
-    edit_yaml(root, "system/benchmark.yaml", lambda d: d.pop("conditional_threshold"))
+    edit_yaml(root / "system/benchmark.yaml", lambda d: d.pop("conditional_threshold"))
     assert problems_of(root) == [alpha]
-    edit_yaml(root, "system/metrics/v1.0/config.yaml", lambda d: d.update(alpha=0))
+    edit_yaml(root / "system/metrics/v1.0/config.yaml", lambda d: d.update(alpha=0))
     assert problems_of(root) == []
-    edit_yaml(root, "system/metrics/v1.0/config.yaml", lambda d: d.pop("alpha"))
+    edit_yaml(root / "system/metrics/v1.0/config.yaml", lambda d: d.pop("alpha"))
     spec, _ = load_spec(root)
     assert spec is not None and spec.alpha == 0 and spec.pass_threshold is None
     _, problems = load_spec(root, alpha_override="0.3")
@@ -187,7 +166,7 @@ def test_without_a_pass_rule_alpha_must_be_absent_and_conditional_needs_pass(tmp
 
 def test_a_pass_threshold_alone_must_leave_room_for_a_fail(tmp_path):
     root = system(tmp_path)
-    edit_yaml(root, "system/benchmark.yaml", lambda d: (d.pop("conditional_threshold"), d.update(pass_threshold=0)))
+    edit_yaml(root / "system/benchmark.yaml", lambda d: (d.pop("conditional_threshold"), d.update(pass_threshold=0)))
     assert problems_of(root) == ["system/benchmark.yaml: $.pass_threshold: 0 is not above the minimum score 0, so "
                                  "no score is a Fail (set it to at least 1)"]
 
@@ -195,16 +174,16 @@ def test_a_pass_threshold_alone_must_leave_room_for_a_fail(tmp_path):
 def test_keys_for_absent_figures_are_not_required(tmp_path):
     """ece_bins without calibration, difficulty_weights without a difficulty (not checked against the schema)."""
     root = system(tmp_path)
-    edit_json(root, "response", drop("confidence"))
-    edit_json(root, "gold", drop("difficulty"))
-    edit_yaml(root, "system/metrics/v1.0/config.yaml",
+    edit_json(root / SCHEMA.format("response"), drop("confidence"))
+    edit_json(root / SCHEMA.format("gold"), drop("difficulty"))
+    edit_yaml(root / "system/metrics/v1.0/config.yaml",
               lambda d: (d.pop("ece_bins", None), d.update(difficulty_weights={7: 1.0})))
     assert problems_of(root) == []
 
 
 def test_a_correctness_range_without_an_enum_reads_three_decimals(tmp_path):
     root = system(tmp_path)
-    edit_json(root, "evaluation", lambda s: s["properties"].update(
+    edit_json(root / SCHEMA.format("evaluation"), lambda s: s["properties"].update(
         correctness={"type": "number", "minimum": 0, "maximum": 1}))
     spec, problems = load_spec(root)
     assert spec is not None, problems
@@ -219,7 +198,7 @@ def test_a_correctness_range_without_an_enum_reads_three_decimals(tmp_path):
     assert extract(EVALUATION, json.dumps(document).encode(), spec).problems == (
         "$.correctness: 0.1234 has more than 3 decimals (round it to 3: the toolkit keeps the Brier sums exact in "
         "thousandths)",)
-    edit_json(root, "evaluation", lambda s: s["properties"].update(correctness={"type": "number", "minimum": 0}))
+    edit_json(root / SCHEMA.format("evaluation"), lambda s: s["properties"].update(correctness={"type": "number", "minimum": 0}))
     assert problems_of(root) == ["system/schemas/v1.0/evaluation.schema.json: $.properties.correctness: neither an "
                                  "enum nor a number range within [0, 1]; write an enum of the values (e.g. [0, 0.5, "
                                  '1]) or {"type": "number", "minimum": 0, "maximum": 1}']
@@ -236,17 +215,17 @@ def test_the_scoring_template_and_the_grading_page_follow_the_evaluation_schema(
     assert template(spec, **ids)["correctness"] is None
     seed = correctness_fieldset(spec)
     assert seed.count('type="radio"') == 3 and "(keys 0, 5 for 0.5, 1)" in seed and "canonical diagnosis" in seed
-    edit_json(root, "evaluation", lambda s: s["properties"].update(correctness={"enum": [0, 0.25, 0.5, 0.75, 1]}))
+    edit_json(root / SCHEMA.format("evaluation"), lambda s: s["properties"].update(correctness={"enum": [0, 0.25, 0.5, 0.75, 1]}))
     spec, _ = load_spec(root)
     assert spec is not None
     quarters = correctness_fieldset(spec)
     assert [v for v in ("1", "0.75", "0.5", "0.25", "0") if f'value="{v}"' in quarters] == ["1", "0.75", "0.5", "0.25",
                                                                                            "0"]
-    edit_json(root, "evaluation", lambda s: s["properties"].update(
+    edit_json(root / SCHEMA.format("evaluation"), lambda s: s["properties"].update(
         correctness={"type": "number", "minimum": 0, "maximum": 1}))
     spec, _ = load_spec(root)
     assert spec is not None and 'type="number" name="correctness"' in correctness_fieldset(spec)
-    edit_json(root, "evaluation", drop("correctness"))
+    edit_json(root / SCHEMA.format("evaluation"), drop("correctness"))
     spec, _ = load_spec(root)
     assert spec is not None and not spec.has_correctness
     assert "correctness" not in template(spec, **ids) and correctness_fieldset(spec) == ""

@@ -8,7 +8,6 @@ through `make metrics` and `make check`.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import subprocess
@@ -19,8 +18,7 @@ from pathlib import Path
 
 import make_synthetic
 import pytest
-import yaml
-from treebuilder import LIBRARY_ROOT, MiniTree
+from treebuilder import LIBRARY_ROOT, SCHEMA, MiniTree, edit_json, edit_yaml, problems_of
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS, RunRow, classify, derive_run
 from rgbench.compute.metrics import SubjectMetrics, q_final, q_numerator
@@ -31,6 +29,7 @@ from rgbench.load.scale import (
     ScoreScale,
     default_scale,
     difference_text,
+    in_units,
     json_score,
     parse_score,
     score_text,
@@ -108,7 +107,7 @@ LOWER_TABLE = [   # (critical, recoverable, clipped, floor) -> class; lower is b
 def test_classification_when_lower_is_better(args, expected):
     critical, recoverable, clipped, floor = args
     assert classify(has_critical=critical, has_recoverable=recoverable, clipped=clipped, floor=floor,
-                    pass_threshold=25, conditional_threshold=50, higher_is_better=False) == expected
+                    pass_threshold=25, conditional_threshold=50, scale=PENALTY) == expected
 
 
 def test_the_ceiling_is_the_best_total_a_case_credits():
@@ -160,7 +159,10 @@ def test_a_mean_of_graders_enters_the_statistics_exactly():
     runs = [_run("RO-FOUL-001", "r1", F(31, 3), True), _run("RO-FOUL-002", "r1", F(10), True)]
     columns = RunColumns.of({"s": runs})
     assert columns.score_unit == 3 and columns.clipped.tolist() == [31, 30]
-    assert score_unit([F(31, 3), F("0.5")], PENALTY) == 6
+    assert score_unit([F(31, 3), F("0.5")]) == 6 and score_unit([F("0.5")], 3) == 6   # lcm(3, 2), lcm(3, 2)
+    assert in_units(F(31, 3), 6) == 62   # 31/3 x 6
+    with pytest.raises(ValueError, match="not an integer"):
+        in_units(F(31, 3), 2)
 
 
 # --- writing a score, and differences that never read 0.00 -----------------------------------------------
@@ -203,23 +205,10 @@ def penalty_system(root: Path) -> Path:
     return root
 
 
-def _edit_bench(root: Path, **keys) -> None:
-    path = root / "system/benchmark.yaml"
-    bench = yaml.safe_load(path.read_text(encoding="utf-8"))
-    bench.update(keys)
-    path.write_text(yaml.safe_dump(bench, sort_keys=False), encoding="utf-8")
-
-
-def _problems(root: Path) -> list[str]:
-    spec, problems = load_spec(root)
-    assert (spec is None) == bool(problems)
-    return [str(p) for p in problems]
-
-
 def test_a_decimal_lower_is_better_scale_is_read(tmp_path):
     spec, problems = load_spec(penalty_system(tmp_path))
     assert problems == [] and spec is not None
-    assert (spec.score_min, spec.score_max, spec.higher_is_better, spec.criterion_step) == (0, 100, False, F(1, 10))
+    assert (spec.scale.low, spec.scale.high, spec.higher_is_better, spec.criterion_step) == (0, 100, False, F(1, 10))
     assert spec.scale.norm_text() == "(100 \u2212 s\u0304) / 100" and spec.scale.label == "MQM-style penalty"
 
 
@@ -242,33 +231,26 @@ LOWER_CASES = {
 def test_thresholds_are_checked_in_the_scales_direction(tmp_path, case):
     keys, expected = LOWER_CASES[case]
     root = penalty_system(tmp_path)
-    _edit_bench(root, **keys)
-    found = _problems(root)
+    edit_yaml(root / BENCH, lambda bench: bench.update(keys))
+    found = problems_of(root)
     assert any(problem.startswith(expected) for problem in found), found
-
-
-def _edit_schema(root: Path, kind: str, change) -> None:
-    path = root / f"system/schemas/v1.0/{kind}.schema.json"
-    document = json.loads(path.read_text(encoding="utf-8"))
-    change(document)
-    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
 
 
 def test_the_schema_must_hold_the_decimal_range_and_one_step(tmp_path):
     root = penalty_system(tmp_path)
-    eva = "system/schemas/v1.0/evaluation.schema.json"
+    eva = SCHEMA.format("evaluation")
 
     def integer_bounds(document):
         document["properties"]["criterion_scores"]["properties"]["style"]["type"] = "integer"
         document["properties"]["criterion_scores"]["properties"]["fluency"]["multipleOf"] = 0.5
-    _edit_schema(root, "evaluation", integer_bounds)
-    _edit_bench(root, criterion_max=24.5, pass_threshold=20, conditional_threshold=40)
-    found = _problems(root)
+    edit_json(root / eva, integer_bounds)
+    edit_yaml(root / BENCH, lambda bench: bench.update(criterion_max=24.5, pass_threshold=20, conditional_threshold=40))
+    found = problems_of(root)
     assert f"{eva}: $.properties.criterion_scores.properties.accuracy: type 'number', minimum 0, maximum 25; " \
            "system/benchmark.yaml needs type 'number', minimum 0, maximum 24.5 (criterion_min and criterion_max)" in found
     root = penalty_system(tmp_path / "again")
-    _edit_schema(root, "evaluation", integer_bounds)
-    found = _problems(root)
+    edit_json(root / eva, integer_bounds)
+    found = problems_of(root)
     # one criterion on another step: the criteria share one scale
     assert any(p.startswith(f"{eva}: $.properties.criterion_scores.properties.fluency: type 'number' with step 0.5, "
                             "but $.properties.criterion_scores.properties.accuracy has type 'number' with step 0.1")

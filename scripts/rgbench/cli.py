@@ -234,6 +234,10 @@ def command_parser(name: str, prog: str | None, root: Path, root_words: str) -> 
 def _run(name: str, argv: Sequence[str], prog: str | None, root: Path, root_words: str) -> int:
     args = command_parser(name, prog, root, root_words).parse_args(list(argv))
     module = importlib.import_module(f"{__package__}.commands.{COMMANDS[name].module}")
+    from .commands.common import not_a_tree
+
+    if COMMANDS[name].root_help is not None and not_a_tree(args.root):   # every command on a tree checks it here
+        return 1
     status: int = module.run(args)
     return status
 

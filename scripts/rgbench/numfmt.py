@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 DECIMALS = 6
 
@@ -86,6 +88,12 @@ def parse_exact(cell: str) -> Fraction | int | None:
     if "/" not in cell and "." not in cell:
         return int(cell)
     return Fraction(cell)
+
+
+def fmt_optional(value: Any, fmt: Callable[[Any], str] = str) -> str:
+    """A cell written by ``fmt`` (``str``: an integer or text); empty for a value the benchmark does not record
+    (None)."""
+    return "" if value is None else fmt(value)
 
 
 def fmt_bool(value: bool) -> str:

@@ -58,7 +58,7 @@ from ..stats.consolidated_board import consolidated_grades
 from ..stats.judge_agreement import JUDGE_COLUMNS, JUDGE_FILE, judge_rows
 from ..stats.reviewer_report import REVIEWER_COLUMNS, REVIEWERS_FILE, reviewer_rows
 from ..stats.seeds import grades_digest
-from .common import bad_folder_name, collector_paused, load_valid_grades, not_a_tree, one_blas_thread
+from .common import bad_folder_name, collector_paused, load_valid_grades, one_blas_thread
 
 CONSOLIDATED_DIR = "scoring_consolidated"
 PROTECTED = {"scoring", "responses", "golds", "subjects", "system", "results", "tests", "scripts"}
@@ -72,7 +72,7 @@ def stale_files(root: Path, base: str, keep: set[str]) -> list[Path]:
 
 def run(args: argparse.Namespace) -> int:
     root = args.root
-    if not_a_tree(root) or bad_folder_name({"--multi-dir": args.multi_dir, "--output-dir": args.output_dir}):
+    if bad_folder_name({"--multi-dir": args.multi_dir, "--output-dir": args.output_dir}):
         return 1
     if args.output_dir in PROTECTED | {args.multi_dir}:
         print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",

@@ -18,13 +18,11 @@ from ..atomic import write_if_changed
 from ..governance.codeowners import CODEOWNERS_FILE, with_block
 from ..load.parsing import ParseError, decode_utf8
 from ..load.registry import REGISTRY_FILE
-from .common import load_spec_and_registry, not_a_tree
+from .common import load_spec_and_registry
 
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
-    if not_a_tree(root):
-        return 1
     path = root / CODEOWNERS_FILE
     if not path.is_file() or path.is_symlink():
         print(f"{CODEOWNERS_FILE}: not a file (create it with the maintainers' line, e.g. "

@@ -3,7 +3,8 @@ metrics_per_family.csv and manifest.json, byte-deterministically, with the stati
 (intervals, Brier decomposition, calibration_bins.csv, pairwise.csv, pass_at_k.csv,
 metrics_per_difficulty.csv, difficulty_trend.csv, alpha_sensitivity.csv; see results/README.md).
 
-v1.0 reads one scoring per run from scoring/. With `board_grades: consolidated` in
+v1.0 reads one scoring per run from scoring/ (and checks scoring_multi/, as `make metrics` does, from whose
+tables these are the same bytes). With `board_grades: consolidated` in
 system/metrics/<version>/config.yaml, every figure is computed instead from the consolidated
 grade of each run: every grade of scoring/ and scoring_multi/ that counts, one per run by the
 declared consolidation_policy (median or mean; an adjudication first), exact and in memory;
@@ -27,47 +28,40 @@ from pathlib import Path
 from ..atomic import OutputError, write_many_atomic
 from ..load.loader import SCORING_DIR
 from ..load.records import Tree
-from ..load.spec import Spec, load_spec
+from ..load.spec import Spec
 from ..numfmt import counted
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE, Published, Results, compute_results, publish
-from ..stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
-from .common import bad_folder_name, collector_paused, load_valid_grades, load_valid_tree, not_a_tree, one_blas_thread
+from ..stats.consolidated_board import board_tree
+from .common import bad_folder_name, collector_paused, load_valid_grades, load_valid_tree, one_blas_thread
 
 
 def run(args: argparse.Namespace) -> int:
     root = args.root
-    if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}) or not_a_tree(root):
+    if bad_folder_name({"--scoring-dir": args.scoring_dir, "--results-dir": args.results_dir}):
         return 1
     with collector_paused(), one_blas_thread(), closing(Progress()) as progress:
         def reading(done: int, total: int) -> None:
             progress.update("reading", done, total)
 
-        if args.scoring_dir == SCORING_DIR and board_of_consolidated_grades(root):
+        if args.scoring_dir == SCORING_DIR:   # what `make metrics` computes its tables from
             grades = load_valid_grades(root, progress=reading, alpha_override=args.alpha)
             if grades is None:
                 return 1
-            spec, tree, record = grades[0], *consolidated_tree(*grades)
+            spec, (tree, record) = grades[0], board_tree(*grades)
             progress.update("computing", 1, 2, force=True)
             return write_metrics(root, spec, tree, args.results_dir, record)
         loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir, progress=reading)
         if loaded is None:
             return 1
         spec, tree = loaded
-        if args.scoring_dir != SCORING_DIR and not (root / args.scoring_dir / spec.version_dir).is_dir():
+        if not (root / args.scoring_dir / spec.version_dir).is_dir():
             print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
                   "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)",
                   file=sys.stderr)
             return 1
         progress.update("computing", 1, 2, force=True)
         return write_metrics(root, spec, tree, args.results_dir)
-
-
-def board_of_consolidated_grades(root: Path) -> bool:
-    """True when config.yaml sets ``board_grades: consolidated`` (a system/ that does not load: False, and the
-    load that follows reports why)."""
-    spec, _ = load_spec(root)
-    return spec is not None and spec.stats.board_grades == CONSOLIDATED_BOARD
 
 
 def computed(spec: Spec, tree: Tree, grades: dict[str, object] | None = None) -> tuple[Results, Published]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..governance.gitio import GitError, git, prefix
 from ..results.tables import csv_text
 from ..stats.reviewer_report import DRIFT_COLUMNS, drift_rows
-from .common import collector_paused, load_valid_grades, not_a_tree
+from .common import collector_paused, load_valid_grades
 
 
 def added_dates(root: Path) -> dict[str, str]:
@@ -39,8 +39,6 @@ def added_dates(root: Path) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not_a_tree(args.root):
-        return 1
     try:
         dates = added_dates(args.root)
     except GitError as exc:

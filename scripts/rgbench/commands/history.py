@@ -17,13 +17,11 @@ from ..governance.history import SERIES_COLUMNS, current_snapshot, load_snapshot
 from ..load.registry import entries
 from ..problems import report
 from ..results.tables import csv_text
-from .common import load_spec_and_registry, not_a_tree
+from .common import load_spec_and_registry
 
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
-    if not_a_tree(root):
-        return 1
     snapshots, problems = load_snapshots(root)
     if problems:
         return report(problems)

@@ -39,7 +39,7 @@ from ..leaderboard.reviewers_section import reviewers_section
 from ..load.spec import Spec
 from ..problems import Problem, report
 from ..results.tables import Published
-from .common import collector_paused, not_a_tree
+from .common import collector_paused
 
 
 def render(board: Board, extra_sections: str = "") -> dict[str, bytes]:
@@ -77,8 +77,6 @@ COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
-    if not_a_tree(root):
-        return 1
     if args.source_commit and not COMMIT.match(args.source_commit):
         print(f"--source-commit: {args.source_commit!r} is not a commit id (7 to 40 lowercase hex digits, "
               "e.g. from `git rev-parse HEAD`)", file=sys.stderr)

@@ -23,25 +23,21 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import closing
-from dataclasses import replace
 from pathlib import Path
 
 from ..atomic import Busy, OutputError, tree_lock, write_many_atomic
-from ..load.loader import counted_scorings
 from ..problems import report
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE
-from ..stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
+from ..stats.consolidated_board import board_tree
 from .agreement import CONSOLIDATED_DIR, agreement_tables, drop_stale_judge_report, write_agreement
-from .common import collector_paused, load_valid_grades, not_a_tree, one_blas_thread
+from .common import collector_paused, load_valid_grades, one_blas_thread
 from .compute import computed, metrics_summary
 from .leaderboard import computed_files, leaderboard_outputs, summary
 
 
 def run(args: argparse.Namespace) -> int:
     root = args.root
-    if not_a_tree(root):
-        return 1
     return write_results(root, readme=args.readme)
 
 
@@ -66,9 +62,7 @@ def compute_and_write(root: Path, *, readme: bool) -> int:
         if loaded is None:
             return 1
         spec, tree, multi = loaded   # every scoring: the agreement reads the llm-judge grades too
-        counted, grades = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, tree.reviewers))), None
-        if spec.stats.board_grades == CONSOLIDATED_BOARD:   # every figure from each run's consolidated grade
-            counted, grades = consolidated_tree(spec, tree, multi)
+        counted, grades = board_tree(spec, tree, multi)
         progress.update("computing", 1, 2, force=True)
         results, published = computed(spec, counted, grades)
         agreement = agreement_tables(spec, tree, multi)

@@ -24,20 +24,19 @@ from pathlib import Path
 from ..atomic import OutputError
 from ..governance.scoring_template import id_errors, template
 from ..governance.write_once import write_new_file
-from ..load.loader import gold_rel, response_rel, scoring_rel
+from ..load.loader import gold_rel, response_rel, scoring_name, scoring_rel
 from ..load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from ..load.registry import REGISTRY_FILE, entries
 from ..load.reviewers import REVIEWERS_FILE, read_reviewers, unregistered_message
 from ..load.safe_read import read_single_file, walk_files
 from ..load.scale import score_text
 from ..problems import Problem, report
-from .common import load_spec_and_registry, not_a_tree
+from .common import load_spec_and_registry
 
 
 def existing_scorings(root: Path, folder: str, case_id: str, run_id: str) -> list[str]:
     entries_, _ = walk_files(root, folder)
-    prefix = f"{case_id}__{run_id}__eval-"
-    return [e.rel for e in entries_ if e.name.startswith(prefix) and len(e.parts) == 4]
+    return [e.rel for e in entries_ if len(e.parts) == 4 and (scoring_name(e.name) or ())[:2] == (case_id, run_id)]
 
 
 def response_problems(rel: str, data: bytes, registered_version: str) -> list[Problem]:
@@ -55,8 +54,6 @@ def response_problems(rel: str, data: bytes, registered_version: str) -> list[Pr
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
-    if not_a_tree(root):
-        return 1
     empty = [name for name in ("subject", "case", "run", "reviewer") if not getattr(args, name)]
     for name in empty:  # `make new-scoring` passes "" for a variable left out
         print(f"--{name}: empty (give all four: make new-scoring SUBJECT=s CASE=c RUN=r REVIEWER=you)", file=sys.stderr)

@@ -41,7 +41,6 @@ from ..leaderboard.readme import README_FILE
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import REVIEWERS_FILE
 from ..load.spec import load_spec
-from .common import not_a_tree
 
 ALLOWED = " (allowed: a maintainer's pull request)"
 
@@ -50,8 +49,6 @@ def run(args: argparse.Namespace) -> int:
     if args.author is not None and not is_login(args.author):
         print(f"--author: {args.author!r} is not a code-host login ({LOGIN_PATTERN}: letters, digits and '-', "
               "at most 39 characters; pass the pull request author's login)", file=sys.stderr)
-        return 1
-    if not_a_tree(args.root):
         return 1
     try:
         head = resolve(args.root, args.head)

@@ -88,7 +88,6 @@ from ..load.registry import REGISTRY_FILE, entries, parse_registry, read_registr
 from ..load.spec import Spec, load_spec
 from ..problems import Problem
 from .check import prove
-from .common import not_a_tree
 
 
 def commit_records(root: Path, base: str, head: str) -> list[CommitRecord]:
@@ -202,8 +201,6 @@ def history_range(root: Path, base: str, head: str, spec: Spec | None, today: dt
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
-    if not_a_tree(root):
-        return 1
     spec, spec_problems = load_spec(root)
     try:
         base, head = resolve(root, args.base), resolve(root, args.head)

@@ -22,7 +22,6 @@ from ..load.spec import load_spec
 from ..problems import Problem, report
 from ..review import assignments
 from ..review.server import ReviewApp, make_server, url
-from .common import not_a_tree
 
 
 def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[ReviewApp | None, list[Problem]]:
@@ -46,8 +45,6 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
 
 
 def run(args: argparse.Namespace) -> int:
-    if not_a_tree(args.root):
-        return 1
     if not args.reviewer:  # `make review` passes "" when REVIEWER is left out
         print("--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)", file=sys.stderr)
         return 1

@@ -40,7 +40,7 @@ from ..governance.write_once import publish_new_folder
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import MAX_RESULT_BYTES, read_bytes, walk_files
 from ..problems import Problem, report
-from .common import load_valid_tree, not_a_tree
+from .common import load_valid_tree
 
 
 def current_results(root: Path) -> tuple[dict[str, bytes], list[Problem]]:
@@ -77,8 +77,6 @@ def check_results_are_current(files: dict[str, bytes], digest: str) -> tuple[dic
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
-    if not_a_tree(root):
-        return 1
     today = dt.datetime.now(dt.UTC).date()
     date, message = parse_date(args.date or today.isoformat(), today)
     if date is None:

@@ -28,11 +28,11 @@ from ..load.multi_scoring import load_multi
 from ..load.safe_read import read_single_file
 from ..load.spec import load_spec
 from ..problems import Problem, report
-from .common import bad_folder_name, not_a_tree
+from .common import bad_folder_name
 
 
 def run(args: argparse.Namespace) -> int:
-    if bad_folder_name({"--scoring-dir": args.scoring_dir}) or not_a_tree(args.root):
+    if bad_folder_name({"--scoring-dir": args.scoring_dir}):
         return 1
     changed = None
     if args.changed is not None:

@@ -6,12 +6,13 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from ..load.records import Gold, Response, Scoring
-from ..load.scale import Score, ScoreScale
+from ..load.scale import Score, ScoreScale, default_scale
 from ..load.spec import Spec
 
 PASS, CONDITIONAL, FAIL = "Pass", "Conditional", "Fail"
 # confidence c -> c/100, built once: 101 shared exact values instead of one Fraction per run.
 _CONFIDENCE_UNIT = tuple(Fraction(c, 100) for c in range(101))
+_SEED_SCALE = default_scale()
 
 
 class RunRow(NamedTuple):
@@ -37,16 +38,16 @@ class RunRow(NamedTuple):
 
 def classify(*, has_critical: bool, has_recoverable: bool, clipped: Score, floor: Score | None,
              pass_threshold: Score | None, conditional_threshold: Score | None,
-             higher_is_better: bool = True) -> str | None:
+             scale: ScoreScale = _SEED_SCALE) -> str | None:
     """The rubric's classification, first matching rule wins.
 
     1. a critical fail -> Fail; 2. a recoverable fail -> Conditional;
     3. clipped < floor -> Fail; 4. clipped >= pass_threshold -> Pass;
     5. clipped >= conditional_threshold -> Conditional; 6. otherwise Fail (thresholds: system/benchmark.yaml).
-    With ``higher_is_better`` False (score_direction lower_is_better) every comparison is read the other way:
-    clipped > floor -> Fail, clipped <= pass_threshold -> Pass, clipped <= conditional_threshold -> Conditional.
-    None when there is no pass rule (``pass_threshold`` None: nothing is classified); a ``floor`` of None
-    (the benchmark records none) skips rule 3, a ``conditional_threshold`` of None rule 5.
+    Each comparison is :meth:`ScoreScale.at_least` of ``scale`` (only its direction is read): with score_direction
+    lower_is_better, clipped > floor -> Fail, clipped <= pass_threshold -> Pass, clipped <= conditional_threshold
+    -> Conditional. None when there is no pass rule (``pass_threshold`` None: nothing is classified); a ``floor``
+    of None (the benchmark records none) skips rule 3, a ``conditional_threshold`` of None rule 5.
     """
     if pass_threshold is None:
         return None
@@ -54,19 +55,11 @@ def classify(*, has_critical: bool, has_recoverable: bool, clipped: Score, floor
         return FAIL
     if has_recoverable:
         return CONDITIONAL
-    if higher_is_better:
-        if floor is not None and clipped < floor:
-            return FAIL
-        if clipped >= pass_threshold:
-            return PASS
-        if conditional_threshold is not None and clipped >= conditional_threshold:
-            return CONDITIONAL
+    if floor is not None and not scale.at_least(clipped, floor):
         return FAIL
-    if floor is not None and clipped > floor:
-        return FAIL
-    if clipped <= pass_threshold:
+    if scale.at_least(clipped, pass_threshold):
         return PASS
-    if conditional_threshold is not None and clipped <= conditional_threshold:
+    if conditional_threshold is not None and scale.at_least(clipped, conditional_threshold):
         return CONDITIONAL
     return FAIL
 
@@ -109,7 +102,7 @@ def derive_run(scoring: Scoring, response: Response, gold: Gold, spec: Spec, sca
             floor=gold.rubric_floor,
             pass_threshold=spec.pass_threshold,
             conditional_threshold=spec.conditional_threshold,
-            higher_is_better=scale.higher_is_better,
+            scale=scale,
         ),
         reported_confidence=response.confidence,
         confidence_unit=None if response.confidence is None else _CONFIDENCE_UNIT[response.confidence],

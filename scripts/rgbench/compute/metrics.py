@@ -8,7 +8,6 @@ returns ``None`` where the metric is undefined: N = 0, or the benchmark does not
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..load.scale import ScoreScale
+from ..load.scale import ScoreScale, in_units, score_unit
 from .derive import PASS, RunRow
 from .exact_sums import exact_bincount
 
@@ -53,14 +52,13 @@ def _correctness_scale(rows: Sequence[RunRow]) -> int:
     Each correctness is then an integer k / L, so sums stay in integers, exact
     and fast, whatever correctness values the evaluation schema allows.
     """
-    return math.lcm(1, *{row.correctness.denominator for row in rows if row.correctness is not None})
+    return score_unit(row.correctness for row in rows if row.correctness is not None)
 
 
 def _correctness_units(row: RunRow, scale: int) -> int:
     """correctness x ``scale`` as an integer (``scale`` a multiple of its denominator); calibrated rows only."""
-    value = row.correctness
-    assert value is not None
-    return value.numerator * (scale // value.denominator)
+    assert row.correctness is not None
+    return in_units(row.correctness, scale)
 
 
 def brier_score(rows: Sequence[RunRow]) -> Fraction | None:

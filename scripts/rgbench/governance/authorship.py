@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..load.loader import scoring_name
 from ..load.multi_scoring import ADJUDICATION
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
@@ -103,13 +104,8 @@ def scoring_reviewer(path: str) -> tuple[str, str] | None:
     name is not ``<case_id>__<run_id>__<prefix><reviewer_id>.json`` with a prefix its folder takes."""
     parts = path.split("/")
     prefixes = SCORING_PREFIXES.get(parts[0])
-    if prefixes is None or len(parts) != 4 or not parts[3].endswith(".json"):
-        return None
-    pieces = parts[3][: -len(".json")].split("__")
-    if len(pieces) != 3 or not pieces[0] or not pieces[1]:
-        return None
-    prefix = next((p for p in prefixes if pieces[2].startswith(p) and pieces[2] != p), None)
-    return None if prefix is None else (prefix, pieces[2][len(prefix):])
+    named = scoring_name(parts[3], prefixes) if prefixes is not None and len(parts) == 4 else None
+    return None if named is None else (named[2], named[3])
 
 
 def _named(logins: tuple[str, ...], author: str) -> bool:

@@ -87,8 +87,3 @@ def tie_figures(shown: Shown) -> list[str]:
     those the benchmark has."""
     return [name for name, kept in (("Q_final", True), ("P", shown.pass_rule), ("s\u0304", True),
                                     ("BS", shown.calibration)) if kept]
-
-
-def listed(words: list[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]

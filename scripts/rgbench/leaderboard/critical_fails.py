@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..compute.derive import RunRow
-from ..load.loader import response_rel, scoring_rel
+from ..load.loader import counts, response_rel, scoring_name, scoring_rel
 from ..load.multi_scoring import ADJUDICATION, MULTI_DIR
 from ..load.parsing import BIDI_CONTROLS, ParseError, decode_utf8, loads_json_strict
-from ..load.reviewers import LLM_JUDGE, REVIEWERS_FILE, Reviewer, read_reviewers
+from ..load.reviewers import REVIEWERS_FILE, Reviewer, read_reviewers
 from ..load.safe_read import read_single_file
 from ..load.spec import Spec, schema_errors
 from ..problems import Problem
@@ -232,14 +232,11 @@ def grade_files(root: Path, spec: Spec, row: RunRow, consolidated_reviewer: str,
         directory = root / folder
         names = sorted(path.name for path in directory.iterdir()) if directory.is_dir() else []
         for name in names:
-            reviewer = name[len(head) + len("eval-"):-len(".json")] if name.startswith(head + "eval-") else ""
-            if not reviewer or not name.endswith(".json"):
+            named = scoring_name(name)
+            if named is None or named[:2] != (row.case_id, row.run_id):
                 continue
-            if row.reviewer_id == consolidated_reviewer:
-                judge = reviewers is not None and reviewer in reviewers and reviewers[reviewer].kind == LLM_JUDGE
-                if judge and not spec.llm_judge_in_metrics:
-                    continue
-            elif reviewer != row.reviewer_id:
-                continue
-            found.append(f"{folder}/{name}")
+            reviewer = named[3]
+            if (counts(reviewer, spec, reviewers) if row.reviewer_id == consolidated_reviewer
+                    else reviewer == row.reviewer_id):
+                found.append(f"{folder}/{name}")
     return found

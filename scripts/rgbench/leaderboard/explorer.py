@@ -37,13 +37,14 @@ from ..results.breakdowns import (
     TAG_FILE,
 )
 from ..stats.outputs import DIFFICULTY_FILE
-from .absent import Shown, listed
+from .absent import Shown
 from .board import Board, BoardEntry
 from .chart_limits import CHART_SUBJECTS, LINE_SUBJECTS, chart_note
 from .difficulty_text import difficulty_reading
 from .display import score_heading, short_decimal
 from .html_tables import EMPTY_CELL, scroll_table
 from .lab_tables import LabRow
+from .long_lists import joined
 from .page_charts import PageSvgs
 from .templating import ENVIRONMENT, esc
 
@@ -355,7 +356,7 @@ def subjects_section(board: Board) -> str:
     by_subject = rows_by_subject(board)
     profiles = "\n".join(subject_profile(board, e, by_subject) for e in board.entries)
     shown = board.shown
-    across = listed(["criteria", "families", *(["difficulties"] if shown.difficulty else []),
+    across = joined(["criteria", "families", *(["difficulties"] if shown.difficulty else []),
                      *(["case types"] if shown.case_type else []), *(["tags"] if shown.tags else [])])
     return str(_LAB.subjects_section(across, shown.pass_rule, Markup(profiles)))
 

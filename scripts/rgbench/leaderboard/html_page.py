@@ -20,13 +20,13 @@ from pathlib import Path
 from markupsafe import Markup
 
 from ..numfmt import counted
-from .absent import listed, q_formula, tie_figures
+from .absent import q_formula, tie_figures
 from .board import Board
 from .calibration_text import calibration_reading
 from .chart_limits import CHART_SUBJECTS, chart_note
 from .explorer import explorer_data_script, lab_sections, subject_filters
 from .html_tables import disqualified_table, family_table, incomplete_table, ranked_table, unscored_table
-from .long_lists import RUNS_WHERE, capped
+from .long_lists import RUNS_WHERE, capped, joined
 from .page_charts import page_svgs
 from .reliability import EXPLANATIONS, LABELS
 from .significance_text import rank_notes, ties_legend
@@ -81,7 +81,7 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
         "page.html.j2", board=board, shown=shown, csp=content_security_policy(JS), css=Markup(CSS), js=Markup(JS),
         norm=board.scale.norm_text(), norm_family=board.scale.norm_text("s\u0304_family"),
         q_formula=q_formula(shown, board.scale), described=board.scale.describe(),
-        ties=listed(tie_figures(shown)), later_ties=listed(tie_figures(shown)[1:]),
+        ties=joined(tie_figures(shown)), later_ties=joined(tie_figures(shown)[1:]),
         absent=" ".join(board.absent_reasons), counts=counts, labels=[(label, EXPLANATIONS[label]) for label in LABELS],
         svgs=markup_svgs, rank_notes=rank_paragraphs(board), ties_legend=ties_legend(board.significance),
         calibration_note_html=Markup(chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)),

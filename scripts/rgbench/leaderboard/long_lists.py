@@ -18,8 +18,9 @@ LIST_LIMIT = 5  # items written out; beyond it, the count, the CSV and the first
 T = TypeVar("T")
 
 
-def joined(texts: Sequence[str], esc: Callable[[str], str], sep: str = ", ", last: str = " and ") -> str:
-    """``A``, ``A and B``, ``A, B and C`` (``sep`` and ``last`` escaped with ``esc``); ``""`` for none."""
+def joined(texts: Sequence[str], esc: Callable[[str], str] = str, sep: str = ", ", last: str = " and ") -> str:
+    """``A``, ``A and B``, ``A, B and C`` (``sep`` and ``last`` escaped with ``esc``, by default as they are);
+    ``""`` for none."""
     if len(texts) <= 1:
         return "".join(texts)
     return esc(sep).join(texts[:-1]) + esc(last) + texts[-1]

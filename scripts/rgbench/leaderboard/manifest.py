@@ -22,7 +22,7 @@ from ..compute.input_groups import input_group, listing_digest
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import read_bytes, read_result_file, walk_files
 from ..problems import Problem
-from ..results.tables import MANIFEST_FILE, input_digest
+from ..results.tables import MANIFEST_FILE
 
 MANIFEST_PATH = f"results/{MANIFEST_FILE}"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -87,7 +87,7 @@ def parse_manifest(document: object) -> tuple[Manifest | None, list[str]]:
         return None, messages
     # No message: each field passed its check above.
     assert isinstance(alpha, str) and isinstance(version, str) and isinstance(digest, str) and isinstance(inputs, dict)
-    if input_digest(inputs) != digest:
+    if listing_digest(inputs) != digest:
         return None, [f"$.input_digest: does not match the digest of $.inputs (the manifest was edited by hand; {_RUN_METRICS})"]
     return Manifest(Fraction(alpha), alpha, version, digest, dict(inputs), dict(outputs),
                     level, resamples, significance, None if grades is None else dict(grades)), []

@@ -16,7 +16,6 @@ from fractions import Fraction
 
 from ..compute.ranking import DISQUALIFIED
 from ..numfmt import counted
-from .absent import listed as listed_words
 from .absent import q_formula, tie_figures
 from .board import Board, BoardEntry
 from .calibration_text import calibration_reading
@@ -112,11 +111,6 @@ def table(board: Board) -> str:
     return "\n".join(lines)
 
 
-def _same(text: str) -> str:
-    """The fixed words need no escaping in Markdown (the data strings are escaped by md_text and code)."""
-    return text
-
-
 def fail_line(fail: CriticalFail) -> str:
     """One critical run as a nested list item: case, run and codes, the answer's words (the evidence in bold, as
     :func:`md_text` escapes it) and the reviewer's comment."""
@@ -129,14 +123,15 @@ def fail_line(fail: CriticalFail) -> str:
 
 
 def disqualified_line(entry: BoardEntry) -> str:
+    # esc=str here and below: the fixed words need no escaping in Markdown (data is escaped by md_text and code)
     fails = capped(entry.critical_fails, lambda fails: "\n".join(map(fail_line, fails)),
-                   noun="critical run", where=CRITICAL_RUNS_WHERE, esc=_same, sep="\n")
+                   noun="critical run", where=CRITICAL_RUNS_WHERE, esc=str, sep="\n")
     return f"- **{md_text(entry.name)}** ({code(entry.metrics.subject_version)}):\n{fails}"
 
 
 def incomplete_line(entry: BoardEntry) -> str:
     missing = capped(entry.missing_cases, lambda cases: ", ".join(code(c) for c in cases), noun="case",
-                     where=MISSING_CASES_WHERE, esc=_same)
+                     where=MISSING_CASES_WHERE, esc=str)
     return (f"- **{md_text(entry.name)}** ({code(entry.metrics.subject_version)}): {counted(entry.n_cases, 'case')} "
             f"scored, missing: {missing}")
 
@@ -153,18 +148,18 @@ def status_lines(board: Board) -> list[str]:
     if board.disqualified:
         lines.append("**Disqualified** (at least one critical fail; not ranked, figures shown for transparency):")
         lines.append(capped(board.disqualified, lambda entries: "\n".join(map(disqualified_line, entries)),
-                            noun="subject version", where=STATUS_WHERE, esc=_same, sep="\n"))
+                            noun="subject version", where=STATUS_WHERE, esc=str, sep="\n"))
         lines.append("")
     if board.incomplete:
         lines.append("**Incomplete** (scored runs on too few of the benchmark's cases to be ranked against the "
                      "others; figures shown, not ranked):")
         lines.append(capped(board.incomplete, lambda entries: "\n".join(map(incomplete_line, entries)),
-                            noun="subject version", where=STATUS_WHERE, esc=_same, sep="\n"))
+                            noun="subject version", where=STATUS_WHERE, esc=str, sep="\n"))
         lines.append("")
     unscored = board.unscored
     if unscored:
-        listed = capped(unscored, lambda entries: joined([unscored_text(e) for e in entries], _same, last=", "),
-                        noun="subject", where=STATUS_WHERE, esc=_same)
+        listed = capped(unscored, lambda entries: joined([unscored_text(e) for e in entries], str, last=", "),
+                        noun="subject", where=STATUS_WHERE, esc=str)
         lines += [f"**Unscored** (no scored run yet): {listed}.", ""]
     return lines
 
@@ -180,7 +175,7 @@ def notes(board: Board) -> list[str]:
     weights = f"alpha {board.alpha_text} ({formula})" if board.shown.pass_rule else formula
     lines.append(f"Benchmark {md_text(board.benchmark_version)} \u00b7 {weights} \u00b7 "
                  f"input digest {code('sha256:' + board.input_digest)} \u00b7 rows equal on "
-                 f"{listed_words(tie_figures(board.shown))} share a rank." + (f" {md_text(described)}" if described else ""))
+                 f"{joined(tie_figures(board.shown))} share a rank." + (f" {md_text(described)}" if described else ""))
     if board.interval_note:
         # the table shows Q_final's interval in parentheses; the others are on the page and in the CSVs
         lines.append(f"In parentheses, Q_final's interval (the page and the CSVs give the others'): "
@@ -189,10 +184,10 @@ def notes(board: Board) -> list[str]:
         lines.append(md_text(board.grades_note))
     lines.append("")
     lines += ranks_notes(board)
-    calibration = calibration_reading(board, md_text, lambda t: t)
+    calibration = calibration_reading(board, md_text, str)
     lines += [calibration, ""] if calibration else []
     difficulty = difficulty_reading(board.difficulty_trend, board.significance_level, board.confidence_level,
-                                    lambda t: t)
+                                    str)
     lines += [difficulty, ""] if difficulty else []
     lines.append("Reliability, " + board.reliability_rule + ": "
                  + "; ".join(f"_{label}_: {EXPLANATIONS[label]}" for label in LABELS).replace(".;", ";"))

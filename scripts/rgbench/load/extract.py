@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from .gold_markdown import gold_data_block, parse_data_block, quoted_blocks_note
-from .parsing import ParseError, bidi_control_problem, decode_utf8, exact_decimal, loads_json_strict
+from .parsing import ParseError, bidi_control_problem, decode_utf8, exact_decimal, exact_number, loads_json_strict
 from .records import ANSWERED, Gold, ResponseMeta
 from .safe_read import MAX_FILE_BYTES, FileTooLarge, TreeFile, read_bytes
 from .spec import Spec, document_errors
@@ -97,7 +97,7 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
                               document["run_id"], confidence, response_meta(document))
     if kind == EVALUATION or kind == CONSOLIDATED:
         scores = document["criterion_scores"]
-        score: Callable[[Any], int | Fraction] = _exact if kind == EVALUATION else read_mean
+        score: Callable[[Any], int | Fraction] = exact_number if kind == EVALUATION else read_mean
         return ScoringFields(
             document["subject_id"], document["subject_version"], document["case_id"], document["run_id"],
             document["reviewer_id"], tuple(score(scores[name]) for name in spec.criteria),
@@ -107,16 +107,10 @@ def _fields(kind: str, document: dict, spec: Spec) -> Fields:
             document["response_sha256"], document["gold_sha256"],
             document.get("comments", ""))
     return Gold(document["case_id"], document["family"], document["case_type"] if spec.has_case_type else None,
-                _exact(document["rubric_floor"]) if spec.has_rubric_floor else None,
-                _exact(document["rubric_ceiling"]) if spec.has_rubric_ceiling else None,
+                exact_number(document["rubric_floor"]) if spec.has_rubric_floor else None,
+                exact_number(document["rubric_ceiling"]) if spec.has_rubric_ceiling else None,
                 document["difficulty"] if spec.has_difficulty else None, path="",
                 tags=tuple(document.get("tags", ())), title=document.get("title", ""))
-
-
-def _exact(value: int | float) -> int | Fraction:
-    """A score as read from a valid document: an int stays an int (the common, fast case), a decimal becomes
-    the exact Fraction of what was written (the strict JSON parser refuses a decimal a float cannot hold)."""
-    return value if type(value) is int else exact_decimal(value)
 
 
 def consolidated_schema(evaluation: dict) -> dict:

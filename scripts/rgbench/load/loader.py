@@ -175,18 +175,16 @@ def list_subject_files(col: Collector, spec: Spec, folder: str, kind: str,
         if subjects is not None and sid not in subjects:
             unregistered.add(sid)
             continue
-        pieces = name[:-5].split("__") if name.endswith(".json") else [""]
         if is_response:
+            pieces = name[:-5].split("__") if name.endswith(".json") else [""]
             if len(pieces) != 2 or not pieces[0] or not pieces[1]:
                 add(rel, "unexpected file name: responses are named <case_id>__<run_id>.json")
                 continue
             append((entry, kind, (sid, pieces[0], pieces[1])))
+        elif (named := scoring_name(name, reviewer_prefixes)) is None:
+            add(rel, f"unexpected file name: scorings are named {scoring_names}")
         else:
-            prefix = next((p for p in reviewer_prefixes if pieces[-1].startswith(p) and pieces[-1] != p), None)
-            if len(pieces) != 3 or not pieces[0] or not pieces[1] or prefix is None:
-                add(rel, f"unexpected file name: scorings are named {scoring_names}")
-                continue
-            append((entry, kind, (sid, pieces[0], pieces[1], pieces[2][len(prefix):])))
+            append((entry, kind, (sid, named[0], named[1], named[3])))
     for folder_name in sorted(unregistered):
         col.add(f"{base}/{folder_name}",
                 f"subject folder {folder_name!r} is not registered in {REGISTRY_FILE} (register it or remove the folder)")
@@ -209,6 +207,16 @@ def scoring_rel(spec: Spec, subject_id: str, case_id: str, run_id: str, reviewer
     """Where a scoring lives: ``<folder>/<version>/<subject>/<case>__<run>__eval-<reviewer>.json`` (``folder``
     scoring/, or the consolidated scorings' folder)."""
     return f"{folder}/{spec.version_dir}/{subject_id}/{case_id}__{run_id}__eval-{reviewer_id}.json"
+
+
+def scoring_name(name: str, prefixes: tuple[str, ...] = ("eval-",)) -> tuple[str, str, str, str] | None:
+    """(case_id, run_id, prefix, reviewer_id) of a scoring's file name, ``<case_id>__<run_id>__<prefix><reviewer_id>.json``
+    with a prefix of ``prefixes`` (:func:`scoring_rel` writes it); None for any other name."""
+    pieces = name[:-5].split("__") if name.endswith(".json") else []
+    if len(pieces) != 3 or not pieces[0] or not pieces[1]:
+        return None
+    prefix = next((p for p in prefixes if pieces[2].startswith(p) and pieces[2] != p), None)
+    return None if prefix is None else (pieces[0], pieces[1], prefix, pieces[2][len(prefix):])
 
 
 _ID_KEYS = ("subject_id", "case_id", "run_id", "reviewer_id")
@@ -436,9 +444,14 @@ def counted_scorings(scorings, spec: Spec, reviewers: dict[str, Reviewer] | None
     """The ``scorings`` that enter the metrics and the agreement: all of them when config.yaml's
     ``llm_judge_in_metrics`` is true, otherwise those by reviewers not registered as ``llm-judge`` (a
     consolidated grade's policy reviewer, which needs no registration, combines counted grades: it counts)."""
-    if spec.llm_judge_in_metrics or not reviewers:
-        return list(scorings)
-    return [s for s in scorings if (reviewer := reviewers.get(s.reviewer_id)) is None or reviewer.kind != LLM_JUDGE]
+    return [s for s in scorings if counts(s.reviewer_id, spec, reviewers)]
+
+
+def counts(reviewer_id: str, spec: Spec, reviewers: dict[str, Reviewer] | None) -> bool:
+    """Whether a grade by ``reviewer_id`` enters the metrics (:func:`counted_scorings`): not a registered
+    ``llm-judge``, unless config.yaml's ``llm_judge_in_metrics`` counts judges."""
+    reviewer = (reviewers or {}).get(reviewer_id)
+    return spec.llm_judge_in_metrics or reviewer is None or reviewer.kind != LLM_JUDGE
 
 
 SCORING_DIR = "scoring"   # one grade per run; any other scoring folder a command reads holds consolidated grades

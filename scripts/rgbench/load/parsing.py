@@ -204,6 +204,15 @@ def exact_decimal(value: Any) -> Fraction:
     return Fraction(Decimal(text))  # the same value as Fraction(text), which parses the text again in Python
 
 
+def exact_number(value: Any) -> int | Fraction:
+    """:func:`exact_decimal` as an int when it is whole (an int stays an int: the common, fast case), so the
+    scores and thresholds of an integer scale are ints."""
+    if type(value) is int:
+        return value
+    exact = exact_decimal(value)
+    return exact.numerator if exact.denominator == 1 else exact
+
+
 _DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exponent>[-+]?[0-9]+))?")
 
 

@@ -126,16 +126,30 @@ class ScoreScale:
                 f"criteria ({score_text(self.low)}\u2013{score_text(self.high)}; {self.direction_text}).")
 
 
+def total_range(low: Fraction, high: Fraction, criteria: int, total: str = SUM) -> tuple[Fraction, Fraction]:
+    """The lowest and highest total of ``criteria`` scores in low..high: n·low..n·high for a sum, low..high
+    for a mean."""
+    times = criteria if total == SUM else 1
+    return low * times, high * times
+
+
 def default_scale(max_score: int = 12) -> ScoreScale:
     """The seed's scale, 0..max_score, higher is better, summed (tests and hand-built values use it)."""
     return ScoreScale(Fraction(0), Fraction(max_score))
 
 
-def score_unit(values: Iterable[Score], scale: ScoreScale | None = None) -> int:
-    """U, the lcm of the denominators of ``values`` (and of the scale's bounds): every one of them times U is an
-    integer, so the numpy statistics sum scores as integers, exactly (1 for integer scores)."""
-    bounds = (scale.low.denominator, scale.high.denominator) if scale is not None else ()
-    return math.lcm(1, *{value.denominator for value in values}, *bounds)
+def score_unit(values: Iterable[Score], unit: int = 1) -> int:
+    """U, the lcm of ``unit`` and the denominators of ``values``: every one of them times U is an integer
+    (:func:`in_units`), so the numpy statistics sum scores as integers, exactly (1 for integer scores)."""
+    return math.lcm(unit, *{value.denominator for value in values})
+
+
+def in_units(value: Score, unit: int) -> int:
+    """``value`` times ``unit`` as an int, exact: ``unit`` a :func:`score_unit` of it (ValueError otherwise)."""
+    whole = Fraction(value) * unit
+    if whole.denominator != 1:
+        raise ValueError(f"{value} times {unit} is not an integer")
+    return whole.numerator
 
 
 # --- writing and reading a score ---------------------------------------------------------------

@@ -16,10 +16,10 @@ from typing import Any
 
 from ..problems import Problem
 from .config import StatsConfig, parse_stats_config, schema_difficulty_range
-from .parsing import ParseError, decode_utf8, exact_decimal, loads_json_strict, loads_yaml_strict
+from .parsing import ParseError, decode_utf8, exact_decimal, exact_number, loads_json_strict, loads_yaml_strict
 from .recorded import recorded
 from .safe_read import read_single_file
-from .scale import HIGHER_IS_BETTER, SUM, ScoreScale
+from .scale import HIGHER_IS_BETTER, SUM, ScoreScale, total_range
 from .system_check import benchmark_problems, schema_facts, schema_problems
 from .validation import SchemaValidator, compiled, keyed_problems, schema_errors, schema_problem, shown, toolkit_schema
 
@@ -101,21 +101,12 @@ class Spec:
         """Folder name of this version's data, e.g. ``v1.0``."""
         return f"v{self.benchmark_version}"
 
-    @property
-    def score_min(self) -> Fraction:
-        """The lowest possible total: n x criterion_min for a sum, criterion_min for a mean."""
-        return self.criterion_min * (len(self.criteria) if self.score_total == SUM else 1)
-
-    @property
-    def score_max(self) -> Fraction:
-        """The highest possible total: n x criterion_max for a sum (12 in v1.0), criterion_max for a mean."""
-        return self.criterion_max * (len(self.criteria) if self.score_total == SUM else 1)
-
     @cached_property
     def scale(self) -> ScoreScale:
         """The total's scale: range, direction, aggregation, name (rgbench.load.scale)."""
-        return ScoreScale(self.score_min, self.score_max, self.higher_is_better, self.score_total, self.score_name,
-                          len(self.criteria))
+        n = len(self.criteria)
+        return ScoreScale(*total_range(self.criterion_min, self.criterion_max, n, self.score_total),
+                          self.higher_is_better, self.score_total, self.score_name, n)
 
 
     @property
@@ -199,14 +190,6 @@ def _load_validator(root: Path, rel: str, problems: list[Problem]) -> SchemaVali
     return compiled(schema)
 
 
-def _whole(value: Fraction | None) -> int | Fraction | None:
-    """An exact value as an int when it is whole (the thresholds of the seed's kind of scale), else as it is;
-    None (a threshold left out) stays None."""
-    if value is None:
-        return None
-    return value.numerator if value.denominator == 1 else value
-
-
 def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | None, list[Problem]]:
     """Read ``system/`` under ``root``. Returns (spec, []) or (None, problems)."""
     if not os.path.lexists(Path(root) / "system"):
@@ -234,7 +217,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     version, families, criteria = bench["benchmark_version"], bench["families"], bench["criteria"]
     low, high = exact_decimal(bench["criterion_min"]), exact_decimal(bench["criterion_max"])
     # the pass rule is optional (issue 23): a key left out is no threshold
-    pass_t, cond_t = (exact_decimal(bench[key]) if key in bench else None
+    pass_t, cond_t = (exact_number(bench[key]) if key in bench else None
                       for key in ("pass_threshold", "conditional_threshold"))
     higher_is_better = bench.get("score_direction", HIGHER_IS_BETTER) == HIGHER_IS_BETTER
     score_total, title = bench.get("score_total", SUM), bench.get("title", "")
@@ -312,8 +295,8 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         criteria=tuple(str(name) for name in criteria),
         criterion_min=low,
         criterion_max=high,
-        pass_threshold=_whole(pass_t),
-        conditional_threshold=_whole(cond_t),
+        pass_threshold=pass_t,
+        conditional_threshold=cond_t,
         alpha=alpha,
         ece_bins=int(config.get("ece_bins", DEFAULT_ECE_BINS)),
         catalog=catalog,

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from ..problems import Problem
 from .parsing import exact_decimal
 from .recorded import Recorded, declaration_problems, recorded
-from .scale import SUM, score_text
+from .scale import SUM, Score, score_text, total_range
 from .subject_kinds import kind_problems
 
 SEVERITIES = ("critical", "recoverable")  # what classification knows: critical -> Fail, recoverable -> Conditional
@@ -103,7 +103,7 @@ RESERVED_CRITERIA = ("classification", "correctness", "has_critical_fail", "raw_
 
 
 def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_re: re.Pattern[str],
-                       low: Fraction, high: Fraction, pass_t: Fraction | None, cond_t: Fraction | None, example: Any, *,
+                       low: Fraction, high: Fraction, pass_t: Score | None, cond_t: Score | None, example: Any, *,
                        higher_is_better: bool = True, total: str = SUM) -> list[Problem]:
     """Inconsistencies inside ``benchmark.yaml``: repeated, reserved or empty criteria, an empty range, unreachable
     thresholds (on the total's scale, in its direction: rgbench.load.scale). ``pass_t`` None: the benchmark has
@@ -149,8 +149,8 @@ def benchmark_problems(rel: str, criteria: Sequence[Any], families: dict, case_r
     return problems
 
 
-def _threshold_problems(rel: str, n: int, low: Fraction, high: Fraction, pass_t: Fraction | None,
-                        cond_t: Fraction | None,                         higher_is_better: bool, total: str) -> list[Problem]:
+def _threshold_problems(rel: str, n: int, low: Fraction, high: Fraction, pass_t: Score | None,
+                        cond_t: Score | None, higher_is_better: bool, total: str) -> list[Problem]:
     """pass_threshold and conditional_threshold on the total's scale (n·min..n·max for a sum, min..max for a
     mean): every class reachable, read in the scale's direction (lower is better: Pass at or below pass_threshold,
     Conditional at or below conditional_threshold)."""
@@ -161,7 +161,7 @@ def _threshold_problems(rel: str, n: int, low: Fraction, high: Fraction, pass_t:
                                          "run is Conditional between the two thresholds: declare pass_threshold too, "
                                          "or remove conditional_threshold for a benchmark without a pass rule)"))
         return problems
-    lowest, highest = (n * low, n * high) if total == SUM else (low, high)
+    lowest, highest = total_range(low, high, n, total)
     how = (f"{n} criteria x {score_text(high)}" if total == SUM
            else f"the mean of the criteria, {score_text(low)}-{score_text(high)}")
     pass_text, low_text, high_text = (score_text(v) for v in (pass_t, lowest, highest))
@@ -299,7 +299,7 @@ def schema_problems(schemas: dict[str, Any], version_dir: str, criteria: Sequenc
                                         "the toolkit reads confidence as an integer percentage"))
     if gold is not None:
         rel = f"{base}/gold.schema.json"
-        lowest, highest = (n * low, n * high) if total == SUM else (low, high)
+        lowest, highest = total_range(low, high, n, total)
         why = (f"{n} criteria x criterion_min {score_text(low)} .. criterion_max {score_text(high)}" if total == SUM
                else f"score_total mean: criterion_min {score_text(low)} .. criterion_max {score_text(high)}")
         for key in ("rubric_floor", "rubric_ceiling"):

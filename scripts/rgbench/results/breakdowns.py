@@ -22,16 +22,17 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 
 from ..compute.derive import PASS, RunRow
+from ..compute.metrics import mean_clipped_score, pass_rate
 from ..load.extract import TAG_SEPARATOR
 from ..load.records import Response, Scoring, Tree
-from ..load.scale import score_text, score_unit
+from ..load.scale import in_units, score_text, score_unit
 from ..load.spec import Spec
-from ..numfmt import fmt_fixed
+from ..numfmt import fmt_fixed, fmt_optional
 from ..results_csv import Table
 from ..stats.bootstrap import Interval, case_weights, ratio_interval
 from ..stats.case_summary import CaseSummary
 from ..stats.intervals import proportion_interval
-from ..stats.outputs import fmt_interval
+from ..stats.outputs import fmt_float, fmt_interval
 
 ADVANCED_MIN_DIFFICULTY = 4   # Rockman's Advanced+ band (seeds 000, 001, 003): gold difficulty >= 4
 ERROR, REFUSED, ANSWERED = "error", "refused", "answered"
@@ -142,10 +143,6 @@ class Breakdowns:
     n_errors: Mapping[str, int]
 
 
-def _passed(row: RunRow) -> int:
-    return 1 if row.classification == PASS else 0
-
-
 def group_row(subject_id: str, version: str, group: str, summary: CaseSummary, digest: str, label: str,
               resamples: int, confidence: Fraction, passes: bool = True) -> GroupRow:
     """P and s_bar over the subject's runs on the cases of ``summary`` (its summary restricted to the group's
@@ -178,7 +175,7 @@ def criterion_rows(subject_id: str, version: str, scorings: Sequence[Scoring], c
         scores, i = dict(scoring.criterion_scores), position[scoring.case_id]
         counts[i] += 1
         for k, criterion in enumerate(criteria):
-            sums[k][i] += int(scores[criterion] * unit)
+            sums[k][i] += in_units(scores[criterion], unit)
     weights = case_weights(len(cases), digest=digest, label="criteria", resamples=resamples)
     n = len(scorings)
     return [CriterionRow(subject_id, version, criterion, n, Fraction(sum(sums[k]), n * unit),
@@ -243,13 +240,10 @@ def cost_row(subject_id: str, version: str, extra: Mapping, responses: Sequence[
 
 
 def _pass_and_score(rows: Sequence[RunRow]) -> tuple[int, int | None, Fraction | None, Fraction | None]:
-    """(n, n_pass, P, s_bar) of ``rows``; n_pass and P None when the runs are not classified (no pass rule)."""
-    n = len(rows)
-    s_bar = Fraction(sum(r.clipped_score for r in rows), n) if n else None
-    if any(r.classification is None for r in rows):
-        return n, None, None, s_bar
-    n_pass = sum(_passed(r) for r in rows)
-    return n, n_pass, (Fraction(n_pass, n) if n else None), s_bar
+    """(n, n_pass, P, s_bar) of ``rows`` (:func:`pass_rate`, :func:`mean_clipped_score`); n_pass and P None
+    when the runs are not classified (no pass rule)."""
+    p = pass_rate(rows)
+    return len(rows), (None if p is None else int(p * len(rows))), p, mean_clipped_score(rows)
 
 
 def baseline_rows(subject_id: str, version: str, extra: Mapping, participant_of: Mapping[tuple[str, str], str | None],
@@ -286,11 +280,10 @@ def baseline_rows(subject_id: str, version: str, extra: Mapping, participant_of:
         out.append(BaselineRow(subject_id, version, "experience_level", level, level, len(members[level]),
                                len({r.case_id for r in group}), n, n_pass, p, s_bar))
     named = [r for g in by_participant.values() for r in g]
-    classified = len(rates) == len(scores)   # every group has a P: the benchmark has a pass rule
+    n, n_pass, p, _ = _pass_and_score(named)
     out.append(BaselineRow(subject_id, version, "mean_of_participants", "", "", len(scores),
-                           len({r.case_id for r in named}), len(named),
-                           sum(_passed(r) for r in named) if classified else None,
-                           sum(rates, Fraction(0)) / len(rates) if classified else None,
+                           len({r.case_id for r in named}), n, n_pass,
+                           None if p is None else sum(rates, Fraction(0)) / len(rates),
                            sum(scores, Fraction(0)) / len(scores)))
     return out
 
@@ -380,8 +373,8 @@ def compute_breakdowns(tree: Tree, spec: Spec, runs_of: Mapping[str, Sequence[Ru
         baseline += baseline_rows(sid, version, extra, {(r.case_id, r.run_id): r.meta.participant for r in responses},
                                   rows)
         metadata.append(metadata_row(sid, version, extra, responses))
-    cases = tuple((g.case_id, g.family, _cell(g.case_type), _cell(g.difficulty), TAG_SEPARATOR.join(g.tags), g.title, g.path)
-                  for _, g in sorted(tree.golds.items()))
+    cases = tuple((g.case_id, g.family, fmt_optional(g.case_type), fmt_optional(g.difficulty),
+                   TAG_SEPARATOR.join(g.tags), g.title, g.path) for _, g in sorted(tree.golds.items()))
     explorer = tuple(_explorer_rows(tree, keys, runs_of, scoring_of))
     return Breakdowns(tuple(criteria), tuple(tags), tuple(types), tuple(advanced), tuple(costs), tuple(baseline),
                       tuple(metadata), cases, explorer, n_errors)
@@ -402,7 +395,7 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
         pin, pout = prices_of[sid]
         cost = fmt_fixed(run_cost(response, pin, pout)) if pin is not None and pout is not None else ""
         meta = response.meta
-        version, participant, confidence = response.subject_version, meta.participant or "", _cell(response.confidence)
+        version, participant, confidence = response.subject_version, meta.participant or "", fmt_optional(response.confidence)
         head = (sid, version, case_id, run_id, meta.status, participant)
         graded = () if meta.status == ERROR else scoring_of.get(key, ())
         empty = "true" if meta.empty_answer else "false"
@@ -410,7 +403,7 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
             yield (*head, "", "", "", "", "", "", "", confidence, "", response.path, cost, empty)
         for scoring in graded:
             row = derived[(sid, case_id, run_id, scoring.reviewer_id)]
-            yield (*head, scoring.reviewer_id, _cell(row.classification), score_text(row.raw_score),
+            yield (*head, scoring.reviewer_id, fmt_optional(row.classification), score_text(row.raw_score),
                    score_text(row.clipped_score),
                    ";".join([f"{name}={score_text(score)}" for name, score in scoring.criterion_scores]),
                    ";".join([f"{code}:{severity}" for code, severity in scoring.fails]),
@@ -419,18 +412,8 @@ def _explorer_rows(tree: Tree, keys: Sequence[tuple[str, str, str]], runs_of: Ma
 
 # --- rendering ----------------------------------------------------------------------------------------
 
-def fmt_decimal(value: Decimal | None) -> str:
-    """A Decimal with 6 decimals, rounded half to even on its exact value; empty for None."""
-    return "" if value is None else fmt_fixed(Fraction(value))
-
-
-def _cell(value: int | str | None) -> str:
-    """An integer or text cell; empty for a value the benchmark does not record (None)."""
-    return "" if value is None else str(value)
-
-
 def _group_cells(g: GroupRow) -> tuple[str, ...]:
-    return (g.subject_id, g.subject_version, g.group, str(g.n_cases), str(g.n), _cell(g.n_pass), fmt_fixed(g.p),
+    return (g.subject_id, g.subject_version, g.group, str(g.n_cases), str(g.n), fmt_optional(g.n_pass), fmt_fixed(g.p),
             *fmt_interval(g.p_interval), fmt_fixed(g.s_bar), *fmt_interval(g.s_bar_interval))
 
 
@@ -446,11 +429,11 @@ def breakdown_tables(b: Breakdowns) -> dict[str, Table]:
         COST_FILE: (COST_COLUMNS, (
             (c.subject_id, c.subject_version, c.currency, fmt_fixed(c.input_price), fmt_fixed(c.output_price),
              str(c.n_responses), str(c.n_with_usage), str(c.input_tokens), str(c.output_tokens),
-             fmt_fixed(c.total_cost), fmt_fixed(c.cost_per_run), _cell(c.n_pass), fmt_fixed(c.cost_per_pass),
-             fmt_decimal(c.geomean_run), fmt_decimal(c.geomean_pass)) for c in b.costs)),
+             fmt_fixed(c.total_cost), fmt_fixed(c.cost_per_run), fmt_optional(c.n_pass), fmt_fixed(c.cost_per_pass),
+             fmt_float(c.geomean_run), fmt_float(c.geomean_pass)) for c in b.costs)),
         BASELINE_FILE: (BASELINE_COLUMNS, (
             (r.subject_id, r.subject_version, r.scope, r.group, r.experience_level, str(r.n_participants),
-             str(r.n_cases), str(r.n), _cell(r.n_pass), fmt_fixed(r.p), fmt_fixed(r.s_bar)) for r in b.baseline)),
+             str(r.n_cases), str(r.n), fmt_optional(r.n_pass), fmt_fixed(r.p), fmt_fixed(r.s_bar)) for r in b.baseline)),
         METADATA_FILE: (METADATA_COLUMNS, b.metadata),
         CASES_FILE: (CASES_COLUMNS, b.cases),
         EXPLORER_FILE: (EXPLORER_COLUMNS, b.explorer),

@@ -10,7 +10,7 @@ file compute_metrics writes; it is the only place that rounds.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from ..load.parsing import dumps_json_canonical
 from ..load.records import Tree
 from ..load.scale import score_text
 from ..load.spec import Spec
-from ..numfmt import fmt_bool, fmt_exact, fmt_fixed
+from ..numfmt import fmt_bool, fmt_exact, fmt_fixed, fmt_optional
 from ..results_csv import Cells, Table, csv_line
 from ..stats.case_summary import case_summaries
 from ..stats.outputs import (
@@ -76,12 +76,6 @@ class Results:
         return len(self.runs)
 
 
-def input_digest(inputs: Mapping[str, str]) -> str:
-    """sha256 over ``<sha256>  <path>\\n`` lines sorted by path (the format of ``sha256sum``): the manifest's
-    ``input_digest`` of its ``inputs`` record (:func:`.input_groups.listing_digest`)."""
-    return listing_digest(inputs)
-
-
 def compute_results(tree: Tree, spec: Spec) -> Results:
     """Derive the per-run rows of a validated tree and aggregate them per registered subject, per
     (subject, family) and across subjects (the statistics)."""
@@ -123,7 +117,7 @@ def compute_results(tree: Tree, spec: Spec) -> Results:
     breakdowns = compute_breakdowns(tree, spec, runs_of, summaries=summaries, digests=digests)
     if any(breakdowns.n_errors.values()):
         counts["error_responses"] = sum(breakdowns.n_errors.values())
-    return Results(runs, subjects, families, counts, recorded, input_digest(recorded), statistics, breakdowns)
+    return Results(runs, subjects, families, counts, recorded, listing_digest(recorded), statistics, breakdowns)
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -133,21 +127,15 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "".join(map(csv_line, (header, *rows)))
 
 
-def _cell(value: Any, fmt: Callable[[Any], str] = str) -> str:
-    """A cell written by ``fmt`` (``str`` for an integer or text); empty for a value the benchmark does not
-    record (None)."""
-    return "" if value is None else fmt(value)
-
-
 def per_run_rows(runs: Sequence[RunRow]) -> tuple[Cells, ...]:
     """per_run.csv's rows; the cells of a field the benchmark does not record (floor, ceiling, classification,
     confidence, correctness) are empty."""
     return tuple(
         (r.subject_id, r.subject_version, r.case_id, r.run_id, r.reviewer_id, r.family, score_text(r.raw_score),
-         _cell(r.rubric_floor, score_text), _cell(r.rubric_ceiling, score_text), score_text(r.clipped_score),
+         fmt_optional(r.rubric_floor, score_text), fmt_optional(r.rubric_ceiling, score_text), score_text(r.clipped_score),
          fmt_bool(r.has_critical_fail),
-         fmt_bool(r.has_recoverable_fail), _cell(r.classification), _cell(r.reported_confidence),
-         fmt_fixed(r.confidence_unit), _cell(r.correctness, lambda v: fmt_exact(v, 6)))
+         fmt_bool(r.has_recoverable_fail), fmt_optional(r.classification), fmt_optional(r.reported_confidence),
+         fmt_fixed(r.confidence_unit), fmt_optional(r.correctness, lambda v: fmt_exact(v, 6)))
         for r in runs
     )
 

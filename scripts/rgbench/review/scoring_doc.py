@@ -24,11 +24,12 @@ from typing import Any
 from ..governance.scoring_template import template
 from ..governance.write_once import write_new_file
 from ..load.extract import EVALUATION, text_problems
-from ..load.loader import fail_problems, gold_rel, response_rel, scoring_rel
+from ..load.loader import fail_problems, gold_rel, response_rel, scoring_name, scoring_rel
+from ..load.multi_scoring import ADJUDICATION
 from ..load.parsing import ParseError, decode_utf8, dumps_json_canonical, exact_decimal, loads_json_strict
 from ..load.reviewers import Reviewer, unregistered_message
 from ..load.safe_read import read_single_file, walk_files
-from ..load.scale import score_text
+from ..load.scale import json_score, score_text
 from ..load.spec import Spec, schema_errors
 from .runs import FIRST, SECOND, QueuedRun, RunKey
 
@@ -38,32 +39,19 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 SCORING_DIRS = {FIRST: "scoring", SECOND: "scoring_multi"}
-_CORRECTNESS = {"0": 0, "0.5": 0.5, "1": 1}
 _DECIMAL = re.compile(r"-?[0-9]{1,18}(\.[0-9]{1,18})?")
 
 
-def _json_decimal(text: str) -> int | float | str:
-    """A typed score as the JSON number it names (an int, or the float whose shortest repr is that decimal);
-    the text itself when no float holds it exactly, so the schema words the problem."""
-    value = Fraction(text)
-    if value.denominator == 1:
-        return int(value)
-    number = float(value)
-    return number if Fraction(repr(number)) == value else text
-
-
-def _correctness(value: Any) -> Any:
-    """The form's correctness as a JSON number when it reads as one (``"0.5"`` -> 0.5, ``"1"`` -> 1); anything
-    else as sent, so that the schema words the problem."""
+def _json_number(value: Any) -> Any:
+    """Text the form sends as the JSON number it names (``"0.5"`` -> 0.5, ``"1"`` -> 1: :func:`json_score`);
+    anything else as sent (not text, not a number, or a decimal no JSON number holds exactly), so that the
+    schema words the problem."""
     if not isinstance(value, str):
         return value
-    if value in _CORRECTNESS:
-        return _CORRECTNESS[value]
     try:
-        exact = exact_decimal(value.strip())
+        return json_score(exact_decimal(value.strip()))
     except ValueError:
         return value
-    return exact.numerator if exact.denominator == 1 else float(value)
 
 
 def target_rel(spec: Spec, run: QueuedRun, reviewer_id: str) -> str:
@@ -91,11 +79,10 @@ def graded_runs(root: Path, spec: Spec) -> tuple[dict[RunKey, list[str]], dict[R
         entries, _ = walk_files(root, f"{folder}/{spec.version_dir}")
         for entry in entries:
             parts = entry.rel.split("/")
-            pieces = parts[-1][:-5].split("__") if parts[-1].endswith(".json") else []
-            if len(parts) != 4 or len(pieces) != 3:
+            named = scoring_name(parts[3], ("eval-", ADJUDICATION)) if len(parts) == 4 else None
+            if named is None:
                 continue
-            key = (parts[2], pieces[0], pieces[1])
-            reviewer = pieces[2].partition("-")[2] if pieces[2].startswith(("eval-", "adjudication-")) else ""
+            key, reviewer = (parts[2], named[0], named[1]), named[3]
             anyone[key].add(reviewer)
             if folder == "scoring":
                 first[key].append(reviewer)
@@ -140,10 +127,10 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
         if isinstance(value, str) and value.isascii() and value.isdigit():
             value = int(value)
         elif isinstance(value, str) and _DECIMAL.fullmatch(value):
-            value = _json_decimal(value)   # a decimal score (a "type": "number" criterion), as the JSON number typed
+            value = _json_number(value)   # a decimal score (a "type": "number" criterion), as the JSON number typed
         document["criterion_scores"][name] = value
     if spec.has_correctness:   # a benchmark without correctness: the template has no such key, the form no field
-        document["correctness"] = _correctness(form.get("correctness"))
+        document["correctness"] = _json_number(form.get("correctness"))
     fails = []
     given_fails = form.get("fails")
     for item in given_fails if isinstance(given_fails, list) else []:   # the server refuses other shapes first

@@ -194,3 +194,11 @@ def mean_deviation(units: Sequence[Unit], reviewer: str) -> tuple[Fraction | Non
     """
     deviations = unit_deviations(units, reviewer)
     return exact_value(ratio_terms(deviations, [1] * len(deviations)), len(deviations)), len(deviations)
+
+
+def leniency(deviation: Fraction, higher_is_better: bool = True) -> str:
+    """``lenient``, ``severe`` or ``neutral`` for a :func:`mean_deviation`: a reviewer above the others is
+    lenient where higher is better and severe where lower is better (a higher penalty); 0 is neutral."""
+    if deviation == 0:
+        return "neutral"
+    return "lenient" if (deviation > 0) == higher_is_better else "severe"

@@ -21,6 +21,7 @@ from .agreement import (
     as_score,
     cohen_weighted_kappa,
     krippendorff_alpha,
+    leniency,
     mean_deviation,
     pair_ratings,
     percent_agreement,
@@ -151,7 +152,7 @@ def agreement_table(scorings: Sequence[Scoring], tree: Tree, spec: Spec) -> list
         for target in deviation_targets(spec):
             value, n = mean_deviation(units[target], reviewer)
             note = ("no run shared with another reviewer" if value is None else
-                    "lenient" if value > 0 else "severe" if value < 0 else "neutral")
+                    leniency(value, target != "raw_score" or spec.higher_is_better))
             deviations = unit_deviations(units[target], reviewer)
             interval = None if value is None else deviation_interval(
                 deviations, unit_weights(n, "mean_deviation", target, (reviewer, *deviations), resamples,

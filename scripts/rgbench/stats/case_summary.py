@@ -11,7 +11,6 @@ changes no ratio).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,7 +19,7 @@ import numpy as np
 
 from ..compute.exact_sums import exact_bincount
 from ..compute.metrics import q_numerator
-from ..load.scale import ScoreScale
+from ..load.scale import ScoreScale, in_units, score_unit
 from .run_columns import RunColumns
 
 
@@ -91,9 +90,9 @@ def case_summaries(columns: RunColumns, *, alpha: Fraction, scale: ScoreScale, b
         return exact_bincount(cell, weights, size).reshape(len(columns.subjects), n_cases)
 
     runs = per_cell(np.ones_like(cell))
-    unit = math.lcm(columns.score_unit, scale.low.denominator, scale.high.denominator)
+    unit = score_unit((scale.low, scale.high), columns.score_unit)
     passes, clipped = per_cell(columns.passed), per_cell(columns.clipped) * (unit // columns.score_unit)
-    low, high = int(scale.low * unit), int(scale.high * unit)
+    low, high = in_units(scale.low, unit), in_units(scale.high, unit)
     credit = clipped - runs * low if scale.higher_is_better else runs * high - clipped
     brier = per_cell(gap * gap)
     per_bin = columns.bin_sums(bins)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ..load.consolidate import ADJUDICATED, BY_POLICY, Consolidated, consolidate_all, policy_of
-from ..load.loader import counted_scorings
+from ..load.loader import counted_scorings, counts
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
@@ -29,7 +29,7 @@ def counted_grades(spec: Spec, tree: Tree,
     ``multi`` that count, the adjudications that count by run key): an llm-judge's only when config.yaml
     says so (:func:`rgbench.load.loader.counted_scorings`)."""
     grades = counted_scorings(tuple(tree.scorings) + multi.extra, spec, tree.reviewers)
-    adjudications = {key: s for key, s in multi.adjudications.items() if counted_scorings([s], spec, tree.reviewers)}
+    adjudications = {key: s for key, s in multi.adjudications.items() if counts(s.reviewer_id, spec, tree.reviewers)}
     return grades, adjudications
 
 
@@ -68,3 +68,12 @@ def consolidated_tree(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[Tre
     scorings = sorted((item.scoring for item in items), key=lambda s: (s.subject_id, s.case_id, s.run_id, s.reviewer_id))
     board = replace(tree, scorings=tuple(scorings), inputs=dict(sorted({**tree.inputs, **multi.inputs}.items())))
     return board, grades_record(spec, items, grades, adjudications)
+
+
+def board_tree(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[Tree, dict[str, object] | None]:
+    """(the tree the metric tables are computed from, manifest.json's ``grades`` record or None): with
+    ``board_grades: consolidated`` :func:`consolidated_tree`, else ``tree`` with its counted scorings only
+    (:func:`rgbench.load.loader.counted_scorings`; ``tree`` holds every scoring, as load_valid_grades loads it)."""
+    if spec.stats.board_grades == CONSOLIDATED_BOARD:
+        return consolidated_tree(spec, tree, multi)
+    return replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, tree.reviewers))), None

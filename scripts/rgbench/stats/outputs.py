@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import cast
 
@@ -16,7 +17,7 @@ from ..compute.metrics import CalibrationBin, FamilyMetrics, SubjectMetrics
 from ..compute.ranking import RANKED, rank_subjects
 from ..load.config import StatsConfig
 from ..load.spec import Spec
-from ..numfmt import fmt_bool, fmt_fixed
+from ..numfmt import fmt_bool, fmt_fixed, fmt_optional
 from ..results_csv import Table
 from .alpha_sensitivity import AlphaRow, OrderRow, alpha_sensitivity, order_stability
 from .bootstrap import Interval, case_counts, case_weights
@@ -213,18 +214,15 @@ def compute_statistics_from_columns(columns: RunColumns, difficulty_of: Mapping[
 
 # --- rendering ------------------------------------------------------------------------
 
-def fmt_float(value: float | None) -> str:
-    """A float (a bootstrap bound) with 6 decimals, rounded half to even from its exact binary value; None -> ""."""
+def fmt_float(value: float | Decimal | None) -> str:
+    """A float (a bootstrap bound) or a Decimal (a geometric mean) with 6 decimals, rounded half to even from its
+    exact value; None -> ""."""
     return "" if value is None else fmt_fixed(Fraction(value))
 
 
 def fmt_interval(pair: tuple[float, float] | None) -> tuple[str, str]:
     """The two cells of an interval's bounds (:func:`fmt_float`); empty without an interval."""
     return ("", "") if pair is None else (fmt_float(pair[0]), fmt_float(pair[1]))
-
-
-def _int(value: int | None) -> str:
-    return "" if value is None else str(value)
 
 
 def _fixed_cells(record: object | None, *fields: str) -> tuple[str, ...]:
@@ -271,8 +269,8 @@ def _trend_rows(t: DifficultyTrend | None):
     """The one row of difficulty_trend.csv (none when there is no scored run)."""
     if t is None or t.n_cases == 0:
         return
-    yield (str(t.n_cases), str(t.n_levels), fmt_float(t.tau_b), fmt_float(t.p_value), _int(t.easiest),
-           _int(t.hardest), str(t.n_easiest), str(t.n_hardest), fmt_fixed(t.separation), fmt_float(t.separation_low),
+    yield (str(t.n_cases), str(t.n_levels), fmt_float(t.tau_b), fmt_float(t.p_value), fmt_optional(t.easiest),
+           fmt_optional(t.hardest), str(t.n_easiest), str(t.n_hardest), fmt_fixed(t.separation), fmt_float(t.separation_low),
            fmt_float(t.separation_high))
 
 
@@ -291,7 +289,7 @@ def statistics_tables(statistics: Statistics) -> dict[str, Table]:
         DIFFICULTY_FILE: ((r.subject_id, str(r.difficulty), fmt_fixed(r.weight), str(r.n_cases), str(r.n_runs),
                            str(r.n_pass), fmt_fixed(r.p), fmt_float(r.p_low), fmt_float(r.p_high))
                           for r in statistics.difficulty),
-        ALPHA_FILE: ((r.subject_id, r.subject_version, fmt_fixed(r.alpha), fmt_fixed(r.q_final), _int(r.rank))
+        ALPHA_FILE: ((r.subject_id, r.subject_version, fmt_fixed(r.alpha), fmt_fixed(r.q_final), fmt_optional(r.rank))
                      for r in statistics.alpha),
         DIFFICULTY_TREND_FILE: _trend_rows(statistics.difficulty_trend),
     }

@@ -260,7 +260,7 @@ def _saddlepoint_block(x: np.ndarray) -> np.ndarray:
     theta = (target - total / 2) / variance0
     low, high = np.zeros_like(theta), np.full_like(theta, np.inf)
     for _ in range(200):
-        sig = _logistic(theta * a)
+        sig = special.expit(theta * a)
         slope = (a * sig).sum(axis=0) - target
         curve = (a * a * sig * (1 - sig)).sum(axis=0)
         low = np.where(slope < 0, theta, low)
@@ -274,7 +274,7 @@ def _saddlepoint_block(x: np.ndarray) -> np.ndarray:
             break
         theta = new
     cgf = (np.logaddexp(0.0, theta * a) - math.log(2)).sum(axis=0)
-    sig = _logistic(theta * a)
+    sig = special.expit(theta * a)
     curve = (a * a * sig * (1 - sig)).sum(axis=0)
     w = np.sqrt(np.maximum(2 * (theta * target - cgf), 0.0))
     u = 2 * np.sinh(theta / 2) * np.sqrt(curve)
@@ -285,10 +285,6 @@ def _saddlepoint_block(x: np.ndarray) -> np.ndarray:
     floor = np.ldexp(1.0, 1 - k)
     p[todo] = np.clip(2 * tail, floor, 1.0)
     return p
-
-
-def _logistic(z: np.ndarray) -> np.ndarray:
-    return special.expit(z)
 
 
 def sign_flip_test(differences: np.ndarray, exact_budget: int | None = None) -> tuple[list[Fraction], list[str]]:

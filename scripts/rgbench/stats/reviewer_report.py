@@ -33,7 +33,7 @@ from ..load.reviewers import LLM_JUDGE, Reviewer
 from ..load.scale import score_text
 from ..load.spec import Spec
 from ..numfmt import fmt_fixed
-from .agreement import Rating, Unit, mean_deviation
+from .agreement import Rating, Unit, leniency, mean_deviation
 from .agreement_outputs import deviation_targets, rating_values
 from .bootstrap import Interval, case_weights, ratio_interval
 from .outputs import fmt_interval
@@ -154,9 +154,8 @@ def reviewer_rows(grades: Sequence[Scoring], adjudications: Sequence[Scoring], t
                     sums.append(mean * shared)
                     runs.append(shared)
             weights = case_weights(len(runs), digest=digest, label=f"leniency:{rid}:{target}", resamples=resamples)
-            lenient = value > 0 if target != "raw_score" or spec.higher_is_better else value < 0
-            note = "lenient" if lenient else "neutral" if value == 0 else "severe"
-            row("leniency", target, value, n, interval=ratio_interval(sums, runs, weights, confidence), note=note)
+            row("leniency", target, value, n, interval=ratio_interval(sums, runs, weights, confidence),
+                note=leniency(value, target != "raw_score" or spec.higher_is_better))
     return rows
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..compute.derive import PASS, RunRow
 from ..compute.exact_sums import exact_bincount
 from ..compute.metrics import bin_sums
-from ..load.scale import score_unit
+from ..load.scale import in_units, score_unit
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class RunColumns:
         cases = tuple(dict.fromkeys(case_id for case_id, _ in items))
         item_position = {pair: index for index, pair in enumerate(items)}
         case_position = {case_id: index for index, case_id in enumerate(cases)}
-        scale = math.lcm(1, *{row.correctness.denominator for row in rows if row.correctness is not None})
+        scale = score_unit(row.correctness for row in rows if row.correctness is not None)
         unit = score_unit(row.clipped_score for row in rows)
 
         def column(values: Iterable[int]) -> np.ndarray:
@@ -71,10 +71,9 @@ class RunColumns:
             case=column(case_position[row.case_id] for row in rows),
             item=column(item_position[(row.case_id, row.run_id)] for row in rows),
             passed=column(row.classification == PASS for row in rows),
-            clipped=column(int(row.clipped_score * unit) for row in rows),
+            clipped=column(in_units(row.clipped_score, unit) for row in rows),
             confidence=column(row.reported_confidence or 0 for row in rows),
-            correctness=column(0 if row.correctness is None else
-                               row.correctness.numerator * (scale // row.correctness.denominator) for row in rows),
+            correctness=column(0 if row.correctness is None else in_units(row.correctness, scale) for row in rows),
             scale=scale,
             score_unit=unit,
         )

@@ -10,6 +10,7 @@ fail and a few subjects carry a critical fail. Same arguments, same bytes.
 --graders N (with --policy median|mean) gives every scored run N-1 further grades in scoring_multi/ by
 registered human reviewers (subjects/reviewers.yaml) and sets config.yaml's board_grades: consolidated and
 consolidation_policy; --judge adds a registered llm-judge reviewer grading every scored run there.
+--judge-assisted makes it a judge-assisted benchmark (issue 28; examples/judgeassist): see judge_assisted().
 
 Everything benchmark-specific comes from system/: case ids are
 benchmark.yaml's example_case_id with the family group replaced by each family
@@ -375,6 +376,70 @@ def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: 
     return counts
 
 
+
+def judge_assisted(out: Path, seed: int, share: Fraction = Fraction(1, 4)) -> dict[str, int]:
+    """Rewrite the tree at ``out`` to estimation: judge-assisted (issue 28): the grade of every run in scoring/
+    becomes the human's truth; the llm-judge ``JUDGE_ID`` grades every run in scoring_multi/ (each criterion moved
+    by -1, 0 or +1 step; lenient by one more step on two criteria for the first subject only); a stratified draw (by subject and the judge's pass) of ``share`` of each subject's
+    runs is recorded in subjects/human_draws.json with its exact probabilities (:func:`stratified_draw`,
+    :func:`draw_generator`); the human grades stay on the drawn runs only, but for the first drawn run of the last
+    subject (pending: drawn, not graded yet) and one undrawn run of the first (a grade outside the draw: agreement
+    only). Unscored responses are removed (the judge grades every run). Counts of what was written."""
+    from rgbench.stats.judge_assisted import draw_generator, stratified_draw
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    assert spec.pass_threshold is not None   # the draw is stratified by the judge's pass
+    rng = random.Random(f"judge-assisted:{seed}")
+    version = spec.version_dir
+    graded = {(path.parent.name, path.name.split("__eval-")[0]) for path in (out / "scoring" / version).glob("*/*.json")}
+    for path in sorted((out / "responses" / version).glob("*/*.json")):
+        if (path.parent.name, path.stem) not in graded:
+            path.unlink()
+    subjects = sorted(p.name for p in (out / "scoring" / version).iterdir())
+    runs, counts = [], {"judge_grades": 0, "drawn": 0, "human_grades": 0}
+    for sid in subjects:
+        judged = []
+        for path in sorted((out / "scoring" / version / sid).glob("*.json")):
+            document = json.loads(path.read_text(encoding="utf-8"))
+            grade = _other_grade(document, JUDGE_ID, spec, rng)
+            if sid == subjects[0]:   # lenient here only: one step more on the first two criteria, within the range
+                for name in list(grade["criterion_scores"])[:2]:
+                    moved = Fraction(str(grade["criterion_scores"][name])) + (spec.criterion_step or 1)
+                    grade["criterion_scores"][name] = json_score(min(Fraction(spec.criterion_max), moved))
+            folder = out / "scoring_multi" / version / sid
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{grade['case_id']}__{grade['run_id']}__eval-{JUDGE_ID}.json").write_bytes(_dump(grade))
+            total = sum(Fraction(str(v)) for v in grade["criterion_scores"].values())
+            judged.append((document["case_id"], total, document["run_id"], document["reviewer_id"], path))
+        judged.sort()   # canonical: by case id and the judge's value (the run label only breaks ties)
+        units = [(case_id, total) for case_id, total, *_ in judged]
+        drawn, probability = stratified_draw([spec.scale.at_least(t, spec.pass_threshold) for _, t in units],
+                                             round(share * len(units)), draw_generator(seed, sid, units))
+        picked = [(unit, p) for unit, d, p in zip(judged, drawn, probability) if d]
+        kept = {unit[4] for unit, _ in picked}
+        if sid == subjects[-1]:
+            kept.discard(picked[0][0][4])   # pending
+        if sid == subjects[0]:
+            kept.add(next(unit[4] for unit, d in zip(judged, drawn) if not d))   # outside the draw
+        for unit in judged:
+            if unit[4] not in kept:
+                unit[4].unlink()
+        runs += [{"case_id": c, "probability": f"{p.numerator}/{p.denominator}" if p.denominator > 1 else "1",
+                  "reviewer_id": rev, "run_id": r, "subject_id": sid} for (c, _, r, rev, _), p in picked]
+        counts["judge_grades"] += len(judged)
+        counts["drawn"] += len(picked)
+        counts["human_grades"] += len(kept)
+    runs.sort(key=lambda run: (run["subject_id"], run["case_id"], run["run_id"]))
+    draws = {"draws": [{"design": "stratified", "draw": 1, "runs": runs, "seed": seed,
+                        "stratified_by": ["subject_id", "judge_grade"]}], "judge": JUDGE_ID}
+    (out / "subjects" / "human_draws.json").write_bytes(_dump(draws))
+    _write_reviewers(out, [f"rev-{i}" for i in range(1, 7)], judge=True)
+    config = out / spec.config_path
+    _set_config_key(config, "estimation", "judge-assisted")
+    _set_config_key(config, "judge", JUDGE_ID)
+    return counts
+
 # --- fields the benchmark does not record (issue 23): --no-confidence, --no-correctness, --no-difficulty,
 # --no-pass-rule. Each rewrites the generated tree's system/ copy (the schema or benchmark.yaml that declares the
 # field) and removes the field from every generated file, then the scorings are pinned again: the same seed
@@ -508,6 +573,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="config.yaml's consolidation_policy with --graders (default median)")
     parser.add_argument("--judge", action="store_true",
                         help="a registered llm-judge reviewer grades every scored run in scoring_multi/")
+    parser.add_argument("--judge-assisted", action="store_true",
+                        help="estimation: judge-assisted: an llm-judge grades every run (lenient on the first "
+                             "subject), human grades on a stratified draw of a quarter of each subject's runs, "
+                             "recorded in subjects/human_draws.json")
     for name in ABSENT:
         flag = name.replace("_", "-")
         parser.add_argument(f"--no-{flag}", action="store_true",
@@ -533,6 +602,10 @@ def main(argv: list[str] | None = None) -> int:
         spec, _ = load_spec(args.out)
         assert spec is not None   # build() loaded the same system/
         print(f"{args.out}: {len(blank_answers(args.out, spec.version_dir))} blank answers")
+    if args.judge_assisted:
+        made = judge_assisted(args.out, args.seed)
+        print(f"{args.out}: {made['judge_grades']} LLM-judge grades, {made['drawn']} runs drawn, "
+              f"{made['human_grades']} human grades kept")
     if args.graders > 1 or args.judge:   # after the blank answers: the further grades pin the final responses
         added = add_graders(args.out, args.graders, args.policy, args.judge, args.seed)
         print(f"{args.out}: {added['further_grades']} further grades and {added['judge_grades']} LLM-judge grades "

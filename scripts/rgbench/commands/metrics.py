@@ -27,11 +27,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..atomic import Busy, OutputError, tree_lock, write_many_atomic
+from ..load.draws import read_draws
 from ..load.loader import counted_scorings
 from ..problems import report
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE
 from ..stats.consolidated_board import CONSOLIDATED_BOARD, consolidated_tree
+from ..stats.judge_assisted_board import judge_assisted_tables
 from .agreement import CONSOLIDATED_DIR, agreement_tables, drop_stale_judge_report, write_agreement
 from .common import collector_paused, load_valid_grades, not_a_tree, one_blas_thread
 from .compute import computed, metrics_summary
@@ -69,8 +71,15 @@ def compute_and_write(root: Path, *, readme: bool) -> int:
         counted, grades = replace(tree, scorings=tuple(counted_scorings(tree.scorings, spec, tree.reviewers))), None
         if spec.stats.board_grades == CONSOLIDATED_BOARD:   # every figure from each run's consolidated grade
             counted, grades = consolidated_tree(spec, tree, multi)
+        assisted = None
+        if spec.judge_assisted:   # the board's figures by the estimator (rgbench.stats.judge_assisted_board)
+            draws, problems = read_draws(root, spec, tree.responses.keys())
+            if problems:
+                return report(problems)
+            assisted = lambda results: judge_assisted_tables(   # noqa: E731
+                spec, tree, multi, draws, {m.subject_id for m in results.subjects if m.disqualified})
         progress.update("computing", 1, 2, force=True)
-        results, published = computed(spec, counted, grades)
+        results, published = computed(spec, counted, grades, assisted)
         agreement = agreement_tables(spec, tree, multi)
         published = published.with_tables(agreement)
         files, board, problems = computed_files(root, spec, published)

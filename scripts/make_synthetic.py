@@ -380,11 +380,12 @@ def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: 
 def judge_assisted(out: Path, seed: int, share: Fraction = Fraction(1, 4)) -> dict[str, int]:
     """Rewrite the tree at ``out`` to estimation: judge-assisted (issue 28): the grade of every run in scoring/
     becomes the human's truth; the llm-judge ``JUDGE_ID`` grades every run in scoring_multi/ (each criterion moved
-    by -1, 0 or +1 step; lenient by one more step on two criteria for the first subject only); a stratified draw (by subject and the judge's pass) of ``share`` of each subject's
-    runs is recorded in subjects/human_draws.json with its exact probabilities (:func:`stratified_draw`,
-    :func:`draw_generator`); the human grades stay on the drawn runs only, but for the first drawn run of the last
-    subject (pending: drawn, not graded yet) and one undrawn run of the first (a grade outside the draw: agreement
-    only). Unscored responses are removed (the judge grades every run). Counts of what was written."""
+    by -1, 0 or +1 step; lenient by one more step on two criteria for the first subject only); a stratified draw
+    (by subject and the judge's pass) of ``share`` of each subject's runs is recorded in subjects/human_draws.json
+    with its exact probabilities (:func:`stratified_draw`, :func:`draw_generator`); the human grades stay on the
+    drawn runs only, but for the first drawn run of the last subject (pending: drawn, not graded yet) and one
+    undrawn run of the first (a grade outside the draw: agreement only). Unscored responses are removed (the
+    judge grades every run). Counts of what was written."""
     from rgbench.stats.judge_assisted import draw_generator, stratified_draw
     spec, problems = load_spec(out)
     if spec is None:

@@ -27,7 +27,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..atomic import Busy, OutputError, tree_lock, write_many_atomic
-from ..load.draws import read_draws
 from ..load.loader import counted_scorings
 from ..problems import report
 from ..progress import Progress
@@ -73,11 +72,8 @@ def compute_and_write(root: Path, *, readme: bool) -> int:
             counted, grades = consolidated_tree(spec, tree, multi)
         assisted = None
         if spec.judge_assisted:   # the board's figures by the estimator (rgbench.stats.judge_assisted_board)
-            draws, problems = read_draws(root, spec, tree.responses.keys())
-            if problems:
-                return report(problems)
             assisted = lambda results: judge_assisted_tables(   # noqa: E731
-                spec, tree, multi, draws, {m.subject_id for m in results.subjects if m.disqualified})
+                spec, tree, multi, tree.draws, {m.subject_id for m in results.subjects if m.disqualified})
         progress.update("computing", 1, 2, force=True)
         results, published = computed(spec, counted, grades, assisted)
         agreement = agreement_tables(spec, tree, multi)

@@ -95,5 +95,5 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
         filters_html=Markup(subject_filters(board)), ranked_html=Markup(ranked_table(board)),
         incomplete_html=Markup(incomplete_table(board)), disqualified_html=Markup(disqualified_table(board)),
         unscored_html=Markup(unscored_table(board)), family_html=Markup(family_table(board)),
-        lab_html=Markup(lab_sections(board, svgs)), extra_html=Markup(extra_sections),
+        lab_html=Markup("" if shown.judge_assisted else lab_sections(board, svgs)), extra_html=Markup(extra_sections),
         data_script_html=Markup(explorer_data_script(board)))

@@ -26,12 +26,12 @@ import hashlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Protocol
 
 import numpy as np
 
 from ..compute.derive import PASS, derive_run
 from ..compute.metrics import q_final
+from ..load.draws import HumanDraws
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
@@ -46,12 +46,6 @@ from .seeds import generator, seed_digest
 
 RunKey = tuple[str, str, str]
 
-
-class Draws(Protocol):
-    """The draw record as the estimator reads it (rgbench.load.draws.HumanDraws)."""
-
-    def weight(self, key: RunKey) -> Fraction: ...
-    def drawn(self) -> frozenset[RunKey]: ...
 
 FIGURES = ("P", "s_bar", "Q_final")
 ASSISTED_FILE = "judge_assisted.csv"
@@ -126,7 +120,7 @@ def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_
     return out
 
 
-def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: Draws | None,
+def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None,
                           excluded: Collection[str]) -> dict[str, Table]:
     """judge_assisted.csv and judge_assisted_pairs.csv of a validated tree (every scoring, the judge's included, as
     `make metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label);

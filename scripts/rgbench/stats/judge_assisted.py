@@ -143,7 +143,7 @@ def fit(sums: CaseSums, weights: np.ndarray) -> Fit:
 def influences(sums: CaseSums, weights: np.ndarray) -> tuple[Fit, np.ndarray]:
     """(:func:`fit`, u): u (R x K) the case's linearised influence a + λ b on theta in each row of the case weights,
     so that Σ_c w_c (u_jc − u_kc)² is the linearised variance of the difference of two subjects' estimates on
-    shared cases (the rank sets' studentisation, :func:`rgbench.stats.judge_assisted_board.rank_sets`)."""
+    shared cases (the rank sets' studentisation, :func:`rgbench.stats.judge_assisted_board.assisted_rank_sets`)."""
     return _fit(sums, weights)
 
 

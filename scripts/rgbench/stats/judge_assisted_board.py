@@ -188,7 +188,7 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
     union = sorted({c for r in ranked for c in sums[r.subject_id]["Q_final"].case_ids})
     counts = draw_of(stats.seed, union, stats.bootstrap_resamples)
     padded = [padded_sums(sums[r.subject_id]["Q_final"], union) for r in ranked]
-    simultaneous, _ = rank_sets([float(theta[r.subject_id]) for r in ranked], padded, counts,
+    simultaneous, _ = assisted_rank_sets([float(theta[r.subject_id]) for r in ranked], padded, counts,
                                 stats.confidence_level)
     sets = {r.subject_id: rank for r, rank in zip(ranked, simultaneous)}
     rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
@@ -216,7 +216,7 @@ def padded_sums(sums: CaseSums, case_ids: Sequence[str]) -> CaseSums:
                     col(sums.judge), col(sums.judge_drawn))
 
 
-def rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
+def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
               ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(simultaneous, marginal) rank sets (rank 1 = highest estimate) of the subjects whose sums (on one list of
     cases) are ``sums``: :func:`.rank_sets.sets_from` of their studentised differences, T*_jk = ((θ*_j − θ*_k) −

@@ -31,7 +31,7 @@ PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("core and tables", 1400, ("rgbench/compute/*.py", "rgbench/results/*.py", "rgbench/numfmt.py",
                                "rgbench/result_columns.py",
                                "rgbench/problems.py", "rgbench/atomic.py")),
-    ("judge-assisted", 1500, ("rgbench/stats/judge_assisted*.py",)),   # issue 28's new code, with its study
+    ("judge-assisted", 1500, ("rgbench/stats/judge_assisted*.py", "rgbench/leaderboard/judge_assisted*.py")),   # issue 28
     ("statistics", 1370, ("rgbench/stats/*.py",)),
     ("leaderboard", 2050 + 350, ("rgbench/leaderboard/*.py", "rgbench/leaderboard/templates/*.j2")),
     ("governance", 2100, ("rgbench/governance/*.py",)),

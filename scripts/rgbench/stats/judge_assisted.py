@@ -1,6 +1,6 @@
 """Judge-assisted, human-anchored means: the power-tuned, inverse-probability-weighted PPI++ estimate with the
-case as the unit, its case-bootstrap interval and paired differences (issue 28, part 1: not wired into the
-board yet; docs/judge_assisted.md, bench/judge_assisted_check.py).
+case as the unit, its case-bootstrap interval and paired differences (issue 28; the board's figures in
+judge-assisted mode: :mod:`.judge_assisted_board`; docs/judge_assisted.md, bench/judge_assisted_check.py).
 
 One subject. A judge gave every run a value f; a draw (:func:`stratified_draw`) picked some runs for a human,
 each with its recorded inclusion probability π in (0, 1], and the human gave those a value y. With ξ = 1 for a

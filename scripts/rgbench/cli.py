@@ -172,7 +172,11 @@ def _review(p: argparse.ArgumentParser) -> None:
 
 
 def _assign(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--share", required=True, help="share of the graded runs to grade twice, in (0, 1]")
+    p.add_argument("--share", help="share of the graded runs to grade twice, in (0, 1]")
+    p.add_argument("--draw", type=int, metavar="N", help="judge-assisted: a new draw of N runs for human grades, "
+                                                         "stratified by subject and judge grade")
+    p.add_argument("--next", type=int, metavar="N", help="judge-assisted: an active draw of N runs expected, "
+                                                         "where the judge's error spreads most")
 
 
 def _drift(p: argparse.ArgumentParser) -> None:
@@ -210,8 +214,8 @@ COMMANDS: dict[str, Command] = {
     "init": Command("init", "write a new benchmark repository into DIR", "init_benchmark.py", _init, None),
     "review": Command("review", "serve the blind grading page on 127.0.0.1 (--reviewer ID; --port, --unblind)",
                       "review.py", _review),
-    "assign": Command("assign", "pick a stratified, seeded sample of runs for second grades (--share)", "assign.py",
-                      _assign),
+    "assign": Command("assign", "pick runs for second grades (--share) or judge-assisted human draws (--draw, --next)",
+                      "assign.py", _assign),
     "drift": Command("drift", "reviewer drift over time: per reviewer and month, grades, mean raw score, leniency (CSV)",
                      "reviewer_drift.py", _drift),
 }

@@ -49,12 +49,18 @@ class DrawnRun:
 @dataclass(frozen=True)
 class Draw:
     """One draw: its number (1, 2, ... in the file's order), its design (``stratified`` or ``active``), the seed
-    it was made with (config.yaml's at draw time) and its runs, sorted by key."""
+    it was made with (config.yaml's at draw time) and its runs, sorted by key; what its check re-derives it from
+    (rgbench.stats.judge_assisted_draw): the subjects it was made over (() when the file leaves them out: those
+    of its runs), its size (the runs drawn; an active draw's expected size) and an active draw's spreads of the
+    judge's error per (subject, judge grade)."""
 
     number: int
     design: str
     seed: int
     runs: tuple[DrawnRun, ...]
+    subjects: tuple[str, ...] = ()
+    size: int = 0
+    spreads: tuple[tuple[tuple[str, str], Fraction], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,7 +121,9 @@ def _parse(document: dict, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanD
         if keys != sorted(set(keys)):
             problems.append(Problem(DRAWS_FILE, f"{where}.runs: not sorted by (subject_id, case_id, run_id) with each "
                                                 f"run once {_REGENERATE}"))
-        draws.append(Draw(raw["draw"], raw["design"], raw["seed"], tuple(picked)))
+        spreads = tuple(((x["subject_id"], x["judge_grade"]), _probability(x["spread"])) for x in raw.get("spreads", ()))
+        draws.append(Draw(raw["draw"], raw["design"], raw["seed"], tuple(picked), tuple(raw.get("subjects", ())),
+                          raw.get("size", 0), spreads))
     return HumanDraws(document["judge"], tuple(draws)), problems
 
 
@@ -147,7 +155,11 @@ def draws_document(draws: HumanDraws) -> bytes:
                            "runs": [{"subject_id": r.key[0], "case_id": r.key[1], "run_id": r.key[2],
                                      "probability": str(r.probability),
                                      **({"reviewer_id": r.reviewer_id} if r.reviewer_id else {})}
-                                    for r in sorted(d.runs, key=lambda r: r.key)]}
+                                    for r in sorted(d.runs, key=lambda r: r.key)],
+                           **({"subjects": list(d.subjects)} if d.subjects else {}),
+                           **({"size": d.size} if d.size else {}),
+                           **({"spreads": [{"subject_id": s, "judge_grade": g, "spread": str(e)}
+                                           for (s, g), e in d.spreads]} if d.spreads else {})}
                           for d in sorted(draws.draws, key=lambda d: d.number)],
                 "judge": draws.judge}
     return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")

@@ -318,15 +318,16 @@ def _set_config_key(path: Path, key: str, value: str) -> None:
     path.write_text("\n".join(kept + [f"{key}: {value}"]) + "\n", encoding="utf-8")
 
 
-def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, bias: int = 0) -> dict:
-    """Another reviewer's grade of the run ``document`` grades: each criterion moved by -1, 0 or +1 step (plus
+def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, bias: int = 0,
+                 moves: tuple[int, ...] = (-1, 0, 0, 1)) -> dict:
+    """Another reviewer's grade of the run ``document`` grades: each criterion moved by one of ``moves`` steps (plus
     ``bias`` steps; a step is 1 on an integer scale, a tenth of the range otherwise) within the range, the
     correctness moved to a neighbouring value at times, the same fails."""
     low, high = Fraction(spec.criterion_min), Fraction(spec.criterion_max)
     step = spec.criterion_step or (high - low) / 10   # the schema's step (multipleOf), a tenth of the range without one
     scores = {}
     for name, score in document["criterion_scores"].items():
-        moved = Fraction(str(score)) + step * (rng.choice((-1, 0, 0, 1)) + bias)   # str: the decimal written
+        moved = Fraction(str(score)) + step * (rng.choice(moves) + bias)   # str: the decimal written
         scores[name] = json_score(min(high, max(low, moved)))
     grade = {**document, "reviewer_id": reviewer, "criterion_scores": scores, "comments": "Synthetic further grade."}
     values = list(spec.correctness_values)
@@ -377,69 +378,52 @@ def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: 
 
 
 
+JUDGE_MOVES = (-1,) + (0,) * 6 + (1,)   # --judge-assisted: the judge moves a criterion by one step 1 time in 4
+
+
 def judge_assisted(out: Path, seed: int, share: Fraction = Fraction(1, 4)) -> dict[str, int]:
     """Rewrite the tree at ``out`` to estimation: judge-assisted (issue 28): the grade of every run in scoring/
     becomes the human's truth; the llm-judge ``JUDGE_ID`` grades every run in scoring_multi/ (each criterion moved
-    by -1, 0 or +1 step; lenient by one more step on two criteria for the first subject only); a stratified draw
-    (by subject and the judge's pass) of ``share`` of each subject's runs is recorded in subjects/human_draws.json
-    with its exact probabilities (:func:`stratified_draw`, :func:`draw_generator`); the human grades stay on the
-    drawn runs only, but for the first drawn run of the last subject (pending: drawn, not graded yet) and one
-    undrawn run of the first (a grade outside the draw: agreement only). Unscored responses are removed (the
-    judge grades every run). Counts of what was written."""
-    from rgbench.stats.judge_assisted import draw_generator, stratified_draw
+    by one step 1 time in 4, either way; lenient by one more step on two criteria for the first subject only); ``rgbench assign
+    --draw`` draws ``share`` of the runs, stratified by subject and the judge's grade, into
+    subjects/human_draws.json with their exact probabilities; the human grades stay on the drawn runs only, but
+    for the first drawn run of the last subject (pending: drawn, not graded yet) and one undrawn run of the first
+    (a grade outside the draw: agreement only). Unscored responses are removed (the judge grades every run).
+    Counts of what was written."""
+    from rgbench.cli import run_script
     spec, problems = load_spec(out)
     if spec is None:
         raise SystemExit(report(problems))
-    assert spec.pass_threshold is not None   # the draw is stratified by the judge's pass
     rng = random.Random(f"judge-assisted:{seed}")
     version = spec.version_dir
-    graded = {(path.parent.name, path.name.split("__eval-")[0]) for path in (out / "scoring" / version).glob("*/*.json")}
+    human = {(path.parent.name, *path.name.split("__")[:2]): path for path in (out / "scoring" / version).glob("*/*.json")}
     for path in sorted((out / "responses" / version).glob("*/*.json")):
-        if (path.parent.name, path.stem) not in graded:
+        if (path.parent.name, *path.stem.split("__")) not in human:
             path.unlink()
-    subjects = sorted(p.name for p in (out / "scoring" / version).iterdir())
-    runs, counts = [], {"judge_grades": 0, "drawn": 0, "human_grades": 0}
-    for sid in subjects:
-        judged = []
-        for path in sorted((out / "scoring" / version / sid).glob("*.json")):
-            document = json.loads(path.read_text(encoding="utf-8"))
-            grade = _other_grade(document, JUDGE_ID, spec, rng)
-            if sid == subjects[0]:   # lenient here only: one step more on the first two criteria, within the range
-                for name in list(grade["criterion_scores"])[:2]:
-                    moved = Fraction(str(grade["criterion_scores"][name])) + (spec.criterion_step or 1)
-                    grade["criterion_scores"][name] = json_score(min(Fraction(spec.criterion_max), moved))
-            folder = out / "scoring_multi" / version / sid
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{grade['case_id']}__{grade['run_id']}__eval-{JUDGE_ID}.json").write_bytes(_dump(grade))
-            total = sum(Fraction(str(v)) for v in grade["criterion_scores"].values())
-            judged.append((document["case_id"], total, document["run_id"], document["reviewer_id"], path))
-        judged.sort()   # canonical: by case id and the judge's value (the run label only breaks ties)
-        units = [(case_id, total) for case_id, total, *_ in judged]
-        drawn, probability = stratified_draw([spec.scale.at_least(t, spec.pass_threshold) for _, t in units],
-                                             round(share * len(units)), draw_generator(seed, sid, units))
-        picked = [(unit, p) for unit, d, p in zip(judged, drawn, probability) if d]
-        kept = {unit[4] for unit, _ in picked}
-        if sid == subjects[-1]:
-            kept.discard(picked[0][0][4])   # pending
-        if sid == subjects[0]:
-            kept.add(next(unit[4] for unit, d in zip(judged, drawn) if not d))   # outside the draw
-        for unit in judged:
-            if unit[4] not in kept:
-                unit[4].unlink()
-        runs += [{"case_id": c, "probability": f"{p.numerator}/{p.denominator}" if p.denominator > 1 else "1",
-                  "reviewer_id": rev, "run_id": r, "subject_id": sid} for (c, _, r, rev, _), p in picked]
-        counts["judge_grades"] += len(judged)
-        counts["drawn"] += len(picked)
-        counts["human_grades"] += len(kept)
-    runs.sort(key=lambda run: (run["subject_id"], run["case_id"], run["run_id"]))
-    draws = {"draws": [{"design": "stratified", "draw": 1, "runs": runs, "seed": seed,
-                        "stratified_by": ["subject_id", "judge_grade"]}], "judge": JUDGE_ID}
-    (out / "subjects" / "human_draws.json").write_bytes(_dump(draws))
+    subjects = sorted({key[0] for key in human})
+    for key, path in sorted(human.items()):
+        grade = _other_grade(json.loads(path.read_text(encoding="utf-8")), JUDGE_ID, spec, rng, moves=JUDGE_MOVES)
+        if key[0] == subjects[0]:   # lenient here only: one step more on the first two criteria, within the range
+            for name in list(grade["criterion_scores"])[:2]:
+                moved = Fraction(str(grade["criterion_scores"][name])) + (spec.criterion_step or 1)
+                grade["criterion_scores"][name] = json_score(min(Fraction(spec.criterion_max), moved))
+        folder = out / "scoring_multi" / version / key[0]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{key[1]}__{key[2]}__eval-{JUDGE_ID}.json").write_bytes(_dump(grade))
     _write_reviewers(out, [f"rev-{i}" for i in range(1, 7)], judge=True)
     config = out / spec.config_path
     _set_config_key(config, "estimation", "judge-assisted")
     _set_config_key(config, "judge", JUDGE_ID)
-    return counts
+    if run_script("assign", ["--root", str(out), "--draw", str(round(share * len(human)))]):
+        raise SystemExit("rgbench assign --draw failed")
+    document = json.loads((out / "subjects" / "human_draws.json").read_text(encoding="utf-8"))
+    drawn: list[tuple[str, ...]] = [(r["subject_id"], r["case_id"], r["run_id"]) for r in document["draws"][0]["runs"]]
+    kept = set(drawn) - {next(k for k in drawn if k[0] == subjects[-1])}   # pending
+    kept.add(next(k for k in sorted(human) if k[0] == subjects[0] and k not in drawn))   # outside the draw
+    for key, path in human.items():
+        if key not in kept:
+            path.unlink()
+    return {"judge_grades": len(human), "drawn": len(drawn), "human_grades": len(kept)}
 
 # --- fields the benchmark does not record (issue 23): --no-confidence, --no-correctness, --no-difficulty,
 # --no-pass-rule. Each rewrites the generated tree's system/ copy (the schema or benchmark.yaml that declares the

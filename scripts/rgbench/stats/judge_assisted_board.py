@@ -17,7 +17,7 @@ other subject's grades, and the paired differences and the rank sets use one dra
 The pairwise sign-flip test of :mod:`.pairwise` needs a per-case difference whose sign can be flipped under the
 null; the estimator's λ is re-tuned on the data, so its differences are tested by the bootstrap of the whole
 difference instead (the BCa interval excludes 0). Rank sets: the stepdown of :mod:`.rank_sets` on the
-estimator's replicates, studentised by each replicate's linearised standard error (:func:`.judge_assisted.influences`).
+estimator's replicates, standardised by the data's linearised standard error (:func:`assisted_rank_sets`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,18 @@ from ..numfmt import fmt_fixed
 from ..results_csv import Table
 from .bootstrap import Interval, case_counts
 from .consolidated_board import consolidated_grades
-from .judge_assisted import CaseSums, Estimate, Run, case_sums, difference, difference_interval, estimate, influences, interval
+from .judge_assisted import (
+    CaseSums,
+    Estimate,
+    Run,
+    case_sums,
+    difference,
+    difference_interval,
+    estimate,
+    fit,
+    influences,
+    interval,
+)
 from .outputs import fmt_float, fmt_interval
 from .rank_sets import Studentised, sets_from
 from .seeds import generator, seed_digest
@@ -217,33 +228,34 @@ def padded_sums(sums: CaseSums, case_ids: Sequence[str]) -> CaseSums:
 
 
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
-              ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+                       ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(simultaneous, marginal) rank sets (rank 1 = highest estimate) of the subjects whose sums (on one list of
-    cases) are ``sums``: :func:`.rank_sets.sets_from` of their studentised differences, T*_jk = ((θ*_j − θ*_k) −
-    (θ̂_j − θ̂_k)) / SE*_jk with SE*_jk² = Σ_c w_c (u*_jc − u*_kc)², u the cases' influences in that replicate."""
+    cases) are ``sums``: :func:`.rank_sets.sets_from` of their standardised differences z_jk = (θ̂_j − θ̂_k) / SE_jk
+    and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / SE_jk, SE_jk² = Σ_c (u_jc − u_kc)² with u the cases' influences
+    on the data (:func:`.judge_assisted.influences`): the max-t stepdown with a fixed scale (Romano and Wolf 2005).
+    Not each replicate's own SE, as the human board's: with a draw stratified by the judge's grade, a replicate
+    that leaves out the few labelled runs of a stratum has a near-zero SE, and the studentised maximum's tails
+    then set every set to nearly {1..p} (examples/judgeassist: its 95% quantile 7.5 where each pair's is 2.2-3.0).
+    A pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
     p = len(estimates)
-    ones = np.ones((1, counts.shape[1]))
-    weights = np.vstack([ones, counts])
-    fitted = [influences(s, weights) for s in sums]
-    theta = np.column_stack([f.theta for f, _ in fitted])        # (B + 1) x p, row 0 the data's
-    usable = np.concatenate([[True], np.all(np.isfinite(theta[1:]), axis=1)])
-    if p < 2 or usable[1:].sum() < 2:
+    theta = np.column_stack([fit(s, counts).theta for s in sums])
+    usable = np.all(np.isfinite(theta), axis=1)
+    if p < 2 or usable.sum() < 2:
         return [(1, p)] * p, [(1, p)] * p
-    theta, weights = theta[usable], weights[usable]
-    u = [np.nan_to_num(inf[usable]) for _, inf in fitted]
+    u = [influences(s, np.ones((1, counts.shape[1])))[1][0] for s in sums]
     est = np.asarray(estimates, dtype=np.float64)
     first, second = np.triu_indices(p, 1)
     z = np.zeros((p, p))
-    out = np.zeros((len(theta) - 1, len(first)))
+    out = np.zeros((int(usable.sum()), len(first)))
     tol = 1e-12 * max(1.0, float(np.abs(est).max()))
     for i, (j, k) in enumerate(zip(first, second)):
-        var = (weights * (u[j] - u[k]) ** 2).sum(axis=1)
-        zero = var <= _ZERO * (weights * (u[j] ** 2 + u[k] ** 2)).sum(axis=1)
-        se = np.sqrt(np.where(zero, 1.0, var))
+        var = float(((u[j] - u[k]) ** 2).sum())
         gap = est[j] - est[k]
-        z[j, k] = gap / se[0] if not zero[0] else (np.inf if gap > tol else -np.inf if gap < -tol else 0.0)
-        moved = (theta[1:, j] - theta[1:, k]) - (theta[0, j] - theta[0, k])
-        out[:, i] = 0.0 if zero[0] else np.where(zero[1:], 0.0, moved / se[1:])
+        if var <= _ZERO * float((u[j] ** 2 + u[k] ** 2).sum()):
+            z[j, k] = np.inf if gap > tol else -np.inf if gap < -tol else 0.0
+            continue
+        z[j, k] = gap / var ** 0.5
+        out[:, i] = ((theta[usable, j] - theta[usable, k]) - gap) / var ** 0.5
     return sets_from(Studentised(z - z.T, first, second, out), confidence)
 
 

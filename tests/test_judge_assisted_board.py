@@ -34,6 +34,7 @@ from rgbench.stats.judge_assisted_board import (
 )
 
 C95 = Fraction(95, 100)
+F = Fraction
 EXAMPLE = REPO / "examples" / "judgeassist"
 # test_judge_assisted.py's hand example: weight 2 (π = 1/2) on each drawn run
 HAND = [Run("c1", 1, 1, 2), Run("c1", 1), Run("c2", 1, 0, 2), Run("c3", 0, 0, 2), Run("c3", 1)]
@@ -164,3 +165,18 @@ def test_the_examples_board_rests_on_its_table_and_a_lenient_judge_moves_one_sub
     for sid in ("synth-000", "synth-001", "synth-003"):
         assert {c: after[sid][c] for c in figures} == {c: before[sid][c] for c in figures}, sid
     assert float(after["synth-002"]["s_bar_judge_bias"]) > float(before["synth-002"]["s_bar_judge_bias"]) + 1
+
+
+def test_the_rests_on_table_says_why_a_subject_is_not_ranked():
+    from rgbench.leaderboard.judge_assisted_text import rests_on
+    base = dict.fromkeys(ASSISTED_COLUMNS)
+    rows = [{**base, "subject_id": "a", "human_grades": 24, "pending": 1, "n_unjudged": 0, "judge_human_r": F(1, 2),
+             "Q_final": F(2, 5), "Q_final_lambda": F(1, 3), "Q_final_judge_bias": F(-1, 80),
+             "Q_final_effective": F(61, 2), "rank_set_low": 1, "rank_set_high": 2},
+            {**base, "subject_id": "b", "human_grades": 0, "pending": 0, "n_unjudged": 3},
+            {**base, "subject_id": "c", "human_grades": 0, "pending": 2, "n_unjudged": 0}]
+    a, b, c = rests_on(rows, ["a", "b", "c"])
+    # r 0.50, λ 0.33, bias −1/80 = −0.0125 -> -0.012 (half to even), worth 30.5 -> 30 (half to even)
+    assert a.cells == ("24", "1", "0.50", "0.33", "-0.012", "30", "1\u20132")
+    assert b.cells[-1] == "not ranked: 3 runs without the judge's grade"
+    assert c.cells[-1] == "not ranked: no human grade of a drawn run yet"

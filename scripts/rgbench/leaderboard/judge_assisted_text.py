@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..numfmt import fmt_fixed
+from ..numfmt import counted, fmt_fixed
 
 DOC = "docs/judge_assisted.md"
 METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans graded a random draw of them with "
@@ -38,7 +38,7 @@ class RestsOn:
 def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[RestsOn, ...]:
     """The table's lines in leaderboard ``order`` (subject ids): human grades used, drawn runs pending, the
     judge-human correlation on the labelled runs, Q_final's λ and the judge's estimated bias Hf − Hy, the human
-    grades the estimate is worth, the rank set; "—" where undefined."""
+    grades the estimate is worth, the rank set (or why the subject is not ranked); "—" where undefined."""
     by_id = {r["subject_id"]: r for r in rows}
     def cell(value: Any, decimals: int = 2) -> str:
         return "\u2014" if value is None else fmt_fixed(value, decimals)
@@ -48,7 +48,11 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
         if r is None:
             continue
         worth = cell(r["Q_final_effective"], 0)
-        ranks = "\u2014" if r["rank_set_low"] is None else f"{r['rank_set_low']}\u2013{r['rank_set_high']}"
+        ranks = ("\u2014" if r["Q_final"] is not None else
+                 f"not ranked: {counted(r['n_unjudged'], 'run')} without the judge's grade" if r["n_unjudged"] else
+                 "not ranked: no human grade of a drawn run yet")
+        if r["rank_set_low"] is not None:
+            ranks = f"{r['rank_set_low']}\u2013{r['rank_set_high']}"
         out.append(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]),
                                  cell(r["Q_final_lambda"]), _signed(r["Q_final_judge_bias"]), worth, ranks)))
     return tuple(out)

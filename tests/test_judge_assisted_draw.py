@@ -84,8 +84,8 @@ def test_an_active_draw_is_poisson_sampling_with_exact_probabilities():
     assert drawing.active(1, 0, runs, frozenset(), 20) == draw
 
 
-def test_grade_label_is_the_class_or_the_tercile_of_the_judge_total(tmp_path):
-    spec = load_valid_grades(built_tree(tmp_path))[0]
+def test_grade_label_is_the_class_or_the_tercile_of_the_judge_total(tree):
+    spec = load_valid_grades(tree)[0]
     assert grade_label(spec, "Pass", F(3), [F(3)]) == "Pass"
     totals = [F(t) for t in (1, 2, 3, 4, 5, 6)]
     # worse runs 0..5 of 6: 1 + 3 · w // 6 = 1, 1, 2, 2, 3, 3
@@ -194,19 +194,17 @@ def test_a_hand_edited_draw_is_refused_by_validate_and_by_assign(tree, capsys):
     assert "has probability 1, the draw gives" in capsys.readouterr().err
 
 
-def test_a_draw_stands_for_the_runs_it_was_made_over(tree, capsys):
+def test_a_draw_stands_for_the_runs_it_was_made_over_and_not_for_file_bytes(tree, capsys):
     assert assign(tree, "--draw", "8") == 0
-    victim = next(p for p in sorted((tree / "responses").rglob("*.json")))   # a run leaves the subject
+    made = (tree / DRAWS_FILE).read_bytes()
+    for path in (tree / "scoring_multi").rglob(f"*__eval-{JUDGE}.json"):   # the judge's files re-indented: same draw
+        path.write_text(json.dumps(json.loads(path.read_text()), indent=4) + "\n", encoding="utf-8")
+    (tree / DRAWS_FILE).unlink()
+    assert assign(tree, "--draw", "8") == 0 and (tree / DRAWS_FILE).read_bytes() == made
     drawn = {(r["subject_id"], r["case_id"], r["run_id"]) for r in document(tree)["draws"][0]["runs"]}
-    key = (victim.parent.name, *victim.stem.split("__"))
-    if key in drawn:   # the reader refuses a drawn run that is gone: take a run the draw did not list
-        victim = next(p for p in sorted((tree / "responses").rglob("*.json"))
-                      if (p.parent.name, *p.stem.split("__")) not in drawn)
-    stem = victim.stem
-    victim.unlink()
-    for grade in list(tree.rglob(f"{stem}__*.json")):
-        if grade.parent.name == victim.parent.name:
-            grade.unlink()
+    gone = next(p for p in sorted((tree / "responses").rglob("*.json")) if (p.parent.name, *p.stem.split("__")) not in drawn)
+    for path in [gone, *tree.glob(f"scoring*/v1.0/{gone.parent.name}/{gone.stem}__*.json")]:
+        path.unlink()   # a run the draw did not pick leaves its subject: the draw no longer follows from the data
     capsys.readouterr()
     assert run_script("validate", ["--root", str(tree)]) == 1
     assert "is not what its seed and the judge's grades give" in capsys.readouterr().err

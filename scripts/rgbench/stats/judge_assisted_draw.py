@@ -23,7 +23,7 @@ run sorted by (case id, judge total, stratum, run id): parsed values, never file
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple
@@ -169,10 +169,11 @@ def active_probabilities(spread: Sequence[Fraction], size: int) -> list[Fraction
     if not 0 < size <= count:
         raise ValueError(f"an active draw expects from 1 to {count} runs (every run), not {size}")
     floor = FLOOR_SHARE * size / count
+    counts = Counter(spread)   # a few distinct spreads (one per stratum): sum over them
 
     def total(c: Fraction) -> Fraction:
-        return sum((min(Fraction(1), max(floor, c * e)) for e in spread), Fraction(0))
-    points = sorted({b / e for e in spread for b in (floor, Fraction(1))})
+        return sum((n * min(Fraction(1), max(floor, c * e)) for e, n in counts.items()), Fraction(0))
+    points = sorted({b / e for e in counts for b in (floor, Fraction(1))})
     high = next(c for c in points if total(c) >= size)
     low = max((c for c in points if c < high), default=Fraction(0))
     # between two breakpoints Σ π is linear in c: interpolate exactly
@@ -221,7 +222,7 @@ def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[J
     reviewers = {r.key: r.reviewer_id for r in draw.runs}
     if draw.design == STRATIFIED:
         try:
-            made = stratified(draw.number, draw.seed, over, len(draw.runs))
+            made = stratified(draw.number, draw.seed, over, draw.size or len(draw.runs))
         except ValueError as exc:
             return str(exc)
     else:

@@ -22,6 +22,10 @@ SCRIPTS = REPO / "scripts"
 # budget is issue 26's 2,050 lines of code plus its "about 350 lines of templates"; the judge-assisted part's is
 # issue 28's "about 1,500 lines with its study".
 PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    # issue 28's new code, with its study
+    ("judge-assisted", 1500, ("rgbench/stats/judge_assisted*.py", "rgbench/stats/grading_plan.py",
+                              "rgbench/leaderboard/judge_assisted*.py", "rgbench/load/draws.py",
+                              "rgbench/load/schemas/human_draws.schema.json", "rgbench/commands/plan.py")),
     ("reviewers", 810, ("rgbench/stats/agreement*.py", "rgbench/stats/judge_agreement.py",
                         "rgbench/stats/reviewer_report.py", "rgbench/stats/consolidated_board.py",
                         "rgbench/leaderboard/reviewers_section.py", "rgbench/leaderboard/grades_text.py")),
@@ -31,7 +35,6 @@ PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("core and tables", 1400, ("rgbench/compute/*.py", "rgbench/results/*.py", "rgbench/numfmt.py",
                                "rgbench/result_columns.py",
                                "rgbench/problems.py", "rgbench/atomic.py")),
-    ("judge-assisted", 1500, ("rgbench/stats/judge_assisted*.py", "rgbench/leaderboard/judge_assisted*.py")),   # issue 28
     ("statistics", 1370, ("rgbench/stats/*.py",)),
     ("leaderboard", 2050 + 350, ("rgbench/leaderboard/*.py", "rgbench/leaderboard/templates/*.j2")),
     ("governance", 2100, ("rgbench/governance/*.py",)),

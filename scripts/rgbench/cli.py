@@ -179,6 +179,14 @@ def _assign(p: argparse.ArgumentParser) -> None:
                                                          "where the judge's error spreads most")
 
 
+def _plan(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--figure", choices=("Q_final", "P", "s_bar"), default="Q_final",
+                   help="the figure to plan for (default Q_final)")
+    p.add_argument("--half-width", metavar="H",
+                   help="target interval half-width (P and Q_final on 0-1, s_bar on its scale; default: config.yaml's "
+                        "'stable' reliability half-width, times the score range for s_bar)")
+
+
 def _drift(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", type=Path, help="write the CSV here instead of stdout")
 
@@ -216,6 +224,8 @@ COMMANDS: dict[str, Command] = {
                       "review.py", _review),
     "assign": Command("assign", "pick runs for second grades (--share) or judge-assisted human draws (--draw, --next)",
                       "assign.py", _assign),
+    "plan": Command("plan", "judge-assisted: the human grades each figure and each neighbouring pair still needs",
+                    "plan.py", _plan),
     "drift": Command("drift", "reviewer drift over time: per reviewer and month, grades, mean raw score, leniency (CSV)",
                      "reviewer_drift.py", _drift),
 }

@@ -136,11 +136,18 @@ def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: H
     """judge_assisted.csv and judge_assisted_pairs.csv of a validated tree (every scoring, the judge's included, as
     `make metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label);
     ``excluded``: the disqualified subjects, kept out of the rank sets and pairs."""
+    rows, pairs = assisted_rows(assisted_subjects(spec, tree, multi, draws), spec, excluded)
+    return assisted_tables(rows, pairs)
+
+
+def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None) -> list[SubjectRuns]:
+    """Every subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included), its further
+    grades ``multi`` and the draw record (None: no draw yet, so no label): the judge's grades by config.yaml's
+    ``judge``, the human ones consolidated (:func:`.consolidated_board.consolidated_grades`)."""
     human = [item.scoring for item in consolidated_grades(spec, tree, multi)]
     judge = [s for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge]
     weight, drawn = (draws.weight, draws.drawn()) if draws is not None else (lambda key: Fraction(0), frozenset())
-    rows, pairs = assisted_rows(subject_runs(spec, tree, judge, human, weight, drawn), spec, excluded)
-    return assisted_tables(rows, pairs)
+    return subject_runs(spec, tree, judge, human, weight, drawn)
 
 
 def draw_of(seed: int, case_ids: Sequence[str], resamples: int) -> np.ndarray:

@@ -15,6 +15,7 @@ and the same checks.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from operator import itemgetter
@@ -509,6 +510,9 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
         col.problems.extend(problems)
         if draws is not None:
             col.inputs[DRAWS_FILE] = hashlib.sha256(read_bytes(root, DRAWS_FILE)).hexdigest()
+    elif os.path.lexists(Path(root) / DRAWS_FILE):
+        col.add(DRAWS_FILE, f"estimation is human in {spec.config_path}, so the draws are never read (set estimation: "
+                            "judge-assisted and judge, or remove the file)")
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
     if not llm_judges:

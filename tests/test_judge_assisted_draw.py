@@ -65,6 +65,25 @@ def test_active_probabilities_follow_the_spread_capped_at_1_and_floored():
         active_probabilities([F(1)] * 3, 4)
 
 
+def test_sending_humans_where_the_judge_errs_most_needs_fewer_grades_for_the_same_variance():
+    # Poisson sampling: the variance of the inverse-probability-weighted total of d = y - f is Σ (1/π - 1) d².
+    # 100 runs, the judge's error 1/10 on 50 and 1/2 on the other 50 (d² = e²), N = 20 expected grades.
+    spread = [F(1, 10)] * 50 + [F(1, 2)] * 50
+    pi = active_probabilities(spread, 20)
+    # c · (50/10 + 50/2) = 20: c = 2/3, π = 1/15 and 1/3 (above the floor 1/25)
+    assert set(pi[:50]) == {F(1, 15)} and set(pi[50:]) == {F(1, 3)}
+
+    def variance(probabilities: list[F]) -> F:
+        return sum(((1 / p - 1) * e * e for p, e in zip(probabilities, spread)), F(0))
+    # active: 50 · 14 / 100 + 50 · 2 / 4 = 7 + 25 = 32; uniform π = 1/5: 50 · 4 / 100 + 50 · 4 / 4 = 2 + 50 = 52
+    assert variance(pi) == 32 and variance([F(1, 5)] * 100) == 52
+    # the uniform design reaches 32 at (100/n - 1) · Σ e² = 32, Σ e² = 1/2 + 25/2 = 13: n = 1300/45 = 28.9 grades,
+    # so the active one needs 1 - 20 · 45/1300 = 4/13 (31%) fewer
+    n_uniform = F(100) / (1 + F(32, 13))
+    assert n_uniform == F(1300, 45) and 1 - 20 / n_uniform == F(4, 13)
+    assert active_probabilities([F(1, 4)] * 100, 20) == [F(1, 5)] * 100   # equal spreads: the uniform design
+
+
 def test_spreads_are_the_root_mean_square_of_human_minus_judge_per_stratum_with_fallbacks():
     items = runs_of("m", ["Pass", "Pass", "Fail", "Fail"], [F(1, 2), F(3, 2), None, None])
     # Pass: errors 0 and 1 (human - judge 1/2), RMS √(1/2) = 0.7071 -> 707/1000; Fail has no human value: the

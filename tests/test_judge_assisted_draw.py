@@ -17,6 +17,7 @@ from rgbench.cli import run_script
 from rgbench.commands.common import load_valid_grades
 from rgbench.commands.review import open_app
 from rgbench.load.draws import DRAWS_FILE
+from rgbench.review import scoring_doc
 from rgbench.stats import judge_assisted_draw as drawing
 from rgbench.stats.judge_assisted_draw import JudgedRun, active_probabilities, grade_label, subject_shares
 
@@ -272,7 +273,7 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
 
 
 def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(tree):
-    assert assign(tree, "--draw", "8") == 0 and assign(tree, "--draw", "6") == 0
+    assert assign(tree, "--draw", "14") == 0 and assign(tree, "--draw", "10") == 0
     draws = document(tree)["draws"]
     named: dict[tuple, str] = {}
     for draw in draws:
@@ -283,10 +284,18 @@ def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(
     app, problems = open_app(tree, reviewer)
     assert app is not None, problems
     queue = app.queue()
-    assert [run.key for run in queue] == [k for k, who in named.items() if who == reviewer]   # draw order
+    assert len(queue) >= 2 and [run.key for run in queue] == [k for k, who in named.items() if who == reviewer]   # draw order
     assert all(run.role == "first" for run in queue)   # the judge's grades are in scoring_multi/: scoring/ is free
     other, _ = open_app(tree, next(f"rev-{i}" for i in range(1, 7) if f"rev-{i}" != reviewer))
     assert other is not None and not {r.key for r in other.queue()} & {k for k, w in named.items() if w == reviewer}
+    # the judge's grade of a drawn run in scoring/: the human's goes beside it, to scoring_multi/, and may be saved
+    key = queue[1].key
+    judged = tree / "scoring_multi" / "v1.0" / key[0] / f"{key[1]}__{key[2]}__eval-{JUDGE}.json"
+    judged.rename(tree / "scoring" / "v1.0" / key[0] / judged.name)
+    run = next(r for r in app.queue() if r.key == key)
+    assert run.role == "second" and scoring_doc.target_rel(app.spec, run, reviewer).startswith("scoring_multi/")
+    assert scoring_doc.refusals(tree, app.spec, run, reviewer, named[key]) == []
+    assert scoring_doc.refusals(tree, app.spec, run, reviewer, None) != []   # named for nobody: refused
     # a human grade of a drawn run (by anyone) takes it off the queue
     key = queue[0].key
     grade_as_human(tree, key, "rev-6" if reviewer != "rev-6" else "rev-5")

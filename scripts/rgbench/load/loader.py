@@ -505,7 +505,7 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
     scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present,
                               gold_digests)
     draws = None
-    if spec.judge_assisted:   # the draws' runs must exist; whether each draw is reproducible is checked above
+    if spec.judge_assisted:   # the draws' runs must exist here; each draw is re-derived by rgbench validate
         draws, problems = read_draws(root, spec, responses)
         col.problems.extend(problems)
         if draws is not None:

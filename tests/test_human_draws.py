@@ -226,8 +226,9 @@ def test_an_unknown_run_a_judge_mismatch_and_misordered_draws_are_all_reported(j
         "$.draws[1].runs: not sorted by (subject_id, case_id, run_id) with each run once"])
 
 
-def test_the_loader_refuses_a_bad_draws_file_in_judge_assisted_mode_only(judged):
+def test_the_loader_refuses_a_bad_draws_file_and_any_draws_file_in_human_mode(judged):
     write(judged, {"judge": JUDGE})
     assert problems_of(judged) == [f"{DRAWS_FILE}: $.draws: missing: the list of draws (rgbench assign writes them)"]
-    set_config(judged, estimation=None, judge=None)   # human mode: the file is allowed and not read
-    assert problems_of(judged) == []
+    set_config(judged, estimation=None, judge=None)   # human mode: the file would count for nothing
+    assert problems_of(judged) == [f"{DRAWS_FILE}: estimation is human in {CONFIG}, so the draws are never read (set "
+                                   "estimation: judge-assisted and judge, or remove the file)"]

@@ -17,6 +17,7 @@ from rgbench.cli import run_script
 from rgbench.commands.common import load_valid_grades
 from rgbench.commands.review import open_app
 from rgbench.load.draws import DRAWS_FILE
+from rgbench.review import scoring_doc
 from rgbench.stats import judge_assisted_draw as drawing
 from rgbench.stats.judge_assisted_draw import JudgedRun, active_probabilities, grade_label, subject_shares
 
@@ -63,6 +64,25 @@ def test_active_probabilities_follow_the_spread_capped_at_1_and_floored():
     assert active_probabilities([F(3)] * 5, 5) == [F(1)] * 5   # every run: π = 1
     with pytest.raises(ValueError):
         active_probabilities([F(1)] * 3, 4)
+
+
+def test_sending_humans_where_the_judge_errs_most_needs_fewer_grades_for_the_same_variance():
+    # Poisson sampling: the variance of the inverse-probability-weighted total of d = y - f is Σ (1/π - 1) d².
+    # 100 runs, the judge's error 1/10 on 50 and 1/2 on the other 50 (d² = e²), N = 20 expected grades.
+    spread = [F(1, 10)] * 50 + [F(1, 2)] * 50
+    pi = active_probabilities(spread, 20)
+    # c · (50/10 + 50/2) = 20: c = 2/3, π = 1/15 and 1/3 (above the floor 1/25)
+    assert set(pi[:50]) == {F(1, 15)} and set(pi[50:]) == {F(1, 3)}
+
+    def variance(probabilities: list[F]) -> F:
+        return sum(((1 / p - 1) * e * e for p, e in zip(probabilities, spread)), F(0))
+    # active: 50 · 14 / 100 + 50 · 2 / 4 = 7 + 25 = 32; uniform π = 1/5: 50 · 4 / 100 + 50 · 4 / 4 = 2 + 50 = 52
+    assert variance(pi) == 32 and variance([F(1, 5)] * 100) == 52
+    # the uniform design reaches 32 at (100/n - 1) · Σ e² = 32, Σ e² = 1/2 + 25/2 = 13: n = 1300/45 = 28.9 grades,
+    # so the active one needs 1 - 20 · 45/1300 = 4/13 (31%) fewer
+    n_uniform = F(100) / (1 + F(32, 13))
+    assert n_uniform == F(1300, 45) and 1 - 20 / n_uniform == F(4, 13)
+    assert active_probabilities([F(1, 4)] * 100, 20) == [F(1, 5)] * 100   # equal spreads: the uniform design
 
 
 def test_spreads_are_the_root_mean_square_of_human_minus_judge_per_stratum_with_fallbacks():
@@ -253,7 +273,7 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
 
 
 def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(tree):
-    assert assign(tree, "--draw", "8") == 0 and assign(tree, "--draw", "6") == 0
+    assert assign(tree, "--draw", "14") == 0 and assign(tree, "--draw", "10") == 0
     draws = document(tree)["draws"]
     named: dict[tuple, str] = {}
     for draw in draws:
@@ -264,10 +284,18 @@ def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(
     app, problems = open_app(tree, reviewer)
     assert app is not None, problems
     queue = app.queue()
-    assert [run.key for run in queue] == [k for k, who in named.items() if who == reviewer]   # draw order
+    assert len(queue) >= 2 and [run.key for run in queue] == [k for k, who in named.items() if who == reviewer]   # draw order
     assert all(run.role == "first" for run in queue)   # the judge's grades are in scoring_multi/: scoring/ is free
     other, _ = open_app(tree, next(f"rev-{i}" for i in range(1, 7) if f"rev-{i}" != reviewer))
     assert other is not None and not {r.key for r in other.queue()} & {k for k, w in named.items() if w == reviewer}
+    # the judge's grade of a drawn run in scoring/: the human's goes beside it, to scoring_multi/, and may be saved
+    key = queue[1].key
+    judged = tree / "scoring_multi" / "v1.0" / key[0] / f"{key[1]}__{key[2]}__eval-{JUDGE}.json"
+    judged.rename(tree / "scoring" / "v1.0" / key[0] / judged.name)
+    run = next(r for r in app.queue() if r.key == key)
+    assert run.role == "second" and scoring_doc.target_rel(app.spec, run, reviewer).startswith("scoring_multi/")
+    assert scoring_doc.refusals(tree, app.spec, run, reviewer, named[key]) == []
+    assert scoring_doc.refusals(tree, app.spec, run, reviewer, None) != []   # named for nobody: refused
     # a human grade of a drawn run (by anyone) takes it off the queue
     key = queue[0].key
     grade_as_human(tree, key, "rev-6" if reviewer != "rev-6" else "rev-5")

@@ -15,6 +15,7 @@ and the same checks.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from operator import itemgetter
@@ -504,11 +505,14 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
     scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present,
                               gold_digests)
     draws = None
-    if spec.judge_assisted:   # the draws' runs must exist; whether each draw is reproducible is checked above
+    if spec.judge_assisted:   # the draws' runs must exist here; each draw is re-derived by rgbench validate
         draws, problems = read_draws(root, spec, responses)
         col.problems.extend(problems)
         if draws is not None:
             col.inputs[DRAWS_FILE] = hashlib.sha256(read_bytes(root, DRAWS_FILE)).hexdigest()
+    elif os.path.lexists(Path(root) / DRAWS_FILE):
+        col.add(DRAWS_FILE, f"estimation is human in {spec.config_path}, so the draws are never read (set estimation: "
+                            "judge-assisted and judge, or remove the file)")
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
     if not llm_judges:

@@ -253,9 +253,9 @@ def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]]) -> list[s
         if isinstance(made, str) or made.runs != draw.runs:
             why = made if isinstance(made, str) else _difference(draw, made)
             messages.append(f"$.draws[{i}]: draw {draw.number} ({draw.design}) is not what its seed and the judge's "
-                            f"grades give: {why} (a draw is made by rgbench assign and never edited by hand; it "
-                            "stands for the runs it was made over, so a subject's runs or judge grades must not "
-                            "change after it: make a new draw instead)")
+                            f"grades give: {why} (rgbench assign writes a draw and nobody edits it: restore the "
+                            "file from git; if a subject's runs or judge grades changed since the draw, it no longer "
+                            "stands for them: remove the file and draw again, docs/judge_assisted.md)")
     return messages
 
 

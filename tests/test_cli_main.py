@@ -40,6 +40,7 @@ OPTIONS = {
     "review": {"--root": REPO_ROOT, "--reviewer": None, "--port": 0, "--unblind": False},
     "assign": {"--root": REPO_ROOT, "--share": None, "--draw": None, "--next": None},
     "drift": {"--root": REPO_ROOT, "--output": None},
+    "plan": {"--root": REPO_ROOT, "--figure": "Q_final", "--half-width": None},
 }
 
 

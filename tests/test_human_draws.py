@@ -140,8 +140,11 @@ def test_a_valid_file_gives_the_draws_their_weights_and_its_canonical_bytes(judg
     assert [d.number for d in draws.draws] == [1, 2] and draws.draws[1].design == "active" and draws.draws[1].seed == 3
     assert draws.draws[0].runs[0] == DrawnRun(keys[0], F(1, 4), "rev-1")
     assert draws.draws[0].runs[1].reviewer_id is None
-    # keys[0]: drawn once with π = 1/4, weight 4; keys[1]: 1/(1/2) + 1/1 = 3; any other run 0
-    assert draws.weight(keys[0]) == 4 and draws.weight(keys[1]) == 3 and draws.weight(keys[2]) == 0
+    # one subject: draw 1 lists 2 of its runs, draw 2 lists 1, so B = 2 draws, Σ n = 3 and the size shares are
+    # c_1 = 2 · 2/3 = 4/3, c_2 = 2 · 1/3 = 2/3 (the larger draw counts more); keys[0]: (4/3) / (1/4) = 16/3;
+    # keys[1]: (4/3) / (1/2) + (2/3) / 1 = 8/3 + 2/3 = 10/3; any other run 0
+    assert keys[0][0] == keys[1][0]
+    assert draws.weight(keys[0]) == F(16, 3) and draws.weight(keys[1]) == F(10, 3) and draws.weight(keys[2]) == 0
     assert draws.drawn() == {keys[0], keys[1]}
     canonical = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert draws_document(draws) == canonical.encode()

@@ -50,8 +50,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     spec, tree, multi = loaded
     if not spec.judge_assisted:
-        print(f"{root}: config.yaml's estimation is human; the grading budget is for judge-assisted figures "
-              "(set estimation: judge-assisted and judge: <an llm-judge's id>; docs/judge_assisted.md)", file=sys.stderr)
+        print(f"system/metrics/{spec.version_dir}/config.yaml: estimation is human; the grading budget is for "
+              "judge-assisted figures (set estimation: judge-assisted and judge: <an llm-judge's id>; "
+              "docs/judge_assisted.md)", file=sys.stderr)
         return 1
     figure = args.figure
     if figure == "P" and not spec.has_pass_rule:
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     counts = draw_of(stats.seed, union, stats.bootstrap_resamples)
     column = {c: i for i, c in enumerate(union)}
     print()
-    print(f"Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
+    print("Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
     print(f"{'pair':<50} {'difference':>10} {'more (first, second)':>21}")
     for (a, _, _), (b, _, _) in zip(rows, rows[1:]):
         shared = sorted(set(sums[a].case_ids) & set(sums[b].case_ids))
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                                      counts[:, [column[c] for c in shared]], stats.confidence_level)
         if gap is None or bounds is None:
             continue
-        need: PairNeed = grades_to_order(float(gap), ((bounds[1] - bounds[0]) / 2 / z) ** 2, phases[a], phases[b],
+        order: PairNeed = grades_to_order(float(gap), ((bounds[1] - bounds[0]) / 2 / z) ** 2, phases[a], phases[b],
                                          confidence)
-        print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(need.first) + ', ' + _count(need.second):>21}")
+        print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
     return 0

@@ -3,8 +3,9 @@
 ``rgbench assign`` writes the file and a pull request commits it with the draw (docs/judge_assisted.md, "The
 draw"). Each draw is a sample of the runs of the judged subjects, made independently of earlier draws given the
 data at draw time; a run may be picked again (an existing human grade is reused). A human value of run r enters
-the estimator with the inverse-probability weight w(r) = Σ 1/π_b(r) over the draws b listing r
-(:meth:`HumanDraws.weight`), 0 when no draw lists it: a human grade given outside a draw counts for agreement
+the estimator with the inverse-probability weight w(r) = Σ c_b/π_b(r) over the draws b listing r, c_b the
+draw's size relative to the subject's mean draw size (:meth:`HumanDraws.weight`; 1/π for one draw), 0 when no
+draw lists it: a human grade given outside a draw counts for agreement
 only, never as a label of the estimator. Whether a draw is what its seed and the judge's grades give is checked
 above this layer (``rgbench assign --verify``, rgbench.stats.human_draw); here the file's form and its runs.
 
@@ -72,14 +73,31 @@ class HumanDraws:
 
     @cached_property
     def _weights(self) -> dict[RunKey, Fraction]:
+        sizes: dict[str, dict[int, int]] = {}   # subject -> draw -> its runs the draw lists
+        for draw in self.draws:
+            for run in draw.runs:
+                per_draw = sizes.setdefault(run.key[0], {})
+                per_draw[draw.number] = per_draw.get(draw.number, 0) + 1
         weights: dict[RunKey, Fraction] = {}
         for draw in self.draws:
             for run in draw.runs:
-                weights[run.key] = weights.get(run.key, Fraction(0)) + 1 / run.probability
+                per_draw = sizes[run.key[0]]
+                share = Fraction(len(per_draw) * per_draw[draw.number], sum(per_draw.values()))
+                weights[run.key] = weights.get(run.key, Fraction(0)) + share / run.probability
         return weights
 
     def weight(self, key: RunKey) -> Fraction:
-        """Σ 1/π over the draws listing ``key`` (each draw lists a run at most once); Fraction(0) when none does."""
+        """w(r) = Σ_b c_b / π_b(r) over the draws b listing ``key`` (each lists a run at most once), c_b the draw's
+        size relative to the mean size of the draws of the run's subject: c_b = B · n_b / Σ n, n_b the subject's
+        runs draw b lists and B the draws listing any. One draw, or draws of one size: Σ 1/π. Fraction(0) when no
+        draw lists the run.
+
+        Why c_b: Σ over a draw's runs of y / π_b estimates the subject's total on its own, whatever the draw's size,
+        so plain Σ 1/π would average the draws' estimates with equal weights: a pilot of 10 grades would count as
+        much as a draw of 100 (variance (1/10 + 1/100) / 4 of one grade's, against 1/110). Weighting each draw by
+        its size pools them as one sample (a draw's variance is about 1/n_b of one grade's): c_b / π_b is the
+        weight of a grade in the size-weighted mean of the draws' estimates, unbiased for any fixed c. An active
+        (Poisson) draw's n_b is the count it drew, not its expected count, which differs by O(1/√n_b)."""
         return self._weights.get(key, Fraction(0))
 
     def drawn(self) -> frozenset[RunKey]:

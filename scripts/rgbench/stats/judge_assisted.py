@@ -8,7 +8,7 @@ drawn run and 0 otherwise, the per-case sums over the case's runs (:class:`CaseS
 
     n_c = runs,  m_c = Σ ξ/π,  Y_c = Σ ξ y/π,  F_c = Σ f,  G_c = Σ ξ f/π
 
-(ξ/π is a run's inverse-probability weight w for one draw; over several independent draws w = Σ 1/π over those
+(ξ/π is a run's inverse-probability weight w for one draw; over several independent draws w = Σ c_b/π_b over those
 that listed the run, docs/judge_assisted.md)
 
 and with case weights w (1 for the data, the bootstrap's counts for a replicate)
@@ -59,8 +59,9 @@ T = TypeVar("T")
 
 class Run(NamedTuple):
     """One run of a subject: its case, the judge's value (every run has one), the human's value (None when it has
-    none) and its inverse-probability weight w = Σ 1/π over the draws that listed it (1/π for one draw; 0 when no
-    draw did: its human value, given outside a draw, then counts for agreement only, never here)."""
+    none) and its inverse-probability weight w (1/π for one draw, :meth:`rgbench.load.draws.HumanDraws.weight`
+    over several; 0 when no draw did: its human value, given outside a draw, then counts for agreement only, never
+    here)."""
 
     case_id: str
     judge: Number
@@ -102,8 +103,8 @@ def _pick(values: tuple[T, ...], rows: Sequence[int]) -> tuple[T, ...]:
 
 def case_sums(runs: Sequence[Run]) -> CaseSums:
     """The per-case sums of one subject's runs, cases sorted by id; a run with a human value enters m, Y and G with
-    its weight w (ξ/π of the module doc, summed over draws), and counts as labelled when w > 0. ValueError on a
-    weight that is neither 0 nor at least 1 (each draw adds 1/π >= 1)."""
+    its weight w (ξ/π of the module doc; over several draws :meth:`rgbench.load.draws.HumanDraws.weight`), and
+    counts as labelled when w > 0. ValueError on a negative weight."""
     by_case: dict[str, list[Fraction]] = {}
     for run in runs:
         sums = by_case.setdefault(run.case_id, [Fraction(0)] * 6)
@@ -112,9 +113,9 @@ def case_sums(runs: Sequence[Run]) -> CaseSums:
         w = Fraction(run.weight)
         if run.human is None or w == 0:
             continue
-        if w < 1:
-            raise ValueError(f"case {run.case_id}: a labelled run has weight {w}, neither 0 nor at least 1 "
-                             "(a weight is the sum of 1/probability over the draws that listed the run)")
+        if w < 0:
+            raise ValueError(f"case {run.case_id}: a labelled run has weight {w}, below 0 "
+                             "(a weight is an inverse probability: 0 for a run no draw listed)")
         sums[1] += 1
         sums[2] += w
         sums[3] += Fraction(run.human) * w

@@ -4,8 +4,9 @@ the paired differences of the ranked subjects and their rank sets, and what each
 judge_assisted_pairs.csv; docs/judge_assisted.md).
 
 A run's judge value is the grade of config.yaml's ``judge``; its human value the consolidated grade of its human
-graders (:func:`.consolidated_board.consolidated_grades`), entering with its inverse-probability weight w = Σ 1/π
-over the draws of subjects/human_draws.json that listed it (0 outside every draw: then it counts for the
+graders (:func:`.consolidated_board.consolidated_grades`), entering with its inverse-probability weight w
+(:meth:`rgbench.load.draws.HumanDraws.weight`: 1/π for one draw, Σ c_b/π_b over the draws of
+subjects/human_draws.json that listed it (0 outside every draw: then it counts for the
 correlation only, never as a label). Each figure is a mean of a per-run value: the pass indicator, the clipped
 score and the run's own Q_final (:func:`rgbench.compute.metrics.q_final` of that one run, linear in both), each
 with its own λ per subject, so a judge biased on one subject moves no other subject's figures.

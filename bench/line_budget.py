@@ -23,7 +23,9 @@ SCRIPTS = REPO / "scripts"
 # issue 28's "about 1,500 lines with its study".
 PARTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     # issue 28's new code, with its study
-    ("judge-assisted", 1500, ("rgbench/stats/judge_assisted*.py", "rgbench/stats/grading_plan.py")),
+    ("judge-assisted", 1500, ("rgbench/stats/judge_assisted*.py", "rgbench/stats/grading_plan.py",
+                              "rgbench/leaderboard/judge_assisted*.py", "rgbench/load/draws.py",
+                              "rgbench/load/schemas/human_draws.schema.json", "rgbench/commands/plan.py")),
     ("reviewers", 810, ("rgbench/stats/agreement*.py", "rgbench/stats/judge_agreement.py",
                         "rgbench/stats/reviewer_report.py", "rgbench/stats/consolidated_board.py",
                         "rgbench/leaderboard/reviewers_section.py", "rgbench/leaderboard/grades_text.py")),

@@ -10,6 +10,7 @@ fail and a few subjects carry a critical fail. Same arguments, same bytes.
 --graders N (with --policy median|mean) gives every scored run N-1 further grades in scoring_multi/ by
 registered human reviewers (subjects/reviewers.yaml) and sets config.yaml's board_grades: consolidated and
 consolidation_policy; --judge adds a registered llm-judge reviewer grading every scored run there.
+--judge-assisted makes it a judge-assisted benchmark (issue 28; examples/judgeassist): see judge_assisted().
 
 Everything benchmark-specific comes from system/: case ids are
 benchmark.yaml's example_case_id with the family group replaced by each family
@@ -317,15 +318,16 @@ def _set_config_key(path: Path, key: str, value: str) -> None:
     path.write_text("\n".join(kept + [f"{key}: {value}"]) + "\n", encoding="utf-8")
 
 
-def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, bias: int = 0) -> dict:
-    """Another reviewer's grade of the run ``document`` grades: each criterion moved by -1, 0 or +1 step (plus
+def _other_grade(document: dict, reviewer: str, spec: Spec, rng: random.Random, bias: int = 0,
+                 moves: tuple[int, ...] = (-1, 0, 0, 1)) -> dict:
+    """Another reviewer's grade of the run ``document`` grades: each criterion moved by one of ``moves`` steps (plus
     ``bias`` steps; a step is 1 on an integer scale, a tenth of the range otherwise) within the range, the
     correctness moved to a neighbouring value at times, the same fails."""
     low, high = Fraction(spec.criterion_min), Fraction(spec.criterion_max)
     step = spec.criterion_step or (high - low) / 10   # the schema's step (multipleOf), a tenth of the range without one
     scores = {}
     for name, score in document["criterion_scores"].items():
-        moved = Fraction(str(score)) + step * (rng.choice((-1, 0, 0, 1)) + bias)   # str: the decimal written
+        moved = Fraction(str(score)) + step * (rng.choice(moves) + bias)   # str: the decimal written
         scores[name] = json_score(min(high, max(low, moved)))
     grade = {**document, "reviewer_id": reviewer, "criterion_scores": scores, "comments": "Synthetic further grade."}
     values = list(spec.correctness_values)
@@ -374,6 +376,54 @@ def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: 
         _set_config_key(config, "consolidation_policy", policy or "median")
     return counts
 
+
+
+JUDGE_MOVES = (-1,) + (0,) * 6 + (1,)   # --judge-assisted: the judge moves a criterion by one step 1 time in 4
+
+
+def judge_assisted(out: Path, seed: int, share: Fraction = Fraction(1, 4)) -> dict[str, int]:
+    """Rewrite the tree at ``out`` to estimation: judge-assisted (issue 28): the grade of every run in scoring/
+    becomes the human's truth; the llm-judge ``JUDGE_ID`` grades every run in scoring_multi/ (each criterion moved
+    by one step 1 time in 4, either way; lenient by one more step on two criteria for the first subject only); ``rgbench assign
+    --draw`` draws ``share`` of the runs, stratified by subject and the judge's grade, into
+    subjects/human_draws.json with their exact probabilities; the human grades stay on the drawn runs only, but
+    for the first drawn run of the last subject (pending: drawn, not graded yet) and one undrawn run of the first
+    (a grade outside the draw: agreement only). Unscored responses are removed (the judge grades every run).
+    Counts of what was written."""
+    from rgbench.cli import run_script
+    spec, problems = load_spec(out)
+    if spec is None:
+        raise SystemExit(report(problems))
+    rng = random.Random(f"judge-assisted:{seed}")
+    version = spec.version_dir
+    human = {(path.parent.name, *path.name.split("__")[:2]): path for path in (out / "scoring" / version).glob("*/*.json")}
+    for path in sorted((out / "responses" / version).glob("*/*.json")):
+        if (path.parent.name, *path.stem.split("__")) not in human:
+            path.unlink()
+    subjects = sorted({key[0] for key in human})
+    for key, path in sorted(human.items()):
+        grade = _other_grade(json.loads(path.read_text(encoding="utf-8")), JUDGE_ID, spec, rng, moves=JUDGE_MOVES)
+        if key[0] == subjects[0]:   # lenient here only: one step more on the first two criteria, within the range
+            for name in list(grade["criterion_scores"])[:2]:
+                moved = Fraction(str(grade["criterion_scores"][name])) + (spec.criterion_step or 1)
+                grade["criterion_scores"][name] = json_score(min(Fraction(spec.criterion_max), moved))
+        folder = out / "scoring_multi" / version / key[0]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{key[1]}__{key[2]}__eval-{JUDGE_ID}.json").write_bytes(_dump(grade))
+    _write_reviewers(out, [f"rev-{i}" for i in range(1, 7)], judge=True)
+    config = out / spec.config_path
+    _set_config_key(config, "estimation", "judge-assisted")
+    _set_config_key(config, "judge", JUDGE_ID)
+    if run_script("assign", ["--root", str(out), "--draw", str(round(share * len(human)))]):
+        raise SystemExit("rgbench assign --draw failed")
+    document = json.loads((out / "subjects" / "human_draws.json").read_text(encoding="utf-8"))
+    drawn: list[tuple[str, ...]] = [(r["subject_id"], r["case_id"], r["run_id"]) for r in document["draws"][0]["runs"]]
+    kept = set(drawn) - {next(k for k in drawn if k[0] == subjects[-1])}   # pending
+    kept.add(next(k for k in sorted(human) if k[0] == subjects[0] and k not in drawn))   # outside the draw
+    for key, path in human.items():
+        if key not in kept:
+            path.unlink()
+    return {"judge_grades": len(human), "drawn": len(drawn), "human_grades": len(kept)}
 
 # --- fields the benchmark does not record (issue 23): --no-confidence, --no-correctness, --no-difficulty,
 # --no-pass-rule. Each rewrites the generated tree's system/ copy (the schema or benchmark.yaml that declares the
@@ -508,6 +558,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="config.yaml's consolidation_policy with --graders (default median)")
     parser.add_argument("--judge", action="store_true",
                         help="a registered llm-judge reviewer grades every scored run in scoring_multi/")
+    parser.add_argument("--judge-assisted", action="store_true",
+                        help="estimation: judge-assisted: an llm-judge grades every run (lenient on the first "
+                             "subject), human grades on a stratified draw of a quarter of each subject's runs, "
+                             "recorded in subjects/human_draws.json")
     for name in ABSENT:
         flag = name.replace("_", "-")
         parser.add_argument(f"--no-{flag}", action="store_true",
@@ -533,6 +587,10 @@ def main(argv: list[str] | None = None) -> int:
         spec, _ = load_spec(args.out)
         assert spec is not None   # build() loaded the same system/
         print(f"{args.out}: {len(blank_answers(args.out, spec.version_dir))} blank answers")
+    if args.judge_assisted:
+        made = judge_assisted(args.out, args.seed)
+        print(f"{args.out}: {made['judge_grades']} LLM-judge grades, {made['drawn']} runs drawn, "
+              f"{made['human_grades']} human grades kept")
     if args.graders > 1 or args.judge:   # after the blank answers: the further grades pin the final responses
         added = add_graders(args.out, args.graders, args.policy, args.judge, args.seed)
         print(f"{args.out}: {added['further_grades']} further grades and {added['judge_grades']} LLM-judge grades "

@@ -21,7 +21,7 @@ STRAYS = {
     "golds/RO-FOUL-001_gold.md": f"outside golds/v1.0/, so it is never read: {GOLD_LAYOUT} (move it there or remove it)",
     "golds/drafts/blob": f"outside golds/v1.0/, so it is never read: {GOLD_LAYOUT} (move it there or remove it)",
     "subjects/registry.yml": "not an input, so it is never read: subjects/ holds only registry.yaml, "
-                             "reviewers.yaml and second_reviews.json (rename it or remove it)",
+                             "reviewers.yaml, second_reviews.json and human_draws.json (rename it or remove it)",
     "responses/v2.0/alpha-model/RO-FOUL-001__r1.json":
         "outside responses/v1.0/, so it is never read: responses go in "
         "responses/v1.0/<subject_id>/<case_id>__<run_id>.json (move it there or remove it)",

@@ -265,7 +265,7 @@ def test_layout_problem_accepts_every_input_and_gitkeep():
     for path in ("responses/v1.0/a/RO-FOUL-001__r1.json", "scoring/v1.0/a/RO-FOUL-001__r1__eval-x.json",
                  "scoring_multi/v1.0/a/RO-FOUL-001__r1__adjudication-x.json", "golds/v1.0/RO-FOUL-001_gold.md",
                  "subjects/registry.yaml", "subjects/reviewers.yaml", "subjects/second_reviews.json",
-                 "golds/v1.0/.gitkeep", "results/per_run.csv", "README.md"):
+                 "subjects/human_draws.json", "golds/v1.0/.gitkeep", "results/per_run.csv", "README.md"):
         assert layout_problem(path, "v1.0") is None, path
     assert layout_problem("responses/v1.0/a/b/c.json", "v1.0") is not None
 
@@ -290,9 +290,12 @@ def test_the_reviewers_file_and_the_assignments_are_a_maintainers_and_named_as_s
     repo, tree, base = bench
     tree.write("subjects/reviewers.yaml", "reviewers:\n  - id: rev-eve\n    name: \"Eve\"\n    kind: human\n")
     tree.write("subjects/second_reviews.json", '{"assignments": []}\n')
+    tree.write("subjects/human_draws.json", '{"draws": [], "judge": "j"}\n')   # nor are the human draws
     repo.commit("Register myself")
     status, err, _ = check(repo, base, capsys)
-    assert (status, err[:2]) == (1, [
+    assert (status, err[:3]) == (1, [
+        "subjects/human_draws.json: changes the human draws (subjects/human_draws.json, written by `make draw`): "
+        f"{MAINTAINERS}",
         f"subjects/reviewers.yaml: changes who may grade (subjects/reviewers.yaml): {MAINTAINERS}",
         "subjects/second_reviews.json: changes the planned second grades (subjects/second_reviews.json, written by "
         f"`make assign`): {MAINTAINERS}"])

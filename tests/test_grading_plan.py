@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from treebuilder import REPO
 
+from rgbench.cli import run_script
 from rgbench.stats.grading_plan import Phase, full_variance, grades_for_half_width, grades_to_order, residual_variance, z_value
 
 Z = 1.959963984540054   # the two-sided normal quantile at 95%
@@ -86,3 +88,51 @@ def test_grades_to_order_decided_now_and_undecidable():
     # a difference of 0.01 needs V <= 0.000026, below V_full 0.00167: no grading decides it
     assert grades_to_order(0.01, 0.004, a, b, 0.95) == (None, None)
     assert grades_to_order(-0.2, 0.004, a, b, 0.95) == (0, 0)   # the sign does not matter
+
+
+# --- rgbench plan, end to end on the judge-assisted example ---------------------------------------------------
+
+EXAMPLE = REPO / "examples" / "judgeassist"
+
+
+def plan(capsys, *argv: str) -> tuple[int, str, str]:
+    status = run_script("plan", list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys):
+    status, out, err = plan(capsys, "--root", str(EXAMPLE))
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("Human grades for Q_final's 95% interval half-width 0.05 (judge ")   # stable: 0.05
+    subjects = [line.split()[0] for line in lines[2:6]]
+    assert sorted(subjects) == ["synth-000", "synth-001", "synth-002", "synth-003"]
+    rows = {line.split()[0]: line.split() for line in lines[2:6]}
+    for sid, (_, _, _, half, more, floor) in rows.items():
+        # a subject whose half-width is within the target needs 0 more; the floor is never above the half-width now
+        assert float(floor) <= float(half), sid
+        assert (more == "0") == (float(half) <= 0.05), sid
+    pairs = [line for line in lines if " > " in line]
+    assert len(pairs) == 3   # 4 subjects ranked by their estimate: 3 neighbouring pairs, in that order
+    assert [" ".join(p.split()[:3]) for p in pairs] == [f"{a} > {b}" for a, b in zip(subjects, subjects[1:])]
+
+
+def test_a_wider_target_needs_no_more_grades_than_a_narrower_one(capsys):
+    def needed(width: str) -> dict[str, str]:
+        _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--half-width", width)
+        return {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}
+    wide, narrow = needed("0.2"), needed("0.06")
+    assert set(wide.values()) == {"0"}   # every half-width of the example is below 0.2
+    for sid, more in narrow.items():
+        assert more == "-" or int(more) >= int(wide[sid])
+
+
+def test_plan_refuses_human_mode_and_a_bad_half_width(capsys, tmp_path):
+    status, out, err = plan(capsys, "--root", str(REPO))
+    assert status == 1 and out == ""
+    assert err == ("system/metrics/v1.0/config.yaml: estimation is human; the grading budget is for judge-assisted "
+                   "figures (set estimation: judge-assisted and judge: <an llm-judge's id>; docs/judge_assisted.md)\n")
+    for bad in ("0", "-1", "x", "1e-99999999"):
+        status, out, err = plan(capsys, "--root", str(EXAMPLE), "--half-width", bad)
+        assert status == 1 and err == f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {bad!r}\n", bad

@@ -306,7 +306,8 @@ def test_template_config_shows_every_key_the_toolkit_reads_at_its_default(tmp_pa
     from rgbench.load.validation import toolkit_schema
 
     config = yaml.safe_load(template_files()["system/metrics/v1.0/config.yaml"])
-    assert set(config) == set(toolkit_schema("config").schema["properties"])
+    # judge has no default: it is refused unless estimation is judge-assisted
+    assert set(config) == set(toolkit_schema("config").schema["properties"]) - {"judge"}
     assert main(["init", str(tmp_path / "b")]) == 0
     spec, problems = load_spec(tmp_path / "b")
     assert problems == [] and spec is not None and spec.stats == StatsConfig() and not spec.llm_judge_in_metrics

@@ -26,9 +26,9 @@ from rgbench.stats.judge_assisted import (
 
 C95 = Fraction(95, 100)
 HALF = Fraction(1, 2)
-# Three cases, five runs; every drawn run had probability 1/2 (a judge value f on each run, a human value y on
-# the drawn ones):  c1: (f 1, y 1), (f 1, -)   c2: (f 1, y 0)   c3: (f 0, y 0), (f 1, -)
-HAND = [Run("c1", 1, 1, HALF), Run("c1", 1), Run("c2", 1, 0, HALF), Run("c3", 0, 0, HALF), Run("c3", 1)]
+# Three cases, five runs; every drawn run had probability 1/2, weight w = 1/π = 2 (a judge value f on each run, a
+# human value y on the drawn ones):  c1: (f 1, y 1), (f 1, -)   c2: (f 1, y 0)   c3: (f 0, y 0), (f 1, -)
+HAND = [Run("c1", 1, 1, 2), Run("c1", 1), Run("c2", 1, 0, 2), Run("c3", 0, 0, 2), Run("c3", 1)]
 
 
 def test_a_three_case_example_worked_by_hand():
@@ -59,10 +59,10 @@ def test_the_runs_of_a_case_are_one_cluster_whatever_their_order_or_labels():
 def test_lambda_zero_is_the_human_only_estimate_exactly():
     # A judge of 0 everywhere: F = G = 0, so b = 0 on every case and every replicate, λ = 0, and theta is the
     # inverse-probability-weighted mean of the drawn runs, Σ ξ y/π / Σ ξ/π, in every replicate bit for bit.
-    runs = [Run(f"c{i}", 0, (i * 7) % 5, Fraction(1, 1 + i % 3)) for i in range(12)] + [Run("c1", 0), Run("c4", 0)]
+    runs = [Run(f"c{i}", 0, (i * 7) % 5, 1 + i % 3) for i in range(12)] + [Run("c1", 0), Run("c4", 0)]
     sums = case_sums(runs)
     est = estimate(sums)
-    weight = [1 / Fraction(1, 1 + i % 3) for i in range(12)]
+    weight = [1 + i % 3 for i in range(12)]   # w = 1/π
     assert est.lam == 0
     assert est.theta == sum(w * ((i * 7) % 5) for i, w in enumerate(weight)) / sum(weight)
     counts = case_counts(np.random.default_rng(3), len(sums.case_ids), 300)
@@ -87,7 +87,7 @@ def test_a_judge_equal_to_the_human_takes_lambda_near_one_and_the_judge_pool_mea
     rng = np.random.default_rng(7)
     values = rng.integers(0, 13, size=400)
     drawn, probability = stratified_draw([int(v >= 10) for v in values], 80, rng)
-    runs = [Run(f"c{i // 2:03d}", int(v), int(v) if d else None, p)
+    runs = [Run(f"c{i // 2:03d}", int(v), int(v) if d else None, 1 / p)
             for i, (v, d, p) in enumerate(zip(values, drawn, probability))]
     est = estimate(case_sums(runs))
     pool_mean = Fraction(int(values.sum()), 400)
@@ -97,7 +97,7 @@ def test_a_judge_equal_to_the_human_takes_lambda_near_one_and_the_judge_pool_mea
 
 
 def test_a_constant_judge_adds_nothing():
-    runs = [Run("a", 5, 3, HALF), Run("a", 5), Run("b", 5, 9, Fraction(1, 4)), Run("b", 5)]
+    runs = [Run("a", 5, 3, 2), Run("a", 5), Run("b", 5, 9, 4), Run("b", 5)]
     est = estimate(case_sums(runs))
     # λ = 0 (b = 0): theta = (3·2 + 9·4) / (2 + 4) = 42/6 = 7
     assert (est.lam, est.theta, est.effective) == (0, 7, 2)
@@ -113,18 +113,26 @@ def test_no_human_value_leaves_everything_undefined():
 
 
 def test_one_case_gives_the_point_and_replicates_without_a_drawn_case_are_left_out():
-    one = case_sums([Run("c1", 1, 1, HALF), Run("c1", 0)])
+    one = case_sums([Run("c1", 1, 1, 2), Run("c1", 0)])
     assert interval(one, np.ones((20, 1)), C95) == (1.0, 1.0)
     # c2 and c3 carry no human value: a replicate drawing only them is NaN, left out of the bounds
-    sums = case_sums([Run("c1", 1, 1, HALF), Run("c1", 0, 0, HALF), Run("c2", 1), Run("c3", 0)])
+    sums = case_sums([Run("c1", 1, 1, 2), Run("c1", 0, 0, 2), Run("c2", 1), Run("c3", 0)])
     assert np.isnan(fit(sums, np.array([[0.0, 2.0, 1.0]])).theta[0])
     assert interval(sums, case_counts(np.random.default_rng(1), 3, 200), C95) is not None
 
 
-@pytest.mark.parametrize("probability", [0, Fraction(3, 2), -1])
-def test_a_drawn_run_needs_a_probability_in_zero_one(probability):
-    with pytest.raises(ValueError, match=rf"case c1: a drawn run has probability {probability}, not in \(0, 1\]"):
-        case_sums([Run("c1", 1, 1, probability)])
+@pytest.mark.parametrize("weight", [-1, Fraction(-1, 2)])
+def test_a_labelled_run_needs_a_weight_of_zero_or_more(weight):
+    with pytest.raises(ValueError, match=rf"case c1: a labelled run has weight {weight}, below 0"):
+        case_sums([Run("c1", 1, 1, weight)])
+
+
+def test_weights_sum_over_draws_and_a_grade_outside_every_draw_is_no_label():
+    # A run listed by two draws at π 1/2 and 1/4 has w = 2 + 4 = 6; a human grade with w = 0 (no draw listed it)
+    # is not a label: case c1 = runs (f 1, y 1, w 6), (f 0, y 0, w 0): n 2, labelled 1, m 6, Y 6, F 1, G 6.
+    sums = case_sums([Run("c1", 1, 1, Fraction(1, 2) ** -1 + Fraction(1, 4) ** -1), Run("c1", 0, 0, 0)])
+    assert (sums.runs, sums.labelled, sums.drawn, sums.human, sums.judge, sums.judge_drawn) == (
+        (2,), (1,), (6,), (6,), (1,), (6,))
 
 
 def test_one_estimator_gives_p_s_bar_and_q_final():
@@ -134,7 +142,7 @@ def test_one_estimator_gives_p_s_bar_and_q_final():
     scores = [12, 7, 10, 3, 11, 9]
     probability = [HALF, HALF, Fraction(1, 3), Fraction(1, 3), 1, 1]
     def mean_of(values):
-        runs = [Run(f"c{i // 2}", 0, v, p) for i, (v, p) in enumerate(zip(values, probability))]
+        runs = [Run(f"c{i // 2}", 0, v, 1 / p) for i, (v, p) in enumerate(zip(values, probability))]
         return estimate(case_sums(runs)).theta
     passed = [int(s >= 10) for s in scores]
     q = [Fraction(q_numerator(p, s, alpha, span), alpha.denominator * span) for p, s in zip(passed, scores)]
@@ -142,7 +150,7 @@ def test_one_estimator_gives_p_s_bar_and_q_final():
 
 
 def test_paired_differences_use_the_shared_cases_and_the_same_replicates():
-    first = case_sums(HAND + [Run("c9", 1, 1, HALF)])        # c9 is not shared: it drops out
+    first = case_sums(HAND + [Run("c9", 1, 1, 2)])        # c9 is not shared: it drops out
     second = case_sums([Run(c, 0, v, 1) for c, v in (("c1", 1), ("c2", 0), ("c3", 1))])
     # second: constant judge, all drawn: its plain mean 2/3; first on c1-c3 is the hand example, 58/139
     assert difference(first, second) == Fraction(58, 139) - Fraction(2, 3)

@@ -322,11 +322,12 @@ CLIPPED = r"""JSON.stringify((() => {
 })())"""
 
 
-@pytest.mark.parametrize("which", ["fixture", "committed"])
+@pytest.mark.parametrize("which", ["fixture", "committed", "judge-assisted"])
 def test_nothing_is_clipped_at_390_px(browser, tmp_path, which):
     from test_leaderboard_quotes import build_quoted
 
-    html = (build_quoted(tmp_path / "tree") if which == "fixture" else REPO / "results") / "leaderboard.html"
+    results = {"committed": REPO / "results", "judge-assisted": REPO / "examples" / "judgeassist" / "results"}
+    html = (build_quoted(tmp_path / "tree") if which == "fixture" else results[which]) / "leaderboard.html"
     if not html.is_file():
         pytest.skip("results/leaderboard.html is not committed yet (run `make metrics`)")
     session = open_page(browser, html)

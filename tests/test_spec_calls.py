@@ -7,7 +7,8 @@ text. Each name must be defined in exactly one module of ``rgbench.compute.deriv
 (resolved when the test runs, so a function that moves between those modules is still found). The test
 copies the sample suite, runs ``compute_metrics.py``, ``aggregate_scoring.py`` (the agreement and
 consolidation of §25-§26 read ``scoring_multi/``) and ``build_leaderboard.py`` (rank ranges, §21) in-process
-under a profile hook, and fails for every named function that was not entered.
+under a profile hook, and fails for every named function that was not entered; the functions only
+judge-assisted mode calls (§35) are entered by ``make metrics`` on the example in that mode (examples/judgeassist).
 """
 
 from __future__ import annotations
@@ -109,7 +110,14 @@ def sample_tree(tmp_path_factory):
     return root
 
 
-def test_every_named_function_is_called_on_the_sample_suite(sample_tree, capsys):
+@pytest.fixture(scope="module")
+def assisted_tree(tmp_path_factory):
+    root = tmp_path_factory.mktemp("judgeassist") / "judgeassist"
+    shutil.copytree(REPO / "examples" / "judgeassist", root, ignore=shutil.ignore_patterns("results"))
+    return root
+
+
+def test_every_named_function_is_called_on_the_sample_suite(sample_tree, assisted_tree, capsys):
     from rgbench.cli import run_script
 
     names = named_functions(DOC.read_text(encoding="utf-8"))
@@ -128,9 +136,11 @@ def test_every_named_function_is_called_on_the_sample_suite(sample_tree, capsys)
         codes = [run_script("compute", ["--root", root]),
                  run_script("agreement", ["--root", root]),
                  run_script("leaderboard", ["--root", root])]
+        # the functions only judge-assisted mode calls (§35), on the example benchmark in that mode
+        codes.append(run_script("metrics", ["--root", str(assisted_tree)]))
     finally:
         sys.setprofile(None)
         threading.setprofile(None)
-    assert codes == [0, 0, 0], capsys.readouterr().err
+    assert codes == [0, 0, 0, 0], capsys.readouterr().err
     never = [f"§{names[name]} `{name}`" for name, code in wanted.items() if code not in entered]
     assert never == [], "named in aggregate_metrics.md but never called: " + ", ".join(never)

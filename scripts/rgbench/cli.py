@@ -172,7 +172,19 @@ def _review(p: argparse.ArgumentParser) -> None:
 
 
 def _assign(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--share", required=True, help="share of the graded runs to grade twice, in (0, 1]")
+    p.add_argument("--share", help="share of the graded runs to grade twice, in (0, 1]")
+    p.add_argument("--draw", type=int, metavar="N", help="judge-assisted: a new draw of N runs for human grades, "
+                                                         "stratified by subject and judge grade")
+    p.add_argument("--next", type=int, metavar="N", help="judge-assisted: an active draw of N runs expected, "
+                                                         "where the judge's error spreads most")
+
+
+def _plan(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--figure", choices=("Q_final", "P", "s_bar"), default="Q_final",
+                   help="the figure to plan for (default Q_final)")
+    p.add_argument("--half-width", metavar="H",
+                   help="target interval half-width (P and Q_final on 0-1, s_bar on its scale; default: config.yaml's "
+                        "'stable' reliability half-width, times the score range for s_bar)")
 
 
 def _drift(p: argparse.ArgumentParser) -> None:
@@ -210,8 +222,10 @@ COMMANDS: dict[str, Command] = {
     "init": Command("init", "write a new benchmark repository into DIR", "init_benchmark.py", _init, None),
     "review": Command("review", "serve the blind grading page on 127.0.0.1 (--reviewer ID; --port, --unblind)",
                       "review.py", _review),
-    "assign": Command("assign", "pick a stratified, seeded sample of runs for second grades (--share)", "assign.py",
-                      _assign),
+    "assign": Command("assign", "pick runs for second grades (--share) or judge-assisted human draws (--draw, --next)",
+                      "assign.py", _assign),
+    "plan": Command("plan", "judge-assisted: the human grades each figure and each neighbouring pair still needs",
+                    "plan.py", _plan),
     "drift": Command("drift", "reviewer drift over time: per reviewer and month, grades, mean raw score, leniency (CSV)",
                      "reviewer_drift.py", _drift),
 }

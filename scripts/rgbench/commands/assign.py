@@ -1,10 +1,18 @@
-"""Pick a stratified, seeded sample of graded runs for a second grade and assign each a reviewer.
+"""Pick runs for further human grades: second grades (--share), or in judge-assisted mode the human draws.
 
-    rgbench assign --share 0.2
+    rgbench assign --share 0.2      a stratified, seeded sample of graded runs for a second grade
+    rgbench assign --draw N         judge-assisted: a new draw of N runs, stratified by subject and judge grade
+    rgbench assign --next N         judge-assisted: an active draw of N runs expected, where the judge errs most
 
-Strata: (family, subject) of the runs graded in scoring/; the second reviewer is a registered human
+--share: strata (family, subject) of the runs graded in scoring/; the second reviewer is a registered human
 other than the first reviewer, the least loaded first. Writes subjects/second_reviews.json, which the
 grading page reads (the same inputs and share give the same bytes).
+
+--draw and --next (config.yaml estimation: judge-assisted) append a draw to subjects/human_draws.json, each run
+with the exact probability the draw had of picking it, and name for each drawn run without a human grade the
+registered human with the fewest runs waiting (ties: id order); the grading page serves them in draw order. The
+existing draws are checked first (each must be what its seed and the judge's grades give; `rgbench validate`
+checks the same). docs/judge_assisted.md, "The draw", says how each draw is made.
 """
 
 from __future__ import annotations
@@ -16,11 +24,13 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..atomic import output_error, write_bytes_atomic
+from ..load.draws import DRAWS_FILE, Draw, DrawnRun, HumanDraws, draws_document
 from ..load.parsing import exact_decimal
 from ..load.reviewers import HUMAN, REVIEWERS_FILE
 from ..problems import Problem, report
 from ..review import assignments, scoring_doc
-from .common import load_valid_tree, not_a_tree
+from ..stats import judge_assisted_draw as drawing
+from .common import load_valid_grades, load_valid_tree
 
 
 def parse_share(text: str) -> Fraction | None:
@@ -37,8 +47,13 @@ def parse_share(text: str) -> Fraction | None:
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
-    if not_a_tree(root):
+    chosen = [option for option in ("share", "draw", "next") if getattr(args, option) is not None]
+    if len(chosen) != 1:
+        print("rgbench assign: give one of --share S (second grades), --draw N or --next N (judge-assisted draws)",
+              file=sys.stderr)
         return 1
+    if args.share is None:
+        return draw(root, "draw" if args.draw is not None else "next", args.draw if args.draw is not None else args.next)
     share = parse_share(args.share)
     if share is None:
         shown = args.share if len(args.share) <= 40 else args.share[:40] + "..."
@@ -55,13 +70,75 @@ def run(args: argparse.Namespace) -> int:
     first, anyone = scoring_doc.graded_runs(root, spec)
     first_reviewer = {key: who[0] for key, who in first.items() if key in tree.responses and len(who) == 1}
     families = {key: tree.golds[key[1]].family for key in first_reviewer}
-    chosen = assignments.assign(first_reviewer, families, humans, anyone, share)
+    chosen_runs = assignments.assign(first_reviewer, families, humans, anyone, share)
     try:
         write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE,
-                           assignments.assignments_document(share, chosen, len(first_reviewer)))
+                           assignments.assignments_document(share, chosen_runs, len(first_reviewer)))
     except OSError as exc:
         return report([Problem(assignments.ASSIGNMENTS_FILE, output_error(root / assignments.ASSIGNMENTS_FILE, exc).reason)])
-    per_reviewer = Counter(item["reviewer_id"] for item in chosen)
-    print(f"{assignments.ASSIGNMENTS_FILE}: {len(chosen)} of {len(first_reviewer)} graded runs assigned for a second "
+    per_reviewer = Counter(item["reviewer_id"] for item in chosen_runs)
+    print(f"{assignments.ASSIGNMENTS_FILE}: {len(chosen_runs)} of {len(first_reviewer)} graded runs assigned for a second "
           "grade (" + ", ".join(f"{r} {n}" for r, n in sorted(per_reviewer.items())) + ")")
     return 0
+
+
+def draw(root: Path, option: str, size: int) -> int:
+    """``--draw N`` (stratified) or ``--next N`` (active): append draw k + 1 to subjects/human_draws.json."""
+    loaded = load_valid_grades(root)
+    if loaded is None:
+        return 1
+    spec, tree, multi = loaded
+    if not spec.judge_assisted:
+        return report([Problem(spec.config_path, f"--{option}: estimation is human, where every run is graded by a "
+                                                 "person; draws of runs for human grades are judge-assisted mode's "
+                                                 "(set estimation: judge-assisted and judge: <id> in config.yaml, "
+                                                 "docs/judge_assisted.md; for second grades: --share)")])
+    humans = sorted(r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN)
+    if not humans:
+        return report([Problem(REVIEWERS_FILE, "no human reviewer registered; a drawn run needs one to grade it")])
+    runs, left_out = drawing.judged_runs(spec, tree, multi)
+    existing = tree.draws or HumanDraws(spec.judge, ())
+    problems = [Problem(DRAWS_FILE, message) for message in drawing.verify(existing, runs)]
+    waiting = drawing.pending(existing, runs)
+    if option == "next" and waiting:
+        problems.append(Problem(DRAWS_FILE, f"{len(waiting)} run(s) of the earlier draws have no human grade yet: an "
+                                            "active draw rests on the human grades of every earlier drawn run "
+                                            "(grade them first: rgbench review)"))
+    if not runs:
+        problems.append(Problem(spec.config_path, f"no subject has every run graded by the judge {spec.judge}"))
+    if problems:
+        return report(problems)
+    number, seed = len(existing.draws) + 1, spec.stats.seed
+    try:
+        made = (drawing.stratified(number, seed, runs, size) if option == "draw" else
+                drawing.active(number, seed, runs, frozenset(r.key for d in existing.draws for r in d.runs), size))
+    except ValueError as exc:
+        return report([Problem(f"--{option}", f"{size}: {exc}")])
+    made = with_reviewers(made, existing, runs, humans)
+    try:
+        write_bytes_atomic(root / DRAWS_FILE, draws_document(HumanDraws(spec.judge, (*existing.draws, made))))
+    except OSError as exc:
+        return report([Problem(DRAWS_FILE, output_error(root / DRAWS_FILE, exc).reason)])
+    asked = Counter(r.reviewer_id for r in made.runs if r.reviewer_id)
+    print(f"{DRAWS_FILE}: draw {number} ({made.design}) picked {len(made.runs)} runs over {len(runs)} subjects, "
+          f"{sum(asked.values())} to grade (" + (", ".join(f"{r} {n}" for r, n in sorted(asked.items())) or "none")
+          + f"), {len(made.runs) - sum(asked.values())} already graded by a human")
+    for subject, why in left_out.items():
+        print(f"  {subject} left out: {why}")
+    return 0
+
+
+def with_reviewers(made: Draw, existing: HumanDraws, runs: dict, humans: list[str]) -> Draw:
+    """``made`` with a reviewer for each run without a human grade: the one an earlier draw named while it still
+    waits, else the registered human with the fewest runs waiting (ties: id order)."""
+    graded = {r.key for items in runs.values() for r in items if r.human is not None}
+    earlier = {r.key: r.reviewer_id for d in existing.draws for r in d.runs if r.reviewer_id and r.key not in graded}
+    load = Counter({h: 0 for h in humans}) + Counter(earlier.values())
+    named = []
+    for run in made.runs:
+        reviewer = None
+        if run.key not in graded:
+            reviewer = earlier.get(run.key) or min(humans, key=lambda h: (load[h], h))
+            load[reviewer] += run.key not in earlier
+        named.append(DrawnRun(run.key, run.probability, reviewer))
+    return Draw(made.number, made.design, made.seed, tuple(named), made.subjects, made.size, made.spreads)

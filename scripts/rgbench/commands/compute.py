@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
@@ -32,6 +33,7 @@ from ..load.spec import Spec
 from ..numfmt import counted
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE, Published, Results, compute_results, publish
+from ..results_csv import Table
 from ..stats.consolidated_board import board_tree
 from .common import bad_folder_name, collector_paused, load_valid_grades, load_valid_tree, one_blas_thread
 
@@ -64,11 +66,14 @@ def run(args: argparse.Namespace) -> int:
         return write_metrics(root, spec, tree, args.results_dir)
 
 
-def computed(spec: Spec, tree: Tree, grades: dict[str, object] | None = None) -> tuple[Results, Published]:
+def computed(spec: Spec, tree: Tree, grades: dict[str, object] | None = None,
+             assisted: Callable[[Results], Mapping[str, Table]] | None = None) -> tuple[Results, Published]:
     """Every table of ``tree`` (valid, as loaded for the metrics: without llm-judge scorings unless config.yaml
     counts them; or one consolidated grade per run, ``grades`` then saying so in manifest.json), exact and as
-    written."""
+    written; with ``assisted`` (judge-assisted mode) the tables it makes from those results too."""
     results = replace(compute_results(tree, spec), grades=grades)
+    if assisted is not None:
+        results = replace(results, judge_assisted=assisted(results))
     return results, publish(spec, results)
 
 

@@ -4,7 +4,8 @@
 
 Serves on 127.0.0.1 only (a free port unless --port) and prints one URL carrying a random token;
 requests without it get 403. The queue lists the runs without a scoring in scoring/ and the second
-grades subjects/second_reviews.json assigns to you; Save writes
+grades subjects/second_reviews.json assigns to you (judge-assisted mode: first the drawn runs
+subjects/human_draws.json names you for that no human has graded yet, in draw order; no other first grade); Save writes
 scoring/<v>/<subject>/<case>__<run>__eval-ID.json (a second grade: scoring_multi/...) once, with both
 pins filled, and never overwrites. The page hides the subject unless --unblind, which is recorded in
 the scoring as "blind": false. Stop with Ctrl+C.
@@ -40,8 +41,8 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
     assigned, problems = assignments.read_assignments(root)
     if problems:
         return None, problems
-    return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id],
-                     assigned=assigned, blind=blind), []
+    return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id], assigned=assigned,
+                     blind=blind, drawn=assignments.drawn_assignments(tree.draws) if spec.judge_assisted else None), []
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,7 +1,9 @@
 """Validate every input of a benchmark tree (schemas, ids, cross-file rules) without writing anything.
 
 Prints each problem as `path: message` on stderr and exits 1 if there is any.
-Further reviewers' grades in scoring_multi/ are checked too, once the rest is valid.
+Further reviewers' grades in scoring_multi/ are checked too, once the rest is valid; in judge-assisted mode,
+then each draw of subjects/human_draws.json is re-derived from its seed and the judge's grades, and a draw that
+differs is refused (docs/judge_assisted.md, "The draw").
 With --scoring-dir NAME, the scorings are read from NAME (e.g. scoring_consolidated, the consolidated
 grades scripts/aggregate_scoring.py writes, whose policy's own reviewer needs no registration) instead of
 scoring/, as compute_metrics.py --scoring-dir reads them; scoring_multi/ is then not read.
@@ -23,11 +25,13 @@ from pathlib import Path
 from ..governance.annotations import github_line
 from ..governance.changeset import select
 from ..governance.gitio import GitError, changed_since
+from ..load.draws import DRAWS_FILE
 from ..load.loader import SCORING_DIR, load_tree
 from ..load.multi_scoring import load_multi
 from ..load.safe_read import read_single_file
 from ..load.spec import load_spec
 from ..problems import Problem, report
+from ..stats.judge_assisted_draw import judged_runs, verify
 from .common import bad_folder_name
 
 
@@ -49,10 +53,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree (--scoring-dir names a folder of "
               "scorings, e.g. one written by scripts/aggregate_scoring.py)", file=sys.stderr)
         return 1
-    tree, problems = load_tree(args.root, spec, scoring_dir=args.scoring_dir)
+    tree, problems = load_tree(args.root, spec, scoring_dir=args.scoring_dir, llm_judges=spec.judge_assisted)
     multi = None
     if tree is not None and args.scoring_dir == SCORING_DIR:  # further grades are judged against the valid tree
         multi, problems = load_multi(args.root, spec, tree)
+    if multi is not None and tree is not None and tree.draws is not None:   # judge-assisted: each draw re-derived
+        problems = [Problem(DRAWS_FILE, message) for message in verify(tree.draws, judged_runs(spec, tree, multi)[0])]
     left_out = 0
     if changed is not None:
         problems, left_out = select(problems, changed, spec)

@@ -30,7 +30,8 @@ The roles, as docs/maintainer.md's "Roles" section states them:
     changed scoring (a committed grade: the pre-flight cannot tell whose it
     is), a changed registry entry or registry history, the reviewers and the
     planned second grades (``subjects/reviewers.yaml``,
-    ``subjects/second_reviews.json``), ``results/README.md``, README prose.
+    ``subjects/second_reviews.json``, the human draws ``subjects/human_draws.json``), ``results/README.md``,
+    README prose.
 
 Generated results and a regenerated README block need no role of their own:
 they follow the inputs (``make check`` and ``check_provenance.py`` prove it).
@@ -55,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..leaderboard.readme import README_FILE, replace_block, split_readme
+from ..load.draws import DRAWS_FILE
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import ASSIGNMENTS_FILE, REVIEWERS_FILE
@@ -142,7 +144,7 @@ class Facts:
     authority: Authority = field(default_factory=Authority)
 
 
-SUBJECT_FILES = (REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE)
+SUBJECT_FILES = (REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE, DRAWS_FILE)
 
 
 def toolkit_result_names() -> frozenset[str]:
@@ -248,6 +250,8 @@ def role_of(change: Change, facts: Facts, result_names: frozenset[str] | None = 
         return MAINTAINER, f"changes who may grade ({REVIEWERS_FILE})"
     if path == ASSIGNMENTS_FILE:
         return MAINTAINER, f"changes the planned second grades ({ASSIGNMENTS_FILE}, written by `make assign`)"
+    if path == DRAWS_FILE:
+        return MAINTAINER, f"changes the human draws ({DRAWS_FILE}, written by `make draw`)"
     if path.startswith("results/historico/"):
         return MAINTAINER, "adds a snapshot (results/historico/, taken by `make snapshot`)"
     if path == README_FILE:

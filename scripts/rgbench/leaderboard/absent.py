@@ -27,27 +27,35 @@ class Shown:
     rubric_floor: bool = True  # the floor rule of the classification
     rubric_ceiling: bool = True  # clipping at the case's ceiling
     tags: bool = True          # the tag breakdown (some gold has tags)
+    judge_assisted: bool = False   # estimation: judge-assisted: only the estimator's P, s_bar, Q_final
 
     @property
     def calibration(self) -> bool:
-        """BS, ECE, the calibration bins, diagrams and check need both confidence and correctness."""
-        return self.confidence and self.correctness
+        """BS, ECE, the calibration bins, diagrams and check need both confidence and correctness (and a board of
+        human grades: the estimator gives none of them yet)."""
+        return self.confidence and self.correctness and not self.judge_assisted
 
     @property
     def difficulty_figures(self) -> bool:
-        """Pass rate by difficulty, P_weighted and the difficulty-label check: a difficulty and a pass rule."""
-        return self.difficulty and self.pass_rule
+        """Pass rate by difficulty, P_weighted and the difficulty-label check: a difficulty and a pass rule (and a
+        board of human grades)."""
+        return self.difficulty and self.pass_rule and not self.judge_assisted
 
 
 def shown_of(spec: Spec, has_tags: bool = True) -> Shown:
     """The figures ``spec``'s benchmark records; ``has_tags``: some gold has tags."""
     return Shown(spec.has_pass_rule, spec.has_confidence, spec.has_correctness, spec.has_difficulty,
-                 spec.has_case_type, spec.has_rubric_floor, spec.has_rubric_ceiling, has_tags)
+                 spec.has_case_type, spec.has_rubric_floor, spec.has_rubric_ceiling, has_tags, spec.judge_assisted)
 
 
 def reasons(shown: Shown, scale: ScoreScale) -> list[str]:
     """One sentence per kind of absent figure, in page order; empty when nothing is absent."""
     out = []
+    if shown.judge_assisted:
+        out.append("In judge-assisted mode the board gives P, s\u0304 and Q_final by the estimator only: BS, ECE, "
+                   "calibration, the figures by family, difficulty, criterion, tag and case type, pass@k and the alpha "
+                   "sensitivity are not estimated yet, so they are absent rather than computed from the human grades "
+                   "of a draw that is not a uniform sample.")
     if not shown.pass_rule:
         out.append(f"This benchmark declares no pass rule (no pass_threshold), so runs are not classified and there "
                    f"is no P, P_family, pass@k or pass rate by difficulty: Q_final is the normalised score "

@@ -20,6 +20,7 @@ from .difficulty_text import DifficultyTrendRow
 from .grades_text import grades_note
 from .inputs import LeaderboardInputs, runs_by_subject
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
+from .judge_assisted_text import RestsOn, rests_on
 from .lab_tables import LabTables
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, group_label, significance, tie_groups
 from .registry import RegisteredSubject
@@ -107,6 +108,7 @@ class Board:
     shown: Shown = Shown()  # the optional figures the benchmark records (absent ones: left out, said why once)
     downloads: tuple[str, ...] = ()  # the CSVs the page summarises: leaderboard.csv, then manifest.json's outputs
     answers_to: str = ""  # the newest answer's date (run_metadata.csv's generated_to); "" when none is dated
+    rests_on: tuple[RestsOn, ...] = ()  # judge-assisted mode: what each subject's figures rest on; () otherwise
 
     @property
     def date_text(self) -> str:
@@ -182,6 +184,8 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         sid = standing.metrics.subject_id
         runs = runs_of.get(sid, [])
         n_cases = len({row.case_id for row in runs})  # distinct cases: repeated runs of a case count once
+        if inputs.assisted is not None:   # judge-assisted: the judged cases (judge_assisted.csv)
+            n_cases = tables.subject_extras.get(sid, {}).get("n_cases", 0)
         intervals = subject_interval_cells(tables.subject_extras.get(sid, {}))
         entries.append(BoardEntry(
             standing=standing,
@@ -229,6 +233,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         grades_note=grades_note(manifest.grades),
         shown=shown,
         downloads=("leaderboard.csv", *sorted(name for name in manifest.outputs if name.endswith(".csv"))),
+        rests_on=() if inputs.assisted is None else rests_on(inputs.assisted, [e.metrics.subject_id for e in entries]),
         answers_to=max((r["generated_to"] for r in (lab.get(METADATA_FILE) if lab else []) if r["generated_to"]),
                        default=""),
     )

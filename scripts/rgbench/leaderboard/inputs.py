@@ -9,7 +9,7 @@ hides another.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from ..results.tables import (
 from ..stats.alpha_sensitivity import AlphaRow, OrderRow
 from ..stats.eligibility import is_incomplete
 from ..stats.judge_agreement import JUDGE_FILE
+from ..stats.judge_assisted_board import ASSISTED_COLUMNS, ASSISTED_FILE
 from ..stats.outputs import (
     ALPHA_FILE,
     DIFFICULTY_TREND_COLUMNS,
@@ -91,6 +92,7 @@ class LeaderboardInputs:
     difficulty_trend: DifficultyTrendRow | None = None  # difficulty_trend.csv
     reviewers: list[dict[str, str]] = field(default_factory=list)  # reviewers.csv's rows (none without the file)
     judges: list[dict[str, str]] = field(default_factory=list)     # judge_agreement.csv's
+    assisted: list[dict[str, Any]] | None = None   # judge_assisted.csv's rows (estimation: judge-assisted)
 
 
 def out_of_step(manifest: Manifest, spec: Spec) -> list[Problem]:
@@ -125,6 +127,23 @@ def core_tables(published: Published) -> tuple[ResultTables | None, list[Problem
         family_extras={(r["subject_id"], r["family"]): {k: v for k, v in r.items() if k in FAMILY_EXTRAS}
                        for r in family_rows},
     ), []
+
+
+def assisted_tables(tables: ResultTables, rows: Sequence[dict[str, Any]]) -> ResultTables:
+    """``tables`` with every subject's P, s_bar and Q_final, their bounds and its case count from judge_assisted.csv
+    (``rows``, typed; :mod:`.judge_assisted_text`); N is its judged runs (0 without an estimate: not ranked); BS,
+    ECE and the families are absent (a draw stratified by the judge's grade is no uniform sample)."""
+    by_id = {r["subject_id"]: r for r in rows}
+    subjects, extras = [], {}
+    for m in tables.subjects:
+        r = by_id.get(m.subject_id, {})
+        q = r.get("Q_final")
+        subjects.append(SubjectMetrics(m.subject_id, m.subject_version, r["n_runs"] if q is not None else 0,
+                                       r.get("n_unjudged", m.n_unscored), r.get("P"), r.get("s_bar"), None, None, q, m.alpha,
+                                       m.disqualified, m.n_critical))
+        extras[m.subject_id] = {k: v for k, v in r.items() if k == "n_cases" or (
+            k.endswith(("_low", "_high")) and "_human_" not in k and not k.startswith("rank"))}
+    return replace(tables, subjects=tuple(subjects), families=(), subject_extras=extras, family_extras={})
 
 
 def runs_by_subject(runs: Sequence[RunRow]) -> dict[str, list[RunRow]]:
@@ -190,8 +209,17 @@ def board_inputs(root: Path, spec: Spec, published: Published, *, computed_now: 
         problems += [Problem(f"{RESULTS_DIR}/{SUBJECT_FILE}", f"{sid!r} has a row but is not registered in "
                                                              f"{REGISTRY_FILE} (the results are out of step; {REGENERATE})")
                      for sid in sorted(rows - set(registry.subjects))]
+    assisted = None
+    if spec.judge_assisted:
+        assisted, more = _typed(published, ASSISTED_FILE, ASSISTED_COLUMNS)
+        problems += more if assisted is not None else [
+            Problem(f"{RESULTS_DIR}/{ASSISTED_FILE}", f"missing, but {spec.config_path} sets estimation: "
+                                                      f"judge-assisted ({REGENERATE})")]
     if problems:
         return None, problems
+    if assisted is not None:   # the estimator's figures; what it does not give yet is absent (judge_assisted_text)
+        return LeaderboardInputs(spec, assisted_tables(tables, assisted), registry, manifest, critical.fails,
+                                 reviewers=reviewers, judges=judges, assisted=assisted), []
     pairwise, sets, order, alpha = (stats[name] for name in (PAIRWISE_FILE, RANK_SETS_FILE, RANK_STABILITY_FILE,
                                                              ALPHA_FILE))
     return LeaderboardInputs(

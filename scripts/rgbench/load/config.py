@@ -108,6 +108,27 @@ def parse_stats_config(config: dict, difficulties: range | None = None) -> tuple
     return stats, sorted(messages)
 
 
+JUDGE_ASSISTED = "judge-assisted"   # config.yaml estimation: the judge grades every run, humans a draw of them
+
+
+def estimation_messages(config: dict) -> list[str]:
+    """What is wrong with config.yaml's ``estimation``, ``judge`` and ``llm_judge_in_metrics`` together (their
+    types are the schema's): judge-assisted needs a judge, a judge needs judge-assisted, and judge-assisted
+    refuses ``llm_judge_in_metrics: true``, which would count the judge's grades a second time as human ones.
+    Whether the judge is registered as an llm-judge is the loader's (it knows the reviewers)."""
+    assisted = config.get("estimation") == JUDGE_ASSISTED
+    if assisted and not config.get("judge"):
+        return ["$.judge: missing: estimation judge-assisted needs the id of the llm-judge reviewer that grades "
+                "every run (add judge: <id> from subjects/reviewers.yaml)"]
+    if "judge" in config and not assisted:
+        return [f"$.judge: set to {config['judge']!r}, but estimation is human (remove judge, or set estimation: "
+                f"{JUDGE_ASSISTED})"]
+    if assisted and config.get("llm_judge_in_metrics") is True:
+        return ["$.llm_judge_in_metrics: true with estimation judge-assisted would count the judge's grades twice, "
+                "as the judge's and as human ones (set it to false or remove it)"]
+    return []
+
+
 def schema_difficulty_range(gold_schema: Any) -> range | None:
     """The integer range of ``difficulty`` that a gold JSON Schema allows, or None when it states none."""
     try:

@@ -15,6 +15,7 @@ and the same checks.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from operator import itemgetter
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from ..problems import Problem
 from .consolidate import KNOWN_POLICIES, policy_of
+from .draws import DRAWS_FILE, read_draws
 from .extract import (
     CONSOLIDATED,
     EVALUATION,
@@ -92,6 +94,15 @@ def load_reviewers(col: Collector, spec: Spec) -> None:
     if data is not None:
         col.inputs[REVIEWERS_FILE] = hashlib.sha256(data).hexdigest()
     col.reviewers = reviewers
+
+
+def check_judge(col: Collector, spec: Spec) -> None:
+    """config.yaml's judge must be registered in subjects/reviewers.yaml with kind llm-judge."""
+    judges = sorted(r.reviewer_id for r in (col.reviewers or {}).values() if r.kind == LLM_JUDGE)
+    if spec.judge not in judges:
+        col.add(spec.config_path, f"$.judge: {spec.judge!r} is not registered in {REVIEWERS_FILE} as an llm-judge "
+                                  f"(registered llm-judges: {', '.join(judges) or 'none'}; register it there with "
+                                  "kind: llm-judge, or name one of them)")
 
 
 def fail_problems(spec: Spec, rel: str, fails: tuple[tuple[str, str], ...]) -> list[Problem]:
@@ -486,9 +497,11 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
     col = Collector(root)
     read_system(col)
     subjects = load_registry(col, spec)
-    refuse_other_files(col, "subjects", {REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE},
-                       "registry.yaml, reviewers.yaml and second_reviews.json")
+    refuse_other_files(col, "subjects", {REGISTRY_FILE, REVIEWERS_FILE, ASSIGNMENTS_FILE, DRAWS_FILE},
+                       "registry.yaml, reviewers.yaml, second_reviews.json and human_draws.json")
     load_reviewers(col, spec)
+    if spec.judge_assisted:
+        check_judge(col, spec)
     gold_jobs = list_golds(col, spec)
     response_jobs = list_subject_files(col, spec, "responses", RESPONSE, subjects)
     scoring_jobs = list_subject_files(col, spec, scoring_dir, consolidated_kind(col, spec, scoring_dir), subjects)
@@ -504,6 +517,15 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
     gold_digests = {case_id: extracted[entry.rel][0] for entry, _, case_id in gold_jobs if extracted[entry.rel][0]}
     scorings = build_scorings(col, spec, scoring_jobs, extracted, subjects, golds, gold_files, responses, present,
                               gold_digests)
+    draws = None
+    if spec.judge_assisted:   # the draws' runs must exist here; each draw is re-derived by rgbench validate
+        draws, problems = read_draws(root, spec, responses)
+        col.problems.extend(problems)
+        if draws is not None:
+            col.inputs[DRAWS_FILE] = hashlib.sha256(read_bytes(root, DRAWS_FILE)).hexdigest()
+    elif os.path.lexists(Path(root) / DRAWS_FILE):
+        col.add(DRAWS_FILE, f"estimation is human in {spec.config_path}, so the draws are never read (set estimation: "
+                            "judge-assisted and judge, or remove the file)")
     if col.problems or subjects is None:
         return None, sorted(set(col.problems))
     if not llm_judges:
@@ -515,5 +537,6 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
         scorings=tuple(sorted(scorings, key=_SCORING_ORDER)),
         inputs=dict(sorted(col.inputs.items())),
         reviewers=col.reviewers,
+        draws=draws,
     )
     return tree, []

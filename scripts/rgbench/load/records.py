@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from .draws import HumanDraws
     from .reviewers import Reviewer
 
 
@@ -95,3 +96,5 @@ class Tree:
     inputs: dict[str, str]  # relative path -> sha256 of its bytes
     # subjects/reviewers.yaml as read with the tree; None when the tree has no such file (no reviewer is checked)
     reviewers: dict[str, Reviewer] | None
+    # subjects/human_draws.json in judge-assisted mode (rgbench.load.draws); None: human mode or no draw yet
+    draws: HumanDraws | None = None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..problems import Problem
-from .config import StatsConfig, parse_stats_config, schema_difficulty_range
+from .config import JUDGE_ASSISTED, StatsConfig, estimation_messages, parse_stats_config, schema_difficulty_range
 from .parsing import ParseError, decode_utf8, exact_decimal, exact_number, loads_json_strict, loads_yaml_strict
 from .recorded import recorded
 from .safe_read import read_single_file
@@ -73,6 +73,14 @@ class Spec:
     has_case_type: bool = True       # gold.schema.json's case_type
     has_rubric_floor: bool = True    # gold.schema.json's rubric_floor
     has_rubric_ceiling: bool = True  # gold.schema.json's rubric_ceiling
+    estimation: str = "human"   # config.yaml: human, or judge-assisted (docs/judge_assisted.md)
+    judge: str = ""             # config.yaml: the llm-judge grading every run ("" in human mode)
+
+    @property
+    def judge_assisted(self) -> bool:
+        """True when config.yaml's estimation is judge-assisted: figures from the judge's grade of every run and
+        human grades of drawn runs (rgbench.load.draws)."""
+        return self.estimation == JUDGE_ASSISTED
 
     @property
     def has_pass_rule(self) -> bool:
@@ -284,7 +292,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
     if isinstance(config, dict):
         gold_schema = validators["gold"].schema if "gold" in validators else None
         stats, messages = parse_stats_config(config, schema_difficulty_range(gold_schema))
-        problems.extend(Problem(config_rel, message) for message in messages)
+        problems.extend(Problem(config_rel, message) for message in messages + estimation_messages(config))
     if problems:
         return None, problems
     facts = schema_facts({kind: v.schema for kind, v in validators.items()})
@@ -319,5 +327,7 @@ def load_spec(root: Path, alpha_override: str | None = None) -> tuple[Spec | Non
         has_case_type=facts.recorded.case_type,
         has_rubric_floor=facts.recorded.rubric_floor,
         has_rubric_ceiling=facts.recorded.rubric_ceiling,
+        estimation=config.get("estimation", "human"),
+        judge=config.get("judge", ""),
     )
     return spec, []

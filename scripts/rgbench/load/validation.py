@@ -222,7 +222,7 @@ def _template(node: dict, keyword: str) -> str:
 
 
 def keyed_problems(validator: SchemaValidator, document: dict) -> list[tuple[str, str]]:
-    """Every problem of a YAML mapping of the toolkit's own against its schema, sorted: at the deepest place on
+    """Every problem of a YAML or JSON mapping of the toolkit's own against its schema, sorted: at the deepest place on
     the error's path whose schema has an ``x-problem``, that template filled in (``$.key: ...``; a required
     key left out is ``missing``); a key the schema does not list is ``$.key: unknown key (known: ...)``. Each
     problem as (JSON path, message)."""
@@ -240,10 +240,14 @@ def keyed_problems(validator: SchemaValidator, document: dict) -> list[tuple[str
         where = "$"
         at: tuple[str, dict, Any, str] = ("$", {"x-problem": "{what}"}, document, "*")
         for step, key in enumerate(path):
-            node = node.get("properties", {}).get(key, {})
-            value = next((item for name, item in value.items() if str(name) == key), None) \
-                if isinstance(value, dict) else None
-            where += f".{key}"
+            if isinstance(key, int):   # an item of a list (the draws file's)
+                node, value, where = node.get("items", {}), value[key] if isinstance(value, list) else None, \
+                    where + f"[{key}]"
+            else:
+                node = node.get("properties", {}).get(key, {})
+                value = next((item for name, item in value.items() if str(name) == key), None) \
+                    if isinstance(value, dict) else None
+                where += f".{key}"
             if "x-problem" in node:
                 at = (where, node, value, keyword if step == len(path) - 1 else "*")
         where, node, value, keyword = at

@@ -70,6 +70,9 @@ class Results:
     # what a board of consolidated grades rests on (rgbench.stats.consolidated_board.grades_record); None: one
     # grade per run, as scoring/ holds it
     grades: Mapping[str, object] | None = None
+    # judge_assisted.csv and judge_assisted_pairs.csv (estimation: judge-assisted,
+    # rgbench.stats.judge_assisted_board); None in human mode
+    judge_assisted: Mapping[str, Table] | None = None
 
     @property
     def n_runs(self) -> int:
@@ -175,6 +178,7 @@ def result_tables(results: Results) -> dict[str, Table]:
         FAMILY_FILE: (FAMILY_ALL_COLUMNS, family_rows(results.families, results.statistics)),
         **statistics_tables(results.statistics),
         **(breakdown_tables(results.breakdowns) if results.breakdowns else {}),
+        **(results.judge_assisted or {}),
     }
 
 

@@ -26,6 +26,7 @@ from math import floor
 from pathlib import Path
 from typing import Any
 
+from ..load.draws import HumanDraws
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.reviewers import ASSIGNMENTS_FILE
 from ..load.safe_read import read_single_file
@@ -107,3 +108,14 @@ def read_assignments(root: Path) -> tuple[dict[RunKey, str], list[Problem]]:
         return {}, [Problem(ASSIGNMENTS_FILE, "$.assignments: expected a list of {subject_id, case_id, run_id, "
                                               "reviewer_id} (regenerate it with rgbench assign)")]
     return {(i["subject_id"], i["case_id"], i["run_id"]): i["reviewer_id"] for i in items}, []
+
+
+def drawn_assignments(draws: HumanDraws | None) -> dict[RunKey, str]:
+    """Judge-assisted mode's drawn runs -> the human each draw named to grade it, in draw order (draw number, then
+    the draw's order; a run named again keeps its first place): what the grading page queues."""
+    named: dict[RunKey, str] = {}
+    for draw in draws.draws if draws else ():
+        for run in draw.runs:
+            if run.reviewer_id and run.key not in named:
+                named[run.key] = run.reviewer_id
+    return named

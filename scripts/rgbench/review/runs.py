@@ -1,5 +1,6 @@
 """The runs a reviewer still has to grade: first grades (no scoring in ``scoring/`` yet) and the second
-grades assigned to them (``subjects/second_reviews.json``), in a seeded shuffle per reviewer.
+grades assigned to them (``subjects/second_reviews.json``), in a seeded shuffle per reviewer; in judge-assisted
+mode the drawn runs assigned to them (``subjects/human_draws.json``) first, in draw order, and no other first grade.
 
 Blind by design: a run is named on the page by an opaque handle (a hash of the reviewer and the run
 key), so neither the URL nor the queue shows the subject.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..load.records import Tree
@@ -54,7 +55,8 @@ def reviewer_seed(reviewer_id: str) -> int:
 
 
 def build_queue(tree: Tree, reviewer_id: str, graded_first: Iterable[RunKey],
-                graded_by_reviewer: Iterable[RunKey], assigned: Iterable[RunKey]) -> list[QueuedRun]:
+                graded_by_reviewer: Iterable[RunKey], assigned: Iterable[RunKey],
+                drawn: Sequence[RunKey] | None = None) -> list[QueuedRun]:
     """The reviewer's queue in a seeded shuffle (the same order every session for one reviewer).
 
     ``graded_first``: runs with a scoring in scoring/ (anyone's); ``graded_by_reviewer``: runs this
@@ -62,6 +64,10 @@ def build_queue(tree: Tree, reviewer_id: str, graded_first: Iterable[RunKey],
     without a first grade is queued as ``first``; an assigned run that has its first grade, by someone
     else, and no grade by this reviewer is queued as ``second``. A run whose response has status
     ``error`` is never queued (:data:`ERROR_RUN`).
+
+    ``drawn`` (judge-assisted mode; None in human mode): the drawn runs assigned to this reviewer that no human
+    has graded yet, in draw order. They come first, in that order (``first`` when scoring/ has no grade of the
+    run, else ``second``, beside the judge's), then the second grades; no other run is open for a first grade.
     """
     first = set(graded_first)
     mine = set(graded_by_reviewer)
@@ -70,16 +76,22 @@ def build_queue(tree: Tree, reviewer_id: str, graded_first: Iterable[RunKey],
     for key, response in sorted(tree.responses.items()):
         if key in mine or response.meta.status == ERROR_STATUS:
             continue
-        if key not in first:
+        if key not in first and drawn is None:
             role = FIRST
-        elif key in wanted:
+        elif key in wanted and key in first:
             role = SECOND
         else:
             continue
-        gold = tree.golds[key[1]]
-        queue.append(QueuedRun(run_handle(reviewer_id, key), key, gold.family, gold.difficulty, gold.case_type, role))
+        queue.append(_queued(tree, reviewer_id, key, role))
     random.Random(reviewer_seed(reviewer_id)).shuffle(queue)
-    return queue
+    head = [_queued(tree, reviewer_id, key, SECOND if key in first else FIRST) for key in drawn or ()
+            if key not in mine and tree.responses[key].meta.status != ERROR_STATUS]
+    return head + [run for run in queue if run.key not in set(drawn or ())]
+
+
+def _queued(tree: Tree, reviewer_id: str, key: RunKey, role: str) -> QueuedRun:
+    gold = tree.golds[key[1]]
+    return QueuedRun(run_handle(reviewer_id, key), key, gold.family, gold.difficulty, gold.case_type, role)
 
 
 def filtered(queue: list[QueuedRun], filters: Mapping[str, str]) -> list[QueuedRun]:

@@ -30,7 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 from ..atomic import OutputError
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
 from ..load.records import Tree
-from ..load.reviewers import Reviewer
+from ..load.reviewers import HUMAN, Reviewer
 from ..load.safe_read import read_bytes
 from ..load.spec import Spec
 from . import pages, scoring_doc
@@ -56,6 +56,7 @@ class ReviewApp:
     reviewer: Reviewer   # one of tree.reviewers (open_app refuses a tree without them)
     assigned: dict[RunKey, str]
     blind: bool = True
+    drawn: dict[RunKey, str] | None = None   # judge-assisted: drawn run -> its reviewer, in draw order
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -66,7 +67,11 @@ class ReviewApp:
         rid = self.reviewer.reviewer_id
         mine = [key for key, who in anyone.items() if rid in who]
         wanted = [key for key, who in self.assigned.items() if who == rid]
-        return build_queue(self.tree, rid, first, mine, wanted)
+        if self.drawn is None:
+            return build_queue(self.tree, rid, first, mine, wanted)
+        humans = {r for r, reviewer in (self.tree.reviewers or {}).items() if reviewer.kind == HUMAN}
+        waiting = [key for key, who in self.drawn.items() if who == rid and not anyone.get(key, set()) & humans]
+        return build_queue(self.tree, rid, first, mine, wanted, waiting)
 
     def catalog(self) -> list[pages.Fail]:
         document = loads_yaml_strict(decode_utf8(read_bytes(self.root, self.spec.catalog_path)))
@@ -141,7 +146,7 @@ class ReviewApp:
             if response_sha != self.tree.inputs[self.tree.responses[run.key].path]:
                 messages.append("the response changed since the page was opened; restart rgbench review")
             messages += scoring_doc.refusals(self.root, self.spec, run, self.reviewer.reviewer_id,
-                                             self.assigned.get(run.key))
+                                             self.assigned.get(run.key) or (self.drawn or {}).get(run.key))
         return run, document, messages
 
     def save(self, form: dict[str, Any]) -> tuple[int, dict[str, Any]]:

@@ -1,12 +1,15 @@
 """Judge-assisted, human-anchored means: the power-tuned, inverse-probability-weighted PPI++ estimate with the
-case as the unit, its case-bootstrap interval and paired differences (issue 28, part 1: not wired into the
-board yet; docs/judge_assisted.md, bench/judge_assisted_check.py).
+case as the unit, its case-bootstrap interval and paired differences (issue 28; the board's figures in
+judge-assisted mode: :mod:`.judge_assisted_board`; docs/judge_assisted.md, bench/judge_assisted_check.py).
 
 One subject. A judge gave every run a value f; a draw (:func:`stratified_draw`) picked some runs for a human,
 each with its recorded inclusion probability π in (0, 1], and the human gave those a value y. With ξ = 1 for a
 drawn run and 0 otherwise, the per-case sums over the case's runs (:class:`CaseSums`) are
 
     n_c = runs,  m_c = Σ ξ/π,  Y_c = Σ ξ y/π,  F_c = Σ f,  G_c = Σ ξ f/π
+
+(ξ/π is a run's inverse-probability weight w for one draw; over several independent draws w = Σ c_b/π_b over those
+that listed the run, docs/judge_assisted.md)
 
 and with case weights w (1 for the data, the bootstrap's counts for a replicate)
 
@@ -55,13 +58,15 @@ T = TypeVar("T")
 
 
 class Run(NamedTuple):
-    """One run of a subject: its case, the judge's value (every run has one), the human's value (None when the
-    draw did not pick it, or the grade was given outside a draw) and the probability the draw had of picking it."""
+    """One run of a subject: its case, the judge's value (every run has one), the human's value (None when it has
+    none) and its inverse-probability weight w (1/π for one draw, :meth:`rgbench.load.draws.HumanDraws.weight`
+    over several; 0 when no draw did: its human value, given outside a draw, then counts for agreement only, never
+    here)."""
 
     case_id: str
     judge: Number
     human: Number | None = None
-    probability: Number = 1
+    weight: Number = 1
 
 
 @dataclass(frozen=True)
@@ -97,22 +102,24 @@ def _pick(values: tuple[T, ...], rows: Sequence[int]) -> tuple[T, ...]:
 
 
 def case_sums(runs: Sequence[Run]) -> CaseSums:
-    """The per-case sums of one subject's runs, cases sorted by id. ValueError on a drawn run whose probability is
-    not in (0, 1] (its weight 1/π would be undefined or below one run)."""
+    """The per-case sums of one subject's runs, cases sorted by id; a run with a human value enters m, Y and G with
+    its weight w (ξ/π of the module doc; over several draws :meth:`rgbench.load.draws.HumanDraws.weight`), and
+    counts as labelled when w > 0. ValueError on a negative weight."""
     by_case: dict[str, list[Fraction]] = {}
     for run in runs:
         sums = by_case.setdefault(run.case_id, [Fraction(0)] * 6)
         sums[0] += 1
         sums[4] += Fraction(run.judge)
-        if run.human is None:
+        w = Fraction(run.weight)
+        if run.human is None or w == 0:
             continue
-        pi = Fraction(run.probability)
-        if not 0 < pi <= 1:
-            raise ValueError(f"case {run.case_id}: a drawn run has probability {pi}, not in (0, 1]")
+        if w < 0:
+            raise ValueError(f"case {run.case_id}: a labelled run has weight {w}, below 0 "
+                             "(a weight is an inverse probability: 0 for a run no draw listed)")
         sums[1] += 1
-        sums[2] += 1 / pi
-        sums[3] += Fraction(run.human) / pi
-        sums[5] += Fraction(run.judge) / pi
+        sums[2] += w
+        sums[3] += Fraction(run.human) * w
+        sums[5] += Fraction(run.judge) * w
     ids = tuple(sorted(by_case))
     columns = [tuple(by_case[c][j] for c in ids) for j in range(6)]
     return CaseSums(ids, tuple(map(int, columns[0])), tuple(map(int, columns[1])), *columns[2:])
@@ -131,6 +138,17 @@ class Fit(NamedTuple):
 def fit(sums: CaseSums, weights: np.ndarray) -> Fit:
     """:class:`Fit` per row of the case weights ``weights`` (R x K), in their arithmetic: exact (Fractions) for an
     object array, float64 otherwise. NaN where a row gives no weight to a drawn run (M = 0: nothing anchors it)."""
+    return _fit(sums, weights)[0]
+
+
+def influences(sums: CaseSums, weights: np.ndarray) -> tuple[Fit, np.ndarray]:
+    """(:func:`fit`, u): u (R x K) the case's linearised influence a + λ b on theta in each row of the case weights,
+    so that Σ_c w_c (u_jc − u_kc)² is the linearised variance of the difference of two subjects' estimates on
+    shared cases (the rank sets' studentisation, :func:`rgbench.stats.judge_assisted_board.assisted_rank_sets`)."""
+    return _fit(sums, weights)
+
+
+def _fit(sums: CaseSums, weights: np.ndarray) -> tuple[Fit, np.ndarray]:
     w = weights
     n, m, y, f, g = (numbers_like(w, v) for v in (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
     big_n, big_m = w @ n, w @ m
@@ -145,7 +163,7 @@ def fit(sums: CaseSums, weights: np.ndarray) -> Fit:
     lam = np.minimum(np.maximum(np.where(tuned, -sab / np.where(tuned, sbb, 1), 0), 0), 1)
     theta = hy[:, 0] + lam * (mf - hf)[:, 0]
     variance = saa + 2 * lam * sab + lam * lam * sbb
-    return Fit(*(np.where(anchored, v, np.nan) for v in (theta, lam, variance, saa)))
+    return Fit(*(np.where(anchored, v, np.nan) for v in (theta, lam, variance, saa))), a + lam[:, None] * b
 
 
 class Estimate(NamedTuple):

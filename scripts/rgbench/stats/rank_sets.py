@@ -201,6 +201,14 @@ def rank_confidence_sets(estimates: Sequence[float], draw: JointDraw, confidence
     found = studentised_differences(estimates, draw) if p >= 2 else None
     if found is None:
         return [(1, p)] * p, [(1, p)] * p
+    return sets_from(found, confidence)
+
+
+def sets_from(found: Studentised, confidence: Fraction) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(simultaneous, marginal) rank sets of the p subjects of ``found`` (:func:`stepdown` over every pair, and over
+    each subject's own pairs): what :func:`rank_confidence_sets` gives, for any studentised replicates (the
+    judge-assisted estimator's too, :func:`rgbench.stats.judge_assisted_board.assisted_rank_sets`)."""
+    p = len(found.z)
     above = stepdown(found, confidence)
     simultaneous = [(1 + int(above[:, j].sum()), p - int(above[j].sum())) for j in range(p)]
     marginal = []

@@ -1,0 +1,109 @@
+"""The grading budget of a judge-assisted board: how many more human grades each figure needs.
+
+    rgbench plan [--figure Q_final|P|s_bar] [--half-width H]
+
+Per subject: the human grades its figure rests on now, the interval's half-width now, the further human grades for
+the half-width H (default: config.yaml's 'stable' reliability half-width, times the score range for s_bar), and
+the narrowest half-width grading every run would reach (more cases are needed below it). Per pair of neighbours
+in the ranking by the figure: the further grades of each to decide their order at the current difference. From
+the current data by the two-phase variance of rgbench.stats.grading_plan (docs/judge_assisted.md, "The grading
+budget"; bench/plan_check.py measures the counts against simulated ones). Prints a table; writes nothing. The
+counts assume the further grades are drawn like the ones there are (`rgbench assign --draw N`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+from ..load.parsing import exact_decimal
+from ..stats.grading_plan import Need, PairNeed, Phase, grades_for_half_width, grades_to_order, residual_variance, z_value
+from ..stats.judge_assisted import case_sums, difference, difference_interval, estimate, interval
+from ..stats.judge_assisted_board import assisted_subjects, draw_of, padded_sums
+from .common import load_valid_grades
+
+
+def target_half_width(text: str | None, figure: str, stable: Fraction, span: Fraction) -> Fraction | None:
+    """The target from ``--half-width`` (a decimal above 0), or config.yaml's stable half-width (times the score
+    range ``span`` for s_bar); None when the text is not a positive decimal."""
+    if text is None:
+        return stable * (span if figure == "s_bar" else 1)
+    try:
+        value = exact_decimal(text)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def run(args: argparse.Namespace) -> int:
+    root: Path = args.root
+    loaded = load_valid_grades(root)
+    if loaded is None:
+        return 1
+    spec, tree, multi = loaded
+    if not spec.judge_assisted:
+        print(f"system/metrics/{spec.version_dir}/config.yaml: estimation is human; the grading budget is for "
+              "judge-assisted figures (set estimation: judge-assisted and judge: <an llm-judge's id>; "
+              "docs/judge_assisted.md)", file=sys.stderr)
+        return 1
+    figure = args.figure
+    if figure == "P" and not spec.has_pass_rule:
+        print("--figure P: the benchmark declares no pass_threshold, so there is no P (choose Q_final or s_bar)",
+              file=sys.stderr)
+        return 1
+    stats = spec.stats
+    target = target_half_width(args.half_width, figure, stats.reliability_half_widths[1], spec.scale.span)
+    if target is None:
+        print(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}", file=sys.stderr)
+        return 1
+    confidence = float(stats.confidence_level)
+    z = z_value(confidence)
+    rows: list[tuple[str, Fraction, Need]] = []
+    phases, sums = {}, {}
+    for subject in assisted_subjects(spec, tree, multi, tree.draws):
+        runs = subject.runs[figure]
+        own = case_sums(runs)
+        est = estimate(own)
+        if subject.unjudged or est is None:
+            continue
+        bounds = interval(own, draw_of(stats.seed, own.case_ids, stats.bootstrap_resamples), stats.confidence_level)
+        assert bounds is not None   # an estimate has a human value, so an interval
+        labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in runs if r.human is not None and r.weight]
+        phase = Phase(residual_variance(labelled, float(est.lam)), est.labels, len(runs))
+        half = (bounds[1] - bounds[0]) / 2
+        rows.append((subject.subject_id, est.theta, grades_for_half_width((half / z) ** 2, phase, float(target),
+                                                                          confidence)))
+        phases[subject.subject_id], sums[subject.subject_id] = phase, own
+    rows.sort(key=lambda row: (-row[1], row[0]))
+    print(f"Human grades for {figure}'s {100 * confidence:g}% interval half-width {float(target):g} "
+          f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
+    print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'more':>6} {'all graded':>11}")
+    for sid, theta, need in rows:
+        print(f"{sid:<28} {float(theta):>9.4f} {need.labels:>7} {need.half_width_now:>11.4f} {_count(need.needed):>6} "
+              f"{need.half_width_all:>11.4f}")
+    if len(rows) < 2:
+        return 0
+    union = sorted({c for sid, _, _ in rows for c in sums[sid].case_ids})
+    counts = draw_of(stats.seed, union, stats.bootstrap_resamples)
+    column = {c: i for i, c in enumerate(union)}
+    print()
+    print("Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
+    print(f"{'pair':<50} {'difference':>10} {'more (first, second)':>21}")
+    for (a, _, _), (b, _, _) in zip(rows, rows[1:]):
+        shared = sorted(set(sums[a].case_ids) & set(sums[b].case_ids))
+        gap = difference(sums[a], sums[b])
+        bounds = difference_interval(padded_sums(sums[a], union).restricted(shared),
+                                     padded_sums(sums[b], union).restricted(shared),
+                                     counts[:, [column[c] for c in shared]], stats.confidence_level)
+        if gap is None or bounds is None:
+            continue
+        order: PairNeed = grades_to_order(float(gap), ((bounds[1] - bounds[0]) / 2 / z) ** 2, phases[a], phases[b],
+                                         confidence)
+        print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
+    return 0

@@ -1,0 +1,296 @@
+"""The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``, issue 28 part 2):
+every subject's P, s_bar and Q_final by the estimator of :mod:`.judge_assisted`, their case-bootstrap intervals,
+the paired differences of the ranked subjects and their rank sets, and what each rests on (judge_assisted.csv,
+judge_assisted_pairs.csv; docs/judge_assisted.md).
+
+A run's judge value is the grade of config.yaml's ``judge``; its human value the consolidated grade of its human
+graders (:func:`.consolidated_board.consolidated_grades`), entering with its inverse-probability weight w
+(:meth:`rgbench.load.draws.HumanDraws.weight`: 1/π for one draw, Σ c_b/π_b over the draws of
+subjects/human_draws.json that listed it (0 outside every draw: then it counts for the
+correlation only, never as a label). Each figure is a mean of a per-run value: the pass indicator, the clipped
+score and the run's own Q_final (:func:`rgbench.compute.metrics.q_final` of that one run, linear in both), each
+with its own λ per subject, so a judge biased on one subject moves no other subject's figures.
+
+Draws: every interval and difference is over case counts drawn from ``generator("judge-assisted", ...)`` over
+the declared seed and the case ids resampled (as the pairs' streams of :mod:`.pairwise`: the data is what the
+draw is applied to), so two subjects on the same cases share their replicates, a subject's draw depends on no
+other subject's grades, and the paired differences and the rank sets use one draw of the ranked subjects' cases.
+The pairwise sign-flip test of :mod:`.pairwise` needs a per-case difference whose sign can be flipped under the
+null; the estimator's λ is re-tuned on the data, so its differences are tested by the bootstrap of the whole
+difference instead (the BCa interval excludes 0). Rank sets: the stepdown of :mod:`.rank_sets` on the
+estimator's replicates, standardised by the data's linearised standard error (:func:`assisted_rank_sets`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+import numpy as np
+
+from ..compute.derive import PASS, derive_run
+from ..compute.metrics import q_final
+from ..load.draws import HumanDraws
+from ..load.multi_scoring import MultiScorings
+from ..load.records import Scoring, Tree
+from ..load.spec import Spec
+from ..numfmt import fmt_fixed
+from ..results_csv import Table
+from .bootstrap import Interval, case_counts
+from .consolidated_board import consolidated_grades
+from .judge_assisted import (
+    CaseSums,
+    Estimate,
+    Run,
+    case_sums,
+    difference,
+    difference_interval,
+    estimate,
+    fit,
+    influences,
+    interval,
+)
+from .outputs import fmt_float, fmt_interval
+from .rank_sets import Studentised, sets_from
+from .seeds import generator, seed_digest
+
+RunKey = tuple[str, str, str]
+
+
+FIGURES = ("P", "s_bar", "Q_final")
+ASSISTED_FILE = "judge_assisted.csv"
+PAIRS_FILE = "judge_assisted_pairs.csv"
+_ZERO = 1e-12   # a pair variance at most this share of its terms' magnitude is 0 (as rank_sets)
+
+
+@dataclass(frozen=True)
+class SubjectRuns:
+    """One subject's runs as the estimator takes them: per figure its :class:`.judge_assisted.Run` values (the
+    same runs in the same order for every figure; no ``P`` without a pass rule), the runs without the judge's
+    grade (the subject then has no estimate) and the drawn runs still awaiting a human grade (pending)."""
+
+    subject_id: str
+    runs: Mapping[str, tuple[Run, ...]]
+    unjudged: int
+    pending: int
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of one subject: the estimate, its interval, the human-only interval (λ = 0) on the same human
+    sample and draw, and the judge's estimated bias Hf − Hy (its weighted mean minus the human one on the labels)."""
+
+    estimate: Estimate | None
+    interval: Interval | None
+    human_only: Interval | None
+    bias: Fraction | None
+
+
+@dataclass(frozen=True)
+class AssistedRow:
+    """One row of judge_assisted.csv (see results/README.md)."""
+
+    subject_id: str
+    n_runs: int
+    n_cases: int
+    unjudged: int
+    pending: int
+    correlation: float | None
+    figures: Mapping[str, Figure]
+    rank_set: tuple[int, int] | None = None
+
+    @property
+    def labels(self) -> int:
+        """The human grades the estimate uses (drawn runs with a human grade)."""
+        est = self.figures["Q_final"].estimate
+        return 0 if est is None else est.labels
+
+
+def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring],
+                 weight: Callable[[RunKey], Fraction], drawn: Collection[RunKey]) -> list[SubjectRuns]:
+    """Every registered subject's :class:`SubjectRuns` from the tree's responses (error runs aside), the judge's
+    and the (consolidated) human grades by run, and the draw's weight of each run."""
+    def values(scoring: Scoring) -> dict[str, Fraction]:
+        row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec, spec.scale)
+        passed = Fraction(row.classification == PASS) if spec.has_pass_rule else None
+        q = q_final(passed, Fraction(row.clipped_score), spec.alpha, spec.scale)
+        assert q is not None   # a run's Q_final is defined: P is None only without a pass rule, then alpha is 0
+        out = {"s_bar": Fraction(row.clipped_score), "Q_final": q}
+        return out if passed is None else {"P": passed, **out}
+    judged = {s.run_key: values(s) for s in judge_grades}
+    human = {s.run_key: values(s) for s in human_grades}
+    out = []
+    for sid in sorted(tree.subjects):
+        keys = sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
+        figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
+        runs = {f: tuple(Run(k[1], judged[k][f], human[k][f] if k in human else None, weight(k))
+                         for k in keys if k in judged) for f in figures}
+        out.append(SubjectRuns(sid, runs, sum(k not in judged for k in keys),
+                               sum(k in drawn and k not in human for k in keys)))
+    return out
+
+
+def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None,
+                          excluded: Collection[str]) -> dict[str, Table]:
+    """judge_assisted.csv and judge_assisted_pairs.csv of a validated tree (every scoring, the judge's included, as
+    `make metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label);
+    ``excluded``: the disqualified subjects, kept out of the rank sets and pairs."""
+    rows, pairs = assisted_rows(assisted_subjects(spec, tree, multi, draws), spec, excluded)
+    return assisted_tables(rows, pairs)
+
+
+def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None) -> list[SubjectRuns]:
+    """Every subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included), its further
+    grades ``multi`` and the draw record (None: no draw yet, so no label): the judge's grades by config.yaml's
+    ``judge``, the human ones consolidated (:func:`.consolidated_board.consolidated_grades`)."""
+    human = [item.scoring for item in consolidated_grades(spec, tree, multi)]
+    judge = [s for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge]
+    weight, drawn = (draws.weight, draws.drawn()) if draws is not None else (lambda key: Fraction(0), frozenset())
+    return subject_runs(spec, tree, judge, human, weight, drawn)
+
+
+def draw_of(seed: int, case_ids: Sequence[str], resamples: int) -> np.ndarray:
+    """The case counts (resamples x K) of the cases ``case_ids`` (sorted): the stream ``judge-assisted`` over the
+    declared seed and sha256 of the case ids, one a line (nothing else enters)."""
+    listed = hashlib.sha256("".join(f"{c}\n" for c in case_ids).encode("utf-8")).hexdigest()
+    return case_counts(generator("judge-assisted", [seed_digest(seed), listed]), len(case_ids), resamples)
+
+
+def correlation(runs: Sequence[Run]) -> float | None:
+    """Pearson's correlation of the judge's and the human's value over the labelled runs (human value, w > 0),
+    unweighted; None with fewer than 2 or a constant side."""
+    pairs = [(float(r.judge), float(r.human)) for r in runs if r.human is not None and r.weight]
+    if len(pairs) < 2:
+        return None
+    f, y = np.array(pairs).T
+    if f.std() == 0 or y.std() == 0:
+        return None
+    return float(np.corrcoef(f, y)[0, 1])
+
+
+def human_only(sums: CaseSums) -> CaseSums:
+    """The same sums with a judge of 0 on every run: λ = 0, so the estimate is the human-only Hy."""
+    zero = tuple(Fraction(0) for _ in sums.case_ids)
+    return replace(sums, judge=zero, judge_drawn=zero)
+
+
+def figure(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
+    """The :class:`Figure` of one subject's sums over the case draw ``counts``."""
+    est = estimate(sums)
+    bias = None if est is None else Fraction(sum(sums.judge_drawn) - sum(sums.human)) / sum(sums.drawn)
+    return Figure(est, interval(sums, counts, confidence), interval(human_only(sums), counts, confidence), bias)
+
+
+def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collection[str] = ()
+                  ) -> tuple[list[AssistedRow], list[tuple[str, str, dict[str, tuple]]]]:
+    """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures, and among the
+    subjects with a Q_final estimate and not ``excluded`` (the disqualified), the rank sets and every pair's
+    difference per figure (a, b, figure -> (difference, interval))."""
+    stats = spec.stats
+    sums = {s.subject_id: {f: case_sums(runs) for f, runs in s.runs.items()} for s in subjects}
+    rows = []
+    for s in subjects:
+        own = sums[s.subject_id]
+        usable = not s.unjudged
+        counts = draw_of(stats.seed, own["Q_final"].case_ids, stats.bootstrap_resamples)
+        figures = {f: figure(own[f], counts, stats.confidence_level) if usable else Figure(None, None, None, None)
+                   for f in own}
+        rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged,
+                                s.pending, correlation(s.runs["Q_final"]), figures))
+    theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
+    ranked = sorted((r for r in rows if r.subject_id in theta and r.subject_id not in excluded),
+                    key=lambda r: (-theta[r.subject_id], r.subject_id))
+    if not ranked:
+        return rows, []
+    union = sorted({c for r in ranked for c in sums[r.subject_id]["Q_final"].case_ids})
+    counts = draw_of(stats.seed, union, stats.bootstrap_resamples)
+    padded = [padded_sums(sums[r.subject_id]["Q_final"], union) for r in ranked]
+    simultaneous, _ = assisted_rank_sets([float(theta[r.subject_id]) for r in ranked], padded, counts,
+                                stats.confidence_level)
+    sets = {r.subject_id: rank for r, rank in zip(ranked, simultaneous)}
+    rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
+    column = {c: i for i, c in enumerate(union)}
+    pairs = []
+    for i, a in enumerate(ranked):
+        for b in ranked[i + 1:]:
+            per_figure = {}
+            for f in sums[a.subject_id]:
+                first, second = sums[a.subject_id][f], sums[b.subject_id][f]
+                shared = sorted(set(first.case_ids) & set(second.case_ids))
+                per_figure[f] = (difference(first, second), difference_interval(
+                    first, second, counts[:, [column[c] for c in shared]], stats.confidence_level))
+            pairs.append((a.subject_id, b.subject_id, per_figure))
+    return rows, pairs
+
+
+def padded_sums(sums: CaseSums, case_ids: Sequence[str]) -> CaseSums:
+    """``sums`` on the cases ``case_ids`` (a superset of its own, in that order), zero on the cases it has none of
+    (a zero case adds nothing to any sum or influence)."""
+    index = {c: i for i, c in enumerate(sums.case_ids)}
+    def col(values: tuple) -> tuple:
+        return tuple(values[index[c]] if c in index else 0 for c in case_ids)
+    return CaseSums(tuple(case_ids), col(sums.runs), col(sums.labelled), col(sums.drawn), col(sums.human),
+                    col(sums.judge), col(sums.judge_drawn))
+
+
+def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
+                       ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(simultaneous, marginal) rank sets (rank 1 = highest estimate) of the subjects whose sums (on one list of
+    cases) are ``sums``: :func:`.rank_sets.sets_from` of their standardised differences z_jk = (θ̂_j − θ̂_k) / SE_jk
+    and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / SE_jk, SE_jk² = Σ_c (u_jc − u_kc)² with u the cases' influences
+    on the data (:func:`.judge_assisted.influences`): the max-t stepdown with a fixed scale (Romano and Wolf 2005).
+    Not each replicate's own SE, as the human board's: with a draw stratified by the judge's grade, a replicate
+    that leaves out the few labelled runs of a stratum has a near-zero SE, and the studentised maximum's tails
+    then set every set to nearly {1..p} (examples/judgeassist: its 95% quantile 7.5 where each pair's is 2.2-3.0).
+    A pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
+    p = len(estimates)
+    theta = np.column_stack([fit(s, counts).theta for s in sums])
+    usable = np.all(np.isfinite(theta), axis=1)
+    if p < 2 or usable.sum() < 2:
+        return [(1, p)] * p, [(1, p)] * p
+    u = [influences(s, np.ones((1, counts.shape[1])))[1][0] for s in sums]
+    est = np.asarray(estimates, dtype=np.float64)
+    first, second = np.triu_indices(p, 1)
+    z = np.zeros((p, p))
+    out = np.zeros((int(usable.sum()), len(first)))
+    tol = 1e-12 * max(1.0, float(np.abs(est).max()))
+    for i, (j, k) in enumerate(zip(first, second)):
+        var = float(((u[j] - u[k]) ** 2).sum())
+        gap = est[j] - est[k]
+        if var <= _ZERO * float((u[j] ** 2 + u[k] ** 2).sum()):
+            z[j, k] = np.inf if gap > tol else -np.inf if gap < -tol else 0.0
+            continue
+        z[j, k] = gap / var ** 0.5
+        out[:, i] = ((theta[usable, j] - theta[usable, k]) - gap) / var ** 0.5
+    return sets_from(Studentised(z - z.T, first, second, out), confidence)
+
+
+ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "human_grades", "pending", "judge_human_r",
+                    *(f"{f}{suffix}" for f in FIGURES for suffix in (
+                        "", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")),
+                    "rank_set_low", "rank_set_high")
+PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
+
+
+def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str, dict[str, tuple]]]
+                    ) -> dict[str, Table]:
+    """The two tables' cells, as written (every number rounded once, :mod:`rgbench.numfmt`)."""
+    def figure_cells(fig: Figure | None) -> tuple[str, ...]:
+        if fig is None or fig.estimate is None:
+            return ("",) * 8
+        est = fig.estimate
+        return (fmt_fixed(est.theta), *fmt_interval(fig.interval), *fmt_interval(fig.human_only), fmt_fixed(est.lam),
+                fmt_fixed(fig.bias), fmt_float(est.effective if est.effective != float("inf") else None))
+    out_rows = tuple(
+        (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.labels), str(r.pending), fmt_float(r.correlation),
+         *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
+         *((str(r.rank_set[0]), str(r.rank_set[1])) if r.rank_set else ("", "")))
+        for r in rows)
+    out_pairs = tuple(
+        (a, b, *(c for f in FIGURES for c in (
+            (fmt_fixed(per[f][0]) if per[f][0] is not None else "", *fmt_interval(per[f][1])) if f in per
+            else ("", "", ""))))
+        for a, b, per in pairs)
+    return {ASSISTED_FILE: (ASSISTED_COLUMNS, out_rows), PAIRS_FILE: (PAIRS_COLUMNS, out_pairs)}

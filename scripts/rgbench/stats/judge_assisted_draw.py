@@ -1,0 +1,273 @@
+"""The human draws of judge-assisted mode (issue 28; docs/judge_assisted.md, "The draw"): which runs humans
+grade, each with the exact probability its draw had of picking it, and the check that every draw recorded in
+subjects/human_draws.json is what its seed and the data give.
+
+The population of a draw is every run of the **judged subjects**: a subject whose every run (status error left
+out: nobody grades those) has a grade by config.yaml's judge. A run's stratum is the judge's grade: its class
+(Pass, Conditional, Fail) when the benchmark has a pass rule, else the tercile of the subject's runs its judge
+total falls in (:func:`grade_label`). A subject's draws come from its own stream, :func:`~.judge_assisted.draw_generator`
+over the declared seed, the label ``"draw <k>: <subject_id>"`` and its units, the (case id, judge total) of every
+run sorted by (case id, judge total, stratum, run id): parsed values, never file bytes.
+
+- **stratified** (:func:`stratified`, ``rgbench assign --draw N``): N runs, shared between subjects in proportion
+  to their runs (largest remainder, at least one per stratum of the subject: :func:`subject_shares`), then drawn
+  within each subject by :func:`~.judge_assisted.stratified_draw`, in proportion to its strata with at least one
+  each; π = n_h / N_h exactly.
+- **active** (:func:`active`, ``rgbench assign --next N``): Poisson sampling, each run independently with
+  π_r = min(1, max(floor, c · e_h)), e_h the spread of the judge's error in the run's stratum, c such that
+  Σ π_r = N exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs: every run keeps at least a
+  fifth of the uniform chance (Zrnic and Candès, "Active statistical inference", ICML 2024: π ∝ the conditional
+  root mean square of y − f). A run is picked when its uniform number (the stream's, in unit order) is below π_r.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import NamedTuple
+
+import numpy as np
+
+from ..compute.derive import PASS, derive_run
+from ..load.consolidate import consolidate_all, policy_of
+from ..load.draws import ACTIVE, STRATIFIED, Draw, DrawnRun, HumanDraws, RunKey
+from ..load.multi_scoring import MultiScorings
+from ..load.records import Scoring, Tree
+from ..load.reviewers import HUMAN
+from ..load.spec import Spec
+from .judge_assisted import draw_generator, stratified_draw
+
+BINS = 3                      # judge-total bins (terciles) of a benchmark without a pass rule
+FLOOR_SHARE = Fraction(1, 5)  # an active draw's floor, as a share of the uniform probability N / T
+SPREAD_GRID = 1000            # an active draw's spreads are rounded to thousandths (at least 1/1000)
+
+
+class JudgedRun(NamedTuple):
+    """One run of a judged subject: its key, the judge's stratum (``grade``) and total, the judge's and the human's
+    per-run Q_final value (``human`` None: no human grade yet) on [0, 1]."""
+
+    key: RunKey
+    grade: str
+    total: Fraction
+    judge: Fraction
+    human: Fraction | None
+
+
+def q_value(spec: Spec, tree: Tree, scoring: Scoring) -> tuple[Fraction, str | None, Fraction]:
+    """(the run's Q_final value alpha·[Pass] + (1 − alpha)·norm(clipped), its class, its clipped total) by one
+    grade: Q_final's per-run value, on [0, 1]."""
+    row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec)
+    value = spec.alpha * (row.classification == PASS) + (1 - spec.alpha) * spec.scale.norm(row.clipped_score)
+    return Fraction(value), row.classification, Fraction(row.clipped_score)
+
+
+def grade_label(spec: Spec, classification: str | None, total: Fraction, totals: Sequence[Fraction]) -> str:
+    """The stratum of a run the judge graded: its class with a pass rule; else ``bin i of 3``, i = 1 + ⌊3 · (the
+    subject's runs with a judge total worse than this one) / (its runs)⌋, so equal totals share a bin."""
+    if classification is not None:
+        return classification
+    worse = sum(1 for t in totals if (t < total if spec.higher_is_better else t > total))
+    return f"bin {1 + BINS * worse // len(totals)} of {BINS}"
+
+
+def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str, list[JudgedRun]], dict[str, str]]:
+    """(subject -> its runs in unit order, subject -> why it is left out of the draws). A run's human value is its
+    human grades consolidated by config.yaml's policy (adjudication first), as the board's."""
+    kinds = {rid: r.kind for rid, r in (tree.reviewers or {}).items()}
+    grades = list(tree.scorings) + list(multi.extra)
+    judge = {s.run_key: s for s in grades if s.reviewer_id == spec.judge}
+    humans = [s for s in grades if kinds.get(s.reviewer_id) == HUMAN]
+    adjudications = {k: s for k, s in multi.adjudications.items() if kinds.get(s.reviewer_id) == HUMAN}
+    human = {c.scoring.run_key: c.scoring for c in consolidate_all(humans, adjudications, policy_of(spec))}
+    by_subject: dict[str, list[RunKey]] = defaultdict(list)
+    for key, response in tree.responses.items():
+        if response.meta.status != "error":
+            by_subject[key[0]].append(key)
+    runs: dict[str, list[JudgedRun]] = {}
+    left_out: dict[str, str] = {}
+    for subject, keys in sorted(by_subject.items()):
+        missing = [k for k in keys if k not in judge]
+        if missing:
+            left_out[subject] = f"{len(missing)} of its {len(keys)} runs have no grade by the judge {spec.judge}"
+            continue
+        judged = {k: q_value(spec, tree, judge[k]) for k in keys}
+        totals = [total for _, _, total in judged.values()]
+        items = [JudgedRun(k, grade_label(spec, cls, total, totals), total, value,
+                           q_value(spec, tree, human[k])[0] if k in human else None)
+                 for k, (value, cls, total) in judged.items()]
+        runs[subject] = sorted(items, key=lambda r: (r.key[1], r.total, r.grade, r.key[2]))
+    return runs, left_out
+
+
+def _stream(seed: int, number: int, subject: str, runs: Sequence[JudgedRun]) -> np.random.Generator:
+    return draw_generator(seed, f"draw {number}: {subject}", [(r.key[1], r.total) for r in runs])
+
+
+def subject_shares(sizes: Mapping[str, int], minimums: Mapping[str, int], total: int) -> dict[str, int]:
+    """``total`` shared between subjects in proportion to ``sizes`` by largest remainder (ties: subject order),
+    each at least its minimum and at most its size. ValueError when ``total`` is below the minimums' sum or above
+    the sizes'."""
+    if not sum(minimums.values()) <= total <= sum(sizes.values()):
+        raise ValueError(f"a stratified draw takes from {sum(minimums.values())} runs (one per judge grade of each "
+                         f"subject) to {sum(sizes.values())} (every run), not {total}")
+    whole = sum(sizes.values())
+    quota = {s: Fraction(total * n, whole) for s, n in sorted(sizes.items())}
+    take = {s: min(sizes[s], max(minimums[s], math.floor(q))) for s, q in quota.items()}
+    order = sorted(quota, key=lambda s: -(quota[s] - math.floor(quota[s])))
+    while sum(take.values()) != total:
+        if sum(take.values()) < total:
+            s = next(s for s in order if take[s] < sizes[s])
+            take[s] += 1
+        else:   # the minimums took too many: from the subject furthest above its quota
+            s = max((s for s in take if take[s] > minimums[s]), key=lambda s: (take[s] - quota[s], s))
+            take[s] -= 1
+        order.remove(s)
+        order.append(s)
+    return take
+
+
+def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], size: int) -> Draw:
+    """Draw ``number``: ``size`` runs stratified by subject and judge grade (see the module doc), reviewers
+    unassigned. ValueError when ``size`` is outside what :func:`subject_shares` allows."""
+    shares = subject_shares({s: len(r) for s, r in runs.items()}, {s: len({x.grade for x in r}) for s, r in runs.items()},
+                            size)
+    picked = []
+    for subject, items in runs.items():
+        drawn, probability = stratified_draw([r.grade for r in items], shares[subject],
+                                             _stream(seed, number, subject, items))
+        picked += [DrawnRun(r.key, p, None) for r, d, p in zip(items, drawn, probability) if d]
+    return Draw(number, STRATIFIED, seed, tuple(sorted(picked, key=lambda r: r.key)), tuple(runs), size)
+
+
+def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]) -> dict[tuple[str, str], Fraction]:
+    """(subject, grade) -> e, the root mean square of human − judge Q_final values over the runs of ``basis`` with a
+    human value in that stratum, rounded to thousandths and at least 1/1000; a stratum with none takes the
+    subject's pooled value, a subject with none the pooled value of every subject, and with no human value at all
+    every e is 1 (the active draw is then uniform)."""
+    def rms(items: list[JudgedRun]) -> Fraction | None:
+        errors = [float(r.human - r.judge) ** 2 for r in items if r.human is not None and r.key in basis]
+        if not errors:
+            return None
+        return max(Fraction(round(math.sqrt(sum(errors) / len(errors)) * SPREAD_GRID), SPREAD_GRID),
+                   Fraction(1, SPREAD_GRID))
+    every = rms([r for items in runs.values() for r in items]) or Fraction(1)
+    out = {}
+    for subject, items in runs.items():
+        pooled = rms(list(items)) or every
+        for grade in sorted({r.grade for r in items}):
+            out[subject, grade] = rms([r for r in items if r.grade == grade]) or pooled
+    return out
+
+
+def active_probabilities(spread: Sequence[Fraction], size: int) -> list[Fraction]:
+    """π_r = min(1, max(floor, c · e_r)) per unit of spread e_r > 0, floor = FLOOR_SHARE · size / T, with c the
+    one value giving Σ π = ``size`` exactly (Σ π grows with c, piecewise linearly: found between its
+    breakpoints). ValueError unless 0 < size <= T."""
+    count = len(spread)
+    if not 0 < size <= count:
+        raise ValueError(f"an active draw expects from 1 to {count} runs (every run), not {size}")
+    floor = FLOOR_SHARE * size / count
+    counts = Counter(spread)   # a few distinct spreads (one per stratum): sum over them
+
+    def total(c: Fraction) -> Fraction:
+        return sum((n * min(Fraction(1), max(floor, c * e)) for e, n in counts.items()), Fraction(0))
+    points = sorted({b / e for e in counts for b in (floor, Fraction(1))})
+    high = next(c for c in points if total(c) >= size)
+    low = max((c for c in points if c < high), default=Fraction(0))
+    # between two breakpoints Σ π is linear in c: interpolate exactly
+    c = low + (size - total(low)) * (high - low) / (total(high) - total(low))
+    return [min(Fraction(1), max(floor, c * e)) for e in spread]
+
+
+def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
+           size: int, spread: Mapping[tuple[str, str], Fraction] | None = None) -> Draw:
+    """Draw ``number``: Poisson sampling of expected size ``size`` with π from ``spread``, by default
+    :func:`spreads` of the human values of ``basis`` (the runs of the earlier draws), reviewers unassigned.
+    ValueError unless 0 < size <= the runs."""
+    spread = spread or spreads(runs, basis)
+    flat = [(subject, r) for subject, items in runs.items() for r in items]
+    probability = dict(zip([r.key for _, r in flat],
+                           active_probabilities([spread[s, r.grade] for s, r in flat], size)))
+    picked = []
+    for subject, items in runs.items():
+        uniform = _stream(seed, number, subject, items).random(len(items))
+        picked += [DrawnRun(r.key, probability[r.key], None) for r, u in zip(items, uniform.tolist())
+                   if Fraction(u) < probability[r.key]]
+    return Draw(number, ACTIVE, seed, tuple(sorted(picked, key=lambda r: r.key)), tuple(runs), size,
+                tuple(sorted(spread.items())))
+
+
+def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -> list[RunKey]:
+    """The drawn runs without a human value yet, in draw order (draw number, then key), each once."""
+    has_human = {r.key for items in runs.values() for r in items if r.human is not None}
+    seen: dict[RunKey, None] = {}
+    for draw in draws.draws if draws else ():
+        for run in draw.runs:
+            if run.key not in has_human:
+                seen.setdefault(run.key)
+    return list(seen)
+
+
+def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[JudgedRun]], last: bool) -> Draw | str:
+    """The draw that draw ``draw``'s seed, design, subjects and size give on today's data (its reviewers copied
+    over), or why it cannot be re-derived. An active draw's spreads are taken from the file (they rest on the
+    human grades at draw time); for the ``last`` draw they must also be those the earlier draws' grades give now."""
+    subjects = draw.subjects or tuple(sorted({r.key[0] for r in draw.runs}))
+    gone = [s for s in subjects if s not in runs]
+    if gone:
+        return f"made over {', '.join(gone)}, which now has no run the judge graded in full"
+    over = {s: runs[s] for s in subjects}
+    reviewers = {r.key: r.reviewer_id for r in draw.runs}
+    if draw.design == STRATIFIED:
+        try:
+            made = stratified(draw.number, draw.seed, over, draw.size or len(draw.runs))
+        except ValueError as exc:
+            return str(exc)
+    else:
+        basis = frozenset(r.key for d in earlier for r in d.runs)
+        spread = dict(draw.spreads) or spreads(over, basis)
+        if min(spread.values()) <= 0:
+            return "a spread is 0 (every spread is at least 1/1000)"
+        if last and draw.spreads and spread != spreads(over, basis):
+            return "its spreads are not those the human grades of the earlier draws' runs give"
+        missing = [k for k in ((s, r.grade) for s in over for r in over[s]) if k not in spread]
+        if missing:
+            return f"no spread for {missing[0][0]}'s judge grade {missing[0][1]}"
+        try:
+            made = active(draw.number, draw.seed, over, basis, draw.size, spread)
+        except ValueError as exc:
+            return str(exc)
+    return Draw(made.number, made.design, made.seed,
+                tuple(DrawnRun(r.key, r.probability, reviewers.get(r.key)) for r in made.runs),
+                draw.subjects, draw.size, draw.spreads)
+
+
+def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]]) -> list[str]:
+    """What is wrong with each draw that its seed and today's data do not reproduce (a hand edit, or data that
+    changed under it), one message per draw, ``$.draws[i]: ...`` ([] when every draw is reproduced)."""
+    messages = []
+    for i, draw in enumerate(draws.draws):
+        made = rederived(draw, draws.draws[:i], runs, last=i == len(draws.draws) - 1)
+        if isinstance(made, str) or made.runs != draw.runs:
+            why = made if isinstance(made, str) else _difference(draw, made)
+            messages.append(f"$.draws[{i}]: draw {draw.number} ({draw.design}) is not what its seed and the judge's "
+                            f"grades give: {why} (rgbench assign writes a draw and nobody edits it: restore the "
+                            "file from git; if a subject's runs or judge grades changed since the draw, it no longer "
+                            "stands for them: remove the file and draw again, docs/judge_assisted.md)")
+    return messages
+
+
+def _difference(recorded: Draw, made: Draw) -> str:
+    """The first difference of two draws' runs, in words."""
+    want = {r.key: r.probability for r in made.runs}
+    have = {r.key: r.probability for r in recorded.runs}
+    extra = sorted(set(have) - set(want))
+    if extra:
+        return f"it lists {'/'.join(extra[0])}, which the draw does not pick"
+    left = sorted(set(want) - set(have))
+    if left:
+        return f"it leaves out {'/'.join(left[0])}, which the draw picks"
+    key = next(k for k in sorted(have) if have[k] != want[k])
+    return f"{'/'.join(key)} has probability {have[key]}, the draw gives {want[key]}"

@@ -1,0 +1,237 @@
+"""Judge-assisted mode's inputs (issue 28, part 2): config.yaml's estimation and judge with their refusals, and
+subjects/human_draws.json read by rgbench.load.draws (absent, bad JSON, each schema error, an unknown run, a
+probability 0 / above 1 / not a fraction, a judge mismatch, the canonical bytes)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from fractions import Fraction as F
+from pathlib import Path
+
+import make_synthetic
+import pytest
+
+from rgbench.load.draws import DRAWS_FILE, Draw, DrawnRun, HumanDraws, draws_document, read_draws
+from rgbench.load.loader import load_tree
+from rgbench.load.spec import load_spec
+
+CONFIG = "system/metrics/v1.0/config.yaml"
+REGENERATE = "(the toolkit writes this file: rgbench assign; a draw is never edited by hand)"
+JUDGE = make_synthetic.JUDGE_ID
+
+
+def set_config(root: Path, **keys: object) -> None:
+    """Set config.yaml keys (the line replaced when the key is there, else appended; None removes it)."""
+    path = root / CONFIG
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for key, value in keys.items():
+        lines = [line for line in lines if not re.match(rf"{key}\s*:", line)]
+        if value is not None:
+            lines.append(f"{key}: {json.dumps(value) if not isinstance(value, str) else value}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """A synthetic tree: 2 subjects x 6 cases x 2 runs graded by humans in scoring/, the judge grading every run
+    in scoring_multi/, config.yaml in judge-assisted mode."""
+    out = tmp_path_factory.mktemp("judged") / "tree"
+    assert make_synthetic.main(["--subjects", "2", "--cases", "6", "--runs", "2", "--out", str(out),
+                                "--judge"]) == 0
+    set_config(out, estimation="judge-assisted", judge=JUDGE)
+    return out
+
+
+@pytest.fixture
+def judged(built: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(built, tmp_path / "tree"))
+
+
+def problems_of(root: Path) -> list[str]:
+    spec, problems = load_spec(root)
+    if spec is not None:
+        _, problems = load_tree(root, spec, llm_judges=True)
+    return [str(p) for p in problems]
+
+
+# --- config.yaml: estimation and judge ----------------------------------------------------------------------
+
+def test_the_spec_reads_estimation_and_judge_and_human_is_the_default(judged):
+    spec, _ = load_spec(judged)
+    assert spec is not None and spec.estimation == "judge-assisted" and spec.judge == JUDGE and spec.judge_assisted
+    set_config(judged, estimation=None, judge=None)
+    spec, _ = load_spec(judged)
+    assert spec is not None and spec.estimation == "human" and spec.judge == "" and not spec.judge_assisted
+
+
+@pytest.mark.parametrize(("keys", "message"), [
+    ({"estimation": "judged"}, "$.estimation: must be human or judge-assisted, got 'judged'"),
+    ({"judge": 7}, "$.judge: must be the id of the llm-judge reviewer in subjects/reviewers.yaml, got 7"),
+    ({"judge": None}, "$.judge: missing: estimation judge-assisted needs the id of the llm-judge reviewer that "
+                      "grades every run (add judge: <id> from subjects/reviewers.yaml)"),
+    ({"estimation": "human"}, f"$.judge: set to '{JUDGE}', but estimation is human (remove judge, or set "
+                              "estimation: judge-assisted)"),
+    ({"estimation": None}, f"$.judge: set to '{JUDGE}', but estimation is human"),
+    ({"llm_judge_in_metrics": True}, "$.llm_judge_in_metrics: true with estimation judge-assisted would count the "
+                                     "judge's grades twice, as the judge's and as human ones (set it to false or "
+                                     "remove it)"),
+])
+def test_config_refusals(judged, keys, message):
+    set_config(judged, **keys)
+    spec, problems = load_spec(judged)
+    assert spec is None and any(str(p).startswith(f"{CONFIG}: {message}") for p in problems), problems
+
+
+def test_the_judge_must_be_a_registered_llm_judge(judged):
+    set_config(judged, judge="rev-1")   # registered, but human
+    assert problems_of(judged) == [
+        f"{CONFIG}: $.judge: 'rev-1' is not registered in subjects/reviewers.yaml as an llm-judge (registered "
+        f"llm-judges: {JUDGE}; register it there with kind: llm-judge, or name one of them)"]
+    set_config(judged, judge="nobody")
+    assert problems_of(judged)[0].startswith(f"{CONFIG}: $.judge: 'nobody' is not registered")
+    set_config(judged, judge=JUDGE)
+    assert problems_of(judged) == []
+
+
+# --- subjects/human_draws.json ----------------------------------------------------------------------------
+
+def runs_of(root: Path) -> list[tuple[str, str, str]]:
+    """The tree's run keys, from the names of its responses (responses/v1.0/<subject>/<case>__<run>.json)."""
+    return sorted((p.parent.name, *p.stem.split("__")) for p in (root / "responses").rglob("*.json"))
+
+
+def a_document(root: Path) -> dict:
+    """Two draws over the tree's first runs (a valid file)."""
+    keys = runs_of(root)
+    run = lambda key, p, **extra: {"subject_id": key[0], "case_id": key[1], "run_id": key[2],  # noqa: E731
+                                   "probability": p, **extra}
+    return {"judge": JUDGE, "draws": [
+        {"design": "stratified", "draw": 1, "seed": 0, "stratified_by": ["subject_id", "judge_grade"],
+         "runs": [run(keys[0], "1/4", reviewer_id="rev-1"), run(keys[1], "1/2")]},
+        {"design": "active", "draw": 2, "seed": 3, "stratified_by": ["subject_id", "judge_grade"],
+         "runs": [run(keys[1], "1")]}]}
+
+
+def write(root: Path, document: object) -> None:
+    (root / DRAWS_FILE).write_text(json.dumps(document), encoding="utf-8")
+
+
+def read(root: Path):
+    spec, _ = load_spec(root)
+    assert spec is not None
+    return read_draws(root, spec, runs_of(root))
+
+
+def test_an_absent_file_is_no_draw_and_no_problem(judged):
+    assert read(judged) == (None, [])
+    spec, _ = load_spec(judged)
+    tree, _ = load_tree(judged, spec)
+    assert tree is not None and tree.draws is None and DRAWS_FILE not in tree.inputs
+
+
+def test_a_valid_file_gives_the_draws_their_weights_and_its_canonical_bytes(judged):
+    document = a_document(judged)
+    write(judged, document)
+    draws, problems = read(judged)
+    assert problems == [] and draws is not None and draws.judge == JUDGE
+    keys = runs_of(judged)
+    assert [d.number for d in draws.draws] == [1, 2] and draws.draws[1].design == "active" and draws.draws[1].seed == 3
+    assert draws.draws[0].runs[0] == DrawnRun(keys[0], F(1, 4), "rev-1")
+    assert draws.draws[0].runs[1].reviewer_id is None
+    # one subject: draw 1 lists 2 of its runs, draw 2 lists 1, so B = 2 draws, Σ n = 3 and the size shares are
+    # c_1 = 2 · 2/3 = 4/3, c_2 = 2 · 1/3 = 2/3 (the larger draw counts more); keys[0]: (4/3) / (1/4) = 16/3;
+    # keys[1]: (4/3) / (1/2) + (2/3) / 1 = 8/3 + 2/3 = 10/3; any other run 0
+    assert keys[0][0] == keys[1][0]
+    assert draws.weight(keys[0]) == F(16, 3) and draws.weight(keys[1]) == F(10, 3) and draws.weight(keys[2]) == 0
+    assert draws.drawn() == {keys[0], keys[1]}
+    canonical = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert draws_document(draws) == canonical.encode()
+    (judged / DRAWS_FILE).write_bytes(draws_document(draws))
+    assert read(judged) == (draws, [])
+    spec, _ = load_spec(judged)
+    tree, _ = load_tree(judged, spec)   # the loader reads it in judge-assisted mode and hashes it
+    assert tree is not None and tree.draws == draws and DRAWS_FILE in tree.inputs
+
+
+def test_draws_document_sorts_runs_and_draws_and_writes_lowest_terms():
+    runs = (DrawnRun(("b", "C-2", "r1"), F(2, 4), None), DrawnRun(("a", "C-1", "r2"), F(1), "rev-x"))
+    draws = HumanDraws("j", (Draw(2, "active", 0, runs[:1]), Draw(1, "stratified", 5, runs)))
+    document = json.loads(draws_document(draws))
+    assert [d["draw"] for d in document["draws"]] == [1, 2]
+    assert [(r["subject_id"], r["probability"]) for r in document["draws"][0]["runs"]] == [("a", "1"), ("b", "1/2")]
+    assert "reviewer_id" not in document["draws"][0]["runs"][1]
+
+
+def test_bad_json_is_one_problem(judged):
+    (judged / DRAWS_FILE).write_text('{"judge": "x", "draws": [}', encoding="utf-8")
+    draws, problems = read(judged)
+    assert draws is None and len(problems) == 1 and problems[0].path == DRAWS_FILE
+    assert "rgbench assign" in problems[0].message
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.pop("judge"), "$.judge: missing"),
+    (lambda d: d.update(extra=1), "$.extra: unknown key (known: draws, judge)"),
+    (lambda d: d.update(draws={}), "$.draws: must be a list of draws (rgbench assign writes them), got {}"),
+    (lambda d: d["draws"][0].pop("seed"), "$.draws[0]: must be a draw {design, draw, runs, seed, stratified_by}"),
+    (lambda d: d["draws"][0].update(design="uniform"), "$.draws[0].design: must be stratified or active, got "
+                                                       "'uniform'"),
+    (lambda d: d["draws"][1].update(draw=0), "$.draws[1].draw: must be the draw's number, a positive integer, got 0"),
+    (lambda d: d["draws"][0].update(seed=-1), "$.draws[0].seed: must be the seed the draw was made with"),
+    (lambda d: d["draws"][0].update(stratified_by=["subject_id"]), "$.draws[0].stratified_by: must be "
+                                                                   '["subject_id", "judge_grade"]'),
+    (lambda d: d["draws"][0]["runs"][0].pop("run_id"), "$.draws[0].runs[0]: must be a drawn run"),
+    (lambda d: d["draws"][0]["runs"][0].update(reviewer_id=""), "$.draws[0].runs[0].reviewer_id: must be the id of "
+                                                                "the human asked to grade the run, got ''"),
+    (lambda d: d["draws"][0]["runs"][1].update(probability="0.5"),
+     "$.draws[0].runs[1].probability: must be the exact probability the draw had of picking the run, \"p/q\" or "
+     "\"1\", above 0 and at most 1, got '0.5'"),
+    (lambda d: d["draws"][0]["runs"][1].update(probability=0.5), "$.draws[0].runs[1].probability: must be the exact"),
+])
+def test_each_schema_error_names_its_place(judged, change, message):
+    document = a_document(judged)
+    change(document)
+    write(judged, document)
+    draws, problems = read(judged)
+    assert draws is None and any(p.message.startswith(message) for p in problems), problems
+    assert all(p.path == DRAWS_FILE for p in problems)
+
+
+@pytest.mark.parametrize(("probability", "shown"), [("0", "'0'"), ("0/4", "'0/4'"), ("5/4", "'5/4'"),
+                                                    ("1/0", "'1/0'")])
+def test_a_probability_outside_0_1_is_refused(judged, probability, shown):
+    document = a_document(judged)
+    document["draws"][0]["runs"][1]["probability"] = probability
+    write(judged, document)
+    draws, problems = read(judged)
+    assert draws is None and [p.message for p in problems] == [
+        f"$.draws[0].runs[1].probability: {shown} is not a probability above 0 and at most 1 (the toolkit writes "
+        "this file: rgbench assign; a draw is never edited by hand)"]
+
+
+def test_an_unknown_run_a_judge_mismatch_and_misordered_draws_are_all_reported(judged):
+    document = a_document(judged)
+    document["judge"] = "judge-other"
+    document["draws"][0]["runs"][0]["case_id"] = "RO-AAAA-000"   # no such case (the runs stay sorted)
+    document["draws"][1]["draw"] = 5
+    document["draws"][1]["runs"] *= 2   # the same run twice in one draw
+    write(judged, document)
+    draws, problems = read(judged)
+    key = runs_of(judged)[0]
+    assert draws is None and sorted(p.message.replace(" " + REGENERATE, "") for p in problems) == sorted([
+        f"$.judge: 'judge-other' is not config.yaml's judge '{JUDGE}' (these draws were made over another judge's "
+        "grades: make new draws with rgbench assign, or set judge back)",
+        f"$.draws[0].runs[0]: no run '{key[2]}' of '{key[0]}' on case 'RO-AAAA-000' in responses/ (a drawn run "
+        "must exist: restore it)",
+        "$.draws[1].draw: 5 where 2 was expected (draws are numbered 1, 2, ... in order)",
+        "$.draws[1].runs: not sorted by (subject_id, case_id, run_id) with each run once"])
+
+
+def test_the_loader_refuses_a_bad_draws_file_and_any_draws_file_in_human_mode(judged):
+    write(judged, {"judge": JUDGE})
+    assert problems_of(judged) == [f"{DRAWS_FILE}: $.draws: missing: the list of draws (rgbench assign writes them)"]
+    set_config(judged, estimation=None, judge=None)   # human mode: the file would count for nothing
+    assert problems_of(judged) == [f"{DRAWS_FILE}: estimation is human in {CONFIG}, so the draws are never read (set "
+                                   "estimation: judge-assisted and judge, or remove the file)"]

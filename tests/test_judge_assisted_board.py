@@ -1,0 +1,185 @@
+"""The board's figures in judge-assisted mode (rgbench.stats.judge_assisted_board): the judge's bias, the
+judge-human correlation, the human-only interval, the rank sets on the estimator's replicates, that a judge
+biased on one subject moves no other subject's row, and the example benchmark (examples/judgeassist) end to end."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from treebuilder import REPO
+
+from rgbench.stats.bootstrap import case_counts
+from rgbench.stats.judge_assisted import Run, case_sums, estimate, interval
+from rgbench.stats.judge_assisted_board import (
+    ASSISTED_COLUMNS,
+    PAIRS_COLUMNS,
+    SubjectRuns,
+    assisted_rank_sets,
+    assisted_rows,
+    assisted_tables,
+    correlation,
+    draw_of,
+    figure,
+    human_only,
+    padded_sums,
+)
+
+C95 = Fraction(95, 100)
+F = Fraction
+EXAMPLE = REPO / "examples" / "judgeassist"
+# test_judge_assisted.py's hand example: weight 2 (π = 1/2) on each drawn run
+HAND = [Run("c1", 1, 1, 2), Run("c1", 1), Run("c2", 1, 0, 2), Run("c3", 0, 0, 2), Run("c3", 1)]
+
+
+def test_the_judges_bias_is_its_weighted_mean_minus_the_humans_on_the_labels():
+    # Σ G = 2 + 2 + 0 = 4, Σ Y = 2 + 0 + 0 = 2, Σ m = 6: Hf − Hy = 4/6 − 2/6 = 1/3
+    sums = case_sums(HAND)
+    assert figure(sums, case_counts(np.random.default_rng(0), 3, 200), C95).bias == Fraction(1, 3)
+
+
+def test_the_human_only_figure_is_the_weighted_human_mean_and_its_interval_lambda_zero():
+    # a judge of 0 everywhere: λ = 0, theta = Hy = Σ Y / Σ m = 2/6
+    sums = case_sums(HAND)
+    assert (estimate(human_only(sums)).theta, estimate(human_only(sums)).lam) == (Fraction(1, 3), 0)
+    counts = case_counts(np.random.default_rng(1), 3, 300)
+    alone = case_sums([Run(r.case_id, 0, r.human, r.weight) for r in HAND])
+    assert figure(sums, counts, C95).human_only == interval(alone, counts, C95)
+
+
+def test_the_correlation_is_pearsons_over_the_labelled_runs():
+    # labelled (f, y): (1, 1), (0, 0), (1, 0); the unlabelled run and the one with weight 0 do not count.
+    # f̄ = 2/3, ȳ = 1/3; cov = (1/3·2/3 + 2/3·1/3 − 1/3·1/3)/3 = 1/9; var f = var y = (1/9 + 4/9 + 1/9)/3 = 2/9;
+    # r = (1/9)/(2/9) = 1/2
+    runs = [Run("a", 1, 1, 2), Run("b", 0, 0, 2), Run("c", 1, 0, 2), Run("d", 0), Run("e", 0, 1, 0)]
+    assert correlation(runs) == pytest.approx(0.5, abs=1e-12)
+    assert correlation(runs[:1]) is None and correlation([Run("a", 1, 1, 2), Run("b", 1, 0, 2)]) is None
+
+
+def test_padding_with_cases_of_no_run_changes_nothing():
+    sums = case_sums(HAND)
+    wider = padded_sums(sums, ["c0", "c1", "c2", "c3", "c4"])
+    assert wider.case_ids == ("c0", "c1", "c2", "c3", "c4") and wider.runs == (0, 2, 1, 2, 0)
+    assert estimate(wider) == estimate(sums)
+
+
+def test_the_draw_depends_on_the_seed_and_the_case_ids_only():
+    assert np.array_equal(draw_of(0, ["a", "b", "c"], 50), draw_of(0, ["a", "b", "c"], 50))
+    assert not np.array_equal(draw_of(0, ["a", "b", "c"], 50), draw_of(1, ["a", "b", "c"], 50))
+    assert draw_of(0, ["a", "b", "c"], 50).sum(axis=1).tolist() == [3] * 50
+
+
+def _subject(rng: np.random.Generator, sid: str, shift: float, judge_bias: int = 0, cases: int = 40) -> SubjectRuns:
+    runs = []
+    for c in range(cases):
+        for _ in range(2):
+            y = int(min(12, max(0, round(rng.normal(6 + shift, 2)))))
+            f = min(12, max(0, y + int(rng.integers(-1, 2)) + judge_bias))
+            drawn = rng.random() < 0.4
+            runs.append(Run(f"c{c:03d}", f, y if drawn else None, Fraction(5, 2)))
+    return SubjectRuns(sid, {"s_bar": tuple(runs), "Q_final": tuple(r._replace(
+        judge=Fraction(r.judge, 12), human=None if r.human is None else Fraction(r.human, 12)) for r in runs)}, 0, 0)
+
+
+SPEC = SimpleNamespace(stats=SimpleNamespace(seed=0, bootstrap_resamples=400, confidence_level=C95))
+
+
+def test_rank_sets_separate_distant_subjects_and_tie_equal_ones():
+    rng = np.random.default_rng(3)
+    far = [_subject(rng, "a", 4), _subject(rng, "b", -4)]
+    rows, pairs = assisted_rows(far, SPEC)
+    assert [r.rank_set for r in rows] == [(1, 1), (2, 2)]
+    assert [(a, b) for a, b, _ in pairs] == [("a", "b")]
+    diff, (low, high) = pairs[0][2]["Q_final"]
+    assert low <= float(diff) <= high and low > 0
+    same = case_sums(far[0].runs["Q_final"])
+    counts = draw_of(0, same.case_ids, 300)
+    theta = float(estimate(same).theta)
+    assert assisted_rank_sets([theta, theta], [same, same], counts, C95) == ([(1, 2), (1, 2)], [(1, 2), (1, 2)])
+
+
+def test_a_judge_biased_on_one_subject_moves_no_other_subjects_row():
+    rng = np.random.default_rng(4)
+    honest = [_subject(rng, "a", 0), _subject(rng, "b", 1)]
+    rng = np.random.default_rng(4)
+    biased = [_subject(rng, "a", 0, judge_bias=3), _subject(rng, "b", 1)]
+    (a1, b1), _ = assisted_rows(honest, SPEC)
+    (a2, b2), _ = assisted_rows(biased, SPEC)
+    assert b1.figures == b2.figures and a1.figures["Q_final"].estimate != a2.figures["Q_final"].estimate
+    assert a2.figures["s_bar"].bias > a1.figures["s_bar"].bias + 2   # the +3 lenient judge is seen (clipped at 12)
+
+
+def test_the_tables_cells_match_their_headers():
+    rng = np.random.default_rng(5)
+    rows, pairs = assisted_rows([_subject(rng, "a", 0), _subject(rng, "b", 1), _subject(rng, "c", 2)], SPEC)
+    tables = assisted_tables(rows, pairs)
+    assert all(len(r) == len(ASSISTED_COLUMNS) for r in tables["judge_assisted.csv"][1])
+    assert [len(r) for r in tables["judge_assisted_pairs.csv"][1]] == [len(PAIRS_COLUMNS)] * 3
+
+
+def _csv(path: Path) -> dict[str, dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return {row["subject_id"]: row for row in csv.DictReader(handle)}
+
+
+def _metrics(root: Path) -> None:
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "metrics.py"), "--root", str(root)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow   # a whole `make check` of the example (make test-slow; CI runs it)
+def test_the_committed_example_results_are_what_its_inputs_produce():
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "check_results.py"), "--root", str(EXAMPLE)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow   # end to end: two `make metrics` runs of the example (make test-slow; CI runs it)
+def test_the_examples_board_rests_on_its_table_and_a_lenient_judge_moves_one_subject_only(tmp_path):
+    root = tmp_path / "judgeassist"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("results"))
+    _metrics(root)
+    board = (root / "results" / "leaderboard.md").read_text(encoding="utf-8")
+    before = _csv(root / "results" / "judge_assisted.csv")
+    assert "| Subject | Human grades | Pending | r | λ | Judge bias | Worth | Rank set |" in board
+    for sid, row in before.items():
+        assert f"| {sid} | {row['human_grades']} | {row['pending']} |" in board
+    page = (root / "results" / "leaderboard.html").read_text(encoding="utf-8")
+    assert 'id="rests-on"' in page and 'id="families"' not in page and 'id="explorer"' not in page
+    # the figures the estimator does not give are absent, said once (leaderboard/absent.py)
+    assert "are not estimated yet, so they are absent rather than computed from the human grades" in board
+    # the judge made one step more lenient on every criterion of synth-002 (within the 0-2 range)
+    for path in (root / "scoring_multi" / "v1.0" / "synth-002").glob("*eval-judge-synth-1.json"):
+        grade = json.loads(path.read_text(encoding="utf-8"))
+        grade["criterion_scores"] = {k: min(2, v + 1) for k, v in grade["criterion_scores"].items()}
+        path.write_text(json.dumps(grade, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    _metrics(root)
+    after = _csv(root / "results" / "judge_assisted.csv")
+    figures = [c for c in before["synth-000"] if c.startswith(("P", "s_bar", "Q_final"))]
+    for sid in ("synth-000", "synth-001", "synth-003"):
+        assert {c: after[sid][c] for c in figures} == {c: before[sid][c] for c in figures}, sid
+    assert float(after["synth-002"]["s_bar_judge_bias"]) > float(before["synth-002"]["s_bar_judge_bias"]) + 1
+
+
+def test_the_rests_on_table_says_why_a_subject_is_not_ranked():
+    from rgbench.leaderboard.judge_assisted_text import rests_on
+    base = dict.fromkeys(ASSISTED_COLUMNS)
+    rows = [{**base, "subject_id": "a", "human_grades": 24, "pending": 1, "n_unjudged": 0, "judge_human_r": F(1, 2),
+             "Q_final": F(2, 5), "Q_final_lambda": F(1, 3), "Q_final_judge_bias": F(-1, 80),
+             "Q_final_effective": F(61, 2), "rank_set_low": 1, "rank_set_high": 2},
+            {**base, "subject_id": "b", "human_grades": 0, "pending": 0, "n_unjudged": 3},
+            {**base, "subject_id": "c", "human_grades": 0, "pending": 2, "n_unjudged": 0}]
+    a, b, c = rests_on(rows, ["a", "b", "c"])
+    # r 0.50, λ 0.33, bias −1/80 = −0.0125 -> -0.012 (half to even), worth 30.5 -> 30 (half to even)
+    assert a.cells == ("24", "1", "0.50", "0.33", "-0.012", "30", "1\u20132")
+    assert b.cells[-1] == "not ranked: 3 runs without the judge's grade"
+    assert c.cells[-1] == "not ranked: no human grade of a drawn run yet"

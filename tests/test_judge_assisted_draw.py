@@ -1,0 +1,302 @@
+"""The human draws of judge-assisted mode (issue 28, part 2): stratified and active draws with hand-checked
+probabilities, `rgbench assign --draw/--next`, the check that re-derives every draw (`rgbench validate`), and the
+grading page's queue of drawn runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from fractions import Fraction as F
+from pathlib import Path
+
+import make_synthetic
+import pytest
+from test_human_draws import JUDGE, set_config
+
+from rgbench.cli import run_script
+from rgbench.commands.common import load_valid_grades
+from rgbench.commands.review import open_app
+from rgbench.load.draws import DRAWS_FILE
+from rgbench.review import scoring_doc
+from rgbench.stats import judge_assisted_draw as drawing
+from rgbench.stats.judge_assisted_draw import JudgedRun, active_probabilities, grade_label, subject_shares
+
+
+def runs_of(subject: str, grades: list[str], human: list[F | None] | None = None) -> list[JudgedRun]:
+    """One run per case C-01, C-02, ... with the given judge grades (judge value 1/2, total 6)."""
+    human = human or [None] * len(grades)
+    return [JudgedRun((subject, f"C-{i:02d}", "r1"), g, F(6), F(1, 2), h) for i, (g, h) in enumerate(zip(grades, human))]
+
+
+# --- the probabilities, by hand -----------------------------------------------------------------------------
+
+def test_a_stratified_draw_of_strata_of_6_and_2_takes_3_and_1():
+    runs = {"m": runs_of("m", ["Pass"] * 6 + ["Fail"] * 2)}
+    draw = drawing.stratified(1, 0, runs, 4)
+    # quotas 4 · 6/8 = 3 and 4 · 2/8 = 1: three of the six Pass runs (3/6 = 1/2), one of the two Fail runs (1/2)
+    assert draw.design == "stratified" and draw.size == 4 and draw.subjects == ("m",)
+    by_grade = {g: [r for r in draw.runs if runs["m"][int(r.key[1][2:])].grade == g] for g in ("Pass", "Fail")}
+    assert len(by_grade["Pass"]) == 3 and {r.probability for r in by_grade["Pass"]} == {F(1, 2)}
+    assert len(by_grade["Fail"]) == 1 and by_grade["Fail"][0].probability == F(1, 2)
+    assert drawing.stratified(1, 0, runs, 4) == draw            # the same seed, number and data: the same draw
+    assert drawing.stratified(1, 1, runs, 4) != draw or drawing.stratified(2, 0, runs, 4) != draw
+
+
+def test_subjects_share_a_draw_in_proportion_with_one_per_judge_grade_at_least():
+    # 6 of 12 runs: 8 · 6/12 = 4 and 4 · 6/12 = 2
+    assert subject_shares({"a": 8, "b": 4}, {"a": 2, "b": 2}, 6) == {"a": 4, "b": 2}
+    # 4 of 12: quotas 40/12 = 3.33 and 8/12 = 0.67; b's two grades need 2, a keeps its floor 3, one too many: the
+    # subject furthest above its quota with a run to spare is a (3 - 3.33 against b at its minimum): a 2, b 2
+    assert subject_shares({"a": 10, "b": 2}, {"a": 1, "b": 2}, 4) == {"a": 2, "b": 2}
+    # 5 of 9 with floors 4/3 + remainders: quotas 5 · 3/9 = 5/3 and 5 · 6/9 = 10/3 -> 1 + 3 = 4, the larger
+    # remainder (2/3 against 1/3) takes the fifth: a 2, b 3
+    assert subject_shares({"a": 3, "b": 6}, {"a": 1, "b": 1}, 5) == {"a": 2, "b": 3}
+    with pytest.raises(ValueError, match="from 4 runs"):
+        subject_shares({"a": 3, "b": 6}, {"a": 2, "b": 2}, 3)
+
+
+def test_active_probabilities_follow_the_spread_capped_at_1_and_floored():
+    # spreads 1, 1, 2, 4 and N = 2 of T = 4: floor 1/5 · 2/4 = 1/10; c = 1/4 gives 1/4 + 1/4 + 1/2 + 1 = 2
+    assert active_probabilities([F(1), F(1), F(2), F(4)], 2) == [F(1, 4), F(1, 4), F(1, 2), F(1)]
+    # spreads 1, 100, 100 and N = 1 of T = 3: floor 1/15 binds the first; 1/15 + 200 c = 1, c = 7/1500:
+    # 100 c = 7/15 each, and 1/15 + 14/15 = 1
+    assert active_probabilities([F(1), F(100), F(100)], 1) == [F(1, 15), F(7, 15), F(7, 15)]
+    assert active_probabilities([F(3)] * 5, 5) == [F(1)] * 5   # every run: π = 1
+    with pytest.raises(ValueError):
+        active_probabilities([F(1)] * 3, 4)
+
+
+def test_sending_humans_where_the_judge_errs_most_needs_fewer_grades_for_the_same_variance():
+    # Poisson sampling: the variance of the inverse-probability-weighted total of d = y - f is Σ (1/π - 1) d².
+    # 100 runs, the judge's error 1/10 on 50 and 1/2 on the other 50 (d² = e²), N = 20 expected grades.
+    spread = [F(1, 10)] * 50 + [F(1, 2)] * 50
+    pi = active_probabilities(spread, 20)
+    # c · (50/10 + 50/2) = 20: c = 2/3, π = 1/15 and 1/3 (above the floor 1/25)
+    assert set(pi[:50]) == {F(1, 15)} and set(pi[50:]) == {F(1, 3)}
+
+    def variance(probabilities: list[F]) -> F:
+        return sum(((1 / p - 1) * e * e for p, e in zip(probabilities, spread)), F(0))
+    # active: 50 · 14 / 100 + 50 · 2 / 4 = 7 + 25 = 32; uniform π = 1/5: 50 · 4 / 100 + 50 · 4 / 4 = 2 + 50 = 52
+    assert variance(pi) == 32 and variance([F(1, 5)] * 100) == 52
+    # the uniform design reaches 32 at (100/n - 1) · Σ e² = 32, Σ e² = 1/2 + 25/2 = 13: n = 1300/45 = 28.9 grades,
+    # so the active one needs 1 - 20 · 45/1300 = 4/13 (31%) fewer
+    n_uniform = F(100) / (1 + F(32, 13))
+    assert n_uniform == F(1300, 45) and 1 - 20 / n_uniform == F(4, 13)
+    assert active_probabilities([F(1, 4)] * 100, 20) == [F(1, 5)] * 100   # equal spreads: the uniform design
+
+
+def test_spreads_are_the_root_mean_square_of_human_minus_judge_per_stratum_with_fallbacks():
+    items = runs_of("m", ["Pass", "Pass", "Fail", "Fail"], [F(1, 2), F(3, 2), None, None])
+    # Pass: errors 0 and 1 (human - judge 1/2), RMS √(1/2) = 0.7071 -> 707/1000; Fail has no human value: the
+    # subject's pooled RMS over the same two runs
+    spread = drawing.spreads({"m": items}, frozenset(r.key for r in items))
+    assert spread == {("m", "Pass"): F(707, 1000), ("m", "Fail"): F(707, 1000)}
+    # runs outside the basis (earlier draws) do not count: nothing left, every spread 1
+    assert set(drawing.spreads({"m": items}, frozenset()).values()) == {F(1)}
+
+
+def test_an_active_draw_is_poisson_sampling_with_exact_probabilities():
+    runs = {"m": runs_of("m", ["Pass"] * 40), "n": runs_of("n", ["Fail"] * 40)}
+    draw = drawing.active(1, 0, runs, frozenset(), 20)
+    # no human value yet: every spread 1, so π = 20/80 = 1/4 for every run; the size is random around 20
+    assert {r.probability for r in draw.runs} == {F(1, 4)} and 8 <= len(draw.runs) <= 32
+    assert draw.size == 20 and dict(draw.spreads) == {("m", "Pass"): 1, ("n", "Fail"): 1}
+    assert drawing.active(1, 0, runs, frozenset(), 20) == draw
+
+
+def test_grade_label_is_the_class_or_the_tercile_of_the_judge_total(tree):
+    spec = load_valid_grades(tree)[0]
+    assert grade_label(spec, "Pass", F(3), [F(3)]) == "Pass"
+    totals = [F(t) for t in (1, 2, 3, 4, 5, 6)]
+    # worse runs 0..5 of 6: 1 + 3 · w // 6 = 1, 1, 2, 2, 3, 3
+    assert [grade_label(spec, None, t, totals) for t in totals] == [f"bin {b} of 3" for b in (1, 1, 2, 2, 3, 3)]
+    ties = [F(1), F(1), F(1), F(2)]   # equal totals share a bin: 0, 0, 0 worse -> 1; 3 worse -> 1 + 9 // 4 = 3
+    assert [grade_label(spec, None, t, ties) for t in ties] == ["bin 1 of 3"] * 3 + ["bin 3 of 3"]
+
+
+# --- rgbench assign --draw / --next, rgbench validate, the grading page -------------------------------------
+
+def built_tree(tmp_path: Path) -> Path:
+    """2 subjects x 6 cases x 2 runs in judge-assisted mode; the judge grades every run (responses it did not grade
+    removed); the human grades of scoring/ removed on one run in two, so drawn runs wait for a human."""
+    out = tmp_path / "tree"
+    assert make_synthetic.main(["--subjects", "2", "--cases", "6", "--runs", "2", "--out", str(out), "--judge"]) == 0
+    set_config(out, estimation="judge-assisted", judge=JUDGE)
+    for path in sorted((out / "responses").rglob("*.json")):
+        judged = out / "scoring_multi" / path.relative_to(out / "responses").parent / f"{path.stem}__eval-{JUDGE}.json"
+        if not judged.exists():
+            path.unlink()
+    for i, path in enumerate(sorted((out / "scoring").rglob("*.json"))):
+        if i % 2:
+            path.unlink()
+    return out
+
+
+@pytest.fixture(scope="module")
+def tree_once(tmp_path_factory) -> Path:
+    return built_tree(tmp_path_factory.mktemp("draw"))
+
+
+@pytest.fixture
+def tree(tree_once: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(tree_once, tmp_path / "tree"))
+
+
+def assign(root: Path, *options: str) -> int:
+    return run_script("assign", ["--root", str(root), *options])
+
+
+def document(root: Path) -> dict:
+    return json.loads((root / DRAWS_FILE).read_text(encoding="utf-8"))
+
+
+def test_assign_draw_appends_a_reproducible_stratified_draw_with_reviewers(tree, capsys):
+    assert assign(tree, "--draw", "8") == 0
+    spec, loaded, multi = load_valid_grades(tree)
+    runs, left_out = drawing.judged_runs(spec, loaded, multi)
+    assert left_out == {} and sum(map(len, runs.values())) == 20
+    draw = document(tree)["draws"][0]
+    assert draw["design"] == "stratified" and draw["size"] == 8 and len(draw["runs"]) == 8
+    grade = {r.key: (s, r.grade) for s, items in runs.items() for r in items}
+    sizes = {g: sum(1 for x in grade.values() if x == g) for g in set(grade.values())}
+    picked = [(r["subject_id"], r["case_id"], r["run_id"]) for r in draw["runs"]]
+    for run, key in zip(draw["runs"], picked):   # π = n_h / N_h of the run's stratum, n_h the stratum's picks
+        n_h = sum(1 for k in picked if grade[k] == grade[key])
+        assert F(run["probability"]) == F(n_h, sizes[grade[key]])
+    graded = {r.key for items in runs.values() for r in items if r.human is not None}
+    assert all(("reviewer_id" in r) == (k not in graded) for r, k in zip(draw["runs"], picked))
+    asked = [r["reviewer_id"] for r in draw["runs"] if "reviewer_id" in r]
+    assert max(map(asked.count, set(asked))) - min(asked.count(f"rev-{i}") for i in range(1, 7)) <= 1  # least loaded
+    first = (tree / DRAWS_FILE).read_bytes()
+    assert run_script("validate", ["--root", str(tree)]) == 0
+    (tree / DRAWS_FILE).unlink()
+    assert assign(tree, "--draw", "8") == 0 and (tree / DRAWS_FILE).read_bytes() == first   # same inputs, same draw
+    assert assign(tree, "--draw", "8") == 0   # draw 2: another stream
+    second = document(tree)["draws"][1]
+    assert second["draw"] == 2 and second["runs"] != draw["runs"]
+    assert "draw 2 (stratified) picked 8 runs over 2 subjects" in capsys.readouterr().out
+
+
+def test_assign_refuses_draws_in_human_mode_and_a_size_it_cannot_draw(tree, capsys):
+    assert assign(tree, "--draw", "3") == 1   # 2 subjects x 3 judge grades need 6 at least
+    assert "--draw: 3: a stratified draw takes from" in capsys.readouterr().err
+    set_config(tree, estimation=None, judge=None)
+    assert assign(tree, "--draw", "8") == 1
+    err = capsys.readouterr().err
+    assert "config.yaml: --draw: estimation is human, where every run is graded by a person" in err
+    assert not (tree / DRAWS_FILE).exists()
+    assert assign(tree, "--draw", "8", "--share", "0.2") == 1
+    assert "give one of --share S" in capsys.readouterr().err
+
+
+def test_a_hand_edited_draw_is_refused_by_validate_and_by_assign(tree, capsys):
+    assert assign(tree, "--draw", "8") == 0
+    edited = document(tree)
+    spec, loaded, multi = load_valid_grades(tree)
+    picked = {(r["subject_id"], r["case_id"], r["run_id"]) for r in edited["draws"][0]["runs"]}
+    other = next(k for k in sorted(loaded.responses) if k not in picked and k[0] == edited["draws"][0]["runs"][0]["subject_id"])
+    edited["draws"][0]["runs"][0].update(case_id=other[1], run_id=other[2])   # swap a run for one not picked
+    edited["draws"][0]["runs"].sort(key=lambda r: (r["subject_id"], r["case_id"], r["run_id"]))
+    (tree / DRAWS_FILE).write_text(json.dumps(edited), encoding="utf-8")
+    capsys.readouterr()
+    assert run_script("validate", ["--root", str(tree)]) == 1
+    err = capsys.readouterr().err
+    assert f"{DRAWS_FILE}: $.draws[0]: draw 1 (stratified) is not what its seed and the judge's grades give: it " \
+           f"lists {'/'.join(other)}, which the draw does not pick" in err
+    assert assign(tree, "--draw", "8") == 1 and "is not what its seed" in capsys.readouterr().err
+    (tree / DRAWS_FILE).unlink()   # a probability changed, the runs right: refused too
+    assert assign(tree, "--draw", "8") == 0
+    edited = document(tree)
+    edited["draws"][0]["runs"][0]["probability"] = "1"
+    (tree / DRAWS_FILE).write_text(json.dumps(edited), encoding="utf-8")
+    capsys.readouterr()
+    assert run_script("validate", ["--root", str(tree)]) == 1
+    assert "has probability 1, the draw gives" in capsys.readouterr().err
+
+
+def test_a_draw_stands_for_the_runs_it_was_made_over_and_not_for_file_bytes(tree, capsys):
+    assert assign(tree, "--draw", "8") == 0
+    made = (tree / DRAWS_FILE).read_bytes()
+    for path in (tree / "scoring_multi").rglob(f"*__eval-{JUDGE}.json"):   # the judge's files re-indented: same draw
+        path.write_text(json.dumps(json.loads(path.read_text()), indent=4) + "\n", encoding="utf-8")
+    (tree / DRAWS_FILE).unlink()
+    assert assign(tree, "--draw", "8") == 0 and (tree / DRAWS_FILE).read_bytes() == made
+    drawn = {(r["subject_id"], r["case_id"], r["run_id"]) for r in document(tree)["draws"][0]["runs"]}
+    gone = next(p for p in sorted((tree / "responses").rglob("*.json")) if (p.parent.name, *p.stem.split("__")) not in drawn)
+    for path in [gone, *tree.glob(f"scoring*/v1.0/{gone.parent.name}/{gone.stem}__*.json")]:
+        path.unlink()   # a run the draw did not pick leaves its subject: the draw no longer follows from the data
+    capsys.readouterr()
+    assert run_script("validate", ["--root", str(tree)]) == 1
+    assert "is not what its seed and the judge's grades give" in capsys.readouterr().err
+
+
+def grade_as_human(root: Path, key: tuple[str, str, str], reviewer: str, lower: int = 0) -> None:
+    """A human grade of ``key`` in scoring/: the judge's, ``lower`` points lower on its first criterion above 0."""
+    grade = json.loads((root / "scoring_multi" / "v1.0" / key[0] / f"{key[1]}__{key[2]}__eval-{JUDGE}.json").read_text())
+    name = next((n for n, v in grade["criterion_scores"].items() if v > 0), None)
+    if name is not None and lower:
+        grade["criterion_scores"][name] = max(0, grade["criterion_scores"][name] - lower)
+    grade["reviewer_id"] = reviewer
+    target = root / "scoring" / "v1.0" / key[0] / f"{key[1]}__{key[2]}__eval-{reviewer}.json"
+    target.write_text(json.dumps(grade, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs(tree, capsys):
+    assert assign(tree, "--next", "5") == 0   # nothing drawn yet: every spread 1, so π = 5/20 = 1/4 for every run
+    first = document(tree)["draws"][0]
+    assert first["design"] == "active" and first["size"] == 5 and {r["probability"] for r in first["runs"]} == {"1/4"}
+    waiting = [(r["subject_id"], r["case_id"], r["run_id"], r["reviewer_id"]) for r in first["runs"] if "reviewer_id" in r]
+    assert waiting   # this seed picks runs without a human grade
+    assert assign(tree, "--next", "5") == 1
+    assert f"{len(waiting)} run(s) of the earlier draws have no human grade yet" in capsys.readouterr().err
+    for i, (*key, reviewer) in enumerate(waiting):   # the humans grade them: the judge 0 or 1 point too lenient
+        grade_as_human(tree, tuple(key), reviewer, lower=i % 2)
+    assert assign(tree, "--next", "5") == 0
+    second = document(tree)["draws"][1]
+    spec, loaded, multi = load_valid_grades(tree)
+    runs, _ = drawing.judged_runs(spec, loaded, multi)
+    basis = frozenset((r["subject_id"], r["case_id"], r["run_id"]) for r in first["runs"])
+    expected = drawing.spreads(runs, basis)
+    assert {(x["subject_id"], x["judge_grade"]): F(x["spread"]) for x in second["spreads"]} == expected
+    assert len(set(expected.values())) > 1   # the spreads differ by stratum, and so do the probabilities
+    flat = [(s, r) for s, items in runs.items() for r in items]
+    pi = dict(zip([r.key for _, r in flat], active_probabilities([expected[s, r.grade] for s, r in flat], 5)))
+    assert sum(pi.values()) == 5 and min(pi.values()) >= F(1, 5) * F(5, 20)   # expected size 5, floor 1/20
+    assert all(F(r["probability"]) == pi[r["subject_id"], r["case_id"], r["run_id"]] for r in second["runs"])
+    assert run_script("validate", ["--root", str(tree)]) == 0
+    edited = document(tree)   # the spreads of the last draw are checked against the grades
+    edited["draws"][1]["spreads"][0]["spread"] = "9"
+    (tree / DRAWS_FILE).write_text(json.dumps(edited), encoding="utf-8")
+    capsys.readouterr()
+    assert run_script("validate", ["--root", str(tree)]) == 1
+    assert "its spreads are not those the human grades of the earlier draws' runs give" in capsys.readouterr().err
+
+
+def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(tree):
+    assert assign(tree, "--draw", "14") == 0 and assign(tree, "--draw", "10") == 0
+    draws = document(tree)["draws"]
+    named: dict[tuple, str] = {}
+    for draw in draws:
+        for r in draw["runs"]:
+            if "reviewer_id" in r:
+                named.setdefault((r["subject_id"], r["case_id"], r["run_id"]), r["reviewer_id"])
+    reviewer = max(set(named.values()), key=list(named.values()).count)
+    app, problems = open_app(tree, reviewer)
+    assert app is not None, problems
+    queue = app.queue()
+    assert len(queue) >= 2 and [run.key for run in queue] == [k for k, who in named.items() if who == reviewer]   # draw order
+    assert all(run.role == "first" for run in queue)   # the judge's grades are in scoring_multi/: scoring/ is free
+    other, _ = open_app(tree, next(f"rev-{i}" for i in range(1, 7) if f"rev-{i}" != reviewer))
+    assert other is not None and not {r.key for r in other.queue()} & {k for k, w in named.items() if w == reviewer}
+    # the judge's grade of a drawn run in scoring/: the human's goes beside it, to scoring_multi/, and may be saved
+    key = queue[1].key
+    judged = tree / "scoring_multi" / "v1.0" / key[0] / f"{key[1]}__{key[2]}__eval-{JUDGE}.json"
+    judged.rename(tree / "scoring" / "v1.0" / key[0] / judged.name)
+    run = next(r for r in app.queue() if r.key == key)
+    assert run.role == "second" and scoring_doc.target_rel(app.spec, run, reviewer).startswith("scoring_multi/")
+    assert scoring_doc.refusals(tree, app.spec, run, reviewer, named[key]) == []
+    assert scoring_doc.refusals(tree, app.spec, run, reviewer, None) != []   # named for nobody: refused
+    # a human grade of a drawn run (by anyone) takes it off the queue
+    key = queue[0].key
+    grade_as_human(tree, key, "rev-6" if reviewer != "rev-6" else "rev-5")
+    assert [run.key for run in app.queue()] == [run.key for run in queue[1:]]

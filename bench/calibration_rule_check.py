@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE.parent / "scripts"))
 import stats_check  # noqa: E402
 
 from rgbench.load.scale import default_scale  # noqa: E402
-from rgbench.stats.bootstrap import case_counts  # noqa: E402
+from rgbench.stats.bootstrap import case_counts, nested_counts  # noqa: E402
 from rgbench.stats.case_summary import case_summaries  # noqa: E402
 from rgbench.stats.intervals import ece_interval  # noqa: E402
 from rgbench.stats.run_columns import RunColumns  # noqa: E402
@@ -56,27 +56,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replications", type=int, default=500)
     parser.add_argument("--cases", type=int, default=30)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--subjects", default=None, help="comma-separated names (default: all ten)")
+    parser.add_argument("--icc", type=float, default=None, help="the model at this ICC (default: the fitted one)")
     args = parser.parse_args(argv)
     model, _ = stats_check.fit_model(stats_check.REPO / "results/per_run.csv")
-    truth = {s.name: stats_check.population_truth(model, s, np.random.default_rng([1, 0]))["ECE"] for s in SUBJECTS}
+    model = model if args.icc is None else model.with_icc(args.icc)
+    subjects = [s for s in SUBJECTS if args.subjects is None or s.name in args.subjects.split(",")]
+    truth = {s.name: stats_check.population_truth(model, s, np.random.default_rng([1, 0]))["ECE"] for s in subjects}
     rng = np.random.default_rng([20261203, args.runs, args.cases])
     above = dict.fromkeys(truth, 0)
     cover = dict.fromkeys(truth, 0)
     width = dict.fromkeys(truth, 0.0)
     for _ in range(args.replications):
-        runs = stats_check.simulate(model, SUBJECTS, args.cases, args.runs, rng)
+        runs = stats_check.simulate(model, subjects, args.cases, args.runs, rng)
         summaries = case_summaries(RunColumns.of(runs), alpha=Fraction(1, 2), scale=default_scale(12), bins=10)
         for name, summary in summaries.items():
-            interval = ece_interval(summary, case_counts(rng, summary.k, args.resamples), Fraction(95, 100))
+            counts = case_counts(rng, summary.k, args.resamples)
+            interval = ece_interval(summary, counts, nested_counts(rng, counts), Fraction(95, 100))
             assert interval is not None
             low, high = interval
             above[name] += low > 0
             cover[name] += low - 1e-9 <= truth[name] <= high + 1e-9
             width[name] += high - low
     n = args.replications
-    print(f"{args.cases} cases x {args.runs} runs, {n} replications")
+    print(f"{args.cases} cases x {args.runs} runs, ICC {model.icc:.2f}, {n} replications")
     print("| subject | true ECE | ECE_low > 0 | coverage | mean width |\n|---|---:|---:|---:|---:|")
-    for s in SUBJECTS:
+    for s in subjects:
         a, c = above[s.name] / n, cover[s.name] / n
         print(f"| {s.name} | {truth[s.name]:.3f} | {100 * a:.1f}% ± {100 * math.sqrt(a * (1 - a) / n):.1f}% | "
               f"{100 * c:.1f}% | {width[s.name] / n:.3f} |")

@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE.parent / "scripts"))
 import stats_check  # noqa: E402
 
 from rgbench.load.scale import default_scale  # noqa: E402
-from rgbench.stats.bootstrap import case_counts, nested_counts  # noqa: E402
+from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.case_summary import case_summaries  # noqa: E402
 from rgbench.stats.intervals import ece_interval  # noqa: E402
 from rgbench.stats.run_columns import RunColumns  # noqa: E402
@@ -71,8 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = stats_check.simulate(model, subjects, args.cases, args.runs, rng)
         summaries = case_summaries(RunColumns.of(runs), alpha=Fraction(1, 2), scale=default_scale(12), bins=10)
         for name, summary in summaries.items():
-            counts = case_counts(rng, summary.k, args.resamples)
-            interval = ece_interval(summary, counts, nested_counts(rng, counts), Fraction(95, 100))
+            interval = ece_interval(summary, case_counts(rng, summary.k, args.resamples), Fraction(95, 100))
             assert interval is not None
             low, high = interval
             above[name] += low > 0

@@ -63,8 +63,8 @@ def test_subjects_are_split_by_the_low_end_of_the_ece_interval(fixture_board):
                            third.metrics.subject_id: (Fraction(0), Fraction(1))})
     names = b.names
     text = calibration_reading(b, str, str)
-    assert ("ECE interval excludes 0, a test of perfect calibration at the 0.05 level over cases (its false alarms are "
-            "measured in docs/statistics_check.md" in text)
+    assert ("ECE interval excludes 0, a test of perfect calibration at the 0.05 level over cases (its false alarms on "
+            "perfectly calibrated subjects are measured in docs/statistics_check.md" in text)
     distinguishable, _, within = text.partition("Not shown miscalibrated")
     assert f"{names[first.metrics.subject_id]} (ECE" in distinguishable and "interval 0.000 to 0.300)" in distinguishable
     assert f"{names[second.metrics.subject_id]} (ECE" in within and "flagged only above about 0.100)" in within

@@ -12,7 +12,7 @@ from test_metrics import row
 
 from rgbench.compute.metrics import expected_calibration_error
 from rgbench.load.scale import default_scale
-from rgbench.stats.bootstrap import case_counts, nested_counts
+from rgbench.stats.bootstrap import case_counts
 from rgbench.stats.case_summary import CaseSummary, case_summaries
 from rgbench.stats.intervals import ece_interval, subject_intervals
 from rgbench.stats.run_columns import RunColumns
@@ -32,15 +32,6 @@ def summary(gaps: list[list[int]], runs: list[int] | None = None, scale: int = 1
                        np.array(gaps, dtype=np.int64).reshape(k, -1 if k else 10), 24, scale)
 
 
-def nested(counts: np.ndarray) -> np.ndarray:
-    return nested_counts(np.random.default_rng(9), counts)
-
-
-def draw(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    counts = np.array(rows, dtype=float)
-    return counts, nested(counts)
-
-
 def test_three_cases_one_bin_by_hand():
     # Gaps 10, 20, 60 (hundredths) in one bin, one run each: θ̂ = 0.9/3 = 0.3 = ECE; residuals −0.2, −0.1, 0.3,
     # S = sqrt(0.04 + 0.01 + 0.09) / 3 = sqrt(0.14)/3 = 0.1247219.
@@ -50,39 +41,16 @@ def test_three_cases_one_bin_by_hand():
     #   (0,1,2): θ* = 1.4/3 = 0.466667, D = 0.166667; S*² = (0.266667² + 2 · 0.133333²)/9, S* = 0.1088662: R* = 1.5309311
     #   (1,0,2): θ* = 1.3/3 = 0.433333, D = 0.133333; S*² = (0.333333² + 2 · 0.166667²)/9, S* = 0.1360828: R* = 0.9797959
     #   (1,1,1) again: 0.  Sorted (0, 0, 0.9797959, 1.5309311, 6.1237244).
-    # The second level, one resample of each draw's cases, each root against its own draw's θ*:
-    #   (1,1,1) of (1,1,1): 0
-    #   (1,2,0) of (2,1,0): θ** = 0.5/3 = 0.166667 against 0.133333, D = 0.033333; S**² = (0.066667² + 2 · 0.033333²)/9,
-    #     S** = 0.0272166: R** = 1.2247449
-    #   (0,0,3) of (0,1,2) and (3,0,0) of (1,1,1): one case drawn, no spread, θ** moved: the largest float
-    #   (1,0,2) of (1,0,2): 0
     s = summary([[10], [20], [60]])
     counts = np.array([[1, 1, 1], [2, 1, 0], [0, 1, 2], [1, 0, 2], [1, 1, 1]])
-    inner = np.array([[1, 1, 1], [1, 2, 0], [0, 0, 3], [1, 0, 2], [3, 0, 0]])
-    # confidence 1/2: the 0.5 quantile of R* (position 2) is 0.9797959; 3 of the 5 R** exceed it, so the level is
-    # 1 − 3/5 = 0.4: position 1.6, 0 + 0.6 · 0.9797959 = 0.5878775; q = 0.5878775 · 0.1247219 = 0.0733212:
-    # [0.3 − 0.0733212, 0.3 + 0.0733212] = [0.2266788, 0.3733212], above 0 (miscalibrated at level 1/2)
-    low, high = ece_interval(s, counts, inner, F(1, 2))
-    assert (low, high) == (pytest.approx(0.2266788, abs=1e-7), pytest.approx(0.3733212, abs=1e-7))
-    # confidence 0.95: the 0.95 quantile of R* (position 3.8) is 1.5309311 + 0.8 · 4.5927933 = 5.2051658; 2 of the 5
-    # R** exceed it (the largest floats): level 0.6, position 2.4, 0.9797959 + 0.4 · 0.5511352 = 1.2002500;
-    # q = 1.2002500 · 0.1247219 = 0.1496975: [0.1503025, 0.4496975]
-    low, high = ece_interval(s, counts, inner, C95)
-    assert (low, high) == (pytest.approx(0.1503025, abs=1e-7), pytest.approx(0.4496975, abs=1e-7))
-    # a second level that reproduces every draw (R** = 0) leaves no root above the critical value: level 1, the
-    # largest R* (6.1237244), q = 0.7637626: [0, 1]
-    assert ece_interval(s, counts, counts, C95) == (0.0, 1.0)
-
-
-def test_nested_counts_resample_each_draw_within_its_cases():
-    counts = np.array([[0, 3, 0], [1, 1, 1], [2, 0, 1]], dtype=float)
-    inner = nested_counts(np.random.default_rng(5), np.tile(counts, (50, 1)))
-    assert inner.shape == (150, 3) and (inner.sum(axis=1) == 3).all()
-    assert (inner[0::3] == [0, 3, 0]).all()                  # a draw of one case resamples only that case
-    assert (inner[2::3, 1] == 0).all()                        # never a case the draw left out
-    assert len({tuple(r) for r in inner[1::3]}) > 1           # but it does resample
-    again = nested_counts(np.random.default_rng(5), np.tile(counts, (50, 1)))
-    assert (again == inner).all()
+    # confidence 1/2: the quantile at position 2 is 0.9797959; q = 0.9797959 · 0.1247219 = 0.1222020:
+    # [0.3 − 0.1222020, 0.3 + 0.1222020] = [0.1777980, 0.4222020], above 0 (miscalibrated at level 1/2)
+    low, high = ece_interval(s, counts, F(1, 2))
+    assert (low, high) == (pytest.approx(0.1777980, abs=1e-7), pytest.approx(0.4222020, abs=1e-7))
+    # confidence 0.95: position 3.8, 1.5309311 + 0.8 · (6.1237244 − 1.5309311) = 5.2051658; q = 0.6491983:
+    # [max(0, 0.3 − 0.6491983), 0.3 + 0.6491983] = [0, 0.9491983]
+    low, high = ece_interval(s, counts, C95)
+    assert low == 0.0 and high == pytest.approx(0.9491983, abs=1e-7)
 
 
 def test_a_replicate_without_spread_says_nothing():
@@ -90,35 +58,35 @@ def test_a_replicate_without_spread_says_nothing():
     # repeat one case: no residual (S* = 0) but θ* ≠ θ̂, so R* is the largest float; (1,1) gives 0. The 0.95
     # quantile (position 1.9) is the largest float: q is beyond any ECE and the interval is [0, 1]. Two cases
     # cannot measure the spread of a gap; the interval says so instead of pretending to a width.
-    assert ece_interval(summary([[30, 0], [0, -20]]), *draw([[2, 0], [1, 1], [0, 2]]), C95) == (0.0, 1.0)
+    assert ece_interval(summary([[30, 0], [0, -20]]), np.array([[2, 0], [1, 1], [0, 2]]), C95) == (0.0, 1.0)
 
 
 def test_ece_zero_with_noise_has_low_exactly_zero():
     # Gaps +20 and −20 in one bin: θ̂ = 0, ECE = 0, S = sqrt(0.04 + 0.04)/2 = 0.141421 > 0; whatever q, low is 0.
     counts = case_counts(np.random.default_rng(3), 2, 200)
-    low, high = ece_interval(summary([[20], [-20]]), counts, nested(counts), C95)
+    low, high = ece_interval(summary([[20], [-20]]), counts, C95)
     assert low == 0.0 and high > 0
 
 
 def test_perfect_data_and_identical_cases_are_points():
     # Every gap 0: ECE = 0 and every replicate equals it: [0, 0]. Identical cases (gap 30 each): θ* = 0.3 always, [0.3, 0.3].
     counts = case_counts(np.random.default_rng(1), 3, 200)
-    assert ece_interval(summary([[0, 0]] * 3), counts, nested(counts), C95) == (0.0, 0.0)
-    assert ece_interval(summary([[30]] * 3), counts, nested(counts), C95) == pytest.approx((0.3, 0.3), abs=1e-12)
+    assert ece_interval(summary([[0, 0]] * 3), counts, C95) == (0.0, 0.0)
+    assert ece_interval(summary([[30]] * 3), counts, C95) == pytest.approx((0.3, 0.3), abs=1e-12)
 
 
 def test_one_case_is_the_point_and_no_case_is_none():
     # One case: every draw is that case, nothing measures case-level variation: the point ECE (read: unknown).
     # Gaps (+10, −30) over 2 runs, scale 2 (unit 200): ECE = (10 + 30) / 200 / 2 = 0.1.
-    assert ece_interval(summary([[10, -30]], runs=[2], scale=2), *draw([[1], [1]]), C95) == (0.1, 0.1)
-    assert ece_interval(summary([]), np.zeros((4, 0)), np.zeros((4, 0)), C95) is None
+    assert ece_interval(summary([[10, -30]], runs=[2], scale=2), np.array([[1], [1]]), C95) == (0.1, 0.1)
+    assert ece_interval(summary([]), np.zeros((4, 0), dtype=np.int64), C95) is None
 
 
 def test_upper_bound_is_capped_at_one():
     # Case 0: c = 100 %, correctness 0 (gap +100, bin 1); case 1: c = 0 %, correctness 1 (gap −100, bin 0).
     # θ̂ = (−0.5, 0.5), ECE = 1, the largest possible; the draws (2,0), (0,2) have no spread: q is the largest float
     # times S, and the interval is capped: [max(0, 1 − q), min(1, 1 + q)] = [0, 1].
-    assert ece_interval(summary([[0, 100], [-100, 0]]), *draw([[2, 0], [1, 1], [0, 2]]), C95) == (0.0, 1.0)
+    assert ece_interval(summary([[0, 100], [-100, 0]]), np.array([[2, 0], [1, 1], [0, 2]]), C95) == (0.0, 1.0)
 
 
 def test_duplicating_every_run_changes_nothing():
@@ -127,8 +95,8 @@ def test_duplicating_every_run_changes_nothing():
     gaps = rng.integers(-150, 150, size=(12, 10))
     runs = rng.integers(1, 4, size=12)
     counts = case_counts(np.random.default_rng(2), 12, 300)
-    once = ece_interval(summary(gaps.tolist(), runs.tolist(), scale=2), counts, nested(counts), C95)
-    twice = ece_interval(summary((2 * gaps).tolist(), (2 * runs).tolist(), scale=2), counts, nested(counts), C95)
+    once = ece_interval(summary(gaps.tolist(), runs.tolist(), scale=2), counts, C95)
+    twice = ece_interval(summary((2 * gaps).tolist(), (2 * runs).tolist(), scale=2), counts, C95)
     assert once == pytest.approx(twice, abs=1e-12)
 
 
@@ -139,8 +107,7 @@ def test_subject_intervals_use_it_and_the_estimate_is_the_seeds_ece():
                 run=f"r{r}") for i in range(1, 21) for r in (1, 2)]
     s = case_summaries(RunColumns.of({"s": runs}), alpha=F(1, 2), scale=SCALE, bins=10)["s"]
     got = subject_intervals(s, generator("subject", ["d"]), 500, C95).ece
-    stream = generator("subject", ["d"])
-    counts = case_counts(stream, s.k, 500)
-    assert got == ece_interval(s, counts, nested_counts(stream, counts), C95)
+    counts = case_counts(generator("subject", ["d"]), s.k, 500)
+    assert got == ece_interval(s, counts, C95)
     ece = float(expected_calibration_error(runs, 10))
     assert got is not None and got[0] <= ece <= got[1] and got[0] < got[1]

@@ -53,8 +53,9 @@ def calibration_reading(board: Board, name: Text, esc: Text) -> str:
     parts = [esc(f"Calibration read against chance (aggregate_metrics.md \u00a719a): ECE is biased upward with few "
                  f"runs per bin, so a subject's miscalibration counts as distinguishable from chance only when its "
                  f"{level}ECE interval excludes 0, a test of perfect calibration{test_level} over cases (its false alarms "
-                 "are measured in docs/statistics_check.md; the interval "
-                 "is a studentised case bootstrap of the signed bin gaps; the same interval is printed beside ECE). ")]
+                 "on perfectly calibrated subjects are measured in docs/statistics_check.md; the interval is a studentised "
+                 "case bootstrap of the signed bin gaps, its level set by a double bootstrap; the same interval is printed "
+                 "beside ECE). ")]
 
     def listed(items: list[str]) -> str:
         return capped(items, esc("; ").join, noun="subject", where=CHECK_WHERE, esc=esc)

@@ -60,17 +60,6 @@ def case_counts(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
     return counts.astype(np.float64)
 
 
-def nested_counts(rng: np.random.Generator, counts: np.ndarray) -> np.ndarray:
-    """(B x k): one resample of each replicate of ``counts`` (B x k, each row k draws): k draws with replacement
-    from the cases that replicate drew, each as often as it was drawn (the second level of a double bootstrap, one
-    inner resample per outer one: Davidson and MacKinnon 2007)."""
-    b, k = counts.shape
-    drawn = np.repeat(np.tile(np.arange(k), b), counts.astype(np.int64).ravel()).reshape(b, k)
-    chosen = np.take_along_axis(drawn, rng.integers(0, k, size=(b, k)), axis=1)
-    offsets = (np.arange(b, dtype=np.int64) * k)[:, None]
-    return np.bincount((chosen + offsets).ravel(), minlength=b * k).reshape(b, k).astype(np.float64)
-
-
 def ratio_statistic(numerator: Sequence[Fraction | int] | np.ndarray, denominator: Sequence[int] | np.ndarray,
                     scale: float = 1.0) -> Statistic:
     """W -> (W @ numerator) / (W @ denominator) / scale: a ratio of per-case sums (P, s_bar, BS, Q_final).

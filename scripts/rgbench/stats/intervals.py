@@ -14,8 +14,8 @@ have), which is never a point.
 ECE is not a smooth function of the per-case sums where a bin's mean gap is 0 (a sum of absolute
 values), and the plug-in ECE is biased upward there; a bootstrap of ECE itself (BCa or percentile)
 centres on that bias and cannot cover a true ECE near 0. :func:`ece_interval` therefore bootstraps the
-vector of signed bin gaps, which is smooth, studentised (its level calibrated by a fast double bootstrap), and
-projects its confidence region onto ECE (see
+vector of signed bin gaps, which is smooth, studentises its Euclidean length, and projects that confidence
+ball onto ECE (see
 its docstring and aggregate_metrics.md §18). It is also the calibration rule (§19a): a subject is
 miscalibrated distinguishably from chance exactly when ECE_low > 0.
 """
@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bootstrap import Interval, case_counts, nested_counts, ratio_interval
+from .bootstrap import Interval, case_counts, ratio_interval
 from .case_summary import CaseSummary
 from .wilson import bounded_mean_interval, wilson_interval
 
@@ -55,37 +55,30 @@ def proportion_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fr
     return ratio_interval(summary.passes, summary.runs, counts, confidence)
 
 
-def ece_interval(summary: CaseSummary, counts: np.ndarray, inner: np.ndarray, confidence: Fraction) -> Interval | None:
+def ece_interval(summary: CaseSummary, counts: np.ndarray, confidence: Fraction) -> Interval | None:
     """The confidence interval of the population ECE of the same fixed bins, from the case draw ``counts``.
 
     With θ_b the population mean signed gap (confidence − correctness) per run in bin b, the population
     ECE is Σ_b |θ_b| and the seed's ECE is its plug-in Σ_b |θ̂_b|, θ̂_b = Σ_c g_cb / N (g_cb = gaps[c, b] /
-    (100 · scale), N = Σ_c n_c). The root is the L1 distance of the gap vector studentised by its case-cluster
-    scale, R = Σ_b |θ̂_b − θ_b| / S with S² = Σ_c Σ_b (g_cb − θ̂_b n_c)² / N² (the trace of the cluster-robust
-    covariance of θ̂, cases the clusters); each case-bootstrap replicate gives θ*_b (the ratio of the drawn
-    sums), S* by the same formula over the drawn cases (each counted as often as drawn) and R* = Σ_b |θ*_b −
-    θ̂_b| / S* (a bootstrap-t root: Hall 1988, "Theoretical comparison of bootstrap confidence intervals",
-    Annals of Statistics 16(3); Beran 1988, "Balanced simultaneous confidence sets", JASA 83). The bootstrap's
-    quantile of R* falls short of R's at these sizes (false alarms 5.7-6.3% at 100 cases), so its level is
-    calibrated by the fast double bootstrap (Davidson and MacKinnon 2007, "Improving the reliability of bootstrap
-    tests with the fast double bootstrap", CSDA 51(7); for intervals Chang and Hall 2015, Biometrika 102(1)):
-    ``inner`` (:func:`.bootstrap.nested_counts`) resamples each draw's own cases once, R** is the root of that
-    resample against its draw (θ** against θ*, S** over its cases), a' is the share of R** above the
-    ``confidence`` quantile of R*, and r is the 1 − a' quantile of R* (linear interpolation, numpy's default;
-    a' = 0 gives the largest R*). With q = r · S the set {θ : Σ_b |θ̂_b − θ_b| ≤ q} covers θ with the
-    calibrated probability; by the triangle inequality the smallest and largest Σ|θ_b| on it are exactly
-
-        [max(0, ECE − q), min(1, ECE + q)]
-
-    so the interval covers the population ECE at least as often as the set covers θ, at ECE = 0 too. Low > 0
-    is the test of perfect calibration (θ = 0) at level 1 − ``confidence``, which is the calibration rule of
-    aggregate_metrics.md §19a. Studentising matters there: the plain root (q from Σ|θ*_b − θ̂_b|) called
-    perfectly calibrated subjects miscalibrated 7-9% of the time with one run per case, because a case sample
-    without the rare large gaps has both a large |θ̂| and a small bootstrap spread; S* moves with them.
+    (100 · scale), N = Σ_c n_c). The root is the Euclidean length of the gap vector's error studentised by its
+    case-cluster scale, R = ‖θ̂ − θ‖ / S with S² = Σ_c Σ_b (g_cb − θ̂_b n_c)² / N² (the trace of the
+    cluster-robust covariance of θ̂, cases the clusters, so E‖θ̂ − θ‖² ≈ S²); each case-bootstrap replicate gives
+    θ*_b (the ratio of the drawn sums), S* by the same formula over the drawn cases (each counted as often as
+    drawn) and R* = ‖θ* − θ̂‖ / S* (a bootstrap-t root: Hall 1988, "Theoretical comparison of bootstrap confidence
+    intervals", Annals of Statistics 16(3); Beran 1988, "Balanced simultaneous confidence sets", JASA 83). With r
+    the ``confidence`` quantile of R* (linear interpolation, numpy's default), the ball {θ : ‖θ̂ − θ‖ ≤ r · S}
+    covers θ with the bootstrap's probability, and the interval is the smallest and largest Σ|θ_b| on it
+    (:func:`ece_range`), so it covers the population ECE at least as often as the ball covers θ, at ECE = 0 too.
+    Low > 0 exactly when ‖θ̂‖ > r · S: the test of perfect calibration (θ = 0) at level 1 − ``confidence``, the
+    calibration rule of aggregate_metrics.md §19a. Studentising matters there: the plain root called perfectly
+    calibrated subjects miscalibrated 7-9% of the time with one run per case, because a case sample without the
+    rare large gaps has both a large |θ̂| and a small bootstrap spread; S* moves with them. The length, not the
+    L1 distance Σ_b |θ̂_b − θ_b| (this interval until 2026-12-04): S² is the expected squared length, so the
+    length's studentised root has the law its bootstrap estimates; the L1 root's bootstrap quantile fell short
+    of its own at 100 cases (false alarms 6.1-6.3%).
     A replicate whose drawn cases have no residual (S* = 0: every drawn case has the same gaps per run) has R*
-    = 0 when θ* = θ̂, else the largest float (it says nothing about the spread); so has a resample of the second
-    level against its draw. None when K = 0; S = 0 (one
-    case, or every case with the same gaps per run): every replicate is the estimate, q = 0, the point ECE.
+    = 0 when θ* = θ̂, else the largest float (it says nothing about the spread). None when K = 0; S = 0 (one
+    case, or every case with the same gaps per run): every replicate is the estimate, the point ECE.
     """
     k = summary.k
     if k == 0:
@@ -102,36 +95,46 @@ def ece_interval(summary: CaseSummary, counts: np.ndarray, inner: np.ndarray, co
     if not residual.any():
         return estimate, estimate
     scale = math.sqrt(float((residual * residual).sum())) / (total * total * unit)
-    outer, outer_sums, outer_runs = _roots(gaps, runs, counts, sums[None, :], np.array([total]), unit)
-    critical = float(np.quantile(outer, float(confidence)))
-    second = _roots(gaps, runs, inner, outer_sums, outer_runs, unit)[0]
-    level = 1.0 - float(np.count_nonzero(second > critical)) / len(second)
-    q = float(np.quantile(outer, level)) * scale
-    return max(0.0, estimate - q), min(1.0, estimate + q)
-
-
-def _roots(gaps: np.ndarray, runs: np.ndarray, weights: np.ndarray, centre: np.ndarray, centre_runs: np.ndarray,
-           unit: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(R, M, N) per row of the case weights (R x K): the studentised root R = Σ_b |M_b/N − c_b/n| / S of the drawn
-    gap sums M (R x bins) and runs N against the centre's sums c (``centre``, one row or one per weight row) over
-    its runs n, S the cluster-robust scale of the drawn cases (each as often as drawn). A row with no residual
-    (S = 0) has R = 0 when it is the centre, else the largest float (it says nothing about the spread)."""
     bins = gaps.shape[1]
     # One product for every sum a replicate needs (integer-valued, exact): M = Σ w g, A = Σ w g², Bm = Σ w g n
-    # per bin, then N = Σ w n and C = Σ w n²
-    drawn_all = np.asarray(weights, dtype=np.float64) @ np.hstack(
+    # per bin, then N* = Σ w n and C = Σ w n²
+    drawn_all = np.asarray(counts, dtype=np.float64) @ np.hstack(
         [gaps, gaps * gaps, gaps * runs[:, None], runs[:, None], (runs * runs)[:, None]])
     drawn_sums, squares, cross = drawn_all[:, :bins], drawn_all[:, bins:2 * bins], drawn_all[:, 2 * bins:3 * bins]
-    drawn, runs_squared = drawn_all[:, 3 * bins], drawn_all[:, 3 * bins + 1]   # every replicate draws k cases
-    distance = (np.abs(drawn_sums * centre_runs[:, None] - centre * drawn[:, None]).sum(axis=1)
-                / (drawn * centre_runs * unit))
-    # Σ_c w_c (g_cb N − M_b n_c)² = A_b N² − 2 M_b Bm_b N + M_b² C
+    drawn, runs_squared = drawn_all[:, 3 * bins], drawn_all[:, 3 * bins + 1]   # N*: every replicate draws k cases
+    error = drawn_sums * total - sums * drawn[:, None]                      # (θ*_b − θ̂_b) · N* · N · unit
+    distance = np.sqrt((error * error).sum(axis=1)) / (drawn * total * unit)
+    # Σ_c w_c (g_cb N* − M_b n_c)² = A_b N*² − 2 M_b Bm_b N* + M_b² C
     spread = (squares * (drawn * drawn)[:, None] - 2 * drawn_sums * cross * drawn[:, None]
               + drawn_sums * drawn_sums * runs_squared[:, None]).sum(axis=1)
-    scale = np.sqrt(np.maximum(spread, 0.0)) / (drawn * drawn * unit)
+    scale_star = np.sqrt(np.maximum(spread, 0.0)) / (drawn * drawn * unit)
     with np.errstate(divide="ignore", invalid="ignore"):
-        root = np.where(scale > 0, distance / scale, np.where(distance > 0, np.finfo(np.float64).max, 0.0))
-    return root, drawn_sums, drawn
+        root = np.where(scale_star > 0, distance / scale_star,
+                        np.where(distance > 0, np.finfo(np.float64).max, 0.0))
+    return ece_range(sums / (total * unit), float(np.quantile(root, float(confidence))) * scale)
+
+
+def ece_range(gaps: np.ndarray, radius: float) -> Interval:
+    """The smallest and largest Σ_b |θ_b| over the ball ‖θ − θ̂‖ ≤ ``radius`` around the bin gaps θ̂ = ``gaps``
+    (d bins), within [0, 1].
+
+    Largest: Σ|θ̂_b| + radius · √d (every θ_b moved outward by radius/√d). Smallest: 0 when ‖θ̂‖ ≤ radius (the
+    ball holds θ = 0); otherwise the ball's point nearest 0 in L1 is θ̂ soft-thresholded at τ, sign(θ̂_b) ·
+    max(|θ̂_b| − τ, 0), with τ the one value where Σ_b min(|θ̂_b|, τ)² = radius² (taking |θ̂_b| ascending, the
+    first j with τ_j = sqrt((radius² − Σ_{i<j} |θ̂|²_(i)) / (d − j)) ≤ |θ̂|_(j)), and the smallest Σ|θ_b| is
+    Σ_b max(|θ̂_b| − τ, 0). A radius of 0 gives the point ECE."""
+    ordered = np.sort(np.abs(np.asarray(gaps, dtype=np.float64)))
+    ece, d = float(ordered.sum()), len(ordered)
+    high = min(1.0, ece + radius * math.sqrt(d))
+    if math.sqrt(float((ordered * ordered).sum())) <= radius:
+        return 0.0, high
+    below = 0.0
+    for j, value in enumerate(ordered.tolist()):
+        tau = math.sqrt((radius * radius - below) / (d - j))
+        if tau <= value:
+            break
+        below += value * value
+    return max(0.0, float(np.maximum(ordered - tau, 0.0).sum())), high
 
 
 def subject_intervals(summary: CaseSummary, rng: np.random.Generator, resamples: int,
@@ -147,6 +150,6 @@ def subject_intervals(summary: CaseSummary, rng: np.random.Generator, resamples:
         p=proportion_interval(summary, counts, confidence) if passes else None,
         s_bar=ratio_interval(summary.clipped, summary.runs, counts, confidence, float(summary.score_unit)),
         bs=bounded_mean_interval(summary.brier, summary.runs, confidence, unit * unit) if calibration else None,
-        ece=ece_interval(summary, counts, nested_counts(rng, counts), confidence) if calibration else None,
+        ece=ece_interval(summary, counts, confidence) if calibration else None,
         q_final=ratio_interval(summary.q, summary.runs, counts, confidence, float(summary.q_scale)),
     )

@@ -13,11 +13,12 @@ but its runs of a case are correlated given their confidence), and both at a hig
 the same fixed bins from one large simulation.
 
 Measured (500 replications per design, seed [20261203, runs, cases]; standard error ≤ 1.1%), ECE_low > 0 for
-(strong-a, strong-b, middle, weak, over10, under15 | calibrated, calibrated-shared, cal-hi, cal-shared-hi):
-1 run: 35.2, 2.2, 25.8, 47.0, 15.2, 87.4 | 3.2, 6.2, 5.2, 3.8%;
-3 runs: 79.4, 12.8, 75.4, 98.4, 67.0, 100 | 3.0, 5.4, 2.6, 6.2%;
-5 runs: 92.8, 25.2, 95.6, 100, 88.4, 100 | 2.8, 3.8, 2.6, 4.6%.
-Coverage of the true ECE: 99.0-100% on the miscalibrated subjects, 93.8-97.6% on the calibrated ones.
+(strong-a, strong-b, middle, weak, over10, under15 | calibrated, calibrated-shared, cal-hi, cal-shared-hi),
+3 runs: 79.6, 16.2, 69.4, 95.2, 61.6, 100 | 1.6, 5.0, 3.4, 6.2%; coverage of the true ECE 99.2-100% on the
+miscalibrated subjects, 93.8-98.6% on the calibrated ones. `1 --cases 100 --replications 8000 --subjects
+calibrated,calibrated-shared`: 4.0% and 4.9% (± 0.2%), coverage 96.4% and 95.5%. The L1 rule before 2026-12-04
+(the same seeds): 1 run: 35.2, 2.2, 25.8, 47.0, 15.2, 87.4 | 3.2, 6.2, 5.2, 3.8%; 3 runs: 79.4, 12.8, 75.4, 98.4,
+67.0, 100 | 3.0, 5.4, 2.6, 6.2%; 5 runs: 92.8, 25.2, 95.6, 100, 88.4, 100 | 2.8, 3.8, 2.6, 4.6%.
 """
 
 from __future__ import annotations

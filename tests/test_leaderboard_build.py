@@ -433,18 +433,19 @@ def test_page_title_comes_from_benchmark_yaml(tmp_path):
 def test_the_interval_note_names_each_method_it_covers():
     # The note said "bias-corrected and accelerated (BCa), for every figure", but ECE's interval is the
     # projected bin-gap interval (aggregate_metrics.md §18, not BCa, not centred on ECE) and a P of 0 or 1
-    # takes the Wilson interval; BS's is the bootstrap-t (issue 25); over one case every interval is a point
-    # (unknown spread, not certainty).
+    # takes the Wilson interval; BS's is no bootstrap but the bounded score interval (issue 25: the bootstrap-t covered
+    # it 88-90% when large errors are rare); over one case every bootstrap interval is a point (unknown spread, not
+    # certainty).
     from rgbench.leaderboard.intervals import method_note
     assert method_note("0.950000", 2000) == (
         "95% intervals: a bootstrap over cases (2000 resamples), each case counting once with all its runs: "
         "bias-corrected and accelerated (BCa) for P, s\u0304 and Q_final (a P of 0 or 1 takes the Wilson interval "
-        "over the cases); for BS, the bootstrap-t (each resample divided by its own standard error, which widens the "
-        "side a skewed sample is short of; it covers less than its level when large errors are rare, "
-        "docs/statistics_check.md); for ECE, the studentised bootstrap of its bin gaps projected onto ECE, not "
+        "over the cases); for BS, no bootstrap but Wilson's score interval extended to a mean of values in [0, 1], "
+        "which allows for large errors the cases did not show, so it is wide over few cases "
+        "(docs/statistics_check.md); for ECE, the studentised bootstrap of its bin gaps projected onto ECE, not "
         "centred on ECE, which is biased upward (above 0: miscalibration distinguishable from chance) "
         "(aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of "
-        "cases like these; over a single case an interval is a point: its spread is unknown, not zero.")
+        "cases like these; over a single case a bootstrap interval is a point: its spread is unknown, not zero.")
     assert "for every figure" not in method_note(None, None)
 
 

@@ -56,18 +56,18 @@ def test_subjects_are_split_by_the_low_end_of_the_ece_interval(fixture_board):
     scored = [e for e in b.scored if e.metrics.ece is not None]
     first, second, third = scored[0], scored[1], scored[2]
     ece2 = second.metrics.ece
-    # first: low 0.000001 > 0 -> distinguishable; second: low exactly 0 -> not shown miscalibrated, flagged only
-    # above its half-width high − ECE; third: an interval up to 1 -> too few cases to tell
+    # first: low 0.000001 > 0 -> distinguishable; second: low exactly 0 -> not shown miscalibrated, flagged for
+    # certain only above its upper half-width high − ECE; third: an interval up to 1 -> too few cases to tell
     b = with_intervals(b, {first.metrics.subject_id: (Fraction(1, 10 ** 6), Fraction(3, 10)),
                            second.metrics.subject_id: (Fraction(0), ece2 + Fraction(1, 10)),
                            third.metrics.subject_id: (Fraction(0), Fraction(1))})
     names = b.names
     text = calibration_reading(b, str, str)
-    assert ("ECE interval excludes 0, a test of perfect calibration at the 0.05 level over cases (its false alarms are "
-            "measured in docs/statistics_check.md" in text)
+    assert ("ECE interval excludes 0, a test of perfect calibration at the 0.05 level over cases (its false alarms on "
+            "perfectly calibrated subjects are measured in docs/statistics_check.md" in text)
     distinguishable, _, within = text.partition("Not shown miscalibrated")
     assert f"{names[first.metrics.subject_id]} (ECE" in distinguishable and "interval 0.000 to 0.300)" in distinguishable
-    assert f"{names[second.metrics.subject_id]} (ECE" in within and "flagged only above about 0.100)" in within
+    assert f"{names[second.metrics.subject_id]} (ECE" in within and "flagged for certain only above about 0.100)" in within
     assert f"{names[third.metrics.subject_id]} (ECE" in within and "its interval reaches 1: too few cases to tell" in within
     assert "not evidence of good calibration" in within
     files = build_leaderboard.render(b)

@@ -30,7 +30,6 @@ from rgbench.stats.bootstrap import (
     bca_interval,
     case_counts,
     jackknife_acceleration,
-    studentised_ratio_interval,
 )
 from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.eligibility import is_incomplete, missing_cases
@@ -64,7 +63,7 @@ from rgbench.stats.seeds import (
     subject_digest,
     subject_digests,
 )
-from rgbench.stats.wilson import wilson_interval
+from rgbench.stats.wilson import bounded_mean_interval, wilson_interval
 
 SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
@@ -326,48 +325,45 @@ def test_minimum_detectable_difference_hand_computed():
     assert minimum_detectable_difference(0.3, 8, F(5, 100), pairs=10) == pytest.approx(2.363695, abs=1e-6)
 
 
-def test_studentised_ratio_interval_hand_computed():
-    # three cases, one run each, values (0, 1, 5) / 10: θ̂ = 0.2, residuals (−0.2, −0.1, 0.3),
-    # SE² = (0.04 + 0.01 + 0.09) / 3² = 0.015556, SE = 0.124722.
-    # replicate (1, 1, 1): t = 0.
-    # (0, 2, 1): θ* = 0.7/3 = 0.233333; u = (−0.2333, −0.1333, 0.2667), Σ w u² = 2·0.017778 + 0.071111 = 0.106667,
-    #   SE*² = 0.106667/9, SE* = 0.108866, t = 0.033333/0.108866 = 0.306186.
-    # (1, 0, 2): θ* = 1/3; u = (−0.3333, −0.2333, 0.1667), Σ w u² = 0.111111 + 2·0.027778 = 0.166667, SE* = 0.136083,
-    #   t = 0.133333/0.136083 = 0.979796.
-    # (2, 1, 0): θ* = 0.1/3; u = (−0.0333, 0.0667, 0.4667), Σ w u² = 2·0.001111 + 0.004444 = 0.006667, SE* = 0.027217,
-    #   t = −0.166667/0.027217 = −6.123724.
-    # 50%: t sorted (−6.1237, 0, 0.3062, 0.9798); quantile 0.25 at position 0.75: −6.1237·0.25 = −1.530931; 0.75 at
-    # 2.25: 0.306186 + 0.25·0.673610 = 0.474589. Interval [0.2 − 0.474589·SE, 0.2 + 1.530931·SE] = [0.140808, 0.390941]
-    counts = np.array([[1, 1, 1], [0, 2, 1], [1, 0, 2], [2, 1, 0]], dtype=float)
-    low, high = studentised_ratio_interval([0, 1, 5], [1, 1, 1], counts, F(1, 2), 10.0)
-    assert (low, high) == (pytest.approx(0.140808, abs=1e-6), pytest.approx(0.390941, abs=1e-6))
-    # replicate (3, 0, 0) drew only the case at 0: SE* = 0 with BS moved: t = −∞; at 95% the 0.025 quantile (position
-    # 0.075, next to −∞) is −∞, so high is the bound 1; low: 0.975 at 2.925, 0.306186 + 0.925·0.673610 = 0.929275,
-    # 0.2 − 0.929275·0.124722 = 0.084099
-    counts = np.array([[1, 1, 1], [3, 0, 0], [0, 2, 1], [1, 0, 2]], dtype=float)
-    assert studentised_ratio_interval([0, 1, 5], [1, 1, 1], counts, C95, 10.0) == (pytest.approx(0.084099, abs=1e-6), 1.0)
+def test_bounded_mean_interval_hand_computed():
+    # three cases, one run each, values (0, 1, 5) / 10: x̄ = 0.2, K_e = 3² / 3 = 3,
+    # s² = (0.2² + 0.1² + 0.3²) / 3 = 0.046667; c = z²/K_e = 3.841459 / 3 = 1.280486.
+    # above, u = 0.8: b = u − s²/u = 0.8 − 0.058333 = 0.741667; c·b = 0.949694, (c·b)² = 0.901919,
+    #   4(1 + c)·c·s² = 4 · 2.280486 · 1.280486 · 0.046667 = 0.545091; d = (0.949694 + √1.447010) / (2 · 2.280486)
+    #   = (0.949694 + 1.202917) / 4.560973 = 0.471963 -> high 0.671963
+    # below, u = 0.2: b = 0.2 − 0.233333 = −0.033333; c·b = −0.042683, (c·b)² = 0.001822;
+    #   d = (−0.042683 + √0.546913) / 4.560973 = (−0.042683 + 0.739536) / 4.560973 = 0.152786 -> low 0.047214
+    low, high = bounded_mean_interval([0, 1, 5], [1, 1, 1], C95, 10)
+    assert (low, high) == (pytest.approx(0.047214, abs=1e-6), pytest.approx(0.671963, abs=1e-6))
+    # 0/1 values: Wilson's interval (7 of 30)
+    assert bounded_mean_interval([1] * 7 + [0] * 23, [1] * 30, C95) == pytest.approx(wilson_interval(7, 30), abs=1e-12)
+    # cases with unequal runs: n = (1, 2, 1), values (0, 2, 5) / 10: x̄ = 7/40, Σn² = 6, K_e = 16/6;
+    # s² = ((−0.175)² + (0.2 − 0.35)² + (0.5 − 0.175)²) / 6 = (0.030625 + 0.0225 + 0.105625) / 6 = 0.026458
+    low, high = bounded_mean_interval([0, 2, 5], [1, 2, 1], C95, 10)
+    c, s2 = 3.841459 * 6 / 16, 0.15875 / 6
+    for side, room in ((high - 0.175, 0.825), (0.175 - low, 0.175)):
+        assert (1 + c) * side ** 2 - c * (room - s2 / room) * side - c * s2 == pytest.approx(0, abs=1e-6)
 
 
-def test_studentised_ratio_interval_degenerate_cases():
-    assert studentised_ratio_interval([], [], np.zeros((5, 0)), C95) is None
-    # one case, or every case at the same mean (2 runs of 0.3 and 1 run of 0.3): no spread, the point
-    assert studentised_ratio_interval([3], [1], np.ones((5, 1)) * 1.0, C95, 10.0) == (pytest.approx(0.3),) * 2
-    same = case_counts(np.random.default_rng(0), 2, 50)
-    assert studentised_ratio_interval([6, 3], [2, 1], same, C95, 10.0) == (pytest.approx(0.3),) * 2
+def test_bounded_mean_interval_edge_cases():
+    assert bounded_mean_interval([], [], C95) is None
+    # every Brier 0 (n = 1, 2, 1: K_e = 16/6, c = 1.440547): low exactly 0, high c / (1 + c) = 0.590256 (Wilson's
+    # 0 of K_e)
+    assert bounded_mean_interval([0, 0, 0], [1, 2, 1], C95, 10) == (0.0, pytest.approx(0.590256, abs=1e-6))
+    # every run at 1 (K_e = 9/5, c = 2.134144): high exactly 1, low 1 − c / (1 + c) = 0.319066
+    assert bounded_mean_interval([10, 20], [1, 2], C95, 10) == (pytest.approx(0.319066, abs=1e-6), 1.0)
+    # one case (two runs, mean 0.2): no spread to measure, yet not a point: c = z² = 3.841459,
+    # d = c·u / (1 + c): high 0.2 + 3.841459·0.8 / 4.841459 = 0.834761, low 0.2 − 3.841459·0.2 / 4.841459 = 0.041310
+    assert bounded_mean_interval([4], [2], C95, 10) == (pytest.approx(0.041310, abs=1e-6),
+                                                         pytest.approx(0.834761, abs=1e-6))
     with pytest.raises(ValueError):
-        studentised_ratio_interval([1, 2], [1, 1], np.ones((5, 3)), C95)
-    # bounded: never below 0 or above 1 however wide
-    rng = np.random.default_rng(1)
-    values = rng.choice([0, 0, 0, 0, 9], size=8)
-    low, high = studentised_ratio_interval(values, np.ones(8), case_counts(rng, 8, 500), C95, 10.0)
-    assert 0.0 <= low <= values.mean() / 10 <= high <= 1.0
+        bounded_mean_interval([1, 2], [1, 0], C95)
 
 
-def test_subject_intervals_bs_is_the_bootstrap_t():
+def test_subject_intervals_bs_is_the_bounded_score_interval():
     s = summaries({"s": subject_runs()})["s"]
     found = subject_intervals(s, np.random.default_rng(3), 200, C95)
-    counts = case_counts(np.random.default_rng(3), s.k, 200)
-    assert found.bs == studentised_ratio_interval(s.brier, s.runs, counts, C95, float((100 * s.scale) ** 2))
+    assert found.bs == bounded_mean_interval(s.brier, s.runs, C95, (100 * s.scale) ** 2)
 
 
 # --- rank sets -------------------------------------------------------------------------------

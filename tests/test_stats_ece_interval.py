@@ -1,5 +1,5 @@
-"""The ECE interval (aggregate_metrics.md §18, `ece_interval`): the studentised L1 confidence set of the signed bin
-gaps projected onto ECE, with hand-computed values on explicit case draws, and its degenerate cases. Its low end
+"""The ECE interval (aggregate_metrics.md §18, `ece_interval`, `ece_range`): the studentised Euclidean confidence ball
+of the signed bin gaps projected onto ECE, with hand-computed values on explicit case draws, and its degenerate cases. Its low end
 above 0 is the calibration rule of §19a."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rgbench.compute.metrics import expected_calibration_error
 from rgbench.load.scale import default_scale
 from rgbench.stats.bootstrap import case_counts
 from rgbench.stats.case_summary import CaseSummary, case_summaries
-from rgbench.stats.intervals import ece_interval, subject_intervals
+from rgbench.stats.intervals import ece_interval, ece_range, subject_intervals
 from rgbench.stats.run_columns import RunColumns
 from rgbench.stats.seeds import generator
 
@@ -51,6 +51,32 @@ def test_three_cases_one_bin_by_hand():
     # [max(0, 0.3 − 0.6491983), 0.3 + 0.6491983] = [0, 0.9491983]
     low, high = ece_interval(s, counts, C95)
     assert low == 0.0 and high == pytest.approx(0.9491983, abs=1e-7)
+
+
+def test_the_ball_projected_onto_ece_by_hand():
+    # θ̂ = (0.3, −0.1), d = 2: ECE = 0.4, ‖θ̂‖ = sqrt(0.09 + 0.01) = 0.316228.
+    # radius 0.2 < ‖θ̂‖: |θ̂| ascending (0.1, 0.3); j = 0: τ = sqrt(0.04 / 2) = 0.141421 > 0.1, so Σ below = 0.01;
+    # j = 1: τ = sqrt((0.04 − 0.01) / 1) = 0.173205 ≤ 0.3. Soft-thresholded: (0.3 − 0.173205, 0) = (0.126795, 0),
+    # at distance sqrt(0.173205² + 0.1²) = sqrt(0.03 + 0.01) = 0.2 from θ̂: low 0.126795; high 0.4 + 0.2·√2 = 0.682843
+    assert ece_range(np.array([0.3, -0.1]), 0.2) == (pytest.approx(0.126795, abs=1e-6), pytest.approx(0.682843, abs=1e-6))
+    # radius 0.4 ≥ ‖θ̂‖: the ball holds 0, low exactly 0; high 0.4 + 0.4·√2 = 0.965685
+    assert ece_range(np.array([0.3, -0.1]), 0.4) == (0.0, pytest.approx(0.965685, abs=1e-6))
+    # radius 0: the point; a wide ball is capped at 1
+    assert ece_range(np.array([0.3, -0.1]), 0.0) == (pytest.approx(0.4), pytest.approx(0.4))
+    assert ece_range(np.array([0.3, -0.1]), 0.5)[1] == 1.0
+    # one bin: the ball is an interval, [ECE − r, ECE + r]
+    assert ece_range(np.array([-0.25]), 0.1) == (pytest.approx(0.15), pytest.approx(0.35))
+
+
+def test_low_above_zero_is_the_length_test():
+    # Two bins, ten cases: gaps +10 in bin 0 on cases 0-4 and −10 in bin 1 on cases 5-9 -> θ̂ = (0.05, −0.05),
+    # ECE 0.1, ‖θ̂‖ = 0.070711. Low > 0 exactly when the radius r · S is below that length.
+    s = summary([[10, 0]] * 5 + [[0, -10]] * 5)
+    counts = case_counts(np.random.default_rng(7), 10, 400)
+    low, high = ece_interval(s, counts, C95)
+    radius = (high - 0.1) / np.sqrt(2)
+    assert (low > 0) == (radius < 0.0707107)
+    assert ece_range(np.array([0.05, -0.05]), radius) == pytest.approx((low, high), abs=1e-12)
 
 
 def test_a_replicate_without_spread_says_nothing():

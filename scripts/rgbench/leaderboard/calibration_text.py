@@ -4,9 +4,10 @@ One rule, aggregate_metrics.md §19a: a subject's miscalibration is distinguisha
 the low end of its ECE interval (metrics_per_subject.csv's ``ECE_low``, §18) is above 0; the interval is the
 test of perfect calibration inverted, so the sentence, the interval beside it and the reliability diagram's
 label read the same two numbers and cannot disagree. A subject whose interval reaches 0 is *not shown*
-miscalibrated, which is not evidence that it is calibrated: the sentence gives the half-width of its
-interval (ECE_high − ECE), roughly how large its ECE would have had to be to be flagged at its number of
-cases, and claims no power beyond that. Shared by the Markdown and the page, like :mod:`.significance_text`:
+miscalibrated, which is not evidence that it is calibrated: the sentence gives its interval's upper
+half-width (ECE_high − ECE), the ECE above which it would have been flagged however its gaps spread over the
+bins (a smaller ECE is flagged only when concentrated in few bins), and claims no power beyond that.
+Shared by the Markdown and the page, like :mod:`.significance_text`:
 ``name`` gives an escaped display name, ``esc`` escapes the fixed text.
 """
 
@@ -44,7 +45,7 @@ def calibration_reading(board: Board, name: Text, esc: Text) -> str:
         ece = entry.metrics.ece
         assert ece is not None   # checked above
         reach = ("its interval reaches 1: too few cases to tell" if high >= 1 else
-                 f"flagged only above about {shown(high - ece, 3)}")
+                 f"flagged for certain only above about {shown(high - ece, 3)}")
         return name(entry.name) + esc(f" (ECE {shown(ece, 3)}, interval {shown(low, 3)} to {shown(high, 3)}; "
                                       f"{reach})")
 
@@ -53,8 +54,8 @@ def calibration_reading(board: Board, name: Text, esc: Text) -> str:
     parts = [esc(f"Calibration read against chance (aggregate_metrics.md \u00a719a): ECE is biased upward with few "
                  f"runs per bin, so a subject's miscalibration counts as distinguishable from chance only when its "
                  f"{level}ECE interval excludes 0, a test of perfect calibration{test_level} over cases (its false alarms "
-                 "are measured in docs/statistics_check.md; the interval "
-                 "is a studentised case bootstrap of the signed bin gaps; the same interval is printed beside ECE). ")]
+                 "on perfectly calibrated subjects are measured in docs/statistics_check.md; the interval is a studentised "
+                 "case bootstrap of the length of the signed bin gaps; the same interval is printed beside ECE). ")]
 
     def listed(items: list[str]) -> str:
         return capped(items, esc("; ").join, noun="subject", where=CHECK_WHERE, esc=esc)
@@ -62,6 +63,6 @@ def calibration_reading(board: Board, name: Text, esc: Text) -> str:
         parts.append(esc("Miscalibration distinguishable from chance (interval above 0): ") + listed(above) + esc(". "))
     if within:
         parts.append(esc("Not shown miscalibrated (the interval reaches 0; with these cases an ECE below about its "
-                         "interval's half-width cannot be told from chance, so this is not evidence of good "
+                         "interval's upper half-width may not be told from chance, so this is not evidence of good "
                          "calibration): ") + listed(within) + esc("."))
     return "".join(parts).rstrip()

@@ -2,7 +2,7 @@
 
 metrics_per_subject.csv may carry, after its required columns, an interval per
 metric (a case-bootstrap BCa interval for P, s_bar and Q_final, Wilson for P
-at 0 or 1, the bootstrap-t for BS, the projected studentised bin-gap interval for ECE) and metrics_per_family.csv
+at 0 or 1, the bounded score interval for BS, the projected studentised bin-gap interval for ECE) and metrics_per_family.csv
 one for P_family. This module
 turns those optional cells into ``(low, high)`` pairs, says what is wrong with
 them (one bound without the other, low above high), and describes the method
@@ -59,12 +59,12 @@ def method_note(confidence_level: str | None, resamples: int | None, shown: Show
     passes, calibration = (True, True) if shown is None else (shown.pass_rule, shown.calibration)
     figures = ", ".join(name for name, kept in (("P", passes), ("s\u0304", True)) if kept)
     wilson = " (a P of 0 or 1 takes the Wilson interval over the cases)" if passes else ""
-    ece = ("; for BS, the bootstrap-t (each resample divided by its own standard error, which widens the side a "
-           "skewed sample is short of; it covers less than its level when large errors are rare, "
-           "docs/statistics_check.md); for ECE, the studentised bootstrap of its bin gaps projected onto ECE, not "
-           "centred on ECE, which is biased upward (above 0: miscalibration distinguishable from chance)"
+    ece = ("; for BS, no bootstrap but Wilson's score interval extended to a mean of values in [0, 1], which allows "
+           "for large errors the cases did not show, so it is wide over few cases (docs/statistics_check.md); for "
+           "ECE, the studentised bootstrap of its bin gaps projected onto ECE, not centred on ECE, which is biased "
+           "upward (above 0: miscalibration distinguishable from chance)"
            if calibration else "")
     return (f"{level} intervals: {method}, each case counting once with all its runs: bias-corrected and accelerated "
             f"(BCa) for {figures} and Q_final{wilson}{ece} "
             "(aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of cases like "
-            "these; over a single case an interval is a point: its spread is unknown, not zero.")
+            "these; over a single case a bootstrap interval is a point: its spread is unknown, not zero.")

@@ -55,6 +55,7 @@ NOT_METRICS = {
     "rgbench.stats.intervals.proportion_interval": "the interval of P (inside subject_intervals), of P_family and "
                                                    "of a pass rate per difficulty (§18)",
     "rgbench.stats.intervals.ece_interval": "the interval of ECE and the calibration rule (inside subject_intervals, §18, §19a)",
+    "rgbench.stats.intervals.ece_range": "the range of ECE over ece_interval's confidence ball (§18)",
     "rgbench.stats.brier_decomposition.decompose": "the four terms from one subject's per-bin sums (§19)",
     "rgbench.stats.brier_decomposition.bias_corrected": "the bias-corrected terms from one subject's per-bin sums "
                                                         "(§19b); undefined below two runs, so outside this "

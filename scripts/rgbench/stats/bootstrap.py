@@ -43,7 +43,6 @@ replicates of the same function."""
 Interval = tuple[float, float]   # (low, high) bounds of a confidence interval
 _NORMAL = NormalDist()
 _TIE = 1e-12   # replicates this close to the estimate (relative) count as equal to it
-_ZERO = 1e-12  # a linearised variance at most this share of its terms' magnitude is 0 (rounding is ~1e-16 of it)
 _BLOCK = 512   # leave-one-out weight rows built at a time: k x k weights for thousands of units would not fit
 
 
@@ -267,50 +266,6 @@ def extended_quantile(values: np.ndarray, q: float) -> float:
     if h == low or ordered[low] == ordered[high]:
         return float(ordered[low])
     return float(ordered[high]) if np.isinf(ordered[high]) else float(ordered[low])
-
-
-def studentised_ratio_interval(sums: Sequence[Fraction | int] | np.ndarray, runs: Sequence[int] | np.ndarray,
-                               weights: np.ndarray, confidence: Fraction, scale: float = 1.0,
-                               bounds: tuple[float, float] = (0.0, 1.0)) -> Interval | None:
-    """The equal-tailed bootstrap-t (studentised) interval of θ = Σ_c sum_c / Σ_c n_c / ``scale`` over the case
-    draw ``weights`` (B x K): Hall (1992), "The Bootstrap and Edgeworth Expansion", §3.10; Efron and Tibshirani
-    (1993), §12.5. With SE the linearised standard error of θ̂ and SE* each replicate's own
-    (:func:`linearised_covariances` on the same case weights), t* = (θ* − θ̂) / SE* and t_q its quantiles
-    (:func:`extended_quantile`),
-
-        [θ̂ − t_{(1+c)/2} · SE, θ̂ − t_{(1−c)/2} · SE], clipped to ``bounds``.
-
-    Dividing each replicate by its own SE carries the skew of a ratio of bounded per-case values (a replicate that
-    drew few large values has both a low θ* and a small SE*) into the bounds: second-order accurate where the
-    percentile interval is first-order, and, unlike BCa, it widens the side the data are short of.
-    ``sums`` and ``runs`` are whole numbers (exact sums: the same bytes on every machine). None without cases;
-    a point when SE = 0 (one case, or every case at the same mean); a replicate with SE* = 0 has t* = ±∞ when
-    θ* moved (then a bound may be the end of ``bounds``), 0 when not. ValueError when ``weights`` does not have
-    one column per case.
-    """
-    k = len(runs)
-    if k == 0:
-        return None
-    if weights.ndim != 2 or weights.shape[1] != k:
-        raise ValueError(f"the draw has shape {weights.shape}, not one column for each of the {k} cases")
-    a = np.asarray(sums, dtype=np.float64)[:, None]
-    b = np.asarray(runs, dtype=np.float64)[:, None]
-    w = np.vstack([np.ones((1, k)), np.asarray(weights, dtype=np.float64)])   # row 0: the data's own weights
-    totals = (w @ a, w @ b)
-    only = np.zeros(1, dtype=np.int64)
-    variance, magnitude = (x[:, 0] for x in linearised_covariances(w, a, b, totals, only, only))
-    ratios = totals[0][:, 0] / totals[1][:, 0] / scale
-    theta = float(ratios[0])
-    flat = variance <= _ZERO * magnitude
-    if flat[0]:
-        return theta, theta
-    se = np.sqrt(np.where(flat, 1.0, variance)) / scale
-    moved = ratios[1:] - theta
-    t = np.where(flat[1:], np.where(moved > 0, np.inf, np.where(moved < 0, -np.inf, 0.0)), moved / se[1:])
-    low_t, high_t = (extended_quantile(t, float(q)) for q in ((1 - confidence) / 2, (1 + confidence) / 2))
-    low, high = theta - high_t * se[0], theta - low_t * se[0]
-    return (max(bounds[0], float(low)) if np.isfinite(low) else bounds[0],
-            min(bounds[1], float(high)) if np.isfinite(high) else bounds[1])
 
 
 def undefined_replicates(statistic: Statistic, weights: np.ndarray) -> int:

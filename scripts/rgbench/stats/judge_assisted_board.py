@@ -48,7 +48,6 @@ from .judge_assisted import (
     difference,
     difference_interval,
     estimate,
-    fit,
     influences,
     interval,
 )
@@ -238,19 +237,23 @@ def padded_sums(sums: CaseSums, case_ids: Sequence[str]) -> CaseSums:
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
                        ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(simultaneous, marginal) rank sets (rank 1 = highest estimate) of the subjects whose sums (on one list of
-    cases) are ``sums``: :func:`.rank_sets.sets_from` of their standardised differences z_jk = (θ̂_j − θ̂_k) / SE_jk
-    and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / SE_jk, SE_jk² = Σ_c (u_jc − u_kc)² with u the cases' influences
-    on the data (:func:`.judge_assisted.influences`): the max-t stepdown with a fixed scale (Romano and Wolf 2005).
-    Not each replicate's own SE, as the human board's: with a draw stratified by the judge's grade, a replicate
-    that leaves out the few labelled runs of a stratum has a near-zero SE, and the studentised maximum's tails
-    then set every set to nearly {1..p} (examples/judgeassist: its 95% quantile 7.5 where each pair's is 2.2-3.0).
-    A pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
+    cases) are ``sums``: :func:`.rank_sets.sets_from` of their studentised differences z_jk = (θ̂_j − θ̂_k) / SE_jk
+    and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / max(SE*_jk, SE_jk / 2), SE_jk² = Σ_c (u_jc − u_kc)² with u the
+    cases' influences on the data and SE*_jk² = Σ_c w_c (u*_jc − u*_kc)² on the replicate's case weights w
+    (:func:`.judge_assisted.influences`): the bootstrap-t max stepdown of the human board (Romano and Wolf 2005;
+    Mogstad, Romano, Shaikh and Wilhelm 2024). The floor: with a draw stratified by the judge's grade, a replicate
+    that leaves out the few labelled runs of a stratum can have a near-zero SE*, and its T* would set every set to
+    nearly {1..p}. Dividing by the data's SE alone instead (a fixed scale) covers too little when subjects tie: 90.4-
+    93.9% in docs/assisted_rank_check.md's tied designs before this rule. A pair with SE_jk = 0 takes no part in
+    the maximum and is established when the estimates differ."""
     p = len(estimates)
-    theta = np.column_stack([fit(s, counts).theta for s in sums])
+    fits = [influences(s, counts) for s in sums]
+    theta = np.column_stack([f.theta for f, _ in fits])
     usable = np.all(np.isfinite(theta), axis=1)
     if p < 2 or usable.sum() < 2:
         return [(1, p)] * p, [(1, p)] * p
     u = [influences(s, np.ones((1, counts.shape[1])))[1][0] for s in sums]
+    w = np.asarray(counts, dtype=np.float64)[usable]
     est = np.asarray(estimates, dtype=np.float64)
     first, second = np.triu_indices(p, 1)
     z = np.zeros((p, p))
@@ -263,7 +266,8 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], cou
             z[j, k] = np.inf if gap > tol else -np.inf if gap < -tol else 0.0
             continue
         z[j, k] = gap / var ** 0.5
-        out[:, i] = ((theta[usable, j] - theta[usable, k]) - gap) / var ** 0.5
+        replicate_se = np.sqrt((w * (fits[j][1][usable] - fits[k][1][usable]) ** 2).sum(axis=1))
+        out[:, i] = ((theta[usable, j] - theta[usable, k]) - gap) / np.maximum(replicate_se, var ** 0.5 / 2)
     return sets_from(Studentised(z - z.T, first, second, out), confidence)
 
 

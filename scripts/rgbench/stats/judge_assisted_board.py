@@ -130,26 +130,25 @@ def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_
     human = {s.run_key: values(s) for s in human_grades}
     judged_criteria, human_criteria = ({s.run_key: dict(s.criterion_scores) for s in grades}
                                        for grades in (judge_grades, human_grades))
+    Values = Mapping[RunKey, Mapping[str, int | Fraction]]
+    def column(keys: Sequence[RunKey], judge: Values, human: Values, name: str) -> tuple[Run, ...]:
+        return tuple(Run(k[1], judge[k][name], human[k][name] if k in human else None, weight(k))
+                     for k in keys if k in judge)
     out = []
     for sid in sorted(tree.subjects):
         keys = sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
-
-        def column(judge: Mapping[RunKey, Mapping[str, int | Fraction]], human: Mapping[RunKey, Mapping[str, int | Fraction]],
-                   name: str) -> tuple[Run, ...]:
-            return tuple(Run(k[1], judge[k][name], human[k][name] if k in human else None, weight(k))
-                         for k in keys if k in judge)
         figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
-        out.append(SubjectRuns(sid, {f: column(judged, human, f) for f in figures}, sum(k not in judged for k in keys),
-                               sum(k in drawn and k not in human for k in keys),
-                               {c: column(judged_criteria, human_criteria, c) for c in spec.criteria}))
+        out.append(SubjectRuns(sid, {f: column(keys, judged, human, f) for f in figures},
+                               sum(k not in judged for k in keys), sum(k in drawn and k not in human for k in keys),
+                               {c: column(keys, judged_criteria, human_criteria, c) for c in spec.criteria}))
     return out
 
 
 def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None,
                           excluded: Collection[str]) -> dict[str, Table]:
-    """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv of a validated tree (every scoring, the judge's included, as
-    `make metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label);
-    ``excluded``: the disqualified subjects, kept out of the rank sets and pairs."""
+    """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv of a validated tree (every
+    scoring, the judge's included, as `make metrics` loads it), its further grades ``multi`` and the draw record
+    (None: no draw yet, so no label); ``excluded``: the disqualified subjects, kept out of the rank sets and pairs."""
     rows, pairs = assisted_rows(assisted_subjects(spec, tree, multi, draws), spec, excluded)
     return assisted_tables(rows, pairs)
 

@@ -17,10 +17,12 @@ import numpy as np
 import pytest
 from treebuilder import REPO
 
+from rgbench.numfmt import fmt_fixed
 from rgbench.stats.bootstrap import case_counts
 from rgbench.stats.judge_assisted import Run, case_sums, estimate, interval
 from rgbench.stats.judge_assisted_board import (
     ASSISTED_COLUMNS,
+    CRITERIA_COLUMNS,
     PAIRS_COLUMNS,
     SubjectRuns,
     assisted_rank_sets,
@@ -125,9 +127,51 @@ def test_the_tables_cells_match_their_headers():
     assert [len(r) for r in tables["judge_assisted_pairs.csv"][1]] == [len(PAIRS_COLUMNS)] * 3
 
 
+def test_a_criterion_mean_is_the_estimator_on_its_scores_with_its_own_lambda():
+    # The criterion "clarity" on a 0-2 scale scores each run twice HAND's value: every sum (Y, F, G), Hy, Hf, Mf
+    # and every a and b double (test_judge_assisted.py's arithmetic), so λ = −Σab/Σb² is HAND's 175/278 and
+    # theta = 2 · 58/139 = 116/139 = 0.834532...; its Q_final runs (HAND with a constant judge of 0: λ = 0) give
+    # the draw (the subject's cases c1-c3) and not the criterion's λ.
+    clarity = tuple(Run(r.case_id, 2 * r.judge, None if r.human is None else 2 * r.human, r.weight) for r in HAND)
+    flat = tuple(r._replace(judge=0) for r in HAND)
+    rows, _ = assisted_rows([SubjectRuns("a", {"s_bar": flat, "Q_final": flat}, 0, 0, {"clarity": clarity})], SPEC)
+    (a,) = rows
+    fig = a.criteria["clarity"]
+    assert (fig.estimate.theta, fig.estimate.lam, fig.estimate.labels) == (F(116, 139), F(175, 278), 3)
+    assert a.figures["Q_final"].estimate.lam == 0
+    counts = draw_of(0, ["c1", "c2", "c3"], 400)   # the subject's draw (SPEC: seed 0, 400 resamples)
+    assert fig.interval == interval(case_sums(clarity), counts, C95)
+    assert fig.human_only == interval(human_only(case_sums(clarity)), counts, C95)
+    header, cells = assisted_tables(rows, [])["judge_assisted_criteria.csv"]
+    assert header == CRITERIA_COLUMNS and [c[:4] for c in cells] == [("a", "clarity", "3", "0.834532")]
+    assert cells[0][-1] == "0.629496"   # 175/278 = 0.62949640...
+    # a subject without an estimate (a run the judge did not grade) has no criterion row
+    rows, _ = assisted_rows([SubjectRuns("a", {"s_bar": flat, "Q_final": flat}, 1, 0, {"clarity": clarity})], SPEC)
+    assert rows[0].criteria == {} and assisted_tables(rows, [])["judge_assisted_criteria.csv"][1] == ()
+
+
+def test_the_criterion_means_table_splits_to_keep_markdown_lines_within_the_width():
+    from rgbench.leaderboard.judge_assisted_text import criteria_markdown, criterion_means
+    criteria = [f"criterion_{k}" for k in range(7)]
+    rows = [{"subject_id": "s", "criterion": c, "mean": F(3, 2), "mean_low": F(5, 4), "mean_high": F(7, 4)}
+            for c in criteria[:6]]
+    (line,) = criterion_means(rows, ["s", "t"], criteria)   # "t" has no row: no line
+    assert line.cells == ("1.50 (1.25–1.75)",) * 6 + ("—",)
+    md = criteria_markdown([line], criteria, {"s": "Subject s"}, str, 100)
+    tables = [t for t in "\n".join(md).split("\n\n") if t.startswith("| Subject |")]
+    assert all(len(x) <= 100 for t in tables for x in t.splitlines())
+    assert len(tables) == 2 and sum(t.splitlines()[0].count("criterion ") for t in tables) == 7
+    assert criteria_markdown([], criteria, {}, str, 100) == []
+
+
 def _csv(path: Path) -> dict[str, dict[str, str]]:
     with path.open(encoding="utf-8", newline="") as handle:
         return {row["subject_id"]: row for row in csv.DictReader(handle)}
+
+
+def _criteria(root: Path) -> dict[tuple[str, str], dict[str, str]]:
+    with (root / "results" / "judge_assisted_criteria.csv").open(encoding="utf-8", newline="") as handle:
+        return {(row["subject_id"], row["criterion"]): row for row in csv.DictReader(handle)}
 
 
 def _metrics(root: Path) -> None:
@@ -155,6 +199,13 @@ def test_the_examples_board_rests_on_its_table_and_a_lenient_judge_moves_one_sub
         assert f"| {sid} | {row['human_grades']} | {row['pending']} |" in board
     page = (root / "results" / "leaderboard.html").read_text(encoding="utf-8")
     assert 'id="rests-on"' in page and 'id="families"' not in page and 'id="explorer"' not in page
+    criteria = _criteria(root)
+    assert len(criteria) == 4 * 6 and 'id="criterion-means"' in page   # 4 subjects, the rubric's 6 criteria
+    for (sid, criterion), row in criteria.items():
+        low, mean, high = (float(row[c]) for c in ("mean_low", "mean", "mean_high"))
+        assert low <= mean <= high and 0 <= mean <= 2 and row["human_grades"] == before[sid]["human_grades"]
+        if criterion == "diagnosis":   # the first criterion: the first column of the board's first table
+            assert f"| {sid} | {fmt_fixed(F(row['mean']), 2)} ({fmt_fixed(F(row['mean_low']), 2)}\u2013" in board
     # the figures the estimator does not give are absent, said once (leaderboard/absent.py)
     assert "are not estimated yet, so they are absent rather than computed from the human grades" in board
     # the judge made one step more lenient on every criterion of synth-002 (within the 0-2 range)
@@ -167,6 +218,8 @@ def test_the_examples_board_rests_on_its_table_and_a_lenient_judge_moves_one_sub
     figures = [c for c in before["synth-000"] if c.startswith(("P", "s_bar", "Q_final"))]
     for sid in ("synth-000", "synth-001", "synth-003"):
         assert {c: after[sid][c] for c in figures} == {c: before[sid][c] for c in figures}, sid
+    moved = {key for key, row in _criteria(root).items() if row != criteria[key]}
+    assert moved and {sid for sid, _ in moved} == {"synth-002"}   # the criterion means of the others stay too
     assert float(after["synth-002"]["s_bar_judge_bias"]) > float(before["synth-002"]["s_bar_judge_bias"]) + 1
 
 

@@ -52,8 +52,9 @@ def reasons(shown: Shown, scale: ScoreScale) -> list[str]:
     """One sentence per kind of absent figure, in page order; empty when nothing is absent."""
     out = []
     if shown.judge_assisted:
-        out.append("In judge-assisted mode the board gives P, s\u0304 and Q_final by the estimator only: BS, ECE, "
-                   "calibration, the figures by family, difficulty, criterion, tag and case type, pass@k and the alpha "
+        out.append("In judge-assisted mode the board gives P, s\u0304, Q_final and the criterion means by the "
+                   "estimator only: BS, ECE, calibration, the figures by family, difficulty, tag and case type, pass@k "
+                   "and the alpha "
                    "sensitivity are not estimated yet, so they are absent rather than computed from the human grades "
                    "of a draw that is not a uniform sample.")
     if not shown.pass_rule:

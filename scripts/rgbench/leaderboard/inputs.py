@@ -31,7 +31,7 @@ from ..results.tables import (
 from ..stats.alpha_sensitivity import AlphaRow, OrderRow
 from ..stats.eligibility import is_incomplete
 from ..stats.judge_agreement import JUDGE_FILE
-from ..stats.judge_assisted_board import ASSISTED_COLUMNS, ASSISTED_FILE
+from ..stats.judge_assisted_board import ASSISTED_COLUMNS, ASSISTED_FILE, CRITERIA_COLUMNS, CRITERIA_FILE
 from ..stats.outputs import (
     ALPHA_FILE,
     DIFFICULTY_TREND_COLUMNS,
@@ -93,6 +93,7 @@ class LeaderboardInputs:
     reviewers: list[dict[str, str]] = field(default_factory=list)  # reviewers.csv's rows (none without the file)
     judges: list[dict[str, str]] = field(default_factory=list)     # judge_agreement.csv's
     assisted: list[dict[str, Any]] | None = None   # judge_assisted.csv's rows (estimation: judge-assisted)
+    assisted_criteria: list[dict[str, Any]] = field(default_factory=list)   # judge_assisted_criteria.csv's
 
 
 def out_of_step(manifest: Manifest, spec: Spec) -> list[Problem]:
@@ -209,9 +210,11 @@ def board_inputs(root: Path, spec: Spec, published: Published, *, computed_now: 
         problems += [Problem(f"{RESULTS_DIR}/{SUBJECT_FILE}", f"{sid!r} has a row but is not registered in "
                                                              f"{REGISTRY_FILE} (the results are out of step; {REGENERATE})")
                      for sid in sorted(rows - set(registry.subjects))]
-    assisted = None
+    assisted, criteria = None, None
     if spec.judge_assisted:
-        assisted, more = _typed(published, ASSISTED_FILE, ASSISTED_COLUMNS)
+        (assisted, more), (criteria, most) = (_typed(published, name, columns) for name, columns in (
+            (ASSISTED_FILE, ASSISTED_COLUMNS), (CRITERIA_FILE, CRITERIA_COLUMNS)))
+        problems += most
         problems += more if assisted is not None else [
             Problem(f"{RESULTS_DIR}/{ASSISTED_FILE}", f"missing, but {spec.config_path} sets estimation: "
                                                       f"judge-assisted ({REGENERATE})")]
@@ -219,7 +222,8 @@ def board_inputs(root: Path, spec: Spec, published: Published, *, computed_now: 
         return None, problems
     if assisted is not None:   # the estimator's figures; what it does not give yet is absent (judge_assisted_text)
         return LeaderboardInputs(spec, assisted_tables(tables, assisted), registry, manifest, critical.fails,
-                                 reviewers=reviewers, judges=judges, assisted=assisted), []
+                                 reviewers=reviewers, judges=judges, assisted=assisted,
+                                 assisted_criteria=criteria or []), []
     pairwise, sets, order, alpha = (stats[name] for name in (PAIRWISE_FILE, RANK_SETS_FILE, RANK_STABILITY_FILE,
                                                              ALPHA_FILE))
     return LeaderboardInputs(

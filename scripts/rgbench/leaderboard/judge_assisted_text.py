@@ -4,7 +4,8 @@ judge_assisted.csv's (:mod:`rgbench.stats.judge_assisted_board`), and it says pe
 :func:`rgbench.leaderboard.inputs.assisted_tables` puts the estimator's P, s_bar and Q_final and their intervals
 in place of the figures of the human grades alone (a draw stratified by the judge's grade is no uniform sample,
 so their plain means are biased); the figures the estimator does not give yet are absent (:mod:`.absent`).
-:func:`rests_on` is the short table of what each subject's figures rest on, written once for Markdown and HTML.
+:func:`rests_on` is the short table of what each subject's figures rest on, :func:`criterion_means` the table of
+each subject's criterion means (judge_assisted_criteria.csv), each written once for Markdown and HTML.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans g
           "correlation on them, and for Q_final the weight \u03bb given to the judge, the judge's estimated bias "
           "(its mean minus the humans' on the same answers), the human grades the estimate is worth, and the "
           "simultaneous rank set.")
+CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its own \u03bb per subject and "
+                 "criterion), with its case-bootstrap interval; the human-only interval and \u03bb: "
+                 "judge_assisted_criteria.csv.")
 HEAD = ("Subject", "Human grades", "Pending", "r", "\u03bb", "Judge bias", "Worth", "Rank set")
 
 
@@ -58,6 +62,21 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
     return tuple(out)
 
 
+def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], criteria: Sequence[str]
+                    ) -> tuple[RestsOn, ...]:
+    """One line per subject of ``order`` with a criterion mean (judge_assisted_criteria.csv's typed ``rows``), a cell
+    per criterion of ``criteria``: the mean and its interval, two decimals ("1.38 (1.22–1.56)"), "—" where the
+    subject has no row for it."""
+    by_key = {(r["subject_id"], r["criterion"]): r for r in rows}
+    def cell(r: Mapping[str, Any] | None) -> str:
+        if r is None:
+            return "\u2014"
+        bounds = "" if r["mean_low"] is None else f" ({fmt_fixed(r['mean_low'], 2)}\u2013{fmt_fixed(r['mean_high'], 2)})"
+        return fmt_fixed(r["mean"], 2) + bounds
+    return tuple(RestsOn(sid, tuple(cell(by_key.get((sid, c))) for c in criteria)) for sid in order
+                 if any((sid, c) in by_key for c in criteria))
+
+
 def _signed(value: Any) -> str:
     """A bias with its sign (+0.050, −0.012), three decimals; "—" when undefined."""
     if value is None:
@@ -73,3 +92,24 @@ def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: A
     table = ["| " + " | ".join(HEAD) + " |", "| --- |" + " ---: |" * (len(HEAD) - 1)]
     table += ["| " + " | ".join((esc(names[line.subject_id]), *line.cells)) + " |" for line in lines]
     return [f"{METHOD} The method, in the toolkit: `{DOC}`.", "", *table, ""]
+
+
+def criteria_markdown(lines: Sequence[RestsOn], criteria: Sequence[str], names: Mapping[str, str], esc: Any,
+                      width: int) -> list[str]:
+    """The criterion means in Markdown: the note, then the criteria in as few tables as keep every line within
+    ``width`` characters (at least one criterion a table), each followed by a blank line; [] without lines."""
+    if not lines:
+        return []
+    def table(columns: Sequence[int]) -> list[str]:
+        head = ["| Subject | " + " | ".join(criteria[k].replace("_", " ") for k in columns) + " |",
+                "| --- |" + " ---: |" * len(columns)]
+        return head + ["| " + " | ".join((esc(names[line.subject_id]), *(line.cells[k] for k in columns))) + " |"
+                       for line in lines]
+    out, columns = [CRITERIA_NOTE, ""], [0]
+    for k in range(1, len(criteria) + 1):
+        if k < len(criteria) and max(map(len, table([*columns, k]))) <= width:
+            columns.append(k)
+            continue
+        out += [*table(columns), ""]
+        columns = [k]
+    return out

@@ -1,7 +1,8 @@
 """The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``, issue 28 part 2):
 every subject's P, s_bar and Q_final by the estimator of :mod:`.judge_assisted`, their case-bootstrap intervals,
-the paired differences of the ranked subjects and their rank sets, and what each rests on (judge_assisted.csv,
-judge_assisted_pairs.csv; docs/judge_assisted.md).
+the paired differences of the ranked subjects and their rank sets, what each rests on, and each rubric
+criterion's mean (judge_assisted.csv, judge_assisted_pairs.csv, judge_assisted_criteria.csv;
+docs/judge_assisted.md).
 
 A run's judge value is the grade of config.yaml's ``judge``; its human value the consolidated grade of its human
 graders (:func:`.consolidated_board.consolidated_grades`), entering with its inverse-probability weight w
@@ -9,7 +10,9 @@ graders (:func:`.consolidated_board.consolidated_grades`), entering with its inv
 subjects/human_draws.json that listed it (0 outside every draw: then it counts for the
 correlation only, never as a label). Each figure is a mean of a per-run value: the pass indicator, the clipped
 score and the run's own Q_final (:func:`rgbench.compute.metrics.q_final` of that one run, linear in both), each
-with its own λ per subject, so a judge biased on one subject moves no other subject's figures.
+with its own λ per subject, so a judge biased on one subject moves no other subject's figures; a criterion's
+mean is that of the run's score of the criterion (exact, on the rubric's criterion scale), with its own λ per
+subject and criterion, on the subject's case draw.
 
 Draws: every interval and difference is over case counts drawn from ``generator("judge-assisted", ...)`` over
 the declared seed and the case ids resampled (as the pairs' streams of :mod:`.pairwise`: the data is what the
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -61,6 +64,7 @@ RunKey = tuple[str, str, str]
 FIGURES = ("P", "s_bar", "Q_final")
 ASSISTED_FILE = "judge_assisted.csv"
 PAIRS_FILE = "judge_assisted_pairs.csv"
+CRITERIA_FILE = "judge_assisted_criteria.csv"
 _ZERO = 1e-12   # a pair variance at most this share of its terms' magnitude is 0 (as rank_sets)
 
 
@@ -68,12 +72,14 @@ _ZERO = 1e-12   # a pair variance at most this share of its terms' magnitude is 
 class SubjectRuns:
     """One subject's runs as the estimator takes them: per figure its :class:`.judge_assisted.Run` values (the
     same runs in the same order for every figure; no ``P`` without a pass rule), the runs without the judge's
-    grade (the subject then has no estimate) and the drawn runs still awaiting a human grade (pending)."""
+    grade (the subject then has no estimate), the drawn runs still awaiting a human grade (pending) and per rubric
+    criterion the same runs' scores of that criterion (its mean is estimated as a figure's)."""
 
     subject_id: str
     runs: Mapping[str, tuple[Run, ...]]
     unjudged: int
     pending: int
+    criteria: Mapping[str, tuple[Run, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,7 @@ class AssistedRow:
     correlation: float | None
     figures: Mapping[str, Figure]
     rank_set: tuple[int, int] | None = None
+    criteria: Mapping[str, Figure] = field(default_factory=dict)   # per criterion (judge_assisted_criteria.csv)
 
     @property
     def labels(self) -> int:
@@ -120,22 +127,27 @@ def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_
         return out if passed is None else {"P": passed, **out}
     judged = {s.run_key: values(s) for s in judge_grades}
     human = {s.run_key: values(s) for s in human_grades}
+    judged_criteria, human_criteria = ({s.run_key: dict(s.criterion_scores) for s in grades}
+                                       for grades in (judge_grades, human_grades))
+    Values = Mapping[RunKey, Mapping[str, int | Fraction]]
+    def column(keys: Sequence[RunKey], judge: Values, human: Values, name: str) -> tuple[Run, ...]:
+        return tuple(Run(k[1], judge[k][name], human[k][name] if k in human else None, weight(k))
+                     for k in keys if k in judge)
     out = []
     for sid in sorted(tree.subjects):
         keys = sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
         figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
-        runs = {f: tuple(Run(k[1], judged[k][f], human[k][f] if k in human else None, weight(k))
-                         for k in keys if k in judged) for f in figures}
-        out.append(SubjectRuns(sid, runs, sum(k not in judged for k in keys),
-                               sum(k in drawn and k not in human for k in keys)))
+        out.append(SubjectRuns(sid, {f: column(keys, judged, human, f) for f in figures},
+                               sum(k not in judged for k in keys), sum(k in drawn and k not in human for k in keys),
+                               {c: column(keys, judged_criteria, human_criteria, c) for c in spec.criteria}))
     return out
 
 
 def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None,
                           excluded: Collection[str]) -> dict[str, Table]:
-    """judge_assisted.csv and judge_assisted_pairs.csv of a validated tree (every scoring, the judge's included, as
-    `make metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label);
-    ``excluded``: the disqualified subjects, kept out of the rank sets and pairs."""
+    """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv of a validated tree (every
+    scoring, the judge's included, as `make metrics` loads it), its further grades ``multi`` and the draw record
+    (None: no draw yet, so no label); ``excluded``: the disqualified subjects, kept out of the rank sets and pairs."""
     rows, pairs = assisted_rows(assisted_subjects(spec, tree, multi, draws), spec, excluded)
     return assisted_tables(rows, pairs)
 
@@ -196,8 +208,10 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         counts = draw_of(stats.seed, own["Q_final"].case_ids, stats.bootstrap_resamples)
         figures = {f: figure(own[f], counts, stats.confidence_level) if usable else Figure(None, None, None, None)
                    for f in own}
+        criteria = {c: figure(case_sums(runs), counts, stats.confidence_level) for c, runs in s.criteria.items()
+                    } if usable else {}
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged,
-                                s.pending, correlation(s.runs["Q_final"]), figures))
+                                s.pending, correlation(s.runs["Q_final"]), figures, criteria=criteria))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
     ranked = sorted((r for r in rows if r.subject_id in theta and r.subject_id not in excluded),
                     key=lambda r: (-theta[r.subject_id], r.subject_id))
@@ -276,11 +290,14 @@ ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "human_grad
                         "", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")),
                     "rank_set_low", "rank_set_high")
 PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
+CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", "mean", "mean_low", "mean_high", "mean_human_low",
+                    "mean_human_high", "mean_lambda")
 
 
 def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str, dict[str, tuple]]]
                     ) -> dict[str, Table]:
-    """The two tables' cells, as written (every number rounded once, :mod:`rgbench.numfmt`)."""
+    """The three tables' cells, as written (every number rounded once, :mod:`rgbench.numfmt`); the criteria's has
+    a row per subject with an estimate and criterion, in the rubric's order."""
     def figure_cells(fig: Figure | None) -> tuple[str, ...]:
         if fig is None or fig.estimate is None:
             return ("",) * 8
@@ -297,4 +314,7 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
             (fmt_fixed(per[f][0]) if per[f][0] is not None else "", *fmt_interval(per[f][1])) if f in per
             else ("", "", ""))))
         for a, b, per in pairs)
-    return {ASSISTED_FILE: (ASSISTED_COLUMNS, out_rows), PAIRS_FILE: (PAIRS_COLUMNS, out_pairs)}
+    out_criteria = tuple((r.subject_id, c, str(est.labels), *figure_cells(fig)[:6])
+                         for r in rows for c, fig in r.criteria.items() if (est := fig.estimate) is not None)
+    return {ASSISTED_FILE: (ASSISTED_COLUMNS, out_rows), PAIRS_FILE: (PAIRS_COLUMNS, out_pairs),
+            CRITERIA_FILE: (CRITERIA_COLUMNS, out_criteria)}

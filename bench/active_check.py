@@ -24,7 +24,6 @@ the grades actually spent: distinct runs graded). Streams fixed by --seed.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from dataclasses import dataclass
@@ -38,7 +37,16 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from judge_assisted_check import CONFIDENCE, RESAMPLES, RHO_07, RHO_09, SD, graded  # noqa: E402
+from judge_assisted_check import (  # noqa: E402
+    CONFIDENCE,
+    RESAMPLES,
+    RHO_07,
+    RHO_09,
+    SD,
+    graded,
+    sample_size_at,
+    study_main,
+)
 
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.judge_assisted import CaseSums, interval, stratified_draw  # noqa: E402
@@ -127,15 +135,6 @@ def mean_width(design, method, n, reps, rng) -> tuple[float, float]:
     return float(np.mean(widths)), float(np.mean(spent))
 
 
-def equal_width_n(curve: dict[int, float], width: float) -> float:
-    points = sorted(curve.items())
-    for (n0, w0), (n1, w1) in zip(points, points[1:]):
-        if w0 >= width >= w1:
-            x = 1 / n0 + (1 / n1 - 1 / n0) * (w0 ** 2 - width ** 2) / (w0 ** 2 - w1 ** 2)
-            return 1 / x
-    return math.nan
-
-
 def run(reps: int, seed: int) -> list[dict]:
     rows = []
     for index, design in enumerate(DESIGNS):
@@ -144,7 +143,7 @@ def run(reps: int, seed: int) -> list[dict]:
         row = {"design": design, "curve": curve}
         for name, method in (("stratified", stratified), ("active", active)):
             width, spent = mean_width(design, method, design.n, reps, rng)
-            row[name] = (width, spent, equal_width_n(curve, width))
+            row[name] = (width, spent, sample_size_at(curve, width))
         rows.append(row)
     return rows
 
@@ -173,19 +172,7 @@ def report(rows: list[dict], reps: int, seed: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=20261204)
-    parser.add_argument("--quick", action="store_true", help="20 replications, report to stdout")
-    args = parser.parse_args(argv)
-    reps = 20 if args.quick else args.reps
-    text = report(run(reps, args.seed), reps, args.seed)
-    if args.quick:
-        sys.stdout.write(text)
-    else:
-        OUT.write_text(text, encoding="utf-8")
-        print(f"wrote {OUT.relative_to(REPO)}")
-    return 0
+    return study_main(__doc__ or "", lambda reps, seed: report(run(reps, seed), reps, seed), OUT, 400, 20, argv)
 
 
 if __name__ == "__main__":

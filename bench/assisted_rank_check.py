@@ -17,7 +17,6 @@ simultaneous coverage >= 95% less one Monte-Carlo SE. Streams fixed by --seed.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from judge_assisted_check import CONFIDENCE, RESAMPLES, RHO_07, SD, graded, sums_of, truth  # noqa: E402
+from judge_assisted_check import CONFIDENCE, RESAMPLES, RHO_07, SD, graded, study_main, sums_of, truth  # noqa: E402
 from stats_check import rank_sets_cover  # noqa: E402
 
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
@@ -119,19 +118,7 @@ def report(rows: list[dict], reps: int, seed: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=20261204)
-    parser.add_argument("--quick", action="store_true", help="30 replications, report to stdout")
-    args = parser.parse_args(argv)
-    reps = 30 if args.quick else args.reps
-    text = report(run(reps, args.seed), reps, args.seed)
-    if args.quick:
-        sys.stdout.write(text)
-    else:
-        OUT.write_text(text, encoding="utf-8")
-        print(f"wrote {OUT.relative_to(REPO)}")
-    return 0
+    return study_main(__doc__ or "", lambda reps, seed: report(run(reps, seed), reps, seed), OUT, 1000, 30, argv)
 
 
 if __name__ == "__main__":

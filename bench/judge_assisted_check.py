@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -246,6 +247,37 @@ def verdicts(results: list[dict], se: float) -> list[str]:
             out.append(f"- Saved at rho_Q {res['rho_q']:.2f}, pool {d.ratio}x, {d.name}: "
                        + ", ".join(f"{pct(x)}%" for x in saved) + f" for Q_final A, B and A-B (target 40%: {met}).")
     return out
+
+
+def sample_size_at(curve: dict[int, float], width: float) -> float:
+    """The sample size n at which a mean interval width (or half-width) ``curve`` (n -> width, falling in n)
+    reaches ``width``: linear interpolation in 1/n of the squared width between the grid points around it (the
+    width is about linear in 1/√n); inf when no two points bracket it. Used by the studies of the grading budget
+    and of active selection (bench/plan_check.py, bench/active_check.py)."""
+    points = sorted(curve.items())
+    for (n0, w0), (n1, w1) in zip(points, points[1:]):
+        if w0 >= width >= w1:
+            x = 1 / n0 + (1 / n1 - 1 / n0) * (w0 ** 2 - width ** 2) / (w0 ** 2 - w1 ** 2)
+            return 1 / x
+    return math.inf
+
+
+def study_main(doc: str, write: Callable[[int, int], str], out: Path, reps: int, quick: int,
+               argv: list[str] | None) -> int:
+    """The command line of a study: ``--reps`` (default ``reps``), ``--seed``, ``--quick`` (``quick`` replications,
+    the report to stdout); otherwise the report ``write(reps, seed)`` goes to ``out``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=reps)
+    parser.add_argument("--seed", type=int, default=20261204)
+    parser.add_argument("--quick", action="store_true", help=f"{quick} replications, report to stdout")
+    args = parser.parse_args(argv)
+    text = write(quick if args.quick else args.reps, args.seed)
+    if args.quick:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {out.relative_to(REPO)}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

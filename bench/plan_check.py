@@ -22,7 +22,6 @@ judge adds nothing). The issue's target: predicted within 10% of simulated. Stre
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from dataclasses import dataclass
@@ -34,7 +33,17 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from judge_assisted_check import CONFIDENCE, MUS, RESAMPLES, RHO_07, SD, graded, sums_of  # noqa: E402
+from judge_assisted_check import (  # noqa: E402
+    CONFIDENCE,
+    MUS,
+    RESAMPLES,
+    RHO_07,
+    SD,
+    graded,
+    sample_size_at,
+    study_main,
+    sums_of,
+)
 
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.grading_plan import (  # noqa: E402
@@ -112,17 +121,6 @@ def simulated(design: Design, reps: int, rng: np.random.Generator) -> dict[int, 
     return out
 
 
-def crossing(curve: dict[int, float], target: float) -> float:
-    """The n at which the mean half-width reaches ``target``: linear in 1/n between the grid points around it
-    (inf when the grid's widest n is still above it)."""
-    points = sorted(curve.items())
-    for (n0, h0), (n1, h1) in zip(points, points[1:]):
-        if h0 >= target >= h1:
-            x = 1 / n0 + (1 / n1 - 1 / n0) * (h0 ** 2 - target ** 2) / (h0 ** 2 - h1 ** 2)
-            return 1 / x
-    return math.inf
-
-
 def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.random.Generator):
     """Median over ``reps`` benchmarks at n0 of the predicted total human grades (A's figure; both subjects'
     for the difference)."""
@@ -153,8 +151,8 @@ def run(reps: int, seed: int) -> list[dict]:
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, index])))
         curve = simulated(design, reps, rng)
         targets = (SHRINK * curve[design.start][0], SHRINK * curve[design.start][1])
-        sim = (crossing({n: h[0] for n, h in curve.items()}, targets[0]),
-               2 * crossing({n: h[1] for n, h in curve.items()}, targets[1]))
+        sim = (sample_size_at({n: h[0] for n, h in curve.items()}, targets[0]),
+               2 * sample_size_at({n: h[1] for n, h in curve.items()}, targets[1]))
         pred = predicted(design, reps, targets, rng)
         rows.append({"design": design, "curve": curve, "targets": targets, "simulated": sim, "predicted": pred})
     return rows
@@ -191,19 +189,7 @@ def report(rows: list[dict], reps: int, seed: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=20261204)
-    parser.add_argument("--quick", action="store_true", help="20 replications, report to stdout")
-    args = parser.parse_args(argv)
-    reps = 20 if args.quick else args.reps
-    text = report(run(reps, args.seed), reps, args.seed)
-    if args.quick:
-        sys.stdout.write(text)
-    else:
-        OUT.write_text(text, encoding="utf-8")
-        print(f"wrote {OUT.relative_to(REPO)}")
-    return 0
+    return study_main(__doc__ or "", lambda reps, seed: report(run(reps, seed), reps, seed), OUT, 200, 20, argv)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from rgbench.stats.judge_assisted_board import (
     figure,
     human_only,
     padded_sums,
+    proportion_figure,
 )
 
 C95 = Fraction(95, 100)
@@ -64,6 +65,24 @@ def test_the_correlation_is_pearsons_over_the_labelled_runs():
     runs = [Run("a", 1, 1, 2), Run("b", 0, 0, 2), Run("c", 1, 0, 2), Run("d", 0), Run("e", 0, 1, 0)]
     assert correlation(runs) == pytest.approx(0.5, abs=1e-12)
     assert correlation(runs[:1]) is None and correlation([Run("a", 1, 1, 2), Run("b", 1, 0, 2)]) is None
+
+
+def test_a_p_of_zero_or_one_takes_wilsons_interval_over_the_labelled_cases():
+    # every human and judge pass 0 on 3 labelled cases (c4 has no label): theta = 0 and every replicate is 0, so
+    # the interval is Wilson's 0 of 3: [0, z²/(3 + z²)] = [0, 3.8415/6.8415] = [0, 0.5615], not the point [0, 0]
+    runs = [Run("c1", 0, 0, 2), Run("c1", 0), Run("c2", 0, 0, 2), Run("c3", 0, 0, 2), Run("c4", 0)]
+    counts = case_counts(np.random.default_rng(0), 4, 200)
+    fig = proportion_figure(case_sums(runs), counts, C95)
+    assert fig.estimate is not None and fig.estimate.theta == 0
+    assert fig.interval == fig.human_only and fig.interval[0] == 0
+    assert fig.interval[1] == pytest.approx(1.959964 ** 2 / (3 + 1.959964 ** 2), rel=1e-6)
+    assert figure(case_sums(runs), counts, C95).interval == (0.0, 0.0)   # what the bootstrap alone would claim
+    # all 1: Wilson's 3 of 3, [1 − 0.5615, 1]; a P strictly inside (0, 1) keeps its bootstrap interval
+    ones = proportion_figure(case_sums([Run(r.case_id, 1, 1 if r.human is not None else None, r.weight)
+                                        for r in runs]), counts, C95)
+    assert ones.interval[1] == 1 and ones.interval[0] == pytest.approx(3 / (3 + 1.959964 ** 2), rel=1e-6)
+    assert proportion_figure(case_sums(HAND), case_counts(np.random.default_rng(0), 3, 200), C95) == figure(
+        case_sums(HAND), case_counts(np.random.default_rng(0), 3, 200), C95)
 
 
 def test_padding_with_cases_of_no_run_changes_nothing():

@@ -57,6 +57,7 @@ from .judge_assisted import (
 from .outputs import fmt_float, fmt_interval
 from .rank_sets import Studentised, sets_from
 from .seeds import generator, seed_digest
+from .wilson import wilson_interval
 
 RunKey = tuple[str, str, str]
 
@@ -194,6 +195,19 @@ def figure(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
     return Figure(est, interval(sums, counts, confidence), interval(human_only(sums), counts, confidence), bias)
 
 
+def proportion_figure(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
+    """:func:`figure` of a 0/1 value (P). At an estimate of exactly 0 or 1 every replicate agrees, so the bootstrap
+    interval is a point, which would claim certainty: both intervals are then Wilson's over the K_L cases with a
+    human label (0 or K_L of K_L), as the human board's P at 0 or 1 takes Wilson's over its K cases
+    (:func:`.intervals.proportion_interval`). E.g. 0 over 3 labelled cases: [0, z²/(3 + z²)] = [0, 0.5615]."""
+    fig = figure(sums, counts, confidence)
+    if fig.estimate is None or fig.estimate.theta not in (0, 1):
+        return fig
+    labelled = sum(1 for n in sums.labelled if n)
+    bounds = wilson_interval(0 if fig.estimate.theta == 0 else labelled, labelled, confidence)
+    return replace(fig, interval=bounds, human_only=bounds)
+
+
 def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collection[str] = ()
                   ) -> tuple[list[AssistedRow], list[tuple[str, str, dict[str, tuple]]]]:
     """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures, and among the
@@ -206,8 +220,8 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         own = sums[s.subject_id]
         usable = not s.unjudged
         counts = draw_of(stats.seed, own["Q_final"].case_ids, stats.bootstrap_resamples)
-        figures = {f: figure(own[f], counts, stats.confidence_level) if usable else Figure(None, None, None, None)
-                   for f in own}
+        figures = {f: (proportion_figure if f == "P" else figure)(own[f], counts, stats.confidence_level)
+                   if usable else Figure(None, None, None, None) for f in own}
         criteria = {c: figure(case_sums(runs), counts, stats.confidence_level) for c, runs in s.criteria.items()
                     } if usable else {}
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged,

@@ -214,16 +214,17 @@ def test_a_probability_outside_0_1_is_refused(judged, probability, shown):
 def test_an_unknown_run_a_judge_mismatch_and_misordered_draws_are_all_reported(judged):
     document = a_document(judged)
     document["judge"] = "judge-other"
-    document["draws"][0]["runs"][0]["case_id"] = "RO-AAAA-000"   # no such case (the runs stay sorted)
+    key = runs_of(judged)[0]
+    missing = key[1][:-3] + "000"   # no such case (case numbers start at 001), and the runs stay sorted
+    document["draws"][0]["runs"][0]["case_id"] = missing
     document["draws"][1]["draw"] = 5
     document["draws"][1]["runs"] *= 2   # the same run twice in one draw
     write(judged, document)
     draws, problems = read(judged)
-    key = runs_of(judged)[0]
     assert draws is None and sorted(p.message.replace(" " + REGENERATE, "") for p in problems) == sorted([
         f"$.judge: 'judge-other' is not config.yaml's judge '{JUDGE}' (these draws were made over another judge's "
         "grades: make new draws with rgbench assign, or set judge back)",
-        f"$.draws[0].runs[0]: no run '{key[2]}' of '{key[0]}' on case 'RO-AAAA-000' in responses/ (a drawn run "
+        f"$.draws[0].runs[0]: no run '{key[2]}' of '{key[0]}' on case '{missing}' in responses/ (a drawn run "
         "must exist: restore it)",
         "$.draws[1].draw: 5 where 2 was expected (draws are numbered 1, 2, ... in order)",
         "$.draws[1].runs: not sorted by (subject_id, case_id, run_id) with each run once"])

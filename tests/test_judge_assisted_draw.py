@@ -154,7 +154,8 @@ def test_assign_draw_appends_a_reproducible_stratified_draw_with_reviewers(tree,
     assert assign(tree, "--draw", "8") == 0
     spec, loaded, multi = load_valid_grades(tree)
     runs, left_out = drawing.judged_runs(spec, loaded, multi)
-    assert left_out == {} and sum(map(len, runs.values())) == 20
+    judged = sum(1 for s in (*loaded.scorings, *multi.extra) if s.reviewer_id == spec.judge)
+    assert left_out == {} and sum(map(len, runs.values())) == judged   # every run the judge graded
     draw = document(tree)["draws"][0]
     assert draw["design"] == "stratified" and draw["size"] == 8 and len(draw["runs"]) == 8
     grade = {r.key: (s, r.grade) for s, items in runs.items() for r in items}
@@ -242,9 +243,12 @@ def grade_as_human(root: Path, key: tuple[str, str, str], reviewer: str, lower: 
 
 
 def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs(tree, capsys):
-    assert assign(tree, "--next", "5") == 0   # nothing drawn yet: every spread 1, so π = 5/20 = 1/4 for every run
+    spec, loaded, multi = load_valid_grades(tree)
+    total = sum(map(len, drawing.judged_runs(spec, loaded, multi)[0].values()))   # T, 20 on the sample's system/
+    assert assign(tree, "--next", "5") == 0   # nothing drawn yet: every spread 1, so π = 5/T (1/4 at T = 20)
     first = document(tree)["draws"][0]
-    assert first["design"] == "active" and first["size"] == 5 and {r["probability"] for r in first["runs"]} == {"1/4"}
+    assert first["design"] == "active" and first["size"] == 5
+    assert {F(r["probability"]) for r in first["runs"]} == {F(5, total)}
     waiting = [(r["subject_id"], r["case_id"], r["run_id"], r["reviewer_id"]) for r in first["runs"] if "reviewer_id" in r]
     assert waiting   # this seed picks runs without a human grade
     assert assign(tree, "--next", "5") == 1
@@ -261,7 +265,7 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     assert len(set(expected.values())) > 1   # the spreads differ by stratum, and so do the probabilities
     flat = [(s, r) for s, items in runs.items() for r in items]
     pi = dict(zip([r.key for _, r in flat], active_probabilities([expected[s, r.grade] for s, r in flat], 5)))
-    assert sum(pi.values()) == 5 and min(pi.values()) >= F(1, 5) * F(5, 20)   # expected size 5, floor 1/20
+    assert sum(pi.values()) == 5 and min(pi.values()) >= F(1, 5) * F(5, total)   # expected size 5, floor 1/T
     assert all(F(r["probability"]) == pi[r["subject_id"], r["case_id"], r["run_id"]] for r in second["runs"])
     assert run_script("validate", ["--root", str(tree)]) == 0
     edited = document(tree)   # the spreads of the last draw are checked against the grades

@@ -255,3 +255,14 @@ def test_the_rests_on_table_says_why_a_subject_is_not_ranked():
     assert a.cells == ("24", "1", "0.50", "0.33", "-0.012", "30", "1\u20132")
     assert b.cells[-1] == "not ranked: 3 runs without the judge's grade"
     assert c.cells[-1] == "not ranked: no human grade of a drawn run yet"
+
+
+def test_rgbench_compute_alone_writes_the_judge_assisted_tables_as_make_metrics_does(tmp_path):
+    # rgbench compute (the metric tables only) on a copy of the example: the three judge-assisted CSVs it writes are
+    # byte for byte the committed ones, which make metrics wrote
+    from rgbench.cli import run_script
+    root = tmp_path / "judgeassist"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("results"))
+    assert run_script("compute", ["--root", str(root)]) == 0
+    for name in ("judge_assisted.csv", "judge_assisted_pairs.csv", "judge_assisted_criteria.csv"):
+        assert (root / "results" / name).read_bytes() == (EXAMPLE / "results" / name).read_bytes(), name

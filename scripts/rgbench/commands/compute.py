@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..atomic import OutputError, write_many_atomic
 from ..load.loader import SCORING_DIR
+from ..load.multi_scoring import MultiScorings
 from ..load.records import Tree
 from ..load.spec import Spec
 from ..numfmt import counted
@@ -35,6 +36,7 @@ from ..progress import Progress
 from ..results.tables import MANIFEST_FILE, Published, Results, compute_results, publish
 from ..results_csv import Table
 from ..stats.consolidated_board import board_tree
+from ..stats.judge_assisted_board import judge_assisted_tables
 from .common import bad_folder_name, collector_paused, load_valid_grades, load_valid_tree, one_blas_thread
 
 
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             spec, (tree, record) = grades[0], board_tree(*grades)
             progress.update("computing", 1, 2, force=True)
-            return write_metrics(root, spec, tree, args.results_dir, record)
+            return write_metrics(root, spec, tree, args.results_dir, record, assisted_of(*grades))
         loaded = load_valid_tree(root, alpha_override=args.alpha, scoring_dir=args.scoring_dir, progress=reading)
         if loaded is None:
             return 1
@@ -64,6 +66,16 @@ def run(args: argparse.Namespace) -> int:
             return 1
         progress.update("computing", 1, 2, force=True)
         return write_metrics(root, spec, tree, args.results_dir)
+
+
+def assisted_of(spec: Spec, tree: Tree, multi: MultiScorings) -> Callable[[Results], Mapping[str, Table]] | None:
+    """In judge-assisted mode, what makes the estimator's tables from the results (:func:`rgbench.stats.
+    judge_assisted_board.judge_assisted_tables`, the disqualified subjects kept out of the rank sets and pairs) for
+    ``tree`` (every scoring, the judge's included) and its further grades ``multi``; None in human mode."""
+    if not spec.judge_assisted:
+        return None
+    return lambda results: judge_assisted_tables(spec, tree, multi, tree.draws,
+                                                 {m.subject_id for m in results.subjects if m.disqualified})
 
 
 def computed(spec: Spec, tree: Tree, grades: dict[str, object] | None = None,
@@ -87,11 +99,12 @@ def metrics_summary(root: Path, results: Results, results_dir: str = "results") 
 
 
 def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "results",
-                  grades: dict[str, object] | None = None) -> int:
+                  grades: dict[str, object] | None = None,
+                  assisted: Callable[[Results], Mapping[str, Table]] | None = None) -> int:
     """Compute every table of ``tree`` (:func:`computed`) and write them to ``root/results_dir`` as one set,
     manifest.json last; print the warnings and a summary line. 0, or 1 when the set could not be written
     (nothing half-written)."""
-    results, published = computed(spec, tree, grades)
+    results, published = computed(spec, tree, grades, assisted)
     try:  # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
         write_many_atomic({root / results_dir / name: data for name, data in published.files.items()},
                           last=MANIFEST_FILE)

@@ -30,10 +30,9 @@ from ..problems import report
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE
 from ..stats.consolidated_board import board_tree
-from ..stats.judge_assisted_board import judge_assisted_tables
 from .agreement import CONSOLIDATED_DIR, agreement_tables, drop_stale_judge_report, write_agreement
 from .common import collector_paused, load_valid_grades, one_blas_thread
-from .compute import computed, metrics_summary
+from .compute import assisted_of, computed, metrics_summary
 from .leaderboard import computed_files, leaderboard_outputs, summary
 
 
@@ -64,10 +63,7 @@ def compute_and_write(root: Path, *, readme: bool) -> int:
             return 1
         spec, tree, multi = loaded   # every scoring: the agreement reads the llm-judge grades too
         counted, grades = board_tree(spec, tree, multi)
-        assisted = None
-        if spec.judge_assisted:   # the board's figures by the estimator (rgbench.stats.judge_assisted_board)
-            assisted = lambda results: judge_assisted_tables(   # noqa: E731
-                spec, tree, multi, tree.draws, {m.subject_id for m in results.subjects if m.disqualified})
+        assisted = assisted_of(spec, tree, multi)   # judge-assisted mode: the board's figures by the estimator
         progress.update("computing", 1, 2, force=True)
         results, published = computed(spec, counted, grades, assisted)
         agreement = agreement_tables(spec, tree, multi)

@@ -33,8 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..compute.derive import PASS, derive_run
-from ..compute.metrics import q_final
+from ..compute.derive import PASS
 from ..load.draws import HumanDraws
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
@@ -54,6 +53,7 @@ from .judge_assisted import (
     influences,
     interval,
 )
+from .judge_assisted_draw import q_value
 from .outputs import fmt_float, fmt_interval
 from .rank_sets import Studentised, sets_from
 from .seeds import generator, seed_digest
@@ -120,12 +120,9 @@ def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_
     """Every registered subject's :class:`SubjectRuns` from the tree's responses (error runs aside), the judge's
     and the (consolidated) human grades by run, and the draw's weight of each run."""
     def values(scoring: Scoring) -> dict[str, Fraction]:
-        row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec, spec.scale)
-        passed = Fraction(row.classification == PASS) if spec.has_pass_rule else None
-        q = q_final(passed, Fraction(row.clipped_score), spec.alpha, spec.scale)
-        assert q is not None   # a run's Q_final is defined: P is None only without a pass rule, then alpha is 0
-        out = {"s_bar": Fraction(row.clipped_score), "Q_final": q}
-        return out if passed is None else {"P": passed, **out}
+        q, classification, clipped = q_value(spec, tree, scoring)
+        out = {"s_bar": clipped, "Q_final": q}
+        return {"P": Fraction(classification == PASS), **out} if spec.has_pass_rule else out
     judged = {s.run_key: values(s) for s in judge_grades}
     human = {s.run_key: values(s) for s in human_grades}
     judged_criteria, human_criteria = ({s.run_key: dict(s.criterion_scores) for s in grades}

@@ -31,12 +31,12 @@ from typing import NamedTuple
 import numpy as np
 
 from ..compute.derive import PASS, derive_run
-from ..load.consolidate import consolidate_all, policy_of
+from ..compute.metrics import q_final
 from ..load.draws import ACTIVE, STRATIFIED, Draw, DrawnRun, HumanDraws, RunKey
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
-from ..load.reviewers import HUMAN
 from ..load.spec import Spec
+from .consolidated_board import consolidated_grades
 from .judge_assisted import draw_generator, stratified_draw
 
 BINS = 3                      # judge-total bins (terciles) of a benchmark without a pass rule
@@ -59,8 +59,10 @@ def q_value(spec: Spec, tree: Tree, scoring: Scoring) -> tuple[Fraction, str | N
     """(the run's Q_final value alpha·[Pass] + (1 − alpha)·norm(clipped), its class, its clipped total) by one
     grade: Q_final's per-run value, on [0, 1]."""
     row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec)
-    value = spec.alpha * (row.classification == PASS) + (1 - spec.alpha) * spec.scale.norm(row.clipped_score)
-    return Fraction(value), row.classification, Fraction(row.clipped_score)
+    passed = Fraction(row.classification == PASS) if spec.has_pass_rule else None
+    value = q_final(passed, Fraction(row.clipped_score), spec.alpha, spec.scale)
+    assert value is not None   # a run's Q_final is defined: P is None only without a pass rule, then alpha is 0
+    return value, row.classification, Fraction(row.clipped_score)
 
 
 def grade_label(spec: Spec, classification: str | None, total: Fraction, totals: Sequence[Fraction]) -> str:
@@ -75,12 +77,8 @@ def grade_label(spec: Spec, classification: str | None, total: Fraction, totals:
 def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str, list[JudgedRun]], dict[str, str]]:
     """(subject -> its runs in unit order, subject -> why it is left out of the draws). A run's human value is its
     human grades consolidated by config.yaml's policy (adjudication first), as the board's."""
-    kinds = {rid: r.kind for rid, r in (tree.reviewers or {}).items()}
-    grades = list(tree.scorings) + list(multi.extra)
-    judge = {s.run_key: s for s in grades if s.reviewer_id == spec.judge}
-    humans = [s for s in grades if kinds.get(s.reviewer_id) == HUMAN]
-    adjudications = {k: s for k, s in multi.adjudications.items() if kinds.get(s.reviewer_id) == HUMAN}
-    human = {c.scoring.run_key: c.scoring for c in consolidate_all(humans, adjudications, policy_of(spec))}
+    judge = {s.run_key: s for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge}
+    human = {c.scoring.run_key: c.scoring for c in consolidated_grades(spec, tree, multi)}
     by_subject: dict[str, list[RunKey]] = defaultdict(list)
     for key, response in tree.responses.items():
         if response.meta.status != "error":

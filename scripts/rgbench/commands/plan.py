@@ -20,8 +20,7 @@ from pathlib import Path
 
 from ..load.parsing import exact_decimal
 from ..stats.grading_plan import Need, PairNeed, Phase, grades_for_half_width, grades_to_order, residual_variance, z_value
-from ..stats.judge_assisted import case_sums, difference, difference_interval, estimate, interval
-from ..stats.judge_assisted_board import assisted_subjects, draw_of, padded_sums
+from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
 from .common import load_valid_grades
 
 
@@ -64,22 +63,21 @@ def run(args: argparse.Namespace) -> int:
         return 1
     confidence = float(stats.confidence_level)
     z = z_value(confidence)
+    subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi, tree.draws)}
+    board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics
     rows: list[tuple[str, Fraction, Need]] = []
-    phases, sums = {}, {}
-    for subject in assisted_subjects(spec, tree, multi, tree.draws):
-        runs = subject.runs[figure]
-        own = case_sums(runs)
-        est = estimate(own)
-        if subject.unjudged or est is None:
+    phases = {}
+    for row in board:
+        fig = row.figures.get(figure)
+        if fig is None or (est := fig.estimate) is None or fig.interval is None:
             continue
-        bounds = interval(own, draw_of(stats.seed, own.case_ids, stats.bootstrap_resamples), stats.confidence_level)
-        assert bounds is not None   # an estimate has a human value, so an interval
+        runs = subjects[row.subject_id].runs[figure]
         labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in runs if r.human is not None and r.weight]
         phase = Phase(residual_variance(labelled, float(est.lam)), est.labels, len(runs))
-        half = (bounds[1] - bounds[0]) / 2
-        rows.append((subject.subject_id, est.theta, grades_for_half_width((half / z) ** 2, phase, float(target),
-                                                                          confidence)))
-        phases[subject.subject_id], sums[subject.subject_id] = phase, own
+        half = (fig.interval[1] - fig.interval[0]) / 2
+        rows.append((row.subject_id, est.theta, grades_for_half_width((half / z) ** 2, phase, float(target),
+                                                                      confidence)))
+        phases[row.subject_id] = phase
     rows.sort(key=lambda row: (-row[1], row[0]))
     print(f"Human grades for {figure}'s {100 * confidence:g}% interval half-width {float(target):g} "
           f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
@@ -89,21 +87,20 @@ def run(args: argparse.Namespace) -> int:
               f"{need.half_width_all:>11.4f}")
     if len(rows) < 2:
         return 0
-    union = sorted({c for sid, _, _ in rows for c in sums[sid].case_ids})
-    counts = draw_of(stats.seed, union, stats.bootstrap_resamples)
-    column = {c: i for i, c in enumerate(union)}
+    differences = {}   # (a, b) -> (a − b, its interval's half-width): the board lists each pair once, by Q_final
+    for a, b, per in pairs:
+        gap, bounds = per.get(figure, (None, None))
+        if gap is not None and bounds is not None:
+            half = (bounds[1] - bounds[0]) / 2
+            differences[a, b], differences[b, a] = (gap, half), (-gap, half)
     print()
     print("Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
     print(f"{'pair':<50} {'difference':>10} {'more (first, second)':>21}")
     for (a, _, _), (b, _, _) in zip(rows, rows[1:]):
-        shared = sorted(set(sums[a].case_ids) & set(sums[b].case_ids))
-        gap = difference(sums[a], sums[b])
-        bounds = difference_interval(padded_sums(sums[a], union).restricted(shared),
-                                     padded_sums(sums[b], union).restricted(shared),
-                                     counts[:, [column[c] for c in shared]], stats.confidence_level)
-        if gap is None or bounds is None:
+        if (a, b) not in differences:
             continue
-        order: PairNeed = grades_to_order(float(gap), ((bounds[1] - bounds[0]) / 2 / z) ** 2, phases[a], phases[b],
+        gap, half = differences[a, b]
+        order: PairNeed = grades_to_order(float(gap), (half / z) ** 2, phases[a], phases[b],
                                          confidence)
         print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
     return 0

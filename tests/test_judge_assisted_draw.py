@@ -19,7 +19,8 @@ from rgbench.commands.review import open_app
 from rgbench.load.draws import DRAWS_FILE
 from rgbench.review import scoring_doc
 from rgbench.stats import judge_assisted_draw as drawing
-from rgbench.stats.judge_assisted_draw import JudgedRun, active_probabilities, grade_label, subject_shares
+from rgbench.stats.judge_assisted import largest_remainder
+from rgbench.stats.judge_assisted_draw import JudgedRun, active_probabilities, grade_label
 
 
 def runs_of(subject: str, grades: list[str], human: list[F | None] | None = None) -> list[JudgedRun]:
@@ -42,17 +43,17 @@ def test_a_stratified_draw_of_strata_of_6_and_2_takes_3_and_1():
     assert drawing.stratified(1, 1, runs, 4) != draw or drawing.stratified(2, 0, runs, 4) != draw
 
 
-def test_subjects_share_a_draw_in_proportion_with_one_per_judge_grade_at_least():
+def test_largest_remainder_shares_in_proportion_with_each_minimum_at_least():
     # 6 of 12 runs: 8 · 6/12 = 4 and 4 · 6/12 = 2
-    assert subject_shares({"a": 8, "b": 4}, {"a": 2, "b": 2}, 6) == {"a": 4, "b": 2}
+    assert largest_remainder({"a": 8, "b": 4}, {"a": 2, "b": 2}, 6) == {"a": 4, "b": 2}
     # 4 of 12: quotas 40/12 = 3.33 and 8/12 = 0.67; b's two grades need 2, a keeps its floor 3, one too many: the
     # subject furthest above its quota with a run to spare is a (3 - 3.33 against b at its minimum): a 2, b 2
-    assert subject_shares({"a": 10, "b": 2}, {"a": 1, "b": 2}, 4) == {"a": 2, "b": 2}
+    assert largest_remainder({"a": 10, "b": 2}, {"a": 1, "b": 2}, 4) == {"a": 2, "b": 2}
     # 5 of 9 with floors 4/3 + remainders: quotas 5 · 3/9 = 5/3 and 5 · 6/9 = 10/3 -> 1 + 3 = 4, the larger
     # remainder (2/3 against 1/3) takes the fifth: a 2, b 3
-    assert subject_shares({"a": 3, "b": 6}, {"a": 1, "b": 1}, 5) == {"a": 2, "b": 3}
-    with pytest.raises(ValueError, match="from 4 runs"):
-        subject_shares({"a": 3, "b": 6}, {"a": 2, "b": 2}, 3)
+    assert largest_remainder({"a": 3, "b": 6}, {"a": 1, "b": 1}, 5) == {"a": 2, "b": 3}
+    with pytest.raises(ValueError, match="cannot share 3 between"):
+        largest_remainder({"a": 3, "b": 6}, {"a": 2, "b": 2}, 3)
 
 
 def test_active_probabilities_follow_the_spread_capped_at_1_and_floored():

@@ -42,7 +42,8 @@ the cases two subjects share, each subject with its own λ.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import math
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
@@ -55,6 +56,7 @@ from .seeds import data_digest, generator
 
 Number = int | Fraction
 T = TypeVar("T")
+K = TypeVar("K")
 
 
 class Run(NamedTuple):
@@ -239,6 +241,31 @@ def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray,
     return bca_interval(lambda w: fit(a, w).theta - fit(b, w).theta, len(a.case_ids), counts, confidence)
 
 
+def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:
+    """``total`` shared between the keys of ``sizes`` in proportion to their sizes, by largest remainder: each takes
+    the floor of its quota total · size / Σ sizes, raised to its minimum; then, while short, the largest remainders
+    one more each (ties: the earlier key in ``sizes``' order), never above a key's size; while over (the minimums
+    took too many), the key furthest above its quota one less (ties: the earlier key), never below its minimum.
+    Exact (Fractions). ValueError when ``total`` is below Σ minimums or above Σ sizes. Used for the subjects' shares
+    of a draw and for the strata within a subject (:func:`stratified_draw`)."""
+    if not sum(minimums.values()) <= total <= sum(sizes.values()):
+        raise ValueError(f"cannot share {total} between sizes {dict(sizes)} with minimums {dict(minimums)}")
+    keys = list(sizes)
+    whole = sum(sizes.values())
+    quota = {k: Fraction(total * sizes[k], whole) for k in keys}
+    take = {k: min(sizes[k], max(minimums[k], math.floor(quota[k]))) for k in keys}
+    by_remainder = sorted(keys, key=lambda k: (-(quota[k] - math.floor(quota[k])), keys.index(k)))
+    while sum(take.values()) < total:
+        k = next(k for k in by_remainder if take[k] < sizes[k])
+        take[k] += 1
+        by_remainder.remove(k)
+        by_remainder.append(k)
+    while sum(take.values()) > total:
+        k = max((k for k in keys if take[k] > minimums[k]), key=lambda k: (take[k] - quota[k], -keys.index(k)))
+        take[k] -= 1
+    return take
+
+
 def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Generator) -> tuple[list[bool], list[Fraction]]:
     """(drawn, probability) per unit: ``size`` units drawn without replacement, stratified by ``strata`` (one
     label per unit, e.g. the judge's grade), allocated in proportion to the strata's sizes by largest remainder
@@ -251,17 +278,7 @@ def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Genera
     keys = sorted(groups, key=repr)
     if not len(keys) <= size <= len(strata):
         raise ValueError(f"cannot draw {size} of {len(strata)} units with at least one in each of {len(keys)} strata")
-    quota = {k: Fraction(size * len(groups[k]), len(strata)) for k in keys}
-    take = {k: max(1, int(quota[k])) for k in keys}
-    by_remainder = sorted(keys, key=lambda k: (-(quota[k] - int(quota[k])), keys.index(k)))
-    while sum(take.values()) < size:
-        k = next(k for k in by_remainder if take[k] < len(groups[k]))
-        take[k] += 1
-        by_remainder.remove(k)
-        by_remainder.append(k)
-    while sum(take.values()) > size:   # the floor of one per stratum took too many: drop from the largest quotas
-        k = max((k for k in keys if take[k] > 1), key=lambda k: (take[k] - quota[k], -keys.index(k)))
-        take[k] -= 1
+    take = largest_remainder({k: len(groups[k]) for k in keys}, dict.fromkeys(keys, 1), size)
     drawn = [False] * len(strata)
     probability = [Fraction(0)] * len(strata)
     for k in keys:

@@ -10,7 +10,7 @@ over the declared seed, the label ``"draw <k>: <subject_id>"`` and its units, th
 run sorted by (case id, judge total, stratum, run id): parsed values, never file bytes.
 
 - **stratified** (:func:`stratified`, ``rgbench assign --draw N``): N runs, shared between subjects in proportion
-  to their runs (largest remainder, at least one per stratum of the subject: :func:`subject_shares`), then drawn
+  to their runs (at least one per stratum of the subject: :func:`~.judge_assisted.largest_remainder`), then drawn
   within each subject by :func:`~.judge_assisted.stratified_draw`, in proportion to its strata with at least one
   each; π = n_h / N_h exactly.
 - **active** (:func:`active`, ``rgbench assign --next N``): Poisson sampling, each run independently with
@@ -37,7 +37,7 @@ from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
 from .consolidated_board import consolidated_grades
-from .judge_assisted import draw_generator, stratified_draw
+from .judge_assisted import draw_generator, largest_remainder, stratified_draw
 
 BINS = 3                      # judge-total bins (terciles) of a benchmark without a pass rule
 FLOOR_SHARE = Fraction(1, 5)  # an active draw's floor, as a share of the uniform probability N / T
@@ -103,34 +103,15 @@ def _stream(seed: int, number: int, subject: str, runs: Sequence[JudgedRun]) -> 
     return draw_generator(seed, f"draw {number}: {subject}", [(r.key[1], r.total) for r in runs])
 
 
-def subject_shares(sizes: Mapping[str, int], minimums: Mapping[str, int], total: int) -> dict[str, int]:
-    """``total`` shared between subjects in proportion to ``sizes`` by largest remainder (ties: subject order),
-    each at least its minimum and at most its size. ValueError when ``total`` is below the minimums' sum or above
-    the sizes'."""
-    if not sum(minimums.values()) <= total <= sum(sizes.values()):
-        raise ValueError(f"a stratified draw takes from {sum(minimums.values())} runs (one per judge grade of each "
-                         f"subject) to {sum(sizes.values())} (every run), not {total}")
-    whole = sum(sizes.values())
-    quota = {s: Fraction(total * n, whole) for s, n in sorted(sizes.items())}
-    take = {s: min(sizes[s], max(minimums[s], math.floor(q))) for s, q in quota.items()}
-    order = sorted(quota, key=lambda s: -(quota[s] - math.floor(quota[s])))
-    while sum(take.values()) != total:
-        if sum(take.values()) < total:
-            s = next(s for s in order if take[s] < sizes[s])
-            take[s] += 1
-        else:   # the minimums took too many: from the subject furthest above its quota
-            s = max((s for s in take if take[s] > minimums[s]), key=lambda s: (take[s] - quota[s], s))
-            take[s] -= 1
-        order.remove(s)
-        order.append(s)
-    return take
-
-
 def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], size: int) -> Draw:
     """Draw ``number``: ``size`` runs stratified by subject and judge grade (see the module doc), reviewers
-    unassigned. ValueError when ``size`` is outside what :func:`subject_shares` allows."""
-    shares = subject_shares({s: len(r) for s, r in runs.items()}, {s: len({x.grade for x in r}) for s, r in runs.items()},
-                            size)
+    unassigned. ValueError when ``size`` is below one run per judge grade of each subject or above every run."""
+    sizes = {s: len(r) for s, r in sorted(runs.items())}
+    minimums = {s: len({x.grade for x in r}) for s, r in runs.items()}   # one run per judge grade of each subject
+    if not sum(minimums.values()) <= size <= sum(sizes.values()):
+        raise ValueError(f"a stratified draw takes from {sum(minimums.values())} runs (one per judge grade of each "
+                         f"subject) to {sum(sizes.values())} (every run), not {size}")
+    shares = largest_remainder(sizes, minimums, size)
     picked = []
     for subject, items in runs.items():
         drawn, probability = stratified_draw([r.grade for r in items], shares[subject],

@@ -24,7 +24,7 @@ from rgbench.compute.metrics import (
     subject_metrics,
 )
 from rgbench.load.scale import default_scale
-from rgbench.numfmt import fmt_fixed
+from rgbench.numfmt import fmt_fixed, fmt_signed
 
 SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
@@ -265,3 +265,10 @@ def test_fmt_fixed_agrees_with_round_half_even_on_many_values():
         assert fmt_fixed(value) == f"{sign}{whole}.{frac:06d}", value
     assert fmt_fixed(Fraction(5, 2), 0) == "2" and fmt_fixed(Fraction(7, 2), 0) == "4" and fmt_fixed(-3, 2) == "-3.00"
     assert fmt_fixed(True) == "1.000000"
+
+
+def test_fmt_signed_always_shows_the_sign():
+    # a change or a bias: + before zero and positive values, the minus fmt_fixed writes kept
+    assert fmt_signed(F(1, 20)) == "+0.050000"
+    assert fmt_signed(F(-12, 1000), 3) == "-0.012"
+    assert fmt_signed(0, 3) == "+0.000"

@@ -49,6 +49,12 @@ def fmt_fixed(value: Fraction | int | None, decimals: int = DECIMALS) -> str:
 _SCALE = tuple(10**d for d in range(19))
 
 
+def fmt_signed(value: Fraction | int, decimals: int = DECIMALS) -> str:
+    """:func:`fmt_fixed` with a sign always shown: "+0.050000", "-0.012000" (a change, or a bias)."""
+    text = fmt_fixed(value, decimals)
+    return text if text.startswith("-") else "+" + text
+
+
 def _terminates(denominator: int) -> int | None:
     """The number of decimals of 1/denominator when its decimal expansion ends (1/8: 3), else None (1/3)."""
     twos = fives = 0

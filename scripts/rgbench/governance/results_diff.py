@@ -25,7 +25,7 @@ from fractions import Fraction
 from ..compute.metrics import SubjectMetrics
 from ..compute.ranking import rank_subjects
 from ..load.spec import DEFAULT_MAX_JUMP
-from ..numfmt import fmt_fixed
+from ..numfmt import fmt_fixed, fmt_signed
 from ..results_csv import TableError, exact, read_keyed_table
 from .annotations import escape_data
 
@@ -144,11 +144,6 @@ def diff_tables(old: tuple[bytes | None, bytes | None], new: tuple[bytes, bytes 
     return diff(old_rows, new_rows, old_ranks=old_ranks, new_ranks=new_ranks, max_jump=max_jump)
 
 
-def _signed(value: Fraction) -> str:
-    text = fmt_fixed(value)
-    return text if text.startswith("-") else f"+{text}"
-
-
 def md_cell(text: str) -> str:
     """A Markdown table cell that renders as the literal text (no links, HTML or table breaks)."""
     out = []
@@ -181,7 +176,7 @@ def _rank_cell(s: SubjectDiff) -> str:
 def _metric_cell(s: SubjectDiff, metric: str) -> str:
     value = (s.new or {}).get(metric, "") or "-"
     if metric in s.deltas:
-        return f"{value} ({_signed(s.deltas[metric])})"
+        return f"{value} ({fmt_signed(s.deltas[metric])})"
     if s.old is not None and s.new is not None and s.old.get(metric) != s.new.get(metric):
         return f"{s.old.get(metric) or '-'} → {value}"
     return value
@@ -228,7 +223,7 @@ def markdown(result: Diff, *, base_label: str, head_label: str = "working tree")
               f"(n_critical {md_cell(new.get('n_critical', '?'))})" for s, new in disqualified] or ["None."]
     lines += ["", f"### Implausible jumps (|ΔQ_final| > {fmt_fixed(result.max_jump)})", ""]
     lines += [f"- {md_cell(s.subject_id)}: Q_final {old['Q_final']} → {new['Q_final']} "
-              f"({_signed(s.deltas['Q_final'])}); check the scorings of this change before merging"
+              f"({fmt_signed(s.deltas['Q_final'])}); check the scorings of this change before merging"
               for s, old, new in jumps] or ["None."]
     return "\n".join(lines) + "\n"
 
@@ -240,7 +235,7 @@ def github_warnings(result: Diff) -> list[str]:
         # As in markdown: implausible implies both rows, newly_disqualified a new row.
         if s.implausible and s.old is not None and s.new is not None:
             out.append("::warning title=Implausible jump::" + escape_data(
-                f"{s.subject_id}: Q_final {s.old['Q_final']} -> {s.new['Q_final']} ({_signed(s.deltas['Q_final'])}), "
+                f"{s.subject_id}: Q_final {s.old['Q_final']} -> {s.new['Q_final']} ({fmt_signed(s.deltas['Q_final'])}), "
                 f"more than {fmt_fixed(result.max_jump)} in one change"))
         if s.newly_disqualified and s.new is not None:
             out.append("::warning title=Newly disqualified::" + escape_data(

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..numfmt import counted, fmt_fixed
+from ..numfmt import counted, fmt_fixed, fmt_signed
 
 DOC = "docs/judge_assisted.md"
 METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans graded a random draw of them with "
@@ -57,8 +57,9 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
                  "not ranked: no human grade of a drawn run yet")
         if r["rank_set_low"] is not None:
             ranks = f"{r['rank_set_low']}\u2013{r['rank_set_high']}"
+        bias = "\u2014" if r["Q_final_judge_bias"] is None else fmt_signed(r["Q_final_judge_bias"], 3)
         out.append(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]),
-                                 cell(r["Q_final_lambda"]), _signed(r["Q_final_judge_bias"]), worth, ranks)))
+                                 cell(r["Q_final_lambda"]), bias, worth, ranks)))
     return tuple(out)
 
 
@@ -75,14 +76,6 @@ def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], cri
         return fmt_fixed(r["mean"], 2) + bounds
     return tuple(RestsOn(sid, tuple(cell(by_key.get((sid, c))) for c in criteria)) for sid in order
                  if any((sid, c) in by_key for c in criteria))
-
-
-def _signed(value: Any) -> str:
-    """A bias with its sign (+0.050, −0.012), three decimals; "—" when undefined."""
-    if value is None:
-        return "\u2014"
-    text = fmt_fixed(value, 3)
-    return text if text.startswith("-") else "+" + text
 
 
 def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any) -> list[str]:

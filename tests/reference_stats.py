@@ -11,10 +11,12 @@ import itertools
 from collections import defaultdict
 from collections.abc import Sequence
 from fractions import Fraction
+from statistics import NormalDist
 
 import numpy as np
 
 from rgbench.compute.derive import PASS, RunRow
+from rgbench.stats.judge_assisted import estimate
 
 
 def case_means(rows: Sequence[RunRow], alpha: Fraction, max_score: int) -> dict[str, tuple[Fraction, Fraction]]:
@@ -172,3 +174,14 @@ def mean_statistic(values: np.ndarray):
     """W -> the weighted mean of per-case values (a generic statistic to test the bootstrap on)."""
     from rgbench.stats.bootstrap import ratio_statistic
     return ratio_statistic(values, np.ones(len(values)))
+
+
+def clt_interval(sums, confidence: Fraction):
+    """theta ± z · √V(λ) of the judge-assisted estimate (z the normal quantile of ``confidence``): the CLT interval,
+    for the comparison with ppi-python's (the toolkit's interval is the case bootstrap,
+    rgbench.stats.judge_assisted.interval). None without a human value."""
+    est = estimate(sums)
+    if est is None:
+        return None
+    z = NormalDist().inv_cdf(float(1 + confidence) / 2)
+    return float(est.theta) - z * est.standard_error, float(est.theta) + z * est.standard_error

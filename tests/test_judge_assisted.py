@@ -8,13 +8,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from reference_stats import clt_interval
 
 from rgbench.compute.metrics import q_numerator
 from rgbench.stats.bootstrap import bca_interval, case_counts, ratio_interval, ratio_statistic
 from rgbench.stats.judge_assisted import (
     Run,
     case_sums,
-    clt_interval,
     difference,
     difference_interval,
     draw_generator,

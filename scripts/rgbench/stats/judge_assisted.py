@@ -46,7 +46,6 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from statistics import NormalDist
 from typing import NamedTuple, TypeVar
 
 import numpy as np
@@ -197,16 +196,6 @@ def estimate(sums: CaseSums) -> Estimate | None:
     effective = (sums.labels * float(human_only / variance) if variance else
                  float("inf") if human_only else float(sums.labels))
     return Estimate(theta, lam, sums.labels, float(variance) ** 0.5, float(human_only) ** 0.5, effective)
-
-
-def clt_interval(sums: CaseSums, confidence: Fraction) -> Interval | None:
-    """theta ± z · √V(λ) (z the normal quantile of ``confidence``): the CLT interval, for the comparison with
-    ppi-python's; the toolkit's interval is :func:`interval`. None without a human value."""
-    est = estimate(sums)
-    if est is None:
-        return None
-    z = NormalDist().inv_cdf(float(1 + confidence) / 2)
-    return float(est.theta) - z * est.standard_error, float(est.theta) + z * est.standard_error
 
 
 def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:

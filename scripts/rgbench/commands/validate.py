@@ -2,8 +2,8 @@
 
 Prints each problem as `path: message` on stderr and exits 1 if there is any.
 Further reviewers' grades in scoring_multi/ are checked too, once the rest is valid; in judge-assisted mode,
-then each draw of subjects/human_draws.json is re-derived from its seed and the judge's grades, and a draw that
-differs is refused (docs/judge_assisted.md, "The draw").
+then each draw of subjects/human_draws.json whose subjects' runs and judge grades are those it records is
+re-derived from its seed, and a draw that differs is refused (docs/judge_assisted.md, "The draw").
 With --scoring-dir NAME, the scorings are read from NAME (e.g. scoring_consolidated, the consolidated
 grades scripts/aggregate_scoring.py writes, whose policy's own reviewer needs no registration) instead of
 scoring/, as compute_metrics.py --scoring-dir reads them; scoring_multi/ is then not read.

@@ -159,11 +159,11 @@ def _parse(document: dict, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanD
             problems.append(Problem(DRAWS_FILE, f"{where}.runs: not sorted by (subject_id, case_id, run_id) with each "
                                                 f"run once {_REGENERATE}"))
         spreads = tuple(((x["subject_id"], x["judge_grade"]), _probability(x["spread"])) for x in raw.get("spreads", ()))
-        population = tuple(Covered(s, tuple(sorted(tuple(run.split("/")) for run in c["runs"])), c["judge_digest"])
-                           for s, c in sorted(raw.get("population", {}).items()))
+        population = tuple(Covered(s, tuple(sorted((run.partition("/")[0], run.partition("/")[2]) for run in c["runs"])),
+                                   c["judge_digest"]) for s, c in sorted(raw.get("population", {}).items()))
         draw = Draw(raw["draw"], raw["design"], raw["seed"], tuple(picked), tuple(raw.get("subjects", ())),
                     raw.get("size", 0), spreads, population)
-        problems += [Problem(DRAWS_FILE, f"{where}: {why} {_REGENERATE}") for why in _form(draw, "population" in raw)]
+        problems += [Problem(DRAWS_FILE, f"{where}: {why}") for why in _form(draw, "population" in raw)]
         draws.append(draw)
     return HumanDraws(document["judge"], tuple(draws)), problems
 
@@ -179,13 +179,13 @@ def _form(draw: Draw, recorded: bool) -> list[str]:
     covered = {c.subject_id: c.runs for c in draw.population}
     outside = [r.key for r in draw.runs if r.key[1:] not in covered.get(r.key[0], ())]
     if outside:
-        return [f"lists {'/'.join(outside[0])}, which is not in its population"]
+        return [f"lists {'/'.join(outside[0])}, which is not in its population {_REGENERATE}"]
     inverse: dict[str, Fraction] = {}
-    for run in draw.runs if all(r.probability > 0 for r in draw.runs) else ():   # else refused as out of (0, 1]
+    for run in draw.runs if all(0 < r.probability <= 1 for r in draw.runs) else ():   # else refused as out of (0, 1]
         inverse[run.key[0]] = inverse.get(run.key[0], Fraction(0)) + 1 / run.probability
     wrong = [s for s in sorted(inverse) if draw.design == STRATIFIED and inverse[s] != len(covered[s])]
     return [f"its probabilities of {s}'s runs add up to Σ 1/π = {inverse[s]}, where a stratified draw over its "
-            f"{len(covered[s])} runs gives {len(covered[s])}" for s in wrong[:1]]
+            f"{len(covered[s])} runs gives {len(covered[s])} {_REGENERATE}" for s in wrong[:1]]
 
 
 def read_draws(root: Path, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanDraws | None, list[Problem]]:

@@ -287,7 +287,8 @@ def test_weights_over_draws_with_different_populations_have_expectation_1():
     # a and b, covered by both (n_1 = 1, n_2 = 2): c_1 = 1/3, c_2 = 2/3, so a listed by both has
     #   w = (1/3)/(1/2) + (2/3)/(2/3) = 2/3 + 1 = 5/3, and E[w] = (1/2)(2/3) + (2/3)(1) = 1/3 + 2/3 = 1;
     # c, covered by draw 2 only: c_2 = 1, w = 1/(2/3) = 3/2 when drawn, E[w] = (2/3)(3/2) = 1.
-    # The old rule (c_b = B · n_b / Σ n over every draw of the subject) gave c the share 2 · 2/3 = 4/3: E[w] = 4/3.
+    # The old rule (c_b = B · n_b / Σ n, B = 2 draws of the subject, Σ n = 3) gave c_1 = 2/3, c_2 = 4/3: E[w] = 2 for
+    # a and b but 4/3 for c, which counted 2/3 of its share.
     # Exact enumeration of the 2 x 3 equally likely outcomes: every run's mean weight is exactly 1.
     key = {r: ("s", f"C-{r}", "r1") for r in "abc"}
     covered = lambda runs: (Covered("s", tuple((f"C-{r}", "r1") for r in runs), "0" * 64),)  # noqa: E731

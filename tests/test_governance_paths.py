@@ -327,6 +327,10 @@ def test_attack_a_pull_request_that_edits_an_earlier_human_draw_is_refused_even_
     repo.commit("Another judge")
     status, err, _ = check(repo, base, capsys, "--maintainer")
     assert status == 1 and f"subjects/human_draws.json: the judge of the base's draws changed ({fix})" in err
+    (repo.root / "subjects/human_draws.json").unlink()
+    repo.commit("No draws")
+    status, err, _ = check(repo, base, capsys, "--maintainer")
+    assert status == 1 and f"subjects/human_draws.json: draw 1 of the base is removed ({fix})" in err
 
 
 def test_uncommitted_files_are_named_not_silently_passed(bench, capsys):

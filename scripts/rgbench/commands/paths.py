@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
             readme_regenerated=README_FILE in modified and readme_is_regenerated(
                 *blobs(README_FILE), read_blob(args.root, head, LEADERBOARD_MARKDOWN)),
             registry_added=registry_additions(*blobs(REGISTRY_FILE)) if REGISTRY_FILE in modified else set(),
-            draws_problem=draws_appended(*blobs(DRAWS_FILE)) if DRAWS_FILE in modified else None,
+            draws_problem=draws_appended(*blobs(DRAWS_FILE)) if any(
+                c.path == DRAWS_FILE and c.status in "MD" for c in changes) else None,
             author=args.author,
             # the base's registries, never the pull request's: it cannot grant its author anything
             authority=authority_from_blobs(read_blob(args.root, base, REGISTRY_FILE),

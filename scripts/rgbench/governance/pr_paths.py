@@ -133,12 +133,14 @@ def registry_additions(old: bytes | None, new: bytes | None) -> set[str] | None:
 
 
 def draws_appended(old: bytes | None, new: bytes | None) -> str | None:
-    """Why the pull request's ``subjects/human_draws.json`` (``new``) does more than append draws to the base's
-    (``old``): a draw of the base changed or removed (as parsed: its bytes may be re-indented), a judge changed, or
-    the new draws not numbered on; None when it only appends (or the base has no file, or either does not parse:
-    ``rgbench validate`` names that). A draw is never edited, so nobody chooses which runs count after seeing them."""
+    """Why the pull request's ``subjects/human_draws.json`` (``new``, None: deleted) does more than append draws to
+    the base's (``old``): a draw of the base changed or removed (as parsed: its bytes may be re-indented), a judge
+    changed, or the new draws not numbered on; None when it only appends (or the base has no file, or either does
+    not parse: ``rgbench validate`` names that). A draw is never edited, so nobody chooses which runs count after
+    seeing their grades."""
     try:
-        before, after = (loads_json_strict(decode_utf8(data)) if data is not None else None for data in (old, new))
+        before = loads_json_strict(decode_utf8(old)) if old is not None else None
+        after = loads_json_strict(decode_utf8(new)) if new is not None else {**(before or {}), "draws": []}
     except ParseError:
         return None
     if not (isinstance(before, dict) and isinstance(after, dict)):

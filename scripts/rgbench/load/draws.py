@@ -1,15 +1,10 @@
 """``subjects/human_draws.json``: the runs drawn for human grades in judge-assisted mode, with exact probabilities.
 
 ``rgbench assign`` writes the file and a pull request commits it with the draw (docs/judge_assisted.md, "The
-draw"). Each draw is a sample of its **population**, the runs of its subjects at draw time, made independently of
-earlier draws given the data then; the file records that population per subject (its runs and a digest of their
-judge grades, :class:`Covered`), so a draw stands for the runs it covered when runs are added or re-graded later
-(rgbench.stats.judge_assisted_draw re-derives it only while its population is today's). A run may be picked
-again (an existing human grade is reused). A human value of run r enters the estimator with the weight
-w(r) = Σ c_b(r)/π_b(r) over the draws b listing r, c_b(r) = n_b / Σ n_b' over the draws b' whose population holds
-r (:meth:`HumanDraws.weight`; 1/π for one draw), 0 when no draw lists it: a human grade given outside a draw
-counts for agreement only, never as a label of the estimator. Here the file's form, its runs and each stratified
-draw's identity Σ 1/π = the subject's population.
+draw"). Each draw is a sample of its population, the runs of its subjects at draw time, which it records
+(:class:`Covered`), so it stands for those runs when the data change (rgbench.stats.judge_assisted_draw
+re-derives it only while its population is today's). A human value enters the estimator with
+:meth:`HumanDraws.weight`, 0 outside every draw (such a grade counts for agreement only). Here the file's form.
 
 Canonical bytes (:func:`draws_document`): sorted keys, 2-space indent, ensure_ascii False, final newline; draws
 numbered 1..k in order; a draw's runs sorted by (subject_id, case_id, run_id), each once; ``probability`` the
@@ -66,8 +61,8 @@ class Draw:
     """One draw: its number (1, 2, ... in the file's order), its design (``stratified`` or ``active``), the seed
     it was made with (config.yaml's at draw time) and its runs, sorted by key; what its check re-derives it from
     (rgbench.stats.judge_assisted_draw): the subjects it was made over (() when the file leaves them out: those
-    of its runs), its size (the runs drawn; an active draw's expected size) and an active draw's spreads of the
-    judge's error per (subject, judge grade); its population per subject (() only for a draw not yet recorded)."""
+    of its runs), its size (the runs drawn; an active draw's expected size), an active draw's spreads of the
+    judge's error per (subject, judge grade) and its population (() only before ``rgbench assign`` records it)."""
 
     number: int
     design: str
@@ -108,11 +103,9 @@ class HumanDraws:
         population holds r. Fraction(0) when no draw lists the run. Unbiased: E[w(r)] = Σ_{b covers r} c_b(r) = 1
         for every run some draw covers (E[ξ_b(r)] = π_b(r)), whichever draws cover it; one draw: 1/π.
 
-        Why c_b: Σ over a draw's runs of y / π_b estimates the total of its population on its own, whatever the
-        draw's size, so equal shares would average the draws' estimates with equal weights: a pilot of 10 grades
-        would count as much as a draw of 100 (variance (1/10 + 1/100) / 4 of one grade's, against 1/110). Shares
-        by size pool them as one sample (a draw's variance is about 1/n_b of one grade's). An active (Poisson)
-        draw's n_b is the count it drew, not its expected count, which differs by O(1/√n_b)."""
+        Why by size: each draw's Σ y / π_b estimates its population's total alone; equal shares would count a pilot
+        of 10 grades as much as a draw of 100 (variance (1/10 + 1/100) / 4 of one grade's, against 1/110). An active
+        (Poisson) draw's n_b is the count it drew, not its expected count, which differs by O(1/√n_b)."""
         return self._weights.get(key, Fraction(0))
 
     def covered(self) -> frozenset[RunKey]:
@@ -170,7 +163,7 @@ def _parse(document: dict, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanD
 
 def _form(draw: Draw, recorded: bool) -> list[str]:
     """What is wrong with a draw against its own population: none recorded, a listed run outside it, or (a
-    stratified draw, π = n_h / N_h per stratum h) Σ 1/π over a subject's listed runs other than its runs there."""
+    stratified draw: π = n_h / N_h, n_h >= 1, in each stratum h) Σ 1/π over a subject's runs not its population."""
     if not recorded:
         return ["records no population (the runs it was made over and a digest of their judge grades, which rgbench "
                 "assign writes since 2026-12-04), so nothing tells whether today's data are those it was drawn from "
@@ -180,12 +173,11 @@ def _form(draw: Draw, recorded: bool) -> list[str]:
     outside = [r.key for r in draw.runs if r.key[1:] not in covered.get(r.key[0], ())]
     if outside:
         return [f"lists {'/'.join(outside[0])}, which is not in its population {_REGENERATE}"]
-    inverse: dict[str, Fraction] = {}
-    for run in draw.runs if all(0 < r.probability <= 1 for r in draw.runs) else ():   # else refused as out of (0, 1]
-        inverse[run.key[0]] = inverse.get(run.key[0], Fraction(0)) + 1 / run.probability
-    wrong = [s for s in sorted(inverse) if draw.design == STRATIFIED and inverse[s] != len(covered[s])]
+    if draw.design != STRATIFIED or not all(0 < r.probability <= 1 for r in draw.runs):   # else refused: π
+        return []
+    inverse = {s: sum((1 / r.probability for r in draw.runs if r.key[0] == s), Fraction(0)) for s in covered}
     return [f"its probabilities of {s}'s runs add up to Σ 1/π = {inverse[s]}, where a stratified draw over its "
-            f"{len(covered[s])} runs gives {len(covered[s])} {_REGENERATE}" for s in wrong[:1]]
+            f"{len(runs)} runs gives {len(runs)} {_REGENERATE}" for s, runs in covered.items() if inverse[s] != len(runs)][:1]
 
 
 def read_draws(root: Path, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanDraws | None, list[Problem]]:

@@ -305,3 +305,16 @@ def test_weights_over_draws_with_different_populations_have_expectation_1():
     assert outcomes[0].weight(key["c"]) == F(3, 2)
     for run in "abc":
         assert sum(draws.weight(key[run]) for draws in outcomes) / len(outcomes) == 1
+
+
+def test_the_examples_single_draw_keeps_its_weights_1_over_pi_and_covers_every_judged_run():
+    from treebuilder import REPO
+
+    from rgbench.commands.common import load_valid_grades
+    from rgbench.stats.judge_assisted_draw import judged_runs
+    loaded = load_valid_grades(REPO / "examples" / "judgeassist")
+    assert loaded is not None
+    spec, tree, multi = loaded
+    assert tree.draws is not None and len(tree.draws.draws) == 1   # one draw: c_b(r) = n_b / n_b = 1
+    assert all(tree.draws.weight(r.key) == 1 / r.probability for r in tree.draws.draws[0].runs)
+    assert tree.draws.covered() == {r.key for items in judged_runs(spec, tree, multi)[0].values() for r in items}

@@ -312,6 +312,30 @@ def test_a_judge_regrade_after_a_draw_keeps_the_draw_and_its_weights(tree):
     assert all(uncovered == 0 for uncovered, _ in board(tree).values())
 
 
+def test_a_draw_new_in_a_change_must_be_over_the_changes_own_data(tree, capsys):
+    # A draw stands as recorded once its data change, so a forged population would escape the re-derivation: the
+    # gate's validate --changed BASE holds a draw added since BASE to this tree's data.
+    from gitrepo import GitRepo
+    repo = GitRepo(tree)
+    base = repo.commit("Base, no draw")
+    assert assign(tree, "--draw", "8") == 0
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 0
+    forged = document(tree)
+    subject = sorted(forged["draws"][0]["population"])[0]
+    forged["draws"][0]["population"][subject]["judge_digest"] = "f" * 64   # "the data were other at draw time"
+    (tree / DRAWS_FILE).write_text(json.dumps(forged), encoding="utf-8")
+    assert run_script("validate", ["--root", str(tree)]) == 0   # alone, it stands as recorded
+    capsys.readouterr()
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1
+    assert (f"{DRAWS_FILE}: $.draws[0]: draw 1 is new in this change, but the runs and judge grades it records are not "
+            "this tree's (a draw is made over the data of the change that adds it: make it with rgbench assign on this "
+            "tree)") in capsys.readouterr().err
+    (tree / DRAWS_FILE).unlink()
+    assert assign(tree, "--draw", "8") == 0
+    drawn = repo.commit("Draw 1")
+    assert run_script("validate", ["--root", str(tree), "--changed", drawn]) == 0   # draw 1 is the base's now
+
+
 def grade_as_human(root: Path, key: tuple[str, str, str], reviewer: str, lower: int = 0) -> None:
     """A human grade of ``key`` in scoring/: the judge's, ``lower`` points lower on its first criterion above 0."""
     grade = json.loads((root / "scoring_multi" / "v1.0" / key[0] / f"{key[1]}__{key[2]}__eval-{JUDGE}.json").read_text())

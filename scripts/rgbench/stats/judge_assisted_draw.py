@@ -243,15 +243,21 @@ def unchanged(draw: Draw, runs: Mapping[str, Sequence[JudgedRun]]) -> bool:
     return all(s in runs for s in subjects) and population(runs, subjects) == draw.population
 
 
-def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]]) -> list[str]:
+def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from: int | None = None) -> list[str]:
     """What is wrong with each draw whose subjects' runs and judge grades are those it records (:func:`unchanged`)
     and that its seed and today's data do not reproduce (a hand edit), one message per draw, ``$.draws[i]: ...``
     ([] when every such draw is reproduced). A draw whose population changed since (a run added or removed, a
     judge grade changed) stands as recorded: its π were known at draw time, so it stays unbiased for the runs it
-    covered; its form (runs within its population, π in (0, 1], Σ 1/π of a stratified draw) is the loader's."""
+    covered; its form (runs within its population, π in (0, 1], Σ 1/π of a stratified draw) is the loader's.
+    ``new_from``: the draws from that index on are new in the change checked (``rgbench validate --changed``), so
+    made over today's data: a population other than today's is refused (it would escape the re-derivation)."""
     messages = []
     for i, draw in enumerate(draws.draws):
         if not unchanged(draw, runs):
+            if new_from is not None and i >= new_from:
+                messages.append(f"$.draws[{i}]: draw {draw.number} is new in this change, but the runs and judge "
+                                "grades it records are not this tree's (a draw is made over the data of the change "
+                                "that adds it: make it with rgbench assign on this tree)")
             continue
         made = rederived(draw, draws.draws[:i], runs, last=i == len(draws.draws) - 1)
         if isinstance(made, str) or made.runs != draw.runs:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -299,6 +300,37 @@ def test_the_reviewers_file_and_the_assignments_are_a_maintainers_and_named_as_s
         f"subjects/reviewers.yaml: changes who may grade (subjects/reviewers.yaml): {MAINTAINERS}",
         "subjects/second_reviews.json: changes the planned second grades (subjects/second_reviews.json, written by "
         f"`make assign`): {MAINTAINERS}"])
+
+
+def test_attack_a_pull_request_that_edits_an_earlier_human_draw_is_refused_even_for_a_maintainer(bench, capsys):
+    # A draw fixes which runs count before anyone sees their grades: a pull request may only append draws.
+    repo, tree, _ = bench
+    run = {"subject_id": "alpha-model", "case_id": "RO-MEMB-001", "run_id": "r1", "probability": "1/2"}
+    draw = {"design": "stratified", "draw": 1, "seed": 0, "stratified_by": ["subject_id", "judge_grade"], "runs": [run]}
+    document = {"draws": [draw], "judge": "j"}
+    tree.write("subjects/human_draws.json", json.dumps(document, indent=2))
+    base = repo.commit("Draw 1")
+    tree.write("subjects/human_draws.json", json.dumps({**document, "draws": [draw, {**draw, "draw": 2}]}))
+    repo.commit("Draw 2, re-indented")   # appended (the bytes of draw 1 differ, the parsed draw does not)
+    status, err, _ = check(repo, base, capsys, "--maintainer")
+    assert status == 0 and len(err) == 1 and "changes the human draws" in err[0]
+    fix = ("a pull request only appends draws: restore the base's, git checkout <base> -- subjects/human_draws.json, "
+           "then rgbench assign")
+    for edited, what in (([{**draw, "runs": [{**run, "run_id": "r2"}]}], "draw 1 of the base is changed"),
+                         ([], "draw 1 of the base is removed"),
+                         ([draw, {**draw, "draw": 3}], "the new draw at position 2 is not numbered 2")):
+        tree.write("subjects/human_draws.json", json.dumps({**document, "draws": edited}))
+        repo.commit(what)
+        status, err, _ = check(repo, base, capsys, "--maintainer")
+        assert status == 1 and f"subjects/human_draws.json: {what} ({fix})" in err
+    tree.write("subjects/human_draws.json", json.dumps({**document, "judge": "k"}))
+    repo.commit("Another judge")
+    status, err, _ = check(repo, base, capsys, "--maintainer")
+    assert status == 1 and f"subjects/human_draws.json: the judge of the base's draws changed ({fix})" in err
+    (repo.root / "subjects/human_draws.json").unlink()
+    repo.commit("No draws")
+    status, err, _ = check(repo, base, capsys, "--maintainer")
+    assert status == 1 and f"subjects/human_draws.json: draw 1 of the base is removed ({fix})" in err
 
 
 def test_uncommitted_files_are_named_not_silently_passed(bench, capsys):

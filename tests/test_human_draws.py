@@ -13,7 +13,7 @@ from pathlib import Path
 import make_synthetic
 import pytest
 
-from rgbench.load.draws import DRAWS_FILE, Draw, DrawnRun, HumanDraws, draws_document, read_draws
+from rgbench.load.draws import DRAWS_FILE, Covered, Draw, DrawnRun, HumanDraws, draws_document, read_draws
 from rgbench.load.loader import load_tree
 from rgbench.load.spec import load_spec
 
@@ -102,16 +102,26 @@ def runs_of(root: Path) -> list[tuple[str, str, str]]:
     return sorted((p.parent.name, *p.stem.split("__")) for p in (root / "responses").rglob("*.json"))
 
 
+DIGEST = "0" * 64   # a judge digest of the right form (the loader does not recompute it: rgbench validate does)
+
+
+def population(keys: list[tuple[str, str, str]]) -> dict:
+    """The ``population`` of a draw over the runs ``keys`` (one subject)."""
+    return {keys[0][0]: {"judge_digest": DIGEST, "runs": [f"{k[1]}/{k[2]}" for k in keys]}}
+
+
 def a_document(root: Path) -> dict:
-    """Two draws over the tree's first runs (a valid file)."""
+    """Two draws over the tree's first subject (a valid file): draw 1 stratified over its first 6 runs, π 1/4 and
+    1/2 (Σ 1/π = 4 + 2 = 6, its population), draw 2 active over its every run."""
     keys = runs_of(root)
+    first = [k for k in keys if k[0] == keys[0][0]]
     run = lambda key, p, **extra: {"subject_id": key[0], "case_id": key[1], "run_id": key[2],  # noqa: E731
                                    "probability": p, **extra}
     return {"judge": JUDGE, "draws": [
         {"design": "stratified", "draw": 1, "seed": 0, "stratified_by": ["subject_id", "judge_grade"],
-         "runs": [run(keys[0], "1/4", reviewer_id="rev-1"), run(keys[1], "1/2")]},
+         "runs": [run(keys[0], "1/4", reviewer_id="rev-1"), run(keys[1], "1/2")], "population": population(first[:6])},
         {"design": "active", "draw": 2, "seed": 3, "stratified_by": ["subject_id", "judge_grade"],
-         "runs": [run(keys[1], "1")]}]}
+         "runs": [run(keys[1], "1")], "population": population(first)}]}
 
 
 def write(root: Path, document: object) -> None:
@@ -140,12 +150,13 @@ def test_a_valid_file_gives_the_draws_their_weights_and_its_canonical_bytes(judg
     assert [d.number for d in draws.draws] == [1, 2] and draws.draws[1].design == "active" and draws.draws[1].seed == 3
     assert draws.draws[0].runs[0] == DrawnRun(keys[0], F(1, 4), "rev-1")
     assert draws.draws[0].runs[1].reviewer_id is None
-    # one subject: draw 1 lists 2 of its runs, draw 2 lists 1, so B = 2 draws, Σ n = 3 and the size shares are
-    # c_1 = 2 · 2/3 = 4/3, c_2 = 2 · 1/3 = 2/3 (the larger draw counts more); keys[0]: (4/3) / (1/4) = 16/3;
-    # keys[1]: (4/3) / (1/2) + (2/3) / 1 = 8/3 + 2/3 = 10/3; any other run 0
+    # one subject: draw 1 lists n_1 = 2 of its runs, draw 2 lists n_2 = 1, and both cover keys[0] and keys[1], so
+    # c_1 = 2/(2 + 1) = 2/3 and c_2 = 1/3 (the larger draw counts more); keys[0]: (2/3) / (1/4) = 8/3;
+    # keys[1]: (2/3) / (1/2) + (1/3) / 1 = 4/3 + 1/3 = 5/3; any other run 0
     assert keys[0][0] == keys[1][0]
-    assert draws.weight(keys[0]) == F(16, 3) and draws.weight(keys[1]) == F(10, 3) and draws.weight(keys[2]) == 0
+    assert draws.weight(keys[0]) == F(8, 3) and draws.weight(keys[1]) == F(5, 3) and draws.weight(keys[2]) == 0
     assert draws.drawn() == {keys[0], keys[1]}
+    assert draws.covered() == {k for k in keys if k[0] == keys[0][0]}   # draw 2 covers the subject's every run
     canonical = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert draws_document(draws) == canonical.encode()
     (judged / DRAWS_FILE).write_bytes(draws_document(draws))
@@ -189,6 +200,9 @@ def test_bad_json_is_one_problem(judged):
      "$.draws[0].runs[1].probability: must be the exact probability the draw had of picking the run, \"p/q\" or "
      "\"1\", above 0 and at most 1, got '0.5'"),
     (lambda d: d["draws"][0]["runs"][1].update(probability=0.5), "$.draws[0].runs[1].probability: must be the exact"),
+    (lambda d: d["draws"][0].update(population={}), "$.draws[0].population: must be the runs the draw was made over"),
+    (lambda d: next(iter(d["draws"][0]["population"].values())).update(judge_digest="x"),
+     "$.draws[0].population: must be the runs the draw was made over per subject id"),
 ])
 def test_each_schema_error_names_its_place(judged, change, message):
     document = a_document(judged)
@@ -227,7 +241,8 @@ def test_an_unknown_run_a_judge_mismatch_and_misordered_draws_are_all_reported(j
         f"$.draws[0].runs[0]: no run '{key[2]}' of '{key[0]}' on case '{missing}' in responses/ (a drawn run "
         "must exist: restore it)",
         "$.draws[1].draw: 5 where 2 was expected (draws are numbered 1, 2, ... in order)",
-        "$.draws[1].runs: not sorted by (subject_id, case_id, run_id) with each run once"])
+        "$.draws[1].runs: not sorted by (subject_id, case_id, run_id) with each run once",
+        f"$.draws[0]: lists {key[0]}/{missing}/{key[2]}, which is not in its population"])
 
 
 def test_the_loader_refuses_a_bad_draws_file_and_any_draws_file_in_human_mode(judged):
@@ -236,3 +251,70 @@ def test_the_loader_refuses_a_bad_draws_file_and_any_draws_file_in_human_mode(ju
     set_config(judged, estimation=None, judge=None)   # human mode: the file would count for nothing
     assert problems_of(judged) == [f"{DRAWS_FILE}: estimation is human in {CONFIG}, so the draws are never read (set "
                                    "estimation: judge-assisted and judge, or remove the file)"]
+
+
+def test_a_file_without_population_is_refused_with_the_fix(judged):
+    # A file written before draws recorded their population: nothing tells whether the data are still the draw's.
+    document = a_document(judged)
+    for draw in document["draws"]:
+        del draw["population"]
+    write(judged, document)
+    draws, problems = read(judged)
+    assert draws is None and [p.message for p in problems] == [
+        f"$.draws[{i}]: records no population (the runs it was made over and a digest of their judge grades, which "
+        "rgbench assign writes since 2026-12-04), so nothing tells whether today's data are those it was drawn from "
+        "(while they are, remove the file and make the draws again with rgbench assign: the same sizes and seed give "
+        "the same stratified draws)" for i in (0, 1)]
+
+
+def test_a_run_outside_its_population_and_a_stratified_draw_whose_inverse_probabilities_miss_it(judged):
+    document = a_document(judged)
+    keys = runs_of(judged)
+    document["draws"][0]["population"] = population([k for k in keys if k[0] == keys[0][0]][1:7])   # keys[0] left out
+    document["draws"][1]["design"] = "stratified"   # Σ 1/π = 1 over its population of 12 (an active draw: unchecked)
+    write(judged, document)
+    draws, problems = read(judged)
+    subject, size = keys[0][0], len([k for k in keys if k[0] == keys[0][0]])
+    assert draws is None and [p.message for p in problems] == [
+        f"$.draws[0]: lists {'/'.join(keys[0])}, which is not in its population {REGENERATE}",
+        f"$.draws[1]: its probabilities of {subject}'s runs add up to Σ 1/π = 1, where a stratified draw over its "
+        f"{size} runs gives {size} {REGENERATE}"]
+
+
+def test_weights_over_draws_with_different_populations_have_expectation_1():
+    # Runs a, b, c of one subject. Draw 1 was made when only a and b existed: a stratified draw of 1 of 2 (π = 1/2).
+    # Draw 2 after c was added: 2 of 3 (π = 2/3). c_b(r) = n_b / Σ_{b' covers r} n_b':
+    # a and b, covered by both (n_1 = 1, n_2 = 2): c_1 = 1/3, c_2 = 2/3, so a listed by both has
+    #   w = (1/3)/(1/2) + (2/3)/(2/3) = 2/3 + 1 = 5/3, and E[w] = (1/2)(2/3) + (2/3)(1) = 1/3 + 2/3 = 1;
+    # c, covered by draw 2 only: c_2 = 1, w = 1/(2/3) = 3/2 when drawn, E[w] = (2/3)(3/2) = 1.
+    # The old rule (c_b = B · n_b / Σ n, B = 2 draws of the subject, Σ n = 3) gave c_1 = 2/3, c_2 = 4/3: E[w] = 2 for
+    # a and b but 4/3 for c, which counted 2/3 of its share.
+    # Exact enumeration of the 2 x 3 equally likely outcomes: every run's mean weight is exactly 1.
+    key = {r: ("s", f"C-{r}", "r1") for r in "abc"}
+    covered = lambda runs: (Covered("s", tuple((f"C-{r}", "r1") for r in runs), "0" * 64),)  # noqa: E731
+    outcomes = []
+    for first in "ab":
+        for left_out in "abc":
+            second = [r for r in "abc" if r != left_out]
+            outcomes.append(HumanDraws("j", (
+                Draw(1, "stratified", 0, (DrawnRun(key[first], F(1, 2), None),), population=covered("ab")),
+                Draw(2, "stratified", 0, tuple(DrawnRun(key[r], F(2, 3), None) for r in second),
+                     population=covered("abc")))))
+    both = outcomes[2]   # draw 1 took a, draw 2 left c out: a is listed by both
+    assert both.weight(key["a"]) == F(5, 3) and both.weight(key["b"]) == 1 and both.weight(key["c"]) == 0
+    assert outcomes[0].weight(key["c"]) == F(3, 2)
+    for run in "abc":
+        assert sum(draws.weight(key[run]) for draws in outcomes) / len(outcomes) == 1
+
+
+def test_the_examples_single_draw_keeps_its_weights_1_over_pi_and_covers_every_judged_run():
+    from treebuilder import REPO
+
+    from rgbench.commands.common import load_valid_grades
+    from rgbench.stats.judge_assisted_draw import judged_runs
+    loaded = load_valid_grades(REPO / "examples" / "judgeassist")
+    assert loaded is not None
+    spec, tree, multi = loaded
+    assert tree.draws is not None and len(tree.draws.draws) == 1   # one draw: c_b(r) = n_b / n_b = 1
+    assert all(tree.draws.weight(r.key) == 1 / r.probability for r in tree.draws.draws[0].runs)
+    assert tree.draws.covered() == {r.key for items in judged_runs(spec, tree, multi)[0].values() for r in items}

@@ -249,12 +249,14 @@ def test_the_rests_on_table_says_why_a_subject_is_not_ranked():
              "Q_final": F(2, 5), "Q_final_lambda": F(1, 3), "Q_final_judge_bias": F(-1, 80),
              "Q_final_effective": F(61, 2), "rank_set_low": 1, "rank_set_high": 2},
             {**base, "subject_id": "b", "human_grades": 0, "pending": 0, "n_unjudged": 3},
-            {**base, "subject_id": "c", "human_grades": 0, "pending": 2, "n_unjudged": 0}]
-    a, b, c = rests_on(rows, ["a", "b", "c"])
+            {**base, "subject_id": "c", "human_grades": 0, "pending": 2, "n_unjudged": 0, "n_uncovered": 0},
+            {**base, "subject_id": "d", "human_grades": 9, "pending": 0, "n_unjudged": 0, "n_uncovered": 1}]
+    a, b, c, d = rests_on(rows, ["a", "b", "c", "d"])
     # r 0.50, λ 0.33, bias −1/80 = −0.0125 -> -0.012 (half to even), worth 30.5 -> 30 (half to even)
     assert a.cells == ("24", "1", "0.50", "0.33", "-0.012", "30", "1\u20132")
     assert b.cells[-1] == "not ranked: 3 runs without the judge's grade"
     assert c.cells[-1] == "not ranked: no human grade of a drawn run yet"
+    assert d.cells[-1] == "not ranked: 1 run no draw covers (rgbench assign --draw N)"   # added after every draw
 
 
 def test_rgbench_compute_alone_writes_the_judge_assisted_tables_as_make_metrics_does(tmp_path):

@@ -4,6 +4,7 @@ grading page's queue of drawn runs."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from fractions import Fraction as F
@@ -20,6 +21,12 @@ from rgbench.load.draws import DRAWS_FILE
 from rgbench.review import scoring_doc
 from rgbench.stats import judge_assisted_draw as drawing
 from rgbench.stats.judge_assisted import largest_remainder
+from rgbench.stats.judge_assisted_board import (
+    ASSISTED_FILE,
+    assisted_rows,
+    assisted_subjects,
+    judge_assisted_tables,
+)
 from rgbench.stats.judge_assisted_draw import JudgedRun, active_probabilities, grade_label
 
 
@@ -212,8 +219,8 @@ def test_a_hand_edited_draw_is_refused_by_validate_and_by_assign(tree, capsys):
     edited["draws"][0]["runs"][0]["probability"] = "1"
     (tree / DRAWS_FILE).write_text(json.dumps(edited), encoding="utf-8")
     capsys.readouterr()
-    assert run_script("validate", ["--root", str(tree)]) == 1
-    assert "has probability 1, the draw gives" in capsys.readouterr().err
+    assert run_script("validate", ["--root", str(tree)]) == 1   # caught by the loader: Σ 1/π is no longer N_s
+    assert f"its probabilities of {edited['draws'][0]['runs'][0]['subject_id']}'s runs add up to" in capsys.readouterr().err
 
 
 def test_a_draw_stands_for_the_runs_it_was_made_over_and_not_for_file_bytes(tree, capsys):
@@ -226,10 +233,107 @@ def test_a_draw_stands_for_the_runs_it_was_made_over_and_not_for_file_bytes(tree
     drawn = {(r["subject_id"], r["case_id"], r["run_id"]) for r in document(tree)["draws"][0]["runs"]}
     gone = next(p for p in sorted((tree / "responses").rglob("*.json")) if (p.parent.name, *p.stem.split("__")) not in drawn)
     for path in [gone, *tree.glob(f"scoring*/v1.0/{gone.parent.name}/{gone.stem}__*.json")]:
-        path.unlink()   # a run the draw did not pick leaves its subject: the draw no longer follows from the data
+        path.unlink()   # a run the draw did not pick leaves its subject: the draw stands as recorded
+    spec, loaded, multi = load_valid_grades(tree)
+    assert not drawing.unchanged(loaded.draws.draws[0], drawing.judged_runs(spec, loaded, multi)[0])
+    assert run_script("validate", ["--root", str(tree)]) == 0
+
+
+def added_run(root: Path, key: tuple[str, str, str]) -> tuple[str, str, str]:
+    """A new run of ``key``'s subject and case (run id ``key``'s + "x"), a copy of ``key``'s response with the
+    judge's grade of ``key`` (response_sha256 re-pinned); returns its key."""
+    subject, case, run = key
+    new = (subject, case, run + "x")
+    response = json.loads((root / "responses/v1.0" / subject / f"{case}__{run}.json").read_text())
+    response["run_id"] = new[2]
+    path = root / "responses/v1.0" / subject / f"{case}__{new[2]}.json"
+    path.write_text(json.dumps(response, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    grade = json.loads((root / "scoring_multi/v1.0" / subject / f"{case}__{run}__eval-{JUDGE}.json").read_text())
+    grade.update(run_id=new[2], response_sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+    (root / "scoring_multi/v1.0" / subject / f"{case}__{new[2]}__eval-{JUDGE}.json").write_text(
+        json.dumps(grade, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return new
+
+
+def grade_pending(root: Path, reviewer: str) -> None:
+    """A human grade by ``reviewer`` of every drawn run without one."""
+    spec, loaded, multi = load_valid_grades(root)
+    for key in drawing.pending(loaded.draws, drawing.judged_runs(spec, loaded, multi)[0]):
+        grade_as_human(root, key, reviewer)
+
+
+def board(root: Path) -> dict[str, tuple[int, object]]:
+    """subject -> (its uncovered runs, its Q_final estimate or None), as make metrics computes them."""
+    spec, loaded, multi = load_valid_grades(root)
+    subjects = assisted_subjects(spec, loaded, multi, loaded.draws)
+    rows, _ = assisted_rows(subjects, spec)
+    return {r.subject_id: (r.uncovered, r.figures["Q_final"].estimate) for r in rows}
+
+
+def test_a_response_added_after_a_draw_is_uncovered_until_a_new_draw_covers_it(tree, capsys):
+    assert assign(tree, "--draw", "8") == 0
+    grade_pending(tree, "rev-1")   # every drawn run graded: each subject has an estimate
+    before = board(tree)
+    assert all(uncovered == 0 and est is not None for uncovered, est in before.values())
+    first = sorted(before)[0]
+    new = added_run(tree, next(k for k in sorted(load_valid_grades(tree)[1].responses) if k[0] == first))
     capsys.readouterr()
-    assert run_script("validate", ["--root", str(tree)]) == 1
-    assert "is not what its seed and the judge's grades give" in capsys.readouterr().err
+    assert run_script("validate", ["--root", str(tree)]) == 0   # the draw stands: its population changed
+    after = board(tree)
+    assert after[first] == (1, None)   # the new run has probability 0: no estimate, not ranked
+    assert all(after[s] == before[s] for s in after if s != first)
+    spec, loaded, multi = load_valid_grades(tree)
+    table = judge_assisted_tables(spec, loaded, multi, loaded.draws, ())[ASSISTED_FILE]
+    row = dict(zip(table[0], next(r for r in table[1] if r[0] == first)))
+    assert (row["n_uncovered"], row["Q_final"]) == ("1", "")
+    assert assign(tree, "--draw", "8") == 0   # a new draw over today's runs covers it
+    assert "1 run(s) no earlier draw covered (added since): this draw covers them" in capsys.readouterr().out
+    drawn = document(tree)["draws"][1]
+    assert f"{new[1]}/{new[2]}" in drawn["population"][first]["runs"]
+    grade_pending(tree, "rev-2")
+    assert run_script("validate", ["--root", str(tree)]) == 0
+    again = board(tree)
+    assert again[first][0] == 0 and again[first][1] is not None   # the estimate returns
+
+
+def test_a_judge_regrade_after_a_draw_keeps_the_draw_and_its_weights(tree):
+    assert assign(tree, "--draw", "8") == 0
+    spec, loaded, multi = load_valid_grades(tree)
+    weights = {k: loaded.draws.weight(k) for k in loaded.responses}
+    path = next(iter(sorted((tree / "scoring_multi").rglob(f"*__eval-{JUDGE}.json"))))
+    grade = json.loads(path.read_text())
+    name = sorted(grade["criterion_scores"])[0]
+    grade["criterion_scores"][name] = 1 if grade["criterion_scores"][name] != 1 else 0   # the judge's total moves
+    path.write_text(json.dumps(grade, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    assert run_script("validate", ["--root", str(tree)]) == 0
+    spec, loaded, multi = load_valid_grades(tree)
+    assert not drawing.unchanged(loaded.draws.draws[0], drawing.judged_runs(spec, loaded, multi)[0])   # no re-derivation
+    assert {k: loaded.draws.weight(k) for k in loaded.responses} == weights
+    assert all(uncovered == 0 for uncovered, _ in board(tree).values())
+
+
+def test_a_draw_new_in_a_change_must_be_over_the_changes_own_data(tree, capsys):
+    # A draw stands as recorded once its data change, so a forged population would escape the re-derivation: the
+    # gate's validate --changed BASE holds a draw added since BASE to this tree's data.
+    from gitrepo import GitRepo
+    repo = GitRepo(tree)
+    base = repo.commit("Base, no draw")
+    assert assign(tree, "--draw", "8") == 0
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 0
+    forged = document(tree)
+    subject = sorted(forged["draws"][0]["population"])[0]
+    forged["draws"][0]["population"][subject]["judge_digest"] = "f" * 64   # "the data were other at draw time"
+    (tree / DRAWS_FILE).write_text(json.dumps(forged), encoding="utf-8")
+    assert run_script("validate", ["--root", str(tree)]) == 0   # alone, it stands as recorded
+    capsys.readouterr()
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1
+    assert (f"{DRAWS_FILE}: $.draws[0]: draw 1 is new in this change, but the runs and judge grades it records are not "
+            "this tree's (a draw is made over the data of the change that adds it: make it with rgbench assign on this "
+            "tree)") in capsys.readouterr().err
+    (tree / DRAWS_FILE).unlink()
+    assert assign(tree, "--draw", "8") == 0
+    drawn = repo.commit("Draw 1")
+    assert run_script("validate", ["--root", str(tree), "--changed", drawn]) == 0   # draw 1 is the base's now
 
 
 def grade_as_human(root: Path, key: tuple[str, str, str], reviewer: str, lower: int = 0) -> None:

@@ -11,8 +11,9 @@ grading page reads (the same inputs and share give the same bytes).
 --draw and --next (config.yaml estimation: judge-assisted) append a draw to subjects/human_draws.json, each run
 with the exact probability the draw had of picking it, and name for each drawn run without a human grade the
 registered human with the fewest runs waiting (ties: id order); the grading page serves them in draw order. The
-existing draws are checked first (each must be what its seed and the judge's grades give; `rgbench validate`
-checks the same). docs/judge_assisted.md, "The draw", says how each draw is made.
+existing draws are checked first (each whose subjects' runs and judge grades are those it records must be what
+its seed and the judge's grades give; `rgbench validate` checks the same); a draw is made over today's runs, so
+it covers runs added since the earlier draws. docs/judge_assisted.md, "The draw", says how each draw is made.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -114,7 +116,8 @@ def draw(root: Path, option: str, size: int) -> int:
                 drawing.active(number, seed, runs, frozenset(r.key for d in existing.draws for r in d.runs), size))
     except ValueError as exc:
         return report([Problem(f"--{option}", f"{size}: {exc}")])
-    made = with_reviewers(made, existing, runs, humans)
+    made = replace(with_reviewers(made, existing, runs, humans), population=drawing.population(runs, made.subjects))
+    uncovered = {r.key for items in runs.values() for r in items} - existing.covered()
     try:
         write_bytes_atomic(root / DRAWS_FILE, draws_document(HumanDraws(spec.judge, (*existing.draws, made))))
     except OSError as exc:
@@ -123,6 +126,8 @@ def draw(root: Path, option: str, size: int) -> int:
     print(f"{DRAWS_FILE}: draw {number} ({made.design}) picked {len(made.runs)} runs over {len(runs)} subjects, "
           f"{sum(asked.values())} to grade (" + (", ".join(f"{r} {n}" for r, n in sorted(asked.items())) or "none")
           + f"), {len(made.runs) - sum(asked.values())} already graded by a human")
+    if existing.draws and uncovered:
+        print(f"  {len(uncovered)} run(s) no earlier draw covered (added since): this draw covers them")
     for subject, why in left_out.items():
         print(f"  {subject} left out: {why}")
     return 0
@@ -141,4 +146,4 @@ def with_reviewers(made: Draw, existing: HumanDraws, runs: dict, humans: list[st
             reviewer = earlier.get(run.key) or min(humans, key=lambda h: (load[h], h))
             load[reviewer] += run.key not in earlier
         named.append(DrawnRun(run.key, run.probability, reviewer))
-    return Draw(made.number, made.design, made.seed, tuple(named), made.subjects, made.size, made.spreads)
+    return replace(made, runs=tuple(named))

@@ -6,8 +6,9 @@ needs (reviewer, submission or maintainer; see rgbench/governance/pr_paths.py an
 Compares the commits, not the checked-out files: the changes from the merge
 base of --base and --head to --head are read from git's objects, sizes from
 the object store, and the only files compared (README.md against the
-regenerated leaderboard, subjects/registry.yaml against the base) are read as
-git blobs. --author LOGIN (the pull request's author, as the gate passes it) also
+regenerated leaderboard, subjects/registry.yaml and subjects/human_draws.json
+against the base: a pull request only appends draws, whoever makes it) are read
+as git blobs. --author LOGIN (the pull request's author, as the gate passes it) also
 checks authorship against the BASE revision's subjects/registry.yaml (answered_by)
 and subjects/reviewers.yaml (handles, adjudicator), read as git blobs, never the
 pull request's own: new responses only of subjects the author answers for, new
@@ -34,10 +35,12 @@ from ..governance.pr_paths import (
     LEADERBOARD_MARKDOWN,
     Facts,
     check_changes,
+    draws_appended,
     readme_is_regenerated,
     registry_additions,
 )
 from ..leaderboard.readme import README_FILE
+from ..load.draws import DRAWS_FILE
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import REVIEWERS_FILE
 from ..load.spec import load_spec
@@ -65,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
             readme_regenerated=README_FILE in modified and readme_is_regenerated(
                 *blobs(README_FILE), read_blob(args.root, head, LEADERBOARD_MARKDOWN)),
             registry_added=registry_additions(*blobs(REGISTRY_FILE)) if REGISTRY_FILE in modified else set(),
+            draws_problem=draws_appended(*blobs(DRAWS_FILE)) if any(
+                c.path == DRAWS_FILE and c.status in "MD" for c in changes) else None,
             author=args.author,
             # the base's registries, never the pull request's: it cannot grant its author anything
             authority=authority_from_blobs(read_blob(args.root, base, REGISTRY_FILE),

@@ -2,8 +2,9 @@
 
 Prints each problem as `path: message` on stderr and exits 1 if there is any.
 Further reviewers' grades in scoring_multi/ are checked too, once the rest is valid; in judge-assisted mode,
-then each draw of subjects/human_draws.json is re-derived from its seed and the judge's grades, and a draw that
-differs is refused (docs/judge_assisted.md, "The draw").
+then each draw of subjects/human_draws.json whose subjects' runs and judge grades are those it records is
+re-derived from its seed, and a draw that differs is refused (docs/judge_assisted.md, "The draw"); with --changed
+BASE, a draw added since BASE must also be over this tree's runs and judge grades.
 With --scoring-dir NAME, the scorings are read from NAME (e.g. scoring_consolidated, the consolidated
 grades scripts/aggregate_scoring.py writes, whose policy's own reviewer needs no registration) instead of
 scoring/, as compute_metrics.py --scoring-dir reads them; scoring_multi/ is then not read.
@@ -24,15 +25,26 @@ from pathlib import Path
 
 from ..governance.annotations import github_line
 from ..governance.changeset import select
-from ..governance.gitio import GitError, changed_since
+from ..governance.gitio import GitError, changed_since, read_blob
 from ..load.draws import DRAWS_FILE
 from ..load.loader import SCORING_DIR, load_tree
 from ..load.multi_scoring import load_multi
+from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import read_single_file
 from ..load.spec import load_spec
 from ..problems import Problem, report
 from ..stats.judge_assisted_draw import judged_runs, verify
 from .common import bad_folder_name
+
+
+def base_draws(root: Path, base: str) -> int:
+    """How many draws subjects/human_draws.json holds at the revision ``base`` (0: none, or not readable there)."""
+    try:
+        document = loads_json_strict(decode_utf8(read_blob(root, base, DRAWS_FILE) or b"{}"))
+    except (GitError, ParseError):
+        return 0
+    draws = document.get("draws") if isinstance(document, dict) else None
+    return len(draws) if isinstance(draws, list) else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
     if tree is not None and args.scoring_dir == SCORING_DIR:  # further grades are judged against the valid tree
         multi, problems = load_multi(args.root, spec, tree)
     if multi is not None and tree is not None and tree.draws is not None:   # judge-assisted: each draw re-derived
-        problems = [Problem(DRAWS_FILE, message) for message in verify(tree.draws, judged_runs(spec, tree, multi)[0])]
+        known = None if args.changed is None else base_draws(args.root, args.changed)
+        problems = [Problem(DRAWS_FILE, message) for message in verify(tree.draws, judged_runs(spec, tree, multi)[0],
+                                                                       known)]
     left_out = 0
     if changed is not None:
         problems, left_out = select(problems, changed, spec)

@@ -57,7 +57,7 @@ from typing import Any
 
 from ..leaderboard.readme import README_FILE, replace_block, split_readme
 from ..load.draws import DRAWS_FILE
-from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
+from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import ASSIGNMENTS_FILE, REVIEWERS_FILE
 from ..load.safe_read import MAX_RESULT_BYTES
@@ -132,13 +132,42 @@ def registry_additions(old: bytes | None, new: bytes | None) -> set[str] | None:
     return {item["subject_id"] for item in added}
 
 
+def draws_appended(old: bytes | None, new: bytes | None) -> str | None:
+    """Why the pull request's ``subjects/human_draws.json`` (``new``, None: deleted) does more than append draws to
+    the base's (``old``): a draw of the base changed or removed (as parsed: its bytes may be re-indented), a judge
+    changed, or the new draws not numbered on; None when it only appends (or the base has no file, or either does
+    not parse: ``rgbench validate`` names that). A draw is never edited, so nobody chooses which runs count after
+    seeing their grades."""
+    try:
+        before = loads_json_strict(decode_utf8(old)) if old is not None else None
+        after = loads_json_strict(decode_utf8(new)) if new is not None else {**(before or {}), "draws": []}
+    except ParseError:
+        return None
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return None
+    kept, drawn = before.get("draws"), after.get("draws")
+    if not (isinstance(kept, list) and isinstance(drawn, list)):
+        return None
+    fix = f"a pull request only appends draws: restore the base's, git checkout <base> -- {DRAWS_FILE}, then rgbench assign"
+    if after.get("judge") != before.get("judge") and kept:
+        return f"the judge of the base's draws changed ({fix})"
+    changed = next((i for i, draw in enumerate(kept) if i >= len(drawn) or drawn[i] != draw), None)
+    if changed is not None:
+        return f"draw {changed + 1} of the base is {'changed' if changed < len(drawn) else 'removed'} ({fix})"
+    wrong = next((i for i in range(len(kept), len(drawn))
+                  if not isinstance(drawn[i], dict) or drawn[i].get("draw") != i + 1), None)
+    return None if wrong is None else f"the new draw at position {wrong + 1} is not numbered {wrong + 1} ({fix})"
+
+
 @dataclass(frozen=True)
 class Facts:
     """What the pre-flight reads as blobs: whether README.md's change is only the regenerated block, the
-    subject ids the registry change only adds (None when it changes anything else), and, when the pull
-    request's author is known (``author``, a login), what the base's registries let that author add."""
+    subject ids the registry change only adds (None when it changes anything else), why the human draws' change
+    is more than an append (:func:`draws_appended`), and, when the pull request's author is known (``author``, a
+    login), what the base's registries let that author add."""
 
     readme_regenerated: bool = False
+    draws_problem: str | None = None
     registry_added: set[str] | None = field(default_factory=set)
     author: str | None = None
     authority: Authority = field(default_factory=Authority)
@@ -302,6 +331,8 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
         if adds_content and size and change.path.split("/")[-1] == GITKEEP:
             errors.append(Problem(change.path, f"is {size} bytes; a {GITKEEP} is empty (it only keeps a folder in "
                                                 "git; empty it)"))
+        if change.path == DRAWS_FILE and facts.draws_problem:   # whoever makes it: draws are appended only
+            errors.append(Problem(DRAWS_FILE, facts.draws_problem))
         if misplaced is not None:
             continue  # refused whoever adds it: no role makes it an input
         role, what = role_of(change, facts, result_names)

@@ -54,6 +54,8 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
         worth = cell(r["Q_final_effective"], 0)
         ranks = ("\u2014" if r["Q_final"] is not None else
                  f"not ranked: {counted(r['n_unjudged'], 'run')} without the judge's grade" if r["n_unjudged"] else
+                 f"not ranked: {counted(r['n_uncovered'], 'run')} no draw covers (rgbench assign --draw N)"
+                 if r["n_uncovered"] else
                  "not ranked: no human grade of a drawn run yet")
         if r["rank_set_low"] is not None:
             ranks = f"{r['rank_set_low']}\u2013{r['rank_set_high']}"

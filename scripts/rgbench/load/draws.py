@@ -1,28 +1,28 @@
 """``subjects/human_draws.json``: the runs drawn for human grades in judge-assisted mode, with exact probabilities.
 
 ``rgbench assign`` writes the file and a pull request commits it with the draw (docs/judge_assisted.md, "The
-draw"). Each draw is a sample of the runs of the judged subjects, made independently of earlier draws given the
-data at draw time; a run may be picked again (an existing human grade is reused). A human value of run r enters
-the estimator with the inverse-probability weight w(r) = Σ c_b/π_b(r) over the draws b listing r, c_b the
-draw's size relative to the subject's mean draw size (:meth:`HumanDraws.weight`; 1/π for one draw), 0 when no
-draw lists it: a human grade given outside a draw counts for agreement
-only, never as a label of the estimator. Whether a draw is what its seed and the judge's grades give is checked
-above this layer (``rgbench assign --verify``, rgbench.stats.human_draw); here the file's form and its runs.
+draw"). Each draw is a sample of its population, the runs of its subjects at draw time, which it records
+(:class:`Covered`), so it stands for those runs when the data change (rgbench.stats.judge_assisted_draw
+re-derives it only while its population is today's). A human value enters the estimator with
+:meth:`HumanDraws.weight`, 0 outside every draw (such a grade counts for agreement only). Here the file's form.
 
 Canonical bytes (:func:`draws_document`): sorted keys, 2-space indent, ensure_ascii False, final newline; draws
 numbered 1..k in order; a draw's runs sorted by (subject_id, case_id, run_id), each once; ``probability`` the
-exact probability as ``"p/q"`` in lowest terms or ``"1"``.
+exact probability as ``"p/q"`` in lowest terms or ``"1"``; ``population`` per subject id its judge digest and its
+runs as sorted ``"case_id/run_id"``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from ..problems import Problem
 from .parsing import ParseError, decode_utf8, loads_json_strict
@@ -47,13 +47,22 @@ class DrawnRun:
     reviewer_id: str | None
 
 
+class Covered(NamedTuple):
+    """One subject's part of a draw's population: its runs at draw time, (case id, run id) sorted, and the digest
+    of their judge grades (rgbench.stats.judge_assisted_draw.population)."""
+
+    subject_id: str
+    runs: tuple[tuple[str, str], ...]
+    judge_digest: str
+
+
 @dataclass(frozen=True)
 class Draw:
     """One draw: its number (1, 2, ... in the file's order), its design (``stratified`` or ``active``), the seed
     it was made with (config.yaml's at draw time) and its runs, sorted by key; what its check re-derives it from
     (rgbench.stats.judge_assisted_draw): the subjects it was made over (() when the file leaves them out: those
-    of its runs), its size (the runs drawn; an active draw's expected size) and an active draw's spreads of the
-    judge's error per (subject, judge grade)."""
+    of its runs), its size (the runs drawn; an active draw's expected size), an active draw's spreads of the
+    judge's error per (subject, judge grade) and its population (() only before ``rgbench assign`` records it)."""
 
     number: int
     design: str
@@ -62,6 +71,11 @@ class Draw:
     subjects: tuple[str, ...] = ()
     size: int = 0
     spreads: tuple[tuple[tuple[str, str], Fraction], ...] = ()
+    population: tuple[Covered, ...] = ()
+
+    def covers(self) -> frozenset[RunKey]:
+        """The runs of the draw's population (and any run it lists)."""
+        return frozenset((c.subject_id, *run) for c in self.population for run in c.runs) | {r.key for r in self.runs}
 
 
 @dataclass(frozen=True)
@@ -73,32 +87,30 @@ class HumanDraws:
 
     @cached_property
     def _weights(self) -> dict[RunKey, Fraction]:
-        sizes: dict[str, dict[int, int]] = {}   # subject -> draw -> its runs the draw lists
-        for draw in self.draws:
-            for run in draw.runs:
-                per_draw = sizes.setdefault(run.key[0], {})
-                per_draw[draw.number] = per_draw.get(draw.number, 0) + 1
+        size = Counter((draw.number, run.key[0]) for draw in self.draws for run in draw.runs)   # n_b per subject
+        covers = [(draw.number, draw.covers()) for draw in self.draws]
         weights: dict[RunKey, Fraction] = {}
         for draw in self.draws:
             for run in draw.runs:
-                per_draw = sizes[run.key[0]]
-                share = Fraction(len(per_draw) * per_draw[draw.number], sum(per_draw.values()))
+                pooled = sum(size[number, run.key[0]] for number, keys in covers if run.key in keys)
+                share = Fraction(size[draw.number, run.key[0]], pooled)
                 weights[run.key] = weights.get(run.key, Fraction(0)) + share / run.probability
         return weights
 
     def weight(self, key: RunKey) -> Fraction:
-        """w(r) = Σ_b c_b / π_b(r) over the draws b listing ``key`` (each lists a run at most once), c_b the draw's
-        size relative to the mean size of the draws of the run's subject: c_b = B · n_b / Σ n, n_b the subject's
-        runs draw b lists and B the draws listing any. One draw, or draws of one size: Σ 1/π. Fraction(0) when no
-        draw lists the run.
+        """w(r) = Σ_b c_b(r) / π_b(r) over the draws b listing ``key`` (each lists a run at most once), with
+        c_b(r) = n_b / Σ_{b' covers r} n_b', n_b the runs of the run's subject draw b lists and b' every draw whose
+        population holds r. Fraction(0) when no draw lists the run. Unbiased: E[w(r)] = Σ_{b covers r} c_b(r) = 1
+        for every run some draw covers (E[ξ_b(r)] = π_b(r)), whichever draws cover it; one draw: 1/π.
 
-        Why c_b: Σ over a draw's runs of y / π_b estimates the subject's total on its own, whatever the draw's size,
-        so plain Σ 1/π would average the draws' estimates with equal weights: a pilot of 10 grades would count as
-        much as a draw of 100 (variance (1/10 + 1/100) / 4 of one grade's, against 1/110). Weighting each draw by
-        its size pools them as one sample (a draw's variance is about 1/n_b of one grade's): c_b / π_b is the
-        weight of a grade in the size-weighted mean of the draws' estimates, unbiased for any fixed c. An active
+        Why by size: each draw's Σ y / π_b estimates its population's total alone; equal shares would count a pilot
+        of 10 grades as much as a draw of 100 (variance (1/10 + 1/100) / 4 of one grade's, against 1/110). An active
         (Poisson) draw's n_b is the count it drew, not its expected count, which differs by O(1/√n_b)."""
         return self._weights.get(key, Fraction(0))
+
+    def covered(self) -> frozenset[RunKey]:
+        """Every run some draw's population holds: a run outside it (added after every draw) has probability 0."""
+        return frozenset().union(*(draw.covers() for draw in self.draws))
 
     def drawn(self) -> frozenset[RunKey]:
         """Every run some draw lists."""
@@ -140,9 +152,32 @@ def _parse(document: dict, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanD
             problems.append(Problem(DRAWS_FILE, f"{where}.runs: not sorted by (subject_id, case_id, run_id) with each "
                                                 f"run once {_REGENERATE}"))
         spreads = tuple(((x["subject_id"], x["judge_grade"]), _probability(x["spread"])) for x in raw.get("spreads", ()))
-        draws.append(Draw(raw["draw"], raw["design"], raw["seed"], tuple(picked), tuple(raw.get("subjects", ())),
-                          raw.get("size", 0), spreads))
+        population = tuple(Covered(s, tuple(sorted((run.partition("/")[0], run.partition("/")[2]) for run in c["runs"])),
+                                   c["judge_digest"]) for s, c in sorted(raw.get("population", {}).items()))
+        draw = Draw(raw["draw"], raw["design"], raw["seed"], tuple(picked), tuple(raw.get("subjects", ())),
+                    raw.get("size", 0), spreads, population)
+        problems += [Problem(DRAWS_FILE, f"{where}: {why}") for why in _form(draw, "population" in raw)]
+        draws.append(draw)
     return HumanDraws(document["judge"], tuple(draws)), problems
+
+
+def _form(draw: Draw, recorded: bool) -> list[str]:
+    """What is wrong with a draw against its own population: none recorded, a listed run outside it, or (a
+    stratified draw: π = n_h / N_h, n_h >= 1, in each stratum h) Σ 1/π over a subject's runs not its population."""
+    if not recorded:
+        return ["records no population (the runs it was made over and a digest of their judge grades, which rgbench "
+                "assign writes since 2026-12-04), so nothing tells whether today's data are those it was drawn from "
+                "(while they are, remove the file and make the draws again with rgbench assign: the same sizes and "
+                "seed give the same stratified draws)"]
+    covered = {c.subject_id: c.runs for c in draw.population}
+    outside = [r.key for r in draw.runs if r.key[1:] not in covered.get(r.key[0], ())]
+    if outside:
+        return [f"lists {'/'.join(outside[0])}, which is not in its population {_REGENERATE}"]
+    if draw.design != STRATIFIED or not all(0 < r.probability <= 1 for r in draw.runs):   # else refused: π
+        return []
+    inverse = {s: sum((1 / r.probability for r in draw.runs if r.key[0] == s), Fraction(0)) for s in covered}
+    return [f"its probabilities of {s}'s runs add up to Σ 1/π = {inverse[s]}, where a stratified draw over its "
+            f"{len(runs)} runs gives {len(runs)} {_REGENERATE}" for s, runs in covered.items() if inverse[s] != len(runs)][:1]
 
 
 def read_draws(root: Path, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanDraws | None, list[Problem]]:
@@ -177,7 +212,10 @@ def draws_document(draws: HumanDraws) -> bytes:
                            **({"subjects": list(d.subjects)} if d.subjects else {}),
                            **({"size": d.size} if d.size else {}),
                            **({"spreads": [{"subject_id": s, "judge_grade": g, "spread": str(e)}
-                                           for (s, g), e in d.spreads]} if d.spreads else {})}
+                                           for (s, g), e in d.spreads]} if d.spreads else {}),
+                           **({"population": {c.subject_id: {"judge_digest": c.judge_digest,
+                                                             "runs": [f"{case}/{run}" for case, run in c.runs]}
+                                              for c in d.population}} if d.population else {})}
                           for d in sorted(draws.draws, key=lambda d: d.number)],
                 "judge": draws.judge}
     return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")

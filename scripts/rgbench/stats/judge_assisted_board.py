@@ -73,14 +73,16 @@ _ZERO = 1e-12   # a pair variance at most this share of its terms' magnitude is 
 class SubjectRuns:
     """One subject's runs as the estimator takes them: per figure its :class:`.judge_assisted.Run` values (the
     same runs in the same order for every figure; no ``P`` without a pass rule), the runs without the judge's
-    grade (the subject then has no estimate), the drawn runs still awaiting a human grade (pending) and per rubric
-    criterion the same runs' scores of that criterion (its mean is estimated as a figure's)."""
+    grade (the subject then has no estimate), the drawn runs still awaiting a human grade (pending), per rubric
+    criterion the same runs' scores of that criterion (its mean is estimated as a figure's) and the runs no draw's
+    population holds (uncovered: probability 0 of a human label, so the subject has no estimate)."""
 
     subject_id: str
     runs: Mapping[str, tuple[Run, ...]]
     unjudged: int
     pending: int
     criteria: Mapping[str, tuple[Run, ...]] = field(default_factory=dict)
+    uncovered: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ class AssistedRow:
     figures: Mapping[str, Figure]
     rank_set: tuple[int, int] | None = None
     criteria: Mapping[str, Figure] = field(default_factory=dict)   # per criterion (judge_assisted_criteria.csv)
+    uncovered: int = 0
 
     @property
     def labels(self) -> int:
@@ -116,9 +119,10 @@ class AssistedRow:
 
 
 def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring],
-                 weight: Callable[[RunKey], Fraction], drawn: Collection[RunKey]) -> list[SubjectRuns]:
+                 weight: Callable[[RunKey], Fraction], drawn: Collection[RunKey], covered: Collection[RunKey]
+                 ) -> list[SubjectRuns]:
     """Every registered subject's :class:`SubjectRuns` from the tree's responses (error runs aside), the judge's
-    and the (consolidated) human grades by run, and the draw's weight of each run."""
+    and the (consolidated) human grades by run, the draw's weight of each run and the runs the draws cover."""
     def values(scoring: Scoring) -> dict[str, Fraction]:
         q, classification, clipped = q_value(spec, tree, scoring)
         out = {"s_bar": clipped, "Q_final": q}
@@ -137,7 +141,8 @@ def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_
         figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
         out.append(SubjectRuns(sid, {f: column(keys, judged, human, f) for f in figures},
                                sum(k not in judged for k in keys), sum(k in drawn and k not in human for k in keys),
-                               {c: column(keys, judged_criteria, human_criteria, c) for c in spec.criteria}))
+                               {c: column(keys, judged_criteria, human_criteria, c) for c in spec.criteria},
+                               sum(k not in covered for k in keys)))
     return out
 
 
@@ -156,8 +161,9 @@ def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: Human
     ``judge``, the human ones consolidated (:func:`.consolidated_board.consolidated_grades`)."""
     human = [item.scoring for item in consolidated_grades(spec, tree, multi)]
     judge = [s for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge]
-    weight, drawn = (draws.weight, draws.drawn()) if draws is not None else (lambda key: Fraction(0), frozenset())
-    return subject_runs(spec, tree, judge, human, weight, drawn)
+    if draws is None:
+        return subject_runs(spec, tree, judge, human, lambda key: Fraction(0), frozenset(), frozenset())
+    return subject_runs(spec, tree, judge, human, draws.weight, draws.drawn(), draws.covered())
 
 
 def draw_of(seed: int, case_ids: Sequence[str], resamples: int) -> np.ndarray:
@@ -215,14 +221,15 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
     rows = []
     for s in subjects:
         own = sums[s.subject_id]
-        usable = not s.unjudged
+        usable = not s.unjudged and not s.uncovered
         counts = draw_of(stats.seed, own["Q_final"].case_ids, stats.bootstrap_resamples)
         figures = {f: (proportion_figure if f == "P" else figure)(own[f], counts, stats.confidence_level)
                    if usable else Figure(None, None, None, None) for f in own}
         criteria = {c: figure(case_sums(runs), counts, stats.confidence_level) for c, runs in s.criteria.items()
                     } if usable else {}
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged,
-                                s.pending, correlation(s.runs["Q_final"]), figures, criteria=criteria))
+                                s.pending, correlation(s.runs["Q_final"]), figures, criteria=criteria,
+                                uncovered=s.uncovered))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
     ranked = sorted((r for r in rows if r.subject_id in theta and r.subject_id not in excluded),
                     key=lambda r: (-theta[r.subject_id], r.subject_id))
@@ -296,7 +303,8 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], cou
     return sets_from(Studentised(z - z.T, first, second, out), confidence)
 
 
-ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "human_grades", "pending", "judge_human_r",
+ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "pending",
+                    "judge_human_r",
                     *(f"{f}{suffix}" for f in FIGURES for suffix in (
                         "", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")),
                     "rank_set_low", "rank_set_high")
@@ -316,7 +324,8 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
         return (fmt_fixed(est.theta), *fmt_interval(fig.interval), *fmt_interval(fig.human_only), fmt_fixed(est.lam),
                 fmt_fixed(fig.bias), fmt_float(est.effective if est.effective != float("inf") else None))
     out_rows = tuple(
-        (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.labels), str(r.pending), fmt_float(r.correlation),
+        (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.uncovered), str(r.labels), str(r.pending),
+         fmt_float(r.correlation),
          *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
          *((str(r.rank_set[0]), str(r.rank_set[1])) if r.rank_set else ("", "")))
         for r in rows)

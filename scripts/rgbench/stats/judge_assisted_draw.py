@@ -32,12 +32,13 @@ import numpy as np
 
 from ..compute.derive import PASS, derive_run
 from ..compute.metrics import q_final
-from ..load.draws import ACTIVE, STRATIFIED, Draw, DrawnRun, HumanDraws, RunKey
+from ..load.draws import ACTIVE, STRATIFIED, Covered, Draw, DrawnRun, HumanDraws, RunKey
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
 from .consolidated_board import consolidated_grades
 from .judge_assisted import draw_generator, largest_remainder, stratified_draw
+from .seeds import data_digest
 
 BINS = 3                      # judge-total bins (terciles) of a benchmark without a pass rule
 FLOOR_SHARE = Fraction(1, 5)  # an active draw's floor, as a share of the uniform probability N / T
@@ -223,18 +224,47 @@ def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[J
                 draw.subjects, draw.size, draw.spreads)
 
 
-def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]]) -> list[str]:
-    """What is wrong with each draw that its seed and today's data do not reproduce (a hand edit, or data that
-    changed under it), one message per draw, ``$.draws[i]: ...`` ([] when every draw is reproduced)."""
+def population(runs: Mapping[str, Sequence[JudgedRun]], subjects: Sequence[str]) -> tuple[Covered, ...]:
+    """What a draw records of the data it is made over: per subject of ``subjects`` (each in ``runs``), its runs
+    (case id, run id) sorted and the digest of their units [case id, run id, judge total, stratum] sorted (parsed
+    values, never file bytes: :func:`.seeds.data_digest` of ``["judge-population", subject, units]``). The units are
+    all a stratified draw is made from, so an equal population re-derives the same draw."""
+    out = []
+    for subject in sorted(subjects):
+        units = sorted((r.key[1], r.key[2], r.total, r.grade) for r in runs[subject])
+        out.append(Covered(subject, tuple((case, run) for case, run, _, _ in units),
+                           data_digest(["judge-population", subject, units])))
+    return tuple(out)
+
+
+def unchanged(draw: Draw, runs: Mapping[str, Sequence[JudgedRun]]) -> bool:
+    """Whether every subject of ``draw`` has today the population it records (a draw recording none: True)."""
+    subjects = [c.subject_id for c in draw.population]
+    return all(s in runs for s in subjects) and population(runs, subjects) == draw.population
+
+
+def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from: int | None = None) -> list[str]:
+    """What is wrong with each draw whose subjects' runs and judge grades are those it records (:func:`unchanged`)
+    and that its seed and today's data do not reproduce (a hand edit), one message per draw, ``$.draws[i]: ...``
+    ([] when every such draw is reproduced). A draw whose population changed since (a run added or removed, a
+    judge grade changed) stands as recorded: its π were known at draw time, so it stays unbiased for the runs it
+    covered; its form (runs within its population, π in (0, 1], Σ 1/π of a stratified draw) is the loader's.
+    ``new_from``: the draws from that index on are new in the change checked (``rgbench validate --changed``), so
+    made over today's data: a population other than today's is refused (it would escape the re-derivation)."""
     messages = []
     for i, draw in enumerate(draws.draws):
+        if not unchanged(draw, runs):
+            if new_from is not None and i >= new_from:
+                messages.append(f"$.draws[{i}]: draw {draw.number} is new in this change, but the runs and judge "
+                                "grades it records are not this tree's (a draw is made over the data of the change "
+                                "that adds it: make it with rgbench assign on this tree)")
+            continue
         made = rederived(draw, draws.draws[:i], runs, last=i == len(draws.draws) - 1)
         if isinstance(made, str) or made.runs != draw.runs:
             why = made if isinstance(made, str) else _difference(draw, made)
             messages.append(f"$.draws[{i}]: draw {draw.number} ({draw.design}) is not what its seed and the judge's "
-                            f"grades give: {why} (rgbench assign writes a draw and nobody edits it: restore the "
-                            "file from git; if a subject's runs or judge grades changed since the draw, it no longer "
-                            "stands for them: remove the file and draw again, docs/judge_assisted.md)")
+                            f"grades give: {why} (its subjects' runs and judge grades are those it records, so it must "
+                            "re-derive: rgbench assign writes a draw and nobody edits it; restore the file from git)")
     return messages
 
 

@@ -39,7 +39,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..atomic import OutputError, write_if_changed, write_many_atomic
+from ..atomic import write_if_changed, write_many_atomic
 from ..load.consolidate import policy_of
 from ..load.loader import counted_scorings
 from ..load.multi_scoring import MultiScorings
@@ -117,16 +117,11 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     """From the valid ``tree`` (every scoring, llm-judge ones included) and its further grades ``multi``, write
     the :func:`agreement_tables` as one set (unless ``tables``, already written by the caller, are given), then
     (unless ``write_consolidated`` is false) the consolidated scorings under ``output_dir``; print a summary line.
-    0, or 1 when a file could not be written."""
+    0, or 1 when a consolidated scoring could not be written; OutputError when the tables could not be."""
     if tables is None:
         tables = agreement_tables(spec, tree, multi)
-        try:
-            write_many_atomic({root / "results" / name: csv_text(*table).encode("utf-8")
-                               for name, table in tables.items()})
-            drop_stale_judge_report(root, tables)
-        except OutputError as exc:
-            print(exc.strerror, file=sys.stderr)
-            return 1
+        write_many_atomic({root / "results" / name: csv_text(*table).encode("utf-8") for name, table in tables.items()})
+        drop_stale_judge_report(root, tables)
     grades = tuple(counted_scorings(tuple(tree.scorings) + multi.extra, spec, tree.reviewers))
     consolidated = consolidated_grades(spec, tree, multi)
     base = f"{output_dir}/{spec.version_dir}"

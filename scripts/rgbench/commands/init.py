@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..atomic import OutputError, output_error
+from ..atomic import output_error
 from ..install_source import ToolkitSource, toolkit_source
 from ..template import EXECUTABLE, template_files
 
@@ -131,11 +131,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"--requirement: {exc}", file=sys.stderr)
         return 1
-    try:
-        write_tree(target, files)
-    except OutputError as exc:
-        print(exc.strerror, file=sys.stderr)
-        return 1
+    write_tree(target, files)   # OutputError (nothing written): reported by the command line
     print(f"{target}: new benchmark repository ({len(files)} files). Next: cd {target} && make metrics && make test")
     if args.requirement is None:
         print(requirement_note(source))

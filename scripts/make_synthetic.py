@@ -44,7 +44,7 @@ from rgbench.cli import REPO_ROOT
 from rgbench.load.config import schema_difficulty_range
 from rgbench.load.scale import json_score
 from rgbench.load.spec import Spec, load_spec
-from rgbench.problems import report
+from rgbench.problems import refuse, report
 
 WORDS = (
     "feed permeate concentrate pressure differential flux normalized salt passage conductivity membrane element "
@@ -556,14 +556,11 @@ def main(argv: list[str] | None = None) -> int:
                             help=f"a benchmark without {name.replace('_', ' ')} (system/ copy rewritten: {ABSENT[name].__doc__})")
     args = parser.parse_args(argv)
     if args.graders < 1 or (args.policy and args.graders < 2):
-        print("--graders must be at least 1, and --policy needs --graders 2 or more", file=sys.stderr)
-        return 1
+        return refuse("--graders must be at least 1, and --policy needs --graders 2 or more")
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
-        print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
-        return 1
+        return refuse("--subjects, --cases and --runs must be at least 1")
     if args.out.exists() and any(args.out.iterdir()):
-        print(f"{args.out}: exists and is not empty (choose a new folder)", file=sys.stderr)
-        return 1
+        return refuse(f"{args.out}: exists and is not empty (choose a new folder)")
     args.out.mkdir(parents=True, exist_ok=True)
     counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root, args.scale)
     drop_fields(args.out, [name for name in ABSENT if getattr(args, f"no_{name}")])

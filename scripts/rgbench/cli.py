@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from . import __version__
 from .atomic import OutputError
+from .problems import refuse
 
 PROG = "rgbench"
 REPO_ROOT = Path(__file__).resolve().parents[2]   # the checkout of a source tree (scripts/rgbench/..)
@@ -256,8 +257,7 @@ def _run(name: str, argv: Sequence[str], prog: str | None, root: Path, root_word
     try:
         status: int = module.run(args)
     except OutputError as exc:   # a folder that cannot be written: one message (nothing half-written), exit 1
-        print(exc.strerror, file=sys.stderr)
-        return 1
+        return refuse(exc.strerror)
     return status
 
 

@@ -45,6 +45,7 @@ from ..load.loader import counted_scorings
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Tree
 from ..load.spec import Spec
+from ..problems import refuse
 from ..results.tables import csv_text
 from ..results_csv import Table
 from ..stats.agreement_outputs import (
@@ -139,9 +140,8 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
         for path in stale_files(root, base, set(files)):
             path.unlink()
     except OSError as exc:
-        print(f"{exc.filename or base}: cannot be written: {exc.strerror or exc} (free some disk space or make "
-              f"the folder writable, then run again; results/{AGREEMENT_FILE} is written)", file=sys.stderr)
-        return 1
+        return refuse(f"{exc.filename or base}: cannot be written: {exc.strerror or exc} (free some disk space or make "
+                      f"the folder writable, then run again; results/{AGREEMENT_FILE} is written)")
     print(f"{summary}, {base}/")
     return 0
 

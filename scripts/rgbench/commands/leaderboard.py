@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import re
-import sys
 from pathlib import Path
 
 from ..atomic import write_many_atomic
@@ -37,7 +36,7 @@ from ..leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
 from ..leaderboard.readme import README_FILE, embed_in_readme
 from ..leaderboard.reviewers_section import reviewers_section
 from ..load.spec import Spec
-from ..problems import Problem, report
+from ..problems import Problem, refuse, report
 from ..results.tables import Published
 from .common import collector_paused
 
@@ -78,9 +77,8 @@ COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
     if args.source_commit and not COMMIT.match(args.source_commit):
-        print(f"--source-commit: {args.source_commit!r} is not a commit id (7 to 40 lowercase hex digits, "
-              "e.g. from `git rev-parse HEAD`)", file=sys.stderr)
-        return 1
+        return refuse(f"--source-commit: {args.source_commit!r} is not a commit id (7 to 40 lowercase hex digits, "
+                      "e.g. from `git rev-parse HEAD`)")
     return write_leaderboard(root, readme=args.readme, source_commit=args.source_commit)
 
 

@@ -457,34 +457,16 @@ def _drop_yaml_keys(path: Path, keys: tuple[str, ...]) -> None:
     path.write_text("".join(line for line in lines if line.split(":", 1)[0] not in keys), encoding="utf-8")
 
 
-def drop_confidence(out: Path, version_dir: str) -> None:
-    """--no-confidence: the response schema and the responses without ``confidence``."""
-    _undeclare(out, version_dir, "response", "confidence")
-    _drop_from_json_files(out, "responses", "confidence")
-
-
-def drop_correctness(out: Path, version_dir: str) -> None:
-    """--no-correctness: the evaluation schema and the scorings without ``correctness``."""
-    _undeclare(out, version_dir, "evaluation", "correctness")
-    _drop_from_json_files(out, "scoring", "correctness")
-
-
-def drop_difficulty(out: Path, version_dir: str) -> None:
-    """--no-difficulty: the gold schema and the golds without ``difficulty`` (config.yaml's difficulty_weights
-    stay: without a difficulty they are not checked against the gold schema, and not used)."""
-    _undeclare(out, version_dir, "gold", "difficulty")
-    _drop_from_golds(out, "difficulty")
-
-
-def drop_pass_rule(out: Path, version_dir: str) -> None:
-    """--no-pass-rule: benchmark.yaml without pass_threshold and conditional_threshold, config.yaml without alpha
-    (there is no P to weigh: Q_final is the normalised score)."""
-    _drop_yaml_keys(out / "system" / "benchmark.yaml", ("pass_threshold", "conditional_threshold"))
-    _drop_yaml_keys(out / "system" / "metrics" / version_dir / "config.yaml", ("alpha",))
-
-
-ABSENT = {"confidence": drop_confidence, "correctness": drop_correctness, "difficulty": drop_difficulty,
-          "pass_rule": drop_pass_rule}
+# --no-<name>: the schema whose copy stops declaring the field (None: the pass rule's keys go from benchmark.yaml and
+# config.yaml); drop_fields then removes the field from the generated files. The text is --help's.
+ABSENT: dict[str, tuple[str | None, str]] = {
+    "confidence": ("response", "the response schema and the responses without ``confidence``"),
+    "correctness": ("evaluation", "the evaluation schema and the scorings without ``correctness``"),
+    "difficulty": ("gold", "the gold schema and the golds without ``difficulty`` (config.yaml's difficulty_weights "
+                           "stay: without a difficulty they are not checked against the gold schema, and not used)"),
+    "pass_rule": (None, "benchmark.yaml without pass_threshold and conditional_threshold, config.yaml without alpha "
+                        "(there is no P to weigh: Q_final is the normalised score)"),
+}
 
 
 def repin(out: Path, version_dir: str) -> None:
@@ -504,11 +486,14 @@ def drop_fields(out: Path, absent: Collection[str]) -> None:
     """Make the generated tree ``out`` a benchmark that does not record ``absent`` (keys of :data:`ABSENT`); a
     field the copied system/ itself does not record is removed from the generated files too (build writes every
     field). Nothing to do (no file rewritten) when the benchmark records everything."""
-    spec = _spec(out)
-    version = spec.version_dir
-    for name in ABSENT:
-        if name in absent:
-            ABSENT[name](out, version)
+    version = _spec(out).version_dir
+    for name, (kind, _) in ABSENT.items():
+        if name in absent and kind is not None:
+            _undeclare(out, version, kind, name)
+        elif name in absent:
+            _drop_yaml_keys(out / "system" / "benchmark.yaml", ("pass_threshold", "conditional_threshold"))
+            _drop_yaml_keys(out / "system" / "metrics" / version / "config.yaml", ("alpha",))
+    spec = _spec(out)   # as rewritten: the fields it no longer records leave the generated files below
     kept = {field: getattr(spec, f"has_{field}") for field in ("confidence", "correctness", "difficulty", "case_type",
                                                                "rubric_floor", "rubric_ceiling")}
     if not absent and all(kept.values()):
@@ -553,7 +538,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ABSENT:
         flag = name.replace("_", "-")
         parser.add_argument(f"--no-{flag}", action="store_true",
-                            help=f"a benchmark without {name.replace('_', ' ')} (system/ copy rewritten: {ABSENT[name].__doc__})")
+                            help=f"a benchmark without {name.replace('_', ' ')} (system/ copy rewritten: --no-{flag}: "
+                                 f"{ABSENT[name][1]}.)")
     args = parser.parse_args(argv)
     if args.graders < 1 or (args.policy and args.graders < 2):
         return refuse("--graders must be at least 1, and --policy needs --graders 2 or more")

@@ -36,7 +36,6 @@ and writes nothing.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..atomic import write_if_changed, write_many_atomic
@@ -76,9 +75,8 @@ def run(args: argparse.Namespace) -> int:
     if bad_folder_name({"--multi-dir": args.multi_dir, "--output-dir": args.output_dir}):
         return 1
     if args.output_dir in PROTECTED | {args.multi_dir}:
-        print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",
-              file=sys.stderr)
-        return 1
+        return refuse(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default "
+                      f"{CONSOLIDATED_DIR})")
     with collector_paused(), one_blas_thread():
         loaded = load_valid_grades(root, args.multi_dir)
         if loaded is None:

@@ -32,6 +32,7 @@ from ..load.multi_scoring import MultiScorings
 from ..load.records import Tree
 from ..load.spec import Spec
 from ..numfmt import counted
+from ..problems import refuse
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE, Published, Results, compute_results, publish
 from ..results_csv import Table
@@ -60,10 +61,8 @@ def run(args: argparse.Namespace) -> int:
             return 1
         spec, tree = loaded
         if not (root / args.scoring_dir / spec.version_dir).is_dir():
-            print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
-                  "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)",
-                  file=sys.stderr)
-            return 1
+            return refuse(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree (--scoring-dir names a "
+                          "folder of scorings, e.g. one written by scripts/aggregate_scoring.py)")
         progress.update("computing", 1, 2, force=True)
         return write_metrics(root, spec, tree, args.results_dir)
 

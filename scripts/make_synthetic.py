@@ -35,6 +35,7 @@ import shutil
 import sys
 from collections.abc import Callable, Collection
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -43,7 +44,7 @@ from rgbench.cli import REPO_ROOT
 from rgbench.load.config import schema_difficulty_range
 from rgbench.load.scale import json_score
 from rgbench.load.spec import Spec, load_spec
-from rgbench.problems import report
+from rgbench.problems import refuse, report
 
 WORDS = (
     "feed permeate concentrate pressure differential flux normalized salt passage conductivity membrane element "
@@ -55,8 +56,24 @@ WORDS = (
 CRITICAL_SUBJECT_EVERY = 10  # subjects 3, 13, 23, ... carry a critical fail (about 1% of their runs)
 
 
-def _dump(document: dict) -> bytes:
-    return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+def _dump(document: dict, sort_keys: bool = True) -> bytes:
+    return (json.dumps(document, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _rewrite_json(path: Path, change: Callable[[dict], object], *, sort_keys: bool = True) -> None:
+    """Apply ``change`` to the JSON document at ``path`` and write it back (sorted keys unless ``sort_keys`` is
+    False: the schemas keep their order)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)
+    path.write_bytes(_dump(document, sort_keys))
+
+
+def _spec(root: Path) -> Spec:
+    """The spec of the tree at ``root``; its problems reported and the program stopped when it has none."""
+    spec, problems = load_spec(root)
+    if spec is None:
+        raise SystemExit(report(problems))
+    return spec
 
 
 def _text(rng: random.Random) -> str:
@@ -108,12 +125,6 @@ def rewrite_scale(out: Path, name: str) -> None:
     version = f"v{bench['benchmark_version']}"
     schemas = out / "system" / "schemas" / version
 
-    def edit(kind: str, change: Callable[[dict], None]) -> None:
-        path = schemas / f"{kind}.schema.json"
-        document = json.loads(path.read_text(encoding="utf-8"))
-        change(document)
-        path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
     def scores(document: dict) -> None:
         block = document["properties"]["criterion_scores"]
         block["description"] = f"{len(criteria)} criteria, each {low}-{high} ({keys['score_direction']})."
@@ -126,8 +137,8 @@ def rewrite_scale(out: Path, name: str) -> None:
         for key in ("rubric_floor", "rubric_ceiling"):
             document["properties"][key].update({"type": "number", "minimum": total_low, "maximum": total_high})
 
-    edit("evaluation", scores)
-    edit("gold", bounds)
+    _rewrite_json(schemas / "evaluation.schema.json", scores, sort_keys=False)
+    _rewrite_json(schemas / "gold.schema.json", bounds, sort_keys=False)
 
 
 def _grid(spec: Spec) -> tuple[Fraction, int]:
@@ -139,16 +150,12 @@ def _grid(spec: Spec) -> tuple[Fraction, int]:
 
 def build(out: Path, subjects: int, cases: int, runs: int, seed: int, root: Path = REPO_ROOT,
           scale: str | None = None) -> dict[str, int]:
-    spec, problems = load_spec(root)
-    if spec is None:
-        raise SystemExit(report(problems))
+    spec = _spec(root)
     rng = random.Random(seed)
     shutil.copytree(root / "system", out / "system")
     if scale is not None:
         rewrite_scale(out, scale)
-        spec, problems = load_spec(out)
-        if spec is None:
-            raise SystemExit(report(problems))
+        spec = _spec(out)
     maker = case_id_maker(spec)
     if isinstance(maker, str):
         raise SystemExit(maker)
@@ -251,14 +258,12 @@ def declare_kinds(out: Path, kinds: list[str]) -> None:
     """Subject kinds (``--kinds llm,system``): the registry schema of the tree's system/ copy declares
     ``kinds`` (its ``kind`` enum: the kinds it declared already, then the new ones), and subject i is of
     kinds[i % len(kinds)]."""
-    spec, problems = load_spec(out)
-    if spec is None:
-        raise SystemExit(report(problems))
-    path = out / "system" / "schemas" / spec.version_dir / "registry.schema.json"
-    schema = json.loads(path.read_text(encoding="utf-8"))
-    kind = schema["properties"]["subjects"]["items"]["properties"].setdefault("kind", {})
-    kind["enum"] = [*kind.get("enum", []), *(k for k in kinds if k not in kind.get("enum", []))]
-    path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    spec = _spec(out)
+
+    def declare(schema: dict) -> None:
+        kind = schema["properties"]["subjects"]["items"]["properties"].setdefault("kind", {})
+        kind["enum"] = [*kind.get("enum", []), *(k for k in kinds if k not in kind.get("enum", []))]
+    _rewrite_json(out / "system" / "schemas" / spec.version_dir / "registry.schema.json", declare, sort_keys=False)
     registry = out / "subjects" / "registry.yaml"
     lines = registry.read_text(encoding="utf-8").splitlines()
     index = 0
@@ -277,12 +282,10 @@ def allow_blank_answers(out: Path, version_dir: str) -> None:
     """Drop ``minLength`` and ``pattern`` from response_text in the tree's response schema (a system/ copied from an
     older tree that still refuses a blank answer); the file is left as it is when it has neither."""
     path = out / "system" / "schemas" / version_dir / "response.schema.json"
-    schema = json.loads(path.read_text(encoding="utf-8"))
-    text = schema.get("properties", {}).get("response_text", {})
+    text = json.loads(path.read_text(encoding="utf-8")).get("properties", {}).get("response_text", {})
     if "minLength" in text or "pattern" in text:
-        text.pop("minLength", None)
-        text.pop("pattern", None)
-        path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        _rewrite_json(path, lambda schema: [schema["properties"]["response_text"].pop(key, None)
+                                            for key in ("minLength", "pattern")], sort_keys=False)
 
 
 def blank_answers(out: Path, version_dir: str) -> list[str]:
@@ -298,11 +301,9 @@ def blank_answers(out: Path, version_dir: str) -> list[str]:
         data = _dump(document)
         path.write_bytes(data)
         blanked.append(path.relative_to(out).as_posix())
-        sid, run = path.parent.name, path.stem
-        for grade in sorted((out / "scoring" / version_dir / sid).glob(f"{run}__eval-*.json")):
-            scoring = json.loads(grade.read_text(encoding="utf-8"))
-            scoring["response_sha256"] = hashlib.sha256(data).hexdigest()
-            grade.write_bytes(_dump(scoring))
+        pin = partial(dict.update, response_sha256=hashlib.sha256(data).hexdigest())
+        for grade in sorted((out / "scoring" / version_dir / path.parent.name).glob(f"{path.stem}__eval-*.json")):
+            _rewrite_json(grade, pin)
     return blanked
 
 
@@ -351,9 +352,7 @@ def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: 
     scoring_multi/ by other human reviewers (and, with ``judge``, one by the llm-judge ``JUDGE_ID``, lenient by one
     step); subjects/reviewers.yaml registers them all; with ``graders`` > 1, config.yaml sets
     ``board_grades: consolidated`` and ``consolidation_policy: policy``. Counts of what was written."""
-    spec, problems = load_spec(out)
-    if spec is None:
-        raise SystemExit(report(problems))
+    spec = _spec(out)
     rng = random.Random(f"graders:{seed}")
     pool = [f"rev-{i}" for i in range(1, max(6, graders) + 1)]
     counts = {"further_grades": 0, "judge_grades": 0}
@@ -391,9 +390,7 @@ def judge_assisted(out: Path, seed: int, share: Fraction = Fraction(1, 4)) -> di
     (a grade outside the draw: agreement only). Unscored responses are removed (the judge grades every run).
     Counts of what was written."""
     from rgbench.cli import run_script
-    spec, problems = load_spec(out)
-    if spec is None:
-        raise SystemExit(report(problems))
+    spec = _spec(out)
     rng = random.Random(f"judge-assisted:{seed}")
     version = spec.version_dir
     human = {(path.parent.name, *path.name.split("__")[:2]): path for path in (out / "scoring" / version).glob("*/*.json")}
@@ -430,13 +427,6 @@ def judge_assisted(out: Path, seed: int, share: Fraction = Fraction(1, 4)) -> di
 # field) and removes the field from every generated file, then the scorings are pinned again: the same seed
 # gives the same tree, without the field.
 
-def _rewrite_json(path: Path, change: Callable[[dict], None], *, sort_keys: bool = True) -> None:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    change(document)
-    text = json.dumps(document, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
-    path.write_text(text, encoding="utf-8")
-
-
 def _undeclare(out: Path, version_dir: str, kind: str, field: str) -> None:
     """Remove ``field`` from the ``kind`` schema's properties and required: the benchmark no longer records it."""
     def change(schema: dict) -> None:
@@ -467,34 +457,16 @@ def _drop_yaml_keys(path: Path, keys: tuple[str, ...]) -> None:
     path.write_text("".join(line for line in lines if line.split(":", 1)[0] not in keys), encoding="utf-8")
 
 
-def drop_confidence(out: Path, version_dir: str) -> None:
-    """--no-confidence: the response schema and the responses without ``confidence``."""
-    _undeclare(out, version_dir, "response", "confidence")
-    _drop_from_json_files(out, "responses", "confidence")
-
-
-def drop_correctness(out: Path, version_dir: str) -> None:
-    """--no-correctness: the evaluation schema and the scorings without ``correctness``."""
-    _undeclare(out, version_dir, "evaluation", "correctness")
-    _drop_from_json_files(out, "scoring", "correctness")
-
-
-def drop_difficulty(out: Path, version_dir: str) -> None:
-    """--no-difficulty: the gold schema and the golds without ``difficulty`` (config.yaml's difficulty_weights
-    stay: without a difficulty they are not checked against the gold schema, and not used)."""
-    _undeclare(out, version_dir, "gold", "difficulty")
-    _drop_from_golds(out, "difficulty")
-
-
-def drop_pass_rule(out: Path, version_dir: str) -> None:
-    """--no-pass-rule: benchmark.yaml without pass_threshold and conditional_threshold, config.yaml without alpha
-    (there is no P to weigh: Q_final is the normalised score)."""
-    _drop_yaml_keys(out / "system" / "benchmark.yaml", ("pass_threshold", "conditional_threshold"))
-    _drop_yaml_keys(out / "system" / "metrics" / version_dir / "config.yaml", ("alpha",))
-
-
-ABSENT = {"confidence": drop_confidence, "correctness": drop_correctness, "difficulty": drop_difficulty,
-          "pass_rule": drop_pass_rule}
+# --no-<name>: the schema whose copy stops declaring the field (None: the pass rule's keys go from benchmark.yaml and
+# config.yaml); drop_fields then removes the field from the generated files. The text is --help's.
+ABSENT: dict[str, tuple[str | None, str]] = {
+    "confidence": ("response", "the response schema and the responses without ``confidence``"),
+    "correctness": ("evaluation", "the evaluation schema and the scorings without ``correctness``"),
+    "difficulty": ("gold", "the gold schema and the golds without ``difficulty`` (config.yaml's difficulty_weights "
+                           "stay: without a difficulty they are not checked against the gold schema, and not used)"),
+    "pass_rule": (None, "benchmark.yaml without pass_threshold and conditional_threshold, config.yaml without alpha "
+                        "(there is no P to weigh: Q_final is the normalised score)"),
+}
 
 
 def repin(out: Path, version_dir: str) -> None:
@@ -514,13 +486,14 @@ def drop_fields(out: Path, absent: Collection[str]) -> None:
     """Make the generated tree ``out`` a benchmark that does not record ``absent`` (keys of :data:`ABSENT`); a
     field the copied system/ itself does not record is removed from the generated files too (build writes every
     field). Nothing to do (no file rewritten) when the benchmark records everything."""
-    spec, problems = load_spec(out)
-    if spec is None:
-        raise SystemExit(report(problems))
-    version = spec.version_dir
-    for name in ABSENT:
-        if name in absent:
-            ABSENT[name](out, version)
+    version = _spec(out).version_dir
+    for name, (kind, _) in ABSENT.items():
+        if name in absent and kind is not None:
+            _undeclare(out, version, kind, name)
+        elif name in absent:
+            _drop_yaml_keys(out / "system" / "benchmark.yaml", ("pass_threshold", "conditional_threshold"))
+            _drop_yaml_keys(out / "system" / "metrics" / version / "config.yaml", ("alpha",))
+    spec = _spec(out)   # as rewritten: the fields it no longer records leave the generated files below
     kept = {field: getattr(spec, f"has_{field}") for field in ("confidence", "correctness", "difficulty", "case_type",
                                                                "rubric_floor", "rubric_ceiling")}
     if not absent and all(kept.values()):
@@ -565,17 +538,15 @@ def main(argv: list[str] | None = None) -> int:
     for name in ABSENT:
         flag = name.replace("_", "-")
         parser.add_argument(f"--no-{flag}", action="store_true",
-                            help=f"a benchmark without {name.replace('_', ' ')} (system/ copy rewritten: {ABSENT[name].__doc__})")
+                            help=f"a benchmark without {name.replace('_', ' ')} (system/ copy rewritten: --no-{flag}: "
+                                 f"{ABSENT[name][1]}.)")
     args = parser.parse_args(argv)
     if args.graders < 1 or (args.policy and args.graders < 2):
-        print("--graders must be at least 1, and --policy needs --graders 2 or more", file=sys.stderr)
-        return 1
+        return refuse("--graders must be at least 1, and --policy needs --graders 2 or more")
     if args.subjects < 1 or args.cases < 1 or args.runs < 1:
-        print("--subjects, --cases and --runs must be at least 1", file=sys.stderr)
-        return 1
+        return refuse("--subjects, --cases and --runs must be at least 1")
     if args.out.exists() and any(args.out.iterdir()):
-        print(f"{args.out}: exists and is not empty (choose a new folder)", file=sys.stderr)
-        return 1
+        return refuse(f"{args.out}: exists and is not empty (choose a new folder)")
     args.out.mkdir(parents=True, exist_ok=True)
     counts = build(args.out, args.subjects, args.cases, args.runs, args.seed, args.root, args.scale)
     drop_fields(args.out, [name for name in ABSENT if getattr(args, f"no_{name}")])
@@ -584,9 +555,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.out}: {args.cases} golds, {counts['responses']} responses, {counts['scorings']} scorings, "
           f"{args.subjects} subjects")
     if args.blank_answers:
-        spec, _ = load_spec(args.out)
-        assert spec is not None   # build() loaded the same system/
-        print(f"{args.out}: {len(blank_answers(args.out, spec.version_dir))} blank answers")
+        print(f"{args.out}: {len(blank_answers(args.out, _spec(args.out).version_dir))} blank answers")
     if args.judge_assisted:
         made = judge_assisted(args.out, args.seed)
         print(f"{args.out}: {made['judge_grades']} LLM-judge grades, {made['drawn']} runs drawn, "

@@ -185,3 +185,11 @@ def clt_interval(sums, confidence: Fraction):
         return None
     z = NormalDist().inv_cdf(float(1 + confidence) / 2)
     return float(est.theta) - z * est.standard_error, float(est.theta) + z * est.standard_error
+
+
+def run_values(row: RunRow, criterion_scores) -> list:
+    """The values of one scored run a subject's streams resample, in the order rgbench.stats.seeds' module doc
+    gives: run_text's string is canonical_text of this list."""
+    return [row.raw_score, row.rubric_floor, row.rubric_ceiling, row.clipped_score, row.has_critical_fail,
+            row.has_recoverable_fail, row.classification, row.reported_confidence, row.correctness,
+            sorted([name, score] for name, score in criterion_scores)]

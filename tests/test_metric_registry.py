@@ -1,4 +1,4 @@
-"""Properties every registered metric must have (rgbench.results.metric_registry), in the style of scikit-learn's
+"""Properties every registered metric must have (tests/metric_registry.py), in the style of scikit-learn's
 sklearn/metrics/tests/test_common.py: one test per property, parametrized over every metric.
 
 - bounds: on random valid runs the value lies in the metric's exact range;
@@ -20,10 +20,10 @@ import sys
 from fractions import Fraction as F
 
 import pytest
+from metric_registry import COVERED_MODULES, HIGHER, LOWER, METRICS, NEITHER, NOT_METRICS, Params
 from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
-from rgbench.results.metric_registry import COVERED_MODULES, HIGHER, LOWER, METRICS, NEITHER, NOT_METRICS, Params
 
 CASES = [f"RO-FOUL-{i:03d}" for i in range(1, 9)]
 DIFFICULTY = {case: 1 + i % 5 for i, case in enumerate(CASES)}

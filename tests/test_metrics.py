@@ -224,7 +224,7 @@ def test_family_metrics_groups_and_sorts():
     assert got == [("a", "FOUL", 2, F(1, 2), F(9)), ("b", "FOUL", 1, F(0), F(4)), ("b", "SCAL", 1, F(1), F(12))]
 
 
-# --- properties every metric must have: tests/test_metric_registry.py, over rgbench.results.metric_registry ---------
+# --- properties every metric must have: tests/test_metric_registry.py, over tests/metric_registry.py ---------
 
 
 # --- rounding at output ---------------------------------------------------------------

@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 from make_synthetic import build
-from treebuilder import LIBRARY_ROOT, SCHEMA, edit_json
+from treebuilder import LIBRARY_ROOT, SCHEMA, edit_json, extract_gold_json
 
 from rgbench.cli import run_script
-from rgbench.load.gold_markdown import extract_gold_json
 
 # field -> (schema kind, the kind of file that carries it)
 FIELDS = {

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from treebuilder import extract_gold_json
 
-from rgbench.load.gold_markdown import extract_gold_json, gold_data_block, quoted_blocks_note
+from rgbench.load.gold_markdown import gold_data_block, quoted_blocks_note
 from rgbench.load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict, loads_yaml_strict
 
 

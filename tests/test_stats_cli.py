@@ -20,7 +20,7 @@ from rgbench.results.tables import SUBJECT_COLUMNS, compute_results
 from rgbench.stats.case_summary import case_summaries
 from rgbench.stats.intervals import subject_intervals
 from rgbench.stats.run_columns import RunColumns
-from rgbench.stats.seeds import generator, subject_digest
+from rgbench.stats.seeds import generator, subject_digests
 
 SCALE = default_scale(12)   # the seed's 0-12 scale, higher is better
 
@@ -164,7 +164,7 @@ def test_manifest_records_the_seeds_and_the_intervals_can_be_redone_from_them(tm
     spec, _ = load_spec(root)
     tree, _ = load_tree(root, spec)
     runs = [r for r in compute_results(tree, spec).runs if r.subject_id == "alpha-model"]
-    digest = subject_digest(0, "alpha-model", runs, tree.scorings, tree.golds)
+    digest = subject_digests(0, {"alpha-model": runs}, tree.scorings, tree.golds)["alpha-model"]
     assert stats["seed"] == 0 and stats["subject_digests"]["alpha-model"] == digest
     assert grouped_inputs(tree.inputs) == manifest["inputs"]
     # redo alpha-model's intervals from its recorded digest alone

@@ -14,7 +14,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from reference_stats import case_means, mean_statistic, rank_sets_brute_force, sign_flip_p
+from reference_stats import case_means, mean_statistic, rank_sets_brute_force, run_values, sign_flip_p
 from test_metrics import row
 
 from rgbench.compute.derive import CONDITIONAL, FAIL, PASS
@@ -58,9 +58,7 @@ from rgbench.stats.seeds import (
     canonical_text,
     generator,
     run_text,
-    run_values,
     seed_digest,
-    subject_digest,
     subject_digests,
 )
 from rgbench.stats.wilson import bounded_mean_interval, wilson_interval
@@ -541,7 +539,7 @@ def test_a_subjects_digest_is_the_canonical_text_of_its_seed_and_parsed_runs():
     text = ('["subject",0,"a",[["RO-FOUL-001",["FOUL",1,"Closed",["a","b"]],'
             '[[10,0,12,10,false,false,"Pass",80,1,[["clarity",2],["safety",3]]],'
             '[12,0,12,12,false,false,"Pass",90,1,[["clarity",2],["safety",3]]]]]]]')
-    assert subject_digest(0, "a", runs, grades(runs), GOLDS) == hashlib.sha256(text.encode()).hexdigest()
+    assert subject_digests(0, {"a": runs}, grades(runs), GOLDS)["a"] == hashlib.sha256(text.encode()).hexdigest()
     assert canonical_text([F(7), F(15, 2), 7, True, None]) == '[7,"15/2",7,true,null]'
     # the direct encoder is json.dumps of canonical(), byte for byte (strings escaped, non-ASCII kept)
     value = [("a\"b", "é\n"), [F(-3, 4), 0, False, [], ()], "x", 10**30, [[None]]]
@@ -556,12 +554,12 @@ def test_a_subjects_digest_ignores_labels_order_and_other_subjects():
     runs = {"a": subject_runs("a"), "b": subject_runs("b")}
     scorings = grades(runs["a"] + runs["b"])
     base = subject_digests(0, runs, scorings, GOLDS)
-    assert base == {sid: subject_digest(0, sid, runs[sid], scorings, GOLDS) for sid in "ab"}
+    assert base == {sid: subject_digests(0, {sid: runs[sid]}, scorings, GOLDS)[sid] for sid in "ab"}
     assert base["a"] != base["b"]                          # the subject id enters
     # relabelled runs, runs in another order, another reviewer id or subject version: the same digest
     relabelled = [r._replace(run_id=f"x{i}", reviewer_id="other", subject_version="9")
                   for i, r in enumerate(reversed(runs["a"]))]
-    assert subject_digest(0, "a", relabelled, grades(relabelled), GOLDS) == base["a"]
+    assert subject_digests(0, {"a": relabelled}, grades(relabelled), GOLDS)["a"] == base["a"]
     # another subject's runs, a gold's prose, title or path, the tags' order: the same digest
     other = {**runs, "b": runs["b"][:1]}
     assert subject_digests(0, other, scorings, GOLDS)["a"] == base["a"]
@@ -569,11 +567,11 @@ def test_a_subjects_digest_ignores_labels_order_and_other_subjects():
     assert subject_digests(0, runs, scorings, golds)["a"] == base["a"]
     # a value it resamples, a grouping field, a criterion score, the declared seed: another digest
     moved = [runs["a"][0]._replace(reported_confidence=91)] + runs["a"][1:]
-    assert subject_digest(0, "a", moved, scorings, GOLDS) != base["a"]
+    assert subject_digests(0, {"a": moved}, scorings, GOLDS)["a"] != base["a"]
     grouped = {c: g._replace(difficulty=2) for c, g in GOLDS.items()}
     assert subject_digests(0, runs, scorings, grouped)["a"] != base["a"]
-    assert subject_digest(0, "a", runs["a"], grades(runs["a"], (("safety", 2), ("clarity", 2))), GOLDS) != base["a"]
-    assert subject_digest(1, "a", runs["a"], scorings, GOLDS) != base["a"]
+    assert subject_digests(0, {"a": runs["a"]}, grades(runs["a"], (("safety", 2), ("clarity", 2))), GOLDS)["a"] != base["a"]
+    assert subject_digests(1, {"a": runs["a"]}, scorings, GOLDS)["a"] != base["a"]
     # a stream does not depend on the order the digests come in
     assert generator("pair", ["x", "y"]).integers(0, 10**9) == generator("pair", ["y", "x"]).integers(0, 10**9)
 

@@ -8,8 +8,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from treebuilder import extract_gold_json
 
-from rgbench.load.gold_markdown import extract_gold_json
 from rgbench.load.parsing import ParseError, exact_decimal, loads_json_strict
 
 BOM_MESSAGE = "invalid JSON at line 1 column 1: Unexpected UTF-8 BOM (decode using utf-8-sig)"

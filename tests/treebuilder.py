@@ -232,3 +232,10 @@ def small_tree(root: Path) -> MiniTree:
                  fails=[("AF-CHLORINE-EXPOSURE", "critical")])
     tree.add_run("beta-model", "RO-SCAL-001", "r1", confidence=0, raw=5, correctness=0)
     return tree
+
+
+def extract_gold_json(text: str):
+    """The parsed JSON of a gold's data block, as the loader reads it (gold_data_block, then parse_data_block)."""
+    from rgbench.load.gold_markdown import gold_data_block, parse_data_block
+
+    return parse_data_block(gold_data_block(text))

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import __version__
+from .atomic import OutputError
+from .problems import refuse
 
 PROG = "rgbench"
 REPO_ROOT = Path(__file__).resolve().parents[2]   # the checkout of a source tree (scripts/rgbench/..)
@@ -252,7 +254,10 @@ def _run(name: str, argv: Sequence[str], prog: str | None, root: Path, root_word
 
     if COMMANDS[name].root_help is not None and not_a_tree(args.root):   # every command on a tree checks it here
         return 1
-    status: int = module.run(args)
+    try:
+        status: int = module.run(args)
+    except OutputError as exc:   # a folder that cannot be written: one message (nothing half-written), exit 1
+        return refuse(exc.strerror)
     return status
 
 

@@ -24,6 +24,12 @@ class Problem:
         return f"{self.path}: {self.message}"
 
 
+def refuse(message: object) -> int:
+    """Print one refusal (``path: what is wrong (how to fix it)``) on stderr; the exit status, 1."""
+    print(message, file=sys.stderr)
+    return 1
+
+
 def report(problems: Iterable[Problem], stream: TextIO | None = None) -> int:
     """Print problems sorted, one per line, with a count; return the exit status (1 if any)."""
     stream = stream or sys.stderr

@@ -36,15 +36,15 @@ and writes nothing.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from ..atomic import OutputError, write_if_changed, write_many_atomic
+from ..atomic import write_if_changed, write_many_atomic
 from ..load.consolidate import policy_of
 from ..load.loader import counted_scorings
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Tree
 from ..load.spec import Spec
+from ..problems import refuse
 from ..results.tables import csv_text
 from ..results_csv import Table
 from ..stats.agreement_outputs import (
@@ -75,9 +75,8 @@ def run(args: argparse.Namespace) -> int:
     if bad_folder_name({"--multi-dir": args.multi_dir, "--output-dir": args.output_dir}):
         return 1
     if args.output_dir in PROTECTED | {args.multi_dir}:
-        print(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default {CONSOLIDATED_DIR})",
-              file=sys.stderr)
-        return 1
+        return refuse(f"--output-dir: {args.output_dir!r} holds inputs or results; choose another folder (default "
+                      f"{CONSOLIDATED_DIR})")
     with collector_paused(), one_blas_thread():
         loaded = load_valid_grades(root, args.multi_dir)
         if loaded is None:
@@ -117,16 +116,11 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
     """From the valid ``tree`` (every scoring, llm-judge ones included) and its further grades ``multi``, write
     the :func:`agreement_tables` as one set (unless ``tables``, already written by the caller, are given), then
     (unless ``write_consolidated`` is false) the consolidated scorings under ``output_dir``; print a summary line.
-    0, or 1 when a file could not be written."""
+    0, or 1 when a consolidated scoring could not be written; OutputError when the tables could not be."""
     if tables is None:
         tables = agreement_tables(spec, tree, multi)
-        try:
-            write_many_atomic({root / "results" / name: csv_text(*table).encode("utf-8")
-                               for name, table in tables.items()})
-            drop_stale_judge_report(root, tables)
-        except OutputError as exc:
-            print(exc.strerror, file=sys.stderr)
-            return 1
+        write_many_atomic({root / "results" / name: csv_text(*table).encode("utf-8") for name, table in tables.items()})
+        drop_stale_judge_report(root, tables)
     grades = tuple(counted_scorings(tuple(tree.scorings) + multi.extra, spec, tree.reviewers))
     consolidated = consolidated_grades(spec, tree, multi)
     base = f"{output_dir}/{spec.version_dir}"
@@ -144,9 +138,8 @@ def write_agreement(root: Path, spec: Spec, tree: Tree, multi: MultiScorings, ou
         for path in stale_files(root, base, set(files)):
             path.unlink()
     except OSError as exc:
-        print(f"{exc.filename or base}: cannot be written: {exc.strerror or exc} (free some disk space or make "
-              f"the folder writable, then run again; results/{AGREEMENT_FILE} is written)", file=sys.stderr)
-        return 1
+        return refuse(f"{exc.filename or base}: cannot be written: {exc.strerror or exc} (free some disk space or make "
+                      f"the folder writable, then run again; results/{AGREEMENT_FILE} is written)")
     print(f"{summary}, {base}/")
     return 0
 

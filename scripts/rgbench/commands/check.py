@@ -35,6 +35,7 @@ from ..governance.annotations import escape_data
 from ..governance.provenance import INPUT_DIRS, is_generated_result
 from ..leaderboard.long_lists import capped
 from ..leaderboard.readme import README_FILE, replace_block, split_readme
+from ..problems import refuse
 from ..results.tables import MANIFEST_FILE
 from .diff import recomputed_markdown
 from .metrics import write_results
@@ -56,8 +57,7 @@ def run_steps(work: Path) -> int:
     with redirect_stdout(io.StringIO()):
         status = write_results(work)
     if status != 0:
-        print(METRICS_FAILED, file=sys.stderr)
-        return 1
+        return refuse(METRICS_FAILED)
     return 0
 
 
@@ -170,8 +170,7 @@ def run(args: argparse.Namespace) -> int:
     if proof.refused:
         return 1
     if proof.messages:
-        print(f"{len(proof.messages)} result file(s) out of date", file=sys.stderr)
-        return 1
+        return refuse(f"{len(proof.messages)} result file(s) out of date")
     print("results/ matches what the inputs in this tree produce")
     return 0
 

@@ -11,13 +11,13 @@ See rgbench/governance/codeowners.py.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..atomic import write_if_changed
 from ..governance.codeowners import CODEOWNERS_FILE, with_block
 from ..load.parsing import ParseError, decode_utf8
 from ..load.registry import REGISTRY_FILE
+from ..problems import refuse
 from .common import load_spec_and_registry
 
 
@@ -25,9 +25,8 @@ def run(args: argparse.Namespace) -> int:
     root: Path = args.root
     path = root / CODEOWNERS_FILE
     if not path.is_file() or path.is_symlink():
-        print(f"{CODEOWNERS_FILE}: not a file (create it with the maintainers' line, e.g. "
-              "'/.github/ @your-org/maintainers', then run `make codeowners`)", file=sys.stderr)
-        return 1
+        return refuse(f"{CODEOWNERS_FILE}: not a file (create it with the maintainers' line, e.g. "
+                      "'/.github/ @your-org/maintainers', then run `make codeowners`)")
     loaded = load_spec_and_registry(root)
     if loaded is None:
         return 1
@@ -36,25 +35,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         text = decode_utf8(path.read_bytes())
     except (OSError, ParseError) as exc:
-        print(f"{CODEOWNERS_FILE}: cannot be read: {exc}", file=sys.stderr)
-        return 1
+        return refuse(f"{CODEOWNERS_FILE}: cannot be read: {exc}")
     wanted, problem = with_block(text, answered_by, spec.version_dir)
     if wanted is None:
-        print(f"{CODEOWNERS_FILE}: {problem}", file=sys.stderr)
-        return 1
+        return refuse(f"{CODEOWNERS_FILE}: {problem}")
     if args.check:
         if wanted != text:
-            print(f"{CODEOWNERS_FILE}: its generated block is not what {REGISTRY_FILE} gives (answered_by); run "
-                  "`make codeowners` and commit it", file=sys.stderr)
-            return 1
+            return refuse(f"{CODEOWNERS_FILE}: its generated block is not what {REGISTRY_FILE} gives (answered_by); run "
+                          "`make codeowners` and commit it")
         print(f"{CODEOWNERS_FILE}: the generated block follows {REGISTRY_FILE}")
         return 0
     try:
         changed = write_if_changed(path, wanted.encode("utf-8"))
     except OSError as exc:
-        print(f"{CODEOWNERS_FILE}: cannot be written: {exc.strerror or exc} (make it writable, then run again; "
-              "nothing was replaced)", file=sys.stderr)
-        return 1
+        return refuse(f"{CODEOWNERS_FILE}: cannot be written: {exc.strerror or exc} (make it writable, then run again; "
+                      "nothing was replaced)")
     print(f"{CODEOWNERS_FILE}: {'block rewritten' if changed else 'already current'} from {REGISTRY_FILE} "
           f"({len(answered_by)} subject(s))")
     return 0

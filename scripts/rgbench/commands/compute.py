@@ -26,12 +26,13 @@ from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
-from ..atomic import OutputError, write_many_atomic
+from ..atomic import write_many_atomic
 from ..load.loader import SCORING_DIR
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Tree
 from ..load.spec import Spec
 from ..numfmt import counted
+from ..problems import refuse
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE, Published, Results, compute_results, publish
 from ..results_csv import Table
@@ -60,10 +61,8 @@ def run(args: argparse.Namespace) -> int:
             return 1
         spec, tree = loaded
         if not (root / args.scoring_dir / spec.version_dir).is_dir():
-            print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree "
-                  "(--scoring-dir names a folder of scorings, e.g. one written by scripts/aggregate_scoring.py)",
-                  file=sys.stderr)
-            return 1
+            return refuse(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree (--scoring-dir names a "
+                          "folder of scorings, e.g. one written by scripts/aggregate_scoring.py)")
         progress.update("computing", 1, 2, force=True)
         return write_metrics(root, spec, tree, args.results_dir)
 
@@ -102,14 +101,10 @@ def write_metrics(root: Path, spec: Spec, tree: Tree, results_dir: str = "result
                   grades: dict[str, object] | None = None,
                   assisted: Callable[[Results], Mapping[str, Table]] | None = None) -> int:
     """Compute every table of ``tree`` (:func:`computed`) and write them to ``root/results_dir`` as one set,
-    manifest.json last; print the warnings and a summary line. 0, or 1 when the set could not be written
+    manifest.json last; print the warnings and a summary line; 0. OutputError when the set could not be written
     (nothing half-written)."""
     results, published = computed(spec, tree, grades, assisted)
-    try:  # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
-        write_many_atomic({root / results_dir / name: data for name, data in published.files.items()},
-                          last=MANIFEST_FILE)
-    except OutputError as exc:
-        print(exc.strerror, file=sys.stderr)
-        return 1
+    # manifest.json last: it vouches for the whole set (build_leaderboard and check read it)
+    write_many_atomic({root / results_dir / name: data for name, data in published.files.items()}, last=MANIFEST_FILE)
     print(metrics_summary(root, results, results_dir))
     return 0

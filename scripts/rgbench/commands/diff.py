@@ -21,7 +21,7 @@ from ..governance.gitio import GitError, read_blob, resolve
 from ..governance.results_diff import diff_tables, github_warnings, markdown, md_cell
 from ..load.safe_read import read_result_file
 from ..load.spec import DEFAULT_MAX_JUMP, load_spec, parse_jump_threshold
-from ..problems import report
+from ..problems import refuse, report
 from ..results_csv import TableError
 
 SUBJECT_PATH = "results/metrics_per_subject.csv"
@@ -38,15 +38,13 @@ def run(args: argparse.Namespace) -> int:
         try:
             threshold = parse_jump_threshold(args.max_jump)
         except ValueError as exc:
-            print(f"--max-jump: {exc}", file=sys.stderr)
-            return 1
+            return refuse(f"--max-jump: {exc}")
     try:
         base = resolve(root, args.base)
         old_subjects = read_blob(root, base, SUBJECT_PATH)
         old_board = read_blob(root, base, BOARD_PATH)
     except GitError as exc:
-        print(f"--base: {exc}", file=sys.stderr)
-        return 1
+        return refuse(f"--base: {exc}")
     new_subjects, problems = read_result_file(root, SUBJECT_PATH)
     if new_subjects is None:
         for problem in problems:
@@ -57,8 +55,7 @@ def run(args: argparse.Namespace) -> int:
         result = diff_tables((old_subjects, old_board), (new_subjects, new_board), where=(f" at {args.base}", ""),
                              max_jump=threshold)
     except TableError as exc:
-        print(exc, file=sys.stderr)
-        return 1
+        return refuse(exc)
     text = markdown(result, base_label=f"{args.base} ({base[:12]})")
     if args.summary is not None:
         with open(args.summary, "a", encoding="utf-8", newline="\n") as handle:
@@ -68,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     if args.fail_on_jump and any(s.implausible for s in result.subjects):
-        print("implausible Q_final jump(s) flagged; see the diff", file=sys.stderr)
-        return 1
+        return refuse("implausible Q_final jump(s) flagged; see the diff")
     return 0
 
 

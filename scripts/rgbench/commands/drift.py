@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from ..governance.gitio import GitError, git, prefix
+from ..problems import refuse
 from ..results.tables import csv_text
 from ..stats.reviewer_report import DRIFT_COLUMNS, drift_rows
 from .common import collector_paused, load_valid_grades
@@ -42,8 +43,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         dates = added_dates(args.root)
     except GitError as exc:
-        print(f"{args.root}: {exc} (drift needs the commit dates of the grades)", file=sys.stderr)
-        return 1
+        return refuse(f"{args.root}: {exc} (drift needs the commit dates of the grades)")
     with collector_paused():
         loaded = load_valid_grades(args.root)
         if loaded is None:

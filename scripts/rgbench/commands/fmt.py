@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 from typing import Any
 
-from ..atomic import OutputError, write_many_atomic
+from ..atomic import write_many_atomic
 from ..load.parsing import ParseError, decode_utf8, dumps_json_canonical, loads_json_strict
 from ..load.safe_read import read_bytes, walk_files
-from ..problems import Problem, report
+from ..problems import Problem, refuse, report
 
 FOLDERS = ("responses", "scoring", "scoring_multi")
 
@@ -54,16 +53,11 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         return report(problems)
     if not args.check:
-        try:
-            write_many_atomic({args.root / rel: canonical for rel, canonical in rewrites.items()})
-        except OutputError as exc:
-            print(exc.strerror, file=sys.stderr)
-            return 1
+        write_many_atomic({args.root / rel: canonical for rel, canonical in rewrites.items()})
     verb = "not canonical" if args.check else "rewritten"
     for rel in rewrites:
         print(f"{rel}: {verb}")
     if args.check and rewrites:
-        print(f"{len(rewrites)} file(s) not canonical; run `make fmt`", file=sys.stderr)
-        return 1
+        return refuse(f"{len(rewrites)} file(s) not canonical; run `make fmt`")
     return 0
 

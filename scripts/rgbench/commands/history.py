@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..governance.history import SERIES_COLUMNS, current_snapshot, load_snapshots, markdown_series, subject_series
 from ..load.registry import entries
-from ..problems import report
+from ..problems import refuse, report
 from ..results.tables import csv_text
 from .common import load_spec_and_registry
 
@@ -35,9 +35,8 @@ def run(args: argparse.Namespace) -> int:
         series_of.append(current)
     known = sorted({sid for s in series_of for sid in s.subjects} | set(entries(registry)))
     if args.subject is not None and args.subject not in known:
-        print(f"--subject: {args.subject!r} is in no snapshot and not registered (known: {', '.join(known) or 'none'})",
-              file=sys.stderr)
-        return 1
+        return refuse(f"--subject: {args.subject!r} is in no snapshot and not registered (known: "
+                      f"{', '.join(known) or 'none'})")
     wanted = [args.subject] if args.subject else known
     if args.format == "csv":
         rows = [(sid, *(row[c] for c in SERIES_COLUMNS)) for sid in wanted for row in subject_series(series_of, sid)]

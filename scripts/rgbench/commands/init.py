@@ -22,12 +22,12 @@ import argparse
 import errno
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
-from ..atomic import OutputError, output_error
+from ..atomic import output_error
 from ..install_source import ToolkitSource, toolkit_source
+from ..problems import refuse
 from ..template import EXECUTABLE, template_files
 
 STAGING = ".rgbench-init-"   # the private folder a run writes into before moving the repository into place
@@ -124,18 +124,12 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:   # e.g. a parent folder that may not be read
         refused = f"{target}: cannot be read ({exc.strerror or exc}; choose a DIR you may write to)"
     if refused is not None:
-        print(refused, file=sys.stderr)
-        return 1
+        return refuse(refused)
     try:
         files = template_files(source.requirement if args.requirement is None else args.requirement)
     except ValueError as exc:
-        print(f"--requirement: {exc}", file=sys.stderr)
-        return 1
-    try:
-        write_tree(target, files)
-    except OutputError as exc:
-        print(exc.strerror, file=sys.stderr)
-        return 1
+        return refuse(f"--requirement: {exc}")
+    write_tree(target, files)   # OutputError (nothing written): reported by the command line
     print(f"{target}: new benchmark repository ({len(files)} files). Next: cd {target} && make metrics && make test")
     if args.requirement is None:
         print(requirement_note(source))

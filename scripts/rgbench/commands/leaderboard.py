@@ -25,10 +25,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import re
-import sys
 from pathlib import Path
 
-from ..atomic import OutputError, write_many_atomic
+from ..atomic import write_many_atomic
 from ..leaderboard.board import Board, build_board
 from ..leaderboard.html_page import HTML_FILE, leaderboard_html
 from ..leaderboard.inputs import LeaderboardInputs, board_inputs, load_inputs
@@ -37,7 +36,7 @@ from ..leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
 from ..leaderboard.readme import README_FILE, embed_in_readme
 from ..leaderboard.reviewers_section import reviewers_section
 from ..load.spec import Spec
-from ..problems import Problem, report
+from ..problems import Problem, refuse, report
 from ..results.tables import Published
 from .common import collector_paused
 
@@ -78,16 +77,15 @@ COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
     if args.source_commit and not COMMIT.match(args.source_commit):
-        print(f"--source-commit: {args.source_commit!r} is not a commit id (7 to 40 lowercase hex digits, "
-              "e.g. from `git rev-parse HEAD`)", file=sys.stderr)
-        return 1
+        return refuse(f"--source-commit: {args.source_commit!r} is not a commit id (7 to 40 lowercase hex digits, "
+                      "e.g. from `git rev-parse HEAD`)")
     return write_leaderboard(root, readme=args.readme, source_commit=args.source_commit)
 
 
 def write_leaderboard(root: Path, *, readme: bool = False, source_commit: str = "") -> int:
     """Build the leaderboard of the tree ``root`` from its result tables and write results/leaderboard.* (and
     README.md's block when ``readme``) as one set; print a summary line. 0, or 1 after printing every problem
-    (nothing written)."""
+    (nothing written); OutputError when the set could not be written."""
     # The board holds every run's row; with the collector on, each collection walks it again, and so does each
     # chart worker forked from it (100 x 300 x 3: 13.2 s with the collector, 8.0 s without; the workers' peak
     # 391 -> 427 MiB, as figures' cycles wait for the process to end).
@@ -96,11 +94,7 @@ def write_leaderboard(root: Path, *, readme: bool = False, source_commit: str = 
     outputs, problems = leaderboard_outputs(root, files, problems, readme=readme)
     if board is None or outputs is None:
         return report(problems)
-    try:
-        write_many_atomic(outputs)
-    except OutputError as exc:
-        print(exc.strerror, file=sys.stderr)
-        return 1
+    write_many_atomic(outputs)
     print(summary(root, board))
     return 0
 

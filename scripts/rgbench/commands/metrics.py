@@ -21,12 +21,11 @@ pay for writing it (a folder written with aggregate_scoring.py --output-dir is n
 from __future__ import annotations
 
 import argparse
-import sys
 from contextlib import closing
 from pathlib import Path
 
 from ..atomic import Busy, OutputError, tree_lock, write_many_atomic
-from ..problems import report
+from ..problems import refuse, report
 from ..progress import Progress
 from ..results.tables import MANIFEST_FILE
 from ..stats.consolidated_board import board_tree
@@ -48,9 +47,8 @@ def write_results(root: Path, *, readme: bool = False) -> int:
         with tree_lock(root):
             return compute_and_write(root, readme=readme)
     except Busy:
-        print("results/: another `make metrics` is running on this tree (wait for it to end, then run again if the "
-              "inputs changed meanwhile; this run wrote nothing)", file=sys.stderr)
-        return 1
+        return refuse("results/: another `make metrics` is running on this tree (wait for it to end, then run again if the "
+                      "inputs changed meanwhile; this run wrote nothing)")
 
 
 def compute_and_write(root: Path, *, readme: bool) -> int:
@@ -77,8 +75,7 @@ def compute_and_write(root: Path, *, readme: bool) -> int:
         write_many_atomic(outputs, last=MANIFEST_FILE)
         drop_stale_judge_report(root, agreement)
     except OutputError as exc:
-        print(exc.strerror, file=sys.stderr)
-        return 1
+        return refuse(exc.strerror)
     print(metrics_summary(root, results))
     # the consolidated scorings (87,000 files at 100 x 300 x 3) are written on request (make agreement); once asked
     # for, they are kept current, so that a folder `--scoring-dir` reads is never stale

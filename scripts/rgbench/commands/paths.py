@@ -44,15 +44,15 @@ from ..load.draws import DRAWS_FILE
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import REVIEWERS_FILE
 from ..load.spec import load_spec
+from ..problems import refuse
 
 ALLOWED = " (allowed: a maintainer's pull request)"
 
 
 def run(args: argparse.Namespace) -> int:
     if args.author is not None and not is_login(args.author):
-        print(f"--author: {args.author!r} is not a code-host login ({LOGIN_PATTERN}: letters, digits and '-', "
-              "at most 39 characters; pass the pull request author's login)", file=sys.stderr)
-        return 1
+        return refuse(f"--author: {args.author!r} is not a code-host login ({LOGIN_PATTERN}: letters, digits and '-', "
+                      "at most 39 characters; pass the pull request author's login)")
     try:
         head = resolve(args.root, args.head)
         base = resolve(args.root, args.base)
@@ -76,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
                                            read_blob(args.root, base, REVIEWERS_FILE)),
         )
     except GitError as exc:
-        print(f"--base: {exc}", file=sys.stderr)
-        return 1
+        return refuse(f"--base: {exc}")
     note = uncommitted_note(args.root, args.head) if args.format == "text" else None
     if note:
         print(note, file=sys.stderr)
@@ -93,9 +92,8 @@ def run(args: argparse.Namespace) -> int:
     authorship = (f"authorship of {args.author!r} checked against the base's registries" if args.author else
                   "authorship not checked (no --author)")
     if errors:
-        print(f"{len(errors)} path problem(s) in {len(changes)} changed file(s); this change needs the role: {role}; "
-              f"{authorship}; nothing else was read", file=sys.stderr)
-        return 1
+        return refuse(f"{len(errors)} path problem(s) in {len(changes)} changed file(s); this change needs the role: {role}; "
+                      f"{authorship}; nothing else was read")
     print(f"paths: {len(changes)} changed file(s) checked; this change needs the role: {role}; {authorship}")
     return 0
 

@@ -86,7 +86,7 @@ from ..governance.snapshot import HISTORY_DIR, MANIFEST_FILE, SNAPSHOT_FILE, fol
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.registry import REGISTRY_FILE, entries, parse_registry, read_registry
 from ..load.spec import Spec, load_spec
-from ..problems import Problem
+from ..problems import Problem, refuse
 from .check import prove
 
 
@@ -209,8 +209,7 @@ def run(args: argparse.Namespace) -> int:
         problems, recomputed = proved_commits(root, records, head, judge_code)
         problems += history_range(root, base, head, spec, dt.datetime.now(dt.UTC).date(), judge_code)
     except GitError as exc:
-        print(f"--base: {exc}", file=sys.stderr)
-        return 1
+        return refuse(f"--base: {exc}")
     snapshots, snapshot_problems = load_snapshots(root)
     problems += snapshot_problems
     if spec is None:
@@ -226,8 +225,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
-        print(f"{len(problems)} provenance problem(s) in {len(records)} commit(s) since {args.base}", file=sys.stderr)
-        return 1
+        return refuse(f"{len(problems)} provenance problem(s) in {len(records)} commit(s) since {args.base}")
     print(f"provenance: {len(records)} commit(s) since {args.base} checked; results follow input changes and "
           f"{recomputed} commit(s) changing results reproduce them, "
           f"{HISTORY_DIR}/ only grew, {len(snapshots)} snapshot(s) intact")

@@ -14,13 +14,12 @@ the scoring as "blind": false. Stop with Ctrl+C.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..load.loader import load_tree
 from ..load.reviewers import REVIEWERS_FILE, unregistered_message
 from ..load.spec import load_spec
-from ..problems import Problem, report
+from ..problems import Problem, refuse, report
 from ..review import assignments
 from ..review.server import ReviewApp, make_server, url
 
@@ -47,19 +46,16 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
 
 def run(args: argparse.Namespace) -> int:
     if not args.reviewer:  # `make review` passes "" when REVIEWER is left out
-        print("--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)", file=sys.stderr)
-        return 1
+        return refuse("--reviewer: empty (give your registered reviewer id: make review REVIEWER=you)")
     if not 0 <= args.port <= 65535:
-        print(f"--port: {args.port} is not a port number (0-65535)", file=sys.stderr)
-        return 1
+        return refuse(f"--port: {args.port} is not a port number (0-65535)")
     app, problems = open_app(args.root, args.reviewer, blind=not args.unblind)
     if app is None:
         return report(problems)
     try:
         server = make_server(app, args.port)
     except OSError as exc:
-        print(f"--port: cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc})", file=sys.stderr)
-        return 1
+        return refuse(f"--port: cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc})")
     print(f"Grading page for {args.reviewer} ({'blind' if app.blind else 'UNBLINDED'}): {url(app, server)}", flush=True)
     print("Stop with Ctrl+C.", flush=True)
     try:

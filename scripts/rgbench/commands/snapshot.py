@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import hashlib
-import sys
 from pathlib import Path
 
 from ..atomic import OutputError
@@ -39,7 +38,7 @@ from ..governance.snapshot import (
 from ..governance.write_once import publish_new_folder
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import MAX_RESULT_BYTES, read_bytes, walk_files
-from ..problems import Problem, report
+from ..problems import Problem, refuse, report
 from .common import load_valid_tree
 
 
@@ -80,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
     today = dt.datetime.now(dt.UTC).date()
     date, message = parse_date(args.date or today.isoformat(), today)
     if date is None:
-        print(f"--date: {message}", file=sys.stderr)
-        return 1
+        return refuse(f"--date: {message}")
 
     loaded = load_valid_tree(root)
     if loaded is None:
@@ -97,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
         commit = resolve(root, "HEAD")
         dirty = dirty_paths(root, (*INPUT_DIRS, *DEFINITION_DIRS, *GENERATED_DIRS, "results"))
     except GitError as exc:
-        print(f"{root}: {exc} (a snapshot records the git commit of its results)", file=sys.stderr)
-        return 1
+        return refuse(f"{root}: {exc} (a snapshot records the git commit of its results)")
     dirty = [path for path in dirty if not path.startswith(HISTORY_DIR + "/")]
     if dirty:
         return report([Problem(path, f"differs from commit {commit[:12]}; commit it first (a snapshot records "

@@ -85,8 +85,3 @@ def quoted_blocks_note(block: DataBlock) -> str | None:
         return None
     return (f"json block at line {block.line} was read as the case's data ({_quoted(block)}) (put the data block "
             "after every ```json block the case text quotes)")
-
-
-def extract_gold_json(text: str) -> Any:
-    """The parsed JSON of the gold's data block (:func:`gold_data_block`, :func:`parse_data_block`)."""
-    return parse_data_block(gold_data_block(text))

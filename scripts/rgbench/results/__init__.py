@@ -1,9 +1,8 @@
 """Results: the metrics and the statistics joined into the result tables, and those tables as file bytes.
 
-- ``tables``: ``compute_results`` (derive, aggregate, statistics) and ``render_results`` (the writers,
+- ``tables``: ``compute_results`` (derive, aggregate, statistics) and ``publish`` (the writers,
   the only place that rounds, through :mod:`rgbench.numfmt`).
 - ``breakdowns``: what a lab reads beyond the ranking (criterion, tag, case type, cost, metadata, explorer).
-- ``metric_registry``: every single-number metric with its function, range, direction, undefined value.
 
 Above :mod:`rgbench.compute` and :mod:`rgbench.stats`, which it joins; below the leaderboard.
 """

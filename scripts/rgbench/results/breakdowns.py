@@ -9,7 +9,7 @@ subject (error runs already left out) and returns exact rows; :func:`breakdown_t
 :func:`rgbench.stats.bootstrap.ratio_interval`, a group's pass rate by
 :func:`rgbench.stats.intervals.proportion_interval` (Wilson over the group's cases at 0 or 1), over a
 case draw seeded from the declared seed and that subject's own parsed runs
-(:func:`rgbench.stats.seeds.subject_digest`) and the group's label, so adding another subject moves none
+(:func:`rgbench.stats.seeds.subject_digests`) and the group's label, so adding another subject moves none
 of these intervals. The bounds are floats, written with :func:`rgbench.stats.outputs.fmt_interval`.
 """
 

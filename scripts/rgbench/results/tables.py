@@ -3,7 +3,7 @@
 :func:`compute_results` is the one computation: derive every scored run
 (:func:`rgbench.compute.derive.derive_run`), aggregate per subject and per (subject,
 family) (:mod:`rgbench.compute.metrics`), add the statistics (:mod:`rgbench.stats.outputs`).
-:func:`render_results` turns the exact :class:`Results` into the bytes of every
+:func:`publish` turns the exact :class:`Results` into the cells and bytes of every
 file compute_metrics writes; it is the only place that rounds.
 """
 
@@ -223,8 +223,3 @@ def publish(spec: Spec, results: Results) -> Published:
     manifest = manifest_document(spec, results, files)
     files[MANIFEST_FILE] = dumps_json_canonical(manifest).encode("utf-8")
     return Published(tables, manifest, files)
-
-
-def render_results(spec: Spec, results: Results) -> dict[str, bytes]:
-    """File name (inside results/) -> exact bytes of every file compute_metrics writes."""
-    return dict(publish(spec, results).files)

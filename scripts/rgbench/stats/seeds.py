@@ -15,7 +15,7 @@ turns every value into a JSON value: a whole number (int, or a Fraction with den
 other Fraction the string ``"p/q"`` in lowest terms, a bool true/false, None null, a tuple or list a list. So
 ``7``, ``7.0`` and ``14/2`` in a scoring are the same value, and ``7.5`` and ``15/2`` are too.
 
-**A subject's digest** (:func:`subject_digest`; every stream of one subject: ``subject``, ``family:<code>``,
+**A subject's digest** (:func:`subject_digests`; every stream of one subject: ``subject``, ``family:<code>``,
 ``difficulty:<d>``, ``criteria``, ``tag:<t>``, ``case_type:<t>``, ``advanced``, and with the
 others ``ranks`` and ``difficulty:<d>`` of ``ALL``) is over ``["subject", seed, subject_id, cases]`` with
 ``cases`` one entry per case with a scored run of the subject, sorted by case id:
@@ -24,7 +24,7 @@ gold's prose, title and path do not enter), and ``runs`` the sorted multiset (so
 the case's scored runs (one per grade the board counts: with ``board_grades: consolidated`` the consolidated
 grade), each ``[raw_score, rubric_floor, rubric_ceiling, clipped_score, has_critical_fail,
 has_recoverable_fail, classification, reported_confidence, correctness, criterion scores]`` with the
-criterion scores as ``[name, score]`` pairs sorted by name (:func:`run_values`). Those are every value a
+criterion scores as ``[name, score]`` pairs sorted by name (:func:`run_text`). Those are every value a
 subject's streams resample: scores, pass, correctness, confidence, the fails (as the two flags the figures
 use; a fail's code does not enter), the criterion scores. Run ids, reviewer ids, the subject's version,
 the response text and the reviewer's comments do not enter. Another subject's runs and the registry are not
@@ -90,13 +90,6 @@ def seed_digest(seed: int) -> str:
     return data_digest(["seed", seed])
 
 
-def run_values(row: RunRow, criterion_scores: Iterable[tuple[str, int | Fraction]]) -> list:
-    """The values of one scored run a subject's streams resample, in a fixed order (see the module doc)."""
-    return [row.raw_score, row.rubric_floor, row.rubric_ceiling, row.clipped_score, row.has_critical_fail,
-            row.has_recoverable_fail, row.classification, row.reported_confidence, row.correctness,
-            sorted([name, score] for name, score in criterion_scores)]
-
-
 def _text(value: Any) -> str:
     """:func:`canonical_text` of a scalar, directly (the subject digests encode ~10⁶ values on a large board)."""
     kind = type(value)
@@ -136,7 +129,8 @@ def _criteria_text(criterion_scores: tuple) -> str:
 
 
 def run_text(row: RunRow, criterion_scores: Iterable[tuple[str, int | Fraction]]) -> str:
-    """:func:`canonical_text` of :func:`run_values` (the same string, built directly: it is the hot loop)."""
+    """:func:`canonical_text` of the run's values in the module doc's order (the same string, built directly: it is
+    the hot loop; tests/reference_stats.py's ``run_values`` builds the list)."""
     values = (row.raw_score, row.rubric_floor, row.rubric_ceiling, row.clipped_score, row.has_critical_fail,
               row.has_recoverable_fail, row.classification, row.reported_confidence, row.correctness)
     return "[" + ",".join(map(_text, values)) + "," + _criteria_text(tuple(criterion_scores)) + "]"
@@ -179,12 +173,6 @@ def subject_digests(seed: int, runs_of: Mapping[str, Sequence[RunRow]], scorings
                 for r in rows]
         out[sid] = hashlib.sha256(subject_text(sid, seed, runs, golds, heads).encode("utf-8")).hexdigest()
     return out
-
-
-def subject_digest(seed: int, subject_id: str, rows: Sequence[RunRow], scorings: Iterable[Scoring],
-                   golds: Mapping[str, Gold]) -> str:
-    """:func:`subject_digests` of one subject."""
-    return subject_digests(seed, {subject_id: rows}, scorings, golds)[subject_id]
 
 
 def grades_digest(seed: int, grades: Iterable[Scoring], adjudications: Iterable[Scoring] = ()) -> str:

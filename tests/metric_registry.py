@@ -1,4 +1,5 @@
-"""Every single-number metric of one subject (or one family), with what the tests check about it.
+"""Every single-number metric of one subject (or one family), with what the tests check about it (a test
+helper: nothing in the library reads it).
 
 Each :class:`Metric` names the function production calls for it (the one aggregate_metrics.md names),
 computes the metric of one subject's scored runs through that function (:attr:`Metric.value`), and states
@@ -17,8 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..compute.derive import RunRow
-from ..compute.metrics import (
+from rgbench.compute.derive import RunRow
+from rgbench.compute.metrics import (
     brier_score,
     critical_gate,
     expected_calibration_error,
@@ -27,15 +28,15 @@ from ..compute.metrics import (
     pass_rate,
     q_final,
 )
-from ..load.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
-from ..load.scale import ScoreScale, default_scale
-from ..stats.brier_decomposition import brier_decompositions
-from ..stats.case_summary import case_summaries
-from ..stats.difficulty import difficulty_from_columns, weighted_pass_rate
-from ..stats.intervals import subject_intervals
-from ..stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
-from ..stats.run_columns import RunColumns
-from ..stats.seeds import generator
+from rgbench.load.config import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_WEIGHTS
+from rgbench.load.scale import ScoreScale, default_scale
+from rgbench.stats.brier_decomposition import brier_decompositions
+from rgbench.stats.case_summary import case_summaries
+from rgbench.stats.difficulty import difficulty_from_columns, weighted_pass_rate
+from rgbench.stats.intervals import subject_intervals
+from rgbench.stats.pass_at_k import pass_at_k, pass_at_k_from_columns, pass_hat_k
+from rgbench.stats.run_columns import RunColumns
+from rgbench.stats.seeds import generator
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"   # which values are better; NEITHER: a property of the data
 

@@ -296,6 +296,21 @@ def test_a_response_added_after_a_draw_is_uncovered_until_a_new_draw_covers_it(t
     assert again[first][0] == 0 and again[first][1] is not None   # the estimate returns
 
 
+def test_a_subject_with_an_unjudged_new_run_has_no_pending_runs(tree):
+    # Every drawn run graded; then a subject gains a run the judge has not graded: the subject leaves the judged
+    # runs, and its graded drawn runs must not count as pending (they would block --next with a wrong count).
+    assert assign(tree, "--draw", "8") == 0
+    grade_pending(tree, "rev-1")
+    first = sorted(board(tree))[0]
+    new = added_run(tree, next(k for k in sorted(load_valid_grades(tree)[1].responses) if k[0] == first))
+    next(tree.glob(f"scoring_multi/v1.0/{first}/{new[1]}__{new[2]}__eval-{JUDGE}.json")).unlink()
+    spec, loaded, multi = load_valid_grades(tree)
+    runs, left_out = drawing.judged_runs(spec, loaded, multi)
+    assert first in left_out and first not in runs
+    assert drawing.pending(loaded.draws, runs) == []
+    assert len(drawing.pending(loaded.draws, {first: []} | runs)) > 0   # the rule keys on the judged subjects
+
+
 def test_a_judge_regrade_after_a_draw_keeps_the_draw_and_its_weights(tree):
     assert assign(tree, "--draw", "8") == 0
     spec, loaded, multi = load_valid_grades(tree)

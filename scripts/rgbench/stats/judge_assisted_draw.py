@@ -180,12 +180,14 @@ def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basi
 
 
 def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -> list[RunKey]:
-    """The drawn runs without a human value yet, in draw order (draw number, then key), each once."""
+    """The drawn runs of the judged subjects ``runs`` without a human value yet, in draw order (draw number, then
+    key), each once. A subject left out of ``runs`` (a run without the judge's grade) is left out here too: its
+    drawn runs are neither known graded nor part of the next draw."""
     has_human = {r.key for items in runs.values() for r in items if r.human is not None}
     seen: dict[RunKey, None] = {}
     for draw in draws.draws if draws else ():
         for run in draw.runs:
-            if run.key not in has_human:
+            if run.key[0] in runs and run.key not in has_human:
                 seen.setdefault(run.key)
     return list(seen)
 

@@ -5,8 +5,9 @@
 
 The phases are make metrics' own calls, wrapped with a timer (nothing is re-implemented here):
 start-up (imports, before main), load (every input read, parsed, validated and cross-checked),
-metric tables (compute_metrics' computation and writing), agreement (aggregate_scoring's) and
-leaderboard (build_leaderboard's). CPU is user + system time of this process and of its reaped
+metric tables (`computed`: every metric and statistic, in memory), agreement (`agreement_tables`),
+leaderboard (`computed_files`: the board's pages from the computed set) and writing (`write_many_atomic`: the
+whole set, manifest.json last). CPU is user + system time of this process and of its reaped
 children (the fork pools' workers), so it can exceed wall time. Start-up's wall time runs from the
 first line of this file (the interpreter's own start is not in it), its CPU time from the process's start.
 """
@@ -45,8 +46,9 @@ def main() -> int:
                 timed[name] = [round(time.perf_counter() - wall, 3), round(cpu_seconds() - cpu, 3)]
         return timed_call
 
-    steps = [("load_valid_grades", "load"), ("write_metrics", "metric tables"), ("write_agreement", "agreement"),
-             ("write_leaderboard", "leaderboard")]   # the functions `make metrics` calls, timed where it calls them
+    steps = [("load_valid_grades", "load"), ("computed", "metric tables"), ("agreement_tables", "agreement"),
+             ("computed_files", "leaderboard"), ("write_many_atomic", "writing")]
+    # the functions `make metrics` (commands/metrics.compute_and_write) calls, timed where it calls them
     for attribute, name in steps:
         setattr(metrics, attribute, timer(name, getattr(metrics, attribute)))
     timed["start-up"] = [round(time.perf_counter() - START, 3), round(cpu_seconds(), 3)]

@@ -2,7 +2,7 @@
 """The simulation study of the judge-assisted estimator (issue 28, part 1): docs/judge_assisted_check.md.
 
     .venv/bin/python bench/judge_assisted_check.py --quick          # a few replications, to stdout
-    .venv/bin/python bench/judge_assisted_check.py --reps 800 --jobs 2    # the study (~25 min on two cores)
+    .venv/bin/python bench/judge_assisted_check.py --reps 500 --jobs 2    # the study (~25 min on two shared cores)
 
 Not a timed test. It draws benchmarks with a known truth, runs the PRODUCTION functions on them (the board's
 ``figure`` and ``proportion_figure`` of ``rgbench.stats.judge_assisted_board``, which call
@@ -333,7 +333,7 @@ def study_main(doc: str, write: Callable[[int, int], str], out: Path, reps: int,
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=1000, help="replications per design (default 1000)")
+    parser.add_argument("--reps", type=int, default=500, help="replications per design (default 500)")
     parser.add_argument("--seed", type=int, default=28)
     parser.add_argument("--jobs", type=int, default=1, help="designs run in parallel (the report is the same)")
     parser.add_argument("--quick", action="store_true", help="8 replications of three designs, to stdout")

@@ -200,20 +200,13 @@ def estimate(sums: CaseSums) -> Estimate | None:
 
 
 def expanded_confidence(confidence: Fraction, units: int, resamples: int) -> Fraction:
-    """The level at which to read a bootstrap interval resting on ``units`` independent units (K, here the cases
-    with a human value) for it to hold about ``confidence`` (c): Hesterberg's expanded percentile interval
-    (T. Hesterberg, "What teachers should know about the bootstrap: resampling in the undergraduate statistics
-    curriculum", The American Statistician 69(4), 2015, 371-386; ``ExpandProbs`` of his R package resample, which
-    its BCa applies too). The bootstrap's spread is √((K − 1)/K) of the usual standard error and a normal quantile
-    is shorter than Student's, so the levels (1 ∓ c)/2 move to Φ(∓t · √(K/(K − 1))), t = t_{K−1, (1 + c)/2}:
-
-        c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1
-
-    (for a normal bootstrap distribution the interval's distances from the estimate grow by √(K/(K − 1)) · t / z;
-    within the replicates' range, so a proportion's bounds stay in [0, 1]). c' rises to c as K grows (K = 100:
-    0.9539 for c = 0.95, K = 6: 0.9951) and is capped at 1 − 1/B, B = ``resamples`` (the levels 1/(2B) and 1 − 1/(2B): the
-    replicates resolve nothing further out), which K = 2 (t_1 · √2 = 17.97) and K ≤ 1 (t has no degrees of
-    freedom) take. The exact value of the float c'."""
+    """The level c' at which to read a bootstrap interval of ``units`` independent units (K: the cases with a human
+    value) for it to hold about ``confidence`` c: Hesterberg's expanded interval (T. Hesterberg, "What teachers
+    should know about the bootstrap", The American Statistician 69(4), 2015; ``ExpandProbs`` of his R package
+    resample, applied to BCa's levels there too). The bootstrap's spread is √((K − 1)/K) of the standard error and
+    z is shorter than Student's t, so c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1 (0.9539 at K = 100, 0.9951 at
+    6 for c = 0.95), capped at 1 − 1/B, B = ``resamples`` (the replicates' range), which K ≤ 3 take (K ≤ 1: no
+    degrees of freedom). The exact value of the float c'."""
     from scipy.special import ndtr, stdtrit  # imported here: scipy's import costs time (as in .pairwise)
     cap = 1 - Fraction(1, resamples)
     if units < 2:
@@ -223,16 +216,15 @@ def expanded_confidence(confidence: Fraction, units: int, resamples: int) -> Fra
 
 
 def labelled_cases(sums: CaseSums) -> int:
-    """The cases with at least one human value (K_L: the units the human sample rests on)."""
+    """K_L: the cases with at least one human value."""
     return sum(1 for n in sums.labelled if n)
 
 
 def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
     """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K, :func:`.bootstrap.case_counts`),
-    λ re-estimated in every replicate, read at the :func:`expanded_confidence` of ``confidence`` for the
-    :func:`labelled_cases`; replicates that drew no human value are left out. None without a human value; one case
-    gives the point (:func:`.bootstrap.bca_interval`). The human-only interval is this function on the same sums
-    with a judge of 0 (:func:`.judge_assisted_board.human_only`), so both widen alike."""
+    λ re-estimated in every replicate, at the :func:`expanded_confidence` for the :func:`labelled_cases`
+    (the human-only interval is this on the sums with a judge of 0, so both widen alike); replicates that drew no
+    human value are left out. None without a human value; one case gives the point."""
     if not sums.labels:
         return None
     level = expanded_confidence(confidence, labelled_cases(sums), len(counts))

@@ -19,8 +19,10 @@ from rgbench.stats.judge_assisted import (
     difference_interval,
     draw_generator,
     estimate,
+    expanded_confidence,
     fit,
     interval,
+    labelled_cases,
     stratified_draw,
 )
 
@@ -68,7 +70,9 @@ def test_lambda_zero_is_the_human_only_estimate_exactly():
     counts = case_counts(np.random.default_rng(3), len(sums.case_ids), 300)
     human_only = ratio_statistic(sums.human, sums.drawn)
     assert np.array_equal(fit(sums, counts).theta, human_only(counts))
-    assert interval(sums, counts, C95) == bca_interval(human_only, len(sums.case_ids), counts, C95)
+    # 12 labelled cases, 300 resamples: read at Hesterberg's level for K = 12 (both intervals widen alike)
+    level = expanded_confidence(C95, 12, 300)
+    assert interval(sums, counts, C95) == bca_interval(human_only, len(sums.case_ids), counts, level)
 
 
 def test_every_run_drawn_with_probability_one_is_the_plain_mean():
@@ -80,7 +84,7 @@ def test_every_run_drawn_with_probability_one_is_the_plain_mean():
     assert est.theta == Fraction(sum(r.human for r in runs), 30)
     counts = case_counts(rng, 9, 300)
     per_case = [sum(r.human for r in runs if r.case_id == c) for c in sums.case_ids]
-    assert interval(sums, counts, C95) == ratio_interval(per_case, sums.runs, counts, C95)
+    assert interval(sums, counts, C95) == ratio_interval(per_case, sums.runs, counts, expanded_confidence(C95, 9, 300))
 
 
 def test_a_judge_equal_to_the_human_takes_lambda_near_one_and_the_judge_pool_mean():
@@ -119,6 +123,40 @@ def test_one_case_gives_the_point_and_replicates_without_a_drawn_case_are_left_o
     sums = case_sums([Run("c1", 1, 1, 2), Run("c1", 0, 0, 2), Run("c2", 1), Run("c3", 0)])
     assert np.isnan(fit(sums, np.array([[0.0, 2.0, 1.0]])).theta[0])
     assert interval(sums, case_counts(np.random.default_rng(1), 3, 200), C95) is not None
+
+
+def test_the_expanded_level_worked_by_hand():
+    # Hesterberg's expanded level, c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K−1))) − 1. K = 6, c = 0.95:
+    #   t_{5, 0.975} = 2.570582, √(6/5) = 1.095445, product 2.815931; Φ(2.815931) = 0.997568; c' = 0.995136.
+    # K = 100: t_{99, 0.975} = 1.984217, √(100/99) = 1.005038, product 1.994213; Φ = 0.976936; c' = 0.953871.
+    assert float(expanded_confidence(C95, 6, 2000)) == pytest.approx(0.995136, abs=1e-6)
+    assert float(expanded_confidence(C95, 100, 2000)) == pytest.approx(0.953871, abs=1e-6)
+    # it falls towards c as K grows, and is c itself in the limit (t -> z, √(K/(K−1)) -> 1)
+    levels = [expanded_confidence(C95, k, 2000) for k in (6, 10, 30, 100, 1000, 10 ** 6)]
+    assert levels == sorted(levels, reverse=True) and float(levels[-1]) == pytest.approx(0.95, abs=1e-6)
+
+
+def test_one_or_two_units_take_the_cap_of_the_replicates_range():
+    # K = 1: t has no degrees of freedom; K = 2: t_{1, 0.975} · √2 = 12.706 · 1.414 = 17.97, so 2Φ(17.97) − 1 is 1 in
+    # float; both take 1 − 1/B (the levels 1/(2B) and 1 − 1/(2B): B = 2000 gives 0.9995, B = 200 gives 0.995).
+    # K = 3 (t_2 · √1.5 = 4.303 · 1.225 = 5.27, c' = 1 − 1.4e-7) is capped too.
+    for units in (0, 1, 2, 3):
+        assert expanded_confidence(C95, units, 2000) == Fraction(1999, 2000)
+    assert expanded_confidence(C95, 2, 200) == Fraction(199, 200)
+
+
+def test_the_interval_rests_on_the_cases_with_a_human_value_and_widens_both_intervals_alike():
+    # HAND: c1, c2, c3 each have a drawn run: K_L = 3, so the level is the cap 1 − 1/B and the bounds are the BCa
+    # bounds at that level; a difference takes the fewer labelled cases of its two subjects
+    sums = case_sums(HAND)
+    assert labelled_cases(sums) == 3
+    counts = case_counts(np.random.default_rng(2), 3, 400)
+    assert interval(sums, counts, C95) == bca_interval(lambda w: fit(sums, w).theta, 3, counts, Fraction(399, 400))
+    one_label = case_sums([Run("c1", 1, 1, 2), Run("c2", 0), Run("c3", 1)])
+    assert labelled_cases(one_label) == 1
+    low, high = difference_interval(sums, one_label, counts, C95)
+    fixed = bca_interval(lambda w: fit(sums, w).theta - fit(one_label, w).theta, 3, counts, Fraction(399, 400))
+    assert (low, high) == fixed
 
 
 @pytest.mark.parametrize("weight", [-1, Fraction(-1, 2)])

@@ -123,19 +123,14 @@ def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], 
 
 
 def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]) -> dict[tuple[str, str], Fraction]:
-    """(subject, grade) -> e, the spread of the judge's residual in that stratum, from the runs of ``basis`` (the
-    earlier draws' runs) that have a human value. Per subject, over those runs: λ the least-squares slope of the
-    human's on the judge's Q_final values, clipped to [0, 1] (0 when the judge's values are all equal), and each
-    run's residual d = y − λ f less its mean; e² = (Σ_h d² + K · d̄²) / (n_h + K), the stratum's mean square of d
-    shrunk toward the subject's (d̄² its mean over the subject's runs) with K = SHRINK pseudo-runs, so a stratum
-    with few runs, or none, leans on the subject's value; e = √e² rounded to thousandths (half up, exactly: an
-    integer square root), at least 1/1000. A subject with fewer than 2 such runs takes the mean square of every
-    subject's d (each subject's own λ); with none at all every e is 1 (the active draw is then uniform).
-
-    Why the residual: the estimate is the weighted mean of y − λ f plus λ times the judge's mean over every run,
-    so what a drawn run adds to its variance is d² (1 − π)/π (d centred as the weighted mean centres it), which
-    π ∝ √E[d²] minimises for a given expected number of grades (Zrnic and Candès 2024); y − f would send grades
-    where the judge is off by a constant or in scale, which λ already corrects."""
+    """(subject, grade) -> e, the spread of the judge's residual in that stratum over the runs of ``basis`` (the
+    earlier draws') with a human value: per subject λ = :func:`slope` of the human's on the judge's Q_final values
+    and d = y − λ f less its mean; e² = (Σ_h d² + K · mean d²) / (n_h + K), the stratum's mean square shrunk toward
+    the subject's with K = SHRINK pseudo-runs (a stratum with none: the subject's), e = :func:`thousandths_root`.
+    A subject with fewer than 2 such runs takes every subject's mean d²; with none at all every e is 1 (a uniform
+    draw). Why: a drawn run adds d² (1 − π)/π to the variance of the estimate (a weighted mean of y − λ f, which
+    centres d), and π ∝ √E[d²] minimises it (Zrnic and Candès 2024); y − f would count as error a judge's scale,
+    which λ corrects."""
     def mean(values: list[Fraction]) -> Fraction:
         return sum(values, Fraction(0)) / len(values)
     residuals: dict[str, list[tuple[str, Fraction]]] = {}   # subject -> (grade, d²) of its runs in the basis
@@ -149,14 +144,12 @@ def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]) -
     every = [d2 for pairs in residuals.values() for _, d2 in pairs]
     out = {}
     for subject, items in runs.items():
-        pairs = residuals.get(subject)
-        pooled = mean([d2 for _, d2 in pairs]) if pairs else mean(every) if every else None
+        pairs = residuals.get(subject, [])
+        pooled = mean([d2 for _, d2 in pairs] or every) if every else None
         for grade in sorted({r.grade for r in items}):
-            if pooled is None:
-                out[subject, grade] = Fraction(1)
-                continue
-            own = [d2 for g, d2 in pairs or () if g == grade]
-            out[subject, grade] = thousandths_root((sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
+            own = [d2 for g, d2 in pairs if g == grade]
+            out[subject, grade] = Fraction(1) if pooled is None else thousandths_root(
+                (sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
     return out
 
 
@@ -170,9 +163,8 @@ def slope(f: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:
 
 
 def thousandths_root(square: Fraction) -> Fraction:
-    """√square rounded half up to thousandths, at least 1/1000, exactly: k = ⌊√(4 · 10⁶ · square)⌋ = ⌊2 · 1000 ·
-    √square⌋ by an integer square root of the floor (which has the same integer root), and ⌊(k + 1) / 2⌋ rounds
-    1000 · √square half up."""
+    """√square rounded half up to thousandths, at least 1/1000, exactly: k = isqrt(⌊4 · 10⁶ · square⌋) is
+    ⌊2000 √square⌋, and ⌊(k + 1) / 2⌋ is 1000 √square rounded half up."""
     k = math.isqrt(math.floor(4 * SPREAD_GRID ** 2 * square))
     return max(Fraction((k + 1) // 2, SPREAD_GRID), Fraction(1, SPREAD_GRID))
 

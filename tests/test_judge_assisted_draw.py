@@ -93,14 +93,39 @@ def test_sending_humans_where_the_judge_errs_most_needs_fewer_grades_for_the_sam
     assert active_probabilities([F(1, 4)] * 100, 20) == [F(1, 5)] * 100   # equal spreads: the uniform design
 
 
-def test_spreads_are_the_root_mean_square_of_human_minus_judge_per_stratum_with_fallbacks():
-    items = runs_of("m", ["Pass", "Pass", "Fail", "Fail"], [F(1, 2), F(3, 2), None, None])
-    # Pass: errors 0 and 1 (human - judge 1/2), RMS √(1/2) = 0.7071 -> 707/1000; Fail has no human value: the
-    # subject's pooled RMS over the same two runs
-    spread = drawing.spreads({"m": items}, frozenset(r.key for r in items))
-    assert spread == {("m", "Pass"): F(707, 1000), ("m", "Fail"): F(707, 1000)}
+def test_spreads_are_the_shrunk_root_mean_square_of_the_centred_residual_per_stratum():
+    def run(i: int, grade: str, judge: F, human: F | None) -> JudgedRun:
+        return JudgedRun(("m", f"C-{i:02d}", "r1"), grade, F(6), judge, human)
+    items = [run(0, "Pass", F(1), F(1)), run(1, "Pass", F(1), F(0)), run(2, "Fail", F(0), F(0)),
+             run(3, "Fail", F(0), F(0)), run(4, "Conditional", F(1, 2), None)]
+    # the four runs with a human value: f̄ = 1/2, ȳ = 1/4, Σ (f − f̄)² = 4 · 1/4 = 1,
+    # Σ (f − f̄)(y − ȳ) = 1/2 · 3/4 + 1/2 · (−1/4) + 2 · (−1/2)(−1/4) = 1/2: λ = 1/2
+    # d = y − f/2 = 1/2, −1/2, 0, 0 (mean 0), d² = 1/4, 1/4, 0, 0: the subject's mean square 1/8; K = 10
+    # Pass: (1/4 + 1/4 + 10 · 1/8) / (2 + 10) = 7/48, √ = 0.38188 -> 382/1000
+    # Fail: (0 + 0 + 10 · 1/8) / 12 = 5/48, √ = 0.32275 -> 323/1000
+    # Conditional, no human value: the subject's 1/8, √ = 0.35355 -> 354/1000
+    # (human − judge, the rule before, gave Pass √(1/2) = 0.707 and Fail 0: a slope that λ corrects counted)
+    keys = frozenset(r.key for r in items)
+    spread = drawing.spreads({"m": items}, keys)
+    assert spread == {("m", "Pass"): F(382, 1000), ("m", "Fail"): F(323, 1000), ("m", "Conditional"): F(354, 1000)}
+    # a subject with fewer than 2 runs with a human value takes every subject's mean square: m's 1/8 -> 354/1000
+    other = [JudgedRun(("n", "C-00", "r1"), "Pass", F(6), F(1), F(1))]
+    assert drawing.spreads({"m": items, "n": other}, keys | {other[0].key})["n", "Pass"] == F(354, 1000)
     # runs outside the basis (earlier draws) do not count: nothing left, every spread 1
     assert set(drawing.spreads({"m": items}, frozenset()).values()) == {F(1)}
+
+
+def test_the_slope_is_clipped_to_0_1_and_the_root_rounded_half_up_exactly():
+    # f 0, 1 and y 0, 2: slope (−1/2 · −1 + 1/2 · 1) / (1/4 + 1/4) = 1 / (1/2) = 2 -> 1; y 1, 0: −2 -> 0
+    assert drawing.slope([F(0), F(1)], [F(0), F(2)]) == 1 and drawing.slope([F(0), F(1)], [F(1), F(0)]) == 0
+    # f 0, 1, 2 and y 0, 0, 1: f − f̄ = −1, 0, 1, y − ȳ = −1/3, −1/3, 2/3: (1/3 + 0 + 2/3) / (1 + 0 + 1) = 1/2
+    assert drawing.slope([F(0), F(1), F(2)], [F(0), F(0), F(1)]) == F(1, 2)
+    assert drawing.slope([F(1), F(1)], [F(0), F(1)]) == 0                     # the judge's values all equal
+    # √(1/2) = 0.70711 -> 707/1000; √0.0004 = 0.02 exactly; √0.00000025 = 0.0005 rounds half up to 1/1000
+    assert drawing.thousandths_root(F(1, 2)) == F(707, 1000) and drawing.thousandths_root(F(4, 10000)) == F(2, 100)
+    assert drawing.thousandths_root(F(1, 4_000_000)) == F(1, 1000) and drawing.thousandths_root(F(0)) == F(1, 1000)
+    # √0.00000625 = 0.0025, exactly half way: up to 3/1000 (round half to even would give 2/1000)
+    assert drawing.thousandths_root(F(625, 100_000_000)) == F(3, 1000)
 
 
 def test_an_active_draw_is_poisson_sampling_with_exact_probabilities():

@@ -14,10 +14,11 @@ run sorted by (case id, judge total, stratum, run id): parsed values, never file
   within each subject by :func:`~.judge_assisted.stratified_draw`, in proportion to its strata with at least one
   each; π = n_h / N_h exactly.
 - **active** (:func:`active`, ``rgbench assign --next N``): Poisson sampling, each run independently with
-  π_r = min(1, max(floor, c · e_h)), e_h the spread of the judge's error in the run's stratum, c such that
-  Σ π_r = N exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs: every run keeps at least a
-  fifth of the uniform chance (Zrnic and Candès, "Active statistical inference", ICML 2024: π ∝ the conditional
-  root mean square of y − f). A run is picked when its uniform number (the stream's, in unit order) is below π_r.
+  π_r = min(1, max(floor, c · e_h)), e_h the spread of the judge's residual y − λ f in the run's stratum
+  (:func:`spreads`), c such that Σ π_r = N exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs:
+  every run keeps at least a fifth of the uniform chance (Zrnic and Candès, "Active statistical inference", ICML
+  2024: π ∝ the conditional root mean square of y − λ f). A run is picked when its uniform number (the stream's,
+  in unit order) is below π_r.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .seeds import data_digest
 BINS = 3                      # judge-total bins (terciles) of a benchmark without a pass rule
 FLOOR_SHARE = Fraction(1, 5)  # an active draw's floor, as a share of the uniform probability N / T
 SPREAD_GRID = 1000            # an active draw's spreads are rounded to thousandths (at least 1/1000)
+SHRINK = 10                   # pseudo-runs of the subject's mean square in each stratum's spread
 
 
 class JudgedRun(NamedTuple):
@@ -122,23 +124,50 @@ def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], 
 
 
 def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]) -> dict[tuple[str, str], Fraction]:
-    """(subject, grade) -> e, the root mean square of human − judge Q_final values over the runs of ``basis`` with a
-    human value in that stratum, rounded to thousandths and at least 1/1000; a stratum with none takes the
-    subject's pooled value, a subject with none the pooled value of every subject, and with no human value at all
-    every e is 1 (the active draw is then uniform)."""
-    def rms(items: list[JudgedRun]) -> Fraction | None:
-        errors = [float(r.human - r.judge) ** 2 for r in items if r.human is not None and r.key in basis]
-        if not errors:
-            return None
-        return max(Fraction(round(math.sqrt(sum(errors) / len(errors)) * SPREAD_GRID), SPREAD_GRID),
-                   Fraction(1, SPREAD_GRID))
-    every = rms([r for items in runs.values() for r in items]) or Fraction(1)
+    """(subject, grade) -> e, the spread of the judge's residual in that stratum over the runs of ``basis`` (the
+    earlier draws') with a human value: per subject λ = :func:`slope` of the human's on the judge's Q_final values
+    and d = y − λ f less its mean; e² = (Σ_h d² + K · mean d²) / (n_h + K), the stratum's mean square shrunk toward
+    the subject's with K = SHRINK pseudo-runs (a stratum with none: the subject's), e = :func:`thousandths_root`.
+    A subject with fewer than 2 such runs takes every subject's mean d²; with none at all every e is 1 (a uniform
+    draw). Why: a drawn run adds d² (1 − π)/π to the variance of the estimate (a weighted mean of y − λ f, which
+    centres d), and π ∝ √E[d²] minimises it (Zrnic and Candès 2024); y − f would count as error a judge's scale,
+    which λ corrects."""
+    def mean(values: list[Fraction]) -> Fraction:
+        return sum(values, Fraction(0)) / len(values)
+    residuals: dict[str, list[tuple[str, Fraction]]] = {}   # subject -> (grade, d²) of its runs in the basis
+    for subject, items in runs.items():
+        known = [(r.grade, r.judge, r.human) for r in items if r.human is not None and r.key in basis]
+        if len(known) >= 2:
+            lam = slope([f for _, f, _ in known], [y for _, _, y in known])
+            d = [y - lam * f for _, f, y in known]
+            centre = mean(d)
+            residuals[subject] = [(grade, (x - centre) ** 2) for (grade, _, _), x in zip(known, d)]
+    every = [d2 for pairs in residuals.values() for _, d2 in pairs]
     out = {}
     for subject, items in runs.items():
-        pooled = rms(list(items)) or every
+        pairs = residuals.get(subject, [])
+        pooled = mean([d2 for _, d2 in pairs] or every) if every else None
         for grade in sorted({r.grade for r in items}):
-            out[subject, grade] = rms([r for r in items if r.grade == grade]) or pooled
+            own = [d2 for g, d2 in pairs if g == grade]
+            out[subject, grade] = Fraction(1) if pooled is None else thousandths_root(
+                (sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
     return out
+
+
+def slope(f: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:
+    """The least-squares slope of y on f, Σ (f − f̄)(y − ȳ) / Σ (f − f̄)², clipped to [0, 1]; 0 when every f is
+    equal. Exact."""
+    f_bar, y_bar = sum(f, Fraction(0)) / len(f), sum(y, Fraction(0)) / len(y)
+    sff = sum(((a - f_bar) ** 2 for a in f), Fraction(0))
+    sfy = sum(((a - f_bar) * (b - y_bar) for a, b in zip(f, y)), Fraction(0))
+    return min(Fraction(1), max(Fraction(0), sfy / sff)) if sff else Fraction(0)
+
+
+def thousandths_root(square: Fraction) -> Fraction:
+    """√square rounded half up to thousandths, at least 1/1000, exactly: k = isqrt(⌊4 · 10⁶ · square⌋) is
+    ⌊2000 √square⌋, and ⌊(k + 1) / 2⌋ is 1000 √square rounded half up."""
+    k = math.isqrt(math.floor(4 * SPREAD_GRID ** 2 * square))
+    return max(Fraction((k + 1) // 2, SPREAD_GRID), Fraction(1, SPREAD_GRID))
 
 
 def active_probabilities(spread: Sequence[Fraction], size: int) -> list[Fraction]:

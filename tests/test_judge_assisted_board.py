@@ -32,7 +32,6 @@ from rgbench.stats.judge_assisted_board import (
     draw_of,
     figure,
     human_only,
-    padded_sums,
     proportion_figure,
 )
 
@@ -87,7 +86,7 @@ def test_a_p_of_zero_or_one_takes_wilsons_interval_over_the_labelled_cases():
 
 def test_padding_with_cases_of_no_run_changes_nothing():
     sums = case_sums(HAND)
-    wider = padded_sums(sums, ["c0", "c1", "c2", "c3", "c4"])
+    wider = sums.restricted(["c0", "c1", "c2", "c3", "c4"])
     assert wider.case_ids == ("c0", "c1", "c2", "c3", "c4") and wider.runs == (0, 2, 1, 2, 0)
     assert estimate(wider) == estimate(sums)
 

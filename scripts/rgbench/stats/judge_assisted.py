@@ -55,7 +55,6 @@ from .bootstrap import Interval, bca_interval, numbers_like
 from .seeds import data_digest, generator
 
 Number = int | Fraction
-T = TypeVar("T")
 K = TypeVar("K")
 
 
@@ -91,16 +90,13 @@ class CaseSums:
         return sum(self.labelled)
 
     def restricted(self, case_ids: Sequence[str]) -> CaseSums:
-        """The sums of the cases ``case_ids`` only, in that order (each must be one of this subject's cases)."""
+        """The sums on the cases ``case_ids``, in that order; a case this subject does not have is all 0 (it adds
+        nothing to any sum or influence): the shared cases of a pair, or the union of the ranked subjects' cases."""
         index = {c: i for i, c in enumerate(self.case_ids)}
-        rows = [index[c] for c in case_ids]
-        return CaseSums(tuple(case_ids), _pick(self.runs, rows), _pick(self.labelled, rows), _pick(self.drawn, rows),
-                        _pick(self.human, rows), _pick(self.judge, rows), _pick(self.judge_drawn, rows))
-
-
-def _pick(values: tuple[T, ...], rows: Sequence[int]) -> tuple[T, ...]:
-    """The entries ``rows`` of ``values``, in that order."""
-    return tuple(values[i] for i in rows)
+        def col(values: tuple) -> tuple:
+            return tuple(values[index[c]] if c in index else 0 for c in case_ids)
+        return CaseSums(tuple(case_ids), col(self.runs), col(self.labelled), col(self.drawn), col(self.human),
+                        col(self.judge), col(self.judge_drawn))
 
 
 def case_sums(runs: Sequence[Run]) -> CaseSums:

@@ -52,6 +52,7 @@ from .judge_assisted import (
     estimate,
     influences,
     interval,
+    labelled_cases,
 )
 from .judge_assisted_draw import q_value
 from .outputs import fmt_float, fmt_interval
@@ -206,7 +207,7 @@ def proportion_figure(sums: CaseSums, counts: np.ndarray, confidence: Fraction) 
     fig = figure(sums, counts, confidence)
     if fig.estimate is None or fig.estimate.theta not in (0, 1):
         return fig
-    labelled = sum(1 for n in sums.labelled if n)
+    labelled = labelled_cases(sums)
     bounds = wilson_interval(0 if fig.estimate.theta == 0 else labelled, labelled, confidence)
     return replace(fig, interval=bounds, human_only=bounds)
 
@@ -237,7 +238,7 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         return rows, []
     union = sorted({c for r in ranked for c in sums[r.subject_id]["Q_final"].case_ids})
     counts = draw_of(stats.seed, union, stats.bootstrap_resamples)
-    padded = [padded_sums(sums[r.subject_id]["Q_final"], union) for r in ranked]
+    padded = [sums[r.subject_id]["Q_final"].restricted(union) for r in ranked]
     simultaneous, _ = assisted_rank_sets([float(theta[r.subject_id]) for r in ranked], padded, counts,
                                 stats.confidence_level)
     sets = {r.subject_id: rank for r, rank in zip(ranked, simultaneous)}
@@ -254,16 +255,6 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
                     first, second, counts[:, [column[c] for c in shared]], stats.confidence_level))
             pairs.append((a.subject_id, b.subject_id, per_figure))
     return rows, pairs
-
-
-def padded_sums(sums: CaseSums, case_ids: Sequence[str]) -> CaseSums:
-    """``sums`` on the cases ``case_ids`` (a superset of its own, in that order), zero on the cases it has none of
-    (a zero case adds nothing to any sum or influence)."""
-    index = {c: i for i, c in enumerate(sums.case_ids)}
-    def col(values: tuple) -> tuple:
-        return tuple(values[index[c]] if c in index else 0 for c in case_ids)
-    return CaseSums(tuple(case_ids), col(sums.runs), col(sums.labelled), col(sums.drawn), col(sums.human),
-                    col(sums.judge), col(sums.judge_drawn))
 
 
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction

@@ -51,9 +51,14 @@ from rgbench.stats.grading_plan import (  # noqa: E402
     grades_for_half_width,
     pair_grades_for_half_width,
     residual_variance,
-    z_value,
 )
-from rgbench.stats.judge_assisted import difference_interval, estimate, interval, stratified_draw  # noqa: E402
+from rgbench.stats.judge_assisted import (  # noqa: E402
+    difference_interval,
+    estimate,
+    interval,
+    labelled_cases,
+    stratified_draw,
+)
 
 OUT = REPO / "docs" / "plan_check.md"
 SHRINK = 0.75
@@ -124,7 +129,6 @@ def simulated(design: Design, reps: int, rng: np.random.Generator) -> dict[int, 
 def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.random.Generator):
     """Median over ``reps`` benchmarks at n0 of the predicted total human grades (A's figure; both subjects'
     for the difference)."""
-    z = z_value(float(CONFIDENCE))
     subject, pair = [], []
     for _ in range(reps):
         a, b = benchmark(design, rng)
@@ -132,14 +136,13 @@ def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.r
         counts = case_counts(rng, design.cases, RESAMPLES)
         ea, eb = estimate(sa), estimate(sb)
         assert ea is not None and eb is not None
-        runs = design.cases * design.runs
-        pa = Phase(residual_variance(la, float(ea.lam)), ea.labels, runs)
-        pb = Phase(residual_variance(lb, float(eb.lam)), eb.labels, runs)
+        pa = Phase(residual_variance(la, float(ea.lam)), ea.labels, sa.runs, labelled_cases(sa))
+        pb = Phase(residual_variance(lb, float(eb.lam)), eb.labels, sb.runs, labelled_cases(sb))
         hw = half(interval(sa, counts, CONFIDENCE))
-        need = grades_for_half_width((hw / z) ** 2, pa, targets[0], float(CONFIDENCE)).needed
+        need = grades_for_half_width(hw, pa, targets[0], CONFIDENCE, RESAMPLES).needed
         subject.append(math.inf if need is None else design.start + need)
         hw_pair = half(difference_interval(sa, sb, counts, CONFIDENCE))
-        more = pair_grades_for_half_width((hw_pair / z) ** 2, pa, pb, targets[1], float(CONFIDENCE))
+        more = pair_grades_for_half_width(hw_pair, pa, pb, targets[1], CONFIDENCE, RESAMPLES)
         pair.append(math.inf if more.first is None or more.second is None else
                     2 * design.start + more.first + more.second)
     return float(np.median(subject)), float(np.median(pair))

@@ -3,19 +3,72 @@ decide an order. Every expected value is worked by hand in the comment beside it
 
 from __future__ import annotations
 
-import math
+from fractions import Fraction
 
 import pytest
 from treebuilder import REPO
 
 from rgbench.cli import run_script
-from rgbench.stats.grading_plan import Phase, full_variance, grades_for_half_width, grades_to_order, residual_variance, z_value
+from rgbench.stats.grading_plan import (
+    Phase,
+    expected_labelled,
+    full_variance,
+    grades_for_half_width,
+    grades_to_order,
+    quantile,
+    residual_variance,
+    smallest,
+    split,
+)
 
-Z = 1.959963984540054   # the two-sided normal quantile at 95%
+C, B = Fraction(95, 100), 2000
+ONE = (1,) * 300   # 300 cases of one run each: n labels reach K_L = n cases exactly (expected_labelled)
+# q(K) = t_{K−1, 0.975} · √(K/(K − 1)), what 2Φ(q) − 1 = c' gives back (uncapped K):
+Q20 = 2.0930241 * 1.0259784   # = 2.1473974
 
 
-def test_z_value():
-    assert z_value(0.95) == pytest.approx(Z)
+def test_quantile_is_the_expanded_level_normal_quantile():
+    assert quantile(C, 20, B) == pytest.approx(Q20)   # 2.1474, not z = 1.96
+    assert quantile(C, 300, B) == pytest.approx(1.9679297 * 1.0016708)   # 1.9712, near z
+    # K_L <= 3: c' capped at 1 − 1/2000, Φ⁻¹(1 − 1/4000) = 3.4808
+    assert quantile(C, 3, B) == pytest.approx(3.4807564) == quantile(C, 1, B)
+
+
+def test_expected_labelled_cases():
+    # runs (1, 1, 2, 2), N = 6, n = 2: a one-run case is missed with C(5, 2)/C(6, 2) = 10/15, a two-run case with
+    # C(4, 2)/C(6, 2) = 6/15: 2 · 5/15 + 2 · 9/15 = 28/15
+    assert expected_labelled((1, 1, 2, 2), 2) == pytest.approx(28 / 15)
+    # n = 5: one-run cases missed with C(5, 5)/C(6, 5) = 1/6, two-run cases never (C(4, 5) = 0): 2 · 5/6 + 2 = 11/3
+    assert expected_labelled((1, 1, 2, 2), 5) == pytest.approx(11 / 3)
+    assert expected_labelled((1, 1, 2, 2), 0) == 0 and expected_labelled((1, 1, 2, 2), 6) == 4
+    assert expected_labelled(ONE, 57) == pytest.approx(57)   # one run a case: every label a new case
+
+
+def test_labelled_at_rounds_the_expectation_and_keeps_todays_cases():
+    assert Phase(0.04, 1, (1, 1, 2, 2), 1).labelled_at(2) == 2   # 28/15 = 1.87 -> 2
+    assert Phase(0.04, 2, (1, 1, 2, 2), 2).labelled_at(5) == 4   # 11/3 = 3.67 -> 4
+    assert Phase(0.04, 3, (1, 1, 2, 2), 3).labelled_at(3) == 3   # expected 2.6 -> 3; today's 3
+    assert Phase(0.04, 2, (1, 1, 2, 2), 2).labelled_at(1) == 2   # expected 0.83 -> 1, below today's 2
+
+
+def test_smallest_bisects_a_monotone_condition():
+    assert smallest(0, 10, lambda n: n * n >= 30) == 6   # 5² = 25 < 30 <= 36 = 6²
+    assert smallest(7, 10, lambda n: n * n >= 30) == 7
+    assert smallest(0, 5, lambda n: n * n >= 30) is None   # 25 < 30 at the top
+
+
+def test_split_in_proportion_to_spread_within_each_subjects_range():
+    a = Phase(0.04, 20, ONE, 20)
+    # S = 0.2 and 0.1: the first takes 2/3 of 81 = 54, the second 27
+    assert split(81, a, Phase(0.01, 20, ONE, 20)) == (54, 27)
+    # 2/3 of 80 = 53.3 -> 53, the second 27
+    assert split(80, a, Phase(0.01, 20, ONE, 20)) == (53, 27)
+    # the second has 60 already, above its share 1/3 · 113 = 37.7: it keeps 60, the first takes the other 53
+    assert split(113, a, Phase(0.01, 60, ONE, 60)) == (53, 60)
+    # the first capped at its 300 runs: 2/3 of 500 = 333 -> 300, the second 200
+    assert split(500, a, Phase(0.01, 20, ONE, 20)) == (300, 200)
+    # no residual on either side: half each
+    assert split(60, Phase(0.0, 20, ONE, 20), Phase(0.0, 20, ONE, 20)) == (30, 30)
 
 
 def test_residual_variance_unweighted_and_weighted():
@@ -34,60 +87,67 @@ def test_residual_variance_of_one_run_is_zero():
 
 def test_full_variance_subtracts_each_phase_and_floors_at_zero():
     # (1/20 − 1/300) · 0.04 = 0.0466667 · 0.04 = 0.00186667; 0.0025 − 0.00186667 = 0.00063333
-    assert full_variance(0.0025, [Phase(0.04, 20, 300)]) == pytest.approx(0.00063333, abs=1e-8)
-    assert full_variance(0.001, [Phase(0.04, 20, 300)]) == 0.0
+    assert full_variance(0.0025, [Phase(0.04, 20, ONE, 20)]) == pytest.approx(0.00063333, abs=1e-8)
+    assert full_variance(0.001, [Phase(0.04, 20, ONE, 20)]) == 0.0
     # every run graded: no phase-two term, V_full is the variance itself
-    assert full_variance(0.0025, [Phase(0.04, 300, 300)]) == pytest.approx(0.0025)
+    assert full_variance(0.0025, [Phase(0.04, 300, ONE, 300)]) == pytest.approx(0.0025)
 
 
 def test_grades_for_half_width_hand_computed():
-    # V_full = 0.00063333 (above); target (0.06 / 1.95996)² = 0.00093714;
-    # 1/n = (0.00093714 − 0.00063333) / 0.04 + 1/300 = 0.0075951 + 0.0033333 = 0.0109284 -> n = 91.5 -> 92;
-    # 92 − 20 graded now = 72 more
-    need = grades_for_half_width(0.0025, Phase(0.04, 20, 300), 0.06, 0.95)
-    assert need.needed == 72
+    # half-width 0.1 over K_L = 20: V = (0.1 / 2.1473974)² = 0.0021686; less (1/20 − 1/300) · 0.04 = 0.0018667:
+    # V_full = 0.00030191. One run a case, so n labels reach K_L = n. At n = 57: q(57) = 2.0032407 · 1.0088891 =
+    # 2.0210477, V = 0.00030191 + (1/57 − 1/300) · 0.04 = 0.00087033, 2.0210477 · 0.0295015 = 0.05962 <= 0.06;
+    # at 56: q = 2.0040448 · 1.0090500 = 2.0221813, V = 0.00088286, 2.0221813 · 0.0297130 = 0.06009 > 0.06.
+    # So 57, 37 more (z = 1.96 throughout would take V = 0.0026032 now, V_full 0.00073651, and ask for
+    # 1/n = ((0.06 / 1.96)² − 0.00073651) / 0.04 + 1/300 = 0.0050164 + 0.0033333 -> n = 119.8 -> 120)
+    need = grades_for_half_width(0.1, Phase(0.04, 20, ONE, 20), 0.06, C, B)
+    assert need.needed == 37
     assert need.labels == 20
-    assert need.half_width_now == pytest.approx(Z * math.sqrt(0.0025))   # 0.0980
-    assert need.half_width_all == pytest.approx(Z * math.sqrt(0.00063333), rel=1e-4)   # 0.0493
+    assert need.half_width_now == 0.1
+    # every run graded: q(300) = 1.9712178 · √0.00030191 = 1.9712178 · 0.0173756 = 0.034251
+    assert need.half_width_all == pytest.approx(0.034251, abs=1e-6)
 
 
 def test_grades_for_half_width_met_now_and_out_of_reach():
-    phase = Phase(0.04, 20, 300)
-    assert grades_for_half_width(0.0025, phase, 0.10, 0.95).needed == 0        # 0.098 <= 0.10 already
-    assert grades_for_half_width(0.0025, phase, 0.049, 0.95).needed is None    # below 0.0493, all runs graded
-    # a judge that leaves no residual (S²_e = 0): grading cannot narrow it
-    assert grades_for_half_width(0.0025, Phase(0.0, 20, 300), 0.06, 0.95).needed is None
+    phase = Phase(0.04, 20, ONE, 20)
+    assert grades_for_half_width(0.1, phase, 0.10, C, B).needed == 0       # met now
+    assert grades_for_half_width(0.1, phase, 0.034, C, B).needed is None   # below 0.034251, all runs graded
+    # a judge that leaves no residual (S²_e = 0): only the level narrows, q(300) · √0.0021686 = 0.0918 > 0.06
+    assert grades_for_half_width(0.1, Phase(0.0, 20, ONE, 20), 0.06, C, B).needed is None
 
 
 def test_grades_for_half_width_never_beyond_every_run():
     # just above the all-graded floor: the count is capped at the 280 runs not graded yet
-    need = grades_for_half_width(0.0025, Phase(0.04, 20, 300), 0.0494, 0.95)
+    need = grades_for_half_width(0.1, Phase(0.04, 20, ONE, 20), 0.0343, C, B)
     assert need.needed is not None and 0 < need.needed <= 280
 
 
 def test_grades_to_order_split_in_proportion_to_spread():
-    # V_full = 0.004 − (1/20 − 1/300)(0.04 + 0.01) = 0.004 − 0.0023333 = 0.0016667; target (0.1/1.95996)² = 0.0026032;
-    # budget = 0.0026032 − 0.0016667 + 0.04/300 + 0.01/300 = 0.0011032; S = 0.2 and 0.1, Σ S = 0.3:
-    # n₁ = 0.2 · 0.3 / 0.0011032 = 54.4 -> 55 (35 more), n₂ = 0.1 · 0.3 / 0.0011032 = 27.2 -> 28 (8 more)
-    need = grades_to_order(0.1, 0.004, Phase(0.04, 20, 300), Phase(0.01, 20, 300), 0.95)
-    assert (need.first, need.second) == (35, 8)
+    # half-width 0.13 over K_L 20 and 20: V = (0.13 / 2.1473974)² = 0.0036649, less (1/20 − 1/300)(0.04 + 0.01) =
+    # 0.0023333: V_full = 0.0013316. 81 labels split 54, 27 (S 0.2, 0.1), read at the fewer K_L, 27:
+    # q(27) = 2.0555294 · 1.0190493 = 2.0946859; V = 0.0013316 + (1/54 − 1/300) 0.04 + (1/27 − 1/300) 0.01 =
+    # 0.0022760; 2.0946859 · 0.0477075 = 0.09993 <= 0.1. 80 labels (53, 27): V = 0.0022900, 0.10024 > 0.1.
+    # So 54 − 20 = 34 and 27 − 20 = 7 more
+    need = grades_to_order(0.1, 0.13, Phase(0.04, 20, ONE, 20), Phase(0.01, 20, ONE, 20), C, B)
+    assert (need.first, need.second) == (34, 7)
 
 
 def test_grades_to_order_keeps_a_subject_graded_beyond_its_share():
-    # the second has 60 graded, above its share 28: it keeps 60 (0.01/60 = 0.00016667 of the budget) and the first
-    # closes the gap alone. V_full = 0.004 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0020000; budget = 0.0026032 −
-    # 0.0020000 + 0.00016667 = 0.00076985; left = 0.00076985 − 0.00016667 = 0.00060318; n₁ = 0.04 / 0.00060318 =
-    # 66.3 -> 67 (47 more)
-    need = grades_to_order(0.1, 0.004, Phase(0.04, 20, 300), Phase(0.01, 60, 300), 0.95)
-    assert (need.first, need.second) == (47, 0)
+    # the second has 60 graded, above its share: it keeps 60 and the first closes the gap alone, the level now at
+    # the first's K_L. V_full = 0.0036649 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0016649. The first at 53:
+    # q(53) = 2.0066468 · 1.0095696 = 2.0258496, V = 0.0016649 + (1/53 − 1/300) 0.04 = 0.0024196,
+    # 2.0258496 · 0.0491895 = 0.09965 <= 0.1; at 52: q(52) = 2.0075838 · 1.0097563 = 2.0271704, V = 0.0024341,
+    # 0.10001 > 0.1. So 33 more of the first, none of the second
+    need = grades_to_order(0.1, 0.13, Phase(0.04, 20, ONE, 20), Phase(0.01, 60, ONE, 60), C, B)
+    assert (need.first, need.second) == (33, 0)
 
 
 def test_grades_to_order_decided_now_and_undecidable():
-    a, b = Phase(0.04, 20, 300), Phase(0.01, 20, 300)
-    assert grades_to_order(0.2, 0.004, a, b, 0.95) == (0, 0)   # 1.96 · 0.0632 = 0.124 < 0.2
-    # a difference of 0.01 needs V <= 0.000026, below V_full 0.00167: no grading decides it
-    assert grades_to_order(0.01, 0.004, a, b, 0.95) == (None, None)
-    assert grades_to_order(-0.2, 0.004, a, b, 0.95) == (0, 0)   # the sign does not matter
+    a, b = Phase(0.04, 20, ONE, 20), Phase(0.01, 20, ONE, 20)
+    assert grades_to_order(0.2, 0.13, a, b, C, B) == (0, 0)   # the interval ±0.13 already excludes 0
+    # every run graded: q(300) · √0.0013316 = 0.0719 > 0.01, no grading decides it
+    assert grades_to_order(0.01, 0.13, a, b, C, B) == (None, None)
+    assert grades_to_order(-0.2, 0.13, a, b, C, B) == (0, 0)   # the sign does not matter
 
 
 # --- rgbench plan, end to end on the judge-assisted example ---------------------------------------------------

@@ -6,9 +6,10 @@ Per subject: the human grades its figure rests on now, the interval's half-width
 the half-width H (default: config.yaml's 'stable' reliability half-width, times the score range for s_bar), and
 the narrowest half-width grading every run would reach (more cases are needed below it). Per pair of neighbours
 in the ranking by the figure: the further grades of each to decide their order at the current difference. From
-the current data by the two-phase variance of rgbench.stats.grading_plan (docs/judge_assisted.md, "The grading
-budget"; bench/plan_check.py measures the counts against simulated ones). Prints a table; writes nothing. The
-counts assume the further grades are drawn like the ones there are (`rgbench assign --draw N`).
+the current data by the two-phase variance of rgbench.stats.grading_plan, at the interval's expanded level for
+the cases with a human grade (docs/judge_assisted.md, "The grading budget"; bench/plan_check.py measures the
+counts against simulated ones). Prints a table; writes nothing. The counts assume the further grades are drawn
+like the ones there are (`rgbench assign --draw N`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..load.parsing import exact_decimal
-from ..stats.grading_plan import Need, PairNeed, Phase, grades_for_half_width, grades_to_order, residual_variance, z_value
+from ..stats.grading_plan import Need, PairNeed, Phase, grades_for_half_width, grades_to_order, residual_variance
+from ..stats.judge_assisted import case_sums, labelled_cases
 from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
 from .common import load_valid_grades
 
@@ -61,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if target is None:
         print(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}", file=sys.stderr)
         return 1
-    confidence = float(stats.confidence_level)
-    z = z_value(confidence)
+    confidence, resamples = stats.confidence_level, stats.bootstrap_resamples
     subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi, tree.draws)}
     board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics
     rows: list[tuple[str, Fraction, Need]] = []
@@ -73,13 +74,14 @@ def run(args: argparse.Namespace) -> int:
             continue
         runs = subjects[row.subject_id].runs[figure]
         labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in runs if r.human is not None and r.weight]
-        phase = Phase(residual_variance(labelled, float(est.lam)), est.labels, len(runs))
-        half = (fig.interval[1] - fig.interval[0]) / 2
-        rows.append((row.subject_id, est.theta, grades_for_half_width((half / z) ** 2, phase, float(target),
-                                                                      confidence)))
+        sums = case_sums(runs)
+        phase = Phase(residual_variance(labelled, float(est.lam)), est.labels, sums.runs, labelled_cases(sums))
+        half = float(fig.interval[1] - fig.interval[0]) / 2
+        rows.append((row.subject_id, est.theta, grades_for_half_width(half, phase, float(target), confidence,
+                                                                      resamples)))
         phases[row.subject_id] = phase
     rows.sort(key=lambda row: (-row[1], row[0]))
-    print(f"Human grades for {figure}'s {100 * confidence:g}% interval half-width {float(target):g} "
+    print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} "
           f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
     print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'more':>6} {'all graded':>11}")
     for sid, theta, need in rows:
@@ -100,7 +102,6 @@ def run(args: argparse.Namespace) -> int:
         if (a, b) not in differences:
             continue
         gap, half = differences[a, b]
-        order: PairNeed = grades_to_order(float(gap), (half / z) ** 2, phases[a], phases[b],
-                                         confidence)
+        order: PairNeed = grades_to_order(float(gap), float(half), phases[a], phases[b], confidence, resamples)
         print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
     return 0

@@ -12,19 +12,30 @@ V_full is the variance the figure would have with every one of the N runs human-
 more cases); (1/n − 1/N) · S²_e is what grading n of the N runs leaves, S²_e being the variance over runs of the
 residual e = y − λ f (human value minus λ times the judge's). Both are estimated from the current data: S²_e
 from the graded runs (:func:`residual_variance`), V_full as the current variance less the current phase-two
-term (:func:`full_variance`, floored at 0). The prediction treats the human draw as a simple random sample of
-runs; a draw stratified by the judge's grade has the within-stratum S²_e, smaller, so the counts here err on the
-side of asking for more grades. bench/plan_check.py measures the predictions against simulated ones.
+term (:func:`full_variance`, floored at 0).
 
-Every function is pure, on floats (a budget is a planning figure, not a published result).
+The interval is read at Hesterberg's expanded level for its K_L cases with a human value
+(:func:`.judge_assisted.expanded_confidence`; a difference's at the fewer K_L of its two subjects), so its
+half-width is q(K_L) · √V with q = Φ⁻¹((1 + c')/2) (:func:`quantile`): the current variance is
+(half-width / q(K_L now))², and n labels would give the half-width q(K_L(n)) · √V(n), K_L(n) the cases n labels
+would reach (:meth:`Phase.labelled_at`). It falls with n, so each count is the smallest n found by bisection
+(:func:`smallest`). The prediction treats the human draw as a simple random sample of runs; a draw stratified by
+the judge's grade has the within-stratum S²_e, smaller, so the counts here err on the side of asking for more
+grades. bench/plan_check.py measures the predictions against simulated ones.
+
+Every function is pure, on floats but for the configured confidence, a Fraction as the interval takes it (a
+budget is a planning figure, not a published result).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from fractions import Fraction
 from statistics import NormalDist
 from typing import NamedTuple
+
+from .judge_assisted import expanded_confidence
 
 
 class Need(NamedTuple):
@@ -47,20 +58,45 @@ class PairNeed(NamedTuple):
 
 
 class Phase(NamedTuple):
-    """One subject's variance parts: ``s2`` = S²_e, ``labels`` n, ``runs`` N."""
+    """One subject's variance parts: ``s2`` = S²_e, ``labels`` n, ``cases`` the runs of each of its cases (their
+    sum is N) and ``labelled`` K_L, the cases with a human value now."""
 
     s2: float
     labels: int
-    runs: int
+    cases: tuple[int, ...]
+    labelled: int
+
+    @property
+    def runs(self) -> int:
+        """N, the subject's runs."""
+        return sum(self.cases)
 
     def term(self, labels: float) -> float:
         """(1/n − 1/N) · S²_e at ``labels`` human values (0 when every run is graded)."""
         return max(1 / labels - 1 / self.runs, 0.0) * self.s2
 
+    def labelled_at(self, labels: int) -> int:
+        """K_L at ``labels`` human values: :func:`expected_labelled` rounded, never below today's K_L (the cases
+        labelled now stay labelled). Non-decreasing in ``labels``; every case at N."""
+        return max(self.labelled, math.floor(expected_labelled(self.cases, labels) + 0.5))
 
-def z_value(confidence: float) -> float:
-    """The two-sided normal quantile of ``confidence`` (1.96 at 0.95)."""
-    return NormalDist().inv_cdf((1 + confidence) / 2)
+
+def expected_labelled(cases: Sequence[int], labels: int) -> float:
+    """The expected number of cases with at least one of ``labels`` runs drawn at random (without replacement)
+    from N = Σ r_c, ``cases`` the runs r_c of each case: Σ_c 1 − C(N − r_c, n)/C(N, n), the ratio being
+    Π_{i<r_c} (N − n − i)/(N − i) (0 once n > N − r_c). 0 at n = 0, every case at n = N, increasing between."""
+    total = sum(cases)
+    missed = (math.prod(max(total - labels - i, 0) / (total - i) for i in range(r)) for r in cases)
+    return sum(1 - m for m in missed)
+
+
+def quantile(confidence: Fraction, labelled: int, resamples: int) -> float:
+    """q: the standard errors each side of the estimate a judge-assisted interval of ``confidence`` over
+    ``labelled`` cases with a human value (and ``resamples`` replicates) spans, Φ⁻¹((1 + c')/2) at its
+    :func:`.judge_assisted.expanded_confidence` c'. Non-increasing in ``labelled``: at 0.95, 2.1474 at 20, 1.9942
+    at 100, towards 1.96; 3.4808 at 3 or fewer with 2,000 replicates (c' capped at 1 − 1/B)."""
+    level = float(expanded_confidence(confidence, labelled, resamples))
+    return NormalDist().inv_cdf((1 + level) / 2)
 
 
 def residual_variance(labelled: Sequence[tuple[float, float, float]], lam: float) -> float:
@@ -81,59 +117,75 @@ def full_variance(variance_now: float, phases: Sequence[Phase]) -> float:
     return max(variance_now - sum(p.term(p.labels) for p in phases), 0.0)
 
 
-def grades_for_half_width(variance_now: float, phase: Phase, half_width: float, confidence: float) -> Need:
-    """Further human grades for the half-width z·√V(n) to reach ``half_width``: the smallest n with
-    V_full + (1/n − 1/N) S²_e <= (half_width / z)², i.e. 1/n >= ((half_width / z)² − V_full) / S²_e + 1/N.
-    0 when the target is met now; None when even n = N misses it (V_full alone is too wide)."""
-    z = z_value(confidence)
-    full = full_variance(variance_now, [phase])
-    now, floor = z * math.sqrt(variance_now), z * math.sqrt(full)
-    target = (half_width / z) ** 2
-    if variance_now <= target:
-        return Need(phase.labels, 0, now, floor)
-    if full >= target or phase.s2 == 0:
-        return Need(phase.labels, None, now, floor)
-    labels = math.ceil(1 / ((target - full) / phase.s2 + 1 / phase.runs) - 1e-9)
-    return Need(phase.labels, max(min(labels, phase.runs) - phase.labels, 0), now, floor)
+def smallest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
+    """The smallest n in [low, high] with ``fits(n)``, by bisection (``fits`` false then true as n grows); None
+    when ``fits(high)`` is false."""
+    if not fits(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(middle) else (middle + 1, high)
+    return low
 
 
-def grades_to_order(difference: float, variance_now: float, first: Phase, second: Phase,
-                    confidence: float) -> PairNeed:
+def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float, confidence: Fraction,
+                          resamples: int) -> Need:
+    """Further human grades for the figure's interval, of half-width ``half_width_now`` today, to reach
+    ``half_width``: the smallest n with q(K_L(n)) · √(V_full + (1/n − 1/N) S²_e) <= ``half_width``, V_full from
+    the current variance (half_width_now / q(K_L now))² (:func:`quantile`, :meth:`Phase.labelled_at`). 0 when
+    the target is met now; None when even n = N misses it (V_full alone is too wide)."""
+    variance = (half_width_now / quantile(confidence, phase.labelled, resamples)) ** 2
+    full = full_variance(variance, [phase])
+
+    def width(labels: int) -> float:
+        return quantile(confidence, phase.labelled_at(labels), resamples) * math.sqrt(full + phase.term(labels))
+    floor = width(phase.runs)
+    if half_width_now <= half_width:
+        return Need(phase.labels, 0, half_width_now, floor)
+    labels = smallest(min(phase.labels + 1, phase.runs), phase.runs, lambda n: width(n) <= half_width)
+    return Need(phase.labels, None if labels is None else labels - phase.labels, half_width_now, floor)
+
+
+def grades_to_order(difference: float, half_width_now: float, first: Phase, second: Phase, confidence: Fraction,
+                    resamples: int) -> PairNeed:
     """Further human grades of each subject for the difference's interval to exclude 0 at its current estimate
     ``difference``: :func:`pair_grades_for_half_width` with the half-width |difference|. (0, 0) when decided now;
     (None, None) when all runs graded would not decide it (the two are too close for the cases there are)."""
-    return pair_grades_for_half_width(variance_now, first, second, abs(difference), confidence)
+    return pair_grades_for_half_width(half_width_now, first, second, abs(difference), confidence, resamples)
 
 
-def pair_grades_for_half_width(variance_now: float, first: Phase, second: Phase, half_width: float,
-                               confidence: float) -> PairNeed:
-    """Further human grades of each subject for a difference's half-width z·√V to reach ``half_width``:
-    V_full + (1/n₁ − 1/N₁) S₁² + (1/n₂ − 1/N₂) S₂² <= (half_width / z)². The grades go where they narrow most:
-    n_i ∝ S_i (the split minimising n₁ + n₂ under the constraint, by Lagrange), a subject already above its share
-    keeping its n. (0, 0) when met now; (None, None) when grading every run of both would not reach it."""
-    z = z_value(confidence)
-    full = full_variance(variance_now, [first, second])
-    target = (half_width / z) ** 2
-    if variance_now <= target:
+def split(total: int, first: Phase, second: Phase) -> tuple[int, int]:
+    """``total`` human values shared between two subjects where they narrow a difference most: n_i ∝ S_i (the
+    split minimising Σ S_i²/n_i at n₁ + n₂ = total, by Lagrange; half each when both S are 0), the first's share
+    rounded, and within [labels now, N] for each (a subject graded beyond its share keeps its n). ``total`` from
+    n₁ + n₂ now to N₁ + N₂; both counts are non-decreasing in it."""
+    spread = (math.sqrt(first.s2), math.sqrt(second.s2)) if first.s2 + second.s2 else (1.0, 1.0)
+    share = math.floor(total * spread[0] / sum(spread) + 0.5)
+    low, high = max(first.labels, total - second.runs), min(first.runs, total - second.labels)
+    labels = min(max(share, low), high)
+    return labels, total - labels
+
+
+def pair_grades_for_half_width(half_width_now: float, first: Phase, second: Phase, half_width: float,
+                               confidence: Fraction, resamples: int) -> PairNeed:
+    """Further human grades of each subject for a difference's interval, of half-width ``half_width_now`` today,
+    to reach ``half_width``: the smallest total n₁ + n₂, shared by :func:`split`, with
+    q(min(K_L₁(n₁), K_L₂(n₂))) · √(V_full + (1/n₁ − 1/N₁) S₁² + (1/n₂ − 1/N₂) S₂²) <= ``half_width`` (the
+    difference's interval is read at the fewer K_L of the two), V_full from the current variance
+    (half_width_now / q(the fewer K_L now))². (0, 0) when met now; (None, None) when grading every run of both
+    would not reach it."""
+    variance = (half_width_now / quantile(confidence, min(first.labelled, second.labelled), resamples)) ** 2
+    full = full_variance(variance, [first, second])
+    if half_width_now <= half_width:
         return PairNeed(0, 0)
-    budget = target - full + first.s2 / first.runs + second.s2 / second.runs   # Σ S_i² / n_i must stay within it
-    if budget <= 0:
+
+    def width(total: int) -> float:
+        a, b = split(total, first, second)
+        q = quantile(confidence, min(first.labelled_at(a), second.labelled_at(b)), resamples)
+        return q * math.sqrt(full + first.term(a) + second.term(b))
+    now, every = first.labels + second.labels, first.runs + second.runs
+    total = smallest(min(now + 1, every), every, lambda n: width(n) <= half_width)
+    if total is None:
         return PairNeed(None, None)
-    phases = (first, second)
-    spread = math.sqrt(first.s2) + math.sqrt(second.s2)
-    wanted = [math.sqrt(p.s2) * spread / budget for p in phases]
-    above = [w < p.labels for w, p in zip(wanted, phases)]
-    if all(above):
-        return PairNeed(0, 0)
-    for keep in (0, 1):
-        if above[keep]:   # graded beyond its share already: it keeps its n, the other alone closes the gap
-            other = 1 - keep
-            left = budget - phases[keep].s2 / phases[keep].labels
-            wanted[keep] = phases[keep].labels
-            wanted[other] = phases[other].s2 / left if left > 0 else math.inf
-    if any(math.isinf(w) for w in wanted):
-        return PairNeed(None, None)
-    counts = [math.ceil(w - 1e-9) for w in wanted]
-    if any(c > p.runs for c, p in zip(counts, phases)):
-        return PairNeed(None, None)
-    return PairNeed(max(counts[0] - first.labels, 0), max(counts[1] - second.labels, 0))
+    a, b = split(total, first, second)
+    return PairNeed(a - first.labels, b - second.labels)

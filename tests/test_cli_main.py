@@ -197,3 +197,16 @@ def test_usage_unknown_command_and_version(capsys):
     assert err.startswith("usage: rgbench COMMAND") and "'valdate' is not a command" in err
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("rgbench ")
+
+
+def test_a_reader_that_leaves_the_pipe_gets_no_traceback():
+    # `rgbench plan | head`: the reader closes the pipe before the command writes; the command stops quietly
+    # (exit 1, nothing on stderr) instead of a BrokenPipeError traceback
+    with subprocess.Popen([sys.executable, "-P", "-m", "rgbench", "plan", "--root", str(REPO / "examples/judgeassist")],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env={**os.environ, "PYTHONPATH": str(SCRIPTS)}) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()
+        err = process.stderr.read().decode()
+        status = process.wait()
+    assert status == 1 and err == ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -258,6 +259,9 @@ def _run(name: str, argv: Sequence[str], prog: str | None, root: Path, root_word
         status: int = module.run(args)
     except OutputError as exc:   # a folder that cannot be written: one message (nothing half-written), exit 1
         return refuse(exc.strerror)
+    except BrokenPipeError:   # the reader left (`rgbench plan | head`): stop quietly, as the Python docs advise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # so the exit's flush raises nothing
+        return 1
     return status
 
 

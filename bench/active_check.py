@@ -17,10 +17,11 @@ production estimator over 2,000 case resamples). Three ways of spending n human 
 - **uniform**: a simple random sample of each subject's share of n (π = n_s / T_s), the plain alternative;
 - **stratified**: `rgbench assign --draw n`, stratified by the judge's class in proportion;
 - **active**: `rgbench assign --draw p` (the pilot) then `rgbench assign --next n − p`: the second draw's
-  probabilities from the spreads of the pilot's human grades per judge total (bins of adjacent totals holding
-  at least 10 of the pilot's grades); both draws pooled with w = Σ c_b / π_b. Its cost is the grades actually
-  spent (distinct runs graded). Beside it the same draw with the rule before (spreads per judge class:
-  **active, three classes**) and with the spreads of every run's human value (**active, spreads known**).
+  probabilities from the spreads of the pilot's human grades per judge class; both draws pooled with
+  w = Σ c_b / π_b over the population `rgbench assign` records. Its cost is the grades actually spent (distinct
+  runs graded). Beside it the same draw with finer strata, the judge's total (**active, judge totals**: spreads
+  per bin of adjacent totals holding at least 10 of the pilot's grades, :func:`spreads_totals`; not adopted) and
+  with those spreads from every run's human value (**active, judge totals, spreads known**).
 
 Grades saved at equal width: 1 − (grades spent) / (the uniform sample size with the same mean width: linear
 interpolation in 1/n of the squared width over a grid of uniform sizes, :func:`judge_assisted_check.sample_size_at`);
@@ -67,15 +68,16 @@ from rgbench.stats.judge_assisted_draw import (  # noqa: E402
     SHRINK,
     JudgedRun,
     active,
+    population,
     slope,
     spreads,
     stratified,
-    stratum,
     thousandths_root,
 )
 
 OUT = REPO / "docs" / "active_check.md"
 RESAMPLED = 200          # resamples of the replications for a saving's Monte-Carlo SE
+BIN_GRADES = 10          # the judge-total rule: earlier grades a bin of adjacent judge totals holds at least
 
 
 @dataclass(frozen=True)
@@ -165,20 +167,23 @@ def stratified_method(design, runs, n, rng) -> Weights:
     return {r.key: 1 / float(r.probability) for r in draw.runs}
 
 
-def active_method(design, runs, n, rng, rule: Callable | None = None) -> Weights:
-    """The pilot, then the active draw with the production spreads (``rule`` None) or ``rule(runs, basis)``'s."""
+def active_method(design, runs, n, rng, rule: Callable | None = None, totals: bool = False) -> Weights:
+    """The pilot, then the active draw with the production spreads (``rule`` None) or ``rule(runs, basis)``'s;
+    ``totals``: the active draw's strata are the judge totals (each run's grade read as ``total <t>``)."""
     seed = int(rng.integers(2 ** 31))
     pilot = stratified(1, seed, runs, design.pilot)
     basis = frozenset(r.key for r in pilot.runs)
-    second = active(2, seed, runs, basis, n - design.pilot, rule(runs, basis) if rule else None)
-    draws = HumanDraws("judge", (pilot, second))
+    over = {s: [r._replace(grade=f"total {r.total}") for r in items] for s, items in runs.items()} if totals else runs
+    second = active(2, seed, over, basis, n - design.pilot, rule(runs, basis) if rule else None)
+    covered = population(runs, tuple(runs))   # as rgbench assign records it: the draws pool by size over it
+    draws = HumanDraws("judge", (replace(pilot, population=covered), replace(second, population=covered)))
     return {key: float(draws.weight(key)) for key in draws.drawn()}
 
 
-def spreads_classes(runs, basis) -> dict[tuple[str, str], Fraction]:
-    """The spreads of the rule before (2026-12-04, to the fourth session): the shrunk mean square of the centred
-    residual per judge class (Pass, Conditional, Fail), given to each judge total of the class (in this model a
-    total's class is fixed: pass is a score of 10 or more)."""
+def spreads_totals(runs, basis) -> dict[tuple[str, str], Fraction]:
+    """The judge-total rule (not adopted): the production spreads' residual, its mean square per bin of adjacent
+    judge totals holding at least BIN_GRADES of the basis's grades (a last short bin joins the one before), shrunk
+    toward the subject's with SHRINK pseudo-runs; keyed (subject, ``total <t>``) for each total of the bin."""
     def mean(values):
         return sum(values, Fraction(0)) / len(values)
     residuals = {}
@@ -188,23 +193,32 @@ def spreads_classes(runs, basis) -> dict[tuple[str, str], Fraction]:
             lam = slope([r.judge for r in known], [r.human for r in known])
             d = [r.human - lam * r.judge for r in known]
             centre = mean(d)
-            residuals[subject] = [(r.grade, (x - centre) ** 2) for r, x in zip(known, d)]
+            residuals[subject] = [(r.total, (x - centre) ** 2) for r, x in zip(known, d)]
     every = [d2 for pairs in residuals.values() for _, d2 in pairs]
     out = {}
     for subject, items in runs.items():
         pairs = residuals.get(subject, [])
         pooled = mean([d2 for _, d2 in pairs] or every) if every else None
-        for grade in {r.grade for r in items}:
-            own = [d2 for g, d2 in pairs if g == grade]
+        bins: list[list[Fraction]] = [[]]
+        held = 0
+        for total in sorted({r.total for r in items}):
+            if held >= BIN_GRADES:
+                bins, held = [*bins, []], 0
+            bins[-1].append(total)
+            held += sum(1 for t, _ in pairs if t == total)
+        if held < BIN_GRADES and len(bins) > 1:
+            bins = bins[:-2] + [bins[-2] + bins[-1]]
+        for totals in bins:
+            own = [d2 for t, d2 in pairs if t in totals]
             e = Fraction(1) if pooled is None else thousandths_root(
                 (sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
-            out.update({(subject, stratum(r)): e for r in items if r.grade == grade})
+            out.update({(subject, f"total {t}"): e for t in totals})
     return out
 
 
-def spreads_known(runs, basis) -> dict[tuple[str, str], Fraction]:
-    """The production spreads as if every run's human value were known: the allocation's ceiling."""
-    return spreads(runs, frozenset(r.key for items in runs.values() for r in items))
+def totals_known(runs, basis) -> dict[tuple[str, str], Fraction]:
+    """The judge-total rule as if every run's human value were known: its allocation's ceiling."""
+    return spreads_totals(runs, frozenset(r.key for items in runs.values() for r in items))
 
 
 def case_sums(design: Design, label: str, y: np.ndarray, f: np.ndarray, weights: Weights) -> CaseSums:
@@ -245,9 +259,10 @@ def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float,
 
 METHODS: dict[str, Callable] = {
     "stratified": stratified_method,
+    "active, judge totals": lambda design, runs, n, rng: active_method(design, runs, n, rng, spreads_totals, True),
     "active": active_method,
-    "active, three classes": lambda design, runs, n, rng: active_method(design, runs, n, rng, spreads_classes),
-    "active, spreads known": lambda design, runs, n, rng: active_method(design, runs, n, rng, spreads_known),
+    "active, judge totals, spreads known": lambda design, runs, n, rng: active_method(design, runs, n, rng,
+                                                                                      totals_known, True),
 }
 
 
@@ -357,7 +372,8 @@ def ceiling(design: Design, rule: Callable, rng: np.random.Generator) -> float:
     3,000 cases of the design, every run's human value known."""
     runs = benchmark(replace(design, cases=3000), rng)[0]
     spread = rule(runs, frozenset(r.key for items in runs.values() for r in items))
-    e = np.array([float(spread[s, stratum(r)]) for s, items in runs.items() for r in items])
+    e = np.array([float(spread.get((s, r.grade)) or spread[s, f"total {r.total}"])
+                  for s, items in runs.items() for r in items])
     return float(1 - e.sum() ** 2 / (e.size * (e ** 2).sum()))
 
 
@@ -371,10 +387,11 @@ def verdicts(results: list[dict], rng: np.random.Generator) -> list[str]:
         se = mc_se(d, cells, "active", rng)[0]
         verdict = "met" if saved["active"] >= 0.20 else "not met"
         out.append(f"- {d.name}: active saves {pct(saved['active'])} ± {100 * se:.1f} at equal width (target 20%: "
-                   f"{verdict}); over the three classes {pct(saved['active, three classes'])}, with the spreads "
-                   f"known {pct(saved['active, spreads known'])}, stratified {pct(saved['stratified'])}. The ceiling "
-                   f"of π ∝ e for the active draw's own variance: {pct(ceiling(d, spreads, rng))} over the judge "
-                   f"totals, {pct(ceiling(d, spreads_classes, rng))} over the three classes.")
+                   f"{verdict}); over the judge totals {pct(saved['active, judge totals'])}, with their spreads "
+                   f"known {pct(saved['active, judge totals, spreads known'])}, stratified "
+                   f"{pct(saved['stratified'])}. The ceiling of π ∝ e for the active draw's own variance: "
+                   f"{pct(ceiling(d, spreads_totals, rng))} over the judge totals, {pct(ceiling(d, spreads, rng))} "
+                   "over the three classes.")
     for method in ("uniform", *METHODS):
         ratios = [res["cells"][res["design"].n if method == "uniform" else method] for res in results]
         values = [c[:, 2].mean() / c[:, 0].std() for c in ratios]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections import Counter
 from fractions import Fraction as F
 from pathlib import Path
 
@@ -94,40 +93,24 @@ def test_sending_humans_where_the_judge_errs_most_needs_fewer_grades_for_the_sam
     assert active_probabilities([F(1, 4)] * 100, 20) == [F(1, 5)] * 100   # equal spreads: the uniform design
 
 
-def test_an_active_stratum_is_the_judge_total_and_bins_hold_ten_earlier_grades():
-    assert drawing.stratum(JudgedRun(("m", "C-00", "r1"), "Pass", F(15, 2), F(1), None)) == "total 15/2"
-    assert drawing.BIN_GRADES == 10
-    # grades per total 1..5: 4, 6, 3, 9, 2. 1, 2 hold 10 and close a bin; 3, 4 hold 12 and close one; 5 holds 2,
-    # short of 10, so it joins the bin before: [1, 2], [3, 4, 5]
-    graded = Counter({F(1): 4, F(2): 6, F(3): 3, F(4): 9, F(5): 2})
-    assert drawing.bins([F(t) for t in (5, 4, 3, 2, 1, 1)], graded) == [[F(1), F(2)], [F(3), F(4), F(5)]]
-    # fewer than 10 grades in all: one bin; a total without grades joins the bin it lies in
-    assert drawing.bins([F(1), F(2)], Counter({F(1): 9})) == [[F(1), F(2)]]
-    assert drawing.bins([F(1), F(2), F(3)], Counter({F(1): 10, F(3): 10})) == [[F(1)], [F(2), F(3)]]
-
-
-def test_spreads_are_the_shrunk_root_mean_square_of_the_centred_residual_per_bin_of_totals():
-    def run(i: int, total: int, judge: F, human: F | None) -> JudgedRun:
-        return JudgedRun(("m", f"C-{i:02d}", "r1"), "Pass" if total > 7 else "Fail", F(total), judge, human)
-    items = ([run(i, 2, F(0), F(0)) for i in range(10)] + [run(10 + i, 9, F(1), F(i % 2)) for i in range(10)]
-             + [run(20, 5, F(1, 2), None)])
-    # the 20 runs with a human value: f̄ = 1/2, ȳ = 5/20 = 1/4, Σ (f − f̄)² = 20 · 1/4 = 5,
-    # Σ (f − f̄)(y − ȳ) = Σ (f − f̄) y = 5 · 1/2 = 5/2: λ = 1/2
-    # d = y − f/2: 0 (total 2, ten runs), 1/2 and −1/2 (total 9, five each); mean 0; d² 0 and 1/4;
-    # the subject's mean square 10 · 1/4 / 20 = 1/8; K = 10
-    # bins: total 2 holds 10 grades and closes; totals 5 (none) and 9 (10) form the next
-    # total 2: (0 + 10 · 1/8) / (10 + 10) = 1/16, √ = 1/4 exactly
-    # totals 5, 9: (10 · 1/4 + 10 · 1/8) / 20 = 3/16, √ = 0.43301 -> 433/1000
-    keys = frozenset(r.key for r in items if r.human is not None)
+def test_spreads_are_the_shrunk_root_mean_square_of_the_centred_residual_per_stratum():
+    def run(i: int, grade: str, judge: F, human: F | None) -> JudgedRun:
+        return JudgedRun(("m", f"C-{i:02d}", "r1"), grade, F(6), judge, human)
+    items = [run(0, "Pass", F(1), F(1)), run(1, "Pass", F(1), F(0)), run(2, "Fail", F(0), F(0)),
+             run(3, "Fail", F(0), F(0)), run(4, "Conditional", F(1, 2), None)]
+    # the four runs with a human value: f̄ = 1/2, ȳ = 1/4, Σ (f − f̄)² = 4 · 1/4 = 1,
+    # Σ (f − f̄)(y − ȳ) = 1/2 · 3/4 + 1/2 · (−1/4) + 2 · (−1/2)(−1/4) = 1/2: λ = 1/2
+    # d = y − f/2 = 1/2, −1/2, 0, 0 (mean 0), d² = 1/4, 1/4, 0, 0: the subject's mean square 1/8; K = 10
+    # Pass: (1/4 + 1/4 + 10 · 1/8) / (2 + 10) = 7/48, √ = 0.38188 -> 382/1000
+    # Fail: (0 + 0 + 10 · 1/8) / 12 = 5/48, √ = 0.32275 -> 323/1000
+    # Conditional, no human value: the subject's 1/8, √ = 0.35355 -> 354/1000
+    # (human − judge, the rule before, gave Pass √(1/2) = 0.707 and Fail 0: a slope that λ corrects counted)
+    keys = frozenset(r.key for r in items)
     spread = drawing.spreads({"m": items}, keys)
-    assert spread == {("m", "total 2"): F(1, 4), ("m", "total 5"): F(433, 1000), ("m", "total 9"): F(433, 1000)}
-    # the 10 runs of total 2 alone: λ = 0 (every f equal), every d = 0, so d² and the subject's mean square are 0;
-    # totals 5, 9 hold no grade and join total 2's bin: one bin, √((0 + 10 · 0) / 20) = 0 -> the least, 1/1000
-    low = frozenset(r.key for r in items[:10])
-    assert set(drawing.spreads({"m": items}, low).values()) == {F(1, 1000)}
+    assert spread == {("m", "Pass"): F(382, 1000), ("m", "Fail"): F(323, 1000), ("m", "Conditional"): F(354, 1000)}
     # a subject with fewer than 2 runs with a human value takes every subject's mean square: m's 1/8 -> 354/1000
     other = [JudgedRun(("n", "C-00", "r1"), "Pass", F(6), F(1), F(1))]
-    assert drawing.spreads({"m": items, "n": other}, keys | {other[0].key})["n", "total 6"] == F(354, 1000)
+    assert drawing.spreads({"m": items, "n": other}, keys | {other[0].key})["n", "Pass"] == F(354, 1000)
     # runs outside the basis (earlier draws) do not count: nothing left, every spread 1
     assert set(drawing.spreads({"m": items}, frozenset()).values()) == {F(1)}
 
@@ -150,8 +133,7 @@ def test_an_active_draw_is_poisson_sampling_with_exact_probabilities():
     draw = drawing.active(1, 0, runs, frozenset(), 20)
     # no human value yet: every spread 1, so π = 20/80 = 1/4 for every run; the size is random around 20
     assert {r.probability for r in draw.runs} == {F(1, 4)} and 8 <= len(draw.runs) <= 32
-    assert draw.size == 20 and set(dict(draw.spreads).values()) == {1}
-    assert set(dict(draw.spreads)) == {(s, drawing.stratum(r)) for s, items in runs.items() for r in items}
+    assert draw.size == 20 and dict(draw.spreads) == {("m", "Pass"): 1, ("n", "Fail"): 1}
     assert drawing.active(1, 0, runs, frozenset(), 20) == draw
 
 
@@ -425,9 +407,9 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     basis = frozenset((r["subject_id"], r["case_id"], r["run_id"]) for r in first["runs"])
     expected = drawing.spreads(runs, basis)
     assert {(x["subject_id"], x["judge_grade"]): F(x["spread"]) for x in second["spreads"]} == expected
-    flat = [(s, r) for s, items in runs.items() for r in items]   # a spread per judge total of each subject
-    assert set(expected) == {(s, drawing.stratum(r)) for s, r in flat}
-    pi = dict(zip([r.key for _, r in flat], active_probabilities([expected[s, drawing.stratum(r)] for s, r in flat], 5)))
+    assert len(set(expected.values())) > 1   # the spreads differ by stratum, and so do the probabilities
+    flat = [(s, r) for s, items in runs.items() for r in items]
+    pi = dict(zip([r.key for _, r in flat], active_probabilities([expected[s, r.grade] for s, r in flat], 5)))
     assert sum(pi.values()) == 5 and min(pi.values()) >= F(1, 5) * F(5, total)   # expected size 5, floor 1/T
     assert all(F(r["probability"]) == pi[r["subject_id"], r["case_id"], r["run_id"]] for r in second["runs"])
     assert run_script("validate", ["--root", str(tree)]) == 0

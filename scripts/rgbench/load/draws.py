@@ -62,8 +62,7 @@ class Draw:
     it was made with (config.yaml's at draw time) and its runs, sorted by key; what its check re-derives it from
     (rgbench.stats.judge_assisted_draw): the subjects it was made over (() when the file leaves them out: those
     of its runs), its size (the runs drawn; an active draw's expected size), an active draw's spreads of the
-    judge's error per (subject, judge total: the file's "judge_grade", e.g. "total 7") and its population (() only
-    before ``rgbench assign`` records it)."""
+    judge's error per (subject, judge grade) and its population (() only before ``rgbench assign`` records it)."""
 
     number: int
     design: str

@@ -14,11 +14,11 @@ run sorted by (case id, judge total, stratum, run id): parsed values, never file
   within each subject by :func:`~.judge_assisted.stratified_draw`, in proportion to its strata with at least one
   each; π = n_h / N_h exactly.
 - **active** (:func:`active`, ``rgbench assign --next N``): Poisson sampling, each run independently with
-  π_r = min(1, max(floor, c · e_h)), e_h the spread of the judge's residual y − λ f in the run's **active stratum**,
-  its judge total (:func:`stratum`; its spread from :func:`spreads`), c such that Σ π_r = N exactly
-  (:func:`active_probabilities`), floor = N / (5 T) over T runs: every run keeps at least a fifth of the uniform
-  chance (Zrnic and Candès, "Active statistical inference", ICML 2024: π ∝ the conditional root mean square of
-  y − λ f). A run is picked when its uniform number (the stream's, in unit order) is below π_r.
+  π_r = min(1, max(floor, c · e_h)), e_h the spread of the judge's residual y − λ f in the run's stratum
+  (:func:`spreads`), c such that Σ π_r = N exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs:
+  every run keeps at least a fifth of the uniform chance (Zrnic and Candès, "Active statistical inference", ICML
+  2024: π ∝ the conditional root mean square of y − λ f). A run is picked when its uniform number (the stream's,
+  in unit order) is below π_r.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ BINS = 3                      # judge-total bins (terciles) of a benchmark witho
 FLOOR_SHARE = Fraction(1, 5)  # an active draw's floor, as a share of the uniform probability N / T
 SPREAD_GRID = 1000            # an active draw's spreads are rounded to thousandths (at least 1/1000)
 SHRINK = 10                   # pseudo-runs of the subject's mean square in each stratum's spread
-BIN_GRADES = 10               # earlier human grades an active spread's bin of adjacent judge totals holds at least
 
 
 class JudgedRun(NamedTuple):
@@ -124,53 +123,35 @@ def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], 
     return Draw(number, STRATIFIED, seed, tuple(sorted(picked, key=lambda r: r.key)), tuple(runs), size)
 
 
-def stratum(run: JudgedRun) -> str:
-    """A run's stratum in an active draw: its judge total, ``total <t>`` (t exact: ``total 7``, ``total 15/2``)."""
-    return f"total {run.total}"
-
-
 def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]) -> dict[tuple[str, str], Fraction]:
-    """(subject, :func:`stratum`) -> e, the spread of the judge's residual over the runs of ``basis`` (the earlier
-    draws') with a human value: per subject λ = :func:`slope` of the human's on the judge's Q_final values and
-    d = y − λ f less its mean; the subject's judge totals cut into :func:`bins`; a total's
-    e² = (Σ_b d² + K · mean d²) / (n_b + K) over its bin b, the bin's mean square shrunk toward the subject's with
-    K = SHRINK pseudo-runs, e = :func:`thousandths_root`. A subject with fewer than 2 such runs takes every
-    subject's mean d²; with none at all every e is 1 (a uniform draw). Why: a drawn run adds d² (1 − π)/π to the
-    variance of the estimate, and π ∝ √E[d² | total] minimises it (Zrnic and Candès 2024)."""
+    """(subject, grade) -> e, the spread of the judge's residual in that stratum over the runs of ``basis`` (the
+    earlier draws') with a human value: per subject λ = :func:`slope` of the human's on the judge's Q_final values
+    and d = y − λ f less its mean; e² = (Σ_h d² + K · mean d²) / (n_h + K), the stratum's mean square shrunk toward
+    the subject's with K = SHRINK pseudo-runs (a stratum with none: the subject's), e = :func:`thousandths_root`.
+    A subject with fewer than 2 such runs takes every subject's mean d²; with none at all every e is 1 (a uniform
+    draw). Why: a drawn run adds d² (1 − π)/π to the variance of the estimate (a weighted mean of y − λ f, which
+    centres d), and π ∝ √E[d²] minimises it (Zrnic and Candès 2024); y − f would count as error a judge's scale,
+    which λ corrects."""
     def mean(values: list[Fraction]) -> Fraction:
         return sum(values, Fraction(0)) / len(values)
-    residuals: dict[str, list[tuple[Fraction, Fraction]]] = {}   # subject -> (judge total, d²) of its basis runs
+    residuals: dict[str, list[tuple[str, Fraction]]] = {}   # subject -> (grade, d²) of its runs in the basis
     for subject, items in runs.items():
-        known = [(r.total, r.judge, r.human) for r in items if r.human is not None and r.key in basis]
+        known = [(r.grade, r.judge, r.human) for r in items if r.human is not None and r.key in basis]
         if len(known) >= 2:
             lam = slope([f for _, f, _ in known], [y for _, _, y in known])
             d = [y - lam * f for _, f, y in known]
             centre = mean(d)
-            residuals[subject] = [(total, (x - centre) ** 2) for (total, _, _), x in zip(known, d)]
+            residuals[subject] = [(grade, (x - centre) ** 2) for (grade, _, _), x in zip(known, d)]
     every = [d2 for pairs in residuals.values() for _, d2 in pairs]
     out = {}
     for subject, items in runs.items():
         pairs = residuals.get(subject, [])
         pooled = mean([d2 for _, d2 in pairs] or every) if every else None
-        for totals in bins([r.total for r in items], Counter(t for t, _ in pairs)):
-            own = [d2 for t, d2 in pairs if t in totals]
-            e = Fraction(1) if pooled is None else thousandths_root(
+        for grade in sorted({r.grade for r in items}):
+            own = [d2 for g, d2 in pairs if g == grade]
+            out[subject, grade] = Fraction(1) if pooled is None else thousandths_root(
                 (sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
-            out.update({(subject, f"total {t}"): e for t in totals})
     return out
-
-
-def bins(totals: Sequence[Fraction], graded: Counter[Fraction]) -> list[list[Fraction]]:
-    """The distinct ``totals`` ascending, cut into bins of adjacent totals: a bin closes once it holds BIN_GRADES
-    of the ``graded`` counts (total -> earlier human grades), a last bin short of that joins the one before."""
-    out: list[list[Fraction]] = [[]]
-    held = 0
-    for total in sorted(set(totals)):
-        if held >= BIN_GRADES:
-            out, held = [*out, []], 0
-        out[-1].append(total)
-        held += graded[total]
-    return out[:-2] + [out[-2] + out[-1]] if held < BIN_GRADES and len(out) > 1 else out
 
 
 def slope(f: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:
@@ -217,7 +198,7 @@ def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basi
     spread = spread or spreads(runs, basis)
     flat = [(subject, r) for subject, items in runs.items() for r in items]
     probability = dict(zip([r.key for _, r in flat],
-                           active_probabilities([spread[s, stratum(r)] for s, r in flat], size)))
+                           active_probabilities([spread[s, r.grade] for s, r in flat], size)))
     picked = []
     for subject, items in runs.items():
         uniform = _stream(seed, number, subject, items).random(len(items))
@@ -229,7 +210,8 @@ def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basi
 
 def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -> list[RunKey]:
     """The drawn runs of the judged subjects ``runs`` without a human value yet, in draw order (draw number, then
-    key), each once (a subject left out of ``runs`` is left out here too)."""
+    key), each once. A subject left out of ``runs`` (a run without the judge's grade) is left out here too: its
+    drawn runs are neither known graded nor part of the next draw."""
     has_human = {r.key for items in runs.values() for r in items if r.human is not None}
     seen: dict[RunKey, None] = {}
     for draw in draws.draws if draws else ():
@@ -261,9 +243,9 @@ def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[J
             return "a spread is 0 (every spread is at least 1/1000)"
         if last and draw.spreads and spread != spreads(over, basis):
             return "its spreads are not those the human grades of the earlier draws' runs give"
-        missing = [k for k in ((s, stratum(r)) for s in over for r in over[s]) if k not in spread]
+        missing = [k for k in ((s, r.grade) for s in over for r in over[s]) if k not in spread]
         if missing:
-            return f"no spread for {missing[0][0]}'s {missing[0][1]}"
+            return f"no spread for {missing[0][0]}'s judge grade {missing[0][1]}"
         try:
             made = active(draw.number, draw.seed, over, basis, draw.size, spread)
         except ValueError as exc:

@@ -10,15 +10,18 @@ z_j = mu + rho (z − mu) + √(1 − rho²) · SD · k(z) · e, where k(z), the
 homoscedastic judge of that study) or differs near the pass threshold or by subject: the designs where a judge's
 reliability varies, which is where active selection can gain. Every draw is the PRODUCTION one, made as
 `rgbench assign` makes it over the runs of the design's subjects (:func:`rgbench.stats.judge_assisted_draw.stratified`
-and :func:`~rgbench.stats.judge_assisted_draw.active`, strata the judge's class), every weight is
+and :func:`~rgbench.stats.judge_assisted_draw.active`), every weight is
 :meth:`rgbench.load.draws.HumanDraws.weight` of the draws made, every interval the toolkit's (95% BCa of the
 production estimator over 2,000 case resamples). Three ways of spending n human grades:
 
 - **uniform**: a simple random sample of each subject's share of n (π = n_s / T_s), the plain alternative;
 - **stratified**: `rgbench assign --draw n`, stratified by the judge's class in proportion;
 - **active**: `rgbench assign --draw p` (the pilot) then `rgbench assign --next n − p`: the second draw's
-  probabilities from the spreads of the pilot's human grades; both draws pooled with w = Σ c_b / π_b. Its cost is
-  the grades actually spent (distinct runs graded).
+  probabilities from the spreads of the pilot's human grades per judge class; both draws pooled with
+  w = Σ c_b / π_b over the population `rgbench assign` records. Its cost is the grades actually spent (distinct
+  runs graded). Beside it the same draw with finer strata, the judge's total (**active, judge totals**: spreads
+  per bin of adjacent totals holding at least 10 of the pilot's grades, :func:`spreads_totals`; not adopted) and
+  with those spreads from every run's human value (**active, judge totals, spreads known**).
 
 Grades saved at equal width: 1 − (grades spent) / (the uniform sample size with the same mean width: linear
 interpolation in 1/n of the squared width over a grid of uniform sizes, :func:`judge_assisted_check.sample_size_at`);
@@ -61,10 +64,20 @@ from judge_assisted_check import (  # noqa: E402
 from rgbench.load.draws import HumanDraws, RunKey  # noqa: E402
 from rgbench.stats.bootstrap import bca_interval, case_counts  # noqa: E402
 from rgbench.stats.judge_assisted import CaseSums, fit, shared  # noqa: E402
-from rgbench.stats.judge_assisted_draw import JudgedRun, active, spreads, stratified  # noqa: E402
+from rgbench.stats.judge_assisted_draw import (  # noqa: E402
+    SHRINK,
+    JudgedRun,
+    active,
+    population,
+    slope,
+    spreads,
+    stratified,
+    thousandths_root,
+)
 
 OUT = REPO / "docs" / "active_check.md"
 RESAMPLED = 200          # resamples of the replications for a saving's Monte-Carlo SE
+BIN_GRADES = 10          # the judge-total rule: earlier grades a bin of adjacent judge totals holds at least
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,11 @@ class Design:
 
 NEAR_THRESHOLD = Judge(9.0, 0.95, (8.0, 11.0), (0.25, 2.2, 0.25))   # clear answers right, borderline ones noisy
 ON_PASSES = Judge(8.2, 0.95, (8.0,), (0.1, 1.6))                     # sure of a fail, noisy above it
+# Right on clear answers (latent z below 5.5 or above 10.5: a clear fail or a clear pass), very noisy on the
+# middling ones between: the band spans the top of Fail, all of Conditional and the bottom of Pass, so each class
+# mixes clear and middling answers. LLM judges agree with humans on clear-cut answers and disagree on borderline
+# ones; here the borderline band is wide and the classes do not line up with it.
+MIDDLING = Judge(8.0, 0.95, (5.5, 10.5), (0.2, 2.5, 0.2))
 DESIGNS = (
     Design("homoscedastic, rho_Q 0.7", 100, 3, (Judge(9.0, RHO_07),), 60, 20, (30, 40, 50, 60, 70, 85)),
     Design("homoscedastic, rho_Q 0.9", 100, 3, (Judge(9.0, RHO_09),), 60, 20, (30, 40, 50, 60, 70, 85)),
@@ -102,6 +120,7 @@ DESIGNS = (
     Design("noisy above a fail, 30 cases", 30, 3, (ON_PASSES,), 30, 10, (15, 20, 25, 30, 38, 48)),
     Design("A rho_Q 0.9, B rho_Q 0.5; A − B", 100, 3, (Judge(9.0, RHO_09), Judge(8.2, RHO_05)), 120, 40,
            (60, 80, 100, 120, 150, 190)),
+    Design("right on clear answers, noisy on middling ones", 100, 3, (MIDDLING,), 60, 20, (30, 40, 50, 60, 75, 95)),
 )
 
 
@@ -148,34 +167,58 @@ def stratified_method(design, runs, n, rng) -> Weights:
     return {r.key: 1 / float(r.probability) for r in draw.runs}
 
 
-def active_method(design, runs, n, rng, rule: Callable | None = None) -> Weights:
-    """The pilot, then the active draw with the production spreads (``rule`` None) or ``rule(runs, basis)``'s."""
+def active_method(design, runs, n, rng, rule: Callable | None = None, totals: bool = False) -> Weights:
+    """The pilot, then the active draw with the production spreads (``rule`` None) or ``rule(runs, basis)``'s;
+    ``totals``: the active draw's strata are the judge totals (each run's grade read as ``total <t>``)."""
     seed = int(rng.integers(2 ** 31))
     pilot = stratified(1, seed, runs, design.pilot)
     basis = frozenset(r.key for r in pilot.runs)
-    second = active(2, seed, runs, basis, n - design.pilot, rule(runs, basis) if rule else None)
-    draws = HumanDraws("judge", (pilot, second))
+    over = {s: [r._replace(grade=f"total {r.total}") for r in items] for s, items in runs.items()} if totals else runs
+    second = active(2, seed, over, basis, n - design.pilot, rule(runs, basis) if rule else None)
+    covered = population(runs, tuple(runs))   # as rgbench assign records it: the draws pool by size over it
+    draws = HumanDraws("judge", (replace(pilot, population=covered), replace(second, population=covered)))
     return {key: float(draws.weight(key)) for key in draws.drawn()}
 
 
-def spreads_before(runs, basis) -> dict[tuple[str, str], Fraction]:
-    """The spreads of the first version (to 2026-12-04, third session): the root mean square of y − f per stratum
-    over the basis, unshrunk (a stratum with none: the subject's), rounded to thousandths."""
-    def rms(items):
-        errors = [float(r.human - r.judge) ** 2 for r in items if r.key in basis]
-        return max(Fraction(round(math.sqrt(sum(errors) / len(errors)) * 1000), 1000), Fraction(1, 1000)) \
-            if errors else None
+def spreads_totals(runs, basis) -> dict[tuple[str, str], Fraction]:
+    """The judge-total rule (not adopted): the production spreads' residual, its mean square per bin of adjacent
+    judge totals holding at least BIN_GRADES of the basis's grades (a last short bin joins the one before), shrunk
+    toward the subject's with SHRINK pseudo-runs; keyed (subject, ``total <t>``) for each total of the bin."""
+    def mean(values):
+        return sum(values, Fraction(0)) / len(values)
+    residuals = {}
+    for subject, items in runs.items():
+        known = [r for r in items if r.human is not None and r.key in basis]
+        if len(known) >= 2:
+            lam = slope([r.judge for r in known], [r.human for r in known])
+            d = [r.human - lam * r.judge for r in known]
+            centre = mean(d)
+            residuals[subject] = [(r.total, (x - centre) ** 2) for r, x in zip(known, d)]
+    every = [d2 for pairs in residuals.values() for _, d2 in pairs]
     out = {}
     for subject, items in runs.items():
-        pooled = rms(items) or Fraction(1)
-        for grade in {r.grade for r in items}:
-            out[subject, grade] = rms([r for r in items if r.grade == grade]) or pooled
+        pairs = residuals.get(subject, [])
+        pooled = mean([d2 for _, d2 in pairs] or every) if every else None
+        bins: list[list[Fraction]] = [[]]
+        held = 0
+        for total in sorted({r.total for r in items}):
+            if held >= BIN_GRADES:
+                bins, held = [*bins, []], 0
+            bins[-1].append(total)
+            held += sum(1 for t, _ in pairs if t == total)
+        if held < BIN_GRADES and len(bins) > 1:
+            bins = bins[:-2] + [bins[-2] + bins[-1]]
+        for totals in bins:
+            own = [d2 for t, d2 in pairs if t in totals]
+            e = Fraction(1) if pooled is None else thousandths_root(
+                (sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
+            out.update({(subject, f"total {t}"): e for t in totals})
     return out
 
 
-def spreads_known(runs, basis) -> dict[tuple[str, str], Fraction]:
-    """The production spreads as if every run's human value were known: the allocation's ceiling."""
-    return spreads(runs, frozenset(r.key for items in runs.values() for r in items))
+def totals_known(runs, basis) -> dict[tuple[str, str], Fraction]:
+    """The judge-total rule as if every run's human value were known: its allocation's ceiling."""
+    return spreads_totals(runs, frozenset(r.key for items in runs.values() for r in items))
 
 
 def case_sums(design: Design, label: str, y: np.ndarray, f: np.ndarray, weights: Weights) -> CaseSums:
@@ -216,9 +259,10 @@ def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float,
 
 METHODS: dict[str, Callable] = {
     "stratified": stratified_method,
+    "active, judge totals": lambda design, runs, n, rng: active_method(design, runs, n, rng, spreads_totals, True),
     "active": active_method,
-    "active, the rule before": lambda design, runs, n, rng: active_method(design, runs, n, rng, spreads_before),
-    "active, spreads known": lambda design, runs, n, rng: active_method(design, runs, n, rng, spreads_known),
+    "active, judge totals, spreads known": lambda design, runs, n, rng: active_method(design, runs, n, rng,
+                                                                                      totals_known, True),
 }
 
 
@@ -322,13 +366,14 @@ def report(results: list[dict], reps: int, seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ceiling(design: Design, rng: np.random.Generator) -> float:
-    """The most a draw with π ∝ the production spreads e_h saves against a uniform one of the same expected size,
-    for its own variance Σ d²/π (no floor, no cap at 1, no pilot): 1 − (Σ_h N_h e_h)² / (N · Σ_h N_h e_h²), with
-    the spreads of 3,000 cases of the design, every run's human value known."""
+def ceiling(design: Design, rule: Callable, rng: np.random.Generator) -> float:
+    """The most a draw with π ∝ ``rule``'s spreads e saves against a uniform one of the same expected size, for its
+    own variance Σ d²/π (no floor, no cap at 1, no pilot): 1 − (Σ_r e_r)² / (N · Σ_r e_r²), with the spreads of
+    3,000 cases of the design, every run's human value known."""
     runs = benchmark(replace(design, cases=3000), rng)[0]
-    spread = spreads(runs, frozenset(r.key for items in runs.values() for r in items))
-    e = np.array([float(spread[s, r.grade]) for s, items in runs.items() for r in items])
+    spread = rule(runs, frozenset(r.key for items in runs.values() for r in items))
+    e = np.array([float(spread.get((s, r.grade)) or spread[s, f"total {r.total}"])
+                  for s, items in runs.items() for r in items])
     return float(1 - e.sum() ** 2 / (e.size * (e ** 2).sum()))
 
 
@@ -342,10 +387,11 @@ def verdicts(results: list[dict], rng: np.random.Generator) -> list[str]:
         se = mc_se(d, cells, "active", rng)[0]
         verdict = "met" if saved["active"] >= 0.20 else "not met"
         out.append(f"- {d.name}: active saves {pct(saved['active'])} ± {100 * se:.1f} at equal width (target 20%: "
-                   f"{verdict}); the rule before {pct(saved['active, the rule before'])}, the same rule with the "
-                   f"spreads known {pct(saved['active, spreads known'])}, stratified {pct(saved['stratified'])}. "
-                   f"The ceiling of π ∝ e over these strata, for the active draw's own variance: "
-                   f"{pct(ceiling(d, rng))}.")
+                   f"{verdict}); over the judge totals {pct(saved['active, judge totals'])}, with their spreads "
+                   f"known {pct(saved['active, judge totals, spreads known'])}, stratified "
+                   f"{pct(saved['stratified'])}. The ceiling of π ∝ e for the active draw's own variance: "
+                   f"{pct(ceiling(d, spreads_totals, rng))} over the judge totals, {pct(ceiling(d, spreads, rng))} "
+                   "over the three classes.")
     for method in ("uniform", *METHODS):
         ratios = [res["cells"][res["design"].n if method == "uniform" else method] for res in results]
         values = [c[:, 2].mean() / c[:, 0].std() for c in ratios]

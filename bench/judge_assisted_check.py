@@ -313,16 +313,20 @@ def sample_size_at(curve: dict[int, float], width: float) -> float:
     return math.inf
 
 
-def study_main(doc: str, write: Callable[[int, int], str], out: Path, reps: int, quick: int,
-               argv: list[str] | None) -> int:
-    """The command line of a study: ``--reps`` (default ``reps``), ``--seed``, ``--quick`` (``quick`` replications,
-    the report to stdout); otherwise the report ``write(reps, seed)`` goes to ``out``."""
+def study_main(doc: str, write: Callable[..., str], out: Path, reps: int, quick: int, argv: list[str] | None,
+               *, seed: int = 20261204, jobs: bool = False) -> int:
+    """The command line of a study: ``--reps`` (default ``reps``), ``--seed`` (default ``seed``), ``--quick``
+    (``quick`` replications, the report to stdout), and with ``jobs`` ``--jobs`` (designs run in parallel, the
+    report the same); otherwise the report ``write(reps, seed)`` (with ``jobs``: ``write(reps, seed, jobs)``) goes
+    to ``out``."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--reps", type=int, default=reps)
-    parser.add_argument("--seed", type=int, default=20261204)
+    parser.add_argument("--seed", type=int, default=seed)
     parser.add_argument("--quick", action="store_true", help=f"{quick} replications, report to stdout")
+    if jobs:
+        parser.add_argument("--jobs", type=int, default=1, help="designs run in parallel (the report is the same)")
     args = parser.parse_args(argv)
-    text = write(quick if args.quick else args.reps, args.seed)
+    text = write(quick if args.quick else args.reps, args.seed, *((args.jobs,) if jobs else ()))
     if args.quick:
         sys.stdout.write(text)
     else:
@@ -331,25 +335,15 @@ def study_main(doc: str, write: Callable[[int, int], str], out: Path, reps: int,
     return 0
 
 
+def write(reps: int, seed: int, jobs: int) -> str:
+    """The report of every design at ``reps`` replications (its designs on ``jobs`` processes)."""
+    with Pool(jobs) as pool:
+        results = pool.starmap(run_design, [(d, i, reps, seed) for i, d in enumerate(DESIGNS)], chunksize=1)
+    return report(results, reps, seed, jobs)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=500, help="replications per design (default 500)")
-    parser.add_argument("--seed", type=int, default=28)
-    parser.add_argument("--jobs", type=int, default=1, help="designs run in parallel (the report is the same)")
-    parser.add_argument("--quick", action="store_true", help="8 replications of three designs, to stdout")
-    args = parser.parse_args(argv)
-    designs = DESIGNS[:1] + DESIGNS[6:7] + DESIGNS[-1:] if args.quick else DESIGNS
-    reps = 8 if args.quick else args.reps
-    tasks = [(d, DESIGNS.index(d), reps, args.seed) for d in designs]
-    with Pool(args.jobs) as pool:
-        results = pool.starmap(run_design, tasks, chunksize=1)
-    text = report(results, reps, args.seed, args.jobs)
-    if args.quick:
-        sys.stdout.write(text)
-    else:
-        OUT.write_text(text, encoding="utf-8")
-        print(f"wrote {OUT.relative_to(REPO)}")
-    return 0
+    return study_main(__doc__ or "", write, OUT, 500, 8, argv, seed=28, jobs=True)
 
 
 if __name__ == "__main__":

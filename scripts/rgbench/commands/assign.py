@@ -19,7 +19,6 @@ it covers runs added since the earlier draws. docs/judge_assisted.md, "The draw"
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
@@ -29,7 +28,7 @@ from ..atomic import output_error, write_bytes_atomic
 from ..load.draws import DRAWS_FILE, Draw, DrawnRun, HumanDraws, draws_document
 from ..load.parsing import exact_decimal
 from ..load.reviewers import HUMAN, REVIEWERS_FILE
-from ..problems import Problem, report
+from ..problems import Problem, refuse, report
 from ..review import assignments, scoring_doc
 from ..stats import judge_assisted_draw as drawing
 from .common import load_valid_grades, load_valid_tree
@@ -51,17 +50,15 @@ def run(args: argparse.Namespace) -> int:
     root: Path = args.root
     chosen = [option for option in ("share", "draw", "next") if getattr(args, option) is not None]
     if len(chosen) != 1:
-        print("rgbench assign: give one of --share S (second grades), --draw N or --next N (judge-assisted draws)",
-              file=sys.stderr)
-        return 1
+        return refuse("rgbench assign: give one of --share S (second grades), --draw N or --next N "
+                      "(judge-assisted draws)")
     if args.share is None:
         return draw(root, "draw" if args.draw is not None else "next", args.draw if args.draw is not None else args.next)
     share = parse_share(args.share)
     if share is None:
         shown = args.share if len(args.share) <= 40 else args.share[:40] + "..."
-        print(f"--share: must be a decimal number above 0 and at most 1 (e.g. 0.2: make assign SHARE=0.2), "
-              f"got {shown!r}", file=sys.stderr)
-        return 1
+        return refuse(f"--share: must be a decimal number above 0 and at most 1 (e.g. 0.2: make assign SHARE=0.2), "
+                      f"got {shown!r}")
     loaded = load_valid_tree(root, llm_judges=True)
     if loaded is None:
         return 1

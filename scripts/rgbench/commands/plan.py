@@ -15,11 +15,11 @@ like the ones there are (`rgbench assign --draw N`).
 from __future__ import annotations
 
 import argparse
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 from ..load.parsing import exact_decimal
+from ..problems import refuse
 from ..stats.grading_plan import Need, PairNeed, Phase, grades_for_half_width, grades_to_order, residual_variance
 from ..stats.judge_assisted import case_sums, labelled_cases
 from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
@@ -49,20 +49,17 @@ def run(args: argparse.Namespace) -> int:
         return 1
     spec, tree, multi = loaded
     if not spec.judge_assisted:
-        print(f"system/metrics/{spec.version_dir}/config.yaml: estimation is human; the grading budget is for "
-              "judge-assisted figures (set estimation: judge-assisted and judge: <an llm-judge's id>; "
-              "docs/judge_assisted.md)", file=sys.stderr)
-        return 1
+        return refuse(f"system/metrics/{spec.version_dir}/config.yaml: estimation is human; the grading budget is "
+                      "for judge-assisted figures (set estimation: judge-assisted and judge: <an llm-judge's id>; "
+                      "docs/judge_assisted.md)")
     figure = args.figure
     if figure == "P" and not spec.has_pass_rule:
-        print("--figure P: the benchmark declares no pass_threshold, so there is no P (choose Q_final or s_bar)",
-              file=sys.stderr)
-        return 1
+        return refuse("--figure P: the benchmark declares no pass_threshold, so there is no P "
+                      "(choose Q_final or s_bar)")
     stats = spec.stats
     target = target_half_width(args.half_width, figure, stats.reliability_half_widths[1], spec.scale.span)
     if target is None:
-        print(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}", file=sys.stderr)
-        return 1
+        return refuse(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}")
     confidence, resamples = stats.confidence_level, stats.bootstrap_resamples
     subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi, tree.draws)}
     board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics

@@ -32,7 +32,7 @@ from ..load.multi_scoring import load_multi
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import read_single_file
 from ..load.spec import load_spec
-from ..problems import Problem, report
+from ..problems import Problem, refuse, report
 from ..stats.judge_assisted_draw import judged_runs, verify
 from .common import bad_folder_name
 
@@ -55,16 +55,14 @@ def run(args: argparse.Namespace) -> int:
         try:
             changed = changed_since(args.root, args.changed)
         except GitError as exc:
-            print(f"--changed: {exc}", file=sys.stderr)
-            return 1
+            return refuse(f"--changed: {exc}")
     emit = report if args.format == "text" else (lambda found: annotate(args.root, found))
     spec, problems = load_spec(args.root)
     if spec is None:
         return emit(problems)
     if args.scoring_dir != SCORING_DIR and not (args.root / args.scoring_dir / spec.version_dir).is_dir():
-        print(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree (--scoring-dir names a folder of "
-              "scorings, e.g. one written by scripts/aggregate_scoring.py)", file=sys.stderr)
-        return 1
+        return refuse(f"{args.scoring_dir}/{spec.version_dir}: no such folder in the tree (--scoring-dir names a "
+                      "folder of scorings, e.g. one written by scripts/aggregate_scoring.py)")
     tree, problems = load_tree(args.root, spec, scoring_dir=args.scoring_dir, llm_judges=spec.judge_assisted)
     multi = None
     if tree is not None and args.scoring_dir == SCORING_DIR:  # further grades are judged against the valid tree

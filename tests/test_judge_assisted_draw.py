@@ -374,6 +374,10 @@ def test_a_draw_new_in_a_change_must_be_over_the_changes_own_data(tree, capsys):
     assert assign(tree, "--draw", "8") == 0
     drawn = repo.commit("Draw 1")
     assert run_script("validate", ["--root", str(tree), "--changed", drawn]) == 0   # draw 1 is the base's now
+    # the common pull request: a response added after the base's draw; draw 1 is the base's, so it stands as recorded
+    added_run(tree, sorted(load_valid_grades(tree)[1].responses)[0])
+    assert run_script("validate", ["--root", str(tree), "--changed", drawn]) == 0
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1   # from before the draw: it is new
 
 
 def grade_as_human(root: Path, key: tuple[str, str, str], reviewer: str, lower: int = 0) -> None:

@@ -65,14 +65,13 @@ from rgbench.load.draws import HumanDraws, RunKey  # noqa: E402
 from rgbench.stats.bootstrap import bca_interval, case_counts  # noqa: E402
 from rgbench.stats.judge_assisted import CaseSums, fit, shared  # noqa: E402
 from rgbench.stats.judge_assisted_draw import (  # noqa: E402
-    SHRINK,
     JudgedRun,
     active,
     population,
-    slope,
+    residual_squares,
+    shrunk,
     spreads,
     stratified,
-    thousandths_root,
 )
 
 OUT = REPO / "docs" / "active_check.md"
@@ -184,34 +183,19 @@ def spreads_totals(runs, basis) -> dict[tuple[str, str], Fraction]:
     """The judge-total rule (not adopted): the production spreads' residual, its mean square per bin of adjacent
     judge totals holding at least BIN_GRADES of the basis's grades (a last short bin joins the one before), shrunk
     toward the subject's with SHRINK pseudo-runs; keyed (subject, ``total <t>``) for each total of the bin."""
-    def mean(values):
-        return sum(values, Fraction(0)) / len(values)
-    residuals = {}
-    for subject, items in runs.items():
-        known = [r for r in items if r.human is not None and r.key in basis]
-        if len(known) >= 2:
-            lam = slope([r.judge for r in known], [r.human for r in known])
-            d = [r.human - lam * r.judge for r in known]
-            centre = mean(d)
-            residuals[subject] = [(r.total, (x - centre) ** 2) for r, x in zip(known, d)]
-    every = [d2 for pairs in residuals.values() for _, d2 in pairs]
     out = {}
-    for subject, items in runs.items():
-        pairs = residuals.get(subject, [])
-        pooled = mean([d2 for _, d2 in pairs] or every) if every else None
+    for subject, (pairs, pooled) in residual_squares(runs, basis).items():
         bins: list[list[Fraction]] = [[]]
         held = 0
-        for total in sorted({r.total for r in items}):
+        for total in sorted({r.total for r in runs[subject]}):
             if held >= BIN_GRADES:
                 bins, held = [*bins, []], 0
             bins[-1].append(total)
-            held += sum(1 for t, _ in pairs if t == total)
+            held += sum(1 for r, _ in pairs if r.total == total)
         if held < BIN_GRADES and len(bins) > 1:
             bins = bins[:-2] + [bins[-2] + bins[-1]]
         for totals in bins:
-            own = [d2 for t, d2 in pairs if t in totals]
-            e = Fraction(1) if pooled is None else thousandths_root(
-                (sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
+            e = shrunk([d2 for r, d2 in pairs if r.total in totals], pooled)
             out.update({(subject, f"total {t}"): e for t in totals})
     return out
 

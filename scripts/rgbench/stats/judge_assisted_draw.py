@@ -132,26 +132,41 @@ def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]) -
     draw). Why: a drawn run adds d² (1 − π)/π to the variance of the estimate (a weighted mean of y − λ f, which
     centres d), and π ∝ √E[d²] minimises it (Zrnic and Candès 2024); y − f would count as error a judge's scale,
     which λ corrects."""
+    out = {}
+    for subject, (pairs, pooled) in residual_squares(runs, basis).items():
+        for grade in sorted({r.grade for r in runs[subject]}):
+            out[subject, grade] = shrunk([d2 for r, d2 in pairs if r.grade == grade], pooled)
+    return out
+
+
+def residual_squares(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]
+                     ) -> dict[str, tuple[list[tuple[JudgedRun, Fraction]], Fraction | None]]:
+    """Per subject of ``runs``: (each of its runs in ``basis`` with a human value and its d², d = y − λ f less its
+    mean, λ = :func:`slope` over those runs: none unless it has at least 2; the mean d² its strata are shrunk
+    toward, its own, or every subject's when it has none, None when no subject has any). Exact."""
     def mean(values: list[Fraction]) -> Fraction:
         return sum(values, Fraction(0)) / len(values)
-    residuals: dict[str, list[tuple[str, Fraction]]] = {}   # subject -> (grade, d²) of its runs in the basis
+    residuals: dict[str, list[tuple[JudgedRun, Fraction]]] = {}
     for subject, items in runs.items():
-        known = [(r.grade, r.judge, r.human) for r in items if r.human is not None and r.key in basis]
+        known = [(r, r.human) for r in items if r.human is not None and r.key in basis]
         if len(known) >= 2:
-            lam = slope([f for _, f, _ in known], [y for _, _, y in known])
-            d = [y - lam * f for _, f, y in known]
+            lam = slope([r.judge for r, _ in known], [y for _, y in known])
+            d = [y - lam * r.judge for r, y in known]
             centre = mean(d)
-            residuals[subject] = [(grade, (x - centre) ** 2) for (grade, _, _), x in zip(known, d)]
+            residuals[subject] = [(r, (x - centre) ** 2) for (r, _), x in zip(known, d)]
     every = [d2 for pairs in residuals.values() for _, d2 in pairs]
-    out = {}
-    for subject, items in runs.items():
-        pairs = residuals.get(subject, [])
-        pooled = mean([d2 for _, d2 in pairs] or every) if every else None
-        for grade in sorted({r.grade for r in items}):
-            own = [d2 for g, d2 in pairs if g == grade]
-            out[subject, grade] = Fraction(1) if pooled is None else thousandths_root(
-                (sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
-    return out
+    return {subject: (residuals.get(subject, []),
+                      mean([d2 for _, d2 in residuals.get(subject, [])] or every) if every else None)
+            for subject in runs}
+
+
+def shrunk(own: Sequence[Fraction], pooled: Fraction | None) -> Fraction:
+    """A stratum's spread from its runs' d² ``own``: :func:`thousandths_root` of (Σ d² + K · ``pooled``) / (n + K),
+    K = SHRINK pseudo-runs of the subject's mean d² ``pooled``; 1 when ``pooled`` is None (no human value at all:
+    a uniform draw)."""
+    if pooled is None:
+        return Fraction(1)
+    return thousandths_root((sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
 
 
 def slope(f: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:

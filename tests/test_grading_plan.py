@@ -14,7 +14,7 @@ from rgbench.stats.grading_plan import (
     expected_labelled,
     full_variance,
     grades_for_half_width,
-    grades_to_order,
+    pair_grades_for_half_width,
     quantile,
     residual_variance,
     smallest,
@@ -102,8 +102,6 @@ def test_grades_for_half_width_hand_computed():
     # 1/n = ((0.06 / 1.96)² − 0.00073651) / 0.04 + 1/300 = 0.0050164 + 0.0033333 -> n = 119.8 -> 120)
     need = grades_for_half_width(0.1, Phase(0.04, 20, ONE, 20), 0.06, C, B)
     assert need.needed == 37
-    assert need.labels == 20
-    assert need.half_width_now == 0.1
     # every run graded: q(300) = 1.9712178 · √0.00030191 = 1.9712178 · 0.0173756 = 0.034251
     assert need.half_width_all == pytest.approx(0.034251, abs=1e-6)
 
@@ -122,32 +120,31 @@ def test_grades_for_half_width_never_beyond_every_run():
     assert need.needed is not None and 0 < need.needed <= 280
 
 
-def test_grades_to_order_split_in_proportion_to_spread():
+def test_pair_grades_split_in_proportion_to_spread():
     # half-width 0.13 over K_L 20 and 20: V = (0.13 / 2.1473974)² = 0.0036649, less (1/20 − 1/300)(0.04 + 0.01) =
     # 0.0023333: V_full = 0.0013316. 81 labels split 54, 27 (S 0.2, 0.1), read at the fewer K_L, 27:
     # q(27) = 2.0555294 · 1.0190493 = 2.0946859; V = 0.0013316 + (1/54 − 1/300) 0.04 + (1/27 − 1/300) 0.01 =
     # 0.0022760; 2.0946859 · 0.0477075 = 0.09993 <= 0.1. 80 labels (53, 27): V = 0.0022900, 0.10024 > 0.1.
-    # So 54 − 20 = 34 and 27 − 20 = 7 more
-    need = grades_to_order(0.1, 0.13, Phase(0.04, 20, ONE, 20), Phase(0.01, 20, ONE, 20), C, B)
+    # So 54 − 20 = 34 and 27 − 20 = 7 more to decide a difference of 0.1 (the interval reaching ±0.1)
+    need = pair_grades_for_half_width(0.13, Phase(0.04, 20, ONE, 20), Phase(0.01, 20, ONE, 20), 0.1, C, B)
     assert (need.first, need.second) == (34, 7)
 
 
-def test_grades_to_order_keeps_a_subject_graded_beyond_its_share():
+def test_pair_grades_keep_a_subject_graded_beyond_its_share():
     # the second has 60 graded, above its share: it keeps 60 and the first closes the gap alone, the level now at
     # the first's K_L. V_full = 0.0036649 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0016649. The first at 53:
     # q(53) = 2.0066468 · 1.0095696 = 2.0258496, V = 0.0016649 + (1/53 − 1/300) 0.04 = 0.0024196,
     # 2.0258496 · 0.0491895 = 0.09965 <= 0.1; at 52: q(52) = 2.0075838 · 1.0097563 = 2.0271704, V = 0.0024341,
     # 0.10001 > 0.1. So 33 more of the first, none of the second
-    need = grades_to_order(0.1, 0.13, Phase(0.04, 20, ONE, 20), Phase(0.01, 60, ONE, 60), C, B)
+    need = pair_grades_for_half_width(0.13, Phase(0.04, 20, ONE, 20), Phase(0.01, 60, ONE, 60), 0.1, C, B)
     assert (need.first, need.second) == (33, 0)
 
 
-def test_grades_to_order_decided_now_and_undecidable():
+def test_pair_grades_met_now_and_out_of_reach():
     a, b = Phase(0.04, 20, ONE, 20), Phase(0.01, 20, ONE, 20)
-    assert grades_to_order(0.2, 0.13, a, b, C, B) == (0, 0)   # the interval ±0.13 already excludes 0
-    # every run graded: q(300) · √0.0013316 = 0.0719 > 0.01, no grading decides it
-    assert grades_to_order(0.01, 0.13, a, b, C, B) == (None, None)
-    assert grades_to_order(-0.2, 0.13, a, b, C, B) == (0, 0)   # the sign does not matter
+    assert pair_grades_for_half_width(0.13, a, b, 0.2, C, B) == (0, 0)   # a difference of 0.2 is decided now
+    # every run graded: q(300) · √0.0013316 = 0.0719 > 0.01, no grading decides a difference of 0.01
+    assert pair_grades_for_half_width(0.13, a, b, 0.01, C, B) == (None, None)
 
 
 # --- rgbench plan, end to end on the judge-assisted example ---------------------------------------------------

@@ -47,7 +47,6 @@ def test_a_three_case_example_worked_by_hand():
     est = estimate(case_sums(HAND))
     assert (est.theta, est.lam, est.labels) == (Fraction(58, 139), Fraction(175, 278), 3)
     assert est.standard_error == pytest.approx((169 / 2502) ** 0.5, rel=1e-12)
-    assert est.human_only_error == pytest.approx((2 / 27) ** 0.5, rel=1e-12)
     assert est.effective == pytest.approx(3 * 5004 / 4563, rel=1e-12)
     # the float replicates are the same function: unit weights give the exact value, rounded
     assert fit(case_sums(HAND), np.ones((1, 3))).theta[0] == pytest.approx(58 / 139, rel=1e-15)

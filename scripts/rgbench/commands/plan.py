@@ -20,22 +20,10 @@ from pathlib import Path
 
 from ..load.parsing import exact_decimal
 from ..problems import refuse
-from ..stats.grading_plan import Need, PairNeed, Phase, grades_for_half_width, grades_to_order, residual_variance
+from ..stats.grading_plan import Phase, grades_for_half_width, pair_grades_for_half_width, residual_variance
 from ..stats.judge_assisted import case_sums, labelled_cases
 from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
 from .common import load_valid_grades
-
-
-def target_half_width(text: str | None, figure: str, stable: Fraction, span: Fraction) -> Fraction | None:
-    """The target from ``--half-width`` (a decimal above 0), or config.yaml's stable half-width (times the score
-    range ``span`` for s_bar); None when the text is not a positive decimal."""
-    if text is None:
-        return stable * (span if figure == "s_bar" else 1)
-    try:
-        value = exact_decimal(text)
-    except ValueError:
-        return None
-    return value if value > 0 else None
 
 
 def _count(value: int | None) -> str:
@@ -57,14 +45,18 @@ def run(args: argparse.Namespace) -> int:
         return refuse("--figure P: the benchmark declares no pass_threshold, so there is no P "
                       "(choose Q_final or s_bar)")
     stats = spec.stats
-    target = target_half_width(args.half_width, figure, stats.reliability_half_widths[1], spec.scale.span)
-    if target is None:
+    # the target: --half-width, or config.yaml's stable half-width (times the score range for s_bar)
+    try:
+        target = (stats.reliability_half_widths[1] * (spec.scale.span if figure == "s_bar" else 1)
+                  if args.half_width is None else exact_decimal(args.half_width))
+    except ValueError:
+        target = Fraction(0)
+    if target <= 0:
         return refuse(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}")
     confidence, resamples = stats.confidence_level, stats.bootstrap_resamples
     subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi, tree.draws)}
     board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics
-    rows: list[tuple[str, Fraction, Need]] = []
-    phases = {}
+    rows: list[tuple[str, Fraction, float, Phase]] = []   # subject, estimate, half-width now, variance parts
     for row in board:
         fig = row.figures.get(figure)
         if fig is None or (est := fig.estimate) is None or fig.interval is None:
@@ -73,16 +65,14 @@ def run(args: argparse.Namespace) -> int:
         labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in runs if r.human is not None and r.weight]
         sums = case_sums(runs)
         phase = Phase(residual_variance(labelled, float(est.lam)), est.labels, sums.runs, labelled_cases(sums))
-        half = float(fig.interval[1] - fig.interval[0]) / 2
-        rows.append((row.subject_id, est.theta, grades_for_half_width(half, phase, float(target), confidence,
-                                                                      resamples)))
-        phases[row.subject_id] = phase
+        rows.append((row.subject_id, est.theta, float(fig.interval[1] - fig.interval[0]) / 2, phase))
     rows.sort(key=lambda row: (-row[1], row[0]))
     print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} "
           f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
     print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'more':>6} {'all graded':>11}")
-    for sid, theta, need in rows:
-        print(f"{sid:<28} {float(theta):>9.4f} {need.labels:>7} {need.half_width_now:>11.4f} {_count(need.needed):>6} "
+    for sid, theta, half, phase in rows:
+        need = grades_for_half_width(half, phase, float(target), confidence, resamples)
+        print(f"{sid:<28} {float(theta):>9.4f} {phase.labels:>7} {half:>11.4f} {_count(need.needed):>6} "
               f"{need.half_width_all:>11.4f}")
     if len(rows) < 2:
         return 0
@@ -95,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
     print()
     print("Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
     print(f"{'pair':<50} {'difference':>10} {'more (first, second)':>21}")
-    for (a, _, _), (b, _, _) in zip(rows, rows[1:]):
+    for (a, _, _, first), (b, _, _, second) in zip(rows, rows[1:]):
         if (a, b) not in differences:
             continue
         gap, half = differences[a, b]
-        order: PairNeed = grades_to_order(float(gap), float(half), phases[a], phases[b], confidence, resamples)
+        order = pair_grades_for_half_width(float(half), first, second, abs(float(gap)), confidence, resamples)
         print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
     return 0

@@ -14,17 +14,12 @@ residual e = y − λ f (human value minus λ times the judge's). Both are estim
 from the graded runs (:func:`residual_variance`), V_full as the current variance less the current phase-two
 term (:func:`full_variance`, floored at 0).
 
-The interval is read at Hesterberg's expanded level for its K_L cases with a human value
-(:func:`.judge_assisted.expanded_confidence`; a difference's at the fewer K_L of its two subjects), so its
-half-width is q(K_L) · √V with q = Φ⁻¹((1 + c')/2) (:func:`quantile`): the current variance is
-(half-width / q(K_L now))², and n labels would give the half-width q(K_L(n)) · √V(n), K_L(n) the cases n labels
-would reach (:meth:`Phase.labelled_at`). It falls with n, so each count is the smallest n found by bisection
+The interval's half-width is q(K_L) · √V, K_L its cases with a human value (:func:`quantile`), so n labels would
+give q(K_L(n)) · √V(n) (:func:`search`); it falls with n, so each count is the smallest n found by bisection
 (:func:`smallest`). The prediction treats the human draw as a simple random sample of runs; a draw stratified by
 the judge's grade has the within-stratum S²_e, smaller, so the counts here err on the side of asking for more
-grades. bench/plan_check.py measures the predictions against simulated ones.
-
-Every function is pure, on floats but for the configured confidence, a Fraction as the interval takes it (a
-budget is a planning figure, not a published result).
+grades. bench/plan_check.py measures the predictions against simulated ones. Every function is pure, on floats
+but for the configured confidence (a budget is a planning figure, not a published result).
 """
 
 from __future__ import annotations
@@ -39,13 +34,11 @@ from .judge_assisted import expanded_confidence
 
 
 class Need(NamedTuple):
-    """A subject's budget: ``labels`` human values now, ``needed`` further human grades for the target (0 when
-    it is met; None when grading every run would not reach it: more cases are needed), ``half_width_now`` and
-    ``half_width_all`` (every run graded: the narrowest grading alone can reach) on the figure's scale."""
+    """A subject's budget: ``needed`` further human grades for the target (0 when it is met; None when grading
+    every run would not reach it: more cases are needed) and ``half_width_all``, the half-width with every run
+    graded (the narrowest grading alone can reach)."""
 
-    labels: int
     needed: int | None
-    half_width_now: float
     half_width_all: float
 
 
@@ -128,30 +121,34 @@ def smallest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
     return low
 
 
+def search(half_width_now: float, phases: Sequence[Phase], half_width: float, confidence: Fraction, resamples: int,
+           shares: Callable[[int], Sequence[int]]) -> tuple[int | None, float]:
+    """(n, floor) for an interval (one subject's figure, or the difference of two) of half-width ``half_width_now``
+    today: n the smallest total of human values, from one more than now to every run, that ``shares`` divides
+    between the subjects of ``phases`` with q(min K_L,i(n_i)) · √(V_full + Σ (1/n_i − 1/N_i) S²_i) <=
+    ``half_width`` (None when none does), floor that half-width with every run graded. A difference's interval is
+    read at the fewer K_L of its two subjects; V_full is from the current variance (``half_width_now`` / q(the
+    fewest K_L now))² (:func:`full_variance`, :meth:`Phase.labelled_at`)."""
+    variance = (half_width_now / quantile(confidence, min(p.labelled for p in phases), resamples)) ** 2
+    full = full_variance(variance, phases)
+
+    def width(total: int) -> float:
+        labels = shares(total)
+        q = quantile(confidence, min(p.labelled_at(n) for p, n in zip(phases, labels)), resamples)
+        return q * math.sqrt(sum((p.term(n) for p, n in zip(phases, labels)), full))
+    now, every = sum(p.labels for p in phases), sum(p.runs for p in phases)
+    return smallest(min(now + 1, every), every, lambda n: width(n) <= half_width), width(every)
+
+
 def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float, confidence: Fraction,
                           resamples: int) -> Need:
     """Further human grades for the figure's interval, of half-width ``half_width_now`` today, to reach
-    ``half_width``: the smallest n with q(K_L(n)) · √(V_full + (1/n − 1/N) S²_e) <= ``half_width``, V_full from
-    the current variance (half_width_now / q(K_L now))² (:func:`quantile`, :meth:`Phase.labelled_at`). 0 when
-    the target is met now; None when even n = N misses it (V_full alone is too wide)."""
-    variance = (half_width_now / quantile(confidence, phase.labelled, resamples)) ** 2
-    full = full_variance(variance, [phase])
-
-    def width(labels: int) -> float:
-        return quantile(confidence, phase.labelled_at(labels), resamples) * math.sqrt(full + phase.term(labels))
-    floor = width(phase.runs)
+    ``half_width`` (:func:`search`): 0 when the target is met now; None when even n = N misses it (V_full alone is
+    too wide)."""
+    total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))
     if half_width_now <= half_width:
-        return Need(phase.labels, 0, half_width_now, floor)
-    labels = smallest(min(phase.labels + 1, phase.runs), phase.runs, lambda n: width(n) <= half_width)
-    return Need(phase.labels, None if labels is None else labels - phase.labels, half_width_now, floor)
-
-
-def grades_to_order(difference: float, half_width_now: float, first: Phase, second: Phase, confidence: Fraction,
-                    resamples: int) -> PairNeed:
-    """Further human grades of each subject for the difference's interval to exclude 0 at its current estimate
-    ``difference``: :func:`pair_grades_for_half_width` with the half-width |difference|. (0, 0) when decided now;
-    (None, None) when all runs graded would not decide it (the two are too close for the cases there are)."""
-    return pair_grades_for_half_width(half_width_now, first, second, abs(difference), confidence, resamples)
+        return Need(0, floor)
+    return Need(None if total is None else total - phase.labels, floor)
 
 
 def split(total: int, first: Phase, second: Phase) -> tuple[int, int]:
@@ -169,22 +166,12 @@ def split(total: int, first: Phase, second: Phase) -> tuple[int, int]:
 def pair_grades_for_half_width(half_width_now: float, first: Phase, second: Phase, half_width: float,
                                confidence: Fraction, resamples: int) -> PairNeed:
     """Further human grades of each subject for a difference's interval, of half-width ``half_width_now`` today,
-    to reach ``half_width``: the smallest total n₁ + n₂, shared by :func:`split`, with
-    q(min(K_L₁(n₁), K_L₂(n₂))) · √(V_full + (1/n₁ − 1/N₁) S₁² + (1/n₂ − 1/N₂) S₂²) <= ``half_width`` (the
-    difference's interval is read at the fewer K_L of the two), V_full from the current variance
-    (half_width_now / q(the fewer K_L now))². (0, 0) when met now; (None, None) when grading every run of both
-    would not reach it."""
-    variance = (half_width_now / quantile(confidence, min(first.labelled, second.labelled), resamples)) ** 2
-    full = full_variance(variance, [first, second])
+    to reach ``half_width`` (the difference's size decides its order): the smallest total n₁ + n₂, shared by
+    :func:`split` (:func:`search`). (0, 0) when met now; (None, None) when grading every run of both would not."""
     if half_width_now <= half_width:
         return PairNeed(0, 0)
-
-    def width(total: int) -> float:
-        a, b = split(total, first, second)
-        q = quantile(confidence, min(first.labelled_at(a), second.labelled_at(b)), resamples)
-        return q * math.sqrt(full + first.term(a) + second.term(b))
-    now, every = first.labels + second.labels, first.runs + second.runs
-    total = smallest(min(now + 1, every), every, lambda n: width(n) <= half_width)
+    shares = lambda n: split(n, first, second)
+    total, _ = search(half_width_now, [first, second], half_width, confidence, resamples, shares)
     if total is None:
         return PairNeed(None, None)
     a, b = split(total, first, second)

@@ -4,12 +4,10 @@ judge-assisted mode: :mod:`.judge_assisted_board`; docs/judge_assisted.md, bench
 
 One subject. A judge gave every run a value f; a draw (:func:`stratified_draw`) picked some runs for a human,
 each with its recorded inclusion probability π in (0, 1], and the human gave those a value y. With ξ = 1 for a
-drawn run and 0 otherwise, the per-case sums over the case's runs (:class:`CaseSums`) are
+drawn run and 0 otherwise (ξ/π is the run's weight of :class:`Run`), the per-case sums over the case's runs
+(:class:`CaseSums`) are
 
     n_c = runs,  m_c = Σ ξ/π,  Y_c = Σ ξ y/π,  F_c = Σ f,  G_c = Σ ξ f/π
-
-(ξ/π is a run's inverse-probability weight w for one draw; over several independent draws w = Σ c_b/π_b over those
-that listed the run, docs/judge_assisted.md)
 
 and with case weights w (1 for the data, the bootstrap's counts for a replicate)
 
@@ -27,18 +25,9 @@ and on Mf − Hf:
     a_c = (Y_c − Hy m_c) / M,    b_c = (F_c − Mf n_c) / N − (G_c − Hf m_c) / M
     λ = clip(−Σ w a b / Σ w b², 0, 1),  0 when Σ w b² = 0
 
-(b = 0 on every case when the judge is constant, or when every run was drawn with π = 1: then Mf = Hf and the
-judge has nothing to add). A run's runs stay together: the case is the unit of every sum, so runs are never
-paired by label. P, s_bar and Q_final are all means of a per-run value (pass 0/1, the clipped score, and
-Q_final's per-run numerator :func:`rgbench.compute.metrics.q_numerator` over d · span), so this one estimator
-gives each of them, with λ tuned for each (the Q_final estimate is therefore not exactly α·P + (1 − α)·norm(s_bar)
-of the other two, unless their λ agree).
-
-The interval (:func:`interval`) is the case bootstrap of the whole estimator: a replicate resamples cases (each
-with its runs and which of them were drawn) and re-estimates λ; BCa bounds as every interval of the library
-(:func:`.bootstrap.bca_interval`), at Hesterberg's expanded level for the K_L cases with a human value
-(:func:`expanded_confidence`), so that the interval holds its confidence with few human grades. Paired differences
-(:func:`difference_interval`) use the same replicates on the cases two subjects share, each subject with its own λ.
+A case's runs stay together: the case is the unit of every sum, so runs are never paired by label. Intervals
+(:func:`interval`, :func:`difference_interval`) are the case bootstrap of the whole estimator, λ re-estimated in
+every replicate.
 """
 
 from __future__ import annotations
@@ -61,8 +50,7 @@ K = TypeVar("K")
 class Run(NamedTuple):
     """One run of a subject: its case, the judge's value (every run has one), the human's value (None when it has
     none) and its inverse-probability weight w (1/π for one draw, :meth:`rgbench.load.draws.HumanDraws.weight`
-    over several; 0 when no draw did: its human value, given outside a draw, then counts for agreement only, never
-    here)."""
+    over several; 0 when no draw listed it: its human value then counts for agreement only, never here)."""
 
     case_id: str
     judge: Number
@@ -100,9 +88,8 @@ class CaseSums:
 
 
 def case_sums(runs: Sequence[Run]) -> CaseSums:
-    """The per-case sums of one subject's runs, cases sorted by id; a run with a human value enters m, Y and G with
-    its weight w (ξ/π of the module doc; over several draws :meth:`rgbench.load.draws.HumanDraws.weight`), and
-    counts as labelled when w > 0. ValueError on a negative weight."""
+    """The per-case sums of one subject's runs, cases sorted by id; a run with a human value and w > 0 is labelled.
+    ValueError on a negative weight."""
     by_case: dict[str, list[Fraction]] = {}
     for run in runs:
         sums = by_case.setdefault(run.case_id, [Fraction(0)] * 6)
@@ -136,18 +123,13 @@ class Fit(NamedTuple):
 def fit(sums: CaseSums, weights: np.ndarray) -> Fit:
     """:class:`Fit` per row of the case weights ``weights`` (R x K), in their arithmetic: exact (Fractions) for an
     object array, float64 otherwise. NaN where a row gives no weight to a drawn run (M = 0: nothing anchors it)."""
-    return _fit(sums, weights)[0]
+    return influences(sums, weights)[0]
 
 
-def influences(sums: CaseSums, weights: np.ndarray) -> tuple[Fit, np.ndarray]:
-    """(:func:`fit`, u): u (R x K) the case's linearised influence a + λ b on theta in each row of the case weights,
-    so that Σ_c w_c (u_jc − u_kc)² is the linearised variance of the difference of two subjects' estimates on
+def influences(sums: CaseSums, w: np.ndarray) -> tuple[Fit, np.ndarray]:
+    """(:func:`fit`, u): u (R x K) the case's linearised influence a + λ b on theta in each row of the case weights
+    ``w``, so that Σ_c w_c (u_jc − u_kc)² is the linearised variance of the difference of two subjects' estimates on
     shared cases (the rank sets' studentisation, :func:`rgbench.stats.judge_assisted_board.assisted_rank_sets`)."""
-    return _fit(sums, weights)
-
-
-def _fit(sums: CaseSums, weights: np.ndarray) -> tuple[Fit, np.ndarray]:
-    w = weights
     n, m, y, f, g = (numbers_like(w, v) for v in (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
     big_n, big_m = w @ n, w @ m
     anchored = big_m != 0
@@ -165,15 +147,14 @@ def _fit(sums: CaseSums, weights: np.ndarray) -> tuple[Fit, np.ndarray]:
 
 
 class Estimate(NamedTuple):
-    """One subject's judge-assisted mean: ``theta`` and ``lam`` exact, ``labels`` the human values used,
-    ``standard_error`` and ``human_only_error`` the linearised standard errors √V(λ) and √V(0) (floats), and
-    ``effective`` = labels · V(0) / V(λ), the human grades the estimate is worth (inf when V(λ) = 0 < V(0))."""
+    """One subject's judge-assisted mean: ``theta`` and ``lam`` exact, ``labels`` the human values used, the
+    linearised ``standard_error`` √V(λ) and ``effective`` = labels · V(0) / V(λ), the human grades the estimate is
+    worth (inf when V(λ) = 0 < V(0))."""
 
     theta: Fraction
     lam: Fraction
     labels: int
     standard_error: float
-    human_only_error: float
     effective: float
 
 
@@ -192,7 +173,7 @@ def estimate(sums: CaseSums) -> Estimate | None:
     theta, lam, variance, human_only = (Fraction(v[0]) for v in one)
     effective = (sums.labels * float(human_only / variance) if variance else
                  float("inf") if human_only else float(sums.labels))
-    return Estimate(theta, lam, sums.labels, float(variance) ** 0.5, float(human_only) ** 0.5, effective)
+    return Estimate(theta, lam, sums.labels, float(variance) ** 0.5, effective)
 
 
 def expanded_confidence(confidence: Fraction, units: int, resamples: int) -> Fraction:

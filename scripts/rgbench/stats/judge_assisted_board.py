@@ -5,14 +5,13 @@ criterion's mean (judge_assisted.csv, judge_assisted_pairs.csv, judge_assisted_c
 docs/judge_assisted.md).
 
 A run's judge value is the grade of config.yaml's ``judge``; its human value the consolidated grade of its human
-graders (:func:`.consolidated_board.consolidated_grades`), entering with its inverse-probability weight w
-(:meth:`rgbench.load.draws.HumanDraws.weight`: 1/π for one draw, Σ c_b/π_b over the draws of
-subjects/human_draws.json that listed it (0 outside every draw: then it counts for the
-correlation only, never as a label). Each figure is a mean of a per-run value: the pass indicator, the clipped
-score and the run's own Q_final (:func:`rgbench.compute.metrics.q_final` of that one run, linear in both), each
-with its own λ per subject, so a judge biased on one subject moves no other subject's figures; a criterion's
-mean is that of the run's score of the criterion (exact, on the rubric's criterion scale), with its own λ per
-subject and criterion, on the subject's case draw.
+graders (:func:`.consolidated_board.consolidated_grades`), entering with its weight w
+(:meth:`rgbench.load.draws.HumanDraws.weight`; 0 outside every draw: it then counts for the correlation only).
+Each figure is a mean of a per-run value: the pass indicator, the clipped score and the run's own Q_final
+(:func:`rgbench.compute.metrics.q_final` of that one run), each with its own λ per subject, so a judge biased on
+one subject moves no other subject's figures (and Q_final is not exactly α·P + (1 − α)·norm(s_bar) of the other
+two unless their λ agree); a criterion's mean is that of the run's score of the criterion (exact, on the
+rubric's criterion scale), with its own λ per subject and criterion, on the subject's case draw.
 
 Draws: every interval and difference is over case counts drawn from ``generator("judge-assisted", ...)`` over
 the declared seed and the case ids resampled (as the pairs' streams of :mod:`.pairwise`: the data is what the
@@ -20,16 +19,17 @@ draw is applied to), so two subjects on the same cases share their replicates, a
 other subject's grades, and the paired differences and the rank sets use one draw of the ranked subjects' cases.
 The pairwise sign-flip test of :mod:`.pairwise` needs a per-case difference whose sign can be flipped under the
 null; the estimator's λ is re-tuned on the data, so its differences are tested by the bootstrap of the whole
-difference instead (the BCa interval excludes 0). Rank sets: the stepdown of :mod:`.rank_sets` on the
-estimator's replicates, standardised by the data's linearised standard error (:func:`assisted_rank_sets`).
+difference instead (the BCa interval excludes 0), and the rank sets studentise its replicates
+(:func:`assisted_rank_sets`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 
@@ -53,6 +53,7 @@ from .judge_assisted import (
     influences,
     interval,
     labelled_cases,
+    shared,
 )
 from .judge_assisted_draw import q_value
 from .outputs import fmt_float, fmt_interval
@@ -120,51 +121,41 @@ class AssistedRow:
 
 
 def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring],
-                 weight: Callable[[RunKey], Fraction], drawn: Collection[RunKey], covered: Collection[RunKey]
-                 ) -> list[SubjectRuns]:
+                 draws: HumanDraws) -> list[SubjectRuns]:
     """Every registered subject's :class:`SubjectRuns` from the tree's responses (error runs aside), the judge's
-    and the (consolidated) human grades by run, the draw's weight of each run and the runs the draws cover."""
-    def values(scoring: Scoring) -> dict[str, Fraction]:
+    and the (consolidated) human grades and the draws."""
+    def values(scoring: Scoring) -> tuple[dict[str, Fraction], dict[str, int | Fraction]]:
         q, classification, clipped = q_value(spec, tree, scoring)
-        out = {"s_bar": clipped, "Q_final": q}
-        return {"P": Fraction(classification == PASS), **out} if spec.has_pass_rule else out
-    judged = {s.run_key: values(s) for s in judge_grades}
-    human = {s.run_key: values(s) for s in human_grades}
-    judged_criteria, human_criteria = ({s.run_key: dict(s.criterion_scores) for s in grades}
-                                       for grades in (judge_grades, human_grades))
-    Values = Mapping[RunKey, Mapping[str, int | Fraction]]
-    def column(keys: Sequence[RunKey], judge: Values, human: Values, name: str) -> tuple[Run, ...]:
-        return tuple(Run(k[1], judge[k][name], human[k][name] if k in human else None, weight(k))
-                     for k in keys if k in judge)
+        return {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q}, dict(scoring.criterion_scores)
+    judged, human = ({s.run_key: values(s) for s in grades} for grades in (judge_grades, human_grades))
+    def column(keys: Sequence[RunKey], part: int, name: str) -> tuple[Run, ...]:
+        return tuple(Run(k[1], judged[k][part][name], human[k][part][name] if k in human else None, draws.weight(k))
+                     for k in keys if k in judged)
+    figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
+    drawn, covered = draws.drawn(), draws.covered()
     out = []
     for sid in sorted(tree.subjects):
         keys = sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
-        figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
-        out.append(SubjectRuns(sid, {f: column(keys, judged, human, f) for f in figures},
+        out.append(SubjectRuns(sid, {f: column(keys, 0, f) for f in figures},
                                sum(k not in judged for k in keys), sum(k in drawn and k not in human for k in keys),
-                               {c: column(keys, judged_criteria, human_criteria, c) for c in spec.criteria},
-                               sum(k not in covered for k in keys)))
+                               {c: column(keys, 1, c) for c in spec.criteria}, sum(k not in covered for k in keys)))
     return out
 
 
 def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None,
                           excluded: Collection[str]) -> dict[str, Table]:
-    """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv of a validated tree (every
-    scoring, the judge's included, as `make metrics` loads it), its further grades ``multi`` and the draw record
-    (None: no draw yet, so no label); ``excluded``: the disqualified subjects, kept out of the rank sets and pairs."""
-    rows, pairs = assisted_rows(assisted_subjects(spec, tree, multi, draws), spec, excluded)
-    return assisted_tables(rows, pairs)
+    """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv: :func:`assisted_rows` of
+    :func:`assisted_subjects`, ``excluded`` (the disqualified subjects) kept out of the rank sets and pairs."""
+    return assisted_tables(*assisted_rows(assisted_subjects(spec, tree, multi, draws), spec, excluded))
 
 
 def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None) -> list[SubjectRuns]:
-    """Every subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included), its further
-    grades ``multi`` and the draw record (None: no draw yet, so no label): the judge's grades by config.yaml's
-    ``judge``, the human ones consolidated (:func:`.consolidated_board.consolidated_grades`)."""
+    """Every subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included, as `make
+    metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label): the
+    judge's grades by config.yaml's ``judge``, the human ones consolidated (:func:`.consolidated_board.consolidated_grades`)."""
     human = [item.scoring for item in consolidated_grades(spec, tree, multi)]
     judge = [s for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge]
-    if draws is None:
-        return subject_runs(spec, tree, judge, human, lambda key: Fraction(0), frozenset(), frozenset())
-    return subject_runs(spec, tree, judge, human, draws.weight, draws.drawn(), draws.covered())
+    return subject_runs(spec, tree, judge, human, draws or HumanDraws(spec.judge, ()))
 
 
 def draw_of(seed: int, case_ids: Sequence[str], resamples: int) -> np.ndarray:
@@ -217,43 +208,38 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
     """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures, and among the
     subjects with a Q_final estimate and not ``excluded`` (the disqualified), the rank sets and every pair's
     difference per figure (a, b, figure -> (difference, interval))."""
-    stats = spec.stats
+    stats, confidence = spec.stats, spec.stats.confidence_level
     sums = {s.subject_id: {f: case_sums(runs) for f, runs in s.runs.items()} for s in subjects}
     rows = []
     for s in subjects:
         own = sums[s.subject_id]
         usable = not s.unjudged and not s.uncovered
         counts = draw_of(stats.seed, own["Q_final"].case_ids, stats.bootstrap_resamples)
-        figures = {f: (proportion_figure if f == "P" else figure)(own[f], counts, stats.confidence_level)
+        figures = {f: (proportion_figure if f == "P" else figure)(own[f], counts, confidence)
                    if usable else Figure(None, None, None, None) for f in own}
-        criteria = {c: figure(case_sums(runs), counts, stats.confidence_level) for c, runs in s.criteria.items()
-                    } if usable else {}
+        criteria = {c: figure(case_sums(runs), counts, confidence) for c, runs in s.criteria.items()} if usable else {}
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged,
                                 s.pending, correlation(s.runs["Q_final"]), figures, criteria=criteria,
                                 uncovered=s.uncovered))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
-    ranked = sorted((r for r in rows if r.subject_id in theta and r.subject_id not in excluded),
-                    key=lambda r: (-theta[r.subject_id], r.subject_id))
+    ranked = sorted((sid for sid in theta if sid not in excluded), key=lambda sid: (-theta[sid], sid))
     if not ranked:
         return rows, []
-    union = sorted({c for r in ranked for c in sums[r.subject_id]["Q_final"].case_ids})
+    union = sorted({c for sid in ranked for c in sums[sid]["Q_final"].case_ids})
     counts = draw_of(stats.seed, union, stats.bootstrap_resamples)
-    padded = [sums[r.subject_id]["Q_final"].restricted(union) for r in ranked]
-    simultaneous, _ = assisted_rank_sets([float(theta[r.subject_id]) for r in ranked], padded, counts,
-                                stats.confidence_level)
-    sets = {r.subject_id: rank for r, rank in zip(ranked, simultaneous)}
+    simultaneous, _ = assisted_rank_sets([float(theta[sid]) for sid in ranked],
+                                         [sums[sid]["Q_final"].restricted(union) for sid in ranked], counts, confidence)
+    sets = dict(zip(ranked, simultaneous))
     rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
     column = {c: i for i, c in enumerate(union)}
     pairs = []
-    for i, a in enumerate(ranked):
-        for b in ranked[i + 1:]:
-            per_figure = {}
-            for f in sums[a.subject_id]:
-                first, second = sums[a.subject_id][f], sums[b.subject_id][f]
-                shared = sorted(set(first.case_ids) & set(second.case_ids))
-                per_figure[f] = (difference(first, second), difference_interval(
-                    first, second, counts[:, [column[c] for c in shared]], stats.confidence_level))
-            pairs.append((a.subject_id, b.subject_id, per_figure))
+    for a, b in combinations(ranked, 2):
+        per_figure = {}
+        for f, first in sums[a].items():
+            second = sums[b][f]
+            on = [column[c] for c in shared(first, second)[0].case_ids]
+            per_figure[f] = (difference(first, second), difference_interval(first, second, counts[:, on], confidence))
+        pairs.append((a, b, per_figure))
     return rows, pairs
 
 
@@ -320,11 +306,9 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
          *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
          *((str(r.rank_set[0]), str(r.rank_set[1])) if r.rank_set else ("", "")))
         for r in rows)
-    out_pairs = tuple(
-        (a, b, *(c for f in FIGURES for c in (
-            (fmt_fixed(per[f][0]) if per[f][0] is not None else "", *fmt_interval(per[f][1])) if f in per
-            else ("", "", ""))))
-        for a, b, per in pairs)
+    def pair_cells(diff: Fraction | None = None, bounds: Interval | None = None) -> tuple[str, ...]:
+        return fmt_fixed(diff), *fmt_interval(bounds)
+    out_pairs = tuple((a, b, *(c for f in FIGURES for c in pair_cells(*per.get(f, ())))) for a, b, per in pairs)
     out_criteria = tuple((r.subject_id, c, str(est.labels), *figure_cells(fig)[:6])
                          for r in rows for c, fig in r.criteria.items() if (est := fig.estimate) is not None)
     return {ASSISTED_FILE: (ASSISTED_COLUMNS, out_rows), PAIRS_FILE: (PAIRS_COLUMNS, out_pairs),

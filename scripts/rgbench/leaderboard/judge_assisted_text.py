@@ -1,18 +1,13 @@
-"""The board in judge-assisted mode (config.yaml ``estimation: judge-assisted``): its figures are
-judge_assisted.csv's (:mod:`rgbench.stats.judge_assisted_board`), and it says per subject what they rest on.
-
-:func:`rgbench.leaderboard.inputs.assisted_tables` puts the estimator's P, s_bar and Q_final and their intervals
-in place of the figures of the human grades alone (a draw stratified by the judge's grade is no uniform sample,
-so their plain means are biased); the figures the estimator does not give yet are absent (:mod:`.absent`).
-:func:`rests_on` is the short table of what each subject's figures rest on, :func:`criterion_means` the table of
-each subject's criterion means (judge_assisted_criteria.csv), each written once for Markdown and HTML.
+"""The board's sections in judge-assisted mode (config.yaml ``estimation: judge-assisted``), each written once for
+Markdown and HTML: what each subject's figures rest on (:func:`rests_on`, from judge_assisted.csv) and its
+criterion means (:func:`criterion_means`, from judge_assisted_criteria.csv). The figures themselves are the
+estimator's in place of the human grades' (:func:`rgbench.leaderboard.inputs.assisted_tables`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from ..numfmt import counted, fmt_fixed, fmt_signed
 
@@ -31,9 +26,8 @@ CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its
 HEAD = ("Subject", "Human grades", "Pending", "r", "\u03bb", "Judge bias", "Worth", "Rank set")
 
 
-@dataclass(frozen=True)
-class RestsOn:
-    """One subject's line of the table: the subject's name and the cells, as shown."""
+class RestsOn(NamedTuple):
+    """One subject's line of a table: its id and the cells, as shown."""
 
     subject_id: str
     cells: tuple[str, ...]
@@ -44,25 +38,22 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
     judge-human correlation on the labelled runs, Q_final's λ and the judge's estimated bias Hf − Hy, the human
     grades the estimate is worth, the rank set (or why the subject is not ranked); "—" where undefined."""
     by_id = {r["subject_id"]: r for r in rows}
-    def cell(value: Any, decimals: int = 2) -> str:
-        return "\u2014" if value is None else fmt_fixed(value, decimals)
-    out = []
-    for sid in order:
-        r = by_id.get(sid)
-        if r is None:
-            continue
-        worth = cell(r["Q_final_effective"], 0)
-        ranks = ("\u2014" if r["Q_final"] is not None else
-                 f"not ranked: {counted(r['n_unjudged'], 'run')} without the judge's grade" if r["n_unjudged"] else
-                 f"not ranked: {counted(r['n_uncovered'], 'run')} no draw covers (rgbench assign --draw N)"
-                 if r["n_uncovered"] else
-                 "not ranked: no human grade of a drawn run yet")
+    def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
+        return "\u2014" if value is None else fmt(value, decimals)
+    def ranks(r: Mapping[str, Any]) -> str:
         if r["rank_set_low"] is not None:
-            ranks = f"{r['rank_set_low']}\u2013{r['rank_set_high']}"
-        bias = "\u2014" if r["Q_final_judge_bias"] is None else fmt_signed(r["Q_final_judge_bias"], 3)
-        out.append(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]),
-                                 cell(r["Q_final_lambda"]), bias, worth, ranks)))
-    return tuple(out)
+            return f"{r['rank_set_low']}\u2013{r['rank_set_high']}"
+        if r["Q_final"] is not None:
+            return "\u2014"
+        if r["n_unjudged"]:
+            return f"not ranked: {counted(r['n_unjudged'], 'run')} without the judge's grade"
+        if r["n_uncovered"]:
+            return f"not ranked: {counted(r['n_uncovered'], 'run')} no draw covers (rgbench assign --draw N)"
+        return "not ranked: no human grade of a drawn run yet"
+    return tuple(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]),
+                               cell(r["Q_final_lambda"]), cell(r["Q_final_judge_bias"], 3, fmt_signed),
+                               cell(r["Q_final_effective"], 0), ranks(r)))
+                 for sid in order if (r := by_id.get(sid)) is not None)
 
 
 def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], criteria: Sequence[str]
@@ -80,12 +71,20 @@ def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], cri
                  if any((sid, c) in by_key for c in criteria))
 
 
+def _markdown_table(head: Sequence[str], lines: Sequence[RestsOn], columns: Sequence[int], names: Mapping[str, str],
+                    esc: Any) -> list[str]:
+    """A Markdown table of the cells ``columns`` of ``lines`` under ``head``, after a Subject column (names through
+    ``esc``)."""
+    rows = [("Subject", *head), *((esc(names[line.subject_id]), *(line.cells[k] for k in columns)) for line in lines)]
+    return ["| " + " | ".join(rows[0]) + " |", "| --- |" + " ---: |" * len(columns),
+            *("| " + " | ".join(row) + " |" for row in rows[1:])]
+
+
 def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any) -> list[str]:
     """The method sentence and the table in Markdown (names through ``esc``), then a blank line; [] in human mode."""
     if not lines:
         return []
-    table = ["| " + " | ".join(HEAD) + " |", "| --- |" + " ---: |" * (len(HEAD) - 1)]
-    table += ["| " + " | ".join((esc(names[line.subject_id]), *line.cells)) + " |" for line in lines]
+    table = _markdown_table(HEAD[1:], lines, range(len(HEAD) - 1), names, esc)
     return [f"{METHOD} The method, in the toolkit: `{DOC}`.", "", *table, ""]
 
 
@@ -96,10 +95,7 @@ def criteria_markdown(lines: Sequence[RestsOn], criteria: Sequence[str], names: 
     if not lines:
         return []
     def table(columns: Sequence[int]) -> list[str]:
-        head = ["| Subject | " + " | ".join(criteria[k].replace("_", " ") for k in columns) + " |",
-                "| --- |" + " ---: |" * len(columns)]
-        return head + ["| " + " | ".join((esc(names[line.subject_id]), *(line.cells[k] for k in columns))) + " |"
-                       for line in lines]
+        return _markdown_table([criteria[k].replace("_", " ") for k in columns], lines, columns, names, esc)
     out, columns = [CRITERIA_NOTE, ""], [0]
     for k in range(1, len(criteria) + 1):
         if k < len(criteria) and max(map(len, table([*columns, k]))) <= width:

@@ -1,26 +1,20 @@
-"""The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``, issue 28 part 2):
-every subject's P, s_bar and Q_final by the estimator of :mod:`.judge_assisted`, their case-bootstrap intervals,
-the paired differences of the ranked subjects and their rank sets, what each rests on, and each rubric
-criterion's mean (judge_assisted.csv, judge_assisted_pairs.csv, judge_assisted_criteria.csv;
-docs/judge_assisted.md).
+"""The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``; docs/judge_assisted.md):
+judge_assisted.csv (every subject's P, s_bar and Q_final by the estimator of :mod:`.judge_assisted`, their
+case-bootstrap intervals, what each rests on, the rank sets), judge_assisted_pairs.csv (the ranked subjects' paired
+differences) and judge_assisted_criteria.csv (each rubric criterion's mean).
 
 A run's judge value is the grade of config.yaml's ``judge``; its human value the consolidated grade of its human
-graders (:func:`.consolidated_board.consolidated_grades`), entering with its weight w
-(:meth:`rgbench.load.draws.HumanDraws.weight`; 0 outside every draw: it then counts for the correlation only).
-Each figure is a mean of a per-run value: the pass indicator, the clipped score and the run's own Q_final
-(:func:`rgbench.compute.metrics.q_final` of that one run), each with its own λ per subject, so a judge biased on
-one subject moves no other subject's figures (and Q_final is not exactly α·P + (1 − α)·norm(s_bar) of the other
-two unless their λ agree); a criterion's mean is that of the run's score of the criterion (exact, on the
-rubric's criterion scale), with its own λ per subject and criterion, on the subject's case draw.
+graders, entering with its weight w (:meth:`rgbench.load.draws.HumanDraws.weight`; 0 outside every draw: it then
+counts for the correlation only). Each figure, and each criterion's mean, is the mean of a per-run value (the pass
+indicator, the clipped score, the run's own Q_final, the criterion's score) with its own λ per subject, so a judge
+biased on one subject moves no other subject's figures (and Q_final is not exactly α·P + (1 − α)·norm(s_bar) of
+the other two unless their λ agree).
 
-Draws: every interval and difference is over case counts drawn from ``generator("judge-assisted", ...)`` over
-the declared seed and the case ids resampled (as the pairs' streams of :mod:`.pairwise`: the data is what the
-draw is applied to), so two subjects on the same cases share their replicates, a subject's draw depends on no
-other subject's grades, and the paired differences and the rank sets use one draw of the ranked subjects' cases.
-The pairwise sign-flip test of :mod:`.pairwise` needs a per-case difference whose sign can be flipped under the
-null; the estimator's λ is re-tuned on the data, so its differences are tested by the bootstrap of the whole
-difference instead (the BCa interval excludes 0), and the rank sets studentise its replicates
-(:func:`assisted_rank_sets`).
+Every interval and difference is over the draw of its cases (:func:`draw_of`), so two subjects on the same cases
+share their replicates, and the pairs and rank sets use one draw of the ranked subjects' cases. The sign-flip
+test of :mod:`.pairwise` needs a per-case difference whose sign can be flipped under the null; λ is re-tuned on
+the data, so differences are read from their bootstrap intervals instead (the BCa interval excludes 0) and the
+rank sets studentise the replicates (:func:`assisted_rank_sets`).
 """
 
 from __future__ import annotations
@@ -34,7 +28,7 @@ from itertools import combinations
 import numpy as np
 
 from ..compute.derive import PASS
-from ..load.draws import HumanDraws
+from ..load.draws import HumanDraws, RunKey
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
@@ -60,9 +54,6 @@ from .outputs import fmt_float, fmt_interval
 from .rank_sets import Studentised, sets_from
 from .seeds import generator, seed_digest
 from .wilson import wilson_interval
-
-RunKey = tuple[str, str, str]
-
 
 FIGURES = ("P", "s_bar", "Q_final")
 ASSISTED_FILE = "judge_assisted.csv"
@@ -250,11 +241,10 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], cou
     and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / max(SE*_jk, SE_jk / 2), SE_jk² = Σ_c (u_jc − u_kc)² with u the
     cases' influences on the data and SE*_jk² = Σ_c w_c (u*_jc − u*_kc)² on the replicate's case weights w
     (:func:`.judge_assisted.influences`): the bootstrap-t max stepdown of the human board (Romano and Wolf 2005;
-    Mogstad, Romano, Shaikh and Wilhelm 2024). The floor: with a draw stratified by the judge's grade, a replicate
-    that leaves out the few labelled runs of a stratum can have a near-zero SE*, and its T* would set every set to
-    nearly {1..p}. Dividing by the data's SE alone instead (a fixed scale) covers too little when subjects tie: 90.4-
-    93.9% in docs/assisted_rank_check.md's tied designs before this rule. A pair with SE_jk = 0 takes no part in
-    the maximum and is established when the estimates differ."""
+    Mogstad, Romano, Shaikh and Wilhelm 2024). The floor: a replicate that leaves out the few labelled runs of a
+    judge-grade stratum can have a near-zero SE*, whose T* would widen every set to nearly {1..p}; the data's SE
+    alone covers too little when subjects tie (90.4-93.9% in docs/assisted_rank_check.md's tied designs). A pair
+    with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
     p = len(estimates)
     fits = [influences(s, counts) for s in sums]
     theta = np.column_stack([f.theta for f, _ in fits])

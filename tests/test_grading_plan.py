@@ -12,7 +12,6 @@ from rgbench.cli import run_script
 from rgbench.stats.grading_plan import (
     Phase,
     expected_labelled,
-    full_variance,
     grades_for_half_width,
     pair_grades_for_half_width,
     quantile,
@@ -85,12 +84,17 @@ def test_residual_variance_of_one_run_is_zero():
     assert residual_variance([], 0.3) == 0.0
 
 
-def test_full_variance_subtracts_each_phase_and_floors_at_zero():
-    # (1/20 − 1/300) · 0.04 = 0.0466667 · 0.04 = 0.00186667; 0.0025 − 0.00186667 = 0.00063333
-    assert full_variance(0.0025, [Phase(0.04, 20, ONE, 20)]) == pytest.approx(0.00063333, abs=1e-8)
-    assert full_variance(0.001, [Phase(0.04, 20, ONE, 20)]) == 0.0
+def test_v_full_subtracts_each_phase_and_floors_at_zero():
+    # The all-graded half-width is q(300) · √V_full (no phase-two term left). Today's variance 0.0025 at K_L 20
+    # (half-width q(20) · 0.05): V_full = 0.0025 − (1/20 − 1/300) · 0.04 = 0.0025 − 0.00186667 = 0.00063333
+    phase = Phase(0.04, 20, ONE, 20)
+    q300 = 1.9679297 * 1.0016708
+    assert grades_for_half_width(Q20 * 0.05, phase, 1, C, B).half_width_all == pytest.approx(q300 * 0.00063333 ** 0.5,
+                                                                                             rel=1e-5)
+    # 0.001 < 0.00186667: V_full floors at 0
+    assert grades_for_half_width(Q20 * 0.001 ** 0.5, phase, 1, C, B).half_width_all == 0.0
     # every run graded: no phase-two term, V_full is the variance itself
-    assert full_variance(0.0025, [Phase(0.04, 300, ONE, 300)]) == pytest.approx(0.0025)
+    assert grades_for_half_width(0.1, Phase(0.04, 300, ONE, 300), 1, C, B).half_width_all == pytest.approx(0.1)
 
 
 def test_grades_for_half_width_hand_computed():

@@ -12,14 +12,12 @@ V_full is the variance the figure would have with every one of the N runs human-
 more cases); (1/n − 1/N) · S²_e is what grading n of the N runs leaves, S²_e being the variance over runs of the
 residual e = y − λ f (human value minus λ times the judge's). Both are estimated from the current data: S²_e
 from the graded runs (:func:`residual_variance`), V_full as the current variance less the current phase-two
-term (:func:`full_variance`, floored at 0).
-
-The interval's half-width is q(K_L) · √V, K_L its cases with a human value (:func:`quantile`), so n labels would
-give q(K_L(n)) · √V(n) (:func:`search`); it falls with n, so each count is the smallest n found by bisection
-(:func:`smallest`). The prediction treats the human draw as a simple random sample of runs; a draw stratified by
-the judge's grade has the within-stratum S²_e, smaller, so the counts here err on the side of asking for more
-grades. bench/plan_check.py measures the predictions against simulated ones. Every function is pure, on floats
-but for the configured confidence (a budget is a planning figure, not a published result).
+term, floored at 0. The interval's half-width is q(K_L) · √V, K_L its cases with a human value (:func:`quantile`),
+so n labels would give q(K_L(n)) · √V(n) (:func:`search`). The prediction treats the human draw as a simple
+random sample of runs; a draw stratified by the judge's grade has the within-stratum S²_e, smaller, so the counts
+here err on the side of asking for more grades. bench/plan_check.py measures the predictions against simulated
+ones. Every function is pure, on floats but for the configured confidence (a budget is a planning figure, not a
+published result).
 """
 
 from __future__ import annotations
@@ -104,12 +102,6 @@ def residual_variance(labelled: Sequence[tuple[float, float, float]], lam: float
     return sum(w * (e - mean) ** 2 for e, w in residuals) / total * n / (n - 1)
 
 
-def full_variance(variance_now: float, phases: Sequence[Phase]) -> float:
-    """V_full: ``variance_now`` (the figure's, or a difference's, current variance) less the phase-two term of
-    each subject in it, floored at 0."""
-    return max(variance_now - sum(p.term(p.labels) for p in phases), 0.0)
-
-
 def smallest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
     """The smallest n in [low, high] with ``fits(n)``, by bisection (``fits`` false then true as n grows); None
     when ``fits(high)`` is false."""
@@ -126,11 +118,11 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
     """(n, floor) for an interval (one subject's figure, or the difference of two) of half-width ``half_width_now``
     today: n the smallest total of human values, from one more than now to every run, that ``shares`` divides
     between the subjects of ``phases`` with q(min K_L,i(n_i)) · √(V_full + Σ (1/n_i − 1/N_i) S²_i) <=
-    ``half_width`` (None when none does), floor that half-width with every run graded. A difference's interval is
-    read at the fewer K_L of its two subjects; V_full is from the current variance (``half_width_now`` / q(the
-    fewest K_L now))² (:func:`full_variance`, :meth:`Phase.labelled_at`)."""
+    ``half_width`` (by bisection; None when none does), floor that half-width with every run graded. A
+    difference's interval is read at the fewer K_L of its two subjects (:meth:`Phase.labelled_at`); V_full is the
+    current variance (``half_width_now`` / q(the fewest K_L now))² less each subject's term now, floored at 0."""
     variance = (half_width_now / quantile(confidence, min(p.labelled for p in phases), resamples)) ** 2
-    full = full_variance(variance, phases)
+    full = max(variance - sum(p.term(p.labels) for p in phases), 0.0)
 
     def width(total: int) -> float:
         labels = shares(total)

@@ -160,10 +160,8 @@ def correlation(runs: Sequence[Run]) -> float | None:
     """Pearson's correlation of the judge's and the human's value over the labelled runs (human value, w > 0),
     unweighted; None with fewer than 2 or a constant side."""
     pairs = [(float(r.judge), float(r.human)) for r in runs if r.human is not None and r.weight]
-    if len(pairs) < 2:
-        return None
-    f, y = np.array(pairs).T
-    if f.std() == 0 or y.std() == 0:
+    f, y = np.array(pairs, dtype=np.float64).reshape(-1, 2).T
+    if len(pairs) < 2 or f.std() == 0 or y.std() == 0:
         return None
     return float(np.corrcoef(f, y)[0, 1])
 

@@ -10,14 +10,11 @@ Swensson and Wretman, *Model Assisted Survey Sampling*, 1992, ch. 9):
 
 V_full is the variance the figure would have with every one of the N runs human-graded (it shrinks only with
 more cases); (1/n − 1/N) · S²_e is what grading n of the N runs leaves, S²_e being the variance over runs of the
-residual e = y − λ f (human value minus λ times the judge's). Both are estimated from the current data: S²_e
-from the graded runs (:func:`residual_variance`), V_full as the current variance less the current phase-two
-term, floored at 0. The interval's half-width is q(K_L) · √V, K_L its cases with a human value (:func:`quantile`),
-so n labels would give q(K_L(n)) · √V(n) (:func:`search`). The prediction treats the human draw as a simple
-random sample of runs; a draw stratified by the judge's grade has the within-stratum S²_e, smaller, so the counts
-here err on the side of asking for more grades. bench/plan_check.py measures the predictions against simulated
-ones. Every function is pure, on floats but for the configured confidence (a budget is a planning figure, not a
-published result).
+residual e = y − λ f (human value minus λ times the judge's). Both are estimated from the current data
+(:func:`residual_variance`, :func:`search`). The prediction treats the human draw as a simple random sample of
+runs; a draw stratified by the judge's grade has the within-stratum S²_e, smaller, so the counts here err on the
+side of asking for more grades (bench/plan_check.py measures them against simulated ones). Pure functions, on
+floats but for the configured confidence: a budget is a planning figure, not a published result.
 """
 
 from __future__ import annotations

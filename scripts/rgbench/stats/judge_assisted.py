@@ -25,9 +25,7 @@ and on Mf − Hf:
     a_c = (Y_c − Hy m_c) / M,    b_c = (F_c − Mf n_c) / N − (G_c − Hf m_c) / M
     λ = clip(−Σ w a b / Σ w b², 0, 1),  0 when Σ w b² = 0
 
-A case's runs stay together: the case is the unit of every sum, so runs are never paired by label. Intervals
-(:func:`interval`, :func:`difference_interval`) are the case bootstrap of the whole estimator, λ re-estimated in
-every replicate.
+A case's runs stay together: the case is the unit of every sum and of the bootstrap; runs are never paired by label.
 """
 
 from __future__ import annotations
@@ -159,14 +157,11 @@ class Estimate(NamedTuple):
 
 
 def estimate(sums: CaseSums) -> Estimate | None:
-    """The judge-assisted estimate of the mean of y over the subject's runs (see the module doc), exactly.
-
-    Range: theta = Hy + λ (Mf − Hf) may leave y's range by up to λ |Mf − Hf| (the sample's correction: a P
-    estimate can be slightly below 0); it is not clipped, which would bias it. Degenerate cases: no case or no
-    human value, None; every run drawn with π = 1, or a constant judge: λ = 0 and theta = Hy, the
-    inverse-probability-weighted mean of y over the drawn runs (all drawn with π = 1: the plain mean); a judge
-    equal to the human: λ near 1 (the optimum is about Cov(y, f) / Var(f), 1 when f = y) and theta near the
-    judge's mean over every run (equal to it when λ is clipped to 1)."""
+    """The judge-assisted estimate of the mean of y over the subject's runs, exactly. It may leave y's range by up
+    to λ |Mf − Hf| (a P estimate can be slightly below 0): clipping it would bias it. None without a human value;
+    λ = 0 and theta = Hy, the weighted mean of y over the drawn runs, when every run was drawn with π = 1 (then the
+    plain mean) or the judge is constant; for a judge equal to the human λ near 1 (its optimum is about
+    Cov(y, f) / Var(f)) and theta near the judge's mean over every run (equal to it when λ is clipped to 1)."""
     if not sums.labels:
         return None
     one = fit(sums, np.full((1, len(sums.case_ids)), Fraction(1), dtype=object))
@@ -264,13 +259,11 @@ def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Genera
     label per unit, e.g. the judge's grade), allocated in proportion to the strata's sizes by largest remainder
     with at least one per stratum, so every unit has a known non-zero chance n_h / N_h (exact). Units are in the
     caller's order, which must be canonical (sorted by case id and value, never by run label or file) for the
-    draw to be reproducible. ValueError when ``size`` is below the number of strata or above the units."""
+    draw to be reproducible. ValueError (:func:`largest_remainder`) for a ``size`` below the strata or above the units."""
     groups: dict[Hashable, list[int]] = {}
     for i, label in enumerate(strata):
         groups.setdefault(label, []).append(i)
     keys = sorted(groups, key=repr)
-    if not len(keys) <= size <= len(strata):
-        raise ValueError(f"cannot draw {size} of {len(strata)} units with at least one in each of {len(keys)} strata")
     take = largest_remainder({k: len(groups[k]) for k in keys}, dict.fromkeys(keys, 1), size)
     drawn = [False] * len(strata)
     probability = [Fraction(0)] * len(strata)

@@ -3,12 +3,13 @@ judge_assisted.csv (every subject's P, s_bar and Q_final by the estimator of :mo
 case-bootstrap intervals, what each rests on, the rank sets), judge_assisted_pairs.csv (the ranked subjects' paired
 differences) and judge_assisted_criteria.csv (each rubric criterion's mean).
 
-A run's judge value is the grade of config.yaml's ``judge``; its human value the consolidated grade of its human
-graders, entering with its weight w (:meth:`rgbench.load.draws.HumanDraws.weight`; 0 outside every draw: it then
-counts for the correlation only). Each figure, and each criterion's mean, is the mean of a per-run value (the pass
-indicator, the clipped score, the run's own Q_final, the criterion's score) with its own λ per subject, so a judge
-biased on one subject moves no other subject's figures (and Q_final is not exactly α·P + (1 − α)·norm(s_bar) of
-the other two unless their λ agree).
+A run's judge value is the grade of config.yaml's ``judge``; its human value the grade of its human graders
+consolidated (:func:`.consolidated_board.consolidated_grades`), entering with its weight w
+(:meth:`rgbench.load.draws.HumanDraws.weight`; 0 outside every draw: it then counts for the correlation only).
+Each figure, and each criterion's mean, is the mean of a per-run value (the pass indicator, the clipped score, the
+run's own Q_final, the criterion's score) with its own λ per subject, so a judge biased on one subject moves no
+other subject's figures (and Q_final is not exactly α·P + (1 − α)·norm(s_bar) of the other two unless their λ
+agree).
 
 Every interval and difference is over the draw of its cases (:func:`draw_of`), so two subjects on the same cases
 share their replicates, and the pairs and rank sets use one draw of the ranked subjects' cases. The sign-flip
@@ -64,11 +65,10 @@ _ZERO = 1e-12   # a pair variance at most this share of its terms' magnitude is 
 
 @dataclass(frozen=True)
 class SubjectRuns:
-    """One subject's runs as the estimator takes them: per figure its :class:`.judge_assisted.Run` values (the
-    same runs in the same order for every figure; no ``P`` without a pass rule), the runs without the judge's
-    grade (the subject then has no estimate), the drawn runs still awaiting a human grade (pending), per rubric
-    criterion the same runs' scores of that criterion (its mean is estimated as a figure's) and the runs no draw's
-    population holds (uncovered: probability 0 of a human label, so the subject has no estimate)."""
+    """One subject's runs as the estimator takes them: per figure and per rubric criterion its
+    :class:`.judge_assisted.Run` values (the same runs in the same order; no ``P`` without a pass rule), the runs
+    without the judge's grade, the drawn runs still awaiting a human grade (pending) and the runs no draw's
+    population holds (uncovered: probability 0 of a human label). An unjudged or uncovered run leaves no estimate."""
 
     subject_id: str
     runs: Mapping[str, tuple[Run, ...]]
@@ -142,8 +142,7 @@ def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: H
 
 def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None) -> list[SubjectRuns]:
     """Every subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included, as `make
-    metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label): the
-    judge's grades by config.yaml's ``judge``, the human ones consolidated (:func:`.consolidated_board.consolidated_grades`)."""
+    metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label)."""
     human = [item.scoring for item in consolidated_grades(spec, tree, multi)]
     judge = [s for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge]
     return subject_runs(spec, tree, judge, human, draws or HumanDraws(spec.judge, ()))

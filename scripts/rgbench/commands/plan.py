@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
     board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics
     rows: list[tuple[str, Fraction, float, Phase]] = []   # subject, estimate, half-width now, variance parts
     for row in board:
-        fig = row.figures.get(figure)
-        if fig is None or (est := fig.estimate) is None or fig.interval is None:
+        fig = row.figures[figure]
+        if (est := fig.estimate) is None or fig.interval is None:
             continue
         runs = subjects[row.subject_id].runs[figure]
         labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in runs if r.human is not None and r.weight]

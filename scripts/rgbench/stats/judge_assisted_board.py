@@ -115,21 +115,23 @@ def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_
                  draws: HumanDraws) -> list[SubjectRuns]:
     """Every registered subject's :class:`SubjectRuns` from the tree's responses (error runs aside), the judge's
     and the (consolidated) human grades and the draws."""
-    def values(scoring: Scoring) -> tuple[dict[str, Fraction], dict[str, int | Fraction]]:
+    def values(scoring: Scoring) -> dict[str, Mapping[str, int | Fraction]]:
         q, classification, clipped = q_value(spec, tree, scoring)
-        return {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q}, dict(scoring.criterion_scores)
+        return {"figure": {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q},
+                "criterion": dict(scoring.criterion_scores)}
     judged, human = ({s.run_key: values(s) for s in grades} for grades in (judge_grades, human_grades))
-    def column(keys: Sequence[RunKey], part: int, name: str) -> tuple[Run, ...]:
-        return tuple(Run(k[1], judged[k][part][name], human[k][part][name] if k in human else None, draws.weight(k))
+    def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[Run, ...]:
+        return tuple(Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, draws.weight(k))
                      for k in keys if k in judged)
     figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
     drawn, covered = draws.drawn(), draws.covered()
     out = []
     for sid in sorted(tree.subjects):
         keys = sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
-        out.append(SubjectRuns(sid, {f: column(keys, 0, f) for f in figures},
+        out.append(SubjectRuns(sid, {f: column(keys, "figure", f) for f in figures},
                                sum(k not in judged for k in keys), sum(k in drawn and k not in human for k in keys),
-                               {c: column(keys, 1, c) for c in spec.criteria}, sum(k not in covered for k in keys)))
+                               {c: column(keys, "criterion", c) for c in spec.criteria},
+                               sum(k not in covered for k in keys)))
     return out
 
 

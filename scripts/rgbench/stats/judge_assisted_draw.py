@@ -217,7 +217,8 @@ def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basi
     strata = sorted(counts)
     flat = [k for k in strata for _ in range(counts[k])]
     pi = dict(zip(flat, active_probabilities([spread[k] for k in flat], size)))   # equal within a stratum
-    uniform = draw_generator(seed, f"draw {number}: strata", [(f"{s} {g}", counts[s, g]) for s, g in strata]).random()
+    # the rounding's own stream: "the strata" has a space, which no subject id has, so no subject's stream shares it
+    uniform = draw_generator(seed, f"draw {number}: the strata", [(f"{s} {g}", counts[s, g]) for s, g in strata]).random()
     take = systematic_rounding([counts[k] * pi[k] for k in strata], Fraction(uniform))
     picked = []
     for subject, items in runs.items():

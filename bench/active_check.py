@@ -19,8 +19,10 @@ production estimator over 2,000 case resamples). Three ways of spending n human 
 - **active**: `rgbench assign --draw p` (the pilot) then `rgbench assign --next n − p`: the second draw's
   probabilities from the spreads of the pilot's human grades per judge class; both draws pooled with
   w = Σ c_b / π_b over the population `rgbench assign` records. Its cost is the grades actually spent (distinct
-  runs graded). Beside it the same draw with finer strata, the judge's total (**active, judge totals**: spreads
-  per bin of adjacent totals holding at least 10 of the pilot's grades, :func:`spreads_totals`; not adopted) and
+  runs graded). **active, two rounds**: the same grades spent as the pilot then two `--next` draws of half the
+  rest each, the second's spreads from the pilot's and the first's grades. Beside it the same draw with finer
+  strata, the judge's total (**active, judge totals**: spreads per bin of adjacent totals holding at least 10 of
+  the pilot's grades, :func:`spreads_totals`; not adopted) and
   with those spreads from every run's human value (**active, judge totals, spreads known**).
 
 Grades saved at equal width: 1 − (grades spent) / (the uniform sample size with the same mean width: linear
@@ -166,16 +168,21 @@ def stratified_method(design, runs, n, rng) -> Weights:
     return {r.key: 1 / float(r.probability) for r in draw.runs}
 
 
-def active_method(design, runs, n, rng, rule: Callable | None = None, totals: bool = False) -> Weights:
-    """The pilot, then the active draw with the production spreads (``rule`` None) or ``rule(runs, basis)``'s;
-    ``totals``: the active draw's strata are the judge totals (each run's grade read as ``total <t>``)."""
+def active_method(design, runs, n, rng, rule: Callable | None = None, totals: bool = False,
+                  rounds: int = 1) -> Weights:
+    """The pilot, then ``rounds`` active draws splitting n − pilot, each with the spreads of every earlier draw's
+    grades: the production ones (``rule`` None) or ``rule(runs, basis)``'s; ``totals``: the active draws' strata
+    are the judge totals (each run's grade read as ``total <t>``)."""
     seed = int(rng.integers(2 ** 31))
-    pilot = stratified(1, seed, runs, design.pilot)
-    basis = frozenset(r.key for r in pilot.runs)
-    over = {s: [r._replace(grade=f"total {r.total}") for r in items] for s, items in runs.items()} if totals else runs
-    second = active(2, seed, over, basis, n - design.pilot, rule(runs, basis) if rule else None)
     covered = population(runs, tuple(runs))   # as rgbench assign records it: the draws pool by size over it
-    draws = HumanDraws("judge", (replace(pilot, population=covered), replace(second, population=covered)))
+    made = [replace(stratified(1, seed, runs, design.pilot), population=covered)]
+    over = {s: [r._replace(grade=f"total {r.total}") for r in items] for s, items in runs.items()} if totals else runs
+    for k in range(rounds):
+        basis = frozenset(r.key for d in made for r in d.runs)
+        size = (n - design.pilot) // rounds + (k < (n - design.pilot) % rounds)
+        made.append(replace(active(k + 2, seed, over, basis, size, rule(runs, basis) if rule else None),
+                            population=covered))
+    draws = HumanDraws("judge", tuple(made))
     return {key: float(draws.weight(key)) for key in draws.drawn()}
 
 
@@ -245,6 +252,7 @@ METHODS: dict[str, Callable] = {
     "stratified": stratified_method,
     "active, judge totals": lambda design, runs, n, rng: active_method(design, runs, n, rng, spreads_totals, True),
     "active": active_method,
+    "active, two rounds": lambda design, runs, n, rng: active_method(design, runs, n, rng, rounds=2),
     "active, judge totals, spreads known": lambda design, runs, n, rng: active_method(design, runs, n, rng,
                                                                                       totals_known, True),
 }

@@ -75,22 +75,64 @@ def test_active_probabilities_follow_the_spread_capped_at_1_and_floored():
 
 
 def test_sending_humans_where_the_judge_errs_most_needs_fewer_grades_for_the_same_variance():
-    # Poisson sampling: the variance of the inverse-probability-weighted total of d = y - f is Σ (1/π - 1) d².
-    # 100 runs, the judge's error 1/10 on 50 and 1/2 on the other 50 (d² = e²), N = 20 expected grades.
+    # 100 runs in two strata of 50, the judge's residual spread 1/10 in one and 1/2 in the other, N = 24 grades.
     spread = [F(1, 10)] * 50 + [F(1, 2)] * 50
-    pi = active_probabilities(spread, 20)
-    # c · (50/10 + 50/2) = 20: c = 2/3, π = 1/15 and 1/3 (above the floor 1/25)
-    assert set(pi[:50]) == {F(1, 15)} and set(pi[50:]) == {F(1, 3)}
+    pi = active_probabilities(spread, 24)
+    # c · (50/10 + 50/2) = 24: c = 4/5, π = 2/25 and 2/5 (above the floor 1/5 · 24/100 = 6/125): quotas 4 and 20
+    assert set(pi[:50]) == {F(2, 25)} and set(pi[50:]) == {F(2, 5)}
+    assert drawing.systematic_rounding([50 * pi[0], 50 * pi[-1]], F(1, 2)) == [4, 20]   # whole quotas: no rounding
 
-    def variance(probabilities: list[F]) -> F:
-        return sum(((1 / p - 1) * e * e for p, e in zip(probabilities, spread)), F(0))
-    # active: 50 · 14 / 100 + 50 · 2 / 4 = 7 + 25 = 32; uniform π = 1/5: 50 · 4 / 100 + 50 · 4 / 4 = 2 + 50 = 52
-    assert variance(pi) == 32 and variance([F(1, 5)] * 100) == 52
-    # the uniform design reaches 32 at (100/n - 1) · Σ e² = 32, Σ e² = 1/2 + 25/2 = 13: n = 1300/45 = 28.9 grades,
-    # so the active one needs 1 - 20 · 45/1300 = 4/13 (31%) fewer
-    n_uniform = F(100) / (1 + F(32, 13))
-    assert n_uniform == F(1300, 45) and 1 - 20 / n_uniform == F(4, 13)
+    def variance(take: list[int]) -> F:   # a stratified draw's variance of the estimated total, S_h² = e_h²
+        return sum((F(50 * 50) * (1 - F(n, 50)) * e * e / n for n, e in zip(take, (F(1, 10), F(1, 2)))), F(0))
+    # active: 2500 · 46/50 · 1/100 / 4 + 2500 · 30/50 · 1/4 / 20 = 23/4 + 75/4 = 49/2;
+    # proportional (12 and 12): 2500 · 38/50 · (1/100 + 1/4) / 12 = 1900 · 13/50 / 12 = 247/6
+    assert variance([4, 20]) == F(49, 2) and variance([12, 12]) == F(247, 6)
+    # proportional n reaches 49/2 at (100/n − 1) · Σ N_h e_h² = (100/n − 1) · 13 = 49/2: n = 1300/37.5 = 104/3
+    # = 34.7 grades, so the active draw needs 1 − 24 · 3/104 = 4/13 (31%) fewer
+    n_uniform = F(100) / (1 + F(49, 2) / 13)
+    assert n_uniform == F(104, 3) and 1 - 24 / n_uniform == F(4, 13)
     assert active_probabilities([F(1, 4)] * 100, 20) == [F(1, 5)] * 100   # equal spreads: the uniform design
+
+
+def test_systematic_rounding_keeps_the_total_and_each_quota_in_expectation():
+    quotas = [F(1, 3), F(5, 2), F(7, 6)]   # sum 4; fractional parts 1/3, 1/2, 1/6: running sums 1/3, 5/6, 1
+    # floors 0, 2, 1; stratum h takes one more when some u + m (m an integer) lies in [F_(h-1), F_h), F_0 = 0:
+    # u = 0 lies in [0, 1/3): the first (0 + 1, 2, 1)
+    assert drawing.systematic_rounding(quotas, F(0)) == [1, 2, 1]
+    assert drawing.systematic_rounding(quotas, F(1, 2)) == [0, 3, 1]   # 1/2 in [1/3, 5/6): the second's extra
+    assert drawing.systematic_rounding(quotas, F(9, 10)) == [0, 2, 2]  # 9/10 in [5/6, 1): the third's
+    # over u uniform on [0, 1) the extra falls in each stratum with probability its fractional part: the
+    # breakpoints 0, 1/3, 5/6 split [0, 1) into lengths 1/3, 1/2, 1/6, so E[n_h] = q_h exactly
+    lengths = {(1, 2, 1): F(1, 3), (0, 3, 1): F(1, 2), (0, 2, 2): F(1, 6)}
+    expected = [sum((F(t[h]) * p for t, p in lengths.items()), F(0)) for h in range(3)]
+    assert expected == quotas
+    assert all(sum(drawing.systematic_rounding(quotas, F(u, 97))) == 4 for u in range(97))
+    assert drawing.systematic_rounding([F(3), F(2)], F(1, 2)) == [3, 2]   # whole quotas stay
+
+
+def test_an_active_draw_is_stratified_with_exact_probabilities():
+    runs = {"m": runs_of("m", ["Pass"] * 40), "n": runs_of("n", ["Fail"] * 30 + ["Pass"] * 10)}
+    draw = drawing.active(1, 0, runs, frozenset(), 20)
+    # no human value yet: every spread 1, so π = 20/80 = 1/4 for every run; quotas 10, 7.5 and 2.5: the draw
+    # takes exactly 20, 10 of m's Pass runs and 7 or 8 of n's Fail runs with the rest from its Pass runs
+    assert {r.probability for r in draw.runs} == {F(1, 4)} and len(draw.runs) == 20
+    assert sum(1 for r in draw.runs if r.key[0] == "m") == 10
+    assert sum(1 for r in draw.runs if r.key[0] == "n" and int(r.key[1][2:]) < 30) in (7, 8)
+    assert draw.size == 20 and dict(draw.spreads) == {("m", "Pass"): 1, ("n", "Fail"): 1, ("n", "Pass"): 1}
+    assert drawing.active(1, 0, runs, frozenset(), 20) == draw
+    # spreads 1 and 3 on n's two strata, m's 1: c (40 + 30 + 30) = 20, π = 1/5 and 3/5; quotas 8, 6 and 6
+    spread = {("m", "Pass"): F(1), ("n", "Fail"): F(1), ("n", "Pass"): F(3)}
+    uneven = drawing.active(1, 0, runs, frozenset(), 20, spread)
+    def stratum(key: tuple[str, str, str]) -> tuple[str, str]:
+        return key[0], "Fail" if key[0] == "n" and int(key[1][2:]) < 30 else "Pass"
+    taken: dict[tuple[str, str], set] = {}
+    for r in uneven.runs:
+        taken.setdefault(stratum(r.key), set()).add(r.probability)
+    counts = {k: sum(1 for r in uneven.runs if stratum(r.key) == k) for k in taken}
+    assert counts == {("m", "Pass"): 8, ("n", "Fail"): 6, ("n", "Pass"): 6}
+    assert taken == {("m", "Pass"): {F(1, 5)}, ("n", "Fail"): {F(1, 5)}, ("n", "Pass"): {F(3, 5)}}
+    with pytest.raises(ValueError):
+        drawing.active(1, 0, runs, frozenset(), 81)
 
 
 def test_spreads_are_the_shrunk_root_mean_square_of_the_centred_residual_per_stratum():
@@ -126,15 +168,6 @@ def test_the_slope_is_clipped_to_0_1_and_the_root_rounded_half_up_exactly():
     assert drawing.thousandths_root(F(1, 4_000_000)) == F(1, 1000) and drawing.thousandths_root(F(0)) == F(1, 1000)
     # √0.00000625 = 0.0025, exactly half way: up to 3/1000 (round half to even would give 2/1000)
     assert drawing.thousandths_root(F(625, 100_000_000)) == F(3, 1000)
-
-
-def test_an_active_draw_is_poisson_sampling_with_exact_probabilities():
-    runs = {"m": runs_of("m", ["Pass"] * 40), "n": runs_of("n", ["Fail"] * 40)}
-    draw = drawing.active(1, 0, runs, frozenset(), 20)
-    # no human value yet: every spread 1, so π = 20/80 = 1/4 for every run; the size is random around 20
-    assert {r.probability for r in draw.runs} == {F(1, 4)} and 8 <= len(draw.runs) <= 32
-    assert draw.size == 20 and dict(draw.spreads) == {("m", "Pass"): 1, ("n", "Fail"): 1}
-    assert drawing.active(1, 0, runs, frozenset(), 20) == draw
 
 
 def test_grade_label_is_the_class_or_the_tercile_of_the_judge_total(tree):
@@ -396,7 +429,7 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     total = sum(map(len, drawing.judged_runs(spec, loaded, multi)[0].values()))   # T, 20 on the sample's system/
     assert assign(tree, "--next", "5") == 0   # nothing drawn yet: every spread 1, so π = 5/T (1/4 at T = 20)
     first = document(tree)["draws"][0]
-    assert first["design"] == "active" and first["size"] == 5
+    assert first["design"] == "active" and first["size"] == 5 and len(first["runs"]) == 5
     assert {F(r["probability"]) for r in first["runs"]} == {F(5, total)}
     waiting = [(r["subject_id"], r["case_id"], r["run_id"], r["reviewer_id"]) for r in first["runs"] if "reviewer_id" in r]
     assert waiting   # this seed picks runs without a human grade
@@ -415,6 +448,7 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     flat = [(s, r) for s, items in runs.items() for r in items]
     pi = dict(zip([r.key for _, r in flat], active_probabilities([expected[s, r.grade] for s, r in flat], 5)))
     assert sum(pi.values()) == 5 and min(pi.values()) >= F(1, 5) * F(5, total)   # expected size 5, floor 1/T
+    assert len(second["runs"]) == 5   # drawn stratified: exactly 5
     assert all(F(r["probability"]) == pi[r["subject_id"], r["case_id"], r["run_id"]] for r in second["runs"])
     assert run_script("validate", ["--root", str(tree)]) == 0
     edited = document(tree)   # the spreads of the last draw are checked against the grades

@@ -2,7 +2,7 @@
 
     rgbench assign --share 0.2      a stratified, seeded sample of graded runs for a second grade
     rgbench assign --draw N         judge-assisted: a new draw of N runs, stratified by subject and judge grade
-    rgbench assign --next N         judge-assisted: an active draw of N runs expected, where the judge errs most
+    rgbench assign --next N         judge-assisted: an active draw of N runs, more where the judge errs most
 
 --share: strata (family, subject) of the runs graded in scoring/; the second reviewer is a registered human
 other than the first reviewer, the least loaded first. Writes subjects/second_reviews.json, which the

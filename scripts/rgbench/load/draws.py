@@ -31,7 +31,7 @@ from .spec import Spec
 from .validation import keyed_problems, toolkit_schema
 
 DRAWS_FILE = "subjects/human_draws.json"
-STRATIFIED, ACTIVE = "stratified", "active"   # the designs: a stratified draw (--draw), Poisson sampling (--next)
+STRATIFIED, ACTIVE = "stratified", "active"   # the designs: --draw (proportional), --next (π ∝ the spreads)
 STRATA = ("subject_id", "judge_grade")        # what every draw is stratified by (the file's stratified_by)
 RunKey = tuple[str, str, str]   # (subject_id, case_id, run_id), as tree.responses keys
 _REGENERATE = "(the toolkit writes this file: rgbench assign; a draw is never edited by hand)"
@@ -61,7 +61,7 @@ class Draw:
     """One draw: its number (1, 2, ... in the file's order), its design (``stratified`` or ``active``), the seed
     it was made with (config.yaml's at draw time) and its runs, sorted by key; what its check re-derives it from
     (rgbench.stats.judge_assisted_draw): the subjects it was made over (() when the file leaves them out: those
-    of its runs), its size (the runs drawn; an active draw's expected size), an active draw's spreads of the
+    of its runs), its size (the runs drawn), an active draw's spreads of the
     judge's error per (subject, judge grade) and its population (() only before ``rgbench assign`` records it)."""
 
     number: int
@@ -104,8 +104,7 @@ class HumanDraws:
         for every run some draw covers (E[ξ_b(r)] = π_b(r)), whichever draws cover it; one draw: 1/π.
 
         Why by size: each draw's Σ y / π_b estimates its population's total alone; equal shares would count a pilot
-        of 10 grades as much as a draw of 100 (variance (1/10 + 1/100) / 4 of one grade's, against 1/110). An active
-        (Poisson) draw's n_b is the count it drew, not its expected count, which differs by O(1/√n_b)."""
+        of 10 grades as much as a draw of 100 (variance (1/10 + 1/100) / 4 of one grade's, against 1/110)."""
         return self._weights.get(key, Fraction(0))
 
     def covered(self) -> frozenset[RunKey]:

@@ -254,19 +254,23 @@ def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: 
     return take
 
 
-def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Generator) -> tuple[list[bool], list[Fraction]]:
+def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Generator,
+                    take: Mapping[Hashable, int] | None = None) -> tuple[list[bool], list[Fraction]]:
     """(drawn, probability) per unit: ``size`` units drawn without replacement, stratified by ``strata`` (one
     label per unit, e.g. the judge's grade), allocated in proportion to the strata's sizes by largest remainder
-    with at least one per stratum, so every unit has a known non-zero chance n_h / N_h (exact). Units are in the
+    with at least one per stratum, so every unit has a known non-zero chance n_h / N_h (exact); or as ``take``
+    gives (stratum -> n_h, summing to ``size``: an active draw's, whose π the caller knows). Units are in the
     caller's order, which must be canonical (sorted by case id and value, never by run label or file) for the
     draw to be reproducible. ValueError when ``size`` is below the number of strata or above the units."""
     groups: dict[Hashable, list[int]] = {}
     for i, label in enumerate(strata):
         groups.setdefault(label, []).append(i)
     keys = sorted(groups, key=repr)
-    if not len(keys) <= size <= len(strata):
-        raise ValueError(f"cannot draw {size} of {len(strata)} units with at least one in each of {len(keys)} strata")
-    take = largest_remainder({k: len(groups[k]) for k in keys}, dict.fromkeys(keys, 1), size)
+    if take is None:
+        if not len(keys) <= size <= len(strata):
+            raise ValueError(f"cannot draw {size} of {len(strata)} units with at least one in each of {len(keys)} "
+                             "strata")
+        take = largest_remainder({k: len(groups[k]) for k in keys}, dict.fromkeys(keys, 1), size)
     drawn = [False] * len(strata)
     probability = [Fraction(0)] * len(strata)
     for k in keys:

@@ -13,19 +13,21 @@ run sorted by (case id, judge total, stratum, run id): parsed values, never file
   to their runs (at least one per stratum of the subject: :func:`~.judge_assisted.largest_remainder`), then drawn
   within each subject by :func:`~.judge_assisted.stratified_draw`, in proportion to its strata with at least one
   each; π = n_h / N_h exactly.
-- **active** (:func:`active`, ``rgbench assign --next N``): Poisson sampling, each run independently with
-  π_r = min(1, max(floor, c · e_h)), e_h the spread of the judge's residual y − λ f in the run's stratum
-  (:func:`spreads`), c such that Σ π_r = N exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs:
-  every run keeps at least a fifth of the uniform chance (Zrnic and Candès, "Active statistical inference", ICML
-  2024: π ∝ the conditional root mean square of y − λ f). A run is picked when its uniform number (the stream's,
-  in unit order) is below π_r.
+- **active** (:func:`active`, ``rgbench assign --next N``): each run has π_r = min(1, max(floor, c · e_h)), e_h
+  the spread of the judge's residual y − λ f in the run's stratum (:func:`spreads`), c such that Σ π_r = N
+  exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs: every run keeps at least a fifth of the
+  uniform chance (Zrnic and Candès, "Active statistical inference", ICML 2024: π ∝ the conditional root mean
+  square of y − λ f). The runs are drawn stratified, not one by one: stratum h (a subject's judge grade) takes
+  n_h runs without replacement, n_h the quota N_h π_h rounded up or down by :func:`systematic_rounding` (the
+  draw's own uniform number), so E[n_h] / N_h = π_h exactly, Σ n_h = N, and the strata's different mean
+  residuals add no variance, as in a stratified draw.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -207,20 +209,38 @@ def active_probabilities(spread: Sequence[Fraction], size: int) -> list[Fraction
 
 def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
            size: int, spread: Mapping[tuple[str, str], Fraction] | None = None) -> Draw:
-    """Draw ``number``: Poisson sampling of expected size ``size`` with π from ``spread``, by default
-    :func:`spreads` of the human values of ``basis`` (the runs of the earlier draws), reviewers unassigned.
-    ValueError unless 0 < size <= the runs."""
+    """Draw ``number``: ``size`` runs with π from ``spread`` (by default :func:`spreads` of the human values of
+    ``basis``, the runs of the earlier draws), stratified by (subject, judge grade) as the module doc says,
+    reviewers unassigned. ValueError unless 0 < size <= the runs."""
     spread = spread or spreads(runs, basis)
-    flat = [(subject, r) for subject, items in runs.items() for r in items]
-    probability = dict(zip([r.key for _, r in flat],
-                           active_probabilities([spread[s, r.grade] for s, r in flat], size)))
+    counts = Counter((subject, r.grade) for subject, items in runs.items() for r in items)
+    strata = sorted(counts)
+    flat = [k for k in strata for _ in range(counts[k])]
+    pi = dict(zip(flat, active_probabilities([spread[k] for k in flat], size)))   # equal within a stratum
+    # the rounding's own stream: "the strata" has a space, which no subject id has, so no subject's stream shares it
+    uniform = draw_generator(seed, f"draw {number}: the strata", [(f"{s} {g}", counts[s, g]) for s, g in strata]).random()
+    take = systematic_rounding([counts[k] * pi[k] for k in strata], Fraction(uniform))
     picked = []
     for subject, items in runs.items():
-        uniform = _stream(seed, number, subject, items).random(len(items))
-        picked += [DrawnRun(r.key, probability[r.key], None) for r, u in zip(items, uniform.tolist())
-                   if Fraction(u) < probability[r.key]]
+        mine: dict[Hashable, int] = {grade: n for (s, grade), n in zip(strata, take) if s == subject}
+        drawn = stratified_draw([r.grade for r in items], sum(mine.values()), _stream(seed, number, subject, items),
+                                mine)[0]
+        picked += [DrawnRun(r.key, pi[subject, r.grade], None) for r, d in zip(items, drawn) if d]
     return Draw(number, ACTIVE, seed, tuple(sorted(picked, key=lambda r: r.key)), tuple(runs), size,
                 tuple(sorted(spread.items())))
+
+
+def systematic_rounding(quotas: Sequence[Fraction], u: Fraction) -> list[int]:
+    """Integers n_h with E[n_h] = q_h for ``quotas`` q_h >= 0 summing to an integer, their sum exactly that
+    integer: ⌊q_h⌋ plus one where the running sum of the fractional parts F_h crosses u + m for an integer m
+    (F_{h−1} <= u + m < F_h), ``u`` uniform on [0, 1) (systematic sampling of the remainders, Madow 1949): a
+    stratum's extra run has probability exactly its fractional part."""
+    out, before = [], Fraction(0)
+    for q in quotas:
+        after = before + q - math.floor(q)
+        out.append(math.floor(q) + math.ceil(after - u) - math.ceil(before - u))
+        before = after
+    return out
 
 
 def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -> list[RunKey]:

@@ -50,10 +50,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
+from rgbench.stats.grading_plan import quantile  # noqa: E402
 from rgbench.stats.judge_assisted import (  # noqa: E402
     CaseSums,
     difference_interval,
-    expanded_confidence,
     interval,
     labelled_cases,
     stratified_draw,
@@ -185,18 +185,13 @@ def replicate(design: Design, rng: np.random.Generator, truths) -> dict[str, tup
     return out
 
 
-def expanded_quantile(units: int) -> float:
-    """The normal quantile at which the study's intervals of ``units`` labelled cases are read: Φ⁻¹((1 + c') / 2), c'
-    the :func:`expanded_confidence` of 95% over RESAMPLES resamples (t_{K−1, 0.975} · √(K / (K − 1)) below the cap)."""
-    from scipy.special import ndtri
-    return float(ndtri((1 + float(expanded_confidence(CONFIDENCE, units, RESAMPLES))) / 2))
-
-
 def quantiles(a: CaseSums, b: CaseSums, size: int) -> dict[str, tuple[float, ...]]:
-    """Per Q_final figure (A, B, A-B) of a draw of ``size`` grades per subject, (K_L, :func:`expanded_quantile`),
-    K_L of A-B the fewer of the two (as :func:`difference_interval` takes it); key ``K_L <figure> @<size>``."""
+    """Per Q_final figure (A, B, A-B) of a draw of ``size`` grades per subject, (K_L, the normal quantile its
+    interval is read at, ``grading_plan.quantile``), K_L of A-B the fewer of the two (as :func:`difference_interval`
+    takes it); key ``K_L <figure> @<size>``."""
     ka, kb = labelled_cases(a), labelled_cases(b)
-    return {f"K_L {s} @{size}": (k, expanded_quantile(k)) for s, k in (("A", ka), ("B", kb), ("A-B", min(ka, kb)))}
+    return {f"K_L {s} @{size}": (k, quantile(CONFIDENCE, k, RESAMPLES))
+            for s, k in (("A", ka), ("B", kb), ("A-B", min(ka, kb)))}
 
 
 def measured_rho(design: Design, rng: np.random.Generator) -> float:

@@ -2,7 +2,7 @@
 """The simulation study of the judge-assisted estimator (issue 28, part 1): docs/judge_assisted_check.md.
 
     .venv/bin/python bench/judge_assisted_check.py --quick          # a few replications, to stdout
-    .venv/bin/python bench/judge_assisted_check.py --reps 500 --jobs 2    # the study (~40 min on two shared cores)
+    .venv/bin/python bench/judge_assisted_check.py --reps 500 --jobs 2    # the study (~53 min on two busy shared cores)
 
 Not a timed test. It draws benchmarks with a known truth, runs the PRODUCTION functions on them (the board's
 ``figure`` and ``proportion_figure`` of ``rgbench.stats.judge_assisted_board``, which call

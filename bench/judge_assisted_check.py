@@ -2,7 +2,7 @@
 """The simulation study of the judge-assisted estimator (issue 28, part 1): docs/judge_assisted_check.md.
 
     .venv/bin/python bench/judge_assisted_check.py --quick          # a few replications, to stdout
-    .venv/bin/python bench/judge_assisted_check.py --reps 500 --jobs 2    # the study (~25 min on two shared cores)
+    .venv/bin/python bench/judge_assisted_check.py --reps 500 --jobs 2    # the study (~53 min on two busy shared cores)
 
 Not a timed test. It draws benchmarks with a known truth, runs the PRODUCTION functions on them (the board's
 ``figure`` and ``proportion_figure`` of ``rgbench.stats.judge_assisted_board``, which call
@@ -28,7 +28,9 @@ probability n_h / N_h), ratio being the judge-only runs per human-graded run (N/
 estimator with lambda = 0 (the inverse-probability-weighted mean of the drawn runs) on the same draw and the same
 resamples. Grades saved (designs at rho_Q 0.7 with a pool of 4x or more, no bias): human-only intervals of
 Q_final on further stratified draws of GRID times n from the same benchmark, and the n' at which their mean width
-reaches the judge-assisted one (:func:`sample_size_at`); saved = 1 − n / n'.
+reaches the judge-assisted one (:func:`sample_size_at`); saved = 1 − n / n'. Beside it the finite-sample cost:
+the mean K_L (cases with a human grade) and expanded quantile at n and at n', and the saving were both read at
+the same quantile. The two 300-case designs come last in DESIGNS so that the others keep their streams.
 """
 
 from __future__ import annotations
@@ -48,7 +50,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
-from rgbench.stats.judge_assisted import CaseSums, difference_interval, interval, stratified_draw  # noqa: E402
+from rgbench.stats.grading_plan import quantile  # noqa: E402
+from rgbench.stats.judge_assisted import (  # noqa: E402
+    CaseSums,
+    difference_interval,
+    interval,
+    labelled_cases,
+    stratified_draw,
+)
 from rgbench.stats.judge_assisted_board import figure, human_only, proportion_figure  # noqa: E402
 
 CONFIDENCE = Fraction(95, 100)
@@ -87,6 +96,9 @@ DESIGNS = (
     Design("100 cases x 1 run", 100, 1, RHO_07, 4),
     Design("30 cases x 3 runs", 30, 3, RHO_07, 4),
     Design("30 cases x 1 run", 30, 1, RHO_07, 4),
+    # appended, so the designs above keep their streams (a design's stream is keyed by its index)
+    Design("300 cases x 3 runs, pool 10x", 300, 3, RHO_07, 10),
+    Design("300 cases x 3 runs", 300, 3, RHO_07, 4),
 )
 
 
@@ -162,12 +174,24 @@ def replicate(design: Design, rng: np.random.Generator, truths) -> dict[str, tup
         ho = difference_interval(human_only(a), human_only(b), counts, CONFIDENCE)
         t = truths[0][m] - truths[1][m]
         out[f"{metric} A-B"] = (covers(ppi, t), covers(ho, t), width(ppi), width(ho))
+    if saves(design):
+        out.update(quantiles(values[0][2], values[1][2], n))
     for size in sorted({min(k * r, round(g * n)) for g in GRID}) if saves(design) else ():
         a, b = (human_only(human_sample(*graded_runs[s], size, rng)[2]) for s in range(2))
         out[f"Q_final A @{size}"] = (width(interval(a, counts, CONFIDENCE)),)
         out[f"Q_final B @{size}"] = (width(interval(b, counts, CONFIDENCE)),)
         out[f"Q_final A-B @{size}"] = (width(difference_interval(a, b, counts, CONFIDENCE)),)
+        out.update(quantiles(a, b, size))
     return out
+
+
+def quantiles(a: CaseSums, b: CaseSums, size: int) -> dict[str, tuple[float, ...]]:
+    """Per Q_final figure (A, B, A-B) of a draw of ``size`` grades per subject, (K_L, the normal quantile its
+    interval is read at, ``grading_plan.quantile``), K_L of A-B the fewer of the two (as :func:`difference_interval`
+    takes it); key ``K_L <figure> @<size>``."""
+    ka, kb = labelled_cases(a), labelled_cases(b)
+    return {f"K_L {s} @{size}": (k, quantile(CONFIDENCE, k, RESAMPLES))
+            for s, k in (("A", ka), ("B", kb), ("A-B", min(ka, kb)))}
 
 
 def measured_rho(design: Design, rng: np.random.Generator) -> float:
@@ -192,7 +216,7 @@ def run_design(design: Design, index: int, reps: int, seed: int) -> dict:
     truths = [truth(mu) for mu in MUS]
     rows = [replicate(design, rng, truths) for _ in range(reps)]
     n = max(2, round(design.cases * design.runs / (1 + design.ratio)))
-    figures, saved = {}, {}
+    figures, saved, cost = {}, {}, {}
     for key in (k for k in rows[0] if "@" not in k):
         cells = np.array([row[key] for row in rows], dtype=np.float64)
         figures[key] = {"ppi": cells[:, 0].mean(), "human": cells[:, 1].mean(),
@@ -203,7 +227,13 @@ def run_design(design: Design, index: int, reps: int, seed: int) -> dict:
                 curve[size] = float(np.nanmean([row[f"{key} @{size}"][0] for row in rows]))
             needed = sample_size_at(curve, float(np.nanmean(cells[:, 2])))
             saved[key] = 1 - n / needed if math.isfinite(needed) else math.nan   # NaN: outside the grid
-    return {"design": design, "figures": figures, "saved": saved, "n": n, "rho_q": measured_rho(design, rng)}
+            # the mean K_L and quantile at each size, read at n' linearly between the sizes around it
+            sizes = sorted(curve)
+            kl, z = (np.array([[row[f"K_L {key[8:]} @{m}"][i] for row in rows] for m in sizes]).mean(1) for i in (0, 1))
+            cost[key] = {"needed": needed, "K_L": (kl[0], np.interp(needed, sizes, kl)),
+                         "z": (z[0], np.interp(needed, sizes, z))}
+    return {"design": design, "figures": figures, "saved": saved, "cost": cost, "n": n,
+            "rho_q": measured_rho(design, rng)}
 
 
 def pct(x: float) -> str:
@@ -265,6 +295,21 @@ def report(results: list[dict], reps: int, seed: int, jobs: int) -> str:
                   for r, e in (res["figures"][f"Q_final {s}"]["ratio"] for s in ("A", "B", "A-B"))]
         lines.append(f"| {d.name} | {res['n']} | {d.ratio} | {res['rho_q']:.2f} | " + " | ".join(measured + approx)
                      + f" | {pct(ceiling(res))} |")
+    lines += ["", "The finite-sample cost: both intervals are read at the expanded level for their K_L labelled cases, so "
+              "the judge-assisted one at n (fewer labelled cases) takes a larger normal quantile z' than the "
+              "human-only one at n' (mean K_L and z' over the replications; at n' read linearly between the grid "
+              "points). If width went as z'/√n, the human-only grades for equal width at equal z' would be n' · "
+              "(z'(n) / z'(n'))²: saved, quantile cost removed = 1 − (n / n') · (z'(n') / z'(n))².", "",
+              "| design | figure | n | n' | K_L at n | K_L at n' | z' at n | z' at n' | z' ratio | measured | "
+              "quantile cost removed | ceiling |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for res in results:
+        for key, c in res["cost"].items():
+            if not math.isfinite(c["needed"]):
+                continue
+            (k0, k1), (z0, z1) = c["K_L"], c["z"]
+            lines.append(f"| {res['design'].name} | {key} | {res['n']} | {c['needed']:.1f} | {k0:.1f} | {k1:.1f} | "
+                         f"{z0:.4f} | {z1:.4f} | {z0 / z1:.4f} | {pct(res['saved'][key])} | "
+                         f"{pct(1 - res['n'] / c['needed'] * (z1 / z0) ** 2)} | {pct(ceiling(res))} |")
     lines += ["", "## Against the targets", ""] + verdicts(results, se)
     return "\n".join(lines) + "\n"
 
@@ -296,7 +341,8 @@ def verdicts(results: list[dict], se: float) -> list[str]:
             met = "met" if all(x >= 0.40 for x in saved) else "met for " + str(sum(x >= 0.40 for x in saved)) + " of 3"
             out.append(f"- Saved at rho_Q {res['rho_q']:.2f}, pool {d.ratio}x, {d.name} (n {res['n']}): "
                        + ", ".join(f"{pct(x)}%" for x in saved) + f" for Q_final A, B and A-B (target 40%: {met}; "
-                       f"ceiling of a linear judge {pct(ceiling(res))}%).")
+                       f"ceiling of a linear judge {pct(ceiling(res))}%"
+                       + (", below 40%: this design cannot reach the target)." if ceiling(res) < 0.40 else ")."))
     return out
 
 

@@ -27,9 +27,9 @@ SLOW_MODULES = frozenset({
 @pytest.fixture(scope="session", autouse=True)
 def charts_in_the_tests_own_process():
     """Every test draws the page's charts in its own process: xdist already keeps each core busy with a test, and
-    the chart pool (from 8 charts, a speed-up for large boards) only added forks, whose drawing cost the fast suite
-    about a fifth of its CPU time. tests/test_parallel.py lowers the threshold itself and holds the pool's bytes to
-    these."""
+    the chart pool (from 8 charts, a speed-up for large boards) only added forks of a large test process (four
+    page-heavy modules: 41 CPU-s with the pool, 32 without). tests/test_parallel.py lowers the threshold itself and
+    holds the pool's SVGs to the one-process ones."""
     from rgbench.leaderboard import page_charts
 
     with pytest.MonkeyPatch.context() as patch:

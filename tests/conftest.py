@@ -8,6 +8,8 @@ are skipped, and the rest of the suite, the portable part, still runs.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from treebuilder import REPO, is_ro_sample
 
@@ -20,6 +22,19 @@ SLOW_MODULES = frozenset({
     "test_leaderboard_lab_browser", "test_leaderboard_browser", "test_leaderboard_explorer_browser", "test_scale",
     "test_result_csv_fuzz", "test_large_board", "test_fuzz", "test_optional_fields_tracebacks",
 })
+
+
+@pytest.fixture(scope="session", autouse=True)
+def charts_in_the_tests_own_process():
+    """Every test draws the page's charts in its own process: xdist already keeps each core busy with a test, and
+    the chart pool (from 8 charts, a speed-up for large boards) only added forks of a large test process (four
+    page-heavy modules: 41 CPU-s with the pool, 32 without). tests/test_parallel.py lowers the threshold itself and
+    holds the pool's SVGs to the one-process ones."""
+    from rgbench.leaderboard import page_charts
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(page_charts, "PARALLEL_MIN_CHARTS", sys.maxsize)
+        yield
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -164,9 +164,10 @@ def test_help_of_every_script():
         assert done.returncode == 0 and "usage:" in done.stdout, script
 
 
-def test_root_that_is_not_a_directory(tmp_path):
-    done = run_file("compute_metrics.py", "--root", str(tmp_path / "nowhere"))
-    assert done.returncode == 1 and "not a directory" in done.stderr and "Traceback" not in done.stderr
+def test_root_that_is_not_a_directory(tmp_path, capsys):
+    status = run_script("compute", ["--root", str(tmp_path / "nowhere")])   # compute_metrics.py, in this process
+    err = capsys.readouterr().err
+    assert status == 1 and "not a directory" in err and "Traceback" not in err
 
 
 # --- make check ---------------------------------------------------------------

@@ -10,24 +10,29 @@ expectations below are worked out from its files, the arithmetic in comments.
 from __future__ import annotations
 
 import csv
+import io
 import shutil
-import subprocess
-import sys
+from contextlib import redirect_stderr, redirect_stdout
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 from treebuilder import REPO
 
+from rgbench.cli import run_script
 from rgbench.load.spec import load_spec
 
 EXAMPLE = REPO / "examples" / "medadvice"
 F = Fraction
 
 
-def run(script: str, root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / "scripts" / script), "--root", str(root)],
-                          capture_output=True, text=True, check=False)
+def run(command: str, root: Path) -> tuple[int, str]:
+    """`rgbench COMMAND --root ROOT` in this process, as its script under scripts/ runs it: (exit status, what it
+    printed). In-process: these tests are about the example's figures, not the process (test_cli_main.py)."""
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(out):
+        status = run_script(command, ["--root", str(root)])
+    return status, out.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +41,9 @@ def computed(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("medadvice")
     for name in ("system", "golds", "responses", "scoring", "subjects"):
         shutil.copytree(EXAMPLE / name, root / name)
-    for script in ("compute_metrics.py", "aggregate_scoring.py", "build_leaderboard.py"):
-        done = run(script, root)
-        assert done.returncode == 0, done.stderr
+    for command in ("compute", "agreement", "leaderboard"):   # compute_metrics.py, aggregate_scoring.py, build_leaderboard.py
+        status, printed = run(command, root)
+        assert status == 0, printed
     return root
 
 
@@ -158,8 +163,8 @@ def test_the_leaderboard_ranks_by_q_final_and_sets_the_disqualified_apart(comput
 
 
 def test_the_committed_example_results_are_what_its_inputs_produce():
-    done = run("check_results.py", EXAMPLE)
-    assert done.returncode == 0, done.stdout + done.stderr
+    status, printed = run("check", EXAMPLE)   # check_results.py
+    assert status == 0, printed
 
 
 def test_make_synthetic_builds_a_valid_tree_of_the_example_benchmark(tmp_path):
@@ -177,5 +182,5 @@ def test_make_synthetic_builds_a_valid_tree_of_the_example_benchmark(tmp_path):
     grades = [json.loads(p.read_text(encoding="utf-8")) for p in (out / "scoring").rglob("*.json")]
     assert grades and {g["correctness"] for g in grades} <= {0, 1}
     assert {v for g in grades for v in g["criterion_scores"].values()} <= {0, 1, 2, 3}
-    done = run("validate.py", out)
-    assert done.returncode == 0, done.stderr
+    status, printed = run("validate", out)
+    assert status == 0, printed

@@ -1,7 +1,8 @@
 """The page's charts drawn on every core give exactly what one process gives; input files are read in one.
 
-The chart pool starts only from 8 charts, which the other tests never reach; here the threshold is lowered
-so that the pool runs on a small tree, and its outputs are compared byte for byte with the one-process path.
+The chart pool starts only from 8 charts, and the other tests draw in their own process (conftest.py); here the
+threshold is lowered so that the pool runs on a small tree, and its outputs are compared byte for byte with the
+one-process path: the page's SVGs here, every result file end to end in make test-slow.
 It needs two cores and fork; without them the pool cannot run at all. (Input files were read by a pool too
 until issue 26: at 177,000 files it saved about 2 s of a 20 s `make metrics` on two cores.)
 """
@@ -18,6 +19,7 @@ from treebuilder import LIBRARY_ROOT, small_tree
 import rgbench.leaderboard.page_charts as page_charts
 import rgbench.load.parallel as parallel
 from rgbench.cli import run_script
+from rgbench.commands.leaderboard import build_files
 from rgbench.load.extract import EVALUATION, GOLD, RESPONSE, extract_files
 from rgbench.load.safe_read import walk_files
 from rgbench.load.spec import load_spec
@@ -56,6 +58,19 @@ def test_extraction_keeps_each_result_with_its_file_and_reports_progress(tmp_pat
     found = extract_files(tree.root, spec, jobs, done.append)
     assert list(found) == [entry.rel for entry, _ in jobs] and len(jobs) > 8 and done == [len(jobs)]
     assert [rel for rel, result in found.items() if result.problems] == [broken.relative_to(tree.root).as_posix()]
+
+
+@needs_pool
+def test_the_pool_draws_the_svgs_one_process_draws(tmp_path, monkeypatch):
+    root = small_tree(tmp_path / "tree").root
+    assert run_script("compute", ["--root", str(root)]) == 0
+    _, board, problems = build_files(root)
+    assert board is not None, problems
+    alone = page_charts.page_svgs(board)
+    monkeypatch.setattr(page_charts, "PARALLEL_MIN_CHARTS", 1)
+    pools = spy_on_pools(monkeypatch)
+    assert page_charts.page_svgs(board) == alone
+    assert pools == ["fork"] and alone.q_final and len(alone.calibration) == 2   # drawing took its pool
 
 
 @pytest.mark.slow   # end to end: make test-slow (CI runs it)

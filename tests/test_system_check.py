@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from treebuilder import REPO, edit_json, edit_yaml, problems_of
 
+from rgbench.cli import run_script
 from rgbench.load.spec import load_spec
 from rgbench.load.system_check import family_group, schema_case_patterns
 
@@ -294,7 +293,7 @@ def test_the_shipped_example_id_and_families_fit_the_pattern():
     assert split is not None and all(re.fullmatch(split[1], code) for code in SPEC.families)
 
 
-def test_an_inconsistent_system_is_refused_before_any_data_is_read(tmp_path):
+def test_an_inconsistent_system_is_refused_before_any_data_is_read(tmp_path, capsys):
     # A tree whose data are broken too: only system/ is reported, since the data cannot be judged against it.
     root = system_copy(tmp_path)
     edit_yaml(root / BENCH, set_bench("pass_threshold", SPEC.scale.high + 1))
@@ -302,12 +301,11 @@ def test_an_inconsistent_system_is_refused_before_any_data_is_read(tmp_path):
     (root / "responses" / VERSION / "nobody" / "junk.json").write_text("{not json", encoding="utf-8")
     (root / "subjects").mkdir()
     (root / "subjects" / "registry.yaml").write_text("subjects: []\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "validate.py"), "--root", str(root)],
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 1
-    lines = [line for line in done.stderr.splitlines() if ": " in line and "problem(s)" not in line]
-    assert lines and all(line.startswith(f"{BENCH}: ") for line in lines), done.stderr
-    assert "Traceback" not in done.stderr
+    assert run_script("validate", ["--root", str(root)]) == 1   # validate.py, in this process (a raise fails here)
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if ": " in line and "problem(s)" not in line]
+    assert lines and all(line.startswith(f"{BENCH}: ") for line in lines), err
+    assert "Traceback" not in err
 
 
 # --- facts the schemas own reach the code: correctness values, schema_version ------------------------------

@@ -426,13 +426,14 @@ def grade_as_human(root: Path, key: tuple[str, str, str], reviewer: str, lower: 
 
 def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs(tree, capsys):
     spec, loaded, multi = load_valid_grades(tree)
-    total = sum(map(len, drawing.judged_runs(spec, loaded, multi)[0].values()))   # T, 20 on the sample's system/
-    assert assign(tree, "--next", "5") == 0   # nothing drawn yet: every spread 1, so π = 5/T (1/4 at T = 20)
+    judged = [r for items in drawing.judged_runs(spec, loaded, multi)[0].values() for r in items]
+    total, size = len(judged), sum(1 for r in judged if r.human is not None) + 1   # T; one more than the graded
+    assert assign(tree, "--next", str(size)) == 0   # nothing drawn yet: every spread 1, so π = size/T
     first = document(tree)["draws"][0]
-    assert first["design"] == "active" and first["size"] == 5 and len(first["runs"]) == 5
-    assert {F(r["probability"]) for r in first["runs"]} == {F(5, total)}
+    assert first["design"] == "active" and first["size"] == size and len(first["runs"]) == size
+    assert {F(r["probability"]) for r in first["runs"]} == {F(size, total)}
     waiting = [(r["subject_id"], r["case_id"], r["run_id"], r["reviewer_id"]) for r in first["runs"] if "reviewer_id" in r]
-    assert waiting   # this seed picks runs without a human grade
+    assert waiting   # one more run than the graded ones: at least one without a human grade, named for a human
     assert assign(tree, "--next", "5") == 1
     assert f"{len(waiting)} run(s) of the earlier draws have no human grade yet" in capsys.readouterr().err
     for i, (*key, reviewer) in enumerate(waiting):   # the humans grade them: the judge 0 or 1 point too lenient

@@ -102,10 +102,11 @@ def test_systematic_rounding_keeps_the_total_and_each_quota_in_expectation():
     assert drawing.systematic_rounding(quotas, F(1, 2)) == [0, 3, 1]   # 1/2 in [1/3, 5/6): the second's extra
     assert drawing.systematic_rounding(quotas, F(9, 10)) == [0, 2, 2]  # 9/10 in [5/6, 1): the third's
     # over u uniform on [0, 1) the extra falls in each stratum with probability its fractional part: the
-    # breakpoints 0, 1/3, 5/6 split [0, 1) into lengths 1/3, 1/2, 1/6, so E[n_h] = q_h exactly
-    lengths = {(1, 2, 1): F(1, 3), (0, 3, 1): F(1, 2), (0, 2, 2): F(1, 6)}
-    expected = [sum((F(t[h]) * p for t, p in lengths.items()), F(0)) for h in range(3)]
-    assert expected == quotas
+    # breakpoints 0, 1/3, 5/6 split [0, 1) into lengths 1/3, 1/2, 1/6, so E[n_h] = (0 + 1) · 1/3 = 1/3,
+    # 2 + 1/2 = 5/2 and 1 + 1/6 = 7/6, the quotas. The rounding is constant on each [k/60, (k + 1)/60) (the
+    # breakpoints are sixths), so its mean over u = k/60 is that expectation exactly
+    mean = [sum((F(drawing.systematic_rounding(quotas, F(k, 60))[h]) for k in range(60)), F(0)) / 60 for h in range(3)]
+    assert mean == quotas
     assert all(sum(drawing.systematic_rounding(quotas, F(u, 97))) == 4 for u in range(97))
     assert drawing.systematic_rounding([F(3), F(2)], F(1, 2)) == [3, 2]   # whole quotas stay
 

@@ -31,6 +31,7 @@ A case's runs stay together: the case is the unit of every sum and of the bootst
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -254,32 +255,33 @@ def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: 
     return take
 
 
-def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Generator,
-                    take: Mapping[Hashable, int] | None = None) -> tuple[list[bool], list[Fraction]]:
+def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Generator) -> tuple[list[bool], list[Fraction]]:
     """(drawn, probability) per unit: ``size`` units drawn without replacement, stratified by ``strata`` (one
     label per unit, e.g. the judge's grade), allocated in proportion to the strata's sizes by largest remainder
-    with at least one per stratum, so every unit has a known non-zero chance n_h / N_h (exact); or as ``take``
-    gives (stratum -> n_h, summing to ``size``: an active draw's, whose π the caller knows). Units are in the
-    caller's order, which must be canonical (sorted by case id and value, never by run label or file) for the
-    draw to be reproducible. ValueError when ``size`` is below the number of strata or above the units."""
-    groups: dict[Hashable, list[int]] = {}
+    with at least one per stratum (:func:`drawn_within`), so every unit has a known non-zero chance n_h / N_h
+    (exact). Units are in the caller's order, which must be canonical (sorted by case id and value, never by run
+    label or file) for the draw to be reproducible. ValueError when ``size`` is below the number of strata or
+    above the units."""
+    sizes = Counter(strata)
+    if not len(sizes) <= size <= len(strata):
+        raise ValueError(f"cannot draw {size} of {len(strata)} units with at least one in each of {len(sizes)} strata")
+    take = largest_remainder({k: sizes[k] for k in sorted(sizes, key=repr)}, dict.fromkeys(sizes, 1), size)
+    return drawn_within(strata, take, rng), [Fraction(take[h], sizes[h]) for h in strata]
+
+
+def drawn_within(strata: Sequence[K], take: Mapping[K, int], rng: np.random.Generator) -> list[bool]:
+    """Per unit, whether it is drawn: ``take[h]`` of the units of each stratum h (a label of ``strata``) without
+    replacement, the strata in the order of their repr, each by one ``rng.choice`` over its units in the caller's
+    order (the stratified draw's, and the active draw's with its rounded quotas)."""
+    groups: dict[K, list[int]] = {}
     for i, label in enumerate(strata):
         groups.setdefault(label, []).append(i)
-    keys = sorted(groups, key=repr)
-    if take is None:
-        if not len(keys) <= size <= len(strata):
-            raise ValueError(f"cannot draw {size} of {len(strata)} units with at least one in each of {len(keys)} "
-                             "strata")
-        take = largest_remainder({k: len(groups[k]) for k in keys}, dict.fromkeys(keys, 1), size)
     drawn = [False] * len(strata)
-    probability = [Fraction(0)] * len(strata)
-    for k in keys:
+    for k in sorted(groups, key=repr):
         members = groups[k]
         for i in rng.choice(len(members), size=take[k], replace=False).tolist():
             drawn[members[i]] = True
-        for i in members:
-            probability[i] = Fraction(take[k], len(members))
-    return drawn, probability
+    return drawn
 
 
 def draw_generator(seed: int, subject_id: str, units: Sequence[tuple[str, Number]]) -> np.random.Generator:

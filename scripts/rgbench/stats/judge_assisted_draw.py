@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -40,7 +40,7 @@ from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
 from ..load.spec import Spec
 from .consolidated_board import consolidated_grades
-from .judge_assisted import draw_generator, largest_remainder, stratified_draw
+from .judge_assisted import draw_generator, drawn_within, largest_remainder, stratified_draw
 from .seeds import data_digest
 
 BINS = 3                      # judge-total bins (terciles) of a benchmark without a pass rule
@@ -222,9 +222,8 @@ def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basi
     take = systematic_rounding([counts[k] * pi[k] for k in strata], Fraction(uniform))
     picked = []
     for subject, items in runs.items():
-        mine: dict[Hashable, int] = {grade: n for (s, grade), n in zip(strata, take) if s == subject}
-        drawn = stratified_draw([r.grade for r in items], sum(mine.values()), _stream(seed, number, subject, items),
-                                mine)[0]
+        mine = {grade: n for (s, grade), n in zip(strata, take) if s == subject}
+        drawn = drawn_within([r.grade for r in items], mine, _stream(seed, number, subject, items))
         picked += [DrawnRun(r.key, pi[subject, r.grade], None) for r, d in zip(items, drawn) if d]
     return Draw(number, ACTIVE, seed, tuple(sorted(picked, key=lambda r: r.key)), tuple(runs), size,
                 tuple(sorted(spread.items())))

@@ -26,10 +26,9 @@ from pathlib import Path
 from ..governance.annotations import github_line
 from ..governance.changeset import select
 from ..governance.gitio import GitError, changed_since, read_blob
-from ..load.draws import DRAWS_FILE
+from ..load.draws import DRAWS_FILE, draw_list
 from ..load.loader import SCORING_DIR, load_tree
 from ..load.multi_scoring import load_multi
-from ..load.parsing import ParseError, decode_utf8, loads_json_strict
 from ..load.safe_read import read_single_file
 from ..load.spec import load_spec
 from ..problems import Problem, refuse, report
@@ -40,11 +39,10 @@ from .common import bad_folder_name
 def base_draws(root: Path, base: str) -> int:
     """How many draws subjects/human_draws.json holds at the revision ``base`` (0: none, or not readable there)."""
     try:
-        document = loads_json_strict(decode_utf8(read_blob(root, base, DRAWS_FILE) or b"{}"))
-    except (GitError, ParseError):
+        found = draw_list(read_blob(root, base, DRAWS_FILE))
+    except GitError:
         return 0
-    draws = document.get("draws") if isinstance(document, dict) else None
-    return len(draws) if isinstance(draws, list) else 0
+    return len(found[1]) if found else 0
 
 
 def run(args: argparse.Namespace) -> int:

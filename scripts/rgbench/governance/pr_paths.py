@@ -56,8 +56,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..leaderboard.readme import README_FILE, replace_block, split_readme
-from ..load.draws import DRAWS_FILE
-from ..load.parsing import ParseError, decode_utf8, loads_json_strict, loads_yaml_strict
+from ..load.draws import DRAWS_FILE, draw_list
+from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import ASSIGNMENTS_FILE, REVIEWERS_FILE
 from ..load.safe_read import MAX_RESULT_BYTES
@@ -138,18 +138,13 @@ def draws_appended(old: bytes | None, new: bytes | None) -> str | None:
     changed, or the new draws not numbered on; None when it only appends (or the base has no file, or either does
     not parse: ``rgbench validate`` names that). A draw is never edited, so nobody chooses which runs count after
     seeing their grades."""
-    try:
-        before = loads_json_strict(decode_utf8(old)) if old is not None else None
-        after = loads_json_strict(decode_utf8(new)) if new is not None else {**(before or {}), "draws": []}
-    except ParseError:
+    base = draw_list(old)
+    head = draw_list(new) if new is not None else base and (base[0], [])
+    if base is None or head is None:
         return None
-    if not (isinstance(before, dict) and isinstance(after, dict)):
-        return None
-    kept, drawn = before.get("draws"), after.get("draws")
-    if not (isinstance(kept, list) and isinstance(drawn, list)):
-        return None
+    (judge, kept), (new_judge, drawn) = base, head
     fix = f"a pull request only appends draws: restore the base's, git checkout <base> -- {DRAWS_FILE}, then rgbench assign"
-    if after.get("judge") != before.get("judge") and kept:
+    if new_judge != judge and kept:
         return f"the judge of the base's draws changed ({fix})"
     changed = next((i for i, draw in enumerate(kept) if i >= len(drawn) or drawn[i] != draw), None)
     if changed is not None:

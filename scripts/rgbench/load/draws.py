@@ -179,6 +179,19 @@ def _form(draw: Draw, recorded: bool) -> list[str]:
             f"{len(runs)} runs gives {len(runs)} {_REGENERATE}" for s, runs in covered.items() if inverse[s] != len(runs)][:1]
 
 
+def draw_list(data: bytes | None) -> tuple[object, list] | None:
+    """(judge, draws) of the file's bytes as parsed, unchecked: what a pull request's base or head holds (the
+    gate compares them, ``rgbench validate --changed`` counts the base's); None when absent, not a JSON object or
+    without a list of draws (:func:`read_draws` names why)."""
+    try:
+        document = loads_json_strict(decode_utf8(data)) if data is not None else None
+    except ParseError:
+        return None
+    if not isinstance(document, dict) or not isinstance(document.get("draws"), list):
+        return None
+    return document.get("judge"), document["draws"]
+
+
 def read_draws(root: Path, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanDraws | None, list[Problem]]:
     """The draws of ``subjects/human_draws.json`` under ``root``. (None, []) when the file is absent; (None,
     problems) for bad JSON, a schema error, a judge other than config.yaml's, a run not in ``runs``, a

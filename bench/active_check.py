@@ -39,7 +39,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from multiprocessing import Pool
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -67,18 +69,19 @@ from rgbench.load.draws import HumanDraws, RunKey  # noqa: E402
 from rgbench.stats.bootstrap import bca_interval, case_counts  # noqa: E402
 from rgbench.stats.judge_assisted import CaseSums, fit, shared  # noqa: E402
 from rgbench.stats.judge_assisted_draw import (  # noqa: E402
+    SHRINK,
     JudgedRun,
     active,
     population,
     residual_squares,
-    shrunk,
     spreads,
     stratified,
+    stratum,
+    thousandths_root,
 )
 
 OUT = REPO / "docs" / "active_check.md"
 RESAMPLED = 200          # resamples of the replications for a saving's Monte-Carlo SE
-BIN_GRADES = 10          # the judge-total rule: earlier grades a bin of adjacent judge totals holds at least
 
 
 @dataclass(frozen=True)
@@ -97,13 +100,19 @@ class Judge:
 
 @dataclass(frozen=True)
 class Design:
+    """``before`` > 0: subject A joins a benchmark whose other subjects (B, C, ...) were graded first, by a
+    stratified draw of ``before`` grades each over them; A's n grades are drawn over A alone (`--subjects A`) and
+    the active draw has no pilot: its first spreads are the others' (pilot 0). Else the n grades are drawn over
+    every subject, the active method's first draw a stratified pilot."""
+
     name: str
     cases: int
     runs: int
-    judges: tuple[Judge, ...]   # one per subject: A, B
-    n: int                      # human grades, all subjects together
+    judges: tuple[Judge, ...]   # one per subject: A, B, ...
+    n: int                      # human grades, all subjects together (a joining A's alone)
     pilot: int                  # the active method's first (stratified) draw
     grid: tuple[int, ...]       # uniform sizes for the width curve
+    before: int = 0             # grades per earlier subject, drawn before A joins
 
 
 NEAR_THRESHOLD = Judge(9.0, 0.95, (8.0, 11.0), (0.25, 2.2, 0.25))   # clear answers right, borderline ones noisy
@@ -122,6 +131,16 @@ DESIGNS = (
     Design("A rho_Q 0.9, B rho_Q 0.5; A − B", 100, 3, (Judge(9.0, RHO_09), Judge(8.2, RHO_05)), 120, 40,
            (60, 80, 100, 120, 150, 190)),
     Design("right on clear answers, noisy on middling ones", 100, 3, (MIDDLING,), 60, 20, (30, 40, 50, 60, 75, 95)),
+    Design("A joins B, C graded; rho_Q 0.9", 100, 3, (Judge(9.0, RHO_09), Judge(8.2, RHO_09), Judge(9.6, RHO_09)),
+           60, 0, (30, 40, 50, 60, 75, 95), 120),
+    Design("A joins B, C graded; rho_Q 0.7", 100, 3, (Judge(9.0, RHO_07), Judge(8.2, RHO_07), Judge(9.6, RHO_07)),
+           60, 0, (30, 40, 50, 60, 75, 95), 120),
+    Design("A joins B, C graded; noisy above a fail", 100, 3, (ON_PASSES, replace(ON_PASSES, mu=7.6),
+                                                               replace(ON_PASSES, mu=9.0)), 60, 0,
+           (30, 40, 50, 60, 75, 95), 120),
+    Design("A joins B, C graded; noisy on middling ones", 100, 3, (MIDDLING, replace(MIDDLING, mu=7.4),
+                                                                   replace(MIDDLING, mu=8.8)), 60, 0,
+           (30, 40, 50, 60, 75, 95), 120),
 )
 
 
@@ -136,7 +155,7 @@ def benchmark(design: Design, rng: np.random.Generator):
     k, r = design.cases, design.runs
     case = rng.normal(0, SD_CASE, k)
     runs, ys, fs = {}, {}, {}
-    for label, judge in zip("AB", design.judges):
+    for label, judge in zip("ABCDEFGH", design.judges):
         mu = judge.mu
         z = mu + case[:, None] + rng.normal(0, SD_INTER, k)[:, None] + rng.normal(0, SD_RUN, (k, r))
         noise = judge.noise(z)
@@ -154,62 +173,87 @@ def benchmark(design: Design, rng: np.random.Generator):
 Weights = dict[RunKey, float]
 
 
-def uniform(design, runs, n, rng) -> Weights:
+class Setting(NamedTuple):
+    """What a method spends its n grades on: ``runs`` of the subjects drawn over, ``everyone``'s runs (the
+    spreads borrow from them) and the ``earlier`` draws (those of a joining subject's predecessors)."""
+
+    runs: dict
+    everyone: dict
+    earlier: tuple
+
+
+def setting(design: Design, everyone: dict, rng: np.random.Generator) -> Setting:
+    """A joining design's: A's runs, the others graded by a stratified draw of ``before`` each; else every run."""
+    if not design.before:
+        return Setting(everyone, everyone, ())
+    others = {s: items for s, items in everyone.items() if s != "A"}
+    first = stratified(1, int(rng.integers(2 ** 31)), others, design.before * len(others))
+    return Setting({"A": everyone["A"]}, everyone, (replace(first, population=population(others, tuple(others))),))
+
+
+def uniform(design, at: Setting, n, rng) -> Weights:
     weights: Weights = {}
-    for items in runs.values():
-        share = n // len(runs)
+    for items in at.runs.values():
+        share = n // len(at.runs)
         for i in rng.choice(len(items), size=share, replace=False).tolist():
             weights[items[i].key] = len(items) / share
     return weights
 
 
-def stratified_method(design, runs, n, rng) -> Weights:
-    draw = stratified(1, int(rng.integers(2 ** 31)), runs, n)
-    return {r.key: 1 / float(r.probability) for r in draw.runs}
+def pooled(at: Setting, made: list) -> Weights:
+    """The weights of the runs of ``at.runs`` over the earlier draws and ``made``, as the board pools them."""
+    draws = HumanDraws("judge", (*at.earlier, *made))
+    return {key: float(draws.weight(key)) for key in draws.drawn() if key[0] in at.runs}
 
 
-def active_method(design, runs, n, rng, rule: Callable | None = None, totals: bool = False,
-                  rounds: int = 1) -> Weights:
-    """The pilot, then ``rounds`` active draws splitting n − pilot, each with the spreads of every earlier draw's
-    grades: the production ones (``rule`` None) or ``rule(runs, basis)``'s; ``totals``: the active draws' strata
-    are the judge totals (each run's grade read as ``total <t>``)."""
+def stratified_method(design, at: Setting, n, rng) -> Weights:
+    draw = stratified(len(at.earlier) + 1, int(rng.integers(2 ** 31)), at.runs, n)
+    return pooled(at, [replace(draw, population=population(at.runs, tuple(at.runs)))])
+
+
+def active_method(design, at: Setting, n, rng, rule: Callable | None = None, rounds: int = 1) -> Weights:
+    """The pilot (none when A joins), then ``rounds`` active draws splitting n − pilot over ``at.runs``, each with
+    the production spreads of every earlier draw's grades over every subject (``rule(everyone, basis, subjects)``'s
+    when given)."""
     seed = int(rng.integers(2 ** 31))
-    covered = population(runs, tuple(runs))   # as rgbench assign records it: the draws pool by size over it
-    made = [replace(stratified(1, seed, runs, design.pilot), population=covered)]
-    over = {s: [r._replace(grade=f"total {r.total}") for r in items] for s, items in runs.items()} if totals else runs
+    covered = population(at.runs, tuple(at.runs))   # as rgbench assign records it: the draws pool by size over it
+    made = [replace(stratified(1, seed, at.runs, design.pilot), population=covered)] if design.pilot else []
     for k in range(rounds):
-        basis = frozenset(r.key for d in made for r in d.runs)
+        basis = frozenset(r.key for d in (*at.earlier, *made) for r in d.runs)
         size = (n - design.pilot) // rounds + (k < (n - design.pilot) % rounds)
-        made.append(replace(active(k + 2, seed, over, basis, size, rule(runs, basis) if rule else None),
-                            population=covered))
-    draws = HumanDraws("judge", tuple(made))
-    return {key: float(draws.weight(key)) for key in draws.drawn()}
+        spread = (rule or spreads)(at.everyone, basis, tuple(at.runs))
+        made.append(replace(active(len(at.earlier) + len(made) + 1, seed, at.runs, size, spread), population=covered))
+    return pooled(at, made)
 
 
-def spreads_totals(runs, basis) -> dict[tuple[str, str], Fraction]:
-    """The judge-total rule (not adopted): the production spreads' residual, its mean square per bin of adjacent
-    judge totals holding at least BIN_GRADES of the basis's grades (a last short bin joins the one before), shrunk
-    toward the subject's with SHRINK pseudo-runs; keyed (subject, ``total <t>``) for each total of the bin."""
+def spreads_classes(runs, basis, subjects) -> dict[tuple[str, str], Fraction]:
+    """The fifth session's rule, for comparison: per subject, the mean d² of each judge class shrunk toward the
+    subject's own (every subject's when it has fewer than 2 grades) with SHRINK pseudo-runs; no borrowing by bin."""
+    residual = residual_squares(runs, basis)
+    every = [d2 for pairs in residual.values() for _, d2 in pairs]
     out = {}
-    for subject, (pairs, pooled) in residual_squares(runs, basis).items():
-        bins: list[list[Fraction]] = [[]]
-        held = 0
-        for total in sorted({r.total for r in runs[subject]}):
-            if held >= BIN_GRADES:
-                bins, held = [*bins, []], 0
-            bins[-1].append(total)
-            held += sum(1 for r, _ in pairs if r.total == total)
-        if held < BIN_GRADES and len(bins) > 1:
-            bins = bins[:-2] + [bins[-2] + bins[-1]]
-        for totals in bins:
-            e = shrunk([d2 for r, d2 in pairs if r.total in totals], pooled)
-            out.update({(subject, f"total {t}"): e for t in totals})
+    for subject in subjects:
+        pairs = residual.get(subject, [])
+        if not every:
+            out.update({(subject, stratum(r)): Fraction(1) for r in runs[subject]})
+            continue
+        mine = [d2 for _, d2 in pairs] or every
+        prior = sum(mine, Fraction(0)) / len(mine)
+        for grade in {r.grade for r in runs[subject]}:
+            own = [d2 for x, d2 in pairs if x.grade == grade]
+            e = thousandths_root((sum(own, Fraction(0)) + SHRINK * prior) / (len(own) + SHRINK))
+            out.update({(subject, stratum(r)): e for r in runs[subject] if r.grade == grade})
     return out
 
 
-def totals_known(runs, basis) -> dict[tuple[str, str], Fraction]:
-    """The judge-total rule as if every run's human value were known: its allocation's ceiling."""
-    return spreads_totals(runs, frozenset(r.key for items in runs.values() for r in items))
+def spreads_classes_known(runs, basis, subjects) -> dict[tuple[str, str], Fraction]:
+    """The class rule as if every run's human value were known."""
+    return spreads_classes(runs, frozenset(r.key for items in runs.values() for r in items), subjects)
+
+
+def spreads_known(runs, basis, subjects) -> dict[tuple[str, str], Fraction]:
+    """The production rule as if every run's human value were known: its allocation's ceiling."""
+    return spreads(runs, frozenset(r.key for items in runs.values() for r in items), subjects)
 
 
 def case_sums(design: Design, label: str, y: np.ndarray, f: np.ndarray, weights: Weights) -> CaseSums:
@@ -250,11 +294,10 @@ def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float,
 
 METHODS: dict[str, Callable] = {
     "stratified": stratified_method,
-    "active, judge totals": lambda design, runs, n, rng: active_method(design, runs, n, rng, spreads_totals, True),
     "active": active_method,
-    "active, two rounds": lambda design, runs, n, rng: active_method(design, runs, n, rng, rounds=2),
-    "active, judge totals, spreads known": lambda design, runs, n, rng: active_method(design, runs, n, rng,
-                                                                                      totals_known, True),
+    "active, two rounds": lambda design, at, n, rng: active_method(design, at, n, rng, rounds=2),
+    "active, class strata (before)": lambda design, at, n, rng: active_method(design, at, n, rng, spreads_classes),
+    "active, spreads known": lambda design, at, n, rng: active_method(design, at, n, rng, spreads_known),
 }
 
 
@@ -264,18 +307,20 @@ def run_design(design: Design, index: int, reps: int, seed: int) -> dict:
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, index])))
     cells: dict[str | int, list] = {}
     for _ in range(reps):
-        runs, ys, fs = benchmark(design, rng)
+        everyone, ys, fs = benchmark(design, rng)
+        at = setting(design, everyone, rng)
+        shown_y, shown_f = ({"A": ys["A"]}, {"A": fs["A"]}) if design.before else (ys, fs)
         plans = [(size, uniform, size) for size in design.grid] + [(name, m, design.n) for name, m in METHODS.items()]
         for key, method, n in plans:
-            weights = method(design, runs, n, rng)
-            cells.setdefault(key, []).append((*figure(design, ys, fs, weights, rng), len(weights)))
+            weights = method(design, at, n, rng)
+            cells.setdefault(key, []).append((*figure(design, shown_y, shown_f, weights, rng), len(weights)))
     return {"design": design, "cells": {k: np.array(v) for k, v in cells.items()}, "rho_q": measured_rho(design, rng)}
 
 
 def measured_rho(design: Design, rng: np.random.Generator) -> list[float]:
     """Each subject's correlation of the human's and the judge's per-run Q_final values, over 100 benchmarks."""
     out = []
-    for label in "AB"[:len(design.judges)]:
+    for label in "ABCDEFGH"[:len(design.judges)]:
         pairs = [benchmark(design, rng) for _ in range(100)]
         y = np.concatenate([p[1][label].ravel() for p in pairs])
         f = np.concatenate([p[2][label].ravel() for p in pairs])
@@ -360,12 +405,12 @@ def report(results: list[dict], reps: int, seed: int) -> str:
 
 def ceiling(design: Design, rule: Callable, rng: np.random.Generator) -> float:
     """The most a draw with π ∝ ``rule``'s spreads e saves against a uniform one of the same expected size, for its
-    own variance Σ d²/π (no floor, no cap at 1, no pilot): 1 − (Σ_r e_r)² / (N · Σ_r e_r²), with the spreads of
-    3,000 cases of the design, every run's human value known."""
+    own variance Σ d²/π (no floor, no cap at 1, no pilot): 1 − (Σ_r e_r)² / (N · Σ_r e_r²) over the runs drawn
+    over (A's when A joins), with the spreads of 3,000 cases of the design, every run's human value known."""
     runs = benchmark(replace(design, cases=3000), rng)[0]
-    spread = rule(runs, frozenset(r.key for items in runs.values() for r in items))
-    e = np.array([float(spread.get((s, r.grade)) or spread[s, f"total {r.total}"])
-                  for s, items in runs.items() for r in items])
+    drawn = ("A",) if design.before else tuple(runs)
+    spread = rule(runs, frozenset(r.key for items in runs.values() for r in items), drawn)
+    e = np.array([float(spread[s, stratum(r)]) for s in drawn for r in runs[s]])
     return float(1 - e.sum() ** 2 / (e.size * (e ** 2).sum()))
 
 
@@ -379,11 +424,11 @@ def verdicts(results: list[dict], rng: np.random.Generator) -> list[str]:
         se = mc_se(d, cells, "active", rng)[0]
         verdict = "met" if saved["active"] >= 0.20 else "not met"
         out.append(f"- {d.name}: active saves {pct(saved['active'])} ± {100 * se:.1f} at equal width (target 20%: "
-                   f"{verdict}); over the judge totals {pct(saved['active, judge totals'])}, with their spreads "
-                   f"known {pct(saved['active, judge totals, spreads known'])}, stratified "
-                   f"{pct(saved['stratified'])}. The ceiling of π ∝ e for the active draw's own variance: "
-                   f"{pct(ceiling(d, spreads_totals, rng))} over the judge totals, {pct(ceiling(d, spreads, rng))} "
-                   "over the three classes.")
+                   f"{verdict}); in two rounds {pct(saved['active, two rounds'])}, over class strata (the rule "
+                   f"before) {pct(saved['active, class strata (before)'])}, with its spreads known "
+                   f"{pct(saved['active, spreads known'])}, stratified {pct(saved['stratified'])}. The ceiling of "
+                   f"π ∝ e for the active draw's own variance: {pct(ceiling(d, spreads_known, rng))} over the "
+                   f"judge's values, {pct(ceiling(d, spreads_classes_known, rng))} over its three classes.")
     for method in ("uniform", *METHODS):
         ratios = [res["cells"][res["design"].n if method == "uniform" else method] for res in results]
         values = [c[:, 2].mean() / c[:, 0].std() for c in ratios]
@@ -391,10 +436,15 @@ def verdicts(results: list[dict], rng: np.random.Generator) -> list[str]:
     return out
 
 
+def write(reps: int, seed: int, jobs: int) -> str:
+    """The report of every design at ``reps`` replications (its designs on ``jobs`` processes: the same report)."""
+    with Pool(jobs) as pool:
+        results = pool.starmap(run_design, [(d, i, reps, seed) for i, d in enumerate(DESIGNS)], chunksize=1)
+    return report(results, reps, seed)
+
+
 def main(argv: list[str] | None = None) -> int:
-    def write(reps: int, seed: int) -> str:
-        return report([run_design(d, i, reps, seed) for i, d in enumerate(DESIGNS)], reps, seed)
-    return study_main(__doc__ or "", write, OUT, 400, 5, argv)
+    return study_main(__doc__ or "", write, OUT, 400, 5, argv, jobs=True)
 
 
 if __name__ == "__main__":

@@ -113,17 +113,18 @@ def test_systematic_rounding_keeps_the_total_and_each_quota_in_expectation():
 
 def test_an_active_draw_is_stratified_with_exact_probabilities():
     runs = {"m": runs_of("m", ["Pass"] * 40), "n": runs_of("n", ["Fail"] * 30 + ["Pass"] * 10)}
-    draw = drawing.active(1, 0, runs, frozenset(), 20)
+    draw = drawing.active(1, 0, runs, 20, drawing.spreads(runs, frozenset()))
     # no human value yet: every spread 1, so π = 20/80 = 1/4 for every run; quotas 10, 7.5 and 2.5: the draw
     # takes exactly 20, 10 of m's Pass runs and 7 or 8 of n's Fail runs with the rest from its Pass runs
     assert {r.probability for r in draw.runs} == {F(1, 4)} and len(draw.runs) == 20
     assert sum(1 for r in draw.runs if r.key[0] == "m") == 10
     assert sum(1 for r in draw.runs if r.key[0] == "n" and int(r.key[1][2:]) < 30) in (7, 8)
-    assert draw.size == 20 and dict(draw.spreads) == {("m", "Pass"): 1, ("n", "Fail"): 1, ("n", "Pass"): 1}
-    assert drawing.active(1, 0, runs, frozenset(), 20) == draw
+    assert draw.size == 20 and dict(draw.spreads) == {("m", "Pass, total 6"): 1, ("n", "Fail, total 6"): 1,
+                                                      ("n", "Pass, total 6"): 1}
+    assert drawing.active(1, 0, runs, 20, drawing.spreads(runs, frozenset())) == draw
     # spreads 1 and 3 on n's two strata, m's 1: c (40 + 30 + 30) = 20, π = 1/5 and 3/5; quotas 8, 6 and 6
-    spread = {("m", "Pass"): F(1), ("n", "Fail"): F(1), ("n", "Pass"): F(3)}
-    uneven = drawing.active(1, 0, runs, frozenset(), 20, spread)
+    spread = {("m", "Pass, total 6"): F(1), ("n", "Fail, total 6"): F(1), ("n", "Pass, total 6"): F(3)}
+    uneven = drawing.active(1, 0, runs, 20, spread)
     def stratum(key: tuple[str, str, str]) -> tuple[str, str]:
         return key[0], "Fail" if key[0] == "n" and int(key[1][2:]) < 30 else "Pass"
     taken: dict[tuple[str, str], set] = {}
@@ -132,30 +133,65 @@ def test_an_active_draw_is_stratified_with_exact_probabilities():
     counts = {k: sum(1 for r in uneven.runs if stratum(r.key) == k) for k in taken}
     assert counts == {("m", "Pass"): 8, ("n", "Fail"): 6, ("n", "Pass"): 6}
     assert taken == {("m", "Pass"): {F(1, 5)}, ("n", "Fail"): {F(1, 5)}, ("n", "Pass"): {F(3, 5)}}
+    # over n alone (rgbench assign --subjects n): c (30 + 30) = 10, π 1/6 and 1/2; it records n's spreads only
+    alone = drawing.active(1, 0, {"n": runs["n"]}, 10, spread)
+    assert {r.probability for r in alone.runs} == {F(1, 6), F(1, 2)} and len(alone.runs) == 10
+    assert dict(alone.spreads) == {("n", "Fail, total 6"): 1, ("n", "Pass, total 6"): 3}
     with pytest.raises(ValueError):
-        drawing.active(1, 0, runs, frozenset(), 81)
+        drawing.active(1, 0, runs, 81, spread)
 
 
-def test_spreads_are_the_shrunk_root_mean_square_of_the_centred_residual_per_stratum():
-    def run(i: int, grade: str, judge: F, human: F | None) -> JudgedRun:
-        return JudgedRun(("m", f"C-{i:02d}", "r1"), grade, F(6), judge, human)
-    items = [run(0, "Pass", F(1), F(1)), run(1, "Pass", F(1), F(0)), run(2, "Fail", F(0), F(0)),
-             run(3, "Fail", F(0), F(0)), run(4, "Conditional", F(1, 2), None)]
-    # the four runs with a human value: f̄ = 1/2, ȳ = 1/4, Σ (f − f̄)² = 4 · 1/4 = 1,
-    # Σ (f − f̄)(y − ȳ) = 1/2 · 3/4 + 1/2 · (−1/4) + 2 · (−1/2)(−1/4) = 1/2: λ = 1/2
-    # d = y − f/2 = 1/2, −1/2, 0, 0 (mean 0), d² = 1/4, 1/4, 0, 0: the subject's mean square 1/8; K = 10
-    # Pass: (1/4 + 1/4 + 10 · 1/8) / (2 + 10) = 7/48, √ = 0.38188 -> 382/1000
-    # Fail: (0 + 0 + 10 · 1/8) / 12 = 5/48, √ = 0.32275 -> 323/1000
-    # Conditional, no human value: the subject's 1/8, √ = 0.35355 -> 354/1000
-    # (human − judge, the rule before, gave Pass √(1/2) = 0.707 and Fail 0: a slope that λ corrects counted)
-    keys = frozenset(r.key for r in items)
-    spread = drawing.spreads({"m": items}, keys)
-    assert spread == {("m", "Pass"): F(382, 1000), ("m", "Fail"): F(323, 1000), ("m", "Conditional"): F(354, 1000)}
-    # a subject with fewer than 2 runs with a human value takes every subject's mean square: m's 1/8 -> 354/1000
-    other = [JudgedRun(("n", "C-00", "r1"), "Pass", F(6), F(1), F(1))]
-    assert drawing.spreads({"m": items, "n": other}, keys | {other[0].key})["n", "Pass"] == F(354, 1000)
+def judged(subject: str, i: int, grade: str, total: int, judge: F, human: F | None) -> JudgedRun:
+    return JudgedRun((subject, f"C-{i:02d}", "r1"), grade, F(total), judge, human)
+
+
+def test_spreads_are_the_shrunk_mean_square_per_bin_of_the_judges_values_borrowed_by_a_new_subject():
+    m = ([judged("m", i, "Fail", 2, F(0), F(0)) for i in range(10)]
+         + [judged("m", 10 + i, "Pass", 9, F(1), F(i % 2)) for i in range(10)]
+         + [judged("m", 20, "Conditional", 5, F(1, 2), None)])
+    n = [judged("n", 0, "Fail", 2, F(0), None), judged("n", 1, "Conditional", 8, F(3, 4), None),
+         judged("n", 2, "Pass", 9, F(1), None)]   # joins: no human grade yet
+    keys = frozenset(r.key for r in m if r.human is not None)
+    # m's 20 runs with a human value: f̄ = 1/2, ȳ = 5/20 = 1/4, Σ (f − f̄)² = 20 · 1/4 = 5,
+    # Σ (f − f̄)(y − ȳ) = Σ (f − f̄) y = 5 · 1/2 = 5/2: λ = 1/2; d = y − f/2: 0 (f 0, ten runs), ±1/2 (f 1, five
+    # each); mean 0; d² 0 and 1/4; the mean over every subject (m alone) 10 · 1/4 / 20 = 1/8; K = 10
+    # bins of the graded values: f 0 holds 10 and closes; f 1 the next (10). Ungraded values take the bin of the
+    # nearest graded value below: f 1/2 and 3/4 the first.
+    # pooled: p_0 = (0 + 10 · 1/8) / (10 + 10) = 1/16, p_1 = (10 · 1/4 + 10 · 1/8) / 20 = 3/16;
+    # m's ratio (5/2 + 10 · 1/8) / ((20 + 10) · 1/8) = 1
+    # m, bin 0: (0 + 10 · 1/16) / (10 + 10) = 1/32, √ = 0.17678 -> 177/1000; bin 1: (5/2 + 10 · 3/16) / 20 = 7/32,
+    # √ = 0.46771 -> 468/1000
+    # n, no grade (ratio 1): bin 0 p_0 = 1/16, √ = 1/4; bin 1 p_1 = 3/16, √ = 0.43301 -> 433/1000
+    assert drawing.spreads({"m": m, "n": n}, keys) == {
+        ("m", "Fail, total 2"): F(177, 1000), ("m", "Conditional, total 5"): F(177, 1000),
+        ("m", "Pass, total 9"): F(468, 1000),
+        ("n", "Fail, total 2"): F(1, 4), ("n", "Conditional, total 8"): F(1, 4), ("n", "Pass, total 9"): F(433, 1000)}
+    assert drawing.spreads({"m": m, "n": n}, keys, ["n"]) == {   # n's alone, borrowed from m all the same
+        ("n", "Fail, total 2"): F(1, 4), ("n", "Conditional, total 8"): F(1, 4), ("n", "Pass, total 9"): F(433, 1000)}
+    # k, where the judge errs more: two graded runs at f 0 (y 1 and 0: λ 0, d 1 and 0, centred ±1/2, d² 1/4 each)
+    k = [judged("k", 0, "Fail", 2, F(0), F(1)), judged("k", 1, "Fail", 2, F(0), F(0)),
+         judged("k", 2, "Pass", 9, F(1), None)]
+    # every d²: m's sum 5/2 over 20, k's 1/2 over 2: mean 3/22; bins: f 0 holds 12, f 1 holds 10
+    # p_0 = (1/2 + 10 · 3/22) / (12 + 10) = 41/484; p_1 = (5/2 + 10 · 3/22) / 20 = 17/88
+    # k's ratio (1/2 + 10 · 3/22) / ((2 + 10) · 3/22) = 41/36
+    # k, bin 0: (1/2 + 10 · 41/484 · 41/36) / (2 + 10) = 12761/104544, √ = 0.34938 -> 349/1000
+    # k, bin 1 (no grade there): 17/88 · 41/36 = 697/3168, √ = 0.46906 -> 469/1000
+    both = drawing.spreads({"m": m, "k": k}, keys | {k[0].key, k[1].key}, ["k"])
+    assert both == {("k", "Fail, total 2"): F(349, 1000), ("k", "Pass, total 9"): F(469, 1000)}
     # runs outside the basis (earlier draws) do not count: nothing left, every spread 1
-    assert set(drawing.spreads({"m": items}, frozenset()).values()) == {F(1)}
+    assert set(drawing.spreads({"m": m}, frozenset()).values()) == {F(1)}
+
+
+def test_value_bins_hold_ten_grades_and_a_short_last_bin_joins_the_one_before():
+    def residual(values: list[tuple[F, int]]) -> dict:
+        return {"m": [(judged("m", i, "Pass", 9, f, F(0)), F(0)) for i, (f, count) in enumerate(values)
+                      for _ in range(count)]}
+    bin_of = drawing.value_bins(residual([(F(0), 4), (F(1, 4), 6), (F(1, 2), 9), (F(3, 4), 1), (F(1), 3)]))
+    # f 0 and 1/4 hold 4 + 6 = 10: bin 0 closes; 1/2 and 3/4 hold 10: bin 1; f 1 holds 3, short: joins bin 1
+    assert [bin_of(f) for f in (F(0), F(1, 4), F(1, 2), F(3, 4), F(1))] == [0, 0, 1, 1, 1]
+    # ungraded values: the bin of the nearest graded value below, the first below them all
+    assert [bin_of(f) for f in (F(-1), F(3, 8), F(7, 8), F(2))] == [0, 0, 1, 1]
+    assert {drawing.value_bins(residual([(F(0), 5), (F(1), 4)]))(f) for f in (F(0), F(1))} == {0}   # 9 in all
 
 
 def test_the_slope_is_clipped_to_0_1_and_the_root_rounded_half_up_exactly():
@@ -439,6 +475,8 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     assert f"{len(waiting)} run(s) of the earlier draws have no human grade yet" in capsys.readouterr().err
     for i, (*key, reviewer) in enumerate(waiting):   # the humans grade them: the judge 0 or 1 point too lenient
         grade_as_human(tree, tuple(key), reviewer, lower=i % 2)
+    from gitrepo import GitRepo
+    base = GitRepo(tree).commit("Draw 1, graded")
     assert assign(tree, "--next", "5") == 0
     second = document(tree)["draws"][1]
     spec, loaded, multi = load_valid_grades(tree)
@@ -448,17 +486,27 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     assert {(x["subject_id"], x["judge_grade"]): F(x["spread"]) for x in second["spreads"]} == expected
     assert len(set(expected.values())) > 1   # the spreads differ by stratum, and so do the probabilities
     flat = [(s, r) for s, items in runs.items() for r in items]
-    pi = dict(zip([r.key for _, r in flat], active_probabilities([expected[s, r.grade] for s, r in flat], 5)))
+    pi = dict(zip([r.key for _, r in flat], active_probabilities([expected[s, drawing.stratum(r)] for s, r in flat], 5)))
     assert sum(pi.values()) == 5 and min(pi.values()) >= F(1, 5) * F(5, total)   # expected size 5, floor 1/T
     assert len(second["runs"]) == 5   # drawn stratified: exactly 5
     assert all(F(r["probability"]) == pi[r["subject_id"], r["case_id"], r["run_id"]] for r in second["runs"])
     assert run_script("validate", ["--root", str(tree)]) == 0
-    edited = document(tree)   # the spreads of the last draw are checked against the grades
-    edited["draws"][1]["spreads"][0]["spread"] = "9"
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 0
+    # the spreads of a draw new in the change are checked against the grades: a forged spread is refused even when
+    # the draw's runs and π are made from it (so it re-derives from its recorded spreads)
+    edited = document(tree)
+    forged = {**expected, next(iter(sorted(expected))): F(9)}
+    made = drawing.active(2, spec.stats.seed, runs, 5, forged)
+    edited["draws"][1]["spreads"] = [{"subject_id": s, "judge_grade": g, "spread": str(e)}
+                                     for (s, g), e in sorted(forged.items())]
+    edited["draws"][1]["runs"] = [{"subject_id": r.key[0], "case_id": r.key[1], "run_id": r.key[2],
+                                   "probability": str(r.probability)} for r in made.runs]
     (tree / DRAWS_FILE).write_text(json.dumps(edited), encoding="utf-8")
     capsys.readouterr()
-    assert run_script("validate", ["--root", str(tree)]) == 1
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1
     assert "its spreads are not those the human grades of the earlier draws' runs give" in capsys.readouterr().err
+    # once merged, it stands as recorded like its π: grades corrected later may move the spreads
+    assert run_script("validate", ["--root", str(tree)]) == 0
 
 
 def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(tree):
@@ -489,3 +537,40 @@ def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(
     key = queue[0].key
     grade_as_human(tree, key, "rev-6" if reviewer != "rev-6" else "rev-5")
     assert [run.key for run in app.queue()] == [run.key for run in queue[1:]]
+
+
+def test_a_subject_that_joins_is_drawn_alone_with_spreads_borrowed_from_the_graded_ones(tree, capsys):
+    spec, loaded, multi = load_valid_grades(tree)
+    graded, joins = sorted(drawing.judged_runs(spec, loaded, multi)[0])
+    size = len(drawing.judged_runs(spec, loaded, multi)[0][graded])
+    assert assign(tree, "--draw", str(size), "--subjects", graded) == 0   # every run of the subject graded first
+    assert [d["subjects"] for d in document(tree)["draws"]] == [[graded]]
+    spec, loaded, multi = load_valid_grades(tree)
+    waiting = drawing.pending(loaded.draws, drawing.judged_runs(spec, loaded, multi)[0])
+    for i, key in enumerate(waiting):
+        grade_as_human(tree, key, "rev-1", lower=i % 3)   # the judge 0 to 2 points too lenient
+    assert assign(tree, "--next", "4", "--subjects", joins) == 0
+    assert "picked 4 runs over 1 subjects" in capsys.readouterr().out
+    draw = document(tree)["draws"][1]
+    assert draw["subjects"] == [joins] and {r["subject_id"] for r in draw["runs"]} == {joins}
+    spec, loaded, multi = load_valid_grades(tree)
+    runs = drawing.judged_runs(spec, loaded, multi)[0]
+    basis = frozenset((r["subject_id"], r["case_id"], r["run_id"]) for r in document(tree)["draws"][0]["runs"])
+    borrowed = drawing.spreads(runs, basis, [joins])
+    # joins has no human grade: its spreads are the graded subject's (not 1, a uniform draw's without any grade)
+    assert {(x["subject_id"], x["judge_grade"]): F(x["spread"]) for x in draw["spreads"]} == borrowed
+    assert {s for s, _ in borrowed} == {joins} and set(borrowed.values()) != {F(1)}
+    assert run_script("validate", ["--root", str(tree)]) == 0
+    # a human grade of the graded subject corrected later: the draw's spreads stand as recorded
+    grade_as_human(tree, waiting[0], "rev-1", lower=2)
+    assert drawing.spreads(drawing.judged_runs(*load_valid_grades(tree))[0], basis, [joins]) != borrowed
+    assert run_script("validate", ["--root", str(tree)]) == 0
+
+
+def test_assign_refuses_subjects_it_cannot_draw_over(tree, capsys):
+    assert assign(tree, "--draw", "4", "--subjects", "no-such-model") == 1
+    err = capsys.readouterr().err
+    assert "--subjects: no-such-model: not a subject whose every run the judge" in err and "(draw over: " in err
+    assert assign(tree, "--share", "0.2", "--subjects", "no-such-model") == 1
+    assert "--subjects: names the subjects of a judge-assisted draw (--draw N or --next N), not of --share" in \
+        capsys.readouterr().err

@@ -180,6 +180,8 @@ def _assign(p: argparse.ArgumentParser) -> None:
                                                          "stratified by subject and judge grade")
     p.add_argument("--next", type=int, metavar="N", help="judge-assisted: an active draw of N runs expected, "
                                                          "where the judge's error spreads most")
+    p.add_argument("--subjects", metavar="IDS", help="judge-assisted: draw over these subjects only (comma-separated "
+                                                     "ids; default every subject the judge graded in full)")
 
 
 def _plan(p: argparse.ArgumentParser) -> None:

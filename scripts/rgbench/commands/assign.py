@@ -3,6 +3,7 @@
     rgbench assign --share 0.2      a stratified, seeded sample of graded runs for a second grade
     rgbench assign --draw N         judge-assisted: a new draw of N runs, stratified by subject and judge grade
     rgbench assign --next N         judge-assisted: an active draw of N runs, more where the judge errs most
+    rgbench assign --next N --subjects new-model    the same over the subjects named only (e.g. one that joins)
 
 --share: strata (family, subject) of the runs graded in scoring/; the second reviewer is a registered human
 other than the first reviewer, the least loaded first. Writes subjects/second_reviews.json, which the
@@ -53,7 +54,10 @@ def run(args: argparse.Namespace) -> int:
         return refuse("rgbench assign: give one of --share S (second grades), --draw N or --next N "
                       "(judge-assisted draws)")
     if args.share is None:
-        return draw(root, "draw" if args.draw is not None else "next", args.draw if args.draw is not None else args.next)
+        return draw(root, "draw" if args.draw is not None else "next", args.draw if args.draw is not None else args.next,
+                    args.subjects)
+    if args.subjects is not None:
+        return refuse("--subjects: names the subjects of a judge-assisted draw (--draw N or --next N), not of --share")
     share = parse_share(args.share)
     if share is None:
         shown = args.share if len(args.share) <= 40 else args.share[:40] + "..."
@@ -81,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def draw(root: Path, option: str, size: int) -> int:
-    """``--draw N`` (stratified) or ``--next N`` (active): append draw k + 1 to subjects/human_draws.json."""
+def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int:
+    """``--draw N`` (stratified) or ``--next N`` (active): append draw k + 1 to subjects/human_draws.json, over the
+    judged subjects, or those of ``subjects`` (comma-separated ids)."""
     loaded = load_valid_grades(root)
     if loaded is None:
         return 1
@@ -105,22 +110,29 @@ def draw(root: Path, option: str, size: int) -> int:
                                             "(grade them first: rgbench review)"))
     if not runs:
         problems.append(Problem(spec.config_path, f"no subject has every run graded by the judge {spec.judge}"))
+    chosen = sorted(set(subjects.split(","))) if subjects is not None else sorted(runs)
+    unknown = [s for s in chosen if s not in runs]
+    if unknown:
+        problems.append(Problem("--subjects", f"{', '.join(unknown)}: not a subject whose every run the judge "
+                                              f"{spec.judge} graded (draw over: {', '.join(sorted(runs)) or 'none'})"))
     if problems:
         return report(problems)
     number, seed = len(existing.draws) + 1, spec.stats.seed
+    over = {s: runs[s] for s in chosen}
     try:
-        made = (drawing.stratified(number, seed, runs, size) if option == "draw" else
-                drawing.active(number, seed, runs, frozenset(r.key for d in existing.draws for r in d.runs), size))
+        made = (drawing.stratified(number, seed, over, size) if option == "draw" else
+                drawing.active(number, seed, over, size, drawing.spreads(
+                    runs, frozenset(r.key for d in existing.draws for r in d.runs), chosen)))
     except ValueError as exc:
         return report([Problem(f"--{option}", f"{size}: {exc}")])
     made = replace(with_reviewers(made, existing, runs, humans), population=drawing.population(runs, made.subjects))
-    uncovered = {r.key for items in runs.values() for r in items} - existing.covered()
+    uncovered = {r.key for items in over.values() for r in items} - existing.covered()
     try:
         write_bytes_atomic(root / DRAWS_FILE, draws_document(HumanDraws(spec.judge, (*existing.draws, made))))
     except OSError as exc:
         return report([Problem(DRAWS_FILE, output_error(root / DRAWS_FILE, exc).reason)])
     asked = Counter(r.reviewer_id for r in made.runs if r.reviewer_id)
-    print(f"{DRAWS_FILE}: draw {number} ({made.design}) picked {len(made.runs)} runs over {len(runs)} subjects, "
+    print(f"{DRAWS_FILE}: draw {number} ({made.design}) picked {len(made.runs)} runs over {len(over)} subjects, "
           f"{sum(asked.values())} to grade (" + (", ".join(f"{r} {n}" for r, n in sorted(asked.items())) or "none")
           + f"), {len(made.runs) - sum(asked.values())} already graded by a human")
     if existing.draws and uncovered:

@@ -14,10 +14,11 @@ run sorted by (case id, judge total, stratum, run id): parsed values, never file
   within each subject by :func:`~.judge_assisted.stratified_draw`, in proportion to its strata with at least one
   each; π = n_h / N_h exactly.
 - **active** (:func:`active`, ``rgbench assign --next N``): each run has π_r = min(1, max(floor, c · e_h)), e_h
-  the spread of the judge's residual y − λ f in the run's stratum (:func:`spreads`), c such that Σ π_r = N
-  exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs: every run keeps at least a fifth of the
-  uniform chance (Zrnic and Candès, "Active statistical inference", ICML 2024: π ∝ the conditional root mean
-  square of y − λ f). The runs are drawn stratified, not one by one: stratum h (a subject's judge grade) takes
+  the spread of the judge's residual y − λ f in the run's stratum, its judge grade and total (:func:`stratum`,
+  :func:`spreads`: learnt over every judged subject, so one without human grades borrows the others'), c such that
+  Σ π_r = N exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs: every run keeps at least a
+  fifth of the uniform chance (Zrnic and Candès, "Active statistical inference", ICML 2024: π ∝ the conditional
+  root mean square of y − λ f). The runs are drawn stratified, not one by one: stratum h (a subject's) takes
   n_h runs without replacement, n_h the quota N_h π_h rounded up or down by :func:`systematic_rounding` (the
   draw's own uniform number), so E[n_h] / N_h = π_h exactly, Σ n_h = N, and the strata's different mean
   residuals add no variance, as in a stratified draw.
@@ -25,9 +26,10 @@ run sorted by (case id, judge total, stratum, run id): parsed values, never file
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -46,7 +48,8 @@ from .seeds import data_digest
 BINS = 3                      # judge-total bins (terciles) of a benchmark without a pass rule
 FLOOR_SHARE = Fraction(1, 5)  # an active draw's floor, as a share of the uniform probability N / T
 SPREAD_GRID = 1000            # an active draw's spreads are rounded to thousandths (at least 1/1000)
-SHRINK = 10                   # pseudo-runs of the subject's mean square in each stratum's spread
+SHRINK = 10                   # pseudo-runs of the pooled mean square in each stratum's spread
+BIN_GRADES = 10               # human grades a bin of adjacent judge values holds at least (an active draw's spreads)
 
 
 class JudgedRun(NamedTuple):
@@ -125,50 +128,92 @@ def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], 
     return Draw(number, STRATIFIED, seed, tuple(sorted(picked, key=lambda r: r.key)), tuple(runs), size)
 
 
-def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]) -> dict[tuple[str, str], Fraction]:
-    """(subject, grade) -> e, the spread of the judge's residual in that stratum over the runs of ``basis`` (the
-    earlier draws') with a human value: per subject λ = :func:`slope` of the human's on the judge's Q_final values
-    and d = y − λ f less its mean; e² = (Σ_h d² + K · mean d²) / (n_h + K), the stratum's mean square shrunk toward
-    the subject's with K = SHRINK pseudo-runs (a stratum with none: the subject's), e = :func:`thousandths_root`.
-    A subject with fewer than 2 such runs takes every subject's mean d²; with none at all every e is 1 (a uniform
-    draw). Why: a drawn run adds d² (1 − π)/π to the variance of the estimate (a weighted mean of y − λ f, which
-    centres d), and π ∝ √E[d²] minimises it (Zrnic and Candès 2024); y − f would count as error a judge's scale,
-    which λ corrects."""
+def stratum(run: JudgedRun) -> str:
+    """An active draw's stratum of a run: its judge grade and judge total, ``"<grade>, total <t>"`` (the judge's
+    Q_final value is a function of the two)."""
+    return f"{run.grade}, total {run.total}"
+
+
+def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
+            subjects: Sequence[str] | None = None) -> dict[tuple[str, str], Fraction]:
+    """(subject, :func:`stratum`) -> e for each subject of ``subjects`` (default: every subject of ``runs``): the
+    spread of the judge's residual in that stratum, from the runs of ``basis`` (the earlier draws') with a human
+    value, over every subject of ``runs``, so a subject with no human grade yet borrows the others'.
+
+    Per subject with at least 2 such runs: λ = :func:`slope` of its human on its judge Q_final values, and d = y − λ f
+    less its mean (:func:`residual_squares`). The strata of every subject, in order of the judge's value f, are cut
+    into bins of adjacent values each holding at least BIN_GRADES of the d² of every subject (a last short bin joins
+    the one before; :func:`value_bins`). With m the mean d² over every subject, a bin's pooled mean square is
+    p_b = (Σ_b d² + K m) / (n_b + K), a subject's ratio r_s = (Σ_s d² + K m) / ((n_s + K) m) (1 when m = 0), and
+    e² of the subject's strata in bin b is (Σ_{s,b} d² + K p_b r_s) / (n_{s,b} + K), K = SHRINK pseudo-runs:
+    its own grades in the bin, shrunk toward the bin's pooled value scaled by how much the judge errs on the subject
+    (a subject with no grade: p_b). e = :func:`thousandths_root`; with no d² at all every e is 1 (a uniform draw).
+
+    Why: a drawn run adds d² (1 − π)/π to the variance of the estimate (a weighted mean of y − λ f, which centres
+    d), and π ∝ √E[d²] minimises it (Zrnic and Candès 2024); y − f would count as error a judge's scale, which λ
+    corrects. Bins of the judge's value, not its three classes: where the judge errs varies within a class (the
+    study, docs/active_check.md)."""
+    chosen = tuple(runs) if subjects is None else tuple(subjects)
+    residual = residual_squares(runs, basis)
+    every = [d2 for pairs in residual.values() for _, d2 in pairs]
+    if not every:
+        return {(s, stratum(r)): Fraction(1) for s in chosen for r in runs[s]}
+    m = _mean(every)
+    ratio = {s: (sum((d2 for _, d2 in residual.get(s, [])), Fraction(0)) + SHRINK * m)
+                / ((len(residual.get(s, [])) + SHRINK) * m) if m else Fraction(1) for s in chosen}
+    bin_of = value_bins(residual)
+    pooled: dict[int, list[Fraction]] = defaultdict(list)   # bin -> every subject's d² in it
+    own: dict[tuple[str, int], list[Fraction]] = defaultdict(list)   # (subject, bin) -> its d² in it
+    for subject, pairs in residual.items():
+        for r, d2 in pairs:
+            pooled[bin_of(r.judge)].append(d2)
+            own[subject, bin_of(r.judge)].append(d2)
+    p = {b: (sum(pooled[b], Fraction(0)) + SHRINK * m) / (len(pooled[b]) + SHRINK) for b in pooled}
     out = {}
-    for subject, (pairs, pooled) in residual_squares(runs, basis).items():
-        for grade in sorted({r.grade for r in runs[subject]}):
-            out[subject, grade] = shrunk([d2 for r, d2 in pairs if r.grade == grade], pooled)
+    for s in chosen:
+        for label, value in sorted({(stratum(r), r.judge) for r in runs[s]}):
+            here = own[s, bin_of(value)]
+            out[s, label] = thousandths_root((sum(here, Fraction(0)) + SHRINK * p[bin_of(value)] * ratio[s])
+                                             / (len(here) + SHRINK))
     return out
 
 
+def value_bins(residual: Mapping[str, Sequence[tuple[JudgedRun, Fraction]]]) -> Callable[[Fraction], int]:
+    """The bin 0, 1, ... of a judge value f: the values of ``residual``'s runs (those with a human grade),
+    ascending, cut into bins of adjacent values each holding at least BIN_GRADES of those runs (a last bin holding
+    fewer joins the one before; one bin when they are fewer in all); any other value takes the bin of the nearest
+    graded value below it (the first bin below them all). The bins rest on the graded runs alone, so runs added
+    since do not move them."""
+    held = Counter(r.judge for pairs in residual.values() for r, _ in pairs)
+    values = sorted(held)
+    index, count, of = 0, 0, []
+    for value in values:
+        if count >= BIN_GRADES:
+            index, count = index + 1, 0
+        of.append(index)
+        count += held[value]
+    if count < BIN_GRADES and index > 0:   # the last bin is short: it joins the one before
+        of = [min(i, index - 1) for i in of]
+    return lambda value: of[max(bisect.bisect_right(values, value) - 1, 0)]
+
+
+def _mean(values: Sequence[Fraction]) -> Fraction:
+    return sum(values, Fraction(0)) / len(values)
+
+
 def residual_squares(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]
-                     ) -> dict[str, tuple[list[tuple[JudgedRun, Fraction]], Fraction | None]]:
-    """Per subject of ``runs``: (each of its runs in ``basis`` with a human value and its d², d = y − λ f less its
-    mean, λ = :func:`slope` over those runs: none unless it has at least 2; the mean d² its strata are shrunk
-    toward, its own, or every subject's when it has none, None when no subject has any). Exact."""
-    def mean(values: list[Fraction]) -> Fraction:
-        return sum(values, Fraction(0)) / len(values)
+                     ) -> dict[str, list[tuple[JudgedRun, Fraction]]]:
+    """Per subject of ``runs`` with at least 2 runs in ``basis`` with a human value: each such run and its d²,
+    d = y − λ f less its mean, λ = :func:`slope` over those runs. Exact."""
     residuals: dict[str, list[tuple[JudgedRun, Fraction]]] = {}
     for subject, items in runs.items():
         known = [(r, r.human) for r in items if r.human is not None and r.key in basis]
         if len(known) >= 2:
             lam = slope([r.judge for r, _ in known], [y for _, y in known])
             d = [y - lam * r.judge for r, y in known]
-            centre = mean(d)
+            centre = _mean(d)
             residuals[subject] = [(r, (x - centre) ** 2) for (r, _), x in zip(known, d)]
-    every = [d2 for pairs in residuals.values() for _, d2 in pairs]
-    return {subject: (residuals.get(subject, []),
-                      mean([d2 for _, d2 in residuals.get(subject, [])] or every) if every else None)
-            for subject in runs}
-
-
-def shrunk(own: Sequence[Fraction], pooled: Fraction | None) -> Fraction:
-    """A stratum's spread from its runs' d² ``own``: :func:`thousandths_root` of (Σ d² + K · ``pooled``) / (n + K),
-    K = SHRINK pseudo-runs of the subject's mean d² ``pooled``; 1 when ``pooled`` is None (no human value at all:
-    a uniform draw)."""
-    if pooled is None:
-        return Fraction(1)
-    return thousandths_root((sum(own, Fraction(0)) + SHRINK * pooled) / (len(own) + SHRINK))
+    return residuals
 
 
 def slope(f: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:
@@ -207,13 +252,12 @@ def active_probabilities(spread: Sequence[Fraction], size: int) -> list[Fraction
     return [min(Fraction(1), max(floor, c * e)) for e in spread]
 
 
-def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
-           size: int, spread: Mapping[tuple[str, str], Fraction] | None = None) -> Draw:
-    """Draw ``number``: ``size`` runs with π from ``spread`` (by default :func:`spreads` of the human values of
-    ``basis``, the runs of the earlier draws), stratified by (subject, judge grade) as the module doc says,
-    reviewers unassigned. ValueError unless 0 < size <= the runs."""
-    spread = spread or spreads(runs, basis)
-    counts = Counter((subject, r.grade) for subject, items in runs.items() for r in items)
+def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], size: int,
+           spread: Mapping[tuple[str, str], Fraction]) -> Draw:
+    """Draw ``number``: ``size`` runs of the subjects of ``runs`` with π from ``spread`` (keyed (subject,
+    :func:`stratum`): :func:`spreads` of the human values of the earlier draws' runs), stratified by (subject,
+    :func:`stratum`) as the module doc says, reviewers unassigned. ValueError unless 0 < size <= the runs."""
+    counts = Counter((subject, stratum(r)) for subject, items in runs.items() for r in items)
     strata = sorted(counts)
     flat = [k for k in strata for _ in range(counts[k])]
     pi = dict(zip(flat, active_probabilities([spread[k] for k in flat], size)))   # equal within a stratum
@@ -222,11 +266,11 @@ def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], basi
     take = systematic_rounding([counts[k] * pi[k] for k in strata], Fraction(uniform))
     picked = []
     for subject, items in runs.items():
-        mine = {grade: n for (s, grade), n in zip(strata, take) if s == subject}
-        drawn = drawn_within([r.grade for r in items], mine, _stream(seed, number, subject, items))
-        picked += [DrawnRun(r.key, pi[subject, r.grade], None) for r, d in zip(items, drawn) if d]
+        mine = {label: n for (s, label), n in zip(strata, take) if s == subject}
+        drawn = drawn_within([stratum(r) for r in items], mine, _stream(seed, number, subject, items))
+        picked += [DrawnRun(r.key, pi[subject, stratum(r)], None) for r, d in zip(items, drawn) if d]
     return Draw(number, ACTIVE, seed, tuple(sorted(picked, key=lambda r: r.key)), tuple(runs), size,
-                tuple(sorted(spread.items())))
+                tuple(sorted((k, e) for k, e in spread.items() if k[0] in runs)))
 
 
 def systematic_rounding(quotas: Sequence[Fraction], u: Fraction) -> list[int]:
@@ -255,10 +299,11 @@ def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -
     return list(seen)
 
 
-def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[JudgedRun]], last: bool) -> Draw | str:
+def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[JudgedRun]], new: bool) -> Draw | str:
     """The draw that draw ``draw``'s seed, design, subjects and size give on today's data (its reviewers copied
     over), or why it cannot be re-derived. An active draw's spreads are taken from the file (they rest on the
-    human grades at draw time); for the ``last`` draw they must also be those the earlier draws' grades give now."""
+    human grades at draw time, of every judged subject); for a draw ``new`` in the change checked they must also be
+    those the earlier draws' grades give now (later, a corrected grade may move them: they stand, like its π)."""
     subjects = draw.subjects or tuple(sorted({r.key[0] for r in draw.runs}))
     gone = [s for s in subjects if s not in runs]
     if gone:
@@ -272,16 +317,16 @@ def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[J
             return str(exc)
     else:
         basis = frozenset(r.key for d in earlier for r in d.runs)
-        spread = dict(draw.spreads) or spreads(over, basis)
+        spread = dict(draw.spreads) or spreads(runs, basis, subjects)
         if min(spread.values()) <= 0:
             return "a spread is 0 (every spread is at least 1/1000)"
-        if last and draw.spreads and spread != spreads(over, basis):
+        if new and draw.spreads and spread != spreads(runs, basis, subjects):
             return "its spreads are not those the human grades of the earlier draws' runs give"
-        missing = [k for k in ((s, r.grade) for s in over for r in over[s]) if k not in spread]
+        missing = [k for k in ((s, stratum(r)) for s in over for r in over[s]) if k not in spread]
         if missing:
             return f"no spread for {missing[0][0]}'s judge grade {missing[0][1]}"
         try:
-            made = active(draw.number, draw.seed, over, basis, draw.size, spread)
+            made = active(draw.number, draw.seed, over, draw.size, spread)
         except ValueError as exc:
             return str(exc)
     return Draw(made.number, made.design, made.seed,
@@ -324,7 +369,7 @@ def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from:
                                 "grades it records are not this tree's (a draw is made over the data of the change "
                                 "that adds it: make it with rgbench assign on this tree)")
             continue
-        made = rederived(draw, draws.draws[:i], runs, last=i == len(draws.draws) - 1)
+        made = rederived(draw, draws.draws[:i], runs, new=new_from is not None and i >= new_from)
         if isinstance(made, str) or made.runs != draw.runs:
             why = made if isinstance(made, str) else _difference(draw, made)
             messages.append(f"$.draws[{i}]: draw {draw.number} ({draw.design}) is not what its seed and the judge's "

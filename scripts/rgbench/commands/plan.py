@@ -8,9 +8,8 @@ the narrowest half-width grading every run would reach (more cases are needed be
 in the ranking by the figure: the further grades of each to decide their order at the current difference. From
 the current data by the two-phase variance of rgbench.stats.grading_plan, at the interval's expanded level for
 the cases with a human grade (docs/judge_assisted.md, "The grading budget"; bench/plan_check.py measures the
-counts against simulated ones). A pair's counts are of its shared cases' runs, the ones its difference is computed
-on; a P of exactly 0 or 1 (marked *) counts for its Wilson interval. Prints a table; writes nothing. The counts
-assume the further grades are drawn like the ones there are (`rgbench assign --draw N`).
+counts against simulated ones; a P of 0 or 1, marked *, for its Wilson interval). Prints a table; writes nothing.
+The counts assume the further grades are drawn like the ones there are (`rgbench assign --draw N`).
 """
 
 from __future__ import annotations
@@ -34,10 +33,9 @@ def _count(value: int | None) -> str:
 
 def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], pairs: Sequence[tuple[str, str, dict]],
                figure: str, confidence: Fraction, resamples: int) -> list[tuple[str, str, Fraction, PairNeed]]:
-    """(a, b, a − b, the further grades of each to decide their order) for each neighbouring a, b of ``ranked`` (by
-    the figure) whose difference and interval the board's ``pairs`` hold (each pair once, (a, b, a − b) in the
-    Q_final ranking, so (b, a, b − a) when another figure ranks them the other way): at |a − b|, on the runs of
-    the cases the two share (:func:`.grading_plan.phase`; the difference's interval is computed on those)."""
+    """(a, b, a − b, the further grades of each to decide it at |a − b|, on the runs of the cases they share) for each
+    neighbouring a, b of ``ranked`` (by the figure) with a difference on the board's ``pairs`` (each pair once, in
+    the Q_final ranking: (b, a, b − a) when the figure ranks them the other way)."""
     differences = {}   # (a, b) -> (a − b, its interval's half-width)
     for a, b, per in pairs:
         gap, bounds = per.get(figure, (None, None))

@@ -13,9 +13,8 @@ more cases); (1/n − 1/N) · S²_e is what grading n of the N runs leaves, S²_
 residual e = y − λ f (human value minus λ times the judge's). Both are estimated from the current data
 (:func:`residual_variance`, :func:`search`). The prediction treats the human draw as a simple random sample of
 runs; a draw stratified by the judge's grade has the within-stratum S²_e, smaller, so the counts here err on the
-side of asking for more grades (bench/plan_check.py measures them against simulated ones). A P of exactly 0 or 1
-has Wilson's interval, not the bootstrap's: its budget follows that interval (:func:`grades_for_half_width`).
-Pure functions, on floats but for the configured confidence: a budget is a planning figure, not a published result.
+side of asking for more grades (bench/plan_check.py measures them against simulated ones). Pure functions, on
+floats but for the configured confidence: a budget is a planning figure, not a published result.
 """
 
 from __future__ import annotations
@@ -72,9 +71,8 @@ class Phase(NamedTuple):
 
 
 def phase(runs: Sequence[Run], cases: Collection[str] | None = None) -> Phase:
-    """A subject's :class:`Phase` from its runs, only those of ``cases`` when given (a pair's shared cases, the
-    ones its difference and the difference's interval are computed on, :func:`.judge_assisted.shared`): S²_e at
-    the λ of its estimate on them (0 without a human value there), n, the runs per case and K_L there."""
+    """A subject's :class:`Phase` from its runs, only those of ``cases`` if given (a pair's shared cases, which its
+    difference and interval are computed on), S²_e at the λ of its estimate there (0 without a human value)."""
     kept = [r for r in runs if cases is None or r.case_id in cases]
     sums = case_sums(kept)
     lam = 0.0 if (est := estimate(sums)) is None else float(est.lam)
@@ -146,16 +144,13 @@ def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float
                           resamples: int, wilson: bool = False) -> Need:
     """Further human grades for the figure's interval, of half-width ``half_width_now`` today, to reach
     ``half_width`` (:func:`search`): 0 when the target is met now; None when even n = N misses it (V_full alone is
-    too wide). ``wilson``: the figure is a P of exactly 0 or 1, whose interval is Wilson's over its K_L labelled
-    cases, 0 (or K_L) of K_L (:func:`.judge_assisted_board.proportion_figure`), of half-width z²/(2(K_L + z²)) at z
-    for ``confidence`` (not expanded): n is the smallest whose K_L(n) (:meth:`Phase.labelled_at`) gives at most
-    ``half_width``, on the assumption that every further grade keeps P at 0 (or 1), as all so far have (one that
-    does not makes the interval the bootstrap's, which this does not foresee: S²_e is 0 on such grades)."""
+    too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's, half-width z²/(2(K_L + z²)) at ``confidence``
+    (:func:`.judge_assisted_board.proportion_figure`): n is the smallest with K_L(n) reaching ``half_width``, if every
+    further grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee)."""
     if wilson:
-        z2 = z_value(confidence) ** 2
+        z2, every = z_value(confidence) ** 2, phase.runs
         width = lambda n: z2 / (2 * (phase.labelled_at(n) + z2))
-        total = smallest(min(phase.labels + 1, phase.runs), phase.runs, lambda n: width(n) <= half_width)
-        floor = width(phase.runs)
+        total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
     else:
         total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))
     if half_width_now <= half_width:

@@ -9,21 +9,28 @@ import pytest
 from treebuilder import REPO
 
 from rgbench.cli import run_script
+from rgbench.commands import plan as plan_command
 from rgbench.stats.grading_plan import (
+    PairNeed,
     Phase,
     expected_labelled,
     grades_for_half_width,
     pair_grades_for_half_width,
+    phase,
     quantile,
     residual_variance,
     smallest,
     split,
 )
+from rgbench.stats.judge_assisted import Run
+from rgbench.stats.wilson import wilson_interval
 
 C, B = Fraction(95, 100), 2000
 ONE = (1,) * 300   # 300 cases of one run each: n labels reach K_L = n cases exactly (expected_labelled)
 # q(K) = t_{K−1, 0.975} · √(K/(K − 1)), what 2Φ(q) − 1 = c' gives back (uncapped K):
 Q20 = 2.0930241 * 1.0259784   # = 2.1473974
+Q3 = 3.4807564   # K_L <= 4: c' capped at 1 − 1/2000 (at 4, 2Φ(t_{3, 0.975} · √(4/3) = 3.6748) − 1 = 0.99976 is above it)
+Z2 = 1.9599640 ** 2   # z² = 3.8414588 at 95%: Wilson's, at the nominal level
 
 
 def test_quantile_is_the_expanded_level_normal_quantile():
@@ -151,6 +158,81 @@ def test_pair_grades_met_now_and_out_of_reach():
     assert pair_grades_for_half_width(0.13, a, b, 0.01, C, B) == (None, None)
 
 
+def test_wilson_budget_counts_labelled_cases():
+    # P = 0 over K_L labelled cases: Wilson's [0, z²/(K_L + z²)], half-width z²/(2(K_L + z²)); at 20 cases
+    # 3.8414588 / 47.682918 = 0.080563, the board's interval now
+    half_now = Z2 / (2 * (20 + Z2))
+    assert half_now == pytest.approx(wilson_interval(0, 20)[1] / 2) == pytest.approx(0.080563, abs=1e-6)
+    # <= 0.05 once K_L >= z²/0.1 − z² = 38.414588 − 3.8414588 = 34.57: 35 cases, one run each, 15 more grades;
+    # every run graded, 300 cases: 3.8414588 / 607.68292 = 0.0063215
+    need = grades_for_half_width(half_now, Phase(0.0, 20, ONE, 20), 0.05, C, B, wilson=True)
+    assert need == (15, pytest.approx(0.0063215, abs=1e-7))
+    # the bootstrap model would read S²_e = 0 (every grade 0) as "only the level narrows": q(300)/q(20) · 0.080563
+    # = 0.07395 > 0.05 at every run, no count
+    assert grades_for_half_width(half_now, Phase(0.0, 20, ONE, 20), 0.05, C, B).needed is None
+    # 50 cases of 2 runs, 25 graded on 22 cases (examples/judgeassist's synth-002): n runs reach 50 (1 −
+    # (100 − n)(99 − n)/9900) cases, 35 (rounded) from n = 45 (55 · 54 = 2970: 35.0) and not at 44 (56 · 55 = 3080:
+    # 34.44 -> 34): 20 more. Every case: 3.8414588 / 107.68292 = 0.035674
+    two = Phase(0.0, 25, (2,) * 50, 22)
+    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), two, 0.05, C, B, wilson=True) == (20, pytest.approx(0.035674,
+                                                                                                           abs=1e-6))
+    assert grades_for_half_width(0.04, two, 0.05, C, B, wilson=True).needed == 0   # met now
+    assert grades_for_half_width(0.08, two, 0.03, C, B, wilson=True).needed is None   # 0.035674 at every case
+
+
+# A pair on the cases it shares: A has c1-c4, B c2-c5, a judge of 0 (so λ = 0 and e = y), every weight 1
+A_RUNS = [Run("c1", 0, 1), Run("c2", 0, 0), Run("c2", 0), Run("c3", 0, 1), Run("c4", 0, 1)]
+B_RUNS = [Run("c2", 0, 1), Run("c3", 0, 0), Run("c3", 0), Run("c4", 0, 0), Run("c5", 0, 1)]
+SHARED = {"c2", "c3", "c4"}
+
+
+def test_phase_on_a_pairs_shared_cases():
+    # A over all its cases: e = 1, 0, 1, 1, mean 3/4, Σ (e − ē)² = 3/16 + 9/16 = 3/4, / 4 · 4/3 = 1/4; n 4 of N 5
+    assert phase(A_RUNS) == (pytest.approx(1 / 4), 4, (1, 2, 1, 1), 4)
+    # on c2-c4: e = 0, 1, 1, mean 2/3, Σ = 4/9 + 1/9 + 1/9 = 2/3, / 3 · 3/2 = 1/3; n 3 of N 4 (c2's two runs), K_L 3
+    assert phase(A_RUNS, SHARED) == (pytest.approx(1 / 3), 3, (2, 1, 1), 3)
+    # B on c2-c4: e = 1, 0, 0, the same 1/3; N 4 (c3's two runs); over all: e = 1, 0, 0, 1, Σ = 1, / 4 · 4/3 = 1/3
+    assert phase(B_RUNS, SHARED) == (pytest.approx(1 / 3), 3, (1, 2, 1), 3)
+    assert phase(B_RUNS) == (pytest.approx(1 / 3), 4, (1, 2, 1, 1), 4)
+    assert phase([Run("c1", 1), Run("c2", 0)]) == (0.0, 0, (1, 1), 0)   # no human value: nothing to go on
+
+
+H0 = Q3 * 0.06 ** 0.5   # a difference's half-width now of q(3) · √0.06 = 0.85261: its variance 0.06
+
+
+def pair_at(a: str, b: str, gap: Fraction) -> list[tuple[str, str, dict]]:
+    """The board's pairs: (a, b) and Q_final's a − b = ``gap``, its interval ``gap`` ± H0."""
+    return [(a, b, {"Q_final": (gap, (float(gap) - H0, float(gap) + H0))})]
+
+
+def neighbours(pairs: list[tuple[str, str, dict]], ranked=("A", "B")) -> list:
+    return plan_command.neighbours(list(ranked), {"A": A_RUNS, "B": B_RUNS}, pairs, "Q_final", C, B)
+
+
+def test_a_pairs_budget_is_on_its_shared_cases():
+    # On c2-c4 (q(3) = 3.4807564 throughout: 3 cases): V_full = 0.06 − 2 (1/3 − 1/4) 1/3 = 0.0044444. From 7 to 8
+    # grades: 7 split 4, 3 (equal S_e: half each, 3.5 -> 4): 3.4807564 · √(0.0044444 + (1/3 − 1/4) 1/3) =
+    # 3.4807564 · 0.179505 = 0.62481 > 0.5; 8, every run: 3.4807564 · √0.0044444 = 0.23205 <= 0.5. So 1 and 1 more
+    assert neighbours(pair_at("A", "B", Fraction(1, 2))) == [("A", "B", Fraction(1, 2), PairNeed(1, 1))]
+    # with each subject's runs over all its cases (N 5, n 4, q(4) capped too): V_full = 0.06 − (1/4 − 1/5)(1/4 +
+    # 1/3) = 0.030833, every run graded 3.4807564 · 0.17559 = 0.6112 > 0.5: it would say no grading decides it
+    assert pair_grades_for_half_width(H0, phase(A_RUNS), phase(B_RUNS), 0.5, C, B) == (None, None)
+
+
+def test_a_neighbouring_pair_stored_the_other_way_or_negative():
+    # the board stores (B, A) with B − A = −1/2 (Q_final ranks B first, the figure A): A − B = 1/2, as above
+    assert neighbours(pair_at("B", "A", Fraction(-1, 2))) == [("A", "B", Fraction(1, 2), PairNeed(1, 1))]
+    # a difference on the shared cases against the figure's ranking: A − B = −1/2 is decided like 1/2 (its size),
+    # stored either way; without |.| no grading would reach a negative half-width ("-, -")
+    assert neighbours(pair_at("A", "B", Fraction(-1, 2))) == [("A", "B", Fraction(-1, 2), PairNeed(1, 1))]
+    assert neighbours(pair_at("B", "A", Fraction(1, 2))) == [("A", "B", Fraction(-1, 2), PairNeed(1, 1))]
+    # ranked B, A: B − A = −(A − B)
+    assert neighbours(pair_at("A", "B", Fraction(1, 2)), ("B", "A")) == [("B", "A", Fraction(-1, 2), PairNeed(1, 1))]
+    # a tie: no grading decides a difference of 0; and a figure the pair has no difference for is left out
+    assert neighbours(pair_at("A", "B", Fraction(0))) == [("A", "B", Fraction(0), PairNeed(None, None))]
+    assert neighbours([("A", "B", {"Q_final": (None, None)})]) == []
+
+
 # --- rgbench plan, end to end on the judge-assisted example ---------------------------------------------------
 
 EXAMPLE = REPO / "examples" / "judgeassist"
@@ -177,6 +259,41 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys):
     pairs = [line for line in lines if " > " in line]
     assert len(pairs) == 3   # 4 subjects ranked by their estimate: 3 neighbouring pairs, in that order
     assert [" ".join(p.split()[:3]) for p in pairs] == [f"{a} > {b}" for a, b in zip(subjects, subjects[1:])]
+
+
+def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
+    _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
+    # synth-002's P is 0 over 22 labelled cases of 50 (2 runs each): Wilson's half-width 0.0743 now, 20 more grades
+    # (test_wilson_budget_counts_labelled_cases), 0.0357 with every case
+    assert rows["synth-002"][1:] == ["0.0000", "25", "0.0743", "20*", "0.0357"]
+    assert [r[4].endswith("*") for r in rows.values()] == [False, False, False, True]
+    assert out.splitlines()[6].startswith("*: P is exactly 0 or 1, so its interval is Wilson's")
+    _, out, _ = plan(capsys, "--root", str(EXAMPLE))
+    assert "*" not in out   # Q_final is never Wilson's
+
+
+def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys, monkeypatch):
+    _, before, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
+    real = plan_command.assisted_rows
+
+    def flipped(*args, **kwargs):   # every pair stored as (b, a, b − a), its interval turned
+        rows, pairs = real(*args, **kwargs)
+        turn = lambda gap, bounds: (-gap, (-bounds[1], -bounds[0]))
+        return rows, [(b, a, {f: turn(*v) for f, v in per.items()}) for a, b, per in pairs]
+    monkeypatch.setattr(plan_command, "assisted_rows", flipped)
+    _, after, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
+    assert after == before and "synth-003 > synth-002                                  0.1291" in before
+
+    def negative(*args, **kwargs):   # synth-003 − synth-002 on their shared cases below 0, the interval as it is
+        rows, pairs = real(*args, **kwargs)
+        return rows, [(a, b, {**per, "P": (-per["P"][0], per["P"][1])} if (a, b) == ("synth-003", "synth-002")
+                       else per) for a, b, per in pairs]
+    monkeypatch.setattr(plan_command, "assisted_rows", negative)
+    _, after, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
+    line = next(line for line in after.splitlines() if line.startswith("synth-003 > synth-002"))
+    assert line.split()[3:] == ["-0.1291", "18,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
+    assert after.replace("-0.1291", " 0.1291") == before
 
 
 def test_a_wider_target_needs_no_more_grades_than_a_narrower_one(capsys):

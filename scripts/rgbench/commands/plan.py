@@ -8,26 +8,49 @@ the narrowest half-width grading every run would reach (more cases are needed be
 in the ranking by the figure: the further grades of each to decide their order at the current difference. From
 the current data by the two-phase variance of rgbench.stats.grading_plan, at the interval's expanded level for
 the cases with a human grade (docs/judge_assisted.md, "The grading budget"; bench/plan_check.py measures the
-counts against simulated ones). Prints a table; writes nothing. The counts assume the further grades are drawn
-like the ones there are (`rgbench assign --draw N`).
+counts against simulated ones; a P of 0 or 1, marked *, for its Wilson interval). Prints a table; writes nothing.
+The counts assume the further grades are drawn like the ones there are (`rgbench assign --draw N`).
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
 from ..load.parsing import exact_decimal
 from ..problems import refuse
-from ..stats.grading_plan import Phase, grades_for_half_width, pair_grades_for_half_width, residual_variance
-from ..stats.judge_assisted import case_sums, labelled_cases
+from ..stats.grading_plan import PairNeed, Phase, grades_for_half_width, pair_grades_for_half_width, phase
+from ..stats.judge_assisted import Run
 from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
 from .common import load_valid_grades
 
 
 def _count(value: int | None) -> str:
     return "-" if value is None else str(value)
+
+
+def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], pairs: Sequence[tuple[str, str, dict]],
+               figure: str, confidence: Fraction, resamples: int) -> list[tuple[str, str, Fraction, PairNeed]]:
+    """(a, b, a − b, the further grades of each to decide it at |a − b|, on the runs of the cases they share) for each
+    neighbouring a, b of ``ranked`` (by the figure) with a difference on the board's ``pairs`` (each pair once, in
+    the Q_final ranking: (b, a, b − a) when the figure ranks them the other way)."""
+    differences = {}   # (a, b) -> (a − b, its interval's half-width)
+    for a, b, per in pairs:
+        gap, bounds = per.get(figure, (None, None))
+        if gap is not None and bounds is not None:
+            half = (bounds[1] - bounds[0]) / 2
+            differences[a, b], differences[b, a] = (gap, half), (-gap, half)
+    out = []
+    for a, b in zip(ranked, ranked[1:]):
+        if (a, b) in differences:
+            gap, half = differences[a, b]
+            shared = {r.case_id for r in runs[a]} & {r.case_id for r in runs[b]}
+            first, second = phase(runs[a], shared), phase(runs[b], shared)
+            out.append((a, b, gap, pair_grades_for_half_width(float(half), first, second, abs(float(gap)),
+                                                              confidence, resamples)))
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,39 +79,30 @@ def run(args: argparse.Namespace) -> int:
     confidence, resamples = stats.confidence_level, stats.bootstrap_resamples
     subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi, tree.draws)}
     board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics
+    runs = {sid: s.runs[figure] for sid, s in subjects.items()}
     rows: list[tuple[str, Fraction, float, Phase]] = []   # subject, estimate, half-width now, variance parts
     for row in board:
         fig = row.figures[figure]
-        if (est := fig.estimate) is None or fig.interval is None:
-            continue
-        runs = subjects[row.subject_id].runs[figure]
-        labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in runs if r.human is not None and r.weight]
-        sums = case_sums(runs)
-        phase = Phase(residual_variance(labelled, float(est.lam)), est.labels, sums.runs, labelled_cases(sums))
-        rows.append((row.subject_id, est.theta, float(fig.interval[1] - fig.interval[0]) / 2, phase))
+        if (est := fig.estimate) is not None and fig.interval is not None:
+            rows.append((row.subject_id, est.theta, float(fig.interval[1] - fig.interval[0]) / 2,
+                         phase(runs[row.subject_id])))
     rows.sort(key=lambda row: (-row[1], row[0]))
     print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} "
           f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
     print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'more':>6} {'all graded':>11}")
-    for sid, theta, half, phase in rows:
-        need = grades_for_half_width(half, phase, float(target), confidence, resamples)
-        print(f"{sid:<28} {float(theta):>9.4f} {phase.labels:>7} {half:>11.4f} {_count(need.needed):>6} "
-              f"{need.half_width_all:>11.4f}")
+    wilson = {sid for sid, theta, _, _ in rows if figure == "P" and theta in (0, 1)}   # as proportion_figure
+    for sid, theta, half, parts in rows:
+        need = grades_for_half_width(half, parts, float(target), confidence, resamples, sid in wilson)
+        print(f"{sid:<28} {float(theta):>9.4f} {parts.labels:>7} {half:>11.4f} "
+              f"{_count(need.needed) + '*' * (sid in wilson):>6} {need.half_width_all:>11.4f}")
+    if wilson:
+        print("*: P is exactly 0 or 1, so its interval is Wilson's over the cases with a human grade; the count "
+              "assumes every further grade keeps it there (one that does not makes the interval the bootstrap's)")
     if len(rows) < 2:
         return 0
-    differences = {}   # (a, b) -> (a − b, its interval's half-width): the board lists each pair once, by Q_final
-    for a, b, per in pairs:
-        gap, bounds = per.get(figure, (None, None))
-        if gap is not None and bounds is not None:
-            half = (bounds[1] - bounds[0]) / 2
-            differences[a, b], differences[b, a] = (gap, half), (-gap, half)
     print()
     print("Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
     print(f"{'pair':<50} {'difference':>10} {'more (first, second)':>21}")
-    for (a, _, _, first), (b, _, _, second) in zip(rows, rows[1:]):
-        if (a, b) not in differences:
-            continue
-        gap, half = differences[a, b]
-        order = pair_grades_for_half_width(float(half), first, second, abs(float(gap)), confidence, resamples)
+    for a, b, gap, order in neighbours([row[0] for row in rows], runs, pairs, figure, confidence, resamples):
         print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
     return 0

@@ -20,12 +20,13 @@ floats but for the configured confidence: a budget is a planning figure, not a p
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from fractions import Fraction
 from statistics import NormalDist
 from typing import NamedTuple
 
-from .judge_assisted import expanded_confidence
+from .judge_assisted import Run, case_sums, estimate, expanded_confidence, labelled_cases
+from .wilson import z_value
 
 
 class Need(NamedTuple):
@@ -67,6 +68,16 @@ class Phase(NamedTuple):
         """K_L at ``labels`` human values: :func:`expected_labelled` rounded, never below today's K_L (the cases
         labelled now stay labelled). Non-decreasing in ``labels``; every case at N."""
         return max(self.labelled, math.floor(expected_labelled(self.cases, labels) + 0.5))
+
+
+def phase(runs: Sequence[Run], cases: Collection[str] | None = None) -> Phase:
+    """A subject's :class:`Phase` from its runs, only those of ``cases`` if given (a pair's shared cases, which its
+    difference and interval are computed on), S²_e at the λ of its estimate there (0 without a human value)."""
+    kept = [r for r in runs if cases is None or r.case_id in cases]
+    sums = case_sums(kept)
+    lam = 0.0 if (est := estimate(sums)) is None else float(est.lam)
+    labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in kept if r.human is not None and r.weight]
+    return Phase(residual_variance(labelled, lam), sums.labels, sums.runs, labelled_cases(sums))
 
 
 def expected_labelled(cases: Sequence[int], labels: int) -> float:
@@ -130,11 +141,18 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
 
 
 def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float, confidence: Fraction,
-                          resamples: int) -> Need:
+                          resamples: int, wilson: bool = False) -> Need:
     """Further human grades for the figure's interval, of half-width ``half_width_now`` today, to reach
     ``half_width`` (:func:`search`): 0 when the target is met now; None when even n = N misses it (V_full alone is
-    too wide)."""
-    total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))
+    too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's, half-width z²/(2(K_L + z²)) at ``confidence``
+    (:func:`.judge_assisted_board.proportion_figure`): n is the smallest with K_L(n) reaching ``half_width``, if every
+    further grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee)."""
+    if wilson:
+        z2, every = z_value(confidence) ** 2, phase.runs
+        width = lambda n: z2 / (2 * (phase.labelled_at(n) + z2))
+        total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
+    else:
+        total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))
     if half_width_now <= half_width:
         return Need(0, floor)
     return Need(None if total is None else total - phase.labels, floor)

@@ -2,28 +2,30 @@
 """Human grades saved by active selection (`rgbench assign --next`) against a uniform sample: docs/active_check.md.
 
     .venv/bin/python bench/active_check.py --quick       # a few replications, to stdout
-    .venv/bin/python bench/active_check.py               # the study (about 10 minutes, one core)
+    .venv/bin/python bench/active_check.py --jobs 2      # the study (about 15 minutes on two cores)
 
 Not a timed test. The human model is bench/judge_assisted_check.py's (latent z = mu + case + subject x case + run
 effects; per run, Q_final's value 0.5 · pass + 0.5 · score / 12); the judge sees
 z_j = mu + rho (z − mu) + √(1 − rho²) · SD · k(z) · e, where k(z), the judge's noise factor, is 1 everywhere (the
 homoscedastic judge of that study) or differs near the pass threshold or by subject: the designs where a judge's
-reliability varies, which is where active selection can gain. Every draw is the PRODUCTION one, made as
-`rgbench assign` makes it over the runs of the design's subjects (:func:`rgbench.stats.judge_assisted_draw.stratified`
-and :func:`~rgbench.stats.judge_assisted_draw.active`), every weight is
-:meth:`rgbench.load.draws.HumanDraws.weight` of the draws made, every interval the toolkit's (95% BCa of the
-production estimator over 2,000 case resamples). Three ways of spending n human grades:
+reliability varies, which is where active selection can gain. Two kinds of design: n grades over one or two
+subjects graded from scratch (a stratified pilot first), and **A joins**: subjects B and C were graded first (a
+stratified draw of 120 grades each over them) and A's n grades are drawn over A alone (`--subjects A`), the
+active draw with no pilot. Every draw is the PRODUCTION one, made as `rgbench assign` makes it
+(:func:`rgbench.stats.judge_assisted_draw.stratified` and :func:`~rgbench.stats.judge_assisted_draw.active`), every
+weight is :meth:`rgbench.load.draws.HumanDraws.weight` of the draws made, every interval the toolkit's (95% BCa of
+the production estimator over 2,000 case resamples). Ways of spending n human grades:
 
 - **uniform**: a simple random sample of each subject's share of n (π = n_s / T_s), the plain alternative;
 - **stratified**: `rgbench assign --draw n`, stratified by the judge's class in proportion;
-- **active**: `rgbench assign --draw p` (the pilot) then `rgbench assign --next n − p`: the second draw's
-  probabilities from the spreads of the pilot's human grades per judge class; both draws pooled with
-  w = Σ c_b / π_b over the population `rgbench assign` records. Its cost is the grades actually spent (distinct
-  runs graded). **active, two rounds**: the same grades spent as the pilot then two `--next` draws of half the
-  rest each, the second's spreads from the pilot's and the first's grades. Beside it the same draw with finer
-  strata, the judge's total (**active, judge totals**: spreads per bin of adjacent totals holding at least 10 of
-  the pilot's grades, :func:`spreads_totals`; not adopted) and
-  with those spreads from every run's human value (**active, judge totals, spreads known**).
+- **active**: `rgbench assign --draw p` (the pilot; none when A joins) then `rgbench assign --next n − p`: the
+  active draw's probabilities from the production spreads (per bin of the judge's values, pooled over every
+  subject with human grades); the draws pooled with w = Σ c_b / π_b over the population `rgbench assign` records.
+  Its cost is the grades actually spent (distinct runs graded). **active, two rounds**: the same grades spent as
+  the pilot then two `--next` draws of half the rest each, the second's spreads from every earlier grade.
+  **active, class strata (before)**: the fifth session's rule, for comparison (:func:`spreads_classes`: per judge
+  class, shrunk toward the subject's own mean square, nothing borrowed by bin); **active, spreads known**: the
+  production rule with every run's human value known, its allocation's ceiling in practice.
 
 Grades saved at equal width: 1 − (grades spent) / (the uniform sample size with the same mean width: linear
 interpolation in 1/n of the squared width over a grid of uniform sizes, :func:`judge_assisted_check.sample_size_at`);
@@ -132,15 +134,15 @@ DESIGNS = (
            (60, 80, 100, 120, 150, 190)),
     Design("right on clear answers, noisy on middling ones", 100, 3, (MIDDLING,), 60, 20, (30, 40, 50, 60, 75, 95)),
     Design("A joins B, C graded; rho_Q 0.9", 100, 3, (Judge(9.0, RHO_09), Judge(8.2, RHO_09), Judge(9.6, RHO_09)),
-           60, 0, (30, 40, 50, 60, 75, 95), 120),
+           60, 0, (30, 40, 50, 60, 75, 95, 125), 120),
     Design("A joins B, C graded; rho_Q 0.7", 100, 3, (Judge(9.0, RHO_07), Judge(8.2, RHO_07), Judge(9.6, RHO_07)),
-           60, 0, (30, 40, 50, 60, 75, 95), 120),
+           60, 0, (30, 40, 50, 60, 75, 95, 125), 120),
     Design("A joins B, C graded; noisy above a fail", 100, 3, (ON_PASSES, replace(ON_PASSES, mu=7.6),
                                                                replace(ON_PASSES, mu=9.0)), 60, 0,
-           (30, 40, 50, 60, 75, 95), 120),
+           (30, 40, 50, 60, 75, 95, 125), 120),
     Design("A joins B, C graded; noisy on middling ones", 100, 3, (MIDDLING, replace(MIDDLING, mu=7.4),
                                                                    replace(MIDDLING, mu=8.8)), 60, 0,
-           (30, 40, 50, 60, 75, 95), 120),
+           (30, 40, 50, 60, 75, 95, 125), 120),
 )
 
 

@@ -158,7 +158,7 @@ def test_spreads_are_the_shrunk_mean_square_per_bin_of_the_judges_values_borrowe
     # bins of the graded values: f 0 holds 10 and closes; f 1 the next (10). Ungraded values take the bin of the
     # nearest graded value below: f 1/2 and 3/4 the first.
     # pooled: p_0 = (0 + 10 · 1/8) / (10 + 10) = 1/16, p_1 = (10 · 1/4 + 10 · 1/8) / 20 = 3/16;
-    # m's ratio (5/2 + 10 · 1/8) / ((20 + 10) · 1/8) = 1
+    # m's ratio: its mean d² over every subject's, 1/8 / 1/8 = 1
     # m, bin 0: (0 + 10 · 1/16) / (10 + 10) = 1/32, √ = 0.17678 -> 177/1000; bin 1: (5/2 + 10 · 3/16) / 20 = 7/32,
     # √ = 0.46771 -> 468/1000
     # n, no grade (ratio 1): bin 0 p_0 = 1/16, √ = 1/4; bin 1 p_1 = 3/16, √ = 0.43301 -> 433/1000
@@ -173,11 +173,11 @@ def test_spreads_are_the_shrunk_mean_square_per_bin_of_the_judges_values_borrowe
          judged("k", 2, "Pass", 9, F(1), None)]
     # every d²: m's sum 5/2 over 20, k's 1/2 over 2: mean 3/22; bins: f 0 holds 12, f 1 holds 10
     # p_0 = (1/2 + 10 · 3/22) / (12 + 10) = 41/484; p_1 = (5/2 + 10 · 3/22) / 20 = 17/88
-    # k's ratio (1/2 + 10 · 3/22) / ((2 + 10) · 3/22) = 41/36
-    # k, bin 0: (1/2 + 10 · 41/484 · 41/36) / (2 + 10) = 12761/104544, √ = 0.34938 -> 349/1000
-    # k, bin 1 (no grade there): 17/88 · 41/36 = 697/3168, √ = 0.46906 -> 469/1000
+    # k's ratio: its mean d² 1/4 over 3/22 = 11/6 (the judge errs more on k than on the others)
+    # k, bin 0: (1/2 + 10 · 41/484 · 11/6) / (2 + 10) = 271/1584, √ = 0.41363 -> 414/1000
+    # k, bin 1 (no grade there): 17/88 · 11/6 = 17/48, √ = 0.59512 -> 595/1000
     both = drawing.spreads({"m": m, "k": k}, keys | {k[0].key, k[1].key}, ["k"])
-    assert both == {("k", "Fail, total 2"): F(349, 1000), ("k", "Pass, total 9"): F(469, 1000)}
+    assert both == {("k", "Fail, total 2"): F(414, 1000), ("k", "Pass, total 9"): F(595, 1000)}
     # runs outside the basis (earlier draws) do not count: nothing left, every spread 1
     assert set(drawing.spreads({"m": m}, frozenset()).values()) == {F(1)}
 

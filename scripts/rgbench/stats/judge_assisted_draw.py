@@ -144,7 +144,7 @@ def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
     less its mean (:func:`residual_squares`). The strata of every subject, in order of the judge's value f, are cut
     into bins of adjacent values each holding at least BIN_GRADES of the d² of every subject (a last short bin joins
     the one before; :func:`value_bins`). With m the mean d² over every subject, a bin's pooled mean square is
-    p_b = (Σ_b d² + K m) / (n_b + K), a subject's ratio r_s = (Σ_s d² + K m) / ((n_s + K) m) (1 when m = 0), and
+    p_b = (Σ_b d² + K m) / (n_b + K), a subject's ratio r_s = (its mean d²) / m (1 when m = 0 or it has none), and
     e² of the subject's strata in bin b is (Σ_{s,b} d² + K p_b r_s) / (n_{s,b} + K), K = SHRINK pseudo-runs:
     its own grades in the bin, shrunk toward the bin's pooled value scaled by how much the judge errs on the subject
     (a subject with no grade: p_b). e = :func:`thousandths_root`; with no d² at all every e is 1 (a uniform draw).
@@ -159,8 +159,7 @@ def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
     if not every:
         return {(s, stratum(r)): Fraction(1) for s in chosen for r in runs[s]}
     m = _mean(every)
-    ratio = {s: (sum((d2 for _, d2 in residual.get(s, [])), Fraction(0)) + SHRINK * m)
-                / ((len(residual.get(s, [])) + SHRINK) * m) if m else Fraction(1) for s in chosen}
+    ratio = {s: _mean([d2 for _, d2 in residual[s]]) / m if m and s in residual else Fraction(1) for s in chosen}
     bin_of = value_bins(residual)
     pooled: dict[int, list[Fraction]] = defaultdict(list)   # bin -> every subject's d² in it
     own: dict[tuple[str, int], list[Fraction]] = defaultdict(list)   # (subject, bin) -> its d² in it

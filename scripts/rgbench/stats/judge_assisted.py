@@ -266,8 +266,8 @@ def drawn_within(strata: Sequence[K], take: Mapping[K, int], rng: np.random.Gene
     return drawn
 
 
-def draw_generator(seed: int, subject_id: str, units: Sequence[tuple[str, Number]]) -> np.random.Generator:
-    """The stream of a subject's human draw: label ``judge-draw`` over the digest of ``["judge-draw", seed,
-    subject_id, units]``, ``units`` the (case id, judge value) of every run in the draw's canonical order (parsed
-    values, never file bytes or run labels; :mod:`.seeds`)."""
-    return generator("judge-draw", [data_digest(["judge-draw", seed, subject_id, [list(u) for u in units]])])
+def draw_generator(seed: int, label: str, units: Sequence[tuple[str, Number]]) -> np.random.Generator:
+    """The stream of one part of a human draw: label ``judge-draw`` over the digest of ``["judge-draw", seed,
+    label, units]``, ``label`` naming the part (``draw <k>: <subject_id>``), ``units`` its (case id, judge value)
+    pairs in the draw's canonical order (parsed values, never file bytes or run labels; :mod:`.seeds`)."""
+    return generator("judge-draw", [data_digest(["judge-draw", seed, label, [list(u) for u in units]])])

@@ -6,10 +6,9 @@ Per subject: the human grades its figure rests on now, the interval's half-width
 the half-width H (default: config.yaml's 'stable' reliability half-width, times the score range for s_bar), and
 the narrowest half-width grading every run would reach (more cases are needed below it). Per pair of neighbours
 in the ranking by the figure: the further grades of each to decide their order at the current difference. From
-the current data by the two-phase variance of rgbench.stats.grading_plan, at the interval's expanded level for
-the cases with a human grade (docs/judge_assisted.md, "The grading budget"; bench/plan_check.py measures the
-counts against simulated ones; a P of 0 or 1, marked *, for its Wilson interval). Prints a table; writes nothing.
-The counts assume the further grades are drawn like the ones there are (`rgbench assign --draw N`).
+the current data (the method: docs/judge_assisted.md, "The grading budget"; a P of 0 or 1, marked *, for its
+Wilson interval). Prints a table; writes nothing. The counts assume the further grades are drawn like the ones
+there are (`rgbench assign --draw N`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """``subjects/human_draws.json``: the runs drawn for human grades in judge-assisted mode, with exact probabilities.
 
 ``rgbench assign`` writes the file and a pull request commits it with the draw (docs/judge_assisted.md, "The
-draw"). Each draw is a sample of its population, the runs of its subjects at draw time, which it records
-(:class:`Covered`), so it stands for those runs when the data change (rgbench.stats.judge_assisted_draw
-re-derives it only while its population is today's). A human value enters the estimator with
-:meth:`HumanDraws.weight`, 0 outside every draw (such a grade counts for agreement only). Here the file's form.
+record"). Each draw records its population, the runs it was made over (:class:`Covered`), and is a sample of
+those; a human value enters the estimator with :meth:`HumanDraws.weight`. Here the file's form.
 
 Canonical bytes (:func:`draws_document`): sorted keys, 2-space indent, ensure_ascii False, final newline; draws
 numbered 1..k in order; a draw's runs sorted by (subject_id, case_id, run_id), each once; ``probability`` the
@@ -101,10 +99,8 @@ class HumanDraws:
         """w(r) = Σ_b c_b(r) / π_b(r) over the draws b listing ``key`` (each lists a run at most once), with
         c_b(r) = n_b / Σ_{b' covers r} n_b', n_b the runs of the run's subject draw b lists and b' every draw whose
         population holds r. Fraction(0) when no draw lists the run. Unbiased: E[w(r)] = Σ_{b covers r} c_b(r) = 1
-        for every run some draw covers (E[ξ_b(r)] = π_b(r)), whichever draws cover it; one draw: 1/π.
-
-        Why by size: each draw's Σ y / π_b estimates its population's total alone; equal shares would count a pilot
-        of 10 grades as much as a draw of 100 (variance (1/10 + 1/100) / 4 of one grade's, against 1/110)."""
+        for every run some draw covers (E[ξ_b(r)] = π_b(r)), whichever draws cover it; one draw: 1/π (why by size:
+        docs/judge_assisted.md, "The record")."""
         return self._weights.get(key, Fraction(0))
 
     def covered(self) -> frozenset[RunKey]:

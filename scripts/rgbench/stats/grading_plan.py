@@ -1,20 +1,14 @@
 """A grading budget: how many more human grades a judge-assisted figure needs for a target interval half-width,
-or for a pair of subjects' order to be decided (issue 28's `rgbench plan`; docs/judge_assisted.md).
-
-The judge-assisted estimate is a two-phase (double) sample: phase one is the benchmark's runs, every one graded
-by the judge; phase two the runs a human grades. Its variance splits into the two phases' (Cochran, *Sampling
-Techniques*, 3rd ed. 1977, §12.6-12.7, double sampling for the difference and regression estimators; Särndal,
-Swensson and Wretman, *Model Assisted Survey Sampling*, 1992, ch. 9):
+or for a pair of subjects' order to be decided (issue 28's `rgbench plan`; docs/judge_assisted.md, "The grading
+budget", has the method and its references). The estimate is a two-phase sample (every run judged, n of the N
+runs human-graded), whose variance splits as
 
     V(n) = V_full + (1/n − 1/N) · S²_e
 
-V_full is the variance the figure would have with every one of the N runs human-graded (it shrinks only with
-more cases); (1/n − 1/N) · S²_e is what grading n of the N runs leaves, S²_e being the variance over runs of the
-residual e = y − λ f (human value minus λ times the judge's). Both are estimated from the current data
-(:func:`residual_variance`, :func:`search`). The prediction treats the human draw as a simple random sample of
-runs; a draw stratified by the judge's grade has the within-stratum S²_e, smaller, so the counts here err on the
-side of asking for more grades (bench/plan_check.py measures them against simulated ones). Pure functions, on
-floats but for the configured confidence: a budget is a planning figure, not a published result.
+V_full the variance with every run human-graded (only more cases shrink it), S²_e the variance over runs of the
+residual e = y − λ f, both estimated from the current data (:func:`residual_variance`, :func:`search`). The draw
+is taken as a simple random sample of runs; a stratified one narrows a little more, so the counts err on the side
+of more grades. Pure functions, on floats but for the configured confidence: a budget is a planning figure.
 """
 
 from __future__ import annotations

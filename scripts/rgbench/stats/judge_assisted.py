@@ -1,31 +1,16 @@
 """Judge-assisted, human-anchored means: the power-tuned, inverse-probability-weighted PPI++ estimate with the
-case as the unit, its case-bootstrap interval and paired differences (issue 28; the board's figures in
-judge-assisted mode: :mod:`.judge_assisted_board`; docs/judge_assisted.md, bench/judge_assisted_check.py).
+case as the unit, its case-bootstrap interval and paired differences, and the stratified draw of runs for a human
+(issue 28; the method, its references and degenerate cases: docs/judge_assisted.md, "The estimator"; the board's
+figures: :mod:`.judge_assisted_board`). One subject; with :class:`CaseSums`' per-case sums and case weights w (1
+for the data, the bootstrap's counts for a replicate):
 
-One subject. A judge gave every run a value f; a draw (:func:`stratified_draw`) picked some runs for a human,
-each with its recorded inclusion probability π in (0, 1], and the human gave those a value y. With ξ = 1 for a
-drawn run and 0 otherwise (ξ/π is the run's weight of :class:`Run`), the per-case sums over the case's runs
-(:class:`CaseSums`) are
-
-    n_c = runs,  m_c = Σ ξ/π,  Y_c = Σ ξ y/π,  F_c = Σ f,  G_c = Σ ξ f/π
-
-and with case weights w (1 for the data, the bootstrap's counts for a replicate)
-
-    N = Σ w n,  M = Σ w m,  Hy = Σ w Y / M,  Hf = Σ w G / M,  Mf = Σ w F / N
-    theta = Hy + λ (Mf − Hf)
-
-Hy and Hf are the inverse-probability-weighted (Hájek) means of the drawn runs, PPI's mean_L, and Mf the
-judge's mean over every run: theta = mean_L(y) + λ (mean_U(f) − mean_L(f)) (Angelopoulos et al., Science
-2023; PPI++, Angelopoulos, Duchi and Zrnic 2023; the IPW form of Zrnic and Candès 2024). For any fixed λ it
-estimates the mean of y over runs (Σ y / N, as P and s_bar are) whatever the judge's bias, because Mf − Hf
-estimates 0. λ = 0 is the human-only estimate Hy. λ is tuned per subject to minimise the linearised
-(delta-method) variance over cases, V(λ) = Σ_c w_c (a_c + λ b_c)², with a_c and b_c the case's influence on Hy
-and on Mf − Hf:
-
+    N = Σ w n,  M = Σ w m,  Hy = Σ w Y / M,  Hf = Σ w G / M,  Mf = Σ w F / N,  theta = Hy + λ (Mf − Hf)
     a_c = (Y_c − Hy m_c) / M,    b_c = (F_c − Mf n_c) / N − (G_c − Hf m_c) / M
     λ = clip(−Σ w a b / Σ w b², 0, 1),  0 when Σ w b² = 0
 
-A case's runs stay together: the case is the unit of every sum and of the bootstrap; runs are never paired by label.
+For any fixed λ theta estimates the mean of y over runs whatever the judge's bias (Mf − Hf estimates 0); λ = 0
+is the human-only Hy; λ minimises the linearised variance V(λ) = Σ_c w_c (a_c + λ b_c)², a_c and b_c the case's
+influence on Hy and on Mf − Hf. A case's runs stay together: runs are never paired by label.
 """
 
 from __future__ import annotations
@@ -59,9 +44,9 @@ class Run(NamedTuple):
 
 @dataclass(frozen=True)
 class CaseSums:
-    """Per-case sums of one subject's runs, cases in ``case_ids`` order (see the module doc): ``runs`` n_c,
-    ``labelled`` the case's runs with a human value, ``drawn`` m_c = Σ ξ/π, ``human`` Y_c = Σ ξ y/π, ``judge``
-    F_c = Σ f, ``judge_drawn`` G_c = Σ ξ f/π, exact."""
+    """Per-case sums over a case's runs, cases in ``case_ids`` order, exact; f is a run's judge value, y its human
+    value and ξ/π its weight (ξ = 1 for a drawn run, else 0): ``runs`` n_c, ``labelled`` the case's runs with a
+    human value, ``drawn`` m_c = Σ ξ/π, ``human`` Y_c = Σ ξ y/π, ``judge`` F_c = Σ f, ``judge_drawn`` G_c = Σ ξ f/π."""
 
     case_ids: tuple[str, ...]
     runs: tuple[int, ...]
@@ -111,24 +96,21 @@ def case_sums(runs: Sequence[Run]) -> CaseSums:
 
 class Fit(NamedTuple):
     """Per row of case weights: theta, λ, V(λ) = Σ w (a + λ b)² and V(0) = Σ w a² (the linearised variances of
-    theta and of the human-only Hy)."""
+    theta and of the human-only Hy), and ``influence`` u (R x K), each case's linearised influence a + λ b on theta,
+    so that Σ_c w_c (u_jc − u_kc)² is the linearised variance of the difference of two subjects' estimates on shared
+    cases (the rank sets' studentisation, :func:`rgbench.stats.judge_assisted_board.assisted_rank_sets`)."""
 
     theta: np.ndarray
     lam: np.ndarray
     variance: np.ndarray
     human_only: np.ndarray
+    influence: np.ndarray
 
 
-def fit(sums: CaseSums, weights: np.ndarray) -> Fit:
-    """:class:`Fit` per row of the case weights ``weights`` (R x K), in their arithmetic: exact (Fractions) for an
-    object array, float64 otherwise. NaN where a row gives no weight to a drawn run (M = 0: nothing anchors it)."""
-    return influences(sums, weights)[0]
-
-
-def influences(sums: CaseSums, w: np.ndarray) -> tuple[Fit, np.ndarray]:
-    """(:func:`fit`, u): u (R x K) the case's linearised influence a + λ b on theta in each row of the case weights
-    ``w``, so that Σ_c w_c (u_jc − u_kc)² is the linearised variance of the difference of two subjects' estimates on
-    shared cases (the rank sets' studentisation, :func:`rgbench.stats.judge_assisted_board.assisted_rank_sets`)."""
+def fit(sums: CaseSums, w: np.ndarray) -> Fit:
+    """:class:`Fit` per row of the case weights ``w`` (R x K), in their arithmetic: exact (Fractions) for an object
+    array, float64 otherwise. NaN (but in ``influence``) where a row gives no weight to a drawn run (M = 0: nothing
+    anchors it)."""
     n, m, y, f, g = (numbers_like(w, v) for v in (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
     big_n, big_m = w @ n, w @ m
     anchored = big_m != 0
@@ -142,7 +124,9 @@ def influences(sums: CaseSums, w: np.ndarray) -> tuple[Fit, np.ndarray]:
     lam = np.minimum(np.maximum(np.where(tuned, -sab / np.where(tuned, sbb, 1), 0), 0), 1)
     theta = hy[:, 0] + lam * (mf - hf)[:, 0]
     variance = saa + 2 * lam * sab + lam * lam * sbb
-    return Fit(*(np.where(anchored, v, np.nan) for v in (theta, lam, variance, saa))), a + lam[:, None] * b
+    influence = a + lam[:, None] * b
+    theta, lam, variance, saa = (np.where(anchored, v, np.nan) for v in (theta, lam, variance, saa))
+    return Fit(theta, lam, variance, saa, influence)
 
 
 class Estimate(NamedTuple):
@@ -166,7 +150,7 @@ def estimate(sums: CaseSums) -> Estimate | None:
     if not sums.labels:
         return None
     one = fit(sums, np.full((1, len(sums.case_ids)), Fraction(1), dtype=object))
-    theta, lam, variance, human_only = (Fraction(v[0]) for v in one)
+    theta, lam, variance, human_only = (Fraction(v[0]) for v in one[:4])
     effective = (sums.labels * float(human_only / variance) if variance else
                  float("inf") if human_only else float(sums.labels))
     return Estimate(theta, lam, sums.labels, float(variance) ** 0.5, effective)
@@ -174,12 +158,10 @@ def estimate(sums: CaseSums) -> Estimate | None:
 
 def expanded_confidence(confidence: Fraction, units: int, resamples: int) -> Fraction:
     """The level c' at which to read a bootstrap interval of ``units`` independent units (K: the cases with a human
-    value) for it to hold about ``confidence`` c: Hesterberg's expanded interval (T. Hesterberg, "What teachers
-    should know about the bootstrap", The American Statistician 69(4), 2015; ``ExpandProbs`` of his R package
-    resample, applied to BCa's levels there too). The bootstrap's spread is √((K − 1)/K) of the standard error and
-    z is shorter than Student's t, so c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1 (0.9539 at K = 100, 0.9951 at
-    6 for c = 0.95), capped at 1 − 1/B, B = ``resamples`` (the replicates' range), which K ≤ 3 take (K ≤ 1: no
-    degrees of freedom). The exact value of the float c'."""
+    value) for it to hold about ``confidence`` c: Hesterberg's expanded interval (docs/judge_assisted.md,
+    "Interval"), c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1 (0.9539 at K = 100, 0.9951 at 6 for c = 0.95),
+    capped at 1 − 1/B, B = ``resamples`` (the replicates' range), which K ≤ 3 take (K ≤ 1: no degrees of
+    freedom). The exact value of the float c'."""
     from scipy.special import ndtr, stdtrit  # imported here: scipy's import costs time (as in .pairwise)
     cap = 1 - Fraction(1, resamples)
     if units < 2:
@@ -284,8 +266,8 @@ def drawn_within(strata: Sequence[K], take: Mapping[K, int], rng: np.random.Gene
     return drawn
 
 
-def draw_generator(seed: int, subject_id: str, units: Sequence[tuple[str, Number]]) -> np.random.Generator:
-    """The stream of a subject's human draw: label ``judge-draw`` over the digest of ``["judge-draw", seed,
-    subject_id, units]``, ``units`` the (case id, judge value) of every run in the draw's canonical order (parsed
-    values, never file bytes or run labels; :mod:`.seeds`)."""
-    return generator("judge-draw", [data_digest(["judge-draw", seed, subject_id, [list(u) for u in units]])])
+def draw_generator(seed: int, label: str, units: Sequence[tuple[str, Number]]) -> np.random.Generator:
+    """The stream of one part of a human draw: label ``judge-draw`` over the digest of ``["judge-draw", seed,
+    label, units]``, ``label`` naming the part (``draw <k>: <subject_id>``), ``units`` its (case id, judge value)
+    pairs in the draw's canonical order (parsed values, never file bytes or run labels; :mod:`.seeds`)."""
+    return generator("judge-draw", [data_digest(["judge-draw", seed, label, [list(u) for u in units]])])

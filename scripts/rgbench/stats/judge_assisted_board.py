@@ -1,21 +1,13 @@
-"""The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``; docs/judge_assisted.md):
-judge_assisted.csv (every subject's P, s_bar and Q_final by the estimator of :mod:`.judge_assisted`, their
-case-bootstrap intervals, what each rests on, the rank sets), judge_assisted_pairs.csv (the ranked subjects' paired
-differences) and judge_assisted_criteria.csv (each rubric criterion's mean).
+"""The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``; docs/judge_assisted.md,
+"On the board"): judge_assisted.csv (every subject's P, s_bar and Q_final by the estimator of :mod:`.judge_assisted`,
+their case-bootstrap intervals, what each rests on, the rank sets), judge_assisted_pairs.csv (the ranked subjects'
+paired differences) and judge_assisted_criteria.csv (each rubric criterion's mean).
 
-A run's judge value is the grade of config.yaml's ``judge``; its human value the grade of its human graders
-consolidated (:func:`.consolidated_board.consolidated_grades`), entering with its weight w
-(:meth:`rgbench.load.draws.HumanDraws.weight`; 0 outside every draw: it then counts for the correlation only).
-Each figure, and each criterion's mean, is the mean of a per-run value (the pass indicator, the clipped score, the
-run's own Q_final, the criterion's score) with its own λ per subject, so a judge biased on one subject moves no
-other subject's figures (and Q_final is not exactly α·P + (1 − α)·norm(s_bar) of the other two unless their λ
-agree).
-
-Every interval and difference is over the draw of its cases (:func:`draw_of`), so two subjects on the same cases
-share their replicates, and the pairs and rank sets use one draw of the ranked subjects' cases. The sign-flip
-test of :mod:`.pairwise` needs a per-case difference whose sign can be flipped under the null; λ is re-tuned on
-the data, so differences are read from their bootstrap intervals instead (the BCa interval excludes 0) and the
-rank sets studentise the replicates (:func:`assisted_rank_sets`).
+A run's judge value is the grade of config.yaml's ``judge``, its human value its human grades consolidated, with its
+weight w (:meth:`rgbench.load.draws.HumanDraws.weight`). Each figure and criterion mean is the mean of a per-run
+value with its own λ per subject, so a judge biased on one subject moves no other subject's figures. Every
+interval and difference is over the draw of its cases (:func:`draw_of`); λ is re-tuned on the data, so a
+difference is read from its bootstrap interval rather than the sign-flip test of :mod:`.pairwise`.
 """
 
 from __future__ import annotations
@@ -45,7 +37,7 @@ from .judge_assisted import (
     difference,
     difference_interval,
     estimate,
-    influences,
+    fit,
     interval,
     labelled_cases,
     shared,
@@ -111,30 +103,6 @@ class AssistedRow:
         return 0 if est is None else est.labels
 
 
-def subject_runs(spec: Spec, tree: Tree, judge_grades: Sequence[Scoring], human_grades: Sequence[Scoring],
-                 draws: HumanDraws) -> list[SubjectRuns]:
-    """Every registered subject's :class:`SubjectRuns` from the tree's responses (error runs aside), the judge's
-    and the (consolidated) human grades and the draws."""
-    def values(scoring: Scoring) -> dict[str, Mapping[str, int | Fraction]]:
-        q, classification, clipped = q_value(spec, tree, scoring)
-        return {"figure": {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q},
-                "criterion": dict(scoring.criterion_scores)}
-    judged, human = ({s.run_key: values(s) for s in grades} for grades in (judge_grades, human_grades))
-    def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[Run, ...]:
-        return tuple(Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, draws.weight(k))
-                     for k in keys if k in judged)
-    figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
-    drawn, covered = draws.drawn(), draws.covered()
-    out = []
-    for sid in sorted(tree.subjects):
-        keys = sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
-        out.append(SubjectRuns(sid, {f: column(keys, "figure", f) for f in figures},
-                               sum(k not in judged for k in keys), sum(k in drawn and k not in human for k in keys),
-                               {c: column(keys, "criterion", c) for c in spec.criteria},
-                               sum(k not in covered for k in keys)))
-    return out
-
-
 def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None,
                           excluded: Collection[str]) -> dict[str, Table]:
     """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv: :func:`assisted_rows` of
@@ -143,11 +111,29 @@ def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: H
 
 
 def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None) -> list[SubjectRuns]:
-    """Every subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included, as `make
-    metrics` loads it), its further grades ``multi`` and the draw record (None: no draw yet, so no label)."""
-    human = [item.scoring for item in consolidated_grades(spec, tree, multi)]
-    judge = [s for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge]
-    return subject_runs(spec, tree, judge, human, draws or HumanDraws(spec.judge, ()))
+    """Every registered subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included, as
+    `make metrics` loads it; error runs aside), its further grades ``multi`` (the human ones consolidated,
+    :func:`.consolidated_board.consolidated_grades`) and the draw record (None: no draw yet, so no label)."""
+    record = draws or HumanDraws(spec.judge, ())
+    def values(scoring: Scoring) -> dict[str, Mapping[str, int | Fraction]]:
+        q, classification, clipped = q_value(spec, tree, scoring)
+        return {"figure": {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q},
+                "criterion": dict(scoring.criterion_scores)}
+    judged = {s.run_key: values(s) for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge}
+    human = {item.scoring.run_key: values(item.scoring) for item in consolidated_grades(spec, tree, multi)}
+    def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[Run, ...]:
+        return tuple(Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, record.weight(k))
+                     for k in keys if k in judged)
+    figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
+    drawn, covered = record.drawn(), record.covered()
+    out = []
+    for sid in sorted(tree.subjects):
+        keys = sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
+        out.append(SubjectRuns(sid, {f: column(keys, "figure", f) for f in figures},
+                               sum(k not in judged for k in keys), sum(k in drawn and k not in human for k in keys),
+                               {c: column(keys, "criterion", c) for c in spec.criteria},
+                               sum(k not in covered for k in keys)))
+    return out
 
 
 def draw_of(seed: int, case_ids: Sequence[str], resamples: int) -> np.ndarray:
@@ -222,15 +208,11 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
     sets = dict(zip(ranked, simultaneous))
     rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
     column = {c: i for i, c in enumerate(union)}
-    pairs = []
-    for a, b in combinations(ranked, 2):
-        per_figure = {}
-        for f, first in sums[a].items():
-            second = sums[b][f]
-            on = [column[c] for c in shared(first, second)[0].case_ids]
-            per_figure[f] = (difference(first, second), difference_interval(first, second, counts[:, on], confidence))
-        pairs.append((a, b, per_figure))
-    return rows, pairs
+    def compared(first: CaseSums, second: CaseSums) -> tuple:   # on the shared cases' columns of the one draw
+        on = [column[c] for c in shared(first, second)[0].case_ids]
+        return difference(first, second), difference_interval(first, second, counts[:, on], confidence)
+    return rows, [(a, b, {f: compared(first, sums[b][f]) for f, first in sums[a].items()})
+                  for a, b in combinations(ranked, 2)]
 
 
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
@@ -239,18 +221,16 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], cou
     cases) are ``sums``: :func:`.rank_sets.sets_from` of their studentised differences z_jk = (θ̂_j − θ̂_k) / SE_jk
     and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / max(SE*_jk, SE_jk / 2), SE_jk² = Σ_c (u_jc − u_kc)² with u the
     cases' influences on the data and SE*_jk² = Σ_c w_c (u*_jc − u*_kc)² on the replicate's case weights w
-    (:func:`.judge_assisted.influences`): the bootstrap-t max stepdown of the human board (Romano and Wolf 2005;
-    Mogstad, Romano, Shaikh and Wilhelm 2024). The floor: a replicate that leaves out the few labelled runs of a
-    judge-grade stratum can have a near-zero SE*, whose T* would widen every set to nearly {1..p}; the data's SE
-    alone covers too little when subjects tie (90.4-93.9% in docs/assisted_rank_check.md's tied designs). A pair
-    with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
+    (:attr:`.judge_assisted.Fit.influence`): the bootstrap-t max stepdown of the human board (Romano and Wolf 2005;
+    Mogstad, Romano, Shaikh and Wilhelm 2024; why the floor SE_jk / 2: docs/judge_assisted.md, "On the board"). A
+    pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
     p = len(estimates)
-    fits = [influences(s, counts) for s in sums]
-    theta = np.column_stack([f.theta for f, _ in fits])
+    fits = [fit(s, counts) for s in sums]
+    theta = np.column_stack([f.theta for f in fits])
     usable = np.all(np.isfinite(theta), axis=1)
     if p < 2 or usable.sum() < 2:
         return [(1, p)] * p, [(1, p)] * p
-    u = [influences(s, np.ones((1, counts.shape[1])))[1][0] for s in sums]
+    u = [fit(s, np.ones((1, counts.shape[1]))).influence[0] for s in sums]
     w = np.asarray(counts, dtype=np.float64)[usable]
     est = np.asarray(estimates, dtype=np.float64)
     first, second = np.triu_indices(p, 1)
@@ -264,7 +244,7 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], cou
             z[j, k] = np.inf if gap > tol else -np.inf if gap < -tol else 0.0
             continue
         z[j, k] = gap / var ** 0.5
-        replicate_se = np.sqrt((w * (fits[j][1][usable] - fits[k][1][usable]) ** 2).sum(axis=1))
+        replicate_se = np.sqrt((w * (fits[j].influence[usable] - fits[k].influence[usable]) ** 2).sum(axis=1))
         out[:, i] = ((theta[usable, j] - theta[usable, k]) - gap) / np.maximum(replicate_se, var ** 0.5 / 2)
     return sets_from(Studentised(z - z.T, first, second, out), confidence)
 

@@ -8,8 +8,8 @@ Not a timed test. The human model is bench/judge_assisted_check.py's (latent z =
 effects; per run, Q_final's value 0.5 · pass + 0.5 · score / 12); the judge sees
 z_j = mu + rho (z − mu) + √(1 − rho²) · SD · k(z) · e, where k(z), the judge's noise factor, is 1 everywhere (the
 homoscedastic judge of that study) or differs near the pass threshold or by subject: the designs where a judge's
-reliability varies, which is where active selection can gain. Two kinds of design: n grades over one or two
-subjects graded from scratch (a stratified pilot first), and **A joins**: subjects B and C were graded first (a
+reliability varies, which is where active selection can gain. Two kinds of design: n grades over one, two or
+four subjects graded from scratch (a stratified pilot first; the figure A's Q_final, or A − B with two), and **A joins**: subjects B and C were graded first (a
 stratified draw of 120 grades each over them) and A's n grades are drawn over A alone (`--subjects A`), the
 active draw with no pilot. Every draw is the PRODUCTION one, made as `rgbench assign` makes it
 (:func:`rgbench.stats.judge_assisted_draw.stratified` and :func:`~rgbench.stats.judge_assisted_draw.active`), every
@@ -133,6 +133,10 @@ DESIGNS = (
     Design("A rho_Q 0.9, B rho_Q 0.5; A − B", 100, 3, (Judge(9.0, RHO_09), Judge(8.2, RHO_05)), 120, 40,
            (60, 80, 100, 120, 150, 190)),
     Design("right on clear answers, noisy on middling ones", 100, 3, (MIDDLING,), 60, 20, (30, 40, 50, 60, 75, 95)),
+    Design("A, B, C, D graded together; rho_Q 0.9", 100, 3, tuple(Judge(mu, RHO_09) for mu in (9.0, 8.2, 9.6, 8.6)),
+           240, 80, (120, 160, 200, 240, 300, 380)),
+    Design("A, B, C, D graded together; noisy above a fail", 100, 3,
+           tuple(replace(ON_PASSES, mu=mu) for mu in (8.2, 7.6, 9.0, 8.6)), 240, 80, (120, 160, 200, 240, 300, 380)),
     Design("A joins B, C graded; rho_Q 0.9", 100, 3, (Judge(9.0, RHO_09), Judge(8.2, RHO_09), Judge(9.6, RHO_09)),
            60, 0, (30, 40, 50, 60, 75, 95, 125), 120),
     Design("A joins B, C graded; rho_Q 0.7", 100, 3, (Judge(9.0, RHO_07), Judge(8.2, RHO_07), Judge(9.6, RHO_07)),
@@ -322,8 +326,8 @@ def run_design(design: Design, index: int, reps: int, seed: int) -> dict:
 def measured_rho(design: Design, rng: np.random.Generator) -> list[float]:
     """Each subject's correlation of the human's and the judge's per-run Q_final values, over 100 benchmarks."""
     out = []
+    pairs = [benchmark(design, rng) for _ in range(100)]
     for label in "ABCDEFGH"[:len(design.judges)]:
-        pairs = [benchmark(design, rng) for _ in range(100)]
         y = np.concatenate([p[1][label].ravel() for p in pairs])
         f = np.concatenate([p[2][label].ravel() for p in pairs])
         out.append(float(np.corrcoef(y, f)[0, 1]))

@@ -9,12 +9,13 @@ effects; per run, Q_final's value 0.5 · pass + 0.5 · score / 12); the judge se
 z_j = mu + rho (z − mu) + √(1 − rho²) · SD · k(z) · e, where k(z), the judge's noise factor, is 1 everywhere (the
 homoscedastic judge of that study) or differs near the pass threshold or by subject: the designs where a judge's
 reliability varies, which is where active selection can gain. Two kinds of design: n grades over one, two or
-four subjects graded from scratch (a stratified pilot first; the figure A's Q_final, or A − B with two), and **A joins**: subjects B and C were graded first (a
-stratified draw of 120 grades each over them) and A's n grades are drawn over A alone (`--subjects A`), the
-active draw with no pilot. Every draw is the PRODUCTION one, made as `rgbench assign` makes it
-(:func:`rgbench.stats.judge_assisted_draw.stratified` and :func:`~rgbench.stats.judge_assisted_draw.active`), every
-weight is :meth:`rgbench.load.draws.HumanDraws.weight` of the draws made, every interval the toolkit's (95% BCa of
-the production estimator over 2,000 case resamples). Ways of spending n human grades:
+four subjects graded from scratch (a stratified pilot first; the figure A's Q_final, or A − B with two), and
+**A joins**: subjects B and C were graded first (a stratified draw of 120 grades each over them) and A's n grades
+are drawn over A alone (`--subjects A`), the active draw with no pilot. Every draw is the PRODUCTION one, made
+as `rgbench assign` makes it (:func:`rgbench.stats.judge_assisted_draw.stratified` and
+:func:`~rgbench.stats.judge_assisted_draw.active`), every weight is :meth:`rgbench.load.draws.HumanDraws.weight` of
+the draws made, every interval the toolkit's (95% BCa of the production estimator over 2,000 case resamples).
+Ways of spending n human grades:
 
 - **uniform**: a simple random sample of each subject's share of n (π = n_s / T_s), the plain alternative;
 - **stratified**: `rgbench assign --draw n`, stratified by the judge's class in proportion;

@@ -411,8 +411,10 @@ def report(results: list[dict], reps: int, seed: int) -> str:
 
 
 def ceiling(design: Design, rule: Callable, rng: np.random.Generator) -> float:
-    """The most a draw with π ∝ ``rule``'s spreads e saves against a uniform one of the same expected size, for its
-    own variance Σ d²/π (no floor, no cap at 1, no pilot): 1 − (Σ_r e_r)² / (N · Σ_r e_r²) over the runs drawn
+    """What a draw with π ∝ ``rule``'s spreads e saves against a uniform one of the same expected size by its
+    allocation alone, for its own variance Σ d²/π (no floor, no cap at 1, no pilot; a draw stratified on the
+    spreads' strata removes the strata's mean residuals too, so it can save more): 1 − (Σ_r e_r)² / (N · Σ_r e_r²)
+    over the runs drawn
     over (A's when A joins), with the spreads of 3,000 cases of the design, every run's human value known."""
     runs = benchmark(replace(design, cases=3000), rng)[0]
     drawn = ("A",) if design.before else tuple(runs)
@@ -433,9 +435,10 @@ def verdicts(results: list[dict], rng: np.random.Generator) -> list[str]:
         out.append(f"- {d.name}: active saves {pct(saved['active'])} ± {100 * se:.1f} at equal width (target 20%: "
                    f"{verdict}); in two rounds {pct(saved['active, two rounds'])}, over class strata (the rule "
                    f"before) {pct(saved['active, class strata (before)'])}, with its spreads known "
-                   f"{pct(saved['active, spreads known'])}, stratified {pct(saved['stratified'])}. The ceiling of "
-                   f"π ∝ e for the active draw's own variance: {pct(ceiling(d, spreads_known, rng))} over the "
-                   f"judge's values, {pct(ceiling(d, spreads_classes_known, rng))} over its three classes.")
+                   f"{pct(saved['active, spreads known'])}, stratified {pct(saved['stratified'])}. What π ∝ e alone "
+                   "gains, every spread known (no floor, cap or pilot; the draw's fine strata add a gain of their "
+                   f"own): {pct(ceiling(d, spreads_known, rng))} over the judge's values, "
+                   f"{pct(ceiling(d, spreads_classes_known, rng))} over its three classes.")
     for method in ("uniform", *METHODS):
         ratios = [res["cells"][res["design"].n if method == "uniform" else method] for res in results]
         values = [c[:, 2].mean() / c[:, 0].std() for c in ratios]

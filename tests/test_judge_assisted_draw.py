@@ -549,7 +549,7 @@ def test_a_subject_that_joins_is_drawn_alone_with_spreads_borrowed_from_the_grad
     waiting = drawing.pending(loaded.draws, drawing.judged_runs(spec, loaded, multi)[0])
     for i, key in enumerate(waiting):
         grade_as_human(tree, key, "rev-1", lower=i % 3)   # the judge 0 to 2 points too lenient
-    assert assign(tree, "--next", "4", "--subjects", joins) == 0
+    assert assign(tree, "--next", "4", "--subjects", f" {joins},") == 0   # spaces and an empty id are ignored
     assert "picked 4 runs over 1 subjects" in capsys.readouterr().out
     draw = document(tree)["draws"][1]
     assert draw["subjects"] == [joins] and {r["subject_id"] for r in draw["runs"]} == {joins}
@@ -571,6 +571,8 @@ def test_assign_refuses_subjects_it_cannot_draw_over(tree, capsys):
     assert assign(tree, "--draw", "4", "--subjects", "no-such-model") == 1
     err = capsys.readouterr().err
     assert "--subjects: no-such-model: not a subject whose every run the judge" in err and "(draw over: " in err
+    assert assign(tree, "--draw", "4", "--subjects", " , ") == 1
+    assert "--subjects: names no subject (give subject ids separated by commas)" in capsys.readouterr().err
     assert assign(tree, "--share", "0.2", "--subjects", "no-such-model") == 1
     assert "--subjects: names the subjects of a judge-assisted draw (--draw N or --next N), not of --share" in \
         capsys.readouterr().err

@@ -110,8 +110,10 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
                                             "(grade them first: rgbench review)"))
     if not runs:
         problems.append(Problem(spec.config_path, f"no subject has every run graded by the judge {spec.judge}"))
-    chosen = sorted(set(subjects.split(","))) if subjects is not None else sorted(runs)
+    chosen = sorted({s.strip() for s in subjects.split(",")} - {""}) if subjects is not None else sorted(runs)
     unknown = [s for s in chosen if s not in runs]
+    if not chosen:
+        problems.append(Problem("--subjects", "names no subject (give subject ids separated by commas)"))
     if unknown:
         problems.append(Problem("--subjects", f"{', '.join(unknown)}: not a subject whose every run the judge "
                                               f"{spec.judge} graded (draw over: {', '.join(sorted(runs)) or 'none'})"))

@@ -141,9 +141,9 @@ def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
     value, over every subject of ``runs``, so a subject with no human grade yet borrows the others'.
 
     Per subject with at least 2 such runs: λ = :func:`slope` of its human on its judge Q_final values, and d = y − λ f
-    less its mean (:func:`residual_squares`). The strata of every subject, in order of the judge's value f, are cut
-    into bins of adjacent values each holding at least BIN_GRADES of the d² of every subject (a last short bin joins
-    the one before; :func:`value_bins`). With m the mean d² over every subject, a bin's pooled mean square is
+    less its mean (:func:`residual_squares`). The judge's values f of those runs, over every subject, are cut into
+    bins of adjacent values holding at least BIN_GRADES of them each, and every other value takes the bin of the
+    nearest one below (:func:`value_bins`). With m the mean d² over every subject, a bin's pooled mean square is
     p_b = (Σ_b d² + K m) / (n_b + K), a subject's ratio r_s = (its mean d²) / m (1 when m = 0 or it has none), and
     e² of the subject's strata in bin b is (Σ_{s,b} d² + K p_b r_s) / (n_{s,b} + K), K = SHRINK pseudo-runs:
     its own grades in the bin, shrunk toward the bin's pooled value scaled by how much the judge errs on the subject

@@ -148,6 +148,10 @@ DESIGNS = (
     Design("A joins B, C graded; noisy on middling ones", 100, 3, (MIDDLING, replace(MIDDLING, mu=7.4),
                                                                    replace(MIDDLING, mu=8.8)), 60, 0,
            (30, 40, 50, 60, 75, 95, 125), 120),
+    # the others' errors mislead: the judge errs on A's middling answers, on B's and C's above a fail
+    Design("A joins B, C graded; the judge errs elsewhere on A", 100, 3,
+           (MIDDLING, replace(ON_PASSES, mu=7.6), replace(ON_PASSES, mu=9.0)), 60, 0, (30, 40, 50, 60, 75, 95, 125),
+           120),
 )
 
 

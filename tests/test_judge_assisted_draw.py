@@ -180,6 +180,10 @@ def test_spreads_are_the_shrunk_mean_square_per_bin_of_the_judges_values_borrowe
     assert both == {("k", "Fail, total 2"): F(414, 1000), ("k", "Pass, total 9"): F(595, 1000)}
     # runs outside the basis (earlier draws) do not count: nothing left, every spread 1
     assert set(drawing.spreads({"m": m}, frozenset()).values()) == {F(1)}
+    # the bins rest on the graded runs alone: a subject added since, with judge values no graded run has, moves
+    # no spread of m; nor does the order of the subjects
+    late = [judged("z", i, "Conditional", 7, F(i + 1, 13), None) for i in range(12)]
+    assert drawing.spreads({"z": late, "m": m}, keys, ["m"]) == drawing.spreads({"m": m}, keys)
 
 
 def test_value_bins_hold_ten_grades_and_a_short_last_bin_joins_the_one_before():

@@ -553,6 +553,10 @@ def test_a_subject_that_joins_is_drawn_alone_with_spreads_borrowed_from_the_grad
     waiting = drawing.pending(loaded.draws, drawing.judged_runs(spec, loaded, multi)[0])
     for i, key in enumerate(waiting):
         grade_as_human(tree, key, "rev-1", lower=i % 3)   # the judge 0 to 2 points too lenient
+    spec, loaded, multi = load_valid_grades(tree)
+    weights = {k: loaded.draws.weight(k) for k in loaded.responses if k[0] == graded}
+    joining_runs = sum(1 for k, r in loaded.responses.items() if k[0] == joins and r.meta.status != "error")
+    assert board(tree)[joins] == (joining_runs, None)   # no draw covers it yet: every run uncovered, no estimate
     assert assign(tree, "--next", "4", "--subjects", f" {joins},") == 0   # spaces and an empty id are ignored
     assert "picked 4 runs over 1 subjects" in capsys.readouterr().out
     draw = document(tree)["draws"][1]
@@ -565,6 +569,12 @@ def test_a_subject_that_joins_is_drawn_alone_with_spreads_borrowed_from_the_grad
     assert {(x["subject_id"], x["judge_grade"]): F(x["spread"]) for x in draw["spreads"]} == borrowed
     assert {s for s, _ in borrowed} == {joins} and set(borrowed.values()) != {F(1)}
     assert run_script("validate", ["--root", str(tree)]) == 0
+    # a draw over one subject moves no other subject's weights; once its runs are graded, the joining subject is
+    # covered and has an estimate (before: every run uncovered, no estimate)
+    assert {k: loaded.draws.weight(k) for k in loaded.responses if k[0] == graded} == weights
+    grade_pending(tree, "rev-1")
+    uncovered, estimate = board(tree)[joins]
+    assert uncovered == 0 and estimate is not None
     # a human grade of the graded subject corrected later: the draw's spreads stand as recorded
     grade_as_human(tree, waiting[0], "rev-1", lower=2)
     assert drawing.spreads(drawing.judged_runs(*load_valid_grades(tree))[0], basis, [joins]) != borrowed

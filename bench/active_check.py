@@ -257,11 +257,6 @@ def spreads_classes(runs, basis, subjects) -> dict[tuple[str, str], Fraction]:
     return out
 
 
-def spreads_classes_known(runs, basis, subjects) -> dict[tuple[str, str], Fraction]:
-    """The class rule as if every run's human value were known."""
-    return spreads_classes(runs, frozenset(r.key for items in runs.values() for r in items), subjects)
-
-
 def spreads_known(runs, basis, subjects) -> dict[tuple[str, str], Fraction]:
     """The production rule as if every run's human value were known: its allocation's ceiling."""
     return spreads(runs, frozenset(r.key for items in runs.values() for r in items), subjects)
@@ -441,8 +436,8 @@ def verdicts(results: list[dict], rng: np.random.Generator) -> list[str]:
                    f"before) {pct(saved['active, class strata (before)'])}, with its spreads known "
                    f"{pct(saved['active, spreads known'])}, stratified {pct(saved['stratified'])}. What π ∝ e alone "
                    "gains, every spread known (no floor, cap or pilot; the draw's fine strata add a gain of their "
-                   f"own): {pct(ceiling(d, spreads_known, rng))} over the judge's values, "
-                   f"{pct(ceiling(d, spreads_classes_known, rng))} over its three classes.")
+                   f"own): {pct(ceiling(d, spreads, rng))} over the judge's values, "
+                   f"{pct(ceiling(d, spreads_classes, rng))} over its three classes.")
     for method in ("uniform", *METHODS):
         ratios = [res["cells"][res["design"].n if method == "uniform" else method] for res in results]
         values = [c[:, 2].mean() / c[:, 0].std() for c in ratios]

@@ -20,7 +20,7 @@ from statistics import NormalDist
 from typing import NamedTuple
 
 from .judge_assisted import Run, case_sums, estimate, expanded_confidence, labelled_cases
-from .wilson import z_value
+from .wilson import wilson_interval
 
 
 class Need(NamedTuple):
@@ -138,12 +138,16 @@ def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float
                           resamples: int, wilson: bool = False) -> Need:
     """Further human grades for the figure's interval, of half-width ``half_width_now`` today, to reach
     ``half_width`` (:func:`search`): 0 when the target is met now; None when even n = N misses it (V_full alone is
-    too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's, half-width z²/(2(K_L + z²)) at ``confidence``
-    (:func:`.judge_assisted_board.proportion_figure`): n is the smallest with K_L(n) reaching ``half_width``, if every
-    further grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee)."""
+    too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's over its K_L labelled cases at ``confidence``
+    (:func:`.judge_assisted_board.proportion_figure`; half-width z²/(2(K_L + z²))): n is the smallest whose K_L(n)
+    gives :func:`.wilson.wilson_interval` a half-width <= ``half_width``, if every further grade keeps P there (one
+    that does not makes the interval the bootstrap's, which this cannot foresee)."""
     if wilson:
-        z2, every = z_value(confidence) ** 2, phase.runs
-        width = lambda n: z2 / (2 * (phase.labelled_at(n) + z2))
+        def width(labels: int) -> float:
+            bounds = wilson_interval(0, phase.labelled_at(labels), confidence)
+            assert bounds is not None   # K_L >= 1: a P of 0 or 1 rests on a labelled case
+            return (bounds[1] - bounds[0]) / 2
+        every = phase.runs
         total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
     else:
         total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))

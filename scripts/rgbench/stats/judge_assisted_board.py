@@ -28,7 +28,6 @@ from ..load.spec import Spec
 from ..numfmt import fmt_fixed
 from ..results_csv import Table
 from .bootstrap import Interval, case_counts
-from .consolidated_board import consolidated_grades
 from .judge_assisted import (
     CaseSums,
     Estimate,
@@ -42,7 +41,7 @@ from .judge_assisted import (
     labelled_cases,
     shared,
 )
-from .judge_assisted_draw import q_value
+from .judge_assisted_draw import judge_and_human, q_value
 from .outputs import fmt_float, fmt_interval
 from .rank_sets import Studentised, sets_from
 from .seeds import generator, seed_digest
@@ -112,15 +111,14 @@ def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: H
 
 def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None) -> list[SubjectRuns]:
     """Every registered subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included, as
-    `make metrics` loads it; error runs aside), its further grades ``multi`` (the human ones consolidated,
-    :func:`.consolidated_board.consolidated_grades`) and the draw record (None: no draw yet, so no label)."""
+    `make metrics` loads it; error runs aside), its further grades ``multi`` (each run's judge and human grades:
+    :func:`.judge_assisted_draw.judge_and_human`) and the draw record (None: no draw yet, so no label)."""
     record = draws or HumanDraws(spec.judge, ())
     def values(scoring: Scoring) -> dict[str, Mapping[str, int | Fraction]]:
         q, classification, clipped = q_value(spec, tree, scoring)
         return {"figure": {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q},
                 "criterion": dict(scoring.criterion_scores)}
-    judged = {s.run_key: values(s) for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge}
-    human = {item.scoring.run_key: values(item.scoring) for item in consolidated_grades(spec, tree, multi)}
+    judged, human = ({k: values(s) for k, s in grades.items()} for grades in judge_and_human(spec, tree, multi))
     def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[Run, ...]:
         return tuple(Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, record.weight(k))
                      for k in keys if k in judged)

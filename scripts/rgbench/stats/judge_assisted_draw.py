@@ -82,11 +82,17 @@ def grade_label(spec: Spec, classification: str | None, total: Fraction, totals:
     return f"bin {1 + BINS * worse // len(totals)} of {BINS}"
 
 
-def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str, list[JudgedRun]], dict[str, str]]:
-    """(subject -> its runs in unit order, subject -> why it is left out of the draws). A run's human value is its
-    human grades consolidated by config.yaml's policy (adjudication first), as the board's."""
+def judge_and_human(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[RunKey, Scoring], dict[RunKey, Scoring]]:
+    """(run -> config.yaml's judge's grade, run -> its human grades consolidated, adjudication first): the one
+    reading of both for the draws and the board."""
     judge = {s.run_key: s for s in (*tree.scorings, *multi.extra) if s.reviewer_id == spec.judge}
-    human = {c.scoring.run_key: c.scoring for c in consolidated_grades(spec, tree, multi)}
+    return judge, {c.scoring.run_key: c.scoring for c in consolidated_grades(spec, tree, multi)}
+
+
+def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str, list[JudgedRun]], dict[str, str]]:
+    """(subject -> its runs in unit order, subject -> why it is left out of the draws), the runs' grades those of
+    :func:`judge_and_human`."""
+    judge, human = judge_and_human(spec, tree, multi)
     by_subject: dict[str, list[RunKey]] = defaultdict(list)
     for key, response in tree.responses.items():
         if response.meta.status != "error":

@@ -364,7 +364,7 @@ def grade_pending(root: Path, reviewer: str) -> None:
 def board(root: Path) -> dict[str, tuple[int, object]]:
     """subject -> (its uncovered runs, its Q_final estimate or None), as make metrics computes them."""
     spec, loaded, multi = load_valid_grades(root)
-    subjects = assisted_subjects(spec, loaded, multi, loaded.draws)
+    subjects = assisted_subjects(spec, loaded, multi)
     rows, _ = assisted_rows(subjects, spec)
     return {r.subject_id: (r.uncovered, r.figures["Q_final"].estimate) for r in rows}
 

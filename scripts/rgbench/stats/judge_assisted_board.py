@@ -102,14 +102,14 @@ class AssistedRow:
 def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, excluded: Collection[str]) -> dict[str, Table]:
     """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv: :func:`assisted_rows` of
     :func:`assisted_subjects`, ``excluded`` (the disqualified subjects) kept out of the rank sets and pairs."""
-    return assisted_tables(*assisted_rows(assisted_subjects(spec, tree, multi, tree.draws), spec, excluded))
+    return assisted_tables(*assisted_rows(assisted_subjects(spec, tree, multi), spec, excluded))
 
 
-def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None) -> list[SubjectRuns]:
+def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings) -> list[SubjectRuns]:
     """Every registered subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included, as
-    `make metrics` loads it; error runs aside), its further grades ``multi`` (each run's judge and human grades:
-    :func:`.judge_assisted_draw.judge_and_human`) and the draw record (None: no draw yet, so no label)."""
-    record = draws or HumanDraws(spec.judge, ())
+    `make metrics` loads it; error runs aside; its draws ``tree.draws``, None before the first: no label) and its
+    further grades ``multi`` (each run's judge and human grades: :func:`.judge_assisted_draw.judge_and_human`)."""
+    record = tree.draws or HumanDraws(spec.judge, ())
     def values(scoring: Scoring) -> dict[str, Mapping[str, int | Fraction]]:
         q, classification, clipped = q_value(spec, tree, scoring)
         return {"figure": {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q},

@@ -364,7 +364,7 @@ def grade_pending(root: Path, reviewer: str) -> None:
 def board(root: Path) -> dict[str, tuple[int, object]]:
     """subject -> (its uncovered runs, its Q_final estimate or None), as make metrics computes them."""
     spec, loaded, multi = load_valid_grades(root)
-    subjects = assisted_subjects(spec, loaded, multi, loaded.draws)
+    subjects = assisted_subjects(spec, loaded, multi)
     rows, _ = assisted_rows(subjects, spec)
     return {r.subject_id: (r.uncovered, r.figures["Q_final"].estimate) for r in rows}
 
@@ -382,7 +382,7 @@ def test_a_response_added_after_a_draw_is_uncovered_until_a_new_draw_covers_it(t
     assert after[first] == (1, None)   # the new run has probability 0: no estimate, not ranked
     assert all(after[s] == before[s] for s in after if s != first)
     spec, loaded, multi = load_valid_grades(tree)
-    table = judge_assisted_tables(spec, loaded, multi, loaded.draws, ())[ASSISTED_FILE]
+    table = judge_assisted_tables(spec, loaded, multi, ())[ASSISTED_FILE]
     row = dict(zip(table[0], next(r for r in table[1] if r[0] == first)))
     assert (row["n_uncovered"], row["Q_final"]) == ("1", "")
     assert assign(tree, "--draw", "8") == 0   # a new draw over today's runs covers it

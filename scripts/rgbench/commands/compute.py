@@ -73,7 +73,7 @@ def assisted_of(spec: Spec, tree: Tree, multi: MultiScorings) -> Callable[[Resul
     ``tree`` (every scoring, the judge's included) and its further grades ``multi``; None in human mode."""
     if not spec.judge_assisted:
         return None
-    return lambda results: judge_assisted_tables(spec, tree, multi, tree.draws,
+    return lambda results: judge_assisted_tables(spec, tree, multi,
                                                  {m.subject_id for m in results.subjects if m.disqualified})
 
 

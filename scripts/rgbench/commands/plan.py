@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if target <= 0:
         return refuse(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}")
     confidence, resamples = stats.confidence_level, stats.bootstrap_resamples
-    subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi, tree.draws)}
+    subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi)}
     board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics
     runs = {sid: s.runs[figure] for sid, s in subjects.items()}
     rows: list[tuple[str, Fraction, float, Phase]] = []   # subject, estimate, half-width now, variance parts

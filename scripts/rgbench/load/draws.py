@@ -1,8 +1,6 @@
-"""``subjects/human_draws.json``: the runs drawn for human grades in judge-assisted mode, with exact probabilities.
-
-``rgbench assign`` writes the file and a pull request commits it with the draw (docs/judge_assisted.md, "The
-record"). Each draw records its population, the runs it was made over (:class:`Covered`), and is a sample of
-those; a human value enters the estimator with :meth:`HumanDraws.weight`. Here the file's form.
+"""``subjects/human_draws.json``: the runs drawn for human grades in judge-assisted mode, with exact probabilities
+(``rgbench assign`` writes it; docs/judge_assisted.md, "The record"). Here the file's form; each draw is a sample
+of its population (:class:`Covered`) and a human value enters the estimator with :meth:`HumanDraws.weight`.
 
 Canonical bytes (:func:`draws_document`): sorted keys, 2-space indent, ensure_ascii False, final newline; draws
 numbered 1..k in order; a draw's runs sorted by (subject_id, case_id, run_id), each once; ``probability`` the
@@ -56,11 +54,10 @@ class Covered(NamedTuple):
 
 @dataclass(frozen=True)
 class Draw:
-    """One draw: its number (1, 2, ... in the file's order), its design (``stratified`` or ``active``), the seed
-    it was made with (config.yaml's at draw time) and its runs, sorted by key; what its check re-derives it from
-    (rgbench.stats.judge_assisted_draw): the subjects it was made over (() when the file leaves them out: those
-    of its runs), its size (the runs drawn), an active draw's spreads of the
-    judge's error per (subject, judge grade) and its population (() only before ``rgbench assign`` records it)."""
+    """One draw: its number (1, 2, ... in the file's order), its design (``stratified`` or ``active``), the seed it
+    was made with (config.yaml's) and its runs, sorted by key; what its check re-derives it from: the subjects it
+    was made over (() when the file leaves them out: those of its runs), its size (the runs drawn), an active
+    draw's spreads per (subject, judge grade) and its population (() only before ``rgbench assign`` records it)."""
 
     number: int
     design: str
@@ -96,11 +93,9 @@ class HumanDraws:
         return weights
 
     def weight(self, key: RunKey) -> Fraction:
-        """w(r) = Σ_b c_b(r) / π_b(r) over the draws b listing ``key`` (each lists a run at most once), with
-        c_b(r) = n_b / Σ_{b' covers r} n_b', n_b the runs of the run's subject draw b lists and b' every draw whose
-        population holds r. Fraction(0) when no draw lists the run. Unbiased: E[w(r)] = Σ_{b covers r} c_b(r) = 1
-        for every run some draw covers (E[ξ_b(r)] = π_b(r)), whichever draws cover it; one draw: 1/π (why by size:
-        docs/judge_assisted.md, "The record")."""
+        """w(r) = Σ_b c_b(r) / π_b(r) over the draws b listing ``key``, c_b(r) = n_b / Σ_{b' covers r} n_b', n_b the
+        runs of the run's subject draw b lists; Fraction(0) when no draw lists the run. Unbiased: E[w(r)] = 1 for
+        every run some draw covers, whichever draws cover it; one draw: 1/π (docs/judge_assisted.md, "The record")."""
         return self._weights.get(key, Fraction(0))
 
     def covered(self) -> frozenset[RunKey]:

@@ -2,15 +2,11 @@
 case as the unit, its case-bootstrap interval and paired differences, and the stratified draw of runs for a human
 (issue 28; the method, its references and degenerate cases: docs/judge_assisted.md, "The estimator"; the board's
 figures: :mod:`.judge_assisted_board`). One subject; with :class:`CaseSums`' per-case sums and case weights w (1
-for the data, the bootstrap's counts for a replicate):
+for the data, the bootstrap's counts for a replicate), λ minimising V(λ) = Σ_c w_c (a_c + λ b_c)²:
 
     N = Σ w n,  M = Σ w m,  Hy = Σ w Y / M,  Hf = Σ w G / M,  Mf = Σ w F / N,  theta = Hy + λ (Mf − Hf)
     a_c = (Y_c − Hy m_c) / M,    b_c = (F_c − Mf n_c) / N − (G_c − Hf m_c) / M
     λ = clip(−Σ w a b / Σ w b², 0, 1),  0 when Σ w b² = 0
-
-For any fixed λ theta estimates the mean of y over runs whatever the judge's bias (Mf − Hf estimates 0); λ = 0
-is the human-only Hy; λ minimises the linearised variance V(λ) = Σ_c w_c (a_c + λ b_c)², a_c and b_c the case's
-influence on Hy and on Mf − Hf. A case's runs stay together: runs are never paired by label.
 """
 
 from __future__ import annotations
@@ -96,9 +92,8 @@ def case_sums(runs: Sequence[Run]) -> CaseSums:
 
 class Fit(NamedTuple):
     """Per row of case weights: theta, λ, V(λ) = Σ w (a + λ b)² and V(0) = Σ w a² (the linearised variances of
-    theta and of the human-only Hy), and ``influence`` u (R x K), each case's linearised influence a + λ b on theta,
-    so that Σ_c w_c (u_jc − u_kc)² is the linearised variance of the difference of two subjects' estimates on shared
-    cases (the rank sets' studentisation, :func:`rgbench.stats.judge_assisted_board.assisted_rank_sets`)."""
+    theta and of the human-only Hy), and ``influence`` u = a + λ b (R x K), each case's on theta (for the rank sets'
+    studentisation, :func:`.judge_assisted_board.assisted_rank_sets`)."""
 
     theta: np.ndarray
     lam: np.ndarray
@@ -142,11 +137,10 @@ class Estimate(NamedTuple):
 
 
 def estimate(sums: CaseSums) -> Estimate | None:
-    """The judge-assisted estimate of the mean of y over the subject's runs, exactly. It may leave y's range by up
-    to λ |Mf − Hf| (a P estimate can be slightly below 0): clipping it would bias it. None without a human value;
-    λ = 0 and theta = Hy, the weighted mean of y over the drawn runs, when every run was drawn with π = 1 (then the
-    plain mean) or the judge is constant; for a judge equal to the human λ near 1 (its optimum is about
-    Cov(y, f) / Var(f)) and theta near the judge's mean over every run (equal to it when λ is clipped to 1)."""
+    """The judge-assisted estimate of the mean of y over the subject's runs, exactly; None without a human value.
+    Not clipped to y's range (that would bias it): it may leave it by up to λ |Mf − Hf|. λ = 0 and theta = Hy when
+    every run was drawn with π = 1 or the judge is constant; λ near 1 for a judge equal to the human (the
+    degenerate cases: docs/judge_assisted.md, "The estimator")."""
     if not sums.labels:
         return None
     one = fit(sums, np.full((1, len(sums.case_ids)), Fraction(1), dtype=object))
@@ -157,11 +151,10 @@ def estimate(sums: CaseSums) -> Estimate | None:
 
 
 def expanded_confidence(confidence: Fraction, units: int, resamples: int) -> Fraction:
-    """The level c' at which to read a bootstrap interval of ``units`` independent units (K: the cases with a human
-    value) for it to hold about ``confidence`` c: Hesterberg's expanded interval (docs/judge_assisted.md,
-    "Interval"), c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1 (0.9539 at K = 100, 0.9951 at 6 for c = 0.95),
-    capped at 1 − 1/B, B = ``resamples`` (the replicates' range), which K ≤ 3 take (K ≤ 1: no degrees of
-    freedom). The exact value of the float c'."""
+    """The level c' at which to read a bootstrap interval of K = ``units`` independent units (the cases with a
+    human value) for it to hold about ``confidence`` c (Hesterberg's expanded interval, docs/judge_assisted.md):
+    c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1 (0.9539 at K = 100, 0.9951 at 6 for c = 0.95), exactly the float,
+    capped at 1 − 1/B, B = ``resamples`` (the replicates' range), which K ≤ 3 take (K ≤ 1: no degrees of freedom)."""
     from scipy.special import ndtr, stdtrit  # imported here: scipy's import costs time (as in .pairwise)
     cap = 1 - Fraction(1, resamples)
     if units < 2:
@@ -176,10 +169,9 @@ def labelled_cases(sums: CaseSums) -> int:
 
 
 def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
-    """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K, :func:`.bootstrap.case_counts`),
-    λ re-estimated in every replicate, at the :func:`expanded_confidence` for the :func:`labelled_cases`
-    (the human-only interval is this on the sums with a judge of 0, so both widen alike); replicates that drew no
-    human value are left out. None without a human value; one case gives the point."""
+    """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K, :func:`.bootstrap.case_counts`), λ
+    re-estimated in every replicate, at the :func:`expanded_confidence` for the :func:`labelled_cases`; replicates
+    that drew no human value are left out. None without a human value; one case gives the point."""
     if not sums.labels:
         return None
     level = expanded_confidence(confidence, labelled_cases(sums), len(counts))
@@ -201,10 +193,9 @@ def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
 
 def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray,
                         confidence: Fraction) -> Interval | None:
-    """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the number of shared cases): one
-    replicate resamples the shared cases for both subjects, and each re-estimates its λ; read at the
-    :func:`expanded_confidence` for the fewer of the two subjects' :func:`labelled_cases` there (as resample's
-    two-sample intervals take the smaller sample)."""
+    """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the shared cases), one replicate
+    resampling the shared cases for both subjects, each re-estimating its λ, at the :func:`expanded_confidence`
+    for the fewer of the two subjects' :func:`labelled_cases` there (as resample's two-sample intervals)."""
     a, b = shared(first, second)
     if not a.labels or not b.labels:
         return None
@@ -213,12 +204,11 @@ def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray,
 
 
 def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:
-    """``total`` shared between the keys of ``sizes`` in proportion to their sizes, by largest remainder: each takes
-    the floor of its quota total · size / Σ sizes, raised to its minimum; then, while short, the largest remainders
-    one more each (ties: the earlier key in ``sizes``' order), never above a key's size; while over (the minimums
-    took too many), the key furthest above its quota one less (ties: the earlier key), never below its minimum.
-    Exact (Fractions). ValueError when ``total`` is below Σ minimums or above Σ sizes. Used for the subjects' shares
-    of a draw and for the strata within a subject (:func:`stratified_draw`)."""
+    """``total`` shared between the keys of ``sizes`` in proportion to their sizes, by largest remainder, exactly:
+    each takes the floor of its quota total · size / Σ sizes, raised to its minimum; then, while short, the largest
+    remainders one more each (ties: the earlier key in ``sizes``' order), never above a key's size; while over (the
+    minimums took too many), the key furthest above its quota one less (ties: the earlier key), never below its
+    minimum. ValueError when ``total`` is below Σ minimums or above Σ sizes."""
     if not sum(minimums.values()) <= total <= sum(sizes.values()):
         raise ValueError(f"cannot share {total} between sizes {dict(sizes)} with minimums {dict(minimums)}")
     keys = list(sizes)
@@ -238,11 +228,10 @@ def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: 
 
 
 def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Generator) -> tuple[list[bool], list[Fraction]]:
-    """(drawn, probability) per unit: ``size`` units drawn without replacement, stratified by ``strata`` (one
-    label per unit, e.g. the judge's grade), allocated in proportion to the strata's sizes by largest remainder
-    with at least one per stratum (:func:`drawn_within`), so every unit has a known non-zero chance n_h / N_h
-    (exact). Units are in the caller's order, which must be canonical (sorted by case id and value, never by run
-    label or file) for the draw to be reproducible. ValueError when ``size`` is below the number of strata or
+    """(drawn, probability) per unit: ``size`` units drawn without replacement (:func:`drawn_within`), stratified
+    by ``strata`` (a label per unit, e.g. the judge's grade) and allocated by :func:`largest_remainder` with at
+    least one per stratum: a unit's chance is n_h / N_h > 0, exactly. The units' order must be canonical (never by
+    run label or file) for the draw to reproduce. ValueError when ``size`` is below the number of strata or
     above the units."""
     sizes = Counter(strata)
     if not len(sizes) <= size <= len(strata):
@@ -253,8 +242,7 @@ def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Genera
 
 def drawn_within(strata: Sequence[K], take: Mapping[K, int], rng: np.random.Generator) -> list[bool]:
     """Per unit, whether it is drawn: ``take[h]`` of the units of each stratum h (a label of ``strata``) without
-    replacement, the strata in the order of their repr, each by one ``rng.choice`` over its units in the caller's
-    order (the stratified draw's, and the active draw's with its rounded quotas)."""
+    replacement, the strata in the order of their repr, each by one ``rng.choice`` over its units in their order."""
     groups: dict[K, list[int]] = {}
     for i, label in enumerate(strata):
         groups.setdefault(label, []).append(i)

@@ -1,13 +1,10 @@
-"""The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``; docs/judge_assisted.md,
-"On the board"): judge_assisted.csv (every subject's P, s_bar and Q_final by the estimator of :mod:`.judge_assisted`,
-their case-bootstrap intervals, what each rests on, the rank sets), judge_assisted_pairs.csv (the ranked subjects'
-paired differences) and judge_assisted_criteria.csv (each rubric criterion's mean).
-
-A run's judge value is the grade of config.yaml's ``judge``, its human value its human grades consolidated, with its
-weight w (:meth:`rgbench.load.draws.HumanDraws.weight`). Each figure and criterion mean is the mean of a per-run
-value with its own λ per subject, so a judge biased on one subject moves no other subject's figures. Every
-interval and difference is over the draw of its cases (:func:`draw_of`); λ is re-tuned on the data, so a
-difference is read from its bootstrap interval rather than the sign-flip test of :mod:`.pairwise`.
+"""The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``; the method:
+docs/judge_assisted.md, "On the board"): judge_assisted.csv (every subject's P, s_bar and Q_final by the estimator
+of :mod:`.judge_assisted`, their case-bootstrap intervals, what each rests on, the rank sets),
+judge_assisted_pairs.csv (the ranked subjects' paired differences, read from their intervals: λ is tuned on the
+data, so no sign-flip test) and judge_assisted_criteria.csv (each rubric criterion's mean). Each figure and mean
+has its own λ per subject and every interval is over the draw of its own cases (:func:`draw_of`), so a judge
+biased on one subject moves no other subject's figures.
 """
 
 from __future__ import annotations
@@ -102,18 +99,17 @@ class AssistedRow:
         return 0 if est is None else est.labels
 
 
-def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None,
-                          excluded: Collection[str]) -> dict[str, Table]:
+def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, excluded: Collection[str]) -> dict[str, Table]:
     """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv: :func:`assisted_rows` of
     :func:`assisted_subjects`, ``excluded`` (the disqualified subjects) kept out of the rank sets and pairs."""
-    return assisted_tables(*assisted_rows(assisted_subjects(spec, tree, multi, draws), spec, excluded))
+    return assisted_tables(*assisted_rows(assisted_subjects(spec, tree, multi), spec, excluded))
 
 
-def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings, draws: HumanDraws | None) -> list[SubjectRuns]:
+def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings) -> list[SubjectRuns]:
     """Every registered subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included, as
-    `make metrics` loads it; error runs aside), its further grades ``multi`` (each run's judge and human grades:
-    :func:`.judge_assisted_draw.judge_and_human`) and the draw record (None: no draw yet, so no label)."""
-    record = draws or HumanDraws(spec.judge, ())
+    `make metrics` loads it; error runs aside; its draws ``tree.draws``, None before the first: no label) and its
+    further grades ``multi`` (each run's judge and human grades: :func:`.judge_assisted_draw.judge_and_human`)."""
+    record = tree.draws or HumanDraws(spec.judge, ())
     def values(scoring: Scoring) -> dict[str, Mapping[str, int | Fraction]]:
         q, classification, clipped = q_value(spec, tree, scoring)
         return {"figure": {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q},
@@ -165,10 +161,9 @@ def figure(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
 
 
 def proportion_figure(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
-    """:func:`figure` of a 0/1 value (P). At an estimate of exactly 0 or 1 every replicate agrees, so the bootstrap
-    interval is a point, which would claim certainty: both intervals are then Wilson's over the K_L cases with a
-    human label (0 or K_L of K_L), as the human board's P at 0 or 1 takes Wilson's over its K cases
-    (:func:`.intervals.proportion_interval`). E.g. 0 over 3 labelled cases: [0, z²/(3 + z²)] = [0, 0.5615]."""
+    """:func:`figure` of a 0/1 value (P). At an estimate of exactly 0 or 1 the bootstrap interval is a point (every
+    replicate agrees), so both intervals are then Wilson's over the K_L cases with a human label (0 or K_L of K_L),
+    as the human board's (:func:`.intervals.proportion_interval`): 0 of 3 gives [0, z²/(3 + z²)] = [0, 0.5615]."""
     fig = figure(sums, counts, confidence)
     if fig.estimate is None or fig.estimate.theta not in (0, 1):
         return fig
@@ -216,12 +211,11 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
                        ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(simultaneous, marginal) rank sets (rank 1 = highest estimate) of the subjects whose sums (on one list of
-    cases) are ``sums``: :func:`.rank_sets.sets_from` of their studentised differences z_jk = (θ̂_j − θ̂_k) / SE_jk
-    and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / max(SE*_jk, SE_jk / 2), SE_jk² = Σ_c (u_jc − u_kc)² with u the
-    cases' influences on the data and SE*_jk² = Σ_c w_c (u*_jc − u*_kc)² on the replicate's case weights w
-    (:attr:`.judge_assisted.Fit.influence`): the bootstrap-t max stepdown of the human board (Romano and Wolf 2005;
-    Mogstad, Romano, Shaikh and Wilhelm 2024; why the floor SE_jk / 2: docs/judge_assisted.md, "On the board"). A
-    pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
+    cases) are ``sums``: the human board's stepdown :func:`.rank_sets.sets_from` of the studentised differences
+    z_jk = (θ̂_j − θ̂_k) / SE_jk and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / max(SE*_jk, SE_jk / 2), SE_jk² =
+    Σ_c (u_jc − u_kc)² over the cases' influences u (:attr:`.judge_assisted.Fit.influence`), SE*_jk² the same on a
+    replicate's case weights (why the floor: docs/judge_assisted.md, "On the board"). A pair with SE_jk = 0 takes
+    no part in the maximum and is established when the estimates differ."""
     p = len(estimates)
     fits = [fit(s, counts) for s in sums]
     theta = np.column_stack([f.theta for f in fits])

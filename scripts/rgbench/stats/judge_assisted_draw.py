@@ -1,27 +1,15 @@
-"""The human draws of judge-assisted mode (issue 28; docs/judge_assisted.md, "The draw"): which runs humans
-grade, each with the exact probability its draw had of picking it, and the check that every draw recorded in
-subjects/human_draws.json is what its seed and the data give.
+"""The human draws of judge-assisted mode (issue 28; docs/judge_assisted.md, "The draw", gives every rule and why):
+which runs humans grade, each with the exact probability its draw had of picking it, and the check that every draw
+recorded in subjects/human_draws.json is what its seed and the data give.
 
-The population of a draw is every run of the **judged subjects**: a subject whose every run (status error left
-out: nobody grades those) has a grade by config.yaml's judge. A run's stratum is the judge's grade: its class
-(Pass, Conditional, Fail) when the benchmark has a pass rule, else the tercile of the subject's runs its judge
-total falls in (:func:`grade_label`). A subject's draws come from its own stream, :func:`~.judge_assisted.draw_generator`
-over the declared seed, the label ``"draw <k>: <subject_id>"`` and its units, the (case id, judge total) of every
-run sorted by (case id, judge total, stratum, run id): parsed values, never file bytes.
-
-- **stratified** (:func:`stratified`, ``rgbench assign --draw N``): N runs, shared between subjects in proportion
-  to their runs (at least one per stratum of the subject: :func:`~.judge_assisted.largest_remainder`), then drawn
-  within each subject by :func:`~.judge_assisted.stratified_draw`, in proportion to its strata with at least one
-  each; π = n_h / N_h exactly.
-- **active** (:func:`active`, ``rgbench assign --next N``): each run has π_r = min(1, max(floor, c · e_h)), e_h
-  the spread of the judge's residual y − λ f in the run's stratum, its judge grade and total (:func:`stratum`,
-  :func:`spreads`: learnt over every judged subject, so one without human grades borrows the others'), c such that
-  Σ π_r = N exactly (:func:`active_probabilities`), floor = N / (5 T) over T runs: every run keeps at least a
-  fifth of the uniform chance (Zrnic and Candès, "Active statistical inference", ICML 2024: π ∝ the conditional
-  root mean square of y − λ f). The runs are drawn stratified, not one by one: stratum h (a subject's) takes
-  n_h runs without replacement, n_h the quota N_h π_h rounded up or down by :func:`systematic_rounding` (the
-  draw's own uniform number), so E[n_h] / N_h = π_h exactly, Σ n_h = N, and the strata's different mean
-  residuals add no variance, as in a stratified draw.
+A draw is over the runs of the judged subjects (:func:`judged_runs`), a run's stratum the judge's grade
+(:func:`grade_label`); each subject's runs are drawn from its own stream, :func:`~.judge_assisted.draw_generator`
+over the label ``draw <k>: <subject_id>`` and its runs' (case id, judge total) in :func:`judged_runs`' order.
+**stratified** (:func:`stratified`, ``rgbench assign --draw N``): π = n_h / N_h exactly. **active**
+(:func:`active`, ``rgbench assign --next N``): π_r = min(1, max(floor, c · e_h)) in the run's :func:`stratum` h
+(:func:`spreads`, :func:`active_probabilities`; Zrnic and Candès, "Active statistical inference", ICML 2024),
+the runs drawn stratified: stratum h takes n_h runs without replacement, its quota N_h π_h rounded up or down by
+:func:`systematic_rounding`, so E[n_h] / N_h = π_h exactly and Σ n_h = N.
 """
 
 from __future__ import annotations
@@ -90,7 +78,8 @@ def judge_and_human(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[
 
 
 def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str, list[JudgedRun]], dict[str, str]]:
-    """(subject -> its runs in unit order, subject -> why it is left out of the draws), the runs' grades those of
+    """(judged subject -> its runs, error runs aside, in the draws' unit order (case id, judge total, stratum, run
+    id), subject -> why it is left out of the draws: a run without the judge's grade), the grades those of
     :func:`judge_and_human`."""
     judge, human = judge_and_human(spec, tree, multi)
     by_subject: dict[str, list[RunKey]] = defaultdict(list)
@@ -118,8 +107,10 @@ def _stream(seed: int, number: int, subject: str, runs: Sequence[JudgedRun]) -> 
 
 
 def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], size: int) -> Draw:
-    """Draw ``number``: ``size`` runs stratified by subject and judge grade (see the module doc), reviewers
-    unassigned. ValueError when ``size`` is below one run per judge grade of each subject or above every run."""
+    """Draw ``number``: ``size`` runs shared between the subjects in proportion to their runs with at least one per
+    judge grade (:func:`~.judge_assisted.largest_remainder`), then drawn within each by its judge grades
+    (:func:`~.judge_assisted.stratified_draw`), reviewers unassigned. ValueError when ``size`` is below one run per
+    judge grade of each subject or above every run."""
     sizes = {s: len(r) for s, r in sorted(runs.items())}
     minimums = {s: len({x.grade for x in r}) for s, r in runs.items()}   # one run per judge grade of each subject
     if not sum(minimums.values()) <= size <= sum(sizes.values()):
@@ -305,22 +296,15 @@ def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -
 
 
 def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[JudgedRun]], new: bool) -> Draw | str:
-    """The draw that draw ``draw``'s seed, design, subjects and size give on today's data (its reviewers copied
-    over), or why it cannot be re-derived. An active draw's spreads are taken from the file (they rest on the
-    human grades at draw time, of every judged subject); for a draw ``new`` in the change checked they must also be
-    those the earlier draws' grades give now (later, a corrected grade may move them: they stand, like its π)."""
+    """The draw that ``draw``'s seed, design, subjects and size give on today's data (its reviewers copied over), or
+    why it cannot be re-derived. An active draw's spreads are the file's; for a draw ``new`` in the change checked
+    they must also be those the earlier draws' grades give now (docs/judge_assisted.md, "The check")."""
     subjects = draw.subjects or tuple(sorted({r.key[0] for r in draw.runs}))
     gone = [s for s in subjects if s not in runs]
     if gone:
         return f"made over {', '.join(gone)}, which now has no run the judge graded in full"
     over = {s: runs[s] for s in subjects}
-    reviewers = {r.key: r.reviewer_id for r in draw.runs}
-    if draw.design == STRATIFIED:
-        try:
-            made = stratified(draw.number, draw.seed, over, draw.size or len(draw.runs))
-        except ValueError as exc:
-            return str(exc)
-    else:
+    if draw.design != STRATIFIED:
         basis = frozenset(r.key for d in earlier for r in d.runs)
         spread = dict(draw.spreads) or spreads(runs, basis, subjects)
         if min(spread.values()) <= 0:
@@ -330,10 +314,12 @@ def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[J
         missing = [k for k in ((s, stratum(r)) for s in over for r in over[s]) if k not in spread]
         if missing:
             return f"no spread for {missing[0][0]}'s judge grade {missing[0][1]}"
-        try:
-            made = active(draw.number, draw.seed, over, draw.size, spread)
-        except ValueError as exc:
-            return str(exc)
+    try:
+        made = (stratified(draw.number, draw.seed, over, draw.size or len(draw.runs)) if draw.design == STRATIFIED
+                else active(draw.number, draw.seed, over, draw.size, spread))
+    except ValueError as exc:
+        return str(exc)
+    reviewers = {r.key: r.reviewer_id for r in draw.runs}
     return Draw(made.number, made.design, made.seed,
                 tuple(DrawnRun(r.key, r.probability, reviewers.get(r.key)) for r in made.runs),
                 draw.subjects, draw.size, draw.spreads)
@@ -341,9 +327,8 @@ def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[J
 
 def population(runs: Mapping[str, Sequence[JudgedRun]], subjects: Sequence[str]) -> tuple[Covered, ...]:
     """What a draw records of the data it is made over: per subject of ``subjects`` (each in ``runs``), its runs
-    (case id, run id) sorted and the digest of their units [case id, run id, judge total, stratum] sorted (parsed
-    values, never file bytes: :func:`.seeds.data_digest` of ``["judge-population", subject, units]``). The units are
-    all a stratified draw is made from, so an equal population re-derives the same draw."""
+    (case id, run id) sorted and :func:`.seeds.data_digest` of ``["judge-population", subject, units]``, its units
+    [case id, run id, judge total, stratum] sorted: all a stratified draw is made from (parsed values only)."""
     out = []
     for subject in sorted(subjects):
         units = sorted((r.key[1], r.key[2], r.total, r.grade) for r in runs[subject])
@@ -360,12 +345,10 @@ def unchanged(draw: Draw, runs: Mapping[str, Sequence[JudgedRun]]) -> bool:
 
 def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from: int | None = None) -> list[str]:
     """What is wrong with each draw whose subjects' runs and judge grades are those it records (:func:`unchanged`)
-    and that its seed and today's data do not reproduce (a hand edit), one message per draw, ``$.draws[i]: ...``
-    ([] when every such draw is reproduced). A draw whose population changed since (a run added or removed, a
-    judge grade changed) stands as recorded: its π were known at draw time, so it stays unbiased for the runs it
-    covered; its form (runs within its population, π in (0, 1], Σ 1/π of a stratified draw) is the loader's.
-    ``new_from``: the draws from that index on are new in the change checked (``rgbench validate --changed``), so
-    made over today's data: a population other than today's is refused (it would escape the re-derivation)."""
+    and that its seed and today's data do not reproduce (a hand edit), one message per draw, ``$.draws[i]: ...``,
+    [] when none; a draw whose population changed since stands as recorded, its form the loader's (why:
+    docs/judge_assisted.md, "The check, while data change"). The draws from index ``new_from`` on are new in the
+    change checked (``rgbench validate --changed``): for them a population other than today's is refused."""
     messages = []
     for i, draw in enumerate(draws.draws):
         if not unchanged(draw, runs):

@@ -18,8 +18,8 @@ METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans g
           "as the unit), so it stays unbiased whatever the judge's bias, with case-bootstrap intervals. The table "
           "gives per subject the human grades used, the drawn answers still awaiting one, the judge-human "
           "correlation on them, and for Q_final the weight \u03bb given to the judge, the judge's estimated bias "
-          "(its mean minus the humans' on the same answers), the human grades the estimate is worth, and the "
-          "simultaneous rank set.")
+          "(its mean minus the humans' on the same answers), what the estimate is worth in human grades drawn at "
+          "random (without the judge's strata), and the simultaneous rank set.")
 CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its own \u03bb per subject and "
                  "criterion), with its case-bootstrap interval; the human-only interval and \u03bb: "
                  "judge_assisted_criteria.csv.")

@@ -18,13 +18,24 @@ design and figure (Q_final of subject A; the A - B difference of Q_final):
 
 Target half-width: 0.75 of the simulated half-width at n0 (asking for about 1.8 times the grades when the
 judge adds nothing). The issue's target: predicted within 10% of simulated. Streams are fixed (--seed).
+
+**Further grades drawn by `rgbench assign --next`** (``ACTIVE_DESIGNS``, after the designs above, their streams
+their own): the model, judges and draws of bench/active_check.py, every draw the PRODUCTION one
+(:func:`rgbench.stats.judge_assisted_draw.stratified`, :func:`~rgbench.stats.judge_assisted_draw.active` with
+:func:`~rgbench.stats.judge_assisted_draw.spreads` of the grades of every earlier draw) and every weight
+:meth:`rgbench.load.draws.HumanDraws.weight`'s. The n0 grades at the start are a stratified pilot (`--draw n0`)
+over the subjects drawn over, or for a subject A that joins two graded ones (120 grades each, stratified) a first
+`--next n0 --subjects A`; a benchmark at n has one further `--next n − n0` over the same subjects (n: the draws'
+sizes, as `rgbench plan` counts them; a run drawn again is not graded twice, so the distinct grades are a little
+fewer). Simulated: as above over a grid of n, with the further grades drawn by `--next` and, separately, by one
+stratified `--draw n − n0` (what `rgbench plan` models); predicted: `rgbench plan`'s count at n0.
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "bench"))
 
+import active_check  # noqa: E402
 from judge_assisted_check import (  # noqa: E402
     CONFIDENCE,
     MUS,
@@ -45,20 +57,24 @@ from judge_assisted_check import (  # noqa: E402
     sums_of,
 )
 
+from rgbench.load.draws import HumanDraws  # noqa: E402
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.grading_plan import (  # noqa: E402
     Phase,
     grades_for_half_width,
     pair_grades_for_half_width,
+    phase,
     residual_variance,
 )
 from rgbench.stats.judge_assisted import (  # noqa: E402
+    Run,
     difference_interval,
     estimate,
     interval,
     labelled_cases,
     stratified_draw,
 )
+from rgbench.stats.judge_assisted_draw import active, population, spreads, stratified  # noqa: E402
 
 OUT = REPO / "docs" / "plan_check.md"
 SHRINK = 0.75
@@ -83,6 +99,95 @@ DESIGNS = (
            (0.0, 1.5)),
     Design("30 cases x 3 runs, rho_Q 0.7", 30, 3, RHO_07, 20, (20, 26, 32, 40, 50, 60, 75, 90)),
 )
+
+
+@dataclass(frozen=True)
+class ActiveDesign:
+    """Further grades by `rgbench assign --next`: ``model`` active_check's design (its cases, runs, judges and,
+    ``before`` > 0, A joining subjects graded first), ``start`` n0 (a stratified pilot, or A's first --next when it
+    joins) and ``grid`` the draws' total sizes n simulated; the figure A's Q_final, or A − B with two subjects."""
+
+    name: str
+    model: active_check.Design
+    start: int
+    grid: tuple[int, ...]
+
+
+def _model(cases: int, judges: tuple, before: int = 0) -> active_check.Design:
+    return active_check.Design("", cases, 3, judges, 0, 0, (), before)
+
+
+ON_PASSES = active_check.ON_PASSES
+ACTIVE_DESIGNS = (
+    ActiveDesign("100 cases x 3 runs, one subject", _model(100, (ON_PASSES,)), 30,
+                 (30, 40, 50, 60, 75, 95, 120, 150)),
+    ActiveDesign("A joins B, C graded", _model(
+        100, (ON_PASSES, replace(ON_PASSES, mu=7.6), replace(ON_PASSES, mu=9.0)), 120), 20,
+        (20, 30, 40, 50, 60, 75, 95, 120)),
+    ActiveDesign("A, B, draws over both", _model(
+        100, (ON_PASSES, replace(ON_PASSES, mu=7.6))), 60, (60, 80, 100, 120, 150, 190, 240)),
+)
+
+
+def active_draws(design: ActiveDesign, at: active_check.Setting, n: int, seed: int, by: str = "next") -> HumanDraws:
+    """The draws of one benchmark at n: the earlier subjects' (A joins), the n0 at the start (a stratified pilot,
+    or a --next over A when it joins) and, n > n0, one --next of n − n0 over the same subjects (``by`` "draw": a
+    stratified --draw, for comparison)."""
+    covered = population(at.runs, tuple(at.runs))
+    made = list(at.earlier)
+    def next_draw(size: int):
+        basis = frozenset(r.key for d in made for r in d.runs)
+        return active(len(made) + 1, seed, at.runs, size, spreads(at.everyone, basis, tuple(at.everyone)))
+    first = next_draw(design.start) if at.earlier else stratified(1, seed, at.runs, design.start)
+    made.append(replace(first, population=covered))
+    if n > design.start:
+        further = (next_draw(n - design.start) if by == "next" else
+                   stratified(len(made) + 1, seed, at.runs, n - design.start))
+        made.append(replace(further, population=covered))
+    return HumanDraws("judge", tuple(made))
+
+
+def active_half(design: ActiveDesign, ys, fs, draws: HumanDraws, rng: np.random.Generator) -> float:
+    """The toolkit's BCa half-width of the figure (A's Q_final, or A − B) from the draws' weights."""
+    weights = {key: float(draws.weight(key)) for key in draws.drawn() if key[0] in ys}
+    return active_check.figure(design.model, ys, fs, weights, rng)[3] / 2
+
+
+def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
+    """Simulated mean half-width at each n of the grid, the further grades by --next and by --draw, and the median
+    n that `rgbench plan` predicts at n0."""
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, index])))
+    pair = len(design.model.judges) == 2
+    def one(n: int, by: str = "next"):
+        everyone, ys, fs = active_check.benchmark(design.model, rng)
+        at = active_check.setting(design.model, everyone, rng)
+        shown = ({"A": ys["A"]}, {"A": fs["A"]}) if design.model.before else (ys, fs)
+        draws = active_draws(design, at, n, int(rng.integers(2 ** 31)), by)
+        return everyone, at, shown, draws, active_half(design, shown[0], shown[1], draws, rng)
+    curve = {n: float(np.mean([one(n)[4] for _ in range(reps)])) for n in design.grid}
+    target = SHRINK * curve[design.start]
+    sim = sample_size_at(curve, target)
+    by_draw = {n: float(np.mean([one(n, "draw")[4] for _ in range(reps)])) for n in design.grid}
+    predicted: list[float] = []
+    for _ in range(reps):
+        everyone, at, shown, draws, hw = one(design.start)
+        basis = frozenset(r.key for d in draws.draws for r in d.runs)
+        phases = []
+        for label in shown[0]:
+            items = sorted(everyone[label], key=lambda r: r.key)
+            phases.append(phase([Run(r.key[1], r.judge, r.human if r.key in basis else None, draws.weight(r.key))
+                                 for r in items]))
+        if pair:
+            first, second = phases
+            need = pair_grades_for_half_width(hw, first, second, target, CONFIDENCE, RESAMPLES)
+            predicted.append(math.inf if need.first is None or need.second is None else
+                             design.start + need.first + need.second)
+        else:
+            more = grades_for_half_width(hw, phases[0], target, CONFIDENCE, RESAMPLES)
+            predicted.append(math.inf if more.needed is None else design.start + more.needed)
+    return {"design": design, "curve": curve, "target": target, "simulated": sim,
+            "uniform": float(np.median(predicted)), "by_draw": by_draw,
+            "simulated_draw": sample_size_at(by_draw, target)}
 
 
 def benchmark(design: Design, rng: np.random.Generator):
@@ -161,6 +266,10 @@ def run(reps: int, seed: int) -> list[dict]:
     return rows
 
 
+def run_active(reps: int, seed: int) -> list[dict]:
+    return [active_row(design, len(DESIGNS) + i, reps, seed) for i, design in enumerate(ACTIVE_DESIGNS)]
+
+
 def report(rows: list[dict], reps: int, seed: int) -> str:
     lines = ["# How close `rgbench plan`'s grade counts come to simulated ones", "",
              f"Generated by `bench/plan_check.py --reps {reps} --seed {seed}` (the model and draw of "
@@ -191,8 +300,45 @@ def report(rows: list[dict], reps: int, seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report_active(rows: list[dict]) -> str:
+    """The section of the designs whose further grades are drawn by `rgbench assign --next` (or, to compare, by
+    one stratified `--draw`)."""
+    lines = ["", "## Further grades by `rgbench assign --next` or `--draw`, a judge noisy above a fail", "",
+             "The model, judges and production draws of bench/active_check.py (the script's docstring; the judge is "
+             "sure of a fail and noisy above it, so the residual's spread differs by judge grade): n0 grades at "
+             "the start (a stratified pilot; when A joins B and C, graded first with 120 each, a first `--next n0 "
+             "--subjects A`), then one `--next n - n0` over the same subjects, or one stratified `--draw n - n0` "
+             "(the draw `rgbench plan` models), n the draws' total size. Figure: A's Q_final, or A - B (its grades "
+             "over both). Simulated: the n at which the mean half-width reaches the target; predicted: the median "
+             "over benchmarks at n0 of `rgbench plan`'s count; saved by --next: 1 - (--next's n) / (--draw's n).",
+             "",
+             "| design | figure | n0 | target half-width | simulated n, --draw | simulated n, --next | plan n | "
+             "plan / --draw's | plan / --next's | saved by --next |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    def ratio(pred: float, sim: float) -> float:
+        return pred / sim if math.isfinite(sim) and math.isfinite(pred) else float("nan")
+    for row in rows:
+        d = row["design"]
+        figure = "A - B" if len(d.model.judges) == 2 else "Q_final of A"
+        lines.append(f"| {d.name} | {figure} | {d.start} | {row['target']:.4f} | {row['simulated_draw']:.1f} | "
+                     f"{row['simulated']:.1f} | {row['uniform']:.1f} | "
+                     f"{ratio(row['uniform'], row['simulated_draw']):.3f} | "
+                     f"{ratio(row['uniform'], row['simulated']):.3f} | "
+                     f"{100 * (1 - ratio(row['simulated'], row['simulated_draw'])):.1f}% |")
+    ratios = [r for r in (ratio(row["uniform"], row["simulated_draw"]) for row in rows) if math.isfinite(r)] or [math.nan]
+    inside = sum(1 for r in ratios if abs(r - 1) <= 0.10)
+    lines += ["", f"`rgbench plan` within 10% of the simulated count for a further `--draw`: {inside} of "
+              f"{len(ratios)} figures (predicted / simulated {min(ratios):.3f} to {max(ratios):.3f}).", "",
+              "Mean half-widths by n, further grades by --next / by --draw:", ""]
+    for row in rows:
+        lines.append(f"- {row['design'].name}: " + ", ".join(f"{n}: {h:.4f} / {row['by_draw'][n]:.4f}"
+                                                              for n, h in sorted(row["curve"].items())))
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
-    return study_main(__doc__ or "", lambda reps, seed: report(run(reps, seed), reps, seed), OUT, 200, 20, argv)
+    return study_main(__doc__ or "", lambda reps, seed: report(run(reps, seed), reps, seed)
+                      + report_active(run_active(reps, seed)), OUT, 200, 20, argv)
 
 
 if __name__ == "__main__":

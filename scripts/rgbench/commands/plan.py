@@ -7,8 +7,9 @@ the half-width H (default: config.yaml's 'stable' reliability half-width, times 
 the narrowest half-width grading every run would reach (more cases are needed below it). Per pair of neighbours
 in the ranking by the figure: the further grades of each to decide their order at the current difference. From
 the current data (the method: docs/judge_assisted.md, "The grading budget"; a P of 0 or 1, marked *, for its
-Wilson interval). Prints a table; writes nothing. The counts assume the further grades are drawn like the ones
-there are (`rgbench assign --draw N`).
+Wilson interval). Prints a table; writes nothing. The counts take the grades as one uniform draw of runs, and say
+so: with grades in several draws and a judge whose errors differ by grade they fall short (measured:
+docs/judge_assisted.md, "Where the counts fall short").
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from ..stats.grading_plan import PairNeed, Phase, grades_for_half_width, pair_gr
 from ..stats.judge_assisted import Run
 from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
 from .common import load_valid_grades
+
+CAVEAT = ("The counts take the grades as one uniform draw of runs: after several draws, with a judge whose errors "
+          "differ by grade, they can fall short (docs/judge_assisted.md, \"Where the counts fall short\").")
 
 
 def _count(value: int | None) -> str:
@@ -97,11 +101,12 @@ def run(args: argparse.Namespace) -> int:
     if wilson:
         print("*: P is exactly 0 or 1, so its interval is Wilson's over the cases with a human grade; the count "
               "assumes every further grade keeps it there (one that does not makes the interval the bootstrap's)")
-    if len(rows) < 2:
-        return 0
+    if len(rows) >= 2:
+        print()
+        print("Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
+        print(f"{'pair':<50} {'difference':>10} {'more (first, second)':>21}")
+        for a, b, gap, order in neighbours([row[0] for row in rows], runs, pairs, figure, confidence, resamples):
+            print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
     print()
-    print("Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
-    print(f"{'pair':<50} {'difference':>10} {'more (first, second)':>21}")
-    for a, b, gap, order in neighbours([row[0] for row in rows], runs, pairs, figure, confidence, resamples):
-        print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
+    print(CAVEAT)
     return 0

@@ -6,9 +6,10 @@ runs human-graded), whose variance splits as
     V(n) = V_full + (1/n − 1/N) · S²_e
 
 V_full the variance with every run human-graded (only more cases shrink it), S²_e the variance over runs of the
-residual e = y − λ f, both estimated from the current data (:func:`residual_variance`, :func:`search`). The draw
-is taken as a simple random sample of runs; a stratified one narrows a little more, so the counts err on the side
-of more grades. Pure functions, on floats but for the configured confidence: a budget is a planning figure.
+residual e = y − λ f, both estimated from the current data (:func:`residual_variance`, :func:`search`). The
+grades are taken as one simple random sample of runs: with grades in several draws, and a judge whose errors
+differ by grade, the counts fall short (docs/judge_assisted.md, "Where the counts fall short"). Pure functions, on
+floats but for the configured confidence: a budget is a planning figure.
 """
 
 from __future__ import annotations

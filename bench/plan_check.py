@@ -28,7 +28,9 @@ over the subjects drawn over, or for a subject A that joins two graded ones (120
 `--next n0 --subjects A`; a benchmark at n has one further `--next n − n0` over the same subjects (n: the draws'
 sizes, as `rgbench plan` counts them; a run drawn again is not graded twice, so the distinct grades are a little
 fewer). Simulated: as above over a grid of n, with the further grades drawn by `--next` and, separately, by one
-stratified `--draw n − n0` (what `rgbench plan` models); predicted: `rgbench plan`'s count at n0.
+stratified `--draw n − n0` (what `rgbench plan` models); predicted: `rgbench plan`'s count at n0. (The designs
+above draw one fresh stratified sample of n at each grid point, not a pilot and a further draw pooled by
+``HumanDraws.weight`` as a user adds grades: docs/judge_assisted.md, "Where the counts fall short".)
 """
 
 from __future__ import annotations

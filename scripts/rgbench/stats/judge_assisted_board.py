@@ -211,7 +211,8 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
                        ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(simultaneous, marginal) rank sets (rank 1 = highest estimate) of the subjects whose sums (on one list of
-    cases) are ``sums``: the human board's stepdown :func:`.rank_sets.sets_from` of the studentised differences
+    cases) are ``sums``: the human board's bootstrap-t max stepdown :func:`.rank_sets.sets_from` (Romano and Wolf
+    2005; Mogstad, Romano, Shaikh and Wilhelm 2024) of the studentised differences
     z_jk = (θ̂_j − θ̂_k) / SE_jk and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / max(SE*_jk, SE_jk / 2), SE_jk² =
     Σ_c (u_jc − u_kc)² over the cases' influences u (:attr:`.judge_assisted.Fit.influence`), SE*_jk² the same on a
     replicate's case weights (why the floor: docs/judge_assisted.md, "On the board"). A pair with SE_jk = 0 takes

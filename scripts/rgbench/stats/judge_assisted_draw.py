@@ -1,15 +1,9 @@
 """The human draws of judge-assisted mode (issue 28; docs/judge_assisted.md, "The draw", gives every rule and why):
 which runs humans grade, each with the exact probability its draw had of picking it, and the check that every draw
-recorded in subjects/human_draws.json is what its seed and the data give.
-
-A draw is over the runs of the judged subjects (:func:`judged_runs`), a run's stratum the judge's grade
-(:func:`grade_label`); each subject's runs are drawn from its own stream, :func:`~.judge_assisted.draw_generator`
-over the label ``draw <k>: <subject_id>`` and its runs' (case id, judge total) in :func:`judged_runs`' order.
-**stratified** (:func:`stratified`, ``rgbench assign --draw N``): π = n_h / N_h exactly. **active**
-(:func:`active`, ``rgbench assign --next N``): π_r = min(1, max(floor, c · e_h)) in the run's :func:`stratum` h
-(:func:`spreads`, :func:`active_probabilities`; Zrnic and Candès, "Active statistical inference", ICML 2024),
-the runs drawn stratified: stratum h takes n_h runs without replacement, its quota N_h π_h rounded up or down by
-:func:`systematic_rounding`, so E[n_h] / N_h = π_h exactly and Σ n_h = N.
+recorded in subjects/human_draws.json is what its seed and the data give. A draw is over the runs of the judged
+subjects (:func:`judged_runs`), each subject's drawn from its own stream (:func:`_stream`): **stratified**
+(:func:`stratified`, ``rgbench assign --draw N``) or **active** (:func:`active`, ``rgbench assign --next N``; Zrnic
+and Candès, "Active statistical inference", ICML 2024).
 """
 
 from __future__ import annotations
@@ -19,12 +13,14 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
+from itertools import groupby
 from typing import NamedTuple
 
 import numpy as np
 
 from ..compute.derive import PASS, derive_run
 from ..compute.metrics import q_final
+from ..load.consolidate import exact_mean
 from ..load.draws import ACTIVE, STRATIFIED, Covered, Draw, DrawnRun, HumanDraws, RunKey
 from ..load.multi_scoring import MultiScorings
 from ..load.records import Scoring, Tree
@@ -82,13 +78,11 @@ def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str,
     id), subject -> why it is left out of the draws: a run without the judge's grade), the grades those of
     :func:`judge_and_human`."""
     judge, human = judge_and_human(spec, tree, multi)
-    by_subject: dict[str, list[RunKey]] = defaultdict(list)
-    for key, response in tree.responses.items():
-        if response.meta.status != "error":
-            by_subject[key[0]].append(key)
+    live = sorted(k for k, r in tree.responses.items() if r.meta.status != "error")
     runs: dict[str, list[JudgedRun]] = {}
     left_out: dict[str, str] = {}
-    for subject, keys in sorted(by_subject.items()):
+    for subject, group in groupby(live, key=lambda k: k[0]):
+        keys = list(group)
         missing = [k for k in keys if k not in judge]
         if missing:
             left_out[subject] = f"{len(missing)} of its {len(keys)} runs have no grade by the judge {spec.judge}"
@@ -103,6 +97,7 @@ def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str,
 
 
 def _stream(seed: int, number: int, subject: str, runs: Sequence[JudgedRun]) -> np.random.Generator:
+    """The stream of ``subject``'s ``runs`` in draw ``number`` (:func:`~.judge_assisted.draw_generator`)."""
     return draw_generator(seed, f"draw {number}: {subject}", [(r.key[1], r.total) for r in runs])
 
 
@@ -134,29 +129,21 @@ def stratum(run: JudgedRun) -> str:
 def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
             subjects: Sequence[str] | None = None) -> dict[tuple[str, str], Fraction]:
     """(subject, :func:`stratum`) -> e for each subject of ``subjects`` (default: every subject of ``runs``): the
-    spread of the judge's residual in that stratum, from the runs of ``basis`` (the earlier draws') with a human
-    value, over every subject of ``runs``, so a subject with no human grade yet borrows the others'.
-
-    Per subject with at least 2 such runs: λ = :func:`slope` of its human on its judge Q_final values, and d = y − λ f
-    less its mean (:func:`residual_squares`). The judge's values f of those runs, over every subject, are cut into
-    bins of adjacent values holding at least BIN_GRADES of them each, and every other value takes the bin of the
-    nearest one below (:func:`value_bins`). With m the mean d² over every subject, a bin's pooled mean square is
-    p_b = (Σ_b d² + K m) / (n_b + K), a subject's ratio r_s = (its mean d²) / m (1 when m = 0 or it has none), and
-    e² of the subject's strata in bin b is (Σ_{s,b} d² + K p_b r_s) / (n_{s,b} + K), K = SHRINK pseudo-runs:
-    its own grades in the bin, shrunk toward the bin's pooled value scaled by how much the judge errs on the subject
-    (a subject with no grade: p_b). e = :func:`thousandths_root`; with no d² at all every e is 1 (a uniform draw).
-
-    Why: a drawn run adds d² (1 − π)/π to the variance of the estimate (a weighted mean of y − λ f, which centres
-    d), and π ∝ √E[d²] minimises it (Zrnic and Candès 2024); y − f would count as error a judge's scale, which λ
-    corrects. Bins of the judge's value, not its three classes: where the judge errs varies within a class (the
-    study, docs/active_check.md)."""
+    spread of the judge's residual d (:func:`residual_squares`) in that stratum, from the runs of ``basis`` (the
+    earlier draws') with a human value over every subject of ``runs``, so a subject with no human grade yet borrows
+    the others'. With m the mean d² over every subject, K = SHRINK and the bins b of :func:`value_bins`: a bin's
+    pooled p_b = (Σ_b d² + K m) / (n_b + K), a subject's ratio r_s = (its mean d²) / m (1 when m = 0 or it has
+    none), and e² of the subject's strata in bin b = (Σ_{s,b} d² + K p_b r_s) / (n_{s,b} + K) (a subject with no
+    grade: p_b); e = :func:`thousandths_root`, at least 1/1000; every e is 1 (a uniform draw) with no d² at all.
+    π ∝ √E[d²] minimises the estimate's variance (Zrnic and Candès 2024; why, and why bins of the judge's value:
+    docs/judge_assisted.md, "The draw", and docs/active_check.md)."""
     chosen = tuple(runs) if subjects is None else tuple(subjects)
     residual = residual_squares(runs, basis)
     every = [d2 for pairs in residual.values() for _, d2 in pairs]
     if not every:
         return {(s, stratum(r)): Fraction(1) for s in chosen for r in runs[s]}
-    m = _mean(every)
-    ratio = {s: _mean([d2 for _, d2 in residual[s]]) / m if m and s in residual else Fraction(1) for s in chosen}
+    m = exact_mean(every)
+    ratio = {s: exact_mean([d2 for _, d2 in residual[s]]) / m if m and s in residual else Fraction(1) for s in chosen}
     bin_of = value_bins(residual)
     pooled: dict[int, list[Fraction]] = defaultdict(list)   # bin -> every subject's d² in it
     own: dict[tuple[str, int], list[Fraction]] = defaultdict(list)   # (subject, bin) -> its d² in it
@@ -193,21 +180,17 @@ def value_bins(residual: Mapping[str, Sequence[tuple[JudgedRun, Fraction]]]) -> 
     return lambda value: of[max(bisect.bisect_right(values, value) - 1, 0)]
 
 
-def _mean(values: Sequence[Fraction]) -> Fraction:
-    return sum(values, Fraction(0)) / len(values)
-
-
 def residual_squares(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey]
                      ) -> dict[str, list[tuple[JudgedRun, Fraction]]]:
     """Per subject of ``runs`` with at least 2 runs in ``basis`` with a human value: each such run and its d²,
-    d = y − λ f less its mean, λ = :func:`slope` over those runs. Exact."""
+    d = y − λ f (its human and judge Q_final values) less its mean, λ = :func:`slope` over those runs. Exact."""
     residuals: dict[str, list[tuple[JudgedRun, Fraction]]] = {}
     for subject, items in runs.items():
         known = [(r, r.human) for r in items if r.human is not None and r.key in basis]
         if len(known) >= 2:
             lam = slope([r.judge for r, _ in known], [y for _, y in known])
             d = [y - lam * r.judge for r, y in known]
-            centre = _mean(d)
+            centre = exact_mean(d)
             residuals[subject] = [(r, (x - centre) ** 2) for (r, _), x in zip(known, d)]
     return residuals
 
@@ -215,7 +198,7 @@ def residual_squares(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[R
 def slope(f: Sequence[Fraction], y: Sequence[Fraction]) -> Fraction:
     """The least-squares slope of y on f, Σ (f − f̄)(y − ȳ) / Σ (f − f̄)², clipped to [0, 1]; 0 when every f is
     equal. Exact."""
-    f_bar, y_bar = sum(f, Fraction(0)) / len(f), sum(y, Fraction(0)) / len(y)
+    f_bar, y_bar = exact_mean(f), exact_mean(y)
     sff = sum(((a - f_bar) ** 2 for a in f), Fraction(0))
     sfy = sum(((a - f_bar) * (b - y_bar) for a, b in zip(f, y)), Fraction(0))
     return min(Fraction(1), max(Fraction(0), sfy / sff)) if sff else Fraction(0)
@@ -250,9 +233,11 @@ def active_probabilities(spread: Sequence[Fraction], size: int) -> list[Fraction
 
 def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], size: int,
            spread: Mapping[tuple[str, str], Fraction]) -> Draw:
-    """Draw ``number``: ``size`` runs of the subjects of ``runs`` with π from ``spread`` (keyed (subject,
-    :func:`stratum`): :func:`spreads` of the human values of the earlier draws' runs), stratified by (subject,
-    :func:`stratum`) as the module doc says, reviewers unassigned. ValueError unless 0 < size <= the runs."""
+    """Draw ``number``: ``size`` runs of the subjects of ``runs``, π = :func:`active_probabilities` of ``spread``
+    (keyed (subject, :func:`stratum`): :func:`spreads` of the human values of the earlier draws' runs), drawn
+    stratified: stratum h takes n_h of its N_h runs without replacement, its quota N_h π_h rounded by
+    :func:`systematic_rounding`, so E[n_h] / N_h = π_h exactly and Σ n_h = ``size``; reviewers unassigned.
+    ValueError unless 0 < size <= the runs."""
     counts = Counter((subject, stratum(r)) for subject, items in runs.items() for r in items)
     strata = sorted(counts)
     flat = [k for k in strata for _ in range(counts[k])]
@@ -287,12 +272,8 @@ def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -
     key), each once. A subject left out of ``runs`` (a run without the judge's grade) is left out here too: its
     drawn runs are neither known graded nor part of the next draw."""
     has_human = {r.key for items in runs.values() for r in items if r.human is not None}
-    seen: dict[RunKey, None] = {}
-    for draw in draws.draws if draws else ():
-        for run in draw.runs:
-            if run.key[0] in runs and run.key not in has_human:
-                seen.setdefault(run.key)
-    return list(seen)
+    return list(dict.fromkeys(run.key for draw in (draws.draws if draws else ()) for run in draw.runs
+                              if run.key[0] in runs and run.key not in has_human))
 
 
 def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[JudgedRun]], new: bool) -> Draw | str:

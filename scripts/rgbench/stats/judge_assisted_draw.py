@@ -234,10 +234,9 @@ def active_probabilities(spread: Sequence[Fraction], size: int) -> list[Fraction
 def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], size: int,
            spread: Mapping[tuple[str, str], Fraction]) -> Draw:
     """Draw ``number``: ``size`` runs of the subjects of ``runs``, π = :func:`active_probabilities` of ``spread``
-    (keyed (subject, :func:`stratum`): :func:`spreads` of the human values of the earlier draws' runs), drawn
-    stratified: stratum h takes n_h of its N_h runs without replacement, its quota N_h π_h rounded by
-    :func:`systematic_rounding`, so E[n_h] / N_h = π_h exactly and Σ n_h = ``size``; reviewers unassigned.
-    ValueError unless 0 < size <= the runs."""
+    (keyed (subject, :func:`stratum`): :func:`spreads` of the earlier draws' human values), stratum h drawing n_h of
+    its N_h runs without replacement, its quota N_h π_h rounded by :func:`systematic_rounding` (E[n_h] / N_h = π_h
+    exactly, Σ n_h = ``size``); reviewers unassigned. ValueError unless 0 < size <= the runs."""
     counts = Counter((subject, stratum(r)) for subject, items in runs.items() for r in items)
     strata = sorted(counts)
     flat = [k for k in strata for _ in range(counts[k])]

@@ -1,9 +1,9 @@
 """The human draws of judge-assisted mode (issue 28; docs/judge_assisted.md, "The draw", gives every rule and why):
 which runs humans grade, each with the exact probability its draw had of picking it, and the check that every draw
 recorded in subjects/human_draws.json is what its seed and the data give. A draw is over the runs of the judged
-subjects (:func:`judged_runs`), each subject's drawn from its own stream (:func:`_stream`): **stratified**
-(:func:`stratified`, ``rgbench assign --draw N``) or **active** (:func:`active`, ``rgbench assign --next N``; Zrnic
-and Candès, "Active statistical inference", ICML 2024).
+subjects (:func:`judged_runs`), each subject's from its own stream (:func:`~.judge_assisted.draw_generator` over
+``draw <k>: <subject_id>``): **stratified** (:func:`stratified`, ``rgbench assign --draw N``) or **active**
+(:func:`active`, ``rgbench assign --next N``; Zrnic and Candès, "Active statistical inference", ICML 2024).
 """
 
 from __future__ import annotations
@@ -97,7 +97,6 @@ def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str,
 
 
 def _stream(seed: int, number: int, subject: str, runs: Sequence[JudgedRun]) -> np.random.Generator:
-    """The stream of ``subject``'s ``runs`` in draw ``number`` (:func:`~.judge_assisted.draw_generator`)."""
     return draw_generator(seed, f"draw {number}: {subject}", [(r.key[1], r.total) for r in runs])
 
 

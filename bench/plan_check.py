@@ -9,8 +9,10 @@ cases, a judge of latent correlation rho with the human, the draw stratified by 
 design and figure (Q_final of subject A; the A - B difference of Q_final):
 
 - simulated: the mean BCa half-width (the toolkit's interval, 2,000 case resamples) over --reps benchmarks at
-  each of a grid of human-sample sizes n; the n at which it reaches the target half-width, by linear
-  interpolation in 1/n (the half-width is about linear in 1/√n, its square in 1/n);
+  each of a grid of human-sample sizes n, each benchmark's grades a stratified pilot of n0 and one further
+  stratified draw of n − n0, pooled as ``HumanDraws.weight`` pools draws (as a user adds grades); the n at which
+  it reaches the target half-width, by linear interpolation in 1/n (the half-width is about linear in 1/√n, its
+  square in 1/n);
 - predicted: on each of --reps benchmarks at the starting sample n0, the PRODUCTION functions
   ``rgbench.stats.grading_plan.grades_for_half_width`` (the subject) and ``pair_grades_for_half_width`` (the
   difference: both subjects' grades, split in proportion to S_e) from that benchmark's own interval and graded
@@ -28,9 +30,7 @@ over the subjects drawn over, or for a subject A that joins two graded ones (120
 `--next n0 --subjects A`; a benchmark at n has one further `--next n − n0` over the same subjects (n: the draws'
 sizes, as `rgbench plan` counts them; a run drawn again is not graded twice, so the distinct grades are a little
 fewer). Simulated: as above over a grid of n, with the further grades drawn by `--next` and, separately, by one
-stratified `--draw n − n0` (what `rgbench plan` models); predicted: `rgbench plan`'s count at n0. (The designs
-above draw one fresh stratified sample of n at each grid point, not a pilot and a further draw pooled by
-``HumanDraws.weight`` as a user adds grades: docs/judge_assisted.md, "Where the counts fall short".)
+stratified `--draw n − n0` (what `rgbench plan` models); predicted: `rgbench plan`'s count at n0.
 """
 
 from __future__ import annotations
@@ -66,6 +66,8 @@ from rgbench.stats.grading_plan import (  # noqa: E402
     grades_for_half_width,
     pair_grades_for_half_width,
     phase,
+    phase_two_variance,
+    quantile,
     residual_variance,
 )
 from rgbench.stats.judge_assisted import (  # noqa: E402
@@ -99,7 +101,7 @@ DESIGNS = (
     Design("100 cases x 3 runs, judge uncorrelated", 100, 3, 0.0, 40, (40, 60, 80, 100, 130, 160)),
     Design("100 cases x 3 runs, judge +1.5 on B", 100, 3, RHO_07, 40, (40, 60, 80, 100, 130, 160, 200),
            (0.0, 1.5)),
-    Design("30 cases x 3 runs, rho_Q 0.7", 30, 3, RHO_07, 20, (20, 26, 32, 40, 50, 60, 75, 90)),
+    Design("30 cases x 3 runs, rho_Q 0.7", 30, 3, RHO_07, 20, (20, 26, 32, 40, 50, 60, 75, 90, 110)),
 )
 
 
@@ -149,10 +151,14 @@ def active_draws(design: ActiveDesign, at: active_check.Setting, n: int, seed: i
     return HumanDraws("judge", tuple(made))
 
 
-def active_half(design: ActiveDesign, ys, fs, draws: HumanDraws, rng: np.random.Generator) -> float:
-    """The toolkit's BCa half-width of the figure (A's Q_final, or A − B) from the draws' weights."""
+def active_half(design: ActiveDesign, ys, fs, draws: HumanDraws, rng: np.random.Generator) -> tuple[float, float]:
+    """(the toolkit's BCa half-width of the figure, A's Q_final or A − B, from the draws' weights; that half-width
+    over q(K_L) times the bootstrap SD, K_L the fewer labelled cases of the subjects: 1 when the interval is the
+    multiple of the SD that `rgbench plan` reads it as)."""
     weights = {key: float(draws.weight(key)) for key in draws.drawn() if key[0] in ys}
-    return active_check.figure(design.model, ys, fs, weights, rng)[3] / 2
+    _, _, sd, width, _ = active_check.figure(design.model, ys, fs, weights, rng)
+    labelled = min(len({key[1] for key in weights if key[0] == label}) for label in ys)
+    return width / 2, width / 2 / (quantile(CONFIDENCE, labelled, RESAMPLES) * sd)
 
 
 def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
@@ -166,13 +172,14 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
         shown = ({"A": ys["A"]}, {"A": fs["A"]}) if design.model.before else (ys, fs)
         draws = active_draws(design, at, n, int(rng.integers(2 ** 31)), by)
         return everyone, at, shown, draws, active_half(design, shown[0], shown[1], draws, rng)
-    curve = {n: float(np.mean([one(n)[4] for _ in range(reps)])) for n in design.grid}
+    curve = {n: float(np.mean([one(n)[4][0] for _ in range(reps)])) for n in design.grid}
     target = SHRINK * curve[design.start]
     sim = sample_size_at(curve, target)
-    by_draw = {n: float(np.mean([one(n, "draw")[4] for _ in range(reps)])) for n in design.grid}
+    drawn = {n: np.mean([one(n, "draw")[4] for _ in range(reps)], axis=0) for n in design.grid}
+    by_draw = {n: float(h) for n, (h, _) in drawn.items()}
     predicted: list[float] = []
     for _ in range(reps):
-        everyone, at, shown, draws, hw = one(design.start)
+        everyone, at, shown, draws, (hw, _) = one(design.start)
         basis = frozenset(r.key for d in draws.draws for r in d.runs)
         phases = []
         for label in shown[0]:
@@ -189,7 +196,8 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
             predicted.append(math.inf if more.needed is None else design.start + more.needed)
     return {"design": design, "curve": curve, "target": target, "simulated": sim,
             "uniform": float(np.median(predicted)), "by_draw": by_draw,
-            "simulated_draw": sample_size_at(by_draw, target)}
+            "simulated_draw": sample_size_at(by_draw, target),
+            "shape": {n: float(r) for n, (_, r) in drawn.items()}}
 
 
 def benchmark(design: Design, rng: np.random.Generator):
@@ -204,14 +212,20 @@ def benchmark(design: Design, rng: np.random.Generator):
     return out
 
 
-def drawn_sums(values, n: int, rng: np.random.Generator):
-    """(CaseSums, labelled (y, f, w) list) of one subject with n human grades stratified by the judge's pass."""
+def drawn_sums(values, n: int, rng: np.random.Generator, start: int | None = None):
+    """(CaseSums, labelled (y, f, w) list) of one subject with n human grades stratified by the judge's pass: one
+    draw of n, or (``start`` below n) a pilot of ``start`` and a further draw of n − ``start``, made independently
+    over every run and pooled as :meth:`rgbench.load.draws.HumanDraws.weight` pools them, w = Σ_b (n_b/n) ξ_b/π_b
+    (a run both list is graded once)."""
     y, f, strata = values
     k, r = y.shape
-    drawn_list, pi_list = stratified_draw(strata.ravel().tolist(), n, rng)
-    drawn = np.array(drawn_list).reshape(k, r)
-    pi = np.array([float(p) for p in pi_list]).reshape(k, r)
-    labelled = [(float(a), float(b), 1 / p) for a, b, p, d in zip(y.ravel(), f.ravel(), pi.ravel(), drawn.ravel()) if d]
+    w = np.zeros(k * r)
+    for size in ((n,) if start is None or start >= n else (start, n - start)):
+        drawn_list, pi_list = stratified_draw(strata.ravel().tolist(), size, rng)
+        w += size / n * np.array(drawn_list) / np.array([float(p) for p in pi_list])
+    drawn = (w > 0).reshape(k, r)
+    pi = np.where(w > 0, 1 / np.where(w > 0, w, 1), 1.0).reshape(k, r)
+    labelled = [(float(a), float(b), float(x)) for a, b, x in zip(y.ravel(), f.ravel(), w) if x > 0]
     return sums_of(y, f, drawn, pi), labelled
 
 
@@ -226,7 +240,7 @@ def simulated(design: Design, reps: int, rng: np.random.Generator) -> dict[int, 
         rows = []
         for _ in range(reps):
             a, b = benchmark(design, rng)
-            (sa, _), (sb, _) = drawn_sums(a, n, rng), drawn_sums(b, n, rng)
+            (sa, _), (sb, _) = drawn_sums(a, n, rng, design.start), drawn_sums(b, n, rng, design.start)
             counts = case_counts(rng, design.cases, RESAMPLES)
             rows.append((half(interval(sa, counts, CONFIDENCE)), half(difference_interval(sa, sb, counts, CONFIDENCE))))
         out[n] = (float(np.nanmean([row[0] for row in rows])), float(np.nanmean([row[1] for row in rows])))
@@ -243,8 +257,9 @@ def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.r
         counts = case_counts(rng, design.cases, RESAMPLES)
         ea, eb = estimate(sa), estimate(sb)
         assert ea is not None and eb is not None
-        pa = Phase(residual_variance(la, float(ea.lam)), ea.labels, sa.runs, labelled_cases(sa))
-        pb = Phase(residual_variance(lb, float(eb.lam)), eb.labels, sb.runs, labelled_cases(sb))
+        pa, pb = (Phase(residual_variance(graded_runs, float(e.lam)), e.labels, s.runs, labelled_cases(s),
+                        phase_two_variance(graded_runs, float(e.lam), sum(s.runs)))
+                  for s, graded_runs, e in ((sa, la, ea), (sb, lb, eb)))
         hw = half(interval(sa, counts, CONFIDENCE))
         need = grades_for_half_width(hw, pa, targets[0], CONFIDENCE, RESAMPLES).needed
         subject.append(math.inf if need is None else design.start + need)
@@ -278,7 +293,9 @@ def report(rows: list[dict], reps: int, seed: int) -> str:
              "bench/judge_assisted_check.py; 95% BCa over 2,000 case resamples). Figures: Q_final of subject A, and "
              "the A - B difference of Q_final (its grades counted over both subjects, an equal split simulated). "
              f"Target half-width: {SHRINK} of the mean half-width at the starting sample n0. Simulated: the human "
-             "sample at which the mean half-width reaches the target (interpolated in 1/n over the grid). Predicted: "
+             "sample at which the mean half-width reaches the target (interpolated in 1/n over the grid), each "
+             "benchmark's grades a stratified pilot of n0 and one further stratified draw of n - n0, pooled as the "
+             "board pools draws. Predicted: "
              "the median over benchmarks at n0 of `rgbench.stats.grading_plan`'s count from that benchmark's own "
              "interval and graded runs. Issue 28's target: within 10%.", "",
              "| design | figure | n0 | target half-width | simulated n | predicted n | predicted / simulated |",
@@ -335,6 +352,11 @@ def report_active(rows: list[dict]) -> str:
     for row in rows:
         lines.append(f"- {row['design'].name}: " + ", ".join(f"{n}: {h:.4f} / {row['by_draw'][n]:.4f}"
                                                               for n, h in sorted(row["curve"].items())))
+    lines += ["", "The interval's shape: the mean over benchmarks of the half-width / (q(K_L) x the bootstrap SD), "
+              "further grades by --draw (`rgbench plan` reads the half-width as q(K_L) x the SD, a ratio of 1 at "
+              "every n; a ratio that rises with n makes the half-width fall more slowly than it predicts):", ""]
+    for row in rows:
+        lines.append(f"- {row['design'].name}: " + ", ".join(f"{n}: {r:.3f}" for n, r in sorted(row["shape"].items())))
     return "\n".join(lines) + "\n"
 
 

@@ -17,6 +17,7 @@ from rgbench.stats.grading_plan import (
     grades_for_half_width,
     pair_grades_for_half_width,
     phase,
+    phase_two_variance,
     quantile,
     residual_variance,
     smallest,
@@ -27,6 +28,14 @@ from rgbench.stats.wilson import wilson_interval
 
 C, B = Fraction(95, 100), 2000
 ONE = (1,) * 300   # 300 cases of one run each: n labels reach K_L = n cases exactly (expected_labelled)
+
+
+def drawn_once(s2: float, labels: int) -> Phase:
+    """A subject of 300 one-run cases, ``labels`` of them graded in one uniform draw: T₀ = (1/n₀ − 1/300) S²_e."""
+    return Phase(s2, labels, ONE, labels, (1 / labels - 1 / 300) * s2)
+
+
+T20 = (1 / 20 - 1 / 300) * 0.04   # = 0.0018667: T₀ of 20 grades at S²_e 0.04
 # q(K) = t_{K−1, 0.975} · √(K/(K − 1)), what 2Φ(q) − 1 = c' gives back (uncapped K):
 Q20 = 2.0930241 * 1.0259784   # = 2.1473974
 Q3 = 3.4807564   # K_L <= 4: c' capped at 1 − 1/2000 (at 4, 2Φ(t_{3, 0.975} · √(4/3) = 3.6748) − 1 = 0.99976 is above it)
@@ -51,10 +60,25 @@ def test_expected_labelled_cases():
 
 
 def test_labelled_at_rounds_the_expectation_and_keeps_todays_cases():
-    assert Phase(0.04, 1, (1, 1, 2, 2), 1).labelled_at(2) == 2   # 28/15 = 1.87 -> 2
-    assert Phase(0.04, 2, (1, 1, 2, 2), 2).labelled_at(5) == 4   # 11/3 = 3.67 -> 4
-    assert Phase(0.04, 3, (1, 1, 2, 2), 3).labelled_at(3) == 3   # expected 2.6 -> 3; today's 3
-    assert Phase(0.04, 2, (1, 1, 2, 2), 2).labelled_at(1) == 2   # expected 0.83 -> 1, below today's 2
+    assert Phase(0.04, 1, (1, 1, 2, 2), 1, 0.0).labelled_at(2) == 2   # 28/15 = 1.87 -> 2
+    assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0).labelled_at(5) == 4   # 11/3 = 3.67 -> 4
+    assert Phase(0.04, 3, (1, 1, 2, 2), 3, 0.0).labelled_at(3) == 3   # expected 2.6 -> 3; today's 3
+    assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0).labelled_at(1) == 2   # expected 0.83 -> 1, below today's 2
+
+
+def test_term_pools_today_with_one_further_uniform_draw():
+    phase = drawn_once(0.04, 20)
+    assert phase.term(20) == T20   # today: T₀
+    # 20 + 40: (20/60)² · 0.0018667 + (40/60)² · (1/40 − 1/300) · 0.04 = 0.00020741 + 0.44444 · 0.00086667 =
+    # 0.00059259, above one draw of 60's (1/60 − 1/300) · 0.04 = 0.00053333 (the further draw may list a graded
+    # run again; today's weights keep their share)
+    assert phase.term(60) == pytest.approx(0.00059259, abs=1e-8)
+    # the same, as (1/n − (n₀² + m²)/(n² N)) S²_e: (1/60 − 2000/1080000) · 0.04 = (0.016667 − 0.0018519) · 0.04
+    assert phase.term(60) == pytest.approx((1 / 60 - 2000 / 1_080_000) * 0.04)
+    # a further draw of every run (π = 1) leaves today's share: (20/320)² · 0.0018667 = 7.2917e-6
+    assert phase.term(320) == pytest.approx(7.2917e-6, rel=1e-4)
+    # today's weights are 1 (every run graded): nothing is left at any n
+    assert Phase(0.04, 300, ONE, 300, 0.0).term(600) == 0.0
 
 
 def test_smallest_bisects_a_monotone_condition():
@@ -64,17 +88,17 @@ def test_smallest_bisects_a_monotone_condition():
 
 
 def test_split_in_proportion_to_spread_within_each_subjects_range():
-    a = Phase(0.04, 20, ONE, 20)
+    a = drawn_once(0.04, 20)
     # S = 0.2 and 0.1: the first takes 2/3 of 81 = 54, the second 27
-    assert split(81, a, Phase(0.01, 20, ONE, 20)) == (54, 27)
+    assert split(81, a, drawn_once(0.01, 20)) == (54, 27)
     # 2/3 of 80 = 53.3 -> 53, the second 27
-    assert split(80, a, Phase(0.01, 20, ONE, 20)) == (53, 27)
+    assert split(80, a, drawn_once(0.01, 20)) == (53, 27)
     # the second has 60 already, above its share 1/3 · 113 = 37.7: it keeps 60, the first takes the other 53
-    assert split(113, a, Phase(0.01, 60, ONE, 60)) == (53, 60)
-    # the first capped at its 300 runs: 2/3 of 500 = 333 -> 300, the second 200
-    assert split(500, a, Phase(0.01, 20, ONE, 20)) == (300, 200)
+    assert split(113, a, drawn_once(0.01, 60)) == (53, 60)
+    # a further draw takes at most the first's 300 runs: 2/3 of 600 = 400 -> 20 + 300 = 320, the second 280
+    assert split(600, a, drawn_once(0.01, 20)) == (320, 280)
     # no residual on either side: half each
-    assert split(60, Phase(0.0, 20, ONE, 20), Phase(0.0, 20, ONE, 20)) == (30, 30)
+    assert split(60, drawn_once(0.0, 20), drawn_once(0.0, 20)) == (30, 30)
 
 
 def test_residual_variance_unweighted_and_weighted():
@@ -92,69 +116,76 @@ def test_residual_variance_of_one_run_is_zero():
 
 
 def test_v_full_subtracts_each_phase_and_floors_at_zero():
-    # The all-graded half-width is q(300) · √V_full (no phase-two term left). Today's variance 0.0025 at K_L 20
-    # (half-width q(20) · 0.05): V_full = 0.0025 − (1/20 − 1/300) · 0.04 = 0.0025 − 0.00186667 = 0.00063333
-    phase = Phase(0.04, 20, ONE, 20)
+    # The floor is q(300) · √(V_full + term(20 + 300)), a further draw of every run. Today's variance 0.0025 at
+    # K_L 20 (half-width q(20) · 0.05): V_full = 0.0025 − T₀ = 0.0025 − 0.00186667 = 0.00063333; term(320) =
+    # 7.2917e-6 (test_term_pools_today_with_one_further_uniform_draw): q(300) · √0.00064063 = 0.049893
+    phase = drawn_once(0.04, 20)
     q300 = 1.9679297 * 1.0016708
-    assert grades_for_half_width(Q20 * 0.05, phase, 1, C, B).half_width_all == pytest.approx(q300 * 0.00063333 ** 0.5,
-                                                                                             rel=1e-5)
-    # 0.001 < 0.00186667: V_full floors at 0
-    assert grades_for_half_width(Q20 * 0.001 ** 0.5, phase, 1, C, B).half_width_all == 0.0
-    # every run graded: no phase-two term, V_full is the variance itself
-    assert grades_for_half_width(0.1, Phase(0.04, 300, ONE, 300), 1, C, B).half_width_all == pytest.approx(0.1)
+    assert grades_for_half_width(Q20 * 0.05, phase, 1, C, B).half_width_all == pytest.approx(
+        q300 * 0.00064063 ** 0.5, rel=1e-5) == pytest.approx(0.049893, abs=1e-6)
+    # 0.001 < 0.00186667: V_full floors at 0, and today's share is what is left: q(300) · √7.2917e-6 = 0.0053229
+    assert grades_for_half_width(Q20 * 0.001 ** 0.5, phase, 1, C, B).half_width_all == pytest.approx(0.0053229,
+                                                                                                     abs=1e-7)
+    # every run graded with weight 1 (T₀ = 0): V_full is the variance itself
+    assert grades_for_half_width(0.1, Phase(0.04, 300, ONE, 300, 0.0), 1, C, B).half_width_all == pytest.approx(0.1)
 
 
 def test_grades_for_half_width_hand_computed():
-    # half-width 0.1 over K_L = 20: V = (0.1 / 2.1473974)² = 0.0021686; less (1/20 − 1/300) · 0.04 = 0.0018667:
-    # V_full = 0.00030191. One run a case, so n labels reach K_L = n. At n = 57: q(57) = 2.0032407 · 1.0088891 =
-    # 2.0210477, V = 0.00030191 + (1/57 − 1/300) · 0.04 = 0.00087033, 2.0210477 · 0.0295015 = 0.05962 <= 0.06;
-    # at 56: q = 2.0040448 · 1.0090500 = 2.0221813, V = 0.00088286, 2.0221813 · 0.0297130 = 0.06009 > 0.06.
-    # So 57, 37 more (z = 1.96 throughout would take V = 0.0026032 now, V_full 0.00073651, and ask for
-    # 1/n = ((0.06 / 1.96)² − 0.00073651) / 0.04 + 1/300 = 0.0050164 + 0.0033333 -> n = 119.8 -> 120)
-    need = grades_for_half_width(0.1, Phase(0.04, 20, ONE, 20), 0.06, C, B)
-    assert need.needed == 37
-    # every run graded: q(300) = 1.9712178 · √0.00030191 = 1.9712178 · 0.0173756 = 0.034251
-    assert need.half_width_all == pytest.approx(0.034251, abs=1e-6)
+    # half-width 0.1 over K_L = 20: V = (0.1 / 2.1473974)² = 0.0021686; less T₀ = 0.0018667: V_full =
+    # 0.00030191. One run a case, so n labels reach K_L = n. At n = 61 (m = 41): term = (20/61)² · 0.0018667 +
+    # (41/61)² · (1/41 − 1/300) · 0.04 = 0.00020066 + 0.45176 · 0.00084228 = 0.00058117, V = 0.00088308;
+    # q(61) = 2.0002978 · 1.0082988 = 2.0168981, 2.0168981 · 0.0297167 = 0.05994 <= 0.06. At 60: term =
+    # 0.00059259 (test_term_pools_today_with_one_further_uniform_draw), V = 0.00089450, q(60) = 2.0009954 ·
+    # 1.0084389 = 2.0178817, 2.0178817 · 0.0299082 = 0.06035 > 0.06. So 61, 41 more (one draw of n, the old
+    # model, said 57: the pooled draws cost 4 grades)
+    need = grades_for_half_width(0.1, drawn_once(0.04, 20), 0.06, C, B)
+    assert need.needed == 41
+    # a further draw of every run: q(300) · √(0.00030191 + 7.2917e-6) = 1.9712178 · 0.0175842 = 0.034662
+    assert need.half_width_all == pytest.approx(0.034662, abs=1e-6)
 
 
 def test_grades_for_half_width_met_now_and_out_of_reach():
-    phase = Phase(0.04, 20, ONE, 20)
+    phase = drawn_once(0.04, 20)
     assert grades_for_half_width(0.1, phase, 0.10, C, B).needed == 0       # met now
-    assert grades_for_half_width(0.1, phase, 0.034, C, B).needed is None   # below 0.034251, all runs graded
+    assert grades_for_half_width(0.1, phase, 0.0346, C, B).needed is None   # below the floor 0.034662
     # a judge that leaves no residual (S²_e = 0): only the level narrows, q(300) · √0.0021686 = 0.0918 > 0.06
-    assert grades_for_half_width(0.1, Phase(0.0, 20, ONE, 20), 0.06, C, B).needed is None
+    assert grades_for_half_width(0.1, drawn_once(0.0, 20), 0.06, C, B).needed is None
 
 
 def test_grades_for_half_width_never_beyond_every_run():
-    # just above the all-graded floor: the count is capped at the 280 runs not graded yet
-    need = grades_for_half_width(0.1, Phase(0.04, 20, ONE, 20), 0.0343, C, B)
-    assert need.needed is not None and 0 < need.needed <= 280
+    # just above the floor: the count is at most a further draw of the 300 runs
+    need = grades_for_half_width(0.1, drawn_once(0.04, 20), 0.0347, C, B)
+    assert need.needed is not None and 0 < need.needed <= 300
 
 
 def test_pair_grades_split_in_proportion_to_spread():
-    # half-width 0.13 over K_L 20 and 20: V = (0.13 / 2.1473974)² = 0.0036649, less (1/20 − 1/300)(0.04 + 0.01) =
-    # 0.0023333: V_full = 0.0013316. 81 labels split 54, 27 (S 0.2, 0.1), read at the fewer K_L, 27:
-    # q(27) = 2.0555294 · 1.0190493 = 2.0946859; V = 0.0013316 + (1/54 − 1/300) 0.04 + (1/27 − 1/300) 0.01 =
-    # 0.0022760; 2.0946859 · 0.0477075 = 0.09993 <= 0.1. 80 labels (53, 27): V = 0.0022900, 0.10024 > 0.1.
-    # So 54 − 20 = 34 and 27 − 20 = 7 more to decide a difference of 0.1 (the interval reaching ±0.1)
-    need = pair_grades_for_half_width(0.13, Phase(0.04, 20, ONE, 20), Phase(0.01, 20, ONE, 20), 0.1, C, B)
-    assert (need.first, need.second) == (34, 7)
+    # half-width 0.13 over K_L 20 and 20: V = (0.13 / 2.1473974)² = 0.0036649, less T₀ = (1/20 − 1/300)(0.04 +
+    # 0.01) = 0.0023333: V_full = 0.0013316. 86 labels split 57, 29 (S 0.2, 0.1: 57.33 -> 57), read at the fewer
+    # K_L, 29: q(29) = 2.0484071 · 1.0177005 = 2.0846650; terms (20/57)² · 0.0018667 + (37/57)² · (1/37 − 1/300) ·
+    # 0.04 = 0.00022980 + 0.00039936 = 0.00062916 and (20/29)² · 0.00046667 + (9/29)² · (1/9 − 1/300) · 0.01 =
+    # 0.00022196 + 0.00010380 = 0.00032576; V = 0.0022865; 2.0846650 · 0.0478172 = 0.09968 <= 0.1. 85 labels
+    # (57, 28): q(28) = 2.0894819, V = 0.0022981, 0.10017 > 0.1. So 57 − 20 = 37 and 29 − 20 = 9 more to decide
+    # a difference of 0.1 (the interval reaching ±0.1)
+    need = pair_grades_for_half_width(0.13, drawn_once(0.04, 20), drawn_once(0.01, 20), 0.1, C, B)
+    assert (need.first, need.second) == (37, 9)
 
 
 def test_pair_grades_keep_a_subject_graded_beyond_its_share():
     # the second has 60 graded, above its share: it keeps 60 and the first closes the gap alone, the level now at
-    # the first's K_L. V_full = 0.0036649 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0016649. The first at 53:
-    # q(53) = 2.0066468 · 1.0095696 = 2.0258496, V = 0.0016649 + (1/53 − 1/300) 0.04 = 0.0024196,
-    # 2.0258496 · 0.0491895 = 0.09965 <= 0.1; at 52: q(52) = 2.0075838 · 1.0097563 = 2.0271704, V = 0.0024341,
-    # 0.10001 > 0.1. So 33 more of the first, none of the second
-    need = pair_grades_for_half_width(0.13, Phase(0.04, 20, ONE, 20), Phase(0.01, 60, ONE, 60), 0.1, C, B)
-    assert (need.first, need.second) == (33, 0)
+    # the first's K_L. V_full = 0.0036649 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0016649. The first at 56: term =
+    # (20/56)² · 0.0018667 + (36/56)² · (1/36 − 1/300) · 0.04 = 0.00023810 + 0.00040408 = 0.00064218, V =
+    # 0.0016649 + 0.00064218 + 0.00013333 = 0.0024404; q(56) = 2.0040448 · 1.0090500 = 2.0221813,
+    # 2.0221813 · 0.0494004 = 0.09990 <= 0.1; at 55: q(55) = 2.0233578, V = 0.0024539, 0.10023 > 0.1. So 36 more
+    # of the first, none of the second
+    need = pair_grades_for_half_width(0.13, drawn_once(0.04, 20), drawn_once(0.01, 60), 0.1, C, B)
+    assert (need.first, need.second) == (36, 0)
 
 
 def test_pair_grades_met_now_and_out_of_reach():
-    a, b = Phase(0.04, 20, ONE, 20), Phase(0.01, 20, ONE, 20)
+    a, b = drawn_once(0.04, 20), drawn_once(0.01, 20)
     assert pair_grades_for_half_width(0.13, a, b, 0.2, C, B) == (0, 0)   # a difference of 0.2 is decided now
-    # every run graded: q(300) · √0.0013316 = 0.0719 > 0.01, no grading decides a difference of 0.01
+    # a further draw of every run of both: q(300) · √(0.0013316 + today's shares) = 0.0722 > 0.01, no grading
+    # decides a difference of 0.01
     assert pair_grades_for_half_width(0.13, a, b, 0.01, C, B) == (None, None)
 
 
@@ -165,39 +196,65 @@ def test_wilson_budget_counts_labelled_cases():
     assert half_now == pytest.approx(wilson_interval(0, 20)[1] / 2) == pytest.approx(0.080563, abs=1e-6)
     # <= 0.05 once K_L >= z²/0.1 − z² = 38.414588 − 3.8414588 = 34.57: 35 cases, one run each, 15 more grades;
     # every run graded, 300 cases: 3.8414588 / 607.68292 = 0.0063215
-    need = grades_for_half_width(half_now, Phase(0.0, 20, ONE, 20), 0.05, C, B, wilson=True)
+    need = grades_for_half_width(half_now, drawn_once(0.0, 20), 0.05, C, B, wilson=True)
     assert need == (15, pytest.approx(0.0063215, abs=1e-7))
     # the bootstrap model would read S²_e = 0 (every grade 0) as "only the level narrows": q(300)/q(20) · 0.080563
     # = 0.07395 > 0.05 at every run, no count
-    assert grades_for_half_width(half_now, Phase(0.0, 20, ONE, 20), 0.05, C, B).needed is None
+    assert grades_for_half_width(half_now, drawn_once(0.0, 20), 0.05, C, B).needed is None
     # 50 cases of 2 runs, 25 graded on 22 cases (examples/judgeassist's synth-002): n runs reach 50 (1 −
     # (100 − n)(99 − n)/9900) cases, 35 (rounded) from n = 45 (55 · 54 = 2970: 35.0) and not at 44 (56 · 55 = 3080:
     # 34.44 -> 34): 20 more. Every case: 3.8414588 / 107.68292 = 0.035674
-    two = Phase(0.0, 25, (2,) * 50, 22)
+    two = Phase(0.0, 25, (2,) * 50, 22, 0.0)
     assert grades_for_half_width(Z2 / (2 * (22 + Z2)), two, 0.05, C, B, wilson=True) == (20, pytest.approx(0.035674,
                                                                                                            abs=1e-6))
     assert grades_for_half_width(0.04, two, 0.05, C, B, wilson=True).needed == 0   # met now
     assert grades_for_half_width(0.08, two, 0.03, C, B, wilson=True).needed is None   # 0.035674 at every case
 
 
-# A pair on the cases it shares: A has c1-c4, B c2-c5, a judge of 0 (so λ = 0 and e = y), every weight 1
-A_RUNS = [Run("c1", 0, 1), Run("c2", 0, 0), Run("c2", 0), Run("c3", 0, 1), Run("c4", 0, 1)]
-B_RUNS = [Run("c2", 0, 1), Run("c3", 0, 0), Run("c3", 0), Run("c4", 0, 0), Run("c5", 0, 1)]
+# A pair on the cases it shares: A has c1-c4, B c2-c5, a judge of 0 (so λ = 0 and e = y), each subject's 4 graded
+# runs of 5 one uniform draw (w = 5/4; the run not drawn 0)
+W = Fraction(5, 4)
+A_RUNS = [Run("c1", 0, 1, W), Run("c2", 0, 0, W), Run("c2", 0, None, 0), Run("c3", 0, 1, W), Run("c4", 0, 1, W)]
+B_RUNS = [Run("c2", 0, 1, W), Run("c3", 0, 0, W), Run("c3", 0, None, 0), Run("c4", 0, 0, W), Run("c5", 0, 1, W)]
 SHARED = {"c2", "c3", "c4"}
 
 
 def test_phase_on_a_pairs_shared_cases():
-    # A over all its cases: e = 1, 0, 1, 1, mean 3/4, Σ (e − ē)² = 3/16 + 9/16 = 3/4, / 4 · 4/3 = 1/4; n 4 of N 5
-    assert phase(A_RUNS) == (pytest.approx(1 / 4), 4, (1, 2, 1, 1), 4)
-    # on c2-c4: e = 0, 1, 1, mean 2/3, Σ = 4/9 + 1/9 + 1/9 = 2/3, / 3 · 3/2 = 1/3; n 3 of N 4 (c2's two runs), K_L 3
-    assert phase(A_RUNS, SHARED) == (pytest.approx(1 / 3), 3, (2, 1, 1), 3)
-    # B on c2-c4: e = 1, 0, 0, the same 1/3; N 4 (c3's two runs); over all: e = 1, 0, 0, 1, Σ = 1, / 4 · 4/3 = 1/3
-    assert phase(B_RUNS, SHARED) == (pytest.approx(1 / 3), 3, (1, 2, 1), 3)
-    assert phase(B_RUNS) == (pytest.approx(1 / 3), 4, (1, 2, 1, 1), 4)
-    assert phase([Run("c1", 1), Run("c2", 0)]) == (0.0, 0, (1, 1), 0)   # no human value: nothing to go on
+    # A over all its cases: e = 1, 0, 1, 1, mean 3/4, Σ (e − ē)² = 3/16 + 9/16 = 3/4, / 4 · 4/3 = 1/4; n 4 of N 5;
+    # T₀ = Σ w (w − 1)(e − ē)² / N² · n/(n − 1) = 5/16 · 3/4 / 25 · 4/3 = 0.0125, the (1/4 − 1/5) · 1/4 of one
+    # uniform draw of 4 of 5
+    assert phase(A_RUNS) == (pytest.approx(1 / 4), 4, (1, 2, 1, 1), 4, pytest.approx(0.0125))
+    # on c2-c4: e = 0, 1, 1, mean 2/3, Σ = 4/9 + 1/9 + 1/9 = 2/3, / 3 · 3/2 = 1/3; n 3 of N 4 (c2's two runs), K_L 3;
+    # T₀ = 5/16 · 2/3 / 16 · 3/2 = 5/256 (the draw's π is 4/5 of every run, not 3/4 of these: not (1/3 − 1/4) · 1/3)
+    assert phase(A_RUNS, SHARED) == (pytest.approx(1 / 3), 3, (2, 1, 1), 3, pytest.approx(5 / 256))
+    # B on c2-c4: e = 1, 0, 0, the same 1/3 and 5/256; N 4 (c3's two runs); over all: e = 1, 0, 0, 1, Σ = 1,
+    # / 4 · 4/3 = 1/3, T₀ = 5/16 · 1 / 25 · 4/3 = 1/60
+    assert phase(B_RUNS, SHARED) == (pytest.approx(1 / 3), 3, (1, 2, 1), 3, pytest.approx(5 / 256))
+    assert phase(B_RUNS) == (pytest.approx(1 / 3), 4, (1, 2, 1, 1), 4, pytest.approx(1 / 60))
+    # no human value: nothing to go on
+    assert phase([Run("c1", 1), Run("c2", 0)]) == (0.0, 0, (1, 1), 0, 0.0)
+
+
+def test_phase_two_variance_of_weights_from_several_draws():
+    # graded runs (y, f, w) at λ = 0: e = 1, 0, 0 with weights 3, 2, 1 (pooled draws): ē = Σ w e / Σ w = 3/6 = 1/2,
+    # Σ w (w − 1)(e − ē)² = 3·2·1/4 + 2·1·1/4 + 0 = 2; / N² (N = 6) · 3/2 = 2/36 · 3/2 = 1/12 (a weight-1 run adds
+    # nothing: it was certain to be graded)
+    runs = [(1.0, 0.0, 3.0), (0.0, 0.0, 2.0), (0.0, 0.0, 1.0)]
+    assert phase_two_variance(runs, 0.0, 6) == pytest.approx(1 / 12)
+    # λ = 1 and f = y: e = 0 everywhere, nothing to add
+    assert phase_two_variance([(y, y, w) for y, _, w in runs], 1.0, 6) == 0.0
+    assert phase_two_variance(runs[:1], 0.0, 6) == 0.0 == phase_two_variance([], 0.0, 6)   # fewer than 2 runs
+
+
+def test_phase_two_variance_is_one_uniform_draws_exactly():
+    # n of N drawn uniformly, w = N/n: Σ (N/n)(N/n − 1)(e − ē)² / N² · n/(n − 1) = (1/n − 1/N) · S²_e
+    runs = [(y, 0.5, 300 / 7) for y in (0.1, 0.9, 0.4, 0.4, 0.7, 0.0, 1.0)]
+    s2 = residual_variance(runs, 0.3)
+    assert phase_two_variance(runs, 0.3, 300) == pytest.approx((1 / 7 - 1 / 300) * s2)
 
 
 H0 = Q3 * 0.06 ** 0.5   # a difference's half-width now of q(3) · √0.06 = 0.85261: its variance 0.06
+GAP = Fraction(3, 5)
 
 
 def pair_at(a: str, b: str, gap: Fraction) -> list[tuple[str, str, dict]]:
@@ -210,24 +267,27 @@ def neighbours(pairs: list[tuple[str, str, dict]], ranked=("A", "B")) -> list:
 
 
 def test_a_pairs_budget_is_on_its_shared_cases():
-    # On c2-c4 (q(3) = 3.4807564 throughout: 3 cases): V_full = 0.06 − 2 (1/3 − 1/4) 1/3 = 0.0044444. From 7 to 8
-    # grades: 7 split 4, 3 (equal S_e: half each, 3.5 -> 4): 3.4807564 · √(0.0044444 + (1/3 − 1/4) 1/3) =
-    # 3.4807564 · 0.179505 = 0.62481 > 0.5; 8, every run: 3.4807564 · √0.0044444 = 0.23205 <= 0.5. So 1 and 1 more
-    assert neighbours(pair_at("A", "B", Fraction(1, 2))) == [("A", "B", Fraction(1, 2), PairNeed(1, 1))]
-    # with each subject's runs over all its cases (N 5, n 4, q(4) capped too): V_full = 0.06 − (1/4 − 1/5)(1/4 +
-    # 1/3) = 0.030833, every run graded 3.4807564 · 0.17559 = 0.6112 > 0.5: it would say no grading decides it
-    assert pair_grades_for_half_width(H0, phase(A_RUNS), phase(B_RUNS), 0.5, C, B) == (None, None)
+    # On c2-c4 (q(3) = 3.4807564 throughout: 3 cases), T₀ = 5/256 each (test_phase_on_a_pairs_shared_cases):
+    # V_full = 0.06 − 2 · 5/256 = 0.0209375. A further draw of all 4 runs of each (14 in all, split 7, 7, equal
+    # S_e): each term (3/7)² · 5/256 = 0.0035874 (the draw's own (1/4 − 1/4) S²_e is 0), V = 0.0281123,
+    # 3.4807564 · 0.167667 = 0.58361 <= 0.6. At 13 (7, 6; 6.5 -> 7): B's term (3/6)² · 5/256 + (3/6)² (1/3 − 1/4)
+    # · 1/3 = 0.0048828 + 0.0069444 = 0.0118273, V = 0.0363522, 3.4807564 · 0.190662 = 0.66365 > 0.6. So 4 and 4
+    assert neighbours(pair_at("A", "B", GAP)) == [("A", "B", GAP, PairNeed(4, 4))]
+    # with each subject's runs over all its cases (N 5, n 4, q(4) capped too): V_full = 0.06 − (0.0125 + 1/60) =
+    # 0.0308333; a further draw of every run of both leaves (4/9)² (0.0125 + 1/60) = 0.0057613, V = 0.0365946,
+    # 3.4807564 · 0.191297 = 0.66586 > 0.6: it would say no grading decides it
+    assert pair_grades_for_half_width(H0, phase(A_RUNS), phase(B_RUNS), 0.6, C, B) == (None, None)
 
 
 def test_a_neighbouring_pair_stored_the_other_way_or_negative():
-    # the board stores (B, A) with B − A = −1/2 (Q_final ranks B first, the figure A): A − B = 1/2, as above
-    assert neighbours(pair_at("B", "A", Fraction(-1, 2))) == [("A", "B", Fraction(1, 2), PairNeed(1, 1))]
-    # a difference on the shared cases against the figure's ranking: A − B = −1/2 is decided like 1/2 (its size),
+    # the board stores (B, A) with B − A = −3/5 (Q_final ranks B first, the figure A): A − B = 3/5, as above
+    assert neighbours(pair_at("B", "A", -GAP)) == [("A", "B", GAP, PairNeed(4, 4))]
+    # a difference on the shared cases against the figure's ranking: A − B = −3/5 is decided like 3/5 (its size),
     # stored either way; without |.| no grading would reach a negative half-width ("-, -")
-    assert neighbours(pair_at("A", "B", Fraction(-1, 2))) == [("A", "B", Fraction(-1, 2), PairNeed(1, 1))]
-    assert neighbours(pair_at("B", "A", Fraction(1, 2))) == [("A", "B", Fraction(-1, 2), PairNeed(1, 1))]
+    assert neighbours(pair_at("A", "B", -GAP)) == [("A", "B", -GAP, PairNeed(4, 4))]
+    assert neighbours(pair_at("B", "A", GAP)) == [("A", "B", -GAP, PairNeed(4, 4))]
     # ranked B, A: B − A = −(A − B)
-    assert neighbours(pair_at("A", "B", Fraction(1, 2)), ("B", "A")) == [("B", "A", Fraction(-1, 2), PairNeed(1, 1))]
+    assert neighbours(pair_at("A", "B", GAP), ("B", "A")) == [("B", "A", -GAP, PairNeed(4, 4))]
     # a tie: no grading decides a difference of 0; and a figure the pair has no difference for is left out
     assert neighbours(pair_at("A", "B", Fraction(0))) == [("A", "B", Fraction(0), PairNeed(None, None))]
     assert neighbours([("A", "B", {"Q_final": (None, None)})]) == []
@@ -260,9 +320,9 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys):
     assert len(pairs) == 3   # 4 subjects ranked by their estimate: 3 neighbouring pairs, in that order
     assert [" ".join(p.split()[:3]) for p in pairs] == [f"{a} > {b}" for a, b in zip(subjects, subjects[1:])]
     # the output ends on what the counts assume and where they are known to fall short
-    assert lines[-2:] == ["", "The counts take the grades as one uniform draw of runs: after several draws, with a judge "
-                          "whose errors differ by grade, they can fall short (docs/judge_assisted.md, \"Where the counts "
-                          "fall short\")."]
+    assert lines[-2:] == ["", "Each count is the size of one further rgbench assign --draw, taken as uniform within the "
+                          "subject: with a judge whose errors differ by grade it can fall short (docs/judge_assisted.md, "
+                          "\"Where the counts fall short\")."]
 
 
 def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
@@ -296,7 +356,7 @@ def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys
     monkeypatch.setattr(plan_command, "assisted_rows", negative)
     _, after, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     line = next(line for line in after.splitlines() if line.startswith("synth-003 > synth-002"))
-    assert line.split()[3:] == ["-0.1291", "18,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
+    assert line.split()[3:] == ["-0.1291", "35,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
     assert after.replace("-0.1291", " 0.1291") == before
 
 

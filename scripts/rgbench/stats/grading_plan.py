@@ -3,13 +3,13 @@ or for a pair of subjects' order to be decided (issue 28's `rgbench plan`; docs/
 budget", has the method and its references). The estimate is a two-phase sample (every run judged, n of the N
 runs human-graded), whose variance splits as
 
-    V(n) = V_full + (1/n − 1/N) · S²_e
+    V(n) = V_full + T(n)
 
-V_full the variance with every run human-graded (only more cases shrink it), S²_e the variance over runs of the
-residual e = y − λ f, both estimated from the current data (:func:`residual_variance`, :func:`search`). The
-grades are taken as one simple random sample of runs: with grades in several draws, and a judge whose errors
-differ by grade, the counts fall short (docs/judge_assisted.md, "Where the counts fall short"). Pure functions, on
-floats but for the configured confidence: a budget is a planning figure.
+V_full the variance with every run human-graded (only more cases shrink it) and T(n) what the human draws add:
+today T₀ = Σ_r Var(w_r) e_r² / N², estimated from today's weights (:func:`phase_two_variance`), e = y − λ f; the
+further grades one more uniform draw pooled with today's as :meth:`rgbench.load.draws.HumanDraws.weight` pools
+draws (:meth:`Phase.term`), its part (1/m − 1/N) S²_e (:func:`residual_variance`); V_full today's variance less
+T₀ (:func:`search`). Pure functions, on floats but for the configured confidence: a budget is a planning figure.
 """
 
 from __future__ import annotations
@@ -42,13 +42,15 @@ class PairNeed(NamedTuple):
 
 
 class Phase(NamedTuple):
-    """One subject's variance parts: ``s2`` = S²_e, ``labels`` n, ``cases`` the runs of each of its cases (their
-    sum is N) and ``labelled`` K_L, the cases with a human value now."""
+    """One subject's variance parts: ``s2`` = S²_e, ``labels`` n₀, the runs with a human value and a weight,
+    ``cases`` the runs of each of its cases (their sum is N), ``labelled`` K_L, the cases with a human value now,
+    and ``now`` T₀, the phase-two variance of today's weights (:func:`phase_two_variance`)."""
 
     s2: float
     labels: int
     cases: tuple[int, ...]
     labelled: int
+    now: float
 
     @property
     def runs(self) -> int:
@@ -56,8 +58,16 @@ class Phase(NamedTuple):
         return sum(self.cases)
 
     def term(self, labels: float) -> float:
-        """(1/n − 1/N) · S²_e at ``labels`` human values (0 when every run is graded)."""
-        return max(1 / labels - 1 / self.runs, 0.0) * self.s2
+        """The phase-two variance at n = ``labels`` human values, today's n₀ and one further uniform draw of
+        m = n − n₀ pooled as :meth:`rgbench.load.draws.HumanDraws.weight` pools draws (c = n₀/n, m/n):
+        (n₀/n)² T₀ + (m/n)² (1/m − 1/N) S²_e, T₀ at m = 0, floored at 0. When today's draws were one uniform draw,
+        T₀ = (1/n₀ − 1/N) S²_e and this is (1/n − (n₀² + m²)/(n² N)) S²_e, above the (1/n − 1/N) S²_e of one draw
+        of n: the further draw may list graded runs again, and today's weights keep their share."""
+        further = labels - self.labels
+        if further <= 0:
+            return self.now
+        share = self.labels / labels
+        return max(share ** 2 * self.now + (1 - share) ** 2 * (1 / further - 1 / self.runs) * self.s2, 0.0)
 
     def labelled_at(self, labels: int) -> int:
         """K_L at ``labels`` human values: :func:`expected_labelled` rounded, never below today's K_L (the cases
@@ -67,12 +77,14 @@ class Phase(NamedTuple):
 
 def phase(runs: Sequence[Run], cases: Collection[str] | None = None) -> Phase:
     """A subject's :class:`Phase` from its runs, only those of ``cases`` if given (a pair's shared cases, which its
-    difference and interval are computed on), S²_e at the λ of its estimate there (0 without a human value)."""
+    difference and interval are computed on), S²_e and T₀ at the λ of its estimate there (0 without a human
+    value)."""
     kept = [r for r in runs if cases is None or r.case_id in cases]
     sums = case_sums(kept)
     lam = 0.0 if (est := estimate(sums)) is None else float(est.lam)
     labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in kept if r.human is not None and r.weight]
-    return Phase(residual_variance(labelled, lam), sums.labels, sums.runs, labelled_cases(sums))
+    return Phase(residual_variance(labelled, lam), sums.labels, sums.runs, labelled_cases(sums),
+                 phase_two_variance(labelled, lam, sum(sums.runs)))
 
 
 def expected_labelled(cases: Sequence[int], labels: int) -> float:
@@ -96,13 +108,30 @@ def quantile(confidence: Fraction, labelled: int, resamples: int) -> float:
 def residual_variance(labelled: Sequence[tuple[float, float, float]], lam: float) -> float:
     """S²_e: the weighted variance of e = y − λ f over the graded runs ``labelled`` (y, f, w), w the run's
     inverse-probability weight: Σ w (e − ē)² / Σ w · n / (n − 1), ē = Σ w e / Σ w. 0 with fewer than two runs."""
-    n = len(labelled)
-    if n < 2:
-        return 0.0
-    total = sum(w for _, _, w in labelled)
+    centred = _centred(labelled, lam)
+    total = sum(w for _, w in centred)
+    return sum(w * d * d for d, w in centred) / total * len(centred) / (len(centred) - 1) if len(centred) > 1 else 0.0
+
+
+def phase_two_variance(labelled: Sequence[tuple[float, float, float]], lam: float, runs: int) -> float:
+    """T₀: the variance the human draws add to the estimate today, Σ w (w − 1) (e − ē)² / N² · n / (n − 1) over
+    the graded runs ``labelled`` (y, f, w), N = ``runs``, e and ē as :func:`residual_variance`'s. Why: the
+    estimate's draw error is Σ_r (w_r − 1) e_r / N over every run, of variance Σ_r Var(w_r) e_r² / N² (the draws
+    independent of e), and E[w] = 1 makes w (w − 1) an unbiased estimate of Var(w) on the runs with a weight, so
+    this needs no run's inclusion probabilities: it holds for stratified and active draws and for several draws
+    pooled. One uniform draw of n (w = N/n): (1/n − 1/N) S²_e exactly. 0 with fewer than two runs."""
+    centred = _centred(labelled, lam)
+    n = len(centred)
+    return sum(w * (w - 1) * d * d for d, w in centred) / runs ** 2 * n / (n - 1) if n > 1 else 0.0
+
+
+def _centred(labelled: Sequence[tuple[float, float, float]], lam: float) -> list[tuple[float, float]]:
+    """(e − ē, w) of each graded run, e = y − λ f, ē = Σ w e / Σ w."""
+    if not labelled:
+        return []
     residuals = [(y - lam * f, w) for y, f, w in labelled]
-    mean = sum(e * w for e, w in residuals) / total
-    return sum(w * (e - mean) ** 2 for e, w in residuals) / total * n / (n - 1)
+    mean = sum(e * w for e, w in residuals) / sum(w for _, w in residuals)
+    return [(e - mean, w) for e, w in residuals]
 
 
 def smallest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
@@ -119,11 +148,13 @@ def smallest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
 def search(half_width_now: float, phases: Sequence[Phase], half_width: float, confidence: Fraction, resamples: int,
            shares: Callable[[int], Sequence[int]]) -> tuple[int | None, float]:
     """(n, floor) for an interval (one subject's figure, or the difference of two) of half-width ``half_width_now``
-    today: n the smallest total of human values, from one more than now to every run, that ``shares`` divides
-    between the subjects of ``phases`` with q(min K_L,i(n_i)) · √(V_full + Σ (1/n_i − 1/N_i) S²_i) <=
-    ``half_width`` (by bisection; None when none does), floor that half-width with every run graded. A
-    difference's interval is read at the fewer K_L of its two subjects (:meth:`Phase.labelled_at`); V_full is the
-    current variance (``half_width_now`` / q(the fewest K_L now))² less each subject's term now, floored at 0."""
+    today: n the smallest total of human values, from one more than now to now plus a further draw of every run,
+    that ``shares`` divides between the subjects of ``phases`` with q(min K_L,i(n_i)) · √(V_full + Σ term_i(n_i))
+    <= ``half_width`` (:meth:`Phase.term`; by bisection, which holds since a term rises at most once, over a
+    small further draw, then falls; None when none does), floor that half-width after a further draw of every run
+    (the narrowest grading can reach without more cases). A difference's interval is read at the fewer K_L of its
+    two subjects (:meth:`Phase.labelled_at`); V_full is the current variance (``half_width_now`` / q(the fewest
+    K_L now))² less each subject's T₀, floored at 0."""
     variance = (half_width_now / quantile(confidence, min(p.labelled for p in phases), resamples)) ** 2
     full = max(variance - sum(p.term(p.labels) for p in phases), 0.0)
 
@@ -131,25 +162,25 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
         labels = shares(total)
         q = quantile(confidence, min(p.labelled_at(n) for p, n in zip(phases, labels)), resamples)
         return q * math.sqrt(sum((p.term(n) for p, n in zip(phases, labels)), full))
-    now, every = sum(p.labels for p in phases), sum(p.runs for p in phases)
-    return smallest(min(now + 1, every), every, lambda n: width(n) <= half_width), width(every)
+    now, every = sum(p.labels for p in phases), sum(p.labels + p.runs for p in phases)
+    return smallest(now + 1, every, lambda n: width(n) <= half_width), width(every)
 
 
 def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float, confidence: Fraction,
                           resamples: int, wilson: bool = False) -> Need:
     """Further human grades for the figure's interval, of half-width ``half_width_now`` today, to reach
-    ``half_width`` (:func:`search`): 0 when the target is met now; None when even n = N misses it (V_full alone is
-    too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's over its K_L labelled cases at ``confidence``
-    (:func:`.judge_assisted_board.proportion_figure`; half-width z²/(2(K_L + z²))): n is the smallest whose K_L(n)
-    gives :func:`.wilson.wilson_interval` a half-width <= ``half_width``, if every further grade keeps P there (one
-    that does not makes the interval the bootstrap's, which this cannot foresee)."""
+    ``half_width`` (:func:`search`): 0 when the target is met now; None when even a further draw of every run misses
+    it (V_full alone is too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's over its K_L labelled
+    cases at ``confidence`` (:func:`.judge_assisted_board.proportion_figure`; half-width z²/(2(K_L + z²))): n is
+    the smallest whose K_L(n) gives :func:`.wilson.wilson_interval` a half-width <= ``half_width``, if every further
+    grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee)."""
     if wilson:
         def width(labels: int) -> float:
             bounds = wilson_interval(0, phase.labelled_at(labels), confidence)
             assert bounds is not None   # K_L >= 1: a P of 0 or 1 rests on a labelled case
             return (bounds[1] - bounds[0]) / 2
-        every = phase.runs
-        total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
+        every = phase.labels + phase.runs
+        total, floor = smallest(phase.labels + 1, every, lambda n: width(n) <= half_width), width(every)
     else:
         total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))
     if half_width_now <= half_width:
@@ -160,11 +191,13 @@ def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float
 def split(total: int, first: Phase, second: Phase) -> tuple[int, int]:
     """``total`` human values shared between two subjects where they narrow a difference most: n_i ∝ S_i (the
     split minimising Σ S_i²/n_i at n₁ + n₂ = total, by Lagrange; half each when both S are 0), the first's share
-    rounded, and within [labels now, N] for each (a subject graded beyond its share keeps its n). ``total`` from
-    n₁ + n₂ now to N₁ + N₂; both counts are non-decreasing in it."""
+    rounded, and within [n now, n now + N] for each (a subject graded beyond its share keeps its n; a further draw
+    takes at most every run). ``total`` from n₁ + n₂ now to that plus N₁ + N₂; both counts are non-decreasing in
+    it."""
     spread = (math.sqrt(first.s2), math.sqrt(second.s2)) if first.s2 + second.s2 else (1.0, 1.0)
     share = math.floor(total * spread[0] / sum(spread) + 0.5)
-    low, high = max(first.labels, total - second.runs), min(first.runs, total - second.labels)
+    low = max(first.labels, total - second.labels - second.runs)
+    high = min(first.labels + first.runs, total - second.labels)
     labels = min(max(share, low), high)
     return labels, total - labels
 
@@ -173,7 +206,8 @@ def pair_grades_for_half_width(half_width_now: float, first: Phase, second: Phas
                                confidence: Fraction, resamples: int) -> PairNeed:
     """Further human grades of each subject for a difference's interval, of half-width ``half_width_now`` today,
     to reach ``half_width`` (the difference's size decides its order): the smallest total n₁ + n₂, shared by
-    :func:`split` (:func:`search`). (0, 0) when met now; (None, None) when grading every run of both would not."""
+    :func:`split` (:func:`search`). (0, 0) when met now; (None, None) when a further draw of every run of both
+    would not."""
     if half_width_now <= half_width:
         return PairNeed(0, 0)
     shares = lambda n: split(n, first, second)

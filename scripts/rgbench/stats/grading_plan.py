@@ -1,15 +1,8 @@
 """A grading budget: how many more human grades a judge-assisted figure needs for a target interval half-width,
 or for a pair of subjects' order to be decided (issue 28's `rgbench plan`; docs/judge_assisted.md, "The grading
-budget", has the method and its references). The estimate is a two-phase sample (every run judged, n of the N
-runs human-graded), whose variance splits as
-
-    V(n) = V_full + T(n)
-
-V_full the variance with every run human-graded (only more cases shrink it) and T(n) what the human draws add:
-today T₀ = Σ_r Var(w_r) e_r² / N², estimated from today's weights (:func:`phase_two_variance`), e = y − λ f; the
-further grades one more uniform draw pooled with today's as :meth:`rgbench.load.draws.HumanDraws.weight` pools
-draws (:meth:`Phase.term`), its part (1/m − 1/N) S²_e (:func:`residual_variance`); V_full today's variance less
-T₀ (:func:`search`). Pure functions, on floats but for the configured confidence: a budget is a planning figure.
+budget", has the method and its references). The variance splits as V = V_full + T: V_full with every run
+human-graded (only more cases shrink it), T what the human draws add (today's T₀: :func:`phase_two_variance`;
+after one further draw: :meth:`Phase.term`). Pure functions, on floats but for the configured confidence.
 """
 
 from __future__ import annotations
@@ -25,9 +18,9 @@ from .wilson import wilson_interval
 
 
 class Need(NamedTuple):
-    """A subject's budget: ``needed`` further human grades for the target (0 when it is met; None when grading
-    every run would not reach it: more cases are needed) and ``half_width_all``, the half-width with every run
-    graded (the narrowest grading alone can reach)."""
+    """A subject's budget: ``needed`` further human grades for the target (0 when it is met; None when a further
+    draw of every run would not reach it: more cases are needed) and ``half_width_all``, the half-width after that
+    draw (the narrowest grading alone can reach)."""
 
     needed: int | None
     half_width_all: float
@@ -35,7 +28,7 @@ class Need(NamedTuple):
 
 class PairNeed(NamedTuple):
     """A pair's budget to decide its order: further human grades of each subject (``first``, ``second``; 0 when
-    the order is decided now), None when grading every run of both would not decide it."""
+    the order is decided now), None when a further draw of every run of both would not decide it."""
 
     first: int | None
     second: int | None
@@ -58,11 +51,9 @@ class Phase(NamedTuple):
         return sum(self.cases)
 
     def term(self, labels: float) -> float:
-        """The phase-two variance at n = ``labels`` human values, today's n₀ and one further uniform draw of
-        m = n − n₀ pooled as :meth:`rgbench.load.draws.HumanDraws.weight` pools draws (c = n₀/n, m/n):
-        (n₀/n)² T₀ + (m/n)² (1/m − 1/N) S²_e, T₀ at m = 0, floored at 0. When today's draws were one uniform draw,
-        T₀ = (1/n₀ − 1/N) S²_e and this is (1/n − (n₀² + m²)/(n² N)) S²_e, above the (1/n − 1/N) S²_e of one draw
-        of n: the further draw may list graded runs again, and today's weights keep their share."""
+        """T at n = ``labels``: today's n₀ and one further uniform draw of m = n − n₀ over all N runs, pooled as
+        :meth:`rgbench.load.draws.HumanDraws.weight` pools draws (c = n₀/n, m/n): (n₀/n)² T₀ + (m/n)² (1/m − 1/N)
+        S²_e, floored at 0 (T₀ at m = 0). After one uniform draw, (1/n − (n₀² + m²)/(n² N)) S²_e."""
         further = labels - self.labels
         if further <= 0:
             return self.now

@@ -320,9 +320,9 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys):
     assert len(pairs) == 3   # 4 subjects ranked by their estimate: 3 neighbouring pairs, in that order
     assert [" ".join(p.split()[:3]) for p in pairs] == [f"{a} > {b}" for a, b in zip(subjects, subjects[1:])]
     # the output ends on what the counts assume and where they are known to fall short
-    assert lines[-2:] == ["", "Each count is the size of one further rgbench assign --draw, taken as uniform within the "
-                          "subject: with a judge whose errors differ by grade it can fall short (docs/judge_assisted.md, "
-                          "\"Where the counts fall short\")."]
+    assert lines[-2:] == ["", "Each count is the size of one further draw, rgbench assign --draw N --subjects <subject>, "
+                          "taken as uniform within the subject: with a judge whose errors differ by grade it can fall "
+                          "short (docs/judge_assisted.md, \"Where the counts fall short\")."]
 
 
 def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):

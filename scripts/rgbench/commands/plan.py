@@ -4,12 +4,13 @@
 
 Per subject: the human grades its figure rests on now, the interval's half-width now, the further human grades for
 the half-width H (default: config.yaml's 'stable' reliability half-width, times the score range for s_bar), and
-the narrowest half-width grading every run would reach (more cases are needed below it). Per pair of neighbours
-in the ranking by the figure: the further grades of each to decide their order at the current difference. From
-the current data (the method: docs/judge_assisted.md, "The grading budget"; a P of 0 or 1, marked *, for its
-Wilson interval). A count is the size of one further `rgbench assign --draw` (a run it lists again is not graded
-twice), and takes that draw as uniform within the subject: with a judge whose errors differ by grade it can fall
-short (measured: docs/judge_assisted.md, "Where the counts fall short"). Prints a table; writes nothing.
+the narrowest half-width grading can reach, by a further draw of every run (more cases are needed below it). Per
+pair of neighbours in the ranking by the figure: the further grades of each to decide their order at the current
+difference. From the current data (the method: docs/judge_assisted.md, "The grading budget"; a P of 0 or 1,
+marked *, for its Wilson interval). A count is the size of one further `rgbench assign --draw N --subjects
+<subject>` (a run it lists again is not graded twice), and takes that draw as uniform within the subject: with a
+judge whose errors differ by grade it can fall short (measured: docs/judge_assisted.md, "Where the counts fall
+short"). Prints a table; writes nothing.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from ..stats.judge_assisted import Run
 from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
 from .common import load_valid_grades
 
-CAVEAT = ("Each count is the size of one further rgbench assign --draw, taken as uniform within the subject: with a "
-          "judge whose errors differ by grade it can fall short (docs/judge_assisted.md, \"Where the counts fall "
-          "short\").")
+CAVEAT = ("Each count is the size of one further draw, rgbench assign --draw N --subjects <subject>, taken as "
+          "uniform within the subject: with a judge whose errors differ by grade it can fall short "
+          "(docs/judge_assisted.md, \"Where the counts fall short\").")
 
 
 def _count(value: int | None) -> str:

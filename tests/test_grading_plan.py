@@ -81,6 +81,14 @@ def test_term_pools_today_with_one_further_uniform_draw():
     assert Phase(0.04, 300, ONE, 300, 0.0).term(600) == 0.0
 
 
+def test_fresh_grades_are_the_draw_less_the_graded_runs_it_lists_again():
+    # 20 of 300 runs graded: a draw of 60 lists 60 · 20/300 = 4 of them again, expected: 56 new grades
+    assert drawn_once(0.04, 20).fresh(60) == 56
+    # 25 of 100 (50 cases of 2 runs): 20 · 75/100 = 15; 21 · 0.75 = 15.75 -> 16; 0 -> 0
+    two = Phase(0.0, 25, (2,) * 50, 22, 0.0)
+    assert (two.fresh(20), two.fresh(21), two.fresh(0)) == (15, 16, 0)
+
+
 def test_smallest_bisects_a_monotone_condition():
     assert smallest(0, 10, lambda n: n * n >= 30) == 6   # 5² = 25 < 30 <= 36 = 6²
     assert smallest(7, 10, lambda n: n * n >= 30) == 7
@@ -272,7 +280,8 @@ def test_a_pairs_budget_is_on_its_shared_cases():
     # S_e): each term (3/7)² · 5/256 = 0.0035874 (the draw's own (1/4 − 1/4) S²_e is 0), V = 0.0281123,
     # 3.4807564 · 0.167667 = 0.58361 <= 0.6. At 13 (7, 6; 6.5 -> 7): B's term (3/6)² · 5/256 + (3/6)² (1/3 − 1/4)
     # · 1/3 = 0.0048828 + 0.0069444 = 0.0118273, V = 0.0363522, 3.4807564 · 0.190662 = 0.66365 > 0.6. So 4 and 4
-    assert neighbours(pair_at("A", "B", GAP)) == [("A", "B", GAP, PairNeed(4, 4))]
+    # a draw of 4 of 4 runs lists the 3 graded ones again: 4 · (1 − 3/4) = 1 new grade each
+    assert neighbours(pair_at("A", "B", GAP)) == [("A", "B", GAP, PairNeed(4, 4), PairNeed(1, 1))]
     # with each subject's runs over all its cases (N 5, n 4, q(4) capped too): V_full = 0.06 − (0.0125 + 1/60) =
     # 0.0308333; a further draw of every run of both leaves (4/9)² (0.0125 + 1/60) = 0.0057613, V = 0.0365946,
     # 3.4807564 · 0.191297 = 0.66586 > 0.6: it would say no grading decides it
@@ -281,15 +290,16 @@ def test_a_pairs_budget_is_on_its_shared_cases():
 
 def test_a_neighbouring_pair_stored_the_other_way_or_negative():
     # the board stores (B, A) with B − A = −3/5 (Q_final ranks B first, the figure A): A − B = 3/5, as above
-    assert neighbours(pair_at("B", "A", -GAP)) == [("A", "B", GAP, PairNeed(4, 4))]
+    assert neighbours(pair_at("B", "A", -GAP)) == [("A", "B", GAP, PairNeed(4, 4), PairNeed(1, 1))]
     # a difference on the shared cases against the figure's ranking: A − B = −3/5 is decided like 3/5 (its size),
     # stored either way; without |.| no grading would reach a negative half-width ("-, -")
-    assert neighbours(pair_at("A", "B", -GAP)) == [("A", "B", -GAP, PairNeed(4, 4))]
-    assert neighbours(pair_at("B", "A", GAP)) == [("A", "B", -GAP, PairNeed(4, 4))]
+    assert neighbours(pair_at("A", "B", -GAP)) == [("A", "B", -GAP, PairNeed(4, 4), PairNeed(1, 1))]
+    assert neighbours(pair_at("B", "A", GAP)) == [("A", "B", -GAP, PairNeed(4, 4), PairNeed(1, 1))]
     # ranked B, A: B − A = −(A − B)
-    assert neighbours(pair_at("A", "B", GAP), ("B", "A")) == [("B", "A", -GAP, PairNeed(4, 4))]
+    assert neighbours(pair_at("A", "B", GAP), ("B", "A")) == [("B", "A", -GAP, PairNeed(4, 4), PairNeed(1, 1))]
     # a tie: no grading decides a difference of 0; and a figure the pair has no difference for is left out
-    assert neighbours(pair_at("A", "B", Fraction(0))) == [("A", "B", Fraction(0), PairNeed(None, None))]
+    assert neighbours(pair_at("A", "B", Fraction(0))) == [("A", "B", Fraction(0), PairNeed(None, None),
+                                                          PairNeed(None, None))]
     assert neighbours([("A", "B", {"Q_final": (None, None)})]) == []
 
 
@@ -312,25 +322,28 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys):
     subjects = [line.split()[0] for line in lines[2:6]]
     assert sorted(subjects) == ["synth-000", "synth-001", "synth-002", "synth-003"]
     rows = {line.split()[0]: line.split() for line in lines[2:6]}
-    for sid, (_, _, _, half, more, floor) in rows.items():
+    for sid, (_, _, _, half, more, new, floor) in rows.items():
         # a subject whose half-width is within the target needs 0 more; the floor is never above the half-width now
         assert float(floor) <= float(half), sid
         assert (more == "0") == (float(half) <= 0.05), sid
+        # the new grades: the draw less the graded runs it lists again, so never more than the draw
+        assert new == more == "-" or 0 <= int(new) <= int(more), sid
     pairs = [line for line in lines if " > " in line]
     assert len(pairs) == 3   # 4 subjects ranked by their estimate: 3 neighbouring pairs, in that order
     assert [" ".join(p.split()[:3]) for p in pairs] == [f"{a} > {b}" for a, b in zip(subjects, subjects[1:])]
     # the output ends on what the counts assume and where they are known to fall short
-    assert lines[-2:] == ["", "Each count is the size of one further draw, rgbench assign --draw N --subjects <subject>, "
-                          "taken as uniform within the subject: with a judge whose errors differ by grade it can fall "
-                          "short (docs/judge_assisted.md, \"Where the counts fall short\")."]
+    assert lines[-2:] == ["", "draw: the N of one further rgbench assign --draw N --subjects <subject>, taken as uniform "
+                          "within the subject; new: the human grades it asks for, N less the graded runs it lists again "
+                          "(expected). With a judge whose errors differ by grade the counts can fall short "
+                          "(docs/judge_assisted.md, \"Where the counts fall short\")."]
 
 
 def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
     _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
     # synth-002's P is 0 over 22 labelled cases of 50 (2 runs each): Wilson's half-width 0.0743 now, 20 more grades
-    # (test_wilson_budget_counts_labelled_cases), 0.0357 with every case
-    assert rows["synth-002"][1:] == ["0.0000", "25", "0.0743", "20*", "0.0357"]
+    # (test_wilson_budget_counts_labelled_cases), 15 of them new (20 · (1 − 25/100)), 0.0357 with every case
+    assert rows["synth-002"][1:] == ["0.0000", "25", "0.0743", "20*", "15", "0.0357"]
     assert [r[4].endswith("*") for r in rows.values()] == [False, False, False, True]
     assert out.splitlines()[6].startswith("*: P is exactly 0 or 1, so its interval is Wilson's")
     _, out, _ = plan(capsys, "--root", str(EXAMPLE))
@@ -356,7 +369,7 @@ def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys
     monkeypatch.setattr(plan_command, "assisted_rows", negative)
     _, after, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     line = next(line for line in after.splitlines() if line.startswith("synth-003 > synth-002"))
-    assert line.split()[3:] == ["-0.1291", "35,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
+    assert line.split()[3:] == ["-0.1291", "35,", "0", "27,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
     assert after.replace("-0.1291", " 0.1291") == before
 
 

@@ -2,15 +2,15 @@
 
     rgbench plan [--figure Q_final|P|s_bar] [--half-width H]
 
-Per subject: the human grades its figure rests on now, the interval's half-width now, the further human grades for
-the half-width H (default: config.yaml's 'stable' reliability half-width, times the score range for s_bar), and
-the narrowest half-width grading can reach, by a further draw of every run (more cases are needed below it). Per
-pair of neighbours in the ranking by the figure: the further grades of each to decide their order at the current
-difference. From the current data (the method: docs/judge_assisted.md, "The grading budget"; a P of 0 or 1,
-marked *, for its Wilson interval). A count is the size of one further `rgbench assign --draw N --subjects
-<subject>` (a run it lists again is not graded twice), and takes that draw as uniform within the subject: with a
-judge whose errors differ by grade it can fall short (measured: docs/judge_assisted.md, "Where the counts fall
-short"). Prints a table; writes nothing.
+Per subject: the human grades its figure rests on now, the interval's half-width now, the further draw (and the
+new human grades it asks for) for the half-width H (default: config.yaml's 'stable' reliability half-width, times
+the score range for s_bar), and the narrowest half-width grading can reach, by a further draw of every run (more
+cases are needed below it). Per pair of neighbours in the ranking by the figure: the further draw of each to
+decide their order at the current difference. From the current data (the method: docs/judge_assisted.md, "The
+grading budget"; a P of 0 or 1, marked *, for its Wilson interval). A draw is one further `rgbench assign --draw
+N --subjects <subject>`, taken as uniform within the subject; its new grades are N less the graded runs it lists
+again (not graded twice). With a judge whose errors differ by grade the counts can fall short (measured:
+docs/judge_assisted.md, "Where the counts fall short"). Prints a table; writes nothing.
 """
 
 from __future__ import annotations
@@ -27,18 +27,25 @@ from ..stats.judge_assisted import Run
 from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
 from .common import load_valid_grades
 
-CAVEAT = ("Each count is the size of one further draw, rgbench assign --draw N --subjects <subject>, taken as "
-          "uniform within the subject: with a judge whose errors differ by grade it can fall short "
-          "(docs/judge_assisted.md, \"Where the counts fall short\").")
+CAVEAT = ("draw: the N of one further rgbench assign --draw N --subjects <subject>, taken as uniform within the "
+          "subject; new: the human grades it asks for, N less the graded runs it lists again (expected). With a "
+          "judge whose errors differ by grade the counts can fall short (docs/judge_assisted.md, \"Where the counts "
+          "fall short\").")
 
 
 def _count(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
+def _counts(first: int | None, second: int | None) -> str:
+    return f"{_count(first)}, {_count(second)}"
+
+
 def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], pairs: Sequence[tuple[str, str, dict]],
-               figure: str, confidence: Fraction, resamples: int) -> list[tuple[str, str, Fraction, PairNeed]]:
-    """(a, b, a − b, the further grades of each to decide it at |a − b|, on the runs of the cases they share) for each
+               figure: str, confidence: Fraction, resamples: int
+               ) -> list[tuple[str, str, Fraction, PairNeed, PairNeed]]:
+    """(a, b, a − b, the further draw of each to decide it at |a − b| and the new grades it asks for
+    (:meth:`.grading_plan.Phase.fresh`), on the runs of the cases they share) for each
     neighbouring a, b of ``ranked`` (by the figure) with a difference on the board's ``pairs`` (each pair once, in
     the Q_final ranking: (b, a, b − a) when the figure ranks them the other way)."""
     differences = {}   # (a, b) -> (a − b, its interval's half-width)
@@ -53,8 +60,9 @@ def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], pairs: 
             gap, half = differences[a, b]
             shared = {r.case_id for r in runs[a]} & {r.case_id for r in runs[b]}
             first, second = phase(runs[a], shared), phase(runs[b], shared)
-            out.append((a, b, gap, pair_grades_for_half_width(float(half), first, second, abs(float(gap)),
-                                                              confidence, resamples)))
+            draw = pair_grades_for_half_width(float(half), first, second, abs(float(gap)), confidence, resamples)
+            new = PairNeed(*(None if n is None else p.fresh(n) for p, n in zip((first, second), draw)))
+            out.append((a, b, gap, draw, new))
     return out
 
 
@@ -93,22 +101,23 @@ def run(args: argparse.Namespace) -> int:
                          phase(runs[row.subject_id])))
     rows.sort(key=lambda row: (-row[1], row[0]))
     print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} "
-          f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
-    print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'more':>6} {'all graded':>11}")
+          f"(judge {spec.judge}; '-': a draw of every run would not reach it, more cases are needed):")
+    print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'draw':>6} {'new':>5} {'all graded':>11}")
     wilson = {sid for sid, theta, _, _ in rows if figure == "P" and theta in (0, 1)}   # as proportion_figure
     for sid, theta, half, parts in rows:
         need = grades_for_half_width(half, parts, float(target), confidence, resamples, sid in wilson)
+        fresh = None if need.needed is None else parts.fresh(need.needed)
         print(f"{sid:<28} {float(theta):>9.4f} {parts.labels:>7} {half:>11.4f} "
-              f"{_count(need.needed) + '*' * (sid in wilson):>6} {need.half_width_all:>11.4f}")
+              f"{_count(need.needed) + '*' * (sid in wilson):>6} {_count(fresh):>5} {need.half_width_all:>11.4f}")
     if wilson:
         print("*: P is exactly 0 or 1, so its interval is Wilson's over the cases with a human grade; the count "
               "assumes every further grade keeps it there (one that does not makes the interval the bootstrap's)")
     if len(rows) >= 2:
         print()
-        print("Human grades to decide each neighbouring order ('-': grading every run would not decide it):")
-        print(f"{'pair':<50} {'difference':>10} {'more (first, second)':>21}")
-        for a, b, gap, order in neighbours([row[0] for row in rows], runs, pairs, figure, confidence, resamples):
-            print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_count(order.first) + ', ' + _count(order.second):>21}")
+        print("Human grades to decide each neighbouring order ('-': a draw of every run of both would not decide it):")
+        print(f"{'pair':<50} {'difference':>10} {'draw (first, second)':>21} {'new (first, second)':>20}")
+        for a, b, gap, draw, new in neighbours([row[0] for row in rows], runs, pairs, figure, confidence, resamples):
+            print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {_counts(*draw):>21} {_counts(*new):>20}")
     print()
     print(CAVEAT)
     return 0

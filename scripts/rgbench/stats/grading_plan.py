@@ -60,6 +60,11 @@ class Phase(NamedTuple):
         share = self.labels / labels
         return max(share ** 2 * self.now + (1 - share) ** 2 * (1 / further - 1 / self.runs) * self.s2, 0.0)
 
+    def fresh(self, draw: int) -> int:
+        """The human grades a further uniform draw of ``draw`` runs asks for: the runs it lists less the graded ones
+        it lists again, draw · (1 − n₀/N) expected, rounded half up."""
+        return math.floor(draw * (1 - self.labels / self.runs) + 0.5)
+
     def labelled_at(self, labels: int) -> int:
         """K_L at ``labels`` human values: :func:`expected_labelled` rounded, never below today's K_L (the cases
         labelled now stay labelled). Non-decreasing in ``labels``; every case at N."""

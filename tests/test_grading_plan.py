@@ -3,6 +3,8 @@ decide an order. Every expected value is worked by hand in the comment beside it
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 from fractions import Fraction
 
 import pytest
@@ -314,7 +316,15 @@ def plan(capsys, *argv: str) -> tuple[int, str, str]:
     return status, out.out, out.err
 
 
-def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys):
+@pytest.fixture
+def none_pending(monkeypatch):
+    """The example as if its one pending run (synth-003's) were not pending: its counts are printed, not "wait"."""
+    real = plan_command.assisted_subjects
+    monkeypatch.setattr(plan_command, "assisted_subjects",
+                        lambda *args: [dataclasses.replace(s, pending=0) for s in real(*args)])
+
+
+def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys, none_pending):
     status, out, err = plan(capsys, "--root", str(EXAMPLE))
     assert status == 0 and err == ""
     lines = out.splitlines()
@@ -350,7 +360,24 @@ def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
     assert "*" not in out   # Q_final is never Wilson's
 
 
-def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys, monkeypatch):
+def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):
+    # the example as shipped: synth-003 has one drawn run pending, so neither it nor its pairs get a count
+    _, out, _ = plan(capsys, "--root", str(EXAMPLE))
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
+    assert rows["synth-003"][4:6] == ["wait", "wait"] and rows["synth-000"][4:6] != ["wait", "wait"]
+    pairs = {" ".join(line.split()[:3]): line.split()[4:] for line in out.splitlines() if " > " in line}
+    assert all((value == ["wait", "wait"]) == ("synth-003" in pair) for pair, value in pairs.items())
+    assert "wait: drawn runs await a human grade (synth-003 1): the weights already count them" in out
+    # a further draw of 10 for synth-000 lists 7 runs not graded yet (3 graded again): it waits for them too
+    root = tmp_path / "judgeassist"
+    shutil.copytree(EXAMPLE, root)
+    assert run_script("assign", ["--root", str(root), "--draw", "10", "--subjects", "synth-000"]) == 0
+    _, out, _ = plan(capsys, "--root", str(root))
+    assert "(synth-000 7, synth-003 1)" in out
+    assert {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}["synth-000"] == "wait"
+
+
+def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys, monkeypatch, none_pending):
     _, before, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     real = plan_command.assisted_rows
 
@@ -373,7 +400,7 @@ def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys
     assert after.replace("-0.1291", " 0.1291") == before
 
 
-def test_a_wider_target_needs_no_more_grades_than_a_narrower_one(capsys):
+def test_a_wider_target_needs_no_more_grades_than_a_narrower_one(capsys, none_pending):
     def needed(width: str) -> dict[str, str]:
         _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--half-width", width)
         return {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}

@@ -377,6 +377,18 @@ def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):
     assert {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}["synth-000"] == "wait"
 
 
+def test_plan_says_why_a_subject_has_no_count_yet(capsys, tmp_path):
+    # before any draw no subject has an estimate: the table is empty and a line says what to do first
+    root = tmp_path / "judgeassist"
+    shutil.copytree(EXAMPLE, root)
+    (root / "subjects" / "human_draws.json").unlink()
+    status, out, _ = plan(capsys, "--root", str(root))
+    lines = out.splitlines()
+    assert status == 0 and lines[2] == ""
+    assert lines[3] == ("No estimate yet, runs no draw covers (a draw over them, and a pilot if none: rgbench assign "
+                        "--draw N): synth-000, synth-001, synth-002, synth-003")
+
+
 def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys, monkeypatch, none_pending):
     _, before, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     real = plan_command.assisted_rows

@@ -24,7 +24,7 @@ from ..load.parsing import exact_decimal
 from ..problems import refuse
 from ..stats.grading_plan import PairNeed, Phase, grades_for_half_width, pair_grades_for_half_width, phase
 from ..stats.judge_assisted import Run
-from ..stats.judge_assisted_board import assisted_rows, assisted_subjects
+from ..stats.judge_assisted_board import SubjectRuns, assisted_rows, assisted_subjects
 from .common import load_valid_grades
 
 CAVEAT = ("draw: the N of one further rgbench assign --draw N --subjects <subject>, taken as uniform within the "
@@ -39,6 +39,17 @@ def _count(value: int | None) -> str:
 
 def _counts(first: int | None, second: int | None) -> str:
     return f"{_count(first)}, {_count(second)}"
+
+
+def _why(subject: SubjectRuns) -> str:
+    """Why a subject has no judge-assisted estimate, and what to do."""
+    if subject.unjudged:
+        return "runs without the judge's grade (grade them with the judge)"
+    if subject.uncovered:
+        return "runs no draw covers (a draw over them, and a pilot if none: rgbench assign --draw N)"
+    if subject.pending:
+        return "its drawn runs await a human grade (grade them: make review)"
+    return "no human grade in a draw (a draw, rgbench assign --draw N, graded)"
 
 
 def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], pairs: Sequence[tuple[str, str, dict]],
@@ -122,6 +133,10 @@ def run(args: argparse.Namespace) -> int:
         for a, b, gap, more, new in neighbours([row[0] for row in rows], runs, pairs, figure, confidence, resamples):
             shown = (_counts(*more), _counts(*new)) if not waiting.keys() & {a, b} else ("wait", "wait")
             print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {shown[0]:>21} {shown[1]:>20}")
+    if missing := sorted(set(subjects) - {row[0] for row in rows}):
+        print()
+        for why in sorted({_why(subjects[sid]) for sid in missing}):
+            print(f"No estimate yet, {why}: " + ", ".join(sid for sid in missing if _why(subjects[sid]) == why))
     if waiting:
         print()
         print("wait: drawn runs await a human grade (" + ", ".join(f"{sid} {n}" for sid, n in sorted(waiting.items()))

@@ -2,7 +2,7 @@
 """How close `rgbench plan`'s predicted human-grade counts come to simulated ones: docs/plan_check.md.
 
     .venv/bin/python bench/plan_check.py --quick            # a few replications, to stdout
-    .venv/bin/python bench/plan_check.py --jobs 2           # the study (about 25 min on two cores): docs/plan_check.md
+    .venv/bin/python bench/plan_check.py --jobs 2           # the study (about 12 min on two cores): docs/plan_check.md
 
 Not a timed test. The model and the human draw are bench/judge_assisted_check.py's (two subjects on shared
 cases, a judge of latent correlation rho with the human, the draw stratified by the judge's pass). For each
@@ -30,7 +30,9 @@ over the subjects drawn over, or for a subject A that joins two graded ones (120
 `--next n0 --subjects A`; a benchmark at n has one further `--next n − n0` over the same subjects (n: the draws'
 sizes, as `rgbench plan` counts them; a run drawn again is not graded twice, so the distinct grades are a little
 fewer). Simulated: as above over a grid of n, with the further grades drawn by `--next` and, separately, by one
-stratified `--draw n − n0` (what `rgbench plan` models); predicted: `rgbench plan`'s count at n0.
+stratified `--draw n − n0` (what `rgbench plan` models); predicted: `rgbench plan`'s count at n0. For these
+designs the report also gives, by n, the mean half-width over q(K_L) times the bootstrap SD (the interval's
+shape, which `rgbench plan` takes as 1). Every design has its own stream: the report is the same whatever --jobs.
 """
 
 from __future__ import annotations

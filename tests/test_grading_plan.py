@@ -62,10 +62,14 @@ def test_expected_labelled_cases():
 
 
 def test_labelled_at_rounds_the_expectation_and_keeps_todays_cases():
-    assert Phase(0.04, 1, (1, 1, 2, 2), 1, 0.0).labelled_at(2) == 2   # 28/15 = 1.87 -> 2
-    assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0).labelled_at(5) == 4   # 11/3 = 3.67 -> 4
+    # nothing graded yet: n distinct runs
+    assert Phase(0.04, 0, (1, 1, 2, 2), 0, 0.0).labelled_at(2) == 2   # 28/15 = 1.87 -> 2
+    assert Phase(0.04, 0, (1, 1, 2, 2), 0, 0.0).labelled_at(5) == 4   # 11/3 = 3.67 -> 4
     assert Phase(0.04, 3, (1, 1, 2, 2), 3, 0.0).labelled_at(3) == 3   # expected 2.6 -> 3; today's 3
     assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0).labelled_at(1) == 2   # expected 0.83 -> 1, below today's 2
+    # 2 graded, a further draw of 3 lists 3 · 2/6 = 1 of them again: 4 distinct runs, a one-run case missed with
+    # C(5, 4)/C(6, 4) = 1/3, a two-run case with 1/15: 2 · 2/3 + 2 · 14/15 = 3.2 -> 3 (one draw of 5: 4)
+    assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0).labelled_at(5) == 3
 
 
 def test_term_pools_today_with_one_further_uniform_draw():
@@ -142,14 +146,15 @@ def test_v_full_subtracts_each_phase_and_floors_at_zero():
 
 def test_grades_for_half_width_hand_computed():
     # half-width 0.1 over K_L = 20: V = (0.1 / 2.1473974)² = 0.0021686; less T₀ = 0.0018667: V_full =
-    # 0.00030191. One run a case, so n labels reach K_L = n. At n = 61 (m = 41): term = (20/61)² · 0.0018667 +
-    # (41/61)² · (1/41 − 1/300) · 0.04 = 0.00020066 + 0.45176 · 0.00084228 = 0.00058117, V = 0.00088308;
-    # q(61) = 2.0002978 · 1.0082988 = 2.0168981, 2.0168981 · 0.0297167 = 0.05994 <= 0.06. At 60: term =
-    # 0.00059259 (test_term_pools_today_with_one_further_uniform_draw), V = 0.00089450, q(60) = 2.0009954 ·
-    # 1.0084389 = 2.0178817, 2.0178817 · 0.0299082 = 0.06035 > 0.06. So 61, 41 more (one draw of n, the old
-    # model, said 57: the pooled draws cost 4 grades)
+    # 0.00030191. One run a case, so the distinct runs, 20 + m · 280/300 after a further draw of m, are K_L. At
+    # n = 62 (m = 42): term = (20/62)² · 0.0018667 + (42/62)² · (1/42 − 1/300) · 0.04 = 0.00019424 + 0.45890 ·
+    # 0.00081905 = 0.00057010, V = 0.00087201; 59.2 distinct runs, K_L 59: q(59) = 2.0017175 · 1.0085837 =
+    # 2.0188999, 2.0188999 · 0.0295298 = 0.05962 <= 0.06. At 61 (m = 41): term = (20/61)² · 0.0018667 + (41/61)² ·
+    # (1/41 − 1/300) · 0.04 = 0.00020066 + 0.00038051 = 0.00058117, V = 0.00088308; 58.27 distinct, K_L 58:
+    # q(58) = 2.0199546, 2.0199546 · 0.0297167 = 0.06003 > 0.06. So 62, 42 more (one draw of n, the old model,
+    # said 57: the pooled draws cost 5 grades)
     need = grades_for_half_width(0.1, drawn_once(0.04, 20), 0.06, C, B)
-    assert need.needed == 41
+    assert need.needed == 42
     # a further draw of every run: q(300) · √(0.00030191 + 7.2917e-6) = 1.9712178 · 0.0175842 = 0.034662
     assert need.half_width_all == pytest.approx(0.034662, abs=1e-6)
 
@@ -173,22 +178,23 @@ def test_pair_grades_split_in_proportion_to_spread():
     # 0.01) = 0.0023333: V_full = 0.0013316. 86 labels split 57, 29 (S 0.2, 0.1: 57.33 -> 57), read at the fewer
     # K_L, 29: q(29) = 2.0484071 · 1.0177005 = 2.0846650; terms (20/57)² · 0.0018667 + (37/57)² · (1/37 − 1/300) ·
     # 0.04 = 0.00022980 + 0.00039936 = 0.00062916 and (20/29)² · 0.00046667 + (9/29)² · (1/9 − 1/300) · 0.01 =
-    # 0.00022196 + 0.00010380 = 0.00032576; V = 0.0022865; 2.0846650 · 0.0478172 = 0.09968 <= 0.1. 85 labels
-    # (57, 28): q(28) = 2.0894819, V = 0.0022981, 0.10017 > 0.1. So 57 − 20 = 37 and 29 − 20 = 9 more to decide
-    # a difference of 0.1 (the interval reaching ±0.1)
+    # 0.00022196 + 0.00010380 = 0.00032576; V = 0.0022865, read at the second's 20 + 9 · 280/300 = 28.4 distinct
+    # runs, K_L 28: q(28) = 2.0894819, 2.0894819 · 0.0478172 = 0.09991 <= 0.1. 85 labels (57, 28): V = 0.0022981,
+    # the second's 27.47 distinct runs, K_L 27: q(27) = 2.0946859, 0.10042 > 0.1. So 57 − 20 = 37 and 29 − 20 = 9
+    # more to decide a difference of 0.1 (the interval reaching ±0.1)
     need = pair_grades_for_half_width(0.13, drawn_once(0.04, 20), drawn_once(0.01, 20), 0.1, C, B)
     assert (need.first, need.second) == (37, 9)
 
 
 def test_pair_grades_keep_a_subject_graded_beyond_its_share():
     # the second has 60 graded, above its share: it keeps 60 and the first closes the gap alone, the level now at
-    # the first's K_L. V_full = 0.0036649 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0016649. The first at 56: term =
-    # (20/56)² · 0.0018667 + (36/56)² · (1/36 − 1/300) · 0.04 = 0.00023810 + 0.00040408 = 0.00064218, V =
-    # 0.0016649 + 0.00064218 + 0.00013333 = 0.0024404; q(56) = 2.0040448 · 1.0090500 = 2.0221813,
-    # 2.0221813 · 0.0494004 = 0.09990 <= 0.1; at 55: q(55) = 2.0233578, V = 0.0024539, 0.10023 > 0.1. So 36 more
-    # of the first, none of the second
+    # the first's K_L. V_full = 0.0036649 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0016649. The first at 57: term =
+    # (20/57)² · 0.0018667 + (37/57)² · (1/37 − 1/300) · 0.04 = 0.00062916, V = 0.0016649 + 0.00062916 +
+    # 0.00013333 = 0.0024274; 20 + 37 · 280/300 = 54.53 distinct runs, K_L 55: q(55) = 2.0233578,
+    # 2.0233578 · 0.0492686 = 0.09969 <= 0.1; at 56: V = 0.0024404, 53.6 distinct, K_L 54: q(54) = 2.0245797,
+    # 0.10002 > 0.1. So 37 more of the first, none of the second
     need = pair_grades_for_half_width(0.13, drawn_once(0.04, 20), drawn_once(0.01, 60), 0.1, C, B)
-    assert (need.first, need.second) == (36, 0)
+    assert (need.first, need.second) == (37, 0)
 
 
 def test_pair_grades_met_now_and_out_of_reach():
@@ -204,18 +210,20 @@ def test_wilson_budget_counts_labelled_cases():
     # 3.8414588 / 47.682918 = 0.080563, the board's interval now
     half_now = Z2 / (2 * (20 + Z2))
     assert half_now == pytest.approx(wilson_interval(0, 20)[1] / 2) == pytest.approx(0.080563, abs=1e-6)
-    # <= 0.05 once K_L >= z²/0.1 − z² = 38.414588 − 3.8414588 = 34.57: 35 cases, one run each, 15 more grades;
-    # every run graded, 300 cases: 3.8414588 / 607.68292 = 0.0063215
+    # <= 0.05 once K_L >= z²/0.1 − z² = 38.414588 − 3.8414588 = 34.57: 35 cases, one run each; a further draw of 16
+    # reaches 20 + 16 · 280/300 = 34.93 distinct runs (35), of 15 34.0: 16 more; every run graded, 300 cases:
+    # 3.8414588 / 607.68292 = 0.0063215
     need = grades_for_half_width(half_now, drawn_once(0.0, 20), 0.05, C, B, wilson=True)
-    assert need == (15, pytest.approx(0.0063215, abs=1e-7))
+    assert need == (16, pytest.approx(0.0063215, abs=1e-7))
     # the bootstrap model would read S²_e = 0 (every grade 0) as "only the level narrows": q(300)/q(20) · 0.080563
     # = 0.07395 > 0.05 at every run, no count
     assert grades_for_half_width(half_now, drawn_once(0.0, 20), 0.05, C, B).needed is None
-    # 50 cases of 2 runs, 25 graded on 22 cases (examples/judgeassist's synth-002): n runs reach 50 (1 −
-    # (100 − n)(99 − n)/9900) cases, 35 (rounded) from n = 45 (55 · 54 = 2970: 35.0) and not at 44 (56 · 55 = 3080:
-    # 34.44 -> 34): 20 more. Every case: 3.8414588 / 107.68292 = 0.035674
+    # 50 cases of 2 runs, 25 graded on 22 cases (examples/judgeassist's synth-002): d distinct runs reach 50 (1 −
+    # (100 − d)(99 − d)/9900) cases; a further draw of m adds m · 75/100 of them: m = 26 gives 44.5 (55.5 · 54.5 =
+    # 3024.75: 34.72 -> 35), 25 gives 43.75 (56.25 · 55.25 = 3107.81: 34.30 -> 34): 26 more. Every case:
+    # 3.8414588 / 107.68292 = 0.035674
     two = Phase(0.0, 25, (2,) * 50, 22, 0.0)
-    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), two, 0.05, C, B, wilson=True) == (20, pytest.approx(0.035674,
+    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), two, 0.05, C, B, wilson=True) == (26, pytest.approx(0.035674,
                                                                                                            abs=1e-6))
     assert grades_for_half_width(0.04, two, 0.05, C, B, wilson=True).needed == 0   # met now
     assert grades_for_half_width(0.08, two, 0.03, C, B, wilson=True).needed is None   # 0.035674 at every case
@@ -351,9 +359,9 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys, non
 def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
     _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
-    # synth-002's P is 0 over 22 labelled cases of 50 (2 runs each): Wilson's half-width 0.0743 now, 20 more grades
-    # (test_wilson_budget_counts_labelled_cases), 15 of them new (20 · (1 − 25/100)), 0.0357 with every case
-    assert rows["synth-002"][1:] == ["0.0000", "25", "0.0743", "20*", "15", "0.0357"]
+    # synth-002's P is 0 over 22 labelled cases of 50 (2 runs each): Wilson's half-width 0.0743 now, a draw of 26
+    # (test_wilson_budget_counts_labelled_cases), 20 of them new (26 · (1 − 25/100) = 19.5), 0.0357 with every case
+    assert rows["synth-002"][1:] == ["0.0000", "25", "0.0743", "26*", "20", "0.0357"]
     assert [r[4].endswith("*") for r in rows.values()] == [False, False, False, True]
     assert out.splitlines()[6].startswith("*: P is exactly 0 or 1, so its interval is Wilson's")
     _, out, _ = plan(capsys, "--root", str(EXAMPLE))

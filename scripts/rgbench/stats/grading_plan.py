@@ -66,9 +66,12 @@ class Phase(NamedTuple):
         return math.floor(draw * (1 - self.labels / self.runs) + 0.5)
 
     def labelled_at(self, labels: int) -> int:
-        """K_L at ``labels`` human values: :func:`expected_labelled` rounded, never below today's K_L (the cases
-        labelled now stay labelled). Non-decreasing in ``labels``; every case at N."""
-        return max(self.labelled, math.floor(expected_labelled(self.cases, labels) + 0.5))
+        """K_L at n = ``labels``: :func:`expected_labelled` of the distinct runs graded then, n₀ + (n − n₀)(1 − n₀/N)
+        (a further draw lists graded runs again: :meth:`fresh`), rounded, never below today's K_L (the cases labelled
+        now stay labelled). Non-decreasing in ``labels``; every case after a further draw of every run."""
+        further = max(labels - self.labels, 0)
+        distinct = labels - further * self.labels / self.runs
+        return max(self.labelled, math.floor(expected_labelled(self.cases, distinct) + 0.5))
 
 
 def phase(runs: Sequence[Run], cases: Collection[str] | None = None) -> Phase:
@@ -83,7 +86,7 @@ def phase(runs: Sequence[Run], cases: Collection[str] | None = None) -> Phase:
                  phase_two_variance(labelled, lam, sum(sums.runs)))
 
 
-def expected_labelled(cases: Sequence[int], labels: int) -> float:
+def expected_labelled(cases: Sequence[int], labels: float) -> float:
     """The expected number of cases with at least one of ``labels`` runs drawn at random (without replacement)
     from N = Σ r_c, ``cases`` the runs r_c of each case: Σ_c 1 − C(N − r_c, n)/C(N, n), the ratio being
     Π_{i<r_c} (N − n − i)/(N − i) (0 once n > N − r_c). 0 at n = 0, every case at n = N, increasing between."""

@@ -107,7 +107,10 @@ def open_first_run(driver: webdriver.Chrome, start: str) -> None:
 
 
 def messages(driver: webdriver.Chrome) -> list[str]:
-    return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#messages li")]
+    """The page's messages as shown, read in one script call: the page rebuilds the list on every check, and reading
+    element by element could meet an item it had just replaced (a stale reference, seen in `make test-slow`)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#messages li'), item => item.innerText.trim())")
 
 
 def test_grade_one_run_end_to_end_with_the_keyboard(browser: webdriver.Chrome, served, capsys) -> None:

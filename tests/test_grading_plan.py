@@ -369,13 +369,18 @@ def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
 
 
 def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):
-    # the example as shipped: synth-003 has one drawn run pending, so neither it nor its pairs get a count
+    # the example as shipped: synth-003 has one drawn run pending, so neither it nor its pairs get a count, but a
+    # pair decided now (its interval excludes 0) says so: 0, 0
     _, out, _ = plan(capsys, "--root", str(EXAMPLE))
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
     assert rows["synth-003"][4:6] == ["wait", "wait"] and rows["synth-000"][4:6] != ["wait", "wait"]
     pairs = {" ".join(line.split()[:3]): line.split()[4:] for line in out.splitlines() if " > " in line}
-    assert all((value == ["wait", "wait"]) == ("synth-003" in pair) for pair, value in pairs.items())
+    assert pairs["synth-001 > synth-003"] == ["wait", "wait"]
+    assert pairs["synth-003 > synth-002"] == ["0,", "0", "0,", "0"]   # Q_final 0.3216 apart
     assert "wait: drawn runs await a human grade (synth-003 1): the weights already count them" in out
+    # s_bar at a half-width of 1: synth-003 meets it now (0.4906), so it shows 0, not wait
+    _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "s_bar", "--half-width", "1")
+    assert {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}["synth-003"] == "0"
     # a further draw of 10 for synth-000 lists 7 runs not graded yet (3 graded again): it waits for them too
     root = tmp_path / "judgeassist"
     shutil.copytree(EXAMPLE, root)

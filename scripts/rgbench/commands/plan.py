@@ -115,12 +115,15 @@ def run(args: argparse.Namespace) -> int:
           f"(judge {spec.judge}; '-': a draw of every run would not reach it, more cases are needed):")
     print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'draw':>6} {'new':>5} {'all graded':>11}")
     wilson = {sid for sid, theta, _, _ in rows if figure == "P" and theta in (0, 1)}   # as proportion_figure
-    waiting = {sid: s.pending for sid, s in subjects.items() if s.pending}   # drawn runs without a human grade yet
+    # drawn runs without a human grade yet: a count other than 0 (met now) waits for them
+    waiting = {sid: s.pending for sid, s in subjects.items() if s.pending}
+    waited = False
     for sid, theta, half, parts in rows:
         need = grades_for_half_width(half, parts, float(target), confidence, resamples, sid in wilson)
-        draw, fresh = ((_count(need.needed) + "*" * (sid in wilson),
-                        _count(None if need.needed is None else parts.fresh(need.needed)))
-                       if sid not in waiting else ("wait", "wait"))
+        wait = sid in waiting and need.needed != 0
+        waited |= wait
+        draw, fresh = (("wait", "wait") if wait else (_count(need.needed) + "*" * (sid in wilson),
+                                                      _count(None if need.needed is None else parts.fresh(need.needed))))
         print(f"{sid:<28} {float(theta):>9.4f} {parts.labels:>7} {half:>11.4f} {draw:>6} {fresh:>5} "
               f"{need.half_width_all:>11.4f}")
     if wilson:
@@ -131,13 +134,15 @@ def run(args: argparse.Namespace) -> int:
         print("Human grades to decide each neighbouring order ('-': a draw of every run of both would not decide it):")
         print(f"{'pair':<50} {'difference':>10} {'draw (first, second)':>21} {'new (first, second)':>20}")
         for a, b, gap, more, new in neighbours([row[0] for row in rows], runs, pairs, figure, confidence, resamples):
-            shown = (_counts(*more), _counts(*new)) if not waiting.keys() & {a, b} else ("wait", "wait")
+            wait = more != (0, 0) and bool(waiting.keys() & {a, b})
+            waited |= wait
+            shown = ("wait", "wait") if wait else (_counts(*more), _counts(*new))
             print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {shown[0]:>21} {shown[1]:>20}")
     if missing := sorted(set(subjects) - {row[0] for row in rows}):
         print()
         for why in sorted({_why(subjects[sid]) for sid in missing}):
             print(f"No estimate yet, {why}: " + ", ".join(sid for sid in missing if _why(subjects[sid]) == why))
-    if waiting:
+    if waited:
         print()
         print("wait: drawn runs await a human grade (" + ", ".join(f"{sid} {n}" for sid, n in sorted(waiting.items()))
               + "): the weights already count them, so the figure and its variance are not yet what the draw gives; "

@@ -62,7 +62,7 @@ from judge_assisted_check import (  # noqa: E402
     sums_of,
 )
 
-from rgbench.load.draws import HumanDraws  # noqa: E402
+from rgbench.load.draws import STRATIFIED, Covered, Draw, DrawnRun, HumanDraws  # noqa: E402
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.grading_plan import (  # noqa: E402
     Phase,
@@ -218,14 +218,19 @@ def benchmark(design: Design, rng: np.random.Generator):
 def drawn_sums(values, n: int, rng: np.random.Generator, start: int | None = None):
     """(CaseSums, labelled (y, f, w) list) of one subject with n human grades stratified by the judge's pass: one
     draw of n, or (``start`` below n) a pilot of ``start`` and a further draw of n − ``start``, made independently
-    over every run and pooled as :meth:`rgbench.load.draws.HumanDraws.weight` pools them, w = Σ_b (n_b/n) ξ_b/π_b
-    (a run both list is graded once)."""
+    over every run, each w the PRODUCTION :meth:`rgbench.load.draws.HumanDraws.weight` (a run both list is graded
+    once)."""
     y, f, strata = values
     k, r = y.shape
-    w = np.zeros(k * r)
-    for size in ((n,) if start is None or start >= n else (start, n - start)):
+    keys = [("s", f"c{c:04d}", f"r{j}") for c in range(k) for j in range(r)]
+    everyone = (Covered("s", tuple(key[1:] for key in keys), ""),)
+    made = []
+    for number, size in enumerate((n,) if start is None or start >= n else (start, n - start), 1):
         drawn_list, pi_list = stratified_draw(strata.ravel().tolist(), size, rng)
-        w += size / n * np.array(drawn_list) / np.array([float(p) for p in pi_list])
+        picked = tuple(DrawnRun(key, p, None) for key, d, p in zip(keys, drawn_list, pi_list) if d)
+        made.append(Draw(number, STRATIFIED, 0, picked, population=everyone))
+    draws = HumanDraws("judge", tuple(made))
+    w = np.array([float(draws.weight(key)) for key in keys])
     drawn = (w > 0).reshape(k, r)
     pi = np.where(w > 0, 1 / np.where(w > 0, w, 1), 1.0).reshape(k, r)
     labelled = [(float(a), float(b), float(x)) for a, b, x in zip(y.ravel(), f.ravel(), w) if x > 0]

@@ -87,6 +87,19 @@ def test_term_pools_today_with_one_further_uniform_draw():
     assert Phase(0.04, 300, ONE, 300, 0.0).term(600) == 0.0
 
 
+def test_term_rises_at_most_once_then_falls_so_bisection_holds():
+    # search bisects on the half-width, which needs T(n0 + m) to fall in m, or rise once (a small further draw
+    # pooled with today's can add variance when n0 is near N) and then fall: at most one change of direction,
+    # from up to down, for T0 from half to twice one uniform draw's
+    for runs in (4, 10, 90, 300):
+        for labels in sorted({1, 2, runs // 4, runs // 2, runs - 1}):
+            for scale in (0.5, 1, 2):
+                one = Phase(1.0, labels, (1,) * runs, labels, scale * (1 / labels - 1 / runs))
+                terms = [one.term(labels + m) for m in range(runs + 1)]
+                signs = [after > before for before, after in zip(terms, terms[1:]) if after != before]
+                assert signs == sorted(signs, reverse=True), (runs, labels, scale)   # ups, then downs
+
+
 def test_fresh_grades_are_the_draw_less_the_graded_runs_it_lists_again():
     # 20 of 300 runs graded: a draw of 60 lists 60 · 20/300 = 4 of them again, expected: 56 new grades
     assert drawn_once(0.04, 20).fresh(60) == 56

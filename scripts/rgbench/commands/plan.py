@@ -140,8 +140,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {shown[0]:>21} {shown[1]:>20}")
     if missing := sorted(set(subjects) - {row[0] for row in rows}):
         print()
-        for why in sorted({_why(subjects[sid]) for sid in missing}):
-            print(f"No estimate yet, {why}: " + ", ".join(sid for sid in missing if _why(subjects[sid]) == why))
+        reasons: dict[str, list[str]] = {}
+        for sid in missing:
+            reasons.setdefault(_why(subjects[sid]), []).append(sid)
+        for why, ids in sorted(reasons.items()):
+            print(f"No estimate yet, {why}: {', '.join(ids)}")
     if waited:
         print()
         print("wait: drawn runs await a human grade (" + ", ".join(f"{sid} {n}" for sid, n in sorted(waiting.items()))

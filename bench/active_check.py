@@ -19,11 +19,12 @@ Ways of spending n human grades:
 
 - **uniform**: a simple random sample of each subject's share of n (π = n_s / T_s), the plain alternative;
 - **stratified**: `rgbench assign --draw n`, stratified by the judge's class in proportion;
-- **active**: `rgbench assign --draw p` (the pilot; none when A joins) then `rgbench assign --next n − p`: the
-  active draw's probabilities from the production spreads (per bin of the judge's values, pooled over every
-  subject with human grades); the draws pooled with w = Σ c_b / π_b over the population `rgbench assign` records.
-  Its cost is the grades actually spent (distinct runs graded). **active, two rounds**: the same grades spent as
-  the pilot then two `--next` draws of half the rest each, the second's spreads from every earlier grade.
+- **active**: `rgbench assign --draw p` (the pilot; none when A joins) then `rgbench assign --next n − p`: the active
+  draw's probabilities from the production spreads (per bin of the judge's values, pooled over every subject with
+  human grades), each over the runs no earlier draw lists, as `rgbench assign` draws; the draws pooled by
+  ``HumanDraws.weight``. Its cost is the grades spent (every drawn run is graded once). **active, two rounds**: the
+  same grades spent as the pilot then two `--next` draws of half the rest each, the second's spreads from every
+  earlier grade.
   **active, class strata (before)**: the fifth session's rule, for comparison (:func:`spreads_classes`: per judge
   class, shrunk toward the subject's own mean square, nothing borrowed by bin); **active, spreads known**: the
   production rule with every run's human value known, its allocation's ceiling in practice.
@@ -81,6 +82,7 @@ from rgbench.stats.judge_assisted_draw import (  # noqa: E402
     stratified,
     stratum,
     thousandths_root,
+    undrawn,
 )
 
 OUT = REPO / "docs" / "active_check.md"
@@ -227,13 +229,15 @@ def active_method(design, at: Setting, n, rng, rule: Callable | None = None, rou
     the production spreads of every earlier draw's grades over every subject (``rule(everyone, basis, subjects)``'s
     when given)."""
     seed = int(rng.integers(2 ** 31))
-    covered = population(at.runs, tuple(at.runs))   # as rgbench assign records it: the draws pool by size over it
-    made = [replace(stratified(1, seed, at.runs, design.pilot), population=covered)] if design.pilot else []
+    made = [replace(stratified(1, seed, at.runs, design.pilot), population=population(at.runs, tuple(at.runs)))
+            ] if design.pilot else []
     for k in range(rounds):
         basis = frozenset(r.key for d in (*at.earlier, *made) for r in d.runs)
         size = (n - design.pilot) // rounds + (k < (n - design.pilot) % rounds)
         spread = (rule or spreads)(at.everyone, basis, tuple(at.runs))
-        made.append(replace(active(len(at.earlier) + len(made) + 1, seed, at.runs, size, spread), population=covered))
+        over = undrawn(at.runs, made)   # as rgbench assign draws: over the runs no earlier draw lists
+        made.append(replace(active(len(at.earlier) + len(made) + 1, seed, over, size, spread),
+                            population=population(over, tuple(over))))
     return pooled(at, made)
 
 

@@ -10,7 +10,8 @@ design and figure (Q_final of subject A; the A - B difference of Q_final):
 
 - simulated: the mean BCa half-width (the toolkit's interval, 2,000 case resamples) over --reps benchmarks at
   each of a grid of human-sample sizes n, each benchmark's grades a stratified pilot of n0 and one further
-  stratified draw of n − n0, pooled as ``HumanDraws.weight`` pools draws (as a user adds grades); the n at which
+  stratified draw of n − n0 over the runs the pilot did not list, pooled as ``HumanDraws.weight`` pools draws (as
+  a user adds grades with `rgbench assign`); the n at which
   it reaches the target half-width, by linear interpolation in 1/n (the half-width is about linear in 1/√n, its
   square in 1/n);
 - predicted: on each of --reps benchmarks at the starting sample n0, the PRODUCTION functions
@@ -27,12 +28,12 @@ their own): the model, judges and draws of bench/active_check.py, every draw the
 :func:`~rgbench.stats.judge_assisted_draw.spreads` of the grades of every earlier draw) and every weight
 :meth:`rgbench.load.draws.HumanDraws.weight`'s. The n0 grades at the start are a stratified pilot (`--draw n0`)
 over the subjects drawn over, or for a subject A that joins two graded ones (120 grades each, stratified) a first
-`--next n0 --subjects A`; a benchmark at n has one further `--next n − n0` over the same subjects (n: the draws'
-sizes, as `rgbench plan` counts them; a run drawn again is not graded twice, so the distinct grades are a little
-fewer). Simulated: as above over a grid of n, with the further grades drawn by `--next` and, separately, by one
-stratified `--draw n − n0` (what `rgbench plan` models); predicted: `rgbench plan`'s count at n0. For these
-designs the report also gives, by n, the mean half-width over q(K_L) times the bootstrap SD (the interval's
-shape, which `rgbench plan` takes as 1). Every design has its own stream: the report is the same whatever --jobs.
+`--next n0 --subjects A`; a benchmark at n has one further `--next n − n0` over the same subjects' runs not drawn yet
+(n: the human grades, as `rgbench plan` counts them). Simulated: as above over a grid of n, with the further grades
+drawn by `--next` and, separately, by one stratified `--draw n − n0` (what `rgbench plan` models); predicted:
+`rgbench plan`'s count at n0. For these designs the report also gives, by n, the mean half-width over q(K_L) times
+the bootstrap SD (the interval's shape, which `rgbench plan` takes as 1). Every design has its own stream: the
+report is the same whatever --jobs.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from judge_assisted_check import (  # noqa: E402
     sums_of,
 )
 
-from rgbench.load.draws import STRATIFIED, Covered, Draw, DrawnRun, HumanDraws  # noqa: E402
+from rgbench.load.draws import STRATIFIED, Covered, Draw, DrawnRun, HumanDraws, draw_precision  # noqa: E402
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.grading_plan import (  # noqa: E402
     Phase,
@@ -81,7 +82,7 @@ from rgbench.stats.judge_assisted import (  # noqa: E402
     labelled_cases,
     stratified_draw,
 )
-from rgbench.stats.judge_assisted_draw import active, population, spreads, stratified  # noqa: E402
+from rgbench.stats.judge_assisted_draw import active, population, spreads, stratified, undrawn  # noqa: E402
 
 OUT = REPO / "docs" / "plan_check.md"
 SHRINK = 0.75
@@ -104,7 +105,7 @@ DESIGNS = (
     Design("100 cases x 3 runs, judge uncorrelated", 100, 3, 0.0, 40, (40, 60, 80, 100, 130, 160)),
     Design("100 cases x 3 runs, judge +1.5 on B", 100, 3, RHO_07, 40, (40, 60, 80, 100, 130, 160, 200),
            (0.0, 1.5)),
-    Design("30 cases x 3 runs, rho_Q 0.7", 30, 3, RHO_07, 20, (20, 26, 32, 40, 50, 60, 75, 90, 110)),
+    Design("30 cases x 3 runs, rho_Q 0.7", 30, 3, RHO_07, 20, (20, 26, 32, 40, 50, 60, 75, 90)),
 )
 
 
@@ -140,17 +141,18 @@ def active_draws(design: ActiveDesign, at: active_check.Setting, n: int, seed: i
     """The draws of one benchmark at n: the earlier subjects' (A joins), the n0 at the start (a stratified pilot,
     or a --next over A when it joins) and, n > n0, one --next of n − n0 over the same subjects (``by`` "draw": a
     stratified --draw, for comparison)."""
-    covered = population(at.runs, tuple(at.runs))
     made = list(at.earlier)
-    def next_draw(size: int):
+    def next_draw(size: int, over: dict):
         basis = frozenset(r.key for d in made for r in d.runs)
-        return active(len(made) + 1, seed, at.runs, size, spreads(at.everyone, basis, tuple(at.everyone)))
-    first = next_draw(design.start) if at.earlier else stratified(1, seed, at.runs, design.start)
-    made.append(replace(first, population=covered))
+        return active(len(made) + 1, seed, over, size, spreads(at.everyone, basis, tuple(at.everyone)))
+    over = undrawn(at.runs, made)
+    first = next_draw(design.start, over) if at.earlier else stratified(1, seed, over, design.start)
+    made.append(replace(first, population=population(over, tuple(over))))
     if n > design.start:
-        further = (next_draw(n - design.start) if by == "next" else
-                   stratified(len(made) + 1, seed, at.runs, n - design.start))
-        made.append(replace(further, population=covered))
+        over = undrawn(at.runs, made)   # as rgbench assign draws: over the runs no earlier draw lists
+        further = (next_draw(n - design.start, over) if by == "next" else
+                   stratified(len(made) + 1, seed, over, n - design.start))
+        made.append(replace(further, population=population(over, tuple(over))))
     return HumanDraws("judge", tuple(made))
 
 
@@ -188,7 +190,7 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
         for label in shown[0]:
             items = sorted(everyone[label], key=lambda r: r.key)
             phases.append(phase([Run(r.key[1], r.judge, r.human if r.key in basis else None, draws.weight(r.key))
-                                 for r in items]))
+                                 for r in items], draws.precision(label)))
         if pair:
             first, second = phases
             need = pair_grades_for_half_width(hw, first, second, target, CONFIDENCE, RESAMPLES)
@@ -217,18 +219,19 @@ def benchmark(design: Design, rng: np.random.Generator):
 
 def drawn_sums(values, n: int, rng: np.random.Generator, start: int | None = None):
     """(CaseSums, labelled (y, f, w) list) of one subject with n human grades stratified by the judge's pass: one
-    draw of n, or (``start`` below n) a pilot of ``start`` and a further draw of n − ``start``, made independently
-    over every run, each w the PRODUCTION :meth:`rgbench.load.draws.HumanDraws.weight` (a run both list is graded
-    once)."""
+    draw of n, or (``start`` below n) a pilot of ``start`` and a further draw of n − ``start`` over the runs the
+    pilot did not list (as `rgbench assign` draws), each w the PRODUCTION :meth:`rgbench.load.draws.HumanDraws.weight`."""
     y, f, strata = values
     k, r = y.shape
     keys = [("s", f"c{c:04d}", f"r{j}") for c in range(k) for j in range(r)]
-    everyone = (Covered("s", tuple(key[1:] for key in keys), ""),)
-    made = []
+    flat = strata.ravel().tolist()
+    made: list[Draw] = []
     for number, size in enumerate((n,) if start is None or start >= n else (start, n - start), 1):
-        drawn_list, pi_list = stratified_draw(strata.ravel().tolist(), size, rng)
-        picked = tuple(DrawnRun(key, p, None) for key, d, p in zip(keys, drawn_list, pi_list) if d)
-        made.append(Draw(number, STRATIFIED, 0, picked, population=everyone))
+        listed = {run.key for draw in made for run in draw.runs}
+        left = [i for i, key in enumerate(keys) if key not in listed]
+        drawn_list, pi_list = stratified_draw([flat[i] for i in left], size, rng)
+        picked = tuple(DrawnRun(keys[i], p, None) for i, d, p in zip(left, drawn_list, pi_list) if d)
+        made.append(Draw(number, STRATIFIED, 0, picked, population=(Covered("s", tuple(keys[i][1:] for i in left), ""),)))
     draws = HumanDraws("judge", tuple(made))
     w = np.array([float(draws.weight(key)) for key in keys])
     drawn = (w > 0).reshape(k, r)
@@ -255,6 +258,15 @@ def simulated(design: Design, reps: int, rng: np.random.Generator) -> dict[int, 
     return out
 
 
+def plan_phase(sums, graded_runs, est) -> Phase:
+    """`rgbench plan`'s :class:`Phase` of a subject after one stratified draw of n0 (its precision
+    :func:`rgbench.load.draws.draw_precision` of n0 of N)."""
+    n0, runs = est.labels, sum(sums.runs)
+    v = draw_precision(n0, runs)
+    return Phase(residual_variance(graded_runs, float(est.lam)), n0, sums.runs, labelled_cases(sums),
+                 phase_two_variance(graded_runs, float(est.lam), runs), math.inf if v is None else float(v))
+
+
 def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.random.Generator):
     """Median over ``reps`` benchmarks at n0 of the predicted total human grades (A's figure; both subjects'
     for the difference)."""
@@ -265,9 +277,7 @@ def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.r
         counts = case_counts(rng, design.cases, RESAMPLES)
         ea, eb = estimate(sa), estimate(sb)
         assert ea is not None and eb is not None
-        pa, pb = (Phase(residual_variance(graded_runs, float(e.lam)), e.labels, s.runs, labelled_cases(s),
-                        phase_two_variance(graded_runs, float(e.lam), sum(s.runs)))
-                  for s, graded_runs, e in ((sa, la, ea), (sb, lb, eb)))
+        pa, pb = (plan_phase(s, graded_runs, e) for s, graded_runs, e in ((sa, la, ea), (sb, lb, eb)))
         hw = half(interval(sa, counts, CONFIDENCE))
         need = grades_for_half_width(hw, pa, targets[0], CONFIDENCE, RESAMPLES).needed
         subject.append(math.inf if need is None else design.start + need)

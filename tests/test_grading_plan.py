@@ -33,8 +33,9 @@ ONE = (1,) * 300   # 300 cases of one run each: n labels reach K_L = n cases exa
 
 
 def drawn_once(s2: float, labels: int) -> Phase:
-    """A subject of 300 one-run cases, ``labels`` of them graded in one uniform draw: T₀ = (1/n₀ − 1/300) S²_e."""
-    return Phase(s2, labels, ONE, labels, (1 / labels - 1 / 300) * s2)
+    """A subject of 300 one-run cases, ``labels`` of them graded in one uniform draw: T₀ = (1/n₀ − 1/300) S²_e, its
+    precision H = n₀ / (300 (300 − n₀))."""
+    return Phase(s2, labels, ONE, labels, (1 / labels - 1 / 300) * s2, labels / (300 * (300 - labels)))
 
 
 T20 = (1 / 20 - 1 / 300) * 0.04   # = 0.0018667: T₀ of 20 grades at S²_e 0.04
@@ -63,49 +64,44 @@ def test_expected_labelled_cases():
 
 def test_labelled_at_rounds_the_expectation_and_keeps_todays_cases():
     # nothing graded yet: n distinct runs
-    assert Phase(0.04, 0, (1, 1, 2, 2), 0, 0.0).labelled_at(2) == 2   # 28/15 = 1.87 -> 2
-    assert Phase(0.04, 0, (1, 1, 2, 2), 0, 0.0).labelled_at(5) == 4   # 11/3 = 3.67 -> 4
-    assert Phase(0.04, 3, (1, 1, 2, 2), 3, 0.0).labelled_at(3) == 3   # expected 2.6 -> 3; today's 3
-    assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0).labelled_at(1) == 2   # expected 0.83 -> 1, below today's 2
-    # 2 graded, a further draw of 3 lists 3 · 2/6 = 1 of them again: 4 distinct runs, a one-run case missed with
-    # C(5, 4)/C(6, 4) = 1/3, a two-run case with 1/15: 2 · 2/3 + 2 · 14/15 = 3.2 -> 3 (one draw of 5: 4)
-    assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0).labelled_at(5) == 3
+    assert Phase(0.04, 0, (1, 1, 2, 2), 0, 0.0, 0.0).labelled_at(2) == 2   # 28/15 = 1.87 -> 2
+    assert Phase(0.04, 0, (1, 1, 2, 2), 0, 0.0, 0.0).labelled_at(5) == 4   # 11/3 = 3.67 -> 4
+    assert Phase(0.04, 3, (1, 1, 2, 2), 3, 0.0, 0.0).labelled_at(3) == 3   # expected 2.6 -> 3; today's 3
+    assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0, 0.0).labelled_at(1) == 2   # expected 0.83 -> 1, below today's 2
+    # 2 graded, a further draw of 3 over the 4 runs left: 5 distinct runs, 11/3 -> 4, as one draw of 5
+    assert Phase(0.04, 2, (1, 1, 2, 2), 2, 0.0, 0.0).labelled_at(5) == 4
 
 
-def test_term_pools_today_with_one_further_uniform_draw():
+def test_term_pools_today_with_one_further_uniform_draw_over_the_runs_left():
     phase = drawn_once(0.04, 20)
     assert phase.term(20) == T20   # today: T₀
-    # 20 + 40: (20/60)² · 0.0018667 + (40/60)² · (1/40 − 1/300) · 0.04 = 0.00020741 + 0.44444 · 0.00086667 =
-    # 0.00059259, above one draw of 60's (1/60 − 1/300) · 0.04 = 0.00053333 (the further draw may list a graded
-    # run again; today's weights keep their share)
-    assert phase.term(60) == pytest.approx(0.00059259, abs=1e-8)
-    # the same, as (1/n − (n₀² + m²)/(n² N)) S²_e: (1/60 − 2000/1080000) · 0.04 = (0.016667 − 0.0018519) · 0.04
-    assert phase.term(60) == pytest.approx((1 / 60 - 2000 / 1_080_000) * 0.04)
-    # a further draw of every run (π = 1) leaves today's share: (20/320)² · 0.0018667 = 7.2917e-6
-    assert phase.term(320) == pytest.approx(7.2917e-6, rel=1e-4)
-    # today's weights are 1 (every run graded): nothing is left at any n
-    assert Phase(0.04, 300, ONE, 300, 0.0).term(600) == 0.0
+    # 20 + 40: R = 280 runs left, v = 40/(280 · 240) = 1/1680, H = 20/(300 · 280) = 1/4200, so the further draw's
+    # share c = (1/1680)/(1/4200 + 1/1680) = 2.5/3.5 = 5/7: (2/7)² · 0.0018667 + (5/7)² · (1/40 − 1/280) · 280²/300²
+    # · 0.04 = 0.00015238 + 0.51020 · 0.021429 · 0.87111 · 0.04 = 0.00015238 + 0.00038095 = 0.00053333, one
+    # uniform draw of 60's (1/60 − 1/300) · 0.04 = 0.00053333 exactly
+    assert phase.term(60) == pytest.approx(0.00053333, abs=1e-8)
+    assert phase.term(60) == pytest.approx((1 / 60 - 1 / 300) * 0.04)
+    # today's T₀ twice one uniform draw's (a worse first draw) keeps (2/7)² of it: 0.00030476 + 0.00038095
+    worse = phase._replace(now=2 * T20)
+    assert worse.term(60) == pytest.approx(0.00068571, abs=1e-8)
+    # a further draw of every run left (280: c = 1) leaves nothing, nor does any larger count
+    assert phase.term(300) == 0.0 == phase.term(320)
+    # every run graded in a census (H inf): nothing is left, and no draw changes T₀
+    assert Phase(0.04, 300, ONE, 300, 0.0, float("inf")).term(600) == 0.0
 
 
 def test_term_rises_at_most_once_then_falls_so_bisection_holds():
     # search bisects on the half-width, which needs T(n0 + m) to fall in m, or rise once (a small further draw
-    # pooled with today's can add variance when n0 is near N) and then fall: at most one change of direction,
-    # from up to down, for T0 from half to twice one uniform draw's
+    # pooled with a today's better than one uniform draw's can add variance) and then fall: at most one change of
+    # direction, from up to down, for T0 from half to twice one uniform draw's
     for runs in (4, 10, 90, 300):
         for labels in sorted({1, 2, runs // 4, runs // 2, runs - 1}):
             for scale in (0.5, 1, 2):
-                one = Phase(1.0, labels, (1,) * runs, labels, scale * (1 / labels - 1 / runs))
+                one = Phase(1.0, labels, (1,) * runs, labels, scale * (1 / labels - 1 / runs),
+                            labels / (runs * (runs - labels)))
                 terms = [one.term(labels + m) for m in range(runs + 1)]
                 signs = [after > before for before, after in zip(terms, terms[1:]) if after != before]
                 assert signs == sorted(signs, reverse=True), (runs, labels, scale)   # ups, then downs
-
-
-def test_fresh_grades_are_the_draw_less_the_graded_runs_it_lists_again():
-    # 20 of 300 runs graded: a draw of 60 lists 60 · 20/300 = 4 of them again, expected: 56 new grades
-    assert drawn_once(0.04, 20).fresh(60) == 56
-    # 25 of 100 (50 cases of 2 runs): 20 · 75/100 = 15; 21 · 0.75 = 15.75 -> 16; 0 -> 0
-    two = Phase(0.0, 25, (2,) * 50, 22, 0.0)
-    assert (two.fresh(20), two.fresh(21), two.fresh(0)) == (15, 16, 0)
 
 
 def test_smallest_bisects_a_monotone_condition():
@@ -122,8 +118,8 @@ def test_split_in_proportion_to_spread_within_each_subjects_range():
     assert split(80, a, drawn_once(0.01, 20)) == (53, 27)
     # the second has 60 already, above its share 1/3 · 113 = 37.7: it keeps 60, the first takes the other 53
     assert split(113, a, drawn_once(0.01, 60)) == (53, 60)
-    # a further draw takes at most the first's 300 runs: 2/3 of 600 = 400 -> 20 + 300 = 320, the second 280
-    assert split(600, a, drawn_once(0.01, 20)) == (320, 280)
+    # at most every run: 2/3 of 600 = 400 -> the first's 300 runs, the second the other 300
+    assert split(600, a, drawn_once(0.01, 20)) == (300, 300)
     # no residual on either side: half each
     assert split(60, drawn_once(0.0, 20), drawn_once(0.0, 20)) == (30, 30)
 
@@ -143,78 +139,72 @@ def test_residual_variance_of_one_run_is_zero():
 
 
 def test_v_full_subtracts_each_phase_and_floors_at_zero():
-    # The floor is q(300) · √(V_full + term(20 + 300)), a further draw of every run. Today's variance 0.0025 at
-    # K_L 20 (half-width q(20) · 0.05): V_full = 0.0025 − T₀ = 0.0025 − 0.00186667 = 0.00063333; term(320) =
-    # 7.2917e-6 (test_term_pools_today_with_one_further_uniform_draw): q(300) · √0.00064063 = 0.049893
+    # The floor is q(300) · √(V_full + term(300)), every run graded (term 0). Today's variance 0.0025 at K_L 20
+    # (half-width q(20) · 0.05): V_full = 0.0025 − T₀ = 0.0025 − 0.00186667 = 0.00063333: q(300) · √0.00063333 =
+    # 1.9712178 · 0.025166 = 0.049608
     phase = drawn_once(0.04, 20)
     q300 = 1.9679297 * 1.0016708
     assert grades_for_half_width(Q20 * 0.05, phase, 1, C, B).half_width_all == pytest.approx(
-        q300 * 0.00064063 ** 0.5, rel=1e-5) == pytest.approx(0.049893, abs=1e-6)
-    # 0.001 < 0.00186667: V_full floors at 0, and today's share is what is left: q(300) · √7.2917e-6 = 0.0053229
-    assert grades_for_half_width(Q20 * 0.001 ** 0.5, phase, 1, C, B).half_width_all == pytest.approx(0.0053229,
-                                                                                                     abs=1e-7)
+        q300 * 0.00063333 ** 0.5, rel=1e-5) == pytest.approx(0.049608, abs=1e-6)
+    # 0.001 < 0.00186667: V_full floors at 0, and every run graded leaves nothing
+    assert grades_for_half_width(Q20 * 0.001 ** 0.5, phase, 1, C, B).half_width_all == 0.0
     # every run graded with weight 1 (T₀ = 0): V_full is the variance itself
-    assert grades_for_half_width(0.1, Phase(0.04, 300, ONE, 300, 0.0), 1, C, B).half_width_all == pytest.approx(0.1)
+    assert grades_for_half_width(0.1, Phase(0.04, 300, ONE, 300, 0.0, float("inf")), 1, C, B).half_width_all == \
+        pytest.approx(0.1)
 
 
 def test_grades_for_half_width_hand_computed():
     # half-width 0.1 over K_L = 20: V = (0.1 / 2.1473974)² = 0.0021686; less T₀ = 0.0018667: V_full =
-    # 0.00030191. One run a case, so the distinct runs, 20 + m · 280/300 after a further draw of m, are K_L. At
-    # n = 62 (m = 42): term = (20/62)² · 0.0018667 + (42/62)² · (1/42 − 1/300) · 0.04 = 0.00019424 + 0.45890 ·
-    # 0.00081905 = 0.00057010, V = 0.00087201; 59.2 distinct runs, K_L 59: q(59) = 2.0017175 · 1.0085837 =
-    # 2.0188999, 2.0188999 · 0.0295298 = 0.05962 <= 0.06. At 61 (m = 41): term = (20/61)² · 0.0018667 + (41/61)² ·
-    # (1/41 − 1/300) · 0.04 = 0.00020066 + 0.00038051 = 0.00058117, V = 0.00088308; 58.27 distinct, K_L 58:
-    # q(58) = 2.0199546, 2.0199546 · 0.0297167 = 0.06003 > 0.06. So 62, 42 more (one draw of n, the old model,
-    # said 57: the pooled draws cost 5 grades)
+    # 0.00030191. One run a case and draws over the runs left, so n graded runs are n cases and T = (1/n − 1/300)
+    # · 0.04 (test_term_pools_today_with_one_further_uniform_draw_over_the_runs_left). At n = 57: T = 0.00056842,
+    # V = 0.00087033, q(57) = 2.0210477, 2.0210477 · 0.0295014 = 0.05962 <= 0.06. At 56: T = 0.00058095, V =
+    # 0.00088286, q(56) = 2.0221813, 2.0221813 · 0.0297130 = 0.06009 > 0.06. So 57, 37 more (the draws pooled by
+    # size, which listed graded runs again, needed 42 draws)
     need = grades_for_half_width(0.1, drawn_once(0.04, 20), 0.06, C, B)
-    assert need.needed == 42
-    # a further draw of every run: q(300) · √(0.00030191 + 7.2917e-6) = 1.9712178 · 0.0175842 = 0.034662
-    assert need.half_width_all == pytest.approx(0.034662, abs=1e-6)
+    assert need.needed == 37
+    # every run graded: q(300) · √0.00030191 = 1.9712178 · 0.0173756 = 0.034251
+    assert need.half_width_all == pytest.approx(0.034251, abs=1e-6)
 
 
 def test_grades_for_half_width_met_now_and_out_of_reach():
     phase = drawn_once(0.04, 20)
     assert grades_for_half_width(0.1, phase, 0.10, C, B).needed == 0       # met now
-    assert grades_for_half_width(0.1, phase, 0.0346, C, B).needed is None   # below the floor 0.034662
+    assert grades_for_half_width(0.1, phase, 0.0342, C, B).needed is None   # below the floor 0.034251
     # a judge that leaves no residual (S²_e = 0): only the level narrows, q(300) · √0.0021686 = 0.0918 > 0.06
     assert grades_for_half_width(0.1, drawn_once(0.0, 20), 0.06, C, B).needed is None
 
 
 def test_grades_for_half_width_never_beyond_every_run():
-    # just above the floor: the count is at most a further draw of the 300 runs
-    need = grades_for_half_width(0.1, drawn_once(0.04, 20), 0.0347, C, B)
-    assert need.needed is not None and 0 < need.needed <= 300
+    # just above the floor: the count is at most the 280 runs left
+    need = grades_for_half_width(0.1, drawn_once(0.04, 20), 0.0343, C, B)
+    assert need.needed is not None and 0 < need.needed <= 280
 
 
 def test_pair_grades_split_in_proportion_to_spread():
     # half-width 0.13 over K_L 20 and 20: V = (0.13 / 2.1473974)² = 0.0036649, less T₀ = (1/20 − 1/300)(0.04 +
-    # 0.01) = 0.0023333: V_full = 0.0013316. 86 labels split 57, 29 (S 0.2, 0.1: 57.33 -> 57), read at the fewer
-    # K_L, 29: q(29) = 2.0484071 · 1.0177005 = 2.0846650; terms (20/57)² · 0.0018667 + (37/57)² · (1/37 − 1/300) ·
-    # 0.04 = 0.00022980 + 0.00039936 = 0.00062916 and (20/29)² · 0.00046667 + (9/29)² · (1/9 − 1/300) · 0.01 =
-    # 0.00022196 + 0.00010380 = 0.00032576; V = 0.0022865, read at the second's 20 + 9 · 280/300 = 28.4 distinct
-    # runs, K_L 28: q(28) = 2.0894819, 2.0894819 · 0.0478172 = 0.09991 <= 0.1. 85 labels (57, 28): V = 0.0022981,
-    # the second's 27.47 distinct runs, K_L 27: q(27) = 2.0946859, 0.10042 > 0.1. So 57 − 20 = 37 and 29 − 20 = 9
-    # more to decide a difference of 0.1 (the interval reaching ±0.1)
+    # 0.01) = 0.0023333: V_full = 0.0013316. 81 labels split 54, 27 (S 0.2, 0.1: 2/3 of 81), read at the fewer
+    # K_L, 27: q(27) = 2.0946859; terms (1/54 − 1/300) · 0.04 = 0.00060741 and (1/27 − 1/300) · 0.01 = 0.00033704
+    # (one uniform draw each, test_term_pools_today_with_one_further_uniform_draw_over_the_runs_left); V =
+    # 0.0022760, 2.0946859 · 0.0477076 = 0.09993 <= 0.1. 80 labels (53, 27): V = 0.0022900, 0.10024 > 0.1. So
+    # 54 − 20 = 34 and 27 − 20 = 7 more to decide a difference of 0.1 (the interval reaching ±0.1)
     need = pair_grades_for_half_width(0.13, drawn_once(0.04, 20), drawn_once(0.01, 20), 0.1, C, B)
-    assert (need.first, need.second) == (37, 9)
+    assert (need.first, need.second) == (34, 7)
 
 
 def test_pair_grades_keep_a_subject_graded_beyond_its_share():
     # the second has 60 graded, above its share: it keeps 60 and the first closes the gap alone, the level now at
-    # the first's K_L. V_full = 0.0036649 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0016649. The first at 57: term =
-    # (20/57)² · 0.0018667 + (37/57)² · (1/37 − 1/300) · 0.04 = 0.00062916, V = 0.0016649 + 0.00062916 +
-    # 0.00013333 = 0.0024274; 20 + 37 · 280/300 = 54.53 distinct runs, K_L 55: q(55) = 2.0233578,
-    # 2.0233578 · 0.0492686 = 0.09969 <= 0.1; at 56: V = 0.0024404, 53.6 distinct, K_L 54: q(54) = 2.0245797,
-    # 0.10002 > 0.1. So 37 more of the first, none of the second
+    # the first's K_L. V_full = 0.0036649 − 0.0018667 − (1/60 − 1/300) 0.01 = 0.0016649. The first at 53: V =
+    # 0.0016649 + (1/53 − 1/300) · 0.04 + 0.00013333 = 0.0024196, q(53) = 2.0258496, 2.0258496 · 0.0491896 =
+    # 0.09965 <= 0.1; at 52: V = 0.0024341, q(52) = 2.0271704, 0.10001 > 0.1. So 33 more of the first, none of the
+    # second
     need = pair_grades_for_half_width(0.13, drawn_once(0.04, 20), drawn_once(0.01, 60), 0.1, C, B)
-    assert (need.first, need.second) == (37, 0)
+    assert (need.first, need.second) == (33, 0)
 
 
 def test_pair_grades_met_now_and_out_of_reach():
     a, b = drawn_once(0.04, 20), drawn_once(0.01, 20)
     assert pair_grades_for_half_width(0.13, a, b, 0.2, C, B) == (0, 0)   # a difference of 0.2 is decided now
-    # a further draw of every run of both: q(300) · √(0.0013316 + today's shares) = 0.0722 > 0.01, no grading
-    # decides a difference of 0.01
+    # every run of both graded: q(300) · √0.0013316 = 0.0719 > 0.01, no grading decides a difference of 0.01
     assert pair_grades_for_half_width(0.13, a, b, 0.01, C, B) == (None, None)
 
 
@@ -223,20 +213,18 @@ def test_wilson_budget_counts_labelled_cases():
     # 3.8414588 / 47.682918 = 0.080563, the board's interval now
     half_now = Z2 / (2 * (20 + Z2))
     assert half_now == pytest.approx(wilson_interval(0, 20)[1] / 2) == pytest.approx(0.080563, abs=1e-6)
-    # <= 0.05 once K_L >= z²/0.1 − z² = 38.414588 − 3.8414588 = 34.57: 35 cases, one run each; a further draw of 16
-    # reaches 20 + 16 · 280/300 = 34.93 distinct runs (35), of 15 34.0: 16 more; every run graded, 300 cases:
-    # 3.8414588 / 607.68292 = 0.0063215
+    # <= 0.05 once K_L >= z²/0.1 − z² = 38.414588 − 3.8414588 = 34.57: 35 cases, one run each, 15 more (a draw
+    # over the runs left: every grade a new case); every run graded, 300 cases: 3.8414588 / 607.68292 = 0.0063215
     need = grades_for_half_width(half_now, drawn_once(0.0, 20), 0.05, C, B, wilson=True)
-    assert need == (16, pytest.approx(0.0063215, abs=1e-7))
+    assert need == (15, pytest.approx(0.0063215, abs=1e-7))
     # the bootstrap model would read S²_e = 0 (every grade 0) as "only the level narrows": q(300)/q(20) · 0.080563
     # = 0.07395 > 0.05 at every run, no count
     assert grades_for_half_width(half_now, drawn_once(0.0, 20), 0.05, C, B).needed is None
     # 50 cases of 2 runs, 25 graded on 22 cases (examples/judgeassist's synth-002): d distinct runs reach 50 (1 −
-    # (100 − d)(99 − d)/9900) cases; a further draw of m adds m · 75/100 of them: m = 26 gives 44.5 (55.5 · 54.5 =
-    # 3024.75: 34.72 -> 35), 25 gives 43.75 (56.25 · 55.25 = 3107.81: 34.30 -> 34): 26 more. Every case:
-    # 3.8414588 / 107.68292 = 0.035674
-    two = Phase(0.0, 25, (2,) * 50, 22, 0.0)
-    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), two, 0.05, C, B, wilson=True) == (26, pytest.approx(0.035674,
+    # (100 − d)(99 − d)/9900) cases: d = 45 gives 50 (1 − 55 · 54/9900) = 50 · 0.7 = 35, d = 44 gives 50 (1 − 56 ·
+    # 55/9900) = 34.44 -> 34: 45, 20 more. Every case: 3.8414588 / 107.68292 = 0.035674
+    two = Phase(0.0, 25, (2,) * 50, 22, 0.0, 25 / (100 * 75))
+    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), two, 0.05, C, B, wilson=True) == (20, pytest.approx(0.035674,
                                                                                                            abs=1e-6))
     assert grades_for_half_width(0.04, two, 0.05, C, B, wilson=True).needed == 0   # met now
     assert grades_for_half_width(0.08, two, 0.03, C, B, wilson=True).needed is None   # 0.035674 at every case
@@ -248,22 +236,23 @@ W = Fraction(5, 4)
 A_RUNS = [Run("c1", 0, 1, W), Run("c2", 0, 0, W), Run("c2", 0, None, 0), Run("c3", 0, 1, W), Run("c4", 0, 1, W)]
 B_RUNS = [Run("c2", 0, 1, W), Run("c3", 0, 0, W), Run("c3", 0, None, 0), Run("c4", 0, 0, W), Run("c5", 0, 1, W)]
 SHARED = {"c2", "c3", "c4"}
+H = 4 / (5 * 1)   # each subject's precision: v = n/(N(N − n)) of 4 of 5
 
 
 def test_phase_on_a_pairs_shared_cases():
     # A over all its cases: e = 1, 0, 1, 1, mean 3/4, Σ (e − ē)² = 3/16 + 9/16 = 3/4, / 4 · 4/3 = 1/4; n 4 of N 5;
     # T₀ = Σ w (w − 1)(e − ē)² / N² · n/(n − 1) = 5/16 · 3/4 / 25 · 4/3 = 0.0125, the (1/4 − 1/5) · 1/4 of one
     # uniform draw of 4 of 5
-    assert phase(A_RUNS) == (pytest.approx(1 / 4), 4, (1, 2, 1, 1), 4, pytest.approx(0.0125))
+    assert phase(A_RUNS, H) == (pytest.approx(1 / 4), 4, (1, 2, 1, 1), 4, pytest.approx(0.0125), H)
     # on c2-c4: e = 0, 1, 1, mean 2/3, Σ = 4/9 + 1/9 + 1/9 = 2/3, / 3 · 3/2 = 1/3; n 3 of N 4 (c2's two runs), K_L 3;
     # T₀ = 5/16 · 2/3 / 16 · 3/2 = 5/256 (the draw's π is 4/5 of every run, not 3/4 of these: not (1/3 − 1/4) · 1/3)
-    assert phase(A_RUNS, SHARED) == (pytest.approx(1 / 3), 3, (2, 1, 1), 3, pytest.approx(5 / 256))
+    assert phase(A_RUNS, H, SHARED) == (pytest.approx(1 / 3), 3, (2, 1, 1), 3, pytest.approx(5 / 256), H)
     # B on c2-c4: e = 1, 0, 0, the same 1/3 and 5/256; N 4 (c3's two runs); over all: e = 1, 0, 0, 1, Σ = 1,
     # / 4 · 4/3 = 1/3, T₀ = 5/16 · 1 / 25 · 4/3 = 1/60
-    assert phase(B_RUNS, SHARED) == (pytest.approx(1 / 3), 3, (1, 2, 1), 3, pytest.approx(5 / 256))
-    assert phase(B_RUNS) == (pytest.approx(1 / 3), 4, (1, 2, 1, 1), 4, pytest.approx(1 / 60))
+    assert phase(B_RUNS, H, SHARED) == (pytest.approx(1 / 3), 3, (1, 2, 1), 3, pytest.approx(5 / 256), H)
+    assert phase(B_RUNS, H) == (pytest.approx(1 / 3), 4, (1, 2, 1, 1), 4, pytest.approx(1 / 60), H)
     # no human value: nothing to go on
-    assert phase([Run("c1", 1), Run("c2", 0)]) == (0.0, 0, (1, 1), 0, 0.0)
+    assert phase([Run("c1", 1), Run("c2", 0)], 0.0) == (0.0, 0, (1, 1), 0, 0.0, 0.0)
 
 
 def test_phase_two_variance_of_weights_from_several_draws():
@@ -294,35 +283,31 @@ def pair_at(a: str, b: str, gap: Fraction) -> list[tuple[str, str, dict]]:
 
 
 def neighbours(pairs: list[tuple[str, str, dict]], ranked=("A", "B")) -> list:
-    return plan_command.neighbours(list(ranked), {"A": A_RUNS, "B": B_RUNS}, pairs, "Q_final", C, B)
+    return plan_command.neighbours(list(ranked), {"A": A_RUNS, "B": B_RUNS}, {"A": H, "B": H}, pairs, "Q_final", C, B)
 
 
 def test_a_pairs_budget_is_on_its_shared_cases():
     # On c2-c4 (q(3) = 3.4807564 throughout: 3 cases), T₀ = 5/256 each (test_phase_on_a_pairs_shared_cases):
-    # V_full = 0.06 − 2 · 5/256 = 0.0209375. A further draw of all 4 runs of each (14 in all, split 7, 7, equal
-    # S_e): each term (3/7)² · 5/256 = 0.0035874 (the draw's own (1/4 − 1/4) S²_e is 0), V = 0.0281123,
-    # 3.4807564 · 0.167667 = 0.58361 <= 0.6. At 13 (7, 6; 6.5 -> 7): B's term (3/6)² · 5/256 + (3/6)² (1/3 − 1/4)
-    # · 1/3 = 0.0048828 + 0.0069444 = 0.0118273, V = 0.0363522, 3.4807564 · 0.190662 = 0.66365 > 0.6. So 4 and 4
-    # a draw of 4 of 4 runs lists the 3 graded ones again: 4 · (1 − 3/4) = 1 new grade each
-    assert neighbours(pair_at("A", "B", GAP)) == [("A", "B", GAP, PairNeed(4, 4), PairNeed(1, 1))]
+    # V_full = 0.06 − 2 · 5/256 = 0.0209375. Each has 1 run left there: a draw of it grades every run (term 0),
+    # V = V_full, 3.4807564 · 0.144698 = 0.50366 <= 0.6. At 7 (4, 3; 3.5 -> 4): B's term stays T₀ = 5/256, V =
+    # 0.0404688, 3.4807564 · 0.201169 = 0.70022 > 0.6. So 1 and 1 more
+    assert neighbours(pair_at("A", "B", GAP)) == [("A", "B", GAP, PairNeed(1, 1))]
     # with each subject's runs over all its cases (N 5, n 4, q(4) capped too): V_full = 0.06 − (0.0125 + 1/60) =
-    # 0.0308333; a further draw of every run of both leaves (4/9)² (0.0125 + 1/60) = 0.0057613, V = 0.0365946,
-    # 3.4807564 · 0.191297 = 0.66586 > 0.6: it would say no grading decides it
-    assert pair_grades_for_half_width(H0, phase(A_RUNS), phase(B_RUNS), 0.6, C, B) == (None, None)
+    # 0.0308333; every run of both graded, 3.4807564 · 0.175594 = 0.61120 > 0.6: it would say no grading decides it
+    assert pair_grades_for_half_width(H0, phase(A_RUNS, H), phase(B_RUNS, H), 0.6, C, B) == (None, None)
 
 
 def test_a_neighbouring_pair_stored_the_other_way_or_negative():
     # the board stores (B, A) with B − A = −3/5 (Q_final ranks B first, the figure A): A − B = 3/5, as above
-    assert neighbours(pair_at("B", "A", -GAP)) == [("A", "B", GAP, PairNeed(4, 4), PairNeed(1, 1))]
+    assert neighbours(pair_at("B", "A", -GAP)) == [("A", "B", GAP, PairNeed(1, 1))]
     # a difference on the shared cases against the figure's ranking: A − B = −3/5 is decided like 3/5 (its size),
     # stored either way; without |.| no grading would reach a negative half-width ("-, -")
-    assert neighbours(pair_at("A", "B", -GAP)) == [("A", "B", -GAP, PairNeed(4, 4), PairNeed(1, 1))]
-    assert neighbours(pair_at("B", "A", GAP)) == [("A", "B", -GAP, PairNeed(4, 4), PairNeed(1, 1))]
+    assert neighbours(pair_at("A", "B", -GAP)) == [("A", "B", -GAP, PairNeed(1, 1))]
+    assert neighbours(pair_at("B", "A", GAP)) == [("A", "B", -GAP, PairNeed(1, 1))]
     # ranked B, A: B − A = −(A − B)
-    assert neighbours(pair_at("A", "B", GAP), ("B", "A")) == [("B", "A", -GAP, PairNeed(4, 4), PairNeed(1, 1))]
+    assert neighbours(pair_at("A", "B", GAP), ("B", "A")) == [("B", "A", -GAP, PairNeed(1, 1))]
     # a tie: no grading decides a difference of 0; and a figure the pair has no difference for is left out
-    assert neighbours(pair_at("A", "B", Fraction(0))) == [("A", "B", Fraction(0), PairNeed(None, None),
-                                                          PairNeed(None, None))]
+    assert neighbours(pair_at("A", "B", Fraction(0))) == [("A", "B", Fraction(0), PairNeed(None, None))]
     assert neighbours([("A", "B", {"Q_final": (None, None)})]) == []
 
 
@@ -353,28 +338,27 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys, non
     subjects = [line.split()[0] for line in lines[2:6]]
     assert sorted(subjects) == ["synth-000", "synth-001", "synth-002", "synth-003"]
     rows = {line.split()[0]: line.split() for line in lines[2:6]}
-    for sid, (_, _, _, half, more, new, floor) in rows.items():
+    for sid, (_, _, graded, half, more, floor) in rows.items():
         # a subject whose half-width is within the target needs 0 more; the floor is never above the half-width now
         assert float(floor) <= float(half), sid
         assert (more == "0") == (float(half) <= 0.05), sid
-        # the new grades: the draw less the graded runs it lists again, so never more than the draw
-        assert new == more == "-" or 0 <= int(new) <= int(more), sid
+        # a draw is over the runs not drawn yet: at most the subject's 100 runs (50 cases x 2) less those graded
+        assert more == "-" or 0 <= int(more) <= 100 - int(graded), sid
     pairs = [line for line in lines if " > " in line]
     assert len(pairs) == 3   # 4 subjects ranked by their estimate: 3 neighbouring pairs, in that order
     assert [" ".join(p.split()[:3]) for p in pairs] == [f"{a} > {b}" for a, b in zip(subjects, subjects[1:])]
     # the output ends on what the counts assume and where they are known to fall short
-    assert lines[-2:] == ["", "draw: the N of one further rgbench assign --draw N --subjects <subject>, taken as uniform "
-                          "within the subject; new: the human grades it asks for, N less the graded runs it lists again "
-                          "(expected). With a judge whose errors differ by grade the counts can fall short "
-                          "(docs/judge_assisted.md, \"Where the counts fall short\")."]
+    assert lines[-2:] == ["", "draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, "
+                          "taken as uniform over the subject's runs not drawn yet. With a judge whose errors differ by "
+                          "grade the counts can fall short (docs/judge_assisted.md, \"Where the counts fall short\")."]
 
 
 def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
     _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
-    # synth-002's P is 0 over 22 labelled cases of 50 (2 runs each): Wilson's half-width 0.0743 now, a draw of 26
-    # (test_wilson_budget_counts_labelled_cases), 20 of them new (26 · (1 − 25/100) = 19.5), 0.0357 with every case
-    assert rows["synth-002"][1:] == ["0.0000", "25", "0.0743", "26*", "20", "0.0357"]
+    # synth-002's P is 0 over 22 labelled cases of 50 (2 runs each): Wilson's half-width 0.0743 now, a draw of 20
+    # (test_wilson_budget_counts_labelled_cases), 0.0357 with every case
+    assert rows["synth-002"][1:] == ["0.0000", "25", "0.0743", "20*", "0.0357"]
     assert [r[4].endswith("*") for r in rows.values()] == [False, False, False, True]
     assert out.splitlines()[6].startswith("*: P is exactly 0 or 1, so its interval is Wilson's")
     _, out, _ = plan(capsys, "--root", str(EXAMPLE))
@@ -386,20 +370,20 @@ def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):
     # pair decided now (its interval excludes 0) says so: 0, 0
     _, out, _ = plan(capsys, "--root", str(EXAMPLE))
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
-    assert rows["synth-003"][4:6] == ["wait", "wait"] and rows["synth-000"][4:6] != ["wait", "wait"]
+    assert rows["synth-003"][4] == "wait" and rows["synth-000"][4] != "wait"
     pairs = {" ".join(line.split()[:3]): line.split()[4:] for line in out.splitlines() if " > " in line}
-    assert pairs["synth-001 > synth-003"] == ["wait", "wait"]
-    assert pairs["synth-003 > synth-002"] == ["0,", "0", "0,", "0"]   # Q_final 0.3216 apart
+    assert pairs["synth-001 > synth-003"] == ["wait"]
+    assert pairs["synth-003 > synth-002"] == ["0,", "0"]   # Q_final 0.3216 apart
     assert "wait: drawn runs await a human grade (synth-003 1): the weights already count them" in out
     # s_bar at a half-width of 1: synth-003 meets it now (0.4906), so it shows 0, not wait
     _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "s_bar", "--half-width", "1")
     assert {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}["synth-003"] == "0"
-    # a further draw of 10 for synth-000 lists 7 runs not graded yet (3 graded again): it waits for them too
+    # a further draw of 10 for synth-000 lists 10 runs not drawn yet, none graded: it waits for them too
     root = tmp_path / "judgeassist"
     shutil.copytree(EXAMPLE, root)
     assert run_script("assign", ["--root", str(root), "--draw", "10", "--subjects", "synth-000"]) == 0
     _, out, _ = plan(capsys, "--root", str(root))
-    assert "(synth-000 7, synth-003 1)" in out
+    assert "(synth-000 10, synth-003 1)" in out
     assert {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}["synth-000"] == "wait"
 
 
@@ -434,7 +418,7 @@ def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys
     monkeypatch.setattr(plan_command, "assisted_rows", negative)
     _, after, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     line = next(line for line in after.splitlines() if line.startswith("synth-003 > synth-002"))
-    assert line.split()[3:] == ["-0.1291", "35,", "0", "27,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
+    assert line.split()[3:] == ["-0.1291", "22,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
     assert after.replace("-0.1291", " 0.1291") == before
 
 

@@ -150,11 +150,12 @@ def test_a_valid_file_gives_the_draws_their_weights_and_its_canonical_bytes(judg
     assert [d.number for d in draws.draws] == [1, 2] and draws.draws[1].design == "active" and draws.draws[1].seed == 3
     assert draws.draws[0].runs[0] == DrawnRun(keys[0], F(1, 4), "rev-1")
     assert draws.draws[0].runs[1].reviewer_id is None
-    # one subject: draw 1 lists n_1 = 2 of its runs, draw 2 lists n_2 = 1, and both cover keys[0] and keys[1], so
-    # c_1 = 2/(2 + 1) = 2/3 and c_2 = 1/3 (the larger draw counts more); keys[0]: (2/3) / (1/4) = 8/3;
-    # keys[1]: (2/3) / (1/2) + (1/3) / 1 = 4/3 + 1/3 = 5/3; any other run 0
-    assert keys[0][0] == keys[1][0]
-    assert draws.weight(keys[0]) == F(8, 3) and draws.weight(keys[1]) == F(5, 3) and draws.weight(keys[2]) == 0
+    # one subject of 12 runs: draw 1 lists n_1 = 2 of the N_1 = 6 it holds, draw 2 (made over every run, as before
+    # draws were made over the runs not drawn yet) n_2 = 1 of N_2 = 12; both cover keys[0] and keys[1]. Precisions
+    # v = n/(N(N − n)): v_1 = 2/(6·4) = 1/12, v_2 = 1/(12·11) = 1/132, so c_1 = (11/132)/(12/132) = 11/12 and
+    # c_2 = 1/12; keys[0]: (11/12)·4 = 11/3; keys[1]: (11/12)·2 + (1/12)·1 = 23/12; any other run 0
+    assert keys[0][0] == keys[1][0] and len([k for k in keys if k[0] == keys[0][0]]) == 12
+    assert draws.weight(keys[0]) == F(11, 3) and draws.weight(keys[1]) == F(23, 12) and draws.weight(keys[2]) == 0
     assert draws.drawn() == {keys[0], keys[1]}
     assert draws.covered() == {k for k in keys if k[0] == keys[0][0]}   # draw 2 covers the subject's every run
     canonical = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -283,12 +284,12 @@ def test_a_run_outside_its_population_and_a_stratified_draw_whose_inverse_probab
 
 def test_weights_over_draws_with_different_populations_have_expectation_1():
     # Runs a, b, c of one subject. Draw 1 was made when only a and b existed: a stratified draw of 1 of 2 (π = 1/2).
-    # Draw 2 after c was added: 2 of 3 (π = 2/3). c_b(r) = n_b / Σ_{b' covers r} n_b':
-    # a and b, covered by both (n_1 = 1, n_2 = 2): c_1 = 1/3, c_2 = 2/3, so a listed by both has
-    #   w = (1/3)/(1/2) + (2/3)/(2/3) = 2/3 + 1 = 5/3, and E[w] = (1/2)(2/3) + (2/3)(1) = 1/3 + 2/3 = 1;
+    # Draw 2 after c was added, over every run (as draws were made before they were made over the runs not drawn
+    # yet): 2 of 3 (π = 2/3). Precisions v = n/(N(N − n)): v_1 = 1/(2·1) = 1/2, v_2 = 2/(3·1) = 2/3;
+    # a and b, covered by both: c_1 = (1/2)/(7/6) = 3/7, c_2 = (2/3)/(7/6) = 4/7, so a listed by both has
+    #   w = (3/7)/(1/2) + (4/7)/(2/3) = 6/7 + 6/7 = 12/7, b listed by draw 2 only (4/7)(3/2) = 6/7, and
+    #   E[w] = (1/2)(6/7) + (2/3)(6/7) = 3/7 + 4/7 = 1;
     # c, covered by draw 2 only: c_2 = 1, w = 1/(2/3) = 3/2 when drawn, E[w] = (2/3)(3/2) = 1.
-    # The old rule (c_b = B · n_b / Σ n, B = 2 draws of the subject, Σ n = 3) gave c_1 = 2/3, c_2 = 4/3: E[w] = 2 for
-    # a and b but 4/3 for c, which counted 2/3 of its share.
     # Exact enumeration of the 2 x 3 equally likely outcomes: every run's mean weight is exactly 1.
     key = {r: ("s", f"C-{r}", "r1") for r in "abc"}
     covered = lambda runs: (Covered("s", tuple((f"C-{r}", "r1") for r in runs), "0" * 64),)  # noqa: E731
@@ -301,10 +302,47 @@ def test_weights_over_draws_with_different_populations_have_expectation_1():
                 Draw(2, "stratified", 0, tuple(DrawnRun(key[r], F(2, 3), None) for r in second),
                      population=covered("abc")))))
     both = outcomes[2]   # draw 1 took a, draw 2 left c out: a is listed by both
-    assert both.weight(key["a"]) == F(5, 3) and both.weight(key["b"]) == 1 and both.weight(key["c"]) == 0
+    assert both.weight(key["a"]) == F(12, 7) and both.weight(key["b"]) == F(6, 7) and both.weight(key["c"]) == 0
     assert outcomes[0].weight(key["c"]) == F(3, 2)
     for run in "abc":
         assert sum(draws.weight(key[run]) for draws in outcomes) / len(outcomes) == 1
+
+
+def test_draws_over_the_runs_not_drawn_yet_weigh_as_one_draw_of_their_union_and_have_expectation_1():
+    # Runs a, b, c, d of one subject. Draw 1: 1 of 4 (π = 1/4). Draw 2 over the 3 runs draw 1 did not list: 1 of 3,
+    # its probabilities set from draw 1's pick (1/2 for the first remaining run, 1/4 for the other two: an adaptive
+    # draw). v_1 = 1/(4·3) = 1/12, v_2 = 1/(3·2) = 1/6: c_1 = 1/3, c_2 = 2/3 for every run (each covered by both:
+    # draw 2 holds the remainder and knows draw 1's run). Draw 1's run: (1/3)·4 + (2/3)·1 = 2; draw 2's run with
+    # π = 1/3 would weigh (2/3)·3 = 2 = N/n, one uniform draw of 2 from 4. With π 1/2 and 1/4: (2/3)·2 = 4/3 and
+    # (2/3)·4 = 8/3. Every run's mean weight over the 4 x 3 outcomes, each of probability 1/4 · π, is exactly 1.
+    key = {r: ("s", f"C-{r}", "r1") for r in "abcd"}
+    covered = lambda runs: (Covered("s", tuple((f"C-{r}", "r1") for r in runs), "0" * 64),)  # noqa: E731
+    mean = dict.fromkeys("abcd", F(0))
+    for first in "abcd":
+        rest = [r for r in "abcd" if r != first]
+        for second, pi in zip(rest, (F(1, 2), F(1, 4), F(1, 4))):
+            draws = HumanDraws("j", (
+                Draw(1, "stratified", 0, (DrawnRun(key[first], F(1, 4), None),), population=covered("abcd")),
+                Draw(2, "active", 0, (DrawnRun(key[second], pi, None),), population=covered(rest))))
+            assert draws.weight(key[first]) == 2 and draws.weight(key[second]) == F(2, 3) / pi
+            for run in "abcd":
+                mean[run] += F(1, 4) * pi * draws.weight(key[run])
+    assert mean == dict.fromkeys("abcd", F(1))
+    first = Draw(1, "stratified", 0, (DrawnRun(key["a"], F(1, 4), None),), population=covered("abcd"))
+    uniform = HumanDraws("j", (first, Draw(2, "stratified", 0, (DrawnRun(key["b"], F(1, 3), None),),
+                                           population=covered("bcd"))))
+    assert uniform.weight(key["a"]) == uniform.weight(key["b"]) == 2
+
+
+def test_a_census_of_the_runs_not_drawn_yet_knows_the_total_and_weighs_every_run_1():
+    # Draw 1: 1 of 3 (π = 1/3); draw 2: both runs left (π = 1, v = None): the total is known exactly, so draw 2
+    # takes the whole share and every run weighs 1 (draw 1's run as a known value, t = 1).
+    key = {r: ("s", f"C-{r}", "r1") for r in "abc"}
+    covered = lambda runs: (Covered("s", tuple((f"C-{r}", "r1") for r in runs), "0" * 64),)  # noqa: E731
+    draws = HumanDraws("j", (Draw(1, "stratified", 0, (DrawnRun(key["a"], F(1, 3), None),), population=covered("abc")),
+                             Draw(2, "stratified", 0, tuple(DrawnRun(key[r], F(1), None) for r in "bc"),
+                                  population=covered("bc"))))
+    assert [draws.weight(key[r]) for r in "abc"] == [1, 1, 1]
 
 
 def test_the_examples_single_draw_keeps_its_weights_1_over_pi_and_covers_every_judged_run():

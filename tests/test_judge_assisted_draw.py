@@ -334,7 +334,7 @@ def test_a_draw_stands_for_the_runs_it_was_made_over_and_not_for_file_bytes(tree
     for path in [gone, *tree.glob(f"scoring*/v1.0/{gone.parent.name}/{gone.stem}__*.json")]:
         path.unlink()   # a run the draw did not pick leaves its subject: the draw stands as recorded
     spec, loaded, multi = load_valid_grades(tree)
-    assert not drawing.unchanged(loaded.draws.draws[0], drawing.judged_runs(spec, loaded, multi)[0])
+    assert drawing.recorded(loaded.draws.draws[0], drawing.judged_runs(spec, loaded, multi)[0]) is None
     assert run_script("validate", ["--root", str(tree)]) == 0
 
 
@@ -421,7 +421,7 @@ def test_a_judge_regrade_after_a_draw_keeps_the_draw_and_its_weights(tree):
     path.write_text(json.dumps(grade, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     assert run_script("validate", ["--root", str(tree)]) == 0
     spec, loaded, multi = load_valid_grades(tree)
-    assert not drawing.unchanged(loaded.draws.draws[0], drawing.judged_runs(spec, loaded, multi)[0])   # no re-derivation
+    assert drawing.recorded(loaded.draws.draws[0], drawing.judged_runs(spec, loaded, multi)[0]) is None   # no re-derivation
     assert {k: loaded.draws.weight(k) for k in loaded.responses} == weights
     assert all(uncovered == 0 for uncovered, _ in board(tree).values())
 
@@ -442,13 +442,14 @@ def test_a_draw_new_in_a_change_must_be_over_the_changes_own_data(tree, capsys):
     capsys.readouterr()
     assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1
     assert (f"{DRAWS_FILE}: $.draws[0]: draw 1 is new in this change, but the runs and judge grades it records are not "
-            "this tree's (a draw is made over the data of the change that adds it: make it with rgbench assign on this "
-            "tree)") in capsys.readouterr().err
+            "this tree's runs that no earlier draw lists (a draw is made over the data of the change that adds it: make "
+            "it with rgbench assign on this tree)") in capsys.readouterr().err
     (tree / DRAWS_FILE).unlink()
     assert assign(tree, "--draw", "8") == 0
     drawn = repo.commit("Draw 1")
     assert run_script("validate", ["--root", str(tree), "--changed", drawn]) == 0   # draw 1 is the base's now
-    # the common pull request: a response added after the base's draw; draw 1 is the base's, so it stands as recorded
+    # the common pull request: a response added after the base's draw; draw 1 is the base's, and its recorded runs
+    # are unchanged, so it re-derives over them
     added_run(tree, sorted(load_valid_grades(tree)[1].responses)[0])
     assert run_script("validate", ["--root", str(tree), "--changed", drawn]) == 0
     assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1   # from before the draw: it is new
@@ -489,9 +490,11 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     expected = drawing.spreads(runs, basis)
     assert {(x["subject_id"], x["judge_grade"]): F(x["spread"]) for x in second["spreads"]} == expected
     assert len(set(expected.values())) > 1   # the spreads differ by stratum, and so do the probabilities
-    flat = [(s, r) for s, items in runs.items() for r in items]
+    left = drawing.undrawn(runs, loaded.draws.draws[:1])   # draw 2 is over the runs draw 1 did not list
+    flat = [(s, r) for s, items in left.items() for r in items]
+    assert len(flat) == total - size
     pi = dict(zip([r.key for _, r in flat], active_probabilities([expected[s, drawing.stratum(r)] for s, r in flat], 5)))
-    assert sum(pi.values()) == 5 and min(pi.values()) >= F(1, 5) * F(5, total)   # expected size 5, floor 1/T
+    assert sum(pi.values()) == 5 and min(pi.values()) >= F(1, 5) * F(5, len(flat))   # expected size 5, floor 1/T
     assert len(second["runs"]) == 5   # drawn stratified: exactly 5
     assert all(F(r["probability"]) == pi[r["subject_id"], r["case_id"], r["run_id"]] for r in second["runs"])
     assert run_script("validate", ["--root", str(tree)]) == 0
@@ -500,7 +503,7 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     # the draw's runs and π are made from it (so it re-derives from its recorded spreads)
     edited = document(tree)
     forged = {**expected, next(iter(sorted(expected))): F(9)}
-    made = drawing.active(2, spec.stats.seed, runs, 5, forged)
+    made = drawing.active(2, spec.stats.seed, left, 5, forged)
     edited["draws"][1]["spreads"] = [{"subject_id": s, "judge_grade": g, "spread": str(e)}
                                      for (s, g), e in sorted(forged.items())]
     edited["draws"][1]["runs"] = [{"subject_id": r.key[0], "case_id": r.key[1], "run_id": r.key[2],
@@ -514,7 +517,7 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
 
 
 def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(tree):
-    assert assign(tree, "--draw", "14") == 0 and assign(tree, "--draw", "10") == 0
+    assert assign(tree, "--draw", "10") == 0 and assign(tree, "--draw", "8") == 0
     draws = document(tree)["draws"]
     named: dict[tuple, str] = {}
     for draw in draws:
@@ -590,3 +593,43 @@ def test_assign_refuses_subjects_it_cannot_draw_over(tree, capsys):
     assert assign(tree, "--share", "0.2", "--subjects", "no-such-model") == 1
     assert "--subjects: names the subjects of a judge-assisted draw (--draw N or --next N), not of --share" in \
         capsys.readouterr().err
+
+
+def test_a_further_draw_is_over_the_runs_no_earlier_draw_lists_until_none_is_left(tree, capsys):
+    spec, loaded, multi = load_valid_grades(tree)
+    runs, _ = drawing.judged_runs(spec, loaded, multi)
+    total = sum(len(items) for items in runs.values())
+    assert assign(tree, "--draw", "8") == 0 and assign(tree, "--draw", "6") == 0
+    first, second = document(tree)["draws"]
+    listed = [{(r["subject_id"], r["case_id"], r["run_id"]) for r in d["runs"]} for d in (first, second)]
+    assert len(listed[1]) == 6 and not listed[0] & listed[1]   # no run drawn twice: every grade it asks for is new
+    held = {(s, *run.split("/")) for s, c in second["population"].items() for run in c["runs"]}
+    assert held == {r.key for items in runs.values() for r in items} - listed[0] and len(held) == total - 8
+    assert run_script("validate", ["--root", str(tree)]) == 0
+    # after a draw of every run left, a further draw has nothing to draw over: refused, naming why
+    assert assign(tree, "--draw", str(total - 14)) == 0
+    capsys.readouterr()
+    assert assign(tree, "--draw", "2") == 1
+    assert f"every run of {', '.join(sorted(runs))} is drawn already" in capsys.readouterr().err
+    spec, loaded, multi = load_valid_grades(tree)
+    assert all(loaded.draws.weight(r.key) == 1 for items in runs.values() for r in items)   # a census: weight 1
+
+
+def test_a_draw_made_over_every_run_as_before_still_re_derives_but_is_refused_as_new(tree, capsys):
+    # Before draws were made over the runs not drawn yet, a second draw was made over every run: such a file stays
+    # valid (each draw re-derives over the runs it records), while a new draw must be over the runs left.
+    from dataclasses import replace
+
+    from gitrepo import GitRepo
+
+    from rgbench.load.draws import HumanDraws, draws_document
+    assert assign(tree, "--draw", "8") == 0
+    base = GitRepo(tree).commit("Draw 1")
+    spec, loaded, multi = load_valid_grades(tree)
+    runs, _ = drawing.judged_runs(spec, loaded, multi)
+    old = replace(drawing.stratified(2, spec.stats.seed, runs, 6), population=drawing.population(runs, tuple(runs)))
+    (tree / DRAWS_FILE).write_bytes(draws_document(HumanDraws(JUDGE, (*loaded.draws.draws, old))))
+    assert run_script("validate", ["--root", str(tree)]) == 0
+    capsys.readouterr()
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1
+    assert "draw 2 is new in this change" in capsys.readouterr().err

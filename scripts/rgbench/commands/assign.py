@@ -13,8 +13,9 @@ grading page reads (the same inputs and share give the same bytes).
 with the exact probability the draw had of picking it, and name for each drawn run without a human grade the
 registered human with the fewest runs waiting (ties: id order); the grading page serves them in draw order. The
 existing draws are checked first (each whose subjects' runs and judge grades are those it records must be what
-its seed and the judge's grades give; `rgbench validate` checks the same); a draw is made over today's runs, so
-it covers runs added since the earlier draws. docs/judge_assisted.md, "The draw", says how each draw is made.
+its seed and the judge's grades give; `rgbench validate` checks the same); a draw is made over today's runs that
+no earlier draw lists, so no run is drawn twice and it covers runs added since the earlier draws.
+docs/judge_assisted.md, "The draw", says how each draw is made.
 """
 
 from __future__ import annotations
@@ -117,17 +118,21 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
     if unknown:
         problems.append(Problem("--subjects", f"{', '.join(unknown)}: not a subject whose every run the judge "
                                               f"{spec.judge} graded (draw over: {', '.join(sorted(runs)) or 'none'})"))
+    over = drawing.undrawn({s: runs[s] for s in chosen if s in runs}, existing.draws)
+    if chosen and not unknown and not over:
+        problems.append(Problem("--subjects" if subjects is not None else DRAWS_FILE,
+                                f"every run of {', '.join(chosen)} is drawn already (each run is drawn once: grade "
+                                "the drawn runs; more cases or models make more runs to draw)"))
     if problems:
         return report(problems)
     number, seed = len(existing.draws) + 1, spec.stats.seed
-    over = {s: runs[s] for s in chosen}
     try:
         made = (drawing.stratified(number, seed, over, size) if option == "draw" else
                 drawing.active(number, seed, over, size, drawing.spreads(
                     runs, frozenset(r.key for d in existing.draws for r in d.runs), chosen)))
     except ValueError as exc:
         return report([Problem(f"--{option}", f"{size}: {exc}")])
-    made = replace(with_reviewers(made, existing, runs, humans), population=drawing.population(runs, made.subjects))
+    made = replace(with_reviewers(made, existing, runs, humans), population=drawing.population(over, made.subjects))
     uncovered = {r.key for items in over.values() for r in items} - existing.covered()
     try:
         write_bytes_atomic(root / DRAWS_FILE, draws_document(HumanDraws(spec.judge, (*existing.draws, made))))
@@ -139,6 +144,8 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
           + f"), {len(made.runs) - sum(asked.values())} already graded by a human")
     if existing.draws and uncovered:
         print(f"  {len(uncovered)} run(s) no earlier draw covered (added since): this draw covers them")
+    for subject in sorted(set(chosen) - set(over)):
+        print(f"  {subject} left out: every run of it is drawn already")
     for subject, why in left_out.items():
         print(f"  {subject} left out: {why}")
     return 0

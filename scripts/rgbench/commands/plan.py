@@ -2,15 +2,14 @@
 
     rgbench plan [--figure Q_final|P|s_bar] [--half-width H]
 
-Per subject: the human grades its figure rests on now, the interval's half-width now, the further draw (and the
-new human grades it asks for) for the half-width H (default: config.yaml's 'stable' reliability half-width, times
-the score range for s_bar), and the narrowest half-width grading can reach, by a further draw of every run (more
-cases are needed below it). Per pair of neighbours in the ranking by the figure: the further draw of each to
-decide their order at the current difference. From the current data (the method: docs/judge_assisted.md, "The
-grading budget"; a P of 0 or 1, marked *, for its Wilson interval). A draw is one further `rgbench assign --draw
-N --subjects <subject>`, taken as uniform within the subject; its new grades are N less the graded runs it lists
-again (not graded twice). With a judge whose errors differ by grade the counts can fall short (measured:
-docs/judge_assisted.md, "Where the counts fall short"). Prints a table; writes nothing.
+Per subject: the human grades its figure rests on now, the interval's half-width now, the further draw for the
+half-width H (default: config.yaml's 'stable' reliability half-width, times the score range for s_bar), and the
+narrowest half-width grading can reach, with every run graded (more cases are needed below it). Per pair of neighbours
+in the ranking by the figure: the further draw of each to decide their order at the current difference. From the
+current data (the method: docs/judge_assisted.md, "The grading budget"; a P of 0 or 1, marked *, for its Wilson
+interval). A count is one further `rgbench assign --draw N --subjects <subject>`, taken as uniform over the
+subject's runs not drawn yet: N new human grades. With a judge whose errors differ by grade the counts can fall
+short (measured: docs/judge_assisted.md, "Where the counts fall short"). Prints a table; writes nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
+from ..load.draws import HumanDraws
 from ..load.parsing import exact_decimal
 from ..problems import refuse
 from ..stats.grading_plan import PairNeed, Phase, grades_for_half_width, pair_grades_for_half_width, phase
@@ -27,10 +27,9 @@ from ..stats.judge_assisted import Run
 from ..stats.judge_assisted_board import SubjectRuns, assisted_rows, assisted_subjects
 from .common import load_valid_grades
 
-CAVEAT = ("draw: the N of one further rgbench assign --draw N --subjects <subject>, taken as uniform within the "
-          "subject; new: the human grades it asks for, N less the graded runs it lists again (expected). With a "
-          "judge whose errors differ by grade the counts can fall short (docs/judge_assisted.md, \"Where the counts "
-          "fall short\").")
+CAVEAT = ("draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, taken as "
+          "uniform over the subject's runs not drawn yet. With a judge whose errors differ by grade the counts can "
+          "fall short (docs/judge_assisted.md, \"Where the counts fall short\").")
 
 
 def _count(value: int | None) -> str:
@@ -52,13 +51,13 @@ def _why(subject: SubjectRuns) -> str:
     return "no human grade in a draw (a draw, rgbench assign --draw N, graded)"
 
 
-def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], pairs: Sequence[tuple[str, str, dict]],
-               figure: str, confidence: Fraction, resamples: int
-               ) -> list[tuple[str, str, Fraction, PairNeed, PairNeed]]:
-    """(a, b, a − b, the further draw of each to decide it at |a − b| and the new grades it asks for
-    (:meth:`.grading_plan.Phase.fresh`), on the runs of the cases they share) for each
+def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], precision: Mapping[str, float],
+               pairs: Sequence[tuple[str, str, dict]], figure: str, confidence: Fraction, resamples: int
+               ) -> list[tuple[str, str, Fraction, PairNeed]]:
+    """(a, b, a − b, the further draw of each to decide it at |a − b|, on the runs of the cases they share) for each
     neighbouring a, b of ``ranked`` (by the figure) with a difference on the board's ``pairs`` (each pair once, in
-    the Q_final ranking: (b, a, b − a) when the figure ranks them the other way)."""
+    the Q_final ranking: (b, a, b − a) when the figure ranks them the other way); ``precision`` per subject its
+    draws' H."""
     differences = {}   # (a, b) -> (a − b, its interval's half-width)
     for a, b, per in pairs:
         gap, bounds = per.get(figure, (None, None))
@@ -70,10 +69,9 @@ def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], pairs: 
         if (a, b) in differences:
             gap, half = differences[a, b]
             shared = {r.case_id for r in runs[a]} & {r.case_id for r in runs[b]}
-            first, second = phase(runs[a], shared), phase(runs[b], shared)
-            draw = pair_grades_for_half_width(float(half), first, second, abs(float(gap)), confidence, resamples)
-            new = PairNeed(*(None if n is None else p.fresh(n) for p, n in zip((first, second), draw)))
-            out.append((a, b, gap, draw, new))
+            first, second = phase(runs[a], precision[a], shared), phase(runs[b], precision[b], shared)
+            out.append((a, b, gap, pair_grades_for_half_width(float(half), first, second, abs(float(gap)), confidence,
+                                                              resamples)))
     return out
 
 
@@ -104,16 +102,18 @@ def run(args: argparse.Namespace) -> int:
     subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi)}
     board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics
     runs = {sid: s.runs[figure] for sid, s in subjects.items()}
+    draws = tree.draws or HumanDraws(spec.judge, ())
+    precision = {sid: draws.precision(sid) for sid in subjects}
     rows: list[tuple[str, Fraction, float, Phase]] = []   # subject, estimate, half-width now, variance parts
     for row in board:
         fig = row.figures[figure]
         if (est := fig.estimate) is not None and fig.interval is not None:
             rows.append((row.subject_id, est.theta, float(fig.interval[1] - fig.interval[0]) / 2,
-                         phase(runs[row.subject_id])))
+                         phase(runs[row.subject_id], precision[row.subject_id])))
     rows.sort(key=lambda row: (-row[1], row[0]))
     print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} "
           f"(judge {spec.judge}; '-': a draw of every run would not reach it, more cases are needed):")
-    print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'draw':>6} {'new':>5} {'all graded':>11}")
+    print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'draw':>6} {'all graded':>11}")
     wilson = {sid for sid, theta, _, _ in rows if figure == "P" and theta in (0, 1)}   # as proportion_figure
     # drawn runs without a human grade yet: a count other than 0 (met now) waits for them
     waiting = {sid: s.pending for sid, s in subjects.items() if s.pending}
@@ -122,22 +122,20 @@ def run(args: argparse.Namespace) -> int:
         need = grades_for_half_width(half, parts, float(target), confidence, resamples, sid in wilson)
         wait = sid in waiting and need.needed != 0
         waited |= wait
-        draw, fresh = (("wait", "wait") if wait else (_count(need.needed) + "*" * (sid in wilson),
-                                                      _count(None if need.needed is None else parts.fresh(need.needed))))
-        print(f"{sid:<28} {float(theta):>9.4f} {parts.labels:>7} {half:>11.4f} {draw:>6} {fresh:>5} "
-              f"{need.half_width_all:>11.4f}")
+        draw = "wait" if wait else _count(need.needed) + "*" * (sid in wilson)
+        print(f"{sid:<28} {float(theta):>9.4f} {parts.labels:>7} {half:>11.4f} {draw:>6} {need.half_width_all:>11.4f}")
     if wilson:
         print("*: P is exactly 0 or 1, so its interval is Wilson's over the cases with a human grade; the count "
               "assumes every further grade keeps it there (one that does not makes the interval the bootstrap's)")
     if len(rows) >= 2:
         print()
         print("Human grades to decide each neighbouring order ('-': a draw of every run of both would not decide it):")
-        print(f"{'pair':<50} {'difference':>10} {'draw (first, second)':>21} {'new (first, second)':>20}")
-        for a, b, gap, more, new in neighbours([row[0] for row in rows], runs, pairs, figure, confidence, resamples):
+        print(f"{'pair':<50} {'difference':>10} {'draw (first, second)':>21}")
+        for a, b, gap, more in neighbours([row[0] for row in rows], runs, precision, pairs, figure, confidence,
+                                          resamples):
             wait = more != (0, 0) and bool(waiting.keys() & {a, b})
             waited |= wait
-            shown = ("wait", "wait") if wait else (_counts(*more), _counts(*new))
-            print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {shown[0]:>21} {shown[1]:>20}")
+            print(f"{a + ' > ' + b:<50} {float(gap):>10.4f} {'wait' if wait else _counts(*more):>21}")
     if missing := sorted(set(subjects) - {row[0] for row in rows}):
         print()
         reasons: dict[str, list[str]] = {}

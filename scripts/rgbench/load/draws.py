@@ -11,8 +11,8 @@ runs as sorted ``"case_id/run_id"``.
 from __future__ import annotations
 
 import json
+import math
 import os
-from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from fractions import Fraction
@@ -82,21 +82,53 @@ class HumanDraws:
 
     @cached_property
     def _weights(self) -> dict[RunKey, Fraction]:
-        size = Counter((draw.number, run.key[0]) for draw in self.draws for run in draw.runs)   # n_b per subject
-        covers = [(draw.number, draw.covers()) for draw in self.draws]
         weights: dict[RunKey, Fraction] = {}
-        for draw in self.draws:
-            for run in draw.runs:
-                pooled = sum(size[number, run.key[0]] for number, keys in covers if run.key in keys)
-                share = Fraction(size[draw.number, run.key[0]], pooled)
-                weights[run.key] = weights.get(run.key, Fraction(0)) + share / run.probability
+        subjects = {c.subject_id for d in self.draws for c in d.population} | {r.key[0] for d in self.draws for r in d.runs}
+        for subject in sorted(subjects):
+            earlier: set[RunKey] = set()   # the subject's runs the draws before this one listed
+            parts = []   # per draw over the subject: (precision, the runs it covers, its term per run)
+            for draw in self.draws:
+                listed = {r.key: 1 / r.probability for r in draw.runs if r.key[0] == subject}
+                held = {(subject, *run) for c in draw.population if c.subject_id == subject for run in c.runs} | set(listed)
+                if not held:
+                    continue
+                terms = {**dict.fromkeys(earlier - held, Fraction(1)), **listed}   # a known value, or y/π
+                parts.append((draw_precision(len(listed), len(held)), held | earlier, terms))
+                earlier |= set(listed)
+            for key in earlier:
+                covering = [(v, terms) for v, keys, terms in parts if key in keys]
+                census = [terms for v, terms in covering if v is None]
+                if census:   # a draw of every run of its population knows the total exactly: it takes the whole share
+                    weights[key] = sum((terms.get(key, Fraction(0)) for terms in census), Fraction(0)) / len(census)
+                else:
+                    total = sum((v for v, _ in covering), Fraction(0))
+                    weights[key] = sum((v * terms.get(key, Fraction(0)) for v, terms in covering), Fraction(0)) / total
         return weights
 
     def weight(self, key: RunKey) -> Fraction:
-        """w(r) = Σ_b c_b(r) / π_b(r) over the draws b listing ``key``, c_b(r) = n_b / Σ_{b' covers r} n_b', n_b the
-        runs of the run's subject draw b lists; Fraction(0) when no draw lists the run. Unbiased: E[w(r)] = 1 for
-        every run some draw covers, whichever draws cover it; one draw: 1/π (docs/judge_assisted.md, "The record")."""
+        """w(r) = Σ_b c_b(r) t_b(r) over the draws b covering r (its subject's runs at draw time: the population
+        and the runs earlier draws listed), t_b(r) = 1/π_b(r) when b lists r, 1 when an earlier draw listed r outside
+        b's population (its value known), else 0; c_b(r) = v_b / Σ v_b' over those draws, v_b =
+        :func:`draw_precision` of the subject's runs b lists and holds (a census: the whole share). Fraction(0) when
+        no draw lists the run. Each draw's Σ t y estimates the subject's total whatever the earlier draws picked,
+        so E[w(r)] = 1; draws over the runs not drawn yet, each uniform, give every drawn run N/n: one draw of their
+        union (docs/judge_assisted.md, "The record"). One draw: 1/π."""
         return self._weights.get(key, Fraction(0))
+
+    def precision(self, subject: str) -> float:
+        """H = Σ_b v_b over the draws holding ``subject``'s runs (:func:`draw_precision` of the runs each lists and
+        holds; inf after a census, 0 with none): what a further draw's share is weighed against (`rgbench plan`)."""
+        total = Fraction(0)
+        for draw in self.draws:
+            listed = sum(1 for r in draw.runs if r.key[0] == subject)
+            held = {run for c in draw.population if c.subject_id == subject for run in c.runs} | {
+                r.key[1:] for r in draw.runs if r.key[0] == subject}
+            if held:
+                v = draw_precision(listed, len(held))
+                if v is None:
+                    return math.inf
+                total += v
+        return float(total)
 
     def covered(self) -> frozenset[RunKey]:
         """Every run some draw's population holds: a run outside it (added after every draw) has probability 0."""
@@ -105,6 +137,13 @@ class HumanDraws:
     def drawn(self) -> frozenset[RunKey]:
         """Every run some draw lists."""
         return frozenset(self._weights)
+
+
+def draw_precision(listed: int, held: int) -> Fraction | None:
+    """v = n / (N (N − n)) of a draw listing n of the N runs it holds of a subject: 1 / the variance of a uniform
+    draw's estimate of their total, Σ y/π, per unit variance of y; None for a census (n = N: no variance). The
+    draws' shares c_b ∝ v_b: inverse-variance pooling, exact for uniform draws."""
+    return None if listed == held else Fraction(listed, held * (held - listed))
 
 
 def _probability(text: str) -> Fraction:

@@ -28,7 +28,7 @@ class Need(NamedTuple):
 
 class PairNeed(NamedTuple):
     """A pair's budget to decide its order: further human grades of each subject (``first``, ``second``; 0 when
-    the order is decided now), None when a further draw of every run of both would not decide it."""
+    the order is decided now), None when a further draw of every run left of both would not decide it."""
 
     first: int | None
     second: int | None
@@ -37,13 +37,15 @@ class PairNeed(NamedTuple):
 class Phase(NamedTuple):
     """One subject's variance parts: ``s2`` = S²_e, ``labels`` n₀, the runs with a human value and a weight,
     ``cases`` the runs of each of its cases (their sum is N), ``labelled`` K_L, the cases with a human value now,
-    and ``now`` T₀, the phase-two variance of today's weights (:func:`phase_two_variance`)."""
+    ``now`` T₀, the phase-two variance of today's weights (:func:`phase_two_variance`), and ``precision`` H, the sum
+    of its draws' precisions v_b (:func:`rgbench.load.draws.draw_precision`; inf after a census)."""
 
     s2: float
     labels: int
     cases: tuple[int, ...]
     labelled: int
     now: float
+    precision: float
 
     @property
     def runs(self) -> int:
@@ -51,39 +53,36 @@ class Phase(NamedTuple):
         return sum(self.cases)
 
     def term(self, labels: float) -> float:
-        """T at n = ``labels``: today's n₀ and one further uniform draw of m = n − n₀ over all N runs, pooled as
-        :meth:`rgbench.load.draws.HumanDraws.weight` pools draws (c = n₀/n, m/n): (n₀/n)² T₀ + (m/n)² (1/m − 1/N)
-        S²_e, floored at 0 (T₀ at m = 0). After one uniform draw, (1/n − (n₀² + m²)/(n² N)) S²_e."""
-        further = labels - self.labels
-        if further <= 0:
+        """T at n = ``labels``: today's n₀ and one further uniform draw of m = n − n₀ over the R = N − n₀ runs not
+        drawn yet (as `rgbench assign` draws), its share c = v / (H + v), v = m / (R (R − m)), as
+        :meth:`rgbench.load.draws.HumanDraws.weight` pools draws: (1 − c)² T₀ + c² (1/m − 1/R) R² S²_e / N²; 0 at a
+        draw of every run left (c = 1), T₀ at m <= 0. After one uniform draw of n₀ it is (1/n − 1/N) S²_e, one
+        uniform draw of n."""
+        further, left = labels - self.labels, self.runs - self.labels
+        if further <= 0 or math.isinf(self.precision):
             return self.now
-        share = self.labels / labels
-        return max(share ** 2 * self.now + (1 - share) ** 2 * (1 / further - 1 / self.runs) * self.s2, 0.0)
-
-    def fresh(self, draw: int) -> int:
-        """The human grades a further uniform draw of ``draw`` runs asks for: the runs it lists less the graded ones
-        it lists again, draw · (1 − n₀/N) expected, rounded half up."""
-        return math.floor(draw * (1 - self.labels / self.runs) + 0.5)
+        if further >= left:
+            return 0.0
+        v = further / (left * (left - further))
+        share = v / (self.precision + v)
+        return (1 - share) ** 2 * self.now + share ** 2 * (1 / further - 1 / left) * left ** 2 / self.runs ** 2 * self.s2
 
     def labelled_at(self, labels: int) -> int:
-        """K_L at n = ``labels``: :func:`expected_labelled` of the distinct runs graded then, n₀ + (n − n₀)(1 − n₀/N)
-        (a further draw lists graded runs again: :meth:`fresh`), rounded, never below today's K_L (the cases labelled
-        now stay labelled). Non-decreasing in ``labels``; every case after a further draw of every run."""
-        further = max(labels - self.labels, 0)
-        distinct = labels - further * self.labels / self.runs
-        return max(self.labelled, math.floor(expected_labelled(self.cases, distinct) + 0.5))
+        """K_L at n = ``labels`` distinct graded runs: :func:`expected_labelled` of n, rounded, never below today's K_L
+        (the cases labelled now stay labelled). Non-decreasing in ``labels``; every case at n = N."""
+        return max(self.labelled, math.floor(expected_labelled(self.cases, labels) + 0.5))
 
 
-def phase(runs: Sequence[Run], cases: Collection[str] | None = None) -> Phase:
+def phase(runs: Sequence[Run], precision: float, cases: Collection[str] | None = None) -> Phase:
     """A subject's :class:`Phase` from its runs, only those of ``cases`` if given (a pair's shared cases, which its
     difference and interval are computed on), S²_e and T₀ at the λ of its estimate there (0 without a human
-    value)."""
+    value), ``precision`` H its draws' (:meth:`rgbench.load.draws.HumanDraws.precision`)."""
     kept = [r for r in runs if cases is None or r.case_id in cases]
     sums = case_sums(kept)
     lam = 0.0 if (est := estimate(sums)) is None else float(est.lam)
     labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in kept if r.human is not None and r.weight]
     return Phase(residual_variance(labelled, lam), sums.labels, sums.runs, labelled_cases(sums),
-                 phase_two_variance(labelled, lam, sum(sums.runs)))
+                 phase_two_variance(labelled, lam, sum(sums.runs)), precision)
 
 
 def expected_labelled(cases: Sequence[int], labels: float) -> float:
@@ -147,7 +146,7 @@ def smallest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
 def search(half_width_now: float, phases: Sequence[Phase], half_width: float, confidence: Fraction, resamples: int,
            shares: Callable[[int], Sequence[int]]) -> tuple[int | None, float]:
     """(n, floor) for an interval (one subject's figure, or the difference of two) of half-width ``half_width_now``
-    today: n the smallest total of human values, from one more than now to now plus a further draw of every run,
+    today: n the smallest total of human values, from one more than now to N (a further draw of every run left),
     that ``shares`` divides between the subjects of ``phases`` with q(min K_L,i(n_i)) · √(V_full + Σ term_i(n_i))
     <= ``half_width`` (:meth:`Phase.term`; by bisection, which holds since a term rises at most once, over a
     small further draw, then falls; None when none does), floor that half-width after a further draw of every run
@@ -161,7 +160,7 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
         labels = shares(total)
         q = quantile(confidence, min(p.labelled_at(n) for p, n in zip(phases, labels)), resamples)
         return q * math.sqrt(sum((p.term(n) for p, n in zip(phases, labels)), full))
-    now, every = sum(p.labels for p in phases), sum(p.labels + p.runs for p in phases)
+    now, every = sum(p.labels for p in phases), sum(p.runs for p in phases)
     return smallest(now + 1, every, lambda n: width(n) <= half_width), width(every)
 
 
@@ -178,7 +177,7 @@ def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float
             bounds = wilson_interval(0, phase.labelled_at(labels), confidence)
             assert bounds is not None   # K_L >= 1: a P of 0 or 1 rests on a labelled case
             return (bounds[1] - bounds[0]) / 2
-        every = phase.labels + phase.runs
+        every = phase.runs
         total, floor = smallest(phase.labels + 1, every, lambda n: width(n) <= half_width), width(every)
     else:
         total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))
@@ -190,13 +189,12 @@ def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float
 def split(total: int, first: Phase, second: Phase) -> tuple[int, int]:
     """``total`` human values shared between two subjects where they narrow a difference most: n_i ∝ S_i (the
     split minimising Σ S_i²/n_i at n₁ + n₂ = total, by Lagrange; half each when both S are 0), the first's share
-    rounded, and within [n now, n now + N] for each (a subject graded beyond its share keeps its n; a further draw
-    takes at most every run). ``total`` from n₁ + n₂ now to that plus N₁ + N₂; both counts are non-decreasing in
-    it."""
+    rounded, and within [n now, N] for each (a subject graded beyond its share keeps its n; a further draw takes
+    at most every run left). ``total`` from n₁ + n₂ now to N₁ + N₂; both counts are non-decreasing in it."""
     spread = (math.sqrt(first.s2), math.sqrt(second.s2)) if first.s2 + second.s2 else (1.0, 1.0)
     share = math.floor(total * spread[0] / sum(spread) + 0.5)
-    low = max(first.labels, total - second.labels - second.runs)
-    high = min(first.labels + first.runs, total - second.labels)
+    low = max(first.labels, total - second.runs)
+    high = min(first.runs, total - second.labels)
     labels = min(max(share, low), high)
     return labels, total - labels
 

@@ -274,15 +274,13 @@ def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -
                               if run.key[0] in runs and run.key not in has_human))
 
 
-def rederived(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[JudgedRun]], new: bool) -> Draw | str:
-    """The draw that ``draw``'s seed, design, subjects and size give on today's data (its reviewers copied over), or
-    why it cannot be re-derived. An active draw's spreads are the file's; for a draw ``new`` in the change checked
-    they must also be those the earlier draws' grades give now (docs/judge_assisted.md, "The check")."""
-    subjects = draw.subjects or tuple(sorted({r.key[0] for r in draw.runs}))
-    gone = [s for s in subjects if s not in runs]
-    if gone:
-        return f"made over {', '.join(gone)}, which now has no run the judge graded in full"
-    over = {s: runs[s] for s in subjects}
+def rederived(draw: Draw, earlier: Sequence[Draw], over: Mapping[str, Sequence[JudgedRun]],
+              runs: Mapping[str, Sequence[JudgedRun]], new: bool) -> Draw | str:
+    """The draw that ``draw``'s seed, design and size give over ``over``, the runs it records (:func:`recorded`;
+    its reviewers copied over), or why it cannot be re-derived. An active draw's spreads are the file's; for a draw
+    ``new`` in the change checked they must also be those the earlier draws' grades give now over every judged
+    subject's ``runs`` (docs/judge_assisted.md, "The check")."""
+    subjects = tuple(over)
     if draw.design != STRATIFIED:
         basis = frozenset(r.key for d in earlier for r in d.runs)
         spread = dict(draw.spreads) or spreads(runs, basis, subjects)
@@ -316,27 +314,44 @@ def population(runs: Mapping[str, Sequence[JudgedRun]], subjects: Sequence[str])
     return tuple(out)
 
 
-def unchanged(draw: Draw, runs: Mapping[str, Sequence[JudgedRun]]) -> bool:
-    """Whether every subject of ``draw`` has today the population it records (a draw recording none: True)."""
-    subjects = [c.subject_id for c in draw.population]
-    return all(s in runs for s in subjects) and population(runs, subjects) == draw.population
+def undrawn(runs: Mapping[str, Sequence[JudgedRun]], draws: Sequence[Draw]) -> dict[str, list[JudgedRun]]:
+    """Per subject of ``runs``, its runs no draw of ``draws`` lists, in ``runs``' order (a subject with none left
+    out): what a new draw is made over, so no run is drawn twice and every grade it asks for is new."""
+    listed = {r.key for d in draws for r in d.runs}
+    left = {s: [r for r in items if r.key not in listed] for s, items in runs.items()}
+    return {s: items for s, items in left.items() if items}
+
+
+def recorded(draw: Draw, runs: Mapping[str, Sequence[JudgedRun]]) -> dict[str, list[JudgedRun]] | None:
+    """The runs of ``runs`` that ``draw``'s population records, per subject, when each still exists with the judge
+    total and stratum it records (:func:`population` digests them), else None: the data the draw was made from."""
+    held = {c.subject_id: set(c.runs) for c in draw.population}
+    if not all(s in runs for s in held):
+        return None
+    over = {s: [r for r in runs[s] if r.key[1:] in keys] for s, keys in held.items()}
+    return over if population(over, tuple(over)) == draw.population else None
 
 
 def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from: int | None = None) -> list[str]:
-    """What is wrong with each draw whose subjects' runs and judge grades are those it records (:func:`unchanged`)
-    and that its seed and today's data do not reproduce (a hand edit), one message per draw, ``$.draws[i]: ...``,
-    [] when none; a draw whose population changed since stands as recorded, its form the loader's (why:
-    docs/judge_assisted.md, "The check, while data change"). The draws from index ``new_from`` on are new in the
-    change checked (``rgbench validate --changed``): for them a population other than today's is refused."""
+    """What is wrong with each draw whose recorded runs are still there with the judge totals and strata it records
+    (:func:`recorded`) and that its seed and those runs do not reproduce (a hand edit), one message per draw,
+    ``$.draws[i]: ...``, [] when none; a draw whose runs changed since stands as recorded, its form the loader's
+    (why: docs/judge_assisted.md, "The check, while data change"). The draws from index ``new_from`` on are new in
+    the change checked (``rgbench validate --changed``): for them a population other than today's runs that no
+    earlier draw lists (:func:`undrawn`) is refused."""
     messages = []
     for i, draw in enumerate(draws.draws):
-        if not unchanged(draw, runs):
-            if new_from is not None and i >= new_from:
-                messages.append(f"$.draws[{i}]: draw {draw.number} is new in this change, but the runs and judge "
-                                "grades it records are not this tree's (a draw is made over the data of the change "
-                                "that adds it: make it with rgbench assign on this tree)")
+        new = new_from is not None and i >= new_from
+        subjects = [c.subject_id for c in draw.population]
+        if new and population(undrawn({s: runs.get(s, ()) for s in subjects}, draws.draws[:i]), subjects) != draw.population:
+            messages.append(f"$.draws[{i}]: draw {draw.number} is new in this change, but the runs and judge grades it "
+                            "records are not this tree's runs that no earlier draw lists (a draw is made over the data "
+                            "of the change that adds it: make it with rgbench assign on this tree)")
             continue
-        made = rederived(draw, draws.draws[:i], runs, new=new_from is not None and i >= new_from)
+        over = recorded(draw, runs)
+        if over is None:
+            continue
+        made = rederived(draw, draws.draws[:i], over, runs, new=new)
         if isinstance(made, str) or made.runs != draw.runs:
             why = made if isinstance(made, str) else _difference(draw, made)
             messages.append(f"$.draws[{i}]: draw {draw.number} ({draw.design}) is not what its seed and the judge's "

@@ -332,6 +332,7 @@ def test_draws_over_the_runs_not_drawn_yet_weigh_as_one_draw_of_their_union_and_
     uniform = HumanDraws("j", (first, Draw(2, "stratified", 0, (DrawnRun(key["b"], F(1, 3), None),),
                                            population=covered("bcd"))))
     assert uniform.weight(key["a"]) == uniform.weight(key["b"]) == 2
+    assert uniform.precision("s") == 1 / 12 + 1 / 6 and uniform.precision("t") == 0   # H = v_1 + v_2; no draw: 0
 
 
 def test_a_census_of_the_runs_not_drawn_yet_knows_the_total_and_weighs_every_run_1():
@@ -342,7 +343,7 @@ def test_a_census_of_the_runs_not_drawn_yet_knows_the_total_and_weighs_every_run
     draws = HumanDraws("j", (Draw(1, "stratified", 0, (DrawnRun(key["a"], F(1, 3), None),), population=covered("abc")),
                              Draw(2, "stratified", 0, tuple(DrawnRun(key[r], F(1), None) for r in "bc"),
                                   population=covered("bc"))))
-    assert [draws.weight(key[r]) for r in "abc"] == [1, 1, 1]
+    assert [draws.weight(key[r]) for r in "abc"] == [1, 1, 1] and draws.precision("s") == float("inf")
 
 
 def test_the_examples_single_draw_keeps_its_weights_1_over_pi_and_covers_every_judged_run():

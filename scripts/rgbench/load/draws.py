@@ -80,6 +80,15 @@ class HumanDraws:
     judge: str
     draws: tuple[Draw, ...]
 
+    def _holding(self, subject: str) -> list[tuple[dict[RunKey, Fraction], set[RunKey]]]:
+        """Per draw holding ``subject``'s runs, in order: (1/π of each run of it the draw lists, the runs it holds)."""
+        out = []
+        for draw in self.draws:
+            listed = {r.key: 1 / r.probability for r in draw.runs if r.key[0] == subject}
+            held = {(subject, *run) for c in draw.population if c.subject_id == subject for run in c.runs} | set(listed)
+            out += [(listed, held)] if held else []
+        return out
+
     @cached_property
     def _weights(self) -> dict[RunKey, Fraction]:
         weights: dict[RunKey, Fraction] = {}
@@ -87,22 +96,19 @@ class HumanDraws:
         for subject in sorted(subjects):
             earlier: set[RunKey] = set()   # the subject's runs the draws before this one listed
             parts = []   # per draw over the subject: (precision, the runs it covers, its term per run)
-            for draw in self.draws:
-                listed = {r.key: 1 / r.probability for r in draw.runs if r.key[0] == subject}
-                held = {(subject, *run) for c in draw.population if c.subject_id == subject for run in c.runs} | set(listed)
-                if not held:
-                    continue
+            for listed, held in self._holding(subject):
                 terms = {**dict.fromkeys(earlier - held, Fraction(1)), **listed}   # a known value, or y/π
                 parts.append((draw_precision(len(listed), len(held)), held | earlier, terms))
                 earlier |= set(listed)
             for key in earlier:
                 covering = [(v, terms) for v, keys, terms in parts if key in keys]
                 census = [terms for v, terms in covering if v is None]
+                shares = [(v, terms) for v, terms in covering if v is not None]
                 if census:   # a draw of every run of its population knows the total exactly: it takes the whole share
                     weights[key] = sum((terms.get(key, Fraction(0)) for terms in census), Fraction(0)) / len(census)
                 else:
-                    total = sum((v for v, _ in covering), Fraction(0))
-                    weights[key] = sum((v * terms.get(key, Fraction(0)) for v, terms in covering), Fraction(0)) / total
+                    total = sum((v for v, _ in shares), Fraction(0))
+                    weights[key] = sum((v * terms.get(key, Fraction(0)) for v, terms in shares), Fraction(0)) / total
         return weights
 
     def weight(self, key: RunKey) -> Fraction:
@@ -118,17 +124,8 @@ class HumanDraws:
     def precision(self, subject: str) -> float:
         """H = Σ_b v_b over the draws holding ``subject``'s runs (:func:`draw_precision` of the runs each lists and
         holds; inf after a census, 0 with none): what a further draw's share is weighed against (`rgbench plan`)."""
-        total = Fraction(0)
-        for draw in self.draws:
-            listed = sum(1 for r in draw.runs if r.key[0] == subject)
-            held = {run for c in draw.population if c.subject_id == subject for run in c.runs} | {
-                r.key[1:] for r in draw.runs if r.key[0] == subject}
-            if held:
-                v = draw_precision(listed, len(held))
-                if v is None:
-                    return math.inf
-                total += v
-        return float(total)
+        v = [draw_precision(len(listed), len(held)) for listed, held in self._holding(subject)]
+        return math.inf if None in v else float(sum((x for x in v if x is not None), Fraction(0)))
 
     def covered(self) -> frozenset[RunKey]:
         """Every run some draw's population holds: a run outside it (added after every draw) has probability 0."""

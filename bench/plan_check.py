@@ -126,6 +126,7 @@ def _model(cases: int, judges: tuple, before: int = 0) -> active_check.Design:
 
 
 ON_PASSES = active_check.ON_PASSES
+HOMOSCEDASTIC = active_check.Judge(9.0, RHO_07)   # active_check's homoscedastic judge at rho_Q 0.7
 ACTIVE_DESIGNS = (
     ActiveDesign("100 cases x 3 runs, one subject", _model(100, (ON_PASSES,)), 30,
                  (30, 40, 50, 60, 75, 95, 120, 150)),
@@ -134,6 +135,11 @@ ACTIVE_DESIGNS = (
         (20, 30, 40, 50, 60, 75, 95, 120)),
     ActiveDesign("A, B, draws over both", _model(
         100, (ON_PASSES, replace(ON_PASSES, mu=7.6))), 60, (60, 80, 100, 120, 150, 190, 240)),
+    ActiveDesign("100 cases x 3 runs, one subject, homoscedastic rho_Q 0.7", _model(100, (HOMOSCEDASTIC,)), 30,
+                 (30, 40, 50, 60, 75, 95, 120, 150)),
+    ActiveDesign("A joins B, C graded, homoscedastic rho_Q 0.7", _model(
+        100, (HOMOSCEDASTIC, replace(HOMOSCEDASTIC, mu=7.6), replace(HOMOSCEDASTIC, mu=9.6)), 120), 20,
+        (20, 30, 40, 50, 60, 75, 95, 120)),
 )
 
 
@@ -352,9 +358,10 @@ def report(rows: list[dict], reps: int, seed: int) -> str:
 def report_active(rows: list[dict]) -> str:
     """The section of the designs whose further grades are drawn by `rgbench assign --next` (or, to compare, by
     one stratified `--draw`)."""
-    lines = ["", "## Further grades by `rgbench assign --next` or `--draw`, a judge noisy above a fail", "",
+    lines = ["", "## Further grades by `rgbench assign --next` or `--draw`", "",
              "The model, judges and production draws of bench/active_check.py (the script's docstring; the judge is "
-             "sure of a fail and noisy above it, so the residual's spread differs by judge grade): n0 grades at "
+             "sure of a fail and noisy above it, so the residual's spread differs by judge grade, or in the last "
+             "two designs homoscedastic at rho_Q 0.7): n0 grades at "
              "the start (a stratified pilot; when A joins B and C, graded first with 120 each, a first `--next n0 "
              "--subjects A`), then one `--next n - n0` over the same subjects, or one stratified `--draw n - n0` "
              "(the draw `rgbench plan` models), n the draws' total size. Figure: A's Q_final, or A - B (its grades "
@@ -376,8 +383,11 @@ def report_active(rows: list[dict]) -> str:
                      f"{100 * (1 - ratio(row['simulated'], row['simulated_draw'])):.1f}% |")
     ratios = [r for r in (ratio(row["uniform"], row["simulated_draw"]) for row in rows) if math.isfinite(r)] or [math.nan]
     inside = sum(1 for r in ratios if abs(r - 1) <= 0.10)
+    nexts = [r for r in (ratio(row["uniform"], row["simulated"]) for row in rows) if math.isfinite(r)] or [math.nan]
     lines += ["", f"`rgbench plan` within 10% of the simulated count for a further `--draw`: {inside} of "
-              f"{len(ratios)} figures (predicted / simulated {min(ratios):.3f} to {max(ratios):.3f}).", "",
+              f"{len(ratios)} figures (predicted / simulated {min(ratios):.3f} to {max(ratios):.3f}); for a further "
+              f"`--next`: {sum(1 for r in nexts if abs(r - 1) <= 0.10)} of {len(nexts)} ({min(nexts):.3f} to "
+              f"{max(nexts):.3f}).", "",
               "Mean half-widths by n, further grades by --next / by --draw:", ""]
     for row in rows:
         lines.append(f"- {row['design'].name}: " + ", ".join(f"{n}: {h:.4f} / {row['by_draw'][n]:.4f}"

@@ -633,3 +633,23 @@ def test_a_draw_made_over_every_run_as_before_still_re_derives_but_is_refused_as
     capsys.readouterr()
     assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1
     assert "draw 2 is new in this change" in capsys.readouterr().err
+
+
+def test_a_new_draw_over_a_subject_with_no_run_left_is_refused_not_a_crash(tree, capsys):
+    from dataclasses import replace
+
+    from gitrepo import GitRepo
+
+    from rgbench.load.draws import HumanDraws, draws_document
+    spec, loaded, multi = load_valid_grades(tree)
+    runs, _ = drawing.judged_runs(spec, loaded, multi)
+    total = sum(len(items) for items in runs.values())
+    assert assign(tree, "--draw", "8") == 0 and assign(tree, "--draw", str(total - 8)) == 0   # every run drawn
+    base = GitRepo(tree).commit("Every run drawn")
+    spec, loaded, multi = load_valid_grades(tree)
+    extra = replace(drawing.stratified(3, spec.stats.seed, runs, 6), population=drawing.population(runs, tuple(runs)))
+    (tree / DRAWS_FILE).write_bytes(draws_document(HumanDraws(JUDGE, (*loaded.draws.draws, extra))))
+    capsys.readouterr()
+    assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1
+    err = capsys.readouterr().err
+    assert "draw 3 is new in this change" in err and "Traceback" not in err

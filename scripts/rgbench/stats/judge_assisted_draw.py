@@ -109,7 +109,7 @@ def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], 
     minimums = {s: len({x.grade for x in r}) for s, r in runs.items()}   # one run per judge grade of each subject
     if not sum(minimums.values()) <= size <= sum(sizes.values()):
         raise ValueError(f"a stratified draw takes from {sum(minimums.values())} runs (one per judge grade of each "
-                         f"subject) to {sum(sizes.values())} (every run), not {size}")
+                         f"subject) to {sum(sizes.values())} (every run not drawn yet), not {size}")
     shares = largest_remainder(sizes, minimums, size)
     picked = []
     for subject, items in runs.items():
@@ -216,7 +216,7 @@ def active_probabilities(spread: Sequence[Fraction], size: int) -> list[Fraction
     breakpoints). ValueError unless 0 < size <= T."""
     count = len(spread)
     if not 0 < size <= count:
-        raise ValueError(f"an active draw expects from 1 to {count} runs (every run), not {size}")
+        raise ValueError(f"an active draw expects from 1 to {count} runs (every run not drawn yet), not {size}")
     floor = FLOOR_SHARE * size / count
     counts = Counter(spread)   # a few distinct spreads (one per stratum): sum over them
 
@@ -343,7 +343,8 @@ def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from:
     for i, draw in enumerate(draws.draws):
         new = new_from is not None and i >= new_from
         subjects = [c.subject_id for c in draw.population]
-        if new and population(undrawn({s: runs.get(s, ()) for s in subjects}, draws.draws[:i]), subjects) != draw.population:
+        left = undrawn({s: runs.get(s, ()) for s in subjects}, draws.draws[:i]) if new else {}
+        if new and (set(subjects) - set(left) or population(left, subjects) != draw.population):
             messages.append(f"$.draws[{i}]: draw {draw.number} is new in this change, but the runs and judge grades it "
                             "records are not this tree's runs that no earlier draw lists (a draw is made over the data "
                             "of the change that adds it: make it with rgbench assign on this tree)")

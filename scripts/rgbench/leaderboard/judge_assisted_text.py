@@ -1,7 +1,6 @@
-"""The board's sections in judge-assisted mode (config.yaml ``estimation: judge-assisted``), each written once for
-Markdown and HTML: what each subject's figures rest on (:func:`rests_on`, from judge_assisted.csv) and its
-criterion means (:func:`criterion_means`, from judge_assisted_criteria.csv). The figures themselves are the
-estimator's in place of the human grades' (:func:`rgbench.leaderboard.inputs.assisted_tables`).
+"""The board's sections in judge-assisted mode, each written once for Markdown and HTML: what each subject's figures
+rest on (:func:`rests_on`, from judge_assisted.csv) and its criterion means (:func:`criterion_means`, from
+judge_assisted_criteria.csv); the figures themselves: :func:`rgbench.leaderboard.inputs.assisted_tables`.
 """
 
 from __future__ import annotations
@@ -34,9 +33,8 @@ class RestsOn(NamedTuple):
 
 
 def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[RestsOn, ...]:
-    """The table's lines in leaderboard ``order`` (subject ids): human grades used, drawn runs pending, the
-    judge-human correlation on the labelled runs, Q_final's λ and the judge's estimated bias Hf − Hy, the human
-    grades the estimate is worth, the rank set (or why the subject is not ranked); "—" where undefined."""
+    """The table's lines in leaderboard ``order`` (subject ids), cells as :data:`HEAD` names them (judge_assisted.csv's
+    typed ``rows``; docs/judge_assisted.md, "On the board"), or why the subject is not ranked; "—" where undefined."""
     by_id = {r["subject_id"]: r for r in rows}
     def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
         return "\u2014" if value is None else fmt(value, decimals)
@@ -56,11 +54,9 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
                  for sid in order if (r := by_id.get(sid)) is not None)
 
 
-def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], criteria: Sequence[str]
-                    ) -> tuple[RestsOn, ...]:
+def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], criteria: Sequence[str]) -> tuple[RestsOn, ...]:
     """One line per subject of ``order`` with a criterion mean (judge_assisted_criteria.csv's typed ``rows``), a cell
-    per criterion of ``criteria``: the mean and its interval, two decimals ("1.38 (1.22–1.56)"), "—" where the
-    subject has no row for it."""
+    per criterion of ``criteria``: "1.38 (1.22–1.56)", the mean and interval to two decimals; "—" without a row."""
     by_key = {(r["subject_id"], r["criterion"]): r for r in rows}
     def cell(r: Mapping[str, Any] | None) -> str:
         if r is None:
@@ -71,36 +67,34 @@ def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], cri
                  if any((sid, c) in by_key for c in criteria))
 
 
-def _markdown_table(head: Sequence[str], lines: Sequence[RestsOn], columns: Sequence[int], names: Mapping[str, str],
-                    esc: Any) -> list[str]:
-    """A Markdown table of the cells ``columns`` of ``lines`` under ``head``, after a Subject column (names through
-    ``esc``)."""
-    rows = [("Subject", *head), *((esc(names[line.subject_id]), *(line.cells[k] for k in columns)) for line in lines)]
-    return ["| " + " | ".join(rows[0]) + " |", "| --- |" + " ---: |" * len(columns),
-            *("| " + " | ".join(row) + " |" for row in rows[1:])]
-
-
-def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any) -> list[str]:
-    """The method sentence and the table in Markdown (names through ``esc``), then a blank line; [] in human mode."""
-    if not lines:
-        return []
-    table = _markdown_table(HEAD[1:], lines, range(len(HEAD) - 1), names, esc)
-    return [f"{METHOD} The method, in the toolkit: `{DOC}`.", "", *table, ""]
-
-
-def criteria_markdown(lines: Sequence[RestsOn], criteria: Sequence[str], names: Mapping[str, str], esc: Any,
-                      width: int) -> list[str]:
-    """The criterion means in Markdown: the note, then the criteria in as few tables as keep every line within
-    ``width`` characters (at least one criterion a table), each followed by a blank line; [] without lines."""
+def _tables(note: str, head: Sequence[str], lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any,
+            width: float) -> list[str]:
+    """``note`` and a blank line, then the cells of ``lines`` under ``head`` after a Subject column (names through
+    ``esc``), in as few Markdown tables as keep every line within ``width`` characters (at least one column a table),
+    each followed by a blank line; [] without lines."""
     if not lines:
         return []
     def table(columns: Sequence[int]) -> list[str]:
-        return _markdown_table([criteria[k].replace("_", " ") for k in columns], lines, columns, names, esc)
-    out, columns = [CRITERIA_NOTE, ""], [0]
-    for k in range(1, len(criteria) + 1):
-        if k < len(criteria) and max(map(len, table([*columns, k]))) <= width:
+        rows = [("Subject", *(head[k] for k in columns)),
+                *((esc(names[line.subject_id]), *(line.cells[k] for k in columns)) for line in lines)]
+        return ["| " + " | ".join(rows[0]) + " |", "| --- |" + " ---: |" * len(columns),
+                *("| " + " | ".join(row) + " |" for row in rows[1:])]
+    out, columns = [note, ""], [0]
+    for k in range(1, len(head) + 1):
+        if k < len(head) and max(map(len, table([*columns, k]))) <= width:
             columns.append(k)
             continue
         out += [*table(columns), ""]
         columns = [k]
     return out
+
+
+def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any) -> list[str]:
+    """The method sentence and the table in Markdown (names through ``esc``), then a blank line; [] in human mode."""
+    return _tables(f"{METHOD} The method, in the toolkit: `{DOC}`.", HEAD[1:], lines, names, esc, float("inf"))
+
+
+def criteria_markdown(lines: Sequence[RestsOn], criteria: Sequence[str], names: Mapping[str, str], esc: Any,
+                      width: int) -> list[str]:
+    """The criterion means in Markdown: the note, then the criteria in tables of lines within ``width`` characters."""
+    return _tables(CRITERIA_NOTE, [c.replace("_", " ") for c in criteria], lines, names, esc, width)

@@ -1,12 +1,7 @@
-"""Judge-assisted, human-anchored means: the power-tuned, inverse-probability-weighted PPI++ estimate with the
-case as the unit, its case-bootstrap interval and paired differences, and the stratified draw of runs for a human
-(issue 28; the method, its references and degenerate cases: docs/judge_assisted.md, "The estimator"; the board's
-figures: :mod:`.judge_assisted_board`). One subject; with :class:`CaseSums`' per-case sums and case weights w (1
-for the data, the bootstrap's counts for a replicate), λ minimising V(λ) = Σ_c w_c (a_c + λ b_c)²:
-
-    N = Σ w n,  M = Σ w m,  Hy = Σ w Y / M,  Hf = Σ w G / M,  Mf = Σ w F / N,  theta = Hy + λ (Mf − Hf)
-    a_c = (Y_c − Hy m_c) / M,    b_c = (F_c − Mf n_c) / N − (G_c − Hf m_c) / M
-    λ = clip(−Σ w a b / Σ w b², 0, 1),  0 when Σ w b² = 0
+"""Judge-assisted, human-anchored means (issue 28): the power-tuned, inverse-probability-weighted PPI++ estimate
+theta = Hy + λ (Mf − Hf) with the case as the unit, its case-bootstrap intervals, and the stratified draw of runs
+for a human. The method, its formulas, references and degenerate cases: docs/judge_assisted.md, "The estimator"
+(:func:`fit` computes them with case weights); the board's figures: :mod:`.judge_assisted_board`.
 """
 
 from __future__ import annotations
@@ -14,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import NamedTuple, TypeVar
 
@@ -28,9 +23,8 @@ K = TypeVar("K")
 
 
 class Run(NamedTuple):
-    """One run of a subject: its case, the judge's value (every run has one), the human's value (None when it has
-    none) and its inverse-probability weight w (1/π for one draw, :meth:`rgbench.load.draws.HumanDraws.weight`
-    over several; 0 when no draw listed it: its human value then counts for agreement only, never here)."""
+    """One run of a subject: its case, the judge's value, the human's (None without one) and its weight w (1/π for
+    one draw, :meth:`rgbench.load.draws.HumanDraws.weight` over several; 0 outside every draw: never counted here)."""
 
     case_id: str
     judge: Number
@@ -58,13 +52,11 @@ class CaseSums:
         return sum(self.labelled)
 
     def restricted(self, case_ids: Sequence[str]) -> CaseSums:
-        """The sums on the cases ``case_ids``, in that order; a case this subject does not have is all 0 (it adds
-        nothing to any sum or influence): the shared cases of a pair, or the union of the ranked subjects' cases."""
+        """The sums on the cases ``case_ids``, in that order; a case this subject lacks is all 0 (adds to no sum)."""
         index = {c: i for i, c in enumerate(self.case_ids)}
         def col(values: tuple) -> tuple:
             return tuple(values[index[c]] if c in index else 0 for c in case_ids)
-        return CaseSums(tuple(case_ids), col(self.runs), col(self.labelled), col(self.drawn), col(self.human),
-                        col(self.judge), col(self.judge_drawn))
+        return CaseSums(tuple(case_ids), *(col(getattr(self, f.name)) for f in fields(self)[1:]))   # every sum
 
 
 def case_sums(runs: Sequence[Run]) -> CaseSums:
@@ -72,28 +64,21 @@ def case_sums(runs: Sequence[Run]) -> CaseSums:
     ValueError on a negative weight."""
     by_case: dict[str, list[Fraction]] = {}
     for run in runs:
-        sums = by_case.setdefault(run.case_id, [Fraction(0)] * 6)
-        sums[0] += 1
-        sums[4] += Fraction(run.judge)
-        w = Fraction(run.weight)
-        if run.human is None or w == 0:
-            continue
+        w = Fraction(0 if run.human is None else run.weight)
         if w < 0:
             raise ValueError(f"case {run.case_id}: a labelled run has weight {w}, below 0 "
                              "(a weight is an inverse probability: 0 for a run no draw listed)")
-        sums[1] += 1
-        sums[2] += w
-        sums[3] += Fraction(run.human) * w
-        sums[5] += Fraction(run.judge) * w
+        f = Fraction(run.judge)
+        adds: tuple[int | Fraction, ...] = (1, int(w != 0), w, Fraction(run.human or 0) * w, f, f * w)   # n, labelled, m, Y, F, G
+        by_case[run.case_id] = [s + v for s, v in zip(by_case.get(run.case_id, [Fraction(0)] * 6), adds)]
     ids = tuple(sorted(by_case))
     columns = [tuple(by_case[c][j] for c in ids) for j in range(6)]
     return CaseSums(ids, tuple(map(int, columns[0])), tuple(map(int, columns[1])), *columns[2:])
 
 
 class Fit(NamedTuple):
-    """Per row of case weights: theta, λ, V(λ) = Σ w (a + λ b)² and V(0) = Σ w a² (the linearised variances of
-    theta and of the human-only Hy), and ``influence`` u = a + λ b (R x K), each case's on theta (for the rank sets'
-    studentisation, :func:`.judge_assisted_board.assisted_rank_sets`)."""
+    """Per row of case weights: theta, λ, V(λ) = Σ w (a + λ b)² and V(0) = Σ w a² (the linearised variances of theta
+    and of Hy), and ``influence`` u = a + λ b (R x K), each case's on theta."""
 
     theta: np.ndarray
     lam: np.ndarray
@@ -103,9 +88,9 @@ class Fit(NamedTuple):
 
 
 def fit(sums: CaseSums, w: np.ndarray) -> Fit:
-    """:class:`Fit` per row of the case weights ``w`` (R x K), in their arithmetic: exact (Fractions) for an object
-    array, float64 otherwise. NaN (but in ``influence``) where a row gives no weight to a drawn run (M = 0: nothing
-    anchors it)."""
+    """:class:`Fit` per row of the case weights ``w`` (R x K; 1 for the data, a replicate's bootstrap counts), every
+    sum over cases weighted by w (N = Σ w n, M = Σ w m, Hy = Σ w Y / M, ..., λ = clip(−Σ w a b / Σ w b², 0, 1), 0 when
+    Σ w b² = 0), in w's arithmetic: exact for an object array, else float64. NaN (but in ``influence``) where M = 0."""
     n, m, y, f, g = (numbers_like(w, v) for v in (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
     big_n, big_m = w @ n, w @ m
     anchored = big_m != 0
@@ -125,9 +110,8 @@ def fit(sums: CaseSums, w: np.ndarray) -> Fit:
 
 
 class Estimate(NamedTuple):
-    """One subject's judge-assisted mean: ``theta`` and ``lam`` exact, ``labels`` the human values used, the
-    linearised ``standard_error`` √V(λ) and ``effective`` = labels · V(0) / V(λ), the human grades the estimate is
-    worth (inf when V(λ) = 0 < V(0))."""
+    """One subject's judge-assisted mean: ``theta`` and ``lam`` exact, the human values used (``labels``), ``standard_error``
+    √V(λ) and the human grades it is worth, ``effective`` = labels · V(0) / V(λ) (inf when V(λ) = 0 < V(0))."""
 
     theta: Fraction
     lam: Fraction
@@ -137,10 +121,8 @@ class Estimate(NamedTuple):
 
 
 def estimate(sums: CaseSums) -> Estimate | None:
-    """The judge-assisted estimate of the mean of y over the subject's runs, exactly; None without a human value.
-    Not clipped to y's range (that would bias it): it may leave it by up to λ |Mf − Hf|. λ = 0 and theta = Hy when
-    every run was drawn with π = 1 or the judge is constant; λ near 1 for a judge equal to the human (the
-    degenerate cases: docs/judge_assisted.md, "The estimator")."""
+    """The estimate of the mean of y over the subject's runs, exactly; None without a human value. Not clipped to
+    y's range (it may leave it by up to λ |Mf − Hf|); λ = 0 and theta = Hy for π = 1 everywhere or a constant judge."""
     if not sums.labels:
         return None
     one = fit(sums, np.full((1, len(sums.case_ids)), Fraction(1), dtype=object))
@@ -151,10 +133,9 @@ def estimate(sums: CaseSums) -> Estimate | None:
 
 
 def expanded_confidence(confidence: Fraction, units: int, resamples: int) -> Fraction:
-    """The level c' at which to read a bootstrap interval of K = ``units`` independent units (the cases with a
-    human value) for it to hold about ``confidence`` c (Hesterberg's expanded interval, docs/judge_assisted.md):
-    c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1 (0.9539 at K = 100, 0.9951 at 6 for c = 0.95), exactly the float,
-    capped at 1 − 1/B, B = ``resamples`` (the replicates' range), which K ≤ 3 take (K ≤ 1: no degrees of freedom)."""
+    """Hesterberg's expanded level c' of a bootstrap interval of K = ``units`` independent units (the cases with a
+    human value) for it to hold about ``confidence`` c (docs/judge_assisted.md, "The estimator"): 2 Φ(t_{K−1, (1+c)/2}
+    · √(K/(K − 1))) − 1, exactly the float, capped at 1 − 1/B (B = ``resamples``), which K ≤ 3 reach (K ≤ 1: no df)."""
     from scipy.special import ndtr, stdtrit  # imported here: scipy's import costs time (as in .pairwise)
     cap = 1 - Fraction(1, resamples)
     if units < 2:
@@ -169,9 +150,8 @@ def labelled_cases(sums: CaseSums) -> int:
 
 
 def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
-    """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K, :func:`.bootstrap.case_counts`), λ
-    re-estimated in every replicate, at the :func:`expanded_confidence` for the :func:`labelled_cases`; replicates
-    that drew no human value are left out. None without a human value; one case gives the point."""
+    """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K), λ re-estimated in each replicate (one
+    without a human value left out), at :func:`expanded_confidence`; None without a human value; one case: the point."""
     if not sums.labels:
         return None
     level = expanded_confidence(confidence, labelled_cases(sums), len(counts))
@@ -191,11 +171,9 @@ def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
     return None if a is None or b is None else a.theta - b.theta
 
 
-def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray,
-                        confidence: Fraction) -> Interval | None:
-    """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the shared cases), one replicate
-    resampling the shared cases for both subjects, each re-estimating its λ, at the :func:`expanded_confidence`
-    for the fewer of the two subjects' :func:`labelled_cases` there (as resample's two-sample intervals)."""
+def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
+    """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the shared cases), λ re-estimated per
+    subject, at the :func:`expanded_confidence` of the fewer :func:`labelled_cases` (as resample's two-sample ones)."""
     a, b = shared(first, second)
     if not a.labels or not b.labels:
         return None
@@ -204,11 +182,10 @@ def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray,
 
 
 def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:
-    """``total`` shared between the keys of ``sizes`` in proportion to their sizes, by largest remainder, exactly:
-    each takes the floor of its quota total · size / Σ sizes, raised to its minimum; then, while short, the largest
-    remainders one more each (ties: the earlier key in ``sizes``' order), never above a key's size; while over (the
-    minimums took too many), the key furthest above its quota one less (ties: the earlier key), never below its
-    minimum. ValueError when ``total`` is below Σ minimums or above Σ sizes."""
+    """``total`` shared between the keys of ``sizes`` in proportion to their sizes by largest remainder, exactly: each
+    takes the floor of its quota total · size / Σ sizes, raised to its minimum; while short, the largest remainders
+    one more each (never above a size); while over, the key furthest above its quota one less (never below its
+    minimum); ties: the earlier key in ``sizes``. ValueError when ``total`` is below Σ minimums or above Σ sizes."""
     if not sum(minimums.values()) <= total <= sum(sizes.values()):
         raise ValueError(f"cannot share {total} between sizes {dict(sizes)} with minimums {dict(minimums)}")
     keys = list(sizes)
@@ -228,11 +205,9 @@ def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: 
 
 
 def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Generator) -> tuple[list[bool], list[Fraction]]:
-    """(drawn, probability) per unit: ``size`` units drawn without replacement (:func:`drawn_within`), stratified
-    by ``strata`` (a label per unit, e.g. the judge's grade) and allocated by :func:`largest_remainder` with at
-    least one per stratum: a unit's chance is n_h / N_h > 0, exactly. The units' order must be canonical (never by
-    run label or file) for the draw to reproduce. ValueError when ``size`` is below the number of strata or
-    above the units."""
+    """(drawn, probability) per unit: ``size`` units drawn by :func:`drawn_within` in the ``strata`` (a label per unit),
+    allocated by :func:`largest_remainder` with at least one per stratum: π = n_h / N_h > 0, exactly. The units' order
+    must be canonical (not by run label or file). ValueError when ``size`` is below the strata or above the units."""
     sizes = Counter(strata)
     if not len(sizes) <= size <= len(strata):
         raise ValueError(f"cannot draw {size} of {len(strata)} units with at least one in each of {len(sizes)} strata")
@@ -248,14 +223,13 @@ def drawn_within(strata: Sequence[K], take: Mapping[K, int], rng: np.random.Gene
         groups.setdefault(label, []).append(i)
     drawn = [False] * len(strata)
     for k in sorted(groups, key=repr):
-        members = groups[k]
-        for i in rng.choice(len(members), size=take[k], replace=False).tolist():
-            drawn[members[i]] = True
+        for i in rng.choice(len(groups[k]), size=take[k], replace=False).tolist():
+            drawn[groups[k][i]] = True
     return drawn
 
 
 def draw_generator(seed: int, label: str, units: Sequence[tuple[str, Number]]) -> np.random.Generator:
-    """The stream of one part of a human draw: label ``judge-draw`` over the digest of ``["judge-draw", seed,
-    label, units]``, ``label`` naming the part (``draw <k>: <subject_id>``), ``units`` its (case id, judge value)
-    pairs in the draw's canonical order (parsed values, never file bytes or run labels; :mod:`.seeds`)."""
+    """The stream ``judge-draw`` over the digest of ``["judge-draw", seed, label, units]``: ``label`` names the part of
+    a draw (``draw <k>: <subject_id>``), ``units`` its (case id, judge value) pairs in canonical order (parsed values,
+    never file bytes or run labels; :mod:`.seeds`)."""
     return generator("judge-draw", [data_digest(["judge-draw", seed, label, [list(u) for u in units]])])

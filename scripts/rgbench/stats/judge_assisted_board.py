@@ -1,10 +1,7 @@
-"""The board's figures in judge-assisted mode (config.yaml ``estimation: judge-assisted``; the method:
-docs/judge_assisted.md, "On the board"): judge_assisted.csv (every subject's P, s_bar and Q_final by the estimator
-of :mod:`.judge_assisted`, their case-bootstrap intervals, what each rests on, the rank sets),
-judge_assisted_pairs.csv (the ranked subjects' paired differences, read from their intervals: λ is tuned on the
-data, so no sign-flip test) and judge_assisted_criteria.csv (each rubric criterion's mean). Each figure and mean
-has its own λ per subject and every interval is over the draw of its own cases (:func:`draw_of`), so a judge
-biased on one subject moves no other subject's figures.
+"""judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv: the board's figures by
+:mod:`.judge_assisted` in judge-assisted mode (the method, and why pairs are read from intervals: docs/judge_assisted.md,
+"On the board"). Each figure has its own λ per subject and an interval over the draw of the subject's own cases
+(:func:`draw_of`), so a judge biased on one subject moves no other subject's figures.
 """
 
 from __future__ import annotations
@@ -24,23 +21,11 @@ from ..load.records import Scoring, Tree
 from ..load.spec import Spec
 from ..numfmt import fmt_fixed
 from ..results_csv import Table
+from . import judge_assisted as ppi
 from .bootstrap import Interval, case_counts
-from .judge_assisted import (
-    CaseSums,
-    Estimate,
-    Run,
-    case_sums,
-    difference,
-    difference_interval,
-    estimate,
-    fit,
-    interval,
-    labelled_cases,
-    shared,
-)
 from .judge_assisted_draw import judge_and_human, q_value
 from .outputs import fmt_float, fmt_interval
-from .rank_sets import Studentised, sets_from
+from .rank_sets import _ZERO, Studentised, sets_from
 from .seeds import generator, seed_digest
 from .wilson import wilson_interval
 
@@ -48,21 +33,19 @@ FIGURES = ("P", "s_bar", "Q_final")
 ASSISTED_FILE = "judge_assisted.csv"
 PAIRS_FILE = "judge_assisted_pairs.csv"
 CRITERIA_FILE = "judge_assisted_criteria.csv"
-_ZERO = 1e-12   # a pair variance at most this share of its terms' magnitude is 0 (as rank_sets)
 
 
 @dataclass(frozen=True)
 class SubjectRuns:
-    """One subject's runs as the estimator takes them: per figure and per rubric criterion its
-    :class:`.judge_assisted.Run` values (the same runs in the same order; no ``P`` without a pass rule), the runs
-    without the judge's grade, the drawn runs still awaiting a human grade (pending) and the runs no draw's
-    population holds (uncovered: probability 0 of a human label). An unjudged or uncovered run leaves no estimate."""
+    """One subject's runs: per figure and rubric criterion its :class:`.judge_assisted.Run` values (the same runs in
+    order; no ``P`` without a pass rule), and how many lack the judge's grade (unjudged), await a drawn human grade
+    (pending) or lie in no draw's population (uncovered); an unjudged or uncovered run leaves no estimate."""
 
     subject_id: str
-    runs: Mapping[str, tuple[Run, ...]]
+    runs: Mapping[str, tuple[ppi.Run, ...]]
     unjudged: int
     pending: int
-    criteria: Mapping[str, tuple[Run, ...]] = field(default_factory=dict)
+    criteria: Mapping[str, tuple[ppi.Run, ...]] = field(default_factory=dict)
     uncovered: int = 0
 
 
@@ -71,7 +54,7 @@ class Figure:
     """One figure of one subject: the estimate, its interval, the human-only interval (λ = 0) on the same human
     sample and draw, and the judge's estimated bias Hf − Hy (its weighted mean minus the human one on the labels)."""
 
-    estimate: Estimate | None
+    estimate: ppi.Estimate | None
     interval: Interval | None
     human_only: Interval | None
     bias: Fraction | None
@@ -95,8 +78,7 @@ class AssistedRow:
     @property
     def labels(self) -> int:
         """The human grades the estimate uses (drawn runs with a human grade)."""
-        est = self.figures["Q_final"].estimate
-        return 0 if est is None else est.labels
+        return 0 if (est := self.figures["Q_final"].estimate) is None else est.labels
 
 
 def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, excluded: Collection[str]) -> dict[str, Table]:
@@ -106,28 +88,25 @@ def judge_assisted_tables(spec: Spec, tree: Tree, multi: MultiScorings, excluded
 
 
 def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings) -> list[SubjectRuns]:
-    """Every registered subject's :class:`SubjectRuns` of a validated tree (every scoring, the judge's included, as
-    `make metrics` loads it; error runs aside; its draws ``tree.draws``, None before the first: no label) and its
-    further grades ``multi`` (each run's judge and human grades: :func:`.judge_assisted_draw.judge_and_human`)."""
+    """Every registered subject's :class:`SubjectRuns` of a validated tree and ``multi`` (error runs aside): each run's
+    judge and human grades (:func:`.judge_assisted_draw.judge_and_human`), its weight by ``tree.draws`` (no draw: 0)."""
     record = tree.draws or HumanDraws(spec.judge, ())
     def values(scoring: Scoring) -> dict[str, Mapping[str, int | Fraction]]:
         q, classification, clipped = q_value(spec, tree, scoring)
         return {"figure": {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q},
                 "criterion": dict(scoring.criterion_scores)}
     judged, human = ({k: values(s) for k, s in grades.items()} for grades in judge_and_human(spec, tree, multi))
-    def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[Run, ...]:
-        return tuple(Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, record.weight(k))
+    def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[ppi.Run, ...]:
+        return tuple(ppi.Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, record.weight(k))
                      for k in keys if k in judged)
     figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
     drawn, covered = record.drawn(), record.covered()
-    out = []
-    for sid in sorted(tree.subjects):
-        keys = sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
-        out.append(SubjectRuns(sid, {f: column(keys, "figure", f) for f in figures},
-                               sum(k not in judged for k in keys), sum(k in drawn and k not in human for k in keys),
-                               {c: column(keys, "criterion", c) for c in spec.criteria},
-                               sum(k not in covered for k in keys)))
-    return out
+    by_subject = {sid: sorted(k for k, r in tree.responses.items() if k[0] == sid and r.meta.status != "error")
+                  for sid in sorted(tree.subjects)}
+    return [SubjectRuns(sid, {f: column(keys, "figure", f) for f in figures}, sum(k not in judged for k in keys),
+                        sum(k in drawn and k not in human for k in keys),
+                        {c: column(keys, "criterion", c) for c in spec.criteria}, sum(k not in covered for k in keys))
+            for sid, keys in by_subject.items()]
 
 
 def draw_of(seed: int, case_ids: Sequence[str], resamples: int) -> np.ndarray:
@@ -137,48 +116,44 @@ def draw_of(seed: int, case_ids: Sequence[str], resamples: int) -> np.ndarray:
     return case_counts(generator("judge-assisted", [seed_digest(seed), listed]), len(case_ids), resamples)
 
 
-def correlation(runs: Sequence[Run]) -> float | None:
+def correlation(runs: Sequence[ppi.Run]) -> float | None:
     """Pearson's correlation of the judge's and the human's value over the labelled runs (human value, w > 0),
     unweighted; None with fewer than 2 or a constant side."""
     pairs = [(float(r.judge), float(r.human)) for r in runs if r.human is not None and r.weight]
     f, y = np.array(pairs, dtype=np.float64).reshape(-1, 2).T
-    if len(pairs) < 2 or f.std() == 0 or y.std() == 0:
-        return None
-    return float(np.corrcoef(f, y)[0, 1])
+    return None if len(pairs) < 2 or f.std() == 0 or y.std() == 0 else float(np.corrcoef(f, y)[0, 1])
 
 
-def human_only(sums: CaseSums) -> CaseSums:
+def human_only(sums: ppi.CaseSums) -> ppi.CaseSums:
     """The same sums with a judge of 0 on every run: λ = 0, so the estimate is the human-only Hy."""
     zero = tuple(Fraction(0) for _ in sums.case_ids)
     return replace(sums, judge=zero, judge_drawn=zero)
 
 
-def figure(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
+def figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
     """The :class:`Figure` of one subject's sums over the case draw ``counts``."""
-    est = estimate(sums)
+    est = ppi.estimate(sums)
     bias = None if est is None else Fraction(sum(sums.judge_drawn) - sum(sums.human)) / sum(sums.drawn)
-    return Figure(est, interval(sums, counts, confidence), interval(human_only(sums), counts, confidence), bias)
+    return Figure(est, ppi.interval(sums, counts, confidence), ppi.interval(human_only(sums), counts, confidence), bias)
 
 
-def proportion_figure(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
-    """:func:`figure` of a 0/1 value (P). At an estimate of exactly 0 or 1 the bootstrap interval is a point (every
-    replicate agrees), so both intervals are then Wilson's over the K_L cases with a human label (0 or K_L of K_L),
-    as the human board's (:func:`.intervals.proportion_interval`): 0 of 3 gives [0, z²/(3 + z²)] = [0, 0.5615]."""
+def proportion_figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
+    """:func:`figure` of a 0/1 value (P); at an estimate of exactly 0 or 1 (a point bootstrap) both intervals are
+    Wilson's over the K_L cases with a human label, as the human board's: 0 of 3 gives [0, z²/(3 + z²)] = [0, 0.5615]."""
     fig = figure(sums, counts, confidence)
     if fig.estimate is None or fig.estimate.theta not in (0, 1):
         return fig
-    labelled = labelled_cases(sums)
+    labelled = ppi.labelled_cases(sums)
     bounds = wilson_interval(0 if fig.estimate.theta == 0 else labelled, labelled, confidence)
     return replace(fig, interval=bounds, human_only=bounds)
 
 
 def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collection[str] = ()
                   ) -> tuple[list[AssistedRow], list[tuple[str, str, dict[str, tuple]]]]:
-    """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures, and among the
-    subjects with a Q_final estimate and not ``excluded`` (the disqualified), the rank sets and every pair's
-    difference per figure (a, b, figure -> (difference, interval))."""
+    """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures; among the subjects with
+    a Q_final estimate not ``excluded`` (disqualified), the rank sets and (a, b, figure -> (difference, interval))."""
     stats, confidence = spec.stats, spec.stats.confidence_level
-    sums = {s.subject_id: {f: case_sums(runs) for f, runs in s.runs.items()} for s in subjects}
+    sums = {s.subject_id: {f: ppi.case_sums(runs) for f, runs in s.runs.items()} for s in subjects}
     rows = []
     for s in subjects:
         own = sums[s.subject_id]
@@ -186,10 +161,9 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         counts = draw_of(stats.seed, own["Q_final"].case_ids, stats.bootstrap_resamples)
         figures = {f: (proportion_figure if f == "P" else figure)(own[f], counts, confidence)
                    if usable else Figure(None, None, None, None) for f in own}
-        criteria = {c: figure(case_sums(runs), counts, confidence) for c, runs in s.criteria.items()} if usable else {}
-        rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged,
-                                s.pending, correlation(s.runs["Q_final"]), figures, criteria=criteria,
-                                uncovered=s.uncovered))
+        criteria = {c: figure(ppi.case_sums(runs), counts, confidence) for c, runs in s.criteria.items()} if usable else {}
+        rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged, s.pending,
+                                correlation(s.runs["Q_final"]), figures, criteria=criteria, uncovered=s.uncovered))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
     ranked = sorted((sid for sid in theta if sid not in excluded), key=lambda sid: (-theta[sid], sid))
     if not ranked:
@@ -200,30 +174,27 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
                                          [sums[sid]["Q_final"].restricted(union) for sid in ranked], counts, confidence)
     sets = dict(zip(ranked, simultaneous))
     rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
-    column = {c: i for i, c in enumerate(union)}
-    def compared(first: CaseSums, second: CaseSums) -> tuple:   # on the shared cases' columns of the one draw
-        on = [column[c] for c in shared(first, second)[0].case_ids]
-        return difference(first, second), difference_interval(first, second, counts[:, on], confidence)
+    def compared(first: ppi.CaseSums, second: ppi.CaseSums) -> tuple:   # on the union's columns of the cases both have
+        on = np.flatnonzero(np.isin(union, first.case_ids) & np.isin(union, second.case_ids))
+        return ppi.difference(first, second), ppi.difference_interval(first, second, counts[:, on], confidence)
     return rows, [(a, b, {f: compared(first, sums[b][f]) for f, first in sums[a].items()})
                   for a, b in combinations(ranked, 2)]
 
 
-def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], counts: np.ndarray, confidence: Fraction
+def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[ppi.CaseSums], counts: np.ndarray, confidence: Fraction
                        ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """(simultaneous, marginal) rank sets (rank 1 = highest estimate) of the subjects whose sums (on one list of
-    cases) are ``sums``: the human board's bootstrap-t max stepdown :func:`.rank_sets.sets_from` (Romano and Wolf
-    2005; Mogstad, Romano, Shaikh and Wilhelm 2024) of the studentised differences
-    z_jk = (θ̂_j − θ̂_k) / SE_jk and T*_jk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / max(SE*_jk, SE_jk / 2), SE_jk² =
-    Σ_c (u_jc − u_kc)² over the cases' influences u (:attr:`.judge_assisted.Fit.influence`), SE*_jk² the same on a
-    replicate's case weights (why the floor: docs/judge_assisted.md, "On the board"). A pair with SE_jk = 0 takes
-    no part in the maximum and is established when the estimates differ."""
+    """(simultaneous, marginal) rank sets (rank 1 = highest) of the subjects with ``sums`` on one list of cases: the
+    bootstrap-t max stepdown :func:`.rank_sets.sets_from` (Romano and Wolf 2005; Mogstad, Romano, Shaikh and Wilhelm
+    2024), each difference studentised by SE_jk² = Σ_c (u_jc − u_kc)² over :attr:`.judge_assisted.Fit.influence`, a
+    replicate's by its own floored at SE_jk / 2 (docs/judge_assisted.md, "On the board"; aggregate_metrics.md §35). A
+    pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
     p = len(estimates)
-    fits = [fit(s, counts) for s in sums]
+    fits = [ppi.fit(s, counts) for s in sums]
     theta = np.column_stack([f.theta for f in fits])
     usable = np.all(np.isfinite(theta), axis=1)
     if p < 2 or usable.sum() < 2:
         return [(1, p)] * p, [(1, p)] * p
-    u = [fit(s, np.ones((1, counts.shape[1]))).influence[0] for s in sums]
+    u = [ppi.fit(s, np.ones((1, counts.shape[1]))).influence[0] for s in sums]
     w = np.asarray(counts, dtype=np.float64)[usable]
     est = np.asarray(estimates, dtype=np.float64)
     first, second = np.triu_indices(p, 1)
@@ -242,18 +213,14 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[CaseSums], cou
     return sets_from(Studentised(z - z.T, first, second, out), confidence)
 
 
-ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "pending",
-                    "judge_human_r",
-                    *(f"{f}{suffix}" for f in FIGURES for suffix in (
-                        "", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")),
-                    "rank_set_low", "rank_set_high")
+SUFFIXES = ("", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")   # a figure's cells
+ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "pending", "judge_human_r",
+                    *(f + suffix for f in FIGURES for suffix in SUFFIXES), "rank_set_low", "rank_set_high")
 PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
-CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", "mean", "mean_low", "mean_high", "mean_human_low",
-                    "mean_human_high", "mean_lambda")
+CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", *(f"mean{suffix}" for suffix in SUFFIXES[:6]))
 
 
-def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str, dict[str, tuple]]]
-                    ) -> dict[str, Table]:
+def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str, dict[str, tuple]]]) -> dict[str, Table]:
     """The three tables' cells, as written (every number rounded once, :mod:`rgbench.numfmt`); the criteria's has
     a row per subject with an estimate and criterion, in the rubric's order."""
     def figure_cells(fig: Figure | None) -> tuple[str, ...]:
@@ -264,8 +231,7 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
                 fmt_fixed(fig.bias), fmt_float(est.effective if est.effective != float("inf") else None))
     out_rows = tuple(
         (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.uncovered), str(r.labels), str(r.pending),
-         fmt_float(r.correlation),
-         *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
+         fmt_float(r.correlation), *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
          *((str(r.rank_set[0]), str(r.rank_set[1])) if r.rank_set else ("", "")))
         for r in rows)
     def pair_cells(diff: Fraction | None = None, bounds: Interval | None = None) -> tuple[str, ...]:

@@ -347,11 +347,11 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys, non
     pairs = [line for line in lines if " > " in line]
     assert len(pairs) == 3   # 4 subjects ranked by their estimate: 3 neighbouring pairs, in that order
     assert [" ".join(p.split()[:3]) for p in pairs] == [f"{a} > {b}" for a, b in zip(subjects, subjects[1:])]
-    # the output ends on what the counts assume and where they are known to fall short
+    # the output ends on what the counts assume and where they are known to miss
     assert lines[-2:] == ["", "draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, "
-                          "taken as uniform over the subject's runs not drawn yet. Counts made from a small pilot can "
-                          "fall short by up to 15-20%: plan again after the draw (docs/judge_assisted.md, \"Where the "
-                          "counts fall short\")."]
+                          "taken as uniform over the subject's runs not drawn yet. Counts made after a small first draw "
+                          "can be up to a third more than needed: plan again after the draw (docs/judge_assisted.md, "
+                          "\"Where the counts miss\")."]
 
 
 def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):

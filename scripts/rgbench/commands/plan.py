@@ -8,8 +8,8 @@ narrowest half-width grading can reach, with every run graded (more cases are ne
 in the ranking by the figure: the further draw of each to decide their order at the current difference. From the
 current data (the method: docs/judge_assisted.md, "The grading budget"; a P of 0 or 1, marked *, for its Wilson
 interval). A count is one further `rgbench assign --draw N --subjects <subject>`, taken as uniform over the
-subject's runs not drawn yet: N new human grades. Counts from a small pilot can fall short (measured:
-docs/judge_assisted.md, "Where the counts fall short"). Prints a table; writes nothing.
+subject's runs not drawn yet: N new human grades. Counts after a small first draw can be too many (measured:
+docs/judge_assisted.md, "Where the counts miss"). Prints a table; writes nothing.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from ..stats.judge_assisted_board import SubjectRuns, assisted_rows, assisted_su
 from .common import load_valid_grades
 
 CAVEAT = ("draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, taken as "
-          "uniform over the subject's runs not drawn yet. Counts made from a small pilot can fall short by up to "
-          "15-20%: plan again after the draw (docs/judge_assisted.md, \"Where the counts fall short\").")
+          "uniform over the subject's runs not drawn yet. Counts made after a small first draw can be up to a third "
+          "more than needed: plan again after the draw (docs/judge_assisted.md, \"Where the counts miss\").")
 
 
 def _count(value: int | None) -> str:

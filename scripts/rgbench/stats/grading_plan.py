@@ -76,7 +76,8 @@ class Phase(NamedTuple):
 def phase(runs: Sequence[Run], precision: float, cases: Collection[str] | None = None) -> Phase:
     """A subject's :class:`Phase` from its runs, only those of ``cases`` if given (a pair's shared cases, which its
     difference and interval are computed on), S²_e and T₀ at the λ of its estimate there (0 without a human
-    value), ``precision`` H its draws' (:meth:`rgbench.load.draws.HumanDraws.precision`)."""
+    value), ``precision`` H its draws' over all its runs (:meth:`rgbench.load.draws.HumanDraws.precision`; a pair's
+    shared cases take it as it is, exact when the two share every case)."""
     kept = [r for r in runs if cases is None or r.case_id in cases]
     sums = case_sums(kept)
     lam = 0.0 if (est := estimate(sums)) is None else float(est.lam)

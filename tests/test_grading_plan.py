@@ -441,3 +441,30 @@ def test_plan_refuses_human_mode_and_a_bad_half_width(capsys, tmp_path):
     for bad in ("0", "-1", "x", "1e-99999999"):
         status, out, err = plan(capsys, "--root", str(EXAMPLE), "--half-width", bad)
         assert status == 1 and err == f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {bad!r}\n", bad
+
+
+def test_plan_after_a_further_draw_over_the_runs_left_counts_from_both_draws(capsys, tmp_path):
+    # synth-000 (92 runs, 23 graded in draw 1): a further draw of 10 over its 69 runs not drawn yet, graded; plan
+    # then reads 33 human grades from two draws pooled by precision, waits for nothing, and counts at most the 59
+    # runs left
+    from test_judge_assisted_draw import grade_pending
+
+    from rgbench.commands.common import load_valid_grades
+    root = tmp_path / "judgeassist"
+    shutil.copytree(EXAMPLE, root)
+    assert run_script("assign", ["--root", str(root), "--draw", "10", "--subjects", "synth-000"]) == 0
+    grade_pending(root, "rev-1")
+    _, out, _ = plan(capsys, "--root", str(root))
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}
+    assert rows["synth-000"][2] == "33" and "wait" not in out
+    assert 0 < int(rows["synth-000"][4]) <= 59
+    loaded = load_valid_grades(root)
+    assert loaded is not None and loaded[1].draws is not None
+    first, second = loaded[1].draws.draws
+    n1 = sum(1 for r in first.runs if r.key[0] == "synth-000")
+    runs = sum(len(c.runs) for c in first.population if c.subject_id == "synth-000")
+    held = sum(len(c.runs) for c in second.population)
+    assert (n1, runs, held) == (23, 92, 69)   # draw 2 holds the 92 − 23 runs left
+    # H = v_1 + v_2, v = n/(N(N − n)): 23/(92 · 69) + 10/(69 · 59) = 0.0036232 + 0.0024564 = 0.0060796
+    h = loaded[1].draws.precision("synth-000")
+    assert h == pytest.approx(23 / (92 * 69) + 10 / (69 * 59)) and h == pytest.approx(0.0060796, abs=1e-7)

@@ -653,3 +653,18 @@ def test_a_new_draw_over_a_subject_with_no_run_left_is_refused_not_a_crash(tree,
     assert run_script("validate", ["--root", str(tree), "--changed", base]) == 1
     err = capsys.readouterr().err
     assert "draw 3 is new in this change" in err and "Traceback" not in err
+
+
+def test_a_draw_over_every_subject_leaves_out_one_with_no_run_left_and_says_so(tree, capsys):
+    spec, loaded, multi = load_valid_grades(tree)
+    runs, _ = drawing.judged_runs(spec, loaded, multi)
+    first, *others = sorted(runs)
+    assert others and assign(tree, "--draw", str(len(runs[first])), "--subjects", first) == 0   # all of first's runs
+    capsys.readouterr()
+    assert assign(tree, "--draw", "6") == 0
+    assert f"  {first} left out: every run of it is drawn already" in capsys.readouterr().out
+    second = document(tree)["draws"][1]
+    assert sorted(second["population"]) == sorted(others) and all(r["subject_id"] != first for r in second["runs"])
+    capsys.readouterr()
+    assert assign(tree, "--draw", "2", "--subjects", first) == 1
+    assert f"--subjects: every run of {first} is drawn already" in capsys.readouterr().err

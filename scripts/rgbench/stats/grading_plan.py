@@ -162,7 +162,7 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
         q = quantile(confidence, min(p.labelled_at(n) for p, n in zip(phases, labels)), resamples)
         return q * math.sqrt(sum((p.term(n) for p, n in zip(phases, labels)), full))
     now, every = sum(p.labels for p in phases), sum(p.runs for p in phases)
-    return smallest(now + 1, every, lambda n: width(n) <= half_width), width(every)
+    return smallest(min(now + 1, every), every, lambda n: width(n) <= half_width), width(every)
 
 
 def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float, confidence: Fraction,
@@ -179,7 +179,7 @@ def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float
             assert bounds is not None   # K_L >= 1: a P of 0 or 1 rests on a labelled case
             return (bounds[1] - bounds[0]) / 2
         every = phase.runs
-        total, floor = smallest(phase.labels + 1, every, lambda n: width(n) <= half_width), width(every)
+        total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
     else:
         total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))
     if half_width_now <= half_width:

@@ -25,7 +25,7 @@ from . import judge_assisted as ppi
 from .bootstrap import Interval, case_counts
 from .judge_assisted_draw import judge_and_human, q_value
 from .outputs import fmt_float, fmt_interval
-from .rank_sets import _ZERO, Studentised, sets_from
+from .rank_sets import ZERO_SHARE, Studentised, sets_from
 from .seeds import generator, seed_digest
 from .wilson import wilson_interval
 
@@ -204,7 +204,7 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[ppi.CaseSums],
     for i, (j, k) in enumerate(zip(first, second)):
         var = float(((u[j] - u[k]) ** 2).sum())
         gap = est[j] - est[k]
-        if var <= _ZERO * float((u[j] ** 2 + u[k] ** 2).sum()):
+        if var <= ZERO_SHARE * float((u[j] ** 2 + u[k] ** 2).sum()):
             z[j, k] = np.inf if gap > tol else -np.inf if gap < -tol else 0.0
             continue
         z[j, k] = gap / var ** 0.5

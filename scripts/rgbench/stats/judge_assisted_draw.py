@@ -342,9 +342,7 @@ def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from:
     messages = []
     for i, draw in enumerate(draws.draws):
         new = new_from is not None and i >= new_from
-        subjects = [c.subject_id for c in draw.population]
-        left = undrawn({s: runs.get(s, ()) for s in subjects}, draws.draws[:i]) if new else {}
-        if new and (set(subjects) - set(left) or population(left, subjects) != draw.population):
+        if new and not _over_runs_left(draw, draws.draws[:i], runs):
             messages.append(f"$.draws[{i}]: draw {draw.number} is new in this change, but the runs and judge grades it "
                             "records are not this tree's runs that no earlier draw lists (a draw is made over the data "
                             "of the change that adds it: make it with rgbench assign on this tree)")
@@ -359,6 +357,13 @@ def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from:
                             f"grades give: {why} (its subjects' runs and judge grades are those it records, so it must "
                             "re-derive: rgbench assign writes a draw and nobody edits it; restore the file from git)")
     return messages
+
+
+def _over_runs_left(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequence[JudgedRun]]) -> bool:
+    """Whether ``draw`` records as its population today's runs of its subjects that no ``earlier`` draw lists."""
+    subjects = [c.subject_id for c in draw.population]
+    left = undrawn({s: runs.get(s, ()) for s in subjects}, earlier)
+    return set(subjects) <= set(left) and population(left, subjects) == draw.population
 
 
 def _difference(recorded: Draw, made: Draw) -> str:

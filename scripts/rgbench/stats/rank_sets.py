@@ -45,7 +45,7 @@ import numpy as np
 from .bootstrap import case_counts, extended_quantile, linearised_covariances, safe_ratio
 from .case_summary import CaseSummary
 
-_ZERO = 1e-12   # a pair variance at most this share of its terms' magnitude is 0 (rounding is ~1e-16 of it)
+ZERO_SHARE = 1e-12   # a pair variance at most this share of its terms' magnitude is 0 (rounding is ~1e-16 of it)
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def studentised_differences(estimates: Sequence[float], draw: JointDraw) -> Stud
         cov, size = linearised_covariances(weights, draw.sums, draw.runs, totals, np.full(len(ks), j), ks)
         scale = scales[j] * scales[ks]
         pair = own[:, [j]] + own[:, ks] - 2 * cov / scale
-        zero = pair <= _ZERO * (own_size[:, [j]] + own_size[:, ks] + 2 * size / scale)
+        zero = pair <= ZERO_SHARE * (own_size[:, [j]] + own_size[:, ks] + 2 * size / scale)
         se = np.sqrt(np.where(zero, 1.0, pair))
         gap = est[j] - est[ks]
         live = ~zero[0]

@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
                          phase(runs[row.subject_id], precision[row.subject_id])))
     rows.sort(key=lambda row: (-row[1], row[0]))
     print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} "
-          f"(judge {spec.judge}; '-': a draw of every run would not reach it, more cases are needed):")
+          f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
     print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'draw':>6} {'all graded':>11}")
     wilson = {sid for sid, theta, _, _ in rows if figure == "P" and theta in (0, 1)}   # as proportion_figure
     # drawn runs without a human grade yet: a count other than 0 (met now) waits for them
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
               "assumes every further grade keeps it there (one that does not makes the interval the bootstrap's)")
     if len(rows) >= 2:
         print()
-        print("Human grades to decide each neighbouring order ('-': a draw of every run of both would not decide it):")
+        print("Human grades to decide each neighbouring order ('-': grading every run of both would not decide it):")
         print(f"{'pair':<50} {'difference':>10} {'draw (first, second)':>21}")
         for a, b, gap, more in neighbours([row[0] for row in rows], runs, precision, pairs, figure, confidence,
                                           resamples):

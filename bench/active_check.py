@@ -71,7 +71,7 @@ from judge_assisted_check import (  # noqa: E402
 
 from rgbench.load.draws import HumanDraws, RunKey  # noqa: E402
 from rgbench.stats.bootstrap import bca_interval, case_counts  # noqa: E402
-from rgbench.stats.judge_assisted import CaseSums, expanded_confidence, fit, labelled_cases, shared  # noqa: E402
+from rgbench.stats.judge_assisted import CaseSums, expanded_confidence, fit, shared, variance_parts  # noqa: E402
 from rgbench.stats.judge_assisted_draw import (  # noqa: E402
     SHRINK,
     JudgedRun,
@@ -279,8 +279,9 @@ def case_sums(design: Design, label: str, y: np.ndarray, f: np.ndarray, weights:
 def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float, float, float, float]:
     """(estimate, its value had every run a human grade, bootstrap SD, interval width, interval covers the truth)
     of Q_final of A (one subject) or of A − B (two), the toolkit's interval (:func:`rgbench.stats.judge_assisted.
-    interval`'s, or :func:`~rgbench.stats.judge_assisted.difference_interval`'s: BCa at the expanded level for the
-    fewer labelled cases) on one case draw. (Until 2026-12-05 this read BCa at the nominal level.)"""
+    interval`'s, or :func:`~rgbench.stats.judge_assisted.difference_interval`'s: BCa at the expanded level of its
+    variance parts, the higher of two subjects') on one case draw. (Until 2026-12-05 this read BCa at the nominal
+    level.)"""
     sums = [case_sums(design, label, ys[label], fs[label], weights) for label in ys]
     if len(sums) == 2:
         a, b = shared(*sums)
@@ -295,9 +296,9 @@ def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float,
         everyone = float(ys["A"].mean())
     counts = case_counts(rng, design.cases, RESAMPLES)
     replicates = statistic(counts)
-    # the board's level: expanded for the fewer labelled cases, as interval and difference_interval read it
-    level = expanded_confidence(CONFIDENCE, min(labelled_cases(x) for x in (shared(*sums) if len(sums) == 2 else sums)),
-                                RESAMPLES)
+    # the board's level, as interval and difference_interval read it: the higher of the subjects' expanded levels
+    level = max(expanded_confidence(CONFIDENCE, variance_parts(x), RESAMPLES)
+                for x in (shared(*sums) if len(sums) == 2 else sums))
     bounds = bca_interval(lambda w: replicates if w is counts else statistic(w), design.cases, counts, level)
     assert bounds is not None
     estimate = float(statistic(np.ones((1, design.cases)))[0])

@@ -44,7 +44,7 @@ from rgbench.stats.bootstrap import (  # noqa: E402
     jackknife_acceleration,
     leave_one_out_weights,
 )
-from rgbench.stats.judge_assisted import CaseSums, expanded_confidence, fit, stratified_draw  # noqa: E402
+from rgbench.stats.judge_assisted import CaseSums, expanded_confidence, fit, stratified_draw, variance_parts  # noqa: E402
 from rgbench.stats.wilson import wilson_interval  # noqa: E402
 
 CONFIDENCE = Fraction(95, 100)
@@ -126,7 +126,7 @@ def replicate(design, subject: int, rng: np.random.Generator) -> dict:
         parts = stratum_sums(human[m], judge[m], weight, judge[0])
         assisted, alone = sums_of(parts), sums_of(parts, judge=False)
         labelled = int((np.array(drawn).reshape(k, r).sum(1) > 0).sum())
-        level = expanded_confidence(CONFIDENCE, labelled, RESAMPLES)
+        level = expanded_confidence(CONFIDENCE, variance_parts(assisted), RESAMPLES)
         estimate, sd, bounds = intervals(assisted, counts, level)
         if name == "P" and estimate in (0.0, 1.0):   # the board's rule for a P of 0 or 1 (proportion_figure)
             bounds = [wilson_interval(round(estimate) * labelled, labelled, CONFIDENCE)] * len(METHODS)

@@ -24,7 +24,8 @@ same cases. The truth (the population mean of pass, score and Q_final) is exact 
 Each replication: the judge grades every run; the human draw takes n = round(T / (1 + ratio)) of a subject's T
 runs, stratified by the judge's pass (at least one per stratum, proportional allocation, inclusion
 probability n_h / N_h), ratio being the judge-only runs per human-graded run (N/n of the issue). Intervals:
-95% BCa over 2,000 case resamples (the toolkit's default) at Hesterberg's expanded level, human-only = the same
+95% BCa over 2,000 case resamples (the toolkit's default) at Hesterberg's expanded level (each estimate's own: the
+judge-assisted one's from its variance parts), human-only = the same
 estimator with lambda = 0 (the inverse-probability-weighted mean of the drawn runs) on the same draw and the same
 resamples. Grades saved (designs at rho_Q 0.7 with a pool of 4x or more, no bias): human-only intervals of
 Q_final on further stratified draws of GRID times n from the same benchmark, and the n' at which their mean width
@@ -57,6 +58,7 @@ from rgbench.stats.judge_assisted import (  # noqa: E402
     interval,
     labelled_cases,
     stratified_draw,
+    variance_parts,
 )
 from rgbench.stats.judge_assisted_board import figure, human_only, proportion_figure  # noqa: E402
 
@@ -187,11 +189,11 @@ def replicate(design: Design, rng: np.random.Generator, truths) -> dict[str, tup
 
 def quantiles(a: CaseSums, b: CaseSums, size: int) -> dict[str, tuple[float, ...]]:
     """Per Q_final figure (A, B, A-B) of a draw of ``size`` grades per subject, (K_L, the normal quantile its
-    interval is read at, ``grading_plan.quantile``), K_L of A-B the fewer of the two (as :func:`difference_interval`
-    takes it); key ``K_L <figure> @<size>``."""
+    interval is read at, ``grading_plan.quantile`` of its ``variance_parts``); A-B's K_L the fewer of the two and its
+    quantile the larger (as :func:`difference_interval` reads it); key ``K_L <figure> @<size>``."""
+    qa, qb = (quantile(CONFIDENCE, variance_parts(x), RESAMPLES) for x in (a, b))
     ka, kb = labelled_cases(a), labelled_cases(b)
-    return {f"K_L {s} @{size}": (k, quantile(CONFIDENCE, k, RESAMPLES))
-            for s, k in (("A", ka), ("B", kb), ("A-B", min(ka, kb)))}
+    return {f"K_L {s} @{size}": (k, q) for s, k, q in (("A", ka, qa), ("B", kb, qb), ("A-B", min(ka, kb), max(qa, qb)))}
 
 
 def measured_rho(design: Design, rng: np.random.Generator) -> float:
@@ -250,8 +252,9 @@ def report(results: list[dict], reps: int, seed: int, jobs: int) -> str:
         "Written by `nice -n 10 .venv/bin/python bench/judge_assisted_check.py --reps "
         f"{reps} --seed {seed} --jobs {jobs}` (bench/judge_assisted_check.py holds the model; docs/judge_assisted.md the "
         f"method). {reps} replications per design, each interval 95% BCa over {RESAMPLES:,} case resamples at "
-        "Hesterberg's expanded level for the cases with a human grade (`judge_assisted.expanded_confidence`), the "
-        "human-only one likewise on the same human sample, a P of 0 or 1 by Wilson's rule (the board's "
+        "Hesterberg's expanded level of its variance parts (`judge_assisted.expanded_confidence`), the "
+        "human-only one likewise (its level the labelled cases') on the same human sample, a P of 0 or 1 by "
+        "Wilson's rule (the board's "
         f"`proportion_figure`). Monte-Carlo SE of a coverage near 95%: {pct(se)} points (at most "
         f"{pct(math.sqrt(0.25 / reps))}); of a width ratio: at most {ratio_se:.3f}. Coverage target "
         f"{pct(TARGET[0])}-{pct(TARGET[1])}%.",
@@ -295,9 +298,10 @@ def report(results: list[dict], reps: int, seed: int, jobs: int) -> str:
                   for r, e in (res["figures"][f"Q_final {s}"]["ratio"] for s in ("A", "B", "A-B"))]
         lines.append(f"| {d.name} | {res['n']} | {d.ratio} | {res['rho_q']:.2f} | " + " | ".join(measured + approx)
                      + f" | {pct(ceiling(res))} |")
-    lines += ["", "The finite-sample cost: both intervals are read at the expanded level for their K_L labelled cases, so "
-              "the judge-assisted one at n (fewer labelled cases) takes a larger normal quantile z' than the "
-              "human-only one at n' (mean K_L and z' over the replications; at n' read linearly between the grid "
+    lines += ["", "The finite-sample cost: both intervals are read at an expanded level, the judge-assisted one at n "
+              "at its variance parts' (fewer labelled cases, some of the variance on the cases the judge carries), "
+              "the human-only one at n' at its K_L labelled cases', so their normal quantiles z' differ (mean K_L "
+              "and z' over the replications; at n' read linearly between the grid "
               "points). If width went as z'/√n, the human-only grades for equal width at equal z' would be n' · "
               "(z'(n) / z'(n'))²: saved, quantile cost removed = 1 − (n / n') · (z'(n') / z'(n))².", "",
               "| design | figure | n | n' | K_L at n | K_L at n' | z' at n | z' at n' | z' ratio | measured | "

@@ -80,7 +80,9 @@ from rgbench.stats.judge_assisted import (  # noqa: E402
     estimate,
     interval,
     labelled_cases,
+    shared,
     stratified_draw,
+    variance_parts,
 )
 from rgbench.stats.judge_assisted_draw import active, population, spreads, stratified, undrawn  # noqa: E402
 
@@ -164,12 +166,13 @@ def active_draws(design: ActiveDesign, at: active_check.Setting, n: int, seed: i
 
 def active_half(design: ActiveDesign, ys, fs, draws: HumanDraws, rng: np.random.Generator) -> tuple[float, float]:
     """(the toolkit's BCa half-width of the figure, A's Q_final or A − B, from the draws' weights; that half-width
-    over q(K_L) times the bootstrap SD, K_L the fewer labelled cases of the subjects: 1 when the interval is the
+    over q times the bootstrap SD, q the largest of the subjects' at their variance parts: 1 when the interval is the
     multiple of the SD that `rgbench plan` reads it as)."""
     weights = {key: float(draws.weight(key)) for key in draws.drawn() if key[0] in ys}
     _, _, sd, width, _ = active_check.figure(design.model, ys, fs, weights, rng)
-    labelled = min(len({key[1] for key in weights if key[0] == label}) for label in ys)
-    return width / 2, width / 2 / (quantile(CONFIDENCE, labelled, RESAMPLES) * sd)
+    sums = [active_check.case_sums(design.model, label, ys[label], fs[label], weights) for label in ys]
+    q = max(quantile(CONFIDENCE, variance_parts(x), RESAMPLES) for x in (shared(*sums) if len(sums) == 2 else sums))
+    return width / 2, width / 2 / (q * sd)
 
 
 def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
@@ -270,7 +273,8 @@ def plan_phase(sums, graded_runs, est) -> Phase:
     n0, runs = est.labels, sum(sums.runs)
     v = draw_precision(n0, runs)
     return Phase(residual_variance(graded_runs, float(est.lam)), n0, sums.runs, labelled_cases(sums),
-                 phase_two_variance(graded_runs, float(est.lam), runs), math.inf if v is None else float(v))
+                 phase_two_variance(graded_runs, float(est.lam), runs), math.inf if v is None else float(v),
+                 tuple(variance_parts(sums)))
 
 
 def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.random.Generator):

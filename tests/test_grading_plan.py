@@ -46,10 +46,31 @@ Z2 = 1.9599640 ** 2   # z² = 3.8414588 at 95%: Wilson's, at the nominal level
 
 
 def test_quantile_is_the_expanded_level_normal_quantile():
-    assert quantile(C, 20, B) == pytest.approx(Q20)   # 2.1474, not z = 1.96
-    assert quantile(C, 300, B) == pytest.approx(1.9679297 * 1.0016708)   # 1.9712, near z
+    assert quantile(C, [(20, 1.0)], B) == pytest.approx(Q20)   # 2.1474, not z = 1.96
+    assert quantile(C, [(300, 1.0)], B) == pytest.approx(1.9679297 * 1.0016708)   # 1.9712, near z
     # K_L <= 3: c' capped at 1 − 1/2000, Φ⁻¹(1 − 1/4000) = 3.4808
-    assert quantile(C, 3, B) == pytest.approx(3.4807564) == quantile(C, 1, B)
+    assert quantile(C, [(3, 1.0)], B) == pytest.approx(3.4807564) == quantile(C, [(1, 1.0)], B)
+
+
+def test_parts_at_a_further_draw_keep_the_judge_carried_cases_share():
+    # 300 one-run cases, 20 graded in one uniform draw (T₀ = T20 = 0.0018667), today's split: V_L 0.0025 on the 20
+    # labelled cases, V_U 0.0014 on the 280 others (each 0.0014 / 280 = 5e-6)
+    p = Phase(0.04, 20, ONE, 20, T20, 20 / (300 * 280), ((20, 0.0025), (280, 0.0014)))
+    assert p.parts() == [(20, 0.0025), (280, 0.0014)]
+    # n = 60: K_L 60 (one run a case), 240 others keep 5e-6 each, V_U = 0.0012; T(60) = (1/60 − 1/300) · 0.04 =
+    # 0.00053333 (one uniform draw of 60), V(60) = 0.0039 − 0.0018667 + 0.00053333 = 0.00256667, V_L = 0.00136667
+    (known, v_l), (others, v_u) = p.parts(60)
+    assert (known, others) == (60, 240)
+    assert (v_l, v_u) == (pytest.approx(0.00136667, abs=1e-8), pytest.approx(0.0012))
+    # ν = 0.00256667² / (0.00136667² / 59 + 0.0012² / 239) = 6.5878e-6 / 3.7682e-8 = 174.82, s² = (0.00136667 · 60/59
+    # + 0.0012 · 240/239) / 0.00256667 = 1.010981: q = t_{174.82, 0.975} · √s² = 1.973626 · 1.005476 = 1.984433,
+    # below the 60 labelled cases' own 2.017882 (t_{59, 0.975} · √(60/59))
+    assert quantile(C, p.parts(60), B) == pytest.approx(1.984433, abs=1e-6)
+    assert quantile(C, [(60, 1.0)], B) == pytest.approx(2.017882, abs=1e-6)
+    # one case left without a label is no part of its own: V together on K_L
+    assert p.parts(299) == [(299, pytest.approx(0.0039 - T20 + (1 / 299 - 1 / 300) * 0.04))]
+    # without a split (no judge-carried variance known): K_L(n) alone, as before the split
+    assert p._replace(split=()).parts(60) == [(60, 1.0)] and p._replace(split=()).parts() == [(20, 1.0)]
 
 
 def test_expected_labelled_cases():
@@ -243,16 +264,24 @@ def test_phase_on_a_pairs_shared_cases():
     # A over all its cases: e = 1, 0, 1, 1, mean 3/4, Σ (e − ē)² = 3/16 + 9/16 = 3/4, / 4 · 4/3 = 1/4; n 4 of N 5;
     # T₀ = Σ w (w − 1)(e − ē)² / N² · n/(n − 1) = 5/16 · 3/4 / 25 · 4/3 = 0.0125, the (1/4 − 1/5) · 1/4 of one
     # uniform draw of 4 of 5
-    assert phase(A_RUNS, H) == (pytest.approx(1 / 4), 4, (1, 2, 1, 1), 4, pytest.approx(0.0125), H)
+    # split: λ = 0, u = a = (Y − Hy m)/M with M = 4W = 5, Hy = 3/4: c1, c3, c4 (5/4 − 15/16)/5 = 1/16, c2 −3/16;
+    # Σ u² = 3/256 + 9/256 = 3/64, every case labelled: one part
+    assert phase(A_RUNS, H) == (pytest.approx(1 / 4), 4, (1, 2, 1, 1), 4, pytest.approx(0.0125), H,
+                                ((4, pytest.approx(3 / 64)),))
     # on c2-c4: e = 0, 1, 1, mean 2/3, Σ = 4/9 + 1/9 + 1/9 = 2/3, / 3 · 3/2 = 1/3; n 3 of N 4 (c2's two runs), K_L 3;
     # T₀ = 5/16 · 2/3 / 16 · 3/2 = 5/256 (the draw's π is 4/5 of every run, not 3/4 of these: not (1/3 − 1/4) · 1/3)
-    assert phase(A_RUNS, H, SHARED) == (pytest.approx(1 / 3), 3, (2, 1, 1), 3, pytest.approx(5 / 256), H)
+    # split on c2-c4: M = 15/4, Hy = 2/3, u = −2/9, 1/9, 1/9, Σ u² = 6/81 = 2/27
+    assert phase(A_RUNS, H, SHARED) == (pytest.approx(1 / 3), 3, (2, 1, 1), 3, pytest.approx(5 / 256), H,
+                                        ((3, pytest.approx(2 / 27)),))
     # B on c2-c4: e = 1, 0, 0, the same 1/3 and 5/256; N 4 (c3's two runs); over all: e = 1, 0, 0, 1, Σ = 1,
     # / 4 · 4/3 = 1/3, T₀ = 5/16 · 1 / 25 · 4/3 = 1/60
-    assert phase(B_RUNS, H, SHARED) == (pytest.approx(1 / 3), 3, (1, 2, 1), 3, pytest.approx(5 / 256), H)
-    assert phase(B_RUNS, H) == (pytest.approx(1 / 3), 4, (1, 2, 1, 1), 4, pytest.approx(1 / 60), H)
+    # (split: Hy = 1/3 on c2-c4, u = 2/9, −1/9, −1/9, Σ 2/27; over all Hy = 1/2, u = ±(5/8)/5 = ±1/8, Σ 4/64 = 1/16)
+    assert phase(B_RUNS, H, SHARED) == (pytest.approx(1 / 3), 3, (1, 2, 1), 3, pytest.approx(5 / 256), H,
+                                        ((3, pytest.approx(2 / 27)),))
+    assert phase(B_RUNS, H) == (pytest.approx(1 / 3), 4, (1, 2, 1, 1), 4, pytest.approx(1 / 60), H,
+                                ((4, pytest.approx(1 / 16)),))
     # no human value: nothing to go on
-    assert phase([Run("c1", 1), Run("c2", 0)], 0.0) == (0.0, 0, (1, 1), 0, 0.0, 0.0)
+    assert phase([Run("c1", 1), Run("c2", 0)], 0.0) == (0.0, 0, (1, 1), 0, 0.0, 0.0, ())
 
 
 def test_phase_two_variance_of_weights_from_several_draws():

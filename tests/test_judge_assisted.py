@@ -24,6 +24,7 @@ from rgbench.stats.judge_assisted import (
     interval,
     labelled_cases,
     stratified_draw,
+    variance_parts,
 )
 
 C95 = Fraction(95, 100)
@@ -70,7 +71,7 @@ def test_lambda_zero_is_the_human_only_estimate_exactly():
     human_only = ratio_statistic(sums.human, sums.drawn)
     assert np.array_equal(fit(sums, counts).theta, human_only(counts))
     # 12 labelled cases, 300 resamples: read at Hesterberg's level for K = 12 (both intervals widen alike)
-    level = expanded_confidence(C95, 12, 300)
+    level = expanded_confidence(C95, [(12, 1.0)], 300)
     assert interval(sums, counts, C95) == bca_interval(human_only, len(sums.case_ids), counts, level)
 
 
@@ -83,7 +84,7 @@ def test_every_run_drawn_with_probability_one_is_the_plain_mean():
     assert est.theta == Fraction(sum(r.human for r in runs), 30)
     counts = case_counts(rng, 9, 300)
     per_case = [sum(r.human for r in runs if r.case_id == c) for c in sums.case_ids]
-    assert interval(sums, counts, C95) == ratio_interval(per_case, sums.runs, counts, expanded_confidence(C95, 9, 300))
+    assert interval(sums, counts, C95) == ratio_interval(per_case, sums.runs, counts, expanded_confidence(C95, [(9, 1.0)], 300))
 
 
 def test_a_judge_equal_to_the_human_takes_lambda_near_one_and_the_judge_pool_mean():
@@ -128,10 +129,10 @@ def test_the_expanded_level_worked_by_hand():
     # Hesterberg's expanded level, c' = 2 Φ(t_{K−1, (1+c)/2} · √(K/(K−1))) − 1. K = 6, c = 0.95:
     #   t_{5, 0.975} = 2.570582, √(6/5) = 1.095445, product 2.815931; Φ(2.815931) = 0.997568; c' = 0.995136.
     # K = 100: t_{99, 0.975} = 1.984217, √(100/99) = 1.005038, product 1.994213; Φ = 0.976936; c' = 0.953871.
-    assert float(expanded_confidence(C95, 6, 2000)) == pytest.approx(0.995136, abs=1e-6)
-    assert float(expanded_confidence(C95, 100, 2000)) == pytest.approx(0.953871, abs=1e-6)
+    assert float(expanded_confidence(C95, [(6, 1.0)], 2000)) == pytest.approx(0.995136, abs=1e-6)
+    assert float(expanded_confidence(C95, [(100, 1.0)], 2000)) == pytest.approx(0.953871, abs=1e-6)
     # it falls towards c as K grows, and is c itself in the limit (t -> z, √(K/(K−1)) -> 1)
-    levels = [expanded_confidence(C95, k, 2000) for k in (6, 10, 30, 100, 1000, 10 ** 6)]
+    levels = [expanded_confidence(C95, [(k, 1.0)], 2000) for k in (6, 10, 30, 100, 1000, 10 ** 6)]
     assert levels == sorted(levels, reverse=True) and float(levels[-1]) == pytest.approx(0.95, abs=1e-6)
 
 
@@ -140,8 +141,66 @@ def test_one_or_two_units_take_the_cap_of_the_replicates_range():
     # float; both take 1 − 1/B (the levels 1/(2B) and 1 − 1/(2B): B = 2000 gives 0.9995, B = 200 gives 0.995).
     # K = 3 (t_2 · √1.5 = 4.303 · 1.225 = 5.27, c' = 1 − 1.4e-7) is capped too.
     for units in (0, 1, 2, 3):
-        assert expanded_confidence(C95, units, 2000) == Fraction(1999, 2000)
-    assert expanded_confidence(C95, 2, 200) == Fraction(199, 200)
+        assert expanded_confidence(C95, [(units, 1.0)], 2000) == Fraction(1999, 2000)
+    assert expanded_confidence(C95, [(2, 1.0)], 200) == Fraction(199, 200)
+
+
+def test_the_expanded_level_of_two_parts_worked_by_hand():
+    # parts (10 cases, V 1) and (40 cases, V 1): Welch-Satterthwaite ν = (1 + 1)² / (1/9 + 1/39) = 4 / 0.1367521 =
+    # 29.25; the bootstrap's shortfall s² = (1 · 10/9 + 1 · 40/39) / 2 = (1.1111111 + 1.0256410) / 2 = 1.0683761,
+    # s = 1.0336228; t_{29.25, 0.975} = 2.0444706, times s = 2.1132114; c' = 2 Φ(2.1132114) − 1 = 0.965417
+    assert float(expanded_confidence(C95, [(10, 1.0), (40, 1.0)], 2000)) == pytest.approx(0.965417, abs=1e-6)
+    # the 10 cases alone: t_{9, 0.975} · √(10/9) = 2.2621572 · 1.0540926 = 2.3845230, c' = 0.982899: the 40 cases
+    # the judge carries make the variance's estimate surer, so the level is lower
+    assert float(expanded_confidence(C95, [(10, 1.0)], 2000)) == pytest.approx(0.982899, abs=1e-6)
+    # a part of no variance adds nothing (the human-only estimate's cases without a human value); all of none: the
+    # first part's K alone
+    assert expanded_confidence(C95, [(10, 2.5), (40, 0.0)], 2000) == expanded_confidence(C95, [(10, 1.0)], 2000)
+    assert expanded_confidence(C95, [(10, 0.0), (40, 0.0)], 2000) == expanded_confidence(C95, [(10, 1.0)], 2000)
+    # a part of one unit with variance has no df: the cap, as one labelled case alone
+    assert expanded_confidence(C95, [(1, 1.0), (40, 1.0)], 2000) == Fraction(1999, 2000)
+    # the more of the variance the judge-carried part holds, the nearer the level to 40 cases' own
+    levels = [expanded_confidence(C95, [(10, 1.0), (40, v)], 2000) for v in (0.0, 1.0, 4.0, 100.0)]
+    assert levels == sorted(levels, reverse=True)
+    assert float(levels[-1]) == pytest.approx(float(expanded_confidence(C95, [(40, 1.0)], 2000)), abs=2e-4)
+
+
+def test_variance_parts_split_the_influence_by_cases_with_a_human_value():
+    # four one-run cases, w = 2 on the two drawn: c1 (f 1, y 1), c2 (f 0, y 0), c3 (f 1) and c4 (f 0) undrawn.
+    # N = 4, M = 4, Hy = 2/4 = 1/2, Hf = 2/4 = 1/2, Mf = 2/4 = 1/2.
+    # a = (Y − Hy m)/M: c1 (2 − 1)/4 = 1/4, c2 −1/4, c3 = c4 = 0.
+    # b = (F − Mf n)/N − (G − Hf m)/M: c1 1/8 − 1/4 = −1/8, c2 −1/8 + 1/4 = 1/8, c3 1/8, c4 −1/8.
+    # λ = clip(−Σab/Σb², 0, 1) = clip((1/32 + 1/32) / (4/64)) = 1; u = a + b = 1/8, −1/8, 1/8, −1/8:
+    # Σ u² = 2/64 on the labelled cases and 2/64 on the others
+    sums = case_sums([Run("c1", 1, 1, 2), Run("c2", 0, 0, 2), Run("c3", 1), Run("c4", 0)])
+    assert variance_parts(sums) == [(2, pytest.approx(1 / 32)), (2, pytest.approx(1 / 32))]
+    # the human-only estimate (no judge): u = a, all of V = 1/16 + 1/16 = 1/8 on the two labelled cases
+    alone = case_sums([Run("c1", 0, 1, 2), Run("c2", 0, 0, 2), Run("c3", 0), Run("c4", 0)])
+    assert variance_parts(alone) == [(2, pytest.approx(1 / 8)), (2, 0.0)]
+    # one case without a human value is no part of its own (no df): V together, on K_L
+    one_out = case_sums([Run("c1", 1, 1, 2), Run("c2", 0, 0, 2), Run("c3", 1)])
+    assert len(variance_parts(one_out)) == 1 and variance_parts(one_out)[0][0] == 2
+
+
+def test_the_interval_is_read_at_its_variance_parts_level():
+    # 40 cases of two runs, the judge equal to the human (λ near 1), one run graded in 12 of them: the judge carries
+    # the 28 others, so the level is below K_L = 12's alone, and the interval the BCa at it
+    rng = np.random.default_rng(11)
+    values = rng.integers(0, 13, size=(40, 2))
+    runs = [Run(f"c{c:02d}", int(values[c, j]), int(values[c, j]) if j == 0 and c < 12 else None,
+                Fraction(80, 12) if j == 0 and c < 12 else 1) for c in range(40) for j in range(2)]
+    sums = case_sums(runs)
+    parts = variance_parts(sums)
+    assert [k for k, _ in parts] == [12, 28] and all(v > 0 for _, v in parts)
+    level = expanded_confidence(C95, parts, 400)
+    assert level < expanded_confidence(C95, [(12, 1.0)], 400)
+    counts = case_counts(rng, 40, 400)
+    assert interval(sums, counts, C95) == bca_interval(lambda w: fit(sums, w).theta, 40, counts, level)
+    # a difference is read at the higher of its subjects' levels: against the same grades without the judge (all
+    # of its variance on the 12 labelled cases), K_L = 12's
+    alone = case_sums([r._replace(judge=0) for r in runs])
+    assert difference_interval(sums, alone, counts, C95) == bca_interval(
+        lambda w: fit(sums, w).theta - fit(alone, w).theta, 40, counts, expanded_confidence(C95, [(12, 1.0)], 400))
 
 
 def test_the_interval_rests_on_the_cases_with_a_human_value_and_widens_both_intervals_alike():

@@ -16,7 +16,8 @@ import judge_assisted_check as jc  # noqa: E402
 
 
 def test_quantiles_of_a_difference_take_the_fewer_labelled_cases():
-    # A: 6 cases x 2 runs, one drawn run in each of cases 0-4 (K_L 5); B: in cases 0-3 (K_L 4)
+    # A: 6 cases x 2 runs, one drawn run in each of cases 0-4 (K_L 5); B: in cases 0-3 (K_L 4); y = f = 1: no variance
+    # on the cases without a label, so each is read at its K_L alone
     drawn_a = np.zeros((6, 2), dtype=bool)
     drawn_a[:5, 0] = True
     drawn_b = np.zeros((6, 2), dtype=bool)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import NamedTuple
 
-from .judge_assisted import Run, case_sums, estimate, expanded_confidence, labelled_cases
+from .judge_assisted import Part, Run, case_sums, estimate, expanded_confidence, labelled_cases, variance_parts
 from .wilson import wilson_interval
 
 
@@ -37,8 +37,9 @@ class PairNeed(NamedTuple):
 class Phase(NamedTuple):
     """One subject's variance parts: ``s2`` = S²_e, ``labels`` n₀, the runs with a human value and a weight,
     ``cases`` the runs of each of its cases (their sum is N), ``labelled`` K_L, the cases with a human value now,
-    ``now`` T₀, the phase-two variance of today's weights (:func:`phase_two_variance`), and ``precision`` H, the sum
-    of its draws' precisions v_b (:func:`rgbench.load.draws.draw_precision`; inf after a census)."""
+    ``now`` T₀, the phase-two variance of today's weights (:func:`phase_two_variance`), ``precision`` H, the sum
+    of its draws' precisions v_b (:func:`rgbench.load.draws.draw_precision`; inf after a census), and ``split`` the
+    board's :func:`.judge_assisted.variance_parts` today (empty: the interval rests on the K_L cases alone)."""
 
     s2: float
     labels: int
@@ -46,6 +47,7 @@ class Phase(NamedTuple):
     labelled: int
     now: float
     precision: float
+    split: tuple[Part, ...] = ()
 
     @property
     def runs(self) -> int:
@@ -72,6 +74,19 @@ class Phase(NamedTuple):
         (the cases labelled now stay labelled). Non-decreasing in ``labels``; every case at n = N."""
         return max(self.labelled, math.floor(expected_labelled(self.cases, labels) + 0.5))
 
+    def parts(self, labels: int | None = None) -> list[Part]:
+        """The variance parts (:func:`.judge_assisted.expanded_confidence`): today's ``split`` at ``labels`` None; at
+        n = ``labels``, the :meth:`labelled_at` cases and the others, each keeping today's mean V_U / K_U, the labelled
+        the rest of V − T₀ + T(n) (:meth:`term`). Without a ``split``: [(K_L(n), 1)], K_L's level alone."""
+        if labels is None or not self.split:
+            return list(self.split) or [(self.labelled if labels is None else self.labelled_at(labels), 1.0)]
+        known, others = self.labelled_at(labels), len(self.cases) - self.labelled_at(labels)
+        each = self.split[1][1] / self.split[1][0] if len(self.split) > 1 else 0.0
+        total = max(sum(v for _, v in self.split) - self.now + self.term(labels), 0.0)
+        if others < 2:
+            return [(known, total)]
+        return [(known, max(total - each * others, 0.0)), (others, each * others)]
+
 
 def phase(runs: Sequence[Run], precision: float, cases: Collection[str] | None = None) -> Phase:
     """A subject's :class:`Phase` from its runs, only those of ``cases`` if given (a pair's shared cases, which its
@@ -83,7 +98,8 @@ def phase(runs: Sequence[Run], precision: float, cases: Collection[str] | None =
     lam = 0.0 if (est := estimate(sums)) is None else float(est.lam)
     labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in kept if r.human is not None and r.weight]
     return Phase(residual_variance(labelled, lam), sums.labels, sums.runs, labelled_cases(sums),
-                 phase_two_variance(labelled, lam, sum(sums.runs)), precision)
+                 phase_two_variance(labelled, lam, sum(sums.runs)), precision,
+                 tuple(variance_parts(sums)) if sums.labels else ())
 
 
 def expected_labelled(cases: Sequence[int], labels: float) -> float:
@@ -95,12 +111,12 @@ def expected_labelled(cases: Sequence[int], labels: float) -> float:
     return sum(1 - m for m in missed)
 
 
-def quantile(confidence: Fraction, labelled: int, resamples: int) -> float:
-    """q: the standard errors each side of the estimate a judge-assisted interval of ``confidence`` over
-    ``labelled`` cases with a human value (and ``resamples`` replicates) spans, Φ⁻¹((1 + c')/2) at its
-    :func:`.judge_assisted.expanded_confidence` c'. Non-increasing in ``labelled``: at 0.95, 2.1474 at 20, 1.9942
-    at 100, towards 1.96; 3.4808 at 3 or fewer with 2,000 replicates (c' capped at 1 − 1/B)."""
-    level = float(expanded_confidence(confidence, labelled, resamples))
+def quantile(confidence: Fraction, parts: Sequence[Part], resamples: int) -> float:
+    """q: the standard errors each side of the estimate a judge-assisted interval of ``confidence`` whose variance
+    has the ``parts`` (:meth:`Phase.parts`) spans, Φ⁻¹((1 + c')/2) at its :func:`.judge_assisted.expanded_confidence`
+    c'. One part of K cases: non-increasing in K, at 0.95 2.1474 at 20, 1.9942 at 100, towards 1.96; 3.4808 at 3 or
+    fewer with 2,000 replicates (c' capped at 1 − 1/B)."""
+    level = float(expanded_confidence(confidence, parts, resamples))
     return NormalDist().inv_cdf((1 + level) / 2)
 
 
@@ -148,18 +164,18 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
            shares: Callable[[int], Sequence[int]]) -> tuple[int | None, float]:
     """(n, floor) for an interval (one subject's figure, or the difference of two) of half-width ``half_width_now``
     today: n the smallest total of human values, from one more than now to N (a further draw of every run left),
-    that ``shares`` divides between the subjects of ``phases`` with q(min K_L,i(n_i)) · √(V_full + Σ term_i(n_i))
+    that ``shares`` divides between the subjects of ``phases`` with q · √(V_full + Σ term_i(n_i))
     <= ``half_width`` (:meth:`Phase.term`; by bisection, which holds since a term rises at most once, over a
     small further draw, then falls; None when none does), floor that half-width after a further draw of every run
-    (the narrowest grading can reach without more cases). A difference's interval is read at the fewer K_L of its
-    two subjects (:meth:`Phase.labelled_at`); V_full is the current variance (``half_width_now`` / q(the fewest
-    K_L now))² less each subject's T₀, floored at 0."""
-    variance = (half_width_now / quantile(confidence, min(p.labelled for p in phases), resamples)) ** 2
+    (the narrowest grading can reach without more cases). q is the largest of the subjects' quantiles at their
+    :meth:`Phase.parts` (a difference's interval is read at the higher of its two subjects' levels); V_full is the
+    current variance (``half_width_now`` / q now)² less each subject's T₀, floored at 0."""
+    variance = (half_width_now / max(quantile(confidence, p.parts(), resamples) for p in phases)) ** 2
     full = max(variance - sum(p.term(p.labels) for p in phases), 0.0)
 
     def width(total: int) -> float:
         labels = shares(total)
-        q = quantile(confidence, min(p.labelled_at(n) for p, n in zip(phases, labels)), resamples)
+        q = max(quantile(confidence, p.parts(n), resamples) for p, n in zip(phases, labels))
         return q * math.sqrt(sum((p.term(n) for p, n in zip(phases, labels)), full))
     now, every = sum(p.labels for p in phases), sum(p.runs for p in phases)
     return smallest(min(now + 1, every), every, lambda n: width(n) <= half_width), width(every)

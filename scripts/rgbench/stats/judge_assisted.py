@@ -132,16 +132,25 @@ def estimate(sums: CaseSums) -> Estimate | None:
     return Estimate(theta, lam, sums.labels, float(variance) ** 0.5, effective)
 
 
-def expanded_confidence(confidence: Fraction, units: int, resamples: int) -> Fraction:
-    """Hesterberg's expanded level c' of a bootstrap interval of K = ``units`` independent units (the cases with a
-    human value) for it to hold about ``confidence`` c (docs/judge_assisted.md, "The estimator"): 2 Φ(t_{K−1, (1+c)/2}
-    · √(K/(K − 1))) − 1, exactly the float, capped at 1 − 1/B (B = ``resamples``), which K ≤ 3 reach (K ≤ 1: no df)."""
+Part = tuple[int, float]   # (units K_g, their share V_g of the estimate's variance)
+
+
+def expanded_confidence(confidence: Fraction, parts: Sequence[Part], resamples: int) -> Fraction:
+    """Hesterberg's expanded level c' for a bootstrap variance that sums independent ``parts`` (K_g units, share V_g;
+    :func:`variance_parts`): 2 Φ(t_{ν, (1+c)/2} · s) − 1, Welch-Satterthwaite ν = (Σ V_g)² / Σ V_g²/(K_g − 1), s² =
+    Σ V_g K_g/(K_g − 1) / Σ V_g (docs/judge_assisted.md, "Interval"). Parts of no variance are left out (all: the
+    first counts), so one part of K is Hesterberg's 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1. Capped at 1 − 1/B (B =
+    ``resamples``), which a part of K <= 3 reaches (K <= 1: no df)."""
     from scipy.special import ndtr, stdtrit  # imported here: scipy's import costs time (as in .pairwise)
     cap = 1 - Fraction(1, resamples)
-    if units < 2:
+    counted = [(k, v) for k, v in parts if v > 0] or [(parts[0][0], 1.0)]
+    if min(k for k, _ in counted) < 2:
         return cap
-    t = float(stdtrit(units - 1, float((1 + confidence) / 2)))
-    return min(Fraction(2 * float(ndtr(t * math.sqrt(units / (units - 1)))) - 1), cap)
+    total = sum(v for _, v in counted)
+    df = total * total / sum(v * v / (k - 1) for k, v in counted)
+    shortfall = sum(v * k / (k - 1) for k, v in counted) / total
+    t = float(stdtrit(df, float((1 + confidence) / 2)))
+    return min(Fraction(2 * float(ndtr(t * math.sqrt(shortfall))) - 1), cap)
 
 
 def labelled_cases(sums: CaseSums) -> int:
@@ -149,12 +158,24 @@ def labelled_cases(sums: CaseSums) -> int:
     return sum(1 for n in sums.labelled if n)
 
 
+def variance_parts(sums: CaseSums) -> list[Part]:
+    """[(K_L, V_L), (K_U, V_U)]: theta's V(λ) = Σ u_c² (u: :class:`Fit`'s influence, float) on the cases with a human
+    value and on the K_U others, which the judge alone carries (u = λ (F_c − Mf n_c) / N; 0 without a judge); one
+    part [(K_L, V(λ))] with fewer than two others. For :func:`expanded_confidence`."""
+    u = fit(sums, np.ones((1, len(sums.case_ids)))).influence[0]
+    has = np.asarray(sums.labelled) > 0
+    labelled, rest = float(np.sum(u[has] ** 2)), float(np.sum(u[~has] ** 2))
+    if len(u) - labelled_cases(sums) < 2:
+        return [(labelled_cases(sums), labelled + rest)]
+    return [(labelled_cases(sums), labelled), (len(u) - labelled_cases(sums), rest)]
+
+
 def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
     """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K), λ re-estimated in each replicate (one
     without a human value left out), at :func:`expanded_confidence`; None without a human value; one case: the point."""
     if not sums.labels:
         return None
-    level = expanded_confidence(confidence, labelled_cases(sums), len(counts))
+    level = expanded_confidence(confidence, variance_parts(sums), len(counts))
     return bca_interval(lambda w: fit(sums, w).theta, len(sums.case_ids), counts, level)
 
 
@@ -173,11 +194,12 @@ def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
 
 def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
     """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the shared cases), λ re-estimated per
-    subject, at the :func:`expanded_confidence` of the fewer :func:`labelled_cases` (as resample's two-sample ones)."""
+    subject, at the higher of the two subjects' :func:`expanded_confidence` on those cases (as resample's two-sample
+    ones take the fewer units)."""
     a, b = shared(first, second)
     if not a.labels or not b.labels:
         return None
-    level = expanded_confidence(confidence, min(labelled_cases(a), labelled_cases(b)), len(counts))
+    level = max(expanded_confidence(confidence, variance_parts(s), len(counts)) for s in (a, b))
     return bca_interval(lambda w: fit(a, w).theta - fit(b, w).theta, len(a.case_ids), counts, level)
 
 

@@ -157,8 +157,10 @@ def test_the_expanded_level_of_two_parts_worked_by_hand():
     # first part's K alone
     assert expanded_confidence(C95, [(10, 2.5), (40, 0.0)], 2000) == expanded_confidence(C95, [(10, 1.0)], 2000)
     assert expanded_confidence(C95, [(10, 0.0), (40, 0.0)], 2000) == expanded_confidence(C95, [(10, 1.0)], 2000)
-    # a part of one unit with variance has no df: the cap, as one labelled case alone
+    # a part of one unit has no df: the cap, as one labelled case alone, also where its influence happens to be 0
+    # (one labelled case whose judge mean is the subject's: u = λ (F_c − Mf n_c) / N = 0)
     assert expanded_confidence(C95, [(1, 1.0), (40, 1.0)], 2000) == Fraction(1999, 2000)
+    assert expanded_confidence(C95, [(1, 0.0), (40, 1.0)], 2000) == Fraction(1999, 2000)
     # the more of the variance the judge-carried part holds, the nearer the level to 40 cases' own
     levels = [expanded_confidence(C95, [(10, 1.0), (40, v)], 2000) for v in (0.0, 1.0, 4.0, 100.0)]
     assert levels == sorted(levels, reverse=True)

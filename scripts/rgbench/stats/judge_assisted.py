@@ -140,12 +140,12 @@ def expanded_confidence(confidence: Fraction, parts: Sequence[Part], resamples: 
     :func:`variance_parts`): 2 Φ(t_{ν, (1+c)/2} · s) − 1, Welch-Satterthwaite ν = (Σ V_g)² / Σ V_g²/(K_g − 1), s² =
     Σ V_g K_g/(K_g − 1) / Σ V_g (docs/judge_assisted.md, "Interval"). Parts of no variance are left out (all: the
     first counts), so one part of K is Hesterberg's 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1. Capped at 1 − 1/B (B =
-    ``resamples``), which a part of K <= 3 reaches (K <= 1: no df)."""
+    ``resamples``), which a part of K <= 3 reaches, and any part of K <= 1 (no df)."""
     from scipy.special import ndtr, stdtrit  # imported here: scipy's import costs time (as in .pairwise)
     cap = 1 - Fraction(1, resamples)
-    counted = [(k, v) for k, v in parts if v > 0] or [(parts[0][0], 1.0)]
-    if min(k for k, _ in counted) < 2:
+    if min(k for k, _ in parts) < 2:   # a part of one unit: no df, even where its influence happens to be 0
         return cap
+    counted = [(k, v) for k, v in parts if v > 0] or [(parts[0][0], 1.0)]
     total = sum(v for _, v in counted)
     df = total * total / sum(v * v / (k - 1) for k, v in counted)
     shortfall = sum(v * k / (k - 1) for k, v in counted) / total

@@ -414,9 +414,23 @@ def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):
     root = tmp_path / "judgeassist"
     shutil.copytree(EXAMPLE, root)
     assert run_script("assign", ["--root", str(root), "--draw", "10", "--subjects", "synth-000"]) == 0
+    # 10 runs after the 23 of draw 1: assign says a draw smaller than the ones before, sized from the data, can bias
+    # the estimate (docs/adaptive_size_check.md)
+    assert ("synth-000: 10 runs, fewer than the 23 drawn before: sized from the data (rgbench plan), such a draw can "
+            "bias the estimate") in capsys.readouterr().out
     _, out, _ = plan(capsys, "--root", str(root))
     assert "(synth-000 10, synth-003 1)" in out
     assert {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}["synth-000"] == "wait"
+
+
+def test_assign_says_nothing_of_size_for_a_draw_as_large_as_the_ones_before(capsys, tmp_path):
+    # synth-000 has 23 runs drawn (draw 1): a further draw of 30 is larger, so no word on its size; synth-001 (24
+    # drawn) is not in it
+    root = tmp_path / "judgeassist"
+    shutil.copytree(EXAMPLE, root)
+    assert run_script("assign", ["--root", str(root), "--draw", "30", "--subjects", "synth-000"]) == 0
+    out = capsys.readouterr().out
+    assert "draw 2 (stratified) picked 30 runs over 1 subjects" in out and "drawn before" not in out
 
 
 def test_plan_says_why_a_subject_has_no_count_yet(capsys, tmp_path):

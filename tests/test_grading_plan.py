@@ -69,6 +69,12 @@ def test_parts_at_a_further_draw_keep_the_judge_carried_cases_share():
     assert quantile(C, [(60, 1.0)], B) == pytest.approx(2.017882, abs=1e-6)
     # one case left without a label is no part of its own: V together on K_L
     assert p.parts(299) == [(299, pytest.approx(0.0039 - T20 + (1 / 299 - 1 / 300) * 0.04))]
+    # a labelled case keeps at least the judge-carried share each: with today's T₀ at 0.0035, c = v / (H + v) =
+    # 5.952e-4 / (2.381e-4 + 5.952e-4) = 0.7143 and T(60) = 0.2857² · 0.0035 + 0.7143² · (1/40 − 1/280) · 280² / 300²
+    # · 0.04 = 2.857e-4 + 3.810e-4 = 6.667e-4, so V(60) = 0.0039 − 0.0035 + 0.00066667 = 0.00106667, below V_U
+    # 0.0012: V_L is floored at 60 · 5e-6 = 0.0003, not 0 (a level from the 240 others alone)
+    high = p._replace(now=0.0035)
+    assert high.parts(60) == [(60, pytest.approx(0.0003)), (240, pytest.approx(0.0012))]
     # without a split (no judge-carried variance known): K_L(n) alone, as before the split
     assert p._replace(split=()).parts(60) == [(60, 1.0)] and p._replace(split=()).parts() == [(20, 1.0)]
 

@@ -77,15 +77,17 @@ class Phase(NamedTuple):
     def parts(self, labels: int | None = None) -> list[Part]:
         """The variance parts (:func:`.judge_assisted.expanded_confidence`): today's ``split`` at ``labels`` None; at
         n = ``labels``, the :meth:`labelled_at` cases and the others, each keeping today's mean V_U / K_U, the labelled
-        the rest of V − T₀ + T(n) (:meth:`term`). Without a ``split``: [(K_L(n), 1)], K_L's level alone."""
+        the rest of V − T₀ + T(n) (:meth:`term`), at least that mean each (a labelled case keeps its judge part).
+        Without a ``split``: [(K_L(n), 1)], K_L's level alone."""
         if labels is None or not self.split:
             return list(self.split) or [(self.labelled if labels is None else self.labelled_at(labels), 1.0)]
-        known, others = self.labelled_at(labels), len(self.cases) - self.labelled_at(labels)
+        known = self.labelled_at(labels)
+        others = len(self.cases) - known
         each = self.split[1][1] / self.split[1][0] if len(self.split) > 1 else 0.0
         total = max(sum(v for _, v in self.split) - self.now + self.term(labels), 0.0)
         if others < 2:
             return [(known, total)]
-        return [(known, max(total - each * others, 0.0)), (others, each * others)]
+        return [(known, max(total - each * others, each * known)), (others, each * others)]
 
 
 def phase(runs: Sequence[Run], precision: float, cases: Collection[str] | None = None) -> Phase:
@@ -166,7 +168,9 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
     today: n the smallest total of human values, from one more than now to N (a further draw of every run left),
     that ``shares`` divides between the subjects of ``phases`` with q · √(V_full + Σ term_i(n_i))
     <= ``half_width`` (:meth:`Phase.term`; by bisection, which holds since a term rises at most once, over a
-    small further draw, then falls; None when none does), floor that half-width after a further draw of every run
+    small further draw, then falls, and q nearly never rises: by at most 0.8% where the cases the judge alone
+    carries fall to 2 or 3, so 4 of 7,500 simulated counts were not the smallest; None when none does), floor
+    that half-width after a further draw of every run
     (the narrowest grading can reach without more cases). q is the largest of the subjects' quantiles at their
     :meth:`Phase.parts` (a difference's interval is read at the higher of its two subjects' levels); V_full is the
     current variance (``half_width_now`` / q now)² less each subject's T₀, floored at 0."""

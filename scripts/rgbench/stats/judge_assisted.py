@@ -164,10 +164,9 @@ def variance_parts(sums: CaseSums) -> list[Part]:
     part [(K_L, V(λ))] with fewer than two others. For :func:`expanded_confidence`."""
     u = fit(sums, np.ones((1, len(sums.case_ids)))).influence[0]
     has = np.asarray(sums.labelled) > 0
+    known, others = int(has.sum()), int((~has).sum())
     labelled, rest = float(np.sum(u[has] ** 2)), float(np.sum(u[~has] ** 2))
-    if len(u) - labelled_cases(sums) < 2:
-        return [(labelled_cases(sums), labelled + rest)]
-    return [(labelled_cases(sums), labelled), (len(u) - labelled_cases(sums), rest)]
+    return [(known, labelled + rest)] if others < 2 else [(known, labelled), (others, rest)]
 
 
 def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:

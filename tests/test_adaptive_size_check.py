@@ -19,6 +19,10 @@ def test_the_further_draw_is_plans_count_for_one_run_cases():
     # <= 0.02 is 1 / (0.02 · 3 + 1/300) = 1 / 0.0633333 = 15.79 -> 16. Pilot [1, 1, 1, 1]: s² = 0, the pilot alone.
     pilots = np.array([[0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
     assert ac.sizes(pilots, 4, 0.02, 0).tolist() == [16, 4]
-    # at least the pilot again: 4 + 4 = 8 for the second; never above N
-    assert ac.sizes(pilots, 4, 0.02, 4).tolist() == [16, 8]
+    # at least the pilot again: 16 >= 4 + 4 stays; the second meets the target, so no further draw unless always,
+    # then 4 + 4 = 8; never above N
+    assert ac.sizes(pilots, 4, 0.02, 4).tolist() == [16, 4]
+    assert ac.sizes(pilots, 4, 0.02, 4, always=True).tolist() == [16, 8]
+    assert ac.sizes(pilots, 4, 0.02, 20).tolist() == [24, 4]
     assert ac.sizes(pilots, 4, 1e-9, 0).tolist() == [300, 4]
+    assert ac.sizes(pilots, 4, 1e-9, 4, always=True).tolist() == [300, 8]

@@ -386,9 +386,9 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys, non
     assert lines[-2:] == ["", "draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, "
                           "taken as uniform over the subject's runs not drawn yet. Counts made after a small first draw "
                           "can be up to a third more than needed: plan again after the draw (docs/judge_assisted.md, "
-                          "\"Where the counts miss\"). A draw sized from these counts, and most one smaller than the "
-                          "grades so far, can bias the estimate: fix the total in advance or draw at least as many as "
-                          "before (\"A size chosen from the data\")."]
+                          "\"Where the counts miss\"). Sizes chosen from these counts, stopping at a 0 included, can "
+                          "bias the estimate: fix the total before the first draw, or decide then on a second draw at "
+                          "least as large and make it whatever the first shows (\"A size chosen from the data\")."]
 
 
 def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):

@@ -29,9 +29,10 @@ from .common import load_valid_grades
 
 CAVEAT = ("draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, taken as "
           "uniform over the subject's runs not drawn yet. Counts made after a small first draw can be up to a third "
-          "more than needed: plan again after the draw (docs/judge_assisted.md, \"Where the counts miss\"). A draw "
-          "sized from these counts, and most one smaller than the grades so far, can bias the estimate: fix the "
-          "total in advance or draw at least as many as before (\"A size chosen from the data\").")
+          "more than needed: plan again after the draw (docs/judge_assisted.md, \"Where the counts miss\"). Sizes "
+          "chosen from these counts, stopping at a 0 included, can bias the estimate: fix the total before the first "
+          "draw, or decide then on a second draw at least as large and make it whatever the first shows (\"A size "
+          "chosen from the data\").")
 
 
 def _count(value: int | None) -> str:

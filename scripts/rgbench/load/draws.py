@@ -166,15 +166,15 @@ def _parse(document: dict, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanD
                            for s, c in sorted(raw.get("population", {}).items()))
         draw = Draw(raw["draw"], raw["design"], raw["seed"], tuple(picked), tuple(raw.get("subjects", ())),
                     raw.get("size", 0), spreads, population)
-        wrong += [f"{where}: {why}" for why in _form(draw, "population" in raw)]
+        wrong += [f"{where}: {why}" for why in _form(draw)]
         draws.append(draw)
     return HumanDraws(document["judge"], tuple(draws)), [Problem(DRAWS_FILE, message) for message in wrong]
 
 
-def _form(draw: Draw, recorded: bool) -> list[str]:
+def _form(draw: Draw) -> list[str]:
     """What is wrong with a draw against its own population: none recorded, a listed run outside it, or (a
     stratified draw: π = n_h / N_h, n_h >= 1, in each stratum h) Σ 1/π over a subject's runs not its population."""
-    if not recorded:
+    if not draw.population:   # the schema refuses an empty one: () is a file without it
         return ["records no population (the runs it was made over and a digest of their judge grades, which rgbench "
                 "assign writes since 2026-12-04), so nothing tells whether today's data are those it was drawn from "
                 "(while they are, remove the file and make the draws again with rgbench assign: the same sizes and "
@@ -191,9 +191,8 @@ def _form(draw: Draw, recorded: bool) -> list[str]:
 
 
 def draw_list(data: bytes | None) -> tuple[object, list] | None:
-    """(judge, draws) of the file's bytes as parsed, unchecked: what a pull request's base or head holds (the
-    gate compares them, ``rgbench validate --changed`` counts the base's); None when absent, not a JSON object or
-    without a list of draws (:func:`read_draws` names why)."""
+    """(judge, draws) of the file's bytes as parsed, unchecked (a pull request's base or head); None when absent,
+    not a JSON object or without a list of draws (:func:`read_draws` names why)."""
     try:
         document = loads_json_strict(decode_utf8(data)) if data is not None else None
     except ParseError:

@@ -117,8 +117,7 @@ def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], 
 
 
 def stratum(run: JudgedRun) -> str:
-    """An active draw's stratum of a run: its judge grade and judge total, ``"<grade>, total <t>"`` (the judge's
-    Q_final value is a function of the two)."""
+    """An active draw's stratum of a run, ``"<grade>, total <t>"`` (the judge's Q_final value is a function of both)."""
     return f"{run.grade}, total {run.total}"
 
 
@@ -246,8 +245,7 @@ def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], size
 def systematic_rounding(quotas: Sequence[Fraction], u: Fraction) -> list[int]:
     """Integers n_h with E[n_h] = q_h for ``quotas`` q_h >= 0 summing to an integer, their sum exactly that
     integer: ⌊q_h⌋ plus one where the running sum of the fractional parts F_h crosses u + m for an integer m
-    (F_{h−1} <= u + m < F_h), ``u`` uniform on [0, 1) (systematic sampling of the remainders, Madow 1949): a
-    stratum's extra run has probability exactly its fractional part."""
+    (F_{h−1} <= u + m < F_h), ``u`` uniform on [0, 1) (systematic sampling of the remainders, Madow 1949)."""
     out, before = [], Fraction(0)
     for q in quotas:
         after = before + q - math.floor(q)
@@ -319,11 +317,10 @@ def recorded(draw: Draw, runs: Mapping[str, Sequence[JudgedRun]]) -> dict[str, l
 
 
 def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from: int | None = None) -> list[str]:
-    """One message ``$.draws[i]: ...`` per draw that is wrong, [] when none: a draw whose recorded runs are still
-    there as it records them (:func:`recorded`) must be what its seed and those runs give (else a hand edit); one
-    whose runs changed since stands as recorded, its form the loader's. The draws from index ``new_from`` on, new in
-    the change checked (``rgbench validate --changed``), must be over today's runs that no earlier draw lists
-    (:func:`undrawn`). Why: docs/judge_assisted.md, "The check, while data change"."""
+    """One message ``$.draws[i]: ...`` per wrong draw, [] when none. A draw whose runs are still as it records them
+    (:func:`recorded`) must be what its seed gives over them; one whose runs changed stands as recorded (its form is
+    the loader's). A draw from index ``new_from`` on (new in the change checked, ``rgbench validate --changed``) must
+    be over today's runs that no earlier draw lists (:func:`undrawn`). Why: docs/judge_assisted.md, "The check"."""
     messages = []
     for i, draw in enumerate(draws.draws):
         new = new_from is not None and i >= new_from

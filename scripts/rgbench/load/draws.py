@@ -1,11 +1,6 @@
 """``subjects/human_draws.json``: the runs drawn for human grades in judge-assisted mode, with exact probabilities
 (``rgbench assign`` writes it; docs/judge_assisted.md, "The record"). Here the file's form; each draw is a sample
 of its population (:class:`Covered`) and a human value enters the estimator with :meth:`HumanDraws.weight`.
-
-Canonical bytes (:func:`draws_document`): sorted keys, 2-space indent, ensure_ascii False, final newline; draws
-numbered 1..k in order; a draw's runs sorted by (subject_id, case_id, run_id), each once; ``probability`` the
-exact probability as ``"p/q"`` in lowest terms or ``"1"``; ``population`` per subject id its judge digest and its
-runs as sorted ``"case_id/run_id"``.
 """
 
 from __future__ import annotations
@@ -68,10 +63,6 @@ class Draw:
     spreads: tuple[tuple[tuple[str, str], Fraction], ...] = ()
     population: tuple[Covered, ...] = ()
 
-    def covers(self) -> frozenset[RunKey]:
-        """The runs of the draw's population (and any run it lists)."""
-        return frozenset((c.subject_id, *run) for c in self.population for run in c.runs) | {r.key for r in self.runs}
-
 
 @dataclass(frozen=True)
 class HumanDraws:
@@ -92,8 +83,7 @@ class HumanDraws:
     @cached_property
     def _weights(self) -> dict[RunKey, Fraction]:
         weights: dict[RunKey, Fraction] = {}
-        subjects = {c.subject_id for d in self.draws for c in d.population} | {r.key[0] for d in self.draws for r in d.runs}
-        for subject in sorted(subjects):
+        for subject in sorted({key[0] for key in self.covered()}):
             earlier: set[RunKey] = set()   # the subject's runs the draws before this one listed
             parts = []   # per draw over the subject: (precision, the runs it covers, its term per run)
             for listed, held in self._holding(subject):
@@ -102,23 +92,19 @@ class HumanDraws:
                 earlier |= set(listed)
             for key in earlier:
                 covering = [(v, terms) for v, keys, terms in parts if key in keys]
-                census = [terms for v, terms in covering if v is None]
-                shares = [(v, terms) for v, terms in covering if v is not None]
-                if census:   # a draw of every run of its population knows the total exactly: it takes the whole share
-                    weights[key] = sum((terms.get(key, Fraction(0)) for terms in census), Fraction(0)) / len(census)
-                else:
-                    total = sum((v for v, _ in shares), Fraction(0))
-                    weights[key] = sum((v * terms.get(key, Fraction(0)) for v, terms in shares), Fraction(0)) / total
+                # a draw of every run of its population (v None) knows the total exactly: it takes the whole share
+                shares = ([(Fraction(1), terms) for v, terms in covering if v is None]
+                          or [(v, terms) for v, terms in covering if v is not None])
+                weights[key] = (sum((v * terms.get(key, Fraction(0)) for v, terms in shares), Fraction(0))
+                                / sum((v for v, _ in shares), Fraction(0)))
         return weights
 
     def weight(self, key: RunKey) -> Fraction:
         """w(r) = Σ_b c_b(r) t_b(r) over the draws b covering r (its subject's runs at draw time: the population
         and the runs earlier draws listed), t_b(r) = 1/π_b(r) when b lists r, 1 when an earlier draw listed r outside
         b's population (its value known), else 0; c_b(r) = v_b / Σ v_b' over those draws, v_b =
-        :func:`draw_precision` of the subject's runs b lists and holds (a census: the whole share). Fraction(0) when
-        no draw lists the run. Each draw's Σ t y estimates the subject's total whatever the earlier draws picked,
-        so E[w(r)] = 1; draws over the runs not drawn yet, each uniform, give every drawn run N/n: one draw of their
-        union (docs/judge_assisted.md, "The record"). One draw: 1/π."""
+        :func:`draw_precision` of the subject's runs b lists and holds (a census: the whole share). One draw: 1/π;
+        Fraction(0) when no draw lists the run. E[w(r)] = 1: why, docs/judge_assisted.md, "The record"."""
         return self._weights.get(key, Fraction(0))
 
     def precision(self, subject: str) -> float:
@@ -129,7 +115,8 @@ class HumanDraws:
 
     def covered(self) -> frozenset[RunKey]:
         """Every run some draw's population holds: a run outside it (added after every draw) has probability 0."""
-        return frozenset().union(*(draw.covers() for draw in self.draws))
+        return frozenset({(c.subject_id, *run) for d in self.draws for c in d.population for run in c.runs}
+                         | {r.key for d in self.draws for r in d.runs})
 
     def drawn(self) -> frozenset[RunKey]:
         """Every run some draw lists."""
@@ -150,47 +137,44 @@ def _probability(text: str) -> Fraction:
 
 def _parse(document: dict, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanDraws, list[Problem]]:
     """The draws of a document that meets the schema, and what is wrong with them beyond it."""
-    problems: list[Problem] = []
+    wrong = []
     if document["judge"] != spec.judge:
-        problems.append(Problem(DRAWS_FILE, f"$.judge: {document['judge']!r} is not config.yaml's judge "
-                                            f"{spec.judge!r} (these draws were made over another judge's grades: "
-                                            "make new draws with rgbench assign, or set judge back)"))
+        wrong.append(f"$.judge: {document['judge']!r} is not config.yaml's judge {spec.judge!r} (these draws were "
+                     "made over another judge's grades: make new draws with rgbench assign, or set judge back)")
     draws = []
     for i, raw in enumerate(document["draws"]):
         where = f"$.draws[{i}]"
         if raw["draw"] != i + 1:
-            problems.append(Problem(DRAWS_FILE, f"{where}.draw: {raw['draw']} where {i + 1} was expected (draws are "
-                                                f"numbered 1, 2, ... in order) {_REGENERATE}"))
+            wrong.append(f"{where}.draw: {raw['draw']} where {i + 1} was expected (draws are numbered 1, 2, ... in "
+                         f"order) {_REGENERATE}")
         picked = []
         for j, item in enumerate(raw["runs"]):
             key = (item["subject_id"], item["case_id"], item["run_id"])
             pi = _probability(item["probability"])
             if not 0 < pi <= 1:
-                problems.append(Problem(DRAWS_FILE, f"{where}.runs[{j}].probability: {item['probability']!r} is not "
-                                                    f"a probability above 0 and at most 1 {_REGENERATE}"))
+                wrong.append(f"{where}.runs[{j}].probability: {item['probability']!r} is not a probability above 0 "
+                             f"and at most 1 {_REGENERATE}")
             if key not in runs:
-                problems.append(Problem(DRAWS_FILE, f"{where}.runs[{j}]: no run {item['run_id']!r} of "
-                                                    f"{item['subject_id']!r} on case {item['case_id']!r} in responses/ "
-                                                    f"(a drawn run must exist: restore it) {_REGENERATE}"))
+                wrong.append(f"{where}.runs[{j}]: no run {item['run_id']!r} of {item['subject_id']!r} on case "
+                             f"{item['case_id']!r} in responses/ (a drawn run must exist: restore it) {_REGENERATE}")
             picked.append(DrawnRun(key, pi, item.get("reviewer_id")))
         keys = [run.key for run in picked]
         if keys != sorted(set(keys)):
-            problems.append(Problem(DRAWS_FILE, f"{where}.runs: not sorted by (subject_id, case_id, run_id) with each "
-                                                f"run once {_REGENERATE}"))
+            wrong.append(f"{where}.runs: not sorted by (subject_id, case_id, run_id) with each run once {_REGENERATE}")
         spreads = tuple(((x["subject_id"], x["judge_grade"]), _probability(x["spread"])) for x in raw.get("spreads", ()))
-        population = tuple(Covered(s, tuple(sorted((run.partition("/")[0], run.partition("/")[2]) for run in c["runs"])),
-                                   c["judge_digest"]) for s, c in sorted(raw.get("population", {}).items()))
+        population = tuple(Covered(s, tuple(sorted(run.partition("/")[::2] for run in c["runs"])), c["judge_digest"])
+                           for s, c in sorted(raw.get("population", {}).items()))
         draw = Draw(raw["draw"], raw["design"], raw["seed"], tuple(picked), tuple(raw.get("subjects", ())),
                     raw.get("size", 0), spreads, population)
-        problems += [Problem(DRAWS_FILE, f"{where}: {why}") for why in _form(draw, "population" in raw)]
+        wrong += [f"{where}: {why}" for why in _form(draw)]
         draws.append(draw)
-    return HumanDraws(document["judge"], tuple(draws)), problems
+    return HumanDraws(document["judge"], tuple(draws)), [Problem(DRAWS_FILE, message) for message in wrong]
 
 
-def _form(draw: Draw, recorded: bool) -> list[str]:
+def _form(draw: Draw) -> list[str]:
     """What is wrong with a draw against its own population: none recorded, a listed run outside it, or (a
     stratified draw: π = n_h / N_h, n_h >= 1, in each stratum h) Σ 1/π over a subject's runs not its population."""
-    if not recorded:
+    if not draw.population:   # the schema refuses an empty one: () is a file without it
         return ["records no population (the runs it was made over and a digest of their judge grades, which rgbench "
                 "assign writes since 2026-12-04), so nothing tells whether today's data are those it was drawn from "
                 "(while they are, remove the file and make the draws again with rgbench assign: the same sizes and "
@@ -207,9 +191,8 @@ def _form(draw: Draw, recorded: bool) -> list[str]:
 
 
 def draw_list(data: bytes | None) -> tuple[object, list] | None:
-    """(judge, draws) of the file's bytes as parsed, unchecked: what a pull request's base or head holds (the
-    gate compares them, ``rgbench validate --changed`` counts the base's); None when absent, not a JSON object or
-    without a list of draws (:func:`read_draws` names why)."""
+    """(judge, draws) of the file's bytes as parsed, unchecked (a pull request's base or head); None when absent,
+    not a JSON object or without a list of draws (:func:`read_draws` names why)."""
     try:
         document = loads_json_strict(decode_utf8(data)) if data is not None else None
     except ParseError:
@@ -242,7 +225,10 @@ def read_draws(root: Path, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanD
 
 
 def draws_document(draws: HumanDraws) -> bytes:
-    """The file's canonical bytes (see the module doc)."""
+    """The file's canonical bytes: sorted keys, 2-space indent, ensure_ascii False, final newline; draws numbered
+    1..k in order; a draw's runs sorted by (subject_id, case_id, run_id), each once; ``probability`` the exact
+    probability as ``"p/q"`` in lowest terms or ``"1"``; ``population`` per subject id its judge digest and its runs
+    as sorted ``"case_id/run_id"``."""
     document = {"draws": [{"design": d.design, "draw": d.number, "seed": d.seed, "stratified_by": list(STRATA),
                            "runs": [{"subject_id": r.key[0], "case_id": r.key[1], "run_id": r.key[2],
                                      "probability": str(r.probability),

@@ -1,9 +1,7 @@
 """The human draws of judge-assisted mode (issue 28; docs/judge_assisted.md, "The draw", gives every rule and why):
 which runs humans grade, each with the exact probability its draw had of picking it, and the check that every draw
-recorded in subjects/human_draws.json is what its seed and the data give. A draw is over the runs of the judged
-subjects (:func:`judged_runs`), each subject's from its own stream (:func:`~.judge_assisted.draw_generator` over
-``draw <k>: <subject_id>``): **stratified** (:func:`stratified`, ``rgbench assign --draw N``) or **active**
-(:func:`active`, ``rgbench assign --next N``; Zrnic and Candès, "Active statistical inference", ICML 2024).
+recorded in subjects/human_draws.json is what its seed and the data give. A draw is over :func:`judged_runs`:
+:func:`stratified` (``rgbench assign --draw N``) or :func:`active` (``--next N``; Zrnic and Candès, ICML 2024).
 """
 
 from __future__ import annotations
@@ -48,8 +46,7 @@ class JudgedRun(NamedTuple):
 
 
 def q_value(spec: Spec, tree: Tree, scoring: Scoring) -> tuple[Fraction, str | None, Fraction]:
-    """(the run's Q_final value alpha·[Pass] + (1 − alpha)·norm(clipped), its class, its clipped total) by one
-    grade: Q_final's per-run value, on [0, 1]."""
+    """(Q_final's per-run value alpha·[Pass] + (1 − alpha)·norm(clipped) on [0, 1], its class, its clipped total)."""
     row = derive_run(scoring, tree.responses[scoring.run_key], tree.golds[scoring.case_id], spec)
     passed = Fraction(row.classification == PASS) if spec.has_pass_rule else None
     value = q_final(passed, Fraction(row.clipped_score), spec.alpha, spec.scale)
@@ -120,8 +117,7 @@ def stratified(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], 
 
 
 def stratum(run: JudgedRun) -> str:
-    """An active draw's stratum of a run: its judge grade and judge total, ``"<grade>, total <t>"`` (the judge's
-    Q_final value is a function of the two)."""
+    """An active draw's stratum of a run, ``"<grade>, total <t>"`` (the judge's Q_final value is a function of both)."""
     return f"{run.grade}, total {run.total}"
 
 
@@ -130,12 +126,10 @@ def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
     """(subject, :func:`stratum`) -> e for each subject of ``subjects`` (default: every subject of ``runs``): the
     spread of the judge's residual d (:func:`residual_squares`) in that stratum, from the runs of ``basis`` (the
     earlier draws') with a human value over every subject of ``runs``, so a subject with no human grade yet borrows
-    the others'. With m the mean d² over every subject, K = SHRINK and the bins b of :func:`value_bins`: a bin's
-    pooled p_b = (Σ_b d² + K m) / (n_b + K), a subject's ratio r_s = (its mean d²) / m (1 when m = 0 or it has
-    none), and e² of the subject's strata in bin b = (Σ_{s,b} d² + K p_b r_s) / (n_{s,b} + K) (a subject with no
-    grade: p_b); e = :func:`thousandths_root`, at least 1/1000; every e is 1 (a uniform draw) with no d² at all.
-    π ∝ √E[d²] minimises the estimate's variance (Zrnic and Candès 2024; why, and why bins of the judge's value:
-    docs/judge_assisted.md, "The draw", and docs/active_check.md)."""
+    the others'. e² is the subject's d² in the stratum's bin b (:func:`value_bins`) averaged with SHRINK pseudo-runs
+    of p_b r_s: p_b every subject's d² in b averaged with SHRINK pseudo-runs of m, the mean d²; r_s the subject's
+    mean d² / m (1 when it has none or m = 0). e = :func:`thousandths_root`, at least 1/1000; every e is 1 (a
+    uniform draw) with no d² at all. Why: docs/judge_assisted.md, "The draw", and docs/active_check.md."""
     chosen = tuple(runs) if subjects is None else tuple(subjects)
     residual = residual_squares(runs, basis)
     every = [d2 for pairs in residual.values() for _, d2 in pairs]
@@ -150,22 +144,18 @@ def spreads(runs: Mapping[str, Sequence[JudgedRun]], basis: frozenset[RunKey],
         for r, d2 in pairs:
             pooled[bin_of(r.judge)].append(d2)
             own[subject, bin_of(r.judge)].append(d2)
-    p = {b: (sum(pooled[b], Fraction(0)) + SHRINK * m) / (len(pooled[b]) + SHRINK) for b in pooled}
-    out = {}
-    for s in chosen:
-        for label, value in sorted({(stratum(r), r.judge) for r in runs[s]}):
-            here = own[s, bin_of(value)]
-            out[s, label] = thousandths_root((sum(here, Fraction(0)) + SHRINK * p[bin_of(value)] * ratio[s])
-                                             / (len(here) + SHRINK))
-    return out
+
+    def shrunk(d2: list[Fraction], prior: Fraction) -> Fraction:   # the mean of d² and SHRINK pseudo-runs of prior
+        return (sum(d2, Fraction(0)) + SHRINK * prior) / (len(d2) + SHRINK)
+    return {(s, label): thousandths_root(shrunk(own[s, bin_of(f)], shrunk(pooled[bin_of(f)], m) * ratio[s]))
+            for s in chosen for label, f in sorted({(stratum(r), r.judge) for r in runs[s]})}
 
 
 def value_bins(residual: Mapping[str, Sequence[tuple[JudgedRun, Fraction]]]) -> Callable[[Fraction], int]:
-    """The bin 0, 1, ... of a judge value f: the values of ``residual``'s runs (those with a human grade),
-    ascending, cut into bins of adjacent values each holding at least BIN_GRADES of those runs (a last bin holding
-    fewer joins the one before; one bin when they are fewer in all); any other value takes the bin of the nearest
-    graded value below it (the first bin below them all). The bins rest on the graded runs alone, so runs added
-    since do not move them."""
+    """The bin 0, 1, ... of a judge value f: the values of ``residual``'s runs (those with a human grade) ascending,
+    cut into bins of adjacent values each holding at least BIN_GRADES of those runs (a short last bin joins the one
+    before: one bin when they are fewer in all); any other value takes the bin of the nearest of them below it (below
+    them all: bin 0)."""
     held = Counter(r.judge for pairs in residual.values() for r, _ in pairs)
     values = sorted(held)
     index, count, of = 0, 0, []
@@ -255,8 +245,7 @@ def active(number: int, seed: int, runs: Mapping[str, Sequence[JudgedRun]], size
 def systematic_rounding(quotas: Sequence[Fraction], u: Fraction) -> list[int]:
     """Integers n_h with E[n_h] = q_h for ``quotas`` q_h >= 0 summing to an integer, their sum exactly that
     integer: ⌊q_h⌋ plus one where the running sum of the fractional parts F_h crosses u + m for an integer m
-    (F_{h−1} <= u + m < F_h), ``u`` uniform on [0, 1) (systematic sampling of the remainders, Madow 1949): a
-    stratum's extra run has probability exactly its fractional part."""
+    (F_{h−1} <= u + m < F_h), ``u`` uniform on [0, 1) (systematic sampling of the remainders, Madow 1949)."""
     out, before = [], Fraction(0)
     for q in quotas:
         after = before + q - math.floor(q)
@@ -276,30 +265,25 @@ def pending(draws: HumanDraws | None, runs: Mapping[str, Sequence[JudgedRun]]) -
 
 def rederived(draw: Draw, earlier: Sequence[Draw], over: Mapping[str, Sequence[JudgedRun]],
               runs: Mapping[str, Sequence[JudgedRun]], new: bool) -> Draw | str:
-    """The draw that ``draw``'s seed, design and size give over ``over``, the runs it records (:func:`recorded`;
-    its reviewers copied over), or why it cannot be re-derived. An active draw's spreads are the file's; for a draw
-    ``new`` in the change checked they must also be those the earlier draws' grades give now over every judged
-    subject's ``runs`` (docs/judge_assisted.md, "The check")."""
-    subjects = tuple(over)
+    """The draw (reviewers unassigned) that ``draw``'s seed, design and size give over ``over``, the runs it records
+    (:func:`recorded`), or why it cannot be re-derived. An active draw's spreads are the file's; for a draw ``new``
+    in the change checked they must also be those the earlier draws' grades give now over every judged subject's
+    ``runs`` (docs/judge_assisted.md, "The check, while data change")."""
     if draw.design != STRATIFIED:
         basis = frozenset(r.key for d in earlier for r in d.runs)
-        spread = dict(draw.spreads) or spreads(runs, basis, subjects)
+        spread = dict(draw.spreads) or spreads(runs, basis, list(over))
         if min(spread.values()) <= 0:
             return "a spread is 0 (every spread is at least 1/1000)"
-        if new and draw.spreads and spread != spreads(runs, basis, subjects):
+        if new and draw.spreads and spread != spreads(runs, basis, list(over)):
             return "its spreads are not those the human grades of the earlier draws' runs give"
         missing = [k for k in ((s, stratum(r)) for s in over for r in over[s]) if k not in spread]
         if missing:
             return f"no spread for {missing[0][0]}'s judge grade {missing[0][1]}"
     try:
-        made = (stratified(draw.number, draw.seed, over, draw.size or len(draw.runs)) if draw.design == STRATIFIED
+        return (stratified(draw.number, draw.seed, over, draw.size or len(draw.runs)) if draw.design == STRATIFIED
                 else active(draw.number, draw.seed, over, draw.size, spread))
     except ValueError as exc:
         return str(exc)
-    reviewers = {r.key: r.reviewer_id for r in draw.runs}
-    return Draw(made.number, made.design, made.seed,
-                tuple(DrawnRun(r.key, r.probability, reviewers.get(r.key)) for r in made.runs),
-                draw.subjects, draw.size, draw.spreads)
 
 
 def population(runs: Mapping[str, Sequence[JudgedRun]], subjects: Sequence[str]) -> tuple[Covered, ...]:
@@ -333,12 +317,10 @@ def recorded(draw: Draw, runs: Mapping[str, Sequence[JudgedRun]]) -> dict[str, l
 
 
 def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from: int | None = None) -> list[str]:
-    """What is wrong with each draw whose recorded runs are still there with the judge totals and strata it records
-    (:func:`recorded`) and that its seed and those runs do not reproduce (a hand edit), one message per draw,
-    ``$.draws[i]: ...``, [] when none; a draw whose runs changed since stands as recorded, its form the loader's
-    (why: docs/judge_assisted.md, "The check, while data change"). The draws from index ``new_from`` on are new in
-    the change checked (``rgbench validate --changed``): for them a population other than today's runs that no
-    earlier draw lists (:func:`undrawn`) is refused."""
+    """One message ``$.draws[i]: ...`` per wrong draw, [] when none. A draw whose runs are still as it records them
+    (:func:`recorded`) must be what its seed gives over them; one whose runs changed stands as recorded (its form is
+    the loader's). A draw from index ``new_from`` on (new in the change checked, ``rgbench validate --changed``) must
+    be over today's runs that no earlier draw lists (:func:`undrawn`). Why: docs/judge_assisted.md, "The check"."""
     messages = []
     for i, draw in enumerate(draws.draws):
         new = new_from is not None and i >= new_from
@@ -351,8 +333,8 @@ def verify(draws: HumanDraws, runs: Mapping[str, Sequence[JudgedRun]], new_from:
         if over is None:
             continue
         made = rederived(draw, draws.draws[:i], over, runs, new=new)
-        if isinstance(made, str) or made.runs != draw.runs:
-            why = made if isinstance(made, str) else _difference(draw, made)
+        why = made if isinstance(made, str) else _difference(draw, made)
+        if why:
             messages.append(f"$.draws[{i}]: draw {draw.number} ({draw.design}) is not what its seed and the judge's "
                             f"grades give: {why} (its subjects' runs and judge grades are those it records, so it must "
                             "re-derive: rgbench assign writes a draw and nobody edits it; restore the file from git)")
@@ -366,8 +348,8 @@ def _over_runs_left(draw: Draw, earlier: Sequence[Draw], runs: Mapping[str, Sequ
     return set(subjects) <= set(left) and population(left, subjects) == draw.population
 
 
-def _difference(recorded: Draw, made: Draw) -> str:
-    """The first difference of two draws' runs, in words."""
+def _difference(recorded: Draw, made: Draw) -> str | None:
+    """The first difference of two draws' runs and their probabilities, in words; None when there is none."""
     want = {r.key: r.probability for r in made.runs}
     have = {r.key: r.probability for r in recorded.runs}
     extra = sorted(set(have) - set(want))
@@ -376,5 +358,5 @@ def _difference(recorded: Draw, made: Draw) -> str:
     left = sorted(set(want) - set(have))
     if left:
         return f"it leaves out {'/'.join(left[0])}, which the draw picks"
-    key = next(k for k in sorted(have) if have[k] != want[k])
-    return f"{'/'.join(key)} has probability {have[key]}, the draw gives {want[key]}"
+    key = next((k for k in sorted(have) if have[k] != want[k]), None)
+    return None if key is None else f"{'/'.join(key)} has probability {have[key]}, the draw gives {want[key]}"

@@ -34,8 +34,9 @@ class Run(NamedTuple):
 
 @dataclass(frozen=True)
 class CaseSums:
-    """Per-case sums over a case's runs, exact, cases in ``case_ids`` order: ``runs`` n_c, ``labelled`` the runs with
-    a human value, ``drawn`` m_c, ``human`` Y_c, ``judge`` F_c, ``judge_drawn`` G_c (docs/judge_assisted.md)."""
+    """Per-case sums over a case's runs, exact, cases in ``case_ids`` order (f, y: a run's judge and human value; ξ/π
+    its weight, ξ = 1 when drawn): ``runs`` n_c, ``labelled`` the runs with a human value, ``drawn`` m_c = Σ ξ/π,
+    ``human`` Y_c = Σ ξ y/π, ``judge`` F_c = Σ f, ``judge_drawn`` G_c = Σ ξ f/π."""
 
     case_ids: tuple[str, ...]
     runs: tuple[int, ...]
@@ -231,11 +232,13 @@ def stratified_draw(strata: Sequence[Hashable], size: int, rng: np.random.Genera
 def drawn_within(strata: Sequence[K], take: Mapping[K, int], rng: np.random.Generator) -> list[bool]:
     """Per unit, whether it is drawn: ``take[h]`` of the units of each stratum h (a label of ``strata``) without
     replacement, the strata in the order of their repr, each by one ``rng.choice`` over its units in their order."""
+    groups: dict[K, list[int]] = {}
+    for i, label in enumerate(strata):
+        groups.setdefault(label, []).append(i)
     drawn = [False] * len(strata)
-    for k in sorted(set(strata), key=repr):
-        units = [i for i, label in enumerate(strata) if label == k]
-        for i in rng.choice(len(units), size=take[k], replace=False).tolist():
-            drawn[units[i]] = True
+    for k in sorted(groups, key=repr):
+        for i in rng.choice(len(groups[k]), size=take[k], replace=False).tolist():
+            drawn[groups[k][i]] = True
     return drawn
 
 

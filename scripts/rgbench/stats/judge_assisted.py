@@ -1,7 +1,6 @@
-"""Judge-assisted, human-anchored means (issue 28): the power-tuned, inverse-probability-weighted PPI++ estimate
-theta = Hy + λ (Mf − Hf) with the case as the unit, its case-bootstrap intervals, and the stratified draw of runs
-for a human. The method, its formulas, references and degenerate cases: docs/judge_assisted.md, "The estimator"
-(:func:`fit` computes them with case weights); the board's figures: :mod:`.judge_assisted_board`.
+"""Judge-assisted, human-anchored means (issue 28): the inverse-probability-weighted PPI++ estimate theta = Hy +
+λ (Mf − Hf) with the case as the unit, its case-bootstrap intervals, and the stratified draw of runs for a human.
+Method, formulas, references and degenerate cases: docs/judge_assisted.md; the board: :mod:`.judge_assisted_board`.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from .seeds import data_digest, generator
 
 Number = int | Fraction
 K = TypeVar("K")
+Part = tuple[int, float]   # (units K_g, their share V_g of the estimate's variance)
 
 
 class Run(NamedTuple):
@@ -34,9 +34,9 @@ class Run(NamedTuple):
 
 @dataclass(frozen=True)
 class CaseSums:
-    """Per-case sums over a case's runs, cases in ``case_ids`` order, exact; f is a run's judge value, y its human
-    value and ξ/π its weight (ξ = 1 for a drawn run, else 0): ``runs`` n_c, ``labelled`` the case's runs with a
-    human value, ``drawn`` m_c = Σ ξ/π, ``human`` Y_c = Σ ξ y/π, ``judge`` F_c = Σ f, ``judge_drawn`` G_c = Σ ξ f/π."""
+    """Per-case sums over a case's runs, exact, cases in ``case_ids`` order (f, y: a run's judge and human value; ξ/π
+    its weight, ξ = 1 when drawn): ``runs`` n_c, ``labelled`` the runs with a human value, ``drawn`` m_c = Σ ξ/π,
+    ``human`` Y_c = Σ ξ y/π, ``judge`` F_c = Σ f, ``judge_drawn`` G_c = Σ ξ f/π."""
 
     case_ids: tuple[str, ...]
     runs: tuple[int, ...]
@@ -69,7 +69,7 @@ def case_sums(runs: Sequence[Run]) -> CaseSums:
             raise ValueError(f"case {run.case_id}: a labelled run has weight {w}, below 0 "
                              "(a weight is an inverse probability: 0 for a run no draw listed)")
         f = Fraction(run.judge)
-        adds: tuple[int | Fraction, ...] = (1, int(w != 0), w, Fraction(run.human or 0) * w, f, f * w)   # n, labelled, m, Y, F, G
+        adds = (Fraction(1), Fraction(w != 0), w, Fraction(run.human or 0) * w, f, f * w)   # n, labelled, m, Y, F, G
         by_case[run.case_id] = [s + v for s, v in zip(by_case.get(run.case_id, [Fraction(0)] * 6), adds)]
     ids = tuple(sorted(by_case))
     columns = [tuple(by_case[c][j] for c in ids) for j in range(6)]
@@ -89,8 +89,8 @@ class Fit(NamedTuple):
 
 def fit(sums: CaseSums, w: np.ndarray) -> Fit:
     """:class:`Fit` per row of the case weights ``w`` (R x K; 1 for the data, a replicate's bootstrap counts), every
-    sum over cases weighted by w (N = Σ w n, M = Σ w m, Hy = Σ w Y / M, ..., λ = clip(−Σ w a b / Σ w b², 0, 1), 0 when
-    Σ w b² = 0), in w's arithmetic: exact for an object array, else float64. NaN (but in ``influence``) where M = 0."""
+    sum of docs/judge_assisted.md over cases weighted by w (λ = 0 where Σ w b² = 0), in w's arithmetic: exact for an
+    object array, else float64. NaN (but in ``influence``) where M = 0."""
     n, m, y, f, g = (numbers_like(w, v) for v in (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
     big_n, big_m = w @ n, w @ m
     anchored = big_m != 0
@@ -110,8 +110,8 @@ def fit(sums: CaseSums, w: np.ndarray) -> Fit:
 
 
 class Estimate(NamedTuple):
-    """One subject's judge-assisted mean: ``theta`` and ``lam`` exact, the human values used (``labels``), ``standard_error``
-    √V(λ) and the human grades it is worth, ``effective`` = labels · V(0) / V(λ) (inf when V(λ) = 0 < V(0))."""
+    """One subject's estimate: ``theta`` and ``lam`` exact, ``labels`` the human values used, ``standard_error``
+    √V(λ) and ``effective`` = labels · V(0) / V(λ), the human grades it is worth (inf when V(λ) = 0 < V(0))."""
 
     theta: Fraction
     lam: Fraction
@@ -132,15 +132,10 @@ def estimate(sums: CaseSums) -> Estimate | None:
     return Estimate(theta, lam, sums.labels, float(variance) ** 0.5, effective)
 
 
-Part = tuple[int, float]   # (units K_g, their share V_g of the estimate's variance)
-
-
 def expanded_confidence(confidence: Fraction, parts: Sequence[Part], resamples: int) -> Fraction:
-    """Hesterberg's expanded level c' for a bootstrap variance that sums independent ``parts`` (K_g units, share V_g;
-    :func:`variance_parts`): 2 Φ(t_{ν, (1+c)/2} · s) − 1, Welch-Satterthwaite ν = (Σ V_g)² / Σ V_g²/(K_g − 1), s² =
-    Σ V_g K_g/(K_g − 1) / Σ V_g (docs/judge_assisted.md, "Interval"). Parts of no variance are left out (all: the
-    first counts), so one part of K is Hesterberg's 2 Φ(t_{K−1, (1+c)/2} · √(K/(K − 1))) − 1. Capped at 1 − 1/B (B =
-    ``resamples``), which a part of K <= 3 reaches, and any part of K <= 1 (no df)."""
+    """Hesterberg's expanded level c' = 2 Φ(t_{ν, (1+c)/2} · s) − 1 for a bootstrap variance summing independent
+    ``parts`` (:func:`variance_parts`; ν and s: docs/judge_assisted.md, "Interval"), parts of no variance left out
+    (all: the first counts). At most 1 − 1/B (B = ``resamples``), which a part of K <= 3 reaches, and any of K <= 1."""
     from scipy.special import ndtr, stdtrit  # imported here: scipy's import costs time (as in .pairwise)
     cap = 1 - Fraction(1, resamples)
     if min(k for k, _ in parts) < 2:   # a part of one unit: no df, even where its influence happens to be 0
@@ -159,9 +154,8 @@ def labelled_cases(sums: CaseSums) -> int:
 
 
 def variance_parts(sums: CaseSums) -> list[Part]:
-    """[(K_L, V_L), (K_U, V_U)]: theta's V(λ) = Σ u_c² (u: :class:`Fit`'s influence, float) on the cases with a human
-    value and on the K_U others, which the judge alone carries (u = λ (F_c − Mf n_c) / N; 0 without a judge); one
-    part [(K_L, V(λ))] with fewer than two others. For :func:`expanded_confidence`."""
+    """[(K_L, V_L), (K_U, V_U)] for :func:`expanded_confidence`: theta's V(λ) = Σ u_c² (u: :class:`Fit`'s influence,
+    float) on the cases with a human value and on the K_U others; one part [(K_L, V(λ))] with fewer than two others."""
     u = fit(sums, np.ones((1, len(sums.case_ids)))).influence[0]
     has = np.asarray(sums.labelled) > 0
     known, others = int(has.sum()), int((~has).sum())
@@ -193,8 +187,7 @@ def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
 
 def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
     """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the shared cases), λ re-estimated per
-    subject, at the higher of the two subjects' :func:`expanded_confidence` on those cases (as resample's two-sample
-    ones take the fewer units)."""
+    subject, at the higher of the two subjects' :func:`expanded_confidence` on those cases."""
     a, b = shared(first, second)
     if not a.labels or not b.labels:
         return None
@@ -204,23 +197,23 @@ def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, c
 
 def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:
     """``total`` shared between the keys of ``sizes`` in proportion to their sizes by largest remainder, exactly: each
-    takes the floor of its quota total · size / Σ sizes, raised to its minimum; while short, the largest remainders
-    one more each (never above a size); while over, the key furthest above its quota one less (never below its
-    minimum); ties: the earlier key in ``sizes``. ValueError when ``total`` is below Σ minimums or above Σ sizes."""
-    if not sum(minimums.values()) <= total <= sum(sizes.values()):
+    takes the floor of its quota total · size / Σ sizes, raised to its minimum; while short, the largest remainders one
+    more each (never above a size); while over, the key furthest above its quota one less (never below its minimum);
+    ties: the earlier key in ``sizes``. ValueError when ``total`` is below Σ minimums or above Σ sizes."""
+    whole = sum(sizes.values())
+    if not sum(minimums.values()) <= total <= whole:
         raise ValueError(f"cannot share {total} between sizes {dict(sizes)} with minimums {dict(minimums)}")
     keys = list(sizes)
-    whole = sum(sizes.values())
     quota = {k: Fraction(total * sizes[k], whole) for k in keys}
     take = {k: min(sizes[k], max(minimums[k], math.floor(quota[k]))) for k in keys}
-    by_remainder = sorted(keys, key=lambda k: (-(quota[k] - math.floor(quota[k])), keys.index(k)))
+    by_remainder = sorted(keys, key=lambda k: math.floor(quota[k]) - quota[k])   # stable: ties keep the keys' order
     while sum(take.values()) < total:
         k = next(k for k in by_remainder if take[k] < sizes[k])
         take[k] += 1
         by_remainder.remove(k)
         by_remainder.append(k)
     while sum(take.values()) > total:
-        k = max((k for k in keys if take[k] > minimums[k]), key=lambda k: (take[k] - quota[k], -keys.index(k)))
+        k = max((k for k in keys if take[k] > minimums[k]), key=lambda k: take[k] - quota[k])   # the first of ties
         take[k] -= 1
     return take
 
@@ -250,7 +243,6 @@ def drawn_within(strata: Sequence[K], take: Mapping[K, int], rng: np.random.Gene
 
 
 def draw_generator(seed: int, label: str, units: Sequence[tuple[str, Number]]) -> np.random.Generator:
-    """The stream ``judge-draw`` over the digest of ``["judge-draw", seed, label, units]``: ``label`` names the part of
-    a draw (``draw <k>: <subject_id>``), ``units`` its (case id, judge value) pairs in canonical order (parsed values,
-    never file bytes or run labels; :mod:`.seeds`)."""
+    """The stream ``judge-draw`` over the digest of ``["judge-draw", seed, label, units]``: ``label`` a draw's part
+    (``draw <k>: <subject_id>``), ``units`` its (case id, judge value) pairs in canonical order (parsed values only)."""
     return generator("judge-draw", [data_digest(["judge-draw", seed, label, [list(u) for u in units]])])

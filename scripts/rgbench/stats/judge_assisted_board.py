@@ -1,7 +1,6 @@
 """judge_assisted.csv, judge_assisted_pairs.csv and judge_assisted_criteria.csv: the board's figures by
-:mod:`.judge_assisted` in judge-assisted mode (the method, and why pairs are read from intervals: docs/judge_assisted.md,
-"On the board"). Each figure has its own λ per subject and an interval over the draw of the subject's own cases
-(:func:`draw_of`), so a judge biased on one subject moves no other subject's figures.
+:mod:`.judge_assisted`, each with its own λ per subject and an interval over the draw of the subject's own cases
+(:func:`draw_of`); the method, and why pairs are read from intervals: docs/judge_assisted.md, "On the board".
 """
 
 from __future__ import annotations
@@ -33,6 +32,11 @@ FIGURES = ("P", "s_bar", "Q_final")
 ASSISTED_FILE = "judge_assisted.csv"
 PAIRS_FILE = "judge_assisted_pairs.csv"
 CRITERIA_FILE = "judge_assisted_criteria.csv"
+SUFFIXES = ("", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")   # per figure
+ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "pending",
+                    "judge_human_r", *(f + s for f in FIGURES for s in SUFFIXES), "rank_set_low", "rank_set_high")
+PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
+CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", *(f"mean{suffix}" for suffix in SUFFIXES[:6]))
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,7 @@ def correlation(runs: Sequence[ppi.Run]) -> float | None:
 
 def human_only(sums: ppi.CaseSums) -> ppi.CaseSums:
     """The same sums with a judge of 0 on every run: λ = 0, so the estimate is the human-only Hy."""
-    zero = tuple(Fraction(0) for _ in sums.case_ids)
+    zero = (Fraction(0),) * len(sums.case_ids)
     return replace(sums, judge=zero, judge_drawn=zero)
 
 
@@ -161,7 +165,7 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         counts = draw_of(stats.seed, own["Q_final"].case_ids, stats.bootstrap_resamples)
         figures = {f: (proportion_figure if f == "P" else figure)(own[f], counts, confidence)
                    if usable else Figure(None, None, None, None) for f in own}
-        criteria = {c: figure(ppi.case_sums(runs), counts, confidence) for c, runs in s.criteria.items()} if usable else {}
+        criteria = {c: figure(ppi.case_sums(runs), counts, confidence) for c, runs in s.criteria.items() if usable}
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged, s.pending,
                                 correlation(s.runs["Q_final"]), figures, criteria=criteria, uncovered=s.uncovered))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
@@ -183,11 +187,10 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
 
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[ppi.CaseSums], counts: np.ndarray, confidence: Fraction
                        ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """(simultaneous, marginal) rank sets (rank 1 = highest) of the subjects with ``sums`` on one list of cases: the
-    bootstrap-t max stepdown :func:`.rank_sets.sets_from` (Romano and Wolf 2005; Mogstad, Romano, Shaikh and Wilhelm
-    2024), each difference studentised by SE_jk² = Σ_c (u_jc − u_kc)² over :attr:`.judge_assisted.Fit.influence`, a
-    replicate's by its own floored at SE_jk / 2 (docs/judge_assisted.md, "On the board"; aggregate_metrics.md §35). A
-    pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
+    """(simultaneous, marginal) rank sets (rank 1 = highest) of the subjects with ``sums`` on one list of cases by
+    :func:`.rank_sets.sets_from`, each difference studentised by SE_jk² = Σ_c (u_jc − u_kc)² (u:
+    :attr:`.judge_assisted.Fit.influence`), a replicate's by its own floored at SE_jk / 2 (docs/judge_assisted.md, "On
+    the board"). A pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
     p = len(estimates)
     fits = [ppi.fit(s, counts) for s in sums]
     theta = np.column_stack([f.theta for f in fits])
@@ -213,20 +216,12 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[ppi.CaseSums],
     return sets_from(Studentised(z - z.T, first, second, out), confidence)
 
 
-SUFFIXES = ("", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")   # a figure's cells
-ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "pending", "judge_human_r",
-                    *(f + suffix for f in FIGURES for suffix in SUFFIXES), "rank_set_low", "rank_set_high")
-PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
-CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", *(f"mean{suffix}" for suffix in SUFFIXES[:6]))
-
-
 def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str, dict[str, tuple]]]) -> dict[str, Table]:
     """The three tables' cells, as written (every number rounded once, :mod:`rgbench.numfmt`); the criteria's has
     a row per subject with an estimate and criterion, in the rubric's order."""
     def figure_cells(fig: Figure | None) -> tuple[str, ...]:
-        if fig is None or fig.estimate is None:
+        if fig is None or (est := fig.estimate) is None:
             return ("",) * 8
-        est = fig.estimate
         return (fmt_fixed(est.theta), *fmt_interval(fig.interval), *fmt_interval(fig.human_only), fmt_fixed(est.lam),
                 fmt_fixed(fig.bias), fmt_float(est.effective if est.effective != float("inf") else None))
     out_rows = tuple(

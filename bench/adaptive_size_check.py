@@ -16,6 +16,16 @@ run (``HumanDraws.weight``; tests/test_human_draws.py), so the estimate is the m
 Reported: its bias in units of its SD over the replications (Monte-Carlo SE 1/√reps), the mean total grades, the
 share of replications that stop after the pilot, and the coverage of the 95% interval mean ± t_{n−1} · √((1/n −
 1/N) s²_n). Streams fixed by --seed.
+
+**On the board** (:func:`board_rows`, at --reps / 10 replications): the same question with every piece the
+production one. The model and human draws of bench/plan_check.py (bench/judge_assisted_check.py's benchmarks:
+subject A's Q_final, a judge of latent correlation rho, draws stratified by the judge's pass, each further draw
+over the runs not drawn yet and the draws pooled by :meth:`rgbench.load.draws.HumanDraws.weight`); the further
+draw's size from :func:`rgbench.stats.grading_plan.grades_for_half_width` on the pilot's estimate and BCa interval
+(:func:`rgbench.stats.judge_assisted.interval`), as `rgbench plan` counts it (None, a target grading cannot reach:
+every run left); the interval the board's. Target: 0.75 or 1 times the mean pilot half-width. Bias: the mean of
+theta − the benchmark's own mean of A's runs, in units of the SD of theta − the truth (the error the interval
+covers); coverage of the truth (the normal law's mean).
 """
 
 from __future__ import annotations
@@ -30,7 +40,15 @@ from scipy.stats import t as student
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 
-from judge_assisted_check import study_main  # noqa: E402
+sys.path.insert(0, str(REPO / "scripts"))
+
+import plan_check  # noqa: E402
+from judge_assisted_check import CONFIDENCE, MUS, RESAMPLES, study_main, sums_of, truth  # noqa: E402
+
+from rgbench.load.draws import STRATIFIED, Covered, Draw, DrawnRun, HumanDraws  # noqa: E402
+from rgbench.stats.bootstrap import case_counts  # noqa: E402
+from rgbench.stats.grading_plan import grades_for_half_width  # noqa: E402
+from rgbench.stats.judge_assisted import CaseSums, estimate, interval, stratified_draw  # noqa: E402
 
 OUT = REPO / "docs" / "adaptive_size_check.md"
 N = 300
@@ -96,6 +114,79 @@ def fixed(pop: np.ndarray, n: int, reps: int, rng: np.random.Generator) -> dict:
             "coverage": float(np.concatenate(covered).mean())}
 
 
+# (name, plan_check design index, pilot n0) of the board part
+BOARD_DESIGNS = (("100 cases x 3 runs, rho_Q 0.7", 0, 40), ("100 cases x 3 runs, judge uncorrelated", 1, 40),
+                 ("30 cases x 3 runs, rho_Q 0.7", 3, 20))
+
+
+def further(draws: tuple[Draw, ...], keys: list, strata: list, size: int, rng: np.random.Generator
+            ) -> tuple[Draw, ...]:
+    """``draws`` and one more stratified draw of ``size`` over the runs none of them lists (as `rgbench assign`)."""
+    listed = {run.key for draw in draws for run in draw.runs}
+    left = [i for i, key in enumerate(keys) if key not in listed]
+    picked, pi = stratified_draw([strata[i] for i in left], size, rng)
+    runs = tuple(DrawnRun(keys[i], p, None) for i, d, p in zip(left, picked, pi) if d)
+    return (*draws, Draw(len(draws) + 1, STRATIFIED, 0, runs,
+                         population=(Covered("s", tuple(keys[i][1:] for i in left), ""),)))
+
+
+def pooled(draws: tuple[Draw, ...], keys: list, y: np.ndarray, f: np.ndarray) -> tuple[CaseSums, list]:
+    """(CaseSums, labelled (y, f, w)) of subject A's runs under ``draws``, w the production weight."""
+    pool = HumanDraws("judge", draws)
+    w = np.array([float(pool.weight(key)) for key in keys])
+    drawn = (w > 0).reshape(y.shape)
+    pi = np.where(w > 0, 1 / np.where(w > 0, w, 1), 1.0).reshape(y.shape)
+    labelled = [(float(a), float(b), float(x)) for a, b, x in zip(y.ravel(), f.ravel(), w) if x > 0]
+    return sums_of(y, f, drawn, pi), labelled
+
+
+def board_rows(name: str, index: int, n0: int, reps: int, seed: int) -> list[str]:
+    """The board part's rows of one design (its own stream): per target and rule, the table row."""
+    design = plan_check.DESIGNS[index]
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 28, index])))
+    total, t = design.cases * design.runs, truth(MUS[0])[2]
+    keys = [("s", f"c{c:04d}", f"r{j}") for c in range(design.cases) for j in range(design.runs)]
+    pilots = []
+    for _ in range(reps):
+        y, f, passed = plan_check.benchmark(design, rng)[0]
+        strata = passed.ravel().tolist()
+        draws = further((), keys, strata, n0, rng)
+        counts = case_counts(rng, design.cases, RESAMPLES)
+        sums, labelled = pooled(draws, keys, y, f)
+        bounds = interval(sums, counts, CONFIDENCE)
+        est = estimate(sums)
+        assert bounds is not None and est is not None
+        pilots.append((y, f, strata, draws, counts, plan_check.plan_phase(sums, labelled, est),
+                       (bounds[1] - bounds[0]) / 2))
+    mean_half = float(np.mean([p[-1] for p in pilots]))
+    lines = []
+    for shrink in TARGETS:
+        counts_wanted = []
+        for *_, phase_now, half in pilots:
+            need = grades_for_half_width(half, phase_now, shrink * mean_half, CONFIDENCE, RESAMPLES).needed
+            counts_wanted.append(total - n0 if need is None else need)
+        fixed_more = round(float(np.mean(counts_wanted)))
+        rules = {"plan's count": counts_wanted,
+                 "always a further draw, at least the pilot": [max(c, n0) for c in counts_wanted],
+                 "fixed in advance": [fixed_more] * reps}
+        for label, sizes_of in rules.items():
+            errors, drift, covered = [], [], []
+            for (y, f, strata, draws, counts, _, _), more in zip(pilots, sizes_of):
+                more = min(max(more, 2), total - n0) if more else 0   # a stratified draw takes one per stratum
+                final = further(draws, keys, strata, more, rng) if more else draws
+                sums, _ = pooled(final, keys, y, f)
+                est, bounds = estimate(sums), interval(sums, counts, CONFIDENCE)
+                assert est is not None and bounds is not None
+                errors.append(float(est.theta) - t)
+                drift.append(float(est.theta) - float(y.mean()))
+                covered.append(bounds[0] <= t <= bounds[1])
+            mean_n = n0 + float(np.mean([min(max(m, 2), total - n0) if m else 0 for m in sizes_of]))
+            stop = float(np.mean(np.array(sizes_of) == 0))
+            lines.append(f"| {name} | {n0} | {shrink:g} | {label} | {mean_n:.1f} | {100 * stop:.0f}% | "
+                         f"{np.mean(drift) / np.std(errors):+.3f} | {100 * np.mean(covered):.1f}% |")
+    return lines
+
+
 def write(reps: int, seed: int) -> str:
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed])))
     lines = ["# A further draw sized from the data", "",
@@ -113,6 +204,16 @@ def write(reps: int, seed: int) -> str:
                 for label, res in results.items():
                     lines.append(f"| {name} | {n1} | {shrink:g} | {label} | {res['n']:.1f} | "
                                  f"{100 * res['stop']:.0f}% | {res['bias']:+.3f} | {100 * res['coverage']:.1f}% |")
+    board = max(reps // 10, 2)
+    lines += ["", "## On the board", "",
+              f"Every piece the production one (the docstring's second part): {board:,} replications per design, "
+              f"each benchmark's pilot shared by the rules; Monte-Carlo SE of a bias about {1 / math.sqrt(board):.3f} "
+              f"SD, of a coverage near 95% {100 * math.sqrt(0.95 * 0.05 / board):.1f} points. Subject A's Q_final; "
+              "bias: theta less the benchmark's own mean, in SDs of theta less the truth.", "",
+              "| design | pilot | target | further draw | mean total n | stop | bias (SD) | coverage |",
+              "|---|---:|---:|---|---:|---:|---:|---:|"]
+    for name, index, n0 in BOARD_DESIGNS:
+        lines += board_rows(name, index, n0, board, seed)
     return "\n".join(lines) + "\n"
 
 

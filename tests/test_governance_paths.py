@@ -94,6 +94,19 @@ def test_paths_outside_the_data_folders_unsafe_names_and_large_files(bench, caps
     assert len([line for line in out.splitlines() if line.startswith("::error ")]) == 2
 
 
+def test_the_human_draws_have_their_own_size_limit():
+    # subjects/human_draws.json grows with runs x draws: a maintainer's 5 MB of draws passes the gate's 1 MB default,
+    # 70 MB does not (DRAWS_MAX_BYTES, the loader's limit of the file)
+    from rgbench.governance.pr_paths import check_changes
+    from rgbench.load.draws import DRAWS_FILE, DRAWS_MAX_BYTES
+    def errors(size: int) -> list[str]:
+        change = Change("M", DRAWS_FILE, DRAWS_FILE, "100644", "b" * 40)
+        found, _, _ = check_changes([change], {"b" * 40: size}, maintainer=True)
+        return [p.message for p in found]
+    assert errors(5_000_000) == []
+    assert errors(70_000_000) == [f"is 70000000 bytes, above the limit of {DRAWS_MAX_BYTES} (is it the right file?)"]
+
+
 def test_only_the_pull_requests_own_changes_count(bench, capsys):
     # The base moving on (a maintainer's code change) does not blame the pull request.
     repo, tree, base = bench

@@ -15,6 +15,7 @@ import pytest
 
 from rgbench.load.draws import DRAWS_FILE, Covered, Draw, DrawnRun, HumanDraws, draws_document, read_draws
 from rgbench.load.loader import load_tree
+from rgbench.problems import Problem
 from rgbench.load.spec import load_spec
 
 CONFIG = "system/metrics/v1.0/config.yaml"
@@ -165,6 +166,24 @@ def test_a_valid_file_gives_the_draws_their_weights_and_its_canonical_bytes(judg
     spec, _ = load_spec(judged)
     tree, _ = load_tree(judged, spec)   # the loader reads it in judge-assisted mode and hashes it
     assert tree is not None and tree.draws == draws and DRAWS_FILE in tree.inputs
+
+
+def test_a_draws_file_beyond_the_inputs_1_mib_is_read_up_to_its_own_limit(judged, monkeypatch):
+    # the file grows with runs x draws (58 subjects x 300 runs take 1.2 MB in one draw): 1.5 MB of it loads; the
+    # same file above DRAWS_MAX_BYTES (lowered here) is one problem, no traceback
+    import rgbench.load.draws as draws_module
+    write(judged, a_document(judged))
+    text = (judged / DRAWS_FILE).read_text(encoding="utf-8")
+    (judged / DRAWS_FILE).write_text(text.rstrip("\n") + " " * 1_500_000 + "\n", encoding="utf-8")   # blanks: JSON
+    spec, _ = load_spec(judged)
+    tree, problems = load_tree(judged, spec)
+    assert problems == [] and tree is not None and tree.draws is not None and DRAWS_FILE in tree.inputs
+    assert draws_module.DRAWS_MAX_BYTES == 64 << 20
+    monkeypatch.setattr(draws_module, "DRAWS_MAX_BYTES", 1 << 20)
+    size = (judged / DRAWS_FILE).stat().st_size
+    assert read(judged) == (None, [Problem(DRAWS_FILE, f"is larger than {1 << 20} bytes ({size} or more); "
+                                                                    "no input of this benchmark needs that much "
+                                                                    "(shorten it)")])
 
 
 def test_draws_document_sorts_runs_and_draws_and_writes_lowest_terms():

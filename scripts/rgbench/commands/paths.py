@@ -40,7 +40,7 @@ from ..governance.pr_paths import (
     registry_additions,
 )
 from ..leaderboard.readme import README_FILE
-from ..load.draws import DRAWS_FILE
+from ..load.draws import DRAWS_FILE, DRAWS_MAX_BYTES
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import REVIEWERS_FILE
 from ..load.spec import load_spec
@@ -68,8 +68,10 @@ def run(args: argparse.Namespace) -> int:
             readme_regenerated=README_FILE in modified and readme_is_regenerated(
                 *blobs(README_FILE), read_blob(args.root, head, LEADERBOARD_MARKDOWN)),
             registry_added=registry_additions(*blobs(REGISTRY_FILE)) if REGISTRY_FILE in modified else set(),
+            # read only within its size limit (a larger one is refused by size below)
             draws_problem=draws_appended(*blobs(DRAWS_FILE)) if any(
-                c.path == DRAWS_FILE and c.status in "MD" for c in changes) else None,
+                c.path == DRAWS_FILE and c.status in "MD" and sizes.get(c.new_blob, 0) <= DRAWS_MAX_BYTES
+                for c in changes) else None,
             author=args.author,
             # the base's registries, never the pull request's: it cannot grant its author anything
             authority=authority_from_blobs(read_blob(args.root, base, REGISTRY_FILE),

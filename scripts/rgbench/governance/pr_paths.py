@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..leaderboard.readme import README_FILE, replace_block, split_readme
-from ..load.draws import DRAWS_FILE, draw_list
+from ..load.draws import DRAWS_FILE, DRAWS_MAX_BYTES, draw_list
 from ..load.parsing import ParseError, decode_utf8, loads_yaml_strict
 from ..load.registry import REGISTRY_FILE
 from ..load.reviewers import ASSIGNMENTS_FILE, REVIEWERS_FILE
@@ -319,8 +319,9 @@ def check_changes(changes: Iterable[Change], sizes: dict[str, int], *, max_bytes
         if misplaced is not None:
             errors.append(Problem(change.path, misplaced))
         size = sizes.get(change.new_blob)
-        # what compute_metrics writes into results/ (and its snapshots) grows with the board
-        limit = MAX_RESULT_BYTES if change.path.startswith("results/") else max_bytes
+        # what compute_metrics writes into results/ (and its snapshots) grows with the board, the draws with the runs
+        limit = (MAX_RESULT_BYTES if change.path.startswith("results/") else
+                 max(max_bytes, DRAWS_MAX_BYTES) if change.path == DRAWS_FILE else max_bytes)
         if adds_content and size is not None and size > limit:
             errors.append(Problem(change.path, f"is {size} bytes, above the limit of {limit} (is it the right file?)"))
         if adds_content and size and change.path.split("/")[-1] == GITKEEP:

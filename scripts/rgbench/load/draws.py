@@ -22,6 +22,9 @@ from .spec import Spec
 from .validation import keyed_problems, toolkit_schema
 
 DRAWS_FILE = "subjects/human_draws.json"
+# The file grows with the runs and the draws (each draw records every run it holds, about 30 bytes a run, and each
+# run it picks, about 115): 58 subjects x 300 runs take 1.2 MB in one draw, so it is read up to 64 MiB, not 1 MiB.
+DRAWS_MAX_BYTES = 64 << 20
 STRATIFIED, ACTIVE = "stratified", "active"   # the designs: --draw (proportional), --next (π ∝ the spreads)
 STRATA = ("subject_id", "judge_grade")        # what every draw is stratified by (the file's stratified_by)
 RunKey = tuple[str, str, str]   # (subject_id, case_id, run_id), as tree.responses keys
@@ -208,7 +211,7 @@ def read_draws(root: Path, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanD
     probability outside (0, 1], draws not numbered 1..k or runs not sorted and unique (every problem at once)."""
     if not os.path.lexists(Path(root) / DRAWS_FILE):
         return None, []
-    data, problems = read_single_file(root, DRAWS_FILE)
+    data, problems = read_single_file(root, DRAWS_FILE, DRAWS_MAX_BYTES)
     if data is None:
         return None, problems
     try:

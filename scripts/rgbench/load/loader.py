@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..problems import Problem
 from .consolidate import KNOWN_POLICIES, policy_of
-from .draws import DRAWS_FILE, read_draws
+from .draws import DRAWS_FILE, DRAWS_MAX_BYTES, read_draws
 from .extract import (
     CONSOLIDATED,
     EVALUATION,
@@ -522,7 +522,7 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
         draws, problems = read_draws(root, spec, responses)
         col.problems.extend(problems)
         if draws is not None:
-            col.inputs[DRAWS_FILE] = hashlib.sha256(read_bytes(root, DRAWS_FILE)).hexdigest()
+            col.inputs[DRAWS_FILE] = hashlib.sha256(read_bytes(root, DRAWS_FILE, DRAWS_MAX_BYTES)).hexdigest()
     elif os.path.lexists(Path(root) / DRAWS_FILE):
         col.add(DRAWS_FILE, f"estimation is human in {spec.config_path}, so the draws are never read (set estimation: "
                             "judge-assisted and judge, or remove the file)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import NamedTuple, TypeVar
@@ -173,26 +173,36 @@ def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interv
 
 
 def shared(first: CaseSums, second: CaseSums) -> tuple[CaseSums, CaseSums]:
-    """Both subjects restricted to the cases they share (sorted by id): the cases a paired difference uses."""
-    common = sorted(set(first.case_ids) & set(second.case_ids))
-    return first.restricted(common), second.restricted(common)
+    """Both subjects restricted to the cases they share (sorted by id): the cases a paired difference uses; a subject
+    whose cases are those already is returned as it is."""
+    common = tuple(sorted(set(first.case_ids) & set(second.case_ids)))
+    return tuple(s if s.case_ids == common else s.restricted(common) for s in (first, second))  # type: ignore[return-value]
 
 
-def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
+def difference(first: CaseSums, second: CaseSums, estimated: Callable[[CaseSums], Estimate | None] = estimate
+               ) -> Fraction | None:
     """theta(first) − theta(second) on the cases they share, each with its own λ, exactly; None when either has no
-    human value there."""
-    a, b = (estimate(s) for s in shared(first, second))
+    human value there. ``estimated``: :func:`estimate`, or a memo of it (a board compares each subject with every
+    other)."""
+    a, b = (estimated(s) for s in shared(first, second))
     return None if a is None or b is None else a.theta - b.theta
 
 
-def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
+def fitted_theta(sums: CaseSums, w: np.ndarray) -> np.ndarray:
+    """:class:`Fit`'s theta per row of the case weights ``w``: the statistic the bootstrap resamples."""
+    return fit(sums, w).theta
+
+
+def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction,
+                        theta: Callable[[CaseSums, np.ndarray], np.ndarray] = fitted_theta) -> Interval | None:
     """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the shared cases), λ re-estimated per
-    subject, at the higher of the two subjects' :func:`expanded_confidence` on those cases."""
+    subject, at the higher of the two subjects' :func:`expanded_confidence` on those cases. ``theta``:
+    :func:`fitted_theta`, or a memo of it."""
     a, b = shared(first, second)
     if not a.labels or not b.labels:
         return None
     level = max(expanded_confidence(confidence, variance_parts(s), len(counts)) for s in (a, b))
-    return bca_interval(lambda w: fit(a, w).theta - fit(b, w).theta, len(a.case_ids), counts, level)
+    return bca_interval(lambda w: theta(a, w) - theta(b, w), len(a.case_ids), counts, level)
 
 
 def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:

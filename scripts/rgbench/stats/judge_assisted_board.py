@@ -6,10 +6,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
+from typing import TypeVar
 
 import numpy as np
 
@@ -27,6 +28,8 @@ from .outputs import fmt_float, fmt_interval
 from .rank_sets import ZERO_SHARE, Studentised, sets_from
 from .seeds import generator, seed_digest
 from .wilson import wilson_interval
+
+T = TypeVar("T")
 
 FIGURES = ("P", "s_bar", "Q_final")
 ASSISTED_FILE = "judge_assisted.csv"
@@ -178,11 +181,32 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
                                          [sums[sid]["Q_final"].restricted(union) for sid in ranked], counts, confidence)
     sets = dict(zip(ranked, simultaneous))
     rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
+    # every subject meets every other: its estimate and replicates on the cases of a pair, computed once
+    estimated, replicated = by_identity(ppi.estimate), by_identity(ppi.fitted_theta)
     def compared(first: ppi.CaseSums, second: ppi.CaseSums) -> tuple:   # on the union's columns of the cases both have
         on = np.flatnonzero(np.isin(union, first.case_ids) & np.isin(union, second.case_ids))
-        return ppi.difference(first, second), ppi.difference_interval(first, second, counts[:, on], confidence)
+        columns = counts if len(on) == len(union) else counts[:, on]
+        return (ppi.difference(first, second, estimated),
+                ppi.difference_interval(first, second, columns, confidence, replicated))
     return rows, [(a, b, {f: compared(first, sums[b][f]) for f, first in sums[a].items()})
                   for a, b in combinations(ranked, 2)]
+
+
+def by_identity(function: Callable[..., T]) -> Callable[..., T]:
+    """``function`` of (an object, arrays) remembered per object and the arrays' shapes and bytes (a digest, taken
+    once per array object): the same result, computed once. Objects are kept alive, so an id stays their own."""
+    store: dict[tuple, tuple[object, T]] = {}
+    digests: dict[int, tuple[np.ndarray, tuple]] = {}
+    def digest(a: np.ndarray) -> tuple:
+        if id(a) not in digests:
+            digests[id(a)] = (a, (a.shape, hashlib.blake2b(a.tobytes(), digest_size=16).digest()))
+        return digests[id(a)][1]
+    def call(first: object, *arrays: np.ndarray) -> T:
+        key = (id(first), *(digest(a) for a in arrays))
+        if key not in store:
+            store[key] = (first, function(first, *arrays))
+        return store[key][1]
+    return call
 
 
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[ppi.CaseSums], counts: np.ndarray, confidence: Fraction

@@ -422,7 +422,7 @@ def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):
     assert run_script("assign", ["--root", str(root), "--draw", "10", "--subjects", "synth-000"]) == 0
     # 10 runs after the 23 of draw 1: assign says a draw smaller than the ones before, sized from the data, can bias
     # the estimate (docs/adaptive_size_check.md)
-    assert ("synth-000: 10 runs, fewer than the 23 drawn before: sized from the data (rgbench plan), such a draw can "
+    assert ("  fewer runs than drawn before (synth-000 10 of 23): sized from the data (rgbench plan), such a draw can "
             "bias the estimate") in capsys.readouterr().out
     _, out, _ = plan(capsys, "--root", str(root))
     assert "(synth-000 10, synth-003 1)" in out

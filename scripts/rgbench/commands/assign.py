@@ -147,11 +147,11 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
     for subject in sorted(set(chosen) - set(over)):
         print(f"  {subject} left out: every run of it is drawn already")
     before = Counter(r.key[0] for d in existing.draws for r in d.runs)
-    for subject, taken in sorted(Counter(r.key[0] for r in made.runs).items()):
-        if taken < before[subject]:
-            print(f"  {subject}: {taken} runs, fewer than the {before[subject]} drawn before: sized from the data "
-                  "(rgbench plan), such a draw can bias the estimate (docs/judge_assisted.md, \"A size chosen from "
-                  "the data\")")
+    fewer = [f"{subject} {taken} of {before[subject]}" for subject, taken in
+             sorted(Counter(r.key[0] for r in made.runs).items()) if taken < before[subject]]
+    if fewer:
+        print(f"  fewer runs than drawn before ({', '.join(fewer)}): sized from the data (rgbench plan), such a draw "
+              "can bias the estimate (docs/judge_assisted.md, \"A size chosen from the data\")")
     for subject, why in left_out.items():
         print(f"  {subject} left out: {why}")
     return 0

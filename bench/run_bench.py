@@ -40,6 +40,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 from large_board import kept_section  # noqa: E402  (bench/, this script's folder)
 
 PAIRWISE_START, PAIRWISE_END = "<!-- pairwise-boards:start -->", "<!-- pairwise-boards:end -->"  # pairwise_boards.py
+ASSISTED_START, ASSISTED_END = ("<!-- judge-assisted-boards:start -->",   # judge_assisted_boards.py
+                                "<!-- judge-assisted-boards:end -->")
 
 from rgbench.cli import COMMANDS, RESULT_STEPS  # noqa: E402
 
@@ -177,7 +179,8 @@ def main() -> int:
               f"{kinds['code']} of code, {kinds['docstring']} of docstrings, {kinds['comment']} of comments, "
               f"{kinds['blank']} blank.", ""]
     old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    kept = kept_section(old) + kept_section(old, PAIRWISE_START, PAIRWISE_END)   # large_board.py's, pairwise_boards.py's
+    kept = (kept_section(old) + kept_section(old, PAIRWISE_START, PAIRWISE_END)   # large_board.py's, pairwise_boards.py's
+            + kept_section(old, ASSISTED_START, ASSISTED_END))                     # judge_assisted_boards.py's
     args.out.write_text("\n".join(lines) + ("\n" + kept if kept else ""), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

@@ -103,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
         return refuse(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}")
     confidence, resamples = stats.confidence_level, stats.bootstrap_resamples
     subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi)}
-    board, pairs = assisted_rows(list(subjects.values()), spec)   # the board's figures and pairs, as make metrics
+    # the board's figures and pairs, as make metrics computes them (the criterion means aside)
+    board, pairs = assisted_rows(list(subjects.values()), spec, with_criteria=False)
     runs = {sid: s.runs[figure] for sid, s in subjects.items()}
     draws = tree.draws or HumanDraws(spec.judge, ())
     precision = {sid: draws.precision(sid) for sid in subjects}

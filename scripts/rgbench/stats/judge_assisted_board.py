@@ -155,10 +155,11 @@ def proportion_figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fracti
     return replace(fig, interval=bounds, human_only=bounds)
 
 
-def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collection[str] = ()
-                  ) -> tuple[list[AssistedRow], list[tuple[str, str, dict[str, tuple]]]]:
-    """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures; among the subjects with
-    a Q_final estimate not ``excluded`` (disqualified), the rank sets and (a, b, figure -> (difference, interval))."""
+def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collection[str] = (),
+                  with_criteria: bool = True) -> tuple[list[AssistedRow], list[tuple[str, str, dict[str, tuple]]]]:
+    """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures (its criterion means
+    unless not ``with_criteria``); among the subjects with a Q_final estimate not ``excluded`` (disqualified), the
+    rank sets and (a, b, figure -> (difference, interval))."""
     stats, confidence = spec.stats, spec.stats.confidence_level
     sums = {s.subject_id: {f: ppi.case_sums(runs) for f, runs in s.runs.items()} for s in subjects}
     rows = []
@@ -168,7 +169,8 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         counts = draw_of(stats.seed, own["Q_final"].case_ids, stats.bootstrap_resamples)
         figures = {f: (proportion_figure if f == "P" else figure)(own[f], counts, confidence)
                    if usable else Figure(None, None, None, None) for f in own}
-        criteria = {c: figure(ppi.case_sums(runs), counts, confidence) for c, runs in s.criteria.items() if usable}
+        criteria = {c: figure(ppi.case_sums(runs), counts, confidence) for c, runs in s.criteria.items()
+                    if usable and with_criteria}
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged, s.pending,
                                 correlation(s.runs["Q_final"]), figures, criteria=criteria, uncovered=s.uncovered))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}

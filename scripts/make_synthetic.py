@@ -351,8 +351,10 @@ def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: 
     """Rewrite the tree at ``out`` for several graders: every scored run gets ``graders - 1`` further grades in
     scoring_multi/ by other human reviewers (and, with ``judge``, one by the llm-judge ``JUDGE_ID``, lenient by one
     step); subjects/reviewers.yaml registers them all; with ``graders`` > 1, config.yaml sets
-    ``board_grades: consolidated`` and ``consolidation_policy: policy``. Counts of what was written."""
+    ``board_grades: consolidated`` and ``consolidation_policy: policy``. A judge-assisted tree keeps its judge, who
+    grades every run already (``judge`` adds nothing there). Counts of what was written."""
     spec = _spec(out)
+    judge = judge and not spec.judge_assisted
     rng = random.Random(f"graders:{seed}")
     pool = [f"rev-{i}" for i in range(1, max(6, graders) + 1)]
     counts = {"further_grades": 0, "judge_grades": 0}
@@ -368,7 +370,7 @@ def add_graders(out: Path, graders: int, policy: str | None, judge: bool, seed: 
             name = f"{grade['case_id']}__{grade['run_id']}__eval-{grade['reviewer_id']}.json"
             (folder / name).write_bytes(_dump(grade))
             counts["judge_grades" if grade["reviewer_id"] == JUDGE_ID else "further_grades"] += 1
-    _write_reviewers(out, pool, judge)
+    _write_reviewers(out, pool, judge or spec.judge_assisted)
     if graders > 1:
         config = out / spec.config_path
         _set_config_key(config, "board_grades", "consolidated")

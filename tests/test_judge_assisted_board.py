@@ -292,3 +292,23 @@ def test_rgbench_compute_alone_writes_the_judge_assisted_tables_as_make_metrics_
     assert run_script("compute", ["--root", str(root)]) == 0
     for name in ("judge_assisted.csv", "judge_assisted_pairs.csv", "judge_assisted_criteria.csv"):
         assert (root / "results" / name).read_bytes() == (EXAMPLE / "results" / name).read_bytes(), name
+
+
+def test_three_human_raters_per_answer_in_judge_assisted_mode(tmp_path, capsys):
+    # a real benchmark's shape: the drawn answers each graded by three humans (the median their label), the judge
+    # grading every answer; make_synthetic keeps its judge registered and its grades, and make metrics runs
+    import make_synthetic
+
+    from rgbench.cli import run_script
+    out = tmp_path / "tree"
+    assert make_synthetic.main(["--subjects", "3", "--cases", "12", "--runs", "1", "--out", str(out),
+                                "--judge-assisted", "--graders", "3", "--policy", "median"]) == 0
+    assert f"id: {make_synthetic.JUDGE_ID}" in (out / "subjects" / "reviewers.yaml").read_text(encoding="utf-8")
+    judged = list((out / "scoring_multi").rglob(f"*__eval-{make_synthetic.JUDGE_ID}.json"))
+    responses = list((out / "responses").rglob("*.json"))
+    assert len(judged) == len(responses)   # the judge's grade of every run, none overwritten or added
+    capsys.readouterr()
+    assert run_script("metrics", ["--root", str(out)]) == 0
+    with (out / "results" / "judge_assisted.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 3 and all(int(r["human_grades"]) > 0 and r["Q_final_low"] for r in rows)

@@ -15,8 +15,8 @@ import pytest
 
 from rgbench.load.draws import DRAWS_FILE, Covered, Draw, DrawnRun, HumanDraws, draws_document, read_draws
 from rgbench.load.loader import load_tree
-from rgbench.problems import Problem
 from rgbench.load.spec import load_spec
+from rgbench.problems import Problem
 
 CONFIG = "system/metrics/v1.0/config.yaml"
 REGENERATE = "(the toolkit writes this file: rgbench assign; a draw is never edited by hand)"

@@ -18,8 +18,19 @@ import pytest
 from treebuilder import REPO
 
 from rgbench.numfmt import fmt_fixed
-from rgbench.stats.bootstrap import case_counts
-from rgbench.stats.judge_assisted import Run, case_sums, difference_interval, estimate, fitted_theta, interval, shared
+from rgbench.stats.bootstrap import bca_interval, case_counts
+from rgbench.stats.judge_assisted import (
+    Run,
+    case_sums,
+    difference_interval,
+    estimate,
+    expanded_confidence,
+    fit,
+    interval,
+    replicated,
+    shared,
+    variance_parts,
+)
 from rgbench.stats.judge_assisted_board import (
     ASSISTED_COLUMNS,
     CRITERIA_COLUMNS,
@@ -28,7 +39,6 @@ from rgbench.stats.judge_assisted_board import (
     assisted_rank_sets,
     assisted_rows,
     assisted_tables,
-    by_identity,
     correlation,
     draw_of,
     figure,
@@ -113,28 +123,23 @@ def _subject(rng: np.random.Generator, sid: str, shift: float, judge_bias: int =
 SPEC = SimpleNamespace(stats=SimpleNamespace(seed=0, bootstrap_resamples=400, confidence_level=C95))
 
 
-def test_the_pairs_memo_computes_once_per_object_and_weights_and_gives_the_same_interval():
-    calls = []
-    def counted(first, w):
-        calls.append(1)
-        return w.sum(axis=1) + len(first)
-    memo = by_identity(counted)
-    a, b, w = [1, 2], [1, 2], np.ones((2, 3))
-    assert memo(a, w).tolist() == memo(a, w.copy()).tolist() == [5.0, 5.0]   # equal bytes, another array: once
-    assert len(calls) == 1
-    memo(b, w)                      # an equal object is another object: computed for it
-    memo(a, np.zeros((2, 3)))       # other weights
-    memo(a, np.ones((3, 2)))        # same bytes, other shape
-    assert len(calls) == 4
-    # a pair whose subjects share every case keeps them as they are, and the memo gives the plain interval
+def test_a_difference_interval_from_each_subjects_bootstrap_values_is_the_interval_of_the_difference():
+    # the board computes each subject's bootstrap values once and differences them: the same interval, to the bit,
+    # as the bootstrap of theta(first) − theta(second) (the statistic is a difference, so its values are)
     first = case_sums([Run("c1", 1, 1, 2), Run("c2", 0, 0, 2), Run("c3", 1, 0, 2), Run("c4", 0), Run("c5", 1, 1, 2)])
     second = case_sums([Run("c1", 0, 1, 2), Run("c2", 1, 0, 2), Run("c3", 1, 1, 2), Run("c4", 1), Run("c5", 0, 0, 2)])
-    assert all(x is y for x, y in zip(shared(first, second), (first, second)))
+    assert all(x is y for x, y in zip(shared(first, second), (first, second)))   # every case shared: as they are
     fewer = case_sums([Run("c1", 0, 1, 2), Run("c2", 1, 0, 2)])
     assert shared(first, fewer)[0] is not first and shared(first, fewer)[1] is fewer
     counts = case_counts(np.random.default_rng(1), 5, 200)
-    plain = difference_interval(first, second, counts, C95)
-    assert plain is not None and difference_interval(first, second, counts, C95, by_identity(fitted_theta)) == plain
+    level = max(expanded_confidence(C95, variance_parts(s), 200) for s in (first, second))
+    whole = bca_interval(lambda w: fit(first, w).theta - fit(second, w).theta, 5, counts, level)
+    assert whole is not None and difference_interval(first, second, counts, C95) == whole
+    calls = []
+    def remembered(s, draw):
+        calls.append(s)
+        return replicated(s, draw)
+    assert difference_interval(first, second, counts, C95, remembered) == whole and calls == [first, second]
 
 
 def test_rank_sets_separate_distant_subjects_and_tie_equal_ones():

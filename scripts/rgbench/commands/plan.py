@@ -103,8 +103,12 @@ def run(args: argparse.Namespace) -> int:
         return refuse(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}")
     confidence, resamples = stats.confidence_level, stats.bootstrap_resamples
     subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi)}
-    # the board's figures and pairs, as make metrics computes them (the criterion means aside)
-    board, pairs = assisted_rows(list(subjects.values()), spec, with_criteria=False)
+    def neighbouring(rows: list) -> list[tuple[str, str]]:   # the pairs neighbours() reads: none other is computed
+        estimated = [(r.figures[figure].estimate, r.subject_id) for r in rows]
+        ranked = [sid for _, sid in sorted((-est.theta, sid) for est, sid in estimated if est is not None)]
+        return list(zip(ranked, ranked[1:]))
+    # the board's figures and pairs, as make metrics computes them (the criterion means and other pairs aside)
+    board, pairs = assisted_rows(list(subjects.values()), spec, with_criteria=False, pairs_of=neighbouring)
     runs = {sid: s.runs[figure] for sid, s in subjects.items()}
     draws = tree.draws or HumanDraws(spec.judge, ())
     precision = {sid: draws.precision(sid) for sid in subjects}

@@ -14,7 +14,7 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from .bootstrap import Interval, bca_interval, numbers_like
+from .bootstrap import Interval, bca_bounds, bca_interval, bootstrap_values, jackknife_acceleration, numbers_like
 from .seeds import data_digest, generator
 
 Number = int | Fraction
@@ -188,21 +188,26 @@ def difference(first: CaseSums, second: CaseSums, estimated: Callable[[CaseSums]
     return None if a is None or b is None else a.theta - b.theta
 
 
-def fitted_theta(sums: CaseSums, w: np.ndarray) -> np.ndarray:
-    """:class:`Fit`'s theta per row of the case weights ``w``: the statistic the bootstrap resamples."""
-    return fit(sums, w).theta
+Values = tuple[float, np.ndarray, np.ndarray]   # :func:`.bootstrap.bootstrap_values` of theta
+
+
+def replicated(sums: CaseSums, counts: np.ndarray) -> Values:
+    """theta's bootstrap values over the case draw ``counts`` (:func:`.bootstrap.bootstrap_values`: its estimate,
+    leave-one-case-out values and replicates, in float), λ re-estimated in each."""
+    return bootstrap_values(lambda w: fit(sums, w).theta, len(sums.case_ids), counts)
 
 
 def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction,
-                        theta: Callable[[CaseSums, np.ndarray], np.ndarray] = fitted_theta) -> Interval | None:
+                        values: Callable[[CaseSums, np.ndarray], Values] = replicated) -> Interval | None:
     """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the shared cases), λ re-estimated per
-    subject, at the higher of the two subjects' :func:`expanded_confidence` on those cases. ``theta``:
-    :func:`fitted_theta`, or a memo of it."""
+    subject, at the higher of the two subjects' :func:`expanded_confidence` on those cases: each subject's
+    ``values`` (:func:`replicated`, or a memo of it), differenced."""
     a, b = shared(first, second)
     if not a.labels or not b.labels:
         return None
     level = max(expanded_confidence(confidence, variance_parts(s), len(counts)) for s in (a, b))
-    return bca_interval(lambda w: theta(a, w) - theta(b, w), len(a.case_ids), counts, level)
+    (point_a, jack_a, reps_a), (point_b, jack_b, reps_b) = values(a, counts), values(b, counts)
+    return bca_bounds(point_a - point_b, reps_a - reps_b, jackknife_acceleration(jack_a - jack_b), level)
 
 
 def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:

@@ -6,11 +6,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
-from typing import TypeVar
 
 import numpy as np
 
@@ -28,8 +27,6 @@ from .outputs import fmt_float, fmt_interval
 from .rank_sets import ZERO_SHARE, Studentised, sets_from
 from .seeds import generator, seed_digest
 from .wilson import wilson_interval
-
-T = TypeVar("T")
 
 FIGURES = ("P", "s_bar", "Q_final")
 ASSISTED_FILE = "judge_assisted.csv"
@@ -156,10 +153,13 @@ def proportion_figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fracti
 
 
 def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collection[str] = (),
-                  with_criteria: bool = True) -> tuple[list[AssistedRow], list[tuple[str, str, dict[str, tuple]]]]:
+                  with_criteria: bool = True,
+                  pairs_of: Callable[[list[AssistedRow]], Iterable[tuple[str, str]]] | None = None
+                  ) -> tuple[list[AssistedRow], list[tuple[str, str, dict[str, tuple]]]]:
     """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures (its criterion means
     unless not ``with_criteria``); among the subjects with a Q_final estimate not ``excluded`` (disqualified), the
-    rank sets and (a, b, figure -> (difference, interval))."""
+    rank sets and (a, b, figure -> (difference, interval)) for every pair (a ranked above b), or for the pairs of
+    those subjects ``pairs_of`` the rows names (`rgbench plan`: the neighbours it plans for)."""
     stats, confidence = spec.stats, spec.stats.confidence_level
     sums = {s.subject_id: {f: ppi.case_sums(runs) for f, runs in s.runs.items()} for s in subjects}
     rows = []
@@ -183,32 +183,22 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
                                          [sums[sid]["Q_final"].restricted(union) for sid in ranked], counts, confidence)
     sets = dict(zip(ranked, simultaneous))
     rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
-    # every subject meets every other: its estimate and replicates on the cases of a pair, computed once
-    estimated, replicated = by_identity(ppi.estimate), by_identity(ppi.fitted_theta)
+    # every subject meets every other: a subject with every case of the union (the pair's cases, so it is compared
+    # as it is) has its estimate and bootstrap values computed once, keyed by its sums (alive in ``sums``)
+    memo: dict[int, tuple] = {}
+    def once(s: ppi.CaseSums) -> tuple:
+        if id(s) not in memo:
+            memo[id(s)] = (ppi.estimate(s), ppi.replicated(s, counts))
+        return memo[id(s)]
     def compared(first: ppi.CaseSums, second: ppi.CaseSums) -> tuple:   # on the union's columns of the cases both have
         on = np.flatnonzero(np.isin(union, first.case_ids) & np.isin(union, second.case_ids))
-        columns = counts if len(on) == len(union) else counts[:, on]
-        return (ppi.difference(first, second, estimated),
-                ppi.difference_interval(first, second, columns, confidence, replicated))
-    return rows, [(a, b, {f: compared(first, sums[b][f]) for f, first in sums[a].items()})
-                  for a, b in combinations(ranked, 2)]
-
-
-def by_identity(function: Callable[..., T]) -> Callable[..., T]:
-    """``function`` of (an object, arrays) remembered per object and the arrays' shapes and bytes (a digest, taken
-    once per array object): the same result, computed once. Objects are kept alive, so an id stays their own."""
-    store: dict[tuple, tuple[object, T]] = {}
-    digests: dict[int, tuple[np.ndarray, tuple]] = {}
-    def digest(a: np.ndarray) -> tuple:
-        if id(a) not in digests:
-            digests[id(a)] = (a, (a.shape, hashlib.blake2b(a.tobytes(), digest_size=16).digest()))
-        return digests[id(a)][1]
-    def call(first: object, *arrays: np.ndarray) -> T:
-        key = (id(first), *(digest(a) for a in arrays))
-        if key not in store:
-            store[key] = (first, function(first, *arrays))
-        return store[key][1]
-    return call
+        if len(on) < len(union):
+            return ppi.difference(first, second), ppi.difference_interval(first, second, counts[:, on], confidence)
+        return (ppi.difference(first, second, lambda s: once(s)[0]),
+                ppi.difference_interval(first, second, counts, confidence, lambda s, _: once(s)[1]))
+    chosen = combinations(ranked, 2) if pairs_of is None else [
+        (a, b) for a, b in pairs_of(rows) if a in sets and b in sets]
+    return rows, [(a, b, {f: compared(first, sums[b][f]) for f, first in sums[a].items()}) for a, b in chosen]
 
 
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[ppi.CaseSums], counts: np.ndarray, confidence: Fraction

@@ -13,7 +13,6 @@ metrics runs once through bench/phases.py in a fresh process (bench/large_board.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -21,7 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from large_board import CHILD_ENV, PY, REPO, measured_phases  # bench/, this script's folder
+# bench/, this script's folder
+from large_board import CHILD_ENV, PY, REPO, board_arguments, measured_phases, write_section
 
 START, END = "<!-- judge-assisted-boards:start -->", "<!-- judge-assisted-boards:end -->"
 DRAWS = Path("subjects/human_draws.json")
@@ -44,11 +44,7 @@ def timed_plan(tree: Path) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", nargs="+", default=["58x100x3", "58x805x1"])
-    parser.add_argument("--work", type=Path, default=Path("/tmp/rgbench-bench"), help="where the trees are built")
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS.md")
-    args = parser.parse_args()
+    args = board_arguments(__doc__ or "", ["58x100x3", "58x805x1"])
     lines = [START, "## Judge-assisted mode on large boards (issue 28)", "",
              "One run of `make metrics` (`bench/judge_assisted_boards.py`, through `bench/phases.py`) and one of "
              "`rgbench plan` per board, trees from `make_synthetic.py --judge-assisted` (seed 0). Wall time follows "
@@ -69,14 +65,7 @@ def main() -> int:
         lines.append(f"| {size} | {draws:.2f} | {wall:.1f} ({cpu:.1f}) | {peak:.0f} | {plan_wall:.1f} | "
                      f"{plan_peak:.0f} | {BEFORE.get(size, '')} |")
         print(size, draws, wall, cpu, peak, plan_wall, plan_peak)
-    block = "\n".join(lines + ["", END]) + "\n"
-    old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    if START in old and END in old:
-        head, _, rest = old.partition(START)
-        text = head + block.rstrip("\n") + rest.partition(END)[2]
-    else:
-        text = old.rstrip("\n") + "\n\n" + block
-    args.out.write_text(text, encoding="utf-8")
+    write_section(args.out, lines, START, END)
     return 0
 
 

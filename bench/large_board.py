@@ -84,6 +84,28 @@ def with_section(text: str, block: str) -> str:
     return text.rstrip("\n") + "\n\n" + block
 
 
+def board_arguments(doc: str, sizes: list[str]) -> argparse.Namespace:
+    """The command line of a large-board script: --sizes (default ``sizes``), --work, --out."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", nargs="+", default=sizes)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/rgbench-bench"), help="where the trees are built")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS.md")
+    return parser.parse_args()
+
+
+def write_section(out: Path, lines: list[str], start: str, end: str) -> None:
+    """Write ``lines`` (the first ``start``) and ``end`` into ``out`` in place of the block between the two markers,
+    or after the text when there is none."""
+    block = "\n".join(lines + ["", end]) + "\n"
+    old = out.read_text(encoding="utf-8") if out.exists() else ""
+    if start in old and end in old:
+        head, _, rest = old.partition(start)
+        text = head + block.rstrip("\n") + rest.partition(end)[2]
+    else:
+        text = old.rstrip("\n") + "\n\n" + block
+    out.write_text(text, encoding="utf-8")
+
+
 def kept_section(text: str, start: str = START, end: str = END) -> str:
     """The block of ``text`` marked by ``start`` and ``end`` (with its markers and a final newline), or ``""``:
     run_bench.py keeps it."""

@@ -13,7 +13,6 @@ Written into bench/RESULTS.md between two marker lines; bench/run_bench.py keeps
 
 from __future__ import annotations
 
-import argparse
 import csv
 import shutil
 import subprocess
@@ -21,7 +20,8 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-from large_board import PY, REPO, measured_phases  # bench/, this script's folder
+# bench/, this script's folder
+from large_board import PY, REPO, board_arguments, measured_phases, write_section
 
 sys.path.insert(0, str(REPO / "scripts"))
 from rgbench.stats.pairwise import CLOSE, EXACT, RANKED_FAMILY, SADDLEPOINT  # noqa: E402
@@ -49,11 +49,7 @@ def resolution(pairwise_csv: Path) -> dict[str, object]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", nargs="+", default=["100x300x3", "58x805x1"])
-    parser.add_argument("--work", type=Path, default=Path("/tmp/rgbench-bench"), help="where the trees are built")
-    parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS.md")
-    args = parser.parse_args()
+    args = board_arguments(__doc__ or "", ["100x300x3", "58x805x1"])
     lines = [START, "## Pairwise tests on large boards (issue 25)", "",
              "One run of `make metrics` per board (`bench/pairwise_boards.py`, through `bench/phases.py`); the "
              "family is the pairs of ranked subjects; unresolvable: p_min > 0.05 / pairs (no correction can make the "
@@ -82,14 +78,7 @@ def main() -> int:
                      f"{r['significant']} ({before[3] if before else ''}) | {r[EXACT]} / {r[SADDLEPOINT]} | "
                      f"{nearest} |")
         print(size, wall, cpu, peak, r)
-    block = "\n".join(lines + ["", END]) + "\n"
-    old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    if START in old and END in old:
-        head, _, rest = old.partition(START)
-        text = head + block.rstrip("\n") + rest.partition(END)[2]
-    else:
-        text = old.rstrip("\n") + "\n\n" + block
-    args.out.write_text(text, encoding="utf-8")
+    write_section(args.out, lines, START, END)
     return 0
 
 

@@ -176,7 +176,8 @@ def shared(first: CaseSums, second: CaseSums) -> tuple[CaseSums, CaseSums]:
     """Both subjects restricted to the cases they share (sorted by id): the cases a paired difference uses; a subject
     whose cases are those already is returned as it is."""
     common = tuple(sorted(set(first.case_ids) & set(second.case_ids)))
-    return tuple(s if s.case_ids == common else s.restricted(common) for s in (first, second))  # type: ignore[return-value]
+    a, b = (s if s.case_ids == common else s.restricted(common) for s in (first, second))
+    return a, b
 
 
 def difference(first: CaseSums, second: CaseSums, estimated: Callable[[CaseSums], Estimate | None] = estimate

@@ -43,12 +43,11 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "scripts"))
 
 import plan_check  # noqa: E402
-from judge_assisted_check import CONFIDENCE, MUS, RESAMPLES, study_main, sums_of, truth  # noqa: E402
+from judge_assisted_check import CONFIDENCE, MUS, RESAMPLES, study_main, truth  # noqa: E402
 
-from rgbench.load.draws import STRATIFIED, Covered, Draw, DrawnRun, HumanDraws  # noqa: E402
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.grading_plan import grades_for_half_width  # noqa: E402
-from rgbench.stats.judge_assisted import CaseSums, estimate, interval, stratified_draw  # noqa: E402
+from rgbench.stats.judge_assisted import estimate, interval  # noqa: E402
 
 OUT = REPO / "docs" / "adaptive_size_check.md"
 N = 300
@@ -119,40 +118,19 @@ BOARD_DESIGNS = (("100 cases x 3 runs, rho_Q 0.7", 0, 40), ("100 cases x 3 runs,
                  ("30 cases x 3 runs, rho_Q 0.7", 3, 20))
 
 
-def further(draws: tuple[Draw, ...], keys: list, strata: list, size: int, rng: np.random.Generator
-            ) -> tuple[Draw, ...]:
-    """``draws`` and one more stratified draw of ``size`` over the runs none of them lists (as `rgbench assign`)."""
-    listed = {run.key for draw in draws for run in draw.runs}
-    left = [i for i, key in enumerate(keys) if key not in listed]
-    picked, pi = stratified_draw([strata[i] for i in left], size, rng)
-    runs = tuple(DrawnRun(keys[i], p, None) for i, d, p in zip(left, picked, pi) if d)
-    return (*draws, Draw(len(draws) + 1, STRATIFIED, 0, runs,
-                         population=(Covered("s", tuple(keys[i][1:] for i in left), ""),)))
-
-
-def pooled(draws: tuple[Draw, ...], keys: list, y: np.ndarray, f: np.ndarray) -> tuple[CaseSums, list]:
-    """(CaseSums, labelled (y, f, w)) of subject A's runs under ``draws``, w the production weight."""
-    pool = HumanDraws("judge", draws)
-    w = np.array([float(pool.weight(key)) for key in keys])
-    drawn = (w > 0).reshape(y.shape)
-    pi = np.where(w > 0, 1 / np.where(w > 0, w, 1), 1.0).reshape(y.shape)
-    labelled = [(float(a), float(b), float(x)) for a, b, x in zip(y.ravel(), f.ravel(), w) if x > 0]
-    return sums_of(y, f, drawn, pi), labelled
-
-
 def board_rows(name: str, index: int, n0: int, reps: int, seed: int) -> list[str]:
     """The board part's rows of one design (its own stream): per target and rule, the table row."""
     design = plan_check.DESIGNS[index]
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 28, index])))
     total, t = design.cases * design.runs, truth(MUS[0])[2]
-    keys = [("s", f"c{c:04d}", f"r{j}") for c in range(design.cases) for j in range(design.runs)]
+    keys = plan_check.keys_of(design.cases, design.runs)
     pilots = []
     for _ in range(reps):
         y, f, passed = plan_check.benchmark(design, rng)[0]
         strata = passed.ravel().tolist()
-        draws = further((), keys, strata, n0, rng)
+        draws = plan_check.further((), keys, strata, n0, rng)
         counts = case_counts(rng, design.cases, RESAMPLES)
-        sums, labelled = pooled(draws, keys, y, f)
+        sums, labelled = plan_check.pooled(draws, keys, y, f)
         bounds = interval(sums, counts, CONFIDENCE)
         est = estimate(sums)
         assert bounds is not None and est is not None
@@ -173,8 +151,8 @@ def board_rows(name: str, index: int, n0: int, reps: int, seed: int) -> list[str
             errors, drift, covered = [], [], []
             for (y, f, strata, draws, counts, _, _), more in zip(pilots, sizes_of):
                 more = min(max(more, 2), total - n0) if more else 0   # a stratified draw takes one per stratum
-                final = further(draws, keys, strata, more, rng) if more else draws
-                sums, _ = pooled(final, keys, y, f)
+                final = plan_check.further(draws, keys, strata, more, rng) if more else draws
+                sums, _ = plan_check.pooled(final, keys, y, f)
                 est, bounds = estimate(sums), interval(sums, counts, CONFIDENCE)
                 assert est is not None and bounds is not None
                 errors.append(float(est.theta) - t)

@@ -226,27 +226,43 @@ def benchmark(design: Design, rng: np.random.Generator):
     return out
 
 
+def further(draws: tuple[Draw, ...], keys: list, strata: list, size: int, rng: np.random.Generator
+            ) -> tuple[Draw, ...]:
+    """``draws`` and one more stratified draw of ``size`` over the runs none of them lists (as `rgbench assign`)."""
+    listed = {run.key for draw in draws for run in draw.runs}
+    left = [i for i, key in enumerate(keys) if key not in listed]
+    picked, pi = stratified_draw([strata[i] for i in left], size, rng)
+    runs = tuple(DrawnRun(keys[i], p, None) for i, d, p in zip(left, picked, pi) if d)
+    return (*draws, Draw(len(draws) + 1, STRATIFIED, 0, runs,
+                         population=(Covered("s", tuple(keys[i][1:] for i in left), ""),)))
+
+
+def pooled(draws: tuple[Draw, ...], keys: list, y: np.ndarray, f: np.ndarray):
+    """(CaseSums, labelled (y, f, w)) of one subject's runs ``keys`` under ``draws``, each w the PRODUCTION
+    :meth:`rgbench.load.draws.HumanDraws.weight`."""
+    pool = HumanDraws("judge", draws)
+    w = np.array([float(pool.weight(key)) for key in keys])
+    drawn = (w > 0).reshape(y.shape)
+    pi = np.where(w > 0, 1 / np.where(w > 0, w, 1), 1.0).reshape(y.shape)
+    labelled = [(float(a), float(b), float(x)) for a, b, x in zip(y.ravel(), f.ravel(), w) if x > 0]
+    return sums_of(y, f, drawn, pi), labelled
+
+
+def keys_of(k: int, r: int) -> list:
+    """The run keys of one subject of k cases x r runs, in the value arrays' order."""
+    return [("s", f"c{c:04d}", f"r{j}") for c in range(k) for j in range(r)]
+
+
 def drawn_sums(values, n: int, rng: np.random.Generator, start: int | None = None):
     """(CaseSums, labelled (y, f, w) list) of one subject with n human grades stratified by the judge's pass: one
     draw of n, or (``start`` below n) a pilot of ``start`` and a further draw of n − ``start`` over the runs the
-    pilot did not list (as `rgbench assign` draws), each w the PRODUCTION :meth:`rgbench.load.draws.HumanDraws.weight`."""
+    pilot did not list (as `rgbench assign` draws; :func:`further`, :func:`pooled`)."""
     y, f, strata = values
-    k, r = y.shape
-    keys = [("s", f"c{c:04d}", f"r{j}") for c in range(k) for j in range(r)]
-    flat = strata.ravel().tolist()
-    made: list[Draw] = []
-    for number, size in enumerate((n,) if start is None or start >= n else (start, n - start), 1):
-        listed = {run.key for draw in made for run in draw.runs}
-        left = [i for i, key in enumerate(keys) if key not in listed]
-        drawn_list, pi_list = stratified_draw([flat[i] for i in left], size, rng)
-        picked = tuple(DrawnRun(keys[i], p, None) for i, d, p in zip(left, drawn_list, pi_list) if d)
-        made.append(Draw(number, STRATIFIED, 0, picked, population=(Covered("s", tuple(keys[i][1:] for i in left), ""),)))
-    draws = HumanDraws("judge", tuple(made))
-    w = np.array([float(draws.weight(key)) for key in keys])
-    drawn = (w > 0).reshape(k, r)
-    pi = np.where(w > 0, 1 / np.where(w > 0, w, 1), 1.0).reshape(k, r)
-    labelled = [(float(a), float(b), float(x)) for a, b, x in zip(y.ravel(), f.ravel(), w) if x > 0]
-    return sums_of(y, f, drawn, pi), labelled
+    keys = keys_of(*y.shape)
+    draws: tuple[Draw, ...] = ()
+    for size in (n,) if start is None or start >= n else (start, n - start):
+        draws = further(draws, keys, strata.ravel().tolist(), size, rng)
+    return pooled(draws, keys, y, f)
 
 
 def half(bounds) -> float:

@@ -346,6 +346,26 @@ def test_attack_a_pull_request_that_edits_an_earlier_human_draw_is_refused_even_
     assert status == 1 and f"subjects/human_draws.json: draw 1 of the base is removed ({fix})" in err
 
 
+def test_attack_draws_above_their_size_limit_are_refused_by_size_and_never_read(bench, capsys, monkeypatch):
+    # a hostile pull request's huge human_draws.json: the gate refuses it by the blob's size and never loads the blob
+    # to compare its draws (the limit lowered to 100 bytes here, in the gate and in the pre-flight that reads blobs)
+    import rgbench.commands.paths as paths_command
+    import rgbench.governance.pr_paths as pr_paths
+    repo, tree, _ = bench
+    tree.write("subjects/human_draws.json", '{"draws": [], "judge": "j"}\n')
+    base = repo.commit("No draw yet")
+    tree.write("subjects/human_draws.json", json.dumps({"draws": [], "judge": "j", "pad": "x" * 200}))
+    repo.commit("A large draws file")
+    for module in (paths_command, pr_paths):
+        monkeypatch.setattr(module, "DRAWS_MAX_BYTES", 100)
+    def never(*_):
+        raise AssertionError("the draws blob was read")
+    monkeypatch.setattr(paths_command, "draws_appended", never)
+    status, err, _ = check(repo, base, capsys, "--maintainer", "--max-bytes", "50")
+    assert status == 1
+    assert "subjects/human_draws.json: is 238 bytes, above the limit of 100 (is it the right file?)" in err
+
+
 def test_uncommitted_files_are_named_not_silently_passed(bench, capsys):
     # A reviewer running `make paths` before committing got "0 changed file(s) checked" and a pass.
     repo, tree, base = bench

@@ -132,7 +132,8 @@ def write(root: Path, document: object) -> None:
 def read(root: Path):
     spec, _ = load_spec(root)
     assert spec is not None
-    return read_draws(root, spec, runs_of(root))
+    draws, problems, _ = read_draws(root, spec, runs_of(root))
+    return draws, problems
 
 
 def test_an_absent_file_is_no_draw_and_no_problem(judged):

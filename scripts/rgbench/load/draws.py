@@ -5,6 +5,7 @@ of its population (:class:`Covered`) and a human value enters the estimator with
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -205,26 +206,29 @@ def draw_list(data: bytes | None) -> tuple[object, list] | None:
     return document.get("judge"), document["draws"]
 
 
-def read_draws(root: Path, spec: Spec, runs: Collection[RunKey]) -> tuple[HumanDraws | None, list[Problem]]:
-    """The draws of ``subjects/human_draws.json`` under ``root``. (None, []) when the file is absent; (None,
-    problems) for bad JSON, a schema error, a judge other than config.yaml's, a run not in ``runs``, a
-    probability outside (0, 1], draws not numbered 1..k or runs not sorted and unique (every problem at once)."""
+def read_draws(root: Path, spec: Spec, runs: Collection[RunKey]
+               ) -> tuple[HumanDraws | None, list[Problem], str | None]:
+    """The draws of ``subjects/human_draws.json`` under ``root``, the problems and the sha256 of the bytes read (the
+    input digest; None when none were read). (None, [], None) when the file is absent; (None, problems, ...) for bad
+    JSON, a schema error, a judge other than config.yaml's, a run not in ``runs``, a probability outside (0, 1],
+    draws not numbered 1..k or runs not sorted and unique (every problem at once)."""
     if not os.path.lexists(Path(root) / DRAWS_FILE):
-        return None, []
+        return None, [], None
     data, problems = read_single_file(root, DRAWS_FILE, DRAWS_MAX_BYTES)
     if data is None:
-        return None, problems
+        return None, problems, None
+    digest = hashlib.sha256(data).hexdigest()
     try:
         document = loads_json_strict(decode_utf8(data))
     except ParseError as exc:
-        return None, [Problem(DRAWS_FILE, f"{exc} {_REGENERATE}")]
+        return None, [Problem(DRAWS_FILE, f"{exc} {_REGENERATE}")], digest
     if not isinstance(document, dict):
-        return None, [Problem(DRAWS_FILE, f"expected a JSON object {{draws, judge}} {_REGENERATE}")]
+        return None, [Problem(DRAWS_FILE, f"expected a JSON object {{draws, judge}} {_REGENERATE}")], digest
     found = keyed_problems(toolkit_schema("human_draws"), document)
     if found:
-        return None, [Problem(DRAWS_FILE, f"{where}: {message}") for where, message in found]
+        return None, [Problem(DRAWS_FILE, f"{where}: {message}") for where, message in found], digest
     draws, problems = _parse(document, spec, runs)
-    return (None, problems) if problems else (draws, [])
+    return (None, problems, digest) if problems else (draws, [], digest)
 
 
 def draws_document(draws: HumanDraws) -> bytes:

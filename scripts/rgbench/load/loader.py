@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..problems import Problem
 from .consolidate import KNOWN_POLICIES, policy_of
-from .draws import DRAWS_FILE, DRAWS_MAX_BYTES, read_draws
+from .draws import DRAWS_FILE, read_draws
 from .extract import (
     CONSOLIDATED,
     EVALUATION,
@@ -519,10 +519,10 @@ def load_tree(root: Path, spec: Spec, *, progress: Callable[[int, int], None] | 
                               gold_digests)
     draws = None
     if spec.judge_assisted:   # the draws' runs must exist here; each draw is re-derived by rgbench validate
-        draws, problems = read_draws(root, spec, responses)
+        draws, problems, draws_digest = read_draws(root, spec, responses)
         col.problems.extend(problems)
-        if draws is not None:
-            col.inputs[DRAWS_FILE] = hashlib.sha256(read_bytes(root, DRAWS_FILE, DRAWS_MAX_BYTES)).hexdigest()
+        if draws is not None and draws_digest is not None:
+            col.inputs[DRAWS_FILE] = draws_digest
     elif os.path.lexists(Path(root) / DRAWS_FILE):
         col.add(DRAWS_FILE, f"estimation is human in {spec.config_path}, so the draws are never read (set estimation: "
                             "judge-assisted and judge, or remove the file)")

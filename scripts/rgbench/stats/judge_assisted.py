@@ -14,7 +14,7 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from .bootstrap import Interval, bca_bounds, bca_interval, bootstrap_values, jackknife_acceleration, numbers_like
+from .bootstrap import Interval, bca_bounds, bootstrap_values, jackknife_acceleration, numbers_like
 from .seeds import data_digest, generator
 
 Number = int | Fraction
@@ -168,8 +168,9 @@ def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interv
     without a human value left out), at :func:`expanded_confidence`; None without a human value; one case: the point."""
     if not sums.labels:
         return None
+    point, jackknife, replicates = replicated(sums, counts)
     level = expanded_confidence(confidence, variance_parts(sums), len(counts))
-    return bca_interval(lambda w: fit(sums, w).theta, len(sums.case_ids), counts, level)
+    return bca_bounds(point, replicates, jackknife_acceleration(jackknife), level)
 
 
 def shared(first: CaseSums, second: CaseSums) -> tuple[CaseSums, CaseSums]:

@@ -184,18 +184,20 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
     sets = dict(zip(ranked, simultaneous))
     rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
     # every subject meets every other: a subject with every case of the union (the pair's cases, so it is compared
-    # as it is) has its estimate and bootstrap values computed once, keyed by its sums (alive in ``sums``)
-    memo: dict[int, tuple] = {}
-    def once(s: ppi.CaseSums) -> tuple:
-        if id(s) not in memo:
-            memo[id(s)] = (ppi.estimate(s), ppi.replicated(s, counts))
-        return memo[id(s)]
+    # as it is) takes its row's estimate and has its bootstrap values computed once, keyed by its sums (alive in
+    # ``sums``)
+    estimated = {id(sums[r.subject_id][f]): fig.estimate for r in rows for f, fig in r.figures.items()}
+    values: dict[int, ppi.Values] = {}
+    def once(s: ppi.CaseSums, _: np.ndarray) -> ppi.Values:
+        if id(s) not in values:
+            values[id(s)] = ppi.replicated(s, counts)
+        return values[id(s)]
     def compared(first: ppi.CaseSums, second: ppi.CaseSums) -> tuple:   # on the union's columns of the cases both have
         on = np.flatnonzero(np.isin(union, first.case_ids) & np.isin(union, second.case_ids))
         if len(on) < len(union):
             return ppi.difference(first, second), ppi.difference_interval(first, second, counts[:, on], confidence)
-        return (ppi.difference(first, second, lambda s: once(s)[0]),
-                ppi.difference_interval(first, second, counts, confidence, lambda s, _: once(s)[1]))
+        return (ppi.difference(first, second, lambda s: estimated[id(s)]),
+                ppi.difference_interval(first, second, counts, confidence, once))
     chosen = combinations(ranked, 2) if pairs_of is None else [
         (a, b) for a, b in pairs_of(rows) if a in sets and b in sets]
     return rows, [(a, b, {f: compared(first, sums[b][f]) for f, first in sums[a].items()}) for a, b in chosen]

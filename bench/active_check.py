@@ -284,7 +284,7 @@ def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float,
     level.)"""
     sums = [case_sums(design, label, ys[label], fs[label], weights) for label in ys]
     if len(sums) == 2:
-        a, b = shared(*sums)
+        a, b, _ = shared(*sums)
         def statistic(w):
             return fit(a, w).theta - fit(b, w).theta
         target = truth(design.judges[0].mu)[2] - truth(design.judges[1].mu)[2]
@@ -298,7 +298,7 @@ def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float,
     replicates = statistic(counts)
     # the board's level, as interval and difference_interval read it: the higher of the subjects' expanded levels
     level = max(expanded_confidence(CONFIDENCE, variance_parts(x), RESAMPLES)
-                for x in (shared(*sums) if len(sums) == 2 else sums))
+                for x in (shared(*sums)[:2] if len(sums) == 2 else sums))
     bounds = bca_interval(lambda w: replicates if w is counts else statistic(w), design.cases, counts, level)
     assert bounds is not None
     estimate = float(statistic(np.ones((1, design.cases)))[0])

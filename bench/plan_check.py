@@ -171,7 +171,7 @@ def active_half(design: ActiveDesign, ys, fs, draws: HumanDraws, rng: np.random.
     weights = {key: float(draws.weight(key)) for key in draws.drawn() if key[0] in ys}
     _, _, sd, width, _ = active_check.figure(design.model, ys, fs, weights, rng)
     sums = [active_check.case_sums(design.model, label, ys[label], fs[label], weights) for label in ys]
-    q = max(quantile(CONFIDENCE, variance_parts(x), RESAMPLES) for x in (shared(*sums) if len(sums) == 2 else sums))
+    q = max(quantile(CONFIDENCE, variance_parts(x), RESAMPLES) for x in (shared(*sums)[:2] if len(sums) == 2 else sums))
     return width / 2, width / 2 / (q * sd)
 
 

@@ -53,14 +53,66 @@ def test_a_three_case_example_worked_by_hand():
     assert fit(case_sums(HAND), np.ones((1, 3))).theta[0] == pytest.approx(58 / 139, rel=1e-15)
 
 
+def _by_definition(sums, cases):
+    """theta, λ, V(λ) by the per-case definitions of docs/judge_assisted.md, in Fractions, on ``cases`` only."""
+    rows = [k for k, c in enumerate(sums.case_ids) if c in cases]
+    n, m, y, f, g = ([Fraction(col[k]) for k in rows] for col in
+                     (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
+    big_n, big_m = sum(n), sum(m)
+    hy, hf, mf = sum(y) / big_m, sum(g) / big_m, sum(f) / big_n
+    a = [(yc - hy * mc) / big_m for yc, mc in zip(y, m)]
+    b = [(fc - mf * nc) / big_n - (gc - hf * mc) / big_m for fc, nc, gc, mc in zip(f, n, g, m)]
+    sbb = sum(x * x for x in b)
+    lam = min(max(-sum(x * z for x, z in zip(a, b)) / sbb, 0), 1) if sbb else 0
+    return hy + lam * (mf - hf), lam, sum((x + lam * z) ** 2 for x, z in zip(a, b))
+
+
+def test_the_moment_sums_give_the_per_case_definitions_exactly_on_any_cases():
+    # estimate() reads 20 column sums of centred per-case moments (case_moments, solved); on random uneven draws
+    # (weights 1/π from 1 to 7, several runs per case, some without a drawn run) it gives the per-case definitions'
+    # theta, λ and V(λ) exactly, on all the cases and on any subset (a pair's shared cases: the others subtracted)
+    rng = np.random.default_rng(11)
+    for trial in range(20):
+        runs = [Run(f"c{i % 13:02d}", Fraction(int(rng.integers(0, 13)), 12),
+                    Fraction(int(rng.integers(0, 13)), 12) if rng.random() < 0.4 else None, int(rng.integers(1, 8)))
+                for i in range(40)]
+        sums = case_sums(runs)
+        keep = rng.random(len(sums.case_ids)) < 0.7
+        for cases in (None, keep):
+            chosen = sums.case_ids if cases is None else [c for c, k in zip(sums.case_ids, keep) if k]
+            est = estimate(sums, cases)
+            if est is None:
+                continue
+            theta, lam, variance = _by_definition(sums, set(chosen))
+            assert (est.theta, est.lam) == (theta, lam), trial
+            assert est.standard_error == pytest.approx(float(variance) ** 0.5, rel=1e-12)
+            assert estimate(sums.restricted(chosen)) == est
+
+
+def test_float_replicates_keep_exact_zeros_where_the_sums_are_zero():
+    # a constant judge: its centred F and G are exact zeros, so λ = 0 in every replicate, not a ratio of roundings
+    sums = case_sums([Run(f"c{i}", Fraction(7, 12), Fraction(i % 5, 4), 1 + i % 3) for i in range(9)])
+    counts = case_counts(np.random.default_rng(2), 9, 200)
+    assert np.all(fit(sums, counts).lam == 0)
+    # a replicate that draws only cases whose human values are equal (1 here): Σ w A² is 0 to rounding, read as 0, so
+    # Σ w a b = 0, λ = 0 and V(λ) = 0 exactly, as in exact arithmetic
+    # (without the rule: V 1.8e-17, λ 4.6e-14, theta 0.9999999999999986)
+    sums = case_sums([Run("c1", Fraction(1, 3), 1, 2), Run("c2", Fraction(2, 3), 1, 3), Run("c3", 0, 0, 3),
+                      Run("c4", 1, Fraction(1, 3), 2), Run("c5", Fraction(1, 7), 0, 5)])
+    fitted = fit(sums, np.array([[2.0, 1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0]]))
+    assert (fitted.lam[0], fitted.variance[0], fitted.theta[0]) == (0.0, 0.0, 1.0)
+    assert fitted.variance[1] > 0
+
+
 def test_the_runs_of_a_case_are_one_cluster_whatever_their_order_or_labels():
     shuffled = [HAND[4], HAND[2], HAND[1], HAND[3], HAND[0]]
     assert case_sums(shuffled) == case_sums(HAND)
 
 
 def test_lambda_zero_is_the_human_only_estimate_exactly():
-    # A judge of 0 everywhere: F = G = 0, so b = 0 on every case and every replicate, λ = 0, and theta is the
-    # inverse-probability-weighted mean of the drawn runs, Σ ξ y/π / Σ ξ/π, in every replicate bit for bit.
+    # A judge of 0 everywhere: F = G = 0, so b = 0 on every case and every replicate, λ = 0 exactly (the centred
+    # moments of F and G are exact zeros), and theta is the inverse-probability-weighted mean of the drawn runs,
+    # Σ ξ y/π / Σ ξ/π, in every replicate (to rounding: theta is read from centred sums).
     runs = [Run(f"c{i}", 0, (i * 7) % 5, 1 + i % 3) for i in range(12)] + [Run("c1", 0), Run("c4", 0)]
     sums = case_sums(runs)
     est = estimate(sums)
@@ -69,10 +121,13 @@ def test_lambda_zero_is_the_human_only_estimate_exactly():
     assert est.theta == sum(w * ((i * 7) % 5) for i, w in enumerate(weight)) / sum(weight)
     counts = case_counts(np.random.default_rng(3), len(sums.case_ids), 300)
     human_only = ratio_statistic(sums.human, sums.drawn)
-    assert np.array_equal(fit(sums, counts).theta, human_only(counts))
+    fitted = fit(sums, counts)
+    assert np.all(fitted.lam == 0)
+    assert np.allclose(fitted.theta, human_only(counts), rtol=1e-14, atol=0)
     # 12 labelled cases, 300 resamples: read at Hesterberg's level for K = 12 (both intervals widen alike)
     level = expanded_confidence(C95, [(12, 1.0)], 300)
-    assert interval(sums, counts, C95) == bca_interval(human_only, len(sums.case_ids), counts, level)
+    assert interval(sums, counts, C95) == pytest.approx(bca_interval(human_only, len(sums.case_ids), counts, level),
+                                                        rel=1e-12)
 
 
 def test_every_run_drawn_with_probability_one_is_the_plain_mean():
@@ -84,7 +139,8 @@ def test_every_run_drawn_with_probability_one_is_the_plain_mean():
     assert est.theta == Fraction(sum(r.human for r in runs), 30)
     counts = case_counts(rng, 9, 300)
     per_case = [sum(r.human for r in runs if r.case_id == c) for c in sums.case_ids]
-    assert interval(sums, counts, C95) == ratio_interval(per_case, sums.runs, counts, expanded_confidence(C95, [(9, 1.0)], 300))
+    plain = ratio_interval(per_case, sums.runs, counts, expanded_confidence(C95, [(9, 1.0)], 300))
+    assert interval(sums, counts, C95) == pytest.approx(plain, rel=1e-12)   # to rounding: theta from centred sums
 
 
 def test_a_judge_equal_to_the_human_takes_lambda_near_one_and_the_judge_pool_mean():

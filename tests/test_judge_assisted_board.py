@@ -22,12 +22,12 @@ from rgbench.stats.bootstrap import bca_interval, case_counts
 from rgbench.stats.judge_assisted import (
     Run,
     case_sums,
+    difference,
     difference_interval,
     estimate,
     expanded_confidence,
     fit,
     interval,
-    replicated,
     shared,
     variance_parts,
 )
@@ -123,23 +123,28 @@ def _subject(rng: np.random.Generator, sid: str, shift: float, judge_bias: int =
 SPEC = SimpleNamespace(stats=SimpleNamespace(seed=0, bootstrap_resamples=400, confidence_level=C95))
 
 
-def test_a_difference_interval_from_each_subjects_bootstrap_values_is_the_interval_of_the_difference():
-    # the board computes each subject's bootstrap values once and differences them: the same interval, to the bit,
-    # as the bootstrap of theta(first) − theta(second) (the statistic is a difference, so its values are)
-    first = case_sums([Run("c1", 1, 1, 2), Run("c2", 0, 0, 2), Run("c3", 1, 0, 2), Run("c4", 0), Run("c5", 1, 1, 2)])
-    second = case_sums([Run("c1", 0, 1, 2), Run("c2", 1, 0, 2), Run("c3", 1, 1, 2), Run("c4", 1), Run("c5", 0, 0, 2)])
-    assert all(x is y for x, y in zip(shared(first, second), (first, second)))   # every case shared: as they are
-    fewer = case_sums([Run("c1", 0, 1, 2), Run("c2", 1, 0, 2)])
-    assert shared(first, fewer)[0] is not first and shared(first, fewer)[1] is fewer
-    counts = case_counts(np.random.default_rng(1), 5, 200)
-    level = max(expanded_confidence(C95, variance_parts(s), 200) for s in (first, second))
-    whole = bca_interval(lambda w: fit(first, w).theta - fit(second, w).theta, 5, counts, level)
-    assert whole is not None and difference_interval(first, second, counts, C95) == whole
-    calls = []
-    def remembered(s, draw):
-        calls.append(s)
-        return replicated(s, draw)
-    assert difference_interval(first, second, counts, C95, remembered) == whole and calls == [first, second]
+def test_a_pair_is_each_subjects_sums_less_the_cases_the_other_lacks():
+    # the board lists every subject on all the board's cases (0 where it has none): a pair's figures are each
+    # subject's moment sums less the cases the other lacks; the same difference exactly, and the same interval to
+    # rounding, as both subjects restricted to the cases they share with the draw's columns of those cases
+    first = case_sums([Run("c1", 1, 1, 2), Run("c2", 0, 0, 2), Run("c3", 1, 0, 2), Run("c4", 0), Run("c5", 1, 1, 2),
+                       Run("c6", 0, 1, 2)])
+    second = case_sums([Run("c2", 1, 0, 2), Run("c3", 1, 1, 2), Run("c4", 1), Run("c5", 0, 0, 2), Run("c6", 1, 1, 2)])
+    padded = second.restricted(first.case_ids)   # lacks c1, labelled in first
+    a, b, on = shared(first, padded)
+    assert a is first and b is padded and on.tolist() == [False, True, True, True, True, True]
+    alone, _, common = shared(first, second)   # on different lists: both restricted to the cases they share
+    assert alone.case_ids == second.case_ids and common.all()
+    assert difference(first, padded) == difference(alone, second) is not None
+    counts = case_counts(np.random.default_rng(1), 6, 200)
+    kept = difference_interval(first, padded, counts, C95)
+    level = max(expanded_confidence(C95, variance_parts(s), 200) for s in (alone, second))
+    whole = bca_interval(lambda w: fit(alone, w).theta - fit(second, w).theta, 5, counts[:, on], level)
+    assert kept is not None and kept == pytest.approx(difference_interval(alone, second, counts[:, on], C95), rel=1e-12)
+    assert kept == pytest.approx(whole, rel=1e-12)
+    # a board keeps each subject's replicate sums and passes them: the same interval to the bit
+    drawn = (counts @ first.moments.floats, counts @ padded.moments.floats)
+    assert difference_interval(first, padded, counts, C95, drawn) == kept
 
 
 def test_rank_sets_separate_distant_subjects_and_tie_equal_ones():

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from functools import cached_property
 from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from .bootstrap import Interval, bca_bounds, bootstrap_values, jackknife_acceleration, numbers_like
+from .bootstrap import Interval, bca_bounds, jackknife_acceleration, numbers_like
 from .seeds import data_digest, generator
 
 Number = int | Fraction
@@ -58,6 +59,11 @@ class CaseSums:
             return tuple(values[index[c]] if c in index else 0 for c in case_ids)
         return CaseSums(tuple(case_ids), *(col(getattr(self, f.name)) for f in fields(self)[1:]))   # every sum
 
+    @cached_property
+    def moments(self) -> Moments:
+        """:func:`case_moments` of these sums, computed once."""
+        return case_moments(self)
+
 
 def case_sums(runs: Sequence[Run]) -> CaseSums:
     """The per-case sums of one subject's runs, cases sorted by id; a run with a human value and w > 0 is labelled.
@@ -76,37 +82,116 @@ def case_sums(runs: Sequence[Run]) -> CaseSums:
     return CaseSums(ids, tuple(map(int, columns[0])), tuple(map(int, columns[1])), *columns[2:])
 
 
+PRODUCTS = ((2, 2), (2, 1), (1, 1), (3, 3), (3, 0), (0, 0), (4, 4), (4, 1), (3, 4), (3, 1), (0, 4), (0, 1), (2, 3), (2, 0),
+            (2, 4))   # of the per-case n, m, Y, F, G (0-4): YY YM MM FF FN NN GG GM FG FM NG NM YF YN YG
+
+
+class Moments(NamedTuple):
+    """theta's sufficient statistics per case (docs/judge_assisted.md, "Computing"), 20 columns: n, m and Y, F, G
+    centred at ``centre`` = (Hy, Mf, Hf) of all the subject's cases (Y − Hy m, F − Mf n, G − Hf m, so that the
+    variances subtract no large numbers), then the 15 products of those five the sums of :func:`solved` need
+    (:data:`PRODUCTS`). Case c's column j is ``numerators[j][c] / denominators[j]`` exactly (Python ints, summed in
+    ``column_sums``); ``floats`` (K x 20) holds the same values, each rounded once."""
+
+    numerators: tuple[tuple[int, ...], ...]
+    denominators: tuple[int, ...]
+    column_sums: tuple[int, ...]
+    floats: np.ndarray
+    centre: tuple[Fraction, Fraction, Fraction]
+
+    def total(self, cases: np.ndarray) -> np.ndarray:
+        """The exact column sums over the cases where the mask ``cases`` is True (1 x 20 Fractions), the others'
+        subtracted from all the cases' (a pair leaves out few)."""
+        left = np.flatnonzero(~cases).tolist()
+        return np.array([[Fraction(whole - sum(column[i] for i in left), d) for whole, column, d
+                          in zip(self.column_sums, self.numerators, self.denominators)]], dtype=object)
+
+
+def _over(values: Sequence[Fraction]) -> tuple[list[int], int]:
+    """``values`` as Python integers over their least common denominator (numpy's would overflow)."""
+    d = math.lcm(*(int(v.denominator) for v in values)) if values else 1
+    return [int(v.numerator) * (d // int(v.denominator)) for v in values], d
+
+
+def _centred(x: list[int], dx: int, z: list[int], dz: int, c: Fraction) -> tuple[list[int], int]:
+    """x/dx − c z/dz per case, as integers over dx · (c's denominator) · dz."""
+    p, q = c.numerator, c.denominator
+    return [xi * q * dz - p * zi * dx for xi, zi in zip(x, z)], dx * q * dz
+
+
+def case_moments(sums: CaseSums) -> Moments:
+    """The :class:`Moments` of one subject's sums, in integers (a Fraction per case and column costs about 50 times
+    as much: 0.1 s a subject and figure on a board of 800 cases)."""
+    n, m, y, f, g = (_over([Fraction(v) for v in column]) for column in
+                     (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
+    big_n, big_m = Fraction(sum(n[0]), n[1]), Fraction(sum(m[0]), m[1])
+    hy, hf = (Fraction(sum(v[0]), v[1]) / big_m if big_m else Fraction(0) for v in (y, g))
+    mf = Fraction(sum(f[0]), f[1]) / big_n if big_n else Fraction(0)
+    first = [n, m, _centred(*y, *m, hy), _centred(*f, *n, mf), _centred(*g, *m, hf)]
+    columns = first + [([a * b for a, b in zip(first[i][0], first[j][0])], first[i][1] * first[j][1])
+                       for i, j in PRODUCTS]
+    floats = np.array([[v / d for v in values] for values, d in columns], dtype=np.float64).reshape(20, -1).T
+    return Moments(tuple(tuple(v) for v, _ in columns), tuple(d for _, d in columns),
+                   tuple(sum(v) for v, _ in columns), np.ascontiguousarray(floats), (hy, mf, hf))
+
+
 class Fit(NamedTuple):
-    """Per row of case weights: theta, λ, V(λ) = Σ w (a + λ b)² and V(0) = Σ w a² (the linearised variances of theta
-    and of Hy), and ``influence`` u = a + λ b (R x K), each case's on theta."""
+    """Per row of case weights: theta, λ, V(λ) = Σ w u² and V(0) = Σ w a² (the linearised variances of theta and of
+    Hy; u = a + λ b, :func:`influence`), and what :func:`influence` reads: (Hy, Mf, Hf) less the centre, and N, M."""
 
     theta: np.ndarray
     lam: np.ndarray
     variance: np.ndarray
     human_only: np.ndarray
-    influence: np.ndarray
+    shifts: tuple[np.ndarray, ...]
+
+
+def solved(t: np.ndarray, centre: tuple[Fraction, Fraction, Fraction]) -> Fit:
+    """:class:`Fit` per row of ``t`` (R x 20: :class:`Moments`' columns summed with a row of case weights), every sum
+    of docs/judge_assisted.md from them (λ = 0 where Σ w b² is not above 0), in t's arithmetic: exact for
+    Fractions, else float64. NaN where M = 0."""
+    hy, mf, hf = numbers_like(t, centre)
+    n, m, y, f, g, yy, ym, mm, ff, fn, nn, gg, gm, fg, fm, ng, nm, yf, yn, yg = t.T
+    anchored = m != 0
+    big_n, big_m = np.where(n != 0, n, 1), np.where(anchored, m, 1)
+    dy, df, dg = y / big_m, f / big_n, g / big_m   # the row's Hy, Mf, Hf less the centre's
+    # Σ w A², A = Y − Hy m; P = F − Mf n; Q = G − Hf m (the row's Hy, Mf, Hf): a = A/M, b = P/N − Q/M
+    aa = yy - 2 * dy * ym + dy * dy * mm
+    pp, qq = ff - 2 * df * fn + df * df * nn, gg - 2 * dg * gm + dg * dg * mm
+    pq = fg - dg * fm - df * ng + df * dg * nm
+    ap, aq = yf - df * yn - dy * fm + dy * df * nm, yg - dg * ym - dy * gm + dy * dg * mm
+    if t.dtype != object:   # in float, Σ w A² within rounding of 0 (1e-12 of its terms) is 0: A = 0 on every case, as
+        flat = aa <= 1e-12 * (yy + np.abs(2 * dy * ym) + dy * dy * mm)   # when every human value drawn is equal
+        aa, ap, aq = (np.where(flat, 0.0, v) for v in (aa, ap, aq))
+    m2, nm2 = big_m * big_m, big_n * big_m
+    saa, sab, sbb = aa / m2, ap / nm2 - aq / m2, pp / (big_n * big_n) - 2 * pq / nm2 + qq / m2
+    tuned = sbb > 0
+    lam = np.minimum(np.maximum(np.where(tuned, -sab / np.where(tuned, sbb, 1), 0), 0), 1)
+    theta = hy + dy + lam * (mf + df - hf - dg)
+    variance = saa + 2 * lam * sab + lam * lam * sbb
+    theta, held, variance, saa = (np.where(anchored, v, np.nan) for v in (theta, lam, variance, saa))
+    return Fit(theta, held, variance, saa, (dy, df, dg, big_n, big_m, lam))
 
 
 def fit(sums: CaseSums, w: np.ndarray) -> Fit:
-    """:class:`Fit` per row of the case weights ``w`` (R x K; 1 for the data, a replicate's bootstrap counts), every
-    sum of docs/judge_assisted.md over cases weighted by w (λ = 0 where Σ w b² = 0), in w's arithmetic: exact for an
-    object array, else float64. NaN (but in ``influence``) where M = 0."""
-    n, m, y, f, g = (numbers_like(w, v) for v in (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
-    big_n, big_m = w @ n, w @ m
-    anchored = big_m != 0
-    big_n = np.where(big_n != 0, big_n, 1)[:, None]
-    big_m = np.where(anchored, big_m, 1)[:, None]
-    hy, hf, mf = (w @ y)[:, None] / big_m, (w @ g)[:, None] / big_m, (w @ f)[:, None] / big_n
-    a = (y - hy * m) / big_m
-    b = (f - mf * n) / big_n - (g - hf * m) / big_m
-    saa, sab, sbb = (w * a * a).sum(axis=1), (w * a * b).sum(axis=1), (w * b * b).sum(axis=1)
-    tuned = sbb != 0
-    lam = np.minimum(np.maximum(np.where(tuned, -sab / np.where(tuned, sbb, 1), 0), 0), 1)
-    theta = hy[:, 0] + lam * (mf - hf)[:, 0]
-    variance = saa + 2 * lam * sab + lam * lam * sbb
-    influence = a + lam[:, None] * b
-    theta, lam, variance, saa = (np.where(anchored, v, np.nan) for v in (theta, lam, variance, saa))
-    return Fit(theta, lam, variance, saa, influence)
+    """:func:`solved` per row of the case weights ``w`` (R x K; 1 for the data, a replicate's bootstrap counts), in
+    float64."""
+    return solved(np.asarray(w, dtype=np.float64) @ sums.moments.floats, sums.moments.centre)
+
+
+def influence(sums: CaseSums, w: np.ndarray) -> np.ndarray:
+    """u = a + λ b (R x K, float): each case's influence on theta (a, b: docs/judge_assisted.md) per row of the case
+    weights ``w`` (R x K), λ and the means those of the row."""
+    x = sums.moments.floats
+    dy, df, dg, big_n, big_m, lam = (v[:, None] for v in fit(sums, w).shifts)
+    n, m, y, f, g = (x[:, j] for j in range(5))
+    return (y - dy * m) / big_m + lam * ((f - df * n) / big_n - (g - dg * m) / big_m)
+
+
+def _cases(sums: CaseSums, cases: np.ndarray | None) -> np.ndarray:
+    """The mask of the subject's cases (a run or more) among ``cases`` (a mask; None: all)."""
+    has = np.asarray(sums.runs) > 0
+    return has if cases is None else has & cases
 
 
 class Estimate(NamedTuple):
@@ -120,16 +205,18 @@ class Estimate(NamedTuple):
     effective: float
 
 
-def estimate(sums: CaseSums) -> Estimate | None:
-    """The estimate of the mean of y over the subject's runs, exactly; None without a human value. Not clipped to
-    y's range (it may leave it by up to λ |Mf − Hf|); λ = 0 and theta = Hy for π = 1 everywhere or a constant judge."""
-    if not sums.labels:
+def estimate(sums: CaseSums, cases: np.ndarray | None = None) -> Estimate | None:
+    """The estimate of the mean of y over the subject's runs (on the cases of the mask ``cases``: a pair's shared
+    ones; None: all), exactly; None without a human value there. Not clipped to y's range (it may leave it by up to
+    λ |Mf − Hf|); λ = 0 and theta = Hy for π = 1 everywhere or a constant judge."""
+    on = _cases(sums, cases)
+    labels = int(np.asarray(sums.labelled, dtype=np.int64)[on].sum())
+    if not labels:
         return None
-    one = fit(sums, np.full((1, len(sums.case_ids)), Fraction(1), dtype=object))
-    theta, lam, variance, human_only = (Fraction(v[0]) for v in one[:4])
-    effective = (sums.labels * float(human_only / variance) if variance else
-                 float("inf") if human_only else float(sums.labels))
-    return Estimate(theta, lam, sums.labels, float(variance) ** 0.5, effective)
+    theta, lam, variance, human_only = (Fraction(v[0]) for v in solved(sums.moments.total(on), sums.moments.centre)[:4])
+    effective = (labels * float(human_only / variance) if variance else
+                 float("inf") if human_only else float(labels))
+    return Estimate(theta, lam, labels, float(variance) ** 0.5, effective)
 
 
 def expanded_confidence(confidence: Fraction, parts: Sequence[Part], resamples: int) -> Fraction:
@@ -153,14 +240,40 @@ def labelled_cases(sums: CaseSums) -> int:
     return sum(1 for n in sums.labelled if n)
 
 
-def variance_parts(sums: CaseSums) -> list[Part]:
-    """[(K_L, V_L), (K_U, V_U)] for :func:`expanded_confidence`: theta's V(λ) = Σ u_c² (u: :class:`Fit`'s influence,
-    float) on the cases with a human value and on the K_U others; one part [(K_L, V(λ))] with fewer than two others."""
-    u = fit(sums, np.ones((1, len(sums.case_ids)))).influence[0]
-    has = np.asarray(sums.labelled) > 0
-    known, others = int(has.sum()), int((~has).sum())
-    labelled, rest = float(np.sum(u[has] ** 2)), float(np.sum(u[~has] ** 2))
-    return [(known, labelled + rest)] if others < 2 else [(known, labelled), (others, rest)]
+def variance_parts(sums: CaseSums, cases: np.ndarray | None = None) -> list[Part]:
+    """[(K_L, V_L), (K_U, V_U)] for :func:`expanded_confidence`: theta's V(λ) = Σ u_c² (:func:`influence`, float) on
+    the cases with a human value and on the K_U others (on the cases of the mask ``cases``; None: all); one part
+    [(K_L, V(λ))] with fewer than two others."""
+    on = _cases(sums, cases)
+    u = influence(sums, on[None, :].astype(np.float64))[0]
+    has = (np.asarray(sums.labelled) > 0) & on
+    rest = on & ~has
+    known, others = int(has.sum()), int(rest.sum())
+    labelled, unlabelled = float(np.sum(u[has] ** 2)), float(np.sum(u[rest] ** 2))
+    return [(known, labelled + unlabelled)] if others < 2 else [(known, labelled), (others, unlabelled)]
+
+
+Values = tuple[float, np.ndarray, np.ndarray]   # :func:`.bootstrap.bootstrap_values` of theta
+
+
+def replicated(sums: CaseSums, counts: np.ndarray, cases: np.ndarray | None = None,
+               drawn: np.ndarray | None = None) -> Values:
+    """What :func:`.bootstrap.bca_interval` reads of theta over the case draw ``counts`` (B x K, the sums' cases), on
+    the cases of the mask ``cases`` (None: all the subject's): its estimate, its values leaving out each of those
+    cases, and its replicates, in float, λ re-estimated in each. All from the :class:`Moments`' column sums, those
+    of the cases left out subtracted; ``drawn`` = counts @ moments.floats when the caller keeps it (a board, for
+    every pair of a subject). ValueError when ``counts`` has not one column per case."""
+    if counts.ndim != 2 or counts.shape[1] != len(sums.case_ids):
+        raise ValueError(f"the draw has shape {counts.shape}, not one column for each of the {len(sums.case_ids)} cases")
+    mom = sums.moments
+    on = _cases(sums, cases)
+    left = (np.asarray(sums.runs) > 0) & ~on
+    drawn = counts @ mom.floats if drawn is None else drawn
+    if left.any():
+        drawn = drawn - counts[:, left] @ mom.floats[left]
+    whole = mom.total(on).astype(np.float64)
+    jackknife = solved(whole - mom.floats[on], mom.centre).theta if on.sum() > 1 else np.zeros(0)
+    return float(solved(whole, mom.centre).theta[0]), jackknife, solved(drawn, mom.centre).theta
 
 
 def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
@@ -173,42 +286,34 @@ def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interv
     return bca_bounds(point, replicates, jackknife_acceleration(jackknife), level)
 
 
-def shared(first: CaseSums, second: CaseSums) -> tuple[CaseSums, CaseSums]:
-    """Both subjects restricted to the cases they share (sorted by id): the cases a paired difference uses; a subject
-    whose cases are those already is returned as it is."""
-    common = tuple(sorted(set(first.case_ids) & set(second.case_ids)))
-    a, b = (s if s.case_ids == common else s.restricted(common) for s in (first, second))
-    return a, b
+def shared(first: CaseSums, second: CaseSums) -> tuple[CaseSums, CaseSums, np.ndarray]:
+    """(first, second, the mask of the cases both have runs in) on one list of cases: theirs when they have one (a
+    board lists every subject on all its cases), else the cases both have (sorted by id)."""
+    if first.case_ids != second.case_ids:
+        common = tuple(sorted(set(first.case_ids) & set(second.case_ids)))
+        first, second = (s if s.case_ids == common else s.restricted(common) for s in (first, second))
+    return first, second, (np.asarray(first.runs) > 0) & (np.asarray(second.runs) > 0)
 
 
-def difference(first: CaseSums, second: CaseSums, estimated: Callable[[CaseSums], Estimate | None] = estimate
-               ) -> Fraction | None:
+def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
     """theta(first) − theta(second) on the cases they share, each with its own λ, exactly; None when either has no
-    human value there. ``estimated``: :func:`estimate`, or a memo of it (a board compares each subject with every
-    other)."""
-    a, b = (estimated(s) for s in shared(first, second))
-    return None if a is None or b is None else a.theta - b.theta
-
-
-Values = tuple[float, np.ndarray, np.ndarray]   # :func:`.bootstrap.bootstrap_values` of theta
-
-
-def replicated(sums: CaseSums, counts: np.ndarray) -> Values:
-    """theta's bootstrap values over the case draw ``counts`` (:func:`.bootstrap.bootstrap_values`: its estimate,
-    leave-one-case-out values and replicates, in float), λ re-estimated in each."""
-    return bootstrap_values(lambda w: fit(sums, w).theta, len(sums.case_ids), counts)
+    human value there."""
+    a, b, on = shared(first, second)
+    ea, eb = estimate(a, on), estimate(b, on)
+    return None if ea is None or eb is None else ea.theta - eb.theta
 
 
 def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction,
-                        values: Callable[[CaseSums, np.ndarray], Values] = replicated) -> Interval | None:
-    """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the shared cases), λ re-estimated per
-    subject, at the higher of the two subjects' :func:`expanded_confidence` on those cases: each subject's
-    ``values`` (:func:`replicated`, or a memo of it), differenced."""
-    a, b = shared(first, second)
-    if not a.labels or not b.labels:
+                        drawn: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> Interval | None:
+    """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the cases of :func:`shared`'s list),
+    λ re-estimated per subject, at the higher of the two subjects' :func:`expanded_confidence` on the cases they
+    share: each subject's :func:`replicated` values there (``drawn``: each one's, if kept), differenced."""
+    a, b, on = shared(first, second)
+    labelled = [int(np.asarray(s.labelled)[on].sum()) for s in (a, b)]
+    if not all(labelled):
         return None
-    level = max(expanded_confidence(confidence, variance_parts(s), len(counts)) for s in (a, b))
-    (point_a, jack_a, reps_a), (point_b, jack_b, reps_b) = values(a, counts), values(b, counts)
+    level = max(expanded_confidence(confidence, variance_parts(s, on), len(counts)) for s in (a, b))
+    (point_a, jack_a, reps_a), (point_b, jack_b, reps_b) = (replicated(s, counts, on, d) for s, d in zip((a, b), drawn))
     return bca_bounds(point_a - point_b, reps_a - reps_b, jackknife_acceleration(jack_a - jack_b), level)
 
 

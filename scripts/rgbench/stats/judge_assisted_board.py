@@ -179,43 +179,40 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         return rows, []
     union = sorted({c for sid in ranked for c in sums[sid]["Q_final"].case_ids})
     counts = draw_of(stats.seed, union, stats.bootstrap_resamples)
-    simultaneous, _ = assisted_rank_sets([float(theta[sid]) for sid in ranked],
-                                         [sums[sid]["Q_final"].restricted(union) for sid in ranked], counts, confidence)
+    # every subject on the union's cases (0 where it has none), so that a pair's figures are each subject's sums less
+    # the cases the other lacks, and each subject's replicate sums (counts @ its moments) are computed once
+    padded = {sid: {f: s.restricted(union) for f, s in sums[sid].items()} for sid in ranked}
+    simultaneous, _ = assisted_rank_sets([float(theta[sid]) for sid in ranked], [padded[sid]["Q_final"] for sid in ranked],
+                                         counts, confidence)
     sets = dict(zip(ranked, simultaneous))
     rows = [replace(r, rank_set=sets.get(r.subject_id)) for r in rows]
-    # every subject meets every other: a subject with every case of the union (the pair's cases, so it is compared
-    # as it is) takes its row's estimate and has its bootstrap values computed once, keyed by its sums (alive in
-    # ``sums``)
-    estimated = {id(sums[r.subject_id][f]): fig.estimate for r in rows for f, fig in r.figures.items()}
-    values: dict[int, ppi.Values] = {}
-    def once(s: ppi.CaseSums, _: np.ndarray) -> ppi.Values:
-        if id(s) not in values:
-            values[id(s)] = ppi.replicated(s, counts)
-        return values[id(s)]
-    def compared(first: ppi.CaseSums, second: ppi.CaseSums) -> tuple:   # on the union's columns of the cases both have
-        on = np.flatnonzero(np.isin(union, first.case_ids) & np.isin(union, second.case_ids))
-        if len(on) < len(union):
-            return ppi.difference(first, second), ppi.difference_interval(first, second, counts[:, on], confidence)
-        return (ppi.difference(first, second, lambda s: estimated[id(s)]),
-                ppi.difference_interval(first, second, counts, confidence, once))
+    drawn: dict[tuple[str, str], np.ndarray] = {}
+    def kept(sid: str, f: str) -> np.ndarray:
+        if (sid, f) not in drawn:
+            drawn[sid, f] = counts @ padded[sid][f].moments.floats
+        return drawn[sid, f]
+    def compared(a: str, b: str, f: str) -> tuple:
+        first, second = padded[a][f], padded[b][f]
+        return (ppi.difference(first, second),
+                ppi.difference_interval(first, second, counts, confidence, (kept(a, f), kept(b, f))))
     chosen = combinations(ranked, 2) if pairs_of is None else [
         (a, b) for a, b in pairs_of(rows) if a in sets and b in sets]
-    return rows, [(a, b, {f: compared(first, sums[b][f]) for f, first in sums[a].items()}) for a, b in chosen]
+    return rows, [(a, b, {f: compared(a, b, f) for f in sums[a]}) for a, b in chosen]
 
 
 def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[ppi.CaseSums], counts: np.ndarray, confidence: Fraction
                        ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(simultaneous, marginal) rank sets (rank 1 = highest) of the subjects with ``sums`` on one list of cases by
     :func:`.rank_sets.sets_from`, each difference studentised by SE_jk² = Σ_c (u_jc − u_kc)² (u:
-    :attr:`.judge_assisted.Fit.influence`), a replicate's by its own floored at SE_jk / 2 (docs/judge_assisted.md, "On
+    :func:`.judge_assisted.influence`), a replicate's by its own floored at SE_jk / 2 (docs/judge_assisted.md, "On
     the board"). A pair with SE_jk = 0 takes no part in the maximum and is established when the estimates differ."""
     p = len(estimates)
-    fits = [ppi.fit(s, counts) for s in sums]
-    theta = np.column_stack([f.theta for f in fits])
+    theta = np.column_stack([ppi.fit(s, counts).theta for s in sums])
     usable = np.all(np.isfinite(theta), axis=1)
     if p < 2 or usable.sum() < 2:
         return [(1, p)] * p, [(1, p)] * p
-    u = [ppi.fit(s, np.ones((1, counts.shape[1]))).influence[0] for s in sums]
+    u = [ppi.influence(s, np.ones((1, counts.shape[1])))[0] for s in sums]
+    replicate_u = [ppi.influence(s, counts[usable]) for s in sums]
     w = np.asarray(counts, dtype=np.float64)[usable]
     est = np.asarray(estimates, dtype=np.float64)
     first, second = np.triu_indices(p, 1)
@@ -229,7 +226,7 @@ def assisted_rank_sets(estimates: Sequence[float], sums: Sequence[ppi.CaseSums],
             z[j, k] = np.inf if gap > tol else -np.inf if gap < -tol else 0.0
             continue
         z[j, k] = gap / var ** 0.5
-        replicate_se = np.sqrt((w * (fits[j].influence[usable] - fits[k].influence[usable]) ** 2).sum(axis=1))
+        replicate_se = np.sqrt((w * (replicate_u[j] - replicate_u[k]) ** 2).sum(axis=1))
         out[:, i] = ((theta[usable, j] - theta[usable, k]) - gap) / np.maximum(replicate_se, var ** 0.5 / 2)
     return sets_from(Studentised(z - z.T, first, second, out), confidence)
 

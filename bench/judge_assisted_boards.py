@@ -25,11 +25,11 @@ from large_board import CHILD_ENV, PY, REPO, board_arguments, measured_phases, w
 
 START, END = "<!-- judge-assisted-boards:start -->", "<!-- judge-assisted-boards:end -->"
 DRAWS = Path("subjects/human_draws.json")
-# the same tree before this session's changes, measured once on this machine (2026-12-05): make metrics refused its
-# own draws file (1.16 MB, over the 1 MB input limit); with that limit raised, 89.1 s wall (86.5 s user), each
-# pair's estimates and replicates computed anew
-BEFORE = {"58x100x3": "refused (human_draws.json over 1 MB); 89.1 s with the limit raised",
-          "58x805x1": "refused (human_draws.json, 3.1 MB, over 1 MB)"}
+# the same trees measured on this machine before (2026-12-05): the eleventh session's code (each subject's bootstrap
+# values once for the pairs of subjects with every case; a pair whose subjects miss different cases anew) and, for
+# 58x100x3, the code before it (which refused the draws file: 1.16 MB, over the 1 MB input limit)
+BEFORE = {"58x100x3": "32.0 s, plan 12.8 s (eleventh session); 89.1 s before it, the draws limit raised",
+          "58x805x1": "618.7 s, plan 69.3 s (eleventh session: each pair on its shared cases anew)"}
 
 
 def timed_plan(tree: Path) -> tuple[float, float]:

@@ -232,20 +232,12 @@ def bca_interval(statistic: Statistic, k: int, counts: np.ndarray, confidence: F
     """
     if k == 0:
         return None
-    estimate, jackknife, replicated = bootstrap_values(statistic, k, counts)
-    return bca_bounds(estimate, replicated, jackknife_acceleration(jackknife), confidence)
-
-
-def bootstrap_values(statistic: Statistic, k: int, counts: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """What :func:`bca_interval` reads of ``statistic`` over k >= 1 cases: (its estimate, its k leave-one-case-out
-    values, its replicates over the draw ``counts``). A difference of two statistics has the differences of theirs.
-    ValueError when ``counts`` does not have one column per case."""
     if counts.ndim != 2 or counts.shape[1] != k:
         raise ValueError(f"the draw has shape {counts.shape}, not one column for each of the {k} cases")
     estimate = float(statistic(np.ones((1, k)))[0])
     jackknife = np.concatenate([statistic(leave_one_out_weights(k, start, min(_BLOCK, k - start)))
                                 for start in range(0, k, _BLOCK)]) if k > 1 else np.zeros(0)
-    return estimate, jackknife, statistic(counts)
+    return bca_bounds(estimate, statistic(counts), jackknife_acceleration(jackknife), confidence)
 
 
 def case_weights(k: int, *, digest: str, label: str, resamples: int) -> np.ndarray:

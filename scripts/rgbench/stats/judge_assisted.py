@@ -253,7 +253,7 @@ def variance_parts(sums: CaseSums, cases: np.ndarray | None = None) -> list[Part
     return [(known, labelled + unlabelled)] if others < 2 else [(known, labelled), (others, unlabelled)]
 
 
-Values = tuple[float, np.ndarray, np.ndarray]   # :func:`.bootstrap.bootstrap_values` of theta
+Values = tuple[float, np.ndarray, np.ndarray]   # theta's estimate, leave-one-case-out values and replicates
 
 
 def replicated(sums: CaseSums, counts: np.ndarray, cases: np.ndarray | None = None,

@@ -18,6 +18,7 @@ import pytest
 from treebuilder import REPO
 
 from rgbench.numfmt import fmt_fixed
+from rgbench.stats import judge_assisted_board as board
 from rgbench.stats.bootstrap import bca_interval, case_counts
 from rgbench.stats.judge_assisted import (
     Run,
@@ -159,6 +160,23 @@ def test_rank_sets_separate_distant_subjects_and_tie_equal_ones():
     counts = draw_of(0, same.case_ids, 300)
     theta = float(estimate(same).theta)
     assert assisted_rank_sets([theta, theta], [same, same], counts, C95) == ([(1, 2), (1, 2)], [(1, 2), (1, 2)])
+
+
+def test_rank_sets_read_the_replicates_a_block_at_a_time_to_the_same_values(monkeypatch):
+    # the rank sets hold every subject's per-case influence for REPLICATE_ROWS replicates at a time (memory): blocks
+    # of 250 (the default) or 7 give the studentised replicates one block of all 600 gives (to the bit here; to
+    # rounding allowed, as a BLAS may add a matrix product of another shape in another order)
+    rng = np.random.default_rng(8)
+    sums = [case_sums(_subject(rng, sid, shift).runs["Q_final"]) for sid, shift in (("a", 0.4), ("b", 0), ("c", -0.3))]
+    counts = draw_of(0, sums[0].case_ids, 600)
+    estimates = [float(estimate(s).theta) for s in sums]
+    seen = []
+    monkeypatch.setattr(board, "sets_from", lambda studentised, confidence: seen.append(studentised) or ([], []))
+    for rows in (250, 7, 600):
+        monkeypatch.setattr(board, "REPLICATE_ROWS", rows)
+        assisted_rank_sets(estimates, sums, counts, C95)
+    assert np.isfinite(seen[0].replicates).all() and np.count_nonzero(seen[0].replicates) > 1000
+    assert all(np.allclose(seen[0].replicates, other.replicates, rtol=1e-12, atol=0) for other in seen[1:])
 
 
 def test_a_judge_biased_on_one_subject_moves_no_other_subjects_row():

@@ -120,8 +120,8 @@ def _centred(x: list[int], dx: int, z: list[int], dz: int, c: Fraction) -> tuple
 
 
 def case_moments(sums: CaseSums) -> Moments:
-    """The :class:`Moments` of one subject's sums, in integers (a Fraction per case and column costs about 50 times
-    as much: 0.1 s a subject and figure on a board of 800 cases)."""
+    """The :class:`Moments` of one subject's sums, in integers (Fraction arithmetic per case, as the exact estimate
+    took before, was half the judge-assisted board's time on 805 cases)."""
     n, m, y, f, g = (_over([Fraction(v) for v in column]) for column in
                      (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
     big_n, big_m = Fraction(sum(n[0]), n[1]), Fraction(sum(m[0]), m[1])
@@ -137,7 +137,8 @@ def case_moments(sums: CaseSums) -> Moments:
 
 class Fit(NamedTuple):
     """Per row of case weights: theta, λ, V(λ) = Σ w u² and V(0) = Σ w a² (the linearised variances of theta and of
-    Hy; u = a + λ b, :func:`influence`), and what :func:`influence` reads: (Hy, Mf, Hf) less the centre, and N, M."""
+    Hy; u = a + λ b, :func:`influence`), and what :func:`influence` reads: (Hy, Mf, Hf) less the centre, N, M and λ
+    (not NaN where M = 0)."""
 
     theta: np.ndarray
     lam: np.ndarray

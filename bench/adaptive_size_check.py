@@ -47,7 +47,8 @@ from judge_assisted_check import CONFIDENCE, MUS, RESAMPLES, study_main, truth  
 
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
 from rgbench.stats.grading_plan import grades_for_half_width  # noqa: E402
-from rgbench.stats.judge_assisted import estimate, interval  # noqa: E402
+from rgbench.stats.judge_assisted import estimate, interval, replicated  # noqa: E402
+from rgbench.stats.judge_assisted_board import spread  # noqa: E402
 
 OUT = REPO / "docs" / "adaptive_size_check.md"
 N = 300
@@ -131,17 +132,18 @@ def board_rows(name: str, index: int, n0: int, reps: int, seed: int) -> list[str
         draws = plan_check.further((), keys, strata, n0, rng)
         counts = case_counts(rng, design.cases, RESAMPLES)
         sums, labelled = plan_check.pooled(draws, keys, y, f)
-        bounds = interval(sums, counts, CONFIDENCE)
+        values = replicated(sums, counts)
+        bounds = interval(sums, counts, CONFIDENCE, values)
         est = estimate(sums)
         assert bounds is not None and est is not None
         pilots.append((y, f, strata, draws, counts, plan_check.plan_phase(sums, labelled, est),
-                       (bounds[1] - bounds[0]) / 2))
-    mean_half = float(np.mean([p[-1] for p in pilots]))
+                       (bounds[1] - bounds[0]) / 2, spread(values)))
+    mean_half = float(np.mean([p[-2] for p in pilots]))
     lines = []
     for shrink in TARGETS:
         counts_wanted = []
-        for *_, phase_now, half in pilots:
-            need = grades_for_half_width(half, phase_now, shrink * mean_half, CONFIDENCE, RESAMPLES).needed
+        for *_, phase_now, half, sd in pilots:
+            need = grades_for_half_width(half, phase_now, shrink * mean_half, CONFIDENCE, RESAMPLES, spread=sd).needed
             counts_wanted.append(total - n0 if need is None else need)
         fixed_more = round(float(np.mean(counts_wanted)))
         rules = {"plan's count": counts_wanted,
@@ -149,7 +151,7 @@ def board_rows(name: str, index: int, n0: int, reps: int, seed: int) -> list[str
                  "fixed in advance": [fixed_more] * reps}
         for label, sizes_of in rules.items():
             errors, drift, covered = [], [], []
-            for (y, f, strata, draws, counts, _, _), more in zip(pilots, sizes_of):
+            for (y, f, strata, draws, counts, *_), more in zip(pilots, sizes_of):
                 more = min(max(more, 2), total - n0) if more else 0   # a stratified draw takes one per stratum
                 final = plan_check.further(draws, keys, strata, more, rng) if more else draws
                 sums, _ = plan_check.pooled(final, keys, y, f)

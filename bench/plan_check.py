@@ -77,13 +77,16 @@ from rgbench.stats.grading_plan import (  # noqa: E402
 from rgbench.stats.judge_assisted import (  # noqa: E402
     Run,
     difference_interval,
+    difference_values,
     estimate,
     interval,
     labelled_cases,
+    replicated,
     shared,
     stratified_draw,
     variance_parts,
 )
+from rgbench.stats.judge_assisted_board import spread  # noqa: E402
 from rgbench.stats.judge_assisted_draw import active, population, spreads, stratified, undrawn  # noqa: E402
 
 OUT = REPO / "docs" / "plan_check.md"
@@ -164,15 +167,16 @@ def active_draws(design: ActiveDesign, at: active_check.Setting, n: int, seed: i
     return HumanDraws("judge", tuple(made))
 
 
-def active_half(design: ActiveDesign, ys, fs, draws: HumanDraws, rng: np.random.Generator) -> tuple[float, float]:
+def active_half(design: ActiveDesign, ys, fs, draws: HumanDraws, rng: np.random.Generator
+                ) -> tuple[float, float, float]:
     """(the toolkit's BCa half-width of the figure, A's Q_final or A − B, from the draws' weights; that half-width
     over q times the bootstrap SD, q the largest of the subjects' at their variance parts: 1 when the interval is the
-    multiple of the SD that `rgbench plan` reads it as)."""
+    multiple of the SD; the bootstrap SD, from which `rgbench plan` reads today's variance)."""
     weights = {key: float(draws.weight(key)) for key in draws.drawn() if key[0] in ys}
     _, _, sd, width, _ = active_check.figure(design.model, ys, fs, weights, rng)
     sums = [active_check.case_sums(design.model, label, ys[label], fs[label], weights) for label in ys]
     q = max(quantile(CONFIDENCE, variance_parts(x), RESAMPLES) for x in (shared(*sums)[:2] if len(sums) == 2 else sums))
-    return width / 2, width / 2 / (q * sd)
+    return width / 2, width / 2 / (q * sd), sd
 
 
 def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
@@ -190,10 +194,10 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
     target = SHRINK * curve[design.start]
     sim = sample_size_at(curve, target)
     drawn = {n: np.mean([one(n, "draw")[4] for _ in range(reps)], axis=0) for n in design.grid}
-    by_draw = {n: float(h) for n, (h, _) in drawn.items()}
+    by_draw = {n: float(h) for n, (h, _, _) in drawn.items()}
     predicted: list[float] = []
     for _ in range(reps):
-        everyone, at, shown, draws, (hw, _) = one(design.start)
+        everyone, at, shown, draws, (hw, _, sd) = one(design.start)
         basis = frozenset(r.key for d in draws.draws for r in d.runs)
         phases = []
         for label in shown[0]:
@@ -202,16 +206,16 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
                                  for r in items], draws.precision(label)))
         if pair:
             first, second = phases
-            need = pair_grades_for_half_width(hw, first, second, target, CONFIDENCE, RESAMPLES)
+            need = pair_grades_for_half_width(hw, first, second, target, CONFIDENCE, RESAMPLES, sd)
             predicted.append(math.inf if need.first is None or need.second is None else
                              design.start + need.first + need.second)
         else:
-            more = grades_for_half_width(hw, phases[0], target, CONFIDENCE, RESAMPLES)
+            more = grades_for_half_width(hw, phases[0], target, CONFIDENCE, RESAMPLES, spread=sd)
             predicted.append(math.inf if more.needed is None else design.start + more.needed)
     return {"design": design, "curve": curve, "target": target, "simulated": sim,
             "uniform": float(np.median(predicted)), "by_draw": by_draw,
             "simulated_draw": sample_size_at(by_draw, target),
-            "shape": {n: float(r) for n, (_, r) in drawn.items()}}
+            "shape": {n: float(r) for n, (_, r, _) in drawn.items()}}
 
 
 def benchmark(design: Design, rng: np.random.Generator):
@@ -304,11 +308,12 @@ def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.r
         ea, eb = estimate(sa), estimate(sb)
         assert ea is not None and eb is not None
         pa, pb = (plan_phase(s, graded_runs, e) for s, graded_runs, e in ((sa, la, ea), (sb, lb, eb)))
-        hw = half(interval(sa, counts, CONFIDENCE))
-        need = grades_for_half_width(hw, pa, targets[0], CONFIDENCE, RESAMPLES).needed
+        values, paired = replicated(sa, counts), difference_values(sa, sb, counts)
+        hw = half(interval(sa, counts, CONFIDENCE, values))
+        need = grades_for_half_width(hw, pa, targets[0], CONFIDENCE, RESAMPLES, spread=spread(values)).needed
         subject.append(math.inf if need is None else design.start + need)
-        hw_pair = half(difference_interval(sa, sb, counts, CONFIDENCE))
-        more = pair_grades_for_half_width(hw_pair, pa, pb, targets[1], CONFIDENCE, RESAMPLES)
+        hw_pair = half(difference_interval(sa, sb, counts, CONFIDENCE, paired))
+        more = pair_grades_for_half_width(hw_pair, pa, pb, targets[1], CONFIDENCE, RESAMPLES, spread(paired))
         pair.append(math.inf if more.first is None or more.second is None else
                     2 * design.start + more.first + more.second)
     return float(np.median(subject)), float(np.median(pair))

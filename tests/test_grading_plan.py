@@ -153,9 +153,12 @@ def test_split_in_proportion_to_spread_within_each_subjects_range():
 
 def test_residual_variance_unweighted_and_weighted():
     # y − λ f at λ = 0.5 over (1, 0), (0, 0), (1, 1), (0, 1): e = 1, 0, 0.5, −0.5; mean 0.25;
-    # Σ (e − 0.25)² = 0.5625 + 0.0625 + 0.0625 + 0.5625 = 1.25; / 4 · 4/3 = 0.41667
+    # Σ (e − 0.25)² = 0.5625 + 0.0625 + 0.0625 + 0.5625 = 1.25; / 4 · 4/2 = 0.625 (λ inside (0, 1) is fitted too,
+    # so n − 2); at λ = 1 (clipped, not fitted): e = 1, 0, 0, −1, mean 0, Σ e² = 2; / 4 · 4/3 = 0.66667
     runs = [(1.0, 0.0, 1.0), (0.0, 0.0, 1.0), (1.0, 1.0, 1.0), (0.0, 1.0, 1.0)]
-    assert residual_variance(runs, 0.5) == pytest.approx(1.25 / 3)
+    assert residual_variance(runs, 0.5) == pytest.approx(1.25 / 2)
+    assert residual_variance(runs, 1.0) == pytest.approx(2 / 3)
+    assert residual_variance(runs[:2], 0.5) == 0.0   # two runs, two fitted quantities: no residual freedom left
     # weights 3, 1 on e = 1, 0: mean 3/4; Σ w (e − 3/4)² = 3 · 1/16 + 9/16 = 12/16; / 4 · 2/1 = 0.375
     assert residual_variance([(1.0, 0.0, 3.0), (0.0, 0.0, 1.0)], 0.0) == pytest.approx(0.375)
 
@@ -313,8 +316,9 @@ GAP = Fraction(3, 5)
 
 
 def pair_at(a: str, b: str, gap: Fraction) -> list[tuple[str, str, dict]]:
-    """The board's pairs: (a, b) and Q_final's a − b = ``gap``, its interval ``gap`` ± H0."""
-    return [(a, b, {"Q_final": (gap, (float(gap) - H0, float(gap) + H0))})]
+    """The board's pairs: (a, b) and Q_final's a − b = ``gap``, its interval ``gap`` ± H0 (no replicates' SD: plan
+    reads today's variance from the half-width, (H0 / q)² = 0.06)."""
+    return [(a, b, {"Q_final": (gap, (float(gap) - H0, float(gap) + H0), None)})]
 
 
 def neighbours(pairs: list[tuple[str, str, dict]], ranked=("A", "B")) -> list:
@@ -343,7 +347,7 @@ def test_a_neighbouring_pair_stored_the_other_way_or_negative():
     assert neighbours(pair_at("A", "B", GAP), ("B", "A")) == [("B", "A", -GAP, PairNeed(1, 1))]
     # a tie: no grading decides a difference of 0; and a figure the pair has no difference for is left out
     assert neighbours(pair_at("A", "B", Fraction(0))) == [("A", "B", Fraction(0), PairNeed(None, None))]
-    assert neighbours([("A", "B", {"Q_final": (None, None)})]) == []
+    assert neighbours([("A", "B", {"Q_final": (None, None, None)})]) == []
 
 
 # --- rgbench plan, end to end on the judge-assisted example ---------------------------------------------------
@@ -457,7 +461,7 @@ def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys
 
     def flipped(*args, **kwargs):   # every pair stored as (b, a, b − a), its interval turned
         rows, pairs = real(*args, **kwargs)
-        turn = lambda gap, bounds: (-gap, (-bounds[1], -bounds[0]))
+        turn = lambda gap, bounds, spread: (-gap, (-bounds[1], -bounds[0]), spread)
         return rows, [(b, a, {f: turn(*v) for f, v in per.items()}) for a, b, per in pairs]
     monkeypatch.setattr(plan_command, "assisted_rows", flipped)
     _, after, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
@@ -465,12 +469,12 @@ def test_plan_reads_a_pair_stored_the_other_way_and_a_negative_difference(capsys
 
     def negative(*args, **kwargs):   # synth-003 − synth-002 on their shared cases below 0, the interval as it is
         rows, pairs = real(*args, **kwargs)
-        return rows, [(a, b, {**per, "P": (-per["P"][0], per["P"][1])} if (a, b) == ("synth-003", "synth-002")
+        return rows, [(a, b, {**per, "P": (-per["P"][0], *per["P"][1:])} if (a, b) == ("synth-003", "synth-002")
                        else per) for a, b, per in pairs]
     monkeypatch.setattr(plan_command, "assisted_rows", negative)
     _, after, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     line = next(line for line in after.splitlines() if line.startswith("synth-003 > synth-002"))
-    assert line.split()[3:] == ["-0.1291", "22,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
+    assert line.split()[3:] == ["-0.1291", "5,", "0"]   # decided as at 0.1291 (its interval's half-width 0.1519)
     assert after.replace("-0.1291", " 0.1291") == before
 
 

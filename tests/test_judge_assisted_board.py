@@ -25,6 +25,7 @@ from rgbench.stats.judge_assisted import (
     case_sums,
     difference,
     difference_interval,
+    difference_values,
     estimate,
     expanded_confidence,
     fit,
@@ -145,7 +146,7 @@ def test_a_pair_is_each_subjects_sums_less_the_cases_the_other_lacks():
     assert kept == pytest.approx(whole, rel=1e-12)
     # a board keeps each subject's replicate sums and passes them: the same interval to the bit
     drawn = (counts @ first.moments.floats, counts @ padded.moments.floats)
-    assert difference_interval(first, padded, counts, C95, drawn) == kept
+    assert difference_interval(first, padded, counts, C95, difference_values(first, padded, counts, drawn)) == kept
 
 
 def test_rank_sets_separate_distant_subjects_and_tie_equal_ones():
@@ -154,7 +155,8 @@ def test_rank_sets_separate_distant_subjects_and_tie_equal_ones():
     rows, pairs = assisted_rows(far, SPEC)
     assert [r.rank_set for r in rows] == [(1, 1), (2, 2)]
     assert [(a, b) for a, b, _ in pairs] == [("a", "b")]
-    diff, (low, high) = pairs[0][2]["Q_final"]
+    diff, (low, high), spread = pairs[0][2]["Q_final"]
+    assert 0 < spread < (high - low) / 2   # the replicates' SD, inside the half-width
     assert low <= float(diff) <= high and low > 0
     same = case_sums(far[0].runs["Q_final"])
     counts = draw_of(0, same.case_ids, 300)

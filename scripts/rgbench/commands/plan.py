@@ -61,20 +61,20 @@ def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], precisi
     neighbouring a, b of ``ranked`` (by the figure) with a difference on the board's ``pairs`` (each pair once, in
     the Q_final ranking: (b, a, b − a) when the figure ranks them the other way); ``precision`` per subject its
     draws' H."""
-    differences = {}   # (a, b) -> (a − b, its interval's half-width)
+    differences = {}   # (a, b) -> (a − b, its interval's half-width, the SD of its replicates)
     for a, b, per in pairs:
-        gap, bounds = per.get(figure, (None, None))
+        gap, bounds, spread = per.get(figure, (None, None, None))
         if gap is not None and bounds is not None:
             half = (bounds[1] - bounds[0]) / 2
-            differences[a, b], differences[b, a] = (gap, half), (-gap, half)
+            differences[a, b], differences[b, a] = (gap, half, spread), (-gap, half, spread)
     out = []
     for a, b in zip(ranked, ranked[1:]):
         if (a, b) in differences:
-            gap, half = differences[a, b]
+            gap, half, spread = differences[a, b]
             shared = {r.case_id for r in runs[a]} & {r.case_id for r in runs[b]}
             first, second = phase(runs[a], precision[a], shared), phase(runs[b], precision[b], shared)
             out.append((a, b, gap, pair_grades_for_half_width(float(half), first, second, abs(float(gap)), confidence,
-                                                              resamples)))
+                                                              resamples, spread)))
     return out
 
 
@@ -112,22 +112,22 @@ def run(args: argparse.Namespace) -> int:
     runs = {sid: s.runs[figure] for sid, s in subjects.items()}
     draws = tree.draws or HumanDraws(spec.judge, ())
     precision = {sid: draws.precision(sid) for sid in subjects}
-    rows: list[tuple[str, Fraction, float, Phase]] = []   # subject, estimate, half-width now, variance parts
+    rows: list[tuple[str, Fraction, float, Phase, float | None]] = []   # subject, estimate, half-width now, parts, SD
     for row in board:
         fig = row.figures[figure]
         if (est := fig.estimate) is not None and fig.interval is not None:
             rows.append((row.subject_id, est.theta, float(fig.interval[1] - fig.interval[0]) / 2,
-                         phase(runs[row.subject_id], precision[row.subject_id])))
+                         phase(runs[row.subject_id], precision[row.subject_id]), fig.spread))
     rows.sort(key=lambda row: (-row[1], row[0]))
     print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} "
           f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
     print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'draw':>6} {'all graded':>11}")
-    wilson = {sid for sid, theta, _, _ in rows if figure == "P" and theta in (0, 1)}   # as proportion_figure
+    wilson = {sid for sid, theta, *_ in rows if figure == "P" and theta in (0, 1)}   # as proportion_figure
     # drawn runs without a human grade yet: a count other than 0 (met now) waits for them
     waiting = {sid: s.pending for sid, s in subjects.items() if s.pending}
     waited = False
-    for sid, theta, half, parts in rows:
-        need = grades_for_half_width(half, parts, float(target), confidence, resamples, sid in wilson)
+    for sid, theta, half, parts, spread in rows:
+        need = grades_for_half_width(half, parts, float(target), confidence, resamples, sid in wilson, spread)
         wait = sid in waiting and need.needed != 0
         waited |= wait
         draw = "wait" if wait else _count(need.needed) + "*" * (sid in wilson)

@@ -122,24 +122,32 @@ def quantile(confidence: Fraction, parts: Sequence[Part], resamples: int) -> flo
     return NormalDist().inv_cdf((1 + level) / 2)
 
 
+def fitted(lam: float) -> int:
+    """The quantities e = y − λ f is fitted with on the graded runs: ē, and λ when it is tuned inside (0, 1) (at a
+    bound it was clipped, not fitted)."""
+    return 2 if 0 < lam < 1 else 1
+
+
 def residual_variance(labelled: Sequence[tuple[float, float, float]], lam: float) -> float:
     """S²_e: the weighted variance of e = y − λ f over the graded runs ``labelled`` (y, f, w), w the run's
-    inverse-probability weight: Σ w (e − ē)² / Σ w · n / (n − 1), ē = Σ w e / Σ w. 0 with fewer than two runs."""
-    centred = _centred(labelled, lam)
+    inverse-probability weight: Σ w (e − ē)² / Σ w · n / (n − d), ē = Σ w e / Σ w, d = :func:`fitted` (a regression's
+    residual variance divides by n − 2). 0 with no more than d runs."""
+    centred, d = _centred(labelled, lam), fitted(lam)
     total = sum(w for _, w in centred)
-    return sum(w * d * d for d, w in centred) / total * len(centred) / (len(centred) - 1) if len(centred) > 1 else 0.0
+    return sum(w * e * e for e, w in centred) / total * len(centred) / (len(centred) - d) if len(centred) > d else 0.0
 
 
 def phase_two_variance(labelled: Sequence[tuple[float, float, float]], lam: float, runs: int) -> float:
-    """T₀: the variance the human draws add to the estimate today, Σ w (w − 1) (e − ē)² / N² · n / (n − 1) over
+    """T₀: the variance the human draws add to the estimate today, Σ w (w − 1) (e − ē)² / N² · n / (n − d) over
     the graded runs ``labelled`` (y, f, w), N = ``runs``, e and ē as :func:`residual_variance`'s. Why: the
     estimate's draw error is Σ_r (w_r − 1) e_r / N over every run, of variance Σ_r Var(w_r) e_r² / N² (the draws
     independent of e), and E[w] = 1 makes w (w − 1) an unbiased estimate of Var(w) on the runs with a weight, so
     this needs no run's inclusion probabilities: it holds for stratified and active draws and for several draws
-    pooled. One uniform draw of n (w = N/n): (1/n − 1/N) S²_e exactly. 0 with fewer than two runs."""
-    centred = _centred(labelled, lam)
+    pooled. One uniform draw of n (w = N/n): (1/n − 1/N) S²_e exactly (the same n / (n − d)). 0 with no more than d
+    runs."""
+    centred, d = _centred(labelled, lam), fitted(lam)
     n = len(centred)
-    return sum(w * (w - 1) * d * d for d, w in centred) / runs ** 2 * n / (n - 1) if n > 1 else 0.0
+    return sum(w * (w - 1) * e * e for e, w in centred) / runs ** 2 * n / (n - d) if n > d else 0.0
 
 
 def _centred(labelled: Sequence[tuple[float, float, float]], lam: float) -> list[tuple[float, float]]:
@@ -163,7 +171,7 @@ def smallest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
 
 
 def search(half_width_now: float, phases: Sequence[Phase], half_width: float, confidence: Fraction, resamples: int,
-           shares: Callable[[int], Sequence[int]]) -> tuple[int | None, float]:
+           shares: Callable[[int], Sequence[int]], spread: float | None = None) -> tuple[int | None, float]:
     """(n, floor) for an interval (one subject's figure, or the difference of two) of half-width ``half_width_now``
     today: n the smallest total of human values, from one more than now to N (a further draw of every run left),
     that ``shares`` divides between the subjects of ``phases`` with q · √(V_full + Σ term_i(n_i))
@@ -173,8 +181,12 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
     that half-width after a further draw of every run
     (the narrowest grading can reach without more cases). q is the largest of the subjects' quantiles at their
     :meth:`Phase.parts` (a difference's interval is read at the higher of its two subjects' levels); V_full is the
-    current variance (``half_width_now`` / q now)² less each subject's T₀, floored at 0."""
-    variance = (half_width_now / max(quantile(confidence, p.parts(), resamples) for p in phases)) ** 2
+    current variance less each subject's T₀, floored at 0: ``spread``², the variance of the interval's bootstrap
+    replicates, or without it (``half_width_now`` / q now)². Read from the replicates, it leaves out the BCa
+    interval's shape at few grades (up to 3% wider than q times their SD, fading as grades arrive), which the
+    half-width would put into V_full, the part no grading lowers (docs/judge_assisted.md, "The grading budget")."""
+    variance = spread ** 2 if spread is not None else (
+        half_width_now / max(quantile(confidence, p.parts(), resamples) for p in phases)) ** 2
     full = max(variance - sum(p.term(p.labels) for p in phases), 0.0)
 
     def width(total: int) -> float:
@@ -186,13 +198,14 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
 
 
 def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float, confidence: Fraction,
-                          resamples: int, wilson: bool = False) -> Need:
+                          resamples: int, wilson: bool = False, spread: float | None = None) -> Need:
     """Further human grades for the figure's interval, of half-width ``half_width_now`` today, to reach
     ``half_width`` (:func:`search`): 0 when the target is met now; None when even a further draw of every run misses
     it (V_full alone is too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's over its K_L labelled
     cases at ``confidence`` (:func:`.judge_assisted_board.proportion_figure`; half-width z²/(2(K_L + z²))): n is
     the smallest whose K_L(n) gives :func:`.wilson.wilson_interval` a half-width <= ``half_width``, if every further
-    grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee)."""
+    grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee).
+    ``spread``: the SD of the interval's bootstrap replicates (:func:`search`)."""
     if wilson:
         def width(labels: int) -> float:
             bounds = wilson_interval(0, phase.labelled_at(labels), confidence)
@@ -201,7 +214,7 @@ def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float
         every = phase.runs
         total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
     else:
-        total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,))
+        total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,), spread)
     if half_width_now <= half_width:
         return Need(0, floor)
     return Need(None if total is None else total - phase.labels, floor)
@@ -221,15 +234,15 @@ def split(total: int, first: Phase, second: Phase) -> tuple[int, int]:
 
 
 def pair_grades_for_half_width(half_width_now: float, first: Phase, second: Phase, half_width: float,
-                               confidence: Fraction, resamples: int) -> PairNeed:
+                               confidence: Fraction, resamples: int, spread: float | None = None) -> PairNeed:
     """Further human grades of each subject for a difference's interval, of half-width ``half_width_now`` today,
     to reach ``half_width`` (the difference's size decides its order): the smallest total n₁ + n₂, shared by
-    :func:`split` (:func:`search`). (0, 0) when met now; (None, None) when a further draw of every run of both
-    would not."""
+    :func:`split` (:func:`search`, ``spread`` the SD of the difference's bootstrap replicates). (0, 0) when met
+    now; (None, None) when a further draw of every run of both would not."""
     if half_width_now <= half_width:
         return PairNeed(0, 0)
     shares = lambda n: split(n, first, second)
-    total, _ = search(half_width_now, [first, second], half_width, confidence, resamples, shares)
+    total, _ = search(half_width_now, [first, second], half_width, confidence, resamples, shares, spread)
     if total is None:
         return PairNeed(None, None)
     a, b = split(total, first, second)

@@ -277,12 +277,13 @@ def replicated(sums: CaseSums, counts: np.ndarray, cases: np.ndarray | None = No
     return float(solved(whole, mom.centre).theta[0]), jackknife, solved(drawn, mom.centre).theta
 
 
-def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction) -> Interval | None:
+def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction, values: Values | None = None) -> Interval | None:
     """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K), λ re-estimated in each replicate (one
-    without a human value left out), at :func:`expanded_confidence`; None without a human value; one case: the point."""
+    without a human value left out), at :func:`expanded_confidence`, from its :func:`replicated` ``values`` (computed
+    here if not given); None without a human value; one case: the point."""
     if not sums.labels:
         return None
-    point, jackknife, replicates = replicated(sums, counts)
+    point, jackknife, replicates = replicated(sums, counts) if values is None else values
     level = expanded_confidence(confidence, variance_parts(sums), len(counts))
     return bca_bounds(point, replicates, jackknife_acceleration(jackknife), level)
 
@@ -304,18 +305,30 @@ def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
     return None if ea is None or eb is None else ea.theta - eb.theta
 
 
-def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction,
-                        drawn: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> Interval | None:
-    """The BCa interval of :func:`difference` over the case draw ``counts`` (B x the cases of :func:`shared`'s list),
-    λ re-estimated per subject, at the higher of the two subjects' :func:`expanded_confidence` on the cases they
-    share: each subject's :func:`replicated` values there (``drawn``: each one's, if kept), differenced."""
+def difference_values(first: CaseSums, second: CaseSums, counts: np.ndarray,
+                      drawn: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> Values | None:
+    """The bootstrap values of :func:`difference` over the case draw ``counts`` (B x the cases of :func:`shared`'s
+    list): each subject's :func:`replicated` values on the cases they share (``drawn``: each one's, if kept),
+    differenced; None when either has no human value there."""
     a, b, on = shared(first, second)
-    labelled = [int(np.asarray(s.labelled)[on].sum()) for s in (a, b)]
-    if not all(labelled):
+    if not all(int(np.asarray(s.labelled)[on].sum()) for s in (a, b)):
         return None
-    level = max(expanded_confidence(confidence, variance_parts(s, on), len(counts)) for s in (a, b))
     (point_a, jack_a, reps_a), (point_b, jack_b, reps_b) = (replicated(s, counts, on, d) for s, d in zip((a, b), drawn))
-    return bca_bounds(point_a - point_b, reps_a - reps_b, jackknife_acceleration(jack_a - jack_b), level)
+    return point_a - point_b, jack_a - jack_b, reps_a - reps_b
+
+
+def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction,
+                        values: Values | None = None) -> Interval | None:
+    """The BCa interval of :func:`difference` from its :func:`difference_values` over the case draw ``counts`` (given
+    as ``values``, or computed here), λ re-estimated per subject, at the higher of the two subjects'
+    :func:`expanded_confidence` on the cases they share; None when either has no human value there."""
+    values = difference_values(first, second, counts) if values is None else values
+    if values is None:
+        return None
+    a, b, on = shared(first, second)
+    level = max(expanded_confidence(confidence, variance_parts(s, on), len(counts)) for s in (a, b))
+    point, jackknife, replicates = values
+    return bca_bounds(point, replicates, jackknife_acceleration(jackknife), level)
 
 
 def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:

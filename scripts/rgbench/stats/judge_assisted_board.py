@@ -59,12 +59,14 @@ class SubjectRuns:
 @dataclass(frozen=True)
 class Figure:
     """One figure of one subject: the estimate, its interval, the human-only interval (λ = 0) on the same human
-    sample and draw, and the judge's estimated bias Hf − Hy (its weighted mean minus the human one on the labels)."""
+    sample and draw, the judge's estimated bias Hf − Hy (its weighted mean minus the human one on the labels), and
+    ``spread``, the SD of the interval's bootstrap replicates (`rgbench plan` reads today's variance from it)."""
 
     estimate: ppi.Estimate | None
     interval: Interval | None
     human_only: Interval | None
     bias: Fraction | None
+    spread: float | None = None
 
 
 @dataclass(frozen=True)
@@ -140,8 +142,17 @@ def human_only(sums: ppi.CaseSums) -> ppi.CaseSums:
 def figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
     """The :class:`Figure` of one subject's sums over the case draw ``counts``."""
     est = ppi.estimate(sums)
-    bias = None if est is None else Fraction(sum(sums.judge_drawn) - sum(sums.human)) / sum(sums.drawn)
-    return Figure(est, ppi.interval(sums, counts, confidence), ppi.interval(human_only(sums), counts, confidence), bias)
+    if est is None:
+        return Figure(None, None, None, None)
+    bias = Fraction(sum(sums.judge_drawn) - sum(sums.human)) / sum(sums.drawn)
+    values = ppi.replicated(sums, counts)
+    return Figure(est, ppi.interval(sums, counts, confidence, values), ppi.interval(human_only(sums), counts, confidence),
+                  bias, spread(values))
+
+
+def spread(values: ppi.Values | None) -> float | None:
+    """The SD of bootstrap ``values``' replicates (those without a human value left out); None without values."""
+    return None if values is None else float(np.nanstd(values[2]))
 
 
 def proportion_figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
@@ -161,8 +172,8 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
                   ) -> tuple[list[AssistedRow], list[tuple[str, str, dict[str, tuple]]]]:
     """(judge_assisted.csv's rows, judge_assisted_pairs.csv's pairs): every subject's figures (its criterion means
     unless not ``with_criteria``); among the subjects with a Q_final estimate not ``excluded`` (disqualified), the
-    rank sets and (a, b, figure -> (difference, interval)) for every pair (a ranked above b), or for the pairs of
-    those subjects ``pairs_of`` the rows names (`rgbench plan`: the neighbours it plans for)."""
+    rank sets and (a, b, figure -> (difference, interval, its replicates' SD)) for every pair (a ranked above b), or
+    for the pairs of those subjects ``pairs_of`` the rows names (`rgbench plan`: the neighbours it plans for)."""
     stats, confidence = spec.stats, spec.stats.confidence_level
     sums = {s.subject_id: {f: ppi.case_sums(runs) for f, runs in s.runs.items()} for s in subjects}
     rows = []
@@ -194,10 +205,11 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         if (sid, f) not in drawn:
             drawn[sid, f] = counts @ padded[sid][f].moments.floats
         return drawn[sid, f]
-    def compared(a: str, b: str, f: str) -> tuple:
+    def compared(a: str, b: str, f: str) -> tuple:   # (difference, interval, the SD of its replicates)
         first, second = padded[a][f], padded[b][f]
-        return (ppi.difference(first, second),
-                ppi.difference_interval(first, second, counts, confidence, (kept(a, f), kept(b, f))))
+        values = ppi.difference_values(first, second, counts, (kept(a, f), kept(b, f)))
+        return (ppi.difference(first, second), ppi.difference_interval(first, second, counts, confidence, values),
+                spread(values))
     chosen = combinations(ranked, 2) if pairs_of is None else [
         (a, b) for a, b in pairs_of(rows) if a in sets and b in sets]
     return rows, [(a, b, {f: compared(a, b, f) for f in sums[a]}) for a, b in chosen]
@@ -253,7 +265,7 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
         for r in rows)
     def pair_cells(diff: Fraction | None = None, bounds: Interval | None = None) -> tuple[str, ...]:
         return fmt_fixed(diff), *fmt_interval(bounds)
-    out_pairs = tuple((a, b, *(c for f in FIGURES for c in pair_cells(*per.get(f, ())))) for a, b, per in pairs)
+    out_pairs = tuple((a, b, *(c for f in FIGURES for c in pair_cells(*per.get(f, ())[:2]))) for a, b, per in pairs)
     out_criteria = tuple((r.subject_id, c, str(est.labels), *figure_cells(fig)[:6])
                          for r in rows for c, fig in r.criteria.items() if (est := fig.estimate) is not None)
     return {ASSISTED_FILE: (ASSISTED_COLUMNS, out_rows), PAIRS_FILE: (PAIRS_COLUMNS, out_pairs),

@@ -181,6 +181,13 @@ def test_rank_sets_read_the_replicates_a_block_at_a_time_to_the_same_values(monk
     assert all(np.allclose(seen[0].replicates, other.replicates, rtol=1e-12, atol=0) for other in seen[1:])
 
 
+def test_spread_is_the_sd_of_the_finite_replicates():
+    # replicates 1, NaN (no human value drawn: left out), 3: SD of 1 and 3 = 1 (population SD, as np.nanstd);
+    # none finite, or no values (no estimate): None, and no warning
+    assert board.spread((2.0, np.zeros(0), np.array([1.0, np.nan, 3.0]))) == 1.0
+    assert board.spread((2.0, np.zeros(0), np.array([np.nan, np.nan]))) is None and board.spread(None) is None
+
+
 def test_a_judge_biased_on_one_subject_moves_no_other_subjects_row():
     rng = np.random.default_rng(4)
     honest = [_subject(rng, "a", 0), _subject(rng, "b", 1)]

@@ -134,16 +134,16 @@ def board_rows(name: str, index: int, n0: int, reps: int, seed: int) -> list[str
         sums, labelled = plan_check.pooled(draws, keys, y, f)
         values = replicated(sums, counts)
         bounds = interval(sums, counts, CONFIDENCE, values)
-        est = estimate(sums)
-        assert bounds is not None and est is not None
+        est, sd = estimate(sums), spread(values)
+        assert bounds is not None and est is not None and sd is not None
         pilots.append((y, f, strata, draws, counts, plan_check.plan_phase(sums, labelled, est),
-                       (bounds[1] - bounds[0]) / 2, spread(values)))
+                       (bounds[1] - bounds[0]) / 2, sd))
     mean_half = float(np.mean([p[-2] for p in pilots]))
     lines = []
     for shrink in TARGETS:
         counts_wanted = []
         for *_, phase_now, half, sd in pilots:
-            need = grades_for_half_width(half, phase_now, shrink * mean_half, CONFIDENCE, RESAMPLES, spread=sd).needed
+            need = grades_for_half_width(half, sd, phase_now, shrink * mean_half, CONFIDENCE, RESAMPLES).needed
             counts_wanted.append(total - n0 if need is None else need)
         fixed_more = round(float(np.mean(counts_wanted)))
         rules = {"plan's count": counts_wanted,

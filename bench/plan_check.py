@@ -206,11 +206,11 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
                                  for r in items], draws.precision(label)))
         if pair:
             first, second = phases
-            need = pair_grades_for_half_width(hw, first, second, target, CONFIDENCE, RESAMPLES, sd)
+            need = pair_grades_for_half_width(hw, sd, first, second, target, CONFIDENCE, RESAMPLES)
             predicted.append(math.inf if need.first is None or need.second is None else
                              design.start + need.first + need.second)
         else:
-            more = grades_for_half_width(hw, phases[0], target, CONFIDENCE, RESAMPLES, spread=sd)
+            more = grades_for_half_width(hw, sd, phases[0], target, CONFIDENCE, RESAMPLES)
             predicted.append(math.inf if more.needed is None else design.start + more.needed)
     return {"design": design, "curve": curve, "target": target, "simulated": sim,
             "uniform": float(np.median(predicted)), "by_draw": by_draw,
@@ -309,11 +309,13 @@ def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.r
         assert ea is not None and eb is not None
         pa, pb = (plan_phase(s, graded_runs, e) for s, graded_runs, e in ((sa, la, ea), (sb, lb, eb)))
         values, paired = replicated(sa, counts), difference_values(sa, sb, counts)
+        sd, sd_pair = spread(values), spread(paired)
+        assert sd is not None and sd_pair is not None
         hw = half(interval(sa, counts, CONFIDENCE, values))
-        need = grades_for_half_width(hw, pa, targets[0], CONFIDENCE, RESAMPLES, spread=spread(values)).needed
+        need = grades_for_half_width(hw, sd, pa, targets[0], CONFIDENCE, RESAMPLES).needed
         subject.append(math.inf if need is None else design.start + need)
         hw_pair = half(difference_interval(sa, sb, counts, CONFIDENCE, paired))
-        more = pair_grades_for_half_width(hw_pair, pa, pb, targets[1], CONFIDENCE, RESAMPLES, spread(paired))
+        more = pair_grades_for_half_width(hw_pair, sd_pair, pa, pb, targets[1], CONFIDENCE, RESAMPLES)
         pair.append(math.inf if more.first is None or more.second is None else
                     2 * design.start + more.first + more.second)
     return float(np.median(subject)), float(np.median(pair))

@@ -169,28 +169,34 @@ def test_residual_variance_of_one_run_is_zero():
 
 
 def test_v_full_subtracts_each_phase_and_floors_at_zero():
-    # The floor is q(300) · √(V_full + term(300)), every run graded (term 0). Today's variance 0.0025 at K_L 20
-    # (half-width q(20) · 0.05): V_full = 0.0025 − T₀ = 0.0025 − 0.00186667 = 0.00063333: q(300) · √0.00063333 =
-    # 1.9712178 · 0.025166 = 0.049608
+    # The floor is q(300) · √(V_full + term(300)), every run graded (term 0). Today's variance 0.0025 (the
+    # replicates' SD 0.05; half-width q(20) · 0.05): V_full = 0.0025 − T₀ = 0.0025 − 0.00186667 = 0.00063333:
+    # q(300) · √0.00063333 = 1.9712178 · 0.025166 = 0.049608
     phase = drawn_once(0.04, 20)
     q300 = 1.9679297 * 1.0016708
-    assert grades_for_half_width(Q20 * 0.05, phase, 1, C, B).half_width_all == pytest.approx(
+    assert grades_for_half_width(Q20 * 0.05, 0.05, phase, 1, C, B).half_width_all == pytest.approx(
         q300 * 0.00063333 ** 0.5, rel=1e-5) == pytest.approx(0.049608, abs=1e-6)
     # 0.001 < 0.00186667: V_full floors at 0, and every run graded leaves nothing
-    assert grades_for_half_width(Q20 * 0.001 ** 0.5, phase, 1, C, B).half_width_all == 0.0
-    # every run graded with weight 1 (T₀ = 0): V_full is the variance itself
-    assert grades_for_half_width(0.1, Phase(0.04, 300, ONE, 300, 0.0, float("inf")), 1, C, B).half_width_all == \
-        pytest.approx(0.1)
+    assert grades_for_half_width(Q20 * 0.001 ** 0.5, 0.001 ** 0.5, phase, 1, C, B).half_width_all == 0.0
+    # every run graded with weight 1 (T₀ = 0): V_full is the variance itself, q(300) · 0.05 = 0.098561
+    every = Phase(0.04, 300, ONE, 300, 0.0, float("inf"))
+    assert grades_for_half_width(0.1, 0.05, every, 1, C, B).half_width_all == pytest.approx(q300 * 0.05)
+    # today's variance is the replicates' SD², whatever the half-width: a BCa interval 3% wider than q(20) · SD
+    # (its shape at few grades) moves neither the floor nor a count
+    assert grades_for_half_width(1.03 * Q20 * 0.05, 0.05, phase, 1, C, B).half_width_all == pytest.approx(0.049608,
+                                                                                                          abs=1e-6)
+    assert grades_for_half_width(1.03 * 0.1, 0.1 / Q20, phase, 0.06, C, B).needed == \
+        grades_for_half_width(0.1, 0.1 / Q20, phase, 0.06, C, B).needed == 37
 
 
 def test_grades_for_half_width_hand_computed():
-    # half-width 0.1 over K_L = 20: V = (0.1 / 2.1473974)² = 0.0021686; less T₀ = 0.0018667: V_full =
-    # 0.00030191. One run a case and draws over the runs left, so n graded runs are n cases and T = (1/n − 1/300)
-    # · 0.04 (test_term_pools_today_with_one_further_uniform_draw_over_the_runs_left). At n = 57: T = 0.00056842,
-    # V = 0.00087033, q(57) = 2.0210477, 2.0210477 · 0.0295014 = 0.05962 <= 0.06. At 56: T = 0.00058095, V =
-    # 0.00088286, q(56) = 2.0221813, 2.0221813 · 0.0297130 = 0.06009 > 0.06. So 57, 37 more (the draws pooled by
-    # size, which listed graded runs again, needed 42 draws)
-    need = grades_for_half_width(0.1, drawn_once(0.04, 20), 0.06, C, B)
+    # half-width 0.1 over K_L = 20, the replicates' SD 0.1 / q(20): V = (0.1 / 2.1473974)² = 0.0021686; less T₀ =
+    # 0.0018667: V_full = 0.00030191. One run a case and draws over the runs left, so n graded runs are n cases and
+    # T = (1/n − 1/300) · 0.04 (test_term_pools_today_with_one_further_uniform_draw_over_the_runs_left). At n = 57:
+    # T = 0.00056842, V = 0.00087033, q(57) = 2.0210477, 2.0210477 · 0.0295014 = 0.05962 <= 0.06. At 56: T =
+    # 0.00058095, V = 0.00088286, q(56) = 2.0221813, 2.0221813 · 0.0297130 = 0.06009 > 0.06. So 57, 37 more (the
+    # draws pooled by size, which listed graded runs again, needed 42 draws)
+    need = grades_for_half_width(0.1, 0.1 / Q20, drawn_once(0.04, 20), 0.06, C, B)
     assert need.needed == 37
     # every run graded: q(300) · √0.00030191 = 1.9712178 · 0.0173756 = 0.034251
     assert need.half_width_all == pytest.approx(0.034251, abs=1e-6)
@@ -198,26 +204,27 @@ def test_grades_for_half_width_hand_computed():
 
 def test_grades_for_half_width_met_now_and_out_of_reach():
     phase = drawn_once(0.04, 20)
-    assert grades_for_half_width(0.1, phase, 0.10, C, B).needed == 0       # met now
-    assert grades_for_half_width(0.1, phase, 0.0342, C, B).needed is None   # below the floor 0.034251
+    assert grades_for_half_width(0.1, 0.1 / Q20, phase, 0.10, C, B).needed == 0       # met now
+    assert grades_for_half_width(0.1, 0.1 / Q20, phase, 0.0342, C, B).needed is None   # below the floor 0.034251
     # a judge that leaves no residual (S²_e = 0): only the level narrows, q(300) · √0.0021686 = 0.0918 > 0.06
-    assert grades_for_half_width(0.1, drawn_once(0.0, 20), 0.06, C, B).needed is None
+    assert grades_for_half_width(0.1, 0.1 / Q20, drawn_once(0.0, 20), 0.06, C, B).needed is None
 
 
 def test_grades_for_half_width_never_beyond_every_run():
     # just above the floor: the count is at most the 280 runs left
-    need = grades_for_half_width(0.1, drawn_once(0.04, 20), 0.0343, C, B)
+    need = grades_for_half_width(0.1, 0.1 / Q20, drawn_once(0.04, 20), 0.0343, C, B)
     assert need.needed is not None and 0 < need.needed <= 280
 
 
 def test_pair_grades_split_in_proportion_to_spread():
-    # half-width 0.13 over K_L 20 and 20: V = (0.13 / 2.1473974)² = 0.0036649, less T₀ = (1/20 − 1/300)(0.04 +
-    # 0.01) = 0.0023333: V_full = 0.0013316. 81 labels split 54, 27 (S 0.2, 0.1: 2/3 of 81), read at the fewer
-    # K_L, 27: q(27) = 2.0946859; terms (1/54 − 1/300) · 0.04 = 0.00060741 and (1/27 − 1/300) · 0.01 = 0.00033704
-    # (one uniform draw each, test_term_pools_today_with_one_further_uniform_draw_over_the_runs_left); V =
-    # 0.0022760, 2.0946859 · 0.0477076 = 0.09993 <= 0.1. 80 labels (53, 27): V = 0.0022900, 0.10024 > 0.1. So
-    # 54 − 20 = 34 and 27 − 20 = 7 more to decide a difference of 0.1 (the interval reaching ±0.1)
-    need = pair_grades_for_half_width(0.13, drawn_once(0.04, 20), drawn_once(0.01, 20), 0.1, C, B)
+    # half-width 0.13 over K_L 20 and 20, the replicates' SD 0.13 / q(20): V = (0.13 / 2.1473974)² = 0.0036649, less
+    # T₀ = (1/20 − 1/300)(0.04 + 0.01) = 0.0023333: V_full = 0.0013316. 81 labels split 54, 27 (S 0.2, 0.1: 2/3 of
+    # 81), read at the fewer K_L, 27: q(27) = 2.0946859; terms (1/54 − 1/300) · 0.04 = 0.00060741 and (1/27 − 1/300)
+    # · 0.01 = 0.00033704 (one uniform draw each,
+    # test_term_pools_today_with_one_further_uniform_draw_over_the_runs_left); V = 0.0022760, 2.0946859 · 0.0477076
+    # = 0.09993 <= 0.1. 80 labels (53, 27): V = 0.0022900, 0.10024 > 0.1. So 54 − 20 = 34 and 27 − 20 = 7 more to
+    # decide a difference of 0.1 (the interval reaching ±0.1)
+    need = pair_grades_for_half_width(0.13, 0.13 / Q20, drawn_once(0.04, 20), drawn_once(0.01, 20), 0.1, C, B)
     assert (need.first, need.second) == (34, 7)
 
 
@@ -227,15 +234,15 @@ def test_pair_grades_keep_a_subject_graded_beyond_its_share():
     # 0.0016649 + (1/53 − 1/300) · 0.04 + 0.00013333 = 0.0024196, q(53) = 2.0258496, 2.0258496 · 0.0491896 =
     # 0.09965 <= 0.1; at 52: V = 0.0024341, q(52) = 2.0271704, 0.10001 > 0.1. So 33 more of the first, none of the
     # second
-    need = pair_grades_for_half_width(0.13, drawn_once(0.04, 20), drawn_once(0.01, 60), 0.1, C, B)
+    need = pair_grades_for_half_width(0.13, 0.13 / Q20, drawn_once(0.04, 20), drawn_once(0.01, 60), 0.1, C, B)
     assert (need.first, need.second) == (33, 0)
 
 
 def test_pair_grades_met_now_and_out_of_reach():
     a, b = drawn_once(0.04, 20), drawn_once(0.01, 20)
-    assert pair_grades_for_half_width(0.13, a, b, 0.2, C, B) == (0, 0)   # a difference of 0.2 is decided now
+    assert pair_grades_for_half_width(0.13, 0.13 / Q20, a, b, 0.2, C, B) == (0, 0)   # 0.2 is decided now
     # every run of both graded: q(300) · √0.0013316 = 0.0719 > 0.01, no grading decides a difference of 0.01
-    assert pair_grades_for_half_width(0.13, a, b, 0.01, C, B) == (None, None)
+    assert pair_grades_for_half_width(0.13, 0.13 / Q20, a, b, 0.01, C, B) == (None, None)
 
 
 def test_wilson_budget_counts_labelled_cases():
@@ -245,19 +252,19 @@ def test_wilson_budget_counts_labelled_cases():
     assert half_now == pytest.approx(wilson_interval(0, 20)[1] / 2) == pytest.approx(0.080563, abs=1e-6)
     # <= 0.05 once K_L >= z²/0.1 − z² = 38.414588 − 3.8414588 = 34.57: 35 cases, one run each, 15 more (a draw
     # over the runs left: every grade a new case); every run graded, 300 cases: 3.8414588 / 607.68292 = 0.0063215
-    need = grades_for_half_width(half_now, drawn_once(0.0, 20), 0.05, C, B, wilson=True)
+    need = grades_for_half_width(half_now, 0.0, drawn_once(0.0, 20), 0.05, C, B, wilson=True)   # replicates all 0
     assert need == (15, pytest.approx(0.0063215, abs=1e-7))
-    # the bootstrap model would read S²_e = 0 (every grade 0) as "only the level narrows": q(300)/q(20) · 0.080563
-    # = 0.07395 > 0.05 at every run, no count
-    assert grades_for_half_width(half_now, drawn_once(0.0, 20), 0.05, C, B).needed is None
+    # the bootstrap model, given today's variance (0.080563 / q(20))², would read S²_e = 0 (every grade 0) as "only
+    # the level narrows": q(300)/q(20) · 0.080563 = 0.07395 > 0.05 at every run, no count
+    assert grades_for_half_width(half_now, half_now / Q20, drawn_once(0.0, 20), 0.05, C, B).needed is None
     # 50 cases of 2 runs, 25 graded on 22 cases (examples/judgeassist's synth-002): d distinct runs reach 50 (1 −
     # (100 − d)(99 − d)/9900) cases: d = 45 gives 50 (1 − 55 · 54/9900) = 50 · 0.7 = 35, d = 44 gives 50 (1 − 56 ·
     # 55/9900) = 34.44 -> 34: 45, 20 more. Every case: 3.8414588 / 107.68292 = 0.035674
     two = Phase(0.0, 25, (2,) * 50, 22, 0.0, 25 / (100 * 75))
-    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), two, 0.05, C, B, wilson=True) == (20, pytest.approx(0.035674,
-                                                                                                           abs=1e-6))
-    assert grades_for_half_width(0.04, two, 0.05, C, B, wilson=True).needed == 0   # met now
-    assert grades_for_half_width(0.08, two, 0.03, C, B, wilson=True).needed is None   # 0.035674 at every case
+    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), 0.0, two, 0.05, C, B, wilson=True) == (
+        20, pytest.approx(0.035674, abs=1e-6))
+    assert grades_for_half_width(0.04, 0.0, two, 0.05, C, B, wilson=True).needed == 0   # met now
+    assert grades_for_half_width(0.08, 0.0, two, 0.03, C, B, wilson=True).needed is None   # 0.035674 at every case
 
 
 # A pair on the cases it shares: A has c1-c4, B c2-c5, a judge of 0 (so λ = 0 and e = y), each subject's 4 graded
@@ -316,9 +323,9 @@ GAP = Fraction(3, 5)
 
 
 def pair_at(a: str, b: str, gap: Fraction) -> list[tuple[str, str, dict]]:
-    """The board's pairs: (a, b) and Q_final's a − b = ``gap``, its interval ``gap`` ± H0 (no replicates' SD: plan
-    reads today's variance from the half-width, (H0 / q)² = 0.06)."""
-    return [(a, b, {"Q_final": (gap, (float(gap) - H0, float(gap) + H0), None)})]
+    """The board's pairs: (a, b) and Q_final's a − b = ``gap``, its interval ``gap`` ± H0, its replicates' SD √0.06
+    (today's variance 0.06)."""
+    return [(a, b, {"Q_final": (gap, (float(gap) - H0, float(gap) + H0), 0.06 ** 0.5)})]
 
 
 def neighbours(pairs: list[tuple[str, str, dict]], ranked=("A", "B")) -> list:
@@ -333,7 +340,7 @@ def test_a_pairs_budget_is_on_its_shared_cases():
     assert neighbours(pair_at("A", "B", GAP)) == [("A", "B", GAP, PairNeed(1, 1))]
     # with each subject's runs over all its cases (N 5, n 4, q(4) capped too): V_full = 0.06 − (0.0125 + 1/60) =
     # 0.0308333; every run of both graded, 3.4807564 · 0.175594 = 0.61120 > 0.6: it would say no grading decides it
-    assert pair_grades_for_half_width(H0, phase(A_RUNS, H), phase(B_RUNS, H), 0.6, C, B) == (None, None)
+    assert pair_grades_for_half_width(H0, 0.06 ** 0.5, phase(A_RUNS, H), phase(B_RUNS, H), 0.6, C, B) == (None, None)
 
 
 def test_a_neighbouring_pair_stored_the_other_way_or_negative():

@@ -9,6 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from types import SimpleNamespace
@@ -179,6 +180,24 @@ def test_rank_sets_read_the_replicates_a_block_at_a_time_to_the_same_values(monk
         assisted_rank_sets(estimates, sums, counts, C95)
     assert np.isfinite(seen[0].replicates).all() and np.count_nonzero(seen[0].replicates) > 1000
     assert all(np.allclose(seen[0].replicates, other.replicates, rtol=1e-12, atol=0) for other in seen[1:])
+
+
+def test_rows_without_criteria_and_chosen_pairs_are_the_full_boards():
+    # rgbench plan asks for no criterion means and only the pairs it prints (pairs_of): the rows' figures and those
+    # pairs are the full board's, to the bit; a pair naming a subject not ranked is left out
+    rng = np.random.default_rng(6)
+    subjects = [_subject(rng, sid, shift) for sid, shift in (("a", 0.5), ("b", 0), ("c", -0.5))]
+    subjects = [replace(s, criteria={"x": s.runs["s_bar"]}) for s in subjects]
+    rows, pairs = assisted_rows(subjects, SPEC)
+    named = []
+    def pairs_of(seen):
+        named.append([r.subject_id for r in seen])
+        return [("a", "c"), ("a", "zz")]
+    few_rows, few_pairs = assisted_rows(subjects, SPEC, with_criteria=False, pairs_of=pairs_of)
+    assert named == [["a", "b", "c"]] and all(r.criteria for r in rows) and not any(r.criteria for r in few_rows)
+    assert [r.figures for r in few_rows] == [r.figures for r in rows]
+    assert [(a, b) for a, b, _ in few_pairs] == [("a", "c")]
+    assert few_pairs[0][2] == next(per for a, b, per in pairs if (a, b) == ("a", "c"))
 
 
 def test_spread_is_the_sd_of_the_finite_replicates():

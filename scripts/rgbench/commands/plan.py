@@ -64,7 +64,7 @@ def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], precisi
     differences = {}   # (a, b) -> (a − b, its interval's half-width, the SD of its replicates)
     for a, b, per in pairs:
         gap, bounds, spread = per.get(figure, (None, None, None))
-        if gap is not None and bounds is not None:
+        if gap is not None and bounds is not None and spread is not None:
             half = (bounds[1] - bounds[0]) / 2
             differences[a, b], differences[b, a] = (gap, half, spread), (-gap, half, spread)
     out = []
@@ -73,8 +73,8 @@ def neighbours(ranked: Sequence[str], runs: Mapping[str, Sequence[Run]], precisi
             gap, half, spread = differences[a, b]
             shared = {r.case_id for r in runs[a]} & {r.case_id for r in runs[b]}
             first, second = phase(runs[a], precision[a], shared), phase(runs[b], precision[b], shared)
-            out.append((a, b, gap, pair_grades_for_half_width(float(half), first, second, abs(float(gap)), confidence,
-                                                              resamples, spread)))
+            out.append((a, b, gap, pair_grades_for_half_width(float(half), spread, first, second, abs(float(gap)),
+                                                              confidence, resamples)))
     return out
 
 
@@ -112,10 +112,10 @@ def run(args: argparse.Namespace) -> int:
     runs = {sid: s.runs[figure] for sid, s in subjects.items()}
     draws = tree.draws or HumanDraws(spec.judge, ())
     precision = {sid: draws.precision(sid) for sid in subjects}
-    rows: list[tuple[str, Fraction, float, Phase, float | None]] = []   # subject, estimate, half-width now, parts, SD
+    rows: list[tuple[str, Fraction, float, Phase, float]] = []   # subject, estimate, half-width now, parts, SD
     for row in board:
         fig = row.figures[figure]
-        if (est := fig.estimate) is not None and fig.interval is not None:
+        if (est := fig.estimate) is not None and fig.interval is not None and fig.spread is not None:
             rows.append((row.subject_id, est.theta, float(fig.interval[1] - fig.interval[0]) / 2,
                          phase(runs[row.subject_id], precision[row.subject_id]), fig.spread))
     rows.sort(key=lambda row: (-row[1], row[0]))
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     waiting = {sid: s.pending for sid, s in subjects.items() if s.pending}
     waited = False
     for sid, theta, half, parts, spread in rows:
-        need = grades_for_half_width(half, parts, float(target), confidence, resamples, sid in wilson, spread)
+        need = grades_for_half_width(half, spread, parts, float(target), confidence, resamples, sid in wilson)
         wait = sid in waiting and need.needed != 0
         waited |= wait
         draw = "wait" if wait else _count(need.needed) + "*" * (sid in wilson)

@@ -170,24 +170,21 @@ def smallest(low: int, high: int, fits: Callable[[int], bool]) -> int | None:
     return low
 
 
-def search(half_width_now: float, phases: Sequence[Phase], half_width: float, confidence: Fraction, resamples: int,
-           shares: Callable[[int], Sequence[int]], spread: float | None = None) -> tuple[int | None, float]:
-    """(n, floor) for an interval (one subject's figure, or the difference of two) of half-width ``half_width_now``
-    today: n the smallest total of human values, from one more than now to N (a further draw of every run left),
-    that ``shares`` divides between the subjects of ``phases`` with q · √(V_full + Σ term_i(n_i))
-    <= ``half_width`` (:meth:`Phase.term`; by bisection, which holds since a term rises at most once, over a
-    small further draw, then falls, and q nearly never rises: by at most 0.8% where the cases the judge alone
-    carries fall to 2 or 3, so 4 of 7,500 simulated counts were not the smallest; None when none does), floor
-    that half-width after a further draw of every run
-    (the narrowest grading can reach without more cases). q is the largest of the subjects' quantiles at their
-    :meth:`Phase.parts` (a difference's interval is read at the higher of its two subjects' levels); V_full is the
-    current variance less each subject's T₀, floored at 0: ``spread``², the variance of the interval's bootstrap
-    replicates, or without it (``half_width_now`` / q now)². Read from the replicates, it leaves out the BCa
-    interval's shape at few grades (up to 3% wider than q times their SD, fading as grades arrive), which the
-    half-width would put into V_full, the part no grading lowers (docs/judge_assisted.md, "The grading budget")."""
-    variance = spread ** 2 if spread is not None else (
-        half_width_now / max(quantile(confidence, p.parts(), resamples) for p in phases)) ** 2
-    full = max(variance - sum(p.term(p.labels) for p in phases), 0.0)
+def search(spread: float, phases: Sequence[Phase], half_width: float, confidence: Fraction, resamples: int,
+           shares: Callable[[int], Sequence[int]]) -> tuple[int | None, float]:
+    """(n, floor) for an interval (one subject's figure, or the difference of two) whose bootstrap replicates have
+    the SD ``spread`` today: n the smallest total of human values, from one more than now to N (a further draw of
+    every run left), that ``shares`` divides between the subjects of ``phases`` with q · √(V_full + Σ term_i(n_i))
+    <= ``half_width`` (:meth:`Phase.term`; by bisection, which holds since a term rises at most once, over a small
+    further draw, then falls, and q nearly never rises: by at most 0.8% where the cases the judge alone carries fall
+    to 2 or 3, so 4 of 7,500 simulated counts were not the smallest; None when none does), floor that half-width
+    after a further draw of every run (the narrowest grading can reach without more cases). q is the largest of the
+    subjects' quantiles at their :meth:`Phase.parts` (a difference's interval is read at the higher of its two
+    subjects' levels); V_full is the current variance, ``spread``², less each subject's T₀, floored at 0. Read from
+    the replicates, not as (half-width / q now)², it leaves out the BCa interval's shape at few grades (up to 3%
+    wider than q times their SD, fading as grades arrive), which would land in V_full, the part no grading lowers
+    (docs/judge_assisted.md, "The grading budget")."""
+    full = max(spread ** 2 - sum(p.term(p.labels) for p in phases), 0.0)
 
     def width(total: int) -> float:
         labels = shares(total)
@@ -197,15 +194,15 @@ def search(half_width_now: float, phases: Sequence[Phase], half_width: float, co
     return smallest(min(now + 1, every), every, lambda n: width(n) <= half_width), width(every)
 
 
-def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float, confidence: Fraction,
-                          resamples: int, wilson: bool = False, spread: float | None = None) -> Need:
-    """Further human grades for the figure's interval, of half-width ``half_width_now`` today, to reach
+def grades_for_half_width(half_width_now: float, spread: float, phase: Phase, half_width: float, confidence: Fraction,
+                          resamples: int, wilson: bool = False) -> Need:
+    """Further human grades for the figure's interval, of half-width ``half_width_now`` today and its bootstrap
+    replicates' SD ``spread`` (the board's :attr:`.judge_assisted_board.Figure.spread`), to reach
     ``half_width`` (:func:`search`): 0 when the target is met now; None when even a further draw of every run misses
     it (V_full alone is too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's over its K_L labelled
     cases at ``confidence`` (:func:`.judge_assisted_board.proportion_figure`; half-width z²/(2(K_L + z²))): n is
     the smallest whose K_L(n) gives :func:`.wilson.wilson_interval` a half-width <= ``half_width``, if every further
-    grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee).
-    ``spread``: the SD of the interval's bootstrap replicates (:func:`search`)."""
+    grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee)."""
     if wilson:
         def width(labels: int) -> float:
             bounds = wilson_interval(0, phase.labelled_at(labels), confidence)
@@ -214,7 +211,7 @@ def grades_for_half_width(half_width_now: float, phase: Phase, half_width: float
         every = phase.runs
         total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
     else:
-        total, floor = search(half_width_now, [phase], half_width, confidence, resamples, lambda n: (n,), spread)
+        total, floor = search(spread, [phase], half_width, confidence, resamples, lambda n: (n,))
     if half_width_now <= half_width:
         return Need(0, floor)
     return Need(None if total is None else total - phase.labels, floor)
@@ -233,16 +230,16 @@ def split(total: int, first: Phase, second: Phase) -> tuple[int, int]:
     return labels, total - labels
 
 
-def pair_grades_for_half_width(half_width_now: float, first: Phase, second: Phase, half_width: float,
-                               confidence: Fraction, resamples: int, spread: float | None = None) -> PairNeed:
-    """Further human grades of each subject for a difference's interval, of half-width ``half_width_now`` today,
-    to reach ``half_width`` (the difference's size decides its order): the smallest total n₁ + n₂, shared by
-    :func:`split` (:func:`search`, ``spread`` the SD of the difference's bootstrap replicates). (0, 0) when met
-    now; (None, None) when a further draw of every run of both would not."""
+def pair_grades_for_half_width(half_width_now: float, spread: float, first: Phase, second: Phase, half_width: float,
+                               confidence: Fraction, resamples: int) -> PairNeed:
+    """Further human grades of each subject for a difference's interval, of half-width ``half_width_now`` today and
+    its bootstrap replicates' SD ``spread``, to reach ``half_width`` (the difference's size decides its order): the
+    smallest total n₁ + n₂, shared by :func:`split` (:func:`search`). (0, 0) when met now; (None, None) when a
+    further draw of every run of both would not."""
     if half_width_now <= half_width:
         return PairNeed(0, 0)
     shares = lambda n: split(n, first, second)
-    total, _ = search(half_width_now, [first, second], half_width, confidence, resamples, shares, spread)
+    total, _ = search(spread, [first, second], half_width, confidence, resamples, shares)
     if total is None:
         return PairNeed(None, None)
     a, b = split(total, first, second)

@@ -52,6 +52,10 @@ class CaseSums:
         """The human values used (runs drawn and graded)."""
         return sum(self.labelled)
 
+    def labels_in(self, cases: np.ndarray) -> int:
+        """The human values used on the cases of the mask ``cases``."""
+        return int(np.asarray(self.labelled, dtype=np.int64)[cases].sum())
+
     def restricted(self, case_ids: Sequence[str]) -> CaseSums:
         """The sums on the cases ``case_ids``, in that order; a case this subject lacks is all 0 (adds to no sum)."""
         index = {c: i for i, c in enumerate(self.case_ids)}
@@ -211,7 +215,7 @@ def estimate(sums: CaseSums, cases: np.ndarray | None = None) -> Estimate | None
     ones; None: all), exactly; None without a human value there. Not clipped to y's range (it may leave it by up to
     λ |Mf − Hf|); λ = 0 and theta = Hy for π = 1 everywhere or a constant judge."""
     on = _cases(sums, cases)
-    labels = int(np.asarray(sums.labelled, dtype=np.int64)[on].sum())
+    labels = sums.labels_in(on)
     if not labels:
         return None
     theta, lam, variance, human_only = (Fraction(v[0]) for v in solved(sums.moments.total(on), sums.moments.centre)[:4])
@@ -311,7 +315,7 @@ def difference_values(first: CaseSums, second: CaseSums, counts: np.ndarray,
     list): each subject's :func:`replicated` values on the cases they share (``drawn``: each one's, if kept),
     differenced; None when either has no human value there."""
     a, b, on = shared(first, second)
-    if not all(int(np.asarray(s.labelled)[on].sum()) for s in (a, b)):
+    if not (a.labels_in(on) and b.labels_in(on)):
         return None
     (point_a, jack_a, reps_a), (point_b, jack_b, reps_b) = (replicated(s, counts, on, d) for s, d in zip((a, b), drawn))
     return point_a - point_b, jack_a - jack_b, reps_a - reps_b

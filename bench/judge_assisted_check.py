@@ -31,7 +31,8 @@ resamples. Grades saved (designs at rho_Q 0.7 with a pool of 4x or more, no bias
 Q_final on further stratified draws of GRID times n from the same benchmark, and the n' at which their mean width
 reaches the judge-assisted one (:func:`sample_size_at`); saved = 1 − n / n'. Beside it the finite-sample cost:
 the mean K_L (cases with a human grade) and expanded quantile at n and at n', and the saving were both read at
-the same quantile. The two 300-case designs come last in DESIGNS so that the others keep their streams.
+the same quantile. The two 300-case designs come after the first eleven in DESIGNS, and the three with a strong
+judge (rho_Q 0.9) and 20, 30 or 43 human grades after them, so that the others keep their streams.
 """
 
 from __future__ import annotations
@@ -101,6 +102,10 @@ DESIGNS = (
     # appended, so the designs above keep their streams (a design's stream is keyed by its index)
     Design("300 cases x 3 runs, pool 10x", 300, 3, RHO_07, 10),
     Design("300 cases x 3 runs", 300, 3, RHO_07, 4),
+    # appended likewise: a strong judge with few human grades, the least favourable case found (2026-12-05)
+    Design("rho_Q 0.9, pool 14x", 100, 3, RHO_09, 14),
+    Design("rho_Q 0.9, pool 9x", 100, 3, RHO_09, 9),
+    Design("rho_Q 0.9, pool 6x", 100, 3, RHO_09, 6),
 )
 
 

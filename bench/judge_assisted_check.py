@@ -142,12 +142,13 @@ def width(bounds) -> float:
     return float("nan") if bounds is None else bounds[1] - bounds[0]
 
 
-def human_sample(human: tuple, judge: tuple, size: int, rng: np.random.Generator) -> list[CaseSums]:
-    """One subject's sums of each metric for a human draw of ``size`` runs stratified by the judge's pass."""
+def human_sample(human: tuple, judge: tuple, size: int, rng: np.random.Generator) -> tuple[list[CaseSums], int]:
+    """(One subject's sums of each metric, the drawn runs where the human's pass is not the judge's) for a human
+    draw of ``size`` runs stratified by the judge's pass."""
     drawn_list, pi_list = stratified_draw(judge[0].ravel().tolist(), size, rng)
     drawn = np.array(drawn_list).reshape(judge[0].shape)
     pi = np.array([float(p) for p in pi_list]).reshape(judge[0].shape)
-    return [sums_of(human[m], judge[m], drawn, pi) for m in range(3)]
+    return [sums_of(human[m], judge[m], drawn, pi) for m in range(3)], int(((human[0] != judge[0]) & drawn).sum())
 
 
 def saves(design: Design) -> bool:
@@ -162,12 +163,14 @@ def replicate(design: Design, rng: np.random.Generator, truths) -> dict[str, tup
     k, r = design.cases, design.runs
     n = max(2, round(k * r / (1 + design.ratio)))
     case = rng.normal(0, SD_CASE, k)
-    values, graded_runs = [], []
+    values, graded_runs, disagree = [], [], []
     for s, mu in enumerate(MUS):
         z = mu + case[:, None] + rng.normal(0, SD_INTER, k)[:, None] + rng.normal(0, SD_RUN, (k, r))
         zj = mu + design.bias[s] + design.rho * (z - mu) + math.sqrt(1 - design.rho ** 2) * SD * rng.normal(size=(k, r))
         graded_runs.append((graded(z), graded(zj)))
-        values.append(human_sample(*graded_runs[-1], n, rng))
+        sample, disagreements = human_sample(*graded_runs[-1], n, rng)
+        values.append(sample)
+        disagree.append(disagreements)
     counts = case_counts(rng, k, RESAMPLES)
     out: dict[str, tuple[float, ...]] = {}
     for m, metric in enumerate(METRICS):
@@ -175,7 +178,7 @@ def replicate(design: Design, rng: np.random.Generator, truths) -> dict[str, tup
             fig = (proportion_figure if metric == "P" else figure)(values[s][m], counts, CONFIDENCE)
             t = truths[s][m]
             out[f"{metric} {label}"] = (covers(fig.interval, t), covers(fig.human_only, t),
-                                        width(fig.interval), width(fig.human_only))
+                                        width(fig.interval), width(fig.human_only), disagree[s])
         a, b = values[0][m], values[1][m]
         ppi = difference_interval(a, b, counts, CONFIDENCE)
         ho = difference_interval(human_only(a), human_only(b), counts, CONFIDENCE)
@@ -184,7 +187,7 @@ def replicate(design: Design, rng: np.random.Generator, truths) -> dict[str, tup
     if saves(design):
         out.update(quantiles(values[0][2], values[1][2], n))
     for size in sorted({min(k * r, round(g * n)) for g in GRID}) if saves(design) else ():
-        a, b = (human_only(human_sample(*graded_runs[s], size, rng)[2]) for s in range(2))
+        a, b = (human_only(human_sample(*graded_runs[s], size, rng)[0][2]) for s in range(2))
         out[f"Q_final A @{size}"] = (width(interval(a, counts, CONFIDENCE)),)
         out[f"Q_final B @{size}"] = (width(interval(b, counts, CONFIDENCE)),)
         out[f"Q_final A-B @{size}"] = (width(difference_interval(a, b, counts, CONFIDENCE)),)
@@ -223,9 +226,12 @@ def run_design(design: Design, index: int, reps: int, seed: int) -> dict:
     truths = [truth(mu) for mu in MUS]
     rows = [replicate(design, rng, truths) for _ in range(reps)]
     n = max(2, round(design.cases * design.runs / (1 + design.ratio)))
-    figures, saved, cost = {}, {}, {}
+    figures, saved, cost, split = {}, {}, {}, {}
     for key in (k for k in rows[0] if "@" not in k):
         cells = np.array([row[key] for row in rows], dtype=np.float64)
+        if key in ("P A", "P B"):   # P's coverage by the drawn runs where the human's pass is not the judge's
+            split[key] = {group: (float(cells[inside, 0].mean()) if inside.any() else math.nan, int(inside.sum()))
+                          for group, inside in by_disagreements(cells[:, 4]).items()}
         figures[key] = {"ppi": cells[:, 0].mean(), "human": cells[:, 1].mean(),
                         "ratio": ratio_of_means(cells[:, 2], cells[:, 3])}
         if saves(design) and key.startswith("Q_final"):
@@ -239,8 +245,13 @@ def run_design(design: Design, index: int, reps: int, seed: int) -> dict:
             kl, z = (np.array([[row[f"K_L {key[8:]} @{m}"][i] for row in rows] for m in sizes]).mean(1) for i in (0, 1))
             cost[key] = {"needed": needed, "K_L": (kl[0], np.interp(needed, sizes, kl)),
                          "z": (z[0], np.interp(needed, sizes, z))}
-    return {"design": design, "figures": figures, "saved": saved, "cost": cost, "n": n,
+    return {"design": design, "figures": figures, "saved": saved, "cost": cost, "n": n, "split": split,
             "rho_q": measured_rho(design, rng)}
+
+
+def by_disagreements(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """The replications by the disagreements in their draw: none, 1 to 3, 4 or more."""
+    return {"0": counts == 0, "1-3": (counts >= 1) & (counts <= 3), "4+": counts >= 4}
 
 
 def pct(x: float) -> str:
@@ -319,6 +330,14 @@ def report(results: list[dict], reps: int, seed: int, jobs: int) -> str:
             lines.append(f"| {res['design'].name} | {key} | {res['n']} | {c['needed']:.1f} | {k0:.1f} | {k1:.1f} | "
                          f"{z0:.4f} | {z1:.4f} | {z0 / z1:.4f} | {pct(res['saved'][key])} | "
                          f"{pct(1 - res['n'] / c['needed'] * (z1 / z0) ** 2)} | {pct(ceiling(res))} |")
+    lines += ["", "## P's coverage (%) by the disagreements in the draw", "",
+              "The drawn runs of a subject where the human's pass is not the judge's: the judge's correction of P rests on "
+              "them. Coverage of P's judge-assisted interval among the replications whose draw held 0, 1 to 3, or 4 "
+              "or more of them (the replications beside it; Monte-Carlo SE about √(0.05 · 0.95 / replications)).", "",
+              "| design | n | P A: 0 | 1-3 | 4+ | P B: 0 | 1-3 | 4+ |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for res in results:
+        cells = [f"{pct(c)} ({k})" if k else "-" for key in ("P A", "P B") for c, k in res["split"][key].values()]
+        lines.append(f"| {res['design'].name} | {res['n']} | " + " | ".join(cells) + " |")
     lines += ["", "## Against the targets", ""] + verdicts(results, se)
     return "\n".join(lines) + "\n"
 

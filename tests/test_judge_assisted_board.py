@@ -293,7 +293,7 @@ def test_the_examples_board_rests_on_its_table_and_a_lenient_judge_moves_one_sub
     _metrics(root)
     board = (root / "results" / "leaderboard.md").read_text(encoding="utf-8")
     before = _csv(root / "results" / "judge_assisted.csv")
-    assert "| Subject | Human grades | Pending | r | λ | Judge bias | Worth | Rank set |" in board
+    assert "| Subject | Human grades | Pending | r | Disagree on pass | λ | Judge bias | Worth | Rank set |" in board
     for sid, row in before.items():
         assert f"| {sid} | {row['human_grades']} | {row['pending']} |" in board
     page = (root / "results" / "leaderboard.html").read_text(encoding="utf-8")
@@ -332,11 +332,39 @@ def test_the_rests_on_table_says_why_a_subject_is_not_ranked():
             {**base, "subject_id": "c", "human_grades": 0, "pending": 2, "n_unjudged": 0, "n_uncovered": 0},
             {**base, "subject_id": "d", "human_grades": 9, "pending": 0, "n_unjudged": 0, "n_uncovered": 1}]
     a, b, c, d = rests_on(rows, ["a", "b", "c", "d"])
-    # r 0.50, λ 0.33, bias −1/80 = −0.0125 -> -0.012 (half to even), worth 30.5 -> 30 (half to even)
-    assert a.cells == ("24", "1", "0.50", "0.33", "-0.012", "30", "1\u20132")
+    # r 0.50, λ 0.33, bias −1/80 = −0.0125 -> -0.012 (half to even), worth 30.5 -> 30 (half to even); no pass rule
+    # counted (pass_disagreements None): "—", not marked
+    assert a.cells == ("24", "1", "0.50", "\u2014", "0.33", "-0.012", "30", "1\u20132") and not a.few
     assert b.cells[-1] == "not ranked: 3 runs without the judge's grade"
     assert c.cells[-1] == "not ranked: no human grade of a drawn run yet"
     assert d.cells[-1] == "not ranked: 1 run no draw covers (rgbench assign --draw N)"   # added after every draw
+
+
+def test_pass_disagreements_count_the_labelled_runs_whose_human_pass_is_not_the_judges():
+    from rgbench.stats.judge_assisted import Run
+    from rgbench.stats.judge_assisted_board import pass_disagreements
+    runs = [Run("c1", 1, 0, 4), Run("c1", 1, 1, 4), Run("c2", 0, 1, 2), Run("c2", 0, None, 1),   # one unlabelled
+            Run("c3", 1, 0, 0)]   # a human value outside every draw (weight 0): not a label, not counted
+    assert pass_disagreements(runs) == 2   # c1's first run and c2's first: human 0 vs judge 1, human 1 vs judge 0
+    assert pass_disagreements([]) == 0 and pass_disagreements(None) is None   # no P (no pass rule): None
+
+
+def test_a_subject_whose_p_rests_on_one_to_three_disagreements_among_few_labels_is_marked_and_the_note_says_why():
+    # the study (docs/judge_assisted_check.md, "P's coverage by the disagreements in the draw"): 87.6-92.1% with 1 to
+    # 3 disagreements where the judge's other runs are 6 times the human grades or more; 93.8-100% with none
+    from rgbench.leaderboard.judge_assisted_text import FEW_NOTE, few_note, rests_on, rests_on_markdown
+    base = dict.fromkeys(ASSISTED_COLUMNS)
+    HALF = F(1, 2)  # noqa: N806 (a constant of this test)
+    def row(sid, n, runs=140, p=HALF):   # 20 human grades: 120 other runs, 6 times as many
+        return {**base, "subject_id": sid, "human_grades": 20, "n_runs": runs, "pending": 0, "n_unjudged": 0, "P": p,
+                "pass_disagreements": n}
+    lines = rests_on([row("a", 3), row("b", 4), row("c", 1, p=None), row("d", 0), row("e", 1, runs=139),
+                      row("f", 1)], list("abcdef"))
+    assert [(line.cells[3], line.few) for line in lines] == [
+        ("3 *", True), ("4", False), ("1", False), ("0", False), ("1", False), ("1 *", True)]   # e: 119 < 6 x 20
+    assert few_note(lines) == FEW_NOTE and few_note(lines[1:5]) == ""
+    text = rests_on_markdown(lines, {s: s for s in "abcdef"}, str)
+    assert text[-2:] == [FEW_NOTE, ""] and FEW_NOTE not in rests_on_markdown(lines[1:2], {"b": "b"}, str)
 
 
 def test_rgbench_compute_alone_writes_the_judge_assisted_tables_as_make_metrics_does(tmp_path):

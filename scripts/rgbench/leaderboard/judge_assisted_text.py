@@ -16,20 +16,27 @@ METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans g
           "by how well the judge agrees with the humans there (power-tuned prediction-powered inference, the case "
           "as the unit), so it stays unbiased whatever the judge's bias, with case-bootstrap intervals. The table "
           "gives per subject the human grades used, the drawn answers still awaiting one, the judge-human "
-          "correlation on them, and for Q_final the weight \u03bb given to the judge, the judge's estimated bias "
+          "correlation on them, how many of them the judge passes or fails otherwise than the human, and for "
+          "Q_final the weight \u03bb given to the judge, the judge's estimated bias "
           "(its mean minus the humans' on the same answers), what the estimate is worth in human grades drawn at "
           "random (without the judge's strata), and the simultaneous rank set.")
 CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its own \u03bb per subject and "
                  "criterion), with its case-bootstrap interval; the human-only interval and \u03bb: "
                  "judge_assisted_criteria.csv.")
-HEAD = ("Subject", "Human grades", "Pending", "r", "\u03bb", "Judge bias", "Worth", "Rank set")
+HEAD = ("Subject", "Human grades", "Pending", "r", "Disagree on pass", "\u03bb", "Judge bias", "Worth", "Rank set")
+FEW, POOL = 3, 6   # a subject is marked when 1 to FEW disagreements on pass and the judge's runs POOL x its labels
+FEW_NOTE = ("*: the judge's correction of P rests on 1 to 3 of the subject's human-graded answers, those it passes or "
+            "fails otherwise than the human, and its other runs outnumber them 6 times or more. A bootstrap resamples "
+            "those few as if they were all the disagreements there are: in the study such intervals of P covered "
+            "87.6-92.1% where 95% is printed (docs/judge_assisted.md). Grade more of its answers.")
 
 
 class RestsOn(NamedTuple):
-    """One subject's line of a table: its id and the cells, as shown."""
+    """One subject's line of a table: its id, the cells, as shown, and whether it is marked (:data:`FEW_NOTE`)."""
 
     subject_id: str
     cells: tuple[str, ...]
+    few: bool = False
 
 
 def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[RestsOn, ...]:
@@ -38,6 +45,13 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
     by_id = {r["subject_id"]: r for r in rows}
     def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
         return "\u2014" if value is None else fmt(value, decimals)
+    def marked(r: Mapping[str, Any]) -> bool:   # P on 1 to FEW disagreements, its other runs POOL x its labels
+        n, labels = r["pass_disagreements"], r["human_grades"]
+        return (r["P"] is not None and n is not None and 1 <= n <= FEW and labels > 0
+                and r["n_runs"] - labels >= POOL * labels)
+    def disagree(r: Mapping[str, Any]) -> str:
+        n = r["pass_disagreements"]
+        return "\u2014" if n is None else f"{n} *" if marked(r) else str(n)
     def ranks(r: Mapping[str, Any]) -> str:
         if r["rank_set_low"] is not None:
             return f"{r['rank_set_low']}\u2013{r['rank_set_high']}"
@@ -48,10 +62,15 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
         if r["n_uncovered"]:
             return f"not ranked: {counted(r['n_uncovered'], 'run')} no draw covers (rgbench assign --draw N)"
         return "not ranked: no human grade of a drawn run yet"
-    return tuple(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]),
+    return tuple(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]), disagree(r),
                                cell(r["Q_final_lambda"]), cell(r["Q_final_judge_bias"], 3, fmt_signed),
-                               cell(r["Q_final_effective"], 0), ranks(r)))
+                               cell(r["Q_final_effective"], 0), ranks(r)), marked(r))
                  for sid in order if (r := by_id.get(sid)) is not None)
+
+
+def few_note(lines: Sequence[RestsOn]) -> str:
+    """:data:`FEW_NOTE` when a line is marked, else ""."""
+    return FEW_NOTE if any(line.few for line in lines) else ""
 
 
 def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], criteria: Sequence[str]) -> tuple[RestsOn, ...]:
@@ -90,8 +109,11 @@ def _tables(note: str, head: Sequence[str], lines: Sequence[RestsOn], names: Map
 
 
 def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any) -> list[str]:
-    """The method sentence and the table in Markdown (names through ``esc``), then a blank line; [] in human mode."""
-    return _tables(f"{METHOD} The method, in the toolkit: `{DOC}`.", HEAD[1:], lines, names, esc, float("inf"))
+    """The method sentence and the table in Markdown (names through ``esc``), then a blank line, and :func:`few_note`
+    with one after it when it is not ""; [] in human mode."""
+    note = few_note(lines)
+    return (_tables(f"{METHOD} The method, in the toolkit: `{DOC}`.", HEAD[1:], lines, names, esc, float("inf"))
+            + ([note, ""] if note else []))
 
 
 def criteria_markdown(lines: Sequence[RestsOn], criteria: Sequence[str], names: Mapping[str, str], esc: Any,

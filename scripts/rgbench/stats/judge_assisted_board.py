@@ -34,7 +34,8 @@ PAIRS_FILE = "judge_assisted_pairs.csv"
 CRITERIA_FILE = "judge_assisted_criteria.csv"
 SUFFIXES = ("", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")   # per figure
 ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "pending",
-                    "judge_human_r", *(f + s for f in FIGURES for s in SUFFIXES), "rank_set_low", "rank_set_high")
+                    "judge_human_r", "pass_disagreements", *(f + s for f in FIGURES for s in SUFFIXES),
+                    "rank_set_low", "rank_set_high")
 PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
 CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", *(f"mean{suffix}" for suffix in SUFFIXES[:6]))
 # replicates whose per-case influence the rank sets hold at once, for every subject (all 2,000 at once: 0.75 GB on 58
@@ -83,6 +84,7 @@ class AssistedRow:
     rank_set: tuple[int, int] | None = None
     criteria: Mapping[str, Figure] = field(default_factory=dict)   # per criterion (judge_assisted_criteria.csv)
     uncovered: int = 0
+    disagreements: int | None = None   # :func:`pass_disagreements`
 
     @property
     def labels(self) -> int:
@@ -131,6 +133,13 @@ def correlation(runs: Sequence[ppi.Run]) -> float | None:
     pairs = [(float(r.judge), float(r.human)) for r in runs if r.human is not None and r.weight]
     f, y = np.array(pairs, dtype=np.float64).reshape(-1, 2).T
     return None if len(pairs) < 2 or f.std() == 0 or y.std() == 0 else float(np.corrcoef(f, y)[0, 1])
+
+
+def pass_disagreements(runs: Sequence[ppi.Run] | None) -> int | None:
+    """The labelled runs (human value, w > 0) whose human P is not the judge's: those the judge's correction of P
+    rests on (docs/judge_assisted.md, "What the study shows": with few, P's interval can be too narrow); None
+    without a pass rule (``runs`` None: no P)."""
+    return None if runs is None else sum(1 for r in runs if r.human is not None and r.weight and r.human != r.judge)
 
 
 def human_only(sums: ppi.CaseSums) -> ppi.CaseSums:
@@ -187,7 +196,8 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         criteria = {c: figure(ppi.case_sums(runs), counts, confidence) for c, runs in s.criteria.items()
                     if usable and with_criteria}
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged, s.pending,
-                                correlation(s.runs["Q_final"]), figures, criteria=criteria, uncovered=s.uncovered))
+                                correlation(s.runs["Q_final"]), figures, criteria=criteria, uncovered=s.uncovered,
+                                disagreements=pass_disagreements(s.runs.get("P"))))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
     ranked = sorted((sid for sid in theta if sid not in excluded), key=lambda sid: (-theta[sid], sid))
     if not ranked:
@@ -261,7 +271,8 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
                 fmt_fixed(fig.bias), fmt_float(est.effective if est.effective != float("inf") else None))
     out_rows = tuple(
         (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.uncovered), str(r.labels), str(r.pending),
-         fmt_float(r.correlation), *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
+         fmt_float(r.correlation), "" if r.disagreements is None else str(r.disagreements),
+         *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
          *((str(r.rank_set[0]), str(r.rank_set[1])) if r.rank_set else ("", "")))
         for r in rows)
     def pair_cells(diff: Fraction | None = None, bounds: Interval | None = None) -> tuple[str, ...]:

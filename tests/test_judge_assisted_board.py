@@ -351,17 +351,18 @@ def test_pass_disagreements_count_the_labelled_runs_whose_human_pass_is_not_the_
 
 def test_a_subject_whose_p_rests_on_one_to_three_disagreements_among_few_labels_is_marked_and_the_note_says_why():
     # the study (docs/judge_assisted_check.md, "P's coverage by the disagreements in the draw"): 87.6-92.1% with 1 to
-    # 3 disagreements where the judge's other runs are 6 times the human grades or more; 93.8-100% with none
+    # 3 disagreements where the judge's other runs are 6 to 14 times the human grades, 93.1-100% at 4 times or fewer;
+    # a subject is marked from 5 times
     from rgbench.leaderboard.judge_assisted_text import FEW_NOTE, few_note, rests_on, rests_on_markdown
     base = dict.fromkeys(ASSISTED_COLUMNS)
     HALF = F(1, 2)  # noqa: N806 (a constant of this test)
-    def row(sid, n, runs=140, p=HALF):   # 20 human grades: 120 other runs, 6 times as many
+    def row(sid, n, runs=120, p=HALF):   # 20 human grades: 100 other runs, 5 times as many
         return {**base, "subject_id": sid, "human_grades": 20, "n_runs": runs, "pending": 0, "n_unjudged": 0, "P": p,
                 "pass_disagreements": n}
-    lines = rests_on([row("a", 3), row("b", 4), row("c", 1, p=None), row("d", 0), row("e", 1, runs=139),
+    lines = rests_on([row("a", 3), row("b", 4), row("c", 1, p=None), row("d", 0), row("e", 1, runs=119),
                       row("f", 1)], list("abcdef"))
     assert [(line.cells[3], line.few) for line in lines] == [
-        ("3 *", True), ("4", False), ("1", False), ("0", False), ("1", False), ("1 *", True)]   # e: 119 < 6 x 20
+        ("3 *", True), ("4", False), ("1", False), ("0", False), ("1", False), ("1 *", True)]   # e: 99 < 5 x 20
     assert few_note(lines) == FEW_NOTE and few_note(lines[1:5]) == ""
     text = rests_on_markdown(lines, {s: s for s in "abcdef"}, str)
     assert text[-2:] == [FEW_NOTE, ""] and FEW_NOTE not in rests_on_markdown(lines[1:2], {"b": "b"}, str)

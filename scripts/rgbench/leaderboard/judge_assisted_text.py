@@ -24,11 +24,14 @@ CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its
                  "criterion), with its case-bootstrap interval; the human-only interval and \u03bb: "
                  "judge_assisted_criteria.csv.")
 HEAD = ("Subject", "Human grades", "Pending", "r", "Disagree on pass", "\u03bb", "Judge bias", "Worth", "Rank set")
-FEW, POOL = 3, 6   # a subject is marked when 1 to FEW disagreements on pass and the judge's runs POOL x its labels
-FEW_NOTE = ("*: the judge's correction of P rests on 1 to 3 of the subject's human-graded answers, those it passes or "
-            "fails otherwise than the human, and its other runs outnumber them 6 times or more. A bootstrap resamples "
-            "those few as if they were all the disagreements there are: in the study such intervals of P covered "
-            "87.6-92.1% where 95% is printed (docs/judge_assisted.md). Grade more of its answers.")
+# a subject is marked when P rests on 1 to FEW disagreements on pass and the judge alone grades POOL or more of its
+# answers per human-graded one (the study: 87.6-92.1% coverage at 6 to 14, 93.1-100% at 4 or fewer)
+FEW, POOL = 3, 5
+FEW_NOTE = ("*: the judge's correction of P rests on the human-graded answers it passes or fails otherwise than the "
+            "human, here 1 to 3, and the judge alone grades 5 or more of the subject's answers for each human-graded "
+            "one. A bootstrap resamples those few disagreements as if they were all there are: in the study (6 to 14 "
+            "judge-only answers per human-graded one) such intervals of P covered 87.6-92.1% where 95% is printed "
+            "(docs/judge_assisted.md). Grade more of its answers.")
 
 
 class RestsOn(NamedTuple):
@@ -45,7 +48,7 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
     by_id = {r["subject_id"]: r for r in rows}
     def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
         return "\u2014" if value is None else fmt(value, decimals)
-    def marked(r: Mapping[str, Any]) -> bool:   # P on 1 to FEW disagreements, its other runs POOL x its labels
+    def marked(r: Mapping[str, Any]) -> bool:   # P on 1 to FEW disagreements, its other runs POOL x its labels or more
         n, labels = r["pass_disagreements"], r["human_grades"]
         return (r["P"] is not None and n is not None and 1 <= n <= FEW and labels > 0
                 and r["n_runs"] - labels >= POOL * labels)

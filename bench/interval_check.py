@@ -4,22 +4,23 @@
     .venv/bin/python bench/interval_check.py --quick            # a few replications, to stdout
     .venv/bin/python bench/interval_check.py --reps 400 --jobs 2    # the study (~10 min on two cores)
 
-Not a timed test. The model, the designs and the draw (stratified by the judge's pass) are
-bench/judge_assisted_check.py's; the estimator is the PRODUCTION ``rgbench.stats.judge_assisted.fit`` on the
-study's sums. For one subject per design (B where the judge is biased on B, else A) and the figures P and
-Q_final, each replication computes the estimate, its 2,000 case-bootstrap replicates (λ re-estimated in each)
-and, from the same replicates, six 95% intervals: normal (estimate ± 1.96 · the replicates' SD), percentile,
-percentile at Hesterberg's expanded level for the K_L labelled cases (``expanded_confidence``), BCa at the
-nominal level, BCa at the expanded level (the board's), and the bootstrap-t (each replicate studentised by its
-own linearised variance, the V(λ) ``fit`` returns); a P of exactly 0 or 1 takes Wilson's interval over its
-K_L labelled cases in every column, as the board does (``proportion_figure``). Beside them: the replicates' SD
-over the estimate's true SD (its SD over the replications), and the same ratio for the human-only estimate
-(λ = 0), plainly resampled as the board does and with each replicate's draw weights recalibrated to the
-replicate's stratum sizes (every labelled run of stratum h weighted N*_h / M*_h, its runs over its drawn weight
-in the replicate: the post-stratified bootstrap, which respects that the draw took fixed numbers per stratum),
-and the plain human-only replicates' SD over the true SD of the mean of a uniform draw of as many runs from the
-same benchmark (1: the plain interval is about the one a draw without the judge's strata would give). Streams
-are fixed (``--seed``, one per design): the report reproduces bit for bit whatever ``--jobs``.
+Not a timed test. The model, the designs (8 of them, and the three with a strong judge and 20 to 43 human grades)
+and the draw (stratified by the judge's pass) are bench/judge_assisted_check.py's; the estimator is the PRODUCTION
+``rgbench.stats.judge_assisted.fit`` on the study's sums. For one subject per design (B where the judge is biased
+on B, else A) and the figures P and Q_final, each replication computes the estimate, its 2,000 case-bootstrap
+replicates (λ re-estimated in each) and, from the same replicates, seven 95% intervals: normal (estimate ± 1.96 ·
+the replicates' SD), normal at Hesterberg's expanded level of its variance parts (± Φ⁻¹((1 + c')/2) · the SD),
+percentile, percentile at the expanded level (``expanded_confidence`` of the variance parts, as every expanded
+column), BCa at the nominal level, BCa at the expanded level (the board's), and the bootstrap-t (each replicate
+studentised by its own linearised variance, the V(λ) ``fit`` returns); a P of exactly 0 or 1 takes Wilson's
+interval over its K_L labelled cases in every column, as the board does (``proportion_figure``). Beside them: the
+replicates' SD over the estimate's true SD (its SD over the replications), and the same ratio for the human-only
+estimate (λ = 0), plainly resampled as the board does and with each replicate's draw weights recalibrated to the
+replicate's stratum sizes (every labelled run of stratum h weighted N*_h / M*_h, its runs over its drawn weight in
+the replicate: the post-stratified bootstrap, which respects that the draw took fixed numbers per stratum), and
+the plain human-only replicates' SD over the true SD of the mean of a uniform draw of as many runs from the same
+benchmark (1: the plain interval is about the one a draw without the judge's strata would give). Streams are fixed
+(``--seed``, one per design): the report reproduces bit for bit whatever ``--jobs``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import sys
 from fractions import Fraction
 from multiprocessing import Pool
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 
@@ -51,9 +53,10 @@ CONFIDENCE = Fraction(95, 100)
 RESAMPLES = 2000
 OUT = REPO / "docs" / "interval_check.md"
 CHOSEN = ("base", "rho_Q 0.9", "pool 10x", "judge +1.5 on B only", "judge +1.5 on B only, pool 10x",
-          "100 cases x 1 run", "30 cases x 3 runs", "30 cases x 1 run")
+          "100 cases x 1 run", "30 cases x 3 runs", "30 cases x 1 run",
+          "rho_Q 0.9, pool 14x", "rho_Q 0.9, pool 9x", "rho_Q 0.9, pool 6x")
 FIGURES = (("P", 0), ("Q_final", 2))
-METHODS = ("normal", "percentile", "percentile expanded", "BCa", "BCa expanded", "bootstrap-t")
+METHODS = ("normal", "normal expanded", "percentile", "percentile expanded", "BCa", "BCa expanded", "bootstrap-t")
 
 
 def stratum_sums(y: np.ndarray, f: np.ndarray, weight: np.ndarray, stratum: np.ndarray) -> list[np.ndarray]:
@@ -95,12 +98,14 @@ def intervals(sums: CaseSums, counts: np.ndarray, level: Fraction) -> tuple[floa
     sd = float(reps.std(ddof=1))
     acceleration = jackknife_acceleration(fit(sums, leave_one_out_weights(k, 0, k)).theta)
     z = 1.959963984540054
+    q = NormalDist().inv_cdf((1 + float(level)) / 2)
     low, high = np.quantile(reps, [0.025, 0.975])
     wide = np.quantile(reps, [(1 - float(level)) / 2, (1 + float(level)) / 2])
     studentised = finite & (replicates.variance > 0)
     t = (replicates.theta[studentised] - estimate) / np.sqrt(replicates.variance[studentised])
     t_low, t_high = np.quantile(t, [0.025, 0.975]) if t.size else (0.0, 0.0)   # no spread: the point
-    return estimate, sd, [(estimate - z * sd, estimate + z * sd), (float(low), float(high)),
+    return estimate, sd, [(estimate - z * sd, estimate + z * sd), (estimate - q * sd, estimate + q * sd),
+                          (float(low), float(high)),
                           (float(wide[0]), float(wide[1])),
                           bca_bounds(estimate, reps, acceleration, CONFIDENCE),
                           bca_bounds(estimate, reps, acceleration, level),

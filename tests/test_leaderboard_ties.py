@@ -188,3 +188,17 @@ def test_the_committed_readme_table_fits_100_characters():
     names = [line.split(" | ")[3] for line in rows[2:]]
     if max(map(len, names), default=0) <= 24:   # the rule of the test above
         assert max(map(len, rows)) <= WIDTH, max(rows, key=len)
+
+
+def test_the_page_gives_the_note_under_the_rests_on_table_only_when_a_subject_is_marked(fixture_board):
+    # the judge-assisted "rests on" table (rgbench.leaderboard.judge_assisted_text): its * note in both renderings
+    from rgbench.leaderboard.judge_assisted_text import FEW_NOTE, HEAD, RestsOn
+    sid = fixture_board.entries[0].metrics.subject_id
+    cells = ("20", "0", "0.90", "2 *", "0.95", "+0.010", "31", "1\u20132")
+    assert len(cells) == len(HEAD) - 1
+    marked = replace(fixture_board, rests_on=(RestsOn(sid, cells, True),))
+    plain = replace(fixture_board, rests_on=(RestsOn(sid, (*cells[:3], "4", *cells[4:]), False),))
+    page = leaderboard_html(marked)
+    assert 'id="few-disagreements"' in page and "87.6-92.1% where 95% is printed" in page
+    assert 'id="few-disagreements"' not in leaderboard_html(plain) and 'id="rests-on"' in leaderboard_html(plain)
+    assert FEW_NOTE in leaderboard_markdown(marked) and FEW_NOTE not in leaderboard_markdown(plain)

@@ -349,6 +349,13 @@ def test_pass_disagreements_count_the_labelled_runs_whose_human_pass_is_not_the_
     assert pass_disagreements([]) == 0 and pass_disagreements(None) is None   # no P (no pass rule): None
 
 
+def test_too_few_disagreements_is_one_to_three_with_five_judge_only_runs_per_human_grade_or_more():
+    from rgbench.stats.judge_assisted_board import too_few_disagreements
+    # 20 human grades of 120 runs: 100 judge-only, 5 times as many (the edge is in); 119 runs: 99, under 5 times
+    assert [too_few_disagreements(d, 20, 120) for d in (None, 0, 1, 3, 4)] == [False, False, True, True, False]
+    assert not too_few_disagreements(2, 20, 119) and not too_few_disagreements(2, 0, 120)   # no human grade: no P
+
+
 def test_a_subject_whose_p_rests_on_one_to_three_disagreements_among_few_labels_is_marked_and_the_note_says_why():
     # the study (docs/judge_assisted_check.md, "P's coverage by the disagreements in the draw"): 87.6-92.1% with 1 to
     # 3 disagreements where the judge's other runs are 6 to 14 times the human grades, 93.1-100% at 4 times or fewer;

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..numfmt import counted, fmt_fixed, fmt_signed
+from ..stats.judge_assisted_board import too_few_disagreements
 
 DOC = "docs/judge_assisted.md"
 METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans graded a random draw of them with "
@@ -24,9 +25,6 @@ CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its
                  "criterion), with its case-bootstrap interval; the human-only interval and \u03bb: "
                  "judge_assisted_criteria.csv.")
 HEAD = ("Subject", "Human grades", "Pending", "r", "Disagree on pass", "\u03bb", "Judge bias", "Worth", "Rank set")
-# a subject is marked when P rests on 1 to FEW disagreements on pass and the judge alone grades POOL or more of its
-# answers per human-graded one (the study: 87.6-92.1% coverage at 6 to 14, 93.1-100% at 4 or fewer)
-FEW, POOL = 3, 5
 FEW_NOTE = ("*: the judge's correction of P rests on the human-graded answers it passes or fails otherwise than the "
             "human, here 1 to 3, and the judge alone grades 5 or more of the subject's answers for each human-graded "
             "one. A bootstrap resamples those few disagreements as if they were all there are: in the study (6 to 14 "
@@ -35,7 +33,8 @@ FEW_NOTE = ("*: the judge's correction of P rests on the human-graded answers it
 
 
 class RestsOn(NamedTuple):
-    """One subject's line of a table: its id, the cells, as shown, and whether it is marked (:data:`FEW_NOTE`)."""
+    """One subject's line of a table: its id, the cells, as shown, and whether it is marked (:data:`FEW_NOTE`:
+    :func:`rgbench.stats.judge_assisted_board.too_few_disagreements`)."""
 
     subject_id: str
     cells: tuple[str, ...]
@@ -48,10 +47,8 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
     by_id = {r["subject_id"]: r for r in rows}
     def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
         return "\u2014" if value is None else fmt(value, decimals)
-    def marked(r: Mapping[str, Any]) -> bool:   # P on 1 to FEW disagreements, its other runs POOL x its labels or more
-        n, labels = r["pass_disagreements"], r["human_grades"]
-        return (r["P"] is not None and n is not None and 1 <= n <= FEW and labels > 0
-                and r["n_runs"] - labels >= POOL * labels)
+    def marked(r: Mapping[str, Any]) -> bool:
+        return r["P"] is not None and too_few_disagreements(r["pass_disagreements"], r["human_grades"], r["n_runs"])
     def disagree(r: Mapping[str, Any]) -> str:
         n = r["pass_disagreements"]
         return "\u2014" if n is None else f"{n} *" if marked(r) else str(n)

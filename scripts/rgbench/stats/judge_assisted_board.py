@@ -142,6 +142,17 @@ def pass_disagreements(runs: Sequence[ppi.Run] | None) -> int | None:
     return None if runs is None else sum(1 for r in runs if r.human is not None and r.weight and r.human != r.judge)
 
 
+# P rests on too few disagreements: 1 to FEW of them, the judge alone grading POOL or more answers per human-graded
+# one (the study, docs/judge_assisted_check.md: P covered 87.6-92.1% at 6 to 14, 93.1-100% at 4 or fewer)
+FEW, POOL = 3, 5
+
+
+def too_few_disagreements(disagreements: int | None, labels: int, runs: int) -> bool:
+    """Whether P's interval rests on too few :func:`pass_disagreements` to be read at its level: 1 to FEW of them
+    among ``labels`` human-graded runs of the subject's ``runs``, with runs − labels >= POOL · labels."""
+    return disagreements is not None and 1 <= disagreements <= FEW and 0 < labels and runs - labels >= POOL * labels
+
+
 def human_only(sums: ppi.CaseSums) -> ppi.CaseSums:
     """The same sums with a judge of 0 on every run: λ = 0, so the estimate is the human-only Hy."""
     zero = (Fraction(0),) * len(sums.case_ids)

@@ -363,10 +363,10 @@ def test_a_subject_whose_p_rests_on_one_to_three_disagreements_among_few_labels_
     from rgbench.leaderboard.judge_assisted_text import FEW_NOTE, few_note, rests_on, rests_on_markdown
     base = dict.fromkeys(ASSISTED_COLUMNS)
     HALF = F(1, 2)  # noqa: N806 (a constant of this test)
-    def row(sid, n, runs=120, p=HALF):   # 20 human grades: 100 other runs, 5 times as many
-        return {**base, "subject_id": sid, "human_grades": 20, "n_runs": runs, "pending": 0, "n_unjudged": 0, "P": p,
-                "pass_disagreements": n}
-    lines = rests_on([row("a", 3), row("b", 4), row("c", 1, p=None), row("d", 0), row("e", 1, runs=119),
+    def row(sid, n, runs=120, labels=20):   # 20 human grades: 100 other runs, 5 times as many
+        return {**base, "subject_id": sid, "human_grades": labels, "n_runs": runs, "pending": 0, "n_unjudged": 0,
+                "P": HALF if labels else None, "pass_disagreements": n}
+    lines = rests_on([row("a", 3), row("b", 4), row("c", 1, labels=0), row("d", 0), row("e", 1, runs=119),
                       row("f", 1)], list("abcdef"))
     assert [(line.cells[3], line.few) for line in lines] == [
         ("3 *", True), ("4", False), ("1", False), ("0", False), ("1", False), ("1 *", True)]   # e: 99 < 5 x 20

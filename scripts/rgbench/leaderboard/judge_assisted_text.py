@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..numfmt import counted, fmt_fixed, fmt_signed
-from ..stats.judge_assisted_board import too_few_disagreements
+from ..stats.judge_assisted_board import FEW, FEW_COVERAGE, POOL, too_few_disagreements
 
 DOC = "docs/judge_assisted.md"
 METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans graded a random draw of them with "
@@ -26,10 +26,10 @@ CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its
                  "judge_assisted_criteria.csv.")
 HEAD = ("Subject", "Human grades", "Pending", "r", "Disagree on pass", "\u03bb", "Judge bias", "Worth", "Rank set")
 FEW_NOTE = ("*: the judge's correction of P rests on the human-graded answers it passes or fails otherwise than the "
-            "human, here 1 to 3, and the judge alone grades 5 or more of the subject's answers for each human-graded "
-            "one. A bootstrap resamples those few disagreements as if they were all there are: in the study (6 to 14 "
-            "judge-only answers per human-graded one) such intervals of P covered 87.6-92.1% where 95% is printed "
-            "(docs/judge_assisted.md). Grade more of its answers.")
+            f"human, here 1 to {FEW}, and the judge alone grades {POOL} or more of the subject's answers for each "
+            "human-graded one. A bootstrap resamples those few disagreements as if they were all there are: in the "
+            f"study (6 to 14 judge-only answers per human-graded one) such intervals of P covered {FEW_COVERAGE} where "
+            "95% is printed (docs/judge_assisted.md). Grade more of its answers.")
 
 
 class RestsOn(NamedTuple):
@@ -48,7 +48,7 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
     def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
         return "\u2014" if value is None else fmt(value, decimals)
     def marked(r: Mapping[str, Any]) -> bool:
-        return r["P"] is not None and too_few_disagreements(r["pass_disagreements"], r["human_grades"], r["n_runs"])
+        return too_few_disagreements(r["pass_disagreements"], r["human_grades"], r["n_runs"])
     def disagree(r: Mapping[str, Any]) -> str:
         n = r["pass_disagreements"]
         return "\u2014" if n is None else f"{n} *" if marked(r) else str(n)

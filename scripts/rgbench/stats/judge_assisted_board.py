@@ -143,13 +143,15 @@ def pass_disagreements(runs: Sequence[ppi.Run] | None) -> int | None:
 
 
 # P rests on too few disagreements: 1 to FEW of them, the judge alone grading POOL or more answers per human-graded
-# one (the study, docs/judge_assisted_check.md: P covered 87.6-92.1% at 6 to 14, 93.1-100% at 4 or fewer)
-FEW, POOL = 3, 5
+# one; FEW_COVERAGE is what such intervals of P covered in the study (docs/judge_assisted_check.md, 6 to 14 judge-only
+# answers per human-graded one; 93.1-100% at 4 or fewer)
+FEW, POOL, FEW_COVERAGE = 3, 5, "87.6-92.1%"
 
 
 def too_few_disagreements(disagreements: int | None, labels: int, runs: int) -> bool:
     """Whether P's interval rests on too few :func:`pass_disagreements` to be read at its level: 1 to FEW of them
-    among ``labels`` human-graded runs of the subject's ``runs``, with runs − labels >= POOL · labels."""
+    among ``labels`` human-graded runs of the subject's ``runs``, with runs − labels >= POOL · labels. A count (a
+    pass rule) and a label imply a P estimate, so the rule needs no other condition."""
     return disagreements is not None and 1 <= disagreements <= FEW and 0 < labels and runs - labels >= POOL * labels
 
 

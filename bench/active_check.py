@@ -70,7 +70,7 @@ from judge_assisted_check import (  # noqa: E402
 )
 
 from rgbench.load.draws import HumanDraws, RunKey  # noqa: E402
-from rgbench.stats.bootstrap import bca_interval, case_counts  # noqa: E402
+from rgbench.stats.bootstrap import case_counts, percentile_bounds  # noqa: E402
 from rgbench.stats.judge_assisted import CaseSums, expanded_confidence, fit, shared, variance_parts  # noqa: E402
 from rgbench.stats.judge_assisted_draw import (  # noqa: E402
     SHRINK,
@@ -299,7 +299,7 @@ def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float,
     # the board's level, as interval and difference_interval read it: the higher of the subjects' expanded levels
     level = max(expanded_confidence(CONFIDENCE, variance_parts(x), RESAMPLES)
                 for x in (shared(*sums)[:2] if len(sums) == 2 else sums))
-    bounds = bca_interval(lambda w: replicates if w is counts else statistic(w), design.cases, counts, level)
+    bounds = percentile_bounds(replicates, level)   # the board's interval (judge_assisted.interval)
     assert bounds is not None
     estimate = float(statistic(np.ones((1, design.cases)))[0])
     return (estimate, everyone, float(np.nanstd(replicates)), bounds[1] - bounds[0],

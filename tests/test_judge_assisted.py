@@ -11,7 +11,7 @@ import pytest
 from reference_stats import clt_interval
 
 from rgbench.compute.metrics import q_numerator
-from rgbench.stats.bootstrap import bca_interval, case_counts, ratio_interval, ratio_statistic
+from rgbench.stats.bootstrap import case_counts, percentile_bounds, ratio_statistic
 from rgbench.stats.judge_assisted import (
     Run,
     case_sums,
@@ -109,6 +109,21 @@ def test_the_runs_of_a_case_are_one_cluster_whatever_their_order_or_labels():
     assert case_sums(shuffled) == case_sums(HAND)
 
 
+def percentile(replicates: np.ndarray, level: Fraction) -> tuple[float, float]:
+    """numpy's linear quantiles of the finite replicates at (1 − level)/2 and (1 + level)/2: the reference the
+    judge-assisted intervals are checked against."""
+    low, high = np.quantile(replicates[np.isfinite(replicates)], [(1 - float(level)) / 2, (1 + float(level)) / 2])
+    return float(low), float(high)
+
+
+def test_percentile_bounds_are_the_replicates_quantiles():
+    # 1..5 at 50%: the 0.25 and 0.75 quantiles, h = 4 · 0.25 = 1 and 3: 2 and 4; 1..4 at 50%: h = 0.75 and 2.25:
+    # 1.75 and 3.25 (linear); a NaN replicate is left out; none finite: None
+    assert percentile_bounds(np.array([5.0, 1, 3, np.nan, 2, 4]), Fraction(1, 2)) == (2.0, 4.0)
+    assert percentile_bounds(np.array([4.0, 3, 2, 1]), Fraction(1, 2)) == (1.75, 3.25)
+    assert percentile_bounds(np.array([np.nan]), C95) is None
+
+
 def test_lambda_zero_is_the_human_only_estimate_exactly():
     # A judge of 0 everywhere: F = G = 0, so b = 0 on every case and every replicate, λ = 0 exactly (the centred
     # moments of F and G are exact zeros), and theta is the inverse-probability-weighted mean of the drawn runs,
@@ -126,8 +141,7 @@ def test_lambda_zero_is_the_human_only_estimate_exactly():
     assert np.allclose(fitted.theta, human_only(counts), rtol=1e-14, atol=0)
     # 12 labelled cases, 300 resamples: read at Hesterberg's level for K = 12 (both intervals widen alike)
     level = expanded_confidence(C95, [(12, 1.0)], 300)
-    assert interval(sums, counts, C95) == pytest.approx(bca_interval(human_only, len(sums.case_ids), counts, level),
-                                                        rel=1e-12)
+    assert interval(sums, counts, C95) == pytest.approx(percentile(human_only(counts), level), rel=1e-12)
 
 
 def test_every_run_drawn_with_probability_one_is_the_plain_mean():
@@ -139,7 +153,7 @@ def test_every_run_drawn_with_probability_one_is_the_plain_mean():
     assert est.theta == Fraction(sum(r.human for r in runs), 30)
     counts = case_counts(rng, 9, 300)
     per_case = [sum(r.human for r in runs if r.case_id == c) for c in sums.case_ids]
-    plain = ratio_interval(per_case, sums.runs, counts, expanded_confidence(C95, [(9, 1.0)], 300))
+    plain = percentile(ratio_statistic(per_case, sums.runs)(counts), expanded_confidence(C95, [(9, 1.0)], 300))
     assert interval(sums, counts, C95) == pytest.approx(plain, rel=1e-12)   # to rounding: theta from centred sums
 
 
@@ -242,7 +256,7 @@ def test_variance_parts_split_the_influence_by_cases_with_a_human_value():
 
 def test_the_interval_is_read_at_its_variance_parts_level():
     # 40 cases of two runs, the judge equal to the human (λ near 1), one run graded in 12 of them: the judge carries
-    # the 28 others, so the level is below K_L = 12's alone, and the interval the BCa at it
+    # the 28 others, so the level is below K_L = 12's alone, and the interval the percentile at it
     rng = np.random.default_rng(11)
     values = rng.integers(0, 13, size=(40, 2))
     runs = [Run(f"c{c:02d}", int(values[c, j]), int(values[c, j]) if j == 0 and c < 12 else None,
@@ -253,25 +267,25 @@ def test_the_interval_is_read_at_its_variance_parts_level():
     level = expanded_confidence(C95, parts, 400)
     assert level < expanded_confidence(C95, [(12, 1.0)], 400)
     counts = case_counts(rng, 40, 400)
-    assert interval(sums, counts, C95) == bca_interval(lambda w: fit(sums, w).theta, 40, counts, level)
+    assert interval(sums, counts, C95) == percentile(fit(sums, counts).theta, level)
     # a difference is read at the higher of its subjects' levels: against the same grades without the judge (all
     # of its variance on the 12 labelled cases), K_L = 12's
     alone = case_sums([r._replace(judge=0) for r in runs])
-    assert difference_interval(sums, alone, counts, C95) == bca_interval(
-        lambda w: fit(sums, w).theta - fit(alone, w).theta, 40, counts, expanded_confidence(C95, [(12, 1.0)], 400))
+    assert difference_interval(sums, alone, counts, C95) == percentile(
+        fit(sums, counts).theta - fit(alone, counts).theta, expanded_confidence(C95, [(12, 1.0)], 400))
 
 
 def test_the_interval_rests_on_the_cases_with_a_human_value_and_widens_both_intervals_alike():
-    # HAND: c1, c2, c3 each have a drawn run: K_L = 3, so the level is the cap 1 − 1/B and the bounds are the BCa
-    # bounds at that level; a difference takes the fewer labelled cases of its two subjects
+    # HAND: c1, c2, c3 each have a drawn run: K_L = 3, so the level is the cap 1 − 1/B and the bounds are the
+    # percentile bounds at that level; a difference takes the fewer labelled cases of its two subjects
     sums = case_sums(HAND)
     assert labelled_cases(sums) == 3
     counts = case_counts(np.random.default_rng(2), 3, 400)
-    assert interval(sums, counts, C95) == bca_interval(lambda w: fit(sums, w).theta, 3, counts, Fraction(399, 400))
+    assert interval(sums, counts, C95) == percentile(fit(sums, counts).theta, Fraction(399, 400))
     one_label = case_sums([Run("c1", 1, 1, 2), Run("c2", 0), Run("c3", 1)])
     assert labelled_cases(one_label) == 1
     low, high = difference_interval(sums, one_label, counts, C95)
-    fixed = bca_interval(lambda w: fit(sums, w).theta - fit(one_label, w).theta, 3, counts, Fraction(399, 400))
+    fixed = percentile(fit(sums, counts).theta - fit(one_label, counts).theta, Fraction(399, 400))
     assert (low, high) == fixed
 
 

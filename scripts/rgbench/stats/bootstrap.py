@@ -217,6 +217,17 @@ def bca_bounds(estimate: float, replicates: np.ndarray, acceleration: float,
     return bca_columns(np.array([estimate]), reps[:, None], np.array([acceleration]), confidence)[0]
 
 
+def percentile_bounds(replicates: np.ndarray, confidence: Fraction) -> tuple[float, float] | None:
+    """The replicates' (1 − c)/2 and (1 + c)/2 quantiles (:func:`column_quantiles`, numpy's linear rule), NaN
+    replicates dropped: the percentile interval at level c; None when no replicate is finite."""
+    reps = replicates[np.isfinite(replicates)]
+    if not reps.size:
+        return None
+    levels = np.array([float((1 - confidence) / 2), float((1 + confidence) / 2)])
+    low, high = column_quantiles(np.sort(reps)[:, None].repeat(2, axis=1), levels)
+    return float(low), float(high)
+
+
 def leave_one_out_weights(k: int, start: int, rows: int) -> np.ndarray:
     """Rows ``start``..``start + rows - 1`` of the k x k leave-one-case-out weights (all ones but a 0 at
     column i of row i), built without the whole k x k matrix."""

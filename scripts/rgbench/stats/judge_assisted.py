@@ -15,7 +15,7 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from .bootstrap import Interval, bca_bounds, jackknife_acceleration, numbers_like
+from .bootstrap import Interval, numbers_like, percentile_bounds
 from .seeds import data_digest, generator
 
 Number = int | Fraction
@@ -258,16 +258,15 @@ def variance_parts(sums: CaseSums, cases: np.ndarray | None = None) -> list[Part
     return [(known, labelled + unlabelled)] if others < 2 else [(known, labelled), (others, unlabelled)]
 
 
-Values = tuple[float, np.ndarray, np.ndarray]   # theta's estimate, leave-one-case-out values and replicates
+Values = tuple[float, np.ndarray]   # theta's estimate and its replicates
 
 
 def replicated(sums: CaseSums, counts: np.ndarray, cases: np.ndarray | None = None,
                drawn: np.ndarray | None = None) -> Values:
-    """What :func:`.bootstrap.bca_interval` reads of theta over the case draw ``counts`` (B x K, the sums' cases), on
-    the cases of the mask ``cases`` (None: all the subject's): its estimate, its values leaving out each of those
-    cases, and its replicates, in float, λ re-estimated in each. All from the :class:`Moments`' column sums, those
-    of the cases left out subtracted; ``drawn`` = counts @ moments.floats when the caller keeps it (a board, for
-    every pair of a subject). ValueError when ``counts`` has not one column per case."""
+    """Theta's estimate and its replicates over the case draw ``counts`` (B x K, the sums' cases), on the cases of
+    the mask ``cases`` (None: all the subject's), in float, λ re-estimated in each. All from the :class:`Moments`'
+    column sums, those of the cases left out subtracted; ``drawn`` = counts @ moments.floats when the caller keeps
+    it (a board, for every pair of a subject). ValueError when ``counts`` has not one column per case."""
     if counts.ndim != 2 or counts.shape[1] != len(sums.case_ids):
         raise ValueError(f"the draw has shape {counts.shape}, not one column for each of the {len(sums.case_ids)} cases")
     mom = sums.moments
@@ -276,20 +275,18 @@ def replicated(sums: CaseSums, counts: np.ndarray, cases: np.ndarray | None = No
     drawn = counts @ mom.floats if drawn is None else drawn
     if left.any():
         drawn = drawn - counts[:, left] @ mom.floats[left]
-    whole = mom.total(on).astype(np.float64)
-    jackknife = solved(whole - mom.floats[on], mom.centre).theta if on.sum() > 1 else np.zeros(0)
-    return float(solved(whole, mom.centre).theta[0]), jackknife, solved(drawn, mom.centre).theta
+    return float(solved(mom.total(on).astype(np.float64), mom.centre).theta[0]), solved(drawn, mom.centre).theta
 
 
 def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction, values: Values | None = None) -> Interval | None:
-    """The case-bootstrap BCa interval of theta over the draw ``counts`` (B x K), λ re-estimated in each replicate (one
-    without a human value left out), at :func:`expanded_confidence`, from its :func:`replicated` ``values`` (computed
-    here if not given); None without a human value; one case: the point."""
+    """The case-bootstrap percentile interval of theta over the draw ``counts`` (B x K), λ re-estimated in each
+    replicate (one without a human value left out), at :func:`expanded_confidence`, from its :func:`replicated`
+    ``values`` (computed here if not given); None without a human value; one case: the point. Why the percentile,
+    not BCa: docs/interval_check.md."""
     if not sums.labels:
         return None
-    point, jackknife, replicates = replicated(sums, counts) if values is None else values
-    level = expanded_confidence(confidence, variance_parts(sums), len(counts))
-    return bca_bounds(point, replicates, jackknife_acceleration(jackknife), level)
+    _, replicates = replicated(sums, counts) if values is None else values
+    return percentile_bounds(replicates, expanded_confidence(confidence, variance_parts(sums), len(counts)))
 
 
 def shared(first: CaseSums, second: CaseSums) -> tuple[CaseSums, CaseSums, np.ndarray]:
@@ -317,13 +314,13 @@ def difference_values(first: CaseSums, second: CaseSums, counts: np.ndarray,
     a, b, on = shared(first, second)
     if not (a.labels_in(on) and b.labels_in(on)):
         return None
-    (point_a, jack_a, reps_a), (point_b, jack_b, reps_b) = (replicated(s, counts, on, d) for s, d in zip((a, b), drawn))
-    return point_a - point_b, jack_a - jack_b, reps_a - reps_b
+    (point_a, reps_a), (point_b, reps_b) = (replicated(s, counts, on, d) for s, d in zip((a, b), drawn))
+    return point_a - point_b, reps_a - reps_b
 
 
 def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction,
                         values: Values | None = None) -> Interval | None:
-    """The BCa interval of :func:`difference` from its :func:`difference_values` over the case draw ``counts`` (given
+    """The percentile interval of :func:`difference` from its :func:`difference_values` over the case draw ``counts`` (given
     as ``values``, or computed here), λ re-estimated per subject, at the higher of the two subjects'
     :func:`expanded_confidence` on the cases they share; None when either has no human value there."""
     values = difference_values(first, second, counts) if values is None else values
@@ -331,8 +328,7 @@ def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, c
         return None
     a, b, on = shared(first, second)
     level = max(expanded_confidence(confidence, variance_parts(s, on), len(counts)) for s in (a, b))
-    point, jackknife, replicates = values
-    return bca_bounds(point, replicates, jackknife_acceleration(jackknife), level)
+    return percentile_bounds(values[1], level)
 
 
 def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:

@@ -175,7 +175,7 @@ def figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figu
 def spread(values: ppi.Values | None) -> float | None:
     """The SD of bootstrap ``values``' replicates (those without a human value left out); None without values or
     without a finite replicate."""
-    return None if values is None or not np.isfinite(values[2]).any() else float(np.nanstd(values[2]))
+    return None if values is None or not np.isfinite(values[1]).any() else float(np.nanstd(values[1]))
 
 
 def proportion_figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:

@@ -21,7 +21,7 @@ share of replications that stop after the pilot, and the coverage of the 95% int
 production one. The model and human draws of bench/plan_check.py (bench/judge_assisted_check.py's benchmarks:
 subject A's Q_final, a judge of latent correlation rho, draws stratified by the judge's pass, each further draw
 over the runs not drawn yet and the draws pooled by :meth:`rgbench.load.draws.HumanDraws.weight`); the further
-draw's size from :func:`rgbench.stats.grading_plan.grades_for_half_width` on the pilot's estimate and BCa interval
+draw's size from :func:`rgbench.stats.grading_plan.grades_for_half_width` on the pilot's estimate and interval
 (:func:`rgbench.stats.judge_assisted.interval`), as `rgbench plan` counts it (None, a target grading cannot reach:
 every run left); the interval the board's. Target: 0.75 or 1 times the mean pilot half-width. Bias: the mean of
 theta − the benchmark's own mean of A's runs, in units of the SD of theta − the truth (the error the interval

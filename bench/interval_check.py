@@ -11,16 +11,17 @@ on B, else A) and the figures P and Q_final, each replication computes the estim
 replicates (λ re-estimated in each) and, from the same replicates, seven 95% intervals: normal (estimate ± 1.96 ·
 the replicates' SD), normal at Hesterberg's expanded level of its variance parts (± Φ⁻¹((1 + c')/2) · the SD),
 percentile, percentile at the expanded level (``expanded_confidence`` of the variance parts, as every expanded
-column), BCa at the nominal level, BCa at the expanded level (the board's), and the bootstrap-t (each replicate
-studentised by its own linearised variance, the V(λ) ``fit`` returns); a P of exactly 0 or 1 takes Wilson's
-interval over its K_L labelled cases in every column, as the board does (``proportion_figure``). Beside them: the
-replicates' SD over the estimate's true SD (its SD over the replications), and the same ratio for the human-only
-estimate (λ = 0), plainly resampled as the board does and with each replicate's draw weights recalibrated to the
-replicate's stratum sizes (every labelled run of stratum h weighted N*_h / M*_h, its runs over its drawn weight in
-the replicate: the post-stratified bootstrap, which respects that the draw took fixed numbers per stratum), and
-the plain human-only replicates' SD over the true SD of the mean of a uniform draw of as many runs from the same
-benchmark (1: the plain interval is about the one a draw without the judge's strata would give). Streams are fixed
-(``--seed``, one per design): the report reproduces bit for bit whatever ``--jobs``.
+column; the board's since 2026-12-05), BCa at the nominal level, BCa at the expanded level (the board's before),
+and the bootstrap-t (each replicate studentised by its own linearised variance, the V(λ) ``fit`` returns); a P of
+exactly 0 or 1 takes Wilson's interval over its K_L labelled cases in every column, as the board does
+(``proportion_figure``). Beside them: the replicates' SD over the estimate's true SD (its SD over the
+replications), and the same ratio for the human-only estimate (λ = 0), plainly resampled as the board does and
+with each replicate's draw weights recalibrated to the replicate's stratum sizes (every labelled run of stratum h
+weighted N*_h / M*_h, its runs over its drawn weight in the replicate: the post-stratified bootstrap, which
+respects that the draw took fixed numbers per stratum), and the plain human-only replicates' SD over the true SD
+of the mean of a uniform draw of as many runs from the same benchmark (1: the plain interval is about the one a
+draw without the judge's strata would give). Streams are fixed (``--seed``, one per design): the report reproduces
+bit for bit whatever ``--jobs``.
 """
 
 from __future__ import annotations

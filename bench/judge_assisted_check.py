@@ -24,8 +24,8 @@ same cases. The truth (the population mean of pass, score and Q_final) is exact 
 Each replication: the judge grades every run; the human draw takes n = round(T / (1 + ratio)) of a subject's T
 runs, stratified by the judge's pass (at least one per stratum, proportional allocation, inclusion
 probability n_h / N_h), ratio being the judge-only runs per human-graded run (N/n of the issue). Intervals:
-95% BCa over 2,000 case resamples (the toolkit's default) at Hesterberg's expanded level (each estimate's own: the
-judge-assisted one's from its variance parts), human-only = the same
+95% percentile intervals over 2,000 case resamples (the toolkit's default) at Hesterberg's expanded level (each
+estimate's own: the judge-assisted one's from its variance parts), human-only = the same
 estimator with lambda = 0 (the inverse-probability-weighted mean of the drawn runs) on the same draw and the same
 resamples. Grades saved (designs at rho_Q 0.7 with a pool of 4x or more, no bias): human-only intervals of
 Q_final on further stratified draws of GRID times n from the same benchmark, and the n' at which their mean width
@@ -267,7 +267,8 @@ def report(results: list[dict], reps: int, seed: int, jobs: int) -> str:
         "",
         "Written by `nice -n 10 .venv/bin/python bench/judge_assisted_check.py --reps "
         f"{reps} --seed {seed} --jobs {jobs}` (bench/judge_assisted_check.py holds the model; docs/judge_assisted.md the "
-        f"method). {reps} replications per design, each interval 95% BCa over {RESAMPLES:,} case resamples at "
+        f"method). {reps} replications per design, each interval the 95% percentile one over {RESAMPLES:,} case "
+        "resamples at "
         "Hesterberg's expanded level of its variance parts (`judge_assisted.expanded_confidence`), the "
         "human-only one likewise (its level the labelled cases') on the same human sample, a P of 0 or 1 by "
         "Wilson's rule (the board's "

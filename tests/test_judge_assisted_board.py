@@ -357,8 +357,8 @@ def test_too_few_disagreements_is_one_to_three_with_five_judge_only_runs_per_hum
 
 
 def test_a_subject_whose_p_rests_on_one_to_three_disagreements_among_few_labels_is_marked_and_the_note_says_why():
-    # the study (docs/judge_assisted_check.md, "P's coverage by the disagreements in the draw"): 87.6-92.1% with 1 to
-    # 3 disagreements where the judge's other runs are 6 to 14 times the human grades, 93.1-100% at 4 times or fewer;
+    # the study (docs/judge_assisted_check.md, "P's coverage by the disagreements in the draw"): 89.4-94.7% with 1 to
+    # 3 disagreements where the judge's other runs are 6 to 14 times the human grades, 92.6-100% at 4 times or fewer;
     # a subject is marked from 5 times
     from rgbench.leaderboard.judge_assisted_text import FEW_NOTE, few_note, rests_on, rests_on_markdown
     base = dict.fromkeys(ASSISTED_COLUMNS)

@@ -199,6 +199,6 @@ def test_the_page_gives_the_note_under_the_rests_on_table_only_when_a_subject_is
     marked = replace(fixture_board, rests_on=(RestsOn(sid, cells, True),))
     plain = replace(fixture_board, rests_on=(RestsOn(sid, (*cells[:3], "4", *cells[4:]), False),))
     page = leaderboard_html(marked)
-    assert 'id="few-disagreements"' in page and "87.6-92.1% where 95% is printed" in page
+    assert 'id="few-disagreements"' in page and "89.4-94.7% where 95% is printed" in page
     assert 'id="few-disagreements"' not in leaderboard_html(plain) and 'id="rests-on"' in leaderboard_html(plain)
     assert FEW_NOTE in leaderboard_markdown(marked) and FEW_NOTE not in leaderboard_markdown(plain)

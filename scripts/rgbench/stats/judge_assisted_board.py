@@ -144,8 +144,8 @@ def pass_disagreements(runs: Sequence[ppi.Run] | None) -> int | None:
 
 # P rests on too few disagreements: 1 to FEW of them, the judge alone grading POOL or more answers per human-graded
 # one; FEW_COVERAGE is what such intervals of P covered in the study (docs/judge_assisted_check.md, 6 to 14 judge-only
-# answers per human-graded one; 93.1-100% at 4 or fewer)
-FEW, POOL, FEW_COVERAGE = 3, 5, "87.6-92.1%"
+# answers per human-graded one: 93.6% pooled over those figures, Monte-Carlo SE 0.4; 92.6-100% at 4 or fewer)
+FEW, POOL, FEW_COVERAGE = 3, 5, "89.4-94.7%"
 
 
 def too_few_disagreements(disagreements: int | None, labels: int, runs: int) -> bool:

@@ -449,6 +449,19 @@ def test_the_interval_note_names_each_method_it_covers():
     assert "for every figure" not in method_note(None, None)
 
 
+def test_in_judge_assisted_mode_the_interval_note_names_the_estimators_interval_not_bca():
+    # judge-assisted figures take the percentile interval at the expanded level (aggregate_metrics.md §35,
+    # judge_assisted.interval), not the human board's BCa: the note said BCa on examples/judgeassist's board
+    from rgbench.leaderboard.absent import Shown
+    from rgbench.leaderboard.intervals import method_note
+    note = method_note("0.950000", 2000, Shown(confidence=False, correctness=False, judge_assisted=True))
+    assert "BCa" not in note and "BS" not in note and "\u00a735" in note
+    assert "for P, s\u0304 and Q_final the percentile interval at Hesterberg's expanded level" in note
+    assert "Wilson interval over the cases with a human grade" in note
+    without_pass = method_note("0.950000", 2000, Shown(pass_rule=False, judge_assisted=True))
+    assert "for s\u0304 and Q_final the percentile" in without_pass and "Wilson" not in without_pass
+
+
 
 def test_no_message_or_page_text_cites_a_document_of_the_toolkits_own_history():
     # An adopter's page and messages are read by people who never saw this project's source documents: a

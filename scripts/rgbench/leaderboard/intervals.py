@@ -64,7 +64,13 @@ def method_note(confidence_level: str | None, resamples: int | None, shown: Show
            "ECE, the studentised bootstrap of its bin gaps projected onto ECE, not centred on ECE, which is biased "
            "upward (above 0: miscalibration distinguishable from chance)"
            if calibration else "")
+    meaning = ("They say how far the figure could move on another sample of cases like these; over a single case a "
+               "bootstrap interval is a point: its spread is unknown, not zero.")
+    if shown is not None and shown.judge_assisted:
+        wilson = " (a P of 0 or 1 takes the Wilson interval over the cases with a human grade)" if passes else ""
+        return (f"{level} intervals: {method}, each case counting once with all its runs and which of them a human "
+                f"graded, \u03bb re-estimated in each: for {figures} and Q_final the percentile interval at "
+                f"Hesterberg's expanded level, wider where fewer human grades carry the estimate{wilson} "
+                f"(aggregate_metrics.md \u00a735). {meaning}")
     return (f"{level} intervals: {method}, each case counting once with all its runs: bias-corrected and accelerated "
-            f"(BCa) for {figures} and Q_final{wilson}{ece} "
-            "(aggregate_metrics.md \u00a718). They say how far the figure could move on another sample of cases like "
-            "these; over a single case a bootstrap interval is a point: its spread is unknown, not zero.")
+            f"(BCa) for {figures} and Q_final{wilson}{ece} (aggregate_metrics.md \u00a718). {meaning}")

@@ -181,9 +181,9 @@ def search(spread: float, phases: Sequence[Phase], half_width: float, confidence
     after a further draw of every run (the narrowest grading can reach without more cases). q is the largest of the
     subjects' quantiles at their :meth:`Phase.parts` (a difference's interval is read at the higher of its two
     subjects' levels); V_full is the current variance, ``spread``², less each subject's T₀, floored at 0. Read from
-    the replicates, not as (half-width / q now)², it leaves out the BCa interval's shape at few grades (up to 3%
-    wider than q times their SD, fading as grades arrive), which would land in V_full, the part no grading lowers
-    (docs/judge_assisted.md, "The grading budget")."""
+    the replicates, not as (half-width / q now)², it leaves out the interval's shape at few grades (BCa's, the
+    interval before 2026-12-05, was up to 3% wider than q times their SD; the percentile's is within 1%), which
+    would land in V_full, the part no grading lowers (docs/judge_assisted.md, "The grading budget")."""
     full = max(spread ** 2 - sum(p.term(p.labels) for p in phases), 0.0)
 
     def width(total: int) -> float:

@@ -396,7 +396,7 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys, non
     # the output ends on what the counts assume and where they are known to miss
     assert lines[-2:] == ["", "draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, "
                           "taken as uniform over the subject's runs not drawn yet. Counts made after a small first draw "
-                          "can be about 15% more than needed: plan again after the draw (docs/judge_assisted.md, "
+                          "can be about 20% more than needed: plan again after the draw (docs/judge_assisted.md, "
                           "\"Where the counts miss\"). Sizes chosen from these counts, stopping at a 0 included, can "
                           "bias the estimate: fix the total before the first draw, or decide then on a second draw at "
                           "least as large and make it whatever the first shows (\"A size chosen from the data\")."]

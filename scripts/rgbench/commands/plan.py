@@ -28,7 +28,7 @@ from ..stats.judge_assisted_board import FEW, FEW_COVERAGE, SubjectRuns, assiste
 from .common import load_valid_grades
 
 CAVEAT = ("draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, taken as "
-          "uniform over the subject's runs not drawn yet. Counts made after a small first draw can be about 15% "
+          "uniform over the subject's runs not drawn yet. Counts made after a small first draw can be about 20% "
           "more than needed: plan again after the draw (docs/judge_assisted.md, \"Where the counts miss\"). Sizes "
           "chosen from these counts, stopping at a 0 included, can bias the estimate: fix the total before the first "
           "draw, or decide then on a second draw at least as large and make it whatever the first shows (\"A size "

@@ -2,7 +2,7 @@
 """The simulation study of the judge-assisted estimator (issue 28, part 1): docs/judge_assisted_check.md.
 
     .venv/bin/python bench/judge_assisted_check.py --quick          # a few replications, to stdout
-    .venv/bin/python bench/judge_assisted_check.py --reps 500 --jobs 2    # the study (~53 min on two busy shared cores)
+    .venv/bin/python bench/judge_assisted_check.py --reps 2000 --jobs 2   # the study (about 55 min on two cores)
 
 Not a timed test. It draws benchmarks with a known truth, runs the PRODUCTION functions on them (the board's
 ``figure`` and ``proportion_figure`` of ``rgbench.stats.judge_assisted_board``, which call
@@ -418,7 +418,7 @@ def write(reps: int, seed: int, jobs: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return study_main(__doc__ or "", write, OUT, 500, 8, argv, seed=28, jobs=True)
+    return study_main(__doc__ or "", write, OUT, 2000, 8, argv, seed=28, jobs=True)
 
 
 if __name__ == "__main__":

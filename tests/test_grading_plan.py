@@ -414,19 +414,6 @@ def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
     assert "*" not in out   # Q_final is never Wilson's
 
 
-def test_plan_says_when_p_rests_on_too_few_disagreements(capsys, monkeypatch):
-    # the example's subjects are not marked (synth-003: 2 disagreements on pass, but 72 judge-only runs for 23 human
-    # grades, 3.1 times); with the rule taken to mark a count of 2, plan --figure P names synth-003 under its table
-    _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
-    assert "rests on 1 to 3" not in out
-    monkeypatch.setattr(plan_command, "too_few_disagreements", lambda disagreements, labels, runs: disagreements == 2)
-    _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
-    assert ("P of synth-003 rests on 1 to 3 human-graded answers the judge passes or fails otherwise than the human, "
-            "among few human grades: its interval can be too narrow") in out
-    _, out, _ = plan(capsys, "--root", str(EXAMPLE))
-    assert "rests on 1 to 3" not in out   # Q_final: the rule is P's
-
-
 def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):
     # the example as shipped: synth-003 has one drawn run pending, so neither it nor its pairs get a count, but a
     # pair decided now (its interval excludes 0) says so: 0, 0

@@ -24,7 +24,7 @@ from ..load.parsing import exact_decimal
 from ..problems import refuse
 from ..stats.grading_plan import PairNeed, Phase, grades_for_half_width, pair_grades_for_half_width, phase
 from ..stats.judge_assisted import Run
-from ..stats.judge_assisted_board import FEW, FEW_COVERAGE, SubjectRuns, assisted_rows, assisted_subjects, too_few_disagreements
+from ..stats.judge_assisted_board import SubjectRuns, assisted_rows, assisted_subjects
 from .common import load_valid_grades
 
 CAVEAT = ("draw: the N new human grades of one further rgbench assign --draw N --subjects <subject>, taken as "
@@ -132,11 +132,6 @@ def run(args: argparse.Namespace) -> int:
         waited |= wait
         draw = "wait" if wait else _count(need.needed) + "*" * (sid in wilson)
         print(f"{sid:<28} {float(theta):>9.4f} {parts.labels:>7} {half:>11.4f} {draw:>6} {need.half_width_all:>11.4f}")
-    if few := [r.subject_id for r in board if figure == "P" and too_few_disagreements(r.disagreements, r.labels,
-                                                                                       r.n_runs)]:
-        print(f"P of {', '.join(few)} rests on 1 to {FEW} human-graded answers the judge passes or fails otherwise "
-              f"than the human, among few human grades: its interval can be too narrow (the study: {FEW_COVERAGE} "
-              "where 95% is printed), so its count can be too low (docs/judge_assisted.md, \"What the study shows\")")
     if wilson:
         print("*: P is exactly 0 or 1, so its interval is Wilson's over the cases with a human grade; the count "
               "assumes every further grade keeps it there (one that does not makes the interval the bootstrap's)")

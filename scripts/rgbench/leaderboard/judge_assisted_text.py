@@ -9,7 +9,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..numfmt import counted, fmt_fixed, fmt_signed
-from ..stats.judge_assisted_board import FEW, FEW_COVERAGE, POOL, too_few_disagreements
 
 DOC = "docs/judge_assisted.md"
 METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans graded a random draw of them with "
@@ -25,20 +24,13 @@ CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its
                  "criterion), with its case-bootstrap interval; the human-only interval and \u03bb: "
                  "judge_assisted_criteria.csv.")
 HEAD = ("Subject", "Human grades", "Pending", "r", "Disagree on pass", "\u03bb", "Judge bias", "Worth", "Rank set")
-FEW_NOTE = ("*: the judge's correction of P rests on the human-graded answers it passes or fails otherwise than the "
-            f"human, here 1 to {FEW}, and the judge alone grades {POOL} or more of the subject's answers for each "
-            "human-graded one. A bootstrap resamples those few disagreements as if they were all there are: in the "
-            f"study (6 to 14 judge-only answers per human-graded one) such intervals of P covered {FEW_COVERAGE} where "
-            "95% is printed (docs/judge_assisted.md). Grade more of its answers.")
 
 
 class RestsOn(NamedTuple):
-    """One subject's line of a table: its id, the cells, as shown, and whether it is marked (:data:`FEW_NOTE`:
-    :func:`rgbench.stats.judge_assisted_board.too_few_disagreements`)."""
+    """One subject's line of a table: its id and the cells, as shown."""
 
     subject_id: str
     cells: tuple[str, ...]
-    few: bool = False
 
 
 def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[RestsOn, ...]:
@@ -47,11 +39,6 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
     by_id = {r["subject_id"]: r for r in rows}
     def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
         return "\u2014" if value is None else fmt(value, decimals)
-    def marked(r: Mapping[str, Any]) -> bool:
-        return too_few_disagreements(r["pass_disagreements"], r["human_grades"], r["n_runs"])
-    def disagree(r: Mapping[str, Any]) -> str:
-        n = r["pass_disagreements"]
-        return "\u2014" if n is None else f"{n} *" if marked(r) else str(n)
     def ranks(r: Mapping[str, Any]) -> str:
         if r["rank_set_low"] is not None:
             return f"{r['rank_set_low']}\u2013{r['rank_set_high']}"
@@ -62,15 +49,11 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
         if r["n_uncovered"]:
             return f"not ranked: {counted(r['n_uncovered'], 'run')} no draw covers (rgbench assign --draw N)"
         return "not ranked: no human grade of a drawn run yet"
-    return tuple(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]), disagree(r),
+    return tuple(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]),
+                               cell(r["pass_disagreements"], 0, lambda n, _: str(n)),
                                cell(r["Q_final_lambda"]), cell(r["Q_final_judge_bias"], 3, fmt_signed),
-                               cell(r["Q_final_effective"], 0), ranks(r)), marked(r))
+                               cell(r["Q_final_effective"], 0), ranks(r)))
                  for sid in order if (r := by_id.get(sid)) is not None)
-
-
-def few_note(lines: Sequence[RestsOn]) -> str:
-    """:data:`FEW_NOTE` when a line is marked, else ""."""
-    return FEW_NOTE if any(line.few for line in lines) else ""
 
 
 def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], criteria: Sequence[str]) -> tuple[RestsOn, ...]:
@@ -109,11 +92,8 @@ def _tables(note: str, head: Sequence[str], lines: Sequence[RestsOn], names: Map
 
 
 def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any) -> list[str]:
-    """The method sentence and the table in Markdown (names through ``esc``), then a blank line, and :func:`few_note`
-    with one after it when it is not ""; [] in human mode."""
-    note = few_note(lines)
-    return (_tables(f"{METHOD} The method, in the toolkit: `{DOC}`.", HEAD[1:], lines, names, esc, float("inf"))
-            + ([note, ""] if note else []))
+    """The method sentence and the table in Markdown (names through ``esc``), then a blank line; [] in human mode."""
+    return _tables(f"{METHOD} The method, in the toolkit: `{DOC}`.", HEAD[1:], lines, names, esc, float("inf"))
 
 
 def criteria_markdown(lines: Sequence[RestsOn], criteria: Sequence[str], names: Mapping[str, str], esc: Any,

@@ -137,22 +137,9 @@ def correlation(runs: Sequence[ppi.Run]) -> float | None:
 
 def pass_disagreements(runs: Sequence[ppi.Run] | None) -> int | None:
     """The labelled runs (human value, w > 0) whose human P is not the judge's: those the judge's correction of P
-    rests on (docs/judge_assisted.md, "What the study shows": with few, P's interval can be too narrow); None
+    rests on (docs/judge_assisted.md, "What the study shows": with 1 to 3, P's interval covered 94.2%); None
     without a pass rule (``runs`` None: no P)."""
     return None if runs is None else sum(1 for r in runs if r.human is not None and r.weight and r.human != r.judge)
-
-
-# P rests on too few disagreements: 1 to FEW of them, the judge alone grading POOL or more answers per human-graded
-# one; FEW_COVERAGE is what such intervals of P covered in the study (docs/judge_assisted_check.md, 6 to 14 judge-only
-# answers per human-graded one: 93.6% pooled over those figures, Monte-Carlo SE 0.4; 92.6-100% at 4 or fewer)
-FEW, POOL, FEW_COVERAGE = 3, 5, "89.4-94.7%"
-
-
-def too_few_disagreements(disagreements: int | None, labels: int, runs: int) -> bool:
-    """Whether P's interval rests on too few :func:`pass_disagreements` to be read at its level: 1 to FEW of them
-    among ``labels`` human-graded runs of the subject's ``runs``, with runs − labels >= POOL · labels. A count (a
-    pass rule) and a label imply a P estimate, so the rule needs no other condition."""
-    return disagreements is not None and 1 <= disagreements <= FEW and 0 < labels and runs - labels >= POOL * labels
 
 
 def human_only(sums: ppi.CaseSums) -> ppi.CaseSums:

@@ -202,9 +202,9 @@ def test_rows_without_criteria_and_chosen_pairs_are_the_full_boards():
 
 def test_spread_is_the_sd_of_the_finite_replicates():
     # replicates 1, NaN (no human value drawn: left out), 3: SD of 1 and 3 = 1 (population SD, as np.nanstd);
-    # none finite, or no values (no estimate): None, and no warning
-    assert board.spread((2.0, np.array([1.0, np.nan, 3.0]))) == 1.0
-    assert board.spread((2.0, np.array([np.nan, np.nan]))) is None and board.spread(None) is None
+    # none finite, or no replicates (no estimate): None, and no warning
+    assert board.spread(np.array([1.0, np.nan, 3.0])) == 1.0
+    assert board.spread(np.array([np.nan, np.nan])) is None and board.spread(None) is None
 
 
 def test_a_judge_biased_on_one_subject_moves_no_other_subjects_row():

@@ -218,13 +218,12 @@ def bca_bounds(estimate: float, replicates: np.ndarray, acceleration: float,
 
 
 def percentile_bounds(replicates: np.ndarray, confidence: Fraction) -> tuple[float, float] | None:
-    """The replicates' (1 − c)/2 and (1 + c)/2 quantiles (:func:`column_quantiles`, numpy's linear rule), NaN
+    """The replicates' (1 − c)/2 and (1 + c)/2 quantiles (numpy's linear rule, as :func:`column_quantiles`), NaN
     replicates dropped: the percentile interval at level c; None when no replicate is finite."""
     reps = replicates[np.isfinite(replicates)]
     if not reps.size:
         return None
-    levels = np.array([float((1 - confidence) / 2), float((1 + confidence) / 2)])
-    low, high = column_quantiles(np.sort(reps)[:, None].repeat(2, axis=1), levels)
+    low, high = np.quantile(reps, [float((1 - confidence) / 2), float((1 + confidence) / 2)])
     return float(low), float(high)
 
 

@@ -258,13 +258,11 @@ def variance_parts(sums: CaseSums, cases: np.ndarray | None = None) -> list[Part
     return [(known, labelled + unlabelled)] if others < 2 else [(known, labelled), (others, unlabelled)]
 
 
-Values = tuple[float, np.ndarray]   # theta's estimate and its replicates
-
-
 def replicated(sums: CaseSums, counts: np.ndarray, cases: np.ndarray | None = None,
-               drawn: np.ndarray | None = None) -> Values:
-    """Theta's estimate and its replicates over the case draw ``counts`` (B x K, the sums' cases), on the cases of
-    the mask ``cases`` (None: all the subject's), in float, λ re-estimated in each. All from the :class:`Moments`'
+               drawn: np.ndarray | None = None) -> np.ndarray:
+    """Theta's replicates over the case draw ``counts`` (B x K, the sums' cases), on the cases of the mask
+    ``cases`` (None: all the subject's), in float, λ re-estimated in each (NaN where a replicate drew no human
+    value; the estimate itself is :func:`estimate`'s, exact). All from the :class:`Moments`'
     column sums, those of the cases left out subtracted; ``drawn`` = counts @ moments.floats when the caller keeps
     it (a board, for every pair of a subject). ValueError when ``counts`` has not one column per case."""
     if counts.ndim != 2 or counts.shape[1] != len(sums.case_ids):
@@ -275,17 +273,18 @@ def replicated(sums: CaseSums, counts: np.ndarray, cases: np.ndarray | None = No
     drawn = counts @ mom.floats if drawn is None else drawn
     if left.any():
         drawn = drawn - counts[:, left] @ mom.floats[left]
-    return float(solved(mom.total(on).astype(np.float64), mom.centre).theta[0]), solved(drawn, mom.centre).theta
+    return solved(drawn, mom.centre).theta
 
 
-def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction, values: Values | None = None) -> Interval | None:
+def interval(sums: CaseSums, counts: np.ndarray, confidence: Fraction, replicates: np.ndarray | None = None
+             ) -> Interval | None:
     """The case-bootstrap percentile interval of theta over the draw ``counts`` (B x K), λ re-estimated in each
     replicate (one without a human value left out), at :func:`expanded_confidence`, from its :func:`replicated`
-    ``values`` (computed here if not given); None without a human value; one case: the point. Why the percentile,
+    ``replicates`` (computed here if not given); None without a human value; one case: the point. Why the percentile,
     not BCa: docs/interval_check.md."""
     if not sums.labels:
         return None
-    _, replicates = replicated(sums, counts) if values is None else values
+    replicates = replicated(sums, counts) if replicates is None else replicates
     return percentile_bounds(replicates, expanded_confidence(confidence, variance_parts(sums), len(counts)))
 
 
@@ -307,28 +306,28 @@ def difference(first: CaseSums, second: CaseSums) -> Fraction | None:
 
 
 def difference_values(first: CaseSums, second: CaseSums, counts: np.ndarray,
-                      drawn: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> Values | None:
-    """The bootstrap values of :func:`difference` over the case draw ``counts`` (B x the cases of :func:`shared`'s
-    list): each subject's :func:`replicated` values on the cases they share (``drawn``: each one's, if kept),
-    differenced; None when either has no human value there."""
+                      drawn: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> np.ndarray | None:
+    """The bootstrap replicates of :func:`difference` over the case draw ``counts`` (B x the cases of
+    :func:`shared`'s list): each subject's :func:`replicated` on the cases they share (``drawn``: each one's, if
+    kept), differenced; None when either has no human value there."""
     a, b, on = shared(first, second)
     if not (a.labels_in(on) and b.labels_in(on)):
         return None
-    (point_a, reps_a), (point_b, reps_b) = (replicated(s, counts, on, d) for s, d in zip((a, b), drawn))
-    return point_a - point_b, reps_a - reps_b
+    reps_a, reps_b = (replicated(s, counts, on, d) for s, d in zip((a, b), drawn))
+    return reps_a - reps_b
 
 
 def difference_interval(first: CaseSums, second: CaseSums, counts: np.ndarray, confidence: Fraction,
-                        values: Values | None = None) -> Interval | None:
-    """The percentile interval of :func:`difference` from its :func:`difference_values` over the case draw ``counts`` (given
-    as ``values``, or computed here), λ re-estimated per subject, at the higher of the two subjects'
+                        replicates: np.ndarray | None = None) -> Interval | None:
+    """The percentile interval of :func:`difference` from its :func:`difference_values` over the case draw ``counts``
+    (given as ``replicates``, or computed here), λ re-estimated per subject, at the higher of the two subjects'
     :func:`expanded_confidence` on the cases they share; None when either has no human value there."""
-    values = difference_values(first, second, counts) if values is None else values
-    if values is None:
+    replicates = difference_values(first, second, counts) if replicates is None else replicates
+    if replicates is None:
         return None
     a, b, on = shared(first, second)
     level = max(expanded_confidence(confidence, variance_parts(s, on), len(counts)) for s in (a, b))
-    return percentile_bounds(values[1], level)
+    return percentile_bounds(replicates, level)
 
 
 def largest_remainder(sizes: Mapping[K, int], minimums: Mapping[K, int], total: int) -> dict[K, int]:

@@ -159,10 +159,10 @@ def figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figu
                   bias, spread(values))
 
 
-def spread(values: ppi.Values | None) -> float | None:
-    """The SD of bootstrap ``values``' replicates (those without a human value left out); None without values or
-    without a finite replicate."""
-    return None if values is None or not np.isfinite(values[1]).any() else float(np.nanstd(values[1]))
+def spread(replicates: np.ndarray | None) -> float | None:
+    """The SD of bootstrap ``replicates`` (those without a human value left out); None without replicates or
+    without a finite one."""
+    return None if replicates is None or not np.isfinite(replicates).any() else float(np.nanstd(replicates))
 
 
 def proportion_figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:

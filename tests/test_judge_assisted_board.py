@@ -226,6 +226,42 @@ def test_the_tables_cells_match_their_headers():
     assert [len(r) for r in tables["judge_assisted_pairs.csv"][1]] == [len(PAIRS_COLUMNS)] * 3
 
 
+def test_labelled_cases_counts_the_cases_with_a_drawn_human_grade_once_each():
+    # c1 has two drawn runs with a human grade, c2 one, c3 a human grade outside every draw (weight 0: not a label),
+    # c4 none: 3 human grades on 2 labelled cases; without an estimate (a run the judge did not grade) 0
+    runs = (Run("c1", F(1), F(1), 2), Run("c1", F(0), F(1), 2), Run("c2", F(1), F(0), 2), Run("c3", F(0), F(0), 0),
+            Run("c4", F(1)))
+    subject = SubjectRuns("a", {"Q_final": runs}, 0, 0)
+    (row,), _ = assisted_rows([subject], SPEC)
+    assert (row.labels, row.labelled_cases) == (3, 2)
+    cells = dict(zip(ASSISTED_COLUMNS, assisted_tables([row], [])["judge_assisted.csv"][1][0]))
+    assert (cells["human_grades"], cells["labelled_cases"]) == ("3", "2")
+    (unjudged,), _ = assisted_rows([replace(subject, unjudged=1)], SPEC)
+    assert (unjudged.labels, unjudged.labelled_cases) == (0, 0)
+
+
+def test_a_judge_assisted_reliability_label_counts_the_cases_with_a_human_grade():
+    # the judge's correction rests on the K_L cases with a human grade alone: a figure over 49 judged cases of which
+    # 6 have one is indicative whatever its half-width (reliability_min_cases 10; at 6 human grades the study's
+    # intervals covered 89.5-99.1%, docs/judge_assisted.md); the other subjects' labels do not move
+    from rgbench.leaderboard.board import build_board
+    from rgbench.leaderboard.inputs import load_inputs
+    inputs, problems = load_inputs(EXAMPLE)
+    assert problems == [] and inputs is not None
+    built = build_board(inputs)
+    labels = {e.metrics.subject_id: e.reliability for e in built.entries}
+    rows = _csv(EXAMPLE / "results" / "judge_assisted.csv")
+    assert int(rows["synth-000"]["labelled_cases"]) >= 10 and labels["synth-000"]["Q_final"] != "indicative"
+    extras = dict(inputs.tables.subject_extras)
+    extras["synth-000"] = {**extras["synth-000"], "labelled_cases": 6}
+    fewer = build_board(replace(inputs, tables=replace(inputs.tables, subject_extras=extras)))
+    moved = {e.metrics.subject_id: e.reliability for e in fewer.entries}
+    assert set(moved["synth-000"].values()) <= {"indicative", ""} and moved["synth-000"]["Q_final"] == "indicative"
+    assert {s: v for s, v in moved.items() if s != "synth-000"} == {s: v for s, v in labels.items() if s != "synth-000"}
+    assert "fewer than 10 cases with a human grade" in built.reliability_rule
+    assert [e.n_cases for e in fewer.entries] == [e.n_cases for e in built.entries]   # the judged cases, shown as before
+
+
 def test_a_criterion_mean_is_the_estimator_on_its_scores_with_its_own_lambda():
     # The criterion "clarity" on a 0-2 scale scores each run twice HAND's value: every sum (Y, F, G), Hy, Hf, Mf
     # and every a and b double (test_judge_assisted.py's arithmetic), so λ = −Σab/Σb² is HAND's 175/278 and

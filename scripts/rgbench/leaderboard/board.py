@@ -185,14 +185,16 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         sid = standing.metrics.subject_id
         runs = runs_of.get(sid, [])
         n_cases = len({row.case_id for row in runs})  # distinct cases: repeated runs of a case count once
-        if inputs.assisted is not None:   # judge-assisted: the judged cases (judge_assisted.csv)
+        anchored = n_cases   # the cases a label's "rests on" counts
+        if inputs.assisted is not None:   # judge-assisted: the judged cases; a label counts those with a human grade
             n_cases = tables.subject_extras.get(sid, {}).get("n_cases", 0)
+            anchored = tables.subject_extras.get(sid, {}).get("labelled_cases", 0)
         intervals = subject_interval_cells(tables.subject_extras.get(sid, {}))
         entries.append(BoardEntry(
             standing=standing,
             subject=inputs.registry.subjects[sid],
             n_cases=n_cases,
-            reliability=subject_labels(intervals, n_cases, thresholds, spec.scale),
+            reliability=subject_labels(intervals, anchored, thresholds, spec.scale),
             critical_fails=inputs.critical_fails.get(sid, ()),
             families={code: cells[sid][code] for code in spec.families if code in cells.get(sid, {})},
             bins=tuple(calibration_bins(runs, spec.ece_bins)),
@@ -226,7 +228,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         alpha=manifest.alpha,
         lab=inputs.lab,
         criteria=tuple(spec.criteria),
-        reliability_rule=thresholds.describe(spec.scale),
+        reliability_rule=thresholds.describe(spec.scale, assisted=inputs.assisted is not None),
         order=tuple(inputs.order or ()),
         significance_level=spec.stats.significance_level,
         difficulty_trend=inputs.difficulty_trend,

@@ -131,7 +131,7 @@ def core_tables(published: Published) -> tuple[ResultTables | None, list[Problem
 
 
 def assisted_tables(tables: ResultTables, rows: Sequence[dict[str, Any]]) -> ResultTables:
-    """``tables`` with every subject's P, s_bar and Q_final, their bounds and its case count from judge_assisted.csv
+    """``tables`` with every subject's P, s_bar and Q_final, their bounds and its case counts from judge_assisted.csv
     (``rows``, typed; :mod:`.judge_assisted_text`); N is its judged runs (0 without an estimate: not ranked); BS,
     ECE and the families are absent (a draw stratified by the judge's grade is no uniform sample)."""
     by_id = {r["subject_id"]: r for r in rows}
@@ -142,7 +142,7 @@ def assisted_tables(tables: ResultTables, rows: Sequence[dict[str, Any]]) -> Res
         subjects.append(SubjectMetrics(m.subject_id, m.subject_version, r["n_runs"] if q is not None else 0,
                                        r.get("n_unjudged", m.n_unscored), r.get("P"), r.get("s_bar"), None, None, q, m.alpha,
                                        m.disqualified, m.n_critical))
-        extras[m.subject_id] = {k: v for k, v in r.items() if k == "n_cases" or (
+        extras[m.subject_id] = {k: v for k, v in r.items() if k in ("n_cases", "labelled_cases") or (
             k.endswith(("_low", "_high")) and "_human_" not in k and not k.startswith("rank"))}
     return replace(tables, subjects=tuple(subjects), families=(), subject_extras=extras, family_extras={})
 

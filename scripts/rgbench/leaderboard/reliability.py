@@ -60,16 +60,19 @@ class Thresholds:
                 return label
         return INDICATIVE
 
-    def describe(self, scale: ScoreScale | None = None) -> str:
+    def describe(self, scale: ScoreScale | None = None, assisted: bool = False) -> str:
         """E.g. ``robust below a half-width of 0.02, stable below 0.05, reasonable below 0.1, indicative above or
-        under 10 cases``. ``scale``: s_bar's (how it is put on 0-1 is said; the seed's wording on a 0-max scale)."""
+        under 10 cases``. ``scale``: s_bar's (how it is put on 0-1 is said; the seed's wording on a 0-max scale);
+        ``assisted``: judge-assisted figures, whose cases counted are those with a human grade (the judge's
+        correction rests on them alone)."""
         robust, stable, reasonable = (f"{float(b):g}" for b in self.half_widths)
+        with_human = " with a human grade" if assisted else ""
         how = ("s\u0304 divided by the maximum score" if scale is None or scale.low == 0 else
                f"s\u0304 divided by the width of its range, {score_text(scale.span)}")
         return (f"from each figure's 95% interval half-width on the 0-1 scale ({how}): "
                 f"robust below {robust}, stable below {stable}, reasonable below {reasonable}, indicative "
-                f"above, or whenever the figure rests on fewer than {self.min_cases} cases or its interval is a point "
-                "(every case the same: no spread measured)")
+                f"above, or whenever the figure rests on fewer than {self.min_cases} cases{with_human} or its interval is a "
+                "point (every case the same: no spread measured)")
 
 
 def subject_labels(intervals: dict, n_cases: int, thresholds: Thresholds, scale: ScoreScale) -> dict[str, str]:

@@ -33,8 +33,8 @@ ASSISTED_FILE = "judge_assisted.csv"
 PAIRS_FILE = "judge_assisted_pairs.csv"
 CRITERIA_FILE = "judge_assisted_criteria.csv"
 SUFFIXES = ("", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")   # per figure
-ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "pending",
-                    "judge_human_r", "pass_disagreements", *(f + s for f in FIGURES for s in SUFFIXES),
+ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "labelled_cases",
+                    "pending", "judge_human_r", "pass_disagreements", *(f + s for f in FIGURES for s in SUFFIXES),
                     "rank_set_low", "rank_set_high")
 PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
 CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", *(f"mean{suffix}" for suffix in SUFFIXES[:6]))
@@ -85,6 +85,7 @@ class AssistedRow:
     criteria: Mapping[str, Figure] = field(default_factory=dict)   # per criterion (judge_assisted_criteria.csv)
     uncovered: int = 0
     disagreements: int | None = None   # :func:`pass_disagreements`
+    labelled_cases: int = 0   # K_L, the cases with a human grade the estimate uses (0 without an estimate)
 
     @property
     def labels(self) -> int:
@@ -197,7 +198,8 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
                     if usable and with_criteria}
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged, s.pending,
                                 correlation(s.runs["Q_final"]), figures, criteria=criteria, uncovered=s.uncovered,
-                                disagreements=pass_disagreements(s.runs.get("P"))))
+                                disagreements=pass_disagreements(s.runs.get("P")),
+                                labelled_cases=ppi.labelled_cases(own["Q_final"]) if usable else 0))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
     ranked = sorted((sid for sid in theta if sid not in excluded), key=lambda sid: (-theta[sid], sid))
     if not ranked:
@@ -270,8 +272,8 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
         return (fmt_fixed(est.theta), *fmt_interval(fig.interval), *fmt_interval(fig.human_only), fmt_fixed(est.lam),
                 fmt_fixed(fig.bias), fmt_float(est.effective if est.effective != float("inf") else None))
     out_rows = tuple(
-        (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.uncovered), str(r.labels), str(r.pending),
-         fmt_float(r.correlation), "" if r.disagreements is None else str(r.disagreements),
+        (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.uncovered), str(r.labels),
+         str(r.labelled_cases), str(r.pending), fmt_float(r.correlation), "" if r.disagreements is None else str(r.disagreements),
          *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
          *((str(r.rank_set[0]), str(r.rank_set[1])) if r.rank_set else ("", "")))
         for r in rows)

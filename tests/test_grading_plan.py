@@ -210,6 +210,21 @@ def test_grades_for_half_width_met_now_and_out_of_reach():
     assert grades_for_half_width(0.1, 0.1 / Q20, drawn_once(0.0, 20), 0.06, C, B).needed is None
 
 
+def test_grades_for_half_width_also_reaches_the_cases_a_reliability_label_needs():
+    # the board labels a judge-assisted figure on fewer than reliability_min_cases cases with a human grade
+    # indicative, so the count reaches them too. 20 graded one-run cases (K_L 20, every grade a new case): the
+    # half-width 0.10 is met now (0 more) but 30 cases need 10 more; the half-width 0.06 needs 37 more (57 cases,
+    # test_grades_for_half_width_hand_computed), which 30 cases do not raise
+    phase = drawn_once(0.04, 20)
+    assert grades_for_half_width(0.1, 0.1 / Q20, phase, 0.10, C, B, min_cases=20).needed == 0
+    assert grades_for_half_width(0.1, 0.1 / Q20, phase, 0.10, C, B, min_cases=30).needed == 10
+    assert grades_for_half_width(0.1, 0.1 / Q20, phase, 0.06, C, B, min_cases=30).needed == 37
+    assert grades_for_half_width(0.1, 0.1 / Q20, phase, 0.06, C, B, min_cases=60).needed == 40
+    # 8 cases of 2 runs, 4 graded on 4 cases: grading all 16 runs gives 8 cases, never 10
+    few = Phase(0.04, 4, (2,) * 8, 4, 0.0, 4 / (16 * 12))
+    assert grades_for_half_width(0.1, 0.0, few, 0.2, C, B, min_cases=10) == (None, pytest.approx(0.0))
+
+
 def test_grades_for_half_width_never_beyond_every_run():
     # just above the floor: the count is at most the 280 runs left
     need = grades_for_half_width(0.1, 0.1 / Q20, drawn_once(0.04, 20), 0.0343, C, B)
@@ -380,7 +395,9 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys, non
     status, out, err = plan(capsys, "--root", str(EXAMPLE))
     assert status == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0].startswith("Human grades for Q_final's 95% interval half-width 0.05 (judge ")   # stable: 0.05
+    # stable: 0.05; reliability_min_cases: 10
+    assert lines[0].startswith("Human grades for Q_final's 95% interval half-width 0.05 on at least 10 cases with a "
+                               "human grade (below them the board labels a figure indicative; judge ")
     subjects = [line.split()[0] for line in lines[2:6]]
     assert sorted(subjects) == ["synth-000", "synth-001", "synth-002", "synth-003"]
     rows = {line.split()[0]: line.split() for line in lines[2:6]}
@@ -412,6 +429,22 @@ def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
     assert out.splitlines()[6].startswith("*: P is exactly 0 or 1, so its interval is Wilson's")
     _, out, _ = plan(capsys, "--root", str(EXAMPLE))
     assert "*" not in out   # Q_final is never Wilson's
+
+
+def test_plan_counts_up_to_the_cases_a_reliability_label_needs(capsys, tmp_path):
+    # synth-002's Q_final meets the half-width 0.05 now (0.0136) on 22 cases with a human grade of its 50 (2 runs
+    # each, 25 graded); with reliability_min_cases 40 it needs d distinct graded runs whose expected cases
+    # 50 (1 − (100 − d)(99 − d)/9900) round to 40: d = 54 gives 50 (1 − 46 · 45/9900) = 39.55 -> 40, d = 53 gives
+    # 39.08 -> 39. So 54 − 25 = 29 more
+    root = tmp_path / "judgeassist"
+    shutil.copytree(EXAMPLE, root)
+    config = root / "system" / "metrics" / "v1.0" / "config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("reliability_min_cases: 10", "reliability_min_cases: 40"),
+                      encoding="utf-8")
+    _, out, _ = plan(capsys, "--root", str(root))
+    assert out.splitlines()[0].startswith("Human grades for Q_final's 95% interval half-width 0.05 on at least 40 cases")
+    row = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}["synth-002"]
+    assert float(row[3]) <= 0.05 and row[4] == "29"
 
 
 def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):

@@ -3,7 +3,8 @@
     rgbench plan [--figure Q_final|P|s_bar] [--half-width H]
 
 Per subject: the human grades its figure rests on now, the interval's half-width now, the further draw for the
-half-width H (default: config.yaml's 'stable' reliability half-width, times the score range for s_bar), and the
+half-width H (default: config.yaml's 'stable' reliability half-width, times the score range for s_bar) on at least
+reliability_min_cases cases with a human grade (below them the board labels the figure indicative), and the
 narrowest half-width grading can reach, with every run graded (more cases are needed below it). Per pair of neighbours
 in the ranking by the figure: the further draw of each to decide their order at the current difference. From the
 current data (the method: docs/judge_assisted.md, "The grading budget"; a P of 0 or 1, marked *, for its Wilson
@@ -119,15 +120,17 @@ def run(args: argparse.Namespace) -> int:
             rows.append((row.subject_id, est.theta, float(fig.interval[1] - fig.interval[0]) / 2,
                          phase(runs[row.subject_id], precision[row.subject_id]), fig.spread))
     rows.sort(key=lambda row: (-row[1], row[0]))
-    print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} "
-          f"(judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
+    print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} on at "
+          f"least {stats.reliability_min_cases} cases with a human grade (below them the board labels a figure "
+          f"indicative; judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
     print(f"{'subject':<28} {'estimate':>9} {'graded':>7} {'half-width':>11} {'draw':>6} {'all graded':>11}")
     wilson = {sid for sid, theta, *_ in rows if figure == "P" and theta in (0, 1)}   # as proportion_figure
     # drawn runs without a human grade yet: a count other than 0 (met now) waits for them
     waiting = {sid: s.pending for sid, s in subjects.items() if s.pending}
     waited = False
     for sid, theta, half, parts, spread in rows:
-        need = grades_for_half_width(half, spread, parts, float(target), confidence, resamples, sid in wilson)
+        need = grades_for_half_width(half, spread, parts, float(target), confidence, resamples, sid in wilson,
+                                     stats.reliability_min_cases)
         wait = sid in waiting and need.needed != 0
         waited |= wait
         draw = "wait" if wait else _count(need.needed) + "*" * (sid in wilson)

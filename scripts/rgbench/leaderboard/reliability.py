@@ -7,7 +7,8 @@ the seed's 0-12 scale) and the thresholds of config.yaml's
 
 * ``robust`` when h < 0.02, ``stable`` when h < 0.05, ``reasonable`` when h < 0.10, ``indicative`` otherwise;
 * ``indicative`` whatever h when the figure rests on fewer than ``reliability_min_cases`` (10) distinct cases:
-  a bootstrap over so few cases is itself too narrow;
+  a bootstrap over so few cases is itself too narrow (judge-assisted figures: the cases with a human grade,
+  judge_assisted.csv's ``labelled_cases``, on which the judge's correction rests);
 * ``indicative`` when the interval is a point: every case gave the same value (a subject that failed every
   case has s_bar 0 and Q_final 0 in every replicate), so the bootstrap measured no spread, not a zero one;
 * ``""`` (no label) when the figure is undefined or the results carry no interval for it.

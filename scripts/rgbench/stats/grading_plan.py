@@ -195,14 +195,17 @@ def search(spread: float, phases: Sequence[Phase], half_width: float, confidence
 
 
 def grades_for_half_width(half_width_now: float, spread: float, phase: Phase, half_width: float, confidence: Fraction,
-                          resamples: int, wilson: bool = False) -> Need:
+                          resamples: int, wilson: bool = False, min_cases: int = 0) -> Need:
     """Further human grades for the figure's interval, of half-width ``half_width_now`` today and its bootstrap
     replicates' SD ``spread`` (the board's :attr:`.judge_assisted_board.Figure.spread`), to reach
     ``half_width`` (:func:`search`): 0 when the target is met now; None when even a further draw of every run misses
     it (V_full alone is too wide). ``wilson``: a P of 0 or 1, whose interval is Wilson's over its K_L labelled
     cases at ``confidence`` (:func:`.judge_assisted_board.proportion_figure`; half-width z²/(2(K_L + z²))): n is
     the smallest whose K_L(n) gives :func:`.wilson.wilson_interval` a half-width <= ``half_width``, if every further
-    grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee)."""
+    grade keeps P there (one that does not makes the interval the bootstrap's, which this cannot foresee).
+    ``min_cases``: the target also needs that many cases with a human grade (:meth:`Phase.labelled_at`; the board's
+    reliability_min_cases, below which it labels a judge-assisted figure indicative whatever its half-width): n is
+    at least the smallest whose K_L(n) reaches it, and None when every run graded does not."""
     if wilson:
         def width(labels: int) -> float:
             bounds = wilson_interval(0, phase.labelled_at(labels), confidence)
@@ -212,9 +215,11 @@ def grades_for_half_width(half_width_now: float, spread: float, phase: Phase, ha
         total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
     else:
         total, floor = search(spread, [phase], half_width, confidence, resamples, lambda n: (n,))
-    if half_width_now <= half_width:
+    if half_width_now <= half_width and phase.labelled >= min_cases:
         return Need(0, floor)
-    return Need(None if total is None else total - phase.labels, floor)
+    every = phase.runs
+    enough = smallest(min(phase.labels + 1, every), every, lambda n: phase.labelled_at(n) >= min_cases)
+    return Need(None if total is None or enough is None else max(total, enough) - phase.labels, floor)
 
 
 def split(total: int, first: Phase, second: Phase) -> tuple[int, int]:

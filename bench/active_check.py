@@ -2,7 +2,7 @@
 """Human grades saved by active selection (`rgbench assign --next`) against a uniform sample: docs/active_check.md.
 
     .venv/bin/python bench/active_check.py --quick       # a few replications, to stdout
-    .venv/bin/python bench/active_check.py --jobs 2      # the study (about 15 minutes on two cores)
+    .venv/bin/python bench/active_check.py --jobs 2      # the study, 1,200 replications (about 50 minutes on two cores)
 
 Not a timed test. The human model is bench/judge_assisted_check.py's (latent z = mu + case + subject x case + run
 effects; per run, Q_final's value 0.5 · pass + 0.5 · score / 12); the judge sees
@@ -463,7 +463,7 @@ def write(reps: int, seed: int, jobs: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return study_main(__doc__ or "", write, OUT, 400, 5, argv, jobs=True)
+    return study_main(__doc__ or "", write, OUT, 1200, 5, argv, jobs=True)
 
 
 if __name__ == "__main__":

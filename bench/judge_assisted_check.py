@@ -2,7 +2,7 @@
 """The simulation study of the judge-assisted estimator (issue 28, part 1): docs/judge_assisted_check.md.
 
     .venv/bin/python bench/judge_assisted_check.py --quick          # a few replications, to stdout
-    .venv/bin/python bench/judge_assisted_check.py --reps 2000 --jobs 2   # the study (about 55 min on two cores)
+    .venv/bin/python bench/judge_assisted_check.py --reps 2000 --jobs 2   # the study (about an hour on two cores)
 
 Not a timed test. It draws benchmarks with a known truth, runs the PRODUCTION functions on them (the board's
 ``figure`` and ``proportion_figure`` of ``rgbench.stats.judge_assisted_board``, which call
@@ -32,7 +32,8 @@ Q_final on further stratified draws of GRID times n from the same benchmark, and
 reaches the judge-assisted one (:func:`sample_size_at`); saved = 1 − n / n'. Beside it the finite-sample cost:
 the mean K_L (cases with a human grade) and expanded quantile at n and at n', and the saving were both read at
 the same quantile. The two 300-case designs come after the first eleven in DESIGNS, and the three with a strong
-judge (rho_Q 0.9) and 20, 30 or 43 human grades after them, so that the others keep their streams.
+judge (rho_Q 0.9) and 20, 30 or 43 human grades after them, then three with 10 to 12 human grades (30 cases x 1
+run at pool 2x, 60 x 1 and 20 x 3 at 4x), so that the others keep their streams.
 """
 
 from __future__ import annotations
@@ -106,6 +107,11 @@ DESIGNS = (
     Design("rho_Q 0.9, pool 14x", 100, 3, RHO_09, 14),
     Design("rho_Q 0.9, pool 9x", 100, 3, RHO_09, 9),
     Design("rho_Q 0.9, pool 6x", 100, 3, RHO_09, 6),
+    # appended likewise: 10 to 12 human grades per subject, about the board's reliability_min_cases of 10 labelled
+    # cases, below which a judge-assisted figure is labelled indicative (2026-12-05, fifteenth session)
+    Design("30 cases x 1 run, pool 2x", 30, 1, RHO_07, 2),
+    Design("60 cases x 1 run", 60, 1, RHO_07, 4),
+    Design("20 cases x 3 runs", 20, 3, RHO_07, 4),
 )
 
 

@@ -223,6 +223,11 @@ def test_grades_for_half_width_also_reaches_the_cases_a_reliability_label_needs(
     # 8 cases of 2 runs, 4 graded on 4 cases: grading all 16 runs gives 8 cases, never 10
     few = Phase(0.04, 4, (2,) * 8, 4, 0.0, 4 / (16 * 12))
     assert grades_for_half_width(0.1, 0.0, few, 0.2, C, B, min_cases=10) == (None, pytest.approx(0.0))
+    # a P of 0 (Wilson's): 50 cases of 2 runs, 25 graded on 22 cases needs 45 graded runs (35 cases) for 0.05
+    # (test_wilson_budget_counts_labelled_cases) and 54 for 40 cases (expected 39.55 -> 40; 53 gives 39.08 -> 39)
+    two = Phase(0.0, 25, (2,) * 50, 22, 0.0, 25 / (100 * 75))
+    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), 0.0, two, 0.05, C, B, wilson=True, min_cases=40).needed == 29
+    assert grades_for_half_width(Z2 / (2 * (22 + Z2)), 0.0, two, 0.05, C, B, wilson=True, min_cases=30).needed == 20
 
 
 def test_grades_for_half_width_never_beyond_every_run():

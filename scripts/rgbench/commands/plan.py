@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     waited = False
     for sid, theta, half, parts, spread in rows:
         need = grades_for_half_width(half, spread, parts, float(target), confidence, resamples, sid in wilson,
-                                     stats.reliability_min_cases)
+                                     min_cases=stats.reliability_min_cases)
         wait = sid in waiting and need.needed != 0
         waited |= wait
         draw = "wait" if wait else _count(need.needed) + "*" * (sid in wilson)

@@ -206,19 +206,19 @@ def grades_for_half_width(half_width_now: float, spread: float, phase: Phase, ha
     ``min_cases``: the target also needs that many cases with a human grade (:meth:`Phase.labelled_at`; the board's
     reliability_min_cases, below which it labels a judge-assisted figure indicative whatever its half-width): n is
     at least the smallest whose K_L(n) reaches it, and None when every run graded does not."""
+    every = phase.runs
+    first = min(phase.labels + 1, every)   # the counts searched: one more grade than now to every run
     if wilson:
         def width(labels: int) -> float:
             bounds = wilson_interval(0, phase.labelled_at(labels), confidence)
             assert bounds is not None   # K_L >= 1: a P of 0 or 1 rests on a labelled case
             return (bounds[1] - bounds[0]) / 2
-        every = phase.runs
-        total, floor = smallest(min(phase.labels + 1, every), every, lambda n: width(n) <= half_width), width(every)
+        total, floor = smallest(first, every, lambda n: width(n) <= half_width), width(every)
     else:
         total, floor = search(spread, [phase], half_width, confidence, resamples, lambda n: (n,))
     if half_width_now <= half_width and phase.labelled >= min_cases:
         return Need(0, floor)
-    every = phase.runs
-    enough = smallest(min(phase.labels + 1, every), every, lambda n: phase.labelled_at(n) >= min_cases)
+    enough = smallest(first, every, lambda n: phase.labelled_at(n) >= min_cases)
     return Need(None if total is None or enough is None else max(total, enough) - phase.labels, floor)
 
 

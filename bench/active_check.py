@@ -65,6 +65,7 @@ from judge_assisted_check import (  # noqa: E402
     SD_INTER,
     SD_RUN,
     graded,
+    q_parts,
     sample_size_at,
     study_main,
     truth,
@@ -164,8 +165,8 @@ def q_of(passed: float, score: float) -> Fraction:
 
 def benchmark(design: Design, rng: np.random.Generator):
     """(subject -> its JudgedRuns in the draws' unit order, subject -> human Q_final per run as K x r, and judge
-    Q_final likewise): one benchmark of the design, every run graded by the judge and (known to the study only)
-    by the human."""
+    Q_final likewise with its two parts, :func:`judge_assisted_check.q_parts`): one benchmark of the design, every
+    run graded by the judge and (known to the study only) by the human."""
     k, r = design.cases, design.runs
     case = rng.normal(0, SD_CASE, k)
     runs, ys, fs = {}, {}, {}
@@ -180,7 +181,7 @@ def benchmark(design: Design, rng: np.random.Generator):
                            Fraction(int(js[c, j])), q_of(jp[c, j], js[c, j]), q_of(hp[c, j], hs[c, j]))
                  for c in range(k) for j in range(r)]
         runs[label] = sorted(items, key=lambda x: (x.key[1], x.total, x.grade, x.key[2]))
-        ys[label], fs[label] = hq, jq
+        ys[label], fs[label] = hq, (jq, *q_parts(jp, js))   # the judge's Q_final and its two parts
     return runs, ys, fs
 
 
@@ -267,14 +268,17 @@ def spreads_known(runs, basis, subjects) -> dict[tuple[str, str], Fraction]:
     return spreads(runs, frozenset(r.key for items in runs.values() for r in items), subjects)
 
 
-def case_sums(design: Design, label: str, y: np.ndarray, f: np.ndarray, weights: Weights) -> CaseSums:
-    """CaseSums of one subject from per-run weights (float sums: the study's shortcut for the exact ones)."""
+def case_sums(design: Design, label: str, y: np.ndarray, judge: tuple[np.ndarray, ...], weights: Weights) -> CaseSums:
+    """CaseSums of one subject from per-run weights (float sums: the study's shortcut for the exact ones), ``judge``
+    its Q_final and its two parts (the board's two controls)."""
     w = np.zeros(y.shape)
     for (subject, case, run), value in weights.items():
         if subject == label:
             w[int(case[1:]), int(run[1:])] = value
+    f, *parts = judge
     return CaseSums(tuple(f"c{c:03d}" for c in range(design.cases)), np.full(design.cases, design.runs),  # type: ignore[arg-type]
-                    (w > 0).sum(1), w.sum(1), (w * y).sum(1), f.sum(1), (w * f).sum(1))
+                    (w > 0).sum(1), w.sum(1), (w * y).sum(1), f.sum(1), (w * f).sum(1),
+                    tuple((x.sum(1), (w * x).sum(1)) for x in parts))
 
 
 def figure(design: Design, ys, fs, weights: Weights, rng) -> tuple[float, float, float, float, float]:

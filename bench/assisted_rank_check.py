@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from judge_assisted_check import CONFIDENCE, RESAMPLES, RHO_07, SD, graded, study_main, sums_of, truth  # noqa: E402
+from judge_assisted_check import CONFIDENCE, RESAMPLES, RHO_07, SD, graded, q_parts, study_main, sums_of, truth  # noqa: E402
 from stats_check import rank_sets_cover  # noqa: E402
 
 from rgbench.stats.bootstrap import case_counts  # noqa: E402
@@ -75,7 +75,7 @@ def replicate(design: Design, rng: np.random.Generator, truths: list[float]) -> 
         drawn_list, pi_list = stratified_draw(judge[0].ravel().tolist(), n, rng)
         drawn = np.array(drawn_list).reshape(k, r)
         pi = np.array([float(p) for p in pi_list]).reshape(k, r)
-        sums.append(sums_of(human[2], judge[2], drawn, pi))
+        sums.append(sums_of(human[2], judge[2], drawn, pi, q_parts(judge[0], judge[1])))
     estimates = []
     for s in sums:
         est = estimate(s)

@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from judge_assisted_check import DESIGNS, MUS, SD, SD_CASE, SD_INTER, SD_RUN, graded, study_main, truth  # noqa: E402
+from judge_assisted_check import DESIGNS, MUS, SD, SD_CASE, SD_INTER, SD_RUN, graded, q_parts, study_main, truth  # noqa: E402
 
 from rgbench.stats.bootstrap import (  # noqa: E402
     bca_bounds,
@@ -60,26 +60,31 @@ FIGURES = (("P", 0), ("Q_final", 2))
 METHODS = ("normal", "normal expanded", "percentile", "percentile expanded", "BCa", "BCa expanded", "bootstrap-t")
 
 
-def stratum_sums(y: np.ndarray, f: np.ndarray, weight: np.ndarray, stratum: np.ndarray) -> list[np.ndarray]:
-    """Per stratum (the judge's pass 0 and 1), the per-case (n, m, Y, F, G) of :class:`CaseSums` (5 x K)."""
+def stratum_sums(y: np.ndarray, f: np.ndarray, weight: np.ndarray, stratum: np.ndarray,
+                 controls: tuple[np.ndarray, ...] = ()) -> list[np.ndarray]:
+    """Per stratum (the judge's pass 0 and 1), the per-case (n, m, Y, F, G) of :class:`CaseSums`, then F and G of
+    each of the judge's ``controls`` (its parts, K x r each; (5 + 2 · controls) x K)."""
+    def sums(x: np.ndarray, h: float) -> list[np.ndarray]:
+        return [(x * (stratum == h)).sum(1), (weight * x * (stratum == h)).sum(1)]
     return [np.stack([(stratum == h).sum(1), (weight * (stratum == h)).sum(1), (weight * y * (stratum == h)).sum(1),
-                      (f * (stratum == h)).sum(1), (weight * f * (stratum == h)).sum(1)]).astype(np.float64)
+                      *sums(f, h), *(v for x in controls for v in sums(x, h))]).astype(np.float64)
             for h in (0.0, 1.0)]
 
 
 def sums_of(parts: list[np.ndarray], judge: bool = True) -> CaseSums:
     """The :class:`CaseSums` of the strata ``parts`` together (a judge of 0 for the human-only estimate)."""
-    n, m, y, f, g = np.sum(parts, axis=0)
+    n, m, y, f, g, *controls = np.sum(parts, axis=0)
     zero = np.zeros_like(f)
     return CaseSums(tuple(map(str, range(len(n)))), n, (m > 0).astype(int), m, y,
-                    f if judge else zero, g if judge else zero)
+                    f if judge else zero, g if judge else zero,
+                    tuple(zip(controls[::2], controls[1::2])) if judge else ())
 
 
 def calibrated_human_only(parts: list[np.ndarray], w: np.ndarray) -> np.ndarray:
     """The human-only estimate per row of case weights ``w`` with each stratum's drawn weights scaled to its runs
     in the row, Σ_h (N*_h / M*_h) Y*_h / N* (a stratum without a labelled run in the row counts nothing)."""
     total = np.zeros(len(w))
-    for n, m, y, _, _ in parts:
+    for n, m, y, *_ in parts:
         runs, drawn = w @ n, w @ m
         total += np.where(drawn > 0, runs * (w @ y) / np.where(drawn > 0, drawn, 1), 0.0)
     covered = sum(np.where(w @ m > 0, w @ n, 0.0) for n, m, *_ in parts)
@@ -129,7 +134,7 @@ def replicate(design, subject: int, rng: np.random.Generator) -> dict:
     uniform = np.array(stratified_draw([0] * (k * r), n, rng)[0]).reshape(k, r)   # a uniform draw of as many
     out = {}
     for name, m in FIGURES:
-        parts = stratum_sums(human[m], judge[m], weight, judge[0])
+        parts = stratum_sums(human[m], judge[m], weight, judge[0], q_parts(judge[0], judge[1]) if name == "Q_final" else ())
         assisted, alone = sums_of(parts), sums_of(parts, judge=False)
         labelled = int((np.array(drawn).reshape(k, r).sum(1) > 0).sum())
         level = expanded_confidence(CONFIDENCE, variance_parts(assisted), RESAMPLES)

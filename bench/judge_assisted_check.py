@@ -41,7 +41,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from multiprocessing import Pool
@@ -132,12 +132,21 @@ def graded(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return passed, score, 0.5 * passed + 0.5 * score / 12
 
 
-def sums_of(y: np.ndarray, f: np.ndarray, drawn: np.ndarray, pi: np.ndarray) -> CaseSums:
-    """:class:`CaseSums` of one subject's K x r values (float arrays: the study's shortcut for the exact sums)."""
+def q_parts(passed: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Q_final's per-run value split as the board splits the judge's (its two controls): the pass part 0.5 · pass and
+    the score part 0.5 · score / 12."""
+    return 0.5 * passed, 0.5 * score / 12
+
+
+def sums_of(y: np.ndarray, f: np.ndarray, drawn: np.ndarray, pi: np.ndarray, parts: Sequence[np.ndarray] = ()
+            ) -> CaseSums:
+    """:class:`CaseSums` of one subject's K x r values (float arrays: the study's shortcut for the exact sums), with
+    the judge's ``parts`` (K x r each, summing to f) as its controls if given."""
     k, r = y.shape
     w = np.where(drawn, 1 / pi, 0.0)
     return CaseSums(tuple(f"c{c}" for c in range(k)), np.full(k, r), drawn.sum(1),   # type: ignore[arg-type]
-                    w.sum(1), (w * y).sum(1), f.sum(1), (w * f).sum(1))
+                    w.sum(1), (w * y).sum(1), f.sum(1), (w * f).sum(1),
+                    tuple((x.sum(1), (w * x).sum(1)) for x in parts))
 
 
 def covers(bounds, value: float) -> bool:
@@ -154,7 +163,9 @@ def human_sample(human: tuple, judge: tuple, size: int, rng: np.random.Generator
     drawn_list, pi_list = stratified_draw(judge[0].ravel().tolist(), size, rng)
     drawn = np.array(drawn_list).reshape(judge[0].shape)
     pi = np.array([float(p) for p in pi_list]).reshape(judge[0].shape)
-    return [sums_of(human[m], judge[m], drawn, pi) for m in range(3)], int(((human[0] != judge[0]) & drawn).sum())
+    parts = [(), (), q_parts(judge[0], judge[1])]   # Q_final: the judge's pass and score parts
+    return ([sums_of(human[m], judge[m], drawn, pi, parts[m]) for m in range(3)],
+            int(((human[0] != judge[0]) & drawn).sum()))
 
 
 def saves(design: Design) -> bool:
@@ -210,11 +221,16 @@ def quantiles(a: CaseSums, b: CaseSums, size: int) -> dict[str, tuple[float, ...
     return {f"K_L {s} @{size}": (k, q) for s, k, q in (("A", ka, qa), ("B", kb, qb), ("A-B", min(ka, kb), max(qa, qb)))}
 
 
-def measured_rho(design: Design, rng: np.random.Generator) -> float:
-    """The correlation of the human's and the judge's per-run Q_final values of subject A, over 200,000 runs."""
+def measured_rho(design: Design, rng: np.random.Generator) -> tuple[float, float]:
+    """(rho_Q, R²) of subject A over 200,000 runs: the correlation of the human's and the judge's per-run Q_final
+    values, and the R² of the human's on the judge's two parts (least squares with an intercept), the share of its
+    variance the board's two controls can take."""
     z = MUS[0] + rng.normal(0, SD, 200_000)
     zj = MUS[0] + design.rho * (z - MUS[0]) + math.sqrt(1 - design.rho ** 2) * SD * rng.normal(size=z.size)
-    return float(np.corrcoef(graded(z)[2], graded(zj)[2])[0, 1])
+    human, judge = graded(z)[2], graded(zj)
+    x = np.column_stack([np.ones(z.size), *q_parts(judge[0], judge[1])])
+    residual = human - x @ np.linalg.lstsq(x, human, rcond=None)[0]
+    return float(np.corrcoef(human, judge[2])[0, 1]), float(1 - residual.var() / human.var())
 
 
 def ratio_of_means(first: np.ndarray, second: np.ndarray) -> tuple[float, float]:
@@ -252,7 +268,7 @@ def run_design(design: Design, index: int, reps: int, seed: int) -> dict:
             cost[key] = {"needed": needed, "K_L": (kl[0], np.interp(needed, sizes, kl)),
                          "z": (z[0], np.interp(needed, sizes, z))}
     return {"design": design, "figures": figures, "saved": saved, "cost": cost, "n": n, "split": split,
-            "rho_q": measured_rho(design, rng)}
+            **dict(zip(("rho_q", "r2"), measured_rho(design, rng)))}
 
 
 def by_disagreements(counts: np.ndarray) -> dict[str, np.ndarray]:
@@ -309,9 +325,11 @@ def report(results: list[dict], reps: int, seed: int, jobs: int) -> str:
               f"{', '.join(f'{g:g}' for g in GRID)} times n, stratified alike, same benchmarks) reaches the "
               "judge-assisted one at n (linear in 1/n between grid points). 1 − R² beside it (R the width ratio "
               "above: what the saving would be if width fell as 1/√n), with its Monte-Carlo SE 2 R SE(R). Ceiling: "
-              "rho_Q² · ratio / (1 + ratio), the saving of a judge used linearly (issue 28's formula).", "",
-              "| design | n | ratio | rho_Q | measured A | measured B | measured A-B | 1 − R² A | 1 − R² B | "
-              "1 − R² A-B | ceiling |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "R²_Q · ratio / (1 + ratio), R²_Q that of the human's Q_final on the judge's pass and score parts (the "
+              "board's two controls; over 200,000 runs); one control: rho_Q² · ratio / (1 + ratio), the saving of a "
+              "judge's Q_final used linearly (issue 28's formula).", "",
+              "| design | n | ratio | rho_Q | R²_Q | measured A | measured B | measured A-B | 1 − R² A | 1 − R² B | "
+              "1 − R² A-B | ceiling | one control |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for res in results:
         if not res["saved"]:
             continue
@@ -319,8 +337,8 @@ def report(results: list[dict], reps: int, seed: int, jobs: int) -> str:
         measured = [pct(x) if math.isfinite(x := res["saved"][f"Q_final {s}"]) else "off grid" for s in ("A", "B", "A-B")]
         approx = [f"{pct(1 - r ** 2)} ± {pct(2 * r * e)}"
                   for r, e in (res["figures"][f"Q_final {s}"]["ratio"] for s in ("A", "B", "A-B"))]
-        lines.append(f"| {d.name} | {res['n']} | {d.ratio} | {res['rho_q']:.2f} | " + " | ".join(measured + approx)
-                     + f" | {pct(ceiling(res))} |")
+        lines.append(f"| {d.name} | {res['n']} | {d.ratio} | {res['rho_q']:.2f} | {res['r2']:.3f} | "
+                     + " | ".join(measured + approx) + f" | {pct(ceiling(res))} | {pct(ceiling(res, linear=True))} |")
     lines += ["", "The finite-sample cost: both intervals are read at an expanded level, the judge-assisted one at n "
               "at its variance parts' (fewer labelled cases, some of the variance on the cases the judge carries), "
               "the human-only one at n' at its K_L labelled cases', so their normal quantiles z' differ (mean K_L "
@@ -349,9 +367,10 @@ def report(results: list[dict], reps: int, seed: int, jobs: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ceiling(res: dict) -> float:
-    """rho_Q² · N / (n + N): the share of human grades a judge of correlation rho_Q used linearly saves."""
-    return res["rho_q"] ** 2 * res["design"].ratio / (1 + res["design"].ratio)
+def ceiling(res: dict, linear: bool = False) -> float:
+    """R² · N / (n + N): the share of human grades the judge's two parts as controls save (rho_Q² with ``linear``:
+    its Q_final value as the one control, issue 28's formula)."""
+    return (res["rho_q"] ** 2 if linear else res["r2"]) * res["design"].ratio / (1 + res["design"].ratio)
 
 
 def verdicts(results: list[dict], se: float) -> list[str]:
@@ -376,7 +395,8 @@ def verdicts(results: list[dict], se: float) -> list[str]:
             met = "met" if all(x >= 0.40 for x in saved) else "met for " + str(sum(x >= 0.40 for x in saved)) + " of 3"
             out.append(f"- Saved at rho_Q {res['rho_q']:.2f}, pool {d.ratio}x, {d.name} (n {res['n']}): "
                        + ", ".join(f"{pct(x)}%" for x in saved) + f" for Q_final A, B and A-B (target 40%: {met}; "
-                       f"ceiling of a linear judge {pct(ceiling(res))}%"
+                       f"ceiling with the judge's two parts {pct(ceiling(res))}%, with its Q_final alone "
+                       f"{pct(ceiling(res, linear=True))}%"
                        + (", below 40%: this design cannot reach the target)." if ceiling(res) < 0.40 else ")."))
     return out
 

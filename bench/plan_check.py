@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -58,6 +59,7 @@ from judge_assisted_check import (  # noqa: E402
     RHO_07,
     SD,
     graded,
+    q_parts,
     sample_size_at,
     study_main,
     sums_of,
@@ -202,8 +204,9 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
         phases = []
         for label in shown[0]:
             items = sorted(everyone[label], key=lambda r: r.key)
-            phases.append(phase([Run(r.key[1], r.judge, r.human if r.key in basis else None, draws.weight(r.key))
-                                 for r in items], draws.precision(label)))
+            phases.append(phase([Run(r.key[1], r.judge, r.human if r.key in basis else None, draws.weight(r.key),
+                                     (Fraction(r.grade == "Pass", 2), r.total / 24)) for r in items],
+                                draws.precision(label)))
         if pair:
             first, second = phases
             need = pair_grades_for_half_width(hw, sd, first, second, target, CONFIDENCE, RESAMPLES)
@@ -219,14 +222,15 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
 
 
 def benchmark(design: Design, rng: np.random.Generator):
-    """Per subject: (human Q values, judge Q values), K x r."""
+    """Per subject: (human Q values, judge Q values, the judge's pass, the judge's Q parts), K x r."""
     k, r = design.cases, design.runs
     case = rng.normal(0, 1.2, k)
     out = []
     for s, mu in enumerate(MUS):
         z = mu + case[:, None] + rng.normal(0, 1.0, k)[:, None] + rng.normal(0, 1.5, (k, r))
         zj = mu + design.bias[s] + design.rho * (z - mu) + math.sqrt(1 - design.rho ** 2) * SD * rng.normal(size=(k, r))
-        out.append((graded(z)[Q], graded(zj)[Q], graded(zj)[0]))
+        judge = graded(zj)
+        out.append((graded(z)[Q], judge[Q], judge[0], q_parts(judge[0], judge[1])))
     return out
 
 
@@ -241,15 +245,16 @@ def further(draws: tuple[Draw, ...], keys: list, strata: list, size: int, rng: n
                          population=(Covered("s", tuple(keys[i][1:] for i in left), ""),)))
 
 
-def pooled(draws: tuple[Draw, ...], keys: list, y: np.ndarray, f: np.ndarray):
-    """(CaseSums, labelled (y, f, w)) of one subject's runs ``keys`` under ``draws``, each w the PRODUCTION
-    :meth:`rgbench.load.draws.HumanDraws.weight`."""
+def pooled(draws: tuple[Draw, ...], keys: list, y: np.ndarray, f: np.ndarray, parts: tuple[np.ndarray, ...]):
+    """(CaseSums, labelled (y, the judge's parts, w)) of one subject's runs ``keys`` under ``draws``, each w the
+    PRODUCTION :meth:`rgbench.load.draws.HumanDraws.weight`; ``parts`` the judge's Q_final parts (its controls)."""
     pool = HumanDraws("judge", draws)
     w = np.array([float(pool.weight(key)) for key in keys])
     drawn = (w > 0).reshape(y.shape)
     pi = np.where(w > 0, 1 / np.where(w > 0, w, 1), 1.0).reshape(y.shape)
-    labelled = [(float(a), float(b), float(x)) for a, b, x in zip(y.ravel(), f.ravel(), w) if x > 0]
-    return sums_of(y, f, drawn, pi), labelled
+    controls = np.stack([x.ravel() for x in parts], axis=1)
+    labelled = [(float(a), tuple(map(float, c)), float(x)) for a, c, x in zip(y.ravel(), controls, w) if x > 0]
+    return sums_of(y, f, drawn, pi, parts), labelled
 
 
 def keys_of(k: int, r: int) -> list:
@@ -261,12 +266,12 @@ def drawn_sums(values, n: int, rng: np.random.Generator, start: int | None = Non
     """(CaseSums, labelled (y, f, w) list) of one subject with n human grades stratified by the judge's pass: one
     draw of n, or (``start`` below n) a pilot of ``start`` and a further draw of n − ``start`` over the runs the
     pilot did not list (as `rgbench assign` draws; :func:`further`, :func:`pooled`)."""
-    y, f, strata = values
+    y, f, strata, parts = values
     keys = keys_of(*y.shape)
     draws: tuple[Draw, ...] = ()
     for size in (n,) if start is None or start >= n else (start, n - start):
         draws = further(draws, keys, strata.ravel().tolist(), size, rng)
-    return pooled(draws, keys, y, f)
+    return pooled(draws, keys, y, f, parts)
 
 
 def half(bounds) -> float:
@@ -292,8 +297,9 @@ def plan_phase(sums, graded_runs, est) -> Phase:
     :func:`rgbench.load.draws.draw_precision` of n0 of N)."""
     n0, runs = est.labels, sum(sums.runs)
     v = draw_precision(n0, runs)
-    return Phase(residual_variance(graded_runs, float(est.lam)), n0, sums.runs, labelled_cases(sums),
-                 phase_two_variance(graded_runs, float(est.lam), runs), math.inf if v is None else float(v),
+    lam = tuple(map(float, est.lam))
+    return Phase(residual_variance(graded_runs, lam), n0, sums.runs, labelled_cases(sums),
+                 phase_two_variance(graded_runs, lam, runs), math.inf if v is None else float(v),
                  tuple(variance_parts(sums)))
 
 

@@ -155,17 +155,25 @@ def test_residual_variance_unweighted_and_weighted():
     # y − λ f at λ = 0.5 over (1, 0), (0, 0), (1, 1), (0, 1): e = 1, 0, 0.5, −0.5; mean 0.25;
     # Σ (e − 0.25)² = 0.5625 + 0.0625 + 0.0625 + 0.5625 = 1.25; / 4 · 4/2 = 0.625 (λ inside (0, 1) is fitted too,
     # so n − 2); at λ = 1 (clipped, not fitted): e = 1, 0, 0, −1, mean 0, Σ e² = 2; / 4 · 4/3 = 0.66667
-    runs = [(1.0, 0.0, 1.0), (0.0, 0.0, 1.0), (1.0, 1.0, 1.0), (0.0, 1.0, 1.0)]
-    assert residual_variance(runs, 0.5) == pytest.approx(1.25 / 2)
-    assert residual_variance(runs, 1.0) == pytest.approx(2 / 3)
-    assert residual_variance(runs[:2], 0.5) == 0.0   # two runs, two fitted quantities: no residual freedom left
+    runs = [(1.0, (0.0,), 1.0), (0.0, (0.0,), 1.0), (1.0, (1.0,), 1.0), (0.0, (1.0,), 1.0)]
+    assert residual_variance(runs, (0.5,)) == pytest.approx(1.25 / 2)
+    assert residual_variance(runs, (1.0,)) == pytest.approx(2 / 3)
+    assert residual_variance(runs[:2], (0.5,)) == 0.0   # two runs, two fitted quantities: no residual freedom left
     # weights 3, 1 on e = 1, 0: mean 3/4; Σ w (e − 3/4)² = 3 · 1/16 + 9/16 = 12/16; / 4 · 2/1 = 0.375
-    assert residual_variance([(1.0, 0.0, 3.0), (0.0, 0.0, 1.0)], 0.0) == pytest.approx(0.375)
+    assert residual_variance([(1.0, (0.0,), 3.0), (0.0, (0.0,), 1.0)], (0.0,)) == pytest.approx(0.375)
+    # two controls (a judge's two parts), λ = (0.5, 1): e = y − 0.5 f₁ − f₂ over (1; 0, 0), (1; 1, 0), (0; 0, 1),
+    # (1; 1, 1): 1, 0.5, −1, −0.5, mean 0; Σ e² = 1 + 0.25 + 1 + 0.25 = 2.5; / 4 · 4/(4 − 2) = 1.25 (ē and λ₁ fitted,
+    # λ₂ = 1 clipped)
+    two = [(1.0, (0.0, 0.0), 1.0), (1.0, (1.0, 0.0), 1.0), (0.0, (0.0, 1.0), 1.0), (1.0, (1.0, 1.0), 1.0)]
+    assert residual_variance(two, (0.5, 1.0)) == pytest.approx(1.25)
+    # λ = (0.5, 0.5), both fitted: e = 1, 0.5, −0.5, 0, mean 0.25; Σ (e − 0.25)² = 0.5625 + 0.0625 + 0.5625 + 0.0625
+    # = 1.25; / 4 · 4/(4 − 3) = 1.25
+    assert residual_variance(two, (0.5, 0.5)) == pytest.approx(1.25)
 
 
 def test_residual_variance_of_one_run_is_zero():
-    assert residual_variance([(1.0, 0.0, 2.0)], 0.3) == 0.0
-    assert residual_variance([], 0.3) == 0.0
+    assert residual_variance([(1.0, (0.0,), 2.0)], (0.3,)) == 0.0
+    assert residual_variance([], (0.3,)) == 0.0
 
 
 def test_v_full_subtracts_each_phase_and_floors_at_zero():
@@ -324,18 +332,18 @@ def test_phase_two_variance_of_weights_from_several_draws():
     # graded runs (y, f, w) at λ = 0: e = 1, 0, 0 with weights 3, 2, 1 (pooled draws): ē = Σ w e / Σ w = 3/6 = 1/2,
     # Σ w (w − 1)(e − ē)² = 3·2·1/4 + 2·1·1/4 + 0 = 2; / N² (N = 6) · 3/2 = 2/36 · 3/2 = 1/12 (a weight-1 run adds
     # nothing: it was certain to be graded)
-    runs = [(1.0, 0.0, 3.0), (0.0, 0.0, 2.0), (0.0, 0.0, 1.0)]
-    assert phase_two_variance(runs, 0.0, 6) == pytest.approx(1 / 12)
+    runs = [(1.0, (0.0,), 3.0), (0.0, (0.0,), 2.0), (0.0, (0.0,), 1.0)]
+    assert phase_two_variance(runs, (0.0,), 6) == pytest.approx(1 / 12)
     # λ = 1 and f = y: e = 0 everywhere, nothing to add
-    assert phase_two_variance([(y, y, w) for y, _, w in runs], 1.0, 6) == 0.0
-    assert phase_two_variance(runs[:1], 0.0, 6) == 0.0 == phase_two_variance([], 0.0, 6)   # fewer than 2 runs
+    assert phase_two_variance([(y, (y,), w) for y, _, w in runs], (1.0,), 6) == 0.0
+    assert phase_two_variance(runs[:1], (0.0,), 6) == 0.0 == phase_two_variance([], (0.0,), 6)   # fewer than 2 runs
 
 
 def test_phase_two_variance_is_one_uniform_draws_exactly():
     # n of N drawn uniformly, w = N/n: Σ (N/n)(N/n − 1)(e − ē)² / N² · n/(n − 1) = (1/n − 1/N) · S²_e
-    runs = [(y, 0.5, 300 / 7) for y in (0.1, 0.9, 0.4, 0.4, 0.7, 0.0, 1.0)]
-    s2 = residual_variance(runs, 0.3)
-    assert phase_two_variance(runs, 0.3, 300) == pytest.approx((1 / 7 - 1 / 300) * s2)
+    runs = [(y, (0.5,), 300 / 7) for y in (0.1, 0.9, 0.4, 0.4, 0.7, 0.0, 1.0)]
+    s2 = residual_variance(runs, (0.3,))
+    assert phase_two_variance(runs, (0.3,), 300) == pytest.approx((1 / 7 - 1 / 300) * s2)
 
 
 H0 = Q3 * 0.06 ** 0.5   # a difference's half-width now of q(3) · √0.06 = 0.85261: its variance 0.06

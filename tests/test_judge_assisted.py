@@ -21,6 +21,7 @@ from rgbench.stats.judge_assisted import (
     estimate,
     expanded_confidence,
     fit,
+    influence,
     interval,
     labelled_cases,
     stratified_draw,
@@ -46,11 +47,96 @@ def test_a_three_case_example_worked_by_hand():
     # V(0) = Σa² = 6/81 = 2/27; V(λ) = V(0) − (Σab)²/Σb² = 2/27 − 441/67554 = 4563/67554 = 169/2502;
     # effective = 3 labels · V(0)/V(λ) = 3 · 5004/4563 = 3.2899...
     est = estimate(case_sums(HAND))
-    assert (est.theta, est.lam, est.labels) == (Fraction(58, 139), Fraction(175, 278), 3)
+    assert (est.theta, est.lam, est.labels) == (Fraction(58, 139), (Fraction(175, 278),), 3)
     assert est.standard_error == pytest.approx((169 / 2502) ** 0.5, rel=1e-12)
     assert est.effective == pytest.approx(3 * 5004 / 4563, rel=1e-12)
     # the float replicates are the same function: unit weights give the exact value, rounded
     assert fit(case_sums(HAND), np.ones((1, 3))).theta[0] == pytest.approx(58 / 139, rel=1e-15)
+
+
+# The same three cases with the judge's value split in two parts (f = f₁ + f₂; Q_final's pass and score parts on
+# the board), each run (f₁, f₂, y), the first of each case drawn with π = 1/2:
+#   c1: (1, 2, y 2), (0, 1, -)   c2: (0, 1, y 1), (1, 2, -)   c3: (0, 2, y 2), (1, 0, -)
+TWO = [Run("c1", 3, 2, 2, (1, 2)), Run("c1", 1, None, 1, (0, 1)), Run("c2", 1, 1, 2, (0, 1)), Run("c2", 3, None, 1, (1, 2)),
+       Run("c3", 2, 2, 2, (0, 2)), Run("c3", 1, None, 1, (1, 0))]
+
+
+def test_two_controls_worked_by_hand():
+    # n = m = 2 per case, N = M = 6; Y = 4, 2, 4: Hy = 10/6 = 5/3.
+    # Part 1: F₁ = 1, 1, 1, G₁ = 2, 0, 0: Mf₁ = 1/2, Hf₁ = 1/3. Part 2: F₂ = 3, 3, 2, G₂ = 4, 2, 4: Mf₂ = 4/3, Hf₂ = 5/3.
+    # a = (Y − Hy m)/M = 1/9, −2/9, 1/9; b₁ = (F₁ − Mf₁ n)/N − (G₁ − Hf₁ m)/M = −2/9, 1/9, 1/9;
+    # b₂ = (3 − 8/3)/6 − (4 − 10/3)/6 = −1/18, (3 − 8/3)/6 − (2 − 10/3)/6 = 5/18, (2 − 8/3)/6 − (4 − 10/3)/6 = −2/9.
+    # S = Σ b bᵀ: S₁₁ = 6/81 = 2/27, S₁₂ = (2 + 5 − 4)/162 = 1/54, S₂₂ = (1 + 25 + 16)/324 = 7/54;
+    # A = Σ a b: A₁ = (−2 − 2 + 1)/81 = −1/27, A₂ = (−1 − 10 − 4)/162 = −5/54; det S = 14/1458 − 1/2916 = 1/108.
+    # λ = −S⁻¹ A: λ₁ = (S₁₂ A₂ − S₂₂ A₁)/det = 108 · 9/2916 = 1/3, λ₂ = (S₁₂ A₁ − S₁₁ A₂)/det = 108 · 9/1458 = 2/3,
+    # both inside [0, 1], so the box's least is this one. theta = 5/3 + 1/3 · (1/2 − 1/3) + 2/3 · (4/3 − 5/3) = 3/2.
+    # u = a + λ₁ b₁ + λ₂ b₂ = 1/9 − 2/27 − 1/27 = 0, −2/9 + 1/27 + 5/27 = 0, 1/9 + 1/27 − 4/27 = 0: three cases, three
+    # quantities fitted (Hy, λ₁, λ₂), so V(λ) = 0 < V(0) = Σ a² = 2/27 and the estimate is worth "inf" grades.
+    # One control (f itself): b = b₁ + b₂ = −5/18, 7/18, −1/9; λ = (21/162)/(78/324) = 7/13, theta = 5/3 − 7/78 = 41/26.
+    est = estimate(case_sums(TWO))
+    assert (est.theta, est.lam, est.labels, est.standard_error, est.effective) == (
+        Fraction(3, 2), (Fraction(1, 3), Fraction(2, 3)), 3, 0.0, float("inf"))
+    one = estimate(case_sums([r._replace(parts=()) for r in TWO]))
+    assert (one.theta, one.lam) == (Fraction(41, 26), (Fraction(7, 13),))
+    assert fit(case_sums(TWO), np.ones((1, 3))).theta[0] == pytest.approx(1.5, rel=1e-14)
+
+
+def _v_of(sums, lam):
+    """V(λ) = Σ_c (a_c + λ·b_c)² by the per-case definitions (docs/judge_assisted.md), in Fractions, one b per control."""
+    n, m, y = ([Fraction(v) for v in col] for col in (sums.runs, sums.drawn, sums.human))
+    big_n, big_m = sum(n), sum(m)
+    a = [(yc - sum(y) / big_m * mc) / big_m for yc, mc in zip(y, m)]
+    bs = [[(fc - sum(f) / big_n * nc) / big_n - (gc - sum(g) / big_m * mc) / big_m for fc, nc, gc, mc in zip(f, n, g, m)]
+          for f, g in ((list(map(Fraction, f)), list(map(Fraction, g))) for f, g in sums.controls)]
+    return sum((a[c] + sum(lj * b[c] for lj, b in zip(lam, bs))) ** 2 for c in range(len(a)))
+
+
+def test_two_controls_take_the_least_variance_on_the_box_on_random_draws():
+    # On random uneven draws, with parts as Q_final's (a pass part 0 or 1/2, a score part k/24): λ is in [0, 1]²
+    # and its V(λ) (by the per-case definitions) is at most V at every point of an 11 x 11 grid of the box, exactly;
+    # theta = Hy + λ₁ (Mf₁ − Hf₁) + λ₂ (Mf₂ − Hf₂); the float fit gives the same to rounding
+    rng = np.random.default_rng(17)
+    grid = [Fraction(i, 10) for i in range(11)]
+    interior = 0
+    for trial in range(25):
+        runs = []
+        for i in range(36):
+            passed, score = Fraction(int(rng.integers(0, 2)), 2), Fraction(int(rng.integers(0, 13)), 24)
+            human = Fraction(int(rng.integers(0, 25)), 24) if rng.random() < 0.45 else None
+            runs.append(Run(f"c{i % 11:02d}", passed + score, human, int(rng.integers(1, 5)), (passed, score)))
+        sums = case_sums(runs)
+        est = estimate(sums)
+        assert all(0 <= x <= 1 for x in est.lam), trial
+        least = _v_of(sums, est.lam)
+        assert all(least <= _v_of(sums, (x, z)) for x in grid for z in grid), trial
+        interior += all(0 < x < 1 for x in est.lam)
+        assert est.standard_error == pytest.approx(float(least) ** 0.5, rel=1e-12)
+        fitted = fit(sums, np.ones((1, len(sums.case_ids))))
+        assert fitted.theta[0] == pytest.approx(float(est.theta), rel=1e-12)
+        assert fitted.lam[0] == pytest.approx([float(x) for x in est.lam], abs=1e-12)
+        assert float((influence(sums, np.ones((1, len(sums.case_ids))))[0] ** 2).sum()) == pytest.approx(float(least))
+    assert interior >= 5   # the draws reach the interior solution, not only the edges
+
+
+def test_a_constant_part_leaves_the_one_control_estimate():
+    # a pass part that is the same on every run has b₁ = 0 on every case: its λ is 0 (the first candidate of a tie)
+    # and the estimate is the one-control estimate on the score part, which is the judge's value less a constant
+    rng = np.random.default_rng(3)
+    runs = [Run(f"c{i % 7}", Fraction(1, 2) + Fraction(int(s), 24), Fraction(int(h), 24) if i % 3 else None, 2,
+                (Fraction(1, 2), Fraction(int(s), 24)))
+            for i, (s, h) in enumerate(zip(rng.integers(0, 13, 30), rng.integers(0, 25, 30)))]
+    two, one = estimate(case_sums(runs)), estimate(case_sums([r._replace(parts=()) for r in runs]))
+    assert two.lam == (0, one.lam[0]) and two.theta == one.theta
+
+
+@pytest.mark.parametrize(("runs", "message"), [
+    ([Run("c1", 1, 1, 1, (1, 1))], "case c1: the judge's parts (1, 1) do not sum to its value 1"),
+    ([Run("c1", 1, 1, 1, (1, 0)), Run("c2", 1, 1, 1)], "the runs' judge values are split in [0, 2] parts"),
+    ([Run("c1", 1, 1, 1, (1, 0, 0))], "the runs' judge values are split in [3] parts"),
+])
+def test_parts_must_be_two_on_every_run_and_sum_to_the_judges_value(runs, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
+        case_sums(runs)
 
 
 def _by_definition(sums, cases):
@@ -84,7 +170,7 @@ def test_the_moment_sums_give_the_per_case_definitions_exactly_on_any_cases():
             if est is None:
                 continue
             theta, lam, variance = _by_definition(sums, set(chosen))
-            assert (est.theta, est.lam) == (theta, lam), trial
+            assert (est.theta, est.lam) == (theta, (lam,)), trial
             assert est.standard_error == pytest.approx(float(variance) ** 0.5, rel=1e-12)
             assert estimate(sums.restricted(chosen)) == est
 
@@ -100,7 +186,7 @@ def test_float_replicates_keep_exact_zeros_where_the_sums_are_zero():
     sums = case_sums([Run("c1", Fraction(1, 3), 1, 2), Run("c2", Fraction(2, 3), 1, 3), Run("c3", 0, 0, 3),
                       Run("c4", 1, Fraction(1, 3), 2), Run("c5", Fraction(1, 7), 0, 5)])
     fitted = fit(sums, np.array([[2.0, 1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0]]))
-    assert (fitted.lam[0], fitted.variance[0], fitted.theta[0]) == (0.0, 0.0, 1.0)
+    assert (fitted.lam[0, 0], fitted.variance[0], fitted.theta[0]) == (0.0, 0.0, 1.0)
     assert fitted.variance[1] > 0
 
 
@@ -132,7 +218,7 @@ def test_lambda_zero_is_the_human_only_estimate_exactly():
     sums = case_sums(runs)
     est = estimate(sums)
     weight = [1 + i % 3 for i in range(12)]   # w = 1/π
-    assert est.lam == 0
+    assert est.lam == (0,)
     assert est.theta == sum(w * ((i * 7) % 5) for i, w in enumerate(weight)) / sum(weight)
     counts = case_counts(np.random.default_rng(3), len(sums.case_ids), 300)
     human_only = ratio_statistic(sums.human, sums.drawn)
@@ -149,7 +235,7 @@ def test_every_run_drawn_with_probability_one_is_the_plain_mean():
     runs = [Run(f"c{i % 9}", int(rng.integers(0, 13)), int(rng.integers(0, 13)), 1) for i in range(30)]
     sums = case_sums(runs)
     est = estimate(sums)
-    assert est.lam == 0 and est.effective == est.labels == 30
+    assert est.lam == (0,) and est.effective == est.labels == 30
     assert est.theta == Fraction(sum(r.human for r in runs), 30)
     counts = case_counts(rng, 9, 300)
     per_case = [sum(r.human for r in runs if r.case_id == c) for c in sums.case_ids]
@@ -166,7 +252,7 @@ def test_a_judge_equal_to_the_human_takes_lambda_near_one_and_the_judge_pool_mea
     est = estimate(case_sums(runs))
     pool_mean = Fraction(int(values.sum()), 400)
     # the variance-minimising λ is ≥ 1 here, clipped to 1: theta = Hy + (Mf − Hf) = Mf since Hy = Hf (f = y)
-    assert (est.lam, est.theta) == (1, pool_mean)
+    assert (est.lam, est.theta) == ((1,), pool_mean)
     assert est.effective > 2 * est.labels   # the judge is worth more than the human grades alone
 
 
@@ -174,7 +260,7 @@ def test_a_constant_judge_adds_nothing():
     runs = [Run("a", 5, 3, 2), Run("a", 5), Run("b", 5, 9, 4), Run("b", 5)]
     est = estimate(case_sums(runs))
     # λ = 0 (b = 0): theta = (3·2 + 9·4) / (2 + 4) = 42/6 = 7
-    assert (est.lam, est.theta, est.effective) == (0, 7, 2)
+    assert (est.lam, est.theta, est.effective) == ((0,), 7, 2)
 
 
 def test_no_human_value_leaves_everything_undefined():
@@ -363,7 +449,7 @@ def test_ppi_python_agrees_for_a_mean_with_one_run_per_case():
     sums = case_sums(runs)
     est = estimate(sums)
     low, high = clt_interval(sums, C95)
-    same = float(est.lam) * n_unlabelled / (n + n_unlabelled)
+    same = float(est.lam[0]) * n_unlabelled / (n + n_unlabelled)
     assert float(est.theta) == pytest.approx(float(ppi_mean_pointestimate(y[:n], f[:n], f[n:], lam=same)[0]), abs=1e-12)
     their_low, their_high = (float(x[0]) for x in ppi_mean_ci(y[:n], f[:n], f[n:], alpha=0.05, lam=same))
     assert (their_low, their_high) == pytest.approx((low, high), abs=1e-3 * (high - low))

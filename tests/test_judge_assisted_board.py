@@ -65,7 +65,7 @@ def test_the_judges_bias_is_its_weighted_mean_minus_the_humans_on_the_labels():
 def test_the_human_only_figure_is_the_weighted_human_mean_and_its_interval_lambda_zero():
     # a judge of 0 everywhere: λ = 0, theta = Hy = Σ Y / Σ m = 2/6
     sums = case_sums(HAND)
-    assert (estimate(human_only(sums)).theta, estimate(human_only(sums)).lam) == (Fraction(1, 3), 0)
+    assert (estimate(human_only(sums)).theta, estimate(human_only(sums)).lam) == (Fraction(1, 3), (0,))
     counts = case_counts(np.random.default_rng(1), 3, 300)
     alone = case_sums([Run(r.case_id, 0, r.human, r.weight) for r in HAND])
     assert figure(sums, counts, C95).human_only == interval(alone, counts, C95)
@@ -272,8 +272,8 @@ def test_a_criterion_mean_is_the_estimator_on_its_scores_with_its_own_lambda():
     rows, _ = assisted_rows([SubjectRuns("a", {"s_bar": flat, "Q_final": flat}, 0, 0, {"clarity": clarity})], SPEC)
     (a,) = rows
     fig = a.criteria["clarity"]
-    assert (fig.estimate.theta, fig.estimate.lam, fig.estimate.labels) == (F(116, 139), F(175, 278), 3)
-    assert a.figures["Q_final"].estimate.lam == 0
+    assert (fig.estimate.theta, fig.estimate.lam, fig.estimate.labels) == (F(116, 139), (F(175, 278),), 3)
+    assert a.figures["Q_final"].estimate.lam == (0,)
     counts = draw_of(0, ["c1", "c2", "c3"], 400)   # the subject's draw (SPEC: seed 0, 400 resamples)
     assert fig.interval == interval(case_sums(clarity), counts, C95)
     assert fig.human_only == interval(human_only(case_sums(clarity)), counts, C95)
@@ -376,6 +376,9 @@ def test_the_rests_on_table_says_why_a_subject_is_not_ranked():
     assert d.cells[-1] == "not ranked: 1 run no draw covers (rgbench assign --draw N)"   # added after every draw
     counted = rests_on([{**rows[0], "pass_disagreements": 3}], ["a"])[0]
     assert counted.cells[3] == "3"   # the count as it is, unmarked (1 to 3 covered 94.2% pooled in the study)
+    # Q_final with two controls: λ of the judge's pass part, then of its score part
+    both = rests_on([{**rows[0], "Q_final_lambda_pass": F(7, 10)}], ["a"])[0]
+    assert both.cells[4] == "0.70 / 0.33"
 
 
 def test_pass_disagreements_count_the_labelled_runs_whose_human_pass_is_not_the_judges():

@@ -24,12 +24,12 @@ def test_a_pilot_and_a_further_draw_pool_as_the_board_pools_draws():
     # sum to 10/9 + 14/9 + 8/9 + 3 · 40/27 = 8 = N.
     y = np.array([[0.2, 0.4, 0.6, 0.8], [0.1, 0.3, 0.5, 0.7]])
     strata = np.array([[1, 0, 0, 0], [1, 0, 0, 0]])
-    sums, labelled = pc.drawn_sums((y, y, strata), 6, np.random.Generator(np.random.PCG64(3)), start=2)
+    sums, labelled = pc.drawn_sums((y, y, strata, (y,)), 6, np.random.Generator(np.random.PCG64(3)), start=2)
     weights = sorted(w for _, _, w in labelled)
     assert sum(weights) == pytest.approx(8)
     assert weights == pytest.approx(sorted([10 / 9, 14 / 9, 8 / 9] + [40 / 27] * 3))
     assert sum(sums.labelled) == len(labelled) and float(sum(sums.drawn)) == pytest.approx(8)   # the same weights
     # one draw of 6 (no pilot): quotas 4.5 fails and 1.5 passes, the tie to the first stratum (0, the fails): 5 of
     # 6 fails (w 6/5) and 1 of 2 passes (w 2), summing to 5 · 6/5 + 2 = 8
-    _, once = pc.drawn_sums((y, y, strata), 6, np.random.Generator(np.random.PCG64(3)))
+    _, once = pc.drawn_sums((y, y, strata, (y,)), 6, np.random.Generator(np.random.PCG64(3)))
     assert sorted(round(w, 9) for _, _, w in once) == [1.2] * 5 + [2.0]

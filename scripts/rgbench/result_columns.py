@@ -71,7 +71,8 @@ KINDS: dict[str, str] = {
                         "rank_set_high"),
     **_columns("fixed", "mean_human_low mean_human_high mean_lambda"),   # judge_assisted_criteria.csv
     **_columns("fixed", " ".join(f"{f}{x}" for f in ("P", "s_bar", "Q_final") for x in (
-        "_human_low _human_high _lambda _judge_bias _effective _diff _diff_low _diff_high".split())) + " judge_human_r"),
+        "_human_low _human_high _lambda _judge_bias _effective _diff _diff_low _diff_high".split()))
+                        + " judge_human_r Q_final_lambda_pass"),
     **_columns("number", "value"),
     **_columns("score", "raw_score clipped_score rubric_floor rubric_ceiling"),
     **_columns("exact", "correctness"),

@@ -17,7 +17,8 @@ METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans g
           "as the unit), so the judge's bias does not carry into it, with case-bootstrap intervals. The table "
           "gives per subject the human grades used, the drawn answers still awaiting one, the judge-human "
           "correlation on them, how many of them the judge passes or fails otherwise than the human, and for "
-          "Q_final the weight \u03bb given to the judge, the judge's estimated bias "
+          "Q_final the weight \u03bb given to the judge (to its pass / to its score, where Q_final has both), the "
+          "judge's estimated bias "
           "(its mean minus the humans' on the same answers), what the estimate is worth in human grades drawn at "
           "random (without the judge's strata), and the simultaneous rank set.")
 CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its own \u03bb per subject and "
@@ -39,6 +40,9 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
     by_id = {r["subject_id"]: r for r in rows}
     def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
         return "\u2014" if value is None else fmt(value, decimals)
+    def weights(r: Mapping[str, Any]) -> str:   # Q_final's λ: one, or the pass part's and the score part's
+        score = cell(r["Q_final_lambda"])
+        return score if r["Q_final_lambda_pass"] is None else f"{cell(r['Q_final_lambda_pass'])} / {score}"
     def ranks(r: Mapping[str, Any]) -> str:
         if r["rank_set_low"] is not None:
             return f"{r['rank_set_low']}\u2013{r['rank_set_high']}"
@@ -51,7 +55,7 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
         return "not ranked: no human grade of a drawn run yet"
     return tuple(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]),
                                cell(r["pass_disagreements"], 0, lambda n, _: str(n)),
-                               cell(r["Q_final_lambda"]), cell(r["Q_final_judge_bias"], 3, fmt_signed),
+                               weights(r), cell(r["Q_final_judge_bias"], 3, fmt_signed),
                                cell(r["Q_final_effective"], 0), ranks(r)))
                  for sid in order if (r := by_id.get(sid)) is not None)
 

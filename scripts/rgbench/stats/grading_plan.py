@@ -97,8 +97,9 @@ def phase(runs: Sequence[Run], precision: float, cases: Collection[str] | None =
     shared cases take it as it is, exact when the two share every case)."""
     kept = [r for r in runs if cases is None or r.case_id in cases]
     sums = case_sums(kept)
-    lam = 0.0 if (est := estimate(sums)) is None else float(est.lam)
-    labelled = [(float(r.human), float(r.judge), float(r.weight)) for r in kept if r.human is not None and r.weight]
+    lam = (0.0,) if (est := estimate(sums)) is None else tuple(map(float, est.lam))
+    labelled = [(float(r.human), tuple(map(float, r.parts or (r.judge,))), float(r.weight)) for r in kept
+                if r.human is not None and r.weight]
     return Phase(residual_variance(labelled, lam), sums.labels, sums.runs, labelled_cases(sums),
                  phase_two_variance(labelled, lam, sum(sums.runs)), precision,
                  tuple(variance_parts(sums)) if sums.labels else ())
@@ -122,14 +123,15 @@ def quantile(confidence: Fraction, parts: Sequence[Part], resamples: int) -> flo
     return NormalDist().inv_cdf((1 + level) / 2)
 
 
-def fitted(lam: float) -> int:
-    """The quantities e = y − λ f is fitted with on the graded runs: ē, and λ when it is tuned inside (0, 1) (at a
+def fitted(lam: Sequence[float]) -> int:
+    """The quantities e = y − λ·f is fitted with on the graded runs: ē, and each λ_j tuned inside (0, 1) (at a
     bound it was clipped, not fitted)."""
-    return 2 if 0 < lam < 1 else 1
+    return 1 + sum(0 < x < 1 for x in lam)
 
 
-def residual_variance(labelled: Sequence[tuple[float, float, float]], lam: float) -> float:
-    """S²_e: the weighted variance of e = y − λ f over the graded runs ``labelled`` (y, f, w), w the run's
+def residual_variance(labelled: Sequence[tuple[float, Sequence[float], float]], lam: Sequence[float]) -> float:
+    """S²_e: the weighted variance of e = y − λ·f over the graded runs ``labelled`` (y, f, w; f the judge's controls,
+    :attr:`.judge_assisted.CaseSums.controls`, λ one per control), w the run's
     inverse-probability weight: Σ w (e − ē)² / Σ w · n / (n − d), ē = Σ w e / Σ w, d = :func:`fitted` (a regression's
     residual variance divides by n − 2). 0 with no more than d runs."""
     centred, d = _centred(labelled, lam), fitted(lam)
@@ -137,7 +139,7 @@ def residual_variance(labelled: Sequence[tuple[float, float, float]], lam: float
     return sum(w * e * e for e, w in centred) / total * len(centred) / (len(centred) - d) if len(centred) > d else 0.0
 
 
-def phase_two_variance(labelled: Sequence[tuple[float, float, float]], lam: float, runs: int) -> float:
+def phase_two_variance(labelled: Sequence[tuple[float, Sequence[float], float]], lam: Sequence[float], runs: int) -> float:
     """T₀: the variance the human draws add to the estimate today, Σ w (w − 1) (e − ē)² / N² · n / (n − d) over
     the graded runs ``labelled`` (y, f, w), N = ``runs``, e and ē as :func:`residual_variance`'s. Why: the
     estimate's draw error is Σ_r (w_r − 1) e_r / N over every run, of variance Σ_r Var(w_r) e_r² / N² (the draws
@@ -150,11 +152,11 @@ def phase_two_variance(labelled: Sequence[tuple[float, float, float]], lam: floa
     return sum(w * (w - 1) * e * e for e, w in centred) / runs ** 2 * n / (n - d) if n > d else 0.0
 
 
-def _centred(labelled: Sequence[tuple[float, float, float]], lam: float) -> list[tuple[float, float]]:
-    """(e − ē, w) of each graded run, e = y − λ f, ē = Σ w e / Σ w."""
+def _centred(labelled: Sequence[tuple[float, Sequence[float], float]], lam: Sequence[float]) -> list[tuple[float, float]]:
+    """(e − ē, w) of each graded run, e = y − λ·f, ē = Σ w e / Σ w."""
     if not labelled:
         return []
-    residuals = [(y - lam * f, w) for y, f, w in labelled]
+    residuals = [(y - sum(x * v for x, v in zip(lam, f)), w) for y, f, w in labelled]
     mean = sum(e * w for e, w in residuals) / sum(w for _, w in residuals)
     return [(e - mean, w) for e, w in residuals]
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from itertools import combinations_with_replacement
 from typing import NamedTuple, TypeVar
 
 import numpy as np
@@ -24,20 +25,24 @@ Part = tuple[int, float]   # (units K_g, their share V_g of the estimate's varia
 
 
 class Run(NamedTuple):
-    """One run of a subject: its case, the judge's value, the human's (None without one) and its weight w (1/π for
-    one draw, :meth:`rgbench.load.draws.HumanDraws.weight` over several; 0 outside every draw: never counted here)."""
+    """One run of a subject: its case, the judge's value, the human's (None without one), its weight w (1/π for
+    one draw, :meth:`rgbench.load.draws.HumanDraws.weight` over several; 0 outside every draw: never counted here)
+    and the judge's value split in ``parts`` summing to it, each a control with its own λ (Q_final: its pass part
+    and its score part; docs/judge_assisted.md, "Two controls"); empty: the judge's value is the one control."""
 
     case_id: str
     judge: Number
     human: Number | None = None
     weight: Number = 1
+    parts: tuple[Number, ...] = ()
 
 
 @dataclass(frozen=True)
 class CaseSums:
     """Per-case sums over a case's runs, exact, cases in ``case_ids`` order (f, y: a run's judge and human value; ξ/π
     its weight, ξ = 1 when drawn): ``runs`` n_c, ``labelled`` the runs with a human value, ``drawn`` m_c = Σ ξ/π,
-    ``human`` Y_c = Σ ξ y/π, ``judge`` F_c = Σ f, ``judge_drawn`` G_c = Σ ξ f/π."""
+    ``human`` Y_c = Σ ξ y/π, ``judge`` F_c = Σ f, ``judge_drawn`` G_c = Σ ξ f/π; ``parts`` (F_c, G_c) of each of
+    the judge's :attr:`Run.parts` (empty: one control, f)."""
 
     case_ids: tuple[str, ...]
     runs: tuple[int, ...]
@@ -46,6 +51,12 @@ class CaseSums:
     human: tuple[Fraction, ...]
     judge: tuple[Fraction, ...]
     judge_drawn: tuple[Fraction, ...]
+    parts: tuple[tuple[tuple[Fraction, ...], tuple[Fraction, ...]], ...] = ()
+
+    @property
+    def controls(self) -> tuple[tuple[tuple[Fraction, ...], tuple[Fraction, ...]], ...]:
+        """(F, G) of each control: the judge's parts, else its value."""
+        return self.parts or ((self.judge, self.judge_drawn),)
 
     @property
     def labels(self) -> int:
@@ -61,7 +72,8 @@ class CaseSums:
         index = {c: i for i, c in enumerate(self.case_ids)}
         def col(values: tuple) -> tuple:
             return tuple(values[index[c]] if c in index else 0 for c in case_ids)
-        return CaseSums(tuple(case_ids), *(col(getattr(self, f.name)) for f in fields(self)[1:]))   # every sum
+        return CaseSums(tuple(case_ids), col(self.runs), col(self.labelled), col(self.drawn), col(self.human),
+                        col(self.judge), col(self.judge_drawn), tuple((col(f), col(g)) for f, g in self.parts))
 
     @cached_property
     def moments(self) -> Moments:
@@ -71,41 +83,52 @@ class CaseSums:
 
 def case_sums(runs: Sequence[Run]) -> CaseSums:
     """The per-case sums of one subject's runs, cases sorted by id; a run with a human value and w > 0 is labelled.
-    ValueError on a negative weight."""
+    ValueError on a negative weight, or on parts that are not two, the same for every run, summing to the judge's
+    value."""
+    shapes = {len(run.parts) for run in runs}
+    if shapes - {0, 2} or len(shapes) > 1:
+        raise ValueError(f"the runs' judge values are split in {sorted(shapes)} parts, not all in 2 or all in none")
     by_case: dict[str, list[Fraction]] = {}
     for run in runs:
         w = Fraction(0 if run.human is None else run.weight)
         if w < 0:
             raise ValueError(f"case {run.case_id}: a labelled run has weight {w}, below 0 "
                              "(a weight is an inverse probability: 0 for a run no draw listed)")
+        if run.parts and sum(map(Fraction, run.parts)) != run.judge:
+            raise ValueError(f"case {run.case_id}: the judge's parts {run.parts} do not sum to its value {run.judge}")
         f = Fraction(run.judge)
-        adds = (Fraction(1), Fraction(w != 0), w, Fraction(run.human or 0) * w, f, f * w)   # n, labelled, m, Y, F, G
-        by_case[run.case_id] = [s + v for s, v in zip(by_case.get(run.case_id, [Fraction(0)] * 6), adds)]
+        adds = [Fraction(1), Fraction(w != 0), w, Fraction(run.human or 0) * w, f, f * w]   # n, labelled, m, Y, F, G
+        adds += [v for p in map(Fraction, run.parts) for v in (p, p * w)]   # each part's F and G
+        by_case[run.case_id] = [s + v for s, v in zip(by_case.get(run.case_id, [Fraction(0)] * len(adds)), adds)]
     ids = tuple(sorted(by_case))
-    columns = [tuple(by_case[c][j] for c in ids) for j in range(6)]
-    return CaseSums(ids, tuple(map(int, columns[0])), tuple(map(int, columns[1])), *columns[2:])
+    columns = [tuple(by_case[c][j] for c in ids) for j in range(len(by_case[ids[0]]) if ids else 6)]
+    parts = tuple((columns[j], columns[j + 1]) for j in range(6, len(columns), 2))
+    drawn, human, judge, judge_drawn = columns[2:6]
+    return CaseSums(ids, tuple(map(int, columns[0])), tuple(map(int, columns[1])), drawn, human, judge, judge_drawn, parts)
 
 
-PRODUCTS = ((2, 2), (2, 1), (1, 1), (3, 3), (3, 0), (0, 0), (4, 4), (4, 1), (3, 4), (3, 1), (0, 4), (0, 1), (2, 3), (2, 0),
-            (2, 4))   # of the per-case n, m, Y, F, G (0-4): YY YM MM FF FN NN GG GM FG FM NG NM YF YN YG
+def products(base: int) -> tuple[tuple[int, int], ...]:
+    """The pairs (i, j), i <= j, of ``base`` per-case sums whose products :class:`Moments` holds, in its order."""
+    return tuple(combinations_with_replacement(range(base), 2))
 
 
 class Moments(NamedTuple):
-    """theta's sufficient statistics per case (docs/judge_assisted.md, "Computing"), 20 columns: n, m and Y, F, G
-    centred at ``centre`` = (Hy, Mf, Hf) of all the subject's cases (Y − Hy m, F − Mf n, G − Hf m, so that the
-    variances subtract no large numbers), then the 15 products of those five the sums of :func:`solved` need
-    (:data:`PRODUCTS`). Case c's column j is ``numerators[j][c] / denominators[j]`` exactly (Python ints, summed in
-    ``column_sums``); ``floats`` (K x 20) holds the same values, each rounded once."""
+    """theta's sufficient statistics per case (docs/judge_assisted.md, "Computing"): the 3 + 2k base columns n, m
+    and Y, then F and G of each of the k controls, centred at ``centre`` = (Hy, then Mf and Hf of each control) of
+    all the subject's cases (Y − Hy m, F − Mf n, G − Hf m, so that the variances subtract no large numbers), then
+    the products of every pair of them (:func:`products`): 20 columns with one control, 35 with two. Case c's
+    column j is ``numerators[j][c] / denominators[j]`` exactly (Python ints, summed in ``column_sums``);
+    ``floats`` (K x columns) holds the same values, each rounded once."""
 
     numerators: tuple[tuple[int, ...], ...]
     denominators: tuple[int, ...]
     column_sums: tuple[int, ...]
     floats: np.ndarray
-    centre: tuple[Fraction, Fraction, Fraction]
+    centre: tuple[Fraction, ...]
 
     def total(self, cases: np.ndarray) -> np.ndarray:
-        """The exact column sums over the cases where the mask ``cases`` is True (1 x 20 Fractions), the others'
-        subtracted from all the cases' (a pair leaves out few)."""
+        """The exact column sums over the cases where the mask ``cases`` is True (1 x columns Fractions), the
+        others' subtracted from all the cases' (a pair leaves out few)."""
         left = np.flatnonzero(~cases).tolist()
         return np.array([[Fraction(whole - sum(column[i] for i in left), d) for whole, column, d
                           in zip(self.column_sums, self.numerators, self.denominators)]], dtype=object)
@@ -126,56 +149,101 @@ def _centred(x: list[int], dx: int, z: list[int], dz: int, c: Fraction) -> tuple
 def case_moments(sums: CaseSums) -> Moments:
     """The :class:`Moments` of one subject's sums, in integers (Fraction arithmetic per case, as the exact estimate
     took before, was half the judge-assisted board's time on 805 cases)."""
-    n, m, y, f, g = (_over([Fraction(v) for v in column]) for column in
-                     (sums.runs, sums.drawn, sums.human, sums.judge, sums.judge_drawn))
+    n, m, y = (_over([Fraction(v) for v in column]) for column in (sums.runs, sums.drawn, sums.human))
     big_n, big_m = Fraction(sum(n[0]), n[1]), Fraction(sum(m[0]), m[1])
-    hy, hf = (Fraction(sum(v[0]), v[1]) / big_m if big_m else Fraction(0) for v in (y, g))
-    mf = Fraction(sum(f[0]), f[1]) / big_n if big_n else Fraction(0)
-    first = [n, m, _centred(*y, *m, hy), _centred(*f, *n, mf), _centred(*g, *m, hf)]
+    def mean(v: tuple[list[int], int], over: Fraction) -> Fraction:
+        return Fraction(sum(v[0]), v[1]) / over if over else Fraction(0)
+    first, centre = [n, m, _centred(*y, *m, hy := mean(y, big_m))], [hy]
+    for f, g in ((_over(list(map(Fraction, f))), _over(list(map(Fraction, g)))) for f, g in sums.controls):
+        mf, hf = mean(f, big_n), mean(g, big_m)
+        first += [_centred(*f, *n, mf), _centred(*g, *m, hf)]
+        centre += [mf, hf]
     columns = first + [([a * b for a, b in zip(first[i][0], first[j][0])], first[i][1] * first[j][1])
-                       for i, j in PRODUCTS]
-    floats = np.array([[v / d for v in values] for values, d in columns], dtype=np.float64).reshape(20, -1).T
+                       for i, j in products(len(first))]
+    floats = np.array([[v / d for v in values] for values, d in columns], dtype=np.float64).reshape(len(columns), -1).T
     return Moments(tuple(tuple(v) for v, _ in columns), tuple(d for _, d in columns),
-                   tuple(sum(v) for v, _ in columns), np.ascontiguousarray(floats), (hy, mf, hf))
+                   tuple(sum(v) for v, _ in columns), np.ascontiguousarray(floats), tuple(centre))
 
 
 class Fit(NamedTuple):
-    """Per row of case weights: theta, λ, V(λ) = Σ w u² and V(0) = Σ w a² (the linearised variances of theta and of
-    Hy; u = a + λ b, :func:`influence`), and what :func:`influence` reads: (Hy, Mf, Hf) less the centre, N, M and λ
-    (not NaN where M = 0)."""
+    """Per row of case weights: theta, λ (R x k, a column per control), V(λ) = Σ w u² and V(0) = Σ w a² (the
+    linearised variances of theta and of Hy; u = a + λ·b, :func:`influence`), and what :func:`influence` reads:
+    the row's base means less the centre's (Hy, then Mf and Hf of each control), N and M (not NaN where M = 0)."""
 
     theta: np.ndarray
     lam: np.ndarray
     variance: np.ndarray
     human_only: np.ndarray
     shifts: tuple[np.ndarray, ...]
+    sizes: tuple[np.ndarray, np.ndarray]
 
 
-def solved(t: np.ndarray, centre: tuple[Fraction, Fraction, Fraction]) -> Fit:
-    """:class:`Fit` per row of ``t`` (R x 20: :class:`Moments`' columns summed with a row of case weights), every sum
-    of docs/judge_assisted.md from them (λ = 0 where Σ w b² is not above 0), in t's arithmetic: exact for
-    Fractions, else float64. NaN where M = 0."""
-    hy, mf, hf = numbers_like(t, centre)
-    n, m, y, f, g, yy, ym, mm, ff, fn, nn, gg, gm, fg, fm, ng, nm, yf, yn, yg = t.T
+def tuned(saa: np.ndarray, sab: list[np.ndarray], sbb: list[list[np.ndarray]]) -> list[np.ndarray]:
+    """λ in [0, 1]^k minimising V(λ) = saa + 2 λ·sab + λᵀ sbb λ per row (k = 1 or 2 controls; docs/judge_assisted.md,
+    "λ, per subject"), in the arrays' arithmetic. One control: −sab/sbb clipped (0 where sbb is not above 0). Two:
+    V is convex, so its least on the box is the unconstrained one when inside, else on an edge: the candidates are
+    each edge's clipped minimiser (λ₂ = 0 first, then λ₁ = 0, λ₂ = 1, λ₁ = 1) and the interior solution, the least
+    V taken, the earlier on a tie (a control with sbb 0 keeps λ 0)."""
+    def edge(a: np.ndarray, b: np.ndarray) -> np.ndarray:   # argmin over [0, 1] of 2 λ a + λ² b
+        return np.minimum(np.maximum(np.where(b > 0, -a / np.where(b > 0, b, 1), 0), 0), 1)
+    if len(sab) == 1:
+        return [edge(sab[0], sbb[0][0])]
+    (a1, a2), ((s11, s12), (_, s22)) = sab, sbb
+    def v(l1: np.ndarray, l2: np.ndarray) -> np.ndarray:
+        return 2 * (l1 * a1 + l2 * a2) + l1 * l1 * s11 + 2 * l1 * l2 * s12 + l2 * l2 * s22
+    zero, one = 0 * saa, 0 * saa + 1
+    det = s11 * s22 - s12 * s12
+    ok = det > 0
+    safe = np.where(ok, det, 1)
+    inner = ((s12 * a2 - s22 * a1) / safe, (s12 * a1 - s11 * a2) / safe)
+    inside = ok & (inner[0] >= 0) & (inner[0] <= 1) & (inner[1] >= 0) & (inner[1] <= 1)
+    candidates = [(edge(a1, s11), zero), (zero, edge(a2, s22)), (edge(a1 + s12, s11), one), (one, edge(a2 + s12, s22))]
+    best = candidates[0]
+    least = v(*best)
+    for l1, l2, usable in [(*c, True) for c in candidates[1:]] + [(*inner, inside)]:
+        better = usable & (v(l1, l2) < least)
+        best = (np.where(better, l1, best[0]), np.where(better, l2, best[1]))
+        least = np.where(better, v(l1, l2), least)
+    return list(best)
+
+
+def solved(t: np.ndarray, centre: tuple[Fraction, ...]) -> Fit:
+    """:class:`Fit` per row of ``t`` (R x columns: :class:`Moments`' columns summed with a row of case weights),
+    every sum of docs/judge_assisted.md from them, λ by :func:`tuned`, in t's arithmetic: exact for Fractions, else
+    float64. NaN where M = 0."""
+    controls = (len(centre) - 1) // 2
+    base = 3 + 2 * controls
+    column = {pair: base + i for i, pair in enumerate(products(base))}
+    def s(i: int, j: int) -> np.ndarray:
+        return t[:, column[min(i, j), max(i, j)]]
+    means = numbers_like(t, centre)
+    n, m = t[:, 0], t[:, 1]
     anchored = m != 0
     big_n, big_m = np.where(n != 0, n, 1), np.where(anchored, m, 1)
-    dy, df, dg = y / big_m, f / big_n, g / big_m   # the row's Hy, Mf, Hf less the centre's
-    # Σ w A², A = Y − Hy m; P = F − Mf n; Q = G − Hf m (the row's Hy, Mf, Hf): a = A/M, b = P/N − Q/M
-    aa = yy - 2 * dy * ym + dy * dy * mm
-    pp, qq = ff - 2 * df * fn + df * df * nn, gg - 2 * dg * gm + dg * dg * mm
-    pq = fg - dg * fm - df * ng + df * dg * nm
-    ap, aq = yf - df * yn - dy * fm + dy * df * nm, yg - dg * ym - dy * gm + dy * dg * mm
+    over = {i: 0 if i % 2 else 1 for i in range(2, base)}   # the count each base sum is centred on: Y and G on m, F on n
+    d = {i: t[:, i] / (big_m if over[i] else big_n) for i in over}   # the row's means less the centre's
+    def c(i: int, j: int) -> np.ndarray:   # Σ w (X_i − d_i z_i)(X_j − d_j z_j), z the count each is centred on
+        zi, zj = over[i], over[j]
+        return s(i, j) - d[j] * s(i, zj) - d[i] * s(zi, j) + d[i] * d[j] * s(zi, zj)
+    aa = c(2, 2)
+    across = [c(2, i) for i in range(3, base)]
     if t.dtype != object:   # in float, Σ w A² within rounding of 0 (1e-12 of its terms) is 0: A = 0 on every case, as
-        flat = aa <= 1e-12 * (yy + np.abs(2 * dy * ym) + dy * dy * mm)   # when every human value drawn is equal
-        aa, ap, aq = (np.where(flat, 0.0, v) for v in (aa, ap, aq))
-    m2, nm2 = big_m * big_m, big_n * big_m
-    saa, sab, sbb = aa / m2, ap / nm2 - aq / m2, pp / (big_n * big_n) - 2 * pq / nm2 + qq / m2
-    tuned = sbb > 0
-    lam = np.minimum(np.maximum(np.where(tuned, -sab / np.where(tuned, sbb, 1), 0), 0), 1)
-    theta = hy + dy + lam * (mf + df - hf - dg)
-    variance = saa + 2 * lam * sab + lam * lam * sbb
-    theta, held, variance, saa = (np.where(anchored, v, np.nan) for v in (theta, lam, variance, saa))
-    return Fit(theta, held, variance, saa, (dy, df, dg, big_n, big_m, lam))
+        flat = aa <= 1e-12 * (s(2, 2) + np.abs(2 * d[2] * s(2, 1)) + d[2] * d[2] * s(1, 1))   # when every human value
+        aa, across = np.where(flat, 0.0, aa), [np.where(flat, 0.0, v) for v in across]     # drawn is equal
+    # a = A/M; b_j = P_j/N − Q_j/M, P_j = F_j − Mf_j n and Q_j = G_j − Hf_j m (the row's means)
+    nm, mm = big_n * big_m, big_m * big_m
+    saa = aa / mm
+    sab = [across[2 * j] / nm - across[2 * j + 1] / mm for j in range(controls)]
+    sbb = [[c(3 + 2 * j, 3 + 2 * k) / (big_n * big_n) - c(3 + 2 * j, 4 + 2 * k) / nm - c(4 + 2 * j, 3 + 2 * k) / nm
+            + c(4 + 2 * j, 4 + 2 * k) / mm for k in range(controls)] for j in range(controls)]
+    lam = tuned(saa, sab, sbb)
+    theta = means[0] + d[2] + sum(lam[j] * (means[1 + 2 * j] + d[3 + 2 * j] - means[2 + 2 * j] - d[4 + 2 * j])
+                                  for j in range(controls))
+    variance = saa + 2 * sum(lam[j] * sab[j] for j in range(controls)) + sum(
+        lam[j] * lam[k] * sbb[j][k] for j in range(controls) for k in range(controls))
+    theta, variance, saa = (np.where(anchored, v, np.nan) for v in (theta, variance, saa))
+    held = np.column_stack([np.where(anchored, v, np.nan) for v in lam])
+    return Fit(theta, held, variance, saa, tuple(d.values()), (big_n, big_m))
 
 
 def fit(sums: CaseSums, w: np.ndarray) -> Fit:
@@ -188,9 +256,16 @@ def influence(sums: CaseSums, w: np.ndarray) -> np.ndarray:
     """u = a + λ b (R x K, float): each case's influence on theta (a, b: docs/judge_assisted.md) per row of the case
     weights ``w`` (R x K), λ and the means those of the row."""
     x = sums.moments.floats
-    dy, df, dg, big_n, big_m, lam = (v[:, None] for v in fit(sums, w).shifts)
-    n, m, y, f, g = (x[:, j] for j in range(5))
-    return (y - dy * m) / big_m + lam * ((f - df * n) / big_n - (g - dg * m) / big_m)
+    fitted = fit(sums, w)
+    shifts = [v[:, None] for v in fitted.shifts]
+    big_n, big_m = (v[:, None] for v in fitted.sizes)
+    n, m = x[:, 0], x[:, 1]
+    lam = np.where(np.isnan(fitted.lam), 0.0, fitted.lam)
+    u = (x[:, 2] - shifts[0] * m) / big_m
+    for j in range(lam.shape[1]):
+        f, g = x[:, 3 + 2 * j], x[:, 4 + 2 * j]
+        u = u + lam[:, j:j + 1] * ((f - shifts[1 + 2 * j] * n) / big_n - (g - shifts[2 + 2 * j] * m) / big_m)
+    return u
 
 
 def _cases(sums: CaseSums, cases: np.ndarray | None) -> np.ndarray:
@@ -200,11 +275,12 @@ def _cases(sums: CaseSums, cases: np.ndarray | None) -> np.ndarray:
 
 
 class Estimate(NamedTuple):
-    """One subject's estimate: ``theta`` and ``lam`` exact, ``labels`` the human values used, ``standard_error``
-    √V(λ) and ``effective`` = labels · V(0) / V(λ), the human grades it is worth (inf when V(λ) = 0 < V(0))."""
+    """One subject's estimate: ``theta`` and ``lam`` (one per control: :attr:`CaseSums.controls`) exact, ``labels``
+    the human values used, ``standard_error`` √V(λ) and ``effective`` = labels · V(0) / V(λ), the human grades it
+    is worth (inf when V(λ) = 0 < V(0))."""
 
     theta: Fraction
-    lam: Fraction
+    lam: tuple[Fraction, ...]
     labels: int
     standard_error: float
     effective: float
@@ -213,12 +289,14 @@ class Estimate(NamedTuple):
 def estimate(sums: CaseSums, cases: np.ndarray | None = None) -> Estimate | None:
     """The estimate of the mean of y over the subject's runs (on the cases of the mask ``cases``: a pair's shared
     ones; None: all), exactly; None without a human value there. Not clipped to y's range (it may leave it by up to
-    λ |Mf − Hf|); λ = 0 and theta = Hy for π = 1 everywhere or a constant judge."""
+    Σ λ_j |Mf_j − Hf_j|); λ = 0 and theta = Hy for π = 1 everywhere or a constant judge."""
     on = _cases(sums, cases)
     labels = sums.labels_in(on)
     if not labels:
         return None
-    theta, lam, variance, human_only = (Fraction(v[0]) for v in solved(sums.moments.total(on), sums.moments.centre)[:4])
+    solution = solved(sums.moments.total(on), sums.moments.centre)
+    theta, variance, human_only = (Fraction(v[0]) for v in (solution.theta, solution.variance, solution.human_only))
+    lam = tuple(Fraction(v) for v in solution.lam[0])
     effective = (labels * float(human_only / variance) if variance else
                  float("inf") if human_only else float(labels))
     return Estimate(theta, lam, labels, float(variance) ** 0.5, effective)

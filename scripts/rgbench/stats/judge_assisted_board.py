@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,7 @@ CRITERIA_FILE = "judge_assisted_criteria.csv"
 SUFFIXES = ("", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")   # per figure
 ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "labelled_cases",
                     "pending", "judge_human_r", "pass_disagreements", *(f + s for f in FIGURES for s in SUFFIXES),
-                    "rank_set_low", "rank_set_high")
+                    "Q_final_lambda_pass", "rank_set_low", "rank_set_high")
 PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
 CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", *(f"mean{suffix}" for suffix in SUFFIXES[:6]))
 # replicates whose per-case influence the rank sets hold at once, for every subject (all 2,000 at once: 0.75 GB on 58
@@ -103,13 +104,16 @@ def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings) -> list[Subj
     """Every registered subject's :class:`SubjectRuns` of a validated tree and ``multi`` (error runs aside): each run's
     judge and human grades (:func:`.judge_assisted_draw.judge_and_human`), its weight by ``tree.draws`` (no draw: 0)."""
     record = tree.draws or HumanDraws(spec.judge, ())
-    def values(scoring: Scoring) -> dict[str, Mapping[str, int | Fraction]]:
+    split = spec.has_pass_rule and 0 < spec.alpha < 1   # Q_final's two controls: the judge's pass and score parts
+    def values(scoring: Scoring) -> dict[str, Mapping[str, Any]]:
         q, classification, clipped = q_value(spec, tree, scoring)
-        return {"figure": {"P": Fraction(classification == PASS), "s_bar": clipped, "Q_final": q},
-                "criterion": dict(scoring.criterion_scores)}
+        passed = Fraction(classification == PASS)
+        return {"figure": {"P": passed, "s_bar": clipped, "Q_final": q}, "criterion": dict(scoring.criterion_scores),
+                "parts": {"Q_final": (spec.alpha * passed, q - spec.alpha * passed)} if split else {}}
     judged, human = ({k: values(s) for k, s in grades.items()} for grades in judge_and_human(spec, tree, multi))
     def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[ppi.Run, ...]:
-        return tuple(ppi.Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, record.weight(k))
+        return tuple(ppi.Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, record.weight(k),
+                             judged[k]["parts"].get(name, ()) if kind == "figure" else ())
                      for k in keys if k in judged)
     figures = [f for f in FIGURES if f != "P" or spec.has_pass_rule]
     drawn, covered = record.drawn(), record.covered()
@@ -146,7 +150,7 @@ def pass_disagreements(runs: Sequence[ppi.Run] | None) -> int | None:
 def human_only(sums: ppi.CaseSums) -> ppi.CaseSums:
     """The same sums with a judge of 0 on every run: λ = 0, so the estimate is the human-only Hy."""
     zero = (Fraction(0),) * len(sums.case_ids)
-    return replace(sums, judge=zero, judge_drawn=zero)
+    return replace(sums, judge=zero, judge_drawn=zero, parts=())
 
 
 def figure(sums: ppi.CaseSums, counts: np.ndarray, confidence: Fraction) -> Figure:
@@ -269,12 +273,14 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
     def figure_cells(fig: Figure | None) -> tuple[str, ...]:
         if fig is None or (est := fig.estimate) is None:
             return ("",) * 8
-        return (fmt_fixed(est.theta), *fmt_interval(fig.interval), *fmt_interval(fig.human_only), fmt_fixed(est.lam),
+        return (fmt_fixed(est.theta), *fmt_interval(fig.interval), *fmt_interval(fig.human_only), fmt_fixed(est.lam[-1]),
                 fmt_fixed(fig.bias), fmt_float(est.effective if est.effective != float("inf") else None))
+    def pass_lambda(fig: Figure | None) -> str:   # Q_final's λ of the judge's pass part, with two controls
+        return "" if fig is None or fig.estimate is None or len(fig.estimate.lam) < 2 else fmt_fixed(fig.estimate.lam[0])
     out_rows = tuple(
         (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.uncovered), str(r.labels),
          str(r.labelled_cases), str(r.pending), fmt_float(r.correlation), "" if r.disagreements is None else str(r.disagreements),
-         *(c for f in FIGURES for c in figure_cells(r.figures.get(f))),
+         *(c for f in FIGURES for c in figure_cells(r.figures.get(f))), pass_lambda(r.figures.get("Q_final")),
          *((str(r.rank_set[0]), str(r.rank_set[1])) if r.rank_set else ("", "")))
         for r in rows)
     def pair_cells(diff: Fraction | None = None, bounds: Interval | None = None) -> tuple[str, ...]:

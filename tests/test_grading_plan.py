@@ -162,10 +162,12 @@ def test_residual_variance_unweighted_and_weighted():
     # weights 3, 1 on e = 1, 0: mean 3/4; Σ w (e − 3/4)² = 3 · 1/16 + 9/16 = 12/16; / 4 · 2/1 = 0.375
     assert residual_variance([(1.0, (0.0,), 3.0), (0.0, (0.0,), 1.0)], (0.0,)) == pytest.approx(0.375)
     # two controls (a judge's two parts), λ = (0.5, 1): e = y − 0.5 f₁ − f₂ over (1; 0, 0), (1; 1, 0), (0; 0, 1),
-    # (1; 1, 1): 1, 0.5, −1, −0.5, mean 0; Σ e² = 1 + 0.25 + 1 + 0.25 = 2.5; / 4 · 4/(4 − 2) = 1.25 (ē and λ₁ fitted,
-    # λ₂ = 1 clipped)
+    # (1; 1, 1): 1, 0.5, −1, −0.5, mean 0; Σ e² = 1 + 0.25 + 1 + 0.25 = 2.5; / 4 · 4/(4 − 3) = 2.5 (ē, λ₁ and λ₂
+    # fitted: two controls' λ have no cap of 1); at λ = (0, 1), λ₁ at its bound: / 4 · 4/(4 − 2) over e = 1, 1, −1, 0
+    # (mean 1/4): Σ (e − 1/4)² = 9/16 + 9/16 + 25/16 + 1/16 = 44/16; · 1/2 = 1.375
     two = [(1.0, (0.0, 0.0), 1.0), (1.0, (1.0, 0.0), 1.0), (0.0, (0.0, 1.0), 1.0), (1.0, (1.0, 1.0), 1.0)]
-    assert residual_variance(two, (0.5, 1.0)) == pytest.approx(1.25)
+    assert residual_variance(two, (0.5, 1.0)) == pytest.approx(2.5)
+    assert residual_variance(two, (0.0, 1.0)) == pytest.approx(1.375)
     # λ = (0.5, 0.5), both fitted: e = 1, 0.5, −0.5, 0, mean 0.25; Σ (e − 0.25)² = 0.5625 + 0.0625 + 0.5625 + 0.0625
     # = 1.25; / 4 · 4/(4 − 3) = 1.25
     assert residual_variance(two, (0.5, 0.5)) == pytest.approx(1.25)

@@ -69,7 +69,7 @@ def test_two_controls_worked_by_hand():
     # S = Σ b bᵀ: S₁₁ = 6/81 = 2/27, S₁₂ = (2 + 5 − 4)/162 = 1/54, S₂₂ = (1 + 25 + 16)/324 = 7/54;
     # A = Σ a b: A₁ = (−2 − 2 + 1)/81 = −1/27, A₂ = (−1 − 10 − 4)/162 = −5/54; det S = 14/1458 − 1/2916 = 1/108.
     # λ = −S⁻¹ A: λ₁ = (S₁₂ A₂ − S₂₂ A₁)/det = 108 · 9/2916 = 1/3, λ₂ = (S₁₂ A₁ − S₁₁ A₂)/det = 108 · 9/1458 = 2/3,
-    # both inside [0, 1], so the box's least is this one. theta = 5/3 + 1/3 · (1/2 − 1/3) + 2/3 · (4/3 − 5/3) = 3/2.
+    # both above 0, so this is the least of V on λ >= 0. theta = 5/3 + 1/3 · (1/2 − 1/3) + 2/3 · (4/3 − 5/3) = 3/2.
     # u = a + λ₁ b₁ + λ₂ b₂ = 1/9 − 2/27 − 1/27 = 0, −2/9 + 1/27 + 5/27 = 0, 1/9 + 1/27 − 4/27 = 0: three cases, three
     # quantities fitted (Hy, λ₁, λ₂), so V(λ) = 0 < V(0) = Σ a² = 2/27 and the estimate is worth "inf" grades.
     # One control (f itself): b = b₁ + b₂ = −5/18, 7/18, −1/9; λ = (21/162)/(78/324) = 7/13, theta = 5/3 − 7/78 = 41/26.
@@ -81,22 +81,23 @@ def test_two_controls_worked_by_hand():
     assert fit(case_sums(TWO), np.ones((1, 3))).theta[0] == pytest.approx(1.5, rel=1e-14)
 
 
-def _v_of(sums, lam):
-    """V(λ) = Σ_c (a_c + λ·b_c)² by the per-case definitions (docs/judge_assisted.md), in Fractions, one b per control."""
+def _v_of(sums):
+    """λ -> V(λ) = Σ_c (a_c + λ·b_c)² by the per-case definitions (docs/judge_assisted.md), in Fractions, one b per
+    control."""
     n, m, y = ([Fraction(v) for v in col] for col in (sums.runs, sums.drawn, sums.human))
     big_n, big_m = sum(n), sum(m)
     a = [(yc - sum(y) / big_m * mc) / big_m for yc, mc in zip(y, m)]
     bs = [[(fc - sum(f) / big_n * nc) / big_n - (gc - sum(g) / big_m * mc) / big_m for fc, nc, gc, mc in zip(f, n, g, m)]
           for f, g in ((list(map(Fraction, f)), list(map(Fraction, g))) for f, g in sums.controls)]
-    return sum((a[c] + sum(lj * b[c] for lj, b in zip(lam, bs))) ** 2 for c in range(len(a)))
+    return lambda lam: sum((a[c] + sum(lj * b[c] for lj, b in zip(lam, bs))) ** 2 for c in range(len(a)))
 
 
-def test_two_controls_take_the_least_variance_on_the_box_on_random_draws():
-    # On random uneven draws, with parts as Q_final's (a pass part 0 or 1/2, a score part k/24): λ is in [0, 1]²
-    # and its V(λ) (by the per-case definitions) is at most V at every point of an 11 x 11 grid of the box, exactly;
-    # theta = Hy + λ₁ (Mf₁ − Hf₁) + λ₂ (Mf₂ − Hf₂); the float fit gives the same to rounding
+def test_two_controls_take_the_least_variance_with_both_weights_at_least_zero_on_random_draws():
+    # On random uneven draws, with parts as Q_final's (a pass part 0 or 1/2, a score part k/24): λ >= 0 (no cap)
+    # and its V(λ) (by the per-case definitions) is at most V at every point of a 21 x 21 grid of [0, 4]², exactly;
+    # the float fit gives the same theta and λ to rounding, and its influences' squares sum to V(λ)
     rng = np.random.default_rng(17)
-    grid = [Fraction(i, 10) for i in range(11)]
+    grid = [Fraction(i, 5) for i in range(21)]
     interior = 0
     for trial in range(25):
         runs = []
@@ -106,10 +107,11 @@ def test_two_controls_take_the_least_variance_on_the_box_on_random_draws():
             runs.append(Run(f"c{i % 11:02d}", passed + score, human, int(rng.integers(1, 5)), (passed, score)))
         sums = case_sums(runs)
         est = estimate(sums)
-        assert all(0 <= x <= 1 for x in est.lam), trial
-        least = _v_of(sums, est.lam)
-        assert all(least <= _v_of(sums, (x, z)) for x in grid for z in grid), trial
-        interior += all(0 < x < 1 for x in est.lam)
+        assert all(x >= 0 for x in est.lam), trial
+        v = _v_of(sums)
+        least = v(est.lam)
+        assert all(least <= v((x, z)) for x in grid for z in grid), trial
+        interior += all(x > 0 for x in est.lam)
         assert est.standard_error == pytest.approx(float(least) ** 0.5, rel=1e-12)
         fitted = fit(sums, np.ones((1, len(sums.case_ids))))
         assert fitted.theta[0] == pytest.approx(float(est.theta), rel=1e-12)

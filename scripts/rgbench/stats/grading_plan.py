@@ -124,9 +124,10 @@ def quantile(confidence: Fraction, parts: Sequence[Part], resamples: int) -> flo
 
 
 def fitted(lam: Sequence[float]) -> int:
-    """The quantities e = y − λ·f is fitted with on the graded runs: ē, and each λ_j tuned inside (0, 1) (at a
-    bound it was clipped, not fitted)."""
-    return 1 + sum(0 < x < 1 for x in lam)
+    """The quantities e = y − λ·f is fitted with on the graded runs: ē, and each λ_j tuned strictly inside its range
+    ((0, 1) for one control, above 0 for two: :func:`.judge_assisted.tuned`; at a bound it was clipped, not fitted)."""
+    cap = 1 if len(lam) == 1 else math.inf
+    return 1 + sum(0 < x < cap for x in lam)
 
 
 def residual_variance(labelled: Sequence[tuple[float, Sequence[float], float]], lam: Sequence[float]) -> float:

@@ -179,32 +179,26 @@ class Fit(NamedTuple):
 
 
 def tuned(saa: np.ndarray, sab: list[np.ndarray], sbb: list[list[np.ndarray]]) -> list[np.ndarray]:
-    """λ in [0, 1]^k minimising V(λ) = saa + 2 λ·sab + λᵀ sbb λ per row (k = 1 or 2 controls; docs/judge_assisted.md,
-    "λ, per subject"), in the arrays' arithmetic. One control: −sab/sbb clipped (0 where sbb is not above 0). Two:
-    V is convex, so its least on the box is the unconstrained one when inside, else on an edge: the candidates are
-    each edge's clipped minimiser (λ₂ = 0 first, then λ₁ = 0, λ₂ = 1, λ₁ = 1) and the interior solution, the least
-    V taken, the earlier on a tie (a control with sbb 0 keeps λ 0)."""
-    def edge(a: np.ndarray, b: np.ndarray) -> np.ndarray:   # argmin over [0, 1] of 2 λ a + λ² b
-        return np.minimum(np.maximum(np.where(b > 0, -a / np.where(b > 0, b, 1), 0), 0), 1)
+    """λ minimising V(λ) = saa + 2 λ·sab + λᵀ sbb λ per row, in the arrays' arithmetic (docs/judge_assisted.md,
+    "λ, per subject" and "Two controls"). One control: −sab/sbb clipped to [0, 1] (0 where sbb is not above 0).
+    Two: the least on λ >= 0 (no cap: a part stands in for more than itself). V is convex, so that is the
+    unconstrained −sbb⁻¹ sab when both are >= 0, else the better of the two edges' clipped minimisers (λ₂ = 0 first,
+    so a control with sbb 0 keeps λ 0 on a tie)."""
+    def edge(a: np.ndarray, b: np.ndarray) -> np.ndarray:   # argmin over λ >= 0 of 2 λ a + λ² b
+        return np.maximum(np.where(b > 0, -a / np.where(b > 0, b, 1), 0), 0)
     if len(sab) == 1:
-        return [edge(sab[0], sbb[0][0])]
+        return [np.minimum(edge(sab[0], sbb[0][0]), 1)]
     (a1, a2), ((s11, s12), (_, s22)) = sab, sbb
     def v(l1: np.ndarray, l2: np.ndarray) -> np.ndarray:
         return 2 * (l1 * a1 + l2 * a2) + l1 * l1 * s11 + 2 * l1 * l2 * s12 + l2 * l2 * s22
-    zero, one = 0 * saa, 0 * saa + 1
+    zero = 0 * saa
     det = s11 * s22 - s12 * s12
-    ok = det > 0
-    safe = np.where(ok, det, 1)
+    safe = np.where(det > 0, det, 1)
     inner = ((s12 * a2 - s22 * a1) / safe, (s12 * a1 - s11 * a2) / safe)
-    inside = ok & (inner[0] >= 0) & (inner[0] <= 1) & (inner[1] >= 0) & (inner[1] <= 1)
-    candidates = [(edge(a1, s11), zero), (zero, edge(a2, s22)), (edge(a1 + s12, s11), one), (one, edge(a2 + s12, s22))]
-    best = candidates[0]
-    least = v(*best)
-    for l1, l2, usable in [(*c, True) for c in candidates[1:]] + [(*inner, inside)]:
-        better = usable & (v(l1, l2) < least)
-        best = (np.where(better, l1, best[0]), np.where(better, l2, best[1]))
-        least = np.where(better, v(l1, l2), least)
-    return list(best)
+    inside = (det > 0) & (inner[0] >= 0) & (inner[1] >= 0)
+    first, second = (edge(a1, s11), zero), (zero, edge(a2, s22))
+    best = tuple(np.where(v(*second) < v(*first), b, a) for a, b in zip(first, second))
+    return [np.where(inside, i, b) for i, b in zip(inner, best)]
 
 
 def solved(t: np.ndarray, centre: tuple[Fraction, ...]) -> Fit:

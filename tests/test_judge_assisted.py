@@ -131,6 +131,22 @@ def test_a_constant_part_leaves_the_one_control_estimate():
     assert two.lam == (0, one.lam[0]) and two.theta == one.theta
 
 
+def test_collinear_parts_take_an_edge_exactly_and_in_float():
+    # parts proportional on every run (f₂ = 2 f₁): b₂ = 2 b₁, so Σ b bᵀ is singular (det 0) and V depends on
+    # λ₁ + 2 λ₂ alone; the least is on the edge λ₂ = 0 (the first candidate), the one-control estimate on f₁, exactly
+    # and in float, where the rounded det is not solved (b₁ and b₂ within 1e-9 of collinear)
+    rng = np.random.default_rng(8)
+    runs = [Run(f"c{i % 9}", 3 * Fraction(int(v), 24), Fraction(int(v) + int(h) % 7, 24) if i % 2 else None, 1 + i % 3,
+                (Fraction(int(v), 24), 2 * Fraction(int(v), 24)))
+            for i, (v, h) in enumerate(zip(rng.integers(0, 13, 40), rng.integers(0, 25, 40)))]
+    two = estimate(case_sums(runs))
+    one = estimate(case_sums([Run(r.case_id, r.parts[0], r.human, r.weight) for r in runs]))
+    assert 0 < one.lam[0] < 1   # here 0.791 (1268376656/1602885905): inside, so no cap of 1 tells them apart
+    assert (two.theta, two.lam) == (one.theta, (one.lam[0], 0))
+    fitted = fit(case_sums(runs), np.ones((1, 9)))
+    assert fitted.theta[0] == pytest.approx(float(two.theta), rel=1e-12) and fitted.lam[0, 1] == 0
+
+
 @pytest.mark.parametrize(("runs", "message"), [
     ([Run("c1", 1, 1, 1, (1, 1))], "case c1: the judge's parts (1, 1) do not sum to its value 1"),
     ([Run("c1", 1, 1, 1, (1, 0)), Run("c2", 1, 1, 1)], "the runs' judge values are split in [0, 2] parts"),

@@ -153,7 +153,8 @@ def case_moments(sums: CaseSums) -> Moments:
     big_n, big_m = Fraction(sum(n[0]), n[1]), Fraction(sum(m[0]), m[1])
     def mean(v: tuple[list[int], int], over: Fraction) -> Fraction:
         return Fraction(sum(v[0]), v[1]) / over if over else Fraction(0)
-    first, centre = [n, m, _centred(*y, *m, hy := mean(y, big_m))], [hy]
+    hy = mean(y, big_m)
+    first, centre = [n, m, _centred(*y, *m, hy)], [hy]
     for f, g in ((_over(list(map(Fraction, f))), _over(list(map(Fraction, g)))) for f, g in sums.controls):
         mf, hf = mean(f, big_n), mean(g, big_m)
         first += [_centred(*f, *n, mf), _centred(*g, *m, hf)]
@@ -193,9 +194,11 @@ def tuned(saa: np.ndarray, sab: list[np.ndarray], sbb: list[list[np.ndarray]]) -
         return 2 * (l1 * a1 + l2 * a2) + l1 * l1 * s11 + 2 * l1 * l2 * s12 + l2 * l2 * s22
     zero = 0 * saa
     det = s11 * s22 - s12 * s12
-    safe = np.where(det > 0, det, 1)
+    # in float, b₁ and b₂ within 1e-9 of collinear leave the solve to rounding: the edges hold the least V there
+    solvable = det > (0 if saa.dtype == object else 1e-9 * s11 * s22)
+    safe = np.where(solvable, det, 1)
     inner = ((s12 * a2 - s22 * a1) / safe, (s12 * a1 - s11 * a2) / safe)
-    inside = (det > 0) & (inner[0] >= 0) & (inner[1] >= 0)
+    inside = solvable & (inner[0] >= 0) & (inner[1] >= 0)
     first, second = (edge(a1, s11), zero), (zero, edge(a2, s22))
     best = tuple(np.where(v(*second) < v(*first), b, a) for a, b in zip(first, second))
     return [np.where(inside, i, b) for i, b in zip(inner, best)]

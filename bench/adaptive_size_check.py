@@ -127,16 +127,16 @@ def board_rows(name: str, index: int, n0: int, reps: int, seed: int) -> list[str
     keys = plan_check.keys_of(design.cases, design.runs)
     pilots = []
     for _ in range(reps):
-        y, f, passed = plan_check.benchmark(design, rng)[0]
+        y, f, passed, parts = plan_check.benchmark(design, rng)[0]
         strata = passed.ravel().tolist()
         draws = plan_check.further((), keys, strata, n0, rng)
         counts = case_counts(rng, design.cases, RESAMPLES)
-        sums, labelled = plan_check.pooled(draws, keys, y, f)
+        sums, labelled = plan_check.pooled(draws, keys, y, f, parts)
         values = replicated(sums, counts)
         bounds = interval(sums, counts, CONFIDENCE, values)
         est, sd = estimate(sums), spread(values)
         assert bounds is not None and est is not None and sd is not None
-        pilots.append((y, f, strata, draws, counts, plan_check.plan_phase(sums, labelled, est),
+        pilots.append((y, f, parts, strata, draws, counts, plan_check.plan_phase(sums, labelled, est),
                        (bounds[1] - bounds[0]) / 2, sd))
     mean_half = float(np.mean([p[-2] for p in pilots]))
     lines = []
@@ -151,10 +151,10 @@ def board_rows(name: str, index: int, n0: int, reps: int, seed: int) -> list[str
                  "fixed in advance": [fixed_more] * reps}
         for label, sizes_of in rules.items():
             errors, drift, covered = [], [], []
-            for (y, f, strata, draws, counts, *_), more in zip(pilots, sizes_of):
+            for (y, f, parts, strata, draws, counts, *_), more in zip(pilots, sizes_of):
                 more = min(max(more, 2), total - n0) if more else 0   # a stratified draw takes one per stratum
                 final = plan_check.further(draws, keys, strata, more, rng) if more else draws
-                sums, _ = plan_check.pooled(final, keys, y, f)
+                sums, _ = plan_check.pooled(final, keys, y, f, parts)
                 est, bounds = estimate(sums), interval(sums, counts, CONFIDENCE)
                 assert est is not None and bounds is not None
                 errors.append(float(est.theta) - t)

@@ -13,6 +13,7 @@ from pathlib import Path
 import make_synthetic
 import pytest
 from test_human_draws import JUDGE, set_config
+from treebuilder import REPO
 
 from rgbench.cli import run_script
 from rgbench.commands.common import load_valid_grades
@@ -668,3 +669,17 @@ def test_a_draw_over_every_subject_leaves_out_one_with_no_run_left_and_says_so(t
     capsys.readouterr()
     assert assign(tree, "--draw", "2", "--subjects", first) == 1
     assert f"--subjects: every run of {first} is drawn already" in capsys.readouterr().err
+
+
+def test_q_final_takes_the_judges_pass_and_score_parts_as_two_controls():
+    # the example's alpha is 1/2 with a pass rule: each run's Q_final control splits as alpha · [judge's Pass] (its
+    # P value) and the rest of the judge's Q_final, so the estimate has two λ; P and s_bar keep one control
+    root = REPO / "examples" / "judgeassist"
+    spec, loaded, multi = load_valid_grades(root)
+    subjects = assisted_subjects(spec, loaded, multi)
+    for s in subjects:
+        assert [q.parts for q in s.runs["Q_final"]] == [
+            (spec.alpha * p.judge, q.judge - spec.alpha * p.judge) for p, q in zip(s.runs["P"], s.runs["Q_final"])]
+        assert all(r.parts == () for f in ("P", "s_bar") for r in s.runs[f])
+    rows, _ = assisted_rows(subjects, spec)
+    assert all(len(r.figures["Q_final"].estimate.lam) == 2 and len(r.figures["P"].estimate.lam) == 1 for r in rows)

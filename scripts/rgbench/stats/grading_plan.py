@@ -13,7 +13,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import NamedTuple
 
-from .judge_assisted import Part, Run, case_sums, estimate, expanded_confidence, labelled_cases, variance_parts
+from .judge_assisted import Part, Run, case_sums, estimate, expanded_confidence, labelled_cases, lambda_cap, variance_parts
 from .wilson import wilson_interval
 
 
@@ -98,7 +98,7 @@ def phase(runs: Sequence[Run], precision: float, cases: Collection[str] | None =
     kept = [r for r in runs if cases is None or r.case_id in cases]
     sums = case_sums(kept)
     lam = (0.0,) if (est := estimate(sums)) is None else tuple(map(float, est.lam))
-    labelled = [(float(r.human), tuple(map(float, r.parts or (r.judge,))), float(r.weight)) for r in kept
+    labelled = [(float(r.human), tuple(map(float, r.controls)), float(r.weight)) for r in kept
                 if r.human is not None and r.weight]
     return Phase(residual_variance(labelled, lam), sums.labels, sums.runs, labelled_cases(sums),
                  phase_two_variance(labelled, lam, sum(sums.runs)), precision,
@@ -125,9 +125,8 @@ def quantile(confidence: Fraction, parts: Sequence[Part], resamples: int) -> flo
 
 def fitted(lam: Sequence[float]) -> int:
     """The quantities e = y − λ·f is fitted with on the graded runs: ē, and each λ_j tuned strictly inside its range
-    ((0, 1) for one control, above 0 for two: :func:`.judge_assisted.tuned`; at a bound it was clipped, not fitted)."""
-    cap = 1 if len(lam) == 1 else math.inf
-    return 1 + sum(0 < x < cap for x in lam)
+    (0 to :func:`.judge_assisted.lambda_cap`; at a bound it was clipped, not fitted)."""
+    return 1 + sum(0 < x < lambda_cap(len(lam)) for x in lam)
 
 
 def residual_variance(labelled: Sequence[tuple[float, Sequence[float], float]], lam: Sequence[float]) -> float:

@@ -36,6 +36,11 @@ class Run(NamedTuple):
     weight: Number = 1
     parts: tuple[Number, ...] = ()
 
+    @property
+    def controls(self) -> tuple[Number, ...]:
+        """The judge's values that are controls: its parts, else its value."""
+        return self.parts or (self.judge,)
+
 
 @dataclass(frozen=True)
 class CaseSums:
@@ -179,6 +184,12 @@ class Fit(NamedTuple):
     sizes: tuple[np.ndarray, np.ndarray]
 
 
+def lambda_cap(controls: int) -> int | float:
+    """λ's upper bound with ``controls`` controls: 1 with one (PPI++'s [0, 1]), none with two (a part stands in for
+    more than itself: docs/judge_assisted.md, "Two controls"). The lower bound is 0."""
+    return 1 if controls == 1 else math.inf
+
+
 def tuned(saa: np.ndarray, sab: list[np.ndarray], sbb: list[list[np.ndarray]]) -> list[np.ndarray]:
     """λ minimising V(λ) = saa + 2 λ·sab + λᵀ sbb λ per row, in the arrays' arithmetic (docs/judge_assisted.md,
     "λ, per subject" and "Two controls"). One control: −sab/sbb clipped to [0, 1] (0 where sbb is not above 0).
@@ -188,7 +199,7 @@ def tuned(saa: np.ndarray, sab: list[np.ndarray], sbb: list[list[np.ndarray]]) -
     def edge(a: np.ndarray, b: np.ndarray) -> np.ndarray:   # argmin over λ >= 0 of 2 λ a + λ² b
         return np.maximum(np.where(b > 0, -a / np.where(b > 0, b, 1), 0), 0)
     if len(sab) == 1:
-        return [np.minimum(edge(sab[0], sbb[0][0]), 1)]
+        return [np.minimum(edge(sab[0], sbb[0][0]), lambda_cap(1))]
     (a1, a2), ((s11, s12), (_, s22)) = sab, sbb
     def v(l1: np.ndarray, l2: np.ndarray) -> np.ndarray:
         return 2 * (l1 * a1 + l2 * a2) + l1 * l1 * s11 + 2 * l1 * l2 * s12 + l2 * l2 * s22

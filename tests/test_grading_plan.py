@@ -7,6 +7,7 @@ import dataclasses
 import shutil
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from treebuilder import REPO
 
@@ -17,6 +18,7 @@ from rgbench.stats.grading_plan import (
     Phase,
     expected_labelled,
     grades_for_half_width,
+    leverage,
     pair_grades_for_half_width,
     phase,
     phase_two_variance,
@@ -158,9 +160,14 @@ def test_residual_variance_unweighted_and_weighted():
     runs = [(1.0, (0.0,), 1.0), (0.0, (0.0,), 1.0), (1.0, (1.0,), 1.0), (0.0, (1.0,), 1.0)]
     assert residual_variance(runs, (0.5,)) == pytest.approx(1.25 / 2)
     assert residual_variance(runs, (1.0,)) == pytest.approx(2 / 3)
-    assert residual_variance(runs[:2], (0.5,)) == 0.0   # two runs, two fitted quantities: no residual freedom left
-    # weights 3, 1 on e = 1, 0: mean 3/4; Σ w (e − 3/4)² = 3 · 1/16 + 9/16 = 12/16; / 4 · 2/1 = 0.375
-    assert residual_variance([(1.0, (0.0,), 3.0), (0.0, (0.0,), 1.0)], (0.0,)) == pytest.approx(0.375)
+    assert residual_variance(runs[1:3], (0.5,)) == 0.0   # two runs, two fitted quantities: no residual freedom left
+    # two runs of one judge value: λ f is a constant there, which ē absorbs, so one quantity is fitted: e = 1, 0,
+    # Σ (e − 1/2)² = 1/2 over 2 − 1
+    assert residual_variance(runs[:2], (0.5,)) == pytest.approx(0.5)
+    # weights 3, 1 on e = 1, 0: mean 3/4; Σ w (e − 3/4)² = 3 · 1/16 + 9/16 = 12/16; over Σ w g, g = 1 − 2 w/W +
+    # Σ w²/W² (ē alone fitted; W = 4, Σ w² = 10): g = 1 − 6/4 + 10/16 = 1/8 and 1 − 2/4 + 10/16 = 9/8, Σ w g =
+    # 3/8 + 9/8 = 3/2; 12/16 / (3/2) = 0.5 (equal weights would give Σ w g = W (n − 1)/n = 2: 0.375)
+    assert residual_variance([(1.0, (0.0,), 3.0), (0.0, (0.0,), 1.0)], (0.0,)) == pytest.approx(0.5)
     # two controls (a judge's two parts), λ = (0.5, 1): e = y − 0.5 f₁ − f₂ over (1; 0, 0), (1; 1, 0), (0; 0, 1),
     # (1; 1, 1): 1, 0.5, −1, −0.5, mean 0; Σ e² = 1 + 0.25 + 1 + 0.25 = 2.5; / 4 · 4/(4 − 3) = 2.5 (ē, λ₁ and λ₂
     # fitted: two controls' λ have no cap of 1); at λ = (0, 1), λ₁ at its bound: / 4 · 4/(4 − 2) over e = 1, 1, −1, 0
@@ -171,6 +178,34 @@ def test_residual_variance_unweighted_and_weighted():
     # λ = (0.5, 0.5), both fitted: e = 1, 0.5, −0.5, 0, mean 0.25; Σ (e − 0.25)² = 0.5625 + 0.0625 + 0.5625 + 0.0625
     # = 1.25; / 4 · 4/(4 − 3) = 1.25
     assert residual_variance(two, (0.5, 0.5)) == pytest.approx(1.25)
+
+
+def test_the_leverage_makes_both_variances_unbiased_under_unequal_weights():
+    # 20 graded runs as an active draw leaves them (weights 12 on 6 runs, 1.5 on 14: π at its floor and near 2/3),
+    # y = 0.4 f + N(0, 0.1²) independent, λ fitted on them (weighted least squares; inside (0, 1)): over 1,500 draws,
+    # the means of S²_e and of T₀ N² / Σ a, each σ² = 0.01 if unbiased, are within 3 Monte-Carlo SE of it (0.99 and
+    # 0.99 of it here; SE about 0.008 and 0.015 of it); n/(n − d), the equal-weights rule, leaves T₀ at 0.76 of it
+    rng = np.random.default_rng(28)
+    f = rng.uniform(0, 1, 20)
+    w = np.where(np.arange(20) < 6, 12.0, 1.5)
+    x = np.column_stack([np.ones(20), f])
+    s2, t0, plain = [], [], []
+    for row in 0.4 * f + rng.normal(0, 0.1, size=(1500, 20)):
+        lam = float(np.linalg.lstsq(x * np.sqrt(w)[:, None], row * np.sqrt(w), rcond=None)[0][1])
+        assert 0 < lam < 1
+        runs = [(float(a), (float(b),), float(c)) for a, b, c in zip(row, f, w)]
+        s2.append(residual_variance(runs, (lam,)) * 100)
+        t0.append(phase_two_variance(runs, (lam,), 100) * 100 ** 3 / float(np.sum(w * (w - 1))))
+        e = row - lam * f
+        e = e - np.sum(w * e) / np.sum(w)
+        plain.append(float(np.sum(w * (w - 1) * e * e) / np.sum(w * (w - 1))) * 20 / 18 * 100)
+    assert np.mean(s2) == pytest.approx(1, abs=0.03) and np.mean(t0) == pytest.approx(1, abs=0.05)
+    assert np.mean(plain) < 0.85
+    # equal weights: g = 1 − h_ii, Σ g = n − d (here n 20, d 2)
+    assert sum(leverage([(0.0, (float(b),), 5.0) for b in f], (0.4,))) == pytest.approx(18)
+    # λ at a bound is not fitted: ē alone, Σ g = n − 1; no more runs than fitted quantities: no g
+    assert sum(leverage([(0.0, (float(b),), 5.0) for b in f], (1.0,))) == pytest.approx(19)
+    assert leverage([(0.0, (0.0,), 2.0), (1.0, (1.0,), 3.0)], (0.4,)) == []
 
 
 def test_residual_variance_of_one_run_is_zero():
@@ -332,10 +367,11 @@ def test_phase_on_a_pairs_shared_cases():
 
 def test_phase_two_variance_of_weights_from_several_draws():
     # graded runs (y, f, w) at λ = 0: e = 1, 0, 0 with weights 3, 2, 1 (pooled draws): ē = Σ w e / Σ w = 3/6 = 1/2,
-    # Σ w (w − 1)(e − ē)² = 3·2·1/4 + 2·1·1/4 + 0 = 2; / N² (N = 6) · 3/2 = 2/36 · 3/2 = 1/12 (a weight-1 run adds
-    # nothing: it was certain to be graded)
+    # a = w (w − 1) = 6, 2, 0 (a weight-1 run adds nothing: it was certain to be graded); Σ a (e − ē)² = 6/4 + 2/4 =
+    # 2; g = 1 − 2 w/6 + 14/36 = 7/18, 13/18, 19/18, Σ a g = 42/18 + 26/18 = 34/9; T₀ = 2 / (34/9) · Σ a / N² =
+    # 9/17 · 8/36 = 2/17 (with n/(n − 1) in place of Σ a / Σ a g, as for equal weights: 2 · 3/2 / 36 = 1/12)
     runs = [(1.0, (0.0,), 3.0), (0.0, (0.0,), 2.0), (0.0, (0.0,), 1.0)]
-    assert phase_two_variance(runs, (0.0,), 6) == pytest.approx(1 / 12)
+    assert phase_two_variance(runs, (0.0,), 6) == pytest.approx(2 / 17)
     # λ = 1 and f = y: e = 0 everywhere, nothing to add
     assert phase_two_variance([(y, (y,), w) for y, _, w in runs], (1.0,), 6) == 0.0
     assert phase_two_variance(runs[:1], (0.0,), 6) == 0.0 == phase_two_variance([], (0.0,), 6)   # fewer than 2 runs

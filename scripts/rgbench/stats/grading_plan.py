@@ -13,6 +13,8 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import NamedTuple
 
+import numpy as np
+
 from .judge_assisted import Part, Run, case_sums, estimate, expanded_confidence, labelled_cases, lambda_cap, variance_parts
 from .wilson import wilson_interval
 
@@ -123,36 +125,64 @@ def quantile(confidence: Fraction, parts: Sequence[Part], resamples: int) -> flo
     return NormalDist().inv_cdf((1 + level) / 2)
 
 
-def fitted(lam: Sequence[float]) -> int:
-    """The quantities e = y − λ·f is fitted with on the graded runs: ē, and each λ_j tuned strictly inside its range
-    (0 to :func:`.judge_assisted.lambda_cap`; at a bound it was clipped, not fitted)."""
-    return 1 + sum(0 < x < lambda_cap(len(lam)) for x in lam)
+def fitted(lam: Sequence[float]) -> list[int]:
+    """The controls e = y − λ·f is fitted with on the graded runs besides ē: those whose λ_j was tuned strictly
+    inside its range (0 to :func:`.judge_assisted.lambda_cap`; at a bound it was clipped, not fitted)."""
+    return [j for j, x in enumerate(lam) if 0 < x < lambda_cap(len(lam))]
 
 
-def residual_variance(labelled: Sequence[tuple[float, Sequence[float], float]], lam: Sequence[float]) -> float:
-    """S²_e: the weighted variance of e = y − λ·f over the graded runs ``labelled`` (y, f, w; f the judge's controls,
-    :attr:`.judge_assisted.CaseSums.controls`, λ one per control), w the run's
-    inverse-probability weight: Σ w (e − ē)² / Σ w · n / (n − d), ē = Σ w e / Σ w, d = :func:`fitted` (a regression's
-    residual variance divides by n − 2). 0 with no more than d runs."""
-    centred, d = _centred(labelled, lam), fitted(lam)
-    total = sum(w for _, w in centred)
-    return sum(w * e * e for e, w in centred) / total * len(centred) / (len(centred) - d) if len(centred) > d else 0.0
+Labelled = Sequence[tuple[float, Sequence[float], float]]   # graded runs: (y, the judge's controls f, weight w)
 
 
-def phase_two_variance(labelled: Sequence[tuple[float, Sequence[float], float]], lam: Sequence[float], runs: int) -> float:
-    """T₀: the variance the human draws add to the estimate today, Σ w (w − 1) (e − ē)² / N² · n / (n − d) over
-    the graded runs ``labelled`` (y, f, w), N = ``runs``, e and ē as :func:`residual_variance`'s. Why: the
-    estimate's draw error is Σ_r (w_r − 1) e_r / N over every run, of variance Σ_r Var(w_r) e_r² / N² (the draws
-    independent of e), and E[w] = 1 makes w (w − 1) an unbiased estimate of Var(w) on the runs with a weight, so
-    this needs no run's inclusion probabilities: it holds for stratified and active draws and for several draws
-    pooled. One uniform draw of n (w = N/n): (1/n − 1/N) S²_e exactly (the same n / (n − d)). 0 with no more than d
-    runs."""
-    centred, d = _centred(labelled, lam), fitted(lam)
-    n = len(centred)
-    return sum(w * (w - 1) * e * e for e, w in centred) / runs ** 2 * n / (n - d) if n > d else 0.0
+def residual_variance(labelled: Labelled, lam: Sequence[float]) -> float:
+    """S²_e: the variance of e = y − λ·f over the graded runs ``labelled`` (y, f, w; f the judge's controls,
+    :attr:`.judge_assisted.CaseSums.controls`, λ one per control), w the run's inverse-probability weight:
+    Σ w (e − ē)² / Σ w g, ē = Σ w e / Σ w and g = :func:`leverage` (equal weights: Σ (e − ē)² / (n − d), a
+    regression's residual variance, d the quantities fitted). 0 without residual freedom (:func:`leverage`)."""
+    centred, g = _centred(labelled, lam), leverage(labelled, lam)
+    return _ratio([w for _, w in centred], centred, g)
 
 
-def _centred(labelled: Sequence[tuple[float, Sequence[float], float]], lam: Sequence[float]) -> list[tuple[float, float]]:
+def phase_two_variance(labelled: Labelled, lam: Sequence[float], runs: int) -> float:
+    """T₀: the variance the human draws add to the estimate today, Σ a (e − ē)² / N² · Σ a / Σ a g with a =
+    w (w − 1), over the graded runs ``labelled`` (y, f, w), N = ``runs``, e, ē and g as :func:`residual_variance`'s.
+    Why: the estimate's draw error is Σ_r (w_r − 1) e_r / N over every run, of variance Σ_r Var(w_r) e_r² / N² (the
+    draws independent of e), and E[w] = 1 makes w (w − 1) an unbiased estimate of Var(w) on the runs with a weight,
+    so this needs no run's inclusion probabilities: it holds for stratified and active draws and for several draws
+    pooled. One uniform draw of n (w = N/n): (1/n − 1/N) S²_e exactly. 0 without residual freedom."""
+    centred, g = _centred(labelled, lam), leverage(labelled, lam)
+    a = [w * (w - 1) for _, w in centred]
+    return _ratio(a, centred, g) * sum(a) / runs ** 2 if centred else 0.0
+
+
+def leverage(labelled: Labelled, lam: Sequence[float]) -> list[float]:
+    """g_i per graded run: the share of e_i's variance that e_i − ē keeps when ē and the :func:`fitted` λ_j are
+    estimated on the same runs by least squares weighted by w, residuals independent with one variance σ²:
+    g = diag((I − H)(I − H)ᵀ) = 1 − 2 H_ii + Σ_j H_ij², H = X (Xᵀ W X)⁺ Xᵀ W, X the columns 1 and the fitted
+    controls' f. So E[Σ a (e − ē)²] = σ² Σ a g for any a (Seber and Lee, *Linear Regression Analysis*, 2003, §3.3,
+    with weights): with equal weights g = 1 − h_ii and Σ g = n − d, the regression's n − d; unequal weights (an
+    active draw, draws pooled) leave fewer (docs/judge_assisted.md, "The grading budget"). Empty when the runs are
+    no more than X's rank (no residual freedom)."""
+    if not labelled:
+        return []
+    inside = fitted(lam)
+    x = np.array([[1.0, *(f[j] for j in inside)] for _, f, _ in labelled])
+    w = np.array([w for _, _, w in labelled])
+    if len(x) <= np.linalg.matrix_rank(x):
+        return []
+    m = x @ np.linalg.pinv((x * w[:, None]).T @ x)              # X (Xᵀ W X)⁺
+    h = w * np.einsum("ij,ij->i", m, x)                           # H_ii
+    spread = np.einsum("ij,jk,ik->i", m, (x * (w * w)[:, None]).T @ x, m)   # Σ_j H_ij² = m_i (Xᵀ W² X) m_iᵀ
+    return (1 - 2 * h + spread).tolist()
+
+
+def _ratio(a: Sequence[float], centred: Sequence[tuple[float, float]], g: Sequence[float]) -> float:
+    """Σ a (e − ē)² / Σ a g; 0 without residual freedom (no g) or where Σ a g is 0."""
+    below = sum(x * y for x, y in zip(a, g))
+    return sum(x * e * e for x, (e, _) in zip(a, centred)) / below if g and below > 0 else 0.0
+
+
+def _centred(labelled: Labelled, lam: Sequence[float]) -> list[tuple[float, float]]:
     """(e − ē, w) of each graded run, e = y − λ·f, ē = Σ w e / Σ w."""
     if not labelled:
         return []

@@ -172,8 +172,8 @@ def leverage(labelled: Labelled, lam: Sequence[float]) -> list[float]:
         return []
     m = x @ np.linalg.pinv((x * w[:, None]).T @ x)              # X (Xᵀ W X)⁺
     h = w * np.einsum("ij,ij->i", m, x)                           # H_ii
-    spread = np.einsum("ij,jk,ik->i", m, (x * (w * w)[:, None]).T @ x, m)   # Σ_j H_ij² = m_i (Xᵀ W² X) m_iᵀ
-    return (1 - 2 * h + spread).tolist()
+    squares = np.einsum("ij,jk,ik->i", m, (x * (w * w)[:, None]).T @ x, m)   # Σ_j H_ij² = m_i (Xᵀ W² X) m_iᵀ
+    return (1 - 2 * h + squares).tolist()
 
 
 def _ratio(a: Sequence[float], centred: Sequence[tuple[float, float]], g: Sequence[float]) -> float:

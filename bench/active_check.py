@@ -342,7 +342,7 @@ def measured_rho(design: Design, rng: np.random.Generator) -> list[float]:
     pairs = [benchmark(design, rng) for _ in range(100)]
     for label in "ABCDEFGH"[:len(design.judges)]:
         y = np.concatenate([p[1][label].ravel() for p in pairs])
-        f = np.concatenate([p[2][label].ravel() for p in pairs])
+        f = np.concatenate([p[2][label][0].ravel() for p in pairs])   # the judge's Q_final (its parts follow)
         out.append(float(np.corrcoef(y, f)[0, 1]))
     return out
 

@@ -4,6 +4,7 @@ decide an order. Every expected value is worked by hand in the comment beside it
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from fractions import Fraction
 
@@ -432,6 +433,18 @@ def plan(capsys, *argv: str) -> tuple[int, str, str]:
     status = run_script("plan", list(argv))
     out = capsys.readouterr()
     return status, out.out, out.err
+
+
+def test_the_docs_example_count_is_what_plan_prints(capsys):
+    # docs/judge_assisted.md quotes plan's count for the example's synth-000 at the default target (0.05): the count,
+    # the runs graded and the runs must be those plan prints and the example holds (they moved with plan's model)
+    text = (REPO / "docs" / "judge_assisted.md").read_text(encoding="utf-8")
+    quoted = re.search(r"\((\d+) for examples/judgeassist's synth-000 at 0\.05, (\d+) of its (\d+) runs graded\)", text)
+    assert quoted is not None
+    status, out, _ = plan(capsys, "--root", str(EXAMPLE))
+    row = next(line.split() for line in out.splitlines() if line.startswith("synth-000 "))
+    runs = len(list((EXAMPLE / "responses").glob("*/synth-000/*.json")))
+    assert status == 0 and quoted.groups() == (row[4], row[2], str(runs))
 
 
 @pytest.fixture

@@ -419,3 +419,25 @@ def test_three_human_raters_per_answer_in_judge_assisted_mode(tmp_path, capsys):
     with (out / "results" / "judge_assisted.csv").open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 3 and all(int(r["human_grades"]) > 0 and r["Q_final_low"] for r in rows)
+
+
+def test_the_docs_example_table_is_the_committed_results():
+    # docs/judge_assisted.md's table of the example's Q_final (human grades / judged runs, r, λ pass / score, the
+    # judge's bias, the interval's and the human-only one's width, worth) is read off results/judge_assisted.csv
+    text = (REPO / "docs" / "judge_assisted.md").read_text(encoding="utf-8")
+    quoted = {cells[0].split()[0]: cells[1:] for line in text.splitlines() if line.startswith("| synth-")
+              for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    with (EXAMPLE / "results" / "judge_assisted.csv").open(encoding="utf-8", newline="") as handle:
+        rows = {row["subject_id"]: row for row in csv.DictReader(handle)}
+    assert sorted(quoted) == sorted(rows)
+    def width(row: dict[str, str], figure: str) -> str:
+        return f"{float(row[figure + '_high']) - float(row[figure + '_low']):.3f}"
+    for sid, row in rows.items():
+        pending = f" ({row['pending']} pending)" if row["pending"] != "0" else ""
+        bias = f"{float(row['Q_final_judge_bias']):+.3f}".replace("-", "−")
+        want = [f"{row['human_grades']} / {int(row['n_runs']) - int(row['n_unjudged'])}{pending}",
+                f"{float(row['judge_human_r']):.2f}",
+                f"{float(row['Q_final_lambda_pass']):.2f} / {float(row['Q_final_lambda']):.2f}", bias,
+                width(row, "Q_final"), width(row, "Q_final_human"),
+                f"{float(row['Q_final_effective']):.0f}"]
+        assert quoted[sid] == want, sid

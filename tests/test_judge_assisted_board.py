@@ -441,3 +441,29 @@ def test_the_docs_example_table_is_the_committed_results():
                 width(row, "Q_final"), width(row, "Q_final_human"),
                 f"{float(row['Q_final_effective']):.0f}"]
         assert quoted[sid] == want, sid
+
+
+def test_the_docs_example_prose_is_the_committed_results():
+    # judge_assisted.md's sentences on the example: how much narrower than human-only each figure's intervals are
+    # (P where it is not 0), and the criterion means' λ range, how many are narrower or wider and the median
+    text = " ".join((REPO / "docs" / "judge_assisted.md").read_text(encoding="utf-8").split())
+    def rows(name: str) -> list[dict[str, str]]:
+        with (EXAMPLE / "results" / name).open(encoding="utf-8", newline="") as handle:
+            return list(csv.DictReader(handle))
+    def narrower(row: dict[str, str], prefix: str) -> float:   # 1 − width / human-only width
+        width = float(row[prefix + "_high"]) - float(row[prefix + "_low"])
+        return 1 - width / (float(row[prefix + "_human_high"]) - float(row[prefix + "_human_low"]))
+    def percent(x: float) -> str:
+        return f"{100 * x:.0f}"
+    figures = {f: [narrower(r, f) for r in rows("judge_assisted.csv") if float(r[f]) != 0] for f in board.FIGURES}
+    assert (f"The Q_final intervals are {percent(min(figures['Q_final']))}-{percent(max(figures['Q_final']))}% "
+            f"narrower than human-only (s_bar's {percent(min(figures['s_bar']))}-{percent(max(figures['s_bar']))}%, "
+            f"P's {percent(min(figures['P']))}-{percent(max(figures['P']))}% where P is not 0)") in text
+    criteria = rows("judge_assisted_criteria.csv")
+    lam = [float(r["mean_lambda"]) for r in criteria]
+    ratios = [narrower(r, "mean") for r in criteria]
+    less, more = [x for x in ratios if x > 0], [-x for x in ratios if x < 0]
+    assert (f"λ {min(lam):.2f}-{max(lam):.2f}) the criterion means' intervals are {100 * min(less):.1f}-"
+            f"{percent(max(less))}% narrower than human-only on {len(less)} of the {len(ratios)} subject-criterion "
+            f"pairs and {100 * min(more):.1f}-{100 * max(more):.1f}% wider on the other {len(more)}") in text
+    assert f"the median over the {len(ratios)} is {percent(float(np.median(ratios)))}% narrower" in text

@@ -483,6 +483,29 @@ def test_plan_prints_every_judged_subject_and_each_neighbouring_pair(capsys, non
                           "least as large and make it whatever the first shows (\"A size chosen from the data\")."]
 
 
+def test_plan_ranks_s_bar_in_the_scales_direction(capsys, tmp_path):
+    # on a lower-is-better scale (MQM-style penalty points) the best s_bar is the lowest: plan lists the subjects
+    # and their neighbouring pairs from it up, says so, and each pair's difference a − b is then below 0
+    import make_synthetic
+    root = tmp_path / "penalty"
+    assert make_synthetic.main(["--subjects", "4", "--cases", "20", "--runs", "2", "--seed", "3", "--judge-assisted",
+                                "--scale", "penalty", "--out", str(root)]) == 0
+    capsys.readouterr()
+    _, out, _ = plan(capsys, "--root", str(root), "--figure", "s_bar")
+    lines = out.splitlines()
+    estimates = [float(line.split()[1]) for line in lines[2:6]]
+    assert estimates == sorted(estimates) and len(set(estimates)) == 4
+    assert "; s_bar: lower is better):" in out
+    subjects = [line.split()[0] for line in lines[2:6]]
+    pairs = [line.split() for line in lines if " > " in line]
+    assert [p[:3] for p in pairs] == [[a, ">", b] for a, b in zip(subjects, subjects[1:])]
+    assert all(float(p[3]) < 0 for p in pairs)
+    # Q_final is higher-is-better on every scale: descending, no such note
+    _, out, _ = plan(capsys, "--root", str(root))
+    estimates = [float(line.split()[1]) for line in out.splitlines()[2:6]]
+    assert estimates == sorted(estimates, reverse=True) and "lower is better" not in out
+
+
 def test_plan_marks_a_p_at_zero_and_counts_for_its_wilson_interval(capsys):
     _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "P")
     rows = {line.split()[0]: line.split() for line in out.splitlines()[2:6]}

@@ -104,9 +104,11 @@ def run(args: argparse.Namespace) -> int:
         return refuse(f"--half-width: must be a decimal number above 0 (e.g. 0.03), got {args.half_width!r}")
     confidence, resamples = stats.confidence_level, stats.bootstrap_resamples
     subjects = {s.subject_id: s for s in assisted_subjects(spec, tree, multi)}
+    # the ranking by the figure, best first: s_bar on a lower-is-better scale ascending, the others descending
+    better = -1 if figure != "s_bar" or spec.higher_is_better else 1
     def neighbouring(rows: list) -> list[tuple[str, str]]:   # the pairs neighbours() reads: none other is computed
         estimated = [(r.figures[figure].estimate, r.subject_id) for r in rows]
-        ranked = [sid for _, sid in sorted((-est.theta, sid) for est, sid in estimated if est is not None)]
+        ranked = [sid for _, sid in sorted((better * est.theta, sid) for est, sid in estimated if est is not None)]
         return list(zip(ranked, ranked[1:]))
     # the board's figures and pairs, as make metrics computes them (the criterion means and other pairs aside)
     board, pairs = assisted_rows(list(subjects.values()), spec, with_criteria=False, pairs_of=neighbouring)
@@ -119,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         if (est := fig.estimate) is not None and fig.interval is not None and fig.spread is not None:
             rows.append((row.subject_id, est.theta, float(fig.interval[1] - fig.interval[0]) / 2,
                          phase(runs[row.subject_id], precision[row.subject_id]), fig.spread))
-    rows.sort(key=lambda row: (-row[1], row[0]))
+    rows.sort(key=lambda row: (better * row[1], row[0]))
     print(f"Human grades for {figure}'s {100 * float(confidence):g}% interval half-width {float(target):g} on at "
           f"least {stats.reliability_min_cases} cases with a human grade (below them the board labels a figure "
           f"indicative; judge {spec.judge}; '-': grading every run would not reach it, more cases are needed):")
@@ -140,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
               "assumes every further grade keeps it there (one that does not makes the interval the bootstrap's)")
     if len(rows) >= 2:
         print()
-        print("Human grades to decide each neighbouring order ('-': grading every run of both would not decide it):")
+        print("Human grades to decide each neighbouring order ('-': grading every run of both would not decide it"
+              + ("; s_bar: lower is better" if better == 1 else "") + "):")
         print(f"{'pair':<50} {'difference':>10} {'draw (first, second)':>21}")
         for a, b, gap, more in neighbours([row[0] for row in rows], runs, precision, pairs, figure, confidence,
                                           resamples):

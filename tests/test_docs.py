@@ -127,6 +127,37 @@ def test_links_into_the_samples_definition_reach_a_file_and_a_heading():
     assert broken_links(under_system=True) == []
 
 
+def titled(text: str, title: str) -> bool:
+    """Whether ``title`` names a part of the page ``text``: a heading, a bold lead-in (**title...) or a paragraph
+    opening ``title:`` or ``title.``."""
+    lines = text.splitlines()
+    return (any(re.match(r"#+ " + re.escape(title), line) for line in lines) or "**" + title in " ".join(text.split())
+            or any(line.startswith((title + ":", title + ".")) for line in lines))
+
+
+def quoted_sections() -> list[tuple[str, str, str]]:
+    """(where, page, title) of every part of a page named by its title in quotes: ``<page>.md, "title"`` (also
+    ``docs/<page>.md "title"``) in the pages and the library's, benches' and tests' sources, and ``above, "title"``
+    or ``below, "title"`` within a page."""
+    sources = dict(PAGES) | {p.relative_to(REPO).as_posix(): p.read_text(encoding="utf-8")
+                             for folder in ("scripts", "bench", "tests") for p in sorted((REPO / folder).rglob("*.py"))}
+    out = []
+    for where, text in sources.items():
+        flat = " ".join(text.replace('\\"', '"').split())
+        out += [(where, f"docs/{page}" if f"docs/{page}" in PAGES else page, title)
+                for page, title in re.findall(r'\b([a-z_]+\.md)[,:]? "([^"]{3,80})"', flat)
+                if page in PAGES or f"docs/{page}" in PAGES]
+        if where in PAGES:
+            out += [(where, where, title) for title in re.findall(r'\b(?:above|below), "([^"]{3,80})"', flat)]
+    return out
+
+
+def test_a_section_named_in_quotes_is_on_its_page():
+    refs = quoted_sections()
+    assert len(refs) >= 40   # the pattern still finds the references (there were 44 when this was written)
+    assert [ref for ref in refs if not titled(PAGES[ref[1]], ref[2])] == []
+
+
 def test_every_statistics_file_has_its_section_in_results_readme():
     from rgbench.stats.agreement_outputs import AGREEMENT_FILE
     for name in list(STATS_TABLES) + [AGREEMENT_FILE]:

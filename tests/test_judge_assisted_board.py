@@ -379,6 +379,12 @@ def test_the_rests_on_table_says_why_a_subject_is_not_ranked():
     # Q_final with two controls: λ of the judge's pass part, then of its score part
     both = rests_on([{**rows[0], "Q_final_lambda_pass": F(7, 10)}], ["a"])[0]
     assert both.cells[4] == "0.70 / 0.33"
+    # without a pass rule there is no pass to disagree on: no such column, nor its clause in the sentence above
+    from rgbench.leaderboard.judge_assisted_text import HEAD, head, method
+    assert rests_on(rows, ["a"], pass_rule=False)[0].cells == ("24", "1", "0.50", "0.33", "-0.012", "30", "1\u20132")
+    assert head(True) == HEAD and head(False) == tuple(h for h in HEAD if h != "Disagree on pass")
+    assert "passes or fails otherwise" in method(True) and "where Q_final has both" in method(True)
+    assert "pass" not in method(False).split("The table gives")[1]
 
 
 def test_pass_disagreements_count_the_labelled_runs_whose_human_pass_is_not_the_judges():
@@ -467,3 +473,22 @@ def test_the_docs_example_prose_is_the_committed_results():
             f"{percent(max(less))}% narrower than human-only on {len(less)} of the {len(ratios)} subject-criterion "
             f"pairs and {100 * min(more):.1f}-{100 * max(more):.1f}% wider on the other {len(more)}") in text
     assert f"the median over the {len(ratios)} is {percent(float(np.median(ratios)))}% narrower" in text
+
+
+def test_a_board_without_a_pass_rule_has_no_pass_disagreement_column(tmp_path, capsys):
+    # a judge-assisted benchmark without pass_threshold: no P, so the table under the ranking has no "Disagree on
+    # pass" column (it could only show "—") and its sentence does not promise one, on the page as in Markdown
+    import make_synthetic
+
+    from rgbench.cli import run_script
+    root = tmp_path / "tree"
+    assert make_synthetic.main(["--subjects", "3", "--cases", "12", "--runs", "1", "--out", str(root),
+                                "--judge-assisted", "--no-pass-rule"]) == 0
+    capsys.readouterr()
+    assert run_script("metrics", ["--root", str(root)]) == 0
+    for name in ("leaderboard.md", "leaderboard.html"):
+        page = (root / "results" / name).read_text(encoding="utf-8")
+        assert "Judge bias" in page and "Disagree on pass" not in page and "passes or fails otherwise" not in page, name
+    # with a pass rule (the example) both are there
+    page = (EXAMPLE / "results" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "Disagree on pass" in page and "passes or fails otherwise" in page

@@ -16,8 +16,7 @@ METHOD = ("Judge-assisted figures: an LLM judge graded every answer and humans g
           "by how well the judge agrees with the humans there (power-tuned prediction-powered inference, the case "
           "as the unit), so the judge's bias does not carry into it, with case-bootstrap intervals. The table "
           "gives per subject the human grades used, the drawn answers still awaiting one, the judge-human "
-          "correlation on them, how many of them the judge passes or fails otherwise than the human, and for "
-          "Q_final the weight \u03bb given to the judge (to its pass / to its score, where Q_final has both), the "
+          "correlation on them, {disagree}and for Q_final the weight \u03bb given to the judge{parts}, the "
           "judge's estimated bias "
           "(its mean minus the humans' on the same answers), what the estimate is worth in human grades drawn at "
           "random (without the judge's strata), and the simultaneous rank set.")
@@ -25,6 +24,18 @@ CRITERIA_NOTE = ("Mean score of each rubric criterion by the same estimator (its
                  "criterion), with its case-bootstrap interval; the human-only interval and \u03bb: "
                  "judge_assisted_criteria.csv.")
 HEAD = ("Subject", "Human grades", "Pending", "r", "Disagree on pass", "\u03bb", "Judge bias", "Worth", "Rank set")
+DISAGREE = HEAD.index("Disagree on pass")   # a column only a benchmark with a pass rule has
+
+
+def head(pass_rule: bool) -> tuple[str, ...]:
+    """The table's columns, Subject first; without a pass rule no "Disagree on pass" (there is no pass to disagree on)."""
+    return HEAD if pass_rule else HEAD[:DISAGREE] + HEAD[DISAGREE + 1:]
+
+
+def method(pass_rule: bool) -> str:
+    """The sentence above the table: what the figures are and what each column gives (:func:`head`'s)."""
+    return METHOD.format(disagree="how many of them the judge passes or fails otherwise than the human, " if pass_rule
+                         else "", parts=" (to its pass / to its score, where Q_final has both)" if pass_rule else "")
 
 
 class RestsOn(NamedTuple):
@@ -34,8 +45,8 @@ class RestsOn(NamedTuple):
     cells: tuple[str, ...]
 
 
-def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[RestsOn, ...]:
-    """The table's lines in leaderboard ``order`` (subject ids), cells as :data:`HEAD` names them (judge_assisted.csv's
+def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str], pass_rule: bool = True) -> tuple[RestsOn, ...]:
+    """The table's lines in leaderboard ``order`` (subject ids), cells as :func:`head` names them (judge_assisted.csv's
     typed ``rows``; docs/judge_assisted.md, "On the board"), or why the subject is not ranked; "—" where undefined."""
     by_id = {r["subject_id"]: r for r in rows}
     def cell(value: Any, decimals: int = 2, fmt: Callable[[Any, int], str] = fmt_fixed) -> str:
@@ -53,8 +64,8 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[R
         if r["n_uncovered"]:
             return f"not ranked: {counted(r['n_uncovered'], 'run')} no draw covers (rgbench assign --draw N)"
         return "not ranked: no human grade of a drawn run yet"
-    return tuple(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]),
-                               cell(r["pass_disagreements"], 0, lambda n, _: str(n)),
+    disagree = lambda r: (cell(r["pass_disagreements"], 0, lambda n, _: str(n)),) if pass_rule else ()
+    return tuple(RestsOn(sid, (str(r["human_grades"]), str(r["pending"]), cell(r["judge_human_r"]), *disagree(r),
                                weights(r), cell(r["Q_final_judge_bias"], 3, fmt_signed),
                                cell(r["Q_final_effective"], 0), ranks(r)))
                  for sid in order if (r := by_id.get(sid)) is not None)
@@ -95,9 +106,10 @@ def _tables(note: str, head: Sequence[str], lines: Sequence[RestsOn], names: Map
     return out
 
 
-def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any) -> list[str]:
+def rests_on_markdown(lines: Sequence[RestsOn], names: Mapping[str, str], esc: Any, pass_rule: bool = True) -> list[str]:
     """The method sentence and the table in Markdown (names through ``esc``), then a blank line; [] in human mode."""
-    return _tables(f"{METHOD} The method, in the toolkit: `{DOC}`.", HEAD[1:], lines, names, esc, float("inf"))
+    return _tables(f"{method(pass_rule)} The method, in the toolkit: `{DOC}`.", head(pass_rule)[1:], lines, names, esc,
+                   float("inf"))
 
 
 def criteria_markdown(lines: Sequence[RestsOn], criteria: Sequence[str], names: Mapping[str, str], esc: Any,

@@ -209,7 +209,7 @@ def leaderboard_markdown(board: Board) -> str:
     methods = notes(board)
     methods = methods[:-1] if methods and methods[-1] == "" else methods
     data = f"{board.date_text} Data: results/leaderboard.csv and the CSVs beside it, linked from leaderboard.html."
-    assisted = [*rests_on_markdown(board.rests_on, board.names, md_text),
+    assisted = [*rests_on_markdown(board.rests_on, board.names, md_text, board.shown.pass_rule),
                 *criteria_markdown(board.criterion_means, board.criteria, board.names, md_text, WIDTH)]
     return "\n".join([GENERATED_NOTE, "", table(board), "", *([legend, ""] if legend else []), *assisted, data, "",
                       *status_lines(board),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -425,6 +426,13 @@ def test_three_human_raters_per_answer_in_judge_assisted_mode(tmp_path, capsys):
     with (out / "results" / "judge_assisted.csv").open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 3 and all(int(r["human_grades"]) > 0 and r["Q_final_low"] for r in rows)
+    # the figures rest on the judge's grades too: the board's sentence on consolidated grades speaks of the human
+    # values of the runs a human graded, not of every figure
+    for name in ("leaderboard.md", "leaderboard.html"):
+        page = (out / "results" / name).read_text(encoding="utf-8")
+        assert "Every figure rests on" not in page, name
+        assert re.search(r"The human value of each of the \d+ runs a human graded is its consolidated grade, from "
+                         r"\d+ grades by \d+ raters", page), name
 
 
 def test_the_docs_example_table_is_the_committed_results():

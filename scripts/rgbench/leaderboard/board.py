@@ -233,7 +233,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         significance_level=spec.stats.significance_level,
         difficulty_trend=inputs.difficulty_trend,
         confidence_level=None if manifest.confidence_level is None else Fraction(manifest.confidence_level),
-        grades_note=grades_note(manifest.grades),
+        grades_note=grades_note(manifest.grades, inputs.assisted is not None),
         shown=shown,
         downloads=("leaderboard.csv", *sorted(name for name in manifest.outputs if name.endswith(".csv"))),
         rests_on=() if inputs.assisted is None else rests_on(inputs.assisted, [e.metrics.subject_id for e in entries],

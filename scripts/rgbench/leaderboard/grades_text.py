@@ -31,14 +31,17 @@ def grades_problems(manifest: Manifest, spec: Spec) -> list[Problem]:
     return []
 
 
-def grades_note(grades: dict[str, object] | None) -> str:
-    """The one sentence a board of consolidated grades carries (plain text); "" for one grade per run."""
+def grades_note(grades: dict[str, object] | None, assisted: bool = False) -> str:
+    """The one sentence a board of consolidated grades carries (plain text); "" for one grade per run. ``assisted``
+    (judge-assisted mode): the figures rest on the judge's grades too, so the sentence speaks of the human values."""
     if grades is None:
         return ""
     name = str(grades["consolidation_policy"])
     policy = next(p for p in KNOWN_POLICIES if p.name == name)   # grades_problems checked it is config.yaml's
     n = {key: int(str(grades[key])) for key in ("grades", "raters", "runs", "runs_adjudicated", "runs_combined")}
-    return (f"Every figure rests on the consolidated grade of each of the {counted(n['runs'], 'run')}, from "
+    lead = (f"The human value of each of the {counted(n['runs'], 'run')} a human graded is its consolidated grade"
+            if assisted else f"Every figure rests on the consolidated grade of each of the {counted(n['runs'], 'run')}")
+    return (f"{lead}, from "
             f"{counted(n['grades'], 'grade')} by {counted(n['raters'], 'rater')}: the grades of "
             f"{counted(n['runs_combined'], 'run')} are combined by policy {name} ({policy.text}; grader "
             f"{policy.reviewer}), an adjudicator's grade decides {counted(n['runs_adjudicated'], 'run')}, and a run "

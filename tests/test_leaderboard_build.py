@@ -458,6 +458,10 @@ def test_in_judge_assisted_mode_the_interval_note_names_the_estimators_interval_
     assert "BCa" not in note and "BS" not in note and "\u00a735" in note
     assert "for P, s\u0304 and Q_final the percentile interval at Hesterberg's expanded level" in note
     assert "Wilson interval over the cases with a human grade" in note
+    # the interval covers the draw of the answers humans grade as well as the sample of cases (the study's
+    # replications redraw both): the note says so in this mode, and only of cases on a human board
+    assert "another sample of cases like these and another draw of the answers humans grade;" in note
+    assert "humans grade" not in method_note("0.950000", 2000)
     without_pass = method_note("0.950000", 2000, Shown(pass_rule=False, judge_assisted=True))
     assert "for s\u0304 and Q_final the percentile" in without_pass and "Wilson" not in without_pass
 

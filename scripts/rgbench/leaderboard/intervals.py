@@ -71,6 +71,8 @@ def method_note(confidence_level: str | None, resamples: int | None, shown: Show
         return (f"{level} intervals: {method}, each case counting once with all its runs and which of them a human "
                 f"graded, \u03bb re-estimated in each: for {figures} and Q_final the percentile interval at "
                 f"Hesterberg's expanded level, wider where fewer human grades carry the estimate{wilson} "
-                f"(aggregate_metrics.md \u00a735). {meaning}")
+                f"(aggregate_metrics.md \u00a735). They say how far the figure could move on another sample of cases "
+                "like these and another draw of the answers humans grade; over a single case a bootstrap interval is a "
+                "point: its spread is unknown, not zero.")
     return (f"{level} intervals: {method}, each case counting once with all its runs: bias-corrected and accelerated "
             f"(BCa) for {figures} and Q_final{wilson}{ece} (aggregate_metrics.md \u00a718). {meaning}")

@@ -142,6 +142,18 @@ def test_the_leaderboard_section_shows_reviewers_and_escapes_them():
     html = reviewers_section(rows, [])
     assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
     assert "0.500000 (-0.100000\u20131.000000)" in html and "LLM judges" not in html
+    # under the judges' table, what their grades are to the metrics, as config.yaml sets it: never "never enter"
+    # in judge-assisted mode, where the judge's grades enter every figure (the board said so until the eighteenth
+    # session), nor with llm_judge_in_metrics: true
+    from rgbench.leaderboard.reviewers_section import judges_use
+    judge = [{"judge_id": "j", "statistic": "macro_f1", "target": "classification", "value": "0.7", "n_runs": "9"}]
+    said = {(assisted, counted): reviewers_section(rows, judge, judges_in=judges_use(assisted, counted))
+            for assisted in (False, True) for counted in (False, True)}
+    assert "never enter the metrics unless config.yaml sets <code>llm_judge_in_metrics: true</code>" in said[False, False]
+    assert "enter the metrics like human grades" in said[False, True] and "never" not in said[False, True]
+    for counted in (False, True):
+        assert "the judge's grade of every answer enters every figure" in said[True, counted]
+        assert "never" not in said[True, counted]
 
 
 def test_the_leniency_interval_covers_the_true_mean_deviation_by_simulation():

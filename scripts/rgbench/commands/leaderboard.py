@@ -34,7 +34,7 @@ from ..leaderboard.inputs import LeaderboardInputs, board_inputs, load_inputs
 from ..leaderboard.leaderboard_csv import LEADERBOARD_FILE, leaderboard_csv
 from ..leaderboard.markdown import MARKDOWN_FILE, leaderboard_markdown
 from ..leaderboard.readme import README_FILE, embed_in_readme
-from ..leaderboard.reviewers_section import reviewers_section
+from ..leaderboard.reviewers_section import judges_use, reviewers_section
 from ..load.spec import Spec
 from ..problems import Problem, refuse, report
 from ..results.tables import Published
@@ -56,7 +56,8 @@ def board_files(inputs: LeaderboardInputs | None, problems: list[Problem], sourc
     if inputs is None or problems:
         return None, None, problems
     board = dataclasses.replace(build_board(inputs), source_commit=source_commit)
-    section = reviewers_section(inputs.reviewers, inputs.judges, higher_is_better=board.scale.higher_is_better)
+    section = reviewers_section(inputs.reviewers, inputs.judges, higher_is_better=board.scale.higher_is_better,
+                                judges_in=judges_use(inputs.spec.judge_assisted, inputs.spec.llm_judge_in_metrics))
     return render(board, section), board, []
 
 

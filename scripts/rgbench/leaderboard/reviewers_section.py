@@ -29,11 +29,17 @@ def reviewer_rows(tables: Mapping[str, Table], name: str) -> tuple[list[dict[str
     return ([], problems) if problems else (rows, [])
 
 
+def judges_use(judge_assisted: bool, llm_judge_in_metrics: bool) -> str:
+    """What the judges' grades are to the metrics, as config.yaml sets it: ``assisted`` (every figure's control,
+    corrected by the human grades), ``metrics`` (counted like human grades) or ``none``; the template says it."""
+    return "assisted" if judge_assisted else "metrics" if llm_judge_in_metrics else "none"
+
+
 def reviewers_section(reviewers: Sequence[dict[str, str]], judges: Sequence[dict[str, str]], *,
-                      higher_is_better: bool = True) -> str:
+                      higher_is_better: bool = True, judges_in: str = "none") -> str:
     """The section's HTML (``templates/reviewers.html.j2``; "" when there is nothing to show); ``higher_is_better``
     is the score's direction (a reviewer above the others is lenient on a higher-is-better scale, severe on a
-    penalty scale)."""
+    penalty scale); ``judges_in`` what the judges' grades are to the metrics (:func:`judges_use`)."""
     if not reviewers:
         return ""
     reading = ("above 0 lenient, below 0 severe" if higher_is_better
@@ -44,4 +50,4 @@ def reviewers_section(reviewers: Sequence[dict[str, str]], judges: Sequence[dict
     rows = [(rid, next(iter(stats.values())).get("kind", ""), stats.get(("runs_graded", "all:"), {}).get("value", "0"),
              stats.get(("mean_score", "raw_score:"), {}).get("value", ""), stats.get(("leniency", "raw_score:"), {}))
             for rid, stats in by_id.items()]
-    return render("reviewers.html.j2", reviewers=rows, judges=judges, reading=reading)
+    return render("reviewers.html.j2", reviewers=rows, judges=judges, reading=reading, judges_in=judges_in)

@@ -500,3 +500,39 @@ def test_a_board_without_a_pass_rule_has_no_pass_disagreement_column(tmp_path, c
     # with a pass rule (the example) both are there
     page = (EXAMPLE / "results" / "leaderboard.md").read_text(encoding="utf-8")
     assert "Disagree on pass" in page and "passes or fails otherwise" in page
+
+
+def test_a_critical_fail_only_the_judge_flags_is_named_unconfirmed(tmp_path, capsys):
+    # The critical-fail gate reads human grades. In judge-assisted mode humans grade a draw, so a critical fail the
+    # judge flags on an answer no human graded neither disqualifies nor may pass unsaid: judge_assisted.csv counts
+    # such runs per subject and the board names them, while a flag on a human-graded run is the human's to decide
+    from rgbench.cli import run_script
+    root = tmp_path / "judgeassist"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("results"))
+    judged = root / "scoring_multi" / "v1.0" / "synth-001"
+    human = {p.name.split("__eval-")[0] for p in (root / "scoring" / "v1.0" / "synth-001").glob("*.json")}
+    ungraded = sorted(p for p in judged.glob("*__eval-judge-synth-1.json") if p.name.split("__eval-")[0] not in human)
+    graded = sorted(p for p in judged.glob("*__eval-judge-synth-1.json") if p.name.split("__eval-")[0] in human)
+    flag = {"code": "AF-CHLORINE-EXPOSURE", "severity": "critical"}
+    for path in (ungraded[0], ungraded[1], graded[0]):   # two runs no human graded, one a human graded
+        scoring = json.loads(path.read_text(encoding="utf-8"))
+        scoring["automatic_fails_triggered"] = [*scoring["automatic_fails_triggered"], flag]
+        path.write_text(json.dumps(scoring, indent=2) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert run_script("metrics", ["--root", str(root)]) == 0
+    with (root / "results" / "judge_assisted.csv").open(encoding="utf-8", newline="") as handle:
+        counts = {r["subject_id"]: r["judge_critical_ungraded"] for r in csv.DictReader(handle)}
+    assert counts == {"synth-000": "0", "synth-001": "2", "synth-002": "0", "synth-003": "0"}
+    sentence = ("The judge flags a critical fail on answers no human has graded (synth-001 2): a critical fail "
+                "disqualifies when a human grade flags it, so these are unconfirmed")
+    for name in ("leaderboard.md", "leaderboard.html"):
+        assert sentence in (root / "results" / name).read_text(encoding="utf-8"), name
+    # the judge's flags disqualify no one: synth-001 stays ranked; the committed example names none
+    with (root / "results" / "leaderboard.csv").open(encoding="utf-8", newline="") as handle:
+        assert {r["subject_id"]: r["leaderboard_status"] for r in csv.DictReader(handle)}["synth-001"] == "Ranked"
+    assert "flags a critical fail" not in (EXAMPLE / "results" / "leaderboard.md").read_text(encoding="utf-8")
+    # rgbench plan names them too, with what to do
+    capsys.readouterr()
+    assert run_script("plan", ["--root", str(root)]) == 0
+    assert ("The judge flags a critical fail on answers no human has graded (synth-001 2): the gate reads human "
+            "grades, so these are unconfirmed; grade them (rgbench new-scoring)") in capsys.readouterr().out

@@ -67,8 +67,8 @@ KINDS: dict[str, str] = {
     **_columns("fixed", "mean mean_low mean_high input_per_million output_per_million total_cost cost_per_run "
                         "cost_per_pass geomean_cost_run geomean_cost_pass cost ci_low ci_high value_low value_high"),
     # judge_assisted.csv, judge_assisted_pairs.csv (estimation: judge-assisted)
-    **_columns("count", "n_unjudged n_uncovered human_grades labelled_cases pending pass_disagreements rank_set_low "
-                        "rank_set_high"),
+    **_columns("count", "n_unjudged n_uncovered human_grades labelled_cases pending pass_disagreements "
+                        "judge_critical_ungraded rank_set_low rank_set_high"),
     **_columns("fixed", "mean_human_low mean_human_high mean_lambda"),   # judge_assisted_criteria.csv
     **_columns("fixed", " ".join(f"{f}{x}" for f in ("P", "s_bar", "Q_final") for x in (
         "_human_low _human_high _lambda _judge_bias _effective _diff _diff_low _diff_high".split()))

@@ -157,6 +157,11 @@ def run(args: argparse.Namespace) -> int:
             reasons.setdefault(_why(subjects[sid]), []).append(sid)
         for why, ids in sorted(reasons.items()):
             print(f"No estimate yet, {why}: {', '.join(ids)}")
+    if critical := [f"{sid} {s.critical_ungraded}" for sid, s in sorted(subjects.items()) if s.critical_ungraded]:
+        print()
+        print(f"The judge flags a critical fail on answers no human has graded ({', '.join(critical)}): the gate reads "
+              "human grades, so these are unconfirmed; grade them (rgbench new-scoring), drawn or not: such a grade "
+              "counts for the gate and the agreement, not for the estimate")
     if waited:
         print()
         print("wait: drawn runs await a human grade (" + ", ".join(f"{sid} {n}" for sid, n in sorted(waiting.items()))

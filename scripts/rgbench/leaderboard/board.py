@@ -20,7 +20,7 @@ from .difficulty_text import DifficultyTrendRow
 from .grades_text import grades_note
 from .inputs import LeaderboardInputs, runs_by_subject
 from .intervals import Bounds, family_interval_cell, method_note, subject_interval_cells
-from .judge_assisted_text import RestsOn, criterion_means, rests_on
+from .judge_assisted_text import RestsOn, criterion_means, critical_ungraded, rests_on
 from .lab_tables import LabTables
 from .rank_ranges import AlphaStatement, Significance, alpha_statement, group_label, significance, tie_groups
 from .registry import RegisteredSubject
@@ -110,6 +110,8 @@ class Board:
     answers_to: str = ""  # the newest answer's date (run_metadata.csv's generated_to); "" when none is dated
     rests_on: tuple[RestsOn, ...] = ()  # judge-assisted mode: what each subject's figures rest on; () otherwise
     criterion_means: tuple[RestsOn, ...] = ()  # judge-assisted mode: each subject's criterion means; () otherwise
+    # judge-assisted mode: (subject, runs) the judge flags with a critical fail that no human has graded
+    critical_ungraded: tuple[tuple[str, int], ...] = ()
 
     @property
     def date_text(self) -> str:
@@ -239,6 +241,7 @@ def build_board(inputs: LeaderboardInputs) -> Board:
         rests_on=() if inputs.assisted is None else rests_on(inputs.assisted, [e.metrics.subject_id for e in entries],
                                                                  shown.pass_rule),
         criterion_means=criterion_means(inputs.assisted_criteria, [e.metrics.subject_id for e in entries], spec.criteria),
+        critical_ungraded=critical_ungraded(inputs.assisted or (), [e.metrics.subject_id for e in entries]),
         answers_to=max((r["generated_to"] for r in (lab.get(METADATA_FILE) if lab else []) if r["generated_to"]),
                        default=""),
     )

@@ -26,7 +26,7 @@ from .calibration_text import calibration_reading
 from .chart_limits import CHART_SUBJECTS, chart_note
 from .explorer import explorer_data_script, lab_sections, subject_filters
 from .html_tables import disqualified_table, family_table, incomplete_table, ranked_table, unscored_table
-from .judge_assisted_text import CRITERIA_NOTE, DOC, head, method
+from .judge_assisted_text import CRITERIA_NOTE, DOC, critical_note, head, method
 from .long_lists import RUNS_WHERE, capped, joined
 from .page_charts import page_svgs
 from .reliability import EXPLANATIONS, LABELS
@@ -86,7 +86,7 @@ def leaderboard_html(board: Board, extra_sections: str = "") -> str:
         absent=" ".join(board.absent_reasons), counts=counts, labels=[(label, EXPLANATIONS[label]) for label in LABELS],
         svgs=markup_svgs, rank_notes=rank_paragraphs(board), ties_legend=ties_legend(board.significance),
         rests_on_method=method(shown.pass_rule), rests_on_doc=DOC, rests_on_head=head(shown.pass_rule)[1:],
-        criteria_note=CRITERIA_NOTE,
+        criteria_note=CRITERIA_NOTE, critical_note=critical_note(board.critical_ungraded, board.names, str),
         calibration_note_html=Markup(chart_note(board, CHART_SUBJECTS, "results/calibration_bins.csv", esc)),
         calibration_reading_html=Markup(calibration_reading(board, name_ref, esc)),
         bars_note_html=Markup(chart_note(board, CHART_SUBJECTS, "the tables above and results/leaderboard.csv", esc)),

@@ -71,6 +71,25 @@ def rests_on(rows: Sequence[Mapping[str, Any]], order: Sequence[str], pass_rule:
                  for sid in order if (r := by_id.get(sid)) is not None)
 
 
+def critical_ungraded(rows: Sequence[Mapping[str, Any]], order: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """(subject id, runs) in leaderboard ``order`` for each subject whose runs the judge flags with a critical fail
+    that no human has graded (judge_assisted.csv's typed ``rows``, ``judge_critical_ungraded``): unconfirmed, since
+    the critical-fail gate reads human grades only."""
+    by_id = {r["subject_id"]: r for r in rows}
+    return tuple((sid, n) for sid in order if (n := (by_id.get(sid) or {}).get("judge_critical_ungraded") or 0))
+
+
+def critical_note(flagged: Sequence[tuple[str, int]], names: Mapping[str, str], esc: Any) -> str:
+    """The sentence under the table on :func:`critical_ungraded`'s ``flagged`` subjects (names through ``esc``);
+    "" when there are none."""
+    if not flagged:
+        return ""
+    listed = ", ".join(f"{esc(names[sid])} {n}" for sid, n in flagged)
+    return (f"The judge flags a critical fail on answers no human has graded ({listed}): a critical fail "
+            "disqualifies when a human grade flags it, so these are unconfirmed until a human grades those answers "
+            "(drawn or not, such a grade counts for the gate and the agreement, not for the estimate).")
+
+
 def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], criteria: Sequence[str]) -> tuple[RestsOn, ...]:
     """One line per subject of ``order`` with a criterion mean (judge_assisted_criteria.csv's typed ``rows``), a cell
     per criterion of ``criteria``: "1.38 (1.22–1.56)", the mean and interval to two decimals; "—" without a row."""

@@ -22,7 +22,7 @@ from .calibration_text import calibration_reading
 from .critical_fails import QUOTE_LABELS, CriticalFail
 from .difficulty_text import difficulty_reading
 from .display import METRIC_COLUMNS, column_decimals, interval_text, metric_columns, shown
-from .judge_assisted_text import criteria_markdown, rests_on_markdown
+from .judge_assisted_text import criteria_markdown, critical_note, rests_on_markdown
 from .long_lists import (
     CRITICAL_RUNS_WHERE,
     MISSING_CASES_WHERE,
@@ -209,7 +209,9 @@ def leaderboard_markdown(board: Board) -> str:
     methods = notes(board)
     methods = methods[:-1] if methods and methods[-1] == "" else methods
     data = f"{board.date_text} Data: results/leaderboard.csv and the CSVs beside it, linked from leaderboard.html."
+    critical = critical_note(board.critical_ungraded, board.names, md_text)
     assisted = [*rests_on_markdown(board.rests_on, board.names, md_text, board.shown.pass_rule),
+                *([critical, ""] if critical else []),
                 *criteria_markdown(board.criterion_means, board.criteria, board.names, md_text, WIDTH)]
     return "\n".join([GENERATED_NOTE, "", table(board), "", *([legend, ""] if legend else []), *assisted, data, "",
                       *status_lines(board),

@@ -35,7 +35,8 @@ PAIRS_FILE = "judge_assisted_pairs.csv"
 CRITERIA_FILE = "judge_assisted_criteria.csv"
 SUFFIXES = ("", "_low", "_high", "_human_low", "_human_high", "_lambda", "_judge_bias", "_effective")   # per figure
 ASSISTED_COLUMNS = ("subject_id", "n_runs", "n_cases", "n_unjudged", "n_uncovered", "human_grades", "labelled_cases",
-                    "pending", "judge_human_r", "pass_disagreements", *(f + s for f in FIGURES for s in SUFFIXES),
+                    "pending", "judge_human_r", "pass_disagreements", "judge_critical_ungraded",
+                    *(f + s for f in FIGURES for s in SUFFIXES),
                     "Q_final_lambda_pass", "rank_set_low", "rank_set_high")
 PAIRS_COLUMNS = ("subject_a", "subject_b", *(f"{f}_diff{suffix}" for f in FIGURES for suffix in ("", "_low", "_high")))
 CRITERIA_COLUMNS = ("subject_id", "criterion", "human_grades", *(f"mean{suffix}" for suffix in SUFFIXES[:6]))
@@ -48,7 +49,9 @@ REPLICATE_ROWS = 250
 class SubjectRuns:
     """One subject's runs: per figure and rubric criterion its :class:`.judge_assisted.Run` values (the same runs in
     order; no ``P`` without a pass rule), and how many lack the judge's grade (unjudged), await a drawn human grade
-    (pending) or lie in no draw's population (uncovered); an unjudged or uncovered run leaves no estimate."""
+    (pending) or lie in no draw's population (uncovered); an unjudged or uncovered run leaves no estimate; and
+    ``critical_ungraded``, its runs the judge flags with a critical fail that no human has graded (the critical-fail
+    gate reads human grades only: unconfirmed)."""
 
     subject_id: str
     runs: Mapping[str, tuple[ppi.Run, ...]]
@@ -56,6 +59,7 @@ class SubjectRuns:
     pending: int
     criteria: Mapping[str, tuple[ppi.Run, ...]] = field(default_factory=dict)
     uncovered: int = 0
+    critical_ungraded: int = 0
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ class AssistedRow:
     uncovered: int = 0
     disagreements: int | None = None   # :func:`pass_disagreements`
     labelled_cases: int = 0   # K_L, the cases with a human grade the estimate uses (0 without an estimate)
+    critical_ungraded: int = 0   # runs the judge flags with a critical fail that no human has graded
 
     @property
     def labels(self) -> int:
@@ -110,7 +115,11 @@ def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings) -> list[Subj
         passed = Fraction(classification == PASS)
         return {"figure": {"P": passed, "s_bar": clipped, "Q_final": q}, "criterion": dict(scoring.criterion_scores),
                 "parts": {"Q_final": (spec.alpha * passed, q - spec.alpha * passed)} if split else {}}
-    judged, human = ({k: values(s) for k, s in grades.items()} for grades in judge_and_human(spec, tree, multi))
+    judge_grades, human_grades = judge_and_human(spec, tree, multi)
+    judged, human = ({k: values(s) for k, s in grades.items()} for grades in (judge_grades, human_grades))
+    def critical_ungraded(keys: Sequence[RunKey]) -> int:   # the judge's critical flags no human grade confirms
+        return sum(1 for k in keys if k in judge_grades and k not in human_grades
+                   and any(severity == "critical" for _, severity in judge_grades[k].fails))
     def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[ppi.Run, ...]:
         return tuple(ppi.Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, record.weight(k),
                              judged[k]["parts"].get(name, ()) if kind == "figure" else ())
@@ -121,7 +130,8 @@ def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings) -> list[Subj
                   for sid in sorted(tree.subjects)}
     return [SubjectRuns(sid, {f: column(keys, "figure", f) for f in figures}, sum(k not in judged for k in keys),
                         sum(k in drawn and k not in human for k in keys),
-                        {c: column(keys, "criterion", c) for c in spec.criteria}, sum(k not in covered for k in keys))
+                        {c: column(keys, "criterion", c) for c in spec.criteria}, sum(k not in covered for k in keys),
+                        critical_ungraded(keys))
             for sid, keys in by_subject.items()]
 
 
@@ -203,7 +213,8 @@ def assisted_rows(subjects: Sequence[SubjectRuns], spec: Spec, excluded: Collect
         rows.append(AssistedRow(s.subject_id, len(s.runs["Q_final"]), len(own["Q_final"].case_ids), s.unjudged, s.pending,
                                 correlation(s.runs["Q_final"]), figures, criteria=criteria, uncovered=s.uncovered,
                                 disagreements=pass_disagreements(s.runs.get("P")),
-                                labelled_cases=ppi.labelled_cases(own["Q_final"]) if usable else 0))
+                                labelled_cases=ppi.labelled_cases(own["Q_final"]) if usable else 0,
+                                critical_ungraded=s.critical_ungraded))
     theta = {r.subject_id: est.theta for r in rows if (est := r.figures["Q_final"].estimate) is not None}
     ranked = sorted((sid for sid in theta if sid not in excluded), key=lambda sid: (-theta[sid], sid))
     if not ranked:
@@ -280,6 +291,7 @@ def assisted_tables(rows: Sequence[AssistedRow], pairs: Sequence[tuple[str, str,
     out_rows = tuple(
         (r.subject_id, str(r.n_runs), str(r.n_cases), str(r.unjudged), str(r.uncovered), str(r.labels),
          str(r.labelled_cases), str(r.pending), fmt_float(r.correlation), "" if r.disagreements is None else str(r.disagreements),
+         str(r.critical_ungraded),
          *(c for f in FIGURES for c in figure_cells(r.figures.get(f))), pass_lambda(r.figures.get("Q_final")),
          *((str(r.rank_set[0]), str(r.rank_set[1])) if r.rank_set else ("", "")))
         for r in rows)

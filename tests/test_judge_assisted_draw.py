@@ -547,6 +547,38 @@ def test_the_grading_page_serves_the_drawn_runs_in_draw_order_to_their_reviewer(
     assert [run.key for run in app.queue()] == [run.key for run in queue[1:]]
 
 
+def test_the_grading_page_serves_the_judges_unconfirmed_critical_flags_to_every_human(tree):
+    # the critical-fail gate reads human grades: a run the judge flags critical that no human graded is queued after
+    # each reviewer's drawn runs, for whoever grades it first (saving allowed); a human grade takes it off every queue
+    assert assign(tree, "--draw", "10") == 0
+    drawn = {(r["subject_id"], r["case_id"], r["run_id"]) for d in document(tree)["draws"] for r in d["runs"]}
+    judged = sorted((tree / "scoring_multi" / "v1.0").rglob(f"*__eval-{JUDGE}.json"))
+    def key_of(path: Path) -> tuple[str, str, str]:
+        case, run = path.name.split("__eval-")[0].split("__")
+        return path.parent.name, case, run
+    outside = next(p for p in judged if key_of(p) not in drawn)
+    grade = json.loads(outside.read_text(encoding="utf-8"))
+    grade["automatic_fails_triggered"] = [{"code": "AF-CHLORINE-EXPOSURE", "severity": "critical"}]
+    outside.write_text(json.dumps(grade, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    key = key_of(outside)
+    queues = {}
+    for reviewer in ("rev-1", "rev-2"):
+        app, problems = open_app(tree, reviewer)
+        assert app is not None, problems
+        queues[reviewer] = (app, app.queue())
+    for app, queue in queues.values():
+        assert app.flagged == (key,) and queue[-1].key == key and queue[-1].role == "first"
+        assert [run.key for run in queue[:-1]] == [k for k, who in app.drawn.items() if who == app.reviewer.reviewer_id]
+    # rev-1 saves a grade of it on the page (not named by any draw: open to them); then no queue holds it
+    app = queues["rev-1"][0]
+    form = {"handle": queues["rev-1"][1][-1].handle, "criterion_scores": dict.fromkeys(app.spec.criteria, "1"),
+            "correctness": "0", "fails": [], "comments": "", "filters": ""}
+    status, answer = app.save(form)
+    assert status == 200, answer
+    assert (tree / "scoring" / "v1.0" / key[0] / f"{key[1]}__{key[2]}__eval-rev-1.json").is_file()
+    assert all(key not in {run.key for run in app.queue()} for app, _ in queues.values())
+
+
 def test_a_subject_that_joins_is_drawn_alone_with_spreads_borrowed_from_the_graded_ones(tree, capsys):
     spec, loaded, multi = load_valid_grades(tree)
     graded, joins = sorted(drawing.judged_runs(spec, loaded, multi)[0])

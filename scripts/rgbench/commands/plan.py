@@ -160,8 +160,8 @@ def run(args: argparse.Namespace) -> int:
     if critical := [f"{sid} {s.critical_ungraded}" for sid, s in sorted(subjects.items()) if s.critical_ungraded]:
         print()
         print(f"The judge flags a critical fail on answers no human has graded ({', '.join(critical)}): the gate reads "
-              "human grades, so these are unconfirmed; grade them (rgbench new-scoring), drawn or not: such a grade "
-              "counts for the gate and the agreement, not for the estimate")
+              "human grades, so these are unconfirmed; rgbench review serves them to every human after their drawn runs: "
+              "such a grade counts for the gate and the agreement, and for the estimate only as a drawn run's")
     if waited:
         print()
         print("wait: drawn runs await a human grade (" + ", ".join(f"{sid} {n}" for sid, n in sorted(waiting.items()))

@@ -5,7 +5,8 @@
 Serves on 127.0.0.1 only (a free port unless --port) and prints one URL carrying a random token;
 requests without it get 403. The queue lists the runs without a scoring in scoring/ and the second
 grades subjects/second_reviews.json assigns to you (judge-assisted mode: first the drawn runs
-subjects/human_draws.json names you for that no human has graded yet, in draw order; no other first grade); Save writes
+subjects/human_draws.json names you for that no human has graded yet, in draw order, then the runs the judge
+flags with a critical fail that no human has graded, open to every human; no other first grade); Save writes
 scoring/<v>/<subject>/<case>__<run>__eval-ID.json (a second grade: scoring_multi/...) once, with both
 pins filled, and never overwrites. The page hides the subject unless --unblind, which is recorded in
 the scoring as "blind": false. Stop with Ctrl+C.
@@ -16,12 +17,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..load.draws import RunKey
 from ..load.loader import load_tree
+from ..load.multi_scoring import load_multi
 from ..load.reviewers import REVIEWERS_FILE, unregistered_message
 from ..load.spec import load_spec
 from ..problems import Problem, refuse, report
 from ..review import assignments
 from ..review.server import ReviewApp, make_server, url
+from ..stats.judge_assisted_draw import judge_and_human
 
 
 def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[ReviewApp | None, list[Problem]]:
@@ -40,8 +44,17 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
     assigned, problems = assignments.read_assignments(root)
     if problems:
         return None, problems
+    flagged: tuple[RunKey, ...] = ()
+    if spec.judge_assisted:   # the judge's critical flags no human grade has confirmed yet: any human may grade them
+        multi, problems = load_multi(root, spec, tree)
+        if multi is None:
+            return None, problems
+        judge, human = judge_and_human(spec, tree, multi)
+        flagged = tuple(sorted(k for k, s in judge.items()
+                               if k not in human and any(severity == "critical" for _, severity in s.fails)))
     return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id], assigned=assigned,
-                     blind=blind, drawn=assignments.drawn_assignments(tree.draws) if spec.judge_assisted else None), []
+                     blind=blind, drawn=assignments.drawn_assignments(tree.draws) if spec.judge_assisted else None,
+                     flagged=flagged), []
 
 
 def run(args: argparse.Namespace) -> int:

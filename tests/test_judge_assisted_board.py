@@ -524,7 +524,9 @@ def test_a_critical_fail_only_the_judge_flags_is_named_unconfirmed(tmp_path, cap
         counts = {r["subject_id"]: r["judge_critical_ungraded"] for r in csv.DictReader(handle)}
     assert counts == {"synth-000": "0", "synth-001": "2", "synth-002": "0", "synth-003": "0"}
     sentence = ("The judge flags a critical fail on answers no human has graded (synth-001 2): a critical fail "
-                "disqualifies when a human grade flags it, so these are unconfirmed")
+                "disqualifies when a human grade flags it, so these are unconfirmed until a human grades those answers "
+                "(drawn or not, such a grade counts for the gate and the agreement, and for the estimate where the run "
+                "was drawn).")
     for name in ("leaderboard.md", "leaderboard.html"):
         assert sentence in (root / "results" / name).read_text(encoding="utf-8"), name
     # the judge's flags disqualify no one: synth-001 stays ranked; the committed example names none

@@ -87,7 +87,8 @@ def critical_note(flagged: Sequence[tuple[str, int]], names: Mapping[str, str], 
     listed = ", ".join(f"{esc(names[sid])} {n}" for sid, n in flagged)
     return (f"The judge flags a critical fail on answers no human has graded ({listed}): a critical fail "
             "disqualifies when a human grade flags it, so these are unconfirmed until a human grades those answers "
-            "(drawn or not, such a grade counts for the gate and the agreement, not for the estimate).")
+            "(drawn or not, such a grade counts for the gate and the agreement, and for the estimate where the run "
+            "was drawn).")
 
 
 def criterion_means(rows: Sequence[Mapping[str, Any]], order: Sequence[str], criteria: Sequence[str]) -> tuple[RestsOn, ...]:

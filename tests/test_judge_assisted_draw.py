@@ -557,9 +557,13 @@ def test_the_grading_page_serves_the_judges_unconfirmed_critical_flags_to_every_
         case, run = path.name.split("__eval-")[0].split("__")
         return path.parent.name, case, run
     outside = next(p for p in judged if key_of(p) not in drawn)
-    grade = json.loads(outside.read_text(encoding="utf-8"))
-    grade["automatic_fails_triggered"] = [{"code": "AF-CHLORINE-EXPOSURE", "severity": "critical"}]
-    outside.write_text(json.dumps(grade, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    named = {(r["subject_id"], r["case_id"], r["run_id"]): r["reviewer_id"] for d in document(tree)["draws"]
+             for r in d["runs"] if "reviewer_id" in r}
+    inside = next(p for p in judged if named.get(key_of(p), "rev-1") != "rev-1")   # drawn, named for another
+    for path in (outside, inside):
+        grade = json.loads(path.read_text(encoding="utf-8"))
+        grade["automatic_fails_triggered"] = [{"code": "AF-CHLORINE-EXPOSURE", "severity": "critical"}]
+        path.write_text(json.dumps(grade, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     key = key_of(outside)
     queues = {}
     for reviewer in ("rev-1", "rev-2"):
@@ -567,8 +571,10 @@ def test_the_grading_page_serves_the_judges_unconfirmed_critical_flags_to_every_
         assert app is not None, problems
         queues[reviewer] = (app, app.queue())
     for app, queue in queues.values():
-        assert app.flagged == (key,) and queue[-1].key == key and queue[-1].role == "first"
+        assert app.flagged == tuple(sorted((key, key_of(inside)))) and queue[-1].key == key and queue[-1].role == "first"
+        # the drawn flagged run waits for the reviewer its draw names, in draw order, and for no one else
         assert [run.key for run in queue[:-1]] == [k for k, who in app.drawn.items() if who == app.reviewer.reviewer_id]
+    assert key_of(inside) not in {run.key for run in queues["rev-1"][1]}
     # rev-1 saves a grade of it on the page (not named by any draw: open to them); then no queue holds it
     app = queues["rev-1"][0]
     form = {"handle": queues["rev-1"][1][-1].handle, "criterion_scores": dict.fromkeys(app.spec.criteria, "1"),

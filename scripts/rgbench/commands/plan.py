@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     if len(rows) >= 2:
         print()
         print("Human grades to decide each neighbouring order ('-': grading every run of both would not decide it"
-              + ("; s_bar: lower is better" if better == 1 else "") + "):")
+              + (f"; s_bar: {spec.scale.direction_text}" if better == 1 else "") + "):")
         print(f"{'pair':<50} {'difference':>10} {'draw (first, second)':>21}")
         for a, b, gap, more in neighbours([row[0] for row in rows], runs, precision, pairs, figure, confidence,
                                           resamples):

@@ -25,7 +25,7 @@ from ..load.spec import load_spec
 from ..problems import Problem, refuse, report
 from ..review import assignments
 from ..review.server import ReviewApp, make_server, url
-from ..stats.judge_assisted_draw import judge_and_human
+from ..stats.judge_assisted_draw import judge_and_human, unconfirmed_critical
 
 
 def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[ReviewApp | None, list[Problem]]:
@@ -49,9 +49,7 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
         multi, problems = load_multi(root, spec, tree)
         if multi is None:
             return None, problems
-        judge, human = judge_and_human(spec, tree, multi)
-        flagged = tuple(sorted(k for k, s in judge.items()
-                               if k not in human and any(severity == "critical" for _, severity in s.fails)))
+        flagged = tuple(sorted(unconfirmed_critical(*judge_and_human(spec, tree, multi))))
     return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id], assigned=assigned,
                      blind=blind, drawn=assignments.drawn_assignments(tree.draws) if spec.judge_assisted else None,
                      flagged=flagged), []

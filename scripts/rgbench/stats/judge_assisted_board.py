@@ -23,7 +23,7 @@ from ..numfmt import fmt_fixed
 from ..results_csv import Table
 from . import judge_assisted as ppi
 from .bootstrap import Interval, case_counts
-from .judge_assisted_draw import judge_and_human, q_value
+from .judge_assisted_draw import judge_and_human, q_value, unconfirmed_critical
 from .outputs import fmt_float, fmt_interval
 from .rank_sets import ZERO_SHARE, Studentised, sets_from
 from .seeds import generator, seed_digest
@@ -117,9 +117,7 @@ def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings) -> list[Subj
                 "parts": {"Q_final": (spec.alpha * passed, q - spec.alpha * passed)} if split else {}}
     judge_grades, human_grades = judge_and_human(spec, tree, multi)
     judged, human = ({k: values(s) for k, s in grades.items()} for grades in (judge_grades, human_grades))
-    def critical_ungraded(keys: Sequence[RunKey]) -> int:   # the judge's critical flags no human grade confirms
-        return sum(1 for k in keys if k in judge_grades and k not in human_grades
-                   and any(severity == "critical" for _, severity in judge_grades[k].fails))
+    unconfirmed = unconfirmed_critical(judge_grades, human_grades)
     def column(keys: Sequence[RunKey], kind: str, name: str) -> tuple[ppi.Run, ...]:
         return tuple(ppi.Run(k[1], judged[k][kind][name], human[k][kind][name] if k in human else None, record.weight(k),
                              judged[k]["parts"].get(name, ()) if kind == "figure" else ())
@@ -131,7 +129,7 @@ def assisted_subjects(spec: Spec, tree: Tree, multi: MultiScorings) -> list[Subj
     return [SubjectRuns(sid, {f: column(keys, "figure", f) for f in figures}, sum(k not in judged for k in keys),
                         sum(k in drawn and k not in human for k in keys),
                         {c: column(keys, "criterion", c) for c in spec.criteria}, sum(k not in covered for k in keys),
-                        critical_ungraded(keys))
+                        sum(k in unconfirmed for k in keys))
             for sid, keys in by_subject.items()]
 
 

@@ -70,6 +70,13 @@ def judge_and_human(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[
     return judge, {c.scoring.run_key: c.scoring for c in consolidated_grades(spec, tree, multi)}
 
 
+def unconfirmed_critical(judge: Mapping[RunKey, Scoring], human: Mapping[RunKey, Scoring]) -> frozenset[RunKey]:
+    """The runs whose grade by the judge flags a critical fail and that have no human grade (:func:`judge_and_human`'s
+    two maps): the critical-fail gate reads human grades, so these flags are unconfirmed (docs/judge_assisted.md,
+    "On the board")."""
+    return frozenset(k for k, s in judge.items() if k not in human and any(sev == "critical" for _, sev in s.fails))
+
+
 def judged_runs(spec: Spec, tree: Tree, multi: MultiScorings) -> tuple[dict[str, list[JudgedRun]], dict[str, str]]:
     """(judged subject -> its runs, error runs aside, in the draws' unit order (case id, judge total, stratum, run
     id), subject -> why it is left out of the draws: a run without the judge's grade), the grades those of

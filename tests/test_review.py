@@ -257,6 +257,28 @@ def test_unblinded_session_shows_the_subject_and_records_blind_false(tmp_path):
         server.server_close()
 
 
+def test_a_benchmark_whose_schema_has_no_blind_saves_without_it_and_refuses_unblinding(tmp_path):
+    # A benchmark's own evaluation schema need not list `blind` (rgbench init's did not until 2026-12-06, nor does
+    # examples/medadvice's): the page wrote it into every grade, which such a schema refused, so nothing saved.
+    # Now it is written only where listed; an unblinded session, which nothing could record, is refused.
+    tree = tree_with_reviewers(tmp_path)
+    rel = "system/schemas/v1.0/evaluation.schema.json"
+    schema = json.loads((tree.root / rel).read_text(encoding="utf-8"))
+    del schema["properties"]["blind"]
+    tree.write(rel, json.dumps(schema, indent=2) + "\n")
+    app, problems = open_app(tree.root, "rev-b", blind=False)
+    assert app is None and [(p.path, p.message) for p in problems] == [(rel, (
+        'lists no "blind" property, so an unblinded grade could not be told from a blind one (add "blind": '
+        '{"type": "boolean"} to $.properties, or grade blind: leave out --unblind)'))]
+    app, problems = open_app(tree.root, "rev-b")
+    assert app is not None, problems
+    status, answer = app.save(form_of(app))
+    assert status == 200, answer
+    document = json.loads((tree.root / "scoring/v1.0" / UNGRADED[0] / f"{UNGRADED[1]}__{UNGRADED[2]}__eval-rev-b.json"
+                           ).read_text(encoding="utf-8"))
+    assert "blind" not in document and document["criterion_scores"] == {k: 1 for k in ALL_ONES}
+
+
 def test_a_score_in_non_ascii_digits_is_reported_not_a_traceback(tmp_path):
     # str.isdigit() is true for '²' and '٣', and int('²') raises: the page's form only sends ASCII digits
     tree = tree_with_reviewers(tmp_path)

@@ -154,6 +154,9 @@ def test_the_leaderboard_section_shows_reviewers_and_escapes_them():
     for counted in (False, True):
         assert "the judge's grade of every answer enters every figure" in said[True, counted]
         assert "never" not in said[True, counted]
+        # humans grade a draw (an active one favours the judge's errors) and the judge's critical flags: a selection
+        assert "it describes the judge on those answers, not on every answer" in said[True, counted]
+    assert all("not on every answer" not in said[False, counted] for counted in (False, True))
 
 
 def test_the_leniency_interval_covers_the_true_mean_deviation_by_simulation():

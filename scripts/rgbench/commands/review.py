@@ -23,7 +23,7 @@ from ..load.multi_scoring import load_multi
 from ..load.reviewers import REVIEWERS_FILE, unregistered_message
 from ..load.spec import load_spec
 from ..problems import Problem, refuse, report
-from ..review import assignments
+from ..review import assignments, scoring_doc
 from ..review.server import ReviewApp, make_server, url
 from ..stats.judge_assisted_draw import judge_and_human, unconfirmed_critical
 
@@ -36,6 +36,11 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
     tree, problems = load_tree(root, spec, llm_judges=True)
     if tree is None:
         return None, problems
+    if not blind and not scoring_doc.records_blind(spec):
+        return None, [Problem(f"system/schemas/{spec.version_dir}/evaluation.schema.json",
+                              "lists no \"blind\" property, so an unblinded grade could not be told from a blind one "
+                              "(add \"blind\": {\"type\": \"boolean\"} to $.properties, or grade blind: leave out "
+                              "--unblind)")]
     reviewers = tree.reviewers   # a malformed reviewers.yaml is one of load_tree's problems
     if reviewers is None:
         return None, [Problem(REVIEWERS_FILE, "missing: register reviewers (id, name, kind) before grading")]

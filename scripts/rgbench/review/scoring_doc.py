@@ -2,11 +2,11 @@
 
 The document comes from :func:`rgbench.governance.scoring_template.template` (the one shape of a
 scoring), filled with the form's grades, both pins (``response_sha256``, ``gold_sha256``: sha256 of
-the files' bytes as read when saving) and ``blind``. Its messages are the evaluation schema's and the
-loader's catalog checks (the words ``rgbench validate`` prints after the file's path), plus the page's
-own rules (a fail needs its evidence quote, the reviewer must be on record). Saving writes the
-canonical JSON once (:func:`rgbench.governance.write_once.write_new_file`) inside ``scoring/`` or
-``scoring_multi/`` only.
+the files' bytes as read when saving) and ``blind`` where the evaluation schema lists it (:func:`records_blind`).
+Its messages are the evaluation schema's and the loader's catalog checks (the words ``rgbench validate``
+prints after the file's path), plus the page's own rules (a fail needs its evidence quote, the reviewer
+must be on record). Saving writes the canonical JSON once
+(:func:`rgbench.governance.write_once.write_new_file`) inside ``scoring/`` or ``scoring_multi/`` only.
 """
 
 from __future__ import annotations
@@ -145,8 +145,15 @@ def document_from_form(spec: Spec, run: QueuedRun, reviewer_id: str, subject_ver
     document["automatic_fails_triggered"] = sorted(fails, key=lambda f: str(f["code"]))
     comments = form.get("comments")
     document["comments"] = comments.strip() if isinstance(comments, str) else comments
-    document["blind"] = blind
+    if records_blind(spec):   # a benchmark's own schema may not list it (rgbench init's before 2026-12-06)
+        document["blind"] = blind
     return document
+
+
+def records_blind(spec: Spec) -> bool:
+    """Whether the benchmark's evaluation schema lists ``blind`` (a grade says whether the page hid the subject)."""
+    properties = spec.validators["evaluation"].schema.get("properties")
+    return isinstance(properties, dict) and "blind" in properties
 
 
 def document_messages(spec: Spec, document: dict[str, Any], reviewers: dict[str, Reviewer] | None) -> list[str]:

@@ -267,14 +267,30 @@ def test_init_registers_reviewers_so_judge_grades_never_count_as_human(tmp_path,
     # The new repository holds a reviewers registry from the start: its example scorings name a registered
     # reviewer, the judge's grades stay out of the board unless config.yaml says otherwise, and a grade by
     # anyone unregistered is refused. Its subject is of a kind the registry schema declares (system).
+    # And a grade given on the grading page (the README's step 3) saves and counts: the page wrote `blind` into
+    # every grade while this schema did not list it, so on a new benchmark no grade saved (until 2026-12-06).
     import csv
+    import json
+
+    from rgbench.commands.review import open_app
 
     root = tmp_path / "b"
     init_tree_with_graded_runs(root)
+    head = {"schema_version": "1.0", "subject_id": "mt-2021", "subject_version": "2021-06-01", "case_id": "EX-DEMO-001"}
+    (root / "responses/v1.0/mt-2021/EX-DEMO-001__r3.json").write_text(
+        json.dumps({**head, "run_id": "r3", "confidence": 40, "response_text": "9: it is odd."}, indent=2) + "\n")
+    app, problems = open_app(root, "rev-example")
+    assert app is not None, problems
+    run = next(r for r in app.queue() if r.key == ("mt-2021", "EX-DEMO-001", "r3"))
+    status, answer = app.save({"handle": run.handle, "criterion_scores": dict.fromkeys(app.spec.criteria, "1"),
+                               "correctness": "0", "fails": [], "comments": "", "filters": ""})
+    assert status == 200, answer
+    saved = json.loads((root / "scoring/v1.0/mt-2021/EX-DEMO-001__r3__eval-rev-example.json").read_text())
+    assert saved["blind"] is True and saved["criterion_scores"] == dict.fromkeys(app.spec.criteria, 1)
     assert main(["metrics", "--root", str(root)]) == 0
     with open(root / "results/per_run.csv", newline="") as handle:
         runs = [(row["run_id"], row["reviewer_id"]) for row in csv.DictReader(handle)]
-    assert runs == [("r1", "rev-example")]  # r2, graded by the judge alone, is not on the board
+    assert runs == [("r1", "rev-example"), ("r3", "rev-example")]  # r2, graded by the judge alone, is not on the board
     with open(root / "results/reviewers.csv", newline="") as handle:
         kinds = {(row["reviewer_id"], row["kind"]) for row in csv.DictReader(handle)}
     assert kinds == {("rev-example", "human"), ("judge-example", "llm-judge")}
@@ -288,7 +304,7 @@ def test_init_registers_reviewers_so_judge_grades_never_count_as_human(tmp_path,
     assert main(["metrics", "--root", str(root)]) == 0
     with open(root / "results/per_run.csv", newline="") as handle:
         assert [(row["run_id"], row["reviewer_id"]) for row in csv.DictReader(handle)] == [
-            ("r1", "rev-example"), ("r2", "judge-example")]
+            ("r1", "rev-example"), ("r2", "judge-example"), ("r3", "rev-example")]
     capsys.readouterr()
     stray = root / "scoring/v1.0/mt-2021/EX-DEMO-001__r2__eval-judge-example.json"
     stray.with_name("EX-DEMO-001__r2__eval-rev-nobody.json").write_text(stray.read_text().replace("judge-example", "rev-nobody"))
@@ -349,3 +365,4 @@ def test_template_test_pins_are_the_toolkits():
 if __name__ == "__main__":
     (TEMPLATE_DIR / WORKFLOW).write_text(adopted_workflow((REPO / WORKFLOW).read_text(encoding="utf-8")), encoding="utf-8")
     print(f"rewrote {TEMPLATE_DIR / WORKFLOW}")
+

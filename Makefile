@@ -126,8 +126,8 @@ review: $(VENV)/.installed  ## local grading page on 127.0.0.1 (REVIEWER=you, PO
 assign: $(VENV)/.installed  ## pick second grades: SHARE=0.2 (default) of graded runs, stratified by family and subject
 	$(RGBENCH) assign --root $(ROOT) --share "$(or $(SHARE),0.2)"
 
-draw: $(VENV)/.installed  ## judge-assisted: append a human draw to subjects/human_draws.json, N=8 stratified or NEXT=5 active (SUBJECTS=a,b: over those only)
-	$(RGBENCH) assign --root $(ROOT) $(if $(NEXT),--next "$(NEXT)",--draw "$(or $(N),8)") $(if $(SUBJECTS),--subjects "$(SUBJECTS)")
+draw: $(VENV)/.installed  ## judge-assisted: append a human draw to subjects/human_draws.json, N=8 stratified or NEXT=5 active (SUBJECTS=a,b: over those only); REASSIGN=rev-3: their waiting runs to the others
+	$(RGBENCH) assign --root $(ROOT) $(if $(REASSIGN),--reassign "$(REASSIGN)",$(if $(NEXT),--next "$(NEXT)",--draw "$(or $(N),8)") $(if $(SUBJECTS),--subjects "$(SUBJECTS)"))
 
 plan: $(VENV)/.installed  ## judge-assisted: the human grades each figure and neighbouring pair still needs (HALF_WIDTH=0.03)
 	$(RGBENCH) plan --root $(ROOT) $(if $(HALF_WIDTH),--half-width "$(HALF_WIDTH)")

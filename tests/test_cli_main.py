@@ -38,7 +38,8 @@ OPTIONS = {
     "fmt": {"--root": REPO_ROOT, "--check": False},
     "init": {"DIR": None, "--requirement": None},
     "review": {"--root": REPO_ROOT, "--reviewer": None, "--port": 0, "--unblind": False},
-    "assign": {"--root": REPO_ROOT, "--share": None, "--draw": None, "--next": None, "--subjects": None},
+    "assign": {"--root": REPO_ROOT, "--share": None, "--draw": None, "--next": None, "--subjects": None,
+               "--reassign": None},
     "drift": {"--root": REPO_ROOT, "--output": None},
     "plan": {"--root": REPO_ROOT, "--figure": "Q_final", "--half-width": None},
 }

@@ -329,7 +329,15 @@ def test_attack_a_pull_request_that_edits_an_earlier_human_draw_is_refused_even_
     assert status == 0 and len(err) == 1 and "changes the human draws" in err[0]
     fix = ("a pull request only appends draws: restore the base's, git checkout <base> -- subjects/human_draws.json, "
            "then rgbench assign")
+    # who grades a drawn run is not which runs count: a maintainer may rename it (rgbench assign --reassign)
+    named = {**document, "draws": [{**draw, "runs": [{**run, "reviewer_id": "rev-b"}]}]}
+    tree.write("subjects/human_draws.json", json.dumps(named))
+    repo.commit("Draw 1's run to rev-b")
+    status, err, _ = check(repo, base, capsys, "--maintainer")
+    assert status == 0 and len(err) == 1 and "changes the human draws" in err[0]
     for edited, what in (([{**draw, "runs": [{**run, "run_id": "r2"}]}], "draw 1 of the base is changed"),
+                         ([{**draw, "runs": [{**run, "reviewer_id": "rev-b", "probability": "1/3"}]}],
+                          "draw 1 of the base is changed"),
                          ([], "draw 1 of the base is removed"),
                          ([draw, {**draw, "draw": 3}], "the new draw at position 2 is not numbered 2")):
         tree.write("subjects/human_draws.json", json.dumps({**document, "draws": edited}))

@@ -573,7 +573,7 @@ def test_the_grading_page_serves_the_judges_unconfirmed_critical_flags_to_every_
         assert app is not None, problems
         queues[reviewer] = (app, app.queue())
     for app, queue in queues.values():
-        assert app.flagged == tuple(sorted((key, key_of(inside)))) and queue[-1].key == key and queue[-1].role == "first"
+        assert app.open_runs == tuple(sorted((key, key_of(inside)))) and queue[-1].key == key and queue[-1].role == "first"
         # the drawn flagged run waits for the reviewer its draw names, in draw order, and for no one else
         assert [run.key for run in queue[:-1]] == [k for k, who in app.drawn.items() if who == app.reviewer.reviewer_id]
     assert key_of(inside) not in {run.key for run in queues["rev-1"][1]}
@@ -585,6 +585,72 @@ def test_the_grading_page_serves_the_judges_unconfirmed_critical_flags_to_every_
     assert status == 200, answer
     assert (tree / "scoring" / "v1.0" / key[0] / f"{key[1]}__{key[2]}__eval-rev-1.json").is_file()
     assert all(key not in {run.key for run in app.queue()} for app, _ in queues.values())
+
+
+def test_a_drawn_run_no_draw_names_a_reviewer_for_is_open_to_every_human(tree):
+    # A draws file written by hand or by make_synthetic --judge-assisted may name nobody for a drawn run: no queue held
+    # it, so it waited for ever (and `--next` was refused until it was graded). It is open to every human now.
+    assert assign(tree, "--draw", "10") == 0
+    doc = document(tree)
+    run = next(r for d in doc["draws"] for r in d["runs"] if r.get("reviewer_id") == "rev-2")
+    del run["reviewer_id"]
+    (tree / DRAWS_FILE).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    key = (run["subject_id"], run["case_id"], run["run_id"])
+    apps = {}
+    for reviewer in ("rev-1", "rev-2"):
+        app, problems = open_app(tree, reviewer)
+        assert app is not None, problems
+        assert app.queue()[-1].key == key   # after their named runs
+        apps[reviewer] = app
+    form = {"handle": apps["rev-1"].queue()[-1].handle, "criterion_scores": dict.fromkeys(apps["rev-1"].spec.criteria, "1"),
+            "correctness": "0", "fails": [], "comments": "", "filters": ""}
+    assert apps["rev-1"].save(form)[0] == 200
+    assert all(key not in {r.key for r in app.queue()} for app in apps.values())
+
+
+def test_reassign_gives_the_runs_waiting_for_a_reviewer_to_the_others_and_changes_nothing_else(tree, capsys):
+    # A reviewer named by a draw is away: their drawn runs waited for them (and `--next` refused until graded), with
+    # no way out but editing the file, which the gate refused. --reassign names the others, fewest waiting first.
+    assert assign(tree, "--draw", "20") == 0   # every run: some reviewers are named for two or more
+    before = document(tree)
+    def waiting(doc: dict) -> dict:   # reviewer -> the runs named for them, in draw order
+        out: dict = {}
+        for d in doc["draws"]:
+            for r in d["runs"]:
+                if "reviewer_id" in r:
+                    out.setdefault(r["reviewer_id"], []).append((r["subject_id"], r["case_id"], r["run_id"]))
+        return out
+    named = waiting(before)
+    away = max(named, key=lambda who: (len(named[who]), who))
+    grade_as_human(tree, named[away][0], "rev-6")   # graded meanwhile by someone else: nothing to move
+    moving = named[away][1:]
+    capsys.readouterr()
+    assert len(moving) >= 1 and assign(tree, "--reassign", away) == 0
+    after = document(tree)
+    unnamed = [[{k: v for k, v in r.items() if k != "reviewer_id"} for r in d["runs"]] for d in after["draws"]]
+    assert unnamed == [[{k: v for k, v in r.items() if k != "reviewer_id"} for r in d["runs"]] for d in before["draws"]]
+    assert {k: v for k, v in after.items() if k != "draws"} == {k: v for k, v in before.items() if k != "draws"}
+    now = waiting(after)
+    assert now.get(away, []) == named[away][:1] and sorted(k for who in now for k in now[who]) == sorted(
+        k for who in named for k in named[who])
+    # each moved run went to the one with the fewest waiting (ties: id order), in draw order
+    load = {who: len(keys) for who, keys in named.items() if who != away}
+    load.update({h: load.get(h, 0) for h in ("rev-1", "rev-2", "rev-3", "rev-4", "rev-5", "rev-6") if h != away})
+    for key in moving:
+        to = min(load, key=lambda h: (load[h], h))
+        assert key in now[to]
+        load[to] += 1
+    assert f"{len(moving)} drawn run(s) waiting for {away} reassigned" in capsys.readouterr().out
+    assert load_valid_grades(tree) is not None   # the draws still check: names are not part of it
+    app, problems = open_app(tree, away)
+    assert app is not None, problems
+    assert not {run.key for run in app.queue()} & set(moving)
+    # again: nothing waits for them; with --subjects: refused
+    assert assign(tree, "--reassign", away) == 1
+    assert f"--reassign: '{away}': no drawn run waits for this reviewer's grade" in capsys.readouterr().err
+    assert assign(tree, "--reassign", away, "--subjects", "synth-000") == 1
+    assert "--subjects: names the subjects of a judge-assisted draw (--draw N or --next N), not of --reassign" in (
+        capsys.readouterr().err)
 
 
 def test_a_subject_that_joins_is_drawn_alone_with_spreads_borrowed_from_the_graded_ones(tree, capsys):

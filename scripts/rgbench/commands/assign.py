@@ -4,6 +4,7 @@
     rgbench assign --draw N         judge-assisted: a new draw of N runs, stratified by subject and judge grade
     rgbench assign --next N         judge-assisted: an active draw of N runs, more where the judge errs most
     rgbench assign --next N --subjects new-model    the same over the subjects named only (e.g. one that joins)
+    rgbench assign --reassign rev-3 judge-assisted: the drawn runs waiting for rev-3 go to the other humans
 
 --share: strata (family, subject) of the runs graded in scoring/; the second reviewer is a registered human
 other than the first reviewer, the least loaded first. Writes subjects/second_reviews.json, which the
@@ -15,7 +16,9 @@ registered human with the fewest runs waiting (ties: id order); the grading page
 existing draws are checked first (each whose subjects' runs and judge grades are those it records must be what
 its seed and the judge's grades give; `rgbench validate` checks the same); a draw is made over today's runs that
 no earlier draw lists, so no run is drawn twice and it covers runs added since the earlier draws.
-docs/judge_assisted.md, "The draw", says how each draw is made.
+docs/judge_assisted.md, "The draw", says how each draw is made. --reassign changes only the names: each drawn
+run without a human grade that waits for that reviewer (away, or no longer grading) goes to the other
+registered human with the fewest runs waiting, in draw order (the check re-derives draws without the names).
 """
 
 from __future__ import annotations
@@ -50,10 +53,15 @@ def parse_share(text: str) -> Fraction | None:
 
 def run(args: argparse.Namespace) -> int:
     root: Path = args.root
-    chosen = [option for option in ("share", "draw", "next") if getattr(args, option) is not None]
+    chosen = [option for option in ("share", "draw", "next", "reassign") if getattr(args, option) is not None]
     if len(chosen) != 1:
         return refuse("rgbench assign: give one of --share S (second grades), --draw N or --next N "
-                      "(judge-assisted draws)")
+                      "(judge-assisted draws), or --reassign REVIEWER (their drawn runs to the other humans)")
+    if args.reassign is not None:
+        if args.subjects is not None:
+            return refuse("--subjects: names the subjects of a judge-assisted draw (--draw N or --next N), not of "
+                          "--reassign")
+        return reassign(root, args.reassign)
     if args.share is None:
         return draw(root, "draw" if args.draw is not None else "next", args.draw if args.draw is not None else args.next,
                     args.subjects)
@@ -154,6 +162,49 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
               "can bias the estimate (docs/judge_assisted.md, \"A size chosen from the data\")")
     for subject, why in left_out.items():
         print(f"  {subject} left out: {why}")
+    return 0
+
+
+def reassign(root: Path, away: str) -> int:
+    """``--reassign REVIEWER``: every drawn run without a human grade named for ``away`` is named instead for the
+    other registered human with the fewest drawn runs waiting (ties: id order), in draw order; nothing else in
+    subjects/human_draws.json changes."""
+    loaded = load_valid_grades(root)
+    if loaded is None:
+        return 1
+    spec, tree, multi = loaded
+    if not spec.judge_assisted or not tree.draws:
+        return report([Problem(DRAWS_FILE, "--reassign: no human draws to reassign (judge-assisted mode's "
+                                           "rgbench assign --draw N writes them)")])
+    others = sorted(r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN and r.reviewer_id != away)
+    graded = set(drawing.judge_and_human(spec, tree, multi)[1])
+    waiting = Counter(who for key, who in assignments.drawn_assignments(tree.draws).items() if key not in graded)
+    problems = []
+    if not waiting[away]:
+        problems.append(Problem("--reassign", f"{away!r}: no drawn run waits for this reviewer's grade (waiting: "
+                                              + (", ".join(f"{r} {n}" for r, n in sorted(waiting.items())) or "none")
+                                              + ")"))
+    if not others:
+        problems.append(Problem(REVIEWERS_FILE, f"no registered human other than {away!r} to give the runs to "
+                                                "(register one: a maintainer's change)"))
+    if problems:
+        return report(problems)
+    load = Counter({h: waiting[h] for h in others})
+    moved: Counter[str] = Counter()
+    def renamed(run: DrawnRun) -> DrawnRun:
+        if run.reviewer_id != away or run.key in graded:
+            return run
+        to = min(others, key=lambda h: (load[h], h))
+        load[to] += 1
+        moved[to] += 1
+        return replace(run, reviewer_id=to)
+    draws = replace(tree.draws, draws=tuple(replace(d, runs=tuple(map(renamed, d.runs))) for d in tree.draws.draws))
+    try:
+        write_bytes_atomic(root / DRAWS_FILE, draws_document(draws))
+    except OSError as exc:
+        return report([Problem(DRAWS_FILE, output_error(root / DRAWS_FILE, exc).reason)])
+    print(f"{DRAWS_FILE}: {sum(moved.values())} drawn run(s) waiting for {away} reassigned ("
+          + ", ".join(f"{r} {n}" for r, n in sorted(moved.items())) + ")")
     return 0
 
 

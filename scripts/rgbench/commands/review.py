@@ -49,15 +49,18 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
     assigned, problems = assignments.read_assignments(root)
     if problems:
         return None, problems
-    flagged: tuple[RunKey, ...] = ()
-    if spec.judge_assisted:   # the judge's critical flags no human grade has confirmed yet: any human may grade them
-        multi, problems = load_multi(root, spec, tree)
+    drawn: dict[RunKey, str] | None = None
+    open_runs: tuple[RunKey, ...] = ()
+    if spec.judge_assisted:   # open to any human: the judge's critical flags no human grade has confirmed yet, and
+        multi, problems = load_multi(root, spec, tree)   # drawn runs no draw names a reviewer for (none waits forever)
         if multi is None:
             return None, problems
-        flagged = tuple(sorted(unconfirmed_critical(*judge_and_human(spec, tree, multi))))
+        judge, human = judge_and_human(spec, tree, multi)
+        drawn = assignments.drawn_assignments(tree.draws)
+        unnamed = (tree.draws.drawn() if tree.draws else frozenset()) - drawn.keys() - human.keys()
+        open_runs = tuple(sorted(unconfirmed_critical(judge, human) | unnamed))
     return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id], assigned=assigned,
-                     blind=blind, drawn=assignments.drawn_assignments(tree.draws) if spec.judge_assisted else None,
-                     flagged=flagged), []
+                     blind=blind, drawn=drawn, open_runs=open_runs), []
 
 
 def run(args: argparse.Namespace) -> int:

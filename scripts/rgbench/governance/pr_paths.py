@@ -137,7 +137,8 @@ def draws_appended(old: bytes | None, new: bytes | None) -> str | None:
     the base's (``old``): a draw of the base changed or removed (as parsed: its bytes may be re-indented), a judge
     changed, or the new draws not numbered on; None when it only appends (or the base has no file, or either does
     not parse: ``rgbench validate`` names that). A draw is never edited, so nobody chooses which runs count after
-    seeing their grades."""
+    seeing their grades; the reviewers its runs name may change (`rgbench assign --reassign`: who grades a run is
+    not which runs count)."""
     base = draw_list(old)
     head = draw_list(new) if new is not None else base and (base[0], [])
     if base is None or head is None:
@@ -146,12 +147,20 @@ def draws_appended(old: bytes | None, new: bytes | None) -> str | None:
     fix = f"a pull request only appends draws: restore the base's, git checkout <base> -- {DRAWS_FILE}, then rgbench assign"
     if new_judge != judge and kept:
         return f"the judge of the base's draws changed ({fix})"
-    changed = next((i for i, draw in enumerate(kept) if i >= len(drawn) or drawn[i] != draw), None)
+    changed = next((i for i, draw in enumerate(kept) if i >= len(drawn) or _unnamed(drawn[i]) != _unnamed(draw)), None)
     if changed is not None:
         return f"draw {changed + 1} of the base is {'changed' if changed < len(drawn) else 'removed'} ({fix})"
     wrong = next((i for i in range(len(kept), len(drawn))
                   if not isinstance(drawn[i], dict) or drawn[i].get("draw") != i + 1), None)
     return None if wrong is None else f"the new draw at position {wrong + 1} is not numbered {wrong + 1} ({fix})"
+
+
+def _unnamed(draw: object) -> object:
+    """A parsed draw (unchecked) without the reviewer each of its runs names."""
+    if not isinstance(draw, dict) or not isinstance(draw.get("runs"), list):
+        return draw
+    return {**draw, "runs": [{k: v for k, v in run.items() if k != "reviewer_id"} if isinstance(run, dict) else run
+                             for run in draw["runs"]]}
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ class ReviewApp:
     assigned: dict[RunKey, str]
     blind: bool = True
     drawn: dict[RunKey, str] | None = None   # judge-assisted: drawn run -> its reviewer, in draw order
-    flagged: tuple[RunKey, ...] = ()   # judge-assisted: runs the judge flags critical that no human had graded
+    open_runs: tuple[RunKey, ...] = ()   # judge-assisted: no human grade yet, open to every human (rgbench review)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -72,9 +72,8 @@ class ReviewApp:
             return build_queue(self.tree, rid, first, mine, wanted)
         humans = {r for r, reviewer in (self.tree.reviewers or {}).items() if reviewer.kind == HUMAN}
         waiting = [key for key, who in self.drawn.items() if who == rid and not anyone.get(key, set()) & humans]
-        # then the judge's unconfirmed critical flags outside the draws (the gate reads human grades; a drawn one
-        # waits for its named reviewer), open to every human until one grades it
-        waiting += [key for key in self.flagged if key not in self.drawn and not anyone.get(key, set()) & humans]
+        # then the runs open to every human until one grades them (a drawn run named for a reviewer waits for them)
+        waiting += [key for key in self.open_runs if key not in self.drawn and not anyone.get(key, set()) & humans]
         return build_queue(self.tree, rid, first, mine, wanted, waiting)
 
     def catalog(self) -> list[pages.Fail]:
@@ -151,7 +150,7 @@ class ReviewApp:
                 messages.append("the response changed since the page was opened; restart rgbench review")
             rid = self.reviewer.reviewer_id
             messages += scoring_doc.refusals(self.root, self.spec, run, rid, self.assigned.get(run.key)
-                                             or (self.drawn or {}).get(run.key) or (rid if run.key in self.flagged else None))
+                                             or (self.drawn or {}).get(run.key) or (rid if run.key in self.open_runs else None))
         return run, document, messages
 
     def save(self, form: dict[str, Any]) -> tuple[int, dict[str, Any]]:

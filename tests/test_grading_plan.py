@@ -544,6 +544,7 @@ def test_plan_waits_for_drawn_runs_without_a_human_grade(capsys, tmp_path):
     assert pairs["synth-001 > synth-003"] == ["wait"]
     assert pairs["synth-003 > synth-002"] == ["0,", "0"]   # Q_final 0.3216 apart
     assert "wait: drawn runs await a human grade (synth-003 1): the weights already count them" in out
+    assert "grade them (make review; a reviewer away: make draw REASSIGN=<id>), then plan again" in out
     # s_bar at a half-width of 1: synth-003 meets it now (0.4906), so it shows 0, not wait
     _, out, _ = plan(capsys, "--root", str(EXAMPLE), "--figure", "s_bar", "--half-width", "1")
     assert {line.split()[0]: line.split()[4] for line in out.splitlines()[2:6]}["synth-003"] == "0"

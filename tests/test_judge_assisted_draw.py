@@ -478,7 +478,11 @@ def test_assign_next_waits_for_the_earlier_draws_then_draws_where_the_judge_errs
     waiting = [(r["subject_id"], r["case_id"], r["run_id"], r["reviewer_id"]) for r in first["runs"] if "reviewer_id" in r]
     assert waiting   # one more run than the graded ones: at least one without a human grade, named for a human
     assert assign(tree, "--next", "5") == 1
-    assert f"{len(waiting)} run(s) of the earlier draws have no human grade yet" in capsys.readouterr().err
+    from collections import Counter
+    per = ", ".join(f"{who} {n}" for who, n in sorted(Counter(who for *_, who in waiting).items()))
+    assert (f"{len(waiting)} run(s) of the earlier draws have no human grade yet ({per}): an active draw rests on "
+            "the human grades of every earlier drawn run (grade them first: rgbench review; a reviewer away: rgbench "
+            "assign --reassign ID)") in capsys.readouterr().err
     for i, (*key, reviewer) in enumerate(waiting):   # the humans grade them: the judge 0 or 1 point too lenient
         grade_as_human(tree, tuple(key), reviewer, lower=i % 2)
     from gitrepo import GitRepo

@@ -114,9 +114,12 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
     problems = [Problem(DRAWS_FILE, message) for message in drawing.verify(existing, runs)]
     waiting = drawing.pending(existing, runs)
     if option == "next" and waiting:
-        problems.append(Problem(DRAWS_FILE, f"{len(waiting)} run(s) of the earlier draws have no human grade yet: an "
-                                            "active draw rests on the human grades of every earlier drawn run "
-                                            "(grade them first: rgbench review)"))
+        named = Counter(assignments.drawn_assignments(existing).get(key, "nobody named") for key in waiting)
+        problems.append(Problem(DRAWS_FILE, f"{len(waiting)} run(s) of the earlier draws have no human grade yet ("
+                                            + ", ".join(f"{who} {n}" for who, n in sorted(named.items()))
+                                            + "): an active draw rests on the human grades of every earlier drawn run "
+                                            "(grade them first: rgbench review; a reviewer away: rgbench assign "
+                                            "--reassign ID)"))
     if not runs:
         problems.append(Problem(spec.config_path, f"no subject has every run graded by the judge {spec.judge}"))
     chosen = sorted({s.strip() for s in subjects.split(",")} - {""}) if subjects is not None else sorted(runs)

@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         print("wait: drawn runs await a human grade (" + ", ".join(f"{sid} {n}" for sid, n in sorted(waiting.items()))
               + "): the weights already count them, so the figure and its variance are not yet what the draw gives; "
-              "grade them (make review), then plan again")
+              "grade them (make review; a reviewer away: make draw REASSIGN=<id>), then plan again")
     print()
     print(CAVEAT)
     return 0

@@ -207,15 +207,12 @@ def search(spread: float, phases: Sequence[Phase], half_width: float, confidence
     """(n, floor) for an interval (one subject's figure, or the difference of two) whose bootstrap replicates have
     the SD ``spread`` today: n the smallest total of human values, from one more than now to N (a further draw of
     every run left), that ``shares`` divides between the subjects of ``phases`` with q · √(V_full + Σ term_i(n_i))
-    <= ``half_width`` (:meth:`Phase.term`; by bisection, which holds since a term rises at most once, over a small
-    further draw, then falls, and q nearly never rises: by at most 0.8% where the cases the judge alone carries fall
-    to 2 or 3, so 4 of 7,500 simulated counts were not the smallest; None when none does), floor that half-width
-    after a further draw of every run (the narrowest grading can reach without more cases). q is the largest of the
-    subjects' quantiles at their :meth:`Phase.parts` (a difference's interval is read at the higher of its two
-    subjects' levels); V_full is the current variance, ``spread``², less each subject's T₀, floored at 0. Read from
-    the replicates, not as (half-width / q now)², it leaves out the interval's shape at few grades (BCa's, the
-    interval before 2026-12-05, was up to 3% wider than q times their SD; the percentile's is within 1%), which
-    would land in V_full, the part no grading lowers (docs/judge_assisted.md, "The grading budget")."""
+    <= ``half_width`` (:meth:`Phase.term`; by bisection: a term rises at most once, over a small further draw, and q
+    nearly never rises; None when none does), floor that half-width after a further draw of every run (the
+    narrowest grading can reach without more cases). q is the largest of the subjects' quantiles at their
+    :meth:`Phase.parts`; V_full is the current variance, ``spread``², less each subject's T₀, floored at 0 (read
+    from the replicates, not from the half-width, so that the interval's shape at few grades does not land in the
+    part no grading lowers: docs/judge_assisted.md, "The grading budget")."""
     full = max(spread ** 2 - sum(p.term(p.labels) for p in phases), 0.0)
 
     def width(total: int) -> float:

@@ -195,7 +195,8 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
     curve = {n: float(np.mean([one(n)[4][0] for _ in range(reps)])) for n in design.grid}
     target = SHRINK * curve[design.start]
     sim = sample_size_at(curve, target)
-    drawn = {n: np.mean([one(n, "draw")[4] for _ in range(reps)], axis=0) for n in design.grid}
+    each = {n: np.array([one(n, "draw")[4] for _ in range(reps)]) for n in design.grid}   # reps x (hw, shape, sd)
+    drawn = {n: rows.mean(axis=0) for n, rows in each.items()}
     by_draw = {n: float(h) for n, (h, _, _) in drawn.items()}
     predicted: list[float] = []
     for _ in range(reps):
@@ -215,8 +216,10 @@ def active_row(design: ActiveDesign, index: int, reps: int, seed: int) -> dict:
         else:
             more = grades_for_half_width(hw, sd, phases[0], target, CONFIDENCE, RESAMPLES)
             predicted.append(math.inf if more.needed is None else design.start + more.needed)
+    mc = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, index, 1])))   # the SEs' own stream
     return {"design": design, "curve": curve, "target": target, "simulated": sim,
             "uniform": float(np.median(predicted)), "by_draw": by_draw,
+            "se_draw": ratio_se({n: rows[:, 0] for n, rows in each.items()}, predicted, target, 1, mc),
             "simulated_draw": sample_size_at(by_draw, target),
             "shape": {n: float(r) for n, (_, r, _) in drawn.items()}}
 
@@ -278,8 +281,8 @@ def half(bounds) -> float:
     return float("nan") if bounds is None else (bounds[1] - bounds[0]) / 2
 
 
-def simulated(design: Design, reps: int, rng: np.random.Generator) -> dict[int, tuple[float, float]]:
-    """n -> (mean half-width of A's Q_final, of the A - B difference) over ``reps`` benchmarks."""
+def simulated(design: Design, reps: int, rng: np.random.Generator) -> dict[int, np.ndarray]:
+    """n -> each of ``reps`` benchmarks' (half-width of A's Q_final, of the A - B difference): reps x 2."""
     out = {}
     for n in design.grid:
         rows = []
@@ -288,8 +291,26 @@ def simulated(design: Design, reps: int, rng: np.random.Generator) -> dict[int, 
             (sa, _), (sb, _) = drawn_sums(a, n, rng, design.start), drawn_sums(b, n, rng, design.start)
             counts = case_counts(rng, design.cases, RESAMPLES)
             rows.append((half(interval(sa, counts, CONFIDENCE)), half(difference_interval(sa, sb, counts, CONFIDENCE))))
-        out[n] = (float(np.nanmean([row[0] for row in rows])), float(np.nanmean([row[1] for row in rows])))
+        out[n] = np.array(rows, dtype=np.float64)
     return out
+
+
+MC_RESAMPLES = 400   # bootstrap resamples of the benchmarks for a ratio's Monte-Carlo SE
+
+
+def ratio_se(halves: dict[int, np.ndarray], predictions: list[float], target: float, scale: float,
+             rng: np.random.Generator) -> float:
+    """The Monte-Carlo SE of median(predictions) / (``scale`` x the n at which the mean of ``halves`` (n -> each
+    benchmark's half-width) reaches ``target``): the SD over MC_RESAMPLES bootstrap resamples of the benchmarks
+    (each grid point's, and the predictions', resampled apart: they are independent benchmarks), the target held
+    (it is the figure both aim at). NaN when fewer than half the resamples give a finite ratio."""
+    values = []
+    for _ in range(MC_RESAMPLES):
+        curve = {n: float(np.nanmean(h[rng.integers(len(h), size=len(h))])) for n, h in halves.items()}
+        picked = np.asarray(predictions)[rng.integers(len(predictions), size=len(predictions))]
+        values.append(float(np.median(picked)) / (scale * sample_size_at(curve, target)))
+    finite = [v for v in values if math.isfinite(v) and v > 0]
+    return float(np.std(finite, ddof=1)) if len(finite) >= MC_RESAMPLES / 2 else math.nan
 
 
 def plan_phase(sums, graded_runs, est) -> Phase:
@@ -324,7 +345,7 @@ def predicted(design: Design, reps: int, targets: tuple[float, float], rng: np.r
         more = pair_grades_for_half_width(hw_pair, sd_pair, pa, pb, targets[1], CONFIDENCE, RESAMPLES)
         pair.append(math.inf if more.first is None or more.second is None else
                     2 * design.start + more.first + more.second)
-    return float(np.median(subject)), float(np.median(pair))
+    return (float(np.median(subject)), float(np.median(pair))), (subject, pair)
 
 
 def design_row(index: int, reps: int, seed: int) -> dict:
@@ -332,12 +353,15 @@ def design_row(index: int, reps: int, seed: int) -> dict:
     simulated and predicted counts of A's Q_final and the A - B difference."""
     design = DESIGNS[index]
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, index])))
-    curve = simulated(design, reps, rng)
+    halves = simulated(design, reps, rng)
+    curve = {n: (float(np.nanmean(h[:, 0])), float(np.nanmean(h[:, 1]))) for n, h in halves.items()}
     targets = (SHRINK * curve[design.start][0], SHRINK * curve[design.start][1])
     sim = (sample_size_at({n: h[0] for n, h in curve.items()}, targets[0]),
            2 * sample_size_at({n: h[1] for n, h in curve.items()}, targets[1]))
-    pred = predicted(design, reps, targets, rng)
-    return {"design": design, "curve": curve, "targets": targets, "simulated": sim, "predicted": pred}
+    pred, lists = predicted(design, reps, targets, rng)
+    mc = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, index, 1])))   # the SEs' own stream
+    se = tuple(ratio_se({n: h[:, i] for n, h in halves.items()}, lists[i], targets[i], 1 + i, mc) for i in (0, 1))
+    return {"design": design, "curve": curve, "targets": targets, "simulated": sim, "predicted": pred, "se": se}
 
 
 def row(task: tuple[int, int, int]) -> dict:
@@ -370,23 +394,32 @@ def report(rows: list[dict], reps: int, seed: int) -> str:
              "interval and graded runs. Issue 28's target: within 10%.", "",
              "| design | figure | n0 | target half-width | simulated n | predicted n | predicted / simulated |",
              "|---|---|---:|---:|---:|---:|---:|"]
+    ses = []
     for row in rows:
         d = row["design"]
         for i, figure in enumerate(("Q_final of A", "A - B")):
             start = d.start * (1 if i == 0 else 2)
             sim, pred = row["simulated"][i], row["predicted"][i]
             ratio = pred / sim if math.isfinite(sim) and math.isfinite(pred) else float("nan")
+            ses.append((ratio, row["se"][i]))
             lines.append(f"| {d.name} | {figure} | {start} | {row['targets'][i]:.4f} | {sim:.1f} | {pred:.1f} | "
-                         f"{ratio:.3f} |")
-    ratios = [row["predicted"][i] / row["simulated"][i] for row in rows for i in (0, 1)]
+                         f"{ratio:.3f} ± {row['se'][i]:.3f} |")
+    ratios = [r for r, _ in ses]
     inside = sum(1 for r in ratios if abs(r - 1) <= 0.10)
     lines += ["", f"Within 10% of the simulated count: {inside} of {len(ratios)} figures (predicted / simulated "
-              f"{min(ratios):.3f} to {max(ratios):.3f}).", "",
+              f"{min(ratios):.3f} to {max(ratios):.3f}; {beyond(ses)}). ± is the ratio's Monte-Carlo SE (the "
+              f"benchmarks resampled {MC_RESAMPLES} times, the target held).", "",
               "Mean half-widths by human sample (per subject), A's Q_final / the difference:", ""]
     for row in rows:
         cells = ", ".join(f"{n}: {h[0]:.4f} / {h[1]:.4f}" for n, h in sorted(row["curve"].items()))
         lines.append(f"- {row['design'].name}: {cells}")
     return "\n".join(lines) + "\n"
+
+
+def beyond(ses: list[tuple[float, float]]) -> str:
+    """How many ratios lie more than 2 Monte-Carlo SEs outside 0.9-1.1: those the study shows outside 10%."""
+    out = sum(1 for r, se in ses if math.isfinite(r) and (r - 1.1 > 2 * se or 0.9 - r > 2 * se))
+    return f"{out} more than 2 Monte-Carlo SEs outside 10%"
 
 
 def report_active(rows: list[dict]) -> str:
@@ -412,14 +445,16 @@ def report_active(rows: list[dict]) -> str:
         figure = "A - B" if len(d.model.judges) == 2 else "Q_final of A"
         lines.append(f"| {d.name} | {figure} | {d.start} | {row['target']:.4f} | {row['simulated_draw']:.1f} | "
                      f"{row['simulated']:.1f} | {row['uniform']:.1f} | "
-                     f"{ratio(row['uniform'], row['simulated_draw']):.3f} | "
+                     f"{ratio(row['uniform'], row['simulated_draw']):.3f} ± {row['se_draw']:.3f} | "
                      f"{ratio(row['uniform'], row['simulated']):.3f} | "
                      f"{100 * (1 - ratio(row['simulated'], row['simulated_draw'])):.1f}% |")
     ratios = [r for r in (ratio(row["uniform"], row["simulated_draw"]) for row in rows) if math.isfinite(r)] or [math.nan]
     inside = sum(1 for r in ratios if abs(r - 1) <= 0.10)
     nexts = [r for r in (ratio(row["uniform"], row["simulated"]) for row in rows) if math.isfinite(r)] or [math.nan]
+    ses = [(ratio(row["uniform"], row["simulated_draw"]), row["se_draw"]) for row in rows]
     lines += ["", f"`rgbench plan` within 10% of the simulated count for a further `--draw`: {inside} of "
-              f"{len(ratios)} figures (predicted / simulated {min(ratios):.3f} to {max(ratios):.3f}); for a further "
+              f"{len(ratios)} figures (predicted / simulated {min(ratios):.3f} to {max(ratios):.3f}; ± its "
+              f"Monte-Carlo SE; {beyond(ses)}); for a further "
               f"`--next`: {sum(1 for r in nexts if abs(r - 1) <= 0.10)} of {len(nexts)} ({min(nexts):.3f} to "
               f"{max(nexts):.3f}).", "",
               "Mean half-widths by n, further grades by --next / by --draw:", ""]

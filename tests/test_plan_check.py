@@ -33,3 +33,16 @@ def test_a_pilot_and_a_further_draw_pool_as_the_board_pools_draws():
     # 6 fails (w 6/5) and 1 of 2 passes (w 2), summing to 5 · 6/5 + 2 = 8
     _, once = pc.drawn_sums((y, y, strata, (y,)), 6, np.random.Generator(np.random.PCG64(3)))
     assert sorted(round(w, 9) for _, _, w in once) == [1.2] * 5 + [2.0]
+
+
+def test_a_ratios_monte_carlo_se_is_0_without_spread_and_nan_without_a_crossing():
+    # halves 0.2 at n = 10 and 0.1 at n = 20 on every benchmark: the mean curve reaches 0.15 where 1/n = 1/10 +
+    # (1/20 − 1/10)(0.04 − 0.0225)/(0.04 − 0.01) = 0.1 − 0.05 · 7/12, n = 1/0.0708333 = 14.1176; predictions all 14:
+    # every resample gives 14 / 14.1176 = 0.99167, so the SE is 0
+    rng = np.random.Generator(np.random.PCG64(0))
+    halves = {10: np.full(6, 0.2), 20: np.full(6, 0.1)}
+    assert pc.sample_size_at({10: 0.2, 20: 0.1}, 0.15) == pytest.approx(1 / (0.1 - 0.05 * 7 / 12))
+    assert pc.ratio_se(halves, [14.0] * 6, 0.15, 1, rng) == pytest.approx(0, abs=1e-12)   # float rounding of the means
+    # spread among the predictions gives an SE above 0; a target below every half-width gives no crossing: NaN
+    assert pc.ratio_se(halves, [10.0, 12.0, 14.0, 16.0, 18.0, 20.0], 0.15, 1, rng) > 0
+    assert np.isnan(pc.ratio_se(halves, [14.0] * 6, 0.05, 1, rng))

@@ -536,5 +536,4 @@ def test_a_critical_fail_only_the_judge_flags_is_named_unconfirmed(tmp_path, cap
     # rgbench plan names them too, with what to do
     capsys.readouterr()
     assert run_script("plan", ["--root", str(root)]) == 0
-    assert ("The judge flags a critical fail on answers no human has graded (synth-001 2): the gate reads human "
-            "grades, so these are unconfirmed; rgbench review serves them to every human") in capsys.readouterr().out
+    assert f"{sentence} rgbench review serves them to every human after their drawn runs.\n" in capsys.readouterr().out

@@ -99,3 +99,17 @@ def test_the_template_with_an_installed_python_names_what_it_cannot_import(tmp_p
         f"PY={no_pytest} cannot import pytest, which make test runs (install it there: {no_pytest} -m pip install "
         "-r requirements-dev.txt; or leave PY unset to use .venv)")
     assert not (root / ".venv").exists()
+
+
+@pytest.mark.parametrize("which", sorted(MAKEFILES))
+def test_make_draw_passes_reassign_instead_of_a_draw(which, tmp_path):
+    # `make draw REASSIGN=rev-3` (judge-assisted: the runs waiting for rev-3 go to the others) makes no draw
+    root = repo_copy(tmp_path, MAKEFILES[which])
+    (root / ".venv/bin").mkdir(parents=True)
+    (root / ".venv/bin/python").symlink_to(sys.executable)
+    for stamp in (".installed", ".installed-dev"):
+        (root / ".venv" / stamp).touch()
+    plan = make(root, "-n", "draw", "REASSIGN=rev-3", f"PYTHON={sys.executable}").stdout
+    assert 'assign --root . --reassign "rev-3"' in plan and "--draw" not in plan and "--next" not in plan
+    plan = make(root, "-n", "draw", "NEXT=5", f"PYTHON={sys.executable}").stdout
+    assert 'assign --root . --next "5"' in plan and "--reassign" not in plan

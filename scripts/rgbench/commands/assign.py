@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 from ..atomic import output_error, write_bytes_atomic
-from ..load.draws import DRAWS_FILE, Draw, DrawnRun, HumanDraws, draws_document
+from ..load.draws import DRAWS_FILE, Draw, DrawnRun, HumanDraws, RunKey, draws_document
 from ..load.parsing import exact_decimal
 from ..load.reviewers import HUMAN, REVIEWERS_FILE
 from ..problems import Problem, refuse, report
@@ -180,8 +181,8 @@ def reassign(root: Path, away: str) -> int:
         return report([Problem(DRAWS_FILE, "--reassign: no human draws to reassign (judge-assisted mode's "
                                            "rgbench assign --draw N writes them)")])
     others = sorted(r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN and r.reviewer_id != away)
-    graded = set(drawing.judge_and_human(spec, tree, multi)[1])
-    waiting = Counter(who for key, who in assignments.drawn_assignments(tree.draws).items() if key not in graded)
+    named = waiting_runs(tree.draws, drawing.judge_and_human(spec, tree, multi)[1].keys())
+    waiting = Counter(named.values())
     problems = []
     if not waiting[away]:
         problems.append(Problem("--reassign", f"{away!r}: no drawn run waits for this reviewer's grade (waiting: "
@@ -195,10 +196,9 @@ def reassign(root: Path, away: str) -> int:
     load = Counter({h: waiting[h] for h in others})
     moved: Counter[str] = Counter()
     def renamed(run: DrawnRun) -> DrawnRun:
-        if run.reviewer_id != away or run.key in graded:
+        if named.get(run.key) != away:
             return run
-        to = min(others, key=lambda h: (load[h], h))
-        load[to] += 1
+        to = fewest_waiting(others, load)
         moved[to] += 1
         return replace(run, reviewer_id=to)
     draws = replace(tree.draws, draws=tuple(replace(d, runs=tuple(map(renamed, d.runs))) for d in tree.draws.draws))
@@ -213,15 +213,21 @@ def reassign(root: Path, away: str) -> int:
 
 def with_reviewers(made: Draw, existing: HumanDraws, runs: dict, humans: list[str]) -> Draw:
     """``made`` with a reviewer for each run without a human grade: the one an earlier draw named while it still
-    waits, else the registered human with the fewest runs waiting (ties: id order)."""
+    waits, else :func:`fewest_waiting`'s."""
     graded = {r.key for items in runs.values() for r in items if r.human is not None}
-    earlier = {r.key: r.reviewer_id for d in existing.draws for r in d.runs if r.reviewer_id and r.key not in graded}
-    load = Counter({h: 0 for h in humans}) + Counter(earlier.values())
-    named = []
-    for run in made.runs:
-        reviewer = None
-        if run.key not in graded:
-            reviewer = earlier.get(run.key) or min(humans, key=lambda h: (load[h], h))
-            load[reviewer] += run.key not in earlier
-        named.append(DrawnRun(run.key, run.probability, reviewer))
-    return replace(made, runs=tuple(named))
+    earlier = waiting_runs(existing, graded)
+    load = Counter(earlier.values())
+    return replace(made, runs=tuple(replace(run, reviewer_id=None if run.key in graded else
+                                            earlier.get(run.key) or fewest_waiting(humans, load)) for run in made.runs))
+
+
+def waiting_runs(draws: HumanDraws, graded: Collection[RunKey]) -> dict[RunKey, str]:
+    """The drawn runs without a human grade (not in ``graded``) that a draw names a reviewer for -> that reviewer."""
+    return {key: who for key, who in assignments.drawn_assignments(draws).items() if key not in graded}
+
+
+def fewest_waiting(humans: Sequence[str], load: Counter[str]) -> str:
+    """The human of ``humans`` with the fewest drawn runs waiting in ``load`` (ties: id order), counted one more."""
+    who = min(humans, key=lambda h: (load[h], h))
+    load[who] += 1
+    return who

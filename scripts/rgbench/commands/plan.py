@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 
+from ..leaderboard.judge_assisted_text import critical_note
 from ..load.draws import HumanDraws
 from ..load.parsing import exact_decimal
 from ..problems import refuse
@@ -157,11 +158,10 @@ def run(args: argparse.Namespace) -> int:
             reasons.setdefault(_why(subjects[sid]), []).append(sid)
         for why, ids in sorted(reasons.items()):
             print(f"No estimate yet, {why}: {', '.join(ids)}")
-    if critical := [f"{sid} {s.critical_ungraded}" for sid, s in sorted(subjects.items()) if s.critical_ungraded]:
+    if note := critical_note([(sid, s.critical_ungraded) for sid, s in sorted(subjects.items()) if s.critical_ungraded],
+                             {sid: sid for sid in subjects}, str):   # the board's sentence, and where to grade them
         print()
-        print(f"The judge flags a critical fail on answers no human has graded ({', '.join(critical)}): the gate reads "
-              "human grades, so these are unconfirmed; rgbench review serves them to every human after their drawn runs: "
-              "such a grade counts for the gate and the agreement, and for the estimate only as a drawn run's")
+        print(f"{note} rgbench review serves them to every human after their drawn runs.")
     if waited:
         print()
         print("wait: drawn runs await a human grade (" + ", ".join(f"{sid} {n}" for sid, n in sorted(waiting.items()))

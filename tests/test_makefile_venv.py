@@ -36,6 +36,16 @@ def repo_copy(tmp_path: Path, makefile: Path) -> Path:
     return root
 
 
+def installed_copy(tmp_path: Path, makefile: Path) -> Path:
+    """:func:`repo_copy` with a .venv of this interpreter whose install stamps are current."""
+    root = repo_copy(tmp_path, makefile)
+    (root / ".venv/bin").mkdir(parents=True)
+    (root / ".venv/bin/python").symlink_to(sys.executable)
+    for stamp in (".installed", ".installed-dev"):
+        (root / ".venv" / stamp).touch()
+    return root
+
+
 def make(root: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["make", "--no-print-directory", "-C", str(root), *args], capture_output=True, text=True,
                           env={**os.environ, "MAKEFLAGS": ""})
@@ -69,11 +79,7 @@ def test_a_venv_of_another_python_or_a_broken_one_is_rebuilt(which, tmp_path):
 
 @pytest.mark.parametrize("which", sorted(MAKEFILES))
 def test_a_venv_of_the_same_python_with_current_stamps_is_kept(which, tmp_path):
-    root = repo_copy(tmp_path, MAKEFILES[which])
-    (root / ".venv/bin").mkdir(parents=True)
-    (root / ".venv/bin/python").symlink_to(sys.executable)
-    for stamp in (".installed", ".installed-dev"):
-        (root / ".venv" / stamp).touch()
+    root = installed_copy(tmp_path, MAKEFILES[which])
     plan = make(root, "-n", "metrics", f"PYTHON={sys.executable}").stdout
     assert "pip install" not in plan and "rebuilding" not in plan
     assert "metrics" in plan or "compute_metrics" in plan
@@ -104,11 +110,7 @@ def test_the_template_with_an_installed_python_names_what_it_cannot_import(tmp_p
 @pytest.mark.parametrize("which", sorted(MAKEFILES))
 def test_make_draw_passes_reassign_instead_of_a_draw(which, tmp_path):
     # `make draw REASSIGN=rev-3` (judge-assisted: the runs waiting for rev-3 go to the others) makes no draw
-    root = repo_copy(tmp_path, MAKEFILES[which])
-    (root / ".venv/bin").mkdir(parents=True)
-    (root / ".venv/bin/python").symlink_to(sys.executable)
-    for stamp in (".installed", ".installed-dev"):
-        (root / ".venv" / stamp).touch()
+    root = installed_copy(tmp_path, MAKEFILES[which])
     plan = make(root, "-n", "draw", "REASSIGN=rev-3", f"PYTHON={sys.executable}").stdout
     assert 'assign --root . --reassign "rev-3"' in plan and "--draw" not in plan and "--next" not in plan
     plan = make(root, "-n", "draw", "NEXT=5", f"PYTHON={sys.executable}").stdout

@@ -123,8 +123,8 @@ clean-venv:  ## remove .venv
 review: $(VENV)/.installed  ## local grading page on 127.0.0.1 (REVIEWER=you, PORT=n optional, UNBLIND=1 shows the subject)
 	$(RGBENCH) review --root $(ROOT) --reviewer "$(REVIEWER)" $(if $(PORT),--port "$(PORT)") $(if $(UNBLIND),--unblind)
 
-assign: $(VENV)/.installed  ## pick second grades: SHARE=0.2 (default) of graded runs, stratified by family and subject
-	$(RGBENCH) assign --root $(ROOT) --share "$(or $(SHARE),0.2)"
+assign: $(VENV)/.installed  ## pick second grades: SHARE=0.2 (default) of graded runs, stratified by family and subject; REASSIGN=<id>: theirs to others
+	$(RGBENCH) assign --root $(ROOT) $(if $(REASSIGN),--reassign "$(REASSIGN)",--share "$(or $(SHARE),0.2)")
 
 draw: $(VENV)/.installed  ## judge-assisted: append a human draw to subjects/human_draws.json, N=8 stratified or NEXT=5 active (SUBJECTS=a,b: over those only); REASSIGN=rev-3: their waiting runs to the others
 	$(RGBENCH) assign --root $(ROOT) $(if $(REASSIGN),--reassign "$(REASSIGN)",$(if $(NEXT),--next "$(NEXT)",--draw "$(or $(N),8)") $(if $(SUBJECTS),--subjects "$(SUBJECTS)"))

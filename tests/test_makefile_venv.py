@@ -108,10 +108,15 @@ def test_the_template_with_an_installed_python_names_what_it_cannot_import(tmp_p
 
 
 @pytest.mark.parametrize("which", sorted(MAKEFILES))
-def test_make_draw_passes_reassign_instead_of_a_draw(which, tmp_path):
+def test_make_draw_and_assign_pass_reassign_instead_of_a_draw(which, tmp_path):
     # `make draw REASSIGN=rev-3` (judge-assisted: the runs waiting for rev-3 go to the others) makes no draw
     root = installed_copy(tmp_path, MAKEFILES[which])
     plan = make(root, "-n", "draw", "REASSIGN=rev-3", f"PYTHON={sys.executable}").stdout
     assert 'assign --root . --reassign "rev-3"' in plan and "--draw" not in plan and "--next" not in plan
     plan = make(root, "-n", "draw", "NEXT=5", f"PYTHON={sys.executable}").stdout
     assert 'assign --root . --next "5"' in plan and "--reassign" not in plan
+    # `make assign REASSIGN=rev-3` (human mode: the second grades waiting for rev-3) draws no second grades
+    plan = make(root, "-n", "assign", "REASSIGN=rev-3", f"PYTHON={sys.executable}").stdout
+    assert 'assign --root . --reassign "rev-3"' in plan and "--share" not in plan
+    plan = make(root, "-n", "assign", f"PYTHON={sys.executable}").stdout
+    assert 'assign --root . --share "0.2"' in plan and "--reassign" not in plan

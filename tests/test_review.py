@@ -66,6 +66,51 @@ def test_assign_stratifies_and_never_gives_a_run_to_its_first_reviewer():
     assert max(loads.count(r) for r in set(loads)) - min(loads.count(r) for r in set(loads)) <= 1
 
 
+def named(chosen: list[dict[str, str]]) -> dict[tuple[str, str, str], str]:
+    return {(i["subject_id"], i["case_id"], i["run_id"]): i["reviewer_id"] for i in chosen}
+
+
+def test_a_rerun_of_assign_keeps_the_file_and_asks_nobody_for_a_third_grade():
+    # One stratum of 10 runs first-graded by rev-a; share 1/5 samples round(0.2 * 10) = 2 of them.
+    humans = ["rev-a", "rev-b", "rev-c"]
+    first = {("s1", f"RO-FOUL-{i:03d}", "r1"): "rev-a" for i in range(1, 11)}
+    families = dict.fromkeys(first, "FOUL")
+    graded = {key: {"rev-a"} for key in first}
+    chosen = named(assignments.assign(first, families, humans, graded, Fraction(1, 5)))
+    assert len(chosen) == 2 and sorted(chosen.values()) == ["rev-b", "rev-c"]   # the least loaded, ties by id
+    done, waiting = sorted(chosen)
+    graded[done].add(chosen[done])   # its second grade given
+    # Before: the rerun named another reviewer for the graded run (a third grade asked), here rev-a excluded too,
+    # so it would have gone to the only one left; now it keeps its name, and the waiting one keeps its own.
+    assert named(assignments.assign(first, families, humans, graded, Fraction(1, 5), chosen)) == chosen
+    # A name changed in the file (rgbench assign --reassign) stays.
+    moved = {**chosen, waiting: "rev-b" if chosen[waiting] == "rev-c" else "rev-c"}
+    assert named(assignments.assign(first, families, humans, graded, Fraction(1, 5), moved)) == moved
+    # Five more runs graded: 15 runs, round(0.2 * 15) = 3; the two kept, one more drawn from the 13 others.
+    grown = {**first, **{("s1", f"RO-FOUL-{i:03d}", "r1"): "rev-a" for i in range(11, 16)}}
+    more = named(assignments.assign(grown, dict.fromkeys(grown, "FOUL"), humans,
+                                    {**graded, **{k: {"rev-a"} for k in grown if k not in graded}}, Fraction(1, 5),
+                                    chosen))
+    assert len(more) == 3 and {k: more[k] for k in chosen} == chosen
+    # A lower share, 1/10: one run, the one whose second grade is given rather than the one still waiting.
+    assert named(assignments.assign(first, families, humans, graded, Fraction(1, 10), chosen)) == {done: chosen[done]}
+    # A sampled run a human already graded a second time (here every run, share 1): named for that human.
+    volunteered = {**graded, waiting: {"rev-a", "rev-c"}}
+    assert named(assignments.assign(first, families, humans, volunteered, Fraction(1), {}))[waiting] == "rev-c"
+
+
+def test_reassign_gives_the_waiting_second_grades_to_the_least_loaded_other_human():
+    first = {("s1", f"RO-FOUL-00{i}", "r1"): "rev-a" for i in range(1, 6)}
+    k1, k2, k3, k4, k5 = sorted(first)
+    earlier = {k1: "rev-b", k2: "rev-b", k3: "rev-b", k4: "rev-c", k5: "rev-d"}
+    graded = {key: {"rev-a"} for key in first}
+    graded[k1] |= {"rev-b"}          # given: stays rev-b's
+    graded[k3] |= {"rev-c", "rev-d"}   # rev-c and rev-d graded it too: nobody else may take it
+    names, stuck = assignments.reassigned(earlier, "rev-b", first, ["rev-a", "rev-b", "rev-c", "rev-d"], graded)
+    # waiting before: rev-b 2 (k2, k3), rev-c 1, rev-d 1; k2 goes to rev-c (1, ties by id); rev-a graded every run first
+    assert names == {**earlier, k2: "rev-c"} and stuck == [k3]
+
+
 def test_assign_command_writes_the_file_the_page_reads(tmp_path):
     tree = tree_with_reviewers(tmp_path)
     assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
@@ -82,6 +127,29 @@ def test_assign_command_writes_the_file_the_page_reads(tmp_path):
     assert app is not None
     assert [r.role for r in app.queue() if r.key == key] == [SECOND]
     assert run_script("assign", ["--root", str(tree.root), "--share", "0"]) == 1
+
+
+def test_assign_reassign_in_human_mode_moves_the_waiting_second_grades_and_a_rerun_keeps_them(tmp_path, capsys):
+    tree = tree_with_reviewers(tmp_path)
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
+    before, _ = assignments.read_assignments(tree.root)
+    assert sorted(before.values()).count("rev-c") == 2   # five runs, rev-b and rev-c the least loaded in turn
+    capsys.readouterr()
+    assert run_script("assign", ["--root", str(tree.root), "--reassign", "rev-c"]) == 0
+    after, _ = assignments.read_assignments(tree.root)
+    assert "rev-c" not in after.values() and after.keys() == before.keys()
+    assert {k for k in before if before[k] != after[k]} == {k for k in before if before[k] == "rev-c"}
+    assert capsys.readouterr().out.startswith(f"{assignments.ASSIGNMENTS_FILE}: 2 second grade(s) waiting for rev-c "
+                                              "reassigned (")
+    data = (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes()
+    assert json.loads(data)["share"] == "1" and json.loads(data)["graded_runs"] == 5
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0   # a rerun keeps the new names
+    assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == data
+    capsys.readouterr()
+    assert run_script("assign", ["--root", str(tree.root), "--reassign", "rev-c"]) == 1
+    assert capsys.readouterr().err.startswith(f"--reassign: 'rev-c': no second grade waits for this reviewer "
+                                              f"({assignments.ASSIGNMENTS_FILE}; waiting: rev-a 1, rev-b 4)")
+    assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == data
 
 
 def test_queue_is_a_seeded_shuffle_per_reviewer_with_opaque_handles(tmp_path):

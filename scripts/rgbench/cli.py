@@ -182,8 +182,8 @@ def _assign(p: argparse.ArgumentParser) -> None:
                                                          "where the judge's error spreads most")
     p.add_argument("--subjects", metavar="IDS", help="judge-assisted: draw over these subjects only (comma-separated "
                                                      "ids; default every subject the judge graded in full)")
-    p.add_argument("--reassign", metavar="REVIEWER", help="judge-assisted: the drawn runs waiting for this reviewer's "
-                                                         "grade go to the other registered humans")
+    p.add_argument("--reassign", metavar="REVIEWER", help="the second grades (judge-assisted: the drawn runs) waiting "
+                                                         "for this reviewer go to the other registered humans")
 
 
 def _plan(p: argparse.ArgumentParser) -> None:

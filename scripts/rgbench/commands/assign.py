@@ -4,11 +4,14 @@
     rgbench assign --draw N         judge-assisted: a new draw of N runs, stratified by subject and judge grade
     rgbench assign --next N         judge-assisted: an active draw of N runs, more where the judge errs most
     rgbench assign --next N --subjects new-model    the same over the subjects named only (e.g. one that joins)
-    rgbench assign --reassign rev-3 judge-assisted: the drawn runs waiting for rev-3 go to the other humans
+    rgbench assign --reassign rev-3 the second grades (judge-assisted: the drawn runs) waiting for rev-3 go to
+                                    the other humans
 
 --share: strata (family, subject) of the runs graded in scoring/; the second reviewer is a registered human
 other than the first reviewer, the least loaded first. Writes subjects/second_reviews.json, which the
-grading page reads (the same inputs and share give the same bytes).
+grading page reads. A rerun (as first grades arrive) keeps the runs and names the file holds and draws only the
+rest (rgbench.review.assignments says how): nobody is asked for a third grade, and the same inputs, share and
+file give the same bytes. --reassign rev-3 names other humans for the second grades still waiting for rev-3.
 
 --draw and --next (config.yaml estimation: judge-assisted) append a draw to subjects/human_draws.json, each run
 with the exact probability the draw had of picking it, and name for each drawn run without a human grade the
@@ -33,7 +36,9 @@ from pathlib import Path
 from ..atomic import output_error, write_bytes_atomic
 from ..load.draws import DRAWS_FILE, Draw, DrawnRun, HumanDraws, RunKey, draws_document
 from ..load.parsing import exact_decimal
+from ..load.records import Tree
 from ..load.reviewers import HUMAN, REVIEWERS_FILE
+from ..load.spec import Spec
 from ..problems import Problem, refuse, report
 from ..review import assignments, scoring_doc
 from ..stats import judge_assisted_draw as drawing
@@ -83,7 +88,10 @@ def run(args: argparse.Namespace) -> int:
     first, anyone = scoring_doc.graded_runs(root, spec)
     first_reviewer = {key: who[0] for key, who in first.items() if key in tree.responses and len(who) == 1}
     families = {key: tree.golds[key[1]].family for key in first_reviewer}
-    chosen_runs = assignments.assign(first_reviewer, families, humans, anyone, share)
+    earlier, unread = assignments.read_assignments(root)
+    for problem in unread:
+        print(f"{problem.path}: {problem.message}; drawn afresh")
+    chosen_runs = assignments.assign(first_reviewer, families, humans, anyone, share, earlier)
     try:
         write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE,
                            assignments.assignments_document(share, chosen_runs, len(first_reviewer)))
@@ -177,7 +185,9 @@ def reassign(root: Path, away: str) -> int:
     if loaded is None:
         return 1
     spec, tree, multi = loaded
-    if not spec.judge_assisted or not tree.draws:
+    if not spec.judge_assisted:
+        return reassign_second_grades(root, spec, tree, away)
+    if not tree.draws:
         return report([Problem(DRAWS_FILE, "--reassign: no human draws to reassign (judge-assisted mode's "
                                            "rgbench assign --draw N writes them)")])
     others = sorted(r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN and r.reviewer_id != away)
@@ -208,6 +218,43 @@ def reassign(root: Path, away: str) -> int:
         return report([Problem(DRAWS_FILE, output_error(root / DRAWS_FILE, exc).reason)])
     print(f"{DRAWS_FILE}: {sum(moved.values())} drawn run(s) waiting for {away} reassigned ("
           + ", ".join(f"{r} {n}" for r, n in sorted(moved.items())) + ")")
+    return 0
+
+
+def reassign_second_grades(root: Path, spec: Spec, tree: Tree, away: str) -> int:
+    """``--reassign REVIEWER`` in human mode: the second grades subjects/second_reviews.json assigns to ``away``
+    and they have not given go to the other humans (:func:`assignments.reassigned`); only the names change, and
+    a rerun of ``rgbench assign --share`` keeps them."""
+    earlier, problems = assignments.read_assignments(root)
+    if problems:
+        return report(problems)
+    first, anyone = scoring_doc.graded_runs(root, spec)
+    humans = [r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN]
+    first_reviewer = {key: who[0] for key, who in first.items() if len(who) == 1}
+    names, stuck = assignments.reassigned(earlier, away, first_reviewer, humans, anyone)
+    moved = Counter(who for key, who in names.items() if who != earlier[key])
+    waiting = Counter(who for key, who in earlier.items() if who not in anyone.get(key, set()))
+    if not waiting[away]:
+        return report([Problem("--reassign", f"{away!r}: no second grade waits for this reviewer "
+                                             f"({assignments.ASSIGNMENTS_FILE}; waiting: "
+                                             + (", ".join(f"{r} {n}" for r, n in sorted(waiting.items())) or "none")
+                                             + ")")])
+    if not moved:
+        return report([Problem(REVIEWERS_FILE, f"no registered human other than {away!r} may take their "
+                                               f"{waiting[away]} second grade(s) (a second reviewer is neither the "
+                                               "first nor one who graded the run; register one: a maintainer's "
+                                               "change)")])
+    data = assignments.with_names(root, names)
+    if data is None:
+        return report([Problem(assignments.ASSIGNMENTS_FILE, "gives no share and graded_runs to keep (regenerate "
+                                                             "it with rgbench assign --share S)")])
+    try:
+        write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE, data)
+    except OSError as exc:
+        return report([Problem(assignments.ASSIGNMENTS_FILE, output_error(root / assignments.ASSIGNMENTS_FILE, exc).reason)])
+    print(f"{assignments.ASSIGNMENTS_FILE}: {sum(moved.values())} second grade(s) waiting for {away} reassigned ("
+          + ", ".join(f"{r} {n}" for r, n in sorted(moved.items())) + ")"
+          + (f"; {len(stuck)} stay with {away}: no other human may grade them" if stuck else ""))
     return 0
 
 

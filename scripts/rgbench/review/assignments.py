@@ -8,10 +8,16 @@ Sampling: the runs that have their first grade in ``scoring/`` are grouped into 
 subject). The sample size is round-half-up(S · N) over all N runs, shared between the strata by the
 largest-remainder method on S · N_stratum (every stratum gets the floor or the ceiling of its share,
 remainder ties broken by stratum order), and drawn within each stratum by ``random.Random(seed)``,
-seeded from the sha256 of the share and the sorted population (so the sample changes only when the
-graded runs or the share change). Each sampled run goes to the registered human reviewer, other
-than its first reviewer and anyone who already graded it, with the fewest assignments so far
-(ties: reviewer id order).
+seeded from the sha256 of the share and the sorted population.
+
+A rerun keeps what the file already holds (run it again as first grades arrive): every run it assigns that
+still has its one first grade stays in the sample, up to its stratum's count (a lower share drops first the
+runs whose second grade is not given yet, in run order), and only the rest of each stratum's count is drawn,
+from the runs not in the sample. Who grades a run, in this order: the human who already gave it a second
+grade (nothing more is asked); the reviewer the file names, while they may still grade it; else the registered
+human, other than its first reviewer and anyone who already graded it, with the fewest assignments so far (ties:
+reviewer id order). So the same inputs, share and file give the same bytes, a rerun asks nobody for a third
+grade, and a name changed by ``rgbench assign --reassign`` stays.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from math import floor
@@ -57,30 +64,68 @@ def sample_seed(share: Fraction, population: Iterable[RunKey]) -> int:
 
 
 def assign(first_reviewer: Mapping[RunKey, str], families: Mapping[RunKey, str], humans: Iterable[str],
-           graded_by: Mapping[RunKey, set[str]], share: Fraction) -> list[dict[str, str]]:
+           graded_by: Mapping[RunKey, set[str]], share: Fraction,
+           earlier: Mapping[RunKey, str] | None = None) -> list[dict[str, str]]:
     """The assignments (subject_id, case_id, run_id, reviewer_id), sorted by run.
 
     ``first_reviewer``: each graded run's reviewer in scoring/; ``families``: each run's family;
     ``humans``: the registered human reviewer ids; ``graded_by``: every reviewer who graded each run
-    (scoring/ and scoring_multi/). A sampled run no eligible reviewer can take is left out.
+    (scoring/ and scoring_multi/); ``earlier``: the file's assignments as it stands (run -> reviewer), kept as
+    the module docstring says. A sampled run no eligible reviewer can take is left out.
     """
+    earlier = earlier or {}
+    humans = sorted(humans)
+    def done_by(key: RunKey) -> str | None:
+        """The human other than the first reviewer who already gave ``key`` its second grade (the named one first)."""
+        given = sorted(h for h in graded_by.get(key, set()) if h in humans and h != first_reviewer[key])
+        return earlier.get(key) if earlier.get(key) in given else (given[0] if given else None)
     strata: dict[tuple[str, str], list[RunKey]] = defaultdict(list)
     for key in sorted(first_reviewer):
         strata[(families[key], key[0])].append(key)
     counts = allocate({stratum: len(keys) for stratum, keys in strata.items()}, share)
     rng = random.Random(sample_seed(share, first_reviewer))
-    sampled = sorted(key for stratum in sorted(strata) for key in rng.sample(strata[stratum], counts[stratum]))
-    load = {reviewer: 0 for reviewer in sorted(humans)}
-    out = []
-    for key in sampled:
+    sampled = []
+    for stratum in sorted(strata):
+        kept = sorted((key for key in strata[stratum] if key in earlier), key=lambda k: (done_by(k) is None, k))
+        kept = kept[:counts[stratum]]
+        rest = [key for key in strata[stratum] if key not in kept]
+        sampled += kept + rng.sample(rest, counts[stratum] - len(kept))
+    load = {reviewer: 0 for reviewer in humans}
+    named: dict[RunKey, str] = {}
+    for key in sorted(sampled):   # the names that stay first, so the new runs go to the least loaded after them
+        busy = graded_by.get(key, set()) | {first_reviewer[key]}
+        who = done_by(key) or (earlier.get(key) if earlier.get(key) in load and earlier[key] not in busy else None)
+        if who is not None:
+            named[key] = who
+            load[who] += 1
+    for key in sorted(set(sampled) - named.keys()):
         busy = graded_by.get(key, set()) | {first_reviewer[key]}
         eligible = [reviewer for reviewer in load if reviewer not in busy]
+        if eligible:
+            named[key] = min(eligible, key=lambda r: (load[r], r))
+            load[named[key]] += 1
+    return [{"case_id": key[1], "reviewer_id": who, "run_id": key[2], "subject_id": key[0]}
+            for key, who in sorted(named.items())]
+
+
+def reassigned(earlier: Mapping[RunKey, str], away: str, first_reviewer: Mapping[RunKey, str],
+               humans: Iterable[str], graded_by: Mapping[RunKey, set[str]]) -> tuple[dict[RunKey, str], list[RunKey]]:
+    """``--reassign`` in human mode: (the assignments with each run waiting for ``away``'s second grade named
+    instead for the human of ``humans`` other than them, its first reviewer and anyone who graded it, with the
+    fewest second grades waiting (ties: id order), in run order; the waiting runs nobody else may take, which keep
+    their name). A run waits for its reviewer while they have not graded it."""
+    waiting = Counter(who for key, who in earlier.items() if who not in graded_by.get(key, set()))
+    load = {h: waiting[h] for h in sorted(humans) if h != away}
+    out, stuck = dict(earlier), []
+    for key in sorted(k for k, who in earlier.items() if who == away and away not in graded_by.get(k, set())):
+        busy = graded_by.get(key, set()) | {first_reviewer.get(key, "")}
+        eligible = [h for h in load if h not in busy]
         if not eligible:
+            stuck.append(key)
             continue
-        chosen = min(eligible, key=lambda r: (load[r], r))
-        load[chosen] += 1
-        out.append({"case_id": key[1], "reviewer_id": chosen, "run_id": key[2], "subject_id": key[0]})
-    return out
+        out[key] = min(eligible, key=lambda h: (load[h], h))
+        load[out[key]] += 1
+    return out, stuck
 
 
 def assignments_document(share: Fraction, assignments: list[dict[str, str]], population: int) -> bytes:
@@ -108,6 +153,21 @@ def read_assignments(root: Path) -> tuple[dict[RunKey, str], list[Problem]]:
         return {}, [Problem(ASSIGNMENTS_FILE, "$.assignments: expected a list of {subject_id, case_id, run_id, "
                                               "reviewer_id} (regenerate it with rgbench assign)")]
     return {(i["subject_id"], i["case_id"], i["run_id"]): i["reviewer_id"] for i in items}, []
+
+
+def with_names(root: Path, names: Mapping[RunKey, str]) -> bytes | None:
+    """The file's canonical bytes with ``names`` (run -> reviewer) as its assignments, its share and count of
+    graded runs kept; None when the file gives no share and count to keep (regenerate it with rgbench assign)."""
+    try:
+        document = loads_json_strict(decode_utf8(read_single_file(root, ASSIGNMENTS_FILE)[0] or b""))
+        share, population = document["share"], document["graded_runs"]
+    except (ParseError, TypeError, KeyError):
+        return None
+    if not (isinstance(share, str) and re.fullmatch(r"[1-9][0-9]{0,8}(/[1-9][0-9]{0,8})?", share)
+            and type(population) is int):   # bounded digits: as the file writes a share (1/5), never an exponent
+        return None
+    return assignments_document(Fraction(share), [{"case_id": key[1], "reviewer_id": who, "run_id": key[2], "subject_id": key[0]}
+                                        for key, who in sorted(names.items())], population)
 
 
 def drawn_assignments(draws: HumanDraws | None) -> dict[RunKey, str]:

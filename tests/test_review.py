@@ -152,6 +152,23 @@ def test_assign_reassign_in_human_mode_moves_the_waiting_second_grades_and_a_rer
     assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == data
 
 
+@pytest.mark.parametrize("share, population", [("1e99999999", 5), ("0.2", 5), ("1/0", 5), ("9" * 5000, 5),
+                                               ("1/5", "5"), ("1/5", True), ("1/5", None), (None, 5)])
+def test_assign_reassign_refuses_a_file_whose_share_or_count_does_not_read(tmp_path, capsys, share, population):
+    # Attack: a hand-edited share of 1e99999999 would hang Fraction(); each bad header is refused at once instead.
+    tree = tree_with_reviewers(tmp_path)
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
+    document = json.loads((tree.root / assignments.ASSIGNMENTS_FILE).read_text())
+    document.update(share=share, graded_runs=population)
+    before = tree.write(assignments.ASSIGNMENTS_FILE, json.dumps(document)).read_bytes()
+    capsys.readouterr()
+    assert run_script("assign", ["--root", str(tree.root), "--reassign", "rev-c"]) == 1
+    assert capsys.readouterr().err == (f"{assignments.ASSIGNMENTS_FILE}: gives no share and graded_runs to keep "
+                                       "(regenerate it with rgbench assign --share S)\n1 problem(s) found; nothing was "
+                                       "written.\n")
+    assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == before
+
+
 def test_queue_is_a_seeded_shuffle_per_reviewer_with_opaque_handles(tmp_path):
     tree = tree_with_reviewers(tmp_path)
     for i in range(2, 9):

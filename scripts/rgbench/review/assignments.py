@@ -104,8 +104,13 @@ def assign(first_reviewer: Mapping[RunKey, str], families: Mapping[RunKey, str],
         if eligible:
             named[key] = min(eligible, key=lambda r: (load[r], r))
             load[named[key]] += 1
+    return items(named)
+
+
+def items(names: Mapping[RunKey, str]) -> list[dict[str, str]]:
+    """The file's assignments (subject_id, case_id, run_id, reviewer_id) of ``names`` (run -> reviewer), by run."""
     return [{"case_id": key[1], "reviewer_id": who, "run_id": key[2], "subject_id": key[0]}
-            for key, who in sorted(named.items())]
+            for key, who in sorted(names.items())]
 
 
 def reassigned(earlier: Mapping[RunKey, str], away: str, first_reviewer: Mapping[RunKey, str],
@@ -166,8 +171,7 @@ def with_names(root: Path, names: Mapping[RunKey, str]) -> bytes | None:
     if not (isinstance(share, str) and re.fullmatch(r"[1-9][0-9]{0,8}(/[1-9][0-9]{0,8})?", share)
             and type(population) is int):   # bounded digits: as the file writes a share (1/5), never an exponent
         return None
-    return assignments_document(Fraction(share), [{"case_id": key[1], "reviewer_id": who, "run_id": key[2], "subject_id": key[0]}
-                                        for key, who in sorted(names.items())], population)
+    return assignments_document(Fraction(share), items(names), population)
 
 
 def drawn_assignments(draws: HumanDraws | None) -> dict[RunKey, str]:

@@ -11,8 +11,8 @@ remainder ties broken by stratum order), and drawn within each stratum by ``rand
 seeded from the sha256 of the share and the sorted population.
 
 A rerun keeps what the file already holds (run it again as first grades arrive): every run it assigns that
-still has its one first grade stays in the sample, up to its stratum's count (a lower share drops first the
-runs whose second grade is not given yet, in run order), and only the rest of each stratum's count is drawn,
+still has its one first grade stays in the sample, up to its stratum's count (a lower share keeps first the
+runs whose second grade is given, then the others in run order), and only the rest of each stratum's count is drawn,
 from the runs not in the sample. Who grades a run, in this order: the human who already gave it a second
 grade (nothing more is asked); the reviewer the file names, while they may still grade it; else the registered
 human, other than its first reviewer and anyone who already graded it, with the fewest assignments so far (ties:

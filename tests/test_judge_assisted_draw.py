@@ -286,6 +286,36 @@ def test_assign_draw_appends_a_reproducible_stratified_draw_with_reviewers(tree,
     assert "draw 2 (stratified) picked 8 runs over 2 subjects" in capsys.readouterr().out
 
 
+def mark_away(root: Path, *reviewers: str) -> None:
+    """Mark ``reviewers`` ``away: true`` in subjects/reviewers.yaml (make_synthetic's layout: id, name, kind)."""
+    path = root / "subjects/reviewers.yaml"
+    text = path.read_text(encoding="utf-8")
+    for who in reviewers:
+        entry = f"  - id: {who}\n    name: \"Synthetic reviewer {who}\"\n    kind: human\n"
+        assert entry in text
+        text = text.replace(entry, entry + "    away: true\n")
+    path.write_text(text, encoding="utf-8")
+
+
+def test_a_reviewer_marked_away_is_named_for_no_run_of_a_draw_nor_given_a_reassigned_one(tree, capsys):
+    # Before: --reassign emptied an away reviewer's queue, and the next draw named them first (fewest waiting).
+    mark_away(tree, "rev-1", "rev-2")
+    assert load_valid_grades(tree) is not None   # the schema lists away
+    assert assign(tree, "--draw", "12") == 0
+    asked = {r["reviewer_id"] for d in document(tree)["draws"] for r in d["runs"] if "reviewer_id" in r}
+    assert asked and asked <= {"rev-3", "rev-4", "rev-5", "rev-6"}
+    victim = sorted(asked)[0]
+    assert assign(tree, "--reassign", victim) == 0
+    now = {r["reviewer_id"] for d in document(tree)["draws"] for r in d["runs"] if "reviewer_id" in r}
+    assert now <= asked - {victim} and now
+    mark_away(tree, "rev-3", "rev-4", "rev-5", "rev-6")
+    capsys.readouterr()
+    assert assign(tree, "--draw", "8") == 1
+    assert capsys.readouterr().err == ("subjects/reviewers.yaml: no human reviewer registered (those marked away: true "
+                                       "left out); a drawn run needs one to grade it\n1 problem(s) found; nothing was "
+                                       "written.\n")
+
+
 def test_assign_refuses_draws_in_human_mode_and_a_size_it_cannot_draw(tree, capsys):
     assert assign(tree, "--draw", "3") == 1   # 2 subjects x 3 judge grades need 6 at least
     assert "--draw: 3: a stratified draw takes from" in capsys.readouterr().err

@@ -152,6 +152,24 @@ def test_assign_reassign_in_human_mode_moves_the_waiting_second_grades_and_a_rer
     assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == data
 
 
+def test_assign_names_a_reviewer_marked_away_for_no_waiting_second_grade(tmp_path):
+    # rev-c marked away: true after the first assign; a rerun moves their waiting second grades to the others
+    # (before: a rerun kept them, and gave rev-c, the least loaded after --reassign, the new runs). A second grade
+    # rev-c gave stays theirs.
+    tree = tree_with_reviewers(tmp_path)
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
+    before, _ = assignments.read_assignments(tree.root)
+    given, waiting = sorted(k for k, who in before.items() if who == "rev-c")
+    tree.write(f"scoring_multi/v1.0/{given[0]}/{given[1]}__{given[2]}__eval-rev-c.json",
+               canonical(tree.scoring_doc(*given, "rev-c", raw=10, correctness=1)))
+    tree.write("subjects/reviewers.yaml", REVIEWERS.replace('name: "C"\n    kind: human\n',
+                                                           'name: "C"\n    kind: human\n    away: true\n'))
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
+    after, _ = assignments.read_assignments(tree.root)
+    assert after[given] == "rev-c" and after[waiting] not in ("rev-c", before[waiting])
+    assert {k: v for k, v in after.items() if k != waiting} == {k: v for k, v in before.items() if k != waiting}
+
+
 @pytest.mark.parametrize("share, population", [("1e99999999", 5), ("0.2", 5), ("1/0", 5), ("9" * 5000, 5),
                                                ("1/5", "5"), ("1/5", True), ("1/5", None), (None, 5)])
 def test_assign_reassign_refuses_a_file_whose_share_or_count_does_not_read(tmp_path, capsys, share, population):
@@ -286,7 +304,8 @@ def test_the_page_and_assign_take_the_reviewers_the_tree_was_checked_against(tmp
     tree.write("subjects/reviewers.yaml", "reviewers:\n" + "".join(   # the small tree's graders, both judges
         f"  - id: {rid}\n    name: {rid}\n    kind: llm-judge\n" for rid in ("rev-a", "rev-b")))
     assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 1
-    assert "no human reviewer registered; a second grade needs one" in capsys.readouterr().err
+    assert ("no human reviewer registered (those marked away: true left out); a second grade needs one"
+            in capsys.readouterr().err)
 
 
 @pytest.mark.sample  # the RO sample's rubric and its wording

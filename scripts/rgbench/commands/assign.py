@@ -37,12 +37,14 @@ from ..atomic import output_error, write_bytes_atomic
 from ..load.draws import DRAWS_FILE, Draw, DrawnRun, HumanDraws, RunKey, draws_document
 from ..load.parsing import exact_decimal
 from ..load.records import Tree
-from ..load.reviewers import HUMAN, REVIEWERS_FILE
+from ..load.reviewers import HUMAN, REVIEWERS_FILE, available_humans
 from ..load.spec import Spec
 from ..problems import Problem, refuse, report
 from ..review import assignments, scoring_doc
 from ..stats import judge_assisted_draw as drawing
 from .common import load_valid_grades, load_valid_tree
+
+NOT_AWAY = "(those marked away: true left out)"   # in the refusals when no human may be named for a run
 
 
 def parse_share(text: str) -> Fraction | None:
@@ -82,16 +84,18 @@ def run(args: argparse.Namespace) -> int:
     if loaded is None:
         return 1
     spec, tree = loaded
-    humans = [r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN]
-    if not humans:
-        return report([Problem(REVIEWERS_FILE, "no human reviewer registered; a second grade needs one")])
+    registered = tree.reviewers or {}
+    if not available_humans(registered):
+        return report([Problem(REVIEWERS_FILE, f"no human reviewer registered {NOT_AWAY}; a second grade needs one")])
+    humans = [r.reviewer_id for r in registered.values() if r.kind == HUMAN]
     first, anyone = scoring_doc.graded_runs(root, spec)
     first_reviewer = {key: who[0] for key, who in first.items() if key in tree.responses and len(who) == 1}
     families = {key: tree.golds[key[1]].family for key in first_reviewer}
     earlier, unread = assignments.read_assignments(root)
     for problem in unread:
         print(f"{problem.path}: {problem.message}; drawn afresh")
-    chosen_runs = assignments.assign(first_reviewer, families, humans, anyone, share, earlier)
+    chosen_runs = assignments.assign(first_reviewer, families, humans, anyone, share, earlier,
+                                     {r.reviewer_id for r in registered.values() if r.away})
     try:
         write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE,
                            assignments.assignments_document(share, chosen_runs, len(first_reviewer)))
@@ -115,9 +119,10 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
                                                  "person; draws of runs for human grades are judge-assisted mode's "
                                                  "(set estimation: judge-assisted and judge: <id> in config.yaml, "
                                                  "docs/judge_assisted.md; for second grades: --share)")])
-    humans = sorted(r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN)
+    humans = available_humans(tree.reviewers)
     if not humans:
-        return report([Problem(REVIEWERS_FILE, "no human reviewer registered; a drawn run needs one to grade it")])
+        return report([Problem(REVIEWERS_FILE, f"no human reviewer registered {NOT_AWAY}; a drawn run needs one to "
+                                               "grade it")])
     runs, left_out = drawing.judged_runs(spec, tree, multi)
     existing = tree.draws or HumanDraws(spec.judge, ())
     problems = [Problem(DRAWS_FILE, message) for message in drawing.verify(existing, runs)]
@@ -190,7 +195,7 @@ def reassign(root: Path, away: str) -> int:
     if not tree.draws:
         return report([Problem(DRAWS_FILE, "--reassign: no human draws to reassign (judge-assisted mode's "
                                            "rgbench assign --draw N writes them)")])
-    others = sorted(r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN and r.reviewer_id != away)
+    others = available_humans(tree.reviewers, besides=away)
     named = waiting_runs(tree.draws, drawing.judge_and_human(spec, tree, multi)[1].keys())
     waiting = Counter(named.values())
     problems = []
@@ -199,8 +204,8 @@ def reassign(root: Path, away: str) -> int:
                                               + (", ".join(f"{r} {n}" for r, n in sorted(waiting.items())) or "none")
                                               + ")"))
     if not others:
-        problems.append(Problem(REVIEWERS_FILE, f"no registered human other than {away!r} to give the runs to "
-                                                "(register one: a maintainer's change)"))
+        problems.append(Problem(REVIEWERS_FILE, f"no registered human other than {away!r} {NOT_AWAY} to give the "
+                                                "runs to (register one: a maintainer's change)"))
     if problems:
         return report(problems)
     load = Counter({h: waiting[h] for h in others})
@@ -229,7 +234,7 @@ def reassign_second_grades(root: Path, spec: Spec, tree: Tree, away: str) -> int
     if problems:
         return report(problems)
     first, anyone = scoring_doc.graded_runs(root, spec)
-    humans = [r.reviewer_id for r in (tree.reviewers or {}).values() if r.kind == HUMAN]
+    humans = available_humans(tree.reviewers)
     first_reviewer = {key: who[0] for key, who in first.items() if len(who) == 1}
     names, stuck = assignments.reassigned(earlier, away, first_reviewer, humans, anyone)
     moved = Counter(who for key, who in names.items() if who != earlier[key])
@@ -240,7 +245,7 @@ def reassign_second_grades(root: Path, spec: Spec, tree: Tree, away: str) -> int
                                              + (", ".join(f"{r} {n}" for r, n in sorted(waiting.items())) or "none")
                                              + ")")])
     if not moved:
-        return report([Problem(REVIEWERS_FILE, f"no registered human other than {away!r} may take their "
+        return report([Problem(REVIEWERS_FILE, f"no registered human other than {away!r} {NOT_AWAY} may take their "
                                                f"{waiting[away]} second grade(s) (a second reviewer is neither the "
                                                "first nor one who graded the run; register one: a maintainer's "
                                                "change)")])

@@ -25,11 +25,13 @@ HUMAN, LLM_JUDGE = "human", "llm-judge"
 
 @dataclass(frozen=True)
 class Reviewer:
-    """A registered reviewer: ``kind`` is ``human`` or ``llm-judge`` (the file's ``name`` and optional
-    ``expertise`` are for people reading it; nothing computes with them)."""
+    """A registered reviewer: ``kind`` is ``human`` or ``llm-judge``; ``away`` (optional, where the schema lists it)
+    true: ``rgbench assign`` names no run for them (:func:`available_humans`), their grades and page unchanged. The
+    file's ``name`` and optional ``expertise`` are for people reading it; nothing computes with them."""
 
     reviewer_id: str
     kind: str
+    away: bool = False
 
 
 def schema_rel(spec: Spec) -> str:
@@ -58,7 +60,7 @@ def parse_reviewers(data: bytes, spec: Spec, root: Path) -> tuple[dict[str, Revi
                                                     f"(first at $.reviewers[{first[rid]}]); each reviewer is listed once"))
             continue
         first[rid] = index
-        found[rid] = Reviewer(rid, item["kind"])
+        found[rid] = Reviewer(rid, item["kind"], item.get("away") is True)
     return (None, problems) if problems else (dict(sorted(found.items())), [])
 
 
@@ -72,6 +74,12 @@ def read_reviewers(root: Path, spec: Spec) -> tuple[dict[str, Reviewer] | None, 
         return None, None, problems
     reviewers, problems = parse_reviewers(data, spec, root)
     return reviewers, data, problems
+
+
+def available_humans(reviewers: dict[str, Reviewer] | None, besides: str | None = None) -> list[str]:
+    """The ids, sorted, of the registered humans ``rgbench assign`` may name for a run: not ``away``, nor ``besides``."""
+    return sorted(r.reviewer_id for r in (reviewers or {}).values()
+                  if r.kind == HUMAN and not r.away and r.reviewer_id != besides)
 
 
 def unregistered_message(reviewer_id: str, reviewers: dict[str, Reviewer]) -> str:

@@ -12,12 +12,13 @@ seeded from the sha256 of the share and the sorted population.
 
 A rerun keeps what the file already holds (run it again as first grades arrive): every run it assigns that
 still has its one first grade stays in the sample, up to its stratum's count (a lower share keeps first the
-runs whose second grade is given, then the others in run order), and only the rest of each stratum's count is drawn,
-from the runs not in the sample. Who grades a run, in this order: the human who already gave it a second
-grade (nothing more is asked); the reviewer the file names, while they may still grade it; else the registered
-human, other than its first reviewer and anyone who already graded it, with the fewest assignments so far (ties:
-reviewer id order). So the same inputs, share and file give the same bytes, a rerun asks nobody for a third
-grade, and a name changed by ``rgbench assign --reassign`` stays.
+runs whose second grade is given, then the others in run order), and only the rest of each stratum's count is
+drawn, from the runs not in the sample. Who grades a run, in this order: the human who already gave it a
+second grade (nothing more is asked); the reviewer the file names, while they may still grade it and are not
+marked ``away: true`` in subjects/reviewers.yaml; else the registered human not marked away, other than its
+first reviewer and anyone who already graded it, with the fewest assignments so far (ties: reviewer id
+order). So the same inputs, share and file give the same bytes, a rerun asks nobody for a third grade, and a
+name changed by ``rgbench assign --reassign`` stays.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from fractions import Fraction
 from math import floor
 from pathlib import Path
@@ -65,13 +66,14 @@ def sample_seed(share: Fraction, population: Iterable[RunKey]) -> int:
 
 def assign(first_reviewer: Mapping[RunKey, str], families: Mapping[RunKey, str], humans: Iterable[str],
            graded_by: Mapping[RunKey, set[str]], share: Fraction,
-           earlier: Mapping[RunKey, str] | None = None) -> list[dict[str, str]]:
+           earlier: Mapping[RunKey, str] | None = None, away: Collection[str] = ()) -> list[dict[str, str]]:
     """The assignments (subject_id, case_id, run_id, reviewer_id), sorted by run.
 
     ``first_reviewer``: each graded run's reviewer in scoring/; ``families``: each run's family;
     ``humans``: the registered human reviewer ids; ``graded_by``: every reviewer who graded each run
     (scoring/ and scoring_multi/); ``earlier``: the file's assignments as it stands (run -> reviewer), kept as
-    the module docstring says. A sampled run no eligible reviewer can take is left out.
+    the module docstring says; ``away``: the humans marked away, named for no run still waiting (a second grade
+    they gave stays theirs). A sampled run no eligible reviewer can take is left out.
     """
     earlier = earlier or {}
     humans = sorted(humans)
@@ -90,14 +92,15 @@ def assign(first_reviewer: Mapping[RunKey, str], families: Mapping[RunKey, str],
         kept = kept[:counts[stratum]]
         rest = [key for key in strata[stratum] if key not in kept]
         sampled += kept + rng.sample(rest, counts[stratum] - len(kept))
-    load = {reviewer: 0 for reviewer in humans}
+    load = {reviewer: 0 for reviewer in humans if reviewer not in away}   # who may be named for a run still waiting
     named: dict[RunKey, str] = {}
     for key in sorted(sampled):   # the names that stay first, so the new runs go to the least loaded after them
         busy = graded_by.get(key, set()) | {first_reviewer[key]}
         who = done_by(key) or (earlier.get(key) if earlier.get(key) in load and earlier[key] not in busy else None)
         if who is not None:
             named[key] = who
-            load[who] += 1
+            if who in load:
+                load[who] += 1
     for key in sorted(set(sampled) - named.keys()):
         busy = graded_by.get(key, set()) | {first_reviewer[key]}
         eligible = [reviewer for reviewer in load if reviewer not in busy]

@@ -287,7 +287,12 @@ def test_assign_draw_appends_a_reproducible_stratified_draw_with_reviewers(tree,
 
 
 def mark_away(root: Path, *reviewers: str) -> None:
-    """Mark ``reviewers`` ``away: true`` in subjects/reviewers.yaml (make_synthetic's layout: id, name, kind)."""
+    """Mark ``reviewers`` ``away: true`` in subjects/reviewers.yaml (make_synthetic's layout: id, name, kind), the
+    tree's reviewers schema made to list ``away`` where it does not (a fork's system/ may not)."""
+    for schema_path in root.glob("system/schemas/*/reviewers.schema.json"):
+        schema = json.loads(schema_path.read_text(encoding="utf-8"))
+        schema["properties"]["reviewers"]["items"]["properties"].setdefault("away", {"type": "boolean"})
+        schema_path.write_text(json.dumps(schema), encoding="utf-8")
     path = root / "subjects/reviewers.yaml"
     text = path.read_text(encoding="utf-8")
     for who in reviewers:

@@ -119,7 +119,8 @@ def test_assign_command_writes_the_file_the_page_reads(tmp_path):
     assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == data  # byte-deterministic
     document = json.loads(data)
     assert document["graded_runs"] == 5 and len(document["assignments"]) == 5
-    assigned, problems = assignments.read_assignments(tree.root)
+    found, problems = assignments.read_file(tree.root)
+    assigned = found.names
     assert problems == [] and len(assigned) == 5
     # the assigned reviewer sees the run as a second grade; nobody else does
     key, who = next(iter(sorted(assigned.items())))
@@ -132,11 +133,11 @@ def test_assign_command_writes_the_file_the_page_reads(tmp_path):
 def test_assign_reassign_in_human_mode_moves_the_waiting_second_grades_and_a_rerun_keeps_them(tmp_path, capsys):
     tree = tree_with_reviewers(tmp_path)
     assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
-    before, _ = assignments.read_assignments(tree.root)
+    before = assignments.read_file(tree.root)[0].names
     assert sorted(before.values()).count("rev-c") == 2   # five runs, rev-b and rev-c the least loaded in turn
     capsys.readouterr()
     assert run_script("assign", ["--root", str(tree.root), "--reassign", "rev-c"]) == 0
-    after, _ = assignments.read_assignments(tree.root)
+    after = assignments.read_file(tree.root)[0].names
     assert "rev-c" not in after.values() and after.keys() == before.keys()
     assert {k for k in before if before[k] != after[k]} == {k for k in before if before[k] == "rev-c"}
     assert capsys.readouterr().out.startswith(f"{assignments.ASSIGNMENTS_FILE}: 2 second grade(s) waiting for rev-c "
@@ -152,20 +153,32 @@ def test_assign_reassign_in_human_mode_moves_the_waiting_second_grades_and_a_rer
     assert (tree.root / assignments.ASSIGNMENTS_FILE).read_bytes() == data
 
 
+def test_assign_draws_afresh_over_an_unreadable_file_and_says_so(tmp_path, capsys):
+    # a hand-broken subjects/second_reviews.json is what `make assign` rewrites: it says so, and writes a valid one
+    tree = tree_with_reviewers(tmp_path)
+    tree.write(assignments.ASSIGNMENTS_FILE, '{"assignments": 7}')
+    assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
+    assert capsys.readouterr().out.startswith(
+        f"{assignments.ASSIGNMENTS_FILE}: $.assignments: expected a list of {{subject_id, case_id, run_id, reviewer_id}} "
+        "(regenerate it with rgbench assign); drawn afresh\n")
+    found, problems = assignments.read_file(tree.root)
+    assert problems == [] and len(found.names) == 5 and found.share == 1 and found.population == 5
+
+
 def test_assign_names_a_reviewer_marked_away_for_no_waiting_second_grade(tmp_path):
     # rev-c marked away: true after the first assign; a rerun moves their waiting second grades to the others
     # (before: a rerun kept them, and gave rev-c, the least loaded after --reassign, the new runs). A second grade
     # rev-c gave stays theirs.
     tree = tree_with_reviewers(tmp_path)
     assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
-    before, _ = assignments.read_assignments(tree.root)
+    before = assignments.read_file(tree.root)[0].names
     given, waiting = sorted(k for k, who in before.items() if who == "rev-c")
     tree.write(f"scoring_multi/v1.0/{given[0]}/{given[1]}__{given[2]}__eval-rev-c.json",
                canonical(tree.scoring_doc(*given, "rev-c", raw=10, correctness=1)))
     tree.write("subjects/reviewers.yaml", REVIEWERS.replace('name: "C"\n    kind: human\n',
                                                            'name: "C"\n    kind: human\n    away: true\n'))
     assert run_script("assign", ["--root", str(tree.root), "--share", "1"]) == 0
-    after, _ = assignments.read_assignments(tree.root)
+    after = assignments.read_file(tree.root)[0].names
     assert after[given] == "rev-c" and after[waiting] not in ("rev-c", before[waiting])
     assert {k: v for k, v in after.items() if k != waiting} == {k: v for k, v in before.items() if k != waiting}
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -45,6 +45,11 @@ from ..stats import judge_assisted_draw as drawing
 from .common import load_valid_grades, load_valid_tree
 
 NOT_AWAY = "(those marked away: true left out)"   # in the refusals when no human may be named for a run
+
+
+def tally(counts: Counter[str]) -> str:
+    """``a 2, b 1`` (by id), or ``none``: how many runs each reviewer has, as the messages print it."""
+    return ", ".join(f"{who} {n}" for who, n in sorted(counts.items())) or "none"
 
 
 def parse_share(text: str) -> Fraction | None:
@@ -91,10 +96,10 @@ def run(args: argparse.Namespace) -> int:
     first, anyone = scoring_doc.graded_runs(root, spec)
     first_reviewer = {key: who[0] for key, who in first.items() if key in tree.responses and len(who) == 1}
     families = {key: tree.golds[key[1]].family for key in first_reviewer}
-    earlier, unread = assignments.read_assignments(root)
+    earlier, unread = assignments.read_file(root)
     for problem in unread:
         print(f"{problem.path}: {problem.message}; drawn afresh")
-    chosen_runs = assignments.assign(first_reviewer, families, humans, anyone, share, earlier,
+    chosen_runs = assignments.assign(first_reviewer, families, humans, anyone, share, earlier.names,
                                      {r.reviewer_id for r in registered.values() if r.away})
     try:
         write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE,
@@ -103,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         return report([Problem(assignments.ASSIGNMENTS_FILE, output_error(root / assignments.ASSIGNMENTS_FILE, exc).reason)])
     per_reviewer = Counter(item["reviewer_id"] for item in chosen_runs)
     print(f"{assignments.ASSIGNMENTS_FILE}: {len(chosen_runs)} of {len(first_reviewer)} graded runs assigned for a second "
-          "grade (" + ", ".join(f"{r} {n}" for r, n in sorted(per_reviewer.items())) + ")")
+          f"grade ({tally(per_reviewer)})")
     return 0
 
 
@@ -129,11 +134,10 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
     waiting = drawing.pending(existing, runs)
     if option == "next" and waiting:
         named = Counter(assignments.drawn_assignments(existing).get(key, "nobody named") for key in waiting)
-        problems.append(Problem(DRAWS_FILE, f"{len(waiting)} run(s) of the earlier draws have no human grade yet ("
-                                            + ", ".join(f"{who} {n}" for who, n in sorted(named.items()))
-                                            + "): an active draw rests on the human grades of every earlier drawn run "
-                                            "(grade them first: rgbench review; a reviewer away: rgbench assign "
-                                            "--reassign ID)"))
+        problems.append(Problem(DRAWS_FILE, f"{len(waiting)} run(s) of the earlier draws have no human grade yet "
+                                            f"({tally(named)}): an active draw rests on the human grades of every "
+                                            "earlier drawn run (grade them first: rgbench review; a reviewer away: "
+                                            "rgbench assign --reassign ID)"))
     if not runs:
         problems.append(Problem(spec.config_path, f"no subject has every run graded by the judge {spec.judge}"))
     chosen = sorted({s.strip() for s in subjects.split(",")} - {""}) if subjects is not None else sorted(runs)
@@ -165,8 +169,7 @@ def draw(root: Path, option: str, size: int, subjects: str | None = None) -> int
         return report([Problem(DRAWS_FILE, output_error(root / DRAWS_FILE, exc).reason)])
     asked = Counter(r.reviewer_id for r in made.runs if r.reviewer_id)
     print(f"{DRAWS_FILE}: draw {number} ({made.design}) picked {len(made.runs)} runs over {len(over)} subjects, "
-          f"{sum(asked.values())} to grade (" + (", ".join(f"{r} {n}" for r, n in sorted(asked.items())) or "none")
-          + f"), {len(made.runs) - sum(asked.values())} already graded by a human")
+          f"{sum(asked.values())} to grade ({tally(asked)}), {len(made.runs) - sum(asked.values())} already graded by a human")
     if existing.draws and uncovered:
         print(f"  {len(uncovered)} run(s) no earlier draw covered (added since): this draw covers them")
     for subject in sorted(set(chosen) - set(over)):
@@ -201,8 +204,7 @@ def reassign(root: Path, away: str) -> int:
     problems = []
     if not waiting[away]:
         problems.append(Problem("--reassign", f"{away!r}: no drawn run waits for this reviewer's grade (waiting: "
-                                              + (", ".join(f"{r} {n}" for r, n in sorted(waiting.items())) or "none")
-                                              + ")"))
+                                              f"{tally(waiting)})"))
     if not others:
         problems.append(Problem(REVIEWERS_FILE, f"no registered human other than {away!r} {NOT_AWAY} to give the "
                                                 "runs to (register one: a maintainer's change)"))
@@ -213,7 +215,7 @@ def reassign(root: Path, away: str) -> int:
     def renamed(run: DrawnRun) -> DrawnRun:
         if named.get(run.key) != away:
             return run
-        to = fewest_waiting(others, load)
+        to = assignments.least_loaded(others, load)
         moved[to] += 1
         return replace(run, reviewer_id=to)
     draws = replace(tree.draws, draws=tuple(replace(d, runs=tuple(map(renamed, d.runs))) for d in tree.draws.draws))
@@ -221,8 +223,7 @@ def reassign(root: Path, away: str) -> int:
         write_bytes_atomic(root / DRAWS_FILE, draws_document(draws))
     except OSError as exc:
         return report([Problem(DRAWS_FILE, output_error(root / DRAWS_FILE, exc).reason)])
-    print(f"{DRAWS_FILE}: {sum(moved.values())} drawn run(s) waiting for {away} reassigned ("
-          + ", ".join(f"{r} {n}" for r, n in sorted(moved.items())) + ")")
+    print(f"{DRAWS_FILE}: {sum(moved.values())} drawn run(s) waiting for {away} reassigned ({tally(moved)})")
     return 0
 
 
@@ -230,56 +231,46 @@ def reassign_second_grades(root: Path, spec: Spec, tree: Tree, away: str) -> int
     """``--reassign REVIEWER`` in human mode: the second grades subjects/second_reviews.json assigns to ``away``
     and they have not given go to the other humans (:func:`assignments.reassigned`); only the names change, and
     a rerun of ``rgbench assign --share`` keeps them."""
-    earlier, problems = assignments.read_assignments(root)
+    found, problems = assignments.read_file(root)
     if problems:
         return report(problems)
     first, anyone = scoring_doc.graded_runs(root, spec)
-    humans = available_humans(tree.reviewers)
-    first_reviewer = {key: who[0] for key, who in first.items() if len(who) == 1}
-    names, stuck = assignments.reassigned(earlier, away, first_reviewer, humans, anyone)
-    moved = Counter(who for key, who in names.items() if who != earlier[key])
-    waiting = Counter(who for key, who in earlier.items() if who not in anyone.get(key, set()))
+    waiting = Counter(assignments.waiting(found.names, anyone).values())
     if not waiting[away]:
         return report([Problem("--reassign", f"{away!r}: no second grade waits for this reviewer "
-                                             f"({assignments.ASSIGNMENTS_FILE}; waiting: "
-                                             + (", ".join(f"{r} {n}" for r, n in sorted(waiting.items())) or "none")
-                                             + ")")])
+                                             f"({assignments.ASSIGNMENTS_FILE}; waiting: {tally(waiting)})")])
+    if found.share is None or found.population is None:
+        return report([Problem(assignments.ASSIGNMENTS_FILE, "gives no share and graded_runs to keep (regenerate "
+                                                             "it with rgbench assign --share S)")])
+    first_reviewer = {key: who[0] for key, who in first.items() if len(who) == 1}
+    names, stuck = assignments.reassigned(found.names, away, first_reviewer, available_humans(tree.reviewers), anyone)
+    moved = Counter(who for key, who in names.items() if who != found.names[key])
     if not moved:
         return report([Problem(REVIEWERS_FILE, f"no registered human other than {away!r} {NOT_AWAY} may take their "
                                                f"{waiting[away]} second grade(s) (a second reviewer is neither the "
                                                "first nor one who graded the run; register one: a maintainer's "
                                                "change)")])
-    data = assignments.with_names(root, names)
-    if data is None:
-        return report([Problem(assignments.ASSIGNMENTS_FILE, "gives no share and graded_runs to keep (regenerate "
-                                                             "it with rgbench assign --share S)")])
     try:
-        write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE, data)
+        write_bytes_atomic(root / assignments.ASSIGNMENTS_FILE, assignments.assignments_document(
+            found.share, assignments.items(names), found.population))
     except OSError as exc:
         return report([Problem(assignments.ASSIGNMENTS_FILE, output_error(root / assignments.ASSIGNMENTS_FILE, exc).reason)])
-    print(f"{assignments.ASSIGNMENTS_FILE}: {sum(moved.values())} second grade(s) waiting for {away} reassigned ("
-          + ", ".join(f"{r} {n}" for r, n in sorted(moved.items())) + ")"
-          + (f"; {len(stuck)} stay with {away}: no other human may grade them" if stuck else ""))
+    print(f"{assignments.ASSIGNMENTS_FILE}: {sum(moved.values())} second grade(s) waiting for {away} reassigned "
+          f"({tally(moved)})" + (f"; {len(stuck)} stay with {away}: no other human may grade them" if stuck else ""))
     return 0
 
 
 def with_reviewers(made: Draw, existing: HumanDraws, runs: dict, humans: list[str]) -> Draw:
     """``made`` with a reviewer for each run without a human grade: the one an earlier draw named while it still
-    waits, else :func:`fewest_waiting`'s."""
+    waits, else :func:`assignments.least_loaded`'s."""
     graded = {r.key for items in runs.values() for r in items if r.human is not None}
     earlier = waiting_runs(existing, graded)
     load = Counter(earlier.values())
     return replace(made, runs=tuple(replace(run, reviewer_id=None if run.key in graded else
-                                            earlier.get(run.key) or fewest_waiting(humans, load)) for run in made.runs))
+                                            earlier.get(run.key) or assignments.least_loaded(humans, load))
+                                     for run in made.runs))
 
 
 def waiting_runs(draws: HumanDraws, graded: Collection[RunKey]) -> dict[RunKey, str]:
     """The drawn runs without a human grade (not in ``graded``) that a draw names a reviewer for -> that reviewer."""
     return {key: who for key, who in assignments.drawn_assignments(draws).items() if key not in graded}
-
-
-def fewest_waiting(humans: Sequence[str], load: Counter[str]) -> str:
-    """The human of ``humans`` with the fewest drawn runs waiting in ``load`` (ties: id order), counted one more."""
-    who = min(humans, key=lambda h: (load[h], h))
-    load[who] += 1
-    return who

@@ -46,7 +46,7 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
         return None, [Problem(REVIEWERS_FILE, "missing: register reviewers (id, name, kind) before grading")]
     if reviewer_id not in reviewers:
         return None, [Problem(REVIEWERS_FILE, unregistered_message(reviewer_id, reviewers))]
-    assigned, problems = assignments.read_assignments(root)
+    found, problems = assignments.read_file(root)
     if problems:
         return None, problems
     drawn: dict[RunKey, str] | None = None
@@ -59,7 +59,7 @@ def open_app(root: Path, reviewer_id: str, *, blind: bool = True) -> tuple[Revie
         drawn = assignments.drawn_assignments(tree.draws)
         unnamed = (tree.draws.drawn() if tree.draws else frozenset()) - drawn.keys() - human.keys()
         open_runs = tuple(sorted(unconfirmed_critical(judge, human) | unnamed))
-    return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id], assigned=assigned,
+    return ReviewApp(root=Path(root), spec=spec, tree=tree, reviewer=reviewers[reviewer_id], assigned=found.names,
                      blind=blind, drawn=drawn, open_runs=open_runs), []
 
 

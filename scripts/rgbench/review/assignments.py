@@ -28,11 +28,11 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, MutableMapping
 from fractions import Fraction
 from math import floor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..load.draws import HumanDraws
 from ..load.parsing import ParseError, decode_utf8, loads_json_strict
@@ -88,9 +88,10 @@ def assign(first_reviewer: Mapping[RunKey, str], families: Mapping[RunKey, str],
     rng = random.Random(sample_seed(share, first_reviewer))
     sampled = []
     for stratum in sorted(strata):
-        kept = sorted((key for key in strata[stratum] if key in earlier), key=lambda k: (done_by(k) is None, k))
-        kept = kept[:counts[stratum]]
-        rest = [key for key in strata[stratum] if key not in kept]
+        kept = sorted((key for key in strata[stratum] if key in earlier),
+                      key=lambda k: (done_by(k) is None, k))[:counts[stratum]]
+        taken = set(kept)
+        rest = [key for key in strata[stratum] if key not in taken]
         sampled += kept + rng.sample(rest, counts[stratum] - len(kept))
     load = {reviewer: 0 for reviewer in humans if reviewer not in away}   # who may be named for a run still waiting
     named: dict[RunKey, str] = {}
@@ -105,9 +106,16 @@ def assign(first_reviewer: Mapping[RunKey, str], families: Mapping[RunKey, str],
         busy = graded_by.get(key, set()) | {first_reviewer[key]}
         eligible = [reviewer for reviewer in load if reviewer not in busy]
         if eligible:
-            named[key] = min(eligible, key=lambda r: (load[r], r))
-            load[named[key]] += 1
+            named[key] = least_loaded(eligible, load)
     return items(named)
+
+
+def least_loaded(humans: Iterable[str], load: MutableMapping[str, int]) -> str:
+    """The human of ``humans`` with the fewest runs in ``load`` (ties: id order), counted one more there: the one rule
+    by which ``rgbench assign`` names a reviewer (second grades, drawn runs, --reassign)."""
+    who = min(humans, key=lambda h: (load[h], h))
+    load[who] += 1
+    return who
 
 
 def items(names: Mapping[RunKey, str]) -> list[dict[str, str]]:
@@ -122,18 +130,22 @@ def reassigned(earlier: Mapping[RunKey, str], away: str, first_reviewer: Mapping
     instead for the human of ``humans`` other than them, its first reviewer and anyone who graded it, with the
     fewest second grades waiting (ties: id order), in run order; the waiting runs nobody else may take, which keep
     their name). A run waits for its reviewer while they have not graded it."""
-    waiting = Counter(who for key, who in earlier.items() if who not in graded_by.get(key, set()))
-    load = {h: waiting[h] for h in sorted(humans) if h != away}
+    pending = waiting(earlier, graded_by)
+    load = Counter(pending.values())
     out, stuck = dict(earlier), []
-    for key in sorted(k for k, who in earlier.items() if who == away and away not in graded_by.get(k, set())):
+    for key in sorted(k for k, who in pending.items() if who == away):
         busy = graded_by.get(key, set()) | {first_reviewer.get(key, "")}
-        eligible = [h for h in load if h not in busy]
-        if not eligible:
+        eligible = [h for h in sorted(humans) if h != away and h not in busy]
+        if eligible:
+            out[key] = least_loaded(eligible, load)
+        else:
             stuck.append(key)
-            continue
-        out[key] = min(eligible, key=lambda h: (load[h], h))
-        load[out[key]] += 1
     return out, stuck
+
+
+def waiting(named: Mapping[RunKey, str], graded_by: Mapping[RunKey, set[str]]) -> dict[RunKey, str]:
+    """The second grades still waiting: the runs of ``named`` (run -> reviewer) their reviewer has not graded."""
+    return {key: who for key, who in named.items() if who not in graded_by.get(key, set())}
 
 
 def assignments_document(share: Fraction, assignments: list[dict[str, str]], population: int) -> bytes:
@@ -143,38 +155,39 @@ def assignments_document(share: Fraction, assignments: list[dict[str, str]], pop
     return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def read_assignments(root: Path) -> tuple[dict[RunKey, str], list[Problem]]:
-    """Assigned second reviewer by run; ({}, []) when there is no file; problems when it is unusable."""
+class Assignments(NamedTuple):
+    """The file as read: ``names`` run -> reviewer; its ``share`` and ``population`` (graded runs) as it wrote them,
+    None when they do not read so (a hand-edited file: ``rgbench assign --share S`` writes it anew)."""
+
+    names: dict[RunKey, str]
+    share: Fraction | None = None
+    population: int | None = None
+
+
+def read_file(root: Path) -> tuple[Assignments, list[Problem]]:
+    """The file (empty :class:`Assignments` and [] when there is none; empty and problems when it is unusable). The
+    share is read only as the file writes it (``1/5``, at most 9 digits each side), never as an exponent that
+    ``Fraction`` would expand."""
     if not (Path(root) / ASSIGNMENTS_FILE).exists():
-        return {}, []
+        return Assignments({}), []
     data, problems = read_single_file(root, ASSIGNMENTS_FILE)
     if data is None:
-        return {}, problems
+        return Assignments({}), problems
     try:
         document = loads_json_strict(decode_utf8(data))
     except ParseError as exc:
-        return {}, [Problem(ASSIGNMENTS_FILE, str(exc))]
+        return Assignments({}), [Problem(ASSIGNMENTS_FILE, str(exc))]
     items = document.get("assignments") if isinstance(document, dict) else None
     keys = ("subject_id", "case_id", "run_id", "reviewer_id")
     if not isinstance(items, list) or not all(isinstance(i, dict) and all(isinstance(i.get(k), str) for k in keys)
                                               for i in items):
-        return {}, [Problem(ASSIGNMENTS_FILE, "$.assignments: expected a list of {subject_id, case_id, run_id, "
-                                              "reviewer_id} (regenerate it with rgbench assign)")]
-    return {(i["subject_id"], i["case_id"], i["run_id"]): i["reviewer_id"] for i in items}, []
-
-
-def with_names(root: Path, names: Mapping[RunKey, str]) -> bytes | None:
-    """The file's canonical bytes with ``names`` (run -> reviewer) as its assignments, its share and count of
-    graded runs kept; None when the file gives no share and count to keep (regenerate it with rgbench assign)."""
-    try:
-        document = loads_json_strict(decode_utf8(read_single_file(root, ASSIGNMENTS_FILE)[0] or b""))
-        share, population = document["share"], document["graded_runs"]
-    except (ParseError, TypeError, KeyError):
-        return None
-    if not (isinstance(share, str) and re.fullmatch(r"[1-9][0-9]{0,8}(/[1-9][0-9]{0,8})?", share)
-            and type(population) is int):   # bounded digits: as the file writes a share (1/5), never an exponent
-        return None
-    return assignments_document(Fraction(share), items(names), population)
+        return Assignments({}), [Problem(ASSIGNMENTS_FILE, "$.assignments: expected a list of {subject_id, case_id, "
+                                                           "run_id, reviewer_id} (regenerate it with rgbench assign)")]
+    share, population = document.get("share"), document.get("graded_runs")
+    readable = (isinstance(share, str) and re.fullmatch(r"[1-9][0-9]{0,8}(/[1-9][0-9]{0,8})?", share)
+                and type(population) is int)
+    return Assignments({(i["subject_id"], i["case_id"], i["run_id"]): i["reviewer_id"] for i in items},
+                       Fraction(share) if readable else None, population if readable else None), []
 
 
 def drawn_assignments(draws: HumanDraws | None) -> dict[RunKey, str]:
